@@ -1,0 +1,39 @@
+# cfx — build, test and demo entry points.
+# `make demo` and `make test` each do their own set-up through `deps`,
+# so on a fresh Debian machine either command alone is enough.
+
+CBINDGEN_VERSION := 0.29.4
+APT_PACKAGES := cmake g++ pkg-config libclang-dev libopenblas-dev libgfortran-12-dev valgrind python3-venv
+DATA ?= german
+CARGO ?= cargo
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: deps deps-apt deps-cbindgen build header demo test experiments bench fuzz fmt clippy
+
+deps: deps-apt deps-cbindgen
+
+# Install only the Debian packages that are missing (idempotent).
+deps-apt:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+# A pinned cbindgen: different releases format headers differently.
+deps-cbindgen:
+	@if ! cbindgen --version 2>/dev/null | grep -q '$(CBINDGEN_VERSION)'; then \
+	  $(CARGO) install --locked cbindgen --version $(CBINDGEN_VERSION); \
+	fi
+
+build: deps
+	$(CARGO) build --release
+
+test: deps
+	$(CARGO) test --release
+
+demo: deps
+	$(CARGO) run --release --example credit_recourse -- $(DATA)

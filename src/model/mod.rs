@@ -1,0 +1,175 @@
+//! Classifiers over the encoded space: the score is the log-odds of the
+//! favourable outcome, the probability its logistic link, and an applicant is
+//! accepted when the probability is strictly above the threshold `t`
+//! (`h(x) = 1[f(x) > t]`, as CROCO and CARLA define it).
+
+mod linear;
+mod mlp;
+
+pub use linear::{LinearModel, LogisticFit};
+pub use mlp::{MlpModel, MlpTraining};
+
+use crate::error::{Error, Result};
+use crate::schema::Schema;
+use serde::{Deserialize, Serialize};
+
+/// Version of the model JSON format.
+pub const MODEL_FORMAT_VERSION: u32 = 1;
+
+/// The logistic function.
+#[inline]
+pub fn sigmoid(z: f64) -> f64 {
+    if z >= 0.0 {
+        1.0 / (1.0 + (-z).exp())
+    } else {
+        let e = z.exp();
+        e / (1.0 + e)
+    }
+}
+
+/// `ln(t / (1 − t))`.
+#[inline]
+pub fn logit(t: f64) -> f64 {
+    (t / (1.0 - t)).ln()
+}
+
+/// What every method needs of a classifier.
+///
+/// `score`/`score_gradient` may allocate; the `_in` variants take a scratch
+/// buffer of [`Model::scratch_len`] values and never allocate, for hot loops.
+pub trait Model: Send + Sync + std::fmt::Debug {
+    /// Length of the encoded input.
+    fn input_dim(&self) -> usize;
+    /// Decision threshold on the probability.
+    fn threshold(&self) -> f64;
+    /// Scratch needed by [`Model::score_in`] and [`Model::score_gradient_in`].
+    fn scratch_len(&self) -> usize {
+        0
+    }
+    /// Log-odds of the favourable outcome, without allocating.
+    fn score_in(&self, x: &[f64], scratch: &mut [f64]) -> f64;
+    /// Gradient of the score with respect to the input, written into `grad`;
+    /// returns the score. Never allocates.
+    fn score_gradient_in(&self, x: &[f64], grad: &mut [f64], scratch: &mut [f64]) -> f64;
+    /// The linear model behind this one, when it is linear (enables exact fast paths).
+    fn as_linear(&self) -> Option<&LinearModel> {
+        None
+    }
+
+    /// Log-odds of the favourable outcome.
+    fn score(&self, x: &[f64]) -> f64 {
+        let mut s = vec![0.0; self.scratch_len()];
+        self.score_in(x, &mut s)
+    }
+    /// Gradient of the score; returns the score.
+    fn score_gradient(&self, x: &[f64], grad: &mut [f64]) -> f64 {
+        let mut s = vec![0.0; self.scratch_len()];
+        self.score_gradient_in(x, grad, &mut s)
+    }
+    /// Probability of the favourable outcome.
+    fn probability(&self, x: &[f64]) -> f64 {
+        sigmoid(self.score(x))
+    }
+    /// Whether the applicant is accepted: probability strictly above the threshold.
+    fn accepts(&self, x: &[f64]) -> bool {
+        self.probability(x) > self.threshold()
+    }
+    /// The threshold as a score: `logit(t)`.
+    fn score_threshold(&self) -> f64 {
+        logit(self.threshold())
+    }
+}
+
+/// Any cfx model, as stored in JSON and held behind the C ABI.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AnyModel {
+    Linear(LinearModel),
+    Mlp(MlpModel),
+}
+
+#[derive(Serialize, Deserialize)]
+struct ModelFile {
+    format_version: u32,
+    #[serde(flatten)]
+    model: AnyModel,
+}
+
+impl AnyModel {
+    /// Writes the model as JSON with its format version.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&ModelFile {
+            format_version: MODEL_FORMAT_VERSION,
+            model: self.clone(),
+        })
+        .expect("a model always serialises")
+    }
+
+    /// Reads a model from JSON, validates it and checks its input dimension
+    /// against the schema's encoded dimension.
+    pub fn from_json(json: &str, schema: &Schema) -> Result<AnyModel> {
+        let f: ModelFile = serde_json::from_str(json)?;
+        if f.format_version != MODEL_FORMAT_VERSION {
+            return Err(Error::Format(format!(
+                "model format version {} is not supported (this cfx reads {})",
+                f.format_version, MODEL_FORMAT_VERSION
+            )));
+        }
+        f.model.validate()?;
+        crate::error::check_len(
+            "model input dimension vs schema encoded dimension",
+            schema.encoded_dim(),
+            f.model.input_dim(),
+        )?;
+        Ok(f.model)
+    }
+
+    /// Checks finiteness and shapes.
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            AnyModel::Linear(m) => m.validate(),
+            AnyModel::Mlp(m) => m.validate(),
+        }
+    }
+
+    fn inner(&self) -> &dyn Model {
+        match self {
+            AnyModel::Linear(m) => m,
+            AnyModel::Mlp(m) => m,
+        }
+    }
+}
+
+impl Model for AnyModel {
+    fn input_dim(&self) -> usize {
+        self.inner().input_dim()
+    }
+    fn threshold(&self) -> f64 {
+        self.inner().threshold()
+    }
+    fn scratch_len(&self) -> usize {
+        self.inner().scratch_len()
+    }
+    fn score_in(&self, x: &[f64], scratch: &mut [f64]) -> f64 {
+        self.inner().score_in(x, scratch)
+    }
+    fn score_gradient_in(&self, x: &[f64], grad: &mut [f64], scratch: &mut [f64]) -> f64 {
+        self.inner().score_gradient_in(x, grad, scratch)
+    }
+    fn as_linear(&self) -> Option<&LinearModel> {
+        self.inner().as_linear()
+    }
+}
+
+/// Fraction of rows whose decision matches the label.
+pub fn accuracy(model: &dyn Model, x: &[Vec<f64>], y: &[f64]) -> f64 {
+    if x.is_empty() {
+        return f64::NAN;
+    }
+    let hits = x
+        .iter()
+        .zip(y)
+        .filter(|(xi, yi)| model.accepts(xi) == (**yi > 0.5))
+        .count();
+    hits as f64 / x.len() as f64
+}

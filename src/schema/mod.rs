@@ -1,0 +1,691 @@
+//! Mixed-data schemas as credit bureaus have them (seed 000, §3).
+//!
+//! A feature is either **contiguous** — a value in `[L, U]`, optionally integer or
+//! on a step grid, *or* one of a few special states such as FICO's −7/−8/−9 — or
+//! **categorical** (named levels; a binary feature is a two-level categorical).
+//!
+//! # Raw rows
+//! A raw applicant row holds one `f64` per feature: a contiguous feature holds its
+//! value or the code of its special state; a categorical feature holds the
+//! **0-based index of its level**. This keeps rows plain numeric arrays across the
+//! C ABI; [`Schema::describe_value`] gives them back in words.
+//!
+//! # States
+//! Every feature has a finite set of *states*: for a contiguous feature state 0 is
+//! "a value in range" and state `j ≥ 1` is its `j`-th special state; for a
+//! categorical feature state `j` is level `j`. Actionability rules
+//! (forbidden transitions) and the MIP's indicators speak of these states.
+
+mod encoding;
+mod weights;
+
+pub use encoding::{COHERENCE_TOL, FeatureLayout};
+pub use weights::FeatureWeights;
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// Version of the schema JSON format written by [`Schema::to_json`].
+pub const SCHEMA_FORMAT_VERSION: u32 = 1;
+
+/// A special state of a contiguous feature (e.g. FICO HELOC's −9 "no bureau record").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpecialState {
+    /// The code the raw data uses for this state; it must lie outside `[L, U]`.
+    pub code: f64,
+    /// A human-readable label, used in explanations.
+    pub label: String,
+}
+
+/// What values a feature takes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FeatureKind {
+    /// A value in `[lower, upper]`, or one of `special_states`.
+    Contiguous {
+        lower: f64,
+        upper: f64,
+        /// Values must be whole numbers.
+        #[serde(default)]
+        integer: bool,
+        /// Values must lie on the grid `lower + k·step`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        step: Option<f64>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        special_states: Vec<SpecialState>,
+        /// The encoded contiguous slot while in a special state (seed 000's `F_i`, default 0).
+        #[serde(default)]
+        fixed_value: f64,
+    },
+    /// One of named levels, one-hot encoded.
+    Categorical { levels: Vec<String> },
+}
+
+/// Which way a contiguous value (or an ordered categorical's level index) may move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    #[default]
+    Any,
+    IncreaseOnly,
+    DecreaseOnly,
+}
+
+/// A forbidden move between two states of one feature. States are named by
+/// `"value"` (the contiguous range), a special state's label or code (`"-9"`), a
+/// level name, or `"*"` (any state).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Transition {
+    pub from: String,
+    pub to: String,
+}
+
+fn default_true() -> bool {
+    true
+}
+fn default_one() -> f64 {
+    1.0
+}
+fn is_true(b: &bool) -> bool {
+    *b
+}
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
+}
+
+/// What an applicant can change about a feature.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Actionability {
+    /// Immutable features (age at application, sex, …) never change.
+    #[serde(default = "default_true", skip_serializing_if = "is_true")]
+    pub mutable: bool,
+    /// Direction of allowed value changes. For a contiguous feature it constrains
+    /// value→value moves; for a categorical it constrains the level index.
+    #[serde(default)]
+    pub direction: Direction,
+    /// Bounds tighter than the data range, in raw units (contiguous features only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper: Option<f64>,
+    /// Multiplies the feature's distance weights (cost of changing it).
+    #[serde(default = "default_one", skip_serializing_if = "is_one")]
+    pub cost_scale: f64,
+    /// Moves between states that are not allowed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden_transitions: Vec<Transition>,
+}
+
+impl Default for Actionability {
+    fn default() -> Self {
+        Actionability {
+            mutable: true,
+            direction: Direction::Any,
+            lower: None,
+            upper: None,
+            cost_scale: 1.0,
+            forbidden_transitions: Vec::new(),
+        }
+    }
+}
+
+/// One column of the applicant data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Feature {
+    pub name: String,
+    #[serde(flatten)]
+    pub kind: FeatureKind,
+    #[serde(default)]
+    pub actionability: Actionability,
+    /// Distance weights of the feature's encoded columns (seed 000 §3.2); `None`
+    /// until fitted on data or set by the user, then unit weights are used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<FeatureWeights>,
+}
+
+impl Feature {
+    /// A contiguous feature without special states.
+    pub fn contiguous(name: &str, lower: f64, upper: f64) -> Feature {
+        Feature {
+            name: name.to_string(),
+            kind: FeatureKind::Contiguous {
+                lower,
+                upper,
+                integer: false,
+                step: None,
+                special_states: Vec::new(),
+                fixed_value: 0.0,
+            },
+            actionability: Actionability::default(),
+            weights: None,
+        }
+    }
+
+    /// A categorical feature with the given levels.
+    pub fn categorical(name: &str, levels: &[&str]) -> Feature {
+        Feature {
+            name: name.to_string(),
+            kind: FeatureKind::Categorical {
+                levels: levels.iter().map(|s| s.to_string()).collect(),
+            },
+            actionability: Actionability::default(),
+            weights: None,
+        }
+    }
+
+    /// Marks the feature integer-valued (contiguous only; no-op otherwise).
+    pub fn integer(mut self) -> Feature {
+        if let FeatureKind::Contiguous { integer, .. } = &mut self.kind {
+            *integer = true;
+        }
+        self
+    }
+
+    /// Adds a special state (contiguous only; no-op otherwise).
+    pub fn with_special(mut self, code: f64, label: &str) -> Feature {
+        if let FeatureKind::Contiguous { special_states, .. } = &mut self.kind {
+            special_states.push(SpecialState {
+                code,
+                label: label.to_string(),
+            });
+        }
+        self
+    }
+
+    /// Makes the feature immutable.
+    pub fn immutable(mut self) -> Feature {
+        self.actionability.mutable = false;
+        self
+    }
+
+    /// Sets the allowed direction of change.
+    pub fn direction(mut self, d: Direction) -> Feature {
+        self.actionability.direction = d;
+        self
+    }
+
+    /// Number of states (see the module docs).
+    pub fn n_states(&self) -> usize {
+        match &self.kind {
+            FeatureKind::Contiguous { special_states, .. } => 1 + special_states.len(),
+            FeatureKind::Categorical { levels } => levels.len(),
+        }
+    }
+
+    /// Number of encoded columns.
+    pub fn encoded_width(&self) -> usize {
+        match &self.kind {
+            FeatureKind::Contiguous { special_states, .. } => 1 + special_states.len(),
+            FeatureKind::Categorical { levels } => levels.len(),
+        }
+    }
+
+    /// True for contiguous features.
+    pub fn is_contiguous(&self) -> bool {
+        matches!(self.kind, FeatureKind::Contiguous { .. })
+    }
+
+    /// The name of state `s`: "value", a special state's label, or a level name.
+    pub fn state_name(&self, s: usize) -> &str {
+        match &self.kind {
+            FeatureKind::Contiguous { special_states, .. } => {
+                if s == 0 {
+                    "value"
+                } else {
+                    &special_states[s - 1].label
+                }
+            }
+            FeatureKind::Categorical { levels } => &levels[s],
+        }
+    }
+
+    /// Resolves a state name (see [`Transition`]); `None` stands for `"*"`.
+    fn resolve_state(&self, name: &str) -> Result<Option<usize>> {
+        if name == "*" {
+            return Ok(None);
+        }
+        let found = match &self.kind {
+            FeatureKind::Contiguous { special_states, .. } => {
+                if name == "value" {
+                    Some(0)
+                } else {
+                    special_states
+                        .iter()
+                        .position(|s| {
+                            s.label == name || name.parse::<f64>().ok() == Some(s.code)
+                        })
+                        .map(|j| j + 1)
+                }
+            }
+            FeatureKind::Categorical { levels } => levels.iter().position(|l| l == name),
+        };
+        found.map(Some).ok_or_else(|| {
+            Error::NotFound(format!(
+                "feature '{}' has no state named '{}'",
+                self.name, name
+            ))
+        })
+    }
+
+    /// The state of a raw value, or an error naming the feature.
+    pub fn state_of(&self, raw: f64) -> Result<usize> {
+        let bad = |reason: String| Error::Incoherent {
+            feature: self.name.clone(),
+            reason,
+        };
+        if raw.is_nan() {
+            return Err(bad("value is NaN".into()));
+        }
+        match &self.kind {
+            FeatureKind::Contiguous {
+                lower,
+                upper,
+                special_states,
+                ..
+            } => {
+                if let Some(j) = special_states.iter().position(|s| s.code == raw) {
+                    return Ok(j + 1);
+                }
+                if raw < *lower - COHERENCE_TOL || raw > *upper + COHERENCE_TOL {
+                    return Err(bad(format!(
+                        "{raw} is neither in [{lower}, {upper}] nor a special code"
+                    )));
+                }
+                Ok(0)
+            }
+            FeatureKind::Categorical { levels } => {
+                let k = raw.round();
+                if (raw - k).abs() > COHERENCE_TOL || k < 0.0 || k as usize >= levels.len() {
+                    return Err(bad(format!(
+                        "{raw} is not a level index in 0..{}",
+                        levels.len()
+                    )));
+                }
+                Ok(k as usize)
+            }
+        }
+    }
+}
+
+/// An ordered set of features: the vocabulary every method, model and answer shares.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Schema {
+    pub format_version: u32,
+    pub features: Vec<Feature>,
+    #[serde(skip)]
+    layout: Vec<FeatureLayout>,
+    #[serde(skip)]
+    forbidden: Vec<Vec<(Option<usize>, Option<usize>)>>,
+    #[serde(skip)]
+    dim: usize,
+}
+
+impl Schema {
+    /// Builds and validates a schema.
+    pub fn new(features: Vec<Feature>) -> Result<Schema> {
+        let mut s = Schema {
+            format_version: SCHEMA_FORMAT_VERSION,
+            features,
+            layout: Vec::new(),
+            forbidden: Vec::new(),
+            dim: 0,
+        };
+        s.validate_and_index()?;
+        Ok(s)
+    }
+
+    /// Reads a schema from JSON and validates it.
+    pub fn from_json(json: &str) -> Result<Schema> {
+        let mut s: Schema = serde_json::from_str(json)?;
+        if s.format_version != SCHEMA_FORMAT_VERSION {
+            return Err(Error::Format(format!(
+                "schema format version {} is not supported (this cfx reads {})",
+                s.format_version, SCHEMA_FORMAT_VERSION
+            )));
+        }
+        s.validate_and_index()?;
+        Ok(s)
+    }
+
+    /// Writes the schema as pretty JSON (stable field order).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a schema always serialises")
+    }
+
+    fn validate_and_index(&mut self) -> Result<()> {
+        if self.features.is_empty() {
+            return Err(Error::InvalidSchema("a schema needs at least one feature".into()));
+        }
+        let mut names = HashSet::new();
+        let mut layout = Vec::with_capacity(self.features.len());
+        let mut forbidden = Vec::with_capacity(self.features.len());
+        let mut start = 0usize;
+        for f in &self.features {
+            let fail = |m: String| Err(Error::InvalidSchema(format!("feature '{}': {m}", f.name)));
+            if f.name.trim().is_empty() {
+                return Err(Error::InvalidSchema("a feature has an empty name".into()));
+            }
+            if !names.insert(f.name.as_str()) {
+                return Err(Error::InvalidSchema(format!(
+                    "duplicate feature name '{}'",
+                    f.name
+                )));
+            }
+            match &f.kind {
+                FeatureKind::Contiguous {
+                    lower,
+                    upper,
+                    step,
+                    special_states,
+                    fixed_value,
+                    ..
+                } => {
+                    if !lower.is_finite() || !upper.is_finite() {
+                        return fail(format!("bounds must be finite, got [{lower}, {upper}]"));
+                    }
+                    if lower > upper {
+                        return fail(format!("lower bound {lower} exceeds upper bound {upper}"));
+                    }
+                    if let Some(st) = step {
+                        if !st.is_finite() || *st <= 0.0 {
+                            return fail(format!("step must be positive, got {st}"));
+                        }
+                    }
+                    if !fixed_value.is_finite() {
+                        return fail("fixed_value must be finite".into());
+                    }
+                    let mut codes = HashSet::new();
+                    let mut labels = HashSet::new();
+                    for s in special_states {
+                        if !s.code.is_finite() {
+                            return fail(format!("special code {} is not finite", s.code));
+                        }
+                        if s.code >= *lower && s.code <= *upper {
+                            return fail(format!(
+                                "special code {} lies inside the value range [{lower}, {upper}]",
+                                s.code
+                            ));
+                        }
+                        if !codes.insert(s.code.to_bits()) {
+                            return fail(format!("duplicate special code {}", s.code));
+                        }
+                        if s.label.is_empty() || s.label == "value" || s.label == "*" {
+                            return fail(format!("special state {} needs a distinct label", s.code));
+                        }
+                        if !labels.insert(s.label.as_str()) {
+                            return fail(format!("duplicate special label '{}'", s.label));
+                        }
+                    }
+                    let a = &f.actionability;
+                    let lo = a.lower.unwrap_or(*lower);
+                    let hi = a.upper.unwrap_or(*upper);
+                    if !lo.is_finite() || !hi.is_finite() || lo > hi {
+                        return fail(format!("actionable bounds [{lo}, {hi}] are invalid"));
+                    }
+                    if lo < *lower || hi > *upper {
+                        return fail(format!(
+                            "actionable bounds [{lo}, {hi}] exceed the value range [{lower}, {upper}]"
+                        ));
+                    }
+                }
+                FeatureKind::Categorical { levels } => {
+                    if levels.is_empty() {
+                        return fail("a categorical feature needs at least one level".into());
+                    }
+                    let mut seen = HashSet::new();
+                    for l in levels {
+                        if l == "*" || !seen.insert(l.as_str()) {
+                            return fail(format!("duplicate or reserved level name '{l}'"));
+                        }
+                    }
+                    if f.actionability.lower.is_some() || f.actionability.upper.is_some() {
+                        return fail("actionable bounds apply to contiguous features only".into());
+                    }
+                }
+            }
+            if !f.actionability.cost_scale.is_finite() || f.actionability.cost_scale <= 0.0 {
+                return fail(format!(
+                    "cost_scale must be positive, got {}",
+                    f.actionability.cost_scale
+                ));
+            }
+            let mut rules = Vec::new();
+            for t in &f.actionability.forbidden_transitions {
+                rules.push((f.resolve_state(&t.from)?, f.resolve_state(&t.to)?));
+            }
+            forbidden.push(rules);
+            if let Some(w) = &f.weights {
+                w.validate(f)?;
+            }
+            let width = f.encoded_width();
+            layout.push(FeatureLayout::new(f, start));
+            start += width;
+        }
+        self.layout = layout;
+        self.forbidden = forbidden;
+        self.dim = start;
+        Ok(())
+    }
+
+    /// Number of raw features.
+    pub fn n_features(&self) -> usize {
+        self.features.len()
+    }
+
+    /// Length of an encoded vector.
+    pub fn encoded_dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Where feature `i` lives in the encoded vector.
+    pub fn layout(&self, i: usize) -> &FeatureLayout {
+        &self.layout[i]
+    }
+
+    /// The index of a feature by name.
+    pub fn index_of(&self, name: &str) -> Result<usize> {
+        self.features
+            .iter()
+            .position(|f| f.name == name)
+            .ok_or_else(|| Error::NotFound(format!("no feature named '{name}'")))
+    }
+
+    /// Names of the encoded columns ("feature", "feature=level", "feature=label").
+    pub fn encoded_names(&self) -> Vec<String> {
+        let mut out = Vec::with_capacity(self.dim);
+        for f in &self.features {
+            match &f.kind {
+                FeatureKind::Contiguous { special_states, .. } => {
+                    out.push(f.name.clone());
+                    for s in special_states {
+                        out.push(format!("{}={}", f.name, s.label));
+                    }
+                }
+                FeatureKind::Categorical { levels } => {
+                    for l in levels {
+                        out.push(format!("{}={}", f.name, l));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether feature `i` may move from state `from` to state `to`
+    /// (always true when the states are equal; false for any change of an immutable feature).
+    pub fn transition_allowed(&self, i: usize, from: usize, to: usize) -> bool {
+        if from == to {
+            return true;
+        }
+        if !self.features[i].actionability.mutable {
+            return false;
+        }
+        !self.forbidden[i]
+            .iter()
+            .any(|(f, t)| f.is_none_or(|f| f == from) && t.is_none_or(|t| t == to))
+    }
+
+    /// The raw value bounds an applicant may move a contiguous feature within:
+    /// the data range tightened by the actionable bounds.
+    pub fn actionable_range(&self, i: usize) -> Option<(f64, f64)> {
+        match &self.features[i].kind {
+            FeatureKind::Contiguous { lower, upper, .. } => {
+                let a = &self.features[i].actionability;
+                Some((a.lower.unwrap_or(*lower), a.upper.unwrap_or(*upper)))
+            }
+            FeatureKind::Categorical { .. } => None,
+        }
+    }
+
+    /// Checks that moving the raw row `from` to `to` respects every actionability
+    /// rule (immutables, directions, bounds, forbidden transitions). Returns the
+    /// first violation in words.
+    pub fn check_actionable(&self, from: &[f64], to: &[f64]) -> Result<()> {
+        crate::error::check_len("raw row", self.n_features(), from.len())?;
+        crate::error::check_len("raw row", self.n_features(), to.len())?;
+        for (i, f) in self.features.iter().enumerate() {
+            let (a, b) = (from[i], to[i]);
+            let sa = f.state_of(a)?;
+            let sb = f.state_of(b)?;
+            let changed = sa != sb || (a - b).abs() > COHERENCE_TOL;
+            let violation = |m: String| Error::InvalidArgument(format!("feature '{}': {m}", f.name));
+            if !changed {
+                continue;
+            }
+            if !f.actionability.mutable {
+                return Err(violation("is immutable but changed".into()));
+            }
+            if !self.transition_allowed(i, sa, sb) {
+                return Err(violation(format!(
+                    "the move '{}' → '{}' is forbidden",
+                    f.state_name(sa),
+                    f.state_name(sb)
+                )));
+            }
+            let dir = f.actionability.direction;
+            let ordered = f.is_contiguous() && sa == 0 && sb == 0 || !f.is_contiguous();
+            if ordered {
+                if dir == Direction::IncreaseOnly && b < a - COHERENCE_TOL {
+                    return Err(violation(format!("may only increase, but {a} → {b}")));
+                }
+                if dir == Direction::DecreaseOnly && b > a + COHERENCE_TOL {
+                    return Err(violation(format!("may only decrease, but {a} → {b}")));
+                }
+            }
+            if sb == 0 {
+                if let Some((lo, hi)) = self.actionable_range(i) {
+                    if b < lo - COHERENCE_TOL || b > hi + COHERENCE_TOL {
+                        return Err(violation(format!(
+                            "{b} is outside the actionable range [{lo}, {hi}]"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A raw value in words: `24`, `'no delinquency record' (-7)`, `'rent'`.
+    pub fn describe_value(&self, i: usize, raw: f64) -> String {
+        let f = &self.features[i];
+        match (&f.kind, f.state_of(raw)) {
+            (FeatureKind::Contiguous { special_states, .. }, Ok(s)) if s > 0 => {
+                format!("'{}' ({})", special_states[s - 1].label, fmt_num(raw))
+            }
+            (FeatureKind::Categorical { levels }, Ok(s)) => format!("'{}'", levels[s]),
+            _ => fmt_num(raw),
+        }
+    }
+
+    /// The features that differ between two raw rows, in the data's own words.
+    pub fn describe_changes(&self, from: &[f64], to: &[f64]) -> Vec<Change> {
+        let mut out = Vec::new();
+        for i in 0..self.n_features().min(from.len()).min(to.len()) {
+            if (from[i] - to[i]).abs() > COHERENCE_TOL {
+                out.push(Change {
+                    feature: i,
+                    name: self.features[i].name.clone(),
+                    from: from[i],
+                    to: to[i],
+                    from_text: self.describe_value(i, from[i]),
+                    to_text: self.describe_value(i, to[i]),
+                });
+            }
+        }
+        out
+    }
+
+    /// The distance weights of feature `i`, unit weights when none were fitted.
+    pub fn weights(&self, i: usize) -> FeatureWeights {
+        let f = &self.features[i];
+        let mut w = f
+            .weights
+            .clone()
+            .unwrap_or_else(|| FeatureWeights::unit(f));
+        let c = f.actionability.cost_scale;
+        w.value *= c;
+        for s in &mut w.states {
+            *s *= c;
+        }
+        w
+    }
+
+    /// Per-encoded-column L1 weights (cost scale applied), for methods that need a flat vector.
+    pub fn encoded_weights(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.dim];
+        for i in 0..self.n_features() {
+            let w = self.weights(i);
+            let l = &self.layout[i];
+            if let Some(v) = l.value {
+                out[v] = w.value;
+            }
+            for (k, j) in l.indicators.clone().enumerate() {
+                out[j] = w.states[k];
+            }
+        }
+        out
+    }
+
+    /// Mask over encoded columns: true where the column belongs to a mutable feature.
+    pub fn mutable_mask(&self) -> Vec<bool> {
+        let mut out = vec![false; self.dim];
+        for (i, f) in self.features.iter().enumerate() {
+            let l = &self.layout[i];
+            for j in l.start..l.start + l.width {
+                out[j] = f.actionability.mutable;
+            }
+        }
+        out
+    }
+}
+
+/// One changed feature of an explanation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    pub feature: usize,
+    pub name: String,
+    pub from: f64,
+    pub to: f64,
+    pub from_text: String,
+    pub to_text: String,
+}
+
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} → {}", self.name, self.from_text, self.to_text)
+    }
+}
+
+/// Formats a number without trailing noise: integers without decimals.
+pub fn fmt_num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,127 @@
+use super::*;
+
+fn heloc_like() -> Schema {
+    Schema::new(vec![
+        Feature::contiguous("delq", 0.0, 80.0)
+            .integer()
+            .with_special(-7.0, "no delinquency record")
+            .with_special(-9.0, "no bureau record"),
+        Feature::categorical("housing", &["own", "rent", "free"]),
+        Feature::contiguous("age", 18.0, 90.0).immutable(),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn layout_and_round_trip() {
+    let s = heloc_like();
+    assert_eq!(s.encoded_dim(), 3 + 3 + 1);
+    let raw = vec![-7.0, 1.0, 40.0];
+    let x = s.encode(&raw).unwrap();
+    assert_eq!(x, vec![0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 22.0 / 72.0]);
+    assert_eq!(s.decode(&x).unwrap(), raw);
+    let raw2 = vec![24.0, 2.0, 18.0];
+    assert_eq!(s.decode(&s.encode(&raw2).unwrap()).unwrap(), raw2);
+}
+
+#[test]
+fn incoherent_vectors_are_refused_naming_the_feature() {
+    let s = heloc_like();
+    let mut x = s.encode(&[-7.0, 1.0, 40.0]).unwrap();
+    x[2] = 1.0; // two special indicators on
+    match s.decode(&x) {
+        Err(Error::Incoherent { feature, .. }) => assert_eq!(feature, "delq"),
+        other => panic!("{other:?}"),
+    }
+    let mut x = s.encode(&[10.0, 1.0, 40.0]).unwrap();
+    x[0] = 10.5 / 80.0; // not a whole number of months
+    assert!(matches!(s.decode(&x), Err(Error::Incoherent { .. })));
+    let mut x = s.encode(&[10.0, 1.0, 40.0]).unwrap();
+    x[0] = 1.2; // outside [L, U]
+    assert!(matches!(s.decode(&x), Err(Error::Incoherent { .. })));
+    let mut x = s.encode(&[10.0, 1.0, 40.0]).unwrap();
+    x[4] = 0.0; // no level on
+    assert!(matches!(s.decode(&x), Err(Error::Incoherent { feature, .. }) if feature == "housing"));
+    assert!(s.decode(&[0.0; 3]).is_err());
+}
+
+#[test]
+fn bad_schemas_get_clear_errors() {
+    let dup = Schema::new(vec![Feature::contiguous("a", 0.0, 1.0), Feature::contiguous("a", 0.0, 1.0)]);
+    assert!(matches!(dup, Err(Error::InvalidSchema(m)) if m.contains("duplicate")));
+    let lu = Schema::new(vec![Feature::contiguous("a", 2.0, 1.0)]);
+    assert!(matches!(lu, Err(Error::InvalidSchema(m)) if m.contains("exceeds")));
+    let nan = Schema::new(vec![Feature::contiguous("a", f64::NAN, 1.0)]);
+    assert!(nan.is_err());
+    let empty = Schema::new(vec![Feature::categorical("c", &[])]);
+    assert!(matches!(empty, Err(Error::InvalidSchema(m)) if m.contains("at least one level")));
+    let inside = Schema::new(vec![Feature::contiguous("a", -10.0, 1.0).with_special(-7.0, "x")]);
+    assert!(inside.is_err());
+    assert!(Schema::new(vec![]).is_err());
+    let s = heloc_like();
+    assert!(matches!(s.index_of("nope"), Err(Error::NotFound(_))));
+    let mut bad_t = Feature::contiguous("a", 0.0, 1.0);
+    bad_t.actionability.forbidden_transitions.push(Transition { from: "*".into(), to: "ghost".into() });
+    assert!(matches!(Schema::new(vec![bad_t]), Err(Error::NotFound(_))));
+}
+
+#[test]
+fn json_round_trip_keeps_everything() {
+    let mut s = heloc_like();
+    s.features[0].actionability.forbidden_transitions.push(Transition {
+        from: "*".into(),
+        to: "-9".into(),
+    });
+    let s = Schema::new(s.features).unwrap();
+    let back = Schema::from_json(&s.to_json()).unwrap();
+    assert_eq!(back, s);
+    assert!(!back.transition_allowed(0, 0, 2));
+    assert!(back.transition_allowed(0, 0, 1));
+    assert!(Schema::from_json("{").is_err());
+    assert!(Schema::from_json(&s.to_json().replace("\"format_version\": 1", "\"format_version\": 99")).is_err());
+}
+
+#[test]
+fn actionability_checks() {
+    let s = heloc_like();
+    assert!(s.check_actionable(&[10.0, 0.0, 40.0], &[20.0, 1.0, 40.0]).is_ok());
+    assert!(s.check_actionable(&[10.0, 0.0, 40.0], &[10.0, 0.0, 41.0]).is_err());
+    let up = Schema::new(vec![Feature::contiguous("x", 0.0, 9.0).direction(Direction::IncreaseOnly)]).unwrap();
+    assert!(up.check_actionable(&[5.0], &[4.0]).is_err());
+    assert!(up.check_actionable(&[5.0], &[6.0]).is_ok());
+}
+
+#[test]
+fn weights_follow_the_reference_code() {
+    let mut s = Schema::new(vec![
+        Feature::contiguous("v", 0.0, 10.0).with_special(-8.0, "none"),
+        Feature::categorical("c", &["a", "b"]),
+    ])
+    .unwrap();
+    let rows = vec![
+        vec![0.0, 0.0],
+        vec![2.0, 0.0],
+        vec![4.0, 1.0],
+        vec![10.0, 1.0],
+        vec![-8.0, 1.0],
+    ];
+    s.fit_weights(&rows).unwrap();
+    let w = s.weights(0);
+    // scaled in-range values 0, .2, .4, 1: median .3, |dev| .3 .1 .1 .7 → MAD .2
+    assert!((w.value - 5.0).abs() < 1e-12);
+    assert!((w.anchor - 0.3).abs() < 1e-12);
+    // indicator of -8: p = 0.2, std = 0.4 → 1/(1.48·0.4)
+    assert!((w.states[0] - 1.0 / (1.48 * 0.4)).abs() < 1e-12);
+    let wc = s.weights(1);
+    assert_eq!(wc.states.len(), 2);
+    assert_eq!(s.encoded_weights().len(), 4);
+}
+
+#[test]
+fn describes_changes_in_words() {
+    let s = heloc_like();
+    let ch = s.describe_changes(&[-7.0, 0.0, 40.0], &[24.0, 1.0, 40.0]);
+    assert_eq!(ch.len(), 2);
+    assert_eq!(ch[0].to_string(), "delq: 'no delinquency record' (-7) → 24");
+    assert_eq!(ch[1].to_string(), "housing: 'own' → 'rent'");
+}
