@@ -12,11 +12,13 @@
 //! | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split |
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
+//! | [`robust`] | noise models, allocation-free Γ̃/Θ̃ estimators and bounds, Wachter/PROBE/CROCO |
 
 pub mod data;
 pub mod error;
 pub mod model;
 pub mod nn;
+pub mod robust;
 pub mod schema;
 
 pub use error::{Error, Result};
