@@ -62,7 +62,8 @@ impl Estimator {
         let n_chunks = out.len().div_ceil(BATCH_CHUNK);
         let n_threads = n_threads.min(n_chunks).max(1);
         let base = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut work: Vec<Vec<(&[f64], &mut [Estimate])>> = (0..n_threads).map(|_| Vec::new()).collect();
+        let mut work: Vec<Vec<(&[f64], &mut [Estimate])>> =
+            (0..n_threads).map(|_| Vec::new()).collect();
         for (c, (pts, o)) in points
             .chunks(BATCH_CHUNK * d)
             .zip(out.chunks_mut(BATCH_CHUNK))

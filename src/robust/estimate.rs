@@ -8,7 +8,7 @@
 //! `tests/robust_no_alloc.rs`).
 
 use super::noise::{NoiseKind, NoiseModel};
-use super::normal::{normal_cdf, normal_pdf};
+use super::normal::normal_cdf;
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::{LinearModel, Model, logit, sigmoid};
 use rand::{Rng, SeedableRng};
@@ -136,10 +136,14 @@ fn mc_rate(sum: f64, sum_sq: f64, k: usize) -> McRate {
 /// P(Θ − Θ̃ ≥ m) ≤ exp(−2Km²) for K i.i.d. variables in [0, 1].
 pub fn invalidation_bound(theta: f64, margin: f64, threshold: f64, k: usize) -> Result<Bound> {
     if !(0.0..=1.0).contains(&theta) {
-        return Err(Error::InvalidArgument(format!("Θ̃ must lie in [0, 1], got {theta}")));
+        return Err(Error::InvalidArgument(format!(
+            "Θ̃ must lie in [0, 1], got {theta}"
+        )));
     }
     if !(margin.is_finite() && margin > 0.0) {
-        return Err(Error::InvalidArgument(format!("the margin m must be positive, got {margin}")));
+        return Err(Error::InvalidArgument(format!(
+            "the margin m must be positive, got {margin}"
+        )));
     }
     if !(threshold > 0.0 && threshold < 1.0) {
         return Err(Error::InvalidArgument(format!(
@@ -166,7 +170,9 @@ impl Estimator {
     /// An estimator with K samples (K ≥ 2, so that a standard error exists).
     pub fn new(noise: NoiseModel, k: usize) -> Result<Estimator> {
         if k < 2 {
-            return Err(Error::InvalidArgument(format!("K must be at least 2, got {k}")));
+            return Err(Error::InvalidArgument(format!(
+                "K must be at least 2, got {k}"
+            )));
         }
         Ok(Estimator {
             noise,
@@ -187,7 +193,10 @@ impl Estimator {
         check_finite("encoded point", x)?;
         self.noise.check_dim(x.len())?;
         if self.k < 2 {
-            return Err(Error::InvalidArgument(format!("K must be at least 2, got {}", self.k)));
+            return Err(Error::InvalidArgument(format!(
+                "K must be at least 2, got {}",
+                self.k
+            )));
         }
         Ok(())
     }
@@ -195,21 +204,36 @@ impl Estimator {
     /// Γ̃(x̌; K, p_ε) = (1/K) Σ 1[f(x̌ + ε_k) ≤ t] (seed 001, eq. 3, in CARLA's
     /// form `mean(1 − h(x̌ + ε))`; it equals `mean(h(x̌) − h(x̌ + ε))` for an
     /// accepted x̌, the only case the paper considers). Never allocates.
-    pub fn invalidation_rate<M: Model + ?Sized>(&self, model: &M, x: &[f64], ws: &mut Workspace) -> Result<McRate> {
+    pub fn invalidation_rate<M: Model + ?Sized>(
+        &self,
+        model: &M,
+        x: &[f64],
+        ws: &mut Workspace,
+    ) -> Result<McRate> {
         self.check(model, x, ws)?;
         let (h, _, _) = self.run::<M, true, false>(model, x, ws);
         Ok(mc_rate(h, h, self.k))
     }
 
     /// Θ̃(x̌; K, p_ε) = (1/K) Σ (1 − f(x̌ + ε_k)) (seed 001, §2.2). Never allocates.
-    pub fn soft_invalidation_rate<M: Model + ?Sized>(&self, model: &M, x: &[f64], ws: &mut Workspace) -> Result<McRate> {
+    pub fn soft_invalidation_rate<M: Model + ?Sized>(
+        &self,
+        model: &M,
+        x: &[f64],
+        ws: &mut Workspace,
+    ) -> Result<McRate> {
         self.check(model, x, ws)?;
         let (_, s, s2) = self.run::<M, false, true>(model, x, ws);
         Ok(mc_rate(s, s2, self.k))
     }
 
     /// Γ̃ and Θ̃ from the same K samples. Never allocates.
-    pub fn estimate<M: Model + ?Sized>(&self, model: &M, x: &[f64], ws: &mut Workspace) -> Result<Estimate> {
+    pub fn estimate<M: Model + ?Sized>(
+        &self,
+        model: &M,
+        x: &[f64],
+        ws: &mut Workspace,
+    ) -> Result<Estimate> {
         self.check(model, x, ws)?;
         let (h, s, s2) = self.run::<M, true, true>(model, x, ws);
         Ok(Estimate {
@@ -219,7 +243,13 @@ impl Estimator {
     }
 
     /// Θ̃ and the CROCO bound with margin `m` (seed 001, Proposition 2). Never allocates.
-    pub fn bound<M: Model + ?Sized>(&self, model: &M, x: &[f64], margin: f64, ws: &mut Workspace) -> Result<(McRate, Bound)> {
+    pub fn bound<M: Model + ?Sized>(
+        &self,
+        model: &M,
+        x: &[f64],
+        margin: f64,
+        ws: &mut Workspace,
+    ) -> Result<(McRate, Bound)> {
         let soft = self.soft_invalidation_rate(model, x, ws)?;
         let b = invalidation_bound(soft.value, margin, model.threshold(), self.k)?;
         Ok((soft, b))
@@ -239,7 +269,10 @@ impl Estimator {
             }
         }
         let Workspace {
-            point, scratch, rng, ..
+            point,
+            scratch,
+            rng,
+            ..
         } = ws;
         point.copy_from_slice(x);
         let cols = self.noise.columns();

@@ -27,7 +27,9 @@
 //! Distances are the plain L1 norm in the encoded space (min–max scaled
 //! slots), as in CARLA's `‖x′ − x‖₁` and CROCO's `λ‖δ‖₁`.
 
-use super::estimate::{Bound, Estimator, McRate, Sampling, Workspace, invalidation_bound, probe_parts};
+use super::estimate::{
+    Bound, Estimator, McRate, Sampling, Workspace, invalidation_bound, probe_parts,
+};
 use super::noise::{NoiseKind, NoiseModel};
 use super::normal::normal_pdf;
 use crate::error::{Error, Result, check_len};
@@ -259,8 +261,17 @@ struct Setup {
 }
 
 impl Setup {
-    fn new<M: Model + ?Sized>(schema: &Schema, model: &M, noise: &NoiseModel, raw: &[f64]) -> Result<Setup> {
-        check_len("model input vs schema encoded dimension", schema.encoded_dim(), model.input_dim())?;
+    fn new<M: Model + ?Sized>(
+        schema: &Schema,
+        model: &M,
+        noise: &NoiseModel,
+        raw: &[f64],
+    ) -> Result<Setup> {
+        check_len(
+            "model input vs schema encoded dimension",
+            schema.encoded_dim(),
+            model.input_dim(),
+        )?;
         noise.check_dim(schema.encoded_dim())?;
         let x0 = schema.encode(raw)?;
         let (mut cols, mut feats, mut lo, mut hi) = (vec![], vec![], vec![], vec![]);
@@ -271,7 +282,10 @@ impl Setup {
             if !f.actionability.mutable || upper <= lower || f.state_of(raw[i])? != 0 {
                 continue;
             }
-            let c = schema.layout(i).value.expect("contiguous features have a value slot");
+            let c = schema
+                .layout(i)
+                .value
+                .expect("contiguous features have a value slot");
             let (alo, ahi) = schema.actionable_range(i).expect("contiguous");
             let (mut l, mut h) = (schema.value_to_slot(i, alo), schema.value_to_slot(i, ahi));
             match f.actionability.direction {
@@ -329,7 +343,10 @@ impl Setup {
         let mut x = self.x0.clone();
         for (j, (&c, &i)) in self.cols.iter().zip(&self.feats).enumerate() {
             let FeatureKind::Contiguous {
-                lower, integer, step, ..
+                lower,
+                integer,
+                step,
+                ..
             } = &schema.features[i].kind
             else {
                 continue;
@@ -375,7 +392,9 @@ fn check_positive(what: &str, v: f64) -> Result<()> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(Error::InvalidArgument(format!("{what} must be positive, got {v}")))
+        Err(Error::InvalidArgument(format!(
+            "{what} must be positive, got {v}"
+        )))
     }
 }
 
@@ -411,7 +430,12 @@ fn finish<M: Model + ?Sized>(
     let mut ws = Workspace::new(model, seed ^ 0x5eed_e7a1_0000_0001);
     let est = Estimator::new(noise.clone(), evaluation.samples)?.with_sampling(Sampling::Generic);
     let e = est.estimate(model, &x, &mut ws)?;
-    let bound = invalidation_bound(e.soft.value, evaluation.margin, model.threshold(), evaluation.samples)?;
+    let bound = invalidation_bound(
+        e.soft.value,
+        evaluation.margin,
+        model.threshold(),
+        evaluation.samples,
+    )?;
     let probe_rate = if noise.kind() == NoiseKind::Gaussian {
         Some(probe_parts(model, &x, noise, &mut ws)?.0)
     } else {
@@ -489,9 +513,17 @@ pub fn wachter<M: Model + ?Sized>(
         rounds,
         lambda,
     };
-    finish(Method::Wachter, schema, model, noise, &setup, search, &cfg.evaluation, cfg.seed, |r, _| {
-        Ok((r.valid, None))
-    })
+    finish(
+        Method::Wachter,
+        schema,
+        model,
+        noise,
+        &setup,
+        search,
+        &cfg.evaluation,
+        cfg.seed,
+        |r, _| Ok((r.valid, None)),
+    )
 }
 
 /// PROBE (seed 001, §2.5) for the raw factual row `raw`; `noise` must be Gaussian.
@@ -554,9 +586,22 @@ pub fn probe<M: Model + ?Sized>(
         rounds,
         lambda,
     };
-    finish(Method::Probe, schema, model, noise, &setup, search, &cfg.evaluation, cfg.seed, |r, _| {
-        Ok((r.valid && r.invalidation.value < target + cfg.target_eps, None))
-    })
+    finish(
+        Method::Probe,
+        schema,
+        model,
+        noise,
+        &setup,
+        search,
+        &cfg.evaluation,
+        cfg.seed,
+        |r, _| {
+            Ok((
+                r.valid && r.invalidation.value < target + cfg.target_eps,
+                None,
+            ))
+        },
+    )
 }
 
 /// CROCO, Algorithm 1 (seed 001, §2.4) for the raw factual row `raw`.
@@ -625,11 +670,21 @@ pub fn croco<M: Model + ?Sized>(
     };
     let k = cfg.k;
     let m = cfg.m;
-    finish(Method::Croco, schema, model, noise, &setup, search, &cfg.evaluation, cfg.seed, |r, ws| {
-        // The algorithm's own criterion, re-checked on the rounded point with K fresh draws.
-        let est = Estimator::new(noise.clone(), k)?;
-        let theta = est.soft_invalidation_rate(model, &r.encoded, ws)?.value;
-        let b = invalidation_bound(theta, m, t, k)?;
-        Ok((r.valid && b.value < goal, Some(b)))
-    })
+    finish(
+        Method::Croco,
+        schema,
+        model,
+        noise,
+        &setup,
+        search,
+        &cfg.evaluation,
+        cfg.seed,
+        |r, ws| {
+            // The algorithm's own criterion, re-checked on the rounded point with K fresh draws.
+            let est = Estimator::new(noise.clone(), k)?;
+            let theta = est.soft_invalidation_rate(model, &r.encoded, ws)?.value;
+            let b = invalidation_bound(theta, m, t, k)?;
+            Ok((r.valid && b.value < goal, Some(b)))
+        },
+    )
 }
