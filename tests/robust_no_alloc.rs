@@ -1,0 +1,110 @@
+//! The estimate hot loops never touch the heap: a counting global allocator
+//! (per thread, so other test threads do not interfere) must see zero
+//! allocations during estimates of K samples, once the workspace exists.
+
+use cfx::model::{LinearModel, MlpModel, MlpTraining, Model};
+use cfx::robust::{
+    Estimator, NoiseModel, Sampling, Workspace, linear_invalidation_rate, probe_invalidation_rate,
+};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCS.with(|c| c.get());
+    f();
+    ALLOCS.with(|c| c.get()) - before
+}
+
+fn check_model<M: Model>(model: &M, x: &[f64], noise: &NoiseModel) {
+    let mut ws = Workspace::new(model, 1);
+    for sampling in [Sampling::Auto, Sampling::Generic] {
+        let est = Estimator::new(noise.clone(), 10_000)
+            .unwrap()
+            .with_sampling(sampling);
+        let mut sink = 0.0;
+        let n = allocations_during(|| {
+            for _ in 0..3 {
+                sink += est.invalidation_rate(model, x, &mut ws).unwrap().value;
+                sink += est.soft_invalidation_rate(model, x, &mut ws).unwrap().value;
+                let e = est.estimate(model, x, &mut ws).unwrap();
+                sink += e.invalidation.value + e.soft.std_error;
+                sink += est.bound(model, x, 0.1, &mut ws).unwrap().1.value;
+                sink += probe_invalidation_rate(model, x, noise, &mut ws).unwrap();
+            }
+        });
+        assert!(sink.is_finite());
+        assert_eq!(
+            n, 0,
+            "{model:?} {sampling:?}: {n} heap allocations during estimates"
+        );
+    }
+}
+
+#[test]
+fn estimates_never_allocate() {
+    // The counter sees allocations (so a zero below means something).
+    let n = allocations_during(|| {
+        let v: Vec<f64> = std::hint::black_box(vec![1.0; 10]);
+        assert_eq!(v.len(), 10);
+    });
+    assert_eq!(n, 1);
+    let d = 23;
+    let x: Vec<f64> = (0..d).map(|j| (j as f64 * 0.37).fract()).collect();
+    let noise = NoiseModel::gaussian(0.01, (0..d).step_by(2).collect()).unwrap();
+    let w: Vec<f64> = (0..d).map(|j| ((j * 7 % 5) as f64 - 2.0) * 0.4).collect();
+    let lin = LinearModel::new(w, -0.1, 0.5).unwrap();
+    check_model(&lin, &x, &noise);
+    let n = allocations_during(|| {
+        assert!(linear_invalidation_rate(&lin, &x, &noise).unwrap() >= 0.0);
+    });
+    assert_eq!(n, 0);
+
+    let rows: Vec<Vec<f64>> = (0..200)
+        .map(|i| {
+            (0..d)
+                .map(|j| ((i * 31 + j * 17) % 101) as f64 / 100.0)
+                .collect()
+        })
+        .collect();
+    let y: Vec<f64> = rows.iter().map(|r| f64::from(r[0] + r[3] > 1.0)).collect();
+    let mlp = MlpModel::train(
+        &rows,
+        &y,
+        &MlpTraining {
+            epochs: 3,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    check_model(&mlp, &x, &noise);
+    let uniform = NoiseModel::uniform(0.1, (0..d).collect()).unwrap();
+    let mut ws = Workspace::new(&mlp, 3);
+    let est = Estimator::new(uniform, 5_000).unwrap();
+    let n = allocations_during(|| {
+        assert!(est.estimate(&mlp, &x, &mut ws).unwrap().soft.value >= 0.0);
+    });
+    assert_eq!(n, 0);
+}
