@@ -67,7 +67,9 @@ fn setup() -> Setup {
 
 fn estimators(c: &mut Criterion) {
     let s = setup();
-    let generic = Estimator::new(s.noise.clone(), K).unwrap().with_sampling(Sampling::Generic);
+    let generic = Estimator::new(s.noise.clone(), K)
+        .unwrap()
+        .with_sampling(Sampling::Generic);
     let auto = Estimator::new(s.noise.clone(), K).unwrap();
     let mut g = c.benchmark_group("robust_k10000");
     g.throughput(Throughput::Elements(K as u64));
@@ -85,29 +87,58 @@ fn estimators(c: &mut Criterion) {
         })
     });
     g.bench_function("gamma_linear_generic", |b| {
-        b.iter(|| generic.invalidation_rate(&s.lin, black_box(&s.x), &mut ws).unwrap())
+        b.iter(|| {
+            generic
+                .invalidation_rate(&s.lin, black_box(&s.x), &mut ws)
+                .unwrap()
+        })
     });
     g.bench_function("theta_linear_generic", |b| {
-        b.iter(|| generic.soft_invalidation_rate(&s.lin, black_box(&s.x), &mut ws).unwrap())
+        b.iter(|| {
+            generic
+                .soft_invalidation_rate(&s.lin, black_box(&s.x), &mut ws)
+                .unwrap()
+        })
     });
     g.bench_function("gamma_linear_projection", |b| {
-        b.iter(|| auto.invalidation_rate(&s.lin, black_box(&s.x), &mut ws).unwrap())
+        b.iter(|| {
+            auto.invalidation_rate(&s.lin, black_box(&s.x), &mut ws)
+                .unwrap()
+        })
     });
     g.bench_function("theta_linear_projection", |b| {
-        b.iter(|| auto.soft_invalidation_rate(&s.lin, black_box(&s.x), &mut ws).unwrap())
+        b.iter(|| {
+            auto.soft_invalidation_rate(&s.lin, black_box(&s.x), &mut ws)
+                .unwrap()
+        })
     });
     let mut wm = Workspace::new(&s.mlp, 2);
     g.bench_function("gamma_mlp_generic", |b| {
-        b.iter(|| generic.invalidation_rate(&s.mlp, black_box(&s.x), &mut wm).unwrap())
+        b.iter(|| {
+            generic
+                .invalidation_rate(&s.mlp, black_box(&s.x), &mut wm)
+                .unwrap()
+        })
     });
     g.bench_function("theta_mlp_generic", |b| {
-        b.iter(|| generic.soft_invalidation_rate(&s.mlp, black_box(&s.x), &mut wm).unwrap())
+        b.iter(|| {
+            generic
+                .soft_invalidation_rate(&s.mlp, black_box(&s.x), &mut wm)
+                .unwrap()
+        })
     });
     g.finish();
 
     // Batch: 10,000 counterfactuals (HELOC rows), Γ̃ and Θ̃ at K = 10,000 each,
     // linear model on the projection path; 1 and 2 threads.
-    let pts: Vec<f64> = s.rows.iter().cycle().take(10_000).flatten().copied().collect();
+    let pts: Vec<f64> = s
+        .rows
+        .iter()
+        .cycle()
+        .take(10_000)
+        .flatten()
+        .copied()
+        .collect();
     let mut g = c.benchmark_group("robust_batch10000");
     g.sample_size(10);
     g.throughput(Throughput::Elements(10_000));
