@@ -19,12 +19,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut f = std::io::BufWriter::new(std::fs::File::create(out)?);
     let names = d.schema.encoded_names();
-    let quoted: Vec<String> = names.iter().map(|n| format!("\"{}\"", n.replace('"', "\"\""))).collect();
+    let quoted: Vec<String> = names
+        .iter()
+        .map(|n| format!("\"{}\"", n.replace('"', "\"\"")))
+        .collect();
     writeln!(f, "{},label", quoted.join(","))?;
     for (x, y) in d.encoded().iter().zip(&d.labels) {
         let cells: Vec<String> = x.iter().map(|v| format!("{v:.17e}")).collect();
         writeln!(f, "{},{}", cells.join(","), y)?;
     }
-    println!("wrote {} rows × {} encoded columns to {out}", d.rows.len(), names.len());
+    println!(
+        "wrote {} rows × {} encoded columns to {out}",
+        d.rows.len(),
+        names.len()
+    );
     Ok(())
 }

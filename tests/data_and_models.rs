@@ -11,7 +11,9 @@ use cfx::{Error, schema::Schema};
 /// tests/reference/sklearn_logistic.txt): (held-out accuracy, intercept, coefficients).
 fn sklearn_reference(name: &str) -> (f64, f64, Vec<f64>) {
     let text = include_str!("reference/sklearn_logistic.txt");
-    let mut lines = text.lines().skip_while(|l| !l.starts_with(&format!("enc_{name}.csv")));
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.starts_with(&format!("enc_{name}.csv")));
     let acc_line = lines.next().expect("dataset in reference file");
     let num = |s: &str| -> f64 {
         s.trim()
@@ -41,16 +43,26 @@ fn check_dataset(name: &str, d: &Dataset) {
     let (train, test) = d.holdout_split();
     let model = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default()).unwrap();
     let (acc_ref, b_ref, w_ref) = sklearn_reference(name);
-    assert_eq!(w_ref.len(), model.weights.len(), "{name}: encoded dimension");
+    assert_eq!(
+        w_ref.len(),
+        model.weights.len(),
+        "{name}: encoded dimension"
+    );
     let max_diff = model
         .weights
         .iter()
         .zip(&w_ref)
         .map(|(a, b)| (a - b).abs())
         .fold((model.bias - b_ref).abs(), f64::max);
-    assert!(max_diff < 1e-4, "{name}: coefficients differ from scikit-learn by {max_diff}");
+    assert!(
+        max_diff < 1e-4,
+        "{name}: coefficients differ from scikit-learn by {max_diff}"
+    );
     let acc = accuracy(&model, &test.encoded(), &test.labels);
-    assert!((acc - acc_ref).abs() <= 0.01, "{name}: accuracy {acc} vs scikit-learn {acc_ref}");
+    assert!(
+        (acc - acc_ref).abs() <= 0.01,
+        "{name}: accuracy {acc} vs scikit-learn {acc_ref}"
+    );
 }
 
 #[test]
@@ -63,7 +75,9 @@ fn german_credit_round_trips_and_matches_sklearn() {
 
 #[test]
 fn heloc_round_trips_and_matches_sklearn() {
-    let Some(p) = common::shared("heloc.csv") else { return };
+    let Some(p) = common::shared("heloc.csv") else {
+        return;
+    };
     let d = data::heloc(&p).unwrap();
     assert_eq!(d.rows.len(), 10459);
     assert_eq!(d.schema.n_features(), 23);
@@ -73,14 +87,18 @@ fn heloc_round_trips_and_matches_sklearn() {
     assert!(f.n_states() >= 3, "MSinceMostRecentDelq has special states");
     assert_eq!(d.schema.describe_value(i, -7.0), "'condition not met' (-7)");
     // nobody may move into "no bureau record"
-    let s9 = (0..f.n_states()).find(|&s| f.state_name(s) == "no bureau record").unwrap();
+    let s9 = (0..f.n_states())
+        .find(|&s| f.state_name(s) == "no bureau record")
+        .unwrap();
     assert!(!d.schema.transition_allowed(i, 0, s9));
     check_dataset("heloc", &d);
 }
 
 #[test]
 fn taiwan_round_trips_and_matches_sklearn() {
-    let Some(p) = common::shared("taiwan_default.csv") else { return };
+    let Some(p) = common::shared("taiwan_default.csv") else {
+        return;
+    };
     let d = data::taiwan(&p).unwrap();
     assert_eq!(d.rows.len(), 30000);
     let i = d.schema.index_of("PAY_0").unwrap();
@@ -127,15 +145,32 @@ fn csv_errors_are_clear() {
     ])
     .unwrap();
     let t = data::parse_csv("amount,housing\nabc,own\n").unwrap();
-    assert!(matches!(data::rows_under_schema(&t, &s), Err(Error::Data(m)) if m.contains("not a number")));
+    assert!(
+        matches!(data::rows_under_schema(&t, &s), Err(Error::Data(m)) if m.contains("not a number"))
+    );
     let t = data::parse_csv("amount,housing\n5,castle\n").unwrap();
-    assert!(matches!(data::rows_under_schema(&t, &s), Err(Error::Data(m)) if m.contains("unknown level 'castle'")));
+    assert!(
+        matches!(data::rows_under_schema(&t, &s), Err(Error::Data(m)) if m.contains("unknown level 'castle'"))
+    );
     let t = data::parse_csv("amount,housing\n500,own\n").unwrap();
     assert!(data::rows_under_schema(&t, &s).is_err());
     let t = data::parse_csv("amount,housing\n\"5\",\"own\"\n").unwrap();
-    assert_eq!(data::rows_under_schema(&t, &s).unwrap(), vec![vec![5.0, 0.0]]);
+    assert_eq!(
+        data::rows_under_schema(&t, &s).unwrap(),
+        vec![vec![5.0, 0.0]]
+    );
     let t = data::parse_csv("amount,housing\n").unwrap();
-    assert!(data::infer(&t, &data::InferOptions { target: "housing".into(), favourable: "own".into(), ..Default::default() }).is_err());
+    assert!(
+        data::infer(
+            &t,
+            &data::InferOptions {
+                target: "housing".into(),
+                favourable: "own".into(),
+                ..Default::default()
+            }
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -147,9 +182,24 @@ fn model_json_round_trips_and_checks_dimensions() {
     let back = AnyModel::from_json(&m.to_json(), &d.schema).unwrap();
     assert_eq!(back, m);
     let small = Schema::new(vec![cfx::schema::Feature::contiguous("x", 0.0, 1.0)]).unwrap();
-    assert!(matches!(AnyModel::from_json(&m.to_json(), &small), Err(Error::DimensionMismatch { .. })));
-    assert!(AnyModel::from_json("{\"format_version\":1,\"kind\":\"linear\",\"weights\":[],\"bias\":0}", &small).is_err());
-    assert!(AnyModel::from_json("{\"format_version\":7,\"kind\":\"linear\",\"weights\":[1],\"bias\":0}", &small).is_err());
+    assert!(matches!(
+        AnyModel::from_json(&m.to_json(), &small),
+        Err(Error::DimensionMismatch { .. })
+    ));
+    assert!(
+        AnyModel::from_json(
+            "{\"format_version\":1,\"kind\":\"linear\",\"weights\":[],\"bias\":0}",
+            &small
+        )
+        .is_err()
+    );
+    assert!(
+        AnyModel::from_json(
+            "{\"format_version\":7,\"kind\":\"linear\",\"weights\":[1],\"bias\":0}",
+            &small
+        )
+        .is_err()
+    );
     assert!(LinearModel::new(vec![f64::NAN], 0.0, 0.5).is_err());
     assert!(LinearModel::new(vec![1.0], 0.0, 1.5).is_err());
 }
@@ -159,7 +209,10 @@ fn mlp_gradient_matches_finite_differences_and_training_is_seeded() {
     let d = data::german_credit(&data::bundled_german_path()).unwrap();
     let (train, test) = d.holdout_split();
     let x = train.encoded();
-    let opts = MlpTraining { epochs: 15, ..Default::default() };
+    let opts = MlpTraining {
+        epochs: 15,
+        ..Default::default()
+    };
     let m = MlpModel::train(&x, &train.labels, &opts).unwrap();
     let m2 = MlpModel::train(&x, &train.labels, &opts).unwrap();
     assert_eq!(m, m2, "same seed, same bits");
@@ -179,5 +232,8 @@ fn mlp_gradient_matches_finite_differences_and_training_is_seeded() {
         assert!((fd - g[k]).abs() < 1e-5, "column {k}: {fd} vs {}", g[k]);
     }
     let json = AnyModel::Mlp(m.clone()).to_json();
-    assert_eq!(AnyModel::from_json(&json, &d.schema).unwrap(), AnyModel::Mlp(m));
+    assert_eq!(
+        AnyModel::from_json(&json, &d.schema).unwrap(),
+        AnyModel::Mlp(m)
+    );
 }

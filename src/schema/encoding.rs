@@ -190,7 +190,9 @@ impl Schema {
                             let k = ((v - lower) / st).round();
                             let snapped = lower + k * st;
                             if (snapped - v).abs() > tol {
-                                return Err(bad(format!("value {v} is not on the grid {lower} + k·{st}")));
+                                return Err(bad(format!(
+                                    "value {v} is not on the grid {lower} + k·{st}"
+                                )));
                             }
                             v = snapped;
                         }

@@ -13,6 +13,9 @@ pub fn shared(file: &str) -> Option<PathBuf> {
     if std::env::var_os("CI").is_some() {
         panic!("{} is missing under CI", p.display());
     }
-    eprintln!("notice: {} not found; skipping (set CFX_SHARED_DATA)", p.display());
+    eprintln!(
+        "notice: {} not found; skipping (set CFX_SHARED_DATA)",
+        p.display()
+    );
     None
 }
