@@ -13,6 +13,10 @@
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
 
+// Numerical kernels index several arrays with one loop variable; iterator
+// chains would hide the equations they implement.
+#![allow(clippy::needless_range_loop)]
+
 pub mod data;
 pub mod error;
 pub mod model;

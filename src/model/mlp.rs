@@ -82,7 +82,9 @@ impl MlpModel {
                 "batch size and layer sizes must be positive".into(),
             ));
         }
-        if !(opts.learning_rate > 0.0 && opts.learning_rate.is_finite()) || !(opts.l2 >= 0.0) {
+        let lr_ok = opts.learning_rate > 0.0 && opts.learning_rate.is_finite();
+        let l2_ok = opts.l2 >= 0.0 && opts.l2.is_finite();
+        if !lr_ok || !l2_ok {
             return Err(Error::InvalidArgument(
                 "learning rate must be positive and l2 non-negative".into(),
             ));

@@ -653,9 +653,7 @@ impl Schema {
         let mut out = vec![false; self.dim];
         for (i, f) in self.features.iter().enumerate() {
             let l = &self.layout[i];
-            for j in l.start..l.start + l.width {
-                out[j] = f.actionability.mutable;
-            }
+            out[l.start..l.start + l.width].fill(f.actionability.mutable);
         }
         out
     }
