@@ -688,3 +688,19 @@ pub fn croco<M: Model + ?Sized>(
         },
     )
 }
+
+impl RobustCounterfactual {
+    /// The guarantee in words, for an applicant: the reported bound
+    /// (Propositions 1–2 of seed 001) with its confidence, and the measured rate.
+    pub fn guarantee_in_words(&self, sigma2: f64) -> String {
+        format!(
+            "if this advice is followed only approximately (random slips of variance {sigma2} on each \
+             changeable value, in the scaled units), it stays accepted in {:.1}% of {} simulated \
+             attempts; with confidence {:.2}%, the chance of being turned down again is at most {:.1}%",
+            100.0 * (1.0 - self.invalidation.value),
+            self.invalidation.k,
+            100.0 * self.bound.confidence,
+            100.0 * self.bound.value.min(1.0)
+        )
+    }
+}
