@@ -5,7 +5,7 @@
 //! peer (`benches/peers/robust_numpy.py`) times the same estimates.
 
 use cfx::data::{heloc, shared_data_dir};
-use cfx::model::{LinearModel, LogisticFit, MlpModel, MlpTraining, Model};
+use cfx::model::{LinearModel, LogisticFit, MlpModel, MlpTraining};
 use cfx::robust::{Estimator, NoiseModel, Sampling, Workspace};
 use criterion::{Criterion, Throughput, black_box, criterion_group, criterion_main};
 use rand::SeedableRng;
