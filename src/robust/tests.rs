@@ -529,3 +529,115 @@ fn croco_on_an_mlp_meets_its_target() {
     }
     assert!(met >= 4, "CROCO met its bound target for {met}/5");
 }
+
+#[test]
+fn soft_rate_gradient_matches_finite_differences_with_common_random_numbers() {
+    // With the same seed the K noise draws are the same, so central differences
+    // of Θ̃ differentiate the very sample average whose gradient we compute.
+    let mlp = small_mlp(5, 4);
+    let lin = LinearModel::new(vec![1.0, -2.0, 0.5, 0.0, 3.0], 0.2, 0.5).unwrap();
+    let x = [0.5, 0.3, 0.6, 0.2, 0.4];
+    for generic in [false, true] {
+        let noise = NoiseModel::gaussian(0.02, vec![0, 1, 3, 4]).unwrap();
+        let mut est = Estimator::new(noise, 500).unwrap();
+        if generic {
+            est = est.with_sampling(Sampling::Generic);
+        }
+        for model in [&mlp as &dyn Model, &lin as &dyn Model] {
+            let mut ws = Workspace::new(model, 9);
+            est.soft_rate_with_gradient(model, &x, &mut ws).unwrap();
+            let g = ws.acc.clone();
+            let h = 1e-6;
+            for j in 0..5 {
+                let mut xp = x;
+                let mut xm = x;
+                xp[j] += h;
+                xm[j] -= h;
+                ws.reseed(9);
+                let fp = est
+                    .soft_invalidation_rate(model, &xp, &mut ws)
+                    .unwrap()
+                    .value;
+                ws.reseed(9);
+                let fm = est
+                    .soft_invalidation_rate(model, &xm, &mut ws)
+                    .unwrap()
+                    .value;
+                let fd = (fp - fm) / (2.0 * h);
+                assert!(
+                    (fd - g[j]).abs() < 1e-5 * (1.0 + fd.abs()),
+                    "j {j}: fd {fd} vs {}",
+                    g[j]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn probe_rate_gradient_matches_finite_differences_on_a_relu_network() {
+    let mlp = small_mlp(4, 6);
+    let noise = NoiseModel::diagonal_gaussian(vec![0, 1, 2, 3], vec![0.1, 0.05, 0.2, 0.1]).unwrap();
+    let mut ws = Workspace::new(&mlp, 0);
+    let x = [0.45, 0.35, 0.5, 0.6];
+    let (p, u, n, _) = estimate::probe_parts(&mlp, &x, &noise, &mut ws).unwrap();
+    assert!(p > 0.0 && p < 1.0);
+    let analytic: Vec<f64> = ws.grad.iter().map(|g| -normal_pdf(u) * g / n).collect();
+    let h = 1e-7;
+    for j in 0..4 {
+        let mut xp = x;
+        let mut xm = x;
+        xp[j] += h;
+        xm[j] -= h;
+        let fp = probe_invalidation_rate(&mlp, &xp, &noise, &mut ws).unwrap();
+        let fm = probe_invalidation_rate(&mlp, &xm, &noise, &mut ws).unwrap();
+        let fd = (fp - fm) / (2.0 * h);
+        assert!(
+            (fd - analytic[j]).abs() < 1e-5 * (1.0 + fd.abs()),
+            "j {j}: {fd} vs {}",
+            analytic[j]
+        );
+    }
+}
+
+#[test]
+fn generators_refuse_bad_input() {
+    let schema = toy_schema();
+    let model = toy_linear();
+    let noise = NoiseModel::gaussian_for_schema(&schema, 0.01).unwrap();
+    let raw = [20.0, 12.0, 3.0, 30.0, 0.0];
+    let bad_raws: [&[f64]; 3] = [
+        &[f64::NAN, 12.0, 3.0, 30.0, 0.0],
+        &[20.0, 12.0],
+        &[20.0, 12.0, 3.0, 30.0, 7.0],
+    ];
+    for bad in bad_raws {
+        assert!(wachter(&schema, &model, &noise, bad, &WachterConfig::default()).is_err());
+        assert!(croco(&schema, &model, &noise, bad, &CrocoConfig::default()).is_err());
+        assert!(probe(&schema, &model, &noise, bad, &ProbeConfig::default()).is_err());
+    }
+    let uniform = NoiseModel::uniform(0.1, vec![0, 1]).unwrap();
+    assert!(probe(&schema, &model, &uniform, &raw, &ProbeConfig::default()).is_err());
+    let other = LinearModel::new(vec![1.0; 3], 0.0, 0.5).unwrap();
+    assert!(croco(&schema, &other, &noise, &raw, &CrocoConfig::default()).is_err());
+    let bad_cfg = CrocoConfig {
+        lr: f64::NAN,
+        ..Default::default()
+    };
+    assert!(croco(&schema, &model, &noise, &raw, &bad_cfg).is_err());
+    let bad_cfg = CrocoConfig {
+        robustness_target: 1.5,
+        ..Default::default()
+    };
+    assert!(croco(&schema, &model, &noise, &raw, &bad_cfg).is_err());
+    // CROCO with uniform noise works (the reference code supports it).
+    let cfg = CrocoConfig {
+        n_iter: 100,
+        k: 100,
+        lambda: 0.1,
+        lambda_step: 0.025,
+        ..Default::default()
+    };
+    let c = croco(&schema, &model, &uniform, &raw, &cfg).unwrap();
+    assert!(c.valid && c.probe_rate.is_none());
+}
