@@ -298,7 +298,7 @@ impl Estimator {
                 hard += u64::from(sc <= thr);
             }
             if SOFT {
-                let v = sigmoid(-sc);
+                let v = one_minus_sigmoid(sc);
                 soft += v;
                 soft2 += v * v;
             }
@@ -378,6 +378,13 @@ impl Estimator {
     }
 }
 
+/// `1 − σ(s) = 1/(1 + eˢ)`, branch-free (a data-dependent branch mispredicts
+/// half the time in the sampling loops). Overflow is harmless: `eˢ = ∞` gives 0.
+#[inline(always)]
+fn one_minus_sigmoid(s: f64) -> f64 {
+    1.0 / (1.0 + s.exp())
+}
+
 /// The linear + Gaussian fast path: the score of x̌ + ε is `s + w·ε` and
 /// `w·ε ~ N(0, τ²)` with `τ² = Σ σ_c² w_c²` over the noisy columns, so drawing
 /// one standard normal per sample and using `s + τz` is **exact in
@@ -410,7 +417,7 @@ fn projection_loop<const HARD: bool, const SOFT: bool>(
             hard += u64::from(sc <= thr);
         }
         if SOFT {
-            let v = sigmoid(-sc);
+            let v = one_minus_sigmoid(sc);
             soft += v;
             soft2 += v * v;
         }
