@@ -12,9 +12,11 @@
 //! | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split |
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
+//! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
 
 pub mod data;
 pub mod error;
+pub mod ffi;
 pub mod model;
 pub mod nn;
 pub mod schema;
