@@ -7,7 +7,6 @@
 
 use super::error;
 use super::status::{FfiResult, cfx_status};
-use std::ffi::c_char;
 
 /// Wraps the body of an exported function: `ffi_boundary! { ...; Ok(()) }`.
 ///
@@ -111,9 +110,6 @@ impl<T> PanicDefault for *mut T {
         std::ptr::null_mut()
     }
 }
-
-/// Kept so `c_char` pointers are visibly covered above.
-const _: fn() -> *const c_char = <*const c_char as PanicDefault>::panic_default;
 
 #[cfg(test)]
 mod tests {

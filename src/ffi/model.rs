@@ -26,7 +26,7 @@ unsafe impl ArcHandle for cfx_model {
     type Rust = AnyModel;
 }
 
-/// Model kinds reported by `cfx_model_kind`.
+/// Model kinds reported by `cfx_model_get_kind`.
 #[repr(i32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum cfx_model_kind {
@@ -145,7 +145,10 @@ pub unsafe extern "C" fn cfx_model_train_mlp(
 
 /// The model kind (`CFX_MODEL_KIND_LINEAR` or `CFX_MODEL_KIND_MLP`) as `int32_t`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn cfx_model_kind(model: *const cfx_model, out_kind: *mut i32) -> cfx_status {
+pub unsafe extern "C" fn cfx_model_get_kind(
+    model: *const cfx_model,
+    out_kind: *mut i32,
+) -> cfx_status {
     ffi_boundary! {
         let out = out_param(out_kind, "out_kind")?;
         let k = match arc_ref(model, "model")? {
