@@ -37,3 +37,7 @@ test: deps
 
 demo: deps
 	$(CARGO) run --release --example credit_recourse -- $(DATA)
+
+# Regenerates the committed C header with the pinned cbindgen (tests/header.rs fails on drift).
+header: deps-cbindgen
+	cbindgen --config cbindgen.toml --crate cfx --output include/cfx.h

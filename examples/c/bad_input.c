@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
   cfx_config_builder *builder = NULL;
   char *schema_json, *model_json;
   double raw[4] = {30000.0, -7.0, 1.0, 30.0};
-  double x[7], out[7], score = 0.0;
+  double x[7] = {0}, out[7], score = 0.0;
   double nan_row[4], inf_row[4];
   double incoherent[7] = {0.3, 0.0, 1.0, 1.0, 1.0, 0.0, 0.2}; /* rent and own both on */
   double weights[7] = {1, 1, 1, 1, 1, 1, 1};
