@@ -116,6 +116,11 @@ pub(crate) fn out_param<T>(p: *mut T, param: &str) -> FfiResult<Out<T>> {
     }
 }
 
+/// An optional out-parameter: `None` when the caller passed NULL ("not wanted").
+pub(crate) fn optional_out<T>(p: *mut T) -> Option<Out<T>> {
+    (!p.is_null()).then_some(Out(p))
+}
+
 /// A `(pointer, length)` input array; NULL is accepted only with length 0.
 pub(crate) fn slice_in<'a, T>(p: *const T, len: usize, param: &str) -> FfiResult<&'a [T]> {
     if len == 0 {
