@@ -95,7 +95,7 @@ fn built() -> &'static PathBuf {
                 .arg("-L")
                 .arg(&lib)
                 .args(["-lcfx", "-lm"])
-                .arg(format!("-Wl,-rpath,{}", lib.display()))
+                .arg(format!("-Wl,--disable-new-dtags,-rpath,{}", lib.display()))
                 .arg("-o")
                 .arg(bin.join(p.name))
                 .output()
@@ -126,7 +126,14 @@ fn run(p: &Program, wrapper: &[&str]) -> String {
         }
         None => Command::new(&exe),
     };
-    let out = cmd.current_dir(root()).args(p.args).output().unwrap();
+    // cargo test puts target/release/deps on LD_LIBRARY_PATH, which would win
+    // over the rpath and load the library built without the testing feature.
+    let out = cmd
+        .current_dir(root())
+        .env_remove("LD_LIBRARY_PATH")
+        .args(p.args)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         out.status.success(),
