@@ -101,6 +101,7 @@ pub mod export;
 pub mod handle;
 pub mod model;
 pub mod schema;
+pub mod schema_builder;
 pub mod status;
 #[cfg(feature = "testing")]
 pub mod testing;
