@@ -9,7 +9,7 @@ EXPERIMENTS := robustness_tradeoff plans_under_shift sequential_policies
 CARGO ?= cargo
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps deps-apt deps-cbindgen build header demo test experiments bench fuzz lint fuzz
+.PHONY: deps deps-apt deps-cbindgen build header demo test experiments bench fuzz lint
 
 deps: deps-apt deps-cbindgen
 
