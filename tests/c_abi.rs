@@ -47,6 +47,10 @@ const PROGRAMS: &[Program] = &[
         name: "threads",
         args: &TOY,
     },
+    Program {
+        name: "robust",
+        args: &TOY,
+    },
 ];
 
 fn root() -> &'static Path {

@@ -108,3 +108,99 @@ fn estimates_never_allocate() {
     });
     assert_eq!(n, 0);
 }
+
+/// The C entry points on a workspace allocate nothing either (after one
+/// warm-up call, which may register the thread's last-error slot).
+#[test]
+fn c_abi_workspace_entry_points_never_allocate() {
+    use cfx::ffi::model::{cfx_model, cfx_model_free, cfx_model_from_json};
+    use cfx::ffi::robust::*;
+    use cfx::ffi::schema::{cfx_schema, cfx_schema_free, cfx_schema_from_json};
+    use cfx::ffi::status::cfx_status;
+    use cfx::model::AnyModel;
+    use cfx::schema::{Feature, Schema};
+    use std::ffi::CString;
+
+    let d = 12;
+    let schema = Schema::new(
+        (0..d)
+            .map(|j| Feature::contiguous(&format!("f{j}"), 0.0, 1.0))
+            .collect(),
+    )
+    .unwrap();
+    let rows: Vec<Vec<f64>> = (0..100)
+        .map(|i| {
+            (0..d)
+                .map(|j| ((i * 13 + j * 7) % 29) as f64 / 28.0)
+                .collect()
+        })
+        .collect();
+    let y: Vec<f64> = rows.iter().map(|r| f64::from(r[0] + r[1] > 1.0)).collect();
+    let mlp = MlpModel::train(
+        &rows,
+        &y,
+        &MlpTraining {
+            epochs: 2,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let lin = LinearModel::new((0..d).map(|j| j as f64 * 0.1 - 0.5).collect(), 0.2, 0.5).unwrap();
+    let sj = CString::new(schema.to_json()).unwrap();
+    let x: Vec<f64> = (0..d).map(|j| (j as f64 * 0.31).fract()).collect();
+    unsafe {
+        let mut s: *const cfx_schema = std::ptr::null();
+        assert_eq!(cfx_schema_from_json(sj.as_ptr(), &mut s), cfx_status::Ok);
+        let mut noise: *const cfx_noise = std::ptr::null();
+        assert_eq!(cfx_noise_gaussian_new(s, 0.01, &mut noise), cfx_status::Ok);
+        for any in [AnyModel::Linear(lin), AnyModel::Mlp(mlp)] {
+            let mj = CString::new(any.to_json()).unwrap();
+            let mut m: *const cfx_model = std::ptr::null();
+            assert_eq!(cfx_model_from_json(s, mj.as_ptr(), &mut m), cfx_status::Ok);
+            let mut est: *const cfx_estimator = std::ptr::null();
+            assert_eq!(cfx_estimator_new(noise, 5000, 0, &mut est), cfx_status::Ok);
+            let mut ws: *mut cfx_workspace = std::ptr::null_mut();
+            assert_eq!(cfx_workspace_new(m, 3, &mut ws), cfx_status::Ok);
+            let (mut g, mut gse, mut t, mut tse, mut b, mut c, mut p) =
+                (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+            let mut call = || {
+                assert_eq!(
+                    cfx_estimator_estimate(
+                        est,
+                        m,
+                        ws,
+                        x.as_ptr(),
+                        d,
+                        &mut g,
+                        &mut gse,
+                        &mut t,
+                        &mut tse
+                    ),
+                    cfx_status::Ok
+                );
+                assert_eq!(
+                    cfx_estimator_bound(est, m, ws, x.as_ptr(), d, 0.1, &mut t, &mut b, &mut c),
+                    cfx_status::Ok
+                );
+                assert_eq!(
+                    cfx_estimator_probe_rate(est, m, ws, x.as_ptr(), d, &mut p),
+                    cfx_status::Ok
+                );
+                assert_eq!(cfx_workspace_reseed(ws, 3), cfx_status::Ok);
+            };
+            call();
+            let n = allocations_during(|| {
+                for _ in 0..3 {
+                    call();
+                }
+            });
+            assert_eq!(n, 0, "C ABI estimates allocated {n} times");
+            assert!(g >= 0.0 && b >= t && p >= 0.0);
+            cfx_workspace_free(ws);
+            cfx_estimator_free(est);
+            cfx_model_free(m);
+        }
+        cfx_noise_free(noise);
+        cfx_schema_free(s);
+    }
+}

@@ -70,7 +70,7 @@ impl Workspace {
 
 /// A Monte Carlo mean with its standard error `s/√K` (s the sample standard
 /// deviation with the K − 1 divisor).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
 pub struct McRate {
     pub value: f64,
     pub std_error: f64,
@@ -87,7 +87,7 @@ pub struct Estimate {
 }
 
 /// CROCO's high-probability bound on Γ (seed 001, Propositions 1–2).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
 pub struct Bound {
     /// `(m + Θ̃)/(1 − t)`.
     pub value: f64,

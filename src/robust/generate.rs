@@ -37,7 +37,8 @@ use crate::model::{Model, sigmoid};
 use crate::schema::{Change, Direction, FeatureKind, Schema};
 
 /// Which generator produced a counterfactual.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Method {
     Wachter,
     Probe,
@@ -178,7 +179,7 @@ impl Default for CrocoConfig {
 }
 
 /// A counterfactual and how far it can be trusted.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RobustCounterfactual {
     pub method: Method,
     /// The counterfactual, encoded (rounded and coherent).
