@@ -204,3 +204,23 @@ fn c_abi_workspace_entry_points_never_allocate() {
         cfx_schema_free(s);
     }
 }
+
+/// Batch memory does not grow with the batch: on one thread (run inline, so
+/// the per-thread counter sees everything) estimating 3,000 points allocates
+/// exactly as often as estimating 300 — one workspace, nothing per point.
+#[test]
+fn batch_allocations_do_not_grow_with_the_batch() {
+    let d = 23;
+    let w: Vec<f64> = (0..d).map(|j| ((j * 5 % 7) as f64 - 3.0) * 0.3).collect();
+    let lin = LinearModel::new(w, 0.1, 0.5).unwrap();
+    let est = Estimator::new(NoiseModel::gaussian(0.01, (0..d).collect()).unwrap(), 50).unwrap();
+    let count = |n: usize| {
+        let pts: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.013).fract()).collect();
+        let mut out = vec![cfx::robust::Estimate::default(); n];
+        allocations_during(|| est.estimate_batch_into(&lin, &pts, 1, 1, &mut out).unwrap())
+    };
+    let small = count(300);
+    let large = count(3000);
+    assert_eq!(small, large);
+    assert!(large <= 8, "{large} allocations for a batch");
+}

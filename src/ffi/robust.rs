@@ -154,14 +154,7 @@ pub unsafe extern "C" fn cfx_noise_new(
         let sc = finite_in(scale, n_scale, "scale")?.to_vec();
         crate::error::check_len("scale", cols.len(), sc.len())?;
         let n = if uniform {
-            // per-column half-widths: build with the first, then check they agree
-            let h = sc.first().copied().unwrap_or(0.0);
-            if sc.iter().any(|&v| v != h) {
-                return Err(FfiError::invalid(
-                    "uniform noise takes one half-width for every column".to_string(),
-                ));
-            }
-            NoiseModel::uniform(h, cols)?
+            NoiseModel::diagonal_uniform(cols, sc)?
         } else {
             NoiseModel::diagonal_gaussian(cols, sc)?
         };

@@ -3,9 +3,9 @@
 //! Random streams are assigned **per fixed chunk of points**, never per thread:
 //! chunk `c` (points `c·BATCH_CHUNK ..`) draws from the base generator
 //! (seeded with `seed`) advanced by `c` calls to xoshiro256++'s `jump()`
-//! (2¹²⁸ steps each, so streams never overlap). Threads take chunks
-//! round-robin, so the same seed gives the same bits whatever the thread
-//! count. Each thread owns one [`Workspace`]; memory beyond the output is
+//! (2¹²⁸ steps each, so streams never overlap). Each thread takes a
+//! contiguous range of chunks, so the same seed gives the same bits whatever
+//! the thread count. Each thread owns one [`Workspace`]; memory beyond the output is
 //! O(threads · d), whatever the batch size.
 
 use super::estimate::{Estimate, Estimator, Workspace};
@@ -62,44 +62,42 @@ impl Estimator {
         let n_chunks = out.len().div_ceil(BATCH_CHUNK);
         let n_threads = n_threads.min(n_chunks).max(1);
         let base = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut work: Vec<Vec<(&[f64], &mut [Estimate])>> =
-            (0..n_threads).map(|_| Vec::new()).collect();
-        for (c, (pts, o)) in points
-            .chunks(BATCH_CHUNK * d)
-            .zip(out.chunks_mut(BATCH_CHUNK))
-            .enumerate()
-        {
-            work[c % n_threads].push((pts, o));
-        }
-        let run = |w: usize, jobs: Vec<(&[f64], &mut [Estimate])>| -> Result<()> {
+        // Thread w takes the contiguous chunks [w·n/T, (w+1)·n/T); chunk c always
+        // draws from the base stream jumped c times, whoever runs it.
+        let run = |first_chunk: usize, pts: &[f64], out: &mut [Estimate]| -> Result<()> {
             let mut ws = Workspace::new(model, 0);
             let mut stream = base.clone();
-            for _ in 0..w {
+            for _ in 0..first_chunk {
                 stream.jump();
             }
-            for (pts, o) in jobs {
+            for (p, o) in pts.chunks(BATCH_CHUNK * d).zip(out.chunks_mut(BATCH_CHUNK)) {
                 ws.set_rng(stream.clone());
-                for (x, e) in pts.chunks(d).zip(o.iter_mut()) {
+                for (x, e) in p.chunks(d).zip(o.iter_mut()) {
                     *e = self.estimate(model, x, &mut ws)?;
                 }
-                for _ in 0..n_threads {
-                    stream.jump();
-                }
+                stream.jump();
             }
             Ok(())
         };
         if n_threads == 1 {
-            return run(0, work.pop().unwrap_or_default());
+            return run(0, points, out);
         }
         std::thread::scope(|s| {
-            let handles: Vec<_> = work
-                .into_iter()
-                .enumerate()
-                .map(|(w, jobs)| {
-                    let run = &run;
-                    s.spawn(move || run(w, jobs))
-                })
-                .collect();
+            let mut handles = Vec::with_capacity(n_threads);
+            let (mut pts_rest, mut out_rest) = (points, out);
+            let mut start = 0;
+            for w in 0..n_threads {
+                let end = (w + 1) * n_chunks / n_threads;
+                let n_pts = ((end - start) * BATCH_CHUNK).min(out_rest.len());
+                let (p, pr) = pts_rest.split_at(n_pts * d);
+                let (o, or) = std::mem::take(&mut out_rest).split_at_mut(n_pts);
+                pts_rest = pr;
+                out_rest = or;
+                let run = &run;
+                let first = start;
+                handles.push(s.spawn(move || run(first, p, o)));
+                start = end;
+            }
             let mut first = Ok(());
             for h in handles {
                 let r = h.join().unwrap_or_else(|_| {

@@ -92,6 +92,20 @@ impl NoiseModel {
         })
     }
 
+    /// Uniform noise with a per-column half-width: `half_width[j]` on `columns[j]`.
+    pub fn diagonal_uniform(columns: Vec<usize>, half_width: Vec<f64>) -> Result<NoiseModel> {
+        check_columns(&columns)?;
+        crate::error::check_len("noise half-widths", columns.len(), half_width.len())?;
+        for &h in &half_width {
+            check_scale("a uniform half-width", h)?;
+        }
+        Ok(NoiseModel {
+            kind: NoiseKind::Uniform,
+            columns,
+            scale: half_width,
+        })
+    }
+
     /// The default noisy columns of a schema: the value slot of every mutable
     /// contiguous feature.
     pub fn default_columns(schema: &Schema) -> Vec<usize> {
