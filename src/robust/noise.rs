@@ -120,6 +120,23 @@ impl NoiseModel {
         NoiseModel::gaussian(sigma2, NoiseModel::default_columns(schema))
     }
 
+    /// N(0, σ²I) on the value slots of the mutable contiguous features whose
+    /// value in the raw row `raw` is in range, i.e. not in a special state: a
+    /// slot that holds the fixed value `F_i` of a special state (HELOC's −7/−8/−9)
+    /// is not a quantity the applicant can slip on, so it gets no noise.
+    pub fn gaussian_for_applicant(schema: &Schema, raw: &[f64], sigma2: f64) -> Result<NoiseModel> {
+        crate::error::check_len("raw row", schema.n_features(), raw.len())?;
+        let mut cols = Vec::new();
+        for (i, f) in schema.features.iter().enumerate() {
+            if let Some(c) = schema.layout(i).value {
+                if f.actionability.mutable && f.state_of(raw[i])? == 0 {
+                    cols.push(c);
+                }
+            }
+        }
+        NoiseModel::gaussian(sigma2, cols)
+    }
+
     /// The kind of noise.
     pub fn kind(&self) -> NoiseKind {
         self.kind

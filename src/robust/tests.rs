@@ -641,3 +641,23 @@ fn generators_refuse_bad_input() {
     let c = croco(&schema, &model, &uniform, &raw, &cfg).unwrap();
     assert!(c.valid && c.probe_rate.is_none());
 }
+
+#[test]
+fn applicant_noise_skips_special_states_and_immutables() {
+    let schema = Schema::new(vec![
+        Feature::contiguous("a", 0.0, 10.0).with_special(-7.0, "condition not met"),
+        Feature::contiguous("b", 0.0, 10.0),
+        Feature::contiguous("c", 0.0, 10.0).immutable(),
+        Feature::categorical("d", &["x", "y"]),
+    ])
+    .unwrap();
+    // encoded: a slot 0, a=-7 indicator 1, b slot 2, c slot 3, d 4..6
+    assert_eq!(NoiseModel::default_columns(&schema), vec![0, 2]);
+    let n = NoiseModel::gaussian_for_applicant(&schema, &[-7.0, 3.0, 1.0, 0.0], 0.01).unwrap();
+    assert_eq!(n.columns(), &[2]);
+    let n = NoiseModel::gaussian_for_applicant(&schema, &[4.0, 3.0, 1.0, 1.0], 0.04).unwrap();
+    assert_eq!(n.columns(), &[0, 2]);
+    assert!((n.scale()[0] - 0.2).abs() < 1e-15);
+    assert!(NoiseModel::gaussian_for_applicant(&schema, &[4.0, 3.0], 0.01).is_err());
+    assert!(NoiseModel::gaussian_for_applicant(&schema, &[5.5e3, 3.0, 1.0, 1.0], 0.01).is_err());
+}
