@@ -12,7 +12,9 @@
 //! | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split |
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
+//! | [`coherent`] | optimal coherent counterfactuals by MIP (seed 000) on HiGHS, diversity, infeasibility reasons |
 
+pub mod coherent;
 pub mod data;
 pub mod error;
 pub mod model;
