@@ -34,9 +34,13 @@
 //!   and to the level index of a categorical. A move between a special state and
 //!   the value range has no direction (a special state is not on the number line);
 //!   forbid it with a forbidden transition if needed.
-//! * Integer and step-grid features: an integer `k_i ∈ [0, K_i]` with
-//!   `c_i = b_i + g_i·k_i` when in the value state, where `b_i` is the first grid
-//!   point inside the actionable range and `g_i` the grid step, both as slots.
+//! * Integer and step-grid features: when the factual value is in range (and so
+//!   on the grid, which [`Schema::decode`] guarantees), `l_i` and `u_i` are
+//!   integers counting grid steps (slot = `v + g_i·(u_i − l_i)`). Otherwise (the
+//!   factual in a special state, or outside its actionable range) an integer
+//!   `k_i ∈ [0, K_i]` places the value at `c_i = b_i + g_i·k_i`, where `b_i` is
+//!   the first grid point inside the actionable range and `g_i` the grid step,
+//!   both as slots.
 //! * When the factual lies in a special state, the anchor `v` is the schema's
 //!   fitted median slot (reference code `c.med[0]`) **clamped to the actionable
 //!   range**, so a move into the value range costs `W_own + W^c·|c − v|`.
@@ -72,6 +76,10 @@ pub(crate) struct FeatureVars {
     pub fixed: f64,
     pub factual_state: usize,
     pub contiguous: bool,
+    /// Slot length of one unit of `l`/`u`: 1, or the grid step when `l`, `u`
+    /// count whole grid steps (`steps`).
+    pub unit: f64,
+    pub steps: bool,
     /// "Changed" indicator, added on demand by the distinct-subsets rule.
     pub changed: Option<usize>,
 }
@@ -170,6 +178,8 @@ impl Program {
                 fixed: 0.0,
                 factual_state: s_f,
                 contiguous,
+                unit: 1.0,
+                steps: false,
                 changed: None,
             };
             if let FeatureKind::Contiguous {
@@ -214,19 +224,33 @@ impl Program {
                         Direction::Any => {}
                     }
                 }
-                let l = mip.add_col(w.value, 0.0, lmax, false);
-                let u = mip.add_col(w.value, 0.0, umax, false);
-                mip.add_row(f64::NEG_INFINITY, 0.0, &[(l, 1.0), (d_c, -lmax)]);
-                mip.add_row(f64::NEG_INFINITY, 0.0, &[(u, 1.0), (d_c, -umax)]);
-                decision.push((l, -a));
-                decision.push((u, a));
-                fv.l = Some(l);
-                fv.u = Some(u);
                 let grid = if degenerate {
                     None
                 } else {
                     raw_grid(&f.name, *lower, *integer, *step, lo, hi)?
                 };
+                // A factual value on the grid, inside its range, moves by whole grid
+                // steps: l and u count steps (integers) and no k is needed.
+                let steps = grid.is_some() && s_f == 0 && !outside;
+                let unit = match grid {
+                    Some((_, g_raw, _)) if steps => g_raw / (upper - lower),
+                    _ => 1.0,
+                };
+                if steps {
+                    lmax = (lmax / unit + 1e-9).floor();
+                    umax = (umax / unit + 1e-9).floor();
+                }
+                let l = mip.add_col(w.value * unit, 0.0, lmax, steps);
+                let u = mip.add_col(w.value * unit, 0.0, umax, steps);
+                mip.add_row(f64::NEG_INFINITY, 0.0, &[(l, 1.0), (d_c, -lmax)]);
+                mip.add_row(f64::NEG_INFINITY, 0.0, &[(u, 1.0), (d_c, -umax)]);
+                decision.push((l, -a * unit));
+                decision.push((u, a * unit));
+                fv.l = Some(l);
+                fv.u = Some(u);
+                fv.unit = unit;
+                fv.steps = steps;
+                let grid = if steps { None } else { grid };
                 let stay = if outside {
                     let s = mip.add_col(0.0, 0.0, 1.0, true);
                     mip.add_row(f64::NEG_INFINITY, 0.0, &[(s, 1.0), (d_c, -1.0)]);
@@ -319,9 +343,11 @@ impl Program {
                 } else if let Some(g) = fv.grid {
                     (g.base + g.step * x[g.k_col].round()).clamp(0.0, 1.0)
                 } else {
-                    let l = fv.l.map_or(0.0, |c| x[c]);
-                    let u = fv.u.map_or(0.0, |c| x[c]);
-                    (fv.anchor - l + u).clamp(0.0, 1.0)
+                    let read = |c: Option<usize>| {
+                        let v = c.map_or(0.0, |c| x[c]);
+                        if fv.steps { v.round() } else { v }
+                    };
+                    (fv.anchor + fv.unit * (read(fv.u) - read(fv.l))).clamp(0.0, 1.0)
                 };
             }
         }
