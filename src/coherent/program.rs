@@ -122,6 +122,71 @@ fn raw_grid(
     Ok(Some((base, g, if k.is_finite() { k as i64 } else { -1 })))
 }
 
+/// States no optimal answer can use, under any of the constraints cfx adds
+/// (diversity fixes and cuts never forbid staying put): a state whose best score
+/// contribution is below the factual state's (which costs nothing to keep), or
+/// equal to it at a positive cost. Leaving them out shrinks the branch-and-bound
+/// tree without changing any optimum (the brute-force oracle test checks this).
+fn dominated_states(
+    schema: &Schema,
+    model: &LinearModel,
+    factual: &[f64],
+    i: usize,
+    s_f: usize,
+) -> Vec<bool> {
+    let f = &schema.features[i];
+    let layout = schema.layout(i);
+    let w = schema.weights(i);
+    let mw = &model.weights;
+    let n = f.n_states();
+    match &f.kind {
+        FeatureKind::Contiguous {
+            lower,
+            upper,
+            fixed_value,
+            ..
+        } => {
+            let a = mw[layout.start];
+            let (lo, hi) = schema.actionable_range(i).unwrap_or((*lower, *upper));
+            let (lb, ub) = if upper > lower {
+                (schema.value_to_slot(i, lo), schema.value_to_slot(i, hi))
+            } else {
+                (0.0, 0.0)
+            };
+            let special = |j: usize| a * fixed_value + mw[layout.start + j];
+            let own = if s_f == 0 {
+                if upper > lower { a * schema.value_to_slot(i, factual[i]) } else { 0.0 }
+            } else {
+                special(s_f)
+            };
+            let own_w = if s_f == 0 { 0.0 } else { w.states[s_f - 1] };
+            (0..n)
+                .map(|j| {
+                    if j == s_f {
+                        return false;
+                    }
+                    let (best, cost) = if j == 0 {
+                        (a * if a > 0.0 { ub } else { lb }, own_w)
+                    } else {
+                        (special(j), own_w + w.states[j - 1])
+                    };
+                    best < own - 1e-12 || (best <= own && cost > 0.0)
+                })
+                .collect()
+        }
+        FeatureKind::Categorical { .. } => {
+            let own = mw[layout.start + s_f];
+            (0..n)
+                .map(|j| {
+                    let best = mw[layout.start + j];
+                    let cost = w.states[s_f] + w.states[j];
+                    j != s_f && (best < own - 1e-12 || (best <= own && cost > 0.0))
+                })
+                .collect()
+        }
+    }
+}
+
 impl Program {
     /// Builds the MIP for one declined applicant (`factual` raw row, coherent).
     pub fn build(
@@ -141,6 +206,7 @@ impl Program {
             let s_f = f.state_of(factual[i])?;
             let n_states = f.n_states();
             let contiguous = f.is_contiguous();
+            let dominated = dominated_states(schema, model, factual, i, s_f);
             // State binaries with their signed costs (objective 16).
             let mut state_cols = Vec::with_capacity(n_states);
             for j in 0..n_states {
@@ -150,7 +216,7 @@ impl Program {
                     w.states[j]
                 };
                 let cost = if j == s_f { -wj } else { wj };
-                let mut allowed = schema.transition_allowed(i, s_f, j);
+                let mut allowed = schema.transition_allowed(i, s_f, j) && !dominated[j];
                 if !contiguous && j != s_f {
                     match f.actionability.direction {
                         Direction::IncreaseOnly if j < s_f => allowed = false,
@@ -239,6 +305,16 @@ impl Program {
                 if steps {
                     lmax = (lmax / unit + 1e-9).floor();
                     umax = (umax / unit + 1e-9).floor();
+                }
+                if !outside && (steps || grid.is_none()) {
+                    // Moving the value against the model's weight lowers the score
+                    // and costs more than not moving: dominated (see `dominated_states`).
+                    if a > 0.0 || (a == 0.0 && w.value > 0.0) {
+                        lmax = 0.0;
+                    }
+                    if a < 0.0 || (a == 0.0 && w.value > 0.0) {
+                        umax = 0.0;
+                    }
                 }
                 let l = mip.add_col(w.value * unit, 0.0, lmax, steps);
                 let u = mip.add_col(w.value * unit, 0.0, umax, steps);
