@@ -22,11 +22,20 @@ fn main() -> cfx::Result<()> {
     let (train, test) = data.holdout_split();
     let mut schema = train.schema.clone();
     schema.fit_weights(&train.rows)?;
-    let model = LinearModel::fit(&schema.encode_rows(&train.rows)?, &train.labels, LogisticFit::default())?;
+    let model = LinearModel::fit(
+        &schema.encode_rows(&train.rows)?,
+        &train.labels,
+        LogisticFit::default(),
+    )?;
     let declined: Vec<&Vec<f64>> = test
         .rows
         .iter()
-        .filter(|r| schema.encode(r).map(|x| !model.accepts(&x)).unwrap_or(false))
+        .filter(|r| {
+            schema
+                .encode(r)
+                .map(|x| !model.accepts(&x))
+                .unwrap_or(false)
+        })
         .collect();
     println!(
         "{which}: {} held-out applicants, {} declined by the logistic model",

@@ -77,7 +77,10 @@ fn heloc_diverse_sets_are_pairwise_distinct_for_both_rules() {
         return;
     };
     let rows = &declined[..DIVERSE_CAP.min(declined.len())];
-    for (rule, n) in [(DiversityRule::Russell, 5), (DiversityRule::DistinctSubsets, 3)] {
+    for (rule, n) in [
+        (DiversityRule::Russell, 5),
+        (DiversityRule::DistinctSubsets, 3),
+    ] {
         let config = Config {
             diversity: rule,
             n_diverse: n,
@@ -92,6 +95,10 @@ fn heloc_diverse_sets_are_pairwise_distinct_for_both_rules() {
             sizes += ex.counterfactuals.len();
         }
         // Diversity must actually produce alternatives on this data.
-        assert!(sizes >= 2 * rows.len(), "{rule:?}: {sizes} counterfactuals for {} applicants", rows.len());
+        assert!(
+            sizes >= 2 * rows.len(),
+            "{rule:?}: {sizes} counterfactuals for {} applicants",
+            rows.len()
+        );
     }
 }

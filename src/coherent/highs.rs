@@ -85,13 +85,20 @@ impl Mip {
             && self.row_start.len() == m
             && self.row_index.len() == self.row_value.len()
             && self.row_start.windows(2).all(|w| w[0] <= w[1])
-            && self.row_start.last().is_none_or(|&s| s <= self.row_index.len())
+            && self
+                .row_start
+                .last()
+                .is_none_or(|&s| s <= self.row_index.len())
             && self.row_index.iter().all(|&c| c < n)
             && self.offset.is_finite()
             && self.cost.iter().all(|v| v.is_finite())
             && self.row_value.iter().all(|v| v.is_finite())
             && self.lower.iter().chain(&self.upper).all(|v| !v.is_nan())
-            && self.row_lower.iter().chain(&self.row_upper).all(|v| !v.is_nan())
+            && self
+                .row_lower
+                .iter()
+                .chain(&self.row_upper)
+                .all(|v| !v.is_nan())
             && n <= HighsInt::MAX as usize
             && self.row_index.len() <= HighsInt::MAX as usize
     }
@@ -376,7 +383,10 @@ mod tests {
         assert_eq!(s.status, MipStatus::Optimal);
         assert!(s.has_solution);
         assert!((s.objective + 9.0).abs() < 1e-9, "{}", s.objective);
-        assert_eq!(s.x.iter().map(|v| v.round() as i32).collect::<Vec<_>>(), vec![1, 1, 0]);
+        assert_eq!(
+            s.x.iter().map(|v| v.round() as i32).collect::<Vec<_>>(),
+            vec![1, 1, 0]
+        );
     }
 
     #[test]

@@ -98,10 +98,16 @@ impl Config {
             ));
         }
         if !(self.mip_gap.is_finite() && self.mip_gap >= 0.0) {
-            return bad(format!("mip_gap must be finite and ≥ 0, got {}", self.mip_gap));
+            return bad(format!(
+                "mip_gap must be finite and ≥ 0, got {}",
+                self.mip_gap
+            ));
         }
         if !(self.margin.is_finite() && self.margin >= 0.0) {
-            return bad(format!("margin must be finite and ≥ 0, got {}", self.margin));
+            return bad(format!(
+                "margin must be finite and ≥ 0, got {}",
+                self.margin
+            ));
         }
         if self.n_diverse == 0 {
             return bad("n_diverse must be at least 1".into());
@@ -194,7 +200,9 @@ impl Outcome {
     /// (see [`ConstraintGroup::bit`]); 0 otherwise.
     pub fn blocking_mask(&self) -> u32 {
         match self {
-            Outcome::Infeasible { blocking } => blocking.iter().flatten().fold(0, |m, g| m | g.bit()),
+            Outcome::Infeasible { blocking } => {
+                blocking.iter().flatten().fold(0, |m, g| m | g.bit())
+            }
             _ => 0,
         }
     }
@@ -313,7 +321,9 @@ pub fn cost(schema: &Schema, from: &[f64], to: &[f64]) -> Result<f64> {
                     (0, j) => ind(j),
                     (k, 0) => {
                         let (lo, hi) = schema.actionable_range(i).unwrap_or((0.0, 0.0));
-                        let anchor = w.anchor.clamp(slot(lo).min(slot(hi)), slot(hi).max(slot(lo)));
+                        let anchor = w
+                            .anchor
+                            .clamp(slot(lo).min(slot(hi)), slot(hi).max(slot(lo)));
                         ind(k) + w.value * (slot(to[i]) - anchor).abs()
                     }
                     (k, j) if k == j => 0.0,
@@ -377,9 +387,9 @@ fn read_solution(
     seconds: f64,
 ) -> Result<Option<Counterfactual>> {
     let enc = prog.encoded(schema, &sol.x);
-    let raw = schema.decode(&enc).map_err(|e| {
-        Error::Solver(format!("internal: the MIP solution does not decode ({e})"))
-    })?;
+    let raw = schema
+        .decode(&enc)
+        .map_err(|e| Error::Solver(format!("internal: the MIP solution does not decode ({e})")))?;
     let encoded = schema.encode(&raw)?;
     let score = model.score(&encoded);
     if score <= logit(model.threshold) {
@@ -468,7 +478,9 @@ fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
                     f.actionability.lower = None;
                     f.actionability.upper = None;
                 }
-                ConstraintGroup::ForbiddenTransitions => f.actionability.forbidden_transitions.clear(),
+                ConstraintGroup::ForbiddenTransitions => {
+                    f.actionability.forbidden_transitions.clear()
+                }
             }
         }
     }
@@ -490,7 +502,7 @@ fn blocking_groups(
     let mut quick = *config;
     quick.mip_gap = 1e-2; // feasibility is all that matters here
     for mask in subsets {
-        if found.iter().any(|&f| f & mask == f) {
+        if found.iter().any(|&f| f & !mask == 0) {
             continue;
         }
         let groups: Vec<ConstraintGroup> = ConstraintGroup::ALL
@@ -640,7 +652,11 @@ fn russell(
             } else if s_old != 0 {
                 vec![(fv.state_cols[s_old], 1.0, 1.0)] // (b), evident intent
             } else {
-                [fv.l, fv.u].into_iter().flatten().map(|c| (c, 0.0, 0.0)).collect() // (c)
+                [fv.l, fv.u]
+                    .into_iter()
+                    .flatten()
+                    .map(|c| (c, 0.0, 0.0))
+                    .collect() // (c)
             };
             let saved: Vec<(usize, f64, f64)> = fixes
                 .iter()
@@ -691,7 +707,9 @@ fn distinct_subsets(
     ex: &mut Explanation,
 ) -> Result<()> {
     while ex.counterfactuals.len() < config.n_diverse {
-        let Some(last) = ex.counterfactuals.last() else { break };
+        let Some(last) = ex.counterfactuals.last() else {
+            break;
+        };
         let changed: Vec<usize> = last.changes.iter().map(|c| c.feature).collect();
         if changed.is_empty() {
             break;
@@ -768,7 +786,10 @@ pub fn explain_batch(
         if p.len() == c.len() {
             out.extend(p);
         } else {
-            out.extend(c.iter().map(|_| Err(Error::Solver("a batch worker thread panicked".into()))));
+            out.extend(
+                c.iter()
+                    .map(|_| Err(Error::Solver("a batch worker thread panicked".into()))),
+            );
         }
     }
     Ok(out)

@@ -155,7 +155,11 @@ fn dominated_states(
             };
             let special = |j: usize| a * fixed_value + mw[layout.start + j];
             let own = if s_f == 0 {
-                if upper > lower { a * schema.value_to_slot(i, factual[i]) } else { 0.0 }
+                if upper > lower {
+                    a * schema.value_to_slot(i, factual[i])
+                } else {
+                    0.0
+                }
             } else {
                 special(s_f)
             };
@@ -209,14 +213,14 @@ impl Program {
             let dominated = dominated_states(schema, model, factual, i, s_f);
             // State binaries with their signed costs (objective 16).
             let mut state_cols = Vec::with_capacity(n_states);
-            for j in 0..n_states {
+            for (j, &dominated_j) in dominated.iter().enumerate() {
                 let wj = if contiguous {
                     if j == 0 { 0.0 } else { w.states[j - 1] }
                 } else {
                     w.states[j]
                 };
                 let cost = if j == s_f { -wj } else { wj };
-                let mut allowed = schema.transition_allowed(i, s_f, j) && !dominated[j];
+                let mut allowed = schema.transition_allowed(i, s_f, j) && !dominated_j;
                 if !contiguous && j != s_f {
                     match f.actionability.direction {
                         Direction::IncreaseOnly if j < s_f => allowed = false,
@@ -233,7 +237,11 @@ impl Program {
                     decision.push((col, w_model[e]));
                 }
             }
-            mip.add_row(1.0, 1.0, &state_cols.iter().map(|&c| (c, 1.0)).collect::<Vec<_>>());
+            mip.add_row(
+                1.0,
+                1.0,
+                &state_cols.iter().map(|&c| (c, 1.0)).collect::<Vec<_>>(),
+            );
             let mut fv = FeatureVars {
                 state_cols,
                 l: None,
@@ -268,7 +276,11 @@ impl Program {
                 };
                 let d_c = fv.state_cols[0];
                 let v = if s_f == 0 {
-                    if degenerate { 0.0 } else { schema.value_to_slot(i, factual[i]) }
+                    if degenerate {
+                        0.0
+                    } else {
+                        schema.value_to_slot(i, factual[i])
+                    }
                 } else {
                     w.anchor.clamp(lb, ub)
                 };
@@ -331,8 +343,16 @@ impl Program {
                     let s = mip.add_col(0.0, 0.0, 1.0, true);
                     mip.add_row(f64::NEG_INFINITY, 0.0, &[(s, 1.0), (d_c, -1.0)]);
                     // c' ≥ lb·(d_c − s) + v·s  and  c' ≤ ub·(d_c − s) + v·s, c' = v·d_c − l + u.
-                    mip.add_row(0.0, f64::INFINITY, &[(d_c, v - lb), (l, -1.0), (u, 1.0), (s, lb - v)]);
-                    mip.add_row(f64::NEG_INFINITY, 0.0, &[(d_c, v - ub), (l, -1.0), (u, 1.0), (s, ub - v)]);
+                    mip.add_row(
+                        0.0,
+                        f64::INFINITY,
+                        &[(d_c, v - lb), (l, -1.0), (u, 1.0), (s, lb - v)],
+                    );
+                    mip.add_row(
+                        f64::NEG_INFINITY,
+                        0.0,
+                        &[(d_c, v - ub), (l, -1.0), (u, 1.0), (s, ub - v)],
+                    );
                     fv.stay = Some(s);
                     Some(s)
                 } else {
@@ -439,11 +459,13 @@ impl Program {
         let z = self.mip.add_col(0.0, 0.0, 1.0, true);
         let fv = &self.vars[i];
         let own = fv.state_cols[fv.factual_state];
-        self.mip.add_row(1.0, f64::INFINITY, &[(z, 1.0), (own, 1.0)]);
+        self.mip
+            .add_row(1.0, f64::INFINITY, &[(z, 1.0), (own, 1.0)]);
         for c in [fv.l, fv.u].into_iter().flatten() {
             let m = self.mip.upper[c].max(0.0);
             if m > 0.0 {
-                self.mip.add_row(f64::NEG_INFINITY, 0.0, &[(c, 1.0), (z, -m)]);
+                self.mip
+                    .add_row(f64::NEG_INFINITY, 0.0, &[(c, 1.0), (z, -m)]);
             }
         }
         self.vars[i].changed = Some(z);

@@ -165,7 +165,9 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
 /// Exact optimum by enumeration + greedy LP; `None` when infeasible.
 fn brute_force(schema: &Schema, model: &LinearModel, factual: &[f64], margin: f64) -> Option<f64> {
     let n = schema.n_features();
-    let dests: Vec<Vec<Dest>> = (0..n).map(|i| destinations(schema, model, factual, i)).collect();
+    let dests: Vec<Vec<Dest>> = (0..n)
+        .map(|i| destinations(schema, model, factual, i))
+        .collect();
     let need = logit(model.threshold) + margin - model.bias;
     let mut best: Option<f64> = None;
     let mut idx = vec![0usize; n];
@@ -249,7 +251,8 @@ fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
             }
             1 => {
                 let lo = rng.random_range(0..4) as f64;
-                let mut f = Feature::contiguous(&name, lo, lo + rng.random_range(1..7) as f64).integer();
+                let mut f =
+                    Feature::contiguous(&name, lo, lo + rng.random_range(1..7) as f64).integer();
                 if rng.random_bool(0.3) {
                     if let FeatureKind::Contiguous { step, upper, .. } = &mut f.kind {
                         *step = Some(2.0);
@@ -275,10 +278,7 @@ fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
             }
             if rng.random_bool(0.3) {
                 if let FeatureKind::Contiguous {
-                    lower,
-                    upper,
-                    step,
-                    ..
+                    lower, upper, step, ..
                 } = &f.kind
                 {
                     let g = step.unwrap_or(0.5);
@@ -307,11 +307,17 @@ fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
                 f.state_name(rng.random_range(0..ns)).to_string()
             };
             let to = f.state_name(to).to_string();
-            f.actionability.forbidden_transitions.push(Transition { from, to });
+            f.actionability
+                .forbidden_transitions
+                .push(Transition { from, to });
         }
         let n_ind = f.encoded_width() - usize::from(f.is_contiguous());
         f.weights = Some(FeatureWeights {
-            value: if f.is_contiguous() { rng.random_range(0.2..3.0) } else { 0.0 },
+            value: if f.is_contiguous() {
+                rng.random_range(0.2..3.0)
+            } else {
+                0.0
+            },
             states: (0..n_ind).map(|_| rng.random_range(0.2..3.0)).collect(),
             anchor: rng.random_range(0.0..1.0),
         });
@@ -331,7 +337,7 @@ fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
                 integer,
                 step,
                 special_states,
-            ..
+                ..
             } => {
                 let s = rng.random_range(0..=special_states.len());
                 if s > 0 {
@@ -350,7 +356,9 @@ fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
 }
 
 fn random_model(schema: &Schema, factual: &[f64], rng: &mut Xoshiro256PlusPlus) -> LinearModel {
-    let w: Vec<f64> = (0..schema.encoded_dim()).map(|_| rng.random_range(-3.0..3.0)).collect();
+    let w: Vec<f64> = (0..schema.encoded_dim())
+        .map(|_| rng.random_range(-3.0..3.0))
+        .collect();
     let t = rng.random_range(0.3..0.7);
     let x = schema.encode(factual).unwrap();
     let s: f64 = w.iter().zip(&x).map(|(a, b)| a * b).sum();
@@ -358,14 +366,28 @@ fn random_model(schema: &Schema, factual: &[f64], rng: &mut Xoshiro256PlusPlus) 
     LinearModel::new(w, bias, t).unwrap()
 }
 
-fn check_counterfactual(schema: &Schema, model: &LinearModel, factual: &[f64], cf: &Counterfactual) {
+fn check_counterfactual(
+    schema: &Schema,
+    model: &LinearModel,
+    factual: &[f64],
+    cf: &Counterfactual,
+) {
     let enc = schema.encode(&cf.raw).unwrap();
     assert_eq!(schema.decode(&enc).unwrap(), cf.raw, "decodes coherently");
-    assert!(model.accepts(&enc), "flips the decision: p = {}", model.probability(&enc));
+    assert!(
+        model.accepts(&enc),
+        "flips the decision: p = {}",
+        model.probability(&enc)
+    );
     schema.check_actionable(factual, &cf.raw).unwrap();
     let c = cost(schema, factual, &cf.raw).unwrap();
     assert!((c - cf.cost).abs() < 1e-9);
-    assert!((cf.objective - c).abs() < 1e-6, "objective {} vs cost {}", cf.objective, c);
+    assert!(
+        (cf.objective - c).abs() < 1e-6,
+        "objective {} vs cost {}",
+        cf.objective,
+        c
+    );
 }
 
 #[test]
@@ -392,7 +414,11 @@ fn mip_optimum_equals_brute_force_on_random_small_schemas() {
                 feasible += 1;
             }
             (None, None) => {
-                assert!(matches!(ex.outcome, Outcome::Infeasible { .. }), "{:?}", ex.outcome);
+                assert!(
+                    matches!(ex.outcome, Outcome::Infeasible { .. }),
+                    "{:?}",
+                    ex.outcome
+                );
                 infeasible += 1;
             }
             (o, c) => panic!(
@@ -475,7 +501,11 @@ fn no_recourse_names_the_immutables() {
         }
     );
     assert_eq!(ex.outcome.blocking_mask(), 1);
-    assert!(ex.to_text().contains("immutable features"), "{}", ex.to_text());
+    assert!(
+        ex.to_text().contains("immutable features"),
+        "{}",
+        ex.to_text()
+    );
 }
 
 #[test]
@@ -486,10 +516,13 @@ fn no_recourse_names_the_direction_and_transition_groups() {
     let mut w = vec![0.0; schema.encoded_dim()];
     w[1] = 3.0;
     w[2] = 5.0;
-    schema.features[1].actionability.forbidden_transitions.push(Transition {
-        from: "*".into(),
-        to: "no debt record".into(),
-    });
+    schema.features[1]
+        .actionability
+        .forbidden_transitions
+        .push(Transition {
+            from: "*".into(),
+            to: "no debt record".into(),
+        });
     let schema = Schema::new(schema.features).unwrap();
     let model = LinearModel::new(w, -2.0, 0.5).unwrap();
     let factual = [30.0, 40.0, 0.0];
@@ -533,7 +566,11 @@ fn integer_and_step_features_land_on_their_grid() {
         let cf = &ex.counterfactuals[0];
         check_counterfactual(&schema, &model, &factual, cf);
         assert_eq!(cf.raw[0].fract(), 0.0, "{:?}", cf.raw);
-        assert!(cf.raw[1] == -7.0 || (cf.raw[1] / 6.0).fract() == 0.0, "{:?}", cf.raw);
+        assert!(
+            cf.raw[1] == -7.0 || (cf.raw[1] / 6.0).fract() == 0.0,
+            "{:?}",
+            cf.raw
+        );
         let best = brute_force(&schema, &model, &factual, 1e-6).unwrap();
         assert!((cf.cost - best).abs() < 1e-6);
     }
@@ -564,8 +601,16 @@ fn russell_case_b_forbids_the_change_from_a_special_state() {
     };
     let ex = explain_diverse(&schema, &model, &factual, &config).unwrap();
     assert_eq!(ex.counterfactuals.len(), 2);
-    assert!(ex.counterfactuals[0].raw[0] >= 0.0, "{:?}", ex.counterfactuals[0].raw);
-    assert_eq!(ex.counterfactuals[1].raw[0], -7.0, "{:?}", ex.counterfactuals[1].raw);
+    assert!(
+        ex.counterfactuals[0].raw[0] >= 0.0,
+        "{:?}",
+        ex.counterfactuals[0].raw
+    );
+    assert_eq!(
+        ex.counterfactuals[1].raw[0], -7.0,
+        "{:?}",
+        ex.counterfactuals[1].raw
+    );
     assert!(ex.counterfactuals[1].raw[1] > 2.0);
 }
 
@@ -596,12 +641,15 @@ fn bad_inputs_are_errors_not_panics() {
     let c = Config::default();
     assert!(explain(&schema, &model, &[30.0, 40.0], &c).is_err());
     assert!(explain(&schema, &model, &[30.0, f64::NAN, 0.0], &c).is_err());
-    assert!(explain(&schema, &model, &[30.5, 40.0, 0.0], &c).is_err(), "off-grid age");
-    assert!(explain(&schema, &model, &[30.0, 40.0, 7.0], &c).is_err(), "no level 7");
-    let bad = Config {
-        margin: -1.0,
-        ..c
-    };
+    assert!(
+        explain(&schema, &model, &[30.5, 40.0, 0.0], &c).is_err(),
+        "off-grid age"
+    );
+    assert!(
+        explain(&schema, &model, &[30.0, 40.0, 7.0], &c).is_err(),
+        "no level 7"
+    );
+    let bad = Config { margin: -1.0, ..c };
     assert!(explain(&schema, &model, &[30.0, 40.0, 0.0], &bad).is_err());
     let accepting = LinearModel::new(vec![0.1; schema.encoded_dim()], 5.0, 0.5).unwrap();
     assert!(explain(&schema, &accepting, &[30.0, 40.0, 0.0], &c).is_err());
@@ -617,7 +665,9 @@ fn batch_is_in_input_order_and_matches_single_calls() {
     while rows.len() < 12 {
         rows.push(random_factual(&schema, &mut rng));
     }
-    let w: Vec<f64> = (0..schema.encoded_dim()).map(|_| rng.random_range(-3.0..3.0)).collect();
+    let w: Vec<f64> = (0..schema.encoded_dim())
+        .map(|_| rng.random_range(-3.0..3.0))
+        .collect();
     let model = LinearModel::new(w, -4.0, 0.5).unwrap();
     let config = Config {
         batch_threads: 3,
@@ -632,7 +682,12 @@ fn batch_is_in_input_order_and_matches_single_calls() {
             (Ok(s), Ok(b)) => {
                 assert_eq!(s.factual, b.factual);
                 assert_eq!(s.outcome, b.outcome);
-                let raws = |e: &Explanation| e.counterfactuals.iter().map(|c| c.raw.clone()).collect::<Vec<_>>();
+                let raws = |e: &Explanation| {
+                    e.counterfactuals
+                        .iter()
+                        .map(|c| c.raw.clone())
+                        .collect::<Vec<_>>()
+                };
                 assert_eq!(raws(&s), raws(b));
             }
             (Err(a), Err(b)) => assert_eq!(&a, b),
