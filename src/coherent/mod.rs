@@ -794,3 +794,34 @@ pub fn explain_batch(
     }
     Ok(out)
 }
+
+/// The MIP [`explain`] solves for one applicant, in a neutral JSON form
+/// (minimise `cost·x + offset` s.t. `row_lower ≤ A x ≤ row_upper` with `A`
+/// row-wise in `row_start`/`row_index`/`row_value`, `lower ≤ x ≤ upper`,
+/// `integer` marking integer columns; infinite bounds as `±1e30`), so that
+/// other solvers (the `highspy` peer script) can be checked against cfx on the
+/// very same program.
+pub fn mip_json(
+    schema: &Schema,
+    model: &dyn Model,
+    factual: &[f64],
+    config: &Config,
+) -> Result<String> {
+    let (lin, _) = prepare(schema, model, factual, config)?;
+    let prog = Program::build(schema, lin, factual, config.margin)?;
+    let m = &prog.mip;
+    let fin = |v: &Vec<f64>| -> Vec<f64> { v.iter().map(|x| x.clamp(-1e30, 1e30)).collect() };
+    let value = serde_json::json!({
+        "cost": m.cost,
+        "offset": m.offset,
+        "lower": fin(&m.lower),
+        "upper": fin(&m.upper),
+        "integer": m.integer,
+        "row_lower": fin(&m.row_lower),
+        "row_upper": fin(&m.row_upper),
+        "row_start": m.row_start,
+        "row_index": m.row_index,
+        "row_value": m.row_value,
+    });
+    Ok(value.to_string())
+}
