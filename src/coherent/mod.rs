@@ -41,6 +41,11 @@ pub enum DiversityRule {
     /// each and dropping a constraint that makes the program infeasible.
     #[default]
     Russell,
+    /// Russell's procedure exactly as the reference code publishes it, including
+    /// its case (b), which adds `d_{i,c} = 1` (the feature must stay in its value
+    /// range) instead of forbidding the change: kept for reproducing the
+    /// reference code's explanations.
+    RussellReferenceCode,
     /// Each new explanation must leave at least one feature of every earlier
     /// explanation's changed set unchanged (the "flipsets" of actionable recourse,
     /// Ustun et al. 2019): a no-good cut `Σ_{i∈S_e} z_i ≤ |S_e| − 1` per earlier set.
@@ -619,7 +624,10 @@ pub fn explain_diverse(
         return Ok(ex);
     };
     match config.diversity {
-        DiversityRule::Russell => russell(schema, lin, factual, config, &mut prog, &mut ex)?,
+        DiversityRule::Russell => russell(schema, lin, factual, config, &mut prog, &mut ex, false)?,
+        DiversityRule::RussellReferenceCode => {
+            russell(schema, lin, factual, config, &mut prog, &mut ex, true)?
+        }
         DiversityRule::DistinctSubsets => {
             distinct_subsets(schema, lin, factual, config, &mut prog, &mut ex)?
         }
@@ -634,6 +642,7 @@ fn russell(
     config: &Config,
     prog: &mut Program,
     ex: &mut Explanation,
+    reference_case_b: bool,
 ) -> Result<()> {
     while ex.counterfactuals.len() < config.n_diverse {
         let last = ex.counterfactuals.last().cloned();
@@ -649,6 +658,8 @@ fn russell(
             // (col, new lower, new upper)
             let fixes: Vec<(usize, f64, f64)> = if !fv.contiguous || s_new != 0 {
                 vec![(fv.state_cols[s_new], 0.0, 0.0)] // (a)
+            } else if s_old != 0 && reference_case_b {
+                vec![(fv.state_cols[0], 1.0, 1.0)] // (b) as the reference code has it
             } else if s_old != 0 {
                 vec![(fv.state_cols[s_old], 1.0, 1.0)] // (b), evident intent
             } else {

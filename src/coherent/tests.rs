@@ -612,6 +612,14 @@ fn russell_case_b_forbids_the_change_from_a_special_state() {
         ex.counterfactuals[1].raw
     );
     assert!(ex.counterfactuals[1].raw[1] > 2.0);
+    // The reference code's case (b) only pins delq to its value range, so the
+    // optimum repeats and the procedure stops after one explanation.
+    let reference = Config {
+        diversity: DiversityRule::RussellReferenceCode,
+        ..config
+    };
+    let ex = explain_diverse(&schema, &model, &factual, &reference).unwrap();
+    assert_eq!(ex.counterfactuals.len(), 1);
 }
 
 #[test]
