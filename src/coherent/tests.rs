@@ -715,3 +715,27 @@ fn plain_words_name_states_and_values() {
     assert_eq!(text, "debt: 40 → 'no debt record' (-7)");
     assert!(ex.to_text().starts_with("declined"));
 }
+
+#[test]
+fn mip_json_describes_the_program_explain_solves() {
+    let schema = two_feature_schema();
+    let mut w = vec![0.0; schema.encoded_dim()];
+    w[2] = 3.0;
+    let model = LinearModel::new(w, -2.0, 0.5).unwrap();
+    let factual = [30.0, 40.0, 0.0];
+    let v: serde_json::Value =
+        serde_json::from_str(&mip_json(&schema, &model, &factual, &Config::default()).unwrap())
+            .unwrap();
+    let n = v["cost"].as_array().unwrap().len();
+    let m = v["row_lower"].as_array().unwrap().len();
+    assert!(n > 0 && m > 0);
+    for key in ["lower", "upper", "integer"] {
+        assert_eq!(v[key].as_array().unwrap().len(), n, "{key}");
+    }
+    assert_eq!(v["row_upper"].as_array().unwrap().len(), m);
+    assert_eq!(v["row_start"].as_array().unwrap().len(), m);
+    // The program's value at the factual is the offset plus the signed state
+    // costs, i.e. zero: the objective is the cost of the change.
+    let ex = explain(&schema, &model, &factual, &Config::default()).unwrap();
+    assert!((ex.counterfactuals[0].objective - 1.0).abs() < 1e-9);
+}
