@@ -739,3 +739,32 @@ fn mip_json_describes_the_program_explain_solves() {
     let ex = explain(&schema, &model, &factual, &Config::default()).unwrap();
     assert!((ex.counterfactuals[0].objective - 1.0).abs() < 1e-9);
 }
+
+#[test]
+fn a_time_limit_is_an_outcome_not_an_error() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let config = Config {
+        time_limit_seconds: 1e-9,
+        ..Config::default()
+    };
+    let mut seen = 0;
+    for _ in 0..20 {
+        let schema = random_schema(&mut rng);
+        let factual = random_factual(&schema, &mut rng);
+        let model = random_model(&schema, &factual, &mut rng);
+        let ex = explain(&schema, &model, &factual, &config).unwrap();
+        match &ex.outcome {
+            Outcome::TimeLimit { has_solution } => {
+                assert_eq!(*has_solution, !ex.counterfactuals.is_empty());
+                seen += 1;
+            }
+            // HiGHS may settle a tiny program in presolve before it looks at the clock.
+            Outcome::Optimal | Outcome::Infeasible { .. } => {}
+            other => panic!("{other:?}"),
+        }
+        for cf in &ex.counterfactuals {
+            check_counterfactual(&schema, &model, &factual, cf);
+        }
+    }
+    assert!(seen > 0, "no solve reported the time limit");
+}
