@@ -12,11 +12,13 @@
 //! | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split |
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
+//! | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (seed 003) |
 
 pub mod data;
 pub mod error;
 pub mod model;
 pub mod nn;
 pub mod schema;
+pub mod sequential;
 
 pub use error::{Error, Result};
