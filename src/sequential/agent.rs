@@ -423,13 +423,190 @@ fn greedy_action(
     best
 }
 
+/// How an episode ended, as reported by [`Trainer::step`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EpisodeEnd {
+    pub outcome: StepOutcome,
+    /// Undiscounted return of the episode.
+    pub reward: f64,
+    /// Steps the episode took.
+    pub steps: usize,
+}
+
+/// P-DQN training, one environment step at a time (what [`train`] loops over;
+/// public so benchmarks and callers with their own loop can drive it).
+pub struct Trainer<'a> {
+    env: Environment<'a>,
+    rows: &'a [Vec<f64>],
+    declined: Vec<usize>,
+    learner: Learner,
+    replay: Replay,
+    rng: Xoshiro256PlusPlus,
+    s: Vec<f64>,
+    s2: Vec<f64>,
+    params: Vec<f64>,
+    steps: usize,
+    episodes: usize,
+    in_episode: bool,
+    ret: f64,
+    ep_steps: usize,
+    reward: RewardKind,
+    reward_params: RewardParams,
+}
+
+impl<'a> Trainer<'a> {
+    /// A trainer on the declined applicants among `rows` (raw rows); refuses bad
+    /// settings, malformed rows, and training sets without a declined applicant.
+    pub fn new(
+        schema: &'a Schema,
+        model: &'a dyn Model,
+        rows: &'a [Vec<f64>],
+        reward: RewardKind,
+        reward_params: RewardParams,
+        config: &PdqnConfig,
+    ) -> Result<Trainer<'a>> {
+        config.validate()?;
+        let env = Environment::new(schema, model, reward, reward_params)?;
+        let mut scratch = vec![0.0; model.scratch_len()];
+        let mut enc = vec![0.0; schema.encoded_dim()];
+        let mut declined = Vec::new();
+        for (r, row) in rows.iter().enumerate() {
+            check_len(&format!("raw row {r}"), schema.n_features(), row.len())?;
+            crate::error::check_finite(&format!("raw row {r}"), row)?;
+            schema.encode_into(row, &mut enc)?;
+            if crate::model::sigmoid(model.score_in(&enc, &mut scratch)) <= model.threshold() {
+                declined.push(r);
+            }
+        }
+        if declined.is_empty() {
+            return Err(Error::InvalidArgument(
+                "no declined applicant among the training rows: nothing to learn".into(),
+            ));
+        }
+        let sd = env.state_dim();
+        let k = env.actions().len();
+        Ok(Trainer {
+            learner: Learner::new(config, sd, k),
+            replay: Replay::new(config.replay_capacity, sd, k),
+            rng: Xoshiro256PlusPlus::seed_from_u64(sub_seed(config.seed, 3)),
+            s: vec![0.0; sd],
+            s2: vec![0.0; sd],
+            params: vec![0.0; k],
+            steps: 0,
+            episodes: 0,
+            in_episode: false,
+            ret: 0.0,
+            ep_steps: 0,
+            env,
+            rows,
+            declined,
+            reward,
+            reward_params,
+        })
+    }
+
+    /// Environment steps taken so far.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+    /// Episodes finished so far.
+    pub fn episodes(&self) -> usize {
+        self.episodes
+    }
+    /// Current exploration rate.
+    pub fn epsilon(&self) -> f64 {
+        self.learner.cfg.epsilon(self.steps)
+    }
+
+    /// One environment step (starting an episode on a uniformly drawn declined
+    /// applicant when none is running), stored in the replay buffer, followed by
+    /// one P-DQN update once the buffer holds `initial_memory` transitions.
+    /// Returns how the episode ended when this step ended it.
+    pub fn step(&mut self) -> Result<Option<EpisodeEnd>> {
+        let cfg = &self.learner.cfg;
+        if !self.in_episode {
+            let r = self.declined[self.rng.random_range(0..self.declined.len())];
+            self.env.reset(&self.rows[r])?;
+            self.env.write_state(&mut self.s);
+            self.in_episode = true;
+            self.ret = 0.0;
+            self.ep_steps = 0;
+        }
+        let k = self.params.len();
+        let eps = cfg.epsilon(self.steps);
+        let a = if self.rng.random::<f64>() < eps {
+            for p in self.params.iter_mut() {
+                *p = self.rng.random_range(-1.0..=1.0);
+            }
+            self.rng.random_range(0..k)
+        } else {
+            self.learner.greedy(&self.s, &mut self.params)
+        };
+        let res = self.env.step(a, self.params[a])?;
+        self.env.write_state(&mut self.s2);
+        let done = res.outcome.is_terminal();
+        self.replay
+            .push(&self.s, a, &self.params, res.reward, &self.s2, done);
+        self.ret += res.reward;
+        self.steps += 1;
+        self.ep_steps += 1;
+        let cfg = &self.learner.cfg;
+        if self.replay.len >= cfg.initial_memory.max(cfg.batch_size)
+            && self.steps % cfg.update_every == 0
+        {
+            self.learner.learn(&self.replay, &mut self.rng);
+        }
+        std::mem::swap(&mut self.s, &mut self.s2);
+        if done {
+            self.in_episode = false;
+            self.episodes += 1;
+            return Ok(Some(EpisodeEnd {
+                outcome: res.outcome,
+                reward: self.ret,
+                steps: self.ep_steps,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// Runs steps until the current (or next) episode ends.
+    pub fn episode(&mut self) -> Result<EpisodeEnd> {
+        loop {
+            if let Some(e) = self.step()? {
+                return Ok(e);
+            }
+        }
+    }
+
+    /// The policy as trained so far.
+    pub fn policy(&self) -> Policy {
+        let schema = self.env.schema();
+        Policy {
+            format_version: POLICY_FORMAT_VERSION,
+            action_features: self
+                .env
+                .actions()
+                .features()
+                .iter()
+                .map(|&i| schema.features[i].name.clone())
+                .collect(),
+            encoded_dim: schema.encoded_dim(),
+            reward: self.reward,
+            reward_params: self.reward_params,
+            config: self.learner.cfg.clone(),
+            actor_param: self.learner.actor.clone(),
+            q: self.learner.q.clone(),
+        }
+    }
+}
+
 /// Trains a P-DQN policy on the declined applicants among `rows` (raw rows),
-/// one uniformly drawn applicant per episode.
+/// one uniformly drawn applicant per episode, for `config.episodes` episodes.
 ///
 /// `progress` is called every `config.progress_every` episodes and after the
 /// last one; returning `false` stops training and `train` returns
 /// [`Error::Cancelled`] (no partial policy: a half-trained policy is not
-/// something to hand to applicants).
+/// something to hand to applicants; a caller who wants one drives a [`Trainer`]).
 ///
 /// Everything random (network initialisation, applicant draws, exploration,
 /// minibatches) comes from `config.seed`: the same inputs and seed give the same
@@ -443,77 +620,22 @@ pub fn train(
     config: &PdqnConfig,
     mut progress: impl FnMut(&Progress) -> bool,
 ) -> Result<Training> {
-    config.validate()?;
-    let mut env = Environment::new(schema, model, reward, reward_params)?;
-    let mut scratch = vec![0.0; model.scratch_len()];
-    let mut enc = vec![0.0; schema.encoded_dim()];
-    let mut declined = Vec::new();
-    for (r, row) in rows.iter().enumerate() {
-        check_len(&format!("raw row {r}"), schema.n_features(), row.len())?;
-        crate::error::check_finite(&format!("raw row {r}"), row)?;
-        schema.encode_into(row, &mut enc)?;
-        if crate::model::sigmoid(model.score_in(&enc, &mut scratch)) <= model.threshold() {
-            declined.push(r);
-        }
-    }
-    if declined.is_empty() {
-        return Err(Error::InvalidArgument(
-            "no declined applicant among the training rows: nothing to learn".into(),
-        ));
-    }
-    let sd = env.state_dim();
-    let k = env.actions().len();
-    let mut learner = Learner::new(config, sd, k);
-    let mut replay = Replay::new(config.replay_capacity, sd, k);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(sub_seed(config.seed, 3));
-    let mut s = vec![0.0; sd];
-    let mut s2 = vec![0.0; sd];
-    let mut params = vec![0.0; k];
-    let mut steps = 0usize;
+    let mut tr = Trainer::new(schema, model, rows, reward, reward_params, config)?;
     let mut history = Vec::new();
     let (mut window_n, mut window_succ, mut window_ret) = (0usize, 0usize, 0.0);
     for ep in 0..config.episodes {
-        let row = &rows[declined[rng.random_range(0..declined.len())]];
-        env.reset(row)?;
-        env.write_state(&mut s);
-        let mut ret = 0.0;
-        loop {
-            let eps = config.epsilon(steps);
-            let a = if rng.random::<f64>() < eps {
-                for p in params.iter_mut() {
-                    *p = rng.random_range(-1.0..=1.0);
-                }
-                rng.random_range(0..k)
-            } else {
-                learner.greedy(&s, &mut params)
-            };
-            let res = env.step(a, params[a])?;
-            env.write_state(&mut s2);
-            let done = res.outcome.is_terminal();
-            replay.push(&s, a, &params, res.reward, &s2, done);
-            ret += res.reward;
-            steps += 1;
-            if replay.len >= config.initial_memory.max(config.batch_size)
-                && steps % config.update_every == 0
-            {
-                learner.learn(&replay, &mut rng);
-            }
-            if done {
-                if res.outcome == StepOutcome::Success {
-                    window_succ += 1;
-                }
-                break;
-            }
-            std::mem::swap(&mut s, &mut s2);
-        }
+        let end = tr.episode()?;
         window_n += 1;
-        window_ret += ret;
+        window_ret += end.reward;
+        if end.outcome == StepOutcome::Success {
+            window_succ += 1;
+        }
         if (ep + 1) % config.progress_every == 0 || ep + 1 == config.episodes {
             let p = Progress {
                 episodes_done: ep + 1,
                 episodes_total: config.episodes,
-                steps,
-                epsilon: config.epsilon(steps),
+                steps: tr.steps(),
+                epsilon: tr.epsilon(),
                 success_rate: window_succ as f64 / window_n as f64,
                 mean_reward: window_ret / window_n as f64,
             };
@@ -528,23 +650,8 @@ pub fn train(
             }
         }
     }
-    let action_features = env
-        .actions()
-        .features()
-        .iter()
-        .map(|&i| schema.features[i].name.clone())
-        .collect();
     Ok(Training {
-        policy: Policy {
-            format_version: POLICY_FORMAT_VERSION,
-            action_features,
-            encoded_dim: schema.encoded_dim(),
-            reward,
-            reward_params,
-            config: config.clone(),
-            actor_param: learner.actor,
-            q: learner.q,
-        },
+        policy: tr.policy(),
         history,
     })
 }

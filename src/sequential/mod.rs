@@ -23,8 +23,8 @@ mod env;
 mod metrics;
 
 pub use agent::{
-    POLICY_FORMAT_VERSION, PdqnConfig, Plan, PlanStep, Policy, PolicyWorkspace, Progress,
-    RolloutStep, Training, train,
+    EpisodeEnd, POLICY_FORMAT_VERSION, PdqnConfig, Plan, PlanStep, Policy, PolicyWorkspace,
+    Progress, RolloutStep, Trainer, Training, train,
 };
 pub use env::{
     ActionSpace, Environment, Failure, RewardKind, RewardParams, StepOutcome, StepResult,
