@@ -70,12 +70,20 @@ fn mean_std(v: &[f64]) -> (f64, f64) {
     (m, var.sqrt())
 }
 
+/// Draws a progress bar on a terminal (one line, redrawn in place); when
+/// stderr is not a terminal, prints one line per tenth of the run instead.
 fn progress_bar(label: &str, p: &Progress, started: Instant) {
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    let tenth = (p.episodes_total / 10).max(1);
+    if !tty && p.episodes_done % tenth != 0 && p.episodes_done != p.episodes_total {
+        return;
+    }
     let width = 30;
     let done = p.episodes_done * width / p.episodes_total.max(1);
     let secs = started.elapsed().as_secs_f64();
-    eprint!(
-        "\r{label:<18} [{}{}] {:>6}/{:<6} ε={:.2} success={:>5.1}% reward={:>6.2} {:>5.0} ep/s",
+    let line = format!(
+        "{label:<20} [{}{}] {:>6}/{:<6} eps={:.2} success={:>5.1}% reward={:>6.2} {:>5.0} episodes/s",
         "#".repeat(done),
         " ".repeat(width - done),
         p.episodes_done,
@@ -85,10 +93,15 @@ fn progress_bar(label: &str, p: &Progress, started: Instant) {
         p.mean_reward,
         p.episodes_done as f64 / secs.max(1e-9),
     );
-    let _ = std::io::stderr().flush();
-    if p.episodes_done == p.episodes_total {
-        eprintln!();
+    if tty {
+        eprint!("\r{line}");
+        if p.episodes_done == p.episodes_total {
+            eprintln!();
+        }
+    } else {
+        eprintln!("{line}");
     }
+    let _ = std::io::stderr().flush();
 }
 
 fn main() -> cfx::Result<()> {
@@ -192,11 +205,12 @@ fn main() -> cfx::Result<()> {
                         );
                         for (t, st) in plan.steps.iter().enumerate() {
                             println!(
-                                "    {}. {}: {} → {}   P = {:.3} {:?}",
+                                "    {}. {}: {} → {}{}   P = {:.3} {:?}",
                                 t + 1,
                                 st.name,
                                 st.from_text,
                                 st.to_text,
+                                if st.changed { "" } else { " (no change)" },
                                 st.probability,
                                 st.outcome
                             );

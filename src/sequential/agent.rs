@@ -668,6 +668,9 @@ pub struct PlanStep {
     pub to_text: String,
     /// Probability of the favourable outcome after the step.
     pub probability: f64,
+    /// False when the step set the value the feature already had (a legal but
+    /// idle step: the policy spends one of its `K` steps on it).
+    pub changed: bool,
     /// What the step led to.
     pub outcome: StepOutcome,
 }
@@ -873,6 +876,7 @@ impl Policy {
                     from_text: schema.describe_value(fi, st.from),
                     to_text: schema.describe_value(fi, st.to),
                     probability: st.probability,
+                    changed: st.from != st.to,
                     outcome: st.outcome,
                 }
             })

@@ -453,6 +453,7 @@ fn policy_round_trips_through_json_and_answers_in_words() {
     for st in &plan.steps {
         assert!(["income", "debt", "housing"].contains(&st.name.as_str()));
         assert_eq!(st.from_text, s.describe_value(st.feature, st.from));
+        assert_eq!(st.changed, st.from != st.to);
     }
     // Probability after the last step matches the model on the final row.
     let last = plan.steps.last().unwrap();
