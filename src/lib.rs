@@ -14,6 +14,10 @@
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
 //! | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (seed 003) |
 
+// Numerical kernels index several arrays with one loop variable; iterator
+// chains would hide the equations they implement.
+#![allow(clippy::needless_range_loop)]
+
 pub mod data;
 pub mod error;
 pub mod model;
