@@ -38,6 +38,7 @@ test: deps
 
 demo: deps
 	$(CARGO) run --release --example credit_recourse -- $(DATA)
+	$(CARGO) run --release --example sequential_demo -- $(DATA)
 
 # Paper reproductions and long runs (not part of `make test`).
 experiments: deps
