@@ -7,8 +7,11 @@
 //!
 //! ```text
 //! cargo run --release --example sequential_policies -- [--episodes N] [--seeds S]
-//!     [--data german,heloc] [--out DIR] [--quiet]
+//!     [--data german,heloc] [--rewards bin,prob] [--schedule paper|short] [--out DIR] [--quiet]
 //! ```
+//! `--schedule paper` (default) uses `PdqnConfig::default()` (ReLAX's settings);
+//! `--schedule short` suits budgets of a few thousand episodes (hidden [64],
+//! learning after 500 transitions, ε 0.8 → 0.1 over two steps per episode).
 //! The paper trains 40,000 episodes (the default here); `--episodes 2000` gives a quick run.
 //! The classifier is logistic regression (C = 1) fitted on the 80%: seed 003 does
 //! not give its classifiers' settings.
@@ -28,6 +31,8 @@ struct Args {
     data: Vec<String>,
     out: PathBuf,
     quiet: bool,
+    short: bool,
+    rewards: Vec<RewardKind>,
 }
 
 fn parse_args() -> Args {
@@ -37,6 +42,8 @@ fn parse_args() -> Args {
         data: vec!["german".into(), "heloc".into()],
         out: PathBuf::from("target/sequential_policies"),
         quiet: false,
+        short: false,
+        rewards: vec![RewardKind::Binary, RewardKind::Probability],
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -47,6 +54,17 @@ fn parse_args() -> Args {
             "--data" => a.data = val().split(',').map(String::from).collect(),
             "--out" => a.out = PathBuf::from(val()),
             "--quiet" => a.quiet = true,
+            "--schedule" => a.short = val() == "short",
+            "--rewards" => {
+                a.rewards = val()
+                    .split(',')
+                    .map(|r| match r {
+                        "bin" => RewardKind::Binary,
+                        "prob" => RewardKind::Probability,
+                        other => panic!("unknown reward {other} (bin, prob)"),
+                    })
+                    .collect()
+            }
             other => panic!("unknown argument {other}"),
         }
     }
@@ -141,16 +159,24 @@ fn main() -> cfx::Result<()> {
             data.schema.encoded_dim(),
             accuracy(&model, &te.encoded(), &te.labels)
         );
-        for reward in [RewardKind::Binary, RewardKind::Probability] {
+        for &reward in &args.rewards {
             let mut ms: Vec<SequentialMetrics> = Vec::new();
             let mut eps_per_s = Vec::new();
             for seed in 0..args.seeds {
-                let cfg = PdqnConfig {
+                let mut cfg = PdqnConfig {
                     episodes: args.episodes,
                     seed: 42 + seed,
                     progress_every: (args.episodes / 100).max(1),
                     ..PdqnConfig::default()
                 };
+                if args.short {
+                    // A budget of a few thousand episodes: smaller network, learning
+                    // from 500 transitions on, ε from 0.8 down to 0.1 over 2 steps per episode.
+                    cfg.hidden = vec![64];
+                    cfg.initial_memory = 500;
+                    cfg.epsilon_steps = 2 * args.episodes;
+                    cfg.epsilon_final = 0.1;
+                }
                 let label = format!("{name} {reward:?} s{seed}");
                 let started = Instant::now();
                 let trained = train(
