@@ -577,3 +577,89 @@ fn flows_and_metrics_on_hand_built_episodes() {
     assert!(svg.starts_with("<svg") && svg.contains("<polygon") && svg.contains("<rect"));
     assert!(svg.contains("success") && svg.contains("failure"));
 }
+
+#[test]
+fn every_parameter_maps_to_a_coherent_value_on_german_credit() {
+    let d = crate::data::german_credit(&crate::data::bundled_german_path()).unwrap();
+    let s = &d.schema;
+    let a = ActionSpace::new(s).unwrap();
+    assert_eq!(a.len(), 18, "German credit has 20 features, 2 immutable");
+    let mut row = d.rows[0].clone();
+    for k in 0..a.len() {
+        let fi = a.feature(k);
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..=400 {
+            let u = -1.0 + i as f64 / 200.0;
+            let v = a.value(k, u);
+            row[fi] = v;
+            // Encodes, and decodes back to the same raw value (grid and integers respected).
+            let x = s.encode(&row).unwrap();
+            assert_eq!(
+                s.decode(&x).unwrap()[fi],
+                v,
+                "feature {} u={u}",
+                s.features[fi].name
+            );
+            seen.insert(v.to_bits());
+        }
+        // The whole range is reachable: every level, or both ends of the range.
+        match &s.features[fi].kind {
+            crate::schema::FeatureKind::Categorical { levels } => {
+                assert_eq!(seen.len(), levels.len())
+            }
+            crate::schema::FeatureKind::Contiguous { .. } => {
+                let (lo, hi) = s.actionable_range(fi).unwrap();
+                assert!(seen.contains(&lo.to_bits()) && seen.contains(&hi.to_bits()));
+            }
+        }
+    }
+}
+
+#[test]
+fn sankey_svg_stays_inside_the_canvas() {
+    let eps: Vec<EpisodeRecord> = (0..40)
+        .map(|i| {
+            let n = 1 + i % 3;
+            let actions: Vec<usize> = (0..n).map(|t| (i + t) % 3).collect();
+            let outcome = if i % 4 == 0 {
+                StepOutcome::Failure(Failure::Violation)
+            } else {
+                StepOutcome::Success
+            };
+            record(&actions, outcome)
+        })
+        .collect();
+    let f = flows_of(&eps, vec!["a".into(), "b".into(), "c".into()], 3);
+    let svg = f.to_svg("bounds").unwrap();
+    let mut n_points = 0;
+    for chunk in svg.split("points=\"").skip(1) {
+        let pts = &chunk[..chunk.find('"').unwrap()];
+        for p in pts.split_whitespace() {
+            let (x, y) = p.split_once(',').unwrap();
+            let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
+            assert!(
+                (0.0..=1100.0).contains(&x) && (0.0..=640.0).contains(&y),
+                "{x},{y}"
+            );
+            n_points += 1;
+        }
+    }
+    assert!(n_points > 100);
+    // Flow conservation: what enters a step's feature nodes equals what leaves them.
+    for t in 0..f.taken.len() {
+        let into: usize = f
+            .links
+            .iter()
+            .filter(|l| l.column == t && matches!(l.target, SankeyNode::Feature(_)))
+            .map(|l| l.count)
+            .sum();
+        assert_eq!(into, f.taken[t].iter().sum::<usize>());
+        let out: usize = f
+            .links
+            .iter()
+            .filter(|l| l.column == t + 1)
+            .map(|l| l.count)
+            .sum();
+        assert_eq!(out, into);
+    }
+}
