@@ -459,7 +459,14 @@ fn draw_sankey(
             ))
             .map_err(|e| e.to_string())?;
             if hgt >= 9.0 {
-                let label = format!("{} ({count})", flows.node_name(n));
+                // Long feature names are cut so labels stay inside their column.
+                let name = flows.node_name(n);
+                let short: String = if name.chars().count() > 20 {
+                    name.chars().take(19).chain(std::iter::once('…')).collect()
+                } else {
+                    name.to_string()
+                };
+                let label = format!("{short} ({count})");
                 root.draw(&Text::new(
                     label,
                     (x + node_w + 3, (y + hgt / 2.0) as i32 - 6),
