@@ -13,6 +13,7 @@
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
 //! | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (seed 003) |
+//! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
 
 // Numerical kernels index several arrays with one loop variable; iterator
 // chains would hide the equations they implement.
@@ -20,6 +21,7 @@
 
 pub mod data;
 pub mod error;
+pub mod ffi;
 pub mod model;
 pub mod nn;
 pub mod schema;
