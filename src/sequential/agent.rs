@@ -55,6 +55,8 @@ pub struct PdqnConfig {
     pub update_every: usize,
     /// Call the progress callback every this many episodes (the last episode always reports).
     pub progress_every: usize,
+    /// Step budget per episode; `None` = `K`, the number of mutable features (seed 003).
+    pub max_steps: Option<usize>,
     /// The seed of every random draw (ReLAX: 42).
     pub seed: u64,
 }
@@ -78,6 +80,7 @@ impl Default for PdqnConfig {
             initial_memory: 3_666,
             update_every: 1,
             progress_every: 100,
+            max_steps: None,
             seed: 42,
         }
     }
@@ -121,6 +124,9 @@ impl PdqnConfig {
             || !unit(self.tau_param)
         {
             return bad("epsilons and Polyak factors must lie in [0, 1]");
+        }
+        if self.max_steps == Some(0) {
+            return bad("max_steps must be at least 1");
         }
         if self.update_every == 0 || self.progress_every == 0 {
             return bad("update_every and progress_every must be positive");
@@ -466,7 +472,8 @@ impl<'a> Trainer<'a> {
         config: &PdqnConfig,
     ) -> Result<Trainer<'a>> {
         config.validate()?;
-        let env = Environment::new(schema, model, reward, reward_params)?;
+        let mut env = Environment::new(schema, model, reward, reward_params)?;
+        env.set_max_steps(config.max_steps)?;
         let mut scratch = vec![0.0; model.scratch_len()];
         let mut enc = vec![0.0; schema.encoded_dim()];
         let mut declined = Vec::new();
@@ -551,9 +558,12 @@ impl<'a> Trainer<'a> {
         self.steps += 1;
         self.ep_steps += 1;
         let cfg = &self.learner.cfg;
-        if self.replay.len >= cfg.initial_memory.max(cfg.batch_size)
-            && self.steps % cfg.update_every == 0
-        {
+        // Learning starts once `initial_memory` transitions are stored (at most a full buffer).
+        let start = cfg
+            .initial_memory
+            .max(cfg.batch_size)
+            .min(cfg.replay_capacity);
+        if self.replay.len >= start && self.steps % cfg.update_every == 0 {
             self.learner.learn(&self.replay, &mut self.rng);
         }
         std::mem::swap(&mut self.s, &mut self.s2);
@@ -797,6 +807,18 @@ impl Policy {
         Policy::from_json(&std::fs::read_to_string(path)?)
     }
 
+    /// The environment this policy acts in (its reward and step budget) over `schema` and `model`.
+    pub fn environment<'a>(
+        &self,
+        schema: &'a Schema,
+        model: &'a dyn Model,
+    ) -> Result<Environment<'a>> {
+        self.check_schema(schema)?;
+        let mut env = Environment::new(schema, model, self.reward, self.reward_params)?;
+        env.set_max_steps(self.config.max_steps)?;
+        Ok(env)
+    }
+
     /// Scratch buffers for [`Policy::rollout_in`].
     pub fn workspace(&self) -> PolicyWorkspace {
         let (k, sd) = (self.n_actions(), self.encoded_dim + self.n_actions());
@@ -857,7 +879,7 @@ impl Policy {
     /// as feature, from → to in words and the probability after the step.
     pub fn answer(&self, schema: &Schema, model: &dyn Model, raw: &[f64]) -> Result<Plan> {
         self.check_schema(schema)?;
-        let mut env = Environment::new(schema, model, self.reward, self.reward_params)?;
+        let mut env = self.environment(schema, model)?;
         let mut ws = self.workspace();
         let mut steps = Vec::with_capacity(self.n_actions());
         env.reset(raw)?;

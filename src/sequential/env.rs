@@ -236,7 +236,8 @@ pub enum Failure {
     Reused,
     /// The new value breaks an actionability rule (direction, bounds, forbidden transition).
     Violation,
-    /// All `K` steps were used without flipping the decision. Seed 003 does not
+    /// All `K` steps (or the lowered budget, see [`Environment::set_max_steps`])
+    /// were used without flipping the decision. Seed 003 does not
     /// say what happens then (seed-formulas §5.5); cfx treats it as a failure
     /// terminal with reward `Pen`, because every action left would re-use a
     /// feature, which the paper penalises with `Pen`.
@@ -304,6 +305,7 @@ pub struct Environment<'a> {
     p: f64,
     scratch: Vec<f64>,
     last_violation: Option<Error>,
+    max_steps: usize,
 }
 
 impl<'a> Environment<'a> {
@@ -340,6 +342,7 @@ impl<'a> Environment<'a> {
             p: 0.0,
             scratch: vec![0.0; model.scratch_len()],
             last_violation: None,
+            max_steps: k,
         })
     }
 
@@ -353,9 +356,28 @@ impl<'a> Environment<'a> {
     pub fn state_dim(&self) -> usize {
         self.schema.encoded_dim() + self.actions.len()
     }
-    /// Step budget `K`.
+    /// Step budget: `K` (seed 003) unless lowered with [`Environment::set_max_steps`].
     pub fn max_steps(&self) -> usize {
-        self.actions.len()
+        self.max_steps
+    }
+    /// Lowers the step budget below `K` (ReLAX uses 3); `None` or values above
+    /// `K` mean `K`, the paper's budget (repeating a feature is a failure, so no
+    /// episode can use more). A budget of 0 is refused.
+    pub fn set_max_steps(&mut self, max_steps: Option<usize>) -> Result<()> {
+        let k = self.actions.len();
+        match max_steps {
+            Some(0) => Err(Error::InvalidArgument(
+                "max_steps must be at least 1".into(),
+            )),
+            Some(m) => {
+                self.max_steps = m.min(k);
+                Ok(())
+            }
+            None => {
+                self.max_steps = k;
+                Ok(())
+            }
+        }
     }
     /// Steps taken in the current episode.
     pub fn t(&self) -> usize {
@@ -464,7 +486,7 @@ impl<'a> Environment<'a> {
         self.p = sigmoid(self.model.score_in(&self.x, &mut self.scratch));
         let (reward, outcome) = if self.p > self.model.threshold() {
             (self.params.pos, StepOutcome::Success)
-        } else if self.t >= self.actions.len() {
+        } else if self.t >= self.max_steps {
             (self.params.pen, StepOutcome::Failure(Failure::OutOfSteps))
         } else {
             let shaped = match self.reward {

@@ -2,7 +2,7 @@
 //! data behind its Sankey diagrams (seed 003, Figure 1).
 
 use super::agent::{Policy, RolloutStep};
-use super::env::{Environment, StepOutcome};
+use super::env::StepOutcome;
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::schema::Schema;
@@ -149,8 +149,7 @@ pub fn evaluate(
     model: &dyn Model,
     rows: &[Vec<f64>],
 ) -> Result<Evaluation> {
-    policy.check_schema(schema)?;
-    let mut env = Environment::new(schema, model, policy.reward, policy.reward_params)?;
+    let mut env = policy.environment(schema, model)?;
     let k = policy.n_actions();
     let mut ws = policy.workspace();
     let mut steps: Vec<RolloutStep> = Vec::with_capacity(k);

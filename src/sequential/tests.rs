@@ -663,3 +663,44 @@ fn sankey_svg_stays_inside_the_canvas() {
         assert_eq!(out, into);
     }
 }
+
+#[test]
+fn lowered_step_budget_and_small_replay() {
+    let (s, m) = (schema(), model());
+    let mut env = Environment::new(&s, &m, RewardKind::Binary, RewardParams::default()).unwrap();
+    assert!(env.set_max_steps(Some(0)).is_err());
+    env.set_max_steps(Some(1)).unwrap();
+    env.reset(&[0.0, 50.0, 0.0, 18.0]).unwrap();
+    let r = env.step(2, -1.0).unwrap();
+    assert_eq!(r.outcome, StepOutcome::Failure(Failure::OutOfSteps));
+    env.set_max_steps(Some(99)).unwrap();
+    assert_eq!(env.max_steps(), 3);
+    // A replay buffer smaller than initial_memory still lets learning start,
+    // and the policy keeps its budget: no plan is longer than one step.
+    let cfg = PdqnConfig {
+        replay_capacity: 200,
+        initial_memory: 3666,
+        max_steps: Some(1),
+        ..small_config(2)
+    };
+    let t = train(
+        &s,
+        &m,
+        &rows(300, 1),
+        RewardKind::Probability,
+        RewardParams::default(),
+        &cfg,
+        |_| true,
+    )
+    .unwrap();
+    let ev = evaluate(&t.policy, &s, &m, &rows(100, 4)).unwrap();
+    assert!(ev.episodes.iter().all(|e| e.actions.len() == 1));
+    assert!(ev.metrics.satisfiability > 0.5, "{:?}", ev.metrics);
+    assert!(
+        Policy::from_json(&t.policy.to_json())
+            .unwrap()
+            .config
+            .max_steps
+            == Some(1)
+    );
+}
