@@ -47,6 +47,10 @@ const PROGRAMS: &[Program] = &[
         name: "threads",
         args: &TOY,
     },
+    Program {
+        name: "sequential",
+        args: &[],
+    },
 ];
 
 fn root() -> &'static Path {

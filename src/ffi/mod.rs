@@ -102,6 +102,7 @@ pub mod handle;
 pub mod model;
 pub mod schema;
 pub mod schema_builder;
+pub mod sequential;
 pub mod status;
 #[cfg(feature = "testing")]
 pub mod testing;
