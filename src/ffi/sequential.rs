@@ -455,3 +455,143 @@ pub unsafe extern "C" fn cfx_plan_to_json(
 pub unsafe extern "C" fn cfx_plan_free(plan: *const cfx_plan) {
     ffi_boundary! { arc_free(plan) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::LinearModel;
+    use crate::schema::Feature;
+
+    fn toy() -> (Schema, AnyModel, crate::data::Dataset) {
+        let schema = Schema::new(vec![
+            Feature::contiguous("income", 0.0, 100.0),
+            Feature::categorical("housing", &["rent", "own"]),
+        ])
+        .unwrap();
+        let model = AnyModel::Linear(LinearModel::new(vec![6.0, 0.0, 1.0], -4.0, 0.5).unwrap());
+        let rows: Vec<Vec<f64>> = (0..40)
+            .map(|i| vec![(i * 2) as f64, (i % 2) as f64])
+            .collect();
+        let labels = vec![0.0; rows.len()];
+        let d = crate::data::Dataset {
+            schema: schema.clone(),
+            rows,
+            labels,
+        };
+        (schema, model, d)
+    }
+
+    unsafe extern "C" fn count(p: *const cfx_progress, user: *mut c_void) -> bool {
+        unsafe {
+            *(user as *mut usize) += 1;
+            (*p).episodes_done < 50
+        }
+    }
+
+    #[test]
+    fn train_answer_and_errors_through_the_c_abi() {
+        let (schema, model, d) = toy();
+        let (s, m, d) = (
+            arc_into_raw::<cfx_schema>(Arc::new(schema)),
+            arc_into_raw::<cfx_model>(Arc::new(model)),
+            arc_into_raw::<cfx_dataset>(Arc::new(d)),
+        );
+        let mut cfg = super::super::config::SolverConfig::default();
+        cfg.rl.episodes = Some(200);
+        cfg.rl.hidden = Some(vec![16]);
+        cfg.rl.replay_capacity = Some(300);
+        cfg.seed = Some(3);
+        let c = arc_into_raw::<cfx_config>(Arc::new(cfg));
+        unsafe {
+            let mut p: *const cfx_policy = std::ptr::null();
+            // Bad enum value, NULL out-parameter.
+            assert_eq!(
+                cfx_policy_train(d, m, c, 5, None, std::ptr::null_mut(), &mut p),
+                cfx_status::InvalidArgument
+            );
+            assert_eq!(
+                cfx_policy_train(d, m, c, 0, None, std::ptr::null_mut(), std::ptr::null_mut()),
+                cfx_status::NullArgument
+            );
+            // The callback cancels once 50 episodes are done (it is called every 2).
+            let mut calls = 0usize;
+            let st = cfx_policy_train(
+                d,
+                m,
+                c,
+                1,
+                Some(count),
+                &mut calls as *mut usize as *mut c_void,
+                &mut p,
+            );
+            assert_eq!(st, cfx_status::Cancelled);
+            assert_eq!(calls, 25);
+            assert!(p.is_null());
+            assert_eq!(
+                cfx_policy_train(d, m, c, 1, None, std::ptr::null_mut(), &mut p),
+                cfx_status::Ok
+            );
+            let mut k = 0;
+            assert_eq!(cfx_policy_n_actions(p, &mut k), cfx_status::Ok);
+            assert_eq!(k, 2);
+            // Same seed, same policy bits.
+            let mut p2: *const cfx_policy = std::ptr::null();
+            assert_eq!(
+                cfx_policy_train(d, m, c, 1, None, std::ptr::null_mut(), &mut p2),
+                cfx_status::Ok
+            );
+            assert_eq!(arc_ref(p, "p").unwrap(), arc_ref(p2, "p2").unwrap());
+            let raw = [10.0, 0.0];
+            let mut plan: *const cfx_plan = std::ptr::null();
+            assert_eq!(
+                cfx_policy_answer(p, s, m, raw.as_ptr(), 2, &mut plan),
+                cfx_status::Ok
+            );
+            let r = arc_ref(plan, "plan").unwrap();
+            let expect = arc_ref(p, "p")
+                .unwrap()
+                .answer(arc_ref(s, "s").unwrap(), arc_ref(m, "m").unwrap(), &raw)
+                .unwrap();
+            assert_eq!(r.plan, expect);
+            let mut n = 0;
+            assert_eq!(cfx_plan_n_steps(plan, &mut n), cfx_status::Ok);
+            assert_eq!(n, expect.steps.len());
+            assert_eq!(
+                cfx_plan_step(
+                    plan,
+                    n,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut()
+                ),
+                cfx_status::NotFound
+            );
+            let bad = [f64::NAN, 0.0];
+            let mut plan2: *const cfx_plan = std::ptr::null();
+            assert_eq!(
+                cfx_policy_answer(p, s, m, bad.as_ptr(), 2, &mut plan2),
+                cfx_status::InvalidArgument
+            );
+            assert_eq!(
+                cfx_policy_answer(p, s, m, raw.as_ptr(), 1, &mut plan2),
+                cfx_status::DimensionMismatch
+            );
+            let mut out: *const cfx_policy = std::ptr::null();
+            assert_eq!(
+                cfx_policy_from_json(c"{}".as_ptr(), &mut out),
+                cfx_status::FormatError
+            );
+            let mut metrics = std::mem::zeroed::<cfx_sequential_metrics>();
+            assert_eq!(cfx_policy_evaluate(p, m, d, &mut metrics), cfx_status::Ok);
+            assert_eq!(metrics.n_instances + metrics.n_already_accepted, 40);
+            cfx_plan_free(plan);
+            cfx_policy_free(p2);
+            cfx_policy_free(p);
+            arc_free(c);
+            arc_free(d);
+            arc_free(m);
+            arc_free(s);
+        }
+    }
+}
