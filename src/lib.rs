@@ -12,6 +12,7 @@
 //! | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split |
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
+//! | [`coherent`] | optimal coherent counterfactuals by MIP (seed 000) on HiGHS, diversity, infeasibility reasons |
 //! | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (seed 003) |
 //! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
 
@@ -19,6 +20,7 @@
 // chains would hide the equations they implement.
 #![allow(clippy::needless_range_loop)]
 
+pub mod coherent;
 pub mod data;
 pub mod error;
 pub mod ffi;

@@ -48,6 +48,10 @@ const PROGRAMS: &[Program] = &[
         args: &TOY,
     },
     Program {
+        name: "coherent",
+        args: &TOY,
+    },
+    Program {
         name: "sequential",
         args: &[],
     },
