@@ -747,7 +747,7 @@ cfx_status cfx_dataset_load_german(const char *path, const struct cfx_dataset **
 cfx_status cfx_dataset_load_heloc(const char *path, const struct cfx_dataset **out_dataset);
 
 /**
- * Loads the Taiwan credit-card default CSV. `path` NULL means `taiwan.csv`
+ * Loads the Taiwan credit-card default CSV. `path` NULL means `taiwan_default.csv`
  * in cfx's shared data folder.
  */
 cfx_status cfx_dataset_load_taiwan(const char *path, const struct cfx_dataset **out_dataset);

@@ -344,3 +344,33 @@ fn schema_built_in_code_equals_the_json_one() {
         cfx_schema_free(from_json);
     }
 }
+
+/// The default paths of the shared datasets name the files that exist.
+#[test]
+fn shared_datasets_load_from_their_default_paths() {
+    let dir = cfx::data::shared_data_dir();
+    if !dir.exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "shared data missing under CI"
+        );
+        eprintln!("notice: {} not found; skipping", dir.display());
+        return;
+    }
+    for (load, rows) in [
+        (
+            cfx_dataset_load_heloc as unsafe extern "C" fn(_, _) -> _,
+            10459usize,
+        ),
+        (cfx_dataset_load_taiwan, 30000),
+    ] {
+        unsafe {
+            let mut d = null();
+            assert_eq!(load(null(), &mut d), cfx_status::Ok);
+            let mut n = 0usize;
+            assert_eq!(cfx_dataset_n_rows(d, &mut n), cfx_status::Ok);
+            assert_eq!(n, rows);
+            cfx_dataset_free(d);
+        }
+    }
+}

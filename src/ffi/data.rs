@@ -63,7 +63,7 @@ pub unsafe extern "C" fn cfx_dataset_load_heloc(
     }
 }
 
-/// Loads the Taiwan credit-card default CSV. `path` NULL means `taiwan.csv`
+/// Loads the Taiwan credit-card default CSV. `path` NULL means `taiwan_default.csv`
 /// in cfx's shared data folder.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_dataset_load_taiwan(
@@ -71,7 +71,7 @@ pub unsafe extern "C" fn cfx_dataset_load_taiwan(
     out_dataset: *mut *const cfx_dataset,
 ) -> cfx_status {
     ffi_boundary! {
-        load(path, Some(data::shared_data_dir().join("taiwan.csv")), data::taiwan, out_dataset)
+        load(path, Some(data::shared_data_dir().join("taiwan_default.csv")), data::taiwan, out_dataset)
     }
 }
 
