@@ -14,6 +14,10 @@
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
 //! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
 
+// Numerical kernels index several arrays with one loop variable; iterator
+// chains would hide the equations they implement.
+#![allow(clippy::needless_range_loop)]
+
 pub mod data;
 pub mod error;
 pub mod ffi;

@@ -90,7 +90,10 @@ impl Network {
     /// activations and an `output` activation, initialised He-uniform for ReLU
     /// layers and Glorot-uniform otherwise, from a seeded generator.
     pub fn new(sizes: &[usize], hidden: Activation, output: Activation, seed: u64) -> Network {
-        assert!(sizes.len() >= 2, "a network needs an input and an output size");
+        assert!(
+            sizes.len() >= 2,
+            "a network needs an input and an output size"
+        );
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let n = sizes.len() - 1;
         let layers = (0..n)
@@ -126,13 +129,19 @@ impl Network {
     pub fn validate(&self) -> crate::Result<()> {
         use crate::Error;
         if self.layers.is_empty() {
-            return Err(Error::InvalidArgument("a network needs at least one layer".into()));
+            return Err(Error::InvalidArgument(
+                "a network needs at least one layer".into(),
+            ));
         }
         for (i, l) in self.layers.iter().enumerate() {
             if l.n_in == 0 || l.n_out == 0 {
                 return Err(Error::InvalidArgument(format!("layer {i} has a zero size")));
             }
-            crate::error::check_len(&format!("layer {i} weights"), l.n_in * l.n_out, l.weights.len())?;
+            crate::error::check_len(
+                &format!("layer {i} weights"),
+                l.n_in * l.n_out,
+                l.weights.len(),
+            )?;
             crate::error::check_len(&format!("layer {i} bias"), l.n_out, l.bias.len())?;
             crate::error::check_finite(&format!("layer {i} weights"), &l.weights)?;
             crate::error::check_finite(&format!("layer {i} bias"), &l.bias)?;
@@ -174,7 +183,12 @@ impl Network {
         for l in &self.layers {
             for o in 0..l.n_out {
                 let row = &l.weights[o * l.n_in..(o + 1) * l.n_in];
-                let z = row.iter().zip(&cur[..cur_len]).map(|(a, b)| a * b).sum::<f64>() + l.bias[o];
+                let z = row
+                    .iter()
+                    .zip(&cur[..cur_len])
+                    .map(|(a, b)| a * b)
+                    .sum::<f64>()
+                    + l.bias[o];
                 next[o] = l.activation.apply(z);
             }
             cur_len = l.n_out;
@@ -204,7 +218,11 @@ impl Network {
     /// Zero gradients shaped like this network.
     pub fn gradients(&self) -> Gradients {
         Gradients {
-            weights: self.layers.iter().map(|l| vec![0.0; l.weights.len()]).collect(),
+            weights: self
+                .layers
+                .iter()
+                .map(|l| vec![0.0; l.weights.len()])
+                .collect(),
             bias: self.layers.iter().map(|l| vec![0.0; l.n_out]).collect(),
         }
     }
@@ -355,8 +373,18 @@ impl Adam {
             }
         };
         for (li, l) in net.layers.iter_mut().enumerate() {
-            update(&mut l.weights, &g.weights[li], &mut self.m.weights[li], &mut self.v.weights[li]);
-            update(&mut l.bias, &g.bias[li], &mut self.m.bias[li], &mut self.v.bias[li]);
+            update(
+                &mut l.weights,
+                &g.weights[li],
+                &mut self.m.weights[li],
+                &mut self.v.weights[li],
+            );
+            update(
+                &mut l.bias,
+                &g.bias[li],
+                &mut self.m.bias[li],
+                &mut self.v.bias[li],
+            );
         }
     }
 }
