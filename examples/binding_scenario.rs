@@ -1,0 +1,61 @@
+//! The shared scenario that every language binding (Java, C#, R) replays
+//! through the C ABI and compares with: `cargo run --release --example
+//! binding_scenario > bindings/scenario_expected.txt`.
+//!
+//! German credit (bundled), the fixed 70/30 hold-out split, logistic
+//! regression fitted with the default options (`C = 1`, as
+//! `cfx_model_fit_linear(train, 1.0, …)`) on the encoded training part, then
+//! the held-out accuracy, the probability of the first five held-out
+//! applicants, the encoded dimension, the first declined held-out applicant
+//! and the fingerprints the C API reports (`cfx_schema_fingerprint`,
+//! `cfx_model_fingerprint`: FNV-1a 64 of the canonical JSON).
+//!
+//! Output: one `key = value` line each. Floating-point values are printed
+//! with 17 significant digits (`{:.16e}`), which round-trips every f64, so a
+//! binding can parse them and compare bit for bit.
+
+use cfx::data;
+use cfx::model::{AnyModel, LinearModel, LogisticFit, Model, accuracy};
+
+/// 64-bit FNV-1a, the same function as the C API's fingerprints
+/// (`"fnv1a64:<16 hex digits>"` of the canonical JSON).
+fn fingerprint(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in text.as_bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("fnv1a64:{h:016x}")
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let d = data::german_credit(&data::bundled_german_path())?;
+    let (train, test) = d.holdout_split();
+    let model = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default())?;
+    let test_x = test.encoded();
+
+    println!("dataset = german_credit");
+    println!("n_rows = {}", d.rows.len());
+    println!("n_train = {}", train.rows.len());
+    println!("n_test = {}", test.rows.len());
+    println!("n_features = {}", d.schema.n_features());
+    println!("encoded_dim = {}", d.schema.encoded_dim());
+    println!("threshold = {:.16e}", model.threshold());
+    println!(
+        "accuracy = {:.16e}",
+        accuracy(&model, &test_x, &test.labels)
+    );
+    for (i, x) in test_x.iter().take(5).enumerate() {
+        println!("prob_{i} = {:.16e}", model.probability(x));
+    }
+    let first_declined = (0..test_x.len())
+        .find(|&i| !model.accepts(&test_x[i]))
+        .map_or(-1, |i| i as i64);
+    println!("first_declined = {first_declined}");
+    println!("schema_fingerprint = {}", fingerprint(&d.schema.to_json()));
+    println!(
+        "model_fingerprint = {}",
+        fingerprint(&AnyModel::Linear(model).to_json())
+    );
+    Ok(())
+}
