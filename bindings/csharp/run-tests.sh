@@ -1,0 +1,19 @@
+#!/bin/sh
+# Builds libcfx (testing feature), the C# binding (Cfx.dll) and its tests
+# (Tests.exe) with mcs, then runs them with mono. Last line:
+# "csharp: N passed, M failed"; exit status non-zero on any failure.
+# Extra arguments select tests by name fragment.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+libdir="$root/target/ffi-testing/release"
+
+(cd "$root" && cargo build --quiet --release --lib --features testing --target-dir target/ffi-testing)
+
+mkdir -p "$here/build"
+mcs -nologo -langversion:7 -warnaserror -target:library -out:"$here/build/Cfx.dll" "$here"/src/*.cs
+mcs -nologo -langversion:7 -warnaserror -r:"$here/build/Cfx.dll" -out:"$here/build/Tests.exe" "$here/tests/Tests.cs"
+
+export CFX_ROOT="$root"
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+exec mono --debug "$here/build/Tests.exe" "$@"

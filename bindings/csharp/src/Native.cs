@@ -1,0 +1,170 @@
+// P/Invoke declarations for every function of include/cfx.h (ABI version 1).
+//
+// Conventions of this file (keep them when adding entry points):
+// - size_t is UIntPtr, int32_t is int, uint64_t is ulong, cfx_status is int.
+// - Handles are passed as their SafeHandle type, so the marshaller holds a
+//   reference (DangerousAddRef) for the duration of the call and a concurrent
+//   Dispose cannot free the native object under our feet. _free functions take
+//   the raw IntPtr (they are only called from SafeHandle.ReleaseHandle).
+// - Out-handles are `out XHandle`: the marshaller creates the SafeHandle before
+//   the call, so no window exists in which an owned pointer is unowned.
+// - Strings in are NUL-terminated UTF-8 byte[] (see Utf8.Encode), never
+//   `string` (Mono would marshal with its own encoding rules).
+// - `const char*` results (version, status names) are IntPtr: a `string`
+//   return would make the marshaller free() static memory.
+// - C `bool` would be [MarshalAs(UnmanagedType.I1)]; this ABI version has none
+//   (decisions are int32_t), see Model.Predict.
+// - The C side trusts lengths it derives (e.g. n_rows × input_dim): the
+//   wrappers validate array lengths before calling.
+using System;
+using System.Runtime.InteropServices;
+
+namespace Cfx
+{
+    internal static class Native
+    {
+        internal const string Lib = "cfx";
+        private const CallingConvention CC = CallingConvention.Cdecl;
+
+        // ---- version / status / errors ------------------------------------
+        [DllImport(Lib, CallingConvention = CC)] internal static extern IntPtr cfx_version_string();
+        [DllImport(Lib, CallingConvention = CC)] internal static extern uint cfx_version_major();
+        [DllImport(Lib, CallingConvention = CC)] internal static extern uint cfx_version_minor();
+        [DllImport(Lib, CallingConvention = CC)] internal static extern uint cfx_version_patch();
+        [DllImport(Lib, CallingConvention = CC)] internal static extern uint cfx_abi_version();
+        [DllImport(Lib, CallingConvention = CC)] internal static extern IntPtr cfx_status_str(int status);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern UIntPtr cfx_last_error_length();
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_last_error_message([Out] byte[] buf, UIntPtr cap);
+        // Only present in a library built with `--features testing`.
+        [DllImport(Lib, CallingConvention = CC)] internal static extern int cfx_testing_panic();
+
+        // ---- config builder / config ---------------------------------------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_new(out ConfigBuilderHandle outBuilder);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_time_limit(ConfigBuilderHandle b, double seconds);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_threads(ConfigBuilderHandle b, UIntPtr threads);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_mip_gap(ConfigBuilderHandle b, double gap);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_margin(ConfigBuilderHandle b, double margin);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_n_diverse(ConfigBuilderHandle b, UIntPtr n);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_diversity_rule(ConfigBuilderHandle b, int rule);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_noise(ConfigBuilderHandle b, int model, double sigma);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_n_samples(ConfigBuilderHandle b, UIntPtr k);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_bound_m(ConfigBuilderHandle b, double m);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_target(ConfigBuilderHandle b, double target, double epsilon);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_seed(ConfigBuilderHandle b, ulong seed);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_copa_weights(ConfigBuilderHandle b, double robustWeight, double diversityWeight);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_copa_radius(ConfigBuilderHandle b, double rho);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_rl_episodes(ConfigBuilderHandle b, UIntPtr episodes, UIntPtr maxSteps);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_rl_training(ConfigBuilderHandle b, double discount,
+            double learningRateActor, double learningRateParam, UIntPtr batchSize, UIntPtr replayCapacity);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_rl_exploration(ConfigBuilderHandle b, double start, double end);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_rl_hidden(ConfigBuilderHandle b, [In] UIntPtr[] hidden, UIntPtr nHidden);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_build(ConfigBuilderHandle builder, out ConfigHandle outConfig);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_to_json(ConfigHandle config, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_config_builder_free(IntPtr builder);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_config_free(IntPtr config);
+
+        // ---- datasets --------------------------------------------------------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_load_german([In] byte[] path, out DatasetHandle outDataset);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_load_heloc([In] byte[] path, out DatasetHandle outDataset);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_load_taiwan([In] byte[] path, out DatasetHandle outDataset);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_from_csv(SchemaHandle schema, [In] byte[] path, [In] byte[] target,
+            [In] byte[] favourable, out DatasetHandle outDataset);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_n_rows(DatasetHandle dataset, out UIntPtr outN);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_schema(DatasetHandle dataset, out SchemaHandle outSchema);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_row(DatasetHandle dataset, UIntPtr index, [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_label(DatasetHandle dataset, UIntPtr index, out double outLabel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_holdout_split(DatasetHandle dataset, out DatasetHandle outTrain, out DatasetHandle outTest);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_dataset_free(IntPtr dataset);
+
+        // ---- models ----------------------------------------------------------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_linear_new([In] double[] weights, UIntPtr nWeights, double bias, double threshold,
+            out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_json(SchemaHandle schema, [In] byte[] json, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_to_json(ModelHandle model, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_fit_linear(DatasetHandle dataset, double c, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_train_mlp(DatasetHandle dataset, [In] UIntPtr[] hidden, UIntPtr nHidden,
+            UIntPtr epochs, UIntPtr batchSize, double learningRate, double l2, ulong seed, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_get_kind(ModelHandle model, out int outKind);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_input_dim(ModelHandle model, out UIntPtr outDim);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_threshold(ModelHandle model, out double outThreshold);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_predict(ModelHandle model, [In] double[] x, UIntPtr xLen,
+            out double outScore, out double outProbability, out int outAccepted);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_predict_raw(ModelHandle model, SchemaHandle schema, [In] double[] raw, UIntPtr rawLen,
+            out double outScore, out double outProbability, out int outAccepted);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_probability_batch(ModelHandle model, [In] double[] x, UIntPtr nRows,
+            [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_fingerprint(ModelHandle model, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_model_free(IntPtr model);
+
+        // ---- schemas ---------------------------------------------------------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_from_json([In] byte[] json, out SchemaHandle outSchema);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_to_json(SchemaHandle schema, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_n_features(SchemaHandle schema, out UIntPtr outN);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_encoded_dim(SchemaHandle schema, out UIntPtr outDim);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_feature_name(SchemaHandle schema, UIntPtr index, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_index_of(SchemaHandle schema, [In] byte[] name, out UIntPtr outIndex);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_encode(SchemaHandle schema, [In] double[] raw, UIntPtr rawLen,
+            [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_decode(SchemaHandle schema, [In] double[] x, UIntPtr xLen,
+            [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_describe_changes(SchemaHandle schema, [In] double[] from, UIntPtr fromLen,
+            [In] double[] to, UIntPtr toLen, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_fit_weights(SchemaHandle schema, [In] double[] rows, UIntPtr nRows, UIntPtr nCols,
+            out SchemaHandle outSchema);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_fingerprint(SchemaHandle schema, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_schema_free(IntPtr schema);
+    }
+}
