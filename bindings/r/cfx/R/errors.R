@@ -1,0 +1,53 @@
+# Calls a shim entry point and turns a cfx status error into a classed
+# condition. The shim raises errors as "CFX_STATUS_<NAME> (<code>): <message>"
+# (after the C call returned); here they become conditions of class
+# c("cfx_error_<name>", "cfx_error", "error", "condition") with fields
+# `status` (the status name), `code` (its number) and `detail` (the library's
+# last-error message).
+.cx <- function(.NAME, ...) {
+  call <- sys.call(-1L)
+  tryCatch(.Call(.NAME, ...), error = function(e) {
+    cond <- .as_cfx_error(conditionMessage(e), call)
+    if (is.null(cond)) {
+      e$call <- call
+      stop(e)
+    }
+    stop(cond)
+  })
+}
+
+.as_cfx_error <- function(msg, call = NULL) {
+  m <- regmatches(msg, regexec("^(CFX_STATUS_[A-Z_]+) \\((-?[0-9]+)\\): (.*)$", msg,
+                               perl = TRUE))[[1L]]
+  if (length(m) == 0L) {
+    # multi-line messages: regexec's '.' does not cross newlines
+    m <- regmatches(msg, regexec("^(CFX_STATUS_[A-Z_]+) \\((-?[0-9]+)\\): ", msg))[[1L]]
+    if (length(m) == 0L) return(NULL)
+    m <- c(m, substring(msg, nchar(m[1L]) + 1L))
+    m <- m[c(1L, 2L, 3L, 5L)]
+  }
+  cfx_error(m[2L], as.integer(m[3L]), m[4L], call)
+}
+
+#' A cfx error condition.
+#'
+#' `status` is the status name (e.g. "CFX_STATUS_INVALID_ARGUMENT"), `code`
+#' its number and `detail` the library's explanation.
+cfx_error <- function(status, code, detail, call = NULL) {
+  short <- tolower(sub("^CFX_STATUS_", "", status))
+  structure(
+    class = c(paste0("cfx_error_", short), "cfx_error", "error", "condition"),
+    list(message = sprintf("%s: %s", status, detail), call = call,
+         status = status, code = code, detail = detail))
+}
+
+#' Name of a status number, e.g. cfx_status_name(2) is "CFX_STATUS_INVALID_ARGUMENT".
+cfx_status_name <- function(code) .Call(C_status_str, as.integer(code))
+
+#' The calling thread's last cfx error message ("" after a successful call).
+cfx_last_error <- function() .Call(C_last_error)
+
+#' Makes the library panic on purpose (only in a library built with the
+#' `testing` feature): proves a Rust panic becomes an R error of class
+#' `cfx_error_panic` and the session lives on.
+cfx_testing_panic <- function() invisible(.cx(C_testing_panic))
