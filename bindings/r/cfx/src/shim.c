@@ -463,7 +463,7 @@ SEXP C_schema_fit_weights(SEXP schema, SEXP rows)
     const double *rm = row_major(rows, nrow, ncol);
     SEXP h = new_handle(K_SCHEMA);
     const cfx_schema *out = NULL;
-    check(cfx_schema_fit_weights(s, nrow * ncol ? rm : NULL, nrow, ncol, &out));
+    check(cfx_schema_fit_weights(s, (nrow && ncol) ? rm : NULL, nrow, ncol, &out));
     R_SetExternalPtrAddr(h, (void *)out);
     UNPROTECT(1);
     return h;
@@ -781,7 +781,7 @@ SEXP C_model_probability_batch(SEXP model, SEXP x)
     const double *xm = row_major(x, nrow, ncol);
     SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)nrow));
     size_t len = 0;
-    check(cfx_model_probability_batch(m, nrow * ncol ? xm : NULL, nrow,
+    check(cfx_model_probability_batch(m, (nrow && ncol) ? xm : NULL, nrow,
                                       nrow ? REAL(out) : NULL, nrow, &len));
     UNPROTECT(1);
     return out;

@@ -1,0 +1,56 @@
+# The scenario every binding replays through the C ABI and compares with the
+# Rust results in bindings/scenario_expected.txt (written by
+# `cargo run --release --example binding_scenario`). Floating-point values
+# are compared as their 17-significant-digit text (C printf's "%.16e", which
+# identifies a double uniquely), i.e. bit for bit.
+
+read_expected <- function() {
+  f <- file.path(cfx_repo(), "bindings", "scenario_expected.txt")
+  if (!file.exists(f)) {
+    if (nzchar(Sys.getenv("CI"))) stop("CI: missing ", f)
+    skip(paste("scenario file not present yet:", f))
+  }
+  lines <- readLines(f, warn = FALSE)
+  lines <- lines[grepl(" = ", lines, fixed = TRUE)]
+  kv <- strsplit(lines, " = ", fixed = TRUE)
+  stats::setNames(vapply(kv, `[`, "", 2L), vapply(kv, `[`, "", 1L))
+}
+
+# C's "%.16e" with the exponent written as Rust's `{:.16e}` writes it
+# ("e-1", "e5"): same digits, so still one text per double.
+e17 <- function(x) sub("e\\+?(-?)0*([0-9]+)$", "e\\1\\2", sprintf("%.16e", x))
+
+test_that("numbers are written the way the Rust example writes them", {
+  expect_identical(e17(c(0.5, 1e5, 1, 2^-12)),
+                   c("5.0000000000000000e-1", "1.0000000000000000e5",
+                     "1.0000000000000000e0", "2.4414062500000000e-4"))
+})
+
+test_that("the German credit scenario gives the Rust results bit for bit", {
+  exp <- read_expected()
+  d <- cfx_load_german()
+  sp <- cfx_holdout_split(d)
+  s <- cfx_schema(d)
+  m <- cfx_fit_linear(sp$train, C = 1)
+  pred <- predict(m, sp$test)
+  got <- c(
+    dataset = "german_credit",
+    n_rows = format(cfx_n_rows(d)),
+    n_train = format(cfx_n_rows(sp$train)),
+    n_test = format(cfx_n_rows(sp$test)),
+    n_features = format(cfx_n_features(s)),
+    encoded_dim = format(cfx_encoded_dim(s)),
+    threshold = e17(cfx_model_info(m)$threshold),
+    accuracy = e17(sum(pred$accepted == (cfx_labels(sp$test) == 1)) / nrow(pred)),
+    stats::setNames(e17(pred$probability[1:5]), paste0("prob_", 0:4)),
+    first_declined = format(which(!pred$accepted)[1] - 1L),
+    schema_fingerprint = cfx_fingerprint(s),
+    model_fingerprint = cfx_fingerprint(m)
+  )
+  # every expected key is reproduced, and with the same value
+  expect_setequal(names(exp), names(got))
+  for (k in names(exp)) expect_identical(got[[k]], exp[[k]], info = k)
+  # the batch entry point gives the same bits as one-by-one prediction
+  x <- cfx_encode(s, cfx_raw_rows(sp$test)[1:5, ])
+  expect_identical(e17(cfx_probability(m, x)), unname(exp[paste0("prob_", 0:4)]))
+})
