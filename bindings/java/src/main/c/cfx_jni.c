@@ -1,0 +1,646 @@
+/* JNI shim over include/cfx.h for the org.cfx Java classes.
+ *
+ * Rules (ffi-style.md §2.10):
+ * - Handles travel as jlong; the Java side owns them (AutoCloseable + Cleaner)
+ *   and only ever passes live, non-zero handles (it checks before calling).
+ * - Every non-OK status becomes an org.cfx.CfxException thrown from here,
+ *   built from the status number, cfx_status_str() and the last-error message
+ *   read on this same thread right after the failed call.
+ * - Hot paths (predict, batch probabilities, encode/decode) pin the Java
+ *   arrays with Get/ReleasePrimitiveArrayCritical: no copy, and no JNI call
+ *   between Get and Release (errors are thrown after the release).
+ * - Strings cross as UTF-8 byte[] (NUL-terminated on the way in), never as
+ *   JNI "modified UTF-8", so every character survives the round trip.
+ */
+#include <jni.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfx.h"
+
+static jclass g_exception_class;     /* org.cfx.CfxException (global ref) */
+static jmethodID g_exception_ctor;   /* (ILjava/lang/String;[B)V */
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    (void)reserved;
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+    jclass local = (*env)->FindClass(env, "org/cfx/CfxException");
+    if (local == NULL) return JNI_ERR;
+    g_exception_class = (jclass)(*env)->NewGlobalRef(env, local);
+    (*env)->DeleteLocalRef(env, local);
+    if (g_exception_class == NULL) return JNI_ERR;
+    g_exception_ctor =
+        (*env)->GetMethodID(env, g_exception_class, "<init>", "(ILjava/lang/String;[B)V");
+    if (g_exception_ctor == NULL) return JNI_ERR;
+    return JNI_VERSION_1_8;
+}
+
+JNIEXPORT void JNICALL JNI_OnUnload(JavaVM *vm, void *reserved) {
+    (void)reserved;
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) == JNI_OK && g_exception_class)
+        (*env)->DeleteGlobalRef(env, g_exception_class);
+}
+
+static void throw_named(JNIEnv *env, const char *cls, const char *msg) {
+    jclass c = (*env)->FindClass(env, cls);
+    if (c != NULL) (*env)->ThrowNew(env, c, msg);
+}
+
+static jbyteArray bytes_out(JNIEnv *env, const char *s, size_t n) {
+    jbyteArray a = (*env)->NewByteArray(env, (jsize)n);
+    if (a != NULL && n > 0) (*env)->SetByteArrayRegion(env, a, 0, (jsize)n, (const jbyte *)s);
+    return a;
+}
+
+/* Throws CfxException for a non-OK status. Must be the first cfx call after
+ * the failure on this thread (the last error is per thread). */
+static void throw_status(JNIEnv *env, cfx_status st) {
+    size_t n = cfx_last_error_length();
+    char *msg = malloc(n > 0 ? n : 1);
+    if (msg == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "cfx error message");
+        return;
+    }
+    msg[0] = '\0';
+    if (n > 0 && cfx_last_error_message(msg, n) != CFX_STATUS_OK) msg[0] = '\0';
+    jstring name = (*env)->NewStringUTF(env, cfx_status_str((int32_t)st));
+    jbyteArray bytes = name ? bytes_out(env, msg, strlen(msg)) : NULL;
+    free(msg);
+    if (name == NULL || bytes == NULL) return; /* OutOfMemoryError pending */
+    jobject ex = (*env)->NewObject(env, g_exception_class, g_exception_ctor, (jint)st, name, bytes);
+    if (ex != NULL) (*env)->Throw(env, (jthrowable)ex);
+}
+
+/* 1 when OK; otherwise throws and returns 0. */
+static int ok(JNIEnv *env, cfx_status st) {
+    if (st == CFX_STATUS_OK) return 1;
+    throw_status(env, st);
+    return 0;
+}
+
+static int non_null(JNIEnv *env, const void *p, const char *what) {
+    if (p != NULL) return 1;
+    throw_named(env, "java/lang/NullPointerException", what);
+    return 0;
+}
+
+/* A NUL-terminated copy of a Java byte[] (the Java side appends the NUL);
+ * NULL array -> NULL string. *fail is set when an exception is pending. */
+static char *cstr_in(JNIEnv *env, jbyteArray a, int *fail) {
+    *fail = 0;
+    if (a == NULL) return NULL;
+    jsize n = (*env)->GetArrayLength(env, a);
+    char *s = malloc((size_t)n + 1);
+    if (s == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "string argument");
+        *fail = 1;
+        return NULL;
+    }
+    (*env)->GetByteArrayRegion(env, a, 0, n, (jbyte *)s);
+    s[n] = '\0';
+    return s;
+}
+
+/* Runs EXPR (which may use buf_, cap_ and &len_) with a growing buffer until
+ * it fits (string buffer protocol) and returns the text as a UTF-8 byte[]
+ * without its NUL, or NULL with an exception pending. */
+#define RETURN_STRING(env, EXPR)                                                   \
+    do {                                                                           \
+        char *buf_ = NULL;                                                         \
+        size_t cap_ = 0, len_ = 0;                                                 \
+        cfx_status st_;                                                            \
+        for (;;) {                                                                 \
+            st_ = (EXPR);                                                          \
+            if (st_ == CFX_STATUS_BUFFER_TOO_SMALL && len_ > cap_) {               \
+                free(buf_);                                                        \
+                cap_ = len_;                                                       \
+                buf_ = malloc(cap_);                                               \
+                if (buf_ == NULL) {                                                \
+                    throw_named(env, "java/lang/OutOfMemoryError", "cfx string");  \
+                    return NULL;                                                   \
+                }                                                                  \
+                continue;                                                          \
+            }                                                                      \
+            break;                                                                 \
+        }                                                                          \
+        if (st_ != CFX_STATUS_OK) {                                                \
+            free(buf_);                                                            \
+            throw_status(env, st_);                                                \
+            return NULL;                                                           \
+        }                                                                          \
+        jbyteArray r_ = bytes_out(env, buf_ ? buf_ : "", buf_ ? strlen(buf_) : 0); \
+        free(buf_);                                                                \
+        return r_;                                                                 \
+    } while (0)
+
+#define H(type, h) ((type *)(intptr_t)(h))
+#define J(p) ((jlong)(intptr_t)(p))
+#define FN(name) JNICALL Java_org_cfx_Native_##name
+
+/* ---------------------------------------------------------------- version */
+
+JNIEXPORT jint FN(abiVersion)(JNIEnv *env, jclass c) { (void)env; (void)c; return (jint)cfx_abi_version(); }
+JNIEXPORT jint FN(headerAbiVersion)(JNIEnv *env, jclass c) { (void)env; (void)c; return CFX_ABI_VERSION; }
+JNIEXPORT jint FN(versionMajor)(JNIEnv *env, jclass c) { (void)env; (void)c; return (jint)cfx_version_major(); }
+JNIEXPORT jint FN(versionMinor)(JNIEnv *env, jclass c) { (void)env; (void)c; return (jint)cfx_version_minor(); }
+JNIEXPORT jint FN(versionPatch)(JNIEnv *env, jclass c) { (void)env; (void)c; return (jint)cfx_version_patch(); }
+
+JNIEXPORT jstring FN(versionString)(JNIEnv *env, jclass c) {
+    (void)c;
+    return (*env)->NewStringUTF(env, cfx_version_string());
+}
+
+JNIEXPORT jstring FN(statusName)(JNIEnv *env, jclass c, jint status) {
+    (void)c;
+    return (*env)->NewStringUTF(env, cfx_status_str((int32_t)status));
+}
+
+JNIEXPORT jboolean FN(hasTestingPanic)(JNIEnv *env, jclass c) {
+    (void)env; (void)c;
+#if defined(CFX_TESTING)
+    return JNI_TRUE;
+#else
+    return JNI_FALSE;
+#endif
+}
+
+JNIEXPORT void FN(testingPanic)(JNIEnv *env, jclass c) {
+    (void)c;
+#if defined(CFX_TESTING)
+    ok(env, cfx_testing_panic());
+#else
+    throw_named(env, "java/lang/UnsupportedOperationException",
+                "cfx_testing_panic needs a library built with the `testing` feature");
+#endif
+}
+
+/* Reads the last error of this thread (for the tests of the error slot). */
+JNIEXPORT jbyteArray FN(lastErrorMessage)(JNIEnv *env, jclass c) {
+    (void)c;
+    size_t n = cfx_last_error_length();
+    if (n == 0) return bytes_out(env, "", 0);
+    char *msg = malloc(n);
+    if (msg == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "cfx error message");
+        return NULL;
+    }
+    if (cfx_last_error_message(msg, n) != CFX_STATUS_OK) msg[0] = '\0';
+    jbyteArray r = bytes_out(env, msg, strlen(msg));
+    free(msg);
+    return r;
+}
+
+/* ------------------------------------------------------------------- free */
+
+/* kind: 0 schema, 1 dataset, 2 model, 3 config, 4 config builder (see Native.java). */
+JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
+    (void)env; (void)c;
+    switch (kind) {
+    case 0: cfx_schema_free(H(const cfx_schema, h)); break;
+    case 1: cfx_dataset_free(H(const cfx_dataset, h)); break;
+    case 2: cfx_model_free(H(const cfx_model, h)); break;
+    case 3: cfx_config_free(H(const cfx_config, h)); break;
+    case 4: cfx_config_builder_free(H(cfx_config_builder, h)); break;
+    default: break;
+    }
+}
+
+/* ----------------------------------------------------------------- config */
+
+JNIEXPORT jlong FN(configBuilderNew)(JNIEnv *env, jclass c) {
+    (void)c;
+    cfx_config_builder *b = NULL;
+    if (!ok(env, cfx_config_builder_new(&b))) return 0;
+    return J(b);
+}
+
+#define B(h) H(cfx_config_builder, h)
+JNIEXPORT void FN(cbSetTimeLimit)(JNIEnv *env, jclass c, jlong b, jdouble s) { (void)c; ok(env, cfx_config_builder_set_time_limit(B(b), s)); }
+JNIEXPORT void FN(cbSetThreads)(JNIEnv *env, jclass c, jlong b, jlong n) { (void)c; ok(env, cfx_config_builder_set_threads(B(b), (size_t)n)); }
+JNIEXPORT void FN(cbSetMipGap)(JNIEnv *env, jclass c, jlong b, jdouble g) { (void)c; ok(env, cfx_config_builder_set_mip_gap(B(b), g)); }
+JNIEXPORT void FN(cbSetMargin)(JNIEnv *env, jclass c, jlong b, jdouble m) { (void)c; ok(env, cfx_config_builder_set_margin(B(b), m)); }
+JNIEXPORT void FN(cbSetNDiverse)(JNIEnv *env, jclass c, jlong b, jlong n) { (void)c; ok(env, cfx_config_builder_set_n_diverse(B(b), (size_t)n)); }
+JNIEXPORT void FN(cbSetDiversityRule)(JNIEnv *env, jclass c, jlong b, jint r) { (void)c; ok(env, cfx_config_builder_set_diversity_rule(B(b), r)); }
+JNIEXPORT void FN(cbSetNoise)(JNIEnv *env, jclass c, jlong b, jint m, jdouble s) { (void)c; ok(env, cfx_config_builder_set_noise(B(b), m, s)); }
+JNIEXPORT void FN(cbSetNSamples)(JNIEnv *env, jclass c, jlong b, jlong k) { (void)c; ok(env, cfx_config_builder_set_n_samples(B(b), (size_t)k)); }
+JNIEXPORT void FN(cbSetBoundM)(JNIEnv *env, jclass c, jlong b, jdouble m) { (void)c; ok(env, cfx_config_builder_set_bound_m(B(b), m)); }
+JNIEXPORT void FN(cbSetTarget)(JNIEnv *env, jclass c, jlong b, jdouble t, jdouble e) { (void)c; ok(env, cfx_config_builder_set_target(B(b), t, e)); }
+JNIEXPORT void FN(cbSetSeed)(JNIEnv *env, jclass c, jlong b, jlong s) { (void)c; ok(env, cfx_config_builder_set_seed(B(b), (uint64_t)s)); }
+JNIEXPORT void FN(cbSetCopaWeights)(JNIEnv *env, jclass c, jlong b, jdouble r, jdouble d) { (void)c; ok(env, cfx_config_builder_set_copa_weights(B(b), r, d)); }
+JNIEXPORT void FN(cbSetCopaRadius)(JNIEnv *env, jclass c, jlong b, jdouble r) { (void)c; ok(env, cfx_config_builder_set_copa_radius(B(b), r)); }
+JNIEXPORT void FN(cbSetRlEpisodes)(JNIEnv *env, jclass c, jlong b, jlong e, jlong s) { (void)c; ok(env, cfx_config_builder_set_rl_episodes(B(b), (size_t)e, (size_t)s)); }
+JNIEXPORT void FN(cbSetRlTraining)(JNIEnv *env, jclass c, jlong b, jdouble g, jdouble la, jdouble lp, jlong bs, jlong cap) {
+    (void)c;
+    ok(env, cfx_config_builder_set_rl_training(B(b), g, la, lp, (size_t)bs, (size_t)cap));
+}
+JNIEXPORT void FN(cbSetRlExploration)(JNIEnv *env, jclass c, jlong b, jdouble s, jdouble e) { (void)c; ok(env, cfx_config_builder_set_rl_exploration(B(b), s, e)); }
+
+/* Copies a Java long[] of widths into a size_t array (NULL for a NULL or
+ * empty array); *fail set when an exception is pending. */
+static size_t *sizes_in(JNIEnv *env, jlongArray a, size_t *n, int *fail) {
+    *fail = 0;
+    *n = 0;
+    if (a == NULL) return NULL;
+    jsize len = (*env)->GetArrayLength(env, a);
+    if (len == 0) return NULL;
+    jlong *tmp = malloc(sizeof(jlong) * (size_t)len);
+    size_t *out = malloc(sizeof(size_t) * (size_t)len);
+    if (tmp == NULL || out == NULL) {
+        free(tmp);
+        free(out);
+        throw_named(env, "java/lang/OutOfMemoryError", "size array");
+        *fail = 1;
+        return NULL;
+    }
+    (*env)->GetLongArrayRegion(env, a, 0, len, tmp);
+    for (jsize i = 0; i < len; i++) out[i] = (size_t)tmp[i];
+    free(tmp);
+    *n = (size_t)len;
+    return out;
+}
+
+JNIEXPORT void FN(cbSetRlHidden)(JNIEnv *env, jclass c, jlong b, jlongArray hidden) {
+    (void)c;
+    size_t n;
+    int fail;
+    size_t *h = sizes_in(env, hidden, &n, &fail);
+    if (fail) return;
+    cfx_status st = cfx_config_builder_set_rl_hidden(B(b), h, n);
+    free(h);
+    ok(env, st);
+}
+
+JNIEXPORT jlong FN(configBuild)(JNIEnv *env, jclass c, jlong b) {
+    (void)c;
+    const cfx_config *cfg = NULL;
+    if (!ok(env, cfx_config_build(B(b), &cfg))) return 0;
+    return J(cfg);
+}
+#undef B
+
+JNIEXPORT jbyteArray FN(configToJson)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    RETURN_STRING(env, cfx_config_to_json(H(const cfx_config, h), buf_, cap_, &len_));
+}
+
+/* ---------------------------------------------------------------- dataset */
+
+typedef cfx_status (*loader_fn)(const char *, const cfx_dataset **);
+
+static jlong load_with(JNIEnv *env, loader_fn f, jbyteArray path) {
+    int fail;
+    char *p = cstr_in(env, path, &fail);
+    if (fail) return 0;
+    const cfx_dataset *d = NULL;
+    cfx_status st = f(p, &d);
+    free(p);
+    if (!ok(env, st)) return 0;
+    return J(d);
+}
+
+JNIEXPORT jlong FN(datasetLoadGerman)(JNIEnv *env, jclass c, jbyteArray path) { (void)c; return load_with(env, cfx_dataset_load_german, path); }
+JNIEXPORT jlong FN(datasetLoadHeloc)(JNIEnv *env, jclass c, jbyteArray path) { (void)c; return load_with(env, cfx_dataset_load_heloc, path); }
+JNIEXPORT jlong FN(datasetLoadTaiwan)(JNIEnv *env, jclass c, jbyteArray path) { (void)c; return load_with(env, cfx_dataset_load_taiwan, path); }
+
+JNIEXPORT jlong FN(datasetFromCsv)(JNIEnv *env, jclass c, jlong schema, jbyteArray path,
+                                    jbyteArray target, jbyteArray favourable) {
+    (void)c;
+    int f1, f2 = 0, f3 = 0;
+    char *p = cstr_in(env, path, &f1);
+    char *t = f1 ? NULL : cstr_in(env, target, &f2);
+    char *v = (f1 || f2) ? NULL : cstr_in(env, favourable, &f3);
+    jlong r = 0;
+    if (!f1 && !f2 && !f3) {
+        const cfx_dataset *d = NULL;
+        cfx_status st = cfx_dataset_from_csv(H(const cfx_schema, schema), p, t, v, &d);
+        if (ok(env, st)) r = J(d);
+    }
+    free(p);
+    free(t);
+    free(v);
+    return r;
+}
+
+JNIEXPORT jlong FN(datasetNRows)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    size_t n = 0;
+    if (!ok(env, cfx_dataset_n_rows(H(const cfx_dataset, h), &n))) return 0;
+    return (jlong)n;
+}
+
+JNIEXPORT jlong FN(datasetSchema)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    const cfx_schema *s = NULL;
+    if (!ok(env, cfx_dataset_schema(H(const cfx_dataset, h), &s))) return 0;
+    return J(s);
+}
+
+JNIEXPORT void FN(datasetRow)(JNIEnv *env, jclass c, jlong h, jlong index, jdoubleArray out) {
+    (void)c;
+    if (!non_null(env, out, "out")) return;
+    jsize cap = (*env)->GetArrayLength(env, out);
+    double *o = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+    if (o == NULL) return;
+    size_t len = 0;
+    cfx_status st = cfx_dataset_row(H(const cfx_dataset, h), (size_t)index, o, (size_t)cap, &len);
+    (*env)->ReleasePrimitiveArrayCritical(env, out, o, 0);
+    ok(env, st);
+}
+
+JNIEXPORT jdouble FN(datasetLabel)(JNIEnv *env, jclass c, jlong h, jlong index) {
+    (void)c;
+    double label = 0;
+    if (!ok(env, cfx_dataset_label(H(const cfx_dataset, h), (size_t)index, &label))) return 0;
+    return label;
+}
+
+JNIEXPORT void FN(datasetHoldoutSplit)(JNIEnv *env, jclass c, jlong h, jlongArray out2) {
+    (void)c;
+    if (!non_null(env, out2, "out")) return;
+    const cfx_dataset *train = NULL, *test = NULL;
+    if (!ok(env, cfx_dataset_holdout_split(H(const cfx_dataset, h), &train, &test))) return;
+    jlong v[2] = {J(train), J(test)};
+    (*env)->SetLongArrayRegion(env, out2, 0, 2, v);
+}
+
+/* ------------------------------------------------------------------ model */
+
+JNIEXPORT jlong FN(modelLinearNew)(JNIEnv *env, jclass c, jdoubleArray w, jdouble bias, jdouble threshold) {
+    (void)c;
+    if (!non_null(env, w, "weights")) return 0;
+    jsize n = (*env)->GetArrayLength(env, w);
+    double *pw = (*env)->GetPrimitiveArrayCritical(env, w, NULL);
+    if (pw == NULL) return 0;
+    const cfx_model *m = NULL;
+    cfx_status st = cfx_model_linear_new(pw, (size_t)n, bias, threshold, &m);
+    (*env)->ReleasePrimitiveArrayCritical(env, w, pw, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(m);
+}
+
+JNIEXPORT jlong FN(modelFromJson)(JNIEnv *env, jclass c, jlong schema, jbyteArray json) {
+    (void)c;
+    int fail;
+    char *s = cstr_in(env, json, &fail);
+    if (fail) return 0;
+    const cfx_model *m = NULL;
+    cfx_status st = cfx_model_from_json(H(const cfx_schema, schema), s, &m);
+    free(s);
+    if (!ok(env, st)) return 0;
+    return J(m);
+}
+
+JNIEXPORT jbyteArray FN(modelToJson)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    RETURN_STRING(env, cfx_model_to_json(H(const cfx_model, h), buf_, cap_, &len_));
+}
+
+JNIEXPORT jbyteArray FN(modelFingerprint)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    RETURN_STRING(env, cfx_model_fingerprint(H(const cfx_model, h), buf_, cap_, &len_));
+}
+
+JNIEXPORT jlong FN(modelFitLinear)(JNIEnv *env, jclass c, jlong ds, jdouble cc) {
+    (void)c;
+    const cfx_model *m = NULL;
+    if (!ok(env, cfx_model_fit_linear(H(const cfx_dataset, ds), cc, &m))) return 0;
+    return J(m);
+}
+
+JNIEXPORT jlong FN(modelTrainMlp)(JNIEnv *env, jclass c, jlong ds, jlongArray hidden, jlong epochs,
+                                   jlong batch, jdouble lr, jdouble l2, jlong seed) {
+    (void)c;
+    size_t n;
+    int fail;
+    size_t *h = sizes_in(env, hidden, &n, &fail);
+    if (fail) return 0;
+    const cfx_model *m = NULL;
+    cfx_status st = cfx_model_train_mlp(H(const cfx_dataset, ds), h, n, (size_t)epochs,
+                                        (size_t)batch, lr, l2, (uint64_t)seed, &m);
+    free(h);
+    if (!ok(env, st)) return 0;
+    return J(m);
+}
+
+JNIEXPORT jint FN(modelKind)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    int32_t k = -1;
+    if (!ok(env, cfx_model_get_kind(H(const cfx_model, h), &k))) return -1;
+    return k;
+}
+
+JNIEXPORT jlong FN(modelInputDim)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    size_t d = 0;
+    if (!ok(env, cfx_model_input_dim(H(const cfx_model, h), &d))) return 0;
+    return (jlong)d;
+}
+
+JNIEXPORT jdouble FN(modelThreshold)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    double t = 0;
+    if (!ok(env, cfx_model_threshold(H(const cfx_model, h), &t))) return 0;
+    return t;
+}
+
+/* Hot path: x pinned without copy; (score, probability, accepted) into out3. */
+JNIEXPORT void FN(modelPredict)(JNIEnv *env, jclass c, jlong h, jdoubleArray x, jdoubleArray out3) {
+    (void)c;
+    if (!non_null(env, x, "x") || !non_null(env, out3, "out")) return;
+    jsize n = (*env)->GetArrayLength(env, x);
+    double score = 0, prob = 0;
+    int32_t acc = 0;
+    double *px = (*env)->GetPrimitiveArrayCritical(env, x, NULL);
+    if (px == NULL) return;
+    cfx_status st = cfx_model_predict(H(const cfx_model, h), px, (size_t)n, &score, &prob, &acc);
+    (*env)->ReleasePrimitiveArrayCritical(env, x, px, JNI_ABORT);
+    if (!ok(env, st)) return;
+    double v[3] = {score, prob, (double)acc};
+    (*env)->SetDoubleArrayRegion(env, out3, 0, 3, v);
+}
+
+JNIEXPORT void FN(modelPredictRaw)(JNIEnv *env, jclass c, jlong h, jlong schema, jdoubleArray raw,
+                                    jdoubleArray out3) {
+    (void)c;
+    if (!non_null(env, raw, "raw") || !non_null(env, out3, "out")) return;
+    jsize n = (*env)->GetArrayLength(env, raw);
+    double score = 0, prob = 0;
+    int32_t acc = 0;
+    double *pr = (*env)->GetPrimitiveArrayCritical(env, raw, NULL);
+    if (pr == NULL) return;
+    cfx_status st = cfx_model_predict_raw(H(const cfx_model, h), H(const cfx_schema, schema), pr,
+                                          (size_t)n, &score, &prob, &acc);
+    (*env)->ReleasePrimitiveArrayCritical(env, raw, pr, JNI_ABORT);
+    if (!ok(env, st)) return;
+    double v[3] = {score, prob, (double)acc};
+    (*env)->SetDoubleArrayRegion(env, out3, 0, 3, v);
+}
+
+/* Hot path: both arrays pinned, not copied; rows [x_off/dim, +n_rows) of x
+ * go to out[out_off, +n_rows). The Java side has checked every bound. */
+JNIEXPORT void FN(modelProbabilityBatch)(JNIEnv *env, jclass c, jlong h, jdoubleArray x, jlong x_off,
+                                          jlong n_rows, jdoubleArray out, jlong out_off) {
+    (void)c;
+    if (!non_null(env, x, "x") || !non_null(env, out, "out")) return;
+    jsize cap = (*env)->GetArrayLength(env, out);
+    double *px = (*env)->GetPrimitiveArrayCritical(env, x, NULL);
+    if (px == NULL) return;
+    double *po = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+    if (po == NULL) {
+        (*env)->ReleasePrimitiveArrayCritical(env, x, px, JNI_ABORT);
+        return;
+    }
+    size_t len = 0;
+    cfx_status st = cfx_model_probability_batch(H(const cfx_model, h), px + x_off, (size_t)n_rows,
+                                                po + out_off, (size_t)(cap - out_off), &len);
+    (*env)->ReleasePrimitiveArrayCritical(env, out, po, 0);
+    (*env)->ReleasePrimitiveArrayCritical(env, x, px, JNI_ABORT);
+    ok(env, st);
+}
+
+/* ----------------------------------------------------------------- schema */
+
+JNIEXPORT jlong FN(schemaFromJson)(JNIEnv *env, jclass c, jbyteArray json) {
+    (void)c;
+    int fail;
+    char *s = cstr_in(env, json, &fail);
+    if (fail) return 0;
+    const cfx_schema *out = NULL;
+    cfx_status st = cfx_schema_from_json(s, &out);
+    free(s);
+    if (!ok(env, st)) return 0;
+    return J(out);
+}
+
+JNIEXPORT jbyteArray FN(schemaToJson)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    RETURN_STRING(env, cfx_schema_to_json(H(const cfx_schema, h), buf_, cap_, &len_));
+}
+
+JNIEXPORT jbyteArray FN(schemaFingerprint)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    RETURN_STRING(env, cfx_schema_fingerprint(H(const cfx_schema, h), buf_, cap_, &len_));
+}
+
+JNIEXPORT jlong FN(schemaNFeatures)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    size_t n = 0;
+    if (!ok(env, cfx_schema_n_features(H(const cfx_schema, h), &n))) return 0;
+    return (jlong)n;
+}
+
+JNIEXPORT jlong FN(schemaEncodedDim)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    size_t n = 0;
+    if (!ok(env, cfx_schema_encoded_dim(H(const cfx_schema, h), &n))) return 0;
+    return (jlong)n;
+}
+
+JNIEXPORT jbyteArray FN(schemaFeatureName)(JNIEnv *env, jclass c, jlong h, jlong index) {
+    (void)c;
+    RETURN_STRING(env, cfx_schema_feature_name(H(const cfx_schema, h), (size_t)index, buf_, cap_, &len_));
+}
+
+JNIEXPORT jlong FN(schemaIndexOf)(JNIEnv *env, jclass c, jlong h, jbyteArray name) {
+    (void)c;
+    int fail;
+    char *s = cstr_in(env, name, &fail);
+    if (fail) return -1;
+    size_t idx = 0;
+    cfx_status st = cfx_schema_index_of(H(const cfx_schema, h), s, &idx);
+    free(s);
+    if (!ok(env, st)) return -1;
+    return (jlong)idx;
+}
+
+typedef cfx_status (*transcode_fn)(const cfx_schema *, const double *, size_t, double *, size_t,
+                                   size_t *);
+
+/* Encode/decode: input and output pinned without copies. */
+static void transcode(JNIEnv *env, transcode_fn f, jlong h, jdoubleArray in, jdoubleArray out) {
+    if (!non_null(env, in, "input") || !non_null(env, out, "out")) return;
+    jsize n = (*env)->GetArrayLength(env, in);
+    jsize cap = (*env)->GetArrayLength(env, out);
+    double *pi = (*env)->GetPrimitiveArrayCritical(env, in, NULL);
+    if (pi == NULL) return;
+    double *po = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+    if (po == NULL) {
+        (*env)->ReleasePrimitiveArrayCritical(env, in, pi, JNI_ABORT);
+        return;
+    }
+    size_t len = 0;
+    cfx_status st = f(H(const cfx_schema, h), pi, (size_t)n, po, (size_t)cap, &len);
+    (*env)->ReleasePrimitiveArrayCritical(env, out, po, 0);
+    (*env)->ReleasePrimitiveArrayCritical(env, in, pi, JNI_ABORT);
+    ok(env, st);
+}
+
+JNIEXPORT void FN(schemaEncode)(JNIEnv *env, jclass c, jlong h, jdoubleArray raw, jdoubleArray out) {
+    (void)c;
+    transcode(env, cfx_schema_encode, h, raw, out);
+}
+
+JNIEXPORT void FN(schemaDecode)(JNIEnv *env, jclass c, jlong h, jdoubleArray x, jdoubleArray out) {
+    (void)c;
+    transcode(env, cfx_schema_decode, h, x, out);
+}
+
+JNIEXPORT jbyteArray FN(schemaDescribeChanges)(JNIEnv *env, jclass c, jlong h, jdoubleArray from,
+                                                jdoubleArray to) {
+    (void)c;
+    if (!non_null(env, from, "from") || !non_null(env, to, "to")) return NULL;
+    /* Copies (not critical): the string protocol may loop and allocate. */
+    jsize nf = (*env)->GetArrayLength(env, from), nt = (*env)->GetArrayLength(env, to);
+    double *pf = (*env)->GetDoubleArrayElements(env, from, NULL);
+    if (pf == NULL) return NULL;
+    double *pt = (*env)->GetDoubleArrayElements(env, to, NULL);
+    if (pt == NULL) {
+        (*env)->ReleaseDoubleArrayElements(env, from, pf, JNI_ABORT);
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    cfx_status st;
+    for (;;) {
+        st = cfx_schema_describe_changes(H(const cfx_schema, h), pf, (size_t)nf, pt, (size_t)nt, buf,
+                                         cap, &len);
+        if (st == CFX_STATUS_BUFFER_TOO_SMALL && len > cap) {
+            free(buf);
+            cap = len;
+            buf = malloc(cap);
+            if (buf == NULL) break;
+            continue;
+        }
+        break;
+    }
+    (*env)->ReleaseDoubleArrayElements(env, to, pt, JNI_ABORT);
+    (*env)->ReleaseDoubleArrayElements(env, from, pf, JNI_ABORT);
+    if (buf == NULL && st == CFX_STATUS_BUFFER_TOO_SMALL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "cfx string");
+        return NULL;
+    }
+    if (st != CFX_STATUS_OK) {
+        free(buf);
+        throw_status(env, st);
+        return NULL;
+    }
+    jbyteArray r = bytes_out(env, buf ? buf : "", buf ? strlen(buf) : 0);
+    free(buf);
+    return r;
+}
+
+JNIEXPORT jlong FN(schemaFitWeights)(JNIEnv *env, jclass c, jlong h, jdoubleArray rows, jlong n_rows,
+                                      jlong n_cols) {
+    (void)c;
+    if (!non_null(env, rows, "rows")) return 0;
+    double *pr = (*env)->GetPrimitiveArrayCritical(env, rows, NULL);
+    if (pr == NULL) return 0;
+    const cfx_schema *out = NULL;
+    cfx_status st = cfx_schema_fit_weights(H(const cfx_schema, h), pr, (size_t)n_rows, (size_t)n_cols, &out);
+    (*env)->ReleasePrimitiveArrayCritical(env, rows, pr, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(out);
+}

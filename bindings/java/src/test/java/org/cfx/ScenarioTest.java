@@ -1,0 +1,57 @@
+package org.cfx;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shared scenario of examples/binding_scenario.rs, replayed through the C ABI and compared
+ * with the Rust output in bindings/scenario_expected.txt: same fit, same numbers, bit for bit.
+ */
+class ScenarioTest {
+    @Test
+    void germanScenarioMatchesRustBitForBit() throws Exception {
+        Map<String, String> exp = TestData.expected();
+        assertEquals("german_credit", exp.get("dataset"));
+        try (Dataset d = Dataset.loadGerman(TestData.germanPath());
+                Schema schema = d.schema();
+                Dataset.Split split = d.holdoutSplit();
+                Model model = Model.fitLinear(split.train(), 1.0)) {
+            Dataset test = split.test();
+            assertEquals(Integer.parseInt(exp.get("n_rows")), d.nRows());
+            assertEquals(Integer.parseInt(exp.get("n_train")), split.train().nRows());
+            assertEquals(Integer.parseInt(exp.get("n_test")), test.nRows());
+            assertEquals(Integer.parseInt(exp.get("n_features")), schema.nFeatures());
+            assertEquals(Integer.parseInt(exp.get("encoded_dim")), schema.encodedDim());
+            assertEquals(Integer.parseInt(exp.get("encoded_dim")), model.inputDim());
+            assertEquals(Double.parseDouble(exp.get("threshold")), model.threshold());
+            assertEquals(Model.Kind.LINEAR, model.kind());
+
+            double[] x = test.encodedRows();
+            double[] p = model.probabilities(x);
+            double[] y = test.labels();
+            int hits = 0;
+            int firstDeclined = -1;
+            for (int i = 0; i < p.length; i++) {
+                boolean accepted = p[i] > model.threshold();
+                if (accepted == (y[i] > 0.5)) {
+                    hits++;
+                }
+                if (!accepted && firstDeclined < 0) {
+                    firstDeclined = i;
+                }
+            }
+            assertEquals(Double.parseDouble(exp.get("accuracy")), (double) hits / p.length);
+            for (int i = 0; i < 5; i++) {
+                assertEquals(
+                        Double.doubleToLongBits(Double.parseDouble(exp.get("prob_" + i))),
+                        Double.doubleToLongBits(p[i]),
+                        "prob_" + i + " = " + p[i]);
+            }
+            assertEquals(Integer.parseInt(exp.get("first_declined")), firstDeclined);
+            assertEquals(exp.get("schema_fingerprint"), schema.fingerprint());
+            assertEquals(exp.get("model_fingerprint"), model.fingerprint());
+        }
+    }
+}
