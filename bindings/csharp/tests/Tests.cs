@@ -123,6 +123,71 @@ public static class Tests
         A.Throws<CfxLoadException>(() => CfxLibrary.CheckAbi(0, "0.0.1"), "abi 0");
     }
 
+    /// <summary>End to end: a fake libcfx reporting ABI 2 is refused at first use, in a child mono process.</summary>
+    public static void T_load_refuses_a_library_of_another_abi()
+    {
+        var dir = Path.Combine(Path.GetTempPath(), "cfx_cs_fake_" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(dir);
+        try
+        {
+            var c = Path.Combine(dir, "fake.c");
+            File.WriteAllText(c, "#include <stdint.h>\n" +
+                "uint32_t cfx_abi_version(void) { return " + (CfxLibrary.BuiltForAbiVersion + 1) + "; }\n" +
+                "const char *cfx_version_string(void) { return \"9.9.9\"; }\n" +
+                "int cfx_schema_from_json(const char *j, void **o) { (void)j; *o = (void *)1; return 0; }\n");
+            var cc = Run("cc", "-shared -fPIC -o " + Path.Combine(dir, "libcfx.so") + " " + c, null);
+            A.Eq(0, cc.Item1, "cc builds the fake library: " + cc.Item2);
+            var exe = typeof(Tests).Assembly.Location;
+            var fake = Run("mono", "\"" + exe + "\" --abi-probe", dir);
+            A.True(fake.Item2.Contains("CfxLoadException") && fake.Item2.Contains("ABI mismatch") &&
+                   fake.Item2.Contains("9.9.9") && fake.Item2.Contains("built for ABI version " + CfxLibrary.BuiltForAbiVersion),
+                "fake library refused with a clear message: " + fake.Item2);
+            A.True(fake.Item2.Contains("second call: CfxLoadException"), "refused again on the next call: " + fake.Item2);
+            A.True(!fake.Item2.Contains("handle made"), "no call reached the fake library: " + fake.Item2);
+            var empty = Path.Combine(dir, "empty");
+            Directory.CreateDirectory(empty);
+            var none = Run("mono", "\"" + exe + "\" --abi-probe", empty);
+            A.True(none.Item2.Contains("CfxLoadException") && none.Item2.Contains("cannot load the cfx native library"),
+                "missing library reported clearly: " + none.Item2);
+        }
+        finally { Directory.Delete(dir, true); }
+    }
+
+    static Tuple<int, string> Run(string file, string args, string ldPath)
+    {
+        var psi = new System.Diagnostics.ProcessStartInfo(file, args)
+        {
+            UseShellExecute = false,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        };
+        if (ldPath != null) psi.EnvironmentVariables["LD_LIBRARY_PATH"] = ldPath;
+        using (var p = System.Diagnostics.Process.Start(psi))
+        {
+            var err = p.StandardError.ReadToEndAsync();
+            var output = p.StandardOutput.ReadToEnd();
+            p.WaitForExit();
+            return Tuple.Create(p.ExitCode, output + err.Result);
+        }
+    }
+
+    /// <summary>Child-process mode of the ABI test: uses the binding against whatever libcfx is on LD_LIBRARY_PATH.</summary>
+    static int AbiProbe()
+    {
+        for (int i = 0; i < 2; i++)
+        {
+            try
+            {
+                using (Schema.FromJson("{}")) Console.WriteLine("handle made");
+            }
+            catch (Exception e)
+            {
+                Console.WriteLine((i == 0 ? "first call: " : "second call: ") + e.GetType().Name + ": " + e.Message);
+            }
+        }
+        return 0;
+    }
+
     public static void T_status_names_match_the_enum()
     {
         foreach (Status s in Enum.GetValues(typeof(Status)))
@@ -231,7 +296,7 @@ public static class Tests
             A.Eq("", s.DescribeChanges(Applicant, Applicant), "no change");
             to[2] = 0; // housing rent → own
             var text = s.DescribeChanges(Applicant, to);
-            A.True(text.Contains("income: 30000 → 60000\n") && text.Contains("housing: rent → own"), "two changes: " + text);
+            A.True(text.Contains("income: 30000 → 60000\n") && text.Contains("housing: 'rent' → 'own'\n"), "two changes: " + text);
             A.Status(Status.DimensionMismatch, () => s.Encode(new double[] { 1, 2, 3 }), "raw length 3");
             A.Status(Status.InvalidArgument, () => s.Encode(new[] { double.NaN, -7, 1, 30 }), "NaN");
             A.Status(Status.InvalidArgument, () => s.Encode(new[] { double.NegativeInfinity, -7, 1, 30 }), "-inf");
@@ -254,7 +319,7 @@ public static class Tests
             A.Eq(0, s.IndexOf("Einkommen (€)"), "non-ASCII name in");
             A.Status(Status.NotFound, () => s.IndexOf("Größe"), "valid UTF-8, unknown");
             var text = s.DescribeChanges(new double[] { 1, 0 }, new double[] { 1, 1 });
-            A.Eq("Wohnung: Eigentümer → Miete ✓\n", text, "non-ASCII levels");
+            A.Eq("Wohnung: 'Eigentümer' → 'Miete ✓'\n", text, "non-ASCII levels");
             A.True(s.ToJson().Contains("Miete ✓"), "JSON keeps the text");
         }
     }
@@ -755,6 +820,7 @@ public static class Tests
 
     public static int Main(string[] args)
     {
+        if (args.Length == 1 && args[0] == "--abi-probe") return AbiProbe();
         var tests = typeof(Tests).GetMethods(BindingFlags.Public | BindingFlags.Static)
             .Where(mi => mi.Name.StartsWith("T_") && mi.GetParameters().Length == 0)
             .OrderBy(mi => mi.MetadataToken).ToList();
