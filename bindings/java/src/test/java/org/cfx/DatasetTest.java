@@ -53,7 +53,8 @@ class DatasetTest {
             }
             CfxException x =
                     assertThrows(CfxException.class, () -> Dataset.fromCsv(s, TestData.germanPath(), "nope", "good"));
-            assertEquals(Status.DATA_ERROR, x.statusCode(), x.getMessage());
+            assertEquals(Status.NOT_FOUND, x.statusCode(), x.getMessage());
+            assertTrue(x.detail().contains("nope"), x.detail());
         }
     }
 
@@ -78,6 +79,22 @@ class DatasetTest {
         assertEquals(
                 Status.IO_ERROR,
                 assertThrows(CfxException.class, () -> Dataset.loadTaiwan("/nonexistent/taiwan.csv")).statusCode());
+    }
+
+    @Test
+    void unknownLevelUnderASchemaIsADataErrorNamingRowAndColumn() throws IOException {
+        Path bad = Files.createTempFile("cfx-level", ".csv");
+        try (Dataset d = Dataset.loadGerman(TestData.germanPath());
+                Schema s = d.schema()) {
+            java.util.List<String> lines = Files.readAllLines(Path.of(TestData.germanPath()));
+            Files.write(bad, java.util.List.of(lines.get(0), lines.get(1).replace("radio/television", "spaceship")));
+            CfxException e = assertThrows(
+                    CfxException.class, () -> Dataset.fromCsv(s, bad.toString(), "creditability", "good"));
+            assertEquals(Status.DATA_ERROR, e.statusCode(), e.getMessage());
+            assertTrue(e.detail().contains("purpose"), e.detail());
+        } finally {
+            Files.deleteIfExists(bad);
+        }
     }
 
     @Test
