@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <math.h>
+#include <stdlib.h>
 
 #define R_NO_REMAP
 #include <R.h>
@@ -87,6 +88,9 @@ static void release(enum kind k, void *addr)
     default: return;
     }
     freed_count[k] += 1;
+    /* Trace for the tests that prove finalizers also run at session end. */
+    if (getenv("CFX_R_TRACE_FREE") != NULL)
+        REprintf("cfx: released a %s\n", kind_tag[k]);
 }
 
 static int kind_of(SEXP p)

@@ -72,15 +72,22 @@ test_that("building consumes the builder; a failed build consumes it too", {
   expect_equal(counts()[["config_builder"]], before[["config_builder"]] + 1)
 })
 
-test_that("a session with live handles ends cleanly (finalizers run at exit)", {
+test_that("handles alive at the end of a session are released at exit (onexit finalizers)", {
   rscript <- file.path(R.home("bin"), "Rscript")
   code <- paste(
     "library(cfx)",
     "ds <- cfx_load_german(); m <- cfx_fit_linear(ds); s <- cfx_schema(ds)",
-    "reg.finalizer(environment(), function(e) cat('r-finalizers-ran\\n'), onexit = TRUE)",
+    "cfx_free(s)",
     "cat('ok\\n')", sep = "; ")
-  out <- system2(rscript, c("-e", shQuote(code)), stdout = TRUE, stderr = TRUE,
-                 env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":")))
-  expect_true("ok" %in% out)
+  out <- system2(rscript, c("--vanilla", "-e", shQuote(code)), stdout = TRUE, stderr = TRUE,
+                 env = c(paste0("R_LIBS=", paste(.libPaths(), collapse = ":")),
+                         "CFX_R_TRACE_FREE=1"))
   expect_null(attr(out, "status"))
+  expect_true("ok" %in% out)
+  released <- out[startsWith(out, "cfx: released a ")]
+  # the schema once (explicitly, before 'ok'), the model and dataset at exit
+  expect_identical(sort(released), sort(c("cfx: released a cfx_schema",
+                                          "cfx: released a cfx_model",
+                                          "cfx: released a cfx_dataset")))
+  expect_gt(match("cfx: released a cfx_model", out), match("ok", out))
 })
