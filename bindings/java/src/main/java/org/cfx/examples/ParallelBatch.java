@@ -29,11 +29,31 @@ public final class ParallelBatch {
     /** Outcome of one slice: declined count and the explanations found. */
     private record Slice(int declined, int explained, String firstExplanation) {}
 
+    /** What a run found. */
+    public record Result(
+            int applicants, int threads, int declined, int explained, String example, boolean sameAsOneThread,
+            double seconds) {}
+
     public static void main(String[] args) throws Exception {
         int copies = args.length > 0 ? Integer.parseInt(args[0]) : 100;
         int threads = args.length > 1 ? Integer.parseInt(args[1]) : Runtime.getRuntime().availableProcessors();
-        String path = System.getProperty("cfx.german"); // null: the copy bundled with cfx
+        Result r = run(System.getProperty("cfx.german"), copies, threads); // null path: bundled copy
+        System.out.printf(
+                "%d applicants scored and explained by %d threads sharing one model handle%n",
+                r.applicants(), r.threads());
+        System.out.printf(
+                "declined: %d (%.1f%%); accepted with a shorter loan alone: %d%n",
+                r.declined(), 100.0 * r.declined() / r.applicants(), r.explained());
+        System.out.println("e.g. " + r.example());
+        System.out.printf(
+                "parallel probabilities identical to one thread: %s (%.2f s)%n", r.sameAsOneThread(), r.seconds());
+        if (!r.sameAsOneThread()) {
+            System.exit(1);
+        }
+    }
 
+    /** Scores and explains {@code copies} × 1,000 German applicants on {@code threads} threads. */
+    public static Result run(String path, int copies, int threads) throws Exception {
         try (Dataset german = Dataset.loadGerman(path);
                 Schema schema = german.schema();
                 Dataset.Split split = german.holdoutSplit();
@@ -105,15 +125,8 @@ public final class ParallelBatch {
                     }
                 }
                 double seconds = (System.nanoTime() - t0) / 1e9;
-                boolean same = java.util.Arrays.equals(serial, prob);
-                System.out.printf("%d applicants scored and explained by %d threads sharing one model handle%n", n, threads);
-                System.out.printf("declined: %d (%.1f%%); accepted after a shorter loan: %d%n",
-                        declined, 100.0 * declined / n, explained);
-                System.out.println("e.g. " + example);
-                System.out.printf("parallel probabilities identical to one thread: %s (%.2f s)%n", same, seconds);
-                if (!same) {
-                    System.exit(1);
-                }
+                return new Result(
+                        n, threads, declined, explained, example, java.util.Arrays.equals(serial, prob), seconds);
             } finally {
                 pool.shutdown();
             }
