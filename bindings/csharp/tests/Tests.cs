@@ -579,8 +579,19 @@ public static class Tests
         using (var c = b.Build())
         {
             var json = c.ToJson();
-            foreach (var frag in new[] { "42", "1000", "0.99", "0.05", "16" })
-                A.True(json.Contains(frag), "config JSON contains " + frag + ": " + json);
+            // Every setter reached the library: each setting is in the JSON with its value.
+            var compact = System.Text.RegularExpressions.Regex.Replace(json, @"\s+", "");
+            foreach (var frag in new[] {
+                "\"time_limit_seconds\":5.0", "\"threads\":1", "\"mip_gap\":1e-6", "\"margin\":0.1",
+                "\"n_diverse\":3", "\"diversity_rule\":\"RussellIntended\"", "\"noise_model\":\"Gaussian\"",
+                "\"noise_sigma\":0.05", "\"n_samples\":1000", "\"bound_m\":2.0", "\"target\":0.9",
+                "\"target_epsilon\":0.01", "\"seed\":42", "\"copa_robust_weight\":1.0",
+                "\"copa_diversity_weight\":0.5", "\"copa_radius\":0.1", "\"episodes\":10", "\"max_steps\":20",
+                "\"discount\":0.99", "\"learning_rate_actor\":0.001", "\"learning_rate_param\":0.0001",
+                "\"batch_size\":32", "\"replay_capacity\":1000", "\"epsilon_start\":1.0", "\"epsilon_end\":0.05",
+                "\"hidden\":[16,16]" })
+                A.True(compact.Contains(frag), "config JSON contains " + frag + ": " + compact);
+            A.True(!compact.Contains("null"), "nothing left unset: " + compact);
         }
         A.True(b.IsDisposed, "builder consumed by Build");
         A.Throws<ObjectDisposedException>(() => b.Seed(1), "setter after Build");
@@ -591,7 +602,7 @@ public static class Tests
         A.True(!CfxHandle.Releases.TryGetValue(serial, out r), "a consumed builder is never freed by the binding");
 
         using (var empty = new ConfigBuilder().Build())
-            A.True(empty.ToJson().Contains("null"), "unset settings are null");
+            A.True(System.Text.RegularExpressions.Regex.Replace(empty.ToJson(), @"\s+", "").Contains("\"seed\":null"), "unset settings are null");
         using (var b2 = new ConfigBuilder())
         {
             A.Status(Status.InvalidArgument, () => b2.TimeLimit(double.NaN), "NaN time limit");
@@ -600,7 +611,7 @@ public static class Tests
             A.Status(Status.InvalidArgument, () => b2.RlExploration(0.1, 0.5), "end > start");
             A.Status(Status.InvalidArgument, () => b2.RlHidden(), "no hidden layer");
             b2.Seed(3); // still usable after errors
-            using (var c2 = b2.Build()) A.True(c2.ToJson().Contains("3"), "seed 3");
+            using (var c2 = b2.Build()) A.True(c2.ToJson().Contains("\"seed\": 3,"), "seed 3: " + c2.ToJson());
         }
     }
 
@@ -716,6 +727,26 @@ public static class Tests
             for (int i = 0; i < 50; i++)
                 A.Eq(m.Predict(s.Encode(d.Row(i))).Probability, m.PredictRaw(s, d.Row(i)).Probability, "raw = encoded, row " + i);
         }
+    }
+
+    /// <summary>The README example, as written there.</summary>
+    public static void T_readme_example()
+    {
+        var file = Path.Combine(Path.GetTempPath(), "cfx_cs_model_" + Guid.NewGuid().ToString("N") + ".json");
+        string printed;
+        using (var data = Dataset.LoadGerman())              // bundled German credit
+        using (var schema = data.GetSchema())
+        using (var model = Model.FitLinear(data, c: 1.0))    // scikit-learn's LogisticRegression(C=1)
+        {
+            double[] applicant = data.Row(1);
+            Prediction p = model.PredictRaw(schema, applicant);
+            printed = p.ToString();                           // score … probability … declined
+            File.WriteAllText(file, model.ToJson());
+            A.True(printed.StartsWith("score ") && printed.Contains(" probability "), printed);
+            using (var again = Model.FromJson(schema, File.ReadAllText(file)))
+                A.Eq(p.Probability, again.PredictRaw(schema, applicant).Probability, "model file reloads");
+        }
+        File.Delete(file);
     }
 
     // ---------------------------------------------------------------- scenario
