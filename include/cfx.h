@@ -187,6 +187,35 @@ typedef int32_t cfx_diversity_rule;
 #endif // __cplusplus
 
 /**
+ * Directions a mutable feature may move in (`int32_t` in C).
+ */
+enum cfx_direction
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Up or down.
+   */
+  CFX_DIRECTION_ANY = 0,
+  /**
+   * Only up (e.g. age).
+   */
+  CFX_DIRECTION_INCREASE_ONLY = 1,
+  /**
+   * Only down.
+   */
+  CFX_DIRECTION_DECREASE_ONLY = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_direction cfx_direction;
+#else
+typedef int32_t cfx_direction;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * An immutable configuration. Thread-safe: may be shared by many threads
  * and freed from any thread, exactly once, with `cfx_config_free`.
  */
@@ -217,6 +246,13 @@ typedef struct cfx_model cfx_model;
  * once and freed from any thread, exactly once, with `cfx_schema_free`.
  */
 typedef struct cfx_schema cfx_schema;
+
+/**
+ * A schema under construction. Not thread-safe: one thread at a time.
+ * `cfx_schema_build` consumes it; otherwise free it with
+ * `cfx_schema_builder_free` (any thread, once).
+ */
+typedef struct cfx_schema_builder cfx_schema_builder;
 
 #ifdef __cplusplus
 extern "C" {
@@ -689,6 +725,61 @@ cfx_status cfx_schema_fingerprint(const struct cfx_schema *schema,
  * thread, exactly once per handle.
  */
 void cfx_schema_free(const struct cfx_schema *schema);
+
+/**
+ * A new, empty schema builder; `*out_builder` is owned by the caller.
+ */
+cfx_status cfx_schema_builder_new(struct cfx_schema_builder **out_builder);
+
+/**
+ * Appends a contiguous feature with raw range `[lower, upper]`; `integer`
+ * is 1 for whole numbers, 0 otherwise. Names are checked when the schema is
+ * built. Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_add_contiguous(struct cfx_schema_builder *builder,
+                                             const char *name,
+                                             double lower,
+                                             double upper,
+                                             int32_t integer);
+
+/**
+ * Appends a categorical feature with `n_levels` level names (UTF-8,
+ * NUL-terminated; raw values are level indices). Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_add_categorical(struct cfx_schema_builder *builder,
+                                              const char *name,
+                                              const char *const *levels,
+                                              size_t n_levels);
+
+/**
+ * Declares a special code of the last added feature, which must be
+ * contiguous (e.g. −7 "no delinquency record"). Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_add_special_state(struct cfx_schema_builder *builder,
+                                                double code,
+                                                const char *label);
+
+/**
+ * Sets the actionability of the last added feature: `mutable_` 1 or 0 and a
+ * `cfx_direction` value. Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_actionability(struct cfx_schema_builder *builder,
+                                                int32_t mutable_,
+                                                int32_t direction);
+
+/**
+ * Validates the features and turns the builder into an immutable schema
+ * (`INVALID_SCHEMA` for duplicate names, empty levels, lower > upper, …).
+ * The builder is consumed in every case (unless NULL): do not use or free
+ * it afterwards. `*out_schema` is owned by the caller.
+ */
+cfx_status cfx_schema_build(struct cfx_schema_builder *builder,
+                            const struct cfx_schema **out_schema);
+
+/**
+ * Releases a builder that was not built. NULL is a no-op. Any thread, once.
+ */
+void cfx_schema_builder_free(struct cfx_schema_builder *builder);
 
 /**
  * A static, NUL-terminated name for a status number, e.g.

@@ -63,6 +63,7 @@ fn built() -> &'static PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         let target = root().join("target/ffi-testing");
+        seed_from_release(&target);
         let cargo = option_env!("CARGO").unwrap_or("cargo");
         let st = Command::new(cargo)
             .current_dir(root())
@@ -95,7 +96,7 @@ fn built() -> &'static PathBuf {
                 .arg("-L")
                 .arg(&lib)
                 .args(["-lcfx", "-lm"])
-                .arg(format!("-Wl,-rpath,{}", lib.display()))
+                .arg(format!("-Wl,--disable-new-dtags,-rpath,{}", lib.display()))
                 .arg("-o")
                 .arg(bin.join(p.name))
                 .output()
@@ -109,6 +110,28 @@ fn built() -> &'static PathBuf {
         }
         bin
     })
+}
+
+/// A first run would compile every dependency (HiGHS from C++ sources) a
+/// second time. When `target/release` is built and `target/ffi-testing` is
+/// not, copy the release build products over: cargo's fingerprints then find
+/// every dependency fresh and only cfx itself is compiled with `testing`.
+fn seed_from_release(target: &Path) {
+    let release = root().join("target/release");
+    let dest = target.join("release");
+    if dest.exists() || !release.join(".fingerprint").exists() {
+        return;
+    }
+    std::fs::create_dir_all(&dest).unwrap();
+    let st = Command::new("cp")
+        .arg("-a")
+        .args(["build", "deps", ".fingerprint"].map(|d| release.join(d)))
+        .arg(&dest)
+        .status();
+    if !st.is_ok_and(|s| s.success()) {
+        // not fatal: cargo then builds everything from scratch
+        let _ = std::fs::remove_dir_all(&dest);
+    }
 }
 
 fn expected(name: &str) -> String {
@@ -126,7 +149,14 @@ fn run(p: &Program, wrapper: &[&str]) -> String {
         }
         None => Command::new(&exe),
     };
-    let out = cmd.current_dir(root()).args(p.args).output().unwrap();
+    // cargo test puts target/release/deps on LD_LIBRARY_PATH, which would win
+    // over the rpath and load the library built without the testing feature.
+    let out = cmd
+        .current_dir(root())
+        .env_remove("LD_LIBRARY_PATH")
+        .args(p.args)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         out.status.success(),

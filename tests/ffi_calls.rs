@@ -258,3 +258,89 @@ fn german_dataset_split_and_fitted_model() {
         cfx_dataset_free(d);
     }
 }
+
+#[test]
+fn schema_built_in_code_equals_the_json_one() {
+    use cfx::ffi::schema_builder::*;
+    let (from_json, model) = toy();
+    unsafe {
+        let mut b = null_mut();
+        assert_eq!(cfx_schema_builder_new(&mut b), cfx_status::Ok);
+        let c = |s: &str| CString::new(s).unwrap();
+        let (income, months, housing, age) = (
+            c("income"),
+            c("months_since_delinquency"),
+            c("housing"),
+            c("age"),
+        );
+        let (label, own, rent, free) = (c("no delinquency record"), c("own"), c("rent"), c("free"));
+        // nothing to attach to yet
+        assert_eq!(
+            cfx_schema_builder_set_actionability(b, 0, 0),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b, income.as_ptr(), 0.0, 100000.0, 1),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b, months.as_ptr(), 0.0, 120.0, 1),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_add_special_state(b, -7.0, label.as_ptr()),
+            cfx_status::Ok
+        );
+        let levels = [own.as_ptr(), rent.as_ptr(), free.as_ptr()];
+        assert_eq!(
+            cfx_schema_builder_add_categorical(b, housing.as_ptr(), levels.as_ptr(), 3),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_add_special_state(b, -7.0, label.as_ptr()),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_add_categorical(b, housing.as_ptr(), null(), 2),
+            cfx_status::NullArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b, age.as_ptr(), 18.0, 90.0, 2),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b, age.as_ptr(), 18.0, f64::INFINITY, 1),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b, age.as_ptr(), 18.0, 90.0, 1),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_set_actionability(b, 0, 7),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_set_actionability(b, 0, 0),
+            cfx_status::Ok
+        );
+        let mut built = null();
+        assert_eq!(cfx_schema_build(b, &mut built), cfx_status::Ok);
+        assert_eq!(
+            string_of(|p, n, l| cfx_schema_to_json(built, p, n, l)),
+            string_of(|p, n, l| cfx_schema_to_json(from_json, p, n, l))
+        );
+        // a duplicate name is refused at build time, and the builder is consumed
+        let mut b2 = null_mut();
+        cfx_schema_builder_new(&mut b2);
+        cfx_schema_builder_add_contiguous(b2, age.as_ptr(), 18.0, 90.0, 1);
+        cfx_schema_builder_add_contiguous(b2, age.as_ptr(), 18.0, 90.0, 1);
+        let mut none = null();
+        assert_eq!(cfx_schema_build(b2, &mut none), cfx_status::InvalidSchema);
+        assert!(none.is_null());
+        cfx_schema_builder_free(null_mut());
+        cfx_schema_free(built);
+        cfx_model_free(model);
+        cfx_schema_free(from_json);
+    }
+}

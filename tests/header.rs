@@ -74,10 +74,7 @@ fn committed_header_is_what_cbindgen_generates() {
             .lines()
             .zip(committed.lines())
             .position(|(a, b)| a != b)
-            .map_or_else(
-                || fresh.lines().count().min(committed.lines().count()),
-                |l| l,
-            );
+            .unwrap_or_else(|| fresh.lines().count().min(committed.lines().count()));
         panic!(
             "include/cfx.h is stale (first difference at line {}); regenerate it with \
              `make header` (cbindgen --config cbindgen.toml --crate cfx --output include/cfx.h)",

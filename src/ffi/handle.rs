@@ -27,12 +27,12 @@ pub unsafe trait BoxHandle {
 }
 
 /// Gives up an `Arc` to C.
-pub fn arc_into_raw<H: ArcHandle>(value: Arc<H::Rust>) -> *const H {
+pub(crate) fn arc_into_raw<H: ArcHandle>(value: Arc<H::Rust>) -> *const H {
     Arc::into_raw(value) as *const H
 }
 
 /// Borrows the object behind an immutable handle.
-pub fn arc_ref<'a, H: ArcHandle>(p: *const H, param: &str) -> FfiResult<&'a H::Rust> {
+pub(crate) fn arc_ref<'a, H: ArcHandle>(p: *const H, param: &str) -> FfiResult<&'a H::Rust> {
     if p.is_null() {
         return Err(FfiError::null(param));
     }
@@ -42,8 +42,9 @@ pub fn arc_ref<'a, H: ArcHandle>(p: *const H, param: &str) -> FfiResult<&'a H::R
 }
 
 /// A new strong reference to the object behind an immutable handle (to keep
-/// it inside another object).
-pub fn arc_clone<H: ArcHandle>(p: *const H, param: &str) -> FfiResult<Arc<H::Rust>> {
+/// it inside another object, e.g. a result that refers to its schema).
+#[allow(dead_code)] // for method files; exercised by the unit tests below
+pub(crate) fn arc_clone<H: ArcHandle>(p: *const H, param: &str) -> FfiResult<Arc<H::Rust>> {
     if p.is_null() {
         return Err(FfiError::null(param));
     }
@@ -56,7 +57,7 @@ pub fn arc_clone<H: ArcHandle>(p: *const H, param: &str) -> FfiResult<Arc<H::Rus
 }
 
 /// Releases an immutable handle; NULL is a no-op.
-pub fn arc_free<H: ArcHandle>(p: *const H) {
+pub(crate) fn arc_free<H: ArcHandle>(p: *const H) {
     if !p.is_null() {
         // SAFETY: from Arc::into_raw, released exactly once by contract.
         drop(unsafe { Arc::from_raw(p as *const H::Rust) });
@@ -64,12 +65,12 @@ pub fn arc_free<H: ArcHandle>(p: *const H) {
 }
 
 /// Gives up a `Box` to C.
-pub fn box_into_raw<H: BoxHandle>(value: H::Rust) -> *mut H {
+pub(crate) fn box_into_raw<H: BoxHandle>(value: H::Rust) -> *mut H {
     Box::into_raw(Box::new(value)) as *mut H
 }
 
 /// Borrows the object behind a mutable handle.
-pub fn box_mut<'a, H: BoxHandle>(p: *mut H, param: &str) -> FfiResult<&'a mut H::Rust> {
+pub(crate) fn box_mut<'a, H: BoxHandle>(p: *mut H, param: &str) -> FfiResult<&'a mut H::Rust> {
     if p.is_null() {
         return Err(FfiError::null(param));
     }
@@ -78,7 +79,7 @@ pub fn box_mut<'a, H: BoxHandle>(p: *mut H, param: &str) -> FfiResult<&'a mut H:
 }
 
 /// Takes back ownership of a mutable handle (a `_build` consuming its builder).
-pub fn box_take<H: BoxHandle>(p: *mut H, param: &str) -> FfiResult<Box<H::Rust>> {
+pub(crate) fn box_take<H: BoxHandle>(p: *mut H, param: &str) -> FfiResult<Box<H::Rust>> {
     if p.is_null() {
         return Err(FfiError::null(param));
     }
@@ -87,7 +88,7 @@ pub fn box_take<H: BoxHandle>(p: *mut H, param: &str) -> FfiResult<Box<H::Rust>>
 }
 
 /// Releases a mutable handle; NULL is a no-op.
-pub fn box_free<H: BoxHandle>(p: *mut H) {
+pub(crate) fn box_free<H: BoxHandle>(p: *mut H) {
     if !p.is_null() {
         // SAFETY: from Box::into_raw, released exactly once by contract.
         drop(unsafe { Box::from_raw(p as *mut H::Rust) });
@@ -96,18 +97,18 @@ pub fn box_free<H: BoxHandle>(p: *mut H) {
 
 /// A checked, not yet written out-parameter. Check it at the top of the
 /// function, [`Out::write`] it at the end, so nothing is written on failure.
-pub struct Out<T>(*mut T);
+pub(crate) struct Out<T>(*mut T);
 
 impl<T> Out<T> {
     /// Writes the value (no read or drop of the previous contents).
-    pub fn write(self, value: T) {
+    pub(crate) fn write(self, value: T) {
         // SAFETY: non-NULL (checked by out_param); the caller promises it is writable.
         unsafe { self.0.write(value) }
     }
 }
 
 /// NULL-checks an out-parameter.
-pub fn out_param<T>(p: *mut T, param: &str) -> FfiResult<Out<T>> {
+pub(crate) fn out_param<T>(p: *mut T, param: &str) -> FfiResult<Out<T>> {
     if p.is_null() {
         Err(FfiError::null(param))
     } else {
@@ -115,8 +116,13 @@ pub fn out_param<T>(p: *mut T, param: &str) -> FfiResult<Out<T>> {
     }
 }
 
+/// An optional out-parameter: `None` when the caller passed NULL ("not wanted").
+pub(crate) fn optional_out<T>(p: *mut T) -> Option<Out<T>> {
+    (!p.is_null()).then_some(Out(p))
+}
+
 /// A `(pointer, length)` input array; NULL is accepted only with length 0.
-pub fn slice_in<'a, T>(p: *const T, len: usize, param: &str) -> FfiResult<&'a [T]> {
+pub(crate) fn slice_in<'a, T>(p: *const T, len: usize, param: &str) -> FfiResult<&'a [T]> {
     if len == 0 {
         return Ok(&[]);
     }
@@ -131,14 +137,14 @@ pub fn slice_in<'a, T>(p: *const T, len: usize, param: &str) -> FfiResult<&'a [T
 }
 
 /// A `(pointer, length)` input array of doubles that must all be finite.
-pub fn finite_in<'a>(p: *const f64, len: usize, param: &str) -> FfiResult<&'a [f64]> {
+pub(crate) fn finite_in<'a>(p: *const f64, len: usize, param: &str) -> FfiResult<&'a [f64]> {
     let s = slice_in(p, len, param)?;
     crate::error::check_finite(param, s)?;
     Ok(s)
 }
 
 /// A finite scalar argument.
-pub fn finite(v: f64, param: &str) -> FfiResult<f64> {
+pub(crate) fn finite(v: f64, param: &str) -> FfiResult<f64> {
     if v.is_finite() {
         Ok(v)
     } else {
@@ -147,7 +153,7 @@ pub fn finite(v: f64, param: &str) -> FfiResult<f64> {
 }
 
 /// A NUL-terminated UTF-8 string argument.
-pub fn str_in<'a>(p: *const c_char, param: &str) -> FfiResult<&'a str> {
+pub(crate) fn str_in<'a>(p: *const c_char, param: &str) -> FfiResult<&'a str> {
     if p.is_null() {
         return Err(FfiError::null(param));
     }
@@ -163,7 +169,7 @@ pub fn str_in<'a>(p: *const c_char, param: &str) -> FfiResult<&'a str> {
 
 /// Copies `src` into a caller buffer `(buf, cap)` and its length into
 /// `*out_len`; `BUFFER_TOO_SMALL` with the needed length when `cap` is short.
-pub fn write_slice<T: Copy>(
+pub(crate) fn write_slice<T: Copy>(
     src: &[T],
     buf: *mut T,
     cap: usize,
@@ -197,7 +203,7 @@ pub fn write_slice<T: Copy>(
 
 /// Copies a string, NUL-terminated, into a caller buffer; `*out_len` gets the
 /// bytes needed including the NUL (on success and on `BUFFER_TOO_SMALL`).
-pub fn write_str(
+pub(crate) fn write_str(
     s: &str,
     buf: *mut c_char,
     cap: usize,
@@ -232,12 +238,12 @@ pub fn write_str(
 }
 
 /// A C enumeration value passed as `int32_t`, checked against its range.
-pub fn enum_in<T>(v: i32, param: &str, decode: impl Fn(i32) -> Option<T>) -> FfiResult<T> {
+pub(crate) fn enum_in<T>(v: i32, param: &str, decode: impl Fn(i32) -> Option<T>) -> FfiResult<T> {
     decode(v).ok_or_else(|| FfiError::invalid(format!("{param} = {v} is not a valid value")))
 }
 
 /// A count that must be positive.
-pub fn positive(v: usize, param: &str) -> FfiResult<usize> {
+pub(crate) fn positive(v: usize, param: &str) -> FfiResult<usize> {
     if v == 0 {
         Err(FfiError::invalid(format!("{param} must be positive")))
     } else {
@@ -248,6 +254,38 @@ pub fn positive(v: usize, param: &str) -> FfiResult<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    struct Thing;
+    unsafe impl ArcHandle for Thing {
+        type Rust = Vec<u8>;
+    }
+    struct Work;
+    unsafe impl BoxHandle for Work {
+        type Rust = Vec<u8>;
+    }
+
+    #[test]
+    fn handles_count_references_and_free_null() {
+        let p: *const Thing = arc_into_raw(Arc::new(vec![1, 2]));
+        let kept = arc_clone(p, "p").unwrap();
+        assert_eq!(Arc::strong_count(&kept), 2);
+        arc_free(p);
+        assert_eq!(Arc::strong_count(&kept), 1);
+        assert_eq!(*kept, vec![1, 2]);
+        arc_free::<Thing>(std::ptr::null());
+        assert_eq!(
+            arc_ref::<Thing>(std::ptr::null(), "p").unwrap_err().status,
+            cfx_status::NullArgument
+        );
+        let w: *mut Work = box_into_raw(vec![3]);
+        box_mut(w, "w").unwrap().push(4);
+        assert_eq!(*box_take(w, "w").unwrap(), vec![3, 4]);
+        box_free::<Work>(std::ptr::null_mut());
+        let mut v = 1.0;
+        out_param(&mut v as *mut f64, "v").unwrap().write(2.0);
+        assert_eq!(v, 2.0);
+        assert!(out_param::<f64>(std::ptr::null_mut(), "v").is_err());
+    }
 
     #[test]
     fn slices_and_buffers_follow_the_protocol() {

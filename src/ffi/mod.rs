@@ -45,6 +45,10 @@
 //! ([`handle::str_in`]). Enumerations arrive as `int32_t` and are validated
 //! (a Rust enum is never a parameter type: an out-of-range value would be UB).
 //! Non-finite numbers are refused with `CFX_STATUS_INVALID_ARGUMENT`.
+//! Such an enum is declared `#[repr(i32)] pub enum cfx_<name> { .. }` with a
+//! `from_i32` decoder, and listed in `cbindgen.toml` `[export] include`
+//! (it appears in no signature, so cbindgen would otherwise omit it). Its C
+//! name must not equal a function name (C has one namespace for both).
 //!
 //! **Outputs.** Out-parameters are checked for NULL first (before any work)
 //! with [`handle::out_param`] and written **only on success**, at the end.
@@ -70,9 +74,21 @@
 //! buf, cap, out_len)` built with [`export::result_json`], so an audit log has
 //! the same bytes whichever language wrote it.
 //!
-//! **C examples.** Add `examples/c/<name>.c` and an entry in the `PROGRAMS`
-//! table of `tests/c_abi.rs` with its expected output; the test compiles it
-//! with `-Wall -Wextra -Werror`, runs it, and runs it again under valgrind.
+//! **C examples.** Add `examples/c/<name>.c` (include `common.h` for
+//! `CHECK(...)` and `GET_STRING(...)`), its exact expected stdout in
+//! `examples/c/<name>.expected`, and one `Program { name, args }` line in the
+//! `PROGRAMS` table of `tests/c_abi.rs`. The test builds `libcfx.so` with the
+//! `testing` feature into `target/ffi-testing/` (its own target directory, so
+//! the outer `target/release/libcfx.so` keeps its default features), compiles
+//! each program with `-std=c99 -Wall -Wextra -Werror -pedantic -DCFX_TESTING`,
+//! runs it and compares stdout, then runs it under
+//! `valgrind --leak-check=full --error-exitcode=1`.
+//!
+//! **Header.** After changing any `extern "C"` signature or its doc comment,
+//! run `make header` and commit `include/cfx.h`; `tests/header.rs` fails on
+//! drift and compiles the header alone as C99 and C++. The boundary check is
+//! `tests/ffi_wrapped.rs`. Bump [`version::ABI_VERSION`] (and the
+//! `CFX_ABI_VERSION` define in `cbindgen.toml`) on any breaking change.
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)]
 
@@ -85,6 +101,7 @@ pub mod export;
 pub mod handle;
 pub mod model;
 pub mod schema;
+pub mod schema_builder;
 pub mod status;
 #[cfg(feature = "testing")]
 pub mod testing;

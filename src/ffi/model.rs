@@ -7,8 +7,8 @@
 
 use super::data::cfx_dataset;
 use super::handle::{
-    ArcHandle, arc_free, arc_into_raw, arc_ref, finite, finite_in, out_param, positive, slice_in,
-    str_in, write_slice, write_str,
+    ArcHandle, arc_free, arc_into_raw, arc_ref, finite, finite_in, optional_out, out_param,
+    positive, slice_in, str_in, write_slice, write_str,
 };
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
@@ -210,9 +210,9 @@ pub unsafe extern "C" fn cfx_model_predict(
         let x = encoded_input(m, x, x_len)?;
         let score = m.score(x);
         let p = crate::model::sigmoid(score);
-        if let Ok(o) = out_param(out_score, "") { o.write(score) }
-        if let Ok(o) = out_param(out_probability, "") { o.write(p) }
-        if let Ok(o) = out_param(out_accepted, "") { o.write((p > m.threshold()) as i32) }
+        if let Some(o) = optional_out(out_score) { o.write(score) }
+        if let Some(o) = optional_out(out_probability) { o.write(p) }
+        if let Some(o) = optional_out(out_accepted) { o.write((p > m.threshold()) as i32) }
         Ok(())
     }
 }
@@ -241,9 +241,9 @@ pub unsafe extern "C" fn cfx_model_predict_raw(
         let x = s.encode(finite_in(raw, raw_len, "raw")?)?;
         let score = m.score(&x);
         let p = crate::model::sigmoid(score);
-        if let Ok(o) = out_param(out_score, "") { o.write(score) }
-        if let Ok(o) = out_param(out_probability, "") { o.write(p) }
-        if let Ok(o) = out_param(out_accepted, "") { o.write((p > m.threshold()) as i32) }
+        if let Some(o) = optional_out(out_score) { o.write(score) }
+        if let Some(o) = optional_out(out_probability) { o.write(p) }
+        if let Some(o) = optional_out(out_accepted) { o.write((p > m.threshold()) as i32) }
         Ok(())
     }
 }
