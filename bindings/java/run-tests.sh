@@ -31,7 +31,7 @@ javac -Xlint:all,-processing,-try -d "$BUILD/test-classes" -cp "$BUILD/classes:$
 JOPTS=(-Djava.library.path="$BUILD/native" -Dcfx.root="$ROOT" -Xcheck:jni)
 LOG="$BUILD/junit.log"
 set +e
-java "${JOPTS[@]}" -jar "$JUNIT" --disable-banner --disable-ansi-colors --details=tree \
+RUST_BACKTRACE=0 java "${JOPTS[@]}" -jar "$JUNIT" --disable-banner --disable-ansi-colors --details=tree \
   --class-path "$BUILD/classes:$BUILD/test-classes" --select-package org.cfx 2>&1 | tee "$LOG"
 status=${PIPESTATUS[0]}
 set -e
