@@ -135,4 +135,42 @@ class LifecycleTest {
         b.close();
         assertEquals(0, frees(bid));
     }
+
+    @Test
+    void temporariesStayAliveDuringTheirNativeCallsUnderGcPressure() throws Exception {
+        // Each wrapper is unreachable as soon as its call starts; only the reachability fence
+        // keeps the Cleaner from freeing the handle mid-call. A collector thread runs meanwhile.
+        double[] w = new double[61];
+        java.util.Arrays.fill(w, 0.01);
+        double[] x = new double[61 * 2000];
+        java.util.Arrays.fill(x, 0.5);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread gc = new Thread(() -> {
+            while (!stop.get()) {
+                System.gc();
+                Thread.onSpinWait();
+            }
+        });
+        gc.start();
+        try {
+            double expected = 1.0 / (1.0 + Math.exp(-(61 * 0.01 * 0.5)));
+            for (int i = 0; i < 200; i++) {
+                double[] p = Model.linear(w, 0.0, 0.5).probabilities(x);
+                assertEquals(expected, p[p.length - 1], 1e-12);
+                assertEquals(20, Schema.fromJson(germanSchemaJsonCached()).nFeatures());
+            }
+        } finally {
+            stop.set(true);
+            gc.join();
+        }
+    }
+
+    private static String cachedJson;
+
+    private static synchronized String germanSchemaJsonCached() {
+        if (cachedJson == null) {
+            cachedJson = germanSchemaJson();
+        }
+        return cachedJson;
+    }
 }
