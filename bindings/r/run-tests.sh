@@ -15,10 +15,18 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 lib="$here/lib"
 mkdir -p "$lib"
-if ! R CMD INSTALL --no-multiarch --library="$lib" "$here/cfx" >"$here/lib/install.log" 2>&1; then
+if ! R CMD INSTALL --preclean --no-multiarch --library="$lib" "$here/cfx" >"$here/lib/install.log" 2>&1; then
   cat "$here/lib/install.log" >&2
   echo "r: 0 passed, 1 failed"
   exit 1
+fi
+
+check_status=0
+if [ "${CHECK:-0}" = 1 ]; then
+  rm -rf "$here/check" && mkdir -p "$here/check"
+  (cd "$here/check" && R CMD build --no-build-vignettes "$here/cfx" >/dev/null &&
+   _R_CHECK_FORCE_SUGGESTS_=false R_LIBS="$lib" R CMD check --no-manual cfx_*.tar.gz) || check_status=$?
+  if [ $check_status = 0 ]; then echo "r: R CMD check passed"; else echo "r: R CMD check FAILED"; fi
 fi
 
 status=0
@@ -41,9 +49,5 @@ cat(sprintf("r: %d passed, %d failed\n", passed, sum(bad)))
 quit(status = if (any(bad)) 1 else 0)
 REOF
 
-if [ "${CHECK:-0}" = 1 ]; then
-  mkdir -p "$here/check"
-  (cd "$here/check" && R CMD build --no-build-vignettes "$here/cfx" >/dev/null &&
-   _R_CHECK_FORCE_SUGGESTS_=false R_LIBS="$lib" R CMD check --no-manual cfx_*.tar.gz)
-fi
+[ $check_status = 0 ] || status=1
 exit $status
