@@ -79,4 +79,11 @@ namespace Cfx
         public ConfigBuilderHandle() { }
         protected override void Free(IntPtr h) { Native.cfx_config_builder_free(h); }
     }
+
+    /// <summary>A schema builder; cfx_schema_build consumes it (then SetHandleAsInvalid is called).</summary>
+    internal sealed class SchemaBuilderHandle : CfxHandle
+    {
+        public SchemaBuilderHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_schema_builder_free(h); }
+    }
 }

@@ -166,5 +166,23 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_fingerprint(SchemaHandle schema, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_schema_free(IntPtr schema);
+
+        // ---- schema builder ----------------------------------------------------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_new(out SchemaBuilderHandle outBuilder);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_add_contiguous(SchemaBuilderHandle builder, [In] byte[] name,
+            double lower, double upper, int integer);
+        // levels: `const char *const *`, an array of pointers to pinned NUL-terminated UTF-8 buffers.
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_add_categorical(SchemaBuilderHandle builder, [In] byte[] name,
+            [In] IntPtr[] levels, UIntPtr nLevels);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_add_special_state(SchemaBuilderHandle builder, double code, [In] byte[] label);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_actionability(SchemaBuilderHandle builder, int mutable_, int direction);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_build(SchemaBuilderHandle builder, out SchemaHandle outSchema);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_schema_builder_free(IntPtr builder);
     }
 }

@@ -280,6 +280,62 @@ public static class Tests
         }
     }
 
+    public static void T_schema_builder_equals_the_json_schema()
+    {
+        CfxHandle.Tracking = true;
+        var b = new SchemaBuilder()
+            .AddContiguous("income", 0, 100000, integer: true)
+            .AddContiguous("months_since_delinquency", 0, 120, integer: true)
+            .AddSpecialState(-7, "no delinquency record")
+            .AddCategorical("housing", "own", "rent", "free")
+            .AddContiguous("age", 18, 90, integer: true)
+            .SetActionability(false);
+        long serial = b.Serial;
+        using (var built = b.Build())
+        using (var json = Schema.FromJson(ToySchemaJson))
+        {
+            A.Eq(json.ToJson(), built.ToJson(), "same schema as examples/c/data/applicant_schema.json");
+            A.Eq(json.Fingerprint(), built.Fingerprint(), "same fingerprint");
+            A.SameBits(json.Encode(Applicant), built.Encode(Applicant), "same encoding");
+        }
+        A.True(b.IsDisposed, "builder consumed");
+        A.Throws<ObjectDisposedException>(() => b.AddContiguous("x", 0, 1), "use after Build");
+        GcHard();
+        int r;
+        A.True(!CfxHandle.Releases.TryGetValue(serial, out r), "a consumed builder is never freed by the binding");
+
+        using (var s = new SchemaBuilder()
+                   .AddContiguous("Einkommen (€)", 0, 10)
+                   .AddContiguous("Alter", 18, 99, true).SetActionability(true, Direction.IncreaseOnly)
+                   .AddCategorical("Wohnung", "Eigentümer", "Miete ✓").Build())
+        {
+            A.Eq("Wohnung: 'Eigentümer' → 'Miete ✓'\n",
+                s.DescribeChanges(new double[] { 1, 30, 0 }, new double[] { 1, 30, 1 }), "levels passed as char**");
+            A.True(s.ToJson().Contains("increase"), "direction recorded: " + s.ToJson());
+        }
+
+        var dup = new SchemaBuilder().AddContiguous("a", 0, 1).AddContiguous("a", 0, 1);
+        long dupSerial = dup.Serial;
+        A.Status(Status.InvalidSchema, () => dup.Build(), "duplicate names");
+        A.True(dup.IsDisposed, "consumed even when Build fails");
+        A.Status(Status.InvalidSchema, () => new SchemaBuilder().AddContiguous("a", 2, 1).Build(), "lower > upper");
+        using (var e = new SchemaBuilder())
+        {
+            A.Status(Status.InvalidArgument, () => e.AddSpecialState(-7, "x"), "special state before any feature");
+            A.Status(Status.InvalidArgument, () => e.SetActionability(false), "actionability before any feature");
+            e.AddCategorical("c", "x", "y");
+            A.Status(Status.InvalidArgument, () => e.AddSpecialState(-7, "x"), "special state on a categorical");
+            A.Status(Status.InvalidArgument, () => e.SetActionability(true, (Direction)7), "direction 7");
+            A.Status(Status.InvalidArgument, () => e.AddContiguous("n", double.NaN, 1), "NaN bound");
+            A.Throws<ArgumentNullException>(() => e.AddCategorical("d", "x", null), "null level");
+            long eSerial = e.Serial;
+            e.Dispose();
+            A.Eq(1, CfxHandle.Releases[eSerial], "an unbuilt builder is freed by Dispose, once");
+        }
+        GcHard();
+        A.True(!CfxHandle.Releases.TryGetValue(dupSerial, out r), "failed Build: builder not freed again");
+    }
+
     public static void T_schema_encode_decode_and_describe_changes()
     {
         using (var s = Schema.FromJson(ToySchemaJson))
@@ -623,8 +679,11 @@ public static class Tests
         var d = Dataset.LoadGerman();
         var c = new ConfigBuilder().Build();
         var b = new ConfigBuilder();
-        s.Dispose(); m.Dispose(); d.Dispose(); c.Dispose(); b.Dispose();
-        s.Dispose(); m.Dispose(); d.Dispose(); c.Dispose(); b.Dispose(); // idempotent
+        var sb = new SchemaBuilder();
+        s.Dispose(); m.Dispose(); d.Dispose(); c.Dispose(); b.Dispose(); sb.Dispose();
+        s.Dispose(); m.Dispose(); d.Dispose(); c.Dispose(); b.Dispose(); sb.Dispose(); // idempotent
+        A.Throws<ObjectDisposedException>(() => sb.AddContiguous("x", 0, 1), "schema builder");
+        A.Throws<ObjectDisposedException>(() => sb.Build(), "schema builder build");
         A.Throws<ObjectDisposedException>(() => { var n = s.FeatureCount; }, "schema");
         A.Throws<ObjectDisposedException>(() => s.Encode(Applicant), "schema encode");
         A.Throws<ObjectDisposedException>(() => m.Predict(new double[7]), "model");
@@ -665,7 +724,7 @@ public static class Tests
         });
         t.Start();
         t.Join();
-        A.Eq(6 * 20, serials.Count, "objects made");
+        A.Eq(7 * 20, serials.Count, "objects made");
         for (int round = 0; round < 50 && serials.Any(s => !CfxHandle.Releases.ContainsKey(s)); round++) GcHard();
         var missing = serials.Count(s => !CfxHandle.Releases.ContainsKey(s));
         A.Eq(0, missing, "undisposed handles freed by the GC");
@@ -695,6 +754,8 @@ public static class Tests
             serials.Add(BuilderSerial(b));
             var c = new ConfigBuilder().Build();
             serials.Add(c.Handle.Serial);
+            var sb = new SchemaBuilder().AddContiguous("x", 0, 1);
+            serials.Add(sb.Serial);
             Dataset train, test;
             german.HoldoutSplit(out train, out test);
             serials.Add(train.Handle.Serial);
