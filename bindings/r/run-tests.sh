@@ -2,7 +2,8 @@
 # Builds libcfx (with the `testing` feature) if needed, installs the R
 # package into a private library (bindings/r/lib) and runs its testthat
 # tests. Last line: "r: N passed, M failed"; exits non-zero on any failure.
-# Set CHECK=1 to also run `R CMD check --no-manual` afterwards.
+# Set CHECK=1 to also run `R CMD check --no-manual`, VALGRIND=1 to run
+# valgrind-smoke.R under valgrind memcheck (both before the tests).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -27,6 +28,14 @@ if [ "${CHECK:-0}" = 1 ]; then
   (cd "$here/check" && R CMD build --no-build-vignettes "$here/cfx" >/dev/null &&
    _R_CHECK_FORCE_SUGGESTS_=false R_LIBS="$lib" R CMD check --no-manual cfx_*.tar.gz) || check_status=$?
   if [ $check_status = 0 ]; then echo "r: R CMD check passed"; else echo "r: R CMD check FAILED"; fi
+fi
+
+if [ "${VALGRIND:-0}" = 1 ]; then
+  if R_LIBS="$lib" R -d "valgrind --error-exitcode=3 --quiet" --vanilla -f "$here/valgrind-smoke.R" >"$lib/valgrind.log" 2>&1; then
+    echo "r: valgrind smoke run clean"
+  else
+    cat "$lib/valgrind.log" >&2; echo "r: valgrind smoke run FAILED"; check_status=1
+  fi
 fi
 
 status=0
