@@ -12,7 +12,7 @@ libdir="$root/target/ffi-testing/release"
 
 mkdir -p "$here/build"
 mcs -nologo -langversion:7 -warnaserror -target:library -out:"$here/build/Cfx.dll" "$here"/src/*.cs
-mcs -nologo -langversion:7 -warnaserror -r:"$here/build/Cfx.dll" -out:"$here/build/Tests.exe" "$here/tests/Tests.cs"
+mcs -nologo -langversion:7 -warnaserror -r:"$here/build/Cfx.dll" -out:"$here/build/Tests.exe" "$here"/tests/*.cs
 
 export CFX_ROOT="$root"
 # The deliberate panic of the testing feature prints one line on stderr; no backtrace.

@@ -80,7 +80,7 @@ internal static class A
     }
 }
 
-public static class Tests
+public static partial class Tests
 {
     static readonly string Root = FindRoot();
     static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
@@ -186,6 +186,27 @@ public static class Tests
             }
         }
         return 0;
+    }
+
+    /// <summary>Every function of include/cfx.h has a [DllImport] in Native, and the library exports it.</summary>
+    public static void T_every_header_function_is_declared_and_exported()
+    {
+        var header = File.ReadAllText(Path.Combine(Root, "include/cfx.h"));
+        var inHeader = new SortedSet<string>(System.Text.RegularExpressions.Regex
+            .Matches(header, @"\b(cfx_[a-z0-9_]+)\s*\(")
+            .Cast<System.Text.RegularExpressions.Match>().Select(m => m.Groups[1].Value));
+        var declared = new HashSet<string>(typeof(CfxLibrary).Assembly.GetType("Cfx.Native")
+            .GetMethods(BindingFlags.Static | BindingFlags.NonPublic | BindingFlags.Public)
+            .Where(mi => (mi.Attributes & MethodAttributes.PinvokeImpl) != 0).Select(mi => mi.Name));
+        var missing = inHeader.Where(f => !declared.Contains(f)).ToList();
+        A.True(inHeader.Count >= 60, "functions found in the header: " + inHeader.Count);
+        A.True(missing.Count == 0, "not declared in Native: " + string.Join(", ", missing));
+        var stale = declared.Where(f => !inHeader.Contains(f)).ToList();
+        A.True(stale.Count == 0, "declared but not in the header: " + string.Join(", ", stale));
+        var exported = Run("nm", "-D --defined-only \"" + Path.Combine(Root, "target/ffi-testing/release/libcfx.so") + "\"", null);
+        A.Eq(0, exported.Item1, "nm runs: " + exported.Item2);
+        var notExported = inHeader.Where(f => !System.Text.RegularExpressions.Regex.IsMatch(exported.Item2, @"\s" + f + "\n")).ToList();
+        A.True(notExported.Count == 0, "in the header but not exported by libcfx.so: " + string.Join(", ", notExported));
     }
 
     public static void T_status_names_match_the_enum()
