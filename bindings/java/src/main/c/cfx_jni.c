@@ -195,7 +195,7 @@ JNIEXPORT jbyteArray FN(lastErrorMessage)(JNIEnv *env, jclass c) {
 
 /* ------------------------------------------------------------------- free */
 
-/* kind: 0 schema, 1 dataset, 2 model, 3 config, 4 config builder (see Native.java). */
+/* kind: 0 schema, 1 dataset, 2 model, 3 config, 4 config builder, 5 schema builder (Native.java). */
 JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     (void)env; (void)c;
     switch (kind) {
@@ -204,6 +204,7 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     case 2: cfx_model_free(H(const cfx_model, h)); break;
     case 3: cfx_config_free(H(const cfx_config, h)); break;
     case 4: cfx_config_builder_free(H(cfx_config_builder, h)); break;
+    case 5: cfx_schema_builder_free(H(cfx_schema_builder, h)); break;
     default: break;
     }
 }
@@ -644,3 +645,84 @@ JNIEXPORT jlong FN(schemaFitWeights)(JNIEnv *env, jclass c, jlong h, jdoubleArra
     if (!ok(env, st)) return 0;
     return J(out);
 }
+
+/* --------------------------------------------------------- schema builder */
+
+#define SB(h) H(cfx_schema_builder, h)
+
+JNIEXPORT jlong FN(schemaBuilderNew)(JNIEnv *env, jclass c) {
+    (void)c;
+    cfx_schema_builder *b = NULL;
+    if (!ok(env, cfx_schema_builder_new(&b))) return 0;
+    return J(b);
+}
+
+JNIEXPORT void FN(sbAddContiguous)(JNIEnv *env, jclass c, jlong b, jbyteArray name, jdouble lower,
+                                    jdouble upper, jboolean integer) {
+    (void)c;
+    int fail;
+    char *n = cstr_in(env, name, &fail);
+    if (fail) return;
+    cfx_status st = cfx_schema_builder_add_contiguous(SB(b), n, lower, upper, integer ? 1 : 0);
+    free(n);
+    ok(env, st);
+}
+
+/* levels: a Java byte[][] of NUL-terminated UTF-8 names, copied into a char* array. */
+JNIEXPORT void FN(sbAddCategorical)(JNIEnv *env, jclass c, jlong b, jbyteArray name,
+                                     jobjectArray levels) {
+    (void)c;
+    if (!non_null(env, levels, "levels")) return;
+    jsize n = (*env)->GetArrayLength(env, levels);
+    char **lv = calloc(n > 0 ? (size_t)n : 1, sizeof(char *));
+    if (lv == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "levels");
+        return;
+    }
+    int fail = 0;
+    char *nm = NULL;
+    for (jsize i = 0; i < n && !fail; i++) {
+        jbyteArray one = (jbyteArray)(*env)->GetObjectArrayElement(env, levels, i);
+        if ((*env)->ExceptionCheck(env)) {
+            fail = 1;
+            break;
+        }
+        if (!non_null(env, one, "levels[i]")) {
+            fail = 1;
+            break;
+        }
+        lv[i] = cstr_in(env, one, &fail);
+        (*env)->DeleteLocalRef(env, one);
+    }
+    if (!fail) nm = cstr_in(env, name, &fail);
+    if (!fail) {
+        cfx_status st = cfx_schema_builder_add_categorical(SB(b), nm, (const char *const *)lv, (size_t)n);
+        ok(env, st);
+    }
+    for (jsize i = 0; i < n; i++) free(lv[i]);
+    free(lv);
+    free(nm);
+}
+
+JNIEXPORT void FN(sbAddSpecialState)(JNIEnv *env, jclass c, jlong b, jdouble code, jbyteArray label) {
+    (void)c;
+    int fail;
+    char *l = cstr_in(env, label, &fail);
+    if (fail) return;
+    cfx_status st = cfx_schema_builder_add_special_state(SB(b), code, l);
+    free(l);
+    ok(env, st);
+}
+
+JNIEXPORT void FN(sbSetActionability)(JNIEnv *env, jclass c, jlong b, jboolean mutable_, jint direction) {
+    (void)c;
+    ok(env, cfx_schema_builder_set_actionability(SB(b), mutable_ ? 1 : 0, direction));
+}
+
+JNIEXPORT jlong FN(schemaBuild)(JNIEnv *env, jclass c, jlong b) {
+    (void)c;
+    const cfx_schema *s = NULL;
+    if (!ok(env, cfx_schema_build(SB(b), &s))) return 0;
+    return J(s);
+}
+#undef SB

@@ -22,6 +22,7 @@ final class Native {
     static final int KIND_MODEL = 2;
     static final int KIND_CONFIG = 3;
     static final int KIND_CONFIG_BUILDER = 4;
+    static final int KIND_SCHEMA_BUILDER = 5;
 
     static {
         String explicit = System.getProperty("cfx.jni.library");
@@ -209,4 +210,18 @@ final class Native {
     static native byte[] schemaDescribeChanges(long s, double[] from, double[] to);
 
     static native long schemaFitWeights(long s, double[] rows, long nRows, long nCols);
+
+    // ----------------------------------------------------------------- schema builder
+
+    static native long schemaBuilderNew();
+
+    static native void sbAddContiguous(long b, byte[] name, double lower, double upper, boolean integer);
+
+    static native void sbAddCategorical(long b, byte[] name, byte[][] levels);
+
+    static native void sbAddSpecialState(long b, double code, byte[] label);
+
+    static native void sbSetActionability(long b, boolean mutable, int direction);
+
+    static native long schemaBuild(long b);
 }

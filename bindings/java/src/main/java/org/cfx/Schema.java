@@ -20,6 +20,11 @@ public final class Schema extends NativeResource {
         this.encodedDim = Math.toIntExact(Native.schemaEncodedDim(handle));
     }
 
+    /** A builder for a schema defined in code (the alternative to {@link #fromJson}). */
+    public static SchemaBuilder builder() {
+        return new SchemaBuilder();
+    }
+
     /** Reads and validates a schema from JSON ({@code cfx_schema_from_json}). */
     public static Schema fromJson(String json) {
         Native.load();
