@@ -79,7 +79,7 @@ as.data.frame.cfx_schema <- function(x, ...) {
     sprintf("one of %d levels", length(f$levels))
   } else {
     sprintf("%s from %s to %s", if (f$integer) "whole number" else "number",
-            format(f$lower), format(f$upper))
+            .num_text(f$lower), .num_text(f$upper))
   }
   rules <- character()
   if (!f$mutable) rules <- c(rules, "cannot change")
@@ -213,3 +213,5 @@ print.cfx_changes <- function(x, ...) {
 cfx_fit_weights <- function(schema, data) {
   .cx(C_schema_fit_weights, schema, .raw_matrix(schema, data))
 }
+
+.num_text <- function(v) format(v, scientific = FALSE, trim = TRUE, digits = 15)

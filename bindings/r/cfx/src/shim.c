@@ -70,9 +70,10 @@ static inline void check(cfx_status st)
 
 /* --------------------------------------------------------------- handles */
 
-enum kind { K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_COUNT };
-static const char *kind_tag[K_COUNT] = {
-    "cfx_schema", "cfx_dataset", "cfx_model", "cfx_config_builder", "cfx_config"};
+enum kind { K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER, K_COUNT };
+static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
+                                        "cfx_model",  "cfx_config_builder",
+                                        "cfx_config", "cfx_schema_builder"};
 /* Number of handles this shim has released, per kind (finalizer or explicit
  * free): lets the tests prove "exactly once". */
 static double freed_count[K_COUNT];
@@ -85,6 +86,7 @@ static void release(enum kind k, void *addr)
     case K_MODEL: cfx_model_free((const cfx_model *)addr); break;
     case K_BUILDER: cfx_config_builder_free((cfx_config_builder *)addr); break;
     case K_CONFIG: cfx_config_free((const cfx_config *)addr); break;
+    case K_SCHEMA_BUILDER: cfx_schema_builder_free((cfx_schema_builder *)addr); break;
     default: return;
     }
     freed_count[k] += 1;
@@ -144,6 +146,7 @@ static void *handle_addr(SEXP p, enum kind k, const char *what)
 #define MODEL(p) ((const cfx_model *)handle_addr((p), K_MODEL, "model"))
 #define BUILDER(p) ((cfx_config_builder *)handle_addr((p), K_BUILDER, "builder"))
 #define CONFIG(p) ((const cfx_config *)handle_addr((p), K_CONFIG, "config"))
+#define SCHEMA_BUILDER(p) ((cfx_schema_builder *)handle_addr((p), K_SCHEMA_BUILDER, "builder"))
 
 SEXP C_free(SEXP p)
 {
@@ -913,4 +916,81 @@ SEXP C_config_to_json(SEXP config)
     SEXP ch;
     STRING_OUT(ch, cfx_config_to_json(c, buf_, cap_, &need_));
     return scalar_utf8(ch);
+}
+
+/* --------------------------------------------------------- schema builder */
+
+SEXP C_schema_builder_new(void)
+{
+    SEXP h = new_handle(K_SCHEMA_BUILDER);
+    cfx_schema_builder *b = NULL;
+    check(cfx_schema_builder_new(&b));
+    R_SetExternalPtrAddr(h, (void *)b);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_schema_builder_add_contiguous(SEXP builder, SEXP name, SEXP lower, SEXP upper,
+                                     SEXP integer)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    const char *nm = str_arg(name, "name");
+    double lo = num_arg(lower, "lower");
+    double up = num_arg(upper, "upper");
+    if (!Rf_isLogical(integer) || XLENGTH(integer) != 1 || LOGICAL(integer)[0] == NA_LOGICAL)
+        Rf_errorcall(R_NilValue, "cfx: 'integer' must be TRUE or FALSE");
+    check(cfx_schema_builder_add_contiguous(b, nm, lo, up, LOGICAL(integer)[0] ? 1 : 0));
+    return R_NilValue;
+}
+
+SEXP C_schema_builder_add_categorical(SEXP builder, SEXP name, SEXP levels)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    const char *nm = str_arg(name, "name");
+    if (TYPEOF(levels) != STRSXP)
+        Rf_errorcall(R_NilValue, "cfx: 'levels' must be a character vector");
+    size_t n = (size_t)XLENGTH(levels);
+    const char **lv = (const char **)R_alloc(n > 0 ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        SEXP el = STRING_ELT(levels, (R_xlen_t)i);
+        if (el == NA_STRING)
+            Rf_errorcall(R_NilValue, "cfx: 'levels' must not contain NA");
+        lv[i] = Rf_translateCharUTF8(el);
+    }
+    check(cfx_schema_builder_add_categorical(b, nm, n ? lv : NULL, n));
+    return R_NilValue;
+}
+
+SEXP C_schema_builder_add_special_state(SEXP builder, SEXP code, SEXP label)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    double c = num_arg(code, "code");
+    const char *l = str_arg(label, "label");
+    check(cfx_schema_builder_add_special_state(b, c, l));
+    return R_NilValue;
+}
+
+SEXP C_schema_builder_set_actionability(SEXP builder, SEXP mutable_, SEXP direction)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    if (!Rf_isLogical(mutable_) || XLENGTH(mutable_) != 1 || LOGICAL(mutable_)[0] == NA_LOGICAL)
+        Rf_errorcall(R_NilValue, "cfx: 'mutable' must be TRUE or FALSE");
+    int m = LOGICAL(mutable_)[0] ? 1 : 0;
+    int d = Rf_asInteger(direction);
+    check(cfx_schema_builder_set_actionability(b, m, d));
+    return R_NilValue;
+}
+
+/* Builds the schema; the builder is consumed in every case, so its pointer
+ * is cleared before the status is looked at. */
+SEXP C_schema_build(SEXP builder)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    SEXP h = new_handle(K_SCHEMA);
+    const cfx_schema *s = NULL;
+    R_ClearExternalPtr(builder);
+    check(cfx_schema_build(b, &s));
+    R_SetExternalPtrAddr(h, (void *)s);
+    UNPROTECT(1);
+    return h;
 }
