@@ -16,8 +16,12 @@ if [ "${CFX_SKIP_CARGO:-0}" != 1 ]; then
 fi
 
 # 2. The JNI shim, linked to libcfx with an rpath so no LD_LIBRARY_PATH is needed.
+#    Entry points merged into cfx.h after this binding's first version are compiled in when the
+#    header declares them (the Java side reports them through Robustness.available() etc.).
 mkdir -p "$BUILD/classes" "$BUILD/test-classes" "$BUILD/native"
-gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -DCFX_TESTING \
+FEATURES=()
+if grep -q 'cfx_robust_generate' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_ROBUST); fi
+gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -DCFX_TESTING "${FEATURES[@]}" \
   -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -I"$ROOT/include" \
   "$HERE/src/main/c/cfx_jni.c" -o "$BUILD/native/libcfx_jni.so" \
   -L"$LIBDIR" -lcfx -Wl,-rpath,"$LIBDIR"

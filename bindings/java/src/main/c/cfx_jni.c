@@ -167,6 +167,17 @@ JNIEXPORT jboolean FN(hasTestingPanic)(JNIEnv *env, jclass c) {
 #endif
 }
 
+/* Whether the robustness entry points (cfx_noise_*, cfx_estimator_*,
+ * cfx_robust_*) were in the header this shim was compiled against. */
+JNIEXPORT jboolean FN(hasRobust)(JNIEnv *env, jclass c) {
+    (void)env; (void)c;
+#if defined(CFX_JNI_ROBUST)
+    return JNI_TRUE;
+#else
+    return JNI_FALSE;
+#endif
+}
+
 JNIEXPORT void FN(testingPanic)(JNIEnv *env, jclass c) {
     (void)c;
 #if defined(CFX_TESTING)
@@ -205,6 +216,12 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     case 3: cfx_config_free(H(const cfx_config, h)); break;
     case 4: cfx_config_builder_free(H(cfx_config_builder, h)); break;
     case 5: cfx_schema_builder_free(H(cfx_schema_builder, h)); break;
+#if defined(CFX_JNI_ROBUST)
+    case 6: cfx_noise_free(H(const cfx_noise, h)); break;
+    case 7: cfx_estimator_free(H(const cfx_estimator, h)); break;
+    case 8: cfx_workspace_free(H(cfx_workspace, h)); break;
+    case 9: cfx_robust_result_free(H(const cfx_robust_result, h)); break;
+#endif
     default: break;
     }
 }
@@ -480,26 +497,34 @@ JNIEXPORT void FN(modelPredictRaw)(JNIEnv *env, jclass c, jlong h, jlong schema,
     (*env)->SetDoubleArrayRegion(env, out3, 0, 3, v);
 }
 
-/* Hot path: both arrays pinned, not copied; rows [x_off/dim, +n_rows) of x
- * go to out[out_off, +n_rows). The Java side has checked every bound. */
+/* Hot path: rows [x_off/dim, +n_rows) of x, pinned (read-only, never written
+ * back), into out[out_off, +n_rows). The results go through a native buffer
+ * and SetDoubleArrayRegion, which writes only that region: threads may fill
+ * disjoint slices of one shared out array at once (a pinned out array could be
+ * a copy written back whole on release, e.g. under -Xcheck:jni, and would
+ * overwrite the other threads' slices). The Java side has checked every bound. */
 JNIEXPORT void FN(modelProbabilityBatch)(JNIEnv *env, jclass c, jlong h, jdoubleArray x, jlong x_off,
                                           jlong n_rows, jdoubleArray out, jlong out_off) {
     (void)c;
     if (!non_null(env, x, "x") || !non_null(env, out, "out")) return;
-    jsize cap = (*env)->GetArrayLength(env, out);
+    double small[256];
+    double *res = n_rows <= 256 ? small : malloc(sizeof(double) * (size_t)n_rows);
+    if (res == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "probabilities");
+        return;
+    }
     double *px = (*env)->GetPrimitiveArrayCritical(env, x, NULL);
-    if (px == NULL) return;
-    double *po = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
-    if (po == NULL) {
-        (*env)->ReleasePrimitiveArrayCritical(env, x, px, JNI_ABORT);
+    if (px == NULL) {
+        if (res != small) free(res);
         return;
     }
     size_t len = 0;
-    cfx_status st = cfx_model_probability_batch(H(const cfx_model, h), px + x_off, (size_t)n_rows,
-                                                po + out_off, (size_t)(cap - out_off), &len);
-    (*env)->ReleasePrimitiveArrayCritical(env, out, po, 0);
+    cfx_status st = cfx_model_probability_batch(H(const cfx_model, h), px + x_off, (size_t)n_rows, res,
+                                                (size_t)n_rows, &len);
     (*env)->ReleasePrimitiveArrayCritical(env, x, px, JNI_ABORT);
-    ok(env, st);
+    if (ok(env, st) && n_rows > 0)
+        (*env)->SetDoubleArrayRegion(env, out, (jsize)out_off, (jsize)n_rows, res);
+    if (res != small) free(res);
 }
 
 /* ----------------------------------------------------------------- schema */
@@ -726,3 +751,204 @@ JNIEXPORT jlong FN(schemaBuild)(JNIEnv *env, jclass c, jlong b) {
     return J(s);
 }
 #undef SB
+
+/* ------------------------------------------------------------- robustness */
+#if defined(CFX_JNI_ROBUST)
+
+JNIEXPORT jlong FN(noiseGaussianNew)(JNIEnv *env, jclass c, jlong schema, jdouble sigma2) {
+    (void)c;
+    const cfx_noise *n = NULL;
+    if (!ok(env, cfx_noise_gaussian_new(H(const cfx_schema, schema), sigma2, &n))) return 0;
+    return J(n);
+}
+
+JNIEXPORT jlong FN(noiseNew)(JNIEnv *env, jclass c, jint kind, jlongArray columns, jdoubleArray scale) {
+    (void)c;
+    if (!non_null(env, scale, "scale")) return 0;
+    size_t nc;
+    int fail;
+    size_t *cols = sizes_in(env, columns, &nc, &fail);
+    if (fail) return 0;
+    jsize ns = (*env)->GetArrayLength(env, scale);
+    double *ps = (*env)->GetDoubleArrayElements(env, scale, NULL);
+    if (ps == NULL) {
+        free(cols);
+        return 0;
+    }
+    const cfx_noise *n = NULL;
+    cfx_status st = cfx_noise_new(kind, cols, nc, ps, (size_t)ns, &n);
+    (*env)->ReleaseDoubleArrayElements(env, scale, ps, JNI_ABORT);
+    free(cols);
+    if (!ok(env, st)) return 0;
+    return J(n);
+}
+
+JNIEXPORT jlong FN(estimatorNew)(JNIEnv *env, jclass c, jlong noise, jlong k, jint sampling) {
+    (void)c;
+    const cfx_estimator *e = NULL;
+    if (!ok(env, cfx_estimator_new(H(const cfx_noise, noise), (size_t)k, sampling, &e))) return 0;
+    return J(e);
+}
+
+JNIEXPORT jlong FN(workspaceNew)(JNIEnv *env, jclass c, jlong model, jlong seed) {
+    (void)c;
+    cfx_workspace *w = NULL;
+    if (!ok(env, cfx_workspace_new(H(const cfx_model, model), (uint64_t)seed, &w))) return 0;
+    return J(w);
+}
+
+JNIEXPORT void FN(workspaceReseed)(JNIEnv *env, jclass c, jlong ws, jlong seed) {
+    (void)c;
+    ok(env, cfx_workspace_reseed(H(cfx_workspace, ws), (uint64_t)seed));
+}
+
+#define EST(h) H(const cfx_estimator, h)
+#define MOD(h) H(const cfx_model, h)
+#define WS(h) H(cfx_workspace, h)
+
+/* Hot path: x pinned; {gamma, gamma_se, theta, theta_se} into out4. */
+JNIEXPORT void FN(estimatorEstimate)(JNIEnv *env, jclass c, jlong e, jlong m, jlong ws, jdoubleArray x,
+                                      jdoubleArray out4) {
+    (void)c;
+    if (!non_null(env, x, "x") || !non_null(env, out4, "out")) return;
+    jsize n = (*env)->GetArrayLength(env, x);
+    double v[4] = {0, 0, 0, 0};
+    double *px = (*env)->GetPrimitiveArrayCritical(env, x, NULL);
+    if (px == NULL) return;
+    cfx_status st = cfx_estimator_estimate(EST(e), MOD(m), WS(ws), px, (size_t)n, &v[0], &v[1], &v[2], &v[3]);
+    (*env)->ReleasePrimitiveArrayCritical(env, x, px, JNI_ABORT);
+    if (!ok(env, st)) return;
+    (*env)->SetDoubleArrayRegion(env, out4, 0, 4, v);
+}
+
+/* {theta, bound, confidence} into out3. */
+JNIEXPORT void FN(estimatorBound)(JNIEnv *env, jclass c, jlong e, jlong m, jlong ws, jdoubleArray x,
+                                   jdouble mm, jdoubleArray out3) {
+    (void)c;
+    if (!non_null(env, x, "x") || !non_null(env, out3, "out")) return;
+    jsize n = (*env)->GetArrayLength(env, x);
+    double v[3] = {0, 0, 0};
+    double *px = (*env)->GetPrimitiveArrayCritical(env, x, NULL);
+    if (px == NULL) return;
+    cfx_status st = cfx_estimator_bound(EST(e), MOD(m), WS(ws), px, (size_t)n, mm, &v[0], &v[1], &v[2]);
+    (*env)->ReleasePrimitiveArrayCritical(env, x, px, JNI_ABORT);
+    if (!ok(env, st)) return;
+    (*env)->SetDoubleArrayRegion(env, out3, 0, 3, v);
+}
+
+JNIEXPORT jdouble FN(estimatorProbeRate)(JNIEnv *env, jclass c, jlong e, jlong m, jlong ws, jdoubleArray x) {
+    (void)c;
+    if (!non_null(env, x, "x")) return 0;
+    jsize n = (*env)->GetArrayLength(env, x);
+    double r = 0;
+    double *px = (*env)->GetPrimitiveArrayCritical(env, x, NULL);
+    if (px == NULL) return 0;
+    cfx_status st = cfx_estimator_probe_rate(EST(e), MOD(m), WS(ws), px, (size_t)n, &r);
+    (*env)->ReleasePrimitiveArrayCritical(env, x, px, JNI_ABORT);
+    ok(env, st);
+    return r;
+}
+
+JNIEXPORT jdouble FN(estimatorExactRate)(JNIEnv *env, jclass c, jlong e, jlong m, jdoubleArray x) {
+    (void)c;
+    if (!non_null(env, x, "x")) return 0;
+    jsize n = (*env)->GetArrayLength(env, x);
+    double r = 0;
+    double *px = (*env)->GetPrimitiveArrayCritical(env, x, NULL);
+    if (px == NULL) return 0;
+    cfx_status st = cfx_estimator_exact_rate(EST(e), MOD(m), px, (size_t)n, &r);
+    (*env)->ReleasePrimitiveArrayCritical(env, x, px, JNI_ABORT);
+    ok(env, st);
+    return r;
+}
+
+/* points: n_points x input_dim (checked by Java); outputs of n_points values (either may be null). */
+JNIEXPORT void FN(estimatorEstimateBatch)(JNIEnv *env, jclass c, jlong e, jlong m, jdoubleArray points,
+                                           jlong n_points, jlong seed, jlong threads, jdoubleArray gamma,
+                                           jdoubleArray theta) {
+    (void)c;
+    if (!non_null(env, points, "points")) return;
+    /* Copies, not critical sections: the call runs threads of its own for a while. */
+    double *pp = (*env)->GetDoubleArrayElements(env, points, NULL);
+    if (pp == NULL) return;
+    double *pg = gamma ? (*env)->GetDoubleArrayElements(env, gamma, NULL) : NULL;
+    double *pt = theta ? (*env)->GetDoubleArrayElements(env, theta, NULL) : NULL;
+    cfx_status st = CFX_STATUS_OK;
+    int oom = (gamma && !pg) || (theta && !pt);
+    if (!oom)
+        st = cfx_estimator_estimate_batch(EST(e), MOD(m), pp, (size_t)n_points, (uint64_t)seed,
+                                          (size_t)threads, pg, pt);
+    if (pt) (*env)->ReleaseDoubleArrayElements(env, theta, pt, st == CFX_STATUS_OK ? 0 : JNI_ABORT);
+    if (pg) (*env)->ReleaseDoubleArrayElements(env, gamma, pg, st == CFX_STATUS_OK ? 0 : JNI_ABORT);
+    (*env)->ReleaseDoubleArrayElements(env, points, pp, JNI_ABORT);
+    if (!oom) ok(env, st);
+}
+
+JNIEXPORT jlong FN(robustGenerate)(JNIEnv *env, jclass c, jlong schema, jlong m, jlong noise, jint method,
+                                    jlong config, jdoubleArray raw) {
+    (void)c;
+    if (!non_null(env, raw, "raw")) return 0;
+    jsize n = (*env)->GetArrayLength(env, raw);
+    /* Copy, not critical: the search runs for a while. */
+    double *pr = (*env)->GetDoubleArrayElements(env, raw, NULL);
+    if (pr == NULL) return 0;
+    const cfx_robust_result *r = NULL;
+    cfx_status st = cfx_robust_generate(H(const cfx_schema, schema), MOD(m), H(const cfx_noise, noise), method,
+                                        H(const cfx_config, config), pr, (size_t)n, &r);
+    (*env)->ReleaseDoubleArrayElements(env, raw, pr, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(r);
+}
+
+/* {valid, target_met, probability, distance, gamma, theta, bound, confidence} into out8. */
+JNIEXPORT void FN(robustResultSummary)(JNIEnv *env, jclass c, jlong r, jdoubleArray out8) {
+    (void)c;
+    if (!non_null(env, out8, "out")) return;
+    int32_t valid = 0, met = 0;
+    double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (!ok(env, cfx_robust_result_summary(H(const cfx_robust_result, r), &valid, &met, &v[2], &v[3], &v[4],
+                                           &v[5], &v[6], &v[7])))
+        return;
+    v[0] = valid;
+    v[1] = met;
+    (*env)->SetDoubleArrayRegion(env, out8, 0, 8, v);
+}
+
+typedef cfx_status (*result_array_fn)(const cfx_robust_result *, double *, size_t, size_t *);
+
+static void result_array(JNIEnv *env, result_array_fn f, jlong r, jdoubleArray out) {
+    if (!non_null(env, out, "out")) return;
+    jsize cap = (*env)->GetArrayLength(env, out);
+    double *po = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+    if (po == NULL) return;
+    size_t len = 0;
+    cfx_status st = f(H(const cfx_robust_result, r), po, (size_t)cap, &len);
+    (*env)->ReleasePrimitiveArrayCritical(env, out, po, 0);
+    ok(env, st);
+}
+
+JNIEXPORT void FN(robustResultRaw)(JNIEnv *env, jclass c, jlong r, jdoubleArray out) {
+    (void)c;
+    result_array(env, cfx_robust_result_raw, r, out);
+}
+
+JNIEXPORT void FN(robustResultEncoded)(JNIEnv *env, jclass c, jlong r, jdoubleArray out) {
+    (void)c;
+    result_array(env, cfx_robust_result_encoded, r, out);
+}
+
+JNIEXPORT jbyteArray FN(robustResultToJson)(JNIEnv *env, jclass c, jlong r, jlong schema, jlong m) {
+    (void)c;
+    RETURN_STRING(env, cfx_robust_result_to_json(H(const cfx_robust_result, r), H(const cfx_schema, schema),
+                                                 MOD(m), buf_, cap_, &len_));
+}
+
+JNIEXPORT jdouble FN(robustBoundConfidence)(JNIEnv *env, jclass c, jlong k, jdouble m) {
+    (void)env; (void)c;
+    return cfx_robust_bound_confidence((size_t)k, m);
+}
+
+#undef EST
+#undef MOD
+#undef WS
+#endif /* CFX_JNI_ROBUST */

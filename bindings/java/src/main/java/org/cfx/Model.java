@@ -151,8 +151,9 @@ public final class Model extends NativeResource {
 
     /**
      * Probabilities of {@code nRows} rows starting at row {@code firstRow} of a row-major array,
-     * written into {@code out[outOffset .. outOffset + nRows)}. Both arrays are pinned, not copied
-     * (the hot path: threads can score disjoint slices of one big batch in place).
+     * written into {@code out[outOffset .. outOffset + nRows)}. The input is pinned, not copied, and
+     * only that region of {@code out} is written, so threads can score disjoint slices of one big
+     * batch into one shared output array (the hot path).
      */
     public void probabilitiesInto(double[] rowMajor, int firstRow, int nRows, double[] out, int outOffset) {
         Objects.requireNonNull(rowMajor, "rows");

@@ -23,6 +23,10 @@ final class Native {
     static final int KIND_CONFIG = 3;
     static final int KIND_CONFIG_BUILDER = 4;
     static final int KIND_SCHEMA_BUILDER = 5;
+    static final int KIND_NOISE = 6;
+    static final int KIND_ESTIMATOR = 7;
+    static final int KIND_WORKSPACE = 8;
+    static final int KIND_ROBUST_RESULT = 9;
 
     static {
         String explicit = System.getProperty("cfx.jni.library");
@@ -91,6 +95,9 @@ final class Native {
     static native boolean hasTestingPanic();
 
     static native void testingPanic();
+
+    /** Whether the shim was compiled against a header with the robustness entry points. */
+    static native boolean hasRobust();
 
     static native byte[] lastErrorMessage();
 
@@ -224,4 +231,39 @@ final class Native {
     static native void sbSetActionability(long b, boolean mutable, int direction);
 
     static native long schemaBuild(long b);
+
+    // -------------------------------------------------------- robustness (CFX_JNI_ROBUST)
+
+    static native long noiseGaussianNew(long schema, double sigma2);
+
+    static native long noiseNew(int kind, long[] columns, double[] scale);
+
+    static native long estimatorNew(long noise, long k, int sampling);
+
+    static native long workspaceNew(long model, long seed);
+
+    static native void workspaceReseed(long ws, long seed);
+
+    static native void estimatorEstimate(long e, long m, long ws, double[] x, double[] out4);
+
+    static native void estimatorBound(long e, long m, long ws, double[] x, double mm, double[] out3);
+
+    static native double estimatorProbeRate(long e, long m, long ws, double[] x);
+
+    static native double estimatorExactRate(long e, long m, double[] x);
+
+    static native void estimatorEstimateBatch(
+            long e, long m, double[] points, long nPoints, long seed, long threads, double[] gamma, double[] theta);
+
+    static native long robustGenerate(long schema, long m, long noise, int method, long config, double[] raw);
+
+    static native void robustResultSummary(long r, double[] out8);
+
+    static native void robustResultRaw(long r, double[] out);
+
+    static native void robustResultEncoded(long r, double[] out);
+
+    static native byte[] robustResultToJson(long r, long schema, long m);
+
+    static native double robustBoundConfidence(long k, double m);
 }
