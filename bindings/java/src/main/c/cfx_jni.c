@@ -178,6 +178,16 @@ JNIEXPORT jboolean FN(hasRobust)(JNIEnv *env, jclass c) {
 #endif
 }
 
+/* Whether the coherent (MIP) entry points were in the header. */
+JNIEXPORT jboolean FN(hasCoherent)(JNIEnv *env, jclass c) {
+    (void)env; (void)c;
+#if defined(CFX_JNI_COHERENT)
+    return JNI_TRUE;
+#else
+    return JNI_FALSE;
+#endif
+}
+
 JNIEXPORT void FN(testingPanic)(JNIEnv *env, jclass c) {
     (void)c;
 #if defined(CFX_TESTING)
@@ -216,6 +226,9 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     case 3: cfx_config_free(H(const cfx_config, h)); break;
     case 4: cfx_config_builder_free(H(cfx_config_builder, h)); break;
     case 5: cfx_schema_builder_free(H(cfx_schema_builder, h)); break;
+#if defined(CFX_JNI_COHERENT)
+    case 10: cfx_coherent_result_free(H(const cfx_coherent_result, h)); break;
+#endif
 #if defined(CFX_JNI_ROBUST)
     case 6: cfx_noise_free(H(const cfx_noise, h)); break;
     case 7: cfx_estimator_free(H(const cfx_estimator, h)); break;
@@ -952,3 +965,95 @@ JNIEXPORT jdouble FN(robustBoundConfidence)(JNIEnv *env, jclass c, jlong k, jdou
 #undef MOD
 #undef WS
 #endif /* CFX_JNI_ROBUST */
+
+/* ------------------------------------------------------- coherent (MIP) */
+#if defined(CFX_JNI_COHERENT)
+
+#define CR(h) H(const cfx_coherent_result, h)
+
+JNIEXPORT jlong FN(coherentExplain)(JNIEnv *env, jclass c, jlong schema, jlong m, jlong config,
+                                     jdoubleArray row, jboolean diverse) {
+    (void)c;
+    if (!non_null(env, row, "row")) return 0;
+    jsize n = (*env)->GetArrayLength(env, row);
+    /* Copy, not critical: the solver runs for a while. */
+    double *pr = (*env)->GetDoubleArrayElements(env, row, NULL);
+    if (pr == NULL) return 0;
+    const cfx_coherent_result *r = NULL;
+    cfx_status st = diverse
+        ? cfx_coherent_explain_diverse(H(const cfx_schema, schema), H(const cfx_model, m),
+                                       H(const cfx_config, config), pr, (size_t)n, &r)
+        : cfx_coherent_explain(H(const cfx_schema, schema), H(const cfx_model, m),
+                               H(const cfx_config, config), pr, (size_t)n, &r);
+    (*env)->ReleaseDoubleArrayElements(env, row, pr, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(r);
+}
+
+/* {outcome, blocking mask} into out2 (a long[]). */
+JNIEXPORT void FN(coherentOutcome)(JNIEnv *env, jclass c, jlong r, jlongArray out2) {
+    (void)c;
+    if (!non_null(env, out2, "out")) return;
+    int32_t outcome = -1;
+    uint32_t mask = 0;
+    if (!ok(env, cfx_coherent_result_outcome(CR(r), &outcome, &mask))) return;
+    jlong v[2] = {outcome, (jlong)mask};
+    (*env)->SetLongArrayRegion(env, out2, 0, 2, v);
+}
+
+JNIEXPORT jlong FN(coherentCount)(JNIEnv *env, jclass c, jlong r) {
+    (void)c;
+    size_t n = 0;
+    if (!ok(env, cfx_coherent_result_count(CR(r), &n))) return 0;
+    return (jlong)n;
+}
+
+/* The raw row of counterfactual k, sized by the buffer protocol. */
+JNIEXPORT jdoubleArray FN(coherentCounterfactual)(JNIEnv *env, jclass c, jlong r, jlong k) {
+    (void)c;
+    size_t len = 0;
+    cfx_status st = cfx_coherent_result_counterfactual(CR(r), (size_t)k, NULL, 0, &len);
+    if (st != CFX_STATUS_OK && st != CFX_STATUS_BUFFER_TOO_SMALL) {
+        throw_status(env, st);
+        return NULL;
+    }
+    double *buf = malloc(sizeof(double) * (len > 0 ? len : 1));
+    if (buf == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "counterfactual");
+        return NULL;
+    }
+    size_t got = 0;
+    st = cfx_coherent_result_counterfactual(CR(r), (size_t)k, buf, len, &got);
+    if (st != CFX_STATUS_OK) {
+        free(buf);
+        throw_status(env, st);
+        return NULL;
+    }
+    jdoubleArray a = (*env)->NewDoubleArray(env, (jsize)got);
+    if (a != NULL) (*env)->SetDoubleArrayRegion(env, a, 0, (jsize)got, buf);
+    free(buf);
+    return a;
+}
+
+/* {cost, score, probability, objective, mip_gap, solve_seconds} into out6. */
+JNIEXPORT void FN(coherentCertificate)(JNIEnv *env, jclass c, jlong r, jlong k, jdoubleArray out6) {
+    (void)c;
+    if (!non_null(env, out6, "out")) return;
+    double v[6] = {0, 0, 0, 0, 0, 0};
+    if (!ok(env, cfx_coherent_result_certificate(CR(r), (size_t)k, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5])))
+        return;
+    (*env)->SetDoubleArrayRegion(env, out6, 0, 6, v);
+}
+
+JNIEXPORT jbyteArray FN(coherentDescribe)(JNIEnv *env, jclass c, jlong r) {
+    (void)c;
+    RETURN_STRING(env, cfx_coherent_result_describe(CR(r), buf_, cap_, &len_));
+}
+
+JNIEXPORT jbyteArray FN(coherentToJson)(JNIEnv *env, jclass c, jlong r) {
+    (void)c;
+    RETURN_STRING(env, cfx_coherent_result_to_json(CR(r), buf_, cap_, &len_));
+}
+
+#undef CR
+#endif /* CFX_JNI_COHERENT */

@@ -27,6 +27,7 @@ final class Native {
     static final int KIND_ESTIMATOR = 7;
     static final int KIND_WORKSPACE = 8;
     static final int KIND_ROBUST_RESULT = 9;
+    static final int KIND_COHERENT_RESULT = 10;
 
     static {
         String explicit = System.getProperty("cfx.jni.library");
@@ -98,6 +99,9 @@ final class Native {
 
     /** Whether the shim was compiled against a header with the robustness entry points. */
     static native boolean hasRobust();
+
+    /** Whether the shim was compiled against a header with the coherent (MIP) entry points. */
+    static native boolean hasCoherent();
 
     static native byte[] lastErrorMessage();
 
@@ -266,4 +270,20 @@ final class Native {
     static native byte[] robustResultToJson(long r, long schema, long m);
 
     static native double robustBoundConfidence(long k, double m);
+
+    // -------------------------------------------------------- coherent (CFX_JNI_COHERENT)
+
+    static native long coherentExplain(long schema, long m, long config, double[] row, boolean diverse);
+
+    static native void coherentOutcome(long r, long[] out2);
+
+    static native long coherentCount(long r);
+
+    static native double[] coherentCounterfactual(long r, long k);
+
+    static native void coherentCertificate(long r, long k, double[] out6);
+
+    static native byte[] coherentDescribe(long r);
+
+    static native byte[] coherentToJson(long r);
 }
