@@ -10,9 +10,16 @@ libdir="$root/target/ffi-testing/release"
 
 (cd "$root" && cargo build --quiet --release --lib --features testing --target-dir target/ffi-testing)
 
+# Method families are compiled in when the header declares them (the lead
+# merges their C entry points into this tree over time).
+defines=""
+grep -q 'cfx_robust_generate' "$root/include/cfx.h" && defines="$defines -define:CFX_ROBUST"
+grep -q 'cfx_coherent_explain' "$root/include/cfx.h" && defines="$defines -define:CFX_COHERENT"
+echo "csharp: building with:${defines:- (core only)}"
+
 mkdir -p "$here/build"
-mcs -nologo -langversion:7 -warnaserror -target:library -out:"$here/build/Cfx.dll" "$here"/src/*.cs
-mcs -nologo -langversion:7 -warnaserror -r:"$here/build/Cfx.dll" -out:"$here/build/Tests.exe" "$here"/tests/*.cs
+mcs -nologo -langversion:7 -warnaserror $defines -target:library -out:"$here/build/Cfx.dll" "$here"/src/*.cs
+mcs -nologo -langversion:7 -warnaserror $defines -r:"$here/build/Cfx.dll" -out:"$here/build/Tests.exe" "$here"/tests/*.cs
 
 export CFX_ROOT="$root"
 # The deliberate panic of the testing feature prints one line on stderr; no backtrace.

@@ -86,4 +86,31 @@ namespace Cfx
         public SchemaBuilderHandle() { }
         protected override void Free(IntPtr h) { Native.cfx_schema_builder_free(h); }
     }
+
+#if CFX_ROBUST
+    internal sealed class NoiseHandle : CfxHandle
+    {
+        public NoiseHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_noise_free(h); }
+    }
+
+    internal sealed class EstimatorHandle : CfxHandle
+    {
+        public EstimatorHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_estimator_free(h); }
+    }
+
+    /// <summary>A mutable workspace (one thread at a time).</summary>
+    internal sealed class WorkspaceHandle : CfxHandle
+    {
+        public WorkspaceHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_workspace_free(h); }
+    }
+
+    internal sealed class RobustResultHandle : CfxHandle
+    {
+        public RobustResultHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_robust_result_free(h); }
+    }
+#endif
 }

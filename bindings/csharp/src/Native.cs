@@ -184,5 +184,54 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_build(SchemaBuilderHandle builder, out SchemaHandle outSchema);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_schema_builder_free(IntPtr builder);
+
+#if CFX_ROBUST // defined by run-tests.sh when include/cfx.h declares the robustness entry points
+        // ---- robustness (noise, estimator, workspace, robust generators) ------------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_noise_gaussian_new(SchemaHandle schema, double sigma2, out NoiseHandle outNoise);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_noise_new(int kind, [In] UIntPtr[] columns, UIntPtr nColumns, [In] double[] scale,
+            UIntPtr nScale, out NoiseHandle outNoise);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_noise_free(IntPtr noise);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_estimator_new(NoiseHandle noise, UIntPtr k, int sampling, out EstimatorHandle outEstimator);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_estimator_free(IntPtr estimator);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_workspace_new(ModelHandle model, ulong seed, out WorkspaceHandle outWorkspace);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_workspace_reseed(WorkspaceHandle ws, ulong seed);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_workspace_free(IntPtr ws);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_estimator_estimate(EstimatorHandle estimator, ModelHandle model, WorkspaceHandle ws,
+            [In] double[] x, UIntPtr xLen, out double outGamma, out double outGammaSe, out double outTheta, out double outThetaSe);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_estimator_bound(EstimatorHandle estimator, ModelHandle model, WorkspaceHandle ws,
+            [In] double[] x, UIntPtr xLen, double m, out double outTheta, out double outBound, out double outConfidence);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_estimator_probe_rate(EstimatorHandle estimator, ModelHandle model, WorkspaceHandle ws,
+            [In] double[] x, UIntPtr xLen, out double outRate);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_estimator_exact_rate(EstimatorHandle estimator, ModelHandle model,
+            [In] double[] x, UIntPtr xLen, out double outRate);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_estimator_estimate_batch(EstimatorHandle estimator, ModelHandle model,
+            [In] double[] points, UIntPtr nPoints, ulong seed, UIntPtr threads, [Out] double[] outGamma, [Out] double[] outTheta);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_robust_generate(SchemaHandle schema, ModelHandle model, NoiseHandle noise, int method,
+            ConfigHandle config, [In] double[] raw, UIntPtr rawLen, out RobustResultHandle outResult);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_robust_result_summary(RobustResultHandle result, out int outValid, out int outTargetMet,
+            out double outProbability, out double outDistance, out double outGamma, out double outTheta,
+            out double outBound, out double outConfidence);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_robust_result_raw(RobustResultHandle result, [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_robust_result_encoded(RobustResultHandle result, [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_robust_result_to_json(RobustResultHandle result, SchemaHandle schema, ModelHandle model,
+            [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_robust_result_free(IntPtr result);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern double cfx_robust_bound_confidence(UIntPtr k, double m);
+#endif
     }
 }
