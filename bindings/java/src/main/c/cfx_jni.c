@@ -188,6 +188,16 @@ JNIEXPORT jboolean FN(hasCoherent)(JNIEnv *env, jclass c) {
 #endif
 }
 
+/* Whether the sequential (P-DQN policy) entry points were in the header. */
+JNIEXPORT jboolean FN(hasSequential)(JNIEnv *env, jclass c) {
+    (void)env; (void)c;
+#if defined(CFX_JNI_SEQUENTIAL)
+    return JNI_TRUE;
+#else
+    return JNI_FALSE;
+#endif
+}
+
 JNIEXPORT void FN(testingPanic)(JNIEnv *env, jclass c) {
     (void)c;
 #if defined(CFX_TESTING)
@@ -226,6 +236,10 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     case 3: cfx_config_free(H(const cfx_config, h)); break;
     case 4: cfx_config_builder_free(H(cfx_config_builder, h)); break;
     case 5: cfx_schema_builder_free(H(cfx_schema_builder, h)); break;
+#if defined(CFX_JNI_SEQUENTIAL)
+    case 11: cfx_policy_free(H(const cfx_policy, h)); break;
+    case 12: cfx_plan_free(H(const cfx_plan, h)); break;
+#endif
 #if defined(CFX_JNI_COHERENT)
     case 10: cfx_coherent_result_free(H(const cfx_coherent_result, h)); break;
 #endif
@@ -1057,3 +1071,189 @@ JNIEXPORT jbyteArray FN(coherentToJson)(JNIEnv *env, jclass c, jlong r) {
 
 #undef CR
 #endif /* CFX_JNI_COHERENT */
+
+/* ------------------------------------------------- sequential (P-DQN policy) */
+#if defined(CFX_JNI_SEQUENTIAL)
+
+#define POL(h) H(const cfx_policy, h)
+#define PLAN(h) H(const cfx_plan, h)
+
+/* The Java listener behind a cfx_progress_fn. The callback may run on a
+ * thread the JVM does not know (then it is attached for the call). A Java
+ * exception thrown by the listener stops training; it is kept and rethrown
+ * after cfx returns, instead of CFX_STATUS_CANCELLED. */
+typedef struct {
+    JavaVM *vm;
+    jobject listener;   /* global ref: org.cfx.Sequential$Listener */
+    jmethodID on_progress; /* (JJJDDD)Z */
+    jthrowable thrown;  /* global ref, or NULL */
+} progress_ctx;
+
+static bool progress_trampoline(const cfx_progress *p, void *user_data) {
+    progress_ctx *ctx = user_data;
+    JNIEnv *env = NULL;
+    int attached = 0;
+    if (ctx->thrown != NULL) return false;
+    if ((*ctx->vm)->GetEnv(ctx->vm, (void **)&env, JNI_VERSION_1_8) == JNI_EDETACHED) {
+        if ((*ctx->vm)->AttachCurrentThread(ctx->vm, (void **)&env, NULL) != JNI_OK) return false;
+        attached = 1;
+    }
+    jboolean go = (*env)->CallBooleanMethod(env, ctx->listener, ctx->on_progress, (jlong)p->episodes_done,
+                                           (jlong)p->episodes_total, (jlong)p->steps, p->epsilon,
+                                           p->success_rate, p->mean_reward);
+    bool result = go == JNI_TRUE;
+    jthrowable ex = (*env)->ExceptionOccurred(env);
+    if (ex != NULL) {
+        (*env)->ExceptionClear(env);
+        ctx->thrown = (jthrowable)(*env)->NewGlobalRef(env, ex);
+        (*env)->DeleteLocalRef(env, ex);
+        result = false;
+    }
+    if (attached) (*ctx->vm)->DetachCurrentThread(ctx->vm);
+    return result;
+}
+
+JNIEXPORT jlong FN(policyTrain)(JNIEnv *env, jclass c, jlong train, jlong m, jlong config, jint reward,
+                                 jobject listener) {
+    (void)c;
+    progress_ctx ctx = {NULL, NULL, NULL, NULL};
+    if (listener != NULL) {
+        if ((*env)->GetJavaVM(env, &ctx.vm) != JNI_OK) return 0;
+        jclass lc = (*env)->GetObjectClass(env, listener);
+        ctx.on_progress = (*env)->GetMethodID(env, lc, "onProgress", "(JJJDDD)Z");
+        (*env)->DeleteLocalRef(env, lc);
+        if (ctx.on_progress == NULL) return 0;
+        ctx.listener = (*env)->NewGlobalRef(env, listener);
+        if (ctx.listener == NULL) return 0;
+    }
+    const cfx_policy *p = NULL;
+    cfx_status st = cfx_policy_train(H(const cfx_dataset, train), H(const cfx_model, m),
+                                     H(const cfx_config, config), reward,
+                                     listener ? progress_trampoline : NULL, listener ? &ctx : NULL, &p);
+    jlong r = 0;
+    if (ctx.thrown != NULL) {
+        /* The listener's own exception wins over CANCELLED. */
+        if (st == CFX_STATUS_OK && p != NULL) cfx_policy_free(p);
+        (*env)->Throw(env, ctx.thrown);
+        (*env)->DeleteGlobalRef(env, ctx.thrown);
+    } else if (ok(env, st)) {
+        r = J(p);
+    }
+    if (ctx.listener != NULL) (*env)->DeleteGlobalRef(env, ctx.listener);
+    return r;
+}
+
+JNIEXPORT jlong FN(policyFromJson)(JNIEnv *env, jclass c, jbyteArray json) {
+    (void)c;
+    int fail;
+    char *s = cstr_in(env, json, &fail);
+    if (fail) return 0;
+    const cfx_policy *p = NULL;
+    cfx_status st = cfx_policy_from_json(s, &p);
+    free(s);
+    if (!ok(env, st)) return 0;
+    return J(p);
+}
+
+JNIEXPORT jbyteArray FN(policyToJson)(JNIEnv *env, jclass c, jlong p) {
+    (void)c;
+    RETURN_STRING(env, cfx_policy_to_json(POL(p), buf_, cap_, &len_));
+}
+
+JNIEXPORT void FN(policySave)(JNIEnv *env, jclass c, jlong p, jbyteArray path) {
+    (void)c;
+    int fail;
+    char *s = cstr_in(env, path, &fail);
+    if (fail) return;
+    cfx_status st = cfx_policy_save(POL(p), s);
+    free(s);
+    ok(env, st);
+}
+
+JNIEXPORT jlong FN(policyLoad)(JNIEnv *env, jclass c, jbyteArray path) {
+    (void)c;
+    int fail;
+    char *s = cstr_in(env, path, &fail);
+    if (fail) return 0;
+    const cfx_policy *p = NULL;
+    cfx_status st = cfx_policy_load(s, &p);
+    free(s);
+    if (!ok(env, st)) return 0;
+    return J(p);
+}
+
+JNIEXPORT jlong FN(policyNActions)(JNIEnv *env, jclass c, jlong p) {
+    (void)c;
+    size_t n = 0;
+    if (!ok(env, cfx_policy_n_actions(POL(p), &n))) return 0;
+    return (jlong)n;
+}
+
+JNIEXPORT jlong FN(policyAnswer)(JNIEnv *env, jclass c, jlong p, jlong schema, jlong m, jdoubleArray raw) {
+    (void)c;
+    if (!non_null(env, raw, "raw")) return 0;
+    jsize n = (*env)->GetArrayLength(env, raw);
+    double *pr = (*env)->GetDoubleArrayElements(env, raw, NULL);
+    if (pr == NULL) return 0;
+    const cfx_plan *plan = NULL;
+    cfx_status st = cfx_policy_answer(POL(p), H(const cfx_schema, schema), H(const cfx_model, m), pr, (size_t)n,
+                                      &plan);
+    (*env)->ReleaseDoubleArrayElements(env, raw, pr, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(plan);
+}
+
+/* {n_instances, n_already_accepted, satisfiability, sparsity, distance, target_probability, entropy} */
+JNIEXPORT void FN(policyEvaluate)(JNIEnv *env, jclass c, jlong p, jlong m, jlong test, jdoubleArray out7) {
+    (void)c;
+    if (!non_null(env, out7, "out")) return;
+    cfx_sequential_metrics mt;
+    memset(&mt, 0, sizeof mt);
+    if (!ok(env, cfx_policy_evaluate(POL(p), H(const cfx_model, m), H(const cfx_dataset, test), &mt))) return;
+    double v[7] = {(double)mt.n_instances, (double)mt.n_already_accepted, mt.satisfiability, mt.sparsity,
+                   mt.distance, mt.target_probability, mt.entropy};
+    (*env)->SetDoubleArrayRegion(env, out7, 0, 7, v);
+}
+
+JNIEXPORT jlong FN(planNSteps)(JNIEnv *env, jclass c, jlong p) {
+    (void)c;
+    size_t n = 0;
+    if (!ok(env, cfx_plan_n_steps(PLAN(p), &n))) return 0;
+    return (jlong)n;
+}
+
+/* {success, initial probability} */
+JNIEXPORT void FN(planSuccess)(JNIEnv *env, jclass c, jlong p, jdoubleArray out2) {
+    (void)c;
+    if (!non_null(env, out2, "out")) return;
+    int32_t success = 0;
+    double p0 = 0;
+    if (!ok(env, cfx_plan_success(PLAN(p), &success, &p0))) return;
+    double v[2] = {(double)success, p0};
+    (*env)->SetDoubleArrayRegion(env, out2, 0, 2, v);
+}
+
+/* {feature, from, to, probability} */
+JNIEXPORT void FN(planStep)(JNIEnv *env, jclass c, jlong p, jlong index, jdoubleArray out4) {
+    (void)c;
+    if (!non_null(env, out4, "out")) return;
+    size_t feature = 0;
+    double v[4] = {0, 0, 0, 0};
+    if (!ok(env, cfx_plan_step(PLAN(p), (size_t)index, &feature, &v[1], &v[2], &v[3]))) return;
+    v[0] = (double)feature;
+    (*env)->SetDoubleArrayRegion(env, out4, 0, 4, v);
+}
+
+JNIEXPORT jbyteArray FN(planStepText)(JNIEnv *env, jclass c, jlong p, jlong index) {
+    (void)c;
+    RETURN_STRING(env, cfx_plan_step_text(PLAN(p), (size_t)index, buf_, cap_, &len_));
+}
+
+JNIEXPORT jbyteArray FN(planToJson)(JNIEnv *env, jclass c, jlong p) {
+    (void)c;
+    RETURN_STRING(env, cfx_plan_to_json(PLAN(p), buf_, cap_, &len_));
+}
+
+#undef POL
+#undef PLAN
+#endif /* CFX_JNI_SEQUENTIAL */

@@ -28,6 +28,8 @@ final class Native {
     static final int KIND_WORKSPACE = 8;
     static final int KIND_ROBUST_RESULT = 9;
     static final int KIND_COHERENT_RESULT = 10;
+    static final int KIND_POLICY = 11;
+    static final int KIND_PLAN = 12;
 
     static {
         String explicit = System.getProperty("cfx.jni.library");
@@ -102,6 +104,9 @@ final class Native {
 
     /** Whether the shim was compiled against a header with the coherent (MIP) entry points. */
     static native boolean hasCoherent();
+
+    /** Whether the shim was compiled against a header with the sequential (policy) entry points. */
+    static native boolean hasSequential();
 
     static native byte[] lastErrorMessage();
 
@@ -286,4 +291,32 @@ final class Native {
     static native byte[] coherentDescribe(long r);
 
     static native byte[] coherentToJson(long r);
+
+    // ---------------------------------------------------- sequential (CFX_JNI_SEQUENTIAL)
+
+    static native long policyTrain(long train, long m, long config, int reward, Sequential.Listener listener);
+
+    static native long policyFromJson(byte[] json);
+
+    static native byte[] policyToJson(long p);
+
+    static native void policySave(long p, byte[] path);
+
+    static native long policyLoad(byte[] path);
+
+    static native long policyNActions(long p);
+
+    static native long policyAnswer(long p, long schema, long m, double[] raw);
+
+    static native void policyEvaluate(long p, long m, long test, double[] out7);
+
+    static native long planNSteps(long plan);
+
+    static native void planSuccess(long plan, double[] out2);
+
+    static native void planStep(long plan, long index, double[] out4);
+
+    static native byte[] planStepText(long plan, long index);
+
+    static native byte[] planToJson(long plan);
 }
