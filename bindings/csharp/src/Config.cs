@@ -3,7 +3,17 @@ using System;
 namespace Cfx
 {
     public enum NoiseModel { Gaussian = 0, Uniform = 1 }
-    public enum DiversityRule { RussellCode = 0, RussellIntended = 1 }
+    public enum DiversityRule
+    {
+        /// <summary>Russell's fix_values as published in the reference code.</summary>
+        RussellCode = 0,
+        /// <summary>Russell's procedure with rule (b) read as intended.</summary>
+        RussellIntended = 1,
+#if CFX_COHERENT
+        /// <summary>Each alternative changes a different set of features.</summary>
+        DistinctSubsets = 2,
+#endif
+    }
 
     /// <summary>
     /// A mutable configuration builder (cfx_config_builder). Setters return the
@@ -121,6 +131,14 @@ namespace Cfx
         public bool IsDisposed { get { return h.IsClosed; } }
 
         public void Dispose() { h.Dispose(); }
+
+        /// <summary>The handle of <paramref name="config"/>, or (when it is null) an empty,
+        /// non-owning handle that marshals as C NULL; dispose <paramref name="empty"/> afterwards.</summary>
+        internal static ConfigHandle HandleOrNull(Config config, out ConfigHandle empty)
+        {
+            empty = config == null ? new ConfigHandle() : null;
+            return config != null ? config.Handle : empty;
+        }
 
         /// <summary>The settings as JSON (unset settings are null).</summary>
         public string ToJson()

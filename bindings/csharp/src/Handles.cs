@@ -113,4 +113,12 @@ namespace Cfx
         protected override void Free(IntPtr h) { Native.cfx_robust_result_free(h); }
     }
 #endif
+
+#if CFX_COHERENT
+    internal sealed class CoherentResultHandle : CfxHandle
+    {
+        public CoherentResultHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_coherent_result_free(h); }
+    }
+#endif
 }

@@ -233,5 +233,30 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_robust_result_free(IntPtr result);
         [DllImport(Lib, CallingConvention = CC)] internal static extern double cfx_robust_bound_confidence(UIntPtr k, double m);
 #endif
+
+#if CFX_COHERENT // defined by run-tests.sh when include/cfx.h declares the coherent (MIP) entry points
+        // ---- coherent counterfactuals (MIP) ------------------------------------------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_explain(SchemaHandle schema, ModelHandle model, ConfigHandle config,
+            [In] double[] row, UIntPtr rowLen, out CoherentResultHandle outResult);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_explain_diverse(SchemaHandle schema, ModelHandle model, ConfigHandle config,
+            [In] double[] row, UIntPtr rowLen, out CoherentResultHandle outResult);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_result_outcome(CoherentResultHandle result, out int outOutcome, out uint outBlockingMask);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_result_count(CoherentResultHandle result, out UIntPtr outCount);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_result_counterfactual(CoherentResultHandle result, UIntPtr k,
+            [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_result_certificate(CoherentResultHandle result, UIntPtr k, out double outCost,
+            out double outScore, out double outProbability, out double outObjective, out double outMipGap, out double outSolveSeconds);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_result_describe(CoherentResultHandle result, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_result_to_json(CoherentResultHandle result, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_coherent_result_free(IntPtr result);
+#endif
     }
 }

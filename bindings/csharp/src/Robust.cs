@@ -209,13 +209,13 @@ namespace Cfx
             if (noise == null) throw new ArgumentNullException("noise");
             if (raw == null) throw new ArgumentNullException("raw");
             CfxLibrary.EnsureCompatible();
-            // A not-owning empty handle stands for C NULL when there is no config.
-            var none = config == null ? new ConfigHandle() : null;
+            ConfigHandle none;
+            var ch = Config.HandleOrNull(config, out none);
             try
             {
                 RobustResultHandle r;
                 int st = Native.cfx_robust_generate(schema.Handle, model.Handle, noise.Handle, (int)method,
-                    config != null ? config.Handle : none, raw, (UIntPtr)raw.Length, out r);
+                    ch, raw, (UIntPtr)raw.Length, out r);
                 return new RobustResult(Call.Owned(st, r));
             }
             finally

@@ -906,6 +906,8 @@ public static partial class Tests
     }
 
     // ---------------------------------------------------------------- helpers
+    static string F4(double v) { return v.ToString("F4", CultureInfo.InvariantCulture); }
+
     static double[] Encoded(Dataset d, Schema s)
     {
         int n = d.RowCount, dim = s.EncodedDim;

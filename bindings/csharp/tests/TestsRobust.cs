@@ -20,7 +20,6 @@ public static partial class Tests
         return 0.5 * erfc;
     }
 
-    static string F4(double v) { return v.ToString("F4", CultureInfo.InvariantCulture); }
 
     public static void T_robust_estimates_match_closed_form_and_the_C_example()
     {
