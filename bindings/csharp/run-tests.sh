@@ -15,6 +15,7 @@ libdir="$root/target/ffi-testing/release"
 defines=""
 grep -q 'cfx_robust_generate' "$root/include/cfx.h" && defines="$defines -define:CFX_ROBUST"
 grep -q 'cfx_coherent_explain' "$root/include/cfx.h" && defines="$defines -define:CFX_COHERENT"
+grep -q 'cfx_policy_train' "$root/include/cfx.h" && defines="$defines -define:CFX_SEQUENTIAL"
 echo "csharp: building with:${defines:- (core only)}"
 
 mkdir -p "$here/build"

@@ -121,4 +121,18 @@ namespace Cfx
         protected override void Free(IntPtr h) { Native.cfx_coherent_result_free(h); }
     }
 #endif
+
+#if CFX_SEQUENTIAL
+    internal sealed class PolicyHandle : CfxHandle
+    {
+        public PolicyHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_policy_free(h); }
+    }
+
+    internal sealed class PlanHandle : CfxHandle
+    {
+        public PlanHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_plan_free(h); }
+    }
+#endif
 }

@@ -258,5 +258,61 @@ namespace Cfx
         internal static extern int cfx_coherent_result_to_json(CoherentResultHandle result, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_coherent_result_free(IntPtr result);
 #endif
+
+#if CFX_SEQUENTIAL // defined by run-tests.sh when include/cfx.h declares the sequential (P-DQN) entry points
+        // ---- sequential counterfactuals (policies and plans) ----------------------------
+        /// <summary>cfx_progress_fn: C `bool` return, marshalled as one byte.</summary>
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        [return: MarshalAs(UnmanagedType.I1)]
+        internal delegate bool ProgressFn(IntPtr progress, IntPtr userData);
+
+        /// <summary>struct cfx_progress (read with Marshal.PtrToStructure).</summary>
+        [StructLayout(LayoutKind.Sequential)]
+        internal struct ProgressNative
+        {
+            public UIntPtr EpisodesDone, EpisodesTotal, Steps;
+            public double Epsilon, SuccessRate, MeanReward;
+        }
+
+        /// <summary>struct cfx_sequential_metrics.</summary>
+        [StructLayout(LayoutKind.Sequential)]
+        internal struct MetricsNative
+        {
+            public UIntPtr NInstances, NAlreadyAccepted;
+            public double Satisfiability, Sparsity, Distance, TargetProbability, Entropy;
+        }
+
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_policy_train(DatasetHandle train, ModelHandle model, ConfigHandle config, int reward,
+            ProgressFn progress, IntPtr userData, out PolicyHandle outPolicy);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_policy_from_json([In] byte[] json, out PolicyHandle outPolicy);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_policy_to_json(PolicyHandle policy, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_policy_save(PolicyHandle policy, [In] byte[] path);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_policy_load([In] byte[] path, out PolicyHandle outPolicy);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_policy_n_actions(PolicyHandle policy, out UIntPtr outN);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_policy_answer(PolicyHandle policy, SchemaHandle schema, ModelHandle model,
+            [In] double[] raw, UIntPtr rawLen, out PlanHandle outPlan);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_policy_evaluate(PolicyHandle policy, ModelHandle model, DatasetHandle test, out MetricsNative outMetrics);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_policy_free(IntPtr policy);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_plan_n_steps(PlanHandle plan, out UIntPtr outN);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_plan_success(PlanHandle plan, out int outSuccess, out double outInitialProbability);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_plan_step(PlanHandle plan, UIntPtr index, out UIntPtr outFeature, out double outFrom,
+            out double outTo, out double outProbability);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_plan_step_text(PlanHandle plan, UIntPtr index, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_plan_to_json(PlanHandle plan, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_plan_free(IntPtr plan);
+#endif
     }
 }
