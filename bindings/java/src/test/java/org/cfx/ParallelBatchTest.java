@@ -17,5 +17,11 @@ class ParallelBatchTest {
         assertEquals(5 * one.explained(), many.explained());
         assertTrue(one.declined() > 0 && one.explained() > 0 && one.explained() <= one.declined());
         assertTrue(one.example().contains("duration_in_month: "), one.example());
+        if (Coherent.available()) {
+            assertEquals(40, many.optimalExplained());
+            assertTrue(many.optimalExample().contains("optimal (cost "), many.optimalExample());
+        } else {
+            assertEquals(0, many.optimalExplained());
+        }
     }
 }

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.cfx.Coherent;
+import org.cfx.CoherentResult;
 import org.cfx.Dataset;
 import org.cfx.Model;
 import org.cfx.Schema;
@@ -31,8 +33,18 @@ public final class ParallelBatch {
 
     /** What a run found. */
     public record Result(
-            int applicants, int threads, int declined, int explained, String example, boolean sameAsOneThread,
-            double seconds) {}
+            int applicants,
+            int threads,
+            int declined,
+            int explained,
+            String example,
+            boolean sameAsOneThread,
+            double seconds,
+            int optimalExplained,
+            String optimalExample) {}
+
+    /** Declined applicants explained by the optimal (MIP) method, when the library has it. */
+    static final int OPTIMAL_EXPLANATIONS = 40;
 
     public static void main(String[] args) throws Exception {
         int copies = args.length > 0 ? Integer.parseInt(args[0]) : 100;
@@ -45,6 +57,10 @@ public final class ParallelBatch {
                 "declined: %d (%.1f%%); accepted with a shorter loan alone: %d%n",
                 r.declined(), 100.0 * r.declined() / r.applicants(), r.explained());
         System.out.println("e.g. " + r.example());
+        if (r.optimalExample() != null) {
+            System.out.printf("optimal coherent counterfactuals (MIP) of the first declined: %d%n", r.optimalExplained());
+            System.out.println("e.g. " + r.optimalExample().replace("\n", "\n     "));
+        }
         System.out.printf(
                 "parallel probabilities identical to one thread: %s (%.2f s)%n", r.sameAsOneThread(), r.seconds());
         if (!r.sameAsOneThread()) {
@@ -125,8 +141,45 @@ public final class ParallelBatch {
                     }
                 }
                 double seconds = (System.nanoTime() - t0) / 1e9;
+
+                // The optimal coherent counterfactuals (MIP) of the first declined applicants, also in
+                // parallel on the shared handles, when this cfx has the coherent entry points.
+                int optimal = 0;
+                String optimalExample = null;
+                if (Coherent.available()) {
+                    List<Future<String>> explanations = new ArrayList<>();
+                    for (int i = 0; i < raw.length && explanations.size() < OPTIMAL_EXPLANATIONS; i++) {
+                        if (prob[i] > threshold) {
+                            continue;
+                        }
+                        double[] applicant = raw[i];
+                        int id = i;
+                        explanations.add(pool.submit(() -> {
+                            try (CoherentResult r = Coherent.explain(schema, model, null, applicant)) {
+                                return r.count() > 0 ? "applicant #" + id + ": " + r.describe().strip() : null;
+                            }
+                        }));
+                    }
+                    for (Future<String> f : explanations) {
+                        String text = f.get();
+                        if (text != null) {
+                            optimal++;
+                            if (optimalExample == null) {
+                                optimalExample = text;
+                            }
+                        }
+                    }
+                }
                 return new Result(
-                        n, threads, declined, explained, example, java.util.Arrays.equals(serial, prob), seconds);
+                        n,
+                        threads,
+                        declined,
+                        explained,
+                        example,
+                        java.util.Arrays.equals(serial, prob),
+                        seconds,
+                        optimal,
+                        optimalExample);
             } finally {
                 pool.shutdown();
             }
