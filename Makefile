@@ -55,3 +55,11 @@ bench: deps
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# Bounded fuzzing of schema/model JSON loading and encode/decode through the C ABI
+# (not in CI). cargo-fuzz needs nightly flags; RUSTC_BOOTSTRAP lets the stable
+# toolchain accept them.
+FUZZ_SECONDS ?= 120
+fuzz: deps
+	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install --locked cargo-fuzz
+	RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run json_and_encoding -- -max_total_time=$(FUZZ_SECONDS)

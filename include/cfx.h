@@ -177,6 +177,11 @@ enum cfx_diversity_rule
    * Russell's procedure with rule (b) read as intended: forbid the change.
    */
   CFX_DIVERSITY_RULE_RUSSELL_INTENDED = 1,
+  /**
+   * Distinct feature subsets: each new explanation leaves at least one
+   * feature of every earlier explanation unchanged (actionable recourse's flipsets).
+   */
+  CFX_DIVERSITY_RULE_DISTINCT_SUBSETS = 2,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -214,6 +219,53 @@ typedef enum cfx_direction cfx_direction;
 typedef int32_t cfx_direction;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * What the solver said (`int32_t` in C), read with `cfx_coherent_result_outcome`.
+ */
+enum cfx_coherent_outcome
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Proven optimal within the configured MIP gap.
+   */
+  CFX_COHERENT_OUTCOME_OPTIMAL = 0,
+  /**
+   * The time limit stopped the search (a counterfactual is present when one was found).
+   */
+  CFX_COHERENT_OUTCOME_TIME_LIMIT = 1,
+  /**
+   * No counterfactual exists under the schema's constraints; the blocking
+   * constraint groups are given as a bit mask (1 immutables, 2 directions,
+   * 4 bounds, 8 forbidden transitions; 0 = no recourse even with all relaxed).
+   */
+  CFX_COHERENT_OUTCOME_INFEASIBLE = 2,
+  /**
+   * Any other solver outcome.
+   */
+  CFX_COHERENT_OUTCOME_UNKNOWN = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_coherent_outcome cfx_coherent_outcome;
+#else
+typedef int32_t cfx_coherent_outcome;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * A group of actionability constraints, as named in infeasibility reports.
+ */
+typedef struct ConstraintGroup ConstraintGroup;
+
+/**
+ * The explanation of one applicant. Thread-safe: may be read from many
+ * threads at once and freed from any thread, exactly once, with
+ * `cfx_coherent_result_free`.
+ */
+typedef struct cfx_coherent_result cfx_coherent_result;
 
 /**
  * An immutable configuration. Thread-safe: may be shared by many threads
@@ -257,6 +309,103 @@ typedef struct cfx_schema_builder cfx_schema_builder;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * The optimal coherent counterfactual of a declined applicant (`row`: one raw
+ * value per feature; categorical = level index) under a logistic model, or a
+ * proof that none exists. `config` may be NULL (defaults: 10 s per solve,
+ * 1 thread, MIP gap 1e-9, margin 1e-6). Errors: `INVALID_ARGUMENT` for an MLP
+ * model, an applicant already accepted, or a bad configuration;
+ * `DIMENSION_MISMATCH`; `INCOHERENT` for an incoherent row. Infeasibility and
+ * time limits are outcomes, not errors. `*out_result` is owned by the caller.
+ * Thread-safe (schema, model and config are only read).
+ */
+cfx_status cfx_coherent_explain(const struct cfx_schema *schema,
+                                const struct cfx_model *model,
+                                const struct cfx_config *config,
+                                const double *row,
+                                size_t row_len,
+                                const struct cfx_coherent_result **out_result);
+
+/**
+ * The optimal counterfactual followed by up to `n_diverse − 1` diverse
+ * alternatives (configuration: `cfx_config_builder_set_n_diverse`, default 5,
+ * and `cfx_config_builder_set_diversity_rule`, default Russell's procedure
+ * with rule (b) read as intended). Otherwise as `cfx_coherent_explain`.
+ * Thread-safe.
+ */
+cfx_status cfx_coherent_explain_diverse(const struct cfx_schema *schema,
+                                        const struct cfx_model *model,
+                                        const struct cfx_config *config,
+                                        const double *row,
+                                        size_t row_len,
+                                        const struct cfx_coherent_result **out_result);
+
+/**
+ * The solver outcome (a `cfx_coherent_outcome` value) and, optionally (NULL =
+ * not wanted), the bit mask of blocking constraint groups of an infeasible
+ * outcome (0 otherwise). Thread-safe.
+ */
+cfx_status cfx_coherent_result_outcome(const struct cfx_coherent_result *result,
+                                       int32_t *out_outcome,
+                                       uint32_t *out_blocking_mask);
+
+/**
+ * The number of counterfactuals in the result (0 when there is none).
+ * Thread-safe.
+ */
+cfx_status cfx_coherent_result_count(const struct cfx_coherent_result *result, size_t *out_count);
+
+/**
+ * The raw row of counterfactual `k` (0 = the optimal one) into `buf`
+ * (array buffer protocol; one value per feature). `NOT_FOUND` when `k` is out
+ * of range. Thread-safe.
+ */
+cfx_status cfx_coherent_result_counterfactual(const struct cfx_coherent_result *result,
+                                              size_t k,
+                                              double *buf,
+                                              size_t cap,
+                                              size_t *out_len);
+
+/**
+ * The certificate of counterfactual `k`: weighted L1 cost (seed 000, eq. 16),
+ * model score and probability, HiGHS objective value, relative MIP gap, and
+ * wall-clock solve seconds. Every out-parameter is optional (NULL = not
+ * wanted). `NOT_FOUND` when `k` is out of range. Thread-safe.
+ */
+cfx_status cfx_coherent_result_certificate(const struct cfx_coherent_result *result,
+                                           size_t k,
+                                           double *out_cost,
+                                           double *out_score,
+                                           double *out_probability,
+                                           double *out_objective,
+                                           double *out_mip_gap,
+                                           double *out_solve_seconds);
+
+/**
+ * The explanation in plain words, one line per counterfactual, e.g.
+ * `optimal (cost 1.687, probability 0.503): MSinceMostRecentInqexcl7days: 0 → 12`
+ * (string buffer protocol). Thread-safe.
+ */
+cfx_status cfx_coherent_result_describe(const struct cfx_coherent_result *result,
+                                        char *buf,
+                                        size_t cap,
+                                        size_t *out_len);
+
+/**
+ * The result as versioned JSON (kind `"coherent"`; string buffer protocol).
+ * Solve times are left out so the bytes depend only on the inputs; read them
+ * with `cfx_coherent_result_certificate`. Thread-safe.
+ */
+cfx_status cfx_coherent_result_to_json(const struct cfx_coherent_result *result,
+                                       char *buf,
+                                       size_t cap,
+                                       size_t *out_len);
+
+/**
+ * Releases a result. NULL is a no-op. Any thread, once.
+ */
+void cfx_coherent_result_free(const struct cfx_coherent_result *result);
 
 /**
  * A new builder with every setting unset (each method's defaults apply).

@@ -12,12 +12,14 @@
 //! | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split |
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
+//! | [`coherent`] | optimal coherent counterfactuals by MIP (seed 000) on HiGHS, diversity, infeasibility reasons |
 //! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
 
 // Numerical kernels index several arrays with one loop variable; iterator
 // chains would hide the equations they implement.
 #![allow(clippy::needless_range_loop)]
 
+pub mod coherent;
 pub mod data;
 pub mod error;
 pub mod ffi;

@@ -47,6 +47,10 @@ const PROGRAMS: &[Program] = &[
         name: "threads",
         args: &TOY,
     },
+    Program {
+        name: "coherent",
+        args: &TOY,
+    },
 ];
 
 fn root() -> &'static Path {

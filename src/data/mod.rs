@@ -300,7 +300,8 @@ pub fn heloc_special_codes() -> Vec<SpecialCode> {
 /// FICO HELOC (seed 000's data; read from [`shared_data_dir`], never bundled).
 /// Favourable: `RiskPerformance = Good`. Special states −7/−8/−9 on every column
 /// where they occur. Actionability: nobody can move *into* "no bureau record";
-/// the age of the oldest trade can only increase.
+/// a recorded delinquency cannot become "condition not met" (−7); the age of
+/// the oldest trade can only increase.
 pub fn heloc(path: &Path) -> Result<Dataset> {
     let t = read_csv(path)?;
     let mut d = infer(
@@ -322,6 +323,15 @@ pub fn heloc(path: &Path) -> Result<Dataset> {
             }
         }
     }
+    // A recorded delinquency cannot be erased: moving from "months since the
+    // most recent delinquency" to −7 ("condition not met": no delinquency) would
+    // advise the applicant to rewrite their history.
+    set(&mut d.schema, "MSinceMostRecentDelq", |f| {
+        f.actionability.forbidden_transitions.push(Transition {
+            from: "value".into(),
+            to: "-7".into(),
+        })
+    })?;
     set(&mut d.schema, "MSinceOldestTradeOpen", |f| {
         f.actionability.direction = Direction::IncreaseOnly
     })?;

@@ -49,6 +49,9 @@ pub enum cfx_diversity_rule {
     RussellCode = 0,
     /// Russell's procedure with rule (b) read as intended: forbid the change.
     RussellIntended = 1,
+    /// Distinct feature subsets: each new explanation leaves at least one
+    /// feature of every earlier explanation unchanged (actionable recourse's flipsets).
+    DistinctSubsets = 2,
 }
 
 impl cfx_diversity_rule {
@@ -56,6 +59,7 @@ impl cfx_diversity_rule {
         match v {
             0 => Some(Self::RussellCode),
             1 => Some(Self::RussellIntended),
+            2 => Some(Self::DistinctSubsets),
             _ => None,
         }
     }

@@ -94,6 +94,7 @@
 
 #[macro_use]
 pub mod boundary;
+pub mod coherent;
 pub mod config;
 pub mod data;
 pub mod error;
