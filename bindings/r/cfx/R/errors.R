@@ -4,8 +4,9 @@
 # c("cfx_error_<name>", "cfx_error", "error", "condition") with fields
 # `status` (the status name), `code` (its number) and `detail` (the library's
 # last-error message).
-.cx <- function(.NAME, ...) {
-  call <- sys.call(-1L)
+.cx <- function(.NAME, ...) .cx_call(sys.call(-1L), .NAME, ...)
+
+.cx_call <- function(call, .NAME, ...) {
   tryCatch(.Call(.NAME, ...), error = function(e) {
     cond <- .as_cfx_error(conditionMessage(e), call)
     if (is.null(cond)) {
@@ -51,3 +52,19 @@ cfx_last_error <- function() .Call(C_last_error)
 #' `testing` feature): proves a Rust panic becomes an R error of class
 #' `cfx_error_panic` and the session lives on.
 cfx_testing_panic <- function() invisible(.cx(C_testing_panic))
+
+#' Which method families this build of the package has: their entry points
+#' are compiled only when the cfx.h it was built against declares them.
+cfx_families <- function() .Call(C_families)
+
+# Calls an entry point of a method family, or says clearly that the family
+# is missing from this build.
+.fam_call <- function(family, name, ...) {
+  sym <- get0(name, envir = asNamespace("cfx"), inherits = FALSE)
+  if (is.null(sym)) {
+    stop(sprintf(paste0("cfx: this build has no %s entry points (the cfx.h it was ",
+                        "compiled against does not declare them); reinstall against a newer cfx"),
+                 family), call. = FALSE)
+  }
+  .cx_call(sys.call(-1L), sym, ...)
+}

@@ -8,6 +8,8 @@
 #include "shim.h"
 
 static const R_CallMethodDef call_methods[] = {
+    {"C_handle_prot", (DL_FUNC)&C_handle_prot, 1},
+    {"C_families", (DL_FUNC)&C_families, 0},
     {"C_free", (DL_FUNC)&C_free, 1},
     {"C_is_live", (DL_FUNC)&C_is_live, 1},
     {"C_free_counts", (DL_FUNC)&C_free_counts, 0},
@@ -56,6 +58,21 @@ static const R_CallMethodDef call_methods[] = {
     {"C_schema_builder_add_special_state", (DL_FUNC)&C_schema_builder_add_special_state, 3},
     {"C_schema_builder_set_actionability", (DL_FUNC)&C_schema_builder_set_actionability, 3},
     {"C_schema_build", (DL_FUNC)&C_schema_build, 1},
+#ifdef CFX_R_COHERENT
+    {"C_coherent_explain", (DL_FUNC)&C_coherent_explain, 5},
+#endif
+#ifdef CFX_R_COHERENT
+    {"C_coherent_result", (DL_FUNC)&C_coherent_result, 1},
+#endif
+#ifdef CFX_R_COHERENT
+    {"C_coherent_counterfactual", (DL_FUNC)&C_coherent_counterfactual, 2},
+#endif
+#ifdef CFX_R_COHERENT
+    {"C_coherent_describe", (DL_FUNC)&C_coherent_describe, 1},
+#endif
+#ifdef CFX_R_COHERENT
+    {"C_coherent_to_json", (DL_FUNC)&C_coherent_to_json, 1},
+#endif
     {NULL, NULL, 0}};
 
 void R_init_cfx(DllInfo *dll)

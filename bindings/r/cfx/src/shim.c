@@ -70,10 +70,19 @@ static inline void check(cfx_status st)
 
 /* --------------------------------------------------------------- handles */
 
-enum kind { K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER, K_COUNT };
+/* Method families (coherent, ...) are compiled only when the header this
+ * shim is built against declares them: ../configure defines CFX_R_<FAMILY>
+ * after looking into cfx.h, so the package builds against any cfx version
+ * and tells R which families it has (C_families). Their kinds stay in the
+ * table either way, so free counts keep one layout. */
+enum kind {
+    K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER,
+    K_COHERENT, K_COUNT
+};
 static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_model",  "cfx_config_builder",
-                                        "cfx_config", "cfx_schema_builder"};
+                                        "cfx_config", "cfx_schema_builder",
+                                        "cfx_coherent_result"};
 /* Number of handles this shim has released, per kind (finalizer or explicit
  * free): lets the tests prove "exactly once". */
 static double freed_count[K_COUNT];
@@ -87,6 +96,9 @@ static void release(enum kind k, void *addr)
     case K_BUILDER: cfx_config_builder_free((cfx_config_builder *)addr); break;
     case K_CONFIG: cfx_config_free((const cfx_config *)addr); break;
     case K_SCHEMA_BUILDER: cfx_schema_builder_free((cfx_schema_builder *)addr); break;
+#ifdef CFX_R_COHERENT
+    case K_COHERENT: cfx_coherent_result_free((const cfx_coherent_result *)addr); break;
+#endif
     default: return;
     }
     freed_count[k] += 1;
@@ -119,9 +131,9 @@ static void finalize_handle(SEXP p)
 
 /* A new, still empty, handle object: tagged, classed, with its finalizer.
  * Returned PROTECTed (one protection the caller must UNPROTECT). */
-static SEXP new_handle(enum kind k)
+static SEXP new_handle_prot(enum kind k, SEXP prot)
 {
-    SEXP p = PROTECT(R_MakeExternalPtr(NULL, Rf_install(kind_tag[k]), R_NilValue));
+    SEXP p = PROTECT(R_MakeExternalPtr(NULL, Rf_install(kind_tag[k]), prot));
     R_RegisterCFinalizerEx(p, finalize_handle, TRUE);
     SEXP cls = PROTECT(Rf_allocVector(STRSXP, 2));
     SET_STRING_ELT(cls, 0, Rf_mkChar(kind_tag[k]));
@@ -129,6 +141,40 @@ static SEXP new_handle(enum kind k)
     Rf_setAttrib(p, R_ClassSymbol, cls);
     UNPROTECT(1);
     return p; /* still protected once */
+}
+
+static SEXP new_handle(enum kind k)
+{
+    return new_handle_prot(k, R_NilValue);
+}
+
+/* The R object a handle keeps alive (e.g. the schema of a result). */
+SEXP C_handle_prot(SEXP p)
+{
+    if (kind_of(p) < 0)
+        Rf_errorcall(R_NilValue, "cfx: not a cfx handle");
+    return R_ExternalPtrProtected(p);
+}
+
+SEXP C_families(void)
+{
+    const char *names[] = {"coherent"};
+    int have[] = {
+#ifdef CFX_R_COHERENT
+        1,
+#else
+        0,
+#endif
+    };
+    SEXP out = PROTECT(Rf_allocVector(LGLSXP, 1));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 1));
+    for (int i = 0; i < 1; i++) {
+        LOGICAL(out)[i] = have[i];
+        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    }
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(2);
+    return out;
 }
 
 static void *handle_addr(SEXP p, enum kind k, const char *what)
@@ -994,3 +1040,107 @@ SEXP C_schema_build(SEXP builder)
     UNPROTECT(1);
     return h;
 }
+
+/* ------------------------------------------------------- coherent (MIP) */
+
+#ifdef CFX_R_COHERENT
+#define COHERENT(p) ((const cfx_coherent_result *)handle_addr((p), K_COHERENT, "result"))
+
+/* Explains one raw applicant; the result keeps `schema` (the R object)
+ * alive so R can decode its counterfactuals. */
+SEXP C_coherent_explain(SEXP schema, SEXP model, SEXP config, SEXP row, SEXP diverse)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_model *m = MODEL(model);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    size_t n;
+    const double *r = dbl_arg(row, "row", &n);
+    int div = Rf_asLogical(diverse) == TRUE;
+    SEXP h = new_handle_prot(K_COHERENT, schema);
+    const cfx_coherent_result *res = NULL;
+    check(div ? cfx_coherent_explain_diverse(s, m, c, r, n, &res)
+              : cfx_coherent_explain(s, m, c, r, n, &res));
+    R_SetExternalPtrAddr(h, (void *)res);
+    UNPROTECT(1);
+    return h;
+}
+
+/* list(outcome, blocking_mask, counterfactuals = n x n_features matrix,
+ * certificate columns) in one call. */
+SEXP C_coherent_result(SEXP result)
+{
+    const cfx_coherent_result *r = COHERENT(result);
+    int32_t outcome = 0;
+    uint32_t mask = 0;
+    size_t count = 0;
+    check(cfx_coherent_result_outcome(r, &outcome, &mask));
+    check(cfx_coherent_result_count(r, &count));
+    size_t nf = 0;
+    if (count > 0) {
+        cfx_status st = cfx_coherent_result_counterfactual(r, 0, NULL, 0, &nf);
+        if (st != CFX_STATUS_BUFFER_TOO_SMALL)
+            check(st);
+    }
+    const char *names[] = {"outcome", "blocking_mask", "counterfactuals", "cost", "score",
+                           "probability", "objective", "mip_gap", "solve_seconds"};
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 9));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 9));
+    for (int i = 0; i < 9; i++)
+        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(outcome));
+    SET_VECTOR_ELT(out, 1, Rf_ScalarReal((double)mask));
+    SEXP cf = Rf_allocMatrix(REALSXP, (int)count, (int)nf);
+    SET_VECTOR_ELT(out, 2, cf);
+    SEXP cols[6];
+    for (int j = 0; j < 6; j++) {
+        cols[j] = Rf_allocVector(REALSXP, (R_xlen_t)count);
+        SET_VECTOR_ELT(out, 3 + j, cols[j]);
+    }
+    double *row = (double *)R_alloc(nf > 0 ? nf : 1, sizeof(double));
+    for (size_t k = 0; k < count; k++) {
+        size_t len = 0;
+        check(cfx_coherent_result_counterfactual(r, k, row, nf, &len));
+        for (size_t j = 0; j < nf; j++)
+            REAL(cf)[k + j * count] = row[j];
+        check(cfx_coherent_result_certificate(r, k, REAL(cols[0]) + k, REAL(cols[1]) + k,
+                                              REAL(cols[2]) + k, REAL(cols[3]) + k,
+                                              REAL(cols[4]) + k, REAL(cols[5]) + k));
+    }
+    UNPROTECT(2);
+    return out;
+}
+
+/* One counterfactual (0-based k), exposing NOT_FOUND. */
+SEXP C_coherent_counterfactual(SEXP result, SEXP k)
+{
+    const cfx_coherent_result *r = COHERENT(result);
+    size_t kk = size_arg(k, "k");
+    size_t need = 0;
+    cfx_status st = cfx_coherent_result_counterfactual(r, kk, NULL, 0, &need);
+    if (st != CFX_STATUS_BUFFER_TOO_SMALL)
+        check(st);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)need));
+    size_t len = 0;
+    if (need > 0)
+        check(cfx_coherent_result_counterfactual(r, kk, REAL(out), need, &len));
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP C_coherent_describe(SEXP result)
+{
+    const cfx_coherent_result *r = COHERENT(result);
+    SEXP ch;
+    STRING_OUT(ch, cfx_coherent_result_describe(r, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+SEXP C_coherent_to_json(SEXP result)
+{
+    const cfx_coherent_result *r = COHERENT(result);
+    SEXP ch;
+    STRING_OUT(ch, cfx_coherent_result_to_json(r, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+#endif /* CFX_R_COHERENT */

@@ -4,6 +4,8 @@
 #define CFX_R_SHIM_H
 #include <Rinternals.h>
 
+SEXP C_handle_prot(SEXP p);
+SEXP C_families(void);
 SEXP C_free(SEXP p);
 SEXP C_is_live(SEXP p);
 SEXP C_free_counts(void);
@@ -52,5 +54,20 @@ SEXP C_schema_builder_add_categorical(SEXP builder, SEXP name, SEXP levels);
 SEXP C_schema_builder_add_special_state(SEXP builder, SEXP code, SEXP label);
 SEXP C_schema_builder_set_actionability(SEXP builder, SEXP mutable_, SEXP direction);
 SEXP C_schema_build(SEXP builder);
+#ifdef CFX_R_COHERENT
+SEXP C_coherent_explain(SEXP schema, SEXP model, SEXP config, SEXP row, SEXP diverse);
+#endif
+#ifdef CFX_R_COHERENT
+SEXP C_coherent_result(SEXP result);
+#endif
+#ifdef CFX_R_COHERENT
+SEXP C_coherent_counterfactual(SEXP result, SEXP k);
+#endif
+#ifdef CFX_R_COHERENT
+SEXP C_coherent_describe(SEXP result);
+#endif
+#ifdef CFX_R_COHERENT
+SEXP C_coherent_to_json(SEXP result);
+#endif
 
 #endif

@@ -1,6 +1,7 @@
 counts <- function() cfx:::.cfx_free_counts()
 
 test_that("an explicit free releases the handle once; a second free is a no-op", {
+  invisible(gc())
   before <- counts()
   m <- cfx_linear_model(c(0.5, -0.25), 0.1)
   expect_true(cfx_is_live(m))
@@ -54,6 +55,7 @@ test_that("handles held elsewhere survive the collector", {
 })
 
 test_that("building consumes the builder; a failed build consumes it too", {
+  invisible(gc())
   before <- counts()
   b <- cfx_config_builder()
   cfx_config_set(b, "seed", 7)

@@ -47,6 +47,7 @@ test_that("the builder writes what it was told, special states and actionability
 })
 
 test_that("the builder refuses inconsistent features and is consumed by a failed build", {
+  invisible(gc())
   before <- cfx:::.cfx_free_counts()
   b <- cfx_schema_builder() |> cfx_add_contiguous("a", 0, 1) |> cfx_add_contiguous("a", 0, 1)
   expect_cfx_error(cfx_schema_build(b), "cfx_error_invalid_schema", "duplicate feature name 'a'")
