@@ -10,10 +10,16 @@
 //! and the fingerprints the C API reports (`cfx_schema_fingerprint`,
 //! `cfx_model_fingerprint`: FNV-1a 64 of the canonical JSON).
 //!
+//! Then the coherent (MIP) counterfactuals of that first declined applicant,
+//! as `cfx_coherent_explain` (default configuration) and
+//! `cfx_coherent_explain_diverse` (`n_diverse = 3`) compute them: outcome,
+//! cost, probability and raw row of each (`coherent_*`, `diverse_*`).
+//!
 //! Output: one `key = value` line each. Floating-point values are printed
 //! with 17 significant digits (`{:.16e}`), which round-trips every f64, so a
 //! binding can parse them and compare bit for bit.
 
+use cfx::coherent::{self, Config as CoherentConfig};
 use cfx::data;
 use cfx::model::{AnyModel, LinearModel, LogisticFit, Model, accuracy};
 
@@ -52,10 +58,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .find(|&i| !model.accepts(&test_x[i]))
         .map_or(-1, |i| i as i64);
     println!("first_declined = {first_declined}");
-    println!("schema_fingerprint = {}", fingerprint(&d.schema.to_json()));
-    println!(
-        "model_fingerprint = {}",
-        fingerprint(&AnyModel::Linear(model).to_json())
+    let fingerprints = (
+        fingerprint(&d.schema.to_json()),
+        fingerprint(&AnyModel::Linear(model.clone()).to_json()),
     );
+
+    let row = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.16e}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let applicant = &test.rows[first_declined as usize];
+    let best = coherent::explain(&d.schema, &model, applicant, &CoherentConfig::default())?;
+    println!("coherent_outcome = {:?}", best.outcome);
+    println!("coherent_count = {}", best.counterfactuals.len());
+    if let Some(cf) = best.counterfactuals.first() {
+        println!("coherent_cost = {:.16e}", cf.cost);
+        println!("coherent_probability = {:.16e}", cf.probability);
+        println!("coherent_raw = {}", row(&cf.raw));
+    }
+    let diverse_config = CoherentConfig {
+        n_diverse: 3,
+        ..CoherentConfig::default()
+    };
+    let set = coherent::explain_diverse(&d.schema, &model, applicant, &diverse_config)?;
+    println!("diverse_count = {}", set.counterfactuals.len());
+    for (k, cf) in set.counterfactuals.iter().enumerate() {
+        println!("diverse_cost_{k} = {:.16e}", cf.cost);
+        println!("diverse_raw_{k} = {}", row(&cf.raw));
+    }
+    println!("schema_fingerprint = {}", fingerprints.0);
+    println!("model_fingerprint = {}", fingerprints.1);
     Ok(())
 }

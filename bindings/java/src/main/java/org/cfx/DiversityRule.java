@@ -5,7 +5,9 @@ public enum DiversityRule {
     /** Russell's fix_values as published in the reference code. */
     RUSSELL_CODE(0),
     /** Russell's procedure with rule (b) read as intended: forbid the change. */
-    RUSSELL_INTENDED(1);
+    RUSSELL_INTENDED(1),
+    /** Each new explanation leaves a feature of every earlier changed set unchanged (flipsets). */
+    DISTINCT_SUBSETS(2);
 
     final int code;
 

@@ -52,6 +52,41 @@ class ScenarioTest {
             assertEquals(Integer.parseInt(exp.get("first_declined")), firstDeclined);
             assertEquals(exp.get("schema_fingerprint"), schema.fingerprint());
             assertEquals(exp.get("model_fingerprint"), model.fingerprint());
+
+            // The coherent (MIP) counterfactuals of the first declined applicant.
+            if (Coherent.available() && exp.containsKey("coherent_outcome")) {
+                double[] applicant = test.row(firstDeclined);
+                try (CoherentResult r = Coherent.explain(schema, model, null, applicant)) {
+                    assertEquals(exp.get("coherent_outcome").toUpperCase(), r.outcome().name());
+                    assertEquals(Integer.parseInt(exp.get("coherent_count")), r.count());
+                    assertBits(exp.get("coherent_cost"), r.certificate(0).cost());
+                    assertBits(exp.get("coherent_probability"), r.certificate(0).probability());
+                    assertRow(exp.get("coherent_raw"), r.counterfactual(0));
+                }
+                try (Config three = Config.builder().nDiverse(3).build();
+                        CoherentResult r = Coherent.explainDiverse(schema, model, three, applicant)) {
+                    assertEquals(Integer.parseInt(exp.get("diverse_count")), r.count());
+                    for (int k = 0; k < r.count(); k++) {
+                        assertBits(exp.get("diverse_cost_" + k), r.certificate(k).cost());
+                        assertRow(exp.get("diverse_raw_" + k), r.counterfactual(k));
+                    }
+                }
+            }
+        }
+    }
+
+    private static void assertBits(String expected, double actual) {
+        assertEquals(
+                Double.doubleToLongBits(Double.parseDouble(expected)),
+                Double.doubleToLongBits(actual),
+                expected + " vs " + actual);
+    }
+
+    private static void assertRow(String expected, double[] actual) {
+        String[] parts = expected.split(",");
+        assertEquals(parts.length, actual.length);
+        for (int i = 0; i < parts.length; i++) {
+            assertBits(parts[i], actual[i]);
         }
     }
 }
