@@ -73,6 +73,54 @@ static const R_CallMethodDef call_methods[] = {
 #ifdef CFX_R_COHERENT
     {"C_coherent_to_json", (DL_FUNC)&C_coherent_to_json, 1},
 #endif
+#ifdef CFX_R_ROBUST
+    {"C_noise_gaussian_new", (DL_FUNC)&C_noise_gaussian_new, 2},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_noise_new", (DL_FUNC)&C_noise_new, 3},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_estimator_new", (DL_FUNC)&C_estimator_new, 3},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_workspace_new", (DL_FUNC)&C_workspace_new, 2},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_workspace_reseed", (DL_FUNC)&C_workspace_reseed, 2},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_estimator_estimate", (DL_FUNC)&C_estimator_estimate, 4},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_estimator_bound", (DL_FUNC)&C_estimator_bound, 5},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_estimator_probe_rate", (DL_FUNC)&C_estimator_probe_rate, 4},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_estimator_exact_rate", (DL_FUNC)&C_estimator_exact_rate, 3},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_estimator_estimate_batch", (DL_FUNC)&C_estimator_estimate_batch, 5},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_robust_generate", (DL_FUNC)&C_robust_generate, 7},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_robust_summary", (DL_FUNC)&C_robust_summary, 1},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_robust_raw", (DL_FUNC)&C_robust_raw, 1},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_robust_encoded", (DL_FUNC)&C_robust_encoded, 1},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_robust_to_json", (DL_FUNC)&C_robust_to_json, 3},
+#endif
+#ifdef CFX_R_ROBUST
+    {"C_robust_bound_confidence", (DL_FUNC)&C_robust_bound_confidence, 2},
+#endif
     {NULL, NULL, 0}};
 
 void R_init_cfx(DllInfo *dll)

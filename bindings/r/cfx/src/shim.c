@@ -77,12 +77,14 @@ static inline void check(cfx_status st)
  * table either way, so free counts keep one layout. */
 enum kind {
     K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER,
-    K_COHERENT, K_COUNT
+    K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_COUNT
 };
 static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_model",  "cfx_config_builder",
                                         "cfx_config", "cfx_schema_builder",
-                                        "cfx_coherent_result"};
+                                        "cfx_coherent_result", "cfx_noise",
+                                        "cfx_estimator", "cfx_workspace",
+                                        "cfx_robust_result"};
 /* Number of handles this shim has released, per kind (finalizer or explicit
  * free): lets the tests prove "exactly once". */
 static double freed_count[K_COUNT];
@@ -98,6 +100,12 @@ static void release(enum kind k, void *addr)
     case K_SCHEMA_BUILDER: cfx_schema_builder_free((cfx_schema_builder *)addr); break;
 #ifdef CFX_R_COHERENT
     case K_COHERENT: cfx_coherent_result_free((const cfx_coherent_result *)addr); break;
+#endif
+#ifdef CFX_R_ROBUST
+    case K_NOISE: cfx_noise_free((const cfx_noise *)addr); break;
+    case K_ESTIMATOR: cfx_estimator_free((const cfx_estimator *)addr); break;
+    case K_WORKSPACE: cfx_workspace_free((cfx_workspace *)addr); break;
+    case K_ROBUST: cfx_robust_result_free((const cfx_robust_result *)addr); break;
 #endif
     default: return;
     }
@@ -158,17 +166,22 @@ SEXP C_handle_prot(SEXP p)
 
 SEXP C_families(void)
 {
-    const char *names[] = {"coherent"};
+    const char *names[] = {"coherent", "robust"};
     int have[] = {
 #ifdef CFX_R_COHERENT
         1,
 #else
         0,
 #endif
+#ifdef CFX_R_ROBUST
+        1,
+#else
+        0,
+#endif
     };
-    SEXP out = PROTECT(Rf_allocVector(LGLSXP, 1));
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 1));
-    for (int i = 0; i < 1; i++) {
+    SEXP out = PROTECT(Rf_allocVector(LGLSXP, 2));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 2));
+    for (int i = 0; i < 2; i++) {
         LOGICAL(out)[i] = have[i];
         SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
     }
@@ -1144,3 +1157,237 @@ SEXP C_coherent_to_json(SEXP result)
     return scalar_utf8(ch);
 }
 #endif /* CFX_R_COHERENT */
+
+/* ------------------------------------------------ robustness (MC, CROCO) */
+
+#ifdef CFX_R_ROBUST
+#define NOISE(p) ((const cfx_noise *)handle_addr((p), K_NOISE, "noise"))
+#define ESTIMATOR(p) ((const cfx_estimator *)handle_addr((p), K_ESTIMATOR, "estimator"))
+#define WORKSPACE(p) ((cfx_workspace *)handle_addr((p), K_WORKSPACE, "workspace"))
+#define ROBUST(p) ((const cfx_robust_result *)handle_addr((p), K_ROBUST, "result"))
+
+SEXP C_noise_gaussian_new(SEXP schema, SEXP sigma2)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    double v = num_arg(sigma2, "sigma2");
+    SEXP h = new_handle(K_NOISE);
+    const cfx_noise *n = NULL;
+    check(cfx_noise_gaussian_new(s, v, &n));
+    R_SetExternalPtrAddr(h, (void *)n);
+    UNPROTECT(1);
+    return h;
+}
+
+/* columns: 0-based encoded columns (doubles). */
+SEXP C_noise_new(SEXP kind, SEXP columns, SEXP scale)
+{
+    int k = Rf_asInteger(kind);
+    size_t nc, ns;
+    const double *c = dbl_arg(columns, "columns", &nc);
+    const double *sc = dbl_arg(scale, "scale", &ns);
+    size_t *cols = (size_t *)R_alloc(nc > 0 ? nc : 1, sizeof(size_t));
+    for (size_t i = 0; i < nc; i++)
+        cols[i] = size_val(c[i], "columns");
+    SEXP h = new_handle(K_NOISE);
+    const cfx_noise *n = NULL;
+    check(cfx_noise_new((int32_t)k, nc ? cols : NULL, nc, sc, ns, &n));
+    R_SetExternalPtrAddr(h, (void *)n);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_estimator_new(SEXP noise, SEXP k, SEXP sampling)
+{
+    const cfx_noise *n = NOISE(noise);
+    size_t kk = size_arg(k, "k");
+    int smp = Rf_asInteger(sampling);
+    SEXP h = new_handle(K_ESTIMATOR);
+    const cfx_estimator *e = NULL;
+    check(cfx_estimator_new(n, kk, (int32_t)smp, &e));
+    R_SetExternalPtrAddr(h, (void *)e);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_workspace_new(SEXP model, SEXP seed)
+{
+    const cfx_model *m = MODEL(model);
+    uint64_t sd = seed_arg(seed);
+    SEXP h = new_handle(K_WORKSPACE);
+    cfx_workspace *w = NULL;
+    check(cfx_workspace_new(m, sd, &w));
+    R_SetExternalPtrAddr(h, (void *)w);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_workspace_reseed(SEXP ws, SEXP seed)
+{
+    cfx_workspace *w = WORKSPACE(ws);
+    check(cfx_workspace_reseed(w, seed_arg(seed)));
+    return R_NilValue;
+}
+
+static SEXP named_reals(int n, const char **names, const double *v)
+{
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, n));
+    for (int i = 0; i < n; i++) {
+        REAL(out)[i] = v[i];
+        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    }
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(2);
+    return out;
+}
+
+SEXP C_estimator_estimate(SEXP estimator, SEXP model, SEXP ws, SEXP x)
+{
+    const cfx_estimator *e = ESTIMATOR(estimator);
+    const cfx_model *m = MODEL(model);
+    cfx_workspace *w = WORKSPACE(ws);
+    size_t n;
+    const double *xv = dbl_arg(x, "x", &n);
+    double v[4] = {0, 0, 0, 0};
+    check(cfx_estimator_estimate(e, m, w, xv, n, v, v + 1, v + 2, v + 3));
+    const char *names[] = {"gamma", "gamma_se", "theta", "theta_se"};
+    return named_reals(4, names, v);
+}
+
+SEXP C_estimator_bound(SEXP estimator, SEXP model, SEXP ws, SEXP x, SEXP m_)
+{
+    const cfx_estimator *e = ESTIMATOR(estimator);
+    const cfx_model *m = MODEL(model);
+    cfx_workspace *w = WORKSPACE(ws);
+    size_t n;
+    const double *xv = dbl_arg(x, "x", &n);
+    double mm = num_arg(m_, "m");
+    double v[3] = {0, 0, 0};
+    check(cfx_estimator_bound(e, m, w, xv, n, mm, v, v + 1, v + 2));
+    const char *names[] = {"theta", "bound", "confidence"};
+    return named_reals(3, names, v);
+}
+
+SEXP C_estimator_probe_rate(SEXP estimator, SEXP model, SEXP ws, SEXP x)
+{
+    const cfx_estimator *e = ESTIMATOR(estimator);
+    const cfx_model *m = MODEL(model);
+    cfx_workspace *w = WORKSPACE(ws);
+    size_t n;
+    const double *xv = dbl_arg(x, "x", &n);
+    double r = 0;
+    check(cfx_estimator_probe_rate(e, m, w, xv, n, &r));
+    return Rf_ScalarReal(r);
+}
+
+SEXP C_estimator_exact_rate(SEXP estimator, SEXP model, SEXP x)
+{
+    const cfx_estimator *e = ESTIMATOR(estimator);
+    const cfx_model *m = MODEL(model);
+    size_t n;
+    const double *xv = dbl_arg(x, "x", &n);
+    double r = 0;
+    check(cfx_estimator_exact_rate(e, m, xv, n, &r));
+    return Rf_ScalarReal(r);
+}
+
+/* Γ̃ and Θ̃ of every row of an encoded matrix, in one call. */
+SEXP C_estimator_estimate_batch(SEXP estimator, SEXP model, SEXP x, SEXP seed, SEXP threads)
+{
+    const cfx_estimator *e = ESTIMATOR(estimator);
+    const cfx_model *m = MODEL(model);
+    size_t nrow, ncol;
+    matrix_shape(x, "x", &nrow, &ncol);
+    const double *xm = row_major(x, nrow, ncol);
+    uint64_t sd = seed_arg(seed);
+    size_t th = size_arg(threads, "threads");
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+    SEXP g = Rf_allocVector(REALSXP, (R_xlen_t)nrow);
+    SET_VECTOR_ELT(out, 0, g);
+    SEXP t = Rf_allocVector(REALSXP, (R_xlen_t)nrow);
+    SET_VECTOR_ELT(out, 1, t);
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 2));
+    SET_STRING_ELT(nm, 0, Rf_mkChar("gamma"));
+    SET_STRING_ELT(nm, 1, Rf_mkChar("theta"));
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    check(cfx_estimator_estimate_batch(e, m, (nrow && ncol) ? xm : NULL, nrow, sd, th,
+                                       nrow ? REAL(g) : NULL, nrow ? REAL(t) : NULL));
+    UNPROTECT(2);
+    return out;
+}
+
+/* A robust counterfactual; the result keeps list(schema, model) alive. */
+SEXP C_robust_generate(SEXP schema, SEXP model, SEXP noise, SEXP method, SEXP config,
+                       SEXP raw, SEXP keep)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_model *m = MODEL(model);
+    const cfx_noise *n = NOISE(noise);
+    int meth = Rf_asInteger(method);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    size_t len;
+    const double *r = dbl_arg(raw, "raw", &len);
+    SEXP h = new_handle_prot(K_ROBUST, keep);
+    const cfx_robust_result *res = NULL;
+    check(cfx_robust_generate(s, m, n, (int32_t)meth, c, r, len, &res));
+    R_SetExternalPtrAddr(h, (void *)res);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_robust_summary(SEXP result)
+{
+    const cfx_robust_result *r = ROBUST(result);
+    int32_t valid = 0, met = 0;
+    double v[8] = {0};
+    check(cfx_robust_result_summary(r, &valid, &met, v + 2, v + 3, v + 4, v + 5, v + 6, v + 7));
+    v[0] = valid;
+    v[1] = met;
+    const char *names[] = {"valid", "target_met", "probability", "distance",
+                           "gamma", "theta", "bound", "confidence"};
+    return named_reals(8, names, v);
+}
+
+SEXP C_robust_raw(SEXP result)
+{
+    const cfx_robust_result *r = ROBUST(result);
+    size_t need = 0, len = 0;
+    cfx_status st = cfx_robust_result_raw(r, NULL, 0, &need);
+    if (st != CFX_STATUS_BUFFER_TOO_SMALL)
+        check(st);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)need));
+    if (need > 0)
+        check(cfx_robust_result_raw(r, REAL(out), need, &len));
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP C_robust_encoded(SEXP result)
+{
+    const cfx_robust_result *r = ROBUST(result);
+    size_t need = 0, len = 0;
+    cfx_status st = cfx_robust_result_encoded(r, NULL, 0, &need);
+    if (st != CFX_STATUS_BUFFER_TOO_SMALL)
+        check(st);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)need));
+    if (need > 0)
+        check(cfx_robust_result_encoded(r, REAL(out), need, &len));
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP C_robust_to_json(SEXP result, SEXP schema, SEXP model)
+{
+    const cfx_robust_result *r = ROBUST(result);
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_model *m = MODEL(model);
+    SEXP ch;
+    STRING_OUT(ch, cfx_robust_result_to_json(r, s, m, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+SEXP C_robust_bound_confidence(SEXP k, SEXP m)
+{
+    return Rf_ScalarReal(cfx_robust_bound_confidence(size_arg(k, "k"), num_arg(m, "m")));
+}
+#endif /* CFX_R_ROBUST */

@@ -69,5 +69,53 @@ SEXP C_coherent_describe(SEXP result);
 #ifdef CFX_R_COHERENT
 SEXP C_coherent_to_json(SEXP result);
 #endif
+#ifdef CFX_R_ROBUST
+SEXP C_noise_gaussian_new(SEXP schema, SEXP sigma2);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_noise_new(SEXP kind, SEXP columns, SEXP scale);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_estimator_new(SEXP noise, SEXP k, SEXP sampling);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_workspace_new(SEXP model, SEXP seed);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_workspace_reseed(SEXP ws, SEXP seed);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_estimator_estimate(SEXP estimator, SEXP model, SEXP ws, SEXP x);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_estimator_bound(SEXP estimator, SEXP model, SEXP ws, SEXP x, SEXP m_);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_estimator_probe_rate(SEXP estimator, SEXP model, SEXP ws, SEXP x);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_estimator_exact_rate(SEXP estimator, SEXP model, SEXP x);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_estimator_estimate_batch(SEXP estimator, SEXP model, SEXP x, SEXP seed, SEXP threads);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_robust_generate(SEXP schema, SEXP model, SEXP noise, SEXP method, SEXP config, SEXP raw, SEXP keep);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_robust_summary(SEXP result);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_robust_raw(SEXP result);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_robust_encoded(SEXP result);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_robust_to_json(SEXP result, SEXP schema, SEXP model);
+#endif
+#ifdef CFX_R_ROBUST
+SEXP C_robust_bound_confidence(SEXP k, SEXP m);
+#endif
 
 #endif
