@@ -47,6 +47,31 @@ test_that("the German credit scenario gives the Rust results bit for bit", {
     schema_fingerprint = cfx_fingerprint(s),
     model_fingerprint = cfx_fingerprint(m)
   )
+  if (isTRUE(cfx_families()[["coherent"]])) {
+    # the first declined held-out applicant, explained with the defaults,
+    # then with 3 diverse counterfactuals
+    applicant <- cfx_row(sp$test, which(!pred$accepted)[1])
+    best <- cfx_explain(m, applicant, s)
+    bdf <- as.data.frame(best)
+    rust_outcome <- c(optimal = "Optimal", time_limit = "TimeLimit", infeasible = "Infeasible",
+                      unknown = "Unknown")
+    row_text <- function(raw) paste(e17(raw), collapse = ",")
+    got <- c(got,
+      coherent_outcome = rust_outcome[[cfx_outcome(best)$outcome]],
+      coherent_count = format(nrow(bdf)),
+      coherent_cost = e17(bdf$cost[1]),
+      coherent_probability = e17(bdf$probability[1]),
+      coherent_raw = row_text(.Call(cfx:::C_coherent_counterfactual, best, 0)))
+    set <- cfx_explain(m, applicant, s, cfx_config(n_diverse = 3), diverse = TRUE)
+    sdf <- as.data.frame(set)
+    got <- c(got, diverse_count = format(nrow(sdf)))
+    for (k in seq_len(nrow(sdf))) {
+      got[[paste0("diverse_cost_", k - 1)]] <- e17(sdf$cost[k])
+      got[[paste0("diverse_raw_", k - 1)]] <- row_text(.Call(cfx:::C_coherent_counterfactual, set, k - 1))
+    }
+  } else {
+    exp <- exp[!grepl("^(coherent|diverse)_", names(exp))]
+  }
   # every expected key is reproduced, and with the same value
   expect_setequal(names(exp), names(got))
   for (k in names(exp)) expect_identical(got[[k]], exp[[k]], info = k)
