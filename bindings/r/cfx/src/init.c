@@ -121,6 +121,39 @@ static const R_CallMethodDef call_methods[] = {
 #ifdef CFX_R_ROBUST
     {"C_robust_bound_confidence", (DL_FUNC)&C_robust_bound_confidence, 2},
 #endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_policy_train", (DL_FUNC)&C_policy_train, 5},
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_policy_from_json", (DL_FUNC)&C_policy_from_json, 1},
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_policy_to_json", (DL_FUNC)&C_policy_to_json, 1},
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_policy_save", (DL_FUNC)&C_policy_save, 2},
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_policy_load", (DL_FUNC)&C_policy_load, 1},
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_policy_n_actions", (DL_FUNC)&C_policy_n_actions, 1},
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_policy_answer", (DL_FUNC)&C_policy_answer, 4},
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_policy_evaluate", (DL_FUNC)&C_policy_evaluate, 3},
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_plan_info", (DL_FUNC)&C_plan_info, 1},
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_plan_step", (DL_FUNC)&C_plan_step, 2},
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    {"C_plan_to_json", (DL_FUNC)&C_plan_to_json, 1},
+#endif
     {NULL, NULL, 0}};
 
 void R_init_cfx(DllInfo *dll)

@@ -77,14 +77,15 @@ static inline void check(cfx_status st)
  * table either way, so free counts keep one layout. */
 enum kind {
     K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER,
-    K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_COUNT
+    K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_POLICY, K_PLAN, K_COUNT
 };
 static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_model",  "cfx_config_builder",
                                         "cfx_config", "cfx_schema_builder",
                                         "cfx_coherent_result", "cfx_noise",
                                         "cfx_estimator", "cfx_workspace",
-                                        "cfx_robust_result"};
+                                        "cfx_robust_result", "cfx_policy",
+                                        "cfx_plan"};
 /* Number of handles this shim has released, per kind (finalizer or explicit
  * free): lets the tests prove "exactly once". */
 static double freed_count[K_COUNT];
@@ -106,6 +107,10 @@ static void release(enum kind k, void *addr)
     case K_ESTIMATOR: cfx_estimator_free((const cfx_estimator *)addr); break;
     case K_WORKSPACE: cfx_workspace_free((cfx_workspace *)addr); break;
     case K_ROBUST: cfx_robust_result_free((const cfx_robust_result *)addr); break;
+#endif
+#ifdef CFX_R_SEQUENTIAL
+    case K_POLICY: cfx_policy_free((const cfx_policy *)addr); break;
+    case K_PLAN: cfx_plan_free((const cfx_plan *)addr); break;
 #endif
     default: return;
     }
@@ -166,7 +171,7 @@ SEXP C_handle_prot(SEXP p)
 
 SEXP C_families(void)
 {
-    const char *names[] = {"coherent", "robust"};
+    const char *names[] = {"coherent", "robust", "sequential"};
     int have[] = {
 #ifdef CFX_R_COHERENT
         1,
@@ -178,10 +183,15 @@ SEXP C_families(void)
 #else
         0,
 #endif
+#ifdef CFX_R_SEQUENTIAL
+        1,
+#else
+        0,
+#endif
     };
-    SEXP out = PROTECT(Rf_allocVector(LGLSXP, 2));
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 2));
-    for (int i = 0; i < 2; i++) {
+    SEXP out = PROTECT(Rf_allocVector(LGLSXP, 3));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 3));
+    for (int i = 0; i < 3; i++) {
         LOGICAL(out)[i] = have[i];
         SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
     }
@@ -1054,6 +1064,20 @@ SEXP C_schema_build(SEXP builder)
     return h;
 }
 
+/* A named double vector (used by the method families). */
+__attribute__((unused)) static SEXP named_reals(int n, const char **names, const double *v)
+{
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, n));
+    for (int i = 0; i < n; i++) {
+        REAL(out)[i] = v[i];
+        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    }
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(2);
+    return out;
+}
+
 /* ------------------------------------------------------- coherent (MIP) */
 
 #ifdef CFX_R_COHERENT
@@ -1228,18 +1252,6 @@ SEXP C_workspace_reseed(SEXP ws, SEXP seed)
     return R_NilValue;
 }
 
-static SEXP named_reals(int n, const char **names, const double *v)
-{
-    SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, n));
-    for (int i = 0; i < n; i++) {
-        REAL(out)[i] = v[i];
-        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
-    }
-    Rf_setAttrib(out, R_NamesSymbol, nm);
-    UNPROTECT(2);
-    return out;
-}
 
 SEXP C_estimator_estimate(SEXP estimator, SEXP model, SEXP ws, SEXP x)
 {
@@ -1391,3 +1403,229 @@ SEXP C_robust_bound_confidence(SEXP k, SEXP m)
     return Rf_ScalarReal(cfx_robust_bound_confidence(size_arg(k, "k"), num_arg(m, "m")));
 }
 #endif /* CFX_R_ROBUST */
+
+/* ------------------------------------------------- sequential (P-DQN RL) */
+
+#ifdef CFX_R_SEQUENTIAL
+#define POLICY(p) ((const cfx_policy *)handle_addr((p), K_POLICY, "policy"))
+#define PLAN(p) ((const cfx_plan *)handle_addr((p), K_PLAN, "plan"))
+
+/* The R progress function and what happened to it. The callback runs on the
+ * calling thread inside cfx_policy_train, i.e. with Rust frames below it:
+ * nothing may longjmp out of it. The whole body therefore runs under
+ * R_ToplevelExec (which stops any jump) and the R function under R_tryEval;
+ * an R error cancels training and is raised after the library returned. */
+struct progress_ctx {
+    SEXP fun;
+    const cfx_progress *p;
+    int keep_going;
+    int failed;
+    char msg[1024];
+};
+
+static void progress_body(void *data)
+{
+    struct progress_ctx *c = (struct progress_ctx *)data;
+    const char *names[] = {"episodes_done", "episodes_total", "steps", "epsilon",
+                           "success_rate", "mean_reward"};
+    double v[6] = {(double)c->p->episodes_done, (double)c->p->episodes_total,
+                   (double)c->p->steps, c->p->epsilon, c->p->success_rate,
+                   c->p->mean_reward};
+    SEXP arg = PROTECT(Rf_allocVector(VECSXP, 6));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 6));
+    for (int i = 0; i < 6; i++) {
+        SET_VECTOR_ELT(arg, i, Rf_ScalarReal(v[i]));
+        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    }
+    Rf_setAttrib(arg, R_NamesSymbol, nm);
+    SEXP call = PROTECT(Rf_lang2(c->fun, arg));
+    int err = 0;
+    SEXP res = R_tryEvalSilent(call, R_GlobalEnv, &err);
+    if (err) {
+        c->failed = 1;
+        c->keep_going = 0;
+        snprintf(c->msg, sizeof c->msg, "%s", R_curErrorBuf());
+        size_t l = strlen(c->msg);
+        while (l > 0 && c->msg[l - 1] == '\n')
+            c->msg[--l] = '\0';
+    } else {
+        c->keep_going = !(Rf_isLogical(res) && XLENGTH(res) == 1 && LOGICAL(res)[0] == FALSE);
+    }
+    UNPROTECT(3);
+}
+
+static bool progress_cb(const cfx_progress *p, void *user_data)
+{
+    struct progress_ctx *c = (struct progress_ctx *)user_data;
+    c->p = p;
+    c->keep_going = 0;
+    if (!R_ToplevelExec(progress_body, c)) {
+        c->failed = 1;
+        snprintf(c->msg, sizeof c->msg, "the progress function was interrupted");
+        return false;
+    }
+    return c->keep_going != 0;
+}
+
+SEXP C_policy_train(SEXP train, SEXP model, SEXP config, SEXP reward, SEXP progress)
+{
+    const cfx_dataset *d = DATASET(train);
+    const cfx_model *m = MODEL(model);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    int rw = Rf_asInteger(reward);
+    if (!Rf_isNull(progress) && !Rf_isFunction(progress))
+        Rf_errorcall(R_NilValue, "cfx: 'progress' must be a function or NULL");
+    struct progress_ctx *ctx = (struct progress_ctx *)R_alloc(1, sizeof(struct progress_ctx));
+    memset(ctx, 0, sizeof *ctx);
+    ctx->fun = progress;
+    SEXP h = new_handle(K_POLICY);
+    const cfx_policy *pol = NULL;
+    cfx_status st = cfx_policy_train(d, m, c, (int32_t)rw,
+                                     Rf_isNull(progress) ? NULL : progress_cb, ctx, &pol);
+    if (ctx->failed) {
+        char msg[1100];
+        snprintf(msg, sizeof msg, "cfx: training stopped because the progress function failed: %s",
+                 ctx->msg);
+        if (st == CFX_STATUS_OK)
+            R_SetExternalPtrAddr(h, (void *)pol); /* freed by its finalizer */
+        Rf_errorcall(R_NilValue, "%s", msg);
+    }
+    check(st);
+    R_SetExternalPtrAddr(h, (void *)pol);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_policy_from_json(SEXP json)
+{
+    const char *j = str_arg(json, "json");
+    SEXP h = new_handle(K_POLICY);
+    const cfx_policy *p = NULL;
+    check(cfx_policy_from_json(j, &p));
+    R_SetExternalPtrAddr(h, (void *)p);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_policy_to_json(SEXP policy)
+{
+    const cfx_policy *p = POLICY(policy);
+    SEXP ch;
+    STRING_OUT(ch, cfx_policy_to_json(p, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+SEXP C_policy_save(SEXP policy, SEXP path)
+{
+    const cfx_policy *p = POLICY(policy);
+    check(cfx_policy_save(p, str_arg(path, "path")));
+    return R_NilValue;
+}
+
+SEXP C_policy_load(SEXP path)
+{
+    const char *pa = str_arg(path, "path");
+    SEXP h = new_handle(K_POLICY);
+    const cfx_policy *p = NULL;
+    check(cfx_policy_load(pa, &p));
+    R_SetExternalPtrAddr(h, (void *)p);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_policy_n_actions(SEXP policy)
+{
+    size_t n = 0;
+    check(cfx_policy_n_actions(POLICY(policy), &n));
+    return Rf_ScalarReal((double)n);
+}
+
+SEXP C_policy_answer(SEXP policy, SEXP schema, SEXP model, SEXP raw)
+{
+    const cfx_policy *p = POLICY(policy);
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_model *m = MODEL(model);
+    size_t n;
+    const double *r = dbl_arg(raw, "raw", &n);
+    SEXP h = new_handle_prot(K_PLAN, schema);
+    const cfx_plan *pl = NULL;
+    check(cfx_policy_answer(p, s, m, r, n, &pl));
+    R_SetExternalPtrAddr(h, (void *)pl);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_policy_evaluate(SEXP policy, SEXP model, SEXP test)
+{
+    const cfx_policy *p = POLICY(policy);
+    const cfx_model *m = MODEL(model);
+    const cfx_dataset *d = DATASET(test);
+    cfx_sequential_metrics mt;
+    memset(&mt, 0, sizeof mt);
+    check(cfx_policy_evaluate(p, m, d, &mt));
+    const char *names[] = {"n_instances", "n_already_accepted", "satisfiability", "sparsity",
+                           "distance", "target_probability", "entropy"};
+    double v[7] = {(double)mt.n_instances, (double)mt.n_already_accepted, mt.satisfiability,
+                   mt.sparsity, mt.distance, mt.target_probability, mt.entropy};
+    return named_reals(7, names, v);
+}
+
+/* list(success, initial_probability, feature (0-based), from, to,
+ * probability, text) of a plan, in one call. */
+SEXP C_plan_info(SEXP plan)
+{
+    const cfx_plan *pl = PLAN(plan);
+    size_t n = 0;
+    int32_t ok = 0;
+    double p0 = 0;
+    check(cfx_plan_n_steps(pl, &n));
+    check(cfx_plan_success(pl, &ok, &p0));
+    const char *names[] = {"success", "initial_probability", "feature", "from", "to",
+                           "probability", "text"};
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 7));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 7));
+    for (int i = 0; i < 7; i++)
+        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    SET_VECTOR_ELT(out, 0, Rf_ScalarLogical(ok != 0));
+    SET_VECTOR_ELT(out, 1, Rf_ScalarReal(p0));
+    SEXP cols[4];
+    for (int j = 0; j < 4; j++) {
+        cols[j] = Rf_allocVector(REALSXP, (R_xlen_t)n);
+        SET_VECTOR_ELT(out, 2 + j, cols[j]);
+    }
+    SEXP text = Rf_allocVector(STRSXP, (R_xlen_t)n);
+    SET_VECTOR_ELT(out, 6, text);
+    for (size_t i = 0; i < n; i++) {
+        size_t f = 0;
+        check(cfx_plan_step(pl, i, &f, REAL(cols[1]) + i, REAL(cols[2]) + i, REAL(cols[3]) + i));
+        REAL(cols[0])[i] = (double)f;
+        SEXP ch;
+        STRING_OUT(ch, cfx_plan_step_text(pl, i, buf_, cap_, &need_));
+        SET_STRING_ELT(text, (R_xlen_t)i, ch);
+    }
+    UNPROTECT(2);
+    return out;
+}
+
+/* One step (0-based), exposing NOT_FOUND. */
+SEXP C_plan_step(SEXP plan, SEXP index)
+{
+    const cfx_plan *pl = PLAN(plan);
+    size_t i = size_arg(index, "index");
+    size_t f = 0;
+    double v[4] = {0, 0, 0, 0};
+    check(cfx_plan_step(pl, i, &f, v + 1, v + 2, v + 3));
+    v[0] = (double)f;
+    const char *names[] = {"feature", "from", "to", "probability"};
+    return named_reals(4, names, v);
+}
+
+SEXP C_plan_to_json(SEXP plan)
+{
+    const cfx_plan *pl = PLAN(plan);
+    SEXP ch;
+    STRING_OUT(ch, cfx_plan_to_json(pl, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+#endif /* CFX_R_SEQUENTIAL */

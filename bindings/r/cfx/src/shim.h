@@ -117,5 +117,38 @@ SEXP C_robust_to_json(SEXP result, SEXP schema, SEXP model);
 #ifdef CFX_R_ROBUST
 SEXP C_robust_bound_confidence(SEXP k, SEXP m);
 #endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_policy_train(SEXP train, SEXP model, SEXP config, SEXP reward, SEXP progress);
+#endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_policy_from_json(SEXP json);
+#endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_policy_to_json(SEXP policy);
+#endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_policy_save(SEXP policy, SEXP path);
+#endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_policy_load(SEXP path);
+#endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_policy_n_actions(SEXP policy);
+#endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_policy_answer(SEXP policy, SEXP schema, SEXP model, SEXP raw);
+#endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_policy_evaluate(SEXP policy, SEXP model, SEXP test);
+#endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_plan_info(SEXP plan);
+#endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_plan_step(SEXP plan, SEXP index);
+#endif
+#ifdef CFX_R_SEQUENTIAL
+SEXP C_plan_to_json(SEXP plan);
+#endif
 
 #endif
