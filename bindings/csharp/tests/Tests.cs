@@ -851,7 +851,17 @@ public static partial class Tests
             object v;
             if (!got.TryGetValue(kv.Key, out v)) { problems.Add(kv.Key + ": not computed by the C# binding"); continue; }
             bool same;
-            if (v is double)
+            if (v is double[])
+            {
+                var parts = kv.Value.Split(',');
+                var arr = (double[])v;
+                same = parts.Length == arr.Length;
+                for (int i = 0; same && i < arr.Length; i++)
+                    same = BitConverter.DoubleToInt64Bits(double.Parse(parts[i], NumberStyles.Float, Inv)) ==
+                           BitConverter.DoubleToInt64Bits(arr[i]);
+                if (!same) v = string.Join(",", arr.Select(a => a.ToString("R", Inv)));
+            }
+            else if (v is double)
             {
                 double e = double.Parse(kv.Value, NumberStyles.Float, Inv);
                 same = BitConverter.DoubleToInt64Bits(e) == BitConverter.DoubleToInt64Bits((double)v);
@@ -898,11 +908,41 @@ public static partial class Tests
                 r["accuracy"] = (double)hits / test.RowCount;
                 for (int i = 0; i < 5; i++) r["prob_" + i] = p[i];
                 r["first_declined"] = firstDeclined;
+                ScenarioMethods(r, s, m, test.Row(firstDeclined));
                 r["schema_fingerprint"] = s.Fingerprint();
                 r["model_fingerprint"] = m.Fingerprint();
             }
         }
         return r;
+    }
+
+    /// <summary>The method parts of the scenario, for the families this build has.</summary>
+    static void ScenarioMethods(Dictionary<string, object> r, Schema s, Model m, double[] applicant)
+    {
+#if CFX_COHERENT
+        using (var best = Coherent.Explain(s, m, null, applicant))
+        {
+            r["coherent_outcome"] = best.Outcome.ToString();
+            r["coherent_count"] = best.Count;
+            if (best.Count > 0)
+            {
+                var c = best.Certificate(0);
+                r["coherent_cost"] = c.Cost;
+                r["coherent_probability"] = c.Probability;
+                r["coherent_raw"] = best.Counterfactual(0);
+            }
+        }
+        using (var config = new ConfigBuilder().NDiverse(3).Build())
+        using (var set = Coherent.ExplainDiverse(s, m, config, applicant))
+        {
+            r["diverse_count"] = set.Count;
+            for (int k = 0; k < set.Count; k++)
+            {
+                r["diverse_cost_" + k] = set.Certificate(k).Cost;
+                r["diverse_raw_" + k] = set.Counterfactual(k);
+            }
+        }
+#endif
     }
 
     // ---------------------------------------------------------------- helpers
