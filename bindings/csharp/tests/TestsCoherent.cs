@@ -93,5 +93,27 @@ public static partial class Tests
             A.Throws<ObjectDisposedException>(() => r.Describe(), "disposed result");
         }
     }
+
+    public static void T_coherent_in_parallel_threads_sharing_handles()
+    {
+        using (var d = Dataset.LoadGerman())
+        using (var s = d.GetSchema())
+        using (var m = Model.FitLinear(d, 1.0))
+        using (var config = new ConfigBuilder().TimeLimit(30).Build())
+        {
+            var declined = Enumerable.Range(0, d.RowCount).Where(k => !m.PredictRaw(s, d.Row(k)).Accepted).Take(8).ToArray();
+            var serial = declined.Select(k => { using (var r = Coherent.Explain(s, m, config, d.Row(k))) return r.ToJson(); }).ToArray();
+            var parallel = new string[declined.Length];
+            var threads = Enumerable.Range(0, 4).Select(t => new System.Threading.Thread(() =>
+            {
+                for (int i = t; i < declined.Length; i += 4)
+                    using (var r = Coherent.Explain(s, m, config, d.Row(declined[i]))) parallel[i] = r.ToJson();
+            })).ToList();
+            threads.ForEach(th => th.Start());
+            threads.ForEach(th => th.Join());
+            for (int i = 0; i < declined.Length; i++)
+                A.Eq(serial[i], parallel[i], "applicant " + declined[i] + ": same JSON from 4 threads sharing schema, model, config");
+        }
+    }
 }
 #endif
