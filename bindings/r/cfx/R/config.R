@@ -6,7 +6,7 @@
 #' learning_rate_actor, learning_rate_param, batch_size, replay_capacity)`,
 #' `rl_exploration = c(start, end)`. `noise` is "gaussian" or "uniform" with
 #' its standard deviation `sigma`; `diversity_rule` is "russell_code" or
-#' "russell_intended"; `target` comes with its tolerance `target_epsilon`.
+#' "russell_intended" or "distinct_subsets"; `target` comes with its tolerance `target_epsilon`.
 #' Built through the library's configuration builder; invalid values raise a
 #' `cfx_error_invalid_argument` condition naming the setting.
 cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin = NULL,
@@ -24,7 +24,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   set("margin", margin)
   set("n_diverse", n_diverse)
   if (!is.null(diversity_rule)) {
-    set("diversity_rule", .enum(diversity_rule, c("russell_code", "russell_intended"), "diversity_rule"))
+    set("diversity_rule", .enum(diversity_rule, c("russell_code", "russell_intended", "distinct_subsets"), "diversity_rule"))
   }
   if (!is.null(noise) || !is.null(sigma)) {
     if (is.null(noise) || is.null(sigma)) stop("cfx: 'noise' and 'sigma' go together", call. = FALSE)

@@ -60,3 +60,9 @@ test_that("invalid settings are refused by the library", {
   expect_output(print(b), "configuration builder")
   cfx_free(b)
 })
+
+test_that("the distinct-subsets diversity rule is passed when the library knows it", {
+  skip_if_not(isTRUE(cfx_families()[["coherent"]]), "older cfx without the rule")
+  expect_identical(as.list(cfx_config(diversity_rule = "distinct_subsets"))$diversity_rule,
+                   "DistinctSubsets")
+})
