@@ -102,4 +102,28 @@ class CoherentTest {
         CfxException e = assertThrows(CfxException.class, () -> Coherent.explain(schema, model, null, accepted));
         assertEquals(Status.INVALID_ARGUMENT, e.statusCode());
     }
+
+    @Test
+    void fourThreadsSharingTheHandlesGetTheSameAnswer() throws Exception {
+        String expected;
+        try (CoherentResult r = Coherent.explain(schema, model, null, declinedRaw)) {
+            expected = r.toJson();
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            java.util.List<java.util.concurrent.Future<String>> fs = new java.util.ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                fs.add(pool.submit(() -> {
+                    try (CoherentResult r = Coherent.explain(schema, model, null, declinedRaw)) {
+                        return r.toJson();
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<String> f : fs) {
+                assertEquals(expected, f.get());
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
 }
