@@ -106,9 +106,17 @@ namespace Cfx
             get { int k; Call.Check(Native.cfx_model_get_kind(Handle, out k)); return (ModelKind)k; }
         }
 
+        // The model is immutable: its input dimension is read once (−1 = not read yet).
+        private int inputDim = -1;
+
         public int InputDim
         {
-            get { UIntPtr n; Call.Check(Native.cfx_model_input_dim(Handle, out n)); return Call.ToInt(n); }
+            get
+            {
+                var h0 = Handle;
+                if (inputDim < 0) { UIntPtr n; Call.Check(Native.cfx_model_input_dim(h0, out n)); inputDim = Call.ToInt(n); }
+                return inputDim;
+            }
         }
 
         public double Threshold

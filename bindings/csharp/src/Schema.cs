@@ -50,16 +50,29 @@ namespace Cfx
             return Call.String((byte[] b, UIntPtr c, out UIntPtr n) => Native.cfx_schema_fingerprint(s, b, c, out n));
         }
 
+        // The schema is immutable: its sizes are read once (−1 = not read yet).
+        private int featureCount = -1, encodedDim = -1;
+
         /// <summary>The number of features (length of a raw row).</summary>
         public int FeatureCount
         {
-            get { UIntPtr n; Call.Check(Native.cfx_schema_n_features(Handle, out n)); return Call.ToInt(n); }
+            get
+            {
+                var h0 = Handle;
+                if (featureCount < 0) { UIntPtr n; Call.Check(Native.cfx_schema_n_features(h0, out n)); featureCount = Call.ToInt(n); }
+                return featureCount;
+            }
         }
 
         /// <summary>The encoded dimension (length of a model input).</summary>
         public int EncodedDim
         {
-            get { UIntPtr n; Call.Check(Native.cfx_schema_encoded_dim(Handle, out n)); return Call.ToInt(n); }
+            get
+            {
+                var h0 = Handle;
+                if (encodedDim < 0) { UIntPtr n; Call.Check(Native.cfx_schema_encoded_dim(h0, out n)); encodedDim = Call.ToInt(n); }
+                return encodedDim;
+            }
         }
 
         public string FeatureName(int index)
