@@ -256,6 +256,61 @@ typedef int32_t cfx_coherent_outcome;
 #endif // __cplusplus
 
 /**
+ * Sampling paths of an estimator (`int32_t` in C).
+ */
+enum cfx_sampling
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The exact one-dimensional projection for a linear model with Gaussian
+   * noise (K draws instead of K·d), the generic loop otherwise.
+   */
+  CFX_SAMPLING_AUTO = 0,
+  /**
+   * Always perturb every noisy column and evaluate the model.
+   */
+  CFX_SAMPLING_GENERIC = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_sampling cfx_sampling;
+#else
+typedef int32_t cfx_sampling;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Robust counterfactual generators (`int32_t` in C).
+ */
+enum cfx_robust_method
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Wachter et al. in CARLA's form (validity only).
+   */
+  CFX_ROBUST_METHOD_WACHTER = 0,
+  /**
+   * PROBE: hinge on the first-order invalidation rate.
+   */
+  CFX_ROBUST_METHOD_PROBE = 1,
+  /**
+   * CROCO, Algorithm 1: the bound (m + Θ̃)/(1 − t) meets the target.
+   */
+  CFX_ROBUST_METHOD_CROCO = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_robust_method cfx_robust_method;
+#else
+typedef int32_t cfx_robust_method;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A group of actionability constraints, as named in infeasibility reports.
  */
 typedef struct ConstraintGroup ConstraintGroup;
@@ -288,10 +343,28 @@ typedef struct cfx_config_builder cfx_config_builder;
 typedef struct cfx_dataset cfx_dataset;
 
 /**
+ * A Monte Carlo estimator (noise model, sample count K, sampling path).
+ * Thread-safe (immutable); free with `cfx_estimator_free`.
+ */
+typedef struct cfx_estimator cfx_estimator;
+
+/**
  * An immutable model. Thread-safe: may be used from many threads at once and
  * freed from any thread, exactly once, with `cfx_model_free`.
  */
 typedef struct cfx_model cfx_model;
+
+/**
+ * A noise distribution over the encoded space. Thread-safe (immutable);
+ * free with `cfx_noise_free`.
+ */
+typedef struct cfx_noise cfx_noise;
+
+/**
+ * A robust counterfactual with its figures. Thread-safe (immutable); free
+ * with `cfx_robust_result_free`.
+ */
+typedef struct cfx_robust_result cfx_robust_result;
 
 /**
  * An immutable feature schema. Thread-safe: may be used from many threads at
@@ -305,6 +378,12 @@ typedef struct cfx_schema cfx_schema;
  * `cfx_schema_builder_free` (any thread, once).
  */
 typedef struct cfx_schema_builder cfx_schema_builder;
+
+/**
+ * Every buffer of an estimate and its seeded xoshiro256++ generator. Not
+ * thread-safe: one workspace per thread. Free with `cfx_workspace_free`.
+ */
+typedef struct cfx_workspace cfx_workspace;
 
 #ifdef __cplusplus
 extern "C" {
@@ -760,6 +839,211 @@ cfx_status cfx_model_fingerprint(const struct cfx_model *model,
  * exactly once per handle.
  */
 void cfx_model_free(const struct cfx_model *model);
+
+/**
+ * Isotropic Gaussian noise N(0, σ²I) on the value slots of the schema's
+ * mutable contiguous features. `sigma2` is the **variance** σ² (CROCO's
+ * `sigma2`; 0.01 in the paper), finite and ≥ 0. Thread-safe.
+ */
+cfx_status cfx_noise_gaussian_new(const struct cfx_schema *schema,
+                                  double sigma2,
+                                  const struct cfx_noise **out_noise);
+
+/**
+ * Noise on chosen encoded columns: `kind` is a `cfx_noise_model`
+ * (`CFX_NOISE_MODEL_GAUSSIAN`: `scale[j]` is the standard deviation on
+ * `columns[j]`; `CFX_NOISE_MODEL_UNIFORM`: `scale[j]` is the half-width `h`
+ * of U[−h, h]). Columns sorted and distinct; `n_scale == n_columns`.
+ */
+cfx_status cfx_noise_new(int32_t kind,
+                         const size_t *columns,
+                         size_t n_columns,
+                         const double *scale,
+                         size_t n_scale,
+                         const struct cfx_noise **out_noise);
+
+/**
+ * Frees a noise model (NULL is a no-op). Any thread, once.
+ */
+void cfx_noise_free(const struct cfx_noise *noise);
+
+/**
+ * An estimator of Γ̃ and Θ̃ with `k` ≥ 2 samples; `sampling` is a
+ * `cfx_sampling`. Thread-safe.
+ */
+cfx_status cfx_estimator_new(const struct cfx_noise *noise,
+                             size_t k,
+                             int32_t sampling,
+                             const struct cfx_estimator **out_estimator);
+
+/**
+ * Frees an estimator (NULL is a no-op). Any thread, once.
+ */
+void cfx_estimator_free(const struct cfx_estimator *estimator);
+
+/**
+ * A workspace sized for `model`, its generator seeded with `seed`.
+ * Not thread-safe: use it from one thread at a time.
+ */
+cfx_status cfx_workspace_new(const struct cfx_model *model,
+                             uint64_t seed,
+                             struct cfx_workspace **out_workspace);
+
+/**
+ * Restarts the workspace's generator from `seed`. Not thread-safe.
+ */
+cfx_status cfx_workspace_reseed(struct cfx_workspace *ws, uint64_t seed);
+
+/**
+ * Frees a workspace (NULL is a no-op). Any thread, once.
+ */
+void cfx_workspace_free(struct cfx_workspace *ws);
+
+/**
+ * Γ̃ (fraction of K noisy copies the model rejects, seed 001 eq. 3) and Θ̃
+ * (mean of 1 − f) with their standard errors, at the encoded point `x`.
+ * Any out-parameter may be NULL. Never allocates on success. The estimator
+ * and model are thread-safe; the workspace is not (one per thread).
+ */
+cfx_status cfx_estimator_estimate(const struct cfx_estimator *estimator,
+                                  const struct cfx_model *model,
+                                  struct cfx_workspace *ws,
+                                  const double *x,
+                                  size_t x_len,
+                                  double *out_gamma,
+                                  double *out_gamma_se,
+                                  double *out_theta,
+                                  double *out_theta_se);
+
+/**
+ * CROCO's bound (seed 001, Propositions 1–2; Hoeffding form derived):
+ * Θ̃ from K draws, `bound = (m + Θ̃)/(1 − t)` and its confidence
+ * `1 − exp(−2Km²)`; `m` > 0. Any out-parameter may be NULL. Never allocates
+ * on success. Workspace: one per thread.
+ */
+cfx_status cfx_estimator_bound(const struct cfx_estimator *estimator,
+                               const struct cfx_model *model,
+                               struct cfx_workspace *ws,
+                               const double *x,
+                               size_t x_len,
+                               double m,
+                               double *out_theta,
+                               double *out_bound,
+                               double *out_confidence);
+
+/**
+ * PROBE's first-order invalidation rate 1 − Φ(g/√(∇gᵀΣ∇g)) with the
+ * estimator's (Gaussian) noise; no sampling. Never allocates on success.
+ * Workspace: one per thread.
+ */
+cfx_status cfx_estimator_probe_rate(const struct cfx_estimator *estimator,
+                                    const struct cfx_model *model,
+                                    struct cfx_workspace *ws,
+                                    const double *x,
+                                    size_t x_len,
+                                    double *out_rate);
+
+/**
+ * The exact Γ of a logistic model under the estimator's Gaussian noise,
+ * Φ((logit(t) − (w·x + b))/√(wᵀΣw)) (seed 001 §2.3). `INVALID_ARGUMENT` for
+ * an MLP or uniform noise. Never allocates on success. Thread-safe.
+ */
+cfx_status cfx_estimator_exact_rate(const struct cfx_estimator *estimator,
+                                    const struct cfx_model *model,
+                                    const double *x,
+                                    size_t x_len,
+                                    double *out_rate);
+
+/**
+ * Γ̃ and Θ̃ for `n_points` encoded rows (`points` row-major, `n_points ×
+ * input_dim` values) on `threads` threads (0 = all cores). Random streams
+ * are per fixed chunk of points, so the same `seed` gives the same bits for
+ * any thread count. `out_gamma`/`out_theta` hold `n_points` values each
+ * (either may be NULL). Allocates one workspace per thread. Thread-safe.
+ */
+cfx_status cfx_estimator_estimate_batch(const struct cfx_estimator *estimator,
+                                        const struct cfx_model *model,
+                                        const double *points,
+                                        size_t n_points,
+                                        uint64_t seed,
+                                        size_t threads,
+                                        double *out_gamma,
+                                        double *out_theta);
+
+/**
+ * Generates a robust counterfactual for the raw applicant row `raw`
+ * (`raw_len == n_features`) with `method` (a `cfx_robust_method`) under
+ * `noise`, all searches and evaluations seeded. `config` may be NULL (the
+ * paper defaults); it supplies `n_samples` (CROCO's K; PROBE's check
+ * samples), `bound_m` (CROCO's m), `target` (Γ̄_t / PROBE's target),
+ * `target_epsilon` and `seed`. Only numerical features move; the result is
+ * coherent and rounded. A target that was not met is not an error: read
+ * `target_met`. Thread-safe.
+ */
+cfx_status cfx_robust_generate(const struct cfx_schema *schema,
+                               const struct cfx_model *model,
+                               const struct cfx_noise *noise,
+                               int32_t method,
+                               const struct cfx_config *config,
+                               const double *raw,
+                               size_t raw_len,
+                               const struct cfx_robust_result **out_result);
+
+/**
+ * The figures of a robust counterfactual (any out-parameter may be NULL):
+ * validity (1/0), whether the method's target was met (1/0), probability,
+ * L1 distance (encoded), Γ̃ and Θ̃ on 10,000 fresh draws, the bound
+ * (m = 0.02) and its confidence. Thread-safe.
+ */
+cfx_status cfx_robust_result_summary(const struct cfx_robust_result *result,
+                                     int32_t *out_valid,
+                                     int32_t *out_target_met,
+                                     double *out_probability,
+                                     double *out_distance,
+                                     double *out_gamma,
+                                     double *out_theta,
+                                     double *out_bound,
+                                     double *out_confidence);
+
+/**
+ * The counterfactual as a raw row (`n_features` values; buffer protocol).
+ * Thread-safe.
+ */
+cfx_status cfx_robust_result_raw(const struct cfx_robust_result *result,
+                                 double *buf,
+                                 size_t cap,
+                                 size_t *out_len);
+
+/**
+ * The counterfactual encoded (`encoded_dim` values; buffer protocol).
+ * Thread-safe.
+ */
+cfx_status cfx_robust_result_encoded(const struct cfx_robust_result *result,
+                                     double *buf,
+                                     size_t cap,
+                                     size_t *out_len);
+
+/**
+ * The result as versioned JSON (string buffer protocol), with the schema
+ * and model fingerprints. Thread-safe.
+ */
+cfx_status cfx_robust_result_to_json(const struct cfx_robust_result *result,
+                                     const struct cfx_schema *schema,
+                                     const struct cfx_model *model,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *out_len);
+
+/**
+ * Frees a result (NULL is a no-op). Any thread, once.
+ */
+void cfx_robust_result_free(const struct cfx_robust_result *result);
+
+/**
+ * `1 − exp(−2Km²)`, the confidence of CROCO's bound with K draws and margin
+ * m (derived Hoeffding form). Returns NaN for m ≤ 0 or non-finite m.
+ */
+double cfx_robust_bound_confidence(size_t k, double m);
 
 /**
  * Reads and validates a schema from JSON (`json`: NUL-terminated UTF-8).

@@ -13,6 +13,7 @@
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
 //! | [`coherent`] | optimal coherent counterfactuals by MIP (seed 000) on HiGHS, diversity, infeasibility reasons |
+//! | [`robust`] | noise models, allocation-free Γ̃/Θ̃ estimators and bounds, Wachter/PROBE/CROCO |
 //! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
 
 // Numerical kernels index several arrays with one loop variable; iterator
@@ -25,6 +26,7 @@ pub mod error;
 pub mod ffi;
 pub mod model;
 pub mod nn;
+pub mod robust;
 pub mod schema;
 
 pub use error::{Error, Result};

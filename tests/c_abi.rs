@@ -51,6 +51,10 @@ const PROGRAMS: &[Program] = &[
         name: "coherent",
         args: &TOY,
     },
+    Program {
+        name: "robust",
+        args: &TOY,
+    },
 ];
 
 fn root() -> &'static Path {

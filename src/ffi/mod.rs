@@ -101,6 +101,7 @@ pub mod error;
 pub mod export;
 pub mod handle;
 pub mod model;
+pub mod robust;
 pub mod schema;
 pub mod schema_builder;
 pub mod status;
