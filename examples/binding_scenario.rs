@@ -15,6 +15,12 @@
 //! `cfx_coherent_explain_diverse` (`n_diverse = 3`) compute them: outcome,
 //! cost, probability and raw row of each (`coherent_*`, `diverse_*`).
 //!
+//! Then the robustness figures at that applicant, as the C API computes them:
+//! `cfx_noise_gaussian_new(schema, 0.01)`, `cfx_estimator_new(noise, 10000,
+//! CFX_SAMPLING_GENERIC)`, a workspace seeded 42 (`robust_gamma`, `robust_theta`
+//! and their standard errors, the exact rate), and CROCO through
+//! `cfx_robust_generate` with a configuration whose seed is 7 (`croco_*`).
+//!
 //! Output: one `key = value` line each. Floating-point values are printed
 //! with 17 significant digits (`{:.16e}`), which round-trips every f64, so a
 //! binding can parse them and compare bit for bit.
@@ -22,6 +28,7 @@
 use cfx::coherent::{self, Config as CoherentConfig};
 use cfx::data;
 use cfx::model::{AnyModel, LinearModel, LogisticFit, Model, accuracy};
+use cfx::robust::{CrocoConfig, Estimator, NoiseModel, Sampling, Workspace, croco};
 
 /// 64-bit FNV-1a, the same function as the C API's fingerprints
 /// (`"fnv1a64:<16 hex digits>"` of the canonical JSON).
@@ -88,6 +95,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("diverse_cost_{k} = {:.16e}", cf.cost);
         println!("diverse_raw_{k} = {}", row(&cf.raw));
     }
+
+    // Robustness, through AnyModel as behind the C handles.
+    let any = AnyModel::Linear(model.clone());
+    let x = d.schema.encode(applicant)?;
+    let noise = NoiseModel::gaussian_for_schema(&d.schema, 0.01)?;
+    let est = Estimator::new(noise.clone(), 10_000)?.with_sampling(Sampling::Generic);
+    let mut ws = Workspace::new(&any, 42);
+    let e = est.estimate(&any, &x, &mut ws)?;
+    println!("robust_gamma = {:.16e}", e.invalidation.value);
+    println!("robust_gamma_se = {:.16e}", e.invalidation.std_error);
+    println!("robust_theta = {:.16e}", e.soft.value);
+    println!("robust_theta_se = {:.16e}", e.soft.std_error);
+    let c = CrocoConfig {
+        seed: 7,
+        ..CrocoConfig::default()
+    };
+    let r = croco(&d.schema, &any, &noise, applicant, &c)?;
+    println!("croco_valid = {}", i32::from(r.valid));
+    println!("croco_target_met = {}", i32::from(r.target_met));
+    println!("croco_probability = {:.16e}", r.probability);
+    println!("croco_distance = {:.16e}", r.l1_distance);
+    println!("croco_gamma = {:.16e}", r.invalidation.value);
+    println!("croco_bound = {:.16e}", r.bound.value);
+    println!("croco_raw = {}", row(&r.raw));
+
     println!("schema_fingerprint = {}", fingerprints.0);
     println!("model_fingerprint = {}", fingerprints.1);
     Ok(())

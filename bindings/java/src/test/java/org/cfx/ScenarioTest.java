@@ -72,6 +72,31 @@ class ScenarioTest {
                     }
                 }
             }
+
+            // Robustness figures at the same applicant, same seeds as the Rust run.
+            if (Robustness.available() && exp.containsKey("robust_gamma")) {
+                double[] applicant = test.row(firstDeclined);
+                try (Noise noise = Noise.gaussian(schema, 0.01);
+                        Estimator est = Estimator.create(noise, 10000, Sampling.GENERIC);
+                        Workspace ws = Workspace.create(model, 42)) {
+                    Estimator.Estimate e = est.estimate(model, ws, schema.encode(applicant));
+                    assertBits(exp.get("robust_gamma"), e.gamma());
+                    assertBits(exp.get("robust_gamma_se"), e.gammaSe());
+                    assertBits(exp.get("robust_theta"), e.theta());
+                    assertBits(exp.get("robust_theta_se"), e.thetaSe());
+                    try (Config seven = Config.builder().seed(7).build();
+                            RobustResult r = Robustness.generate(schema, model, noise, RobustMethod.CROCO, seven, applicant)) {
+                        RobustResult.Summary sm = r.summary();
+                        assertEquals(Integer.parseInt(exp.get("croco_valid")) == 1, sm.valid());
+                        assertEquals(Integer.parseInt(exp.get("croco_target_met")) == 1, sm.targetMet());
+                        assertBits(exp.get("croco_probability"), sm.probability());
+                        assertBits(exp.get("croco_distance"), sm.distance());
+                        assertBits(exp.get("croco_gamma"), sm.gamma());
+                        assertBits(exp.get("croco_bound"), sm.bound());
+                        assertRow(exp.get("croco_raw"), r.raw(schema));
+                    }
+                }
+            }
         }
     }
 
