@@ -38,6 +38,7 @@ test: deps
 
 demo: deps
 	$(CARGO) run --release --example credit_recourse -- $(DATA)
+	$(CARGO) run --release --example sequential_demo -- $(DATA)
 
 # Regenerates the committed C header with the pinned cbindgen (tests/header.rs fails on drift).
 header: deps-cbindgen

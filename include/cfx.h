@@ -311,6 +311,31 @@ typedef int32_t cfx_robust_method;
 #endif // __cplusplus
 
 /**
+ * The reward a policy learns from (`int32_t` in C).
+ */
+enum cfx_reward_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * R^bin (seed 003, eq. 2): Pos on success, Pen on failure, −β·δ otherwise.
+   */
+  CFX_REWARD_KIND_BINARY = 0,
+  /**
+   * R^prob (seed 003, eq. 3): adds α·(P(s_{t+1}) − P(s_0)) on non-terminal steps.
+   */
+  CFX_REWARD_KIND_PROBABILITY = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_reward_kind cfx_reward_kind;
+#else
+typedef int32_t cfx_reward_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A group of actionability constraints, as named in infeasibility reports.
  */
 typedef struct ConstraintGroup ConstraintGroup;
@@ -361,6 +386,18 @@ typedef struct cfx_model cfx_model;
 typedef struct cfx_noise cfx_noise;
 
 /**
+ * A policy's plan for one applicant. Thread-safe: may be used from many
+ * threads at once and freed from any thread, exactly once, with `cfx_plan_free`.
+ */
+typedef struct cfx_plan cfx_plan;
+
+/**
+ * A trained P-DQN policy. Thread-safe: may be used from many threads at once
+ * and freed from any thread, exactly once, with `cfx_policy_free`.
+ */
+typedef struct cfx_policy cfx_policy;
+
+/**
  * A robust counterfactual with its figures. Thread-safe (immutable); free
  * with `cfx_robust_result_free`.
  */
@@ -384,6 +421,72 @@ typedef struct cfx_schema_builder cfx_schema_builder;
  * thread-safe: one workspace per thread. Free with `cfx_workspace_free`.
  */
 typedef struct cfx_workspace cfx_workspace;
+
+/**
+ * Training progress passed to a `cfx_progress_fn`.
+ */
+typedef struct cfx_progress {
+  /**
+   * Episodes finished so far, and the total to train.
+   */
+  size_t episodes_done;
+  size_t episodes_total;
+  /**
+   * Environment steps so far.
+   */
+  size_t steps;
+  /**
+   * Current exploration rate ε.
+   */
+  double epsilon;
+  /**
+   * Fraction of successful episodes since the previous report.
+   */
+  double success_rate;
+  /**
+   * Mean episode return since the previous report.
+   */
+  double mean_reward;
+} cfx_progress;
+
+/**
+ * A progress callback: called on the training thread with the progress and
+ * the caller's `user_data`; return `true` to go on, `false` to stop training
+ * (the training call then returns `CFX_STATUS_CANCELLED`). It must not call
+ * back into cfx with the handles being trained on freed.
+ */
+typedef bool (*cfx_progress_fn)(const struct cfx_progress *progress, void *user_data);
+
+/**
+ * Seed 003's metrics of a policy on a test set (see `cfx_policy_evaluate`).
+ */
+typedef struct cfx_sequential_metrics {
+  /**
+   * Declined test applicants (the episodes) and already accepted ones (skipped).
+   */
+  size_t n_instances;
+  size_t n_already_accepted;
+  /**
+   * Counterfactuals found / declined applicants.
+   */
+  double satisfiability;
+  /**
+   * Mean number of features changed, over the found counterfactuals (NaN if none).
+   */
+  double sparsity;
+  /**
+   * Mean ℓ2 distance (encoded space) of the found counterfactuals (NaN if none).
+   */
+  double distance;
+  /**
+   * Mean probability of the favourable outcome of the found counterfactuals (NaN if none).
+   */
+  double target_probability;
+  /**
+   * Normalised action entropy H ∈ [0, 1] (seed 003).
+   */
+  double entropy;
+} cfx_sequential_metrics;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1213,6 +1316,134 @@ cfx_status cfx_schema_build(struct cfx_schema_builder *builder,
  * Releases a builder that was not built. NULL is a no-op. Any thread, once.
  */
 void cfx_schema_builder_free(struct cfx_schema_builder *builder);
+
+/**
+ * Trains a P-DQN policy (seed 003) on the declined applicants of `train`
+ * against `model`. `config` may be NULL (every default: ReLAX's settings,
+ * 40,000 episodes, seed 42); its RL settings (`cfx_config_builder_set_rl_*`)
+ * and seed apply. `reward` is a `cfx_reward_kind`. `progress` may be NULL;
+ * otherwise it is called about every hundredth of the run and after the last
+ * episode, with `user_data`; returning `false` stops training with
+ * `CFX_STATUS_CANCELLED` and no policy. The same inputs and seed give the
+ * same policy bits. On success `*out_policy` owns a new handle.
+ * Thread-safe with respect to the input handles.
+ */
+cfx_status cfx_policy_train(const struct cfx_dataset *train,
+                            const struct cfx_model *model,
+                            const struct cfx_config *config,
+                            int32_t reward,
+                            cfx_progress_fn progress,
+                            void *user_data,
+                            const struct cfx_policy **out_policy);
+
+/**
+ * Reads a policy from JSON (as written by `cfx_policy_to_json`); refuses
+ * other format versions and malformed networks (`FORMAT_ERROR`,
+ * `DIMENSION_MISMATCH`). On success `*out_policy` owns a new handle.
+ */
+cfx_status cfx_policy_from_json(const char *json, const struct cfx_policy **out_policy);
+
+/**
+ * Writes the policy as versioned JSON (string buffer protocol). Thread-safe.
+ */
+cfx_status cfx_policy_to_json(const struct cfx_policy *policy,
+                              char *buf,
+                              size_t cap,
+                              size_t *out_len);
+
+/**
+ * Saves the policy as a JSON file at `path` (`IO_ERROR` on failure). Thread-safe.
+ */
+cfx_status cfx_policy_save(const struct cfx_policy *policy, const char *path);
+
+/**
+ * Loads a policy saved by `cfx_policy_save`. On success `*out_policy` owns a new handle.
+ */
+cfx_status cfx_policy_load(const char *path, const struct cfx_policy **out_policy);
+
+/**
+ * The number of actions K (the schema's mutable features). Thread-safe.
+ */
+cfx_status cfx_policy_n_actions(const struct cfx_policy *policy, size_t *out_n);
+
+/**
+ * The policy's greedy plan for one applicant (`raw`: a raw row of `schema`,
+ * `raw_len == n_features`). `schema` must have the mutable features the policy
+ * was trained on (`INVALID_ARGUMENT` / `DIMENSION_MISMATCH` otherwise). A plan
+ * that finds no counterfactual is a value (`cfx_plan_success` gives 0), not an
+ * error. On success `*out_plan` owns a new handle. Thread-safe.
+ */
+cfx_status cfx_policy_answer(const struct cfx_policy *policy,
+                             const struct cfx_schema *schema,
+                             const struct cfx_model *model,
+                             const double *raw,
+                             size_t raw_len,
+                             const struct cfx_plan **out_plan);
+
+/**
+ * Seed 003's metrics of the policy on the declined applicants of `test`
+ * (greedy episodes), written into `*out_metrics`. Thread-safe.
+ */
+cfx_status cfx_policy_evaluate(const struct cfx_policy *policy,
+                               const struct cfx_model *model,
+                               const struct cfx_dataset *test,
+                               struct cfx_sequential_metrics *out_metrics);
+
+/**
+ * Releases a policy handle. NULL is a no-op. May be called from any thread,
+ * exactly once per handle.
+ */
+void cfx_policy_free(const struct cfx_policy *policy);
+
+/**
+ * The number of steps of the plan (0 when the applicant is already accepted). Thread-safe.
+ */
+cfx_status cfx_plan_n_steps(const struct cfx_plan *plan, size_t *out_n);
+
+/**
+ * `*out_success` = 1 when the plan ends accepted (or the applicant already
+ * was), else 0; `*out_initial_probability` (may be NULL) = the probability
+ * before any step. Thread-safe.
+ */
+cfx_status cfx_plan_success(const struct cfx_plan *plan,
+                            int32_t *out_success,
+                            double *out_initial_probability);
+
+/**
+ * Step `index` (0-based) of the plan: the raw feature index, its raw value
+ * before and after, and the probability of the favourable outcome after the
+ * step. Any out-parameter may be NULL when not wanted. `NOT_FOUND` when
+ * `index` is past the last step. Thread-safe.
+ */
+cfx_status cfx_plan_step(const struct cfx_plan *plan,
+                         size_t index,
+                         size_t *out_feature,
+                         double *out_from,
+                         double *out_to,
+                         double *out_probability);
+
+/**
+ * Step `index` in words, `"<feature>: <from> → <to>"` with the data's own
+ * level and special-state names (string buffer protocol). Thread-safe.
+ */
+cfx_status cfx_plan_step_text(const struct cfx_plan *plan,
+                              size_t index,
+                              char *buf,
+                              size_t cap,
+                              size_t *out_len);
+
+/**
+ * The plan as versioned result JSON (`kind` "sequential_plan"; inputs: the
+ * schema, model and policy fingerprints; the policy's training seed), string
+ * buffer protocol. Thread-safe.
+ */
+cfx_status cfx_plan_to_json(const struct cfx_plan *plan, char *buf, size_t cap, size_t *out_len);
+
+/**
+ * Releases a plan handle. NULL is a no-op. May be called from any thread,
+ * exactly once per handle.
+ */
+void cfx_plan_free(const struct cfx_plan *plan);
 
 /**
  * A static, NUL-terminated name for a status number, e.g.

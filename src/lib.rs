@@ -14,6 +14,7 @@
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
 //! | [`coherent`] | optimal coherent counterfactuals by MIP (seed 000) on HiGHS, diversity, infeasibility reasons |
 //! | [`robust`] | noise models, allocation-free Γ̃/Θ̃ estimators and bounds, Wachter/PROBE/CROCO |
+//! | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (seed 003) |
 //! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
 
 // Numerical kernels index several arrays with one loop variable; iterator
@@ -28,5 +29,6 @@ pub mod model;
 pub mod nn;
 pub mod robust;
 pub mod schema;
+pub mod sequential;
 
 pub use error::{Error, Result};

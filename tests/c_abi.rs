@@ -55,6 +55,10 @@ const PROGRAMS: &[Program] = &[
         name: "robust",
         args: &TOY,
     },
+    Program {
+        name: "sequential",
+        args: &[],
+    },
 ];
 
 fn root() -> &'static Path {

@@ -104,6 +104,7 @@ pub mod model;
 pub mod robust;
 pub mod schema;
 pub mod schema_builder;
+pub mod sequential;
 pub mod status;
 #[cfg(feature = "testing")]
 pub mod testing;

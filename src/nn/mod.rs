@@ -85,6 +85,28 @@ pub struct Gradients {
     pub bias: Vec<Vec<f64>>,
 }
 
+/// Dot product with eight independent accumulators (fixed order, so results
+/// are deterministic), which lets the compiler keep several multiply-adds in
+/// flight; a single running sum serialises on the add latency.
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for j in 0..8 {
+            acc[j] += x[j] * y[j];
+        }
+    }
+    let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (x, y) in ra.iter().zip(rb) {
+        s += x * y;
+    }
+    s
+}
+
 impl Network {
     /// A network with layer sizes `sizes = [n_in, h1, …, n_out]`, `hidden`
     /// activations and an `output` activation, initialised He-uniform for ReLU
@@ -183,12 +205,7 @@ impl Network {
         for l in &self.layers {
             for o in 0..l.n_out {
                 let row = &l.weights[o * l.n_in..(o + 1) * l.n_in];
-                let z = row
-                    .iter()
-                    .zip(&cur[..cur_len])
-                    .map(|(a, b)| a * b)
-                    .sum::<f64>()
-                    + l.bias[o];
+                let z = dot(row, &cur[..cur_len]) + l.bias[o];
                 next[o] = l.activation.apply(z);
             }
             cur_len = l.n_out;
@@ -236,7 +253,7 @@ impl Network {
             let a = &mut after[0];
             for o in 0..l.n_out {
                 let row = &l.weights[o * l.n_in..(o + 1) * l.n_in];
-                z[o] = row.iter().zip(input).map(|(p, q)| p * q).sum::<f64>() + l.bias[o];
+                z[o] = dot(row, input) + l.bias[o];
                 a[o] = l.activation.apply(z[o]);
             }
         }
@@ -266,6 +283,8 @@ impl Network {
             }
             let gw = &mut grads.weights[li];
             let gb = &mut grads.bias[li];
+            // The first layer's input gradient is needed only when the caller asks for it.
+            let need_d_in = li > 0 || d_input.is_some();
             d_in[..l.n_in].fill(0.0);
             for o in 0..l.n_out {
                 let delta = d_a[o];
@@ -275,9 +294,13 @@ impl Network {
                 gb[o] += delta;
                 let row = &l.weights[o * l.n_in..(o + 1) * l.n_in];
                 let grow = &mut gw[o * l.n_in..(o + 1) * l.n_in];
-                for k in 0..l.n_in {
-                    grow[k] += delta * input[k];
-                    d_in[k] += delta * row[k];
+                for (g, x) in grow.iter_mut().zip(&input[..l.n_in]) {
+                    *g += delta * x;
+                }
+                if need_d_in {
+                    for (d, w) in d_in[..l.n_in].iter_mut().zip(row) {
+                        *d += delta * w;
+                    }
                 }
             }
             d_a[..l.n_in].copy_from_slice(&d_in[..l.n_in]);
