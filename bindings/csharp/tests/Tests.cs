@@ -943,6 +943,30 @@ public static partial class Tests
             }
         }
 #endif
+#if CFX_ROBUST
+        using (var noise = Noise.Gaussian(s, 0.01))
+        using (var est = new Estimator(noise, 10000, Sampling.Generic))
+        using (var ws = new Workspace(m, 42))
+        {
+            var e = est.Estimate(m, ws, s.Encode(applicant));
+            r["robust_gamma"] = e.Gamma;
+            r["robust_gamma_se"] = e.GammaStdErr;
+            r["robust_theta"] = e.Theta;
+            r["robust_theta_se"] = e.ThetaStdErr;
+            using (var config = new ConfigBuilder().Seed(7).Build())
+            using (var croco = RobustResult.Generate(s, m, noise, RobustMethod.Croco, config, applicant))
+            {
+                var sum = croco.Summary();
+                r["croco_valid"] = sum.Valid ? 1 : 0;
+                r["croco_target_met"] = sum.TargetMet ? 1 : 0;
+                r["croco_probability"] = sum.Probability;
+                r["croco_distance"] = sum.Distance;
+                r["croco_gamma"] = sum.Gamma;
+                r["croco_bound"] = sum.Bound;
+                r["croco_raw"] = croco.Raw();
+            }
+        }
+#endif
     }
 
     // ---------------------------------------------------------------- helpers
