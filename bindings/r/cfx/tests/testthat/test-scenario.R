@@ -72,6 +72,26 @@ test_that("the German credit scenario gives the Rust results bit for bit", {
   } else {
     exp <- exp[!grepl("^(coherent|diverse)_", names(exp))]
   }
+  if (isTRUE(cfx_families()[["robust"]])) {
+    # at the first declined applicant: Gaussian noise (variance 0.01), 10,000
+    # generic samples, a workspace seeded 42; then CROCO with seed 7
+    applicant <- cfx_row(sp$test, which(!pred$accepted)[1])
+    x <- cfx_encode(s, applicant)[1, ]
+    nz <- cfx_noise_gaussian(s, 0.01)
+    est <- cfx_estimator(nz, 10000, sampling = "generic")
+    e <- cfx_estimate(est, m, cfx_workspace(m, seed = 42), x)
+    got <- c(got, robust_gamma = e17(e[["gamma"]]), robust_gamma_se = e17(e[["gamma_se"]]),
+             robust_theta = e17(e[["theta"]]), robust_theta_se = e17(e[["theta_se"]]))
+    r <- cfx_robust(m, applicant, s, nz, "croco", cfx_config(seed = 7))
+    fig <- cfx_robust_summary(r)
+    got <- c(got, croco_valid = format(as.integer(fig$valid)),
+             croco_target_met = format(as.integer(fig$target_met)),
+             croco_probability = e17(fig$probability), croco_distance = e17(fig$distance),
+             croco_gamma = e17(fig$gamma), croco_bound = e17(fig$bound),
+             croco_raw = paste(e17(.Call(cfx:::C_robust_raw, r)), collapse = ","))
+  } else {
+    exp <- exp[!grepl("^(robust|croco)_", names(exp))]
+  }
   # every expected key is reproduced, and with the same value
   expect_setequal(names(exp), names(got))
   for (k in names(exp)) expect_identical(got[[k]], exp[[k]], info = k)
