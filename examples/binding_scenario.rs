@@ -21,6 +21,11 @@
 //! and their standard errors, the exact rate), and CROCO through
 //! `cfx_robust_generate` with a configuration whose seed is 7 (`croco_*`).
 //!
+//! Finally a P-DQN policy trained through `cfx_policy_train` with a
+//! configuration of seed 5, 300 episodes of at most 8 steps and one hidden
+//! layer of 16 (binary reward): its fingerprint, its metrics on the held-out
+//! part and its plan for that applicant (`policy_*`, `plan_*`).
+//!
 //! Output: one `key = value` line each. Floating-point values are printed
 //! with 17 significant digits (`{:.16e}`), which round-trips every f64, so a
 //! binding can parse them and compare bit for bit.
@@ -29,6 +34,7 @@ use cfx::coherent::{self, Config as CoherentConfig};
 use cfx::data;
 use cfx::model::{AnyModel, LinearModel, LogisticFit, Model, accuracy};
 use cfx::robust::{CrocoConfig, Estimator, NoiseModel, Sampling, Workspace, croco};
+use cfx::sequential::{self, PdqnConfig, RewardKind, RewardParams};
 
 /// 64-bit FNV-1a, the same function as the C API's fingerprints
 /// (`"fnv1a64:<16 hex digits>"` of the canonical JSON).
@@ -119,6 +125,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("croco_gamma = {:.16e}", r.invalidation.value);
     println!("croco_bound = {:.16e}", r.bound.value);
     println!("croco_raw = {}", row(&r.raw));
+
+    // A small policy, configured as the C API maps a configuration.
+    let pdqn = PdqnConfig {
+        episodes: 300,
+        max_steps: Some(8),
+        hidden: vec![16],
+        seed: 5,
+        progress_every: 3,
+        ..PdqnConfig::default()
+    };
+    let params = RewardParams::paper(any.threshold());
+    let policy = sequential::train(
+        &d.schema,
+        &any,
+        &train.rows,
+        RewardKind::Binary,
+        params,
+        &pdqn,
+        |_| true,
+    )?
+    .policy;
+    println!("policy_fingerprint = {}", fingerprint(&policy.to_json()));
+    let m = sequential::evaluate(&policy, &d.schema, &any, &test.rows)?.metrics;
+    println!("policy_satisfiability = {:.16e}", m.satisfiability);
+    println!("policy_n_instances = {}", m.n_instances);
+    let plan = policy.answer(&d.schema, &any, applicant)?;
+    println!("plan_n_steps = {}", plan.steps.len());
+    println!("plan_success = {}", i32::from(plan.success));
+    println!("plan_final_row = {}", row(&plan.final_row));
 
     println!("schema_fingerprint = {}", fingerprints.0);
     println!("model_fingerprint = {}", fingerprints.1);

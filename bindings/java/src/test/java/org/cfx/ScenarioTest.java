@@ -52,6 +52,7 @@ class ScenarioTest {
             assertEquals(Integer.parseInt(exp.get("first_declined")), firstDeclined);
             assertEquals(exp.get("schema_fingerprint"), schema.fingerprint());
             assertEquals(exp.get("model_fingerprint"), model.fingerprint());
+            assertEquals(model.fingerprint(), fnv1a64(model.toJson()), "the same FNV-1a as the C API");
 
             // The coherent (MIP) counterfactuals of the first declined applicant.
             if (Coherent.available() && exp.containsKey("coherent_outcome")) {
@@ -97,7 +98,37 @@ class ScenarioTest {
                     }
                 }
             }
+
+            // A small P-DQN policy with the same configuration and seed as the Rust run.
+            if (Sequential.available() && exp.containsKey("policy_fingerprint")) {
+                double[] applicant = test.row(firstDeclined);
+                try (Config cfg = Config.builder().seed(5).rlEpisodes(300, 8).rlHidden(16).build();
+                        Policy policy = Sequential.train(split.train(), model, cfg, Sequential.Reward.BINARY, null);
+                        Plan plan = policy.answer(schema, model, applicant)) {
+                    assertEquals(exp.get("policy_fingerprint"), fnv1a64(policy.toJson()));
+                    Policy.Metrics m = policy.evaluate(model, test);
+                    assertBits(exp.get("policy_satisfiability"), m.satisfiability());
+                    assertEquals(Long.parseLong(exp.get("policy_n_instances")), m.nInstances());
+                    assertEquals(Integer.parseInt(exp.get("plan_n_steps")), plan.nSteps());
+                    assertEquals(Integer.parseInt(exp.get("plan_success")) == 1, plan.succeeded());
+                    double[] row = applicant.clone();
+                    for (int i = 0; i < plan.nSteps(); i++) {
+                        row[plan.step(i).feature()] = plan.step(i).to();
+                    }
+                    assertRow(exp.get("plan_final_row"), row);
+                }
+            }
         }
+    }
+
+    /** The C API's fingerprint: "fnv1a64:" and 16 hex digits of FNV-1a over the UTF-8 bytes. */
+    static String fnv1a64(String text) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : text.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            h ^= (b & 0xff);
+            h *= 0x100000001b3L;
+        }
+        return String.format("fnv1a64:%016x", h);
     }
 
     private static void assertBits(String expected, double actual) {
