@@ -298,6 +298,7 @@ public static partial class Tests
                 A.Eq(s.Fingerprint(), copy.Fingerprint(), "fingerprint of the copy");
             }
             A.True(s.Fingerprint().StartsWith("fnv1a64:") && s.Fingerprint().Length == 8 + 16, "fingerprint form");
+            A.Eq(Fnv1a64(json), s.Fingerprint(), "fingerprint = FNV-1a 64 of the canonical JSON");
         }
     }
 
@@ -967,6 +968,47 @@ public static partial class Tests
             }
         }
 #endif
+#if CFX_SEQUENTIAL
+        using (var d = Dataset.LoadGerman())
+        {
+            Dataset train, test;
+            d.HoldoutSplit(out train, out test);
+            using (train)
+            using (test)
+            using (var config = new ConfigBuilder().RlEpisodes(300, 8).RlHidden(16).Seed(5).Build())
+            using (var policy = Policy.Train(train, m, config, RewardKind.Binary))
+            {
+                r["policy_fingerprint"] = Fnv1a64(policy.ToJson());
+                var metrics = policy.Evaluate(m, test);
+                r["policy_satisfiability"] = metrics.Satisfiability;
+                r["policy_n_instances"] = metrics.Instances;
+                using (var plan = policy.Answer(s, m, applicant))
+                {
+                    r["plan_n_steps"] = plan.StepCount;
+                    r["plan_success"] = plan.Success ? 1 : 0;
+                    var final = (double[])applicant.Clone();
+                    for (int k = 0; k < plan.StepCount; k++)
+                    {
+                        var step = plan.Step(k);
+                        final[step.Feature] = step.To;
+                    }
+                    r["plan_final_row"] = final;
+                }
+            }
+        }
+#endif
+    }
+
+    /// <summary>"fnv1a64:&lt;16 hex digits&gt;" of a text's UTF-8 bytes (the fingerprint of cfx's exports).</summary>
+    static string Fnv1a64(string text)
+    {
+        ulong h = 0xcbf29ce484222325UL;
+        foreach (var b in Encoding.UTF8.GetBytes(text))
+        {
+            h ^= b;
+            h = unchecked(h * 0x00000100000001b3UL);
+        }
+        return "fnv1a64:" + h.ToString("x16");
     }
 
     // ---------------------------------------------------------------- helpers
