@@ -105,5 +105,26 @@ public static partial class Tests
             }
         }
     }
+
+    public static void T_sequential_objects_dispose_once_and_throw_after()
+    {
+        CfxHandle.Tracking = true;
+        using (var d = Dataset.LoadGerman())
+        using (var s = d.GetSchema())
+        using (var m = Model.FitLinear(d, 1.0))
+        using (var config = new ConfigBuilder().RlEpisodes(20, 4).RlHidden(8).Seed(1).Build())
+        {
+            var policy = Policy.Train(d, m, config, RewardKind.Binary);
+            int declined = Enumerable.Range(0, d.RowCount).First(i => !m.PredictRaw(s, d.Row(i)).Accepted);
+            var plan = policy.Answer(s, m, d.Row(declined));
+            var serials = new[] { policy.Handle.Serial, plan.Handle.Serial };
+            policy.Dispose();
+            A.True(plan.StepCount >= 0, "a plan outlives its policy handle");
+            plan.Dispose(); plan.Dispose(); policy.Dispose();
+            foreach (var id in serials) A.Eq(1, CfxHandle.Releases[id], "freed exactly once");
+            A.Throws<ObjectDisposedException>(() => policy.ToJson(), "disposed policy");
+            A.Throws<ObjectDisposedException>(() => plan.Step(0), "disposed plan");
+        }
+    }
 }
 #endif
