@@ -1,0 +1,150 @@
+using System;
+
+namespace Cfx
+{
+    public enum NoiseModel { Gaussian = 0, Uniform = 1 }
+    public enum DiversityRule
+    {
+        /// <summary>Russell's fix_values as published in the reference code.</summary>
+        RussellCode = 0,
+        /// <summary>Russell's procedure with rule (b) read as intended.</summary>
+        RussellIntended = 1,
+#if CFX_COHERENT
+        /// <summary>Each alternative changes a different set of features.</summary>
+        DistinctSubsets = 2,
+#endif
+    }
+
+    /// <summary>
+    /// A mutable configuration builder (cfx_config_builder). Setters return the
+    /// builder; <see cref="Build"/> consumes it (it is disposed afterwards, in
+    /// every case). The wrapper serialises calls with a lock, so sharing it
+    /// between threads is safe, if pointless.
+    /// </summary>
+    public sealed class ConfigBuilder : IDisposable
+    {
+        private readonly ConfigBuilderHandle h;
+        private readonly object gate = new object();
+
+        public ConfigBuilder()
+        {
+            CfxLibrary.EnsureCompatible();
+            ConfigBuilderHandle b;
+            int st = Native.cfx_config_builder_new(out b);
+            h = Call.Owned(st, b);
+        }
+
+        private ConfigBuilderHandle Handle
+        {
+            get
+            {
+                if (h.IsClosed) throw new ObjectDisposedException("Cfx.ConfigBuilder");
+                return h;
+            }
+        }
+
+        public bool IsDisposed { get { return h.IsClosed; } }
+
+        public void Dispose() { lock (gate) h.Dispose(); }
+
+        private delegate int Setter(ConfigBuilderHandle b);
+
+        private ConfigBuilder Set(Setter f)
+        {
+            lock (gate) Call.Check(f(Handle));
+            return this;
+        }
+
+        public ConfigBuilder TimeLimit(double seconds) { return Set(b => Native.cfx_config_builder_set_time_limit(b, seconds)); }
+        public ConfigBuilder Threads(int threads) { var t = Call.Size(threads, "threads"); return Set(b => Native.cfx_config_builder_set_threads(b, t)); }
+        public ConfigBuilder MipGap(double gap) { return Set(b => Native.cfx_config_builder_set_mip_gap(b, gap)); }
+        public ConfigBuilder Margin(double margin) { return Set(b => Native.cfx_config_builder_set_margin(b, margin)); }
+        public ConfigBuilder NDiverse(int n) { var k = Call.Size(n, "n"); return Set(b => Native.cfx_config_builder_set_n_diverse(b, k)); }
+        public ConfigBuilder Diversity(DiversityRule rule) { return Set(b => Native.cfx_config_builder_set_diversity_rule(b, (int)rule)); }
+        public ConfigBuilder Noise(NoiseModel model, double sigma) { return Set(b => Native.cfx_config_builder_set_noise(b, (int)model, sigma)); }
+        public ConfigBuilder NSamples(int k) { var n = Call.Size(k, "k"); return Set(b => Native.cfx_config_builder_set_n_samples(b, n)); }
+        public ConfigBuilder BoundM(double m) { return Set(b => Native.cfx_config_builder_set_bound_m(b, m)); }
+        public ConfigBuilder Target(double target, double epsilon) { return Set(b => Native.cfx_config_builder_set_target(b, target, epsilon)); }
+        public ConfigBuilder Seed(ulong seed) { return Set(b => Native.cfx_config_builder_set_seed(b, seed)); }
+        public ConfigBuilder CopaWeights(double robustWeight, double diversityWeight) { return Set(b => Native.cfx_config_builder_set_copa_weights(b, robustWeight, diversityWeight)); }
+        public ConfigBuilder CopaRadius(double rho) { return Set(b => Native.cfx_config_builder_set_copa_radius(b, rho)); }
+        public ConfigBuilder RlEpisodes(int episodes, int maxSteps)
+        {
+            var e = Call.Size(episodes, "episodes");
+            var s = Call.Size(maxSteps, "maxSteps");
+            return Set(b => Native.cfx_config_builder_set_rl_episodes(b, e, s));
+        }
+        public ConfigBuilder RlTraining(double discount, double learningRateActor, double learningRateParam, int batchSize, int replayCapacity)
+        {
+            var bs = Call.Size(batchSize, "batchSize");
+            var rc = Call.Size(replayCapacity, "replayCapacity");
+            return Set(b => Native.cfx_config_builder_set_rl_training(b, discount, learningRateActor, learningRateParam, bs, rc));
+        }
+        public ConfigBuilder RlExploration(double start, double end) { return Set(b => Native.cfx_config_builder_set_rl_exploration(b, start, end)); }
+        public ConfigBuilder RlHidden(params int[] hidden)
+        {
+            if (hidden == null) throw new ArgumentNullException("hidden");
+            var hs = new UIntPtr[hidden.Length];
+            for (int i = 0; i < hidden.Length; i++) hs[i] = Call.Size(hidden[i], "hidden");
+            return Set(b => Native.cfx_config_builder_set_rl_hidden(b, hs, (UIntPtr)hs.Length));
+        }
+
+        /// <summary>The immutable configuration. The builder is consumed (disposed) whether or not this succeeds.</summary>
+        public Config Build()
+        {
+            lock (gate)
+            {
+                var b = Handle;
+                ConfigHandle c;
+                int st;
+                try
+                {
+                    st = Native.cfx_config_build(b, out c);
+                }
+                finally
+                {
+                    // cfx_config_build consumed the builder (success or failure): the
+                    // SafeHandle must never free it again.
+                    b.SetHandleAsInvalid();
+                }
+                return new Config(Call.Owned(st, c));
+            }
+        }
+    }
+
+    /// <summary>An immutable configuration (cfx_config) every method reads. Thread-safe.</summary>
+    public sealed class Config : IDisposable
+    {
+        private readonly ConfigHandle h;
+
+        internal Config(ConfigHandle handle) { h = handle; }
+
+        internal ConfigHandle Handle
+        {
+            get
+            {
+                if (h.IsClosed) throw new ObjectDisposedException("Cfx.Config");
+                return h;
+            }
+        }
+
+        public bool IsDisposed { get { return h.IsClosed; } }
+
+        public void Dispose() { h.Dispose(); }
+
+        /// <summary>The handle of <paramref name="config"/>, or (when it is null) an empty,
+        /// non-owning handle that marshals as C NULL; dispose <paramref name="empty"/> afterwards.</summary>
+        internal static ConfigHandle HandleOrNull(Config config, out ConfigHandle empty)
+        {
+            empty = config == null ? new ConfigHandle() : null;
+            return config != null ? config.Handle : empty;
+        }
+
+        /// <summary>The settings as JSON (unset settings are null).</summary>
+        public string ToJson()
+        {
+            var c = Handle;
+            return Call.String((byte[] b, UIntPtr cap, out UIntPtr n) => Native.cfx_config_to_json(c, b, cap, out n));
+        }
+    }
+}

@@ -1,0 +1,181 @@
+using System;
+
+namespace Cfx
+{
+    public enum ModelKind { Linear = 0, Mlp = 1 }
+
+    /// <summary>Score, probability and decision of one applicant.</summary>
+    public struct Prediction
+    {
+        public double Score;
+        public double Probability;
+        /// <summary>True when the probability is strictly above the model's threshold.</summary>
+        public bool Accepted;
+
+        public override string ToString()
+        {
+            return string.Format(System.Globalization.CultureInfo.InvariantCulture,
+                "score {0:F6} probability {1:F6} {2}", Score, Probability, Accepted ? "accepted" : "declined");
+        }
+    }
+
+    /// <summary>
+    /// An immutable scoring model (cfx_model): logistic regression or MLP over
+    /// the encoded space. Thread-safe: one instance may serve many threads.
+    /// </summary>
+    public sealed class Model : IDisposable
+    {
+        private readonly ModelHandle h;
+
+        internal Model(ModelHandle handle) { h = handle; }
+
+        internal ModelHandle Handle
+        {
+            get
+            {
+                if (h.IsClosed) throw new ObjectDisposedException("Cfx.Model");
+                return h;
+            }
+        }
+
+        public bool IsDisposed { get { return h.IsClosed; } }
+
+        public void Dispose() { h.Dispose(); }
+
+        /// <summary>score = w·x + b, accepted when sigmoid(score) &gt; threshold.</summary>
+        public static Model Linear(double[] weights, double bias, double threshold = 0.5)
+        {
+            if (weights == null) throw new ArgumentNullException("weights");
+            CfxLibrary.EnsureCompatible();
+            ModelHandle m;
+            int st = Native.cfx_model_linear_new(weights, (UIntPtr)weights.Length, bias, threshold, out m);
+            return new Model(Call.Owned(st, m));
+        }
+
+        /// <summary>Reads a model written by <see cref="ToJson"/>, checking its dimension against the schema.</summary>
+        public static Model FromJson(Schema schema, string json)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (json == null) throw new ArgumentNullException("json");
+            CfxLibrary.EnsureCompatible();
+            ModelHandle m;
+            int st = Native.cfx_model_from_json(schema.Handle, Utf8.Encode(json), out m);
+            return new Model(Call.Owned(st, m));
+        }
+
+        /// <summary>L2-regularised logistic regression (scikit-learn's LogisticRegression(C=c)), threshold 0.5.</summary>
+        public static Model FitLinear(Dataset data, double c = 1.0)
+        {
+            if (data == null) throw new ArgumentNullException("data");
+            CfxLibrary.EnsureCompatible();
+            ModelHandle m;
+            int st = Native.cfx_model_fit_linear(data.Handle, c, out m);
+            return new Model(Call.Owned(st, m));
+        }
+
+        /// <summary>Trains an MLP (ReLU hidden layers, Adam); the same seed gives the same bits.</summary>
+        public static Model TrainMlp(Dataset data, int[] hidden, int epochs, int batchSize, double learningRate,
+            double l2, ulong seed)
+        {
+            if (data == null) throw new ArgumentNullException("data");
+            if (hidden == null) throw new ArgumentNullException("hidden");
+            CfxLibrary.EnsureCompatible();
+            var hs = new UIntPtr[hidden.Length];
+            for (int i = 0; i < hidden.Length; i++) hs[i] = Call.Size(hidden[i], "hidden");
+            ModelHandle m;
+            int st = Native.cfx_model_train_mlp(data.Handle, hs, (UIntPtr)hs.Length, Call.Size(epochs, "epochs"),
+                Call.Size(batchSize, "batchSize"), learningRate, l2, seed, out m);
+            return new Model(Call.Owned(st, m));
+        }
+
+        public string ToJson()
+        {
+            var m = Handle;
+            return Call.String((byte[] b, UIntPtr c, out UIntPtr n) => Native.cfx_model_to_json(m, b, c, out n));
+        }
+
+        /// <summary>The fingerprint of the canonical JSON, "fnv1a64:…".</summary>
+        public string Fingerprint()
+        {
+            var m = Handle;
+            return Call.String((byte[] b, UIntPtr c, out UIntPtr n) => Native.cfx_model_fingerprint(m, b, c, out n));
+        }
+
+        public ModelKind Kind
+        {
+            get { int k; Call.Check(Native.cfx_model_get_kind(Handle, out k)); return (ModelKind)k; }
+        }
+
+        // The model is immutable: its input dimension is read once (−1 = not read yet).
+        private int inputDim = -1;
+
+        public int InputDim
+        {
+            get
+            {
+                var h0 = Handle;
+                if (inputDim < 0) { UIntPtr n; Call.Check(Native.cfx_model_input_dim(h0, out n)); inputDim = Call.ToInt(n); }
+                return inputDim;
+            }
+        }
+
+        public double Threshold
+        {
+            get { double t; Call.Check(Native.cfx_model_threshold(Handle, out t)); return t; }
+        }
+
+        /// <summary>Prediction for one encoded row (length <see cref="InputDim"/>).</summary>
+        public Prediction Predict(double[] x)
+        {
+            if (x == null) throw new ArgumentNullException("x");
+            Prediction p;
+            int acc;
+            Call.Check(Native.cfx_model_predict(Handle, x, (UIntPtr)x.Length, out p.Score, out p.Probability, out acc));
+            p.Accepted = acc != 0;
+            return p;
+        }
+
+        /// <summary>Prediction for one raw applicant row, encoded through <paramref name="schema"/>.</summary>
+        public Prediction PredictRaw(Schema schema, double[] raw)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (raw == null) throw new ArgumentNullException("raw");
+            Prediction p;
+            int acc;
+            Call.Check(Native.cfx_model_predict_raw(Handle, schema.Handle, raw, (UIntPtr)raw.Length,
+                out p.Score, out p.Probability, out acc));
+            p.Accepted = acc != 0;
+            return p;
+        }
+
+        /// <summary>Probabilities of nRows encoded rows stored row-major in <paramref name="rowMajor"/>.</summary>
+        public double[] ProbabilityBatch(double[] rowMajor, int nRows)
+        {
+            if (rowMajor == null) throw new ArgumentNullException("rowMajor");
+            var m = Handle;
+            int d = InputDim;
+            // The C side reads nRows × input_dim values: check before handing the pointer over.
+            if (nRows < 0 || (long)nRows * d != rowMajor.Length)
+                throw new ArgumentException(string.Format(
+                    "rowMajor must hold nRows × InputDim = {0} × {1} values, it has {2}", nRows, d, rowMajor.Length));
+            var rows = (UIntPtr)nRows;
+            return Call.Doubles((double[] b, UIntPtr c, out UIntPtr n) =>
+                Native.cfx_model_probability_batch(m, rowMajor, rows, b, c, out n), nRows);
+        }
+
+        /// <summary>Probabilities of encoded rows (each of length <see cref="InputDim"/>).</summary>
+        public double[] ProbabilityBatch(double[][] rows)
+        {
+            if (rows == null) throw new ArgumentNullException("rows");
+            int d = InputDim;
+            var flat = new double[rows.Length * d];
+            for (int i = 0; i < rows.Length; i++)
+            {
+                if (rows[i] == null || rows[i].Length != d)
+                    throw new ArgumentException("every row must have InputDim = " + d + " values (row " + i + ")", "rows");
+                Array.Copy(rows[i], 0, flat, i * d, d);
+            }
+            return ProbabilityBatch(flat, rows.Length);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+using System;
+using System.Runtime.InteropServices;
+
+namespace Cfx
+{
+    /// <summary>Directions a mutable feature may move in.</summary>
+    public enum Direction { Any = 0, IncreaseOnly = 1, DecreaseOnly = 2 }
+
+    /// <summary>
+    /// Builds a <see cref="Schema"/> in code, feature by feature (cfx_schema_builder).
+    /// Methods return the builder; <see cref="Build"/> consumes it (it is
+    /// disposed afterwards, in every case). Calls are serialised with a lock.
+    /// </summary>
+    public sealed class SchemaBuilder : IDisposable
+    {
+        private readonly SchemaBuilderHandle h;
+        private readonly object gate = new object();
+
+        public SchemaBuilder()
+        {
+            CfxLibrary.EnsureCompatible();
+            SchemaBuilderHandle b;
+            int st = Native.cfx_schema_builder_new(out b);
+            h = Call.Owned(st, b);
+        }
+
+        private SchemaBuilderHandle Handle
+        {
+            get
+            {
+                if (h.IsClosed) throw new ObjectDisposedException("Cfx.SchemaBuilder");
+                return h;
+            }
+        }
+
+        internal long Serial { get { return h.Serial; } }
+
+        public bool IsDisposed { get { return h.IsClosed; } }
+
+        public void Dispose() { lock (gate) h.Dispose(); }
+
+        /// <summary>A contiguous feature with raw range [lower, upper].</summary>
+        public SchemaBuilder AddContiguous(string name, double lower, double upper, bool integer = false)
+        {
+            if (name == null) throw new ArgumentNullException("name");
+            var n = Utf8.Encode(name);
+            lock (gate) Call.Check(Native.cfx_schema_builder_add_contiguous(Handle, n, lower, upper, integer ? 1 : 0));
+            return this;
+        }
+
+        /// <summary>A categorical feature; raw values are indices into <paramref name="levels"/>.</summary>
+        public SchemaBuilder AddCategorical(string name, params string[] levels)
+        {
+            if (name == null) throw new ArgumentNullException("name");
+            if (levels == null) throw new ArgumentNullException("levels");
+            var n = Utf8.Encode(name);
+            var pins = new GCHandle[levels.Length];
+            var ptrs = new IntPtr[levels.Length];
+            try
+            {
+                for (int i = 0; i < levels.Length; i++)
+                {
+                    if (levels[i] == null) throw new ArgumentNullException("levels", "level " + i + " is null");
+                    pins[i] = GCHandle.Alloc(Utf8.Encode(levels[i]), GCHandleType.Pinned);
+                    ptrs[i] = pins[i].AddrOfPinnedObject();
+                }
+                lock (gate) Call.Check(Native.cfx_schema_builder_add_categorical(Handle, n, ptrs, (UIntPtr)ptrs.Length));
+            }
+            finally
+            {
+                for (int i = 0; i < pins.Length; i++) if (pins[i].IsAllocated) pins[i].Free();
+            }
+            return this;
+        }
+
+        /// <summary>A special code of the last added (contiguous) feature, e.g. −7 "no delinquency record".</summary>
+        public SchemaBuilder AddSpecialState(double code, string label)
+        {
+            if (label == null) throw new ArgumentNullException("label");
+            var l = Utf8.Encode(label);
+            lock (gate) Call.Check(Native.cfx_schema_builder_add_special_state(Handle, code, l));
+            return this;
+        }
+
+        /// <summary>Actionability of the last added feature.</summary>
+        public SchemaBuilder SetActionability(bool mutable, Direction direction = Direction.Any)
+        {
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_actionability(Handle, mutable ? 1 : 0, (int)direction));
+            return this;
+        }
+
+        /// <summary>Validates and returns the schema. The builder is consumed whether or not this succeeds.</summary>
+        public Schema Build()
+        {
+            lock (gate)
+            {
+                var b = Handle;
+                SchemaHandle s;
+                int st;
+                try
+                {
+                    st = Native.cfx_schema_build(b, out s);
+                }
+                finally
+                {
+                    b.SetHandleAsInvalid(); // consumed by cfx_schema_build in every case
+                }
+                return new Schema(Call.Owned(st, s));
+            }
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package org.cfx;
+
+import java.lang.ref.Reference;
+import java.util.Objects;
+
+/**
+ * A mutable configuration builder ({@code cfx_config_builder}). Not thread-safe. {@link #build()}
+ * consumes it (the native builder moves into the configuration); closing an unbuilt builder frees
+ * it. Each setter validates in the library and throws {@link CfxException} INVALID_ARGUMENT.
+ */
+public final class ConfigBuilder extends NativeResource {
+    ConfigBuilder() {
+        super(Native.KIND_CONFIG_BUILDER, newHandle());
+    }
+
+    private static long newHandle() {
+        Native.load();
+        return Native.configBuilderNew();
+    }
+
+    private interface Setter {
+        void set(long b);
+    }
+
+    private ConfigBuilder with(Setter s) {
+        try {
+            s.set(handle());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        return this;
+    }
+
+    /** Time limit per solve in seconds (> 0). */
+    public ConfigBuilder timeLimit(double seconds) {
+        return with(b -> Native.cbSetTimeLimit(b, seconds));
+    }
+
+    /** Solver threads (≥ 1). */
+    public ConfigBuilder threads(int threads) {
+        return with(b -> Native.cbSetThreads(b, Utf8.count(threads, "threads")));
+    }
+
+    /** Relative MIP gap (≥ 0). */
+    public ConfigBuilder mipGap(double gap) {
+        return with(b -> Native.cbSetMipGap(b, gap));
+    }
+
+    /** Score margin beyond the threshold (≥ 0). */
+    public ConfigBuilder margin(double margin) {
+        return with(b -> Native.cbSetMargin(b, margin));
+    }
+
+    /** Number of diverse counterfactuals (≥ 1). */
+    public ConfigBuilder nDiverse(int n) {
+        return with(b -> Native.cbSetNDiverse(b, Utf8.count(n, "n_diverse")));
+    }
+
+    public ConfigBuilder diversityRule(DiversityRule rule) {
+        Objects.requireNonNull(rule, "rule");
+        return with(b -> Native.cbSetDiversityRule(b, rule.code));
+    }
+
+    /** Diversity rule by its C number (validated by the library). */
+    public ConfigBuilder diversityRule(int rule) {
+        return with(b -> Native.cbSetDiversityRule(b, rule));
+    }
+
+    /** Noise model and its standard deviation σ ≥ 0. */
+    public ConfigBuilder noise(NoiseModel model, double sigma) {
+        Objects.requireNonNull(model, "model");
+        return with(b -> Native.cbSetNoise(b, model.code, sigma));
+    }
+
+    /** Noise model by its C number (validated by the library). */
+    public ConfigBuilder noise(int model, double sigma) {
+        return with(b -> Native.cbSetNoise(b, model, sigma));
+    }
+
+    /** Monte Carlo sample count K (≥ 1). */
+    public ConfigBuilder nSamples(int k) {
+        return with(b -> Native.cbSetNSamples(b, Utf8.count(k, "n_samples")));
+    }
+
+    /** The m > 0 of the invalidation bound. */
+    public ConfigBuilder boundM(double m) {
+        return with(b -> Native.cbSetBoundM(b, m));
+    }
+
+    /** Target rate in [0, 1] and tolerance ε ≥ 0. */
+    public ConfigBuilder target(double target, double epsilon) {
+        return with(b -> Native.cbSetTarget(b, target, epsilon));
+    }
+
+    /** Seed of every random step (an unsigned 64-bit value in a long). */
+    public ConfigBuilder seed(long seed) {
+        return with(b -> Native.cbSetSeed(b, seed));
+    }
+
+    /** COPA loss weights (≥ 0). */
+    public ConfigBuilder copaWeights(double robustWeight, double diversityWeight) {
+        return with(b -> Native.cbSetCopaWeights(b, robustWeight, diversityWeight));
+    }
+
+    /** COPA ambiguity radius ρ ≥ 0. */
+    public ConfigBuilder copaRadius(double rho) {
+        return with(b -> Native.cbSetCopaRadius(b, rho));
+    }
+
+    /** RL episodes (≥ 1) and steps per episode (≥ 1). */
+    public ConfigBuilder rlEpisodes(int episodes, int maxSteps) {
+        return with(
+                b -> Native.cbSetRlEpisodes(b, Utf8.count(episodes, "episodes"), Utf8.count(maxSteps, "max_steps")));
+    }
+
+    /** RL discount, learning rates, mini-batch size and replay capacity. */
+    public ConfigBuilder rlTraining(
+            double discount, double learningRateActor, double learningRateParam, int batchSize, int replayCapacity) {
+        return with(
+                b -> Native.cbSetRlTraining(
+                        b,
+                        discount,
+                        learningRateActor,
+                        learningRateParam,
+                        Utf8.count(batchSize, "batch_size"),
+                        Utf8.count(replayCapacity, "replay_capacity")));
+    }
+
+    /** RL ε-greedy exploration from start down to end. */
+    public ConfigBuilder rlExploration(double start, double end) {
+        return with(b -> Native.cbSetRlExploration(b, start, end));
+    }
+
+    /** RL hidden-layer widths. */
+    public ConfigBuilder rlHidden(int... widths) {
+        Objects.requireNonNull(widths, "widths");
+        long[] w = new long[widths.length];
+        for (int i = 0; i < widths.length; i++) {
+            w[i] = Utf8.count(widths[i], "hidden width");
+        }
+        return with(b -> Native.cbSetRlHidden(b, w));
+    }
+
+    /** The immutable configuration. Consumes this builder (also when building fails). */
+    public Config build() {
+        long b;
+        try {
+            b = release();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        return new Config(Native.configBuild(b));
+    }
+}

@@ -1,0 +1,181 @@
+package org.cfx;
+
+import java.lang.ref.Reference;
+import java.util.Objects;
+
+/**
+ * An immutable scoring model ({@code cfx_model}): logistic regression or an MLP over a schema's
+ * encoded space. Thread-safe: one handle can serve many threads at once (see
+ * org.cfx.examples.ParallelBatch). Scores are log-odds of the favourable outcome; an applicant is
+ * accepted when the probability is strictly above {@link #threshold()}.
+ */
+public final class Model extends NativeResource {
+    /** Model kinds ({@code cfx_model_kind}). */
+    public enum Kind {
+        LINEAR,
+        MLP
+    }
+
+    /** Score (log-odds), probability and decision of one applicant. */
+    public record Prediction(double score, double probability, boolean accepted) {}
+
+    private final int inputDim;
+
+    Model(long handle) {
+        super(Native.KIND_MODEL, handle);
+        this.inputDim = Math.toIntExact(Native.modelInputDim(handle));
+    }
+
+    /** Logistic regression {@code score = w·x + b}, accepted when sigmoid(score) > threshold. */
+    public static Model linear(double[] weights, double bias, double threshold) {
+        Objects.requireNonNull(weights, "weights");
+        Native.load();
+        return new Model(Native.modelLinearNew(weights, bias, threshold));
+    }
+
+    /** Reads a model from JSON, checking its input dimension against {@code schema}. */
+    public static Model fromJson(Schema schema, String json) {
+        try {
+            return new Model(Native.modelFromJson(schema.handle(), Utf8.cstr(json, "json")));
+        } finally {
+            Reference.reachabilityFence(schema);
+        }
+    }
+
+    /** L2-regularised logistic regression fitted on the encoded rows (sklearn's {@code C}). */
+    public static Model fitLinear(Dataset data, double c) {
+        try {
+            return new Model(Native.modelFitLinear(data.handle(), c));
+        } finally {
+            Reference.reachabilityFence(data);
+        }
+    }
+
+    /** An MLP trained with Adam; the same seed gives the same bits. */
+    public static Model trainMlp(
+            Dataset data, int[] hidden, int epochs, int batchSize, double learningRate, double l2, long seed) {
+        Objects.requireNonNull(hidden, "hidden");
+        long[] h = new long[hidden.length];
+        for (int i = 0; i < hidden.length; i++) {
+            h[i] = Utf8.count(hidden[i], "hidden width");
+        }
+        try {
+            return new Model(
+                    Native.modelTrainMlp(
+                            data.handle(),
+                            h,
+                            Utf8.count(epochs, "epochs"),
+                            Utf8.count(batchSize, "batch size"),
+                            learningRate,
+                            l2,
+                            seed));
+        } finally {
+            Reference.reachabilityFence(data);
+        }
+    }
+
+    /** The model as JSON. */
+    public String toJson() {
+        try {
+            return Utf8.str(Native.modelToJson(handle()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@code "fnv1a64:<hex>"} of the canonical JSON, as written in result exports. */
+    public String fingerprint() {
+        try {
+            return Utf8.str(Native.modelFingerprint(handle()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    public Kind kind() {
+        try {
+            int k = Native.modelKind(handle());
+            return k == 0 ? Kind.LINEAR : Kind.MLP;
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The input dimension (= the schema's encoded dimension). */
+    public int inputDim() {
+        handle();
+        return inputDim;
+    }
+
+    public double threshold() {
+        try {
+            return Native.modelThreshold(handle());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Score, probability and decision of one encoded row (pinned, not copied). */
+    public Prediction predict(double[] x) {
+        Objects.requireNonNull(x, "x");
+        double[] out = new double[3];
+        try {
+            Native.modelPredict(handle(), x, out);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        return new Prediction(out[0], out[1], out[2] != 0.0);
+    }
+
+    /** Like {@link #predict} for a raw row, encoded through {@code schema} first. */
+    public Prediction predictRaw(Schema schema, double[] raw) {
+        Objects.requireNonNull(raw, "raw");
+        double[] out = new double[3];
+        try {
+            Native.modelPredictRaw(handle(), schema.handle(), raw, out);
+        } finally {
+            Reference.reachabilityFence(this);
+            Reference.reachabilityFence(schema);
+        }
+        return new Prediction(out[0], out[1], out[2] != 0.0);
+    }
+
+    /** Probabilities of the rows of a row-major array ({@code n × inputDim} values). */
+    public double[] probabilities(double[] rowMajor) {
+        Objects.requireNonNull(rowMajor, "rows");
+        int n = rowsOf(rowMajor.length);
+        double[] out = new double[n];
+        probabilitiesInto(rowMajor, 0, n, out, 0);
+        return out;
+    }
+
+    /**
+     * Probabilities of {@code nRows} rows starting at row {@code firstRow} of a row-major array,
+     * written into {@code out[outOffset .. outOffset + nRows)}. The input is pinned, not copied, and
+     * only that region of {@code out} is written, so threads can score disjoint slices of one big
+     * batch into one shared output array (the hot path).
+     */
+    public void probabilitiesInto(double[] rowMajor, int firstRow, int nRows, double[] out, int outOffset) {
+        Objects.requireNonNull(rowMajor, "rows");
+        Objects.requireNonNull(out, "out");
+        int total = rowsOf(rowMajor.length);
+        if (firstRow < 0 || nRows < 0 || firstRow > total - nRows || outOffset < 0 || outOffset > out.length - nRows) {
+            throw new IndexOutOfBoundsException(
+                    "rows " + firstRow + "+" + nRows + " of " + total + " into out[" + outOffset + "..] of "
+                            + out.length);
+        }
+        try {
+            Native.modelProbabilityBatch(handle(), rowMajor, (long) firstRow * inputDim, nRows, out, outOffset);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    private int rowsOf(int length) {
+        if (inputDim == 0 || length % inputDim != 0) {
+            throw new IllegalArgumentException(
+                    length + " values are not whole rows of " + inputDim + " (the model's input dimension)");
+        }
+        return length / inputDim;
+    }
+}

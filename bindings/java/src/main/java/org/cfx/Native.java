@@ -1,0 +1,322 @@
+package org.cfx;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The JNI entry points (src/main/c/cfx_jni.c), one per C function of include/cfx.h. Package
+ * private: the public classes check arguments, keep handles alive around each call and turn
+ * results into Java values. Handles are {@code long}; strings cross as UTF-8 byte arrays
+ * (NUL-terminated on the way in).
+ *
+ * <p>Loading checks {@code cfx_abi_version()} against {@link #BUILT_FOR_ABI} and refuses a
+ * mismatch with an {@link UnsatisfiedLinkError} that says what to do.
+ */
+final class Native {
+    /** The C ABI this binding was written for ({@code CFX_ABI_VERSION} in include/cfx.h). */
+    static final int BUILT_FOR_ABI = 1;
+
+    static final int KIND_SCHEMA = 0;
+    static final int KIND_DATASET = 1;
+    static final int KIND_MODEL = 2;
+    static final int KIND_CONFIG = 3;
+    static final int KIND_CONFIG_BUILDER = 4;
+    static final int KIND_SCHEMA_BUILDER = 5;
+    static final int KIND_NOISE = 6;
+    static final int KIND_ESTIMATOR = 7;
+    static final int KIND_WORKSPACE = 8;
+    static final int KIND_ROBUST_RESULT = 9;
+    static final int KIND_COHERENT_RESULT = 10;
+    static final int KIND_POLICY = 11;
+    static final int KIND_PLAN = 12;
+
+    static {
+        String explicit = System.getProperty("cfx.jni.library");
+        if (explicit != null && !explicit.isEmpty()) {
+            System.load(explicit);
+        } else {
+            System.loadLibrary("cfx_jni");
+        }
+        checkAbi(abiVersion(), headerAbiVersion(), BUILT_FOR_ABI);
+    }
+
+    private Native() {}
+
+    /**
+     * Refuses a library whose ABI differs from the one this binding (and its JNI shim) was built
+     * for. Separate from the loader so the refusal can be tested.
+     */
+    static void checkAbi(int libraryAbi, int shimAbi, int bindingAbi) {
+        if (libraryAbi != bindingAbi || shimAbi != bindingAbi) {
+            throw new UnsatisfiedLinkError(
+                    "cfx: ABI version mismatch: the native library libcfx reports ABI "
+                            + libraryAbi
+                            + ", the JNI shim was compiled against ABI "
+                            + shimAbi
+                            + ", but this Java binding was built for ABI "
+                            + bindingAbi
+                            + "; rebuild bindings/java against the installed include/cfx.h"
+                            + " or install the libcfx it was built for");
+        }
+    }
+
+    /** Forces loading (and the ABI check). */
+    static void load() {}
+
+    // ------------------------------------------------------------ free tracking (tests)
+
+    /** When true, every free is counted per wrapper id (tests of "exactly once"). */
+    static volatile boolean trackFrees;
+
+    static final Map<Long, AtomicInteger> FREE_COUNTS = new ConcurrentHashMap<>();
+    static final Map<Long, String> FREE_THREADS = new ConcurrentHashMap<>();
+
+    static void recordFree(long id) {
+        if (trackFrees) {
+            FREE_COUNTS.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+            FREE_THREADS.put(id, Thread.currentThread().getName());
+        }
+    }
+
+    // ------------------------------------------------------------------------ version
+
+    static native int abiVersion();
+
+    static native int headerAbiVersion();
+
+    static native int versionMajor();
+
+    static native int versionMinor();
+
+    static native int versionPatch();
+
+    static native String versionString();
+
+    static native String statusName(int status);
+
+    static native boolean hasTestingPanic();
+
+    static native void testingPanic();
+
+    /** Whether the shim was compiled against a header with the robustness entry points. */
+    static native boolean hasRobust();
+
+    /** Whether the shim was compiled against a header with the coherent (MIP) entry points. */
+    static native boolean hasCoherent();
+
+    /** Whether the shim was compiled against a header with the sequential (policy) entry points. */
+    static native boolean hasSequential();
+
+    static native byte[] lastErrorMessage();
+
+    static native void free(int kind, long handle);
+
+    // ------------------------------------------------------------------------- config
+
+    static native long configBuilderNew();
+
+    static native void cbSetTimeLimit(long b, double seconds);
+
+    static native void cbSetThreads(long b, long threads);
+
+    static native void cbSetMipGap(long b, double gap);
+
+    static native void cbSetMargin(long b, double margin);
+
+    static native void cbSetNDiverse(long b, long n);
+
+    static native void cbSetDiversityRule(long b, int rule);
+
+    static native void cbSetNoise(long b, int model, double sigma);
+
+    static native void cbSetNSamples(long b, long k);
+
+    static native void cbSetBoundM(long b, double m);
+
+    static native void cbSetTarget(long b, double target, double epsilon);
+
+    static native void cbSetSeed(long b, long seed);
+
+    static native void cbSetCopaWeights(long b, double robust, double diversity);
+
+    static native void cbSetCopaRadius(long b, double rho);
+
+    static native void cbSetRlEpisodes(long b, long episodes, long maxSteps);
+
+    static native void cbSetRlTraining(
+            long b, double discount, double lrActor, double lrParam, long batch, long capacity);
+
+    static native void cbSetRlExploration(long b, double start, double end);
+
+    static native void cbSetRlHidden(long b, long[] hidden);
+
+    static native long configBuild(long b);
+
+    static native byte[] configToJson(long config);
+
+    // ------------------------------------------------------------------------ dataset
+
+    static native long datasetLoadGerman(byte[] path);
+
+    static native long datasetLoadHeloc(byte[] path);
+
+    static native long datasetLoadTaiwan(byte[] path);
+
+    static native long datasetFromCsv(long schema, byte[] path, byte[] target, byte[] favourable);
+
+    static native long datasetNRows(long d);
+
+    static native long datasetSchema(long d);
+
+    static native void datasetRow(long d, long index, double[] out);
+
+    static native double datasetLabel(long d, long index);
+
+    static native void datasetHoldoutSplit(long d, long[] out2);
+
+    // -------------------------------------------------------------------------- model
+
+    static native long modelLinearNew(double[] weights, double bias, double threshold);
+
+    static native long modelFromJson(long schema, byte[] json);
+
+    static native byte[] modelToJson(long m);
+
+    static native byte[] modelFingerprint(long m);
+
+    static native long modelFitLinear(long dataset, double c);
+
+    static native long modelTrainMlp(
+            long dataset, long[] hidden, long epochs, long batch, double lr, double l2, long seed);
+
+    static native int modelKind(long m);
+
+    static native long modelInputDim(long m);
+
+    static native double modelThreshold(long m);
+
+    static native void modelPredict(long m, double[] x, double[] out3);
+
+    static native void modelPredictRaw(long m, long schema, double[] raw, double[] out3);
+
+    static native void modelProbabilityBatch(
+            long m, double[] x, long xOffset, long nRows, double[] out, long outOffset);
+
+    // ------------------------------------------------------------------------- schema
+
+    static native long schemaFromJson(byte[] json);
+
+    static native byte[] schemaToJson(long s);
+
+    static native byte[] schemaFingerprint(long s);
+
+    static native long schemaNFeatures(long s);
+
+    static native long schemaEncodedDim(long s);
+
+    static native byte[] schemaFeatureName(long s, long index);
+
+    static native long schemaIndexOf(long s, byte[] name);
+
+    static native void schemaEncode(long s, double[] raw, double[] out);
+
+    static native void schemaDecode(long s, double[] x, double[] out);
+
+    static native byte[] schemaDescribeChanges(long s, double[] from, double[] to);
+
+    static native long schemaFitWeights(long s, double[] rows, long nRows, long nCols);
+
+    // ----------------------------------------------------------------- schema builder
+
+    static native long schemaBuilderNew();
+
+    static native void sbAddContiguous(long b, byte[] name, double lower, double upper, boolean integer);
+
+    static native void sbAddCategorical(long b, byte[] name, byte[][] levels);
+
+    static native void sbAddSpecialState(long b, double code, byte[] label);
+
+    static native void sbSetActionability(long b, boolean mutable, int direction);
+
+    static native long schemaBuild(long b);
+
+    // -------------------------------------------------------- robustness (CFX_JNI_ROBUST)
+
+    static native long noiseGaussianNew(long schema, double sigma2);
+
+    static native long noiseNew(int kind, long[] columns, double[] scale);
+
+    static native long estimatorNew(long noise, long k, int sampling);
+
+    static native long workspaceNew(long model, long seed);
+
+    static native void workspaceReseed(long ws, long seed);
+
+    static native void estimatorEstimate(long e, long m, long ws, double[] x, double[] out4);
+
+    static native void estimatorBound(long e, long m, long ws, double[] x, double mm, double[] out3);
+
+    static native double estimatorProbeRate(long e, long m, long ws, double[] x);
+
+    static native double estimatorExactRate(long e, long m, double[] x);
+
+    static native void estimatorEstimateBatch(
+            long e, long m, double[] points, long nPoints, long seed, long threads, double[] gamma, double[] theta);
+
+    static native long robustGenerate(long schema, long m, long noise, int method, long config, double[] raw);
+
+    static native void robustResultSummary(long r, double[] out8);
+
+    static native void robustResultRaw(long r, double[] out);
+
+    static native void robustResultEncoded(long r, double[] out);
+
+    static native byte[] robustResultToJson(long r, long schema, long m);
+
+    static native double robustBoundConfidence(long k, double m);
+
+    // -------------------------------------------------------- coherent (CFX_JNI_COHERENT)
+
+    static native long coherentExplain(long schema, long m, long config, double[] row, boolean diverse);
+
+    static native void coherentOutcome(long r, long[] out2);
+
+    static native long coherentCount(long r);
+
+    static native double[] coherentCounterfactual(long r, long k);
+
+    static native void coherentCertificate(long r, long k, double[] out6);
+
+    static native byte[] coherentDescribe(long r);
+
+    static native byte[] coherentToJson(long r);
+
+    // ---------------------------------------------------- sequential (CFX_JNI_SEQUENTIAL)
+
+    static native long policyTrain(long train, long m, long config, int reward, Sequential.Listener listener);
+
+    static native long policyFromJson(byte[] json);
+
+    static native byte[] policyToJson(long p);
+
+    static native void policySave(long p, byte[] path);
+
+    static native long policyLoad(byte[] path);
+
+    static native long policyNActions(long p);
+
+    static native long policyAnswer(long p, long schema, long m, double[] raw);
+
+    static native void policyEvaluate(long p, long m, long test, double[] out7);
+
+    static native long planNSteps(long plan);
+
+    static native void planSuccess(long plan, double[] out2);
+
+    static native void planStep(long plan, long index, double[] out4);
+
+    static native byte[] planStepText(long plan, long index);
+
+    static native byte[] planToJson(long plan);
+}

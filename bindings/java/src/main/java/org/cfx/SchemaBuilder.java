@@ -1,0 +1,78 @@
+package org.cfx;
+
+import java.lang.ref.Reference;
+import java.util.Objects;
+
+/**
+ * A schema under construction ({@code cfx_schema_builder}). Not thread-safe. Features are added
+ * in order; {@link #specialState} and {@link #actionability} apply to the last one added. {@link
+ * #build()} validates and consumes the builder (also when validation fails).
+ */
+public final class SchemaBuilder extends NativeResource {
+    SchemaBuilder() {
+        super(Native.KIND_SCHEMA_BUILDER, newHandle());
+    }
+
+    private static long newHandle() {
+        Native.load();
+        return Native.schemaBuilderNew();
+    }
+
+    private interface Step {
+        void run(long b);
+    }
+
+    private SchemaBuilder with(Step s) {
+        try {
+            s.run(handle());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        return this;
+    }
+
+    /** A contiguous feature with raw range [lower, upper]; {@code integer} for whole numbers. */
+    public SchemaBuilder contiguous(String name, double lower, double upper, boolean integer) {
+        byte[] n = Utf8.cstr(name, "name");
+        return with(b -> Native.sbAddContiguous(b, n, lower, upper, integer));
+    }
+
+    /** A categorical feature; raw values are indices into {@code levels}. */
+    public SchemaBuilder categorical(String name, String... levels) {
+        Objects.requireNonNull(levels, "levels");
+        byte[] n = Utf8.cstr(name, "name");
+        byte[][] l = new byte[levels.length][];
+        for (int i = 0; i < levels.length; i++) {
+            l[i] = Utf8.cstr(levels[i], "levels[" + i + "]");
+        }
+        return with(b -> Native.sbAddCategorical(b, n, l));
+    }
+
+    /** A special code of the last (contiguous) feature, e.g. −7 "no delinquency record". */
+    public SchemaBuilder specialState(double code, String label) {
+        byte[] l = Utf8.cstr(label, "label");
+        return with(b -> Native.sbAddSpecialState(b, code, l));
+    }
+
+    /** Actionability of the last feature added. */
+    public SchemaBuilder actionability(boolean mutable, Direction direction) {
+        Objects.requireNonNull(direction, "direction");
+        return with(b -> Native.sbSetActionability(b, mutable, direction.code));
+    }
+
+    /** Actionability with a direction given by its C number (validated by the library). */
+    public SchemaBuilder actionability(boolean mutable, int direction) {
+        return with(b -> Native.sbSetActionability(b, mutable, direction));
+    }
+
+    /** The immutable schema ({@link CfxException} INVALID_SCHEMA when inconsistent). Consumes the builder. */
+    public Schema build() {
+        long b;
+        try {
+            b = release();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        return new Schema(Native.schemaBuild(b));
+    }
+}

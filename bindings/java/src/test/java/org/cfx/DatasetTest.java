@@ -1,0 +1,111 @@
+package org.cfx;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class DatasetTest {
+    @Test
+    void germanLoadsFromAPathAndFromTheBundledCopy() {
+        try (Dataset a = Dataset.loadGerman(TestData.germanPath());
+                Dataset b = Dataset.loadGerman(null)) {
+            assertEquals(1000, a.nRows());
+            assertEquals(a.nRows(), b.nRows());
+            assertArrayEquals(a.row(0), b.row(0));
+            assertArrayEquals(a.row(999), b.row(999));
+            double[] y = a.labels();
+            int good = 0;
+            for (double v : y) {
+                assertTrue(v == 0.0 || v == 1.0);
+                good += (int) v;
+            }
+            assertEquals(700, good, "Statlog German: 700 good, 300 bad");
+        }
+    }
+
+    @Test
+    void holdoutSplitIsTheFixedSeventyThirty() {
+        try (Dataset d = Dataset.loadGerman(TestData.germanPath());
+                Dataset.Split s = d.holdoutSplit()) {
+            assertEquals(700, s.train().nRows());
+            assertEquals(300, s.test().nRows());
+            assertArrayEquals(d.row(7), s.test().row(0), "row i is held out when i mod 10 >= 7");
+            assertArrayEquals(d.row(10), s.train().row(7));
+            assertEquals(d.label(19), s.test().label(5));
+        }
+    }
+
+    @Test
+    void fromCsvUnderASchemaReadsTheSameRows() {
+        try (Dataset d = Dataset.loadGerman(TestData.germanPath());
+                Schema s = d.schema();
+                Dataset e = Dataset.fromCsv(s, TestData.germanPath(), "creditability", "good")) {
+            assertEquals(d.nRows(), e.nRows());
+            for (int i = 0; i < d.nRows(); i += 37) {
+                assertArrayEquals(d.row(i), e.row(i));
+                assertEquals(d.label(i), e.label(i));
+            }
+            try (Schema es = e.schema()) {
+                assertEquals(s.fingerprint(), es.fingerprint());
+            }
+            CfxException x =
+                    assertThrows(CfxException.class, () -> Dataset.fromCsv(s, TestData.germanPath(), "nope", "good"));
+            assertEquals(Status.NOT_FOUND, x.statusCode(), x.getMessage());
+            assertTrue(x.detail().contains("nope"), x.detail());
+        }
+    }
+
+    @Test
+    void helocAndTaiwanLoadWhenTheSharedDataIsThere() {
+        Path shared = TestData.root().resolve("../shared/data");
+        Path heloc = shared.resolve("heloc.csv");
+        Path taiwan = shared.resolve("taiwan_default.csv");
+        if (Files.exists(heloc)) {
+            try (Dataset d = Dataset.loadHeloc(heloc.toString())) {
+                assertTrue(d.nRows() > 9000, "HELOC has 10459 rows");
+            }
+        }
+        if (Files.exists(taiwan)) {
+            try (Dataset d = Dataset.loadTaiwan(taiwan.toString())) {
+                assertEquals(30000, d.nRows());
+            }
+        }
+        assertEquals(
+                Status.IO_ERROR,
+                assertThrows(CfxException.class, () -> Dataset.loadHeloc("/nonexistent/heloc.csv")).statusCode());
+        assertEquals(
+                Status.IO_ERROR,
+                assertThrows(CfxException.class, () -> Dataset.loadTaiwan("/nonexistent/taiwan.csv")).statusCode());
+    }
+
+    @Test
+    void unknownLevelUnderASchemaIsADataErrorNamingRowAndColumn() throws IOException {
+        Path bad = Files.createTempFile("cfx-level", ".csv");
+        try (Dataset d = Dataset.loadGerman(TestData.germanPath());
+                Schema s = d.schema()) {
+            java.util.List<String> lines = Files.readAllLines(Path.of(TestData.germanPath()));
+            Files.write(bad, java.util.List.of(lines.get(0), lines.get(1).replace("radio/television", "spaceship")));
+            CfxException e = assertThrows(
+                    CfxException.class, () -> Dataset.fromCsv(s, bad.toString(), "creditability", "good"));
+            assertEquals(Status.DATA_ERROR, e.statusCode(), e.getMessage());
+            assertTrue(e.detail().contains("purpose"), e.detail());
+        } finally {
+            Files.deleteIfExists(bad);
+        }
+    }
+
+    @Test
+    void malformedCsvIsADataError() throws IOException {
+        Path bad = Files.createTempFile("cfx-bad", ".csv");
+        try {
+            Files.writeString(bad, "a,b\n1\n");
+            CfxException e = assertThrows(CfxException.class, () -> Dataset.loadGerman(bad.toString()));
+            assertEquals(Status.DATA_ERROR, e.statusCode(), e.getMessage());
+        } finally {
+            Files.deleteIfExists(bad);
+        }
+    }
+}

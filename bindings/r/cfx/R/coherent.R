@@ -1,0 +1,61 @@
+.coherent_outcomes <- c("optimal", "time_limit", "infeasible", "unknown")
+
+#' The optimal coherent counterfactual of a declined applicant under a
+#' logistic model (a mixed-integer programme solved by HiGHS), or a proof that
+#' none exists; with `diverse = TRUE` also up to n_diverse - 1 diverse
+#' alternatives (see cfx_config()). `applicant` is a one-row data frame or a
+#' raw vector. Infeasibility and time limits are outcomes, not errors.
+cfx_explain <- function(model, applicant, schema, config = NULL, diverse = FALSE) {
+  raw <- .raw_matrix(schema, applicant)
+  if (nrow(raw) != 1L) stop("cfx: 'applicant' must be one applicant", call. = FALSE)
+  .fam_call("coherent", "C_coherent_explain", schema, model, config, raw[1L, ], isTRUE(diverse))
+}
+
+# Everything a result holds, in one library round trip.
+.coherent <- function(result) .fam_call("coherent", "C_coherent_result", result)
+
+#' The solver outcome ("optimal", "time_limit", "infeasible" or "unknown") and
+#' the bit mask of the constraint groups that block an infeasible applicant.
+cfx_outcome <- function(result) {
+  r <- .coherent(result)
+  list(outcome = .coherent_outcomes[r$outcome + 1L], blocking_mask = r$blocking_mask)
+}
+
+#' The counterfactuals as a data frame (one row each, the optimal first) with
+#' their certificates: weighted L1 cost, score, probability, solver objective,
+#' MIP gap and solve seconds.
+as.data.frame.cfx_coherent_result <- function(x, ...) {
+  r <- .coherent(x)
+  schema <- .Call(C_handle_prot, x)
+  cf <- r$counterfactuals
+  if (nrow(cf) == 0L) cf <- matrix(numeric(), 0L, as.integer(cfx_n_features(schema)))
+  df <- .raw_data_frame(schema, cf)
+  cbind(df, data.frame(cost = r$cost, score = r$score, probability = r$probability,
+                       objective = r$objective, mip_gap = r$mip_gap,
+                       solve_seconds = r$solve_seconds))
+}
+
+#' Counterfactual `k` (1 = the optimal one) as a one-row data frame.
+cfx_counterfactual <- function(result, k = 1) {
+  raw <- .fam_call("coherent", "C_coherent_counterfactual", result, as.numeric(k) - 1)
+  .raw_data_frame(.Call(C_handle_prot, result), matrix(raw, nrow = 1L))
+}
+
+#' The explanation in plain words, one line per counterfactual.
+cfx_describe <- function(result) {
+  .fam_call("coherent", "C_coherent_describe", result)
+}
+
+cfx_to_json.cfx_coherent_result <- function(x) .fam_call("coherent", "C_coherent_to_json", x)
+
+print.cfx_coherent_result <- function(x, ...) {
+  if (.freed_line(x, "explanation")) return(invisible(x))
+  o <- cfx_outcome(x)
+  n <- nrow(.coherent(x)$counterfactuals)
+  cat(sprintf("A cfx explanation (solver outcome: %s) with %d counterfactual%s:\n",
+              gsub("_", " ", o$outcome), n, if (n == 1L) "" else "s"))
+  text <- cfx_describe(x)
+  lines <- strsplit(text, "\n", fixed = TRUE)[[1L]]
+  for (l in lines[nzchar(lines)]) cat("  ", l, "\n", sep = "")
+  invisible(x)
+}

@@ -1,0 +1,94 @@
+#' Solver configuration shared by every cfx method.
+#'
+#' Each argument left NULL keeps the method's documented default. Multi-value
+#' settings are vectors: `copa_weights = c(robust, diversity)`,
+#' `rl_episodes = c(episodes, max_steps)`, `rl_training = c(discount,
+#' learning_rate_actor, learning_rate_param, batch_size, replay_capacity)`,
+#' `rl_exploration = c(start, end)`. `noise` is "gaussian" or "uniform" with
+#' its standard deviation `sigma`; `diversity_rule` is "russell_code" or
+#' "russell_intended" or "distinct_subsets"; `target` comes with its tolerance `target_epsilon`.
+#' Built through the library's configuration builder; invalid values raise a
+#' `cfx_error_invalid_argument` condition naming the setting.
+cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin = NULL,
+                       n_diverse = NULL, diversity_rule = NULL, noise = NULL, sigma = NULL,
+                       n_samples = NULL, bound_m = NULL, target = NULL, target_epsilon = 0,
+                       seed = NULL, copa_weights = NULL, copa_radius = NULL,
+                       rl_episodes = NULL, rl_training = NULL, rl_exploration = NULL,
+                       rl_hidden = NULL) {
+  b <- cfx_config_builder()
+  on.exit(cfx_free(b)) # a no-op once built
+  set <- function(name, value) if (!is.null(value)) cfx_config_set(b, name, value)
+  set("time_limit", time_limit)
+  set("threads", threads)
+  set("mip_gap", mip_gap)
+  set("margin", margin)
+  set("n_diverse", n_diverse)
+  if (!is.null(diversity_rule)) {
+    set("diversity_rule", .enum(diversity_rule, c("russell_code", "russell_intended", "distinct_subsets"), "diversity_rule"))
+  }
+  if (!is.null(noise) || !is.null(sigma)) {
+    if (is.null(noise) || is.null(sigma)) stop("cfx: 'noise' and 'sigma' go together", call. = FALSE)
+    set("noise", c(.enum(noise, c("gaussian", "uniform"), "noise"), sigma))
+  }
+  set("n_samples", n_samples)
+  set("bound_m", bound_m)
+  if (!is.null(target)) set("target", c(target, target_epsilon))
+  set("seed", seed)
+  set("copa_weights", copa_weights)
+  set("copa_radius", copa_radius)
+  set("rl_episodes", rl_episodes)
+  set("rl_training", rl_training)
+  set("rl_exploration", rl_exploration)
+  set("rl_hidden", rl_hidden)
+  cfx_config_build(b)
+}
+
+.enum <- function(value, choices, what) {
+  if (is.numeric(value)) return(as.numeric(value))
+  i <- match(value, choices)
+  if (is.na(i)) {
+    stop(sprintf("cfx: '%s' must be one of %s", what, paste(dQuote(choices, FALSE), collapse = ", ")),
+         call. = FALSE)
+  }
+  i - 1
+}
+
+#' The low-level builder behind cfx_config(): a mutable handle.
+cfx_config_builder <- function() .cx(C_config_builder_new)
+
+#' Applies one setting to a builder (see cfx_config() for names and values).
+cfx_config_set <- function(builder, name, value) {
+  value <- if (identical(name, "seed") && is.character(value)) value else as.numeric(value)
+  invisible(.cx(C_config_builder_set, builder, name, value))
+}
+
+#' Turns a builder into an immutable configuration; the builder is consumed
+#' (it is freed, also when building fails).
+cfx_config_build <- function(builder) .cx(C_config_build, builder)
+
+#' The settings of a configuration as a list (NULL = the method's default).
+as.list.cfx_config <- function(x, ...) {
+  jsonlite::fromJSON(cfx_to_json(x), simplifyVector = TRUE)
+}
+
+print.cfx_config <- function(x, ...) {
+  if (.freed_line(x, "configuration")) return(invisible(x))
+  s <- as.list(x)
+  flat <- c(s[names(s) != "rl"], stats::setNames(s$rl, paste0("rl_", names(s$rl))))
+  set <- flat[!vapply(flat, is.null, TRUE)]
+  if (length(set) == 0L) {
+    cat("A cfx configuration with every setting at its method's default.\n")
+  } else {
+    cat("A cfx configuration; other settings use each method's default:\n")
+    for (n in names(set)) {
+      cat(sprintf("  %s: %s\n", gsub("_", " ", n), paste(format(set[[n]]), collapse = ", ")))
+    }
+  }
+  invisible(x)
+}
+
+print.cfx_config_builder <- function(x, ...) {
+  if (.freed_line(x, "configuration builder")) return(invisible(x))
+  cat("A cfx configuration builder (use cfx_config_set(), then cfx_config_build()).\n")
+  invisible(x)
+}

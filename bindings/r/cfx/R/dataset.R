@@ -1,0 +1,68 @@
+#' Loads the bundled Statlog German credit data (or the CSV at `path`) with
+#' cfx's schema: 1000 applicants, 20 features, label 1 = good risk.
+cfx_load_german <- function(path = NULL) .cx(C_dataset_load, 0L, .opt_path(path))
+
+#' Loads the FICO HELOC data (`path` NULL: heloc.csv in cfx's shared data folder).
+cfx_load_heloc <- function(path = NULL) .cx(C_dataset_load, 1L, .opt_path(path))
+
+#' Loads the Taiwan credit-card default data (`path` NULL: the library's
+#' default file in cfx's shared data folder).
+cfx_load_taiwan <- function(path = NULL) .cx(C_dataset_load, 2L, .opt_path(path))
+
+.opt_path <- function(path) if (is.null(path)) NULL else enc2utf8(path.expand(path))
+
+#' Reads a CSV with a column per feature of `schema` and a label column
+#' `target`; a row is favourable (label 1) when its `target` equals `favourable`.
+cfx_read_dataset <- function(schema, path, target, favourable) {
+  .cx(C_dataset_from_csv, schema, enc2utf8(path.expand(path)), target, as.character(favourable))
+}
+
+#' Number of applicants.
+cfx_n_rows <- function(dataset) .cx(C_dataset_n_rows, dataset)
+
+dim.cfx_dataset <- function(x) {
+  c(as.integer(cfx_n_rows(x)), as.integer(cfx_n_features(cfx_schema(x))))
+}
+
+#' Labels (1 = favourable, 0 otherwise) of every applicant.
+cfx_labels <- function(dataset) .cx(C_dataset_labels, dataset)
+
+#' Applicant `i` (1-based) as a one-row data frame.
+cfx_row <- function(dataset, i) {
+  s <- cfx_schema(dataset)
+  on.exit(cfx_free(s))
+  raw <- .cx(C_dataset_row, dataset, as.numeric(i) - 1)
+  .raw_data_frame(s, matrix(raw, nrow = 1L))
+}
+
+#' Label of applicant `i` (1-based).
+cfx_label <- function(dataset, i) .cx(C_dataset_label, dataset, as.numeric(i) - 1)
+
+#' Raw rows as a numeric matrix (categorical values are 0-based level indices).
+cfx_raw_rows <- function(dataset) .cx(C_dataset_rows, dataset)
+
+#' The applicants as a data frame (factors for categorical features), with a
+#' `label` column (1 = favourable) unless `labels = FALSE`.
+as.data.frame.cfx_dataset <- function(x, row.names = NULL, optional = FALSE, labels = TRUE, ...) {
+  s <- cfx_schema(x)
+  on.exit(cfx_free(s))
+  df <- .raw_data_frame(s, .cx(C_dataset_rows, x))
+  if (labels) df$label <- as.integer(.cx(C_dataset_labels, x))
+  df
+}
+
+#' The fixed 70/30 hold-out split (applicant i, counted from 0, is held out
+#' when i mod 10 >= 7): a list of two datasets, `train` and `test`.
+cfx_holdout_split <- function(dataset) .cx(C_dataset_holdout_split, dataset)
+
+print.cfx_dataset <- function(x, ...) {
+  if (.freed_line(x, "dataset")) return(invisible(x))
+  s <- cfx_schema(x)
+  on.exit(cfx_free(s))
+  n <- cfx_n_rows(x)
+  good <- sum(cfx_labels(x))
+  cat(sprintf("A cfx dataset of %d applicants, %d features (%d encoded columns); %d labelled favourable (%.1f%%).\n",
+              as.integer(n), as.integer(cfx_n_features(s)), as.integer(cfx_encoded_dim(s)),
+              as.integer(good), if (n > 0) 100 * good / n else 0))
+  invisible(x)
+}

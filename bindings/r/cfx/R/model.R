@@ -1,0 +1,92 @@
+#' A logistic-regression model score = w.x + b over the encoded space, which
+#' accepts an applicant when sigmoid(score) > threshold.
+cfx_linear_model <- function(weights, bias, threshold = 0.5) {
+  .cx(C_model_linear_new, as.numeric(weights), as.numeric(bias), as.numeric(threshold))
+}
+
+#' Fits L2-regularised logistic regression (scikit-learn's
+#' LogisticRegression(C = C) objective) on a dataset; threshold 0.5.
+cfx_fit_linear <- function(dataset, C = 1) .cx(C_model_fit_linear, dataset, as.numeric(C))
+
+#' Trains a multi-layer perceptron (ReLU hidden layers, Adam) on a dataset;
+#' threshold 0.5. The same seed gives the same model, bit for bit. `seed` is
+#' a whole number or a decimal string (for seeds above 2^53).
+cfx_train_mlp <- function(dataset, hidden = 16, epochs = 50, batch_size = 32,
+                          learning_rate = 1e-3, l2 = 0, seed = 0) {
+  .cx(C_model_train_mlp, dataset, as.numeric(hidden), as.numeric(epochs),
+      as.numeric(batch_size), as.numeric(learning_rate), as.numeric(l2),
+      if (is.character(seed)) seed else as.numeric(seed))
+}
+
+#' Reads a model from JSON (as written by cfx_to_json()), checking it against
+#' the schema's encoded dimension.
+cfx_model_from_json <- function(schema, json) {
+  .cx(C_model_from_json, schema, paste(json, collapse = "\n"))
+}
+
+cfx_read_model <- function(schema, file) {
+  cfx_model_from_json(schema, readLines(file, warn = FALSE, encoding = "UTF-8"))
+}
+
+cfx_write_model <- function(model, file) {
+  writeLines(enc2utf8(cfx_to_json(model)), file, useBytes = TRUE)
+  invisible(file)
+}
+
+#' Kind ("linear" or "mlp"), input dimension and decision threshold of a model.
+cfx_model_info <- function(model) .cx(C_model_info, model)
+
+print.cfx_model <- function(x, ...) {
+  if (.freed_line(x, "model")) return(invisible(x))
+  i <- cfx_model_info(x)
+  what <- switch(i$kind, linear = "logistic-regression model",
+                 mlp = "neural-network (MLP) model", "model")
+  cat(sprintf("A cfx %s over %d encoded columns; it accepts an applicant when the probability of a good outcome is above %s.\n",
+              what, as.integer(i$input_dim), .pct(i$threshold)))
+  invisible(x)
+}
+
+.pct <- function(p) paste0(formatC(100 * p, format = "f", digits = 1), "%")
+
+#' Scores applicants: `newdata` is a dataset, a data frame of applicants or a
+#' raw matrix (both with `schema`), or an encoded matrix (without `schema`).
+#' Returns a data frame with `score`, `probability` and `accepted`.
+predict.cfx_model <- function(object, newdata, schema = NULL, ...) {
+  if (inherits(newdata, "cfx_dataset")) {
+    schema <- cfx_schema(newdata)
+    on.exit(cfx_free(schema))
+    raw <- .cx(C_dataset_rows, newdata)
+    p <- .cx(C_model_predict_raw, object, schema, raw)
+  } else if (!is.null(schema)) {
+    p <- .cx(C_model_predict_raw, object, schema, .raw_matrix(schema, newdata))
+  } else {
+    if (is.data.frame(newdata)) stop("cfx: a data frame of applicants needs its schema", call. = FALSE)
+    x <- if (is.matrix(newdata)) newdata else matrix(as.numeric(newdata), nrow = 1L)
+    storage.mode(x) <- "double"
+    p <- .cx(C_model_predict, object, x)
+  }
+  out <- data.frame(score = p$score, probability = p$probability, accepted = p$accepted)
+  attr(out, "threshold") <- cfx_model_info(object)$threshold
+  class(out) <- c("cfx_predictions", "data.frame")
+  out
+}
+
+print.cfx_predictions <- function(x, ...) {
+  thr <- attr(x, "threshold")
+  for (i in seq_len(nrow(x))) {
+    cat(sprintf("applicant %s: %s (probability of a good outcome %s, threshold %s)\n",
+                row.names(x)[i], if (x$accepted[i]) "accepted" else "declined",
+                .pct(x$probability[i]), .pct(thr)))
+  }
+  invisible(x)
+}
+
+#' Probabilities of many applicants in one library call
+#' (cfx_model_probability_batch): `x` is an encoded matrix, or applicants
+#' (data frame / raw matrix) when `schema` is given.
+cfx_probability <- function(model, x, schema = NULL) {
+  if (!is.null(schema)) x <- cfx_encode(schema, x)
+  if (!is.matrix(x)) x <- matrix(as.numeric(x), nrow = 1L)
+  storage.mode(x) <- "double"
+  .cx(C_model_probability_batch, model, x)
+}

@@ -1,0 +1,87 @@
+#' Schemas built in code: the library's schema builder.
+#'
+#' Each adder returns the builder invisibly, so calls chain with |>.
+#' Building consumes the builder (also when it fails).
+cfx_schema_builder <- function() .cx(C_schema_builder_new)
+
+cfx_add_contiguous <- function(builder, name, lower, upper, integer = FALSE) {
+  .cx(C_schema_builder_add_contiguous, builder, name, as.numeric(lower), as.numeric(upper),
+      isTRUE(integer))
+  invisible(builder)
+}
+
+cfx_add_categorical <- function(builder, name, levels) {
+  .cx(C_schema_builder_add_categorical, builder, name, enc2utf8(as.character(levels)))
+  invisible(builder)
+}
+
+#' Declares a special code (outside the range) of the last added contiguous
+#' feature, e.g. -9 for "no bureau record".
+cfx_add_special_state <- function(builder, code, label) {
+  .cx(C_schema_builder_add_special_state, builder, as.numeric(code), label)
+  invisible(builder)
+}
+
+.directions <- c("any", "increase_only", "decrease_only")
+
+#' What an applicant may change about the last added feature.
+cfx_set_actionability <- function(builder, mutable = TRUE, direction = "any") {
+  d <- if (is.numeric(direction)) as.integer(direction) else match(direction, .directions) - 1L
+  if (length(d) != 1L || is.na(d)) {
+    stop(sprintf("cfx: 'direction' must be one of %s", paste(dQuote(.directions, FALSE), collapse = ", ")),
+         call. = FALSE)
+  }
+  .cx(C_schema_builder_set_actionability, builder, isTRUE(mutable), d)
+  invisible(builder)
+}
+
+cfx_schema_build <- function(builder) .cx(C_schema_build, builder)
+
+print.cfx_schema_builder <- function(x, ...) {
+  if (.freed_line(x, "schema builder")) return(invisible(x))
+  cat("A cfx schema builder (add features, then cfx_schema_build()).\n")
+  invisible(x)
+}
+
+#' A schema for the columns of a data frame: factor, character and logical
+#' columns become categorical features (their levels, in order), numeric
+#' columns contiguous features spanning the observed range (whole numbers
+#' when every value is). `special_states` names, per column, codes that are
+#' states rather than values (e.g. list(months_since_default = c("never" = -9)));
+#' they are left out of the range. Columns named in `immutable` cannot
+#' change; `increase_only` / `decrease_only` fix a direction.
+cfx_schema_from_data <- function(data, immutable = character(), increase_only = character(),
+                                 decrease_only = character(), special_states = list()) {
+  stopifnot(is.data.frame(data))
+  known <- c(immutable, increase_only, decrease_only, names(special_states))
+  unknown <- setdiff(known, names(data))
+  if (length(unknown)) {
+    stop(sprintf("cfx: no column named %s", paste(sQuote(unknown, FALSE), collapse = ", ")),
+         call. = FALSE)
+  }
+  b <- cfx_schema_builder()
+  on.exit(cfx_free(b)) # a no-op once built
+  for (name in names(data)) {
+    col <- data[[name]]
+    if (is.factor(col) || is.character(col) || is.logical(col)) {
+      lv <- if (is.factor(col)) levels(col) else sort(unique(as.character(col[!is.na(col)])))
+      cfx_add_categorical(b, name, lv)
+    } else if (is.numeric(col)) {
+      codes <- special_states[[name]]
+      v <- col[!is.na(col) & !(col %in% codes)]
+      if (length(v) == 0L) stop(sprintf("cfx: column '%s' has no values", name), call. = FALSE)
+      cfx_add_contiguous(b, name, min(v), max(v), integer = all(v == round(v)))
+      for (k in seq_along(codes)) cfx_add_special_state(b, codes[[k]], names(codes)[k])
+    } else {
+      stop(sprintf("cfx: column '%s' is neither numeric nor categorical", name), call. = FALSE)
+    }
+    if (name %in% immutable) {
+      cfx_set_actionability(b, mutable = FALSE)
+    } else if (name %in% increase_only) {
+      cfx_set_actionability(b, direction = "increase_only")
+    } else if (name %in% decrease_only) {
+      cfx_set_actionability(b, direction = "decrease_only")
+    }
+  }
+  cfx_schema_build(b)
+}

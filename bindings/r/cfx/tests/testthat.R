@@ -1,0 +1,3 @@
+library(testthat)
+library(cfx)
+test_check("cfx")

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Builds libcfx (with the `testing` feature) if needed, installs the R
+# package into a private library (bindings/r/lib) and runs its testthat
+# tests. Last line: "r: N passed, M failed"; exits non-zero on any failure.
+# Set CHECK=1 to also run `R CMD check --no-manual`, VALGRIND=1 to run
+# valgrind-smoke.R under valgrind memcheck (both before the tests).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export CFX_ROOT="$root"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+# The shared library every binding uses (cargo makes this idempotent and
+# serialises concurrent builds with its own lock).
+(cd "$root" && cargo build --quiet --release --lib --features testing --target-dir target/ffi-testing)
+
+lib="$here/lib"
+mkdir -p "$lib"
+if ! R CMD INSTALL --preclean --no-multiarch --library="$lib" "$here/cfx" >"$here/lib/install.log" 2>&1; then
+  cat "$here/lib/install.log" >&2
+  echo "r: 0 passed, 1 failed"
+  exit 1
+fi
+
+check_status=0
+if [ "${CHECK:-0}" = 1 ]; then
+  rm -rf "$here/check" && mkdir -p "$here/check"
+  (cd "$here/check" && R CMD build --no-build-vignettes "$here/cfx" >/dev/null &&
+   _R_CHECK_FORCE_SUGGESTS_=false R_LIBS="$lib" R CMD check --no-manual cfx_*.tar.gz) || check_status=$?
+  if [ $check_status = 0 ]; then echo "r: R CMD check passed"; else echo "r: R CMD check FAILED"; fi
+fi
+
+if [ "${VALGRIND:-0}" = 1 ]; then
+  if R_LIBS="$lib" R -d "valgrind --error-exitcode=3 --quiet" --vanilla -f "$here/valgrind-smoke.R" >"$lib/valgrind.log" 2>&1; then
+    echo "r: valgrind smoke run clean"
+  else
+    cat "$lib/valgrind.log" >&2; echo "r: valgrind smoke run FAILED"; check_status=1
+  fi
+fi
+
+status=0
+R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla - <<'REOF' || status=$?
+lib <- Sys.getenv("R_LIBS")
+.libPaths(c(strsplit(lib, ":")[[1]], .libPaths()))
+library(testthat)
+library(cfx)
+dir <- file.path(Sys.getenv("CFX_ROOT"), "bindings", "r", "cfx", "tests", "testthat")
+res <- testthat::test_dir(dir, reporter = testthat::ProgressReporter$new(show_praise = FALSE),
+                          stop_on_failure = FALSE, package = "cfx", load_package = "none")
+df <- as.data.frame(res)
+bad <- df$failed > 0 | df$error
+skipped <- !bad & df$skipped
+passed <- sum(!bad & !skipped)
+if (any(skipped)) {
+  cat(sprintf("r: skipped: %s\n", paste(df$test[skipped], collapse = "; ")))
+}
+cat(sprintf("r: %d passed, %d failed\n", passed, sum(bad)))
+quit(status = if (any(bad)) 1 else 0)
+REOF
+
+[ $check_status = 0 ] || status=1
+exit $status

@@ -1,0 +1,16 @@
+# Smoke script run under valgrind by `VALGRIND=1 run-tests.sh`: every kind of
+# shim path (handles, buffers, errors, panic, finalizers) with memcheck on.
+library(cfx)
+d <- cfx_load_german(); sp <- cfx_holdout_split(d); s <- cfx_schema(d)
+m <- cfx_fit_linear(sp$train); p <- predict(m, sp$test)
+x <- cfx_encode(s, cfx_raw_rows(sp$test)[1:5, ]); q <- cfx_probability(m, x); dd <- cfx_decode(s, x)
+ch <- cfx_describe_changes(s, cfx_row(d, 1), cfx_row(d, 2))
+e <- tryCatch(cfx_testing_panic(), error = function(e) e)
+e2 <- tryCatch(cfx_feature_index(s, strrep("y", 9000)), error = function(e) e)
+cfg <- cfx_config(seed = 3, time_limit = 2); j <- cfx_to_json(cfg)
+if (isTRUE(cfx_families()[["coherent"]])) {
+  r <- cfx_explain(m, cfx_row(sp$test, 3), s, cfx_config(n_diverse = 2), diverse = TRUE)
+  df <- as.data.frame(r); txt <- cfx_describe(r); js <- cfx_to_json(r)
+}
+cfx_free(m); cfx_free(m); rm(d); invisible(gc())
+cat("done\n")
