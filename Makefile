@@ -3,7 +3,8 @@
 # so on a fresh Debian machine either command alone is enough.
 
 CBINDGEN_VERSION := 0.29.4
-APT_PACKAGES := cmake g++ pkg-config libclang-dev libopenblas-dev libgfortran-12-dev valgrind
+APT_PACKAGES := cmake g++ pkg-config libclang-dev libopenblas-dev libgfortran-12-dev valgrind \
+  openjdk-17-jdk-headless junit5 mono-mcs mono-runtime r-base-dev r-cran-testthat
 DATA ?= german
 EXPERIMENTS := robustness_tradeoff plans_under_shift sequential_policies
 CARGO ?= cargo
@@ -35,6 +36,9 @@ build: deps
 
 test: deps
 	$(CARGO) test --release
+	bash bindings/java/run-tests.sh
+	bash bindings/csharp/run-tests.sh
+	bash bindings/r/run-tests.sh
 
 demo: deps
 	$(CARGO) run --release --example credit_recourse -- $(DATA)
