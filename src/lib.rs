@@ -12,11 +12,13 @@
 //! | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split |
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
+//! | [`plan`] | COPA: model uncertainty, Gelbrich distance, L*/U* validity bounds (SDPs), corrections, plan generator |
 
 pub mod data;
 pub mod error;
 pub mod model;
 pub mod nn;
+pub mod plan;
 pub mod schema;
 
 pub use error::{Error, Result};

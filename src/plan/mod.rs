@@ -1,0 +1,31 @@
+//! Counterfactual plans under model shift (seed 002, COPA: Bui, Nguyen & Nguyen,
+//! ICLR 2022), for linear models.
+//!
+//! A lender retrains its model; a plan of `J` recourse options given today must
+//! still be accepted by tomorrow's model. The future parameters θ̃ = (bias, w) are
+//! random with nominal moments (μ̂, Σ̂) ([`ModelUncertainty`], estimated from an
+//! ensemble of refits or given), and the truth lies within Gelbrich distance ρ of
+//! them. This module gives COPA's three tools:
+//!
+//! * **diagnosis**: the bounds L* ≤ P(every option stays valid) ≤ U*
+//!   ([`lower_validity_bound`], [`upper_validity_bound`]), semidefinite programs
+//!   solved with clarabel, with an exact faster program of size J + 1 at ρ = 0;
+//! * **correction**: the Requirement projection and the Mahalanobis improvement
+//!   (planned in this module);
+//! * **construction**: the COPA plan generator.
+
+mod bounds;
+mod conic;
+mod uncertainty;
+
+pub use bounds::{
+    BoundOptions, BoundProgram, TrivialCase, ValidityBound, lower_validity_bound,
+    lower_validity_bound_with, mean_margin, upper_validity_bound, upper_validity_bound_with,
+};
+pub use conic::SolveStatus;
+pub use uncertainty::{
+    EnsembleConfig, ModelUncertainty, gelbrich_distance, psd_sqrt, theta_of, with_intercept,
+};
+
+#[cfg(test)]
+mod tests;
