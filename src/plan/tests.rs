@@ -105,3 +105,95 @@ fn reduced_program_matches_full_program() {
         );
     }
 }
+
+/// Instance `k` of the cvxpy oracle (mirrors `instance` in benches/peers/copa_cvxpy.py).
+fn peer_instance(k: usize) -> (f64, ModelUncertainty, Vec<Vec<f64>>) {
+    let mut g = 12345u64 + 1000 * k as u64;
+    let d = 3 + k % 4;
+    let jn = 1 + k % 3;
+    let rho = [0.0, 0.05, 0.2][(k / 3) % 3];
+    let mean: Vec<f64> = (0..d).map(|_| 2.0 * lcg(&mut g) - 1.0).collect();
+    let a: Vec<f64> = (0..d * d).map(|_| 2.0 * lcg(&mut g) - 1.0).collect();
+    let mut cov = vec![0.0; d * d];
+    for i in 0..d {
+        for t in 0..d {
+            let s: f64 = (0..d).map(|r| a[i * d + r] * a[t * d + r]).sum();
+            cov[i * d + t] = 0.3 * s / d as f64 + if i == t { 0.05 } else { 0.0 };
+        }
+    }
+    let mut plan = vec![vec![0.0; d]; jn];
+    for x in plan.iter_mut() {
+        x[0] = 1.0;
+        for v in x.iter_mut().skip(1) {
+            *v = 2.0 * lcg(&mut g) - 1.0;
+        }
+    }
+    if k % 2 == 0 {
+        let n2: f64 = mean[1..].iter().map(|v| v * v).sum();
+        for x in plan.iter_mut() {
+            let m: f64 = x.iter().zip(&mean).map(|(p, q)| p * q).sum();
+            if m < 0.5 {
+                for i in 1..d {
+                    x[i] += (0.5 - m) * mean[i] / n2;
+                }
+            }
+        }
+    }
+    (rho, ModelUncertainty::new(mean, cov).unwrap(), plan)
+}
+
+// Numbers printed by `benches/peers/copa_cvxpy.py check` (cvxpy 1.9.3 + Clarabel 0.11.1;
+// SCS 3.3.1 at eps 1e-9 agreed to all printed digits), always solving the SDP.
+const PEER_LOWER: [f64; 24] = [
+    0.4518363, 0.0000000, 0.1115173, 0.0000000, 0.0945631, 0.0000000, 0.0556488, 0.0000000,
+    0.0091360, 0.0000000, 0.0249057, 0.0000000, 0.1299540, 0.0000000, 0.0860075, 0.0000000,
+    0.0000000, 0.0000000, 0.3023940, 0.0000000, 0.0516298, 0.0000000, 0.0631289, 0.0000000,
+];
+const PEER_UPPER: [f64; 24] = [
+    1.0000000, 0.0976598, 1.0000000, 1.0000000, 1.0000000, 0.1867469, 1.0000000, 0.6580748,
+    1.0000000, 0.1332305, 1.0000000, 0.1639646, 1.0000000, 0.2939098, 1.0000000, 0.4425217,
+    1.0000000, 0.5227562, 1.0000000, 0.0972309, 1.0000000, 0.1841277, 1.0000000, 0.3116337,
+];
+
+#[test]
+fn bounds_agree_with_cvxpy_clarabel() {
+    for k in 0..24 {
+        let (rho, u, plan) = peer_instance(k);
+        // default path: Proposition 2.4 shortcut and the reduced program at ρ = 0
+        let l = lower_validity_bound(&plan, &u, rho).unwrap();
+        let up = upper_validity_bound(&plan, &u, rho).unwrap();
+        assert!(l.status.is_usable() && up.status.is_usable(), "k={k}");
+        assert!(
+            (l.value - PEER_LOWER[k]).abs() < 1e-4,
+            "k={k} L* {} vs {}",
+            l.value,
+            PEER_LOWER[k]
+        );
+        assert!(
+            (up.value - PEER_UPPER[k]).abs() < 1e-4,
+            "k={k} U* {} vs {}",
+            up.value,
+            PEER_UPPER[k]
+        );
+        assert_eq!(l.trivial.is_some(), mean_margin(&plan, &u) <= 0.0);
+        // the full programs, solved even where Proposition 2.4 decides
+        let o = BoundOptions {
+            program: BoundProgram::Full,
+            solve_trivial: true,
+        };
+        let lf = lower_validity_bound_with(&plan, &u, rho, o).unwrap();
+        let uf = upper_validity_bound_with(&plan, &u, rho, o).unwrap();
+        assert!(
+            (lf.value - PEER_LOWER[k]).abs() < 1e-4,
+            "k={k} full L* {} vs {}",
+            lf.value,
+            PEER_LOWER[k]
+        );
+        assert!(
+            (uf.value - PEER_UPPER[k]).abs() < 1e-4,
+            "k={k} full U* {} vs {}",
+            uf.value,
+            PEER_UPPER[k]
+        );
+    }
+}
