@@ -11,11 +11,12 @@
 //!   ([`lower_validity_bound`], [`upper_validity_bound`]), semidefinite programs
 //!   solved with clarabel, with an exact faster program of size J + 1 at ρ = 0;
 //! * **correction**: the Requirement projection and the Mahalanobis improvement
-//!   (planned in this module);
+//!   ([`project_requirement`], [`correct_plan`]);
 //! * **construction**: the COPA plan generator.
 
 mod bounds;
 mod conic;
+mod correction;
 mod uncertainty;
 
 pub use bounds::{
@@ -23,6 +24,10 @@ pub use bounds::{
     lower_validity_bound_with, mean_margin, upper_validity_bound, upper_validity_bound_with,
 };
 pub use conic::SolveStatus;
+pub use correction::{
+    CorrectedPlan, CorrectionConfig, Improvement, correct_plan, mahalanobis_improve,
+    mahalanobis_ratio, project_requirement,
+};
 pub use uncertainty::{
     EnsembleConfig, ModelUncertainty, gelbrich_distance, psd_sqrt, theta_of, with_intercept,
 };

@@ -197,3 +197,330 @@ fn bounds_agree_with_cvxpy_clarabel() {
         );
     }
 }
+
+#[test]
+fn monte_carlo_validity_lies_between_the_bounds() {
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, StandardNormal, StudentT, Uniform};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    let n = 20_000;
+    let nu = 5.0;
+    let t_scale = ((nu - 2.0) / nu as f64).sqrt();
+    let mut checked_lower = 0;
+    let mut checked_upper = 0;
+    for k in [0usize, 1, 2, 9, 10, 11, 18, 19, 20] {
+        let (_, u, plan) = peer_instance(k); // ρ = 0 for these k
+        let l = lower_validity_bound(&plan, &u, 0.0).unwrap().value;
+        let up = upper_validity_bound(&plan, &u, 0.0).unwrap().value;
+        assert!(l <= up + 1e-9);
+        let d = u.dim();
+        let r = psd_sqrt(&u.cov_matrix());
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(k as u64);
+        let uni = Uniform::new(-(3f64.sqrt()), 3f64.sqrt()).unwrap();
+        let st = StudentT::new(nu).unwrap();
+        for law in 0..3 {
+            let mut ok = 0usize;
+            let mut xi = vec![0.0; d];
+            for _ in 0..n {
+                for v in xi.iter_mut() {
+                    *v = match law {
+                        0 => StandardNormal.sample(&mut rng),
+                        1 => uni.sample(&mut rng),
+                        _ => st.sample(&mut rng) * t_scale,
+                    };
+                }
+                let theta: Vec<f64> = (0..d)
+                    .map(|i| u.mean[i] + (0..d).map(|t| r[(i, t)] * xi[t]).sum::<f64>())
+                    .collect();
+                if plan
+                    .iter()
+                    .all(|x| x.iter().zip(&theta).map(|(a, b)| a * b).sum::<f64>() > 0.0)
+                {
+                    ok += 1;
+                }
+            }
+            let freq = ok as f64 / n as f64;
+            // 4 standard errors of the estimate at worst (p = ½): 0.0142
+            assert!(
+                freq >= l - 0.0142 && freq <= up + 0.0142,
+                "k={k} law={law}: {freq} ∉ [{l}, {up}]"
+            );
+            if l > 0.0 {
+                checked_lower += 1;
+            }
+            if up < 1.0 {
+                checked_upper += 1;
+            }
+        }
+    }
+    assert!(checked_lower >= 6 && checked_upper >= 6);
+}
+
+#[test]
+fn gelbrich_distance_closed_forms() {
+    // one dimension: (m₁ − m₂)² + (s₁ − s₂)²
+    let a = ModelUncertainty::new(vec![1.0, 2.0], vec![4.0, 0.0, 0.0, 1.0]).unwrap();
+    let b = ModelUncertainty::new(vec![0.0, 2.0], vec![1.0, 0.0, 0.0, 9.0]).unwrap();
+    // diagonal (commuting): ‖Δμ‖² + ‖Σ₁^{1/2} − Σ₂^{1/2}‖_F² = 1 + (2−1)² + (1−3)² = 6
+    let g = gelbrich_distance(&a, &b).unwrap();
+    assert!((g - 6f64.sqrt()).abs() < 1e-12, "{g}");
+    assert!((gelbrich_distance(&b, &a).unwrap() - g).abs() < 1e-12);
+    assert!(gelbrich_distance(&a, &a).unwrap() < 1e-7);
+    // non-commuting: compare with the Gaussian W2 formula computed another way,
+    // Tr(Σ₁) + Tr(Σ₂) − 2 Tr((Σ₁^{1/2} Σ₂ Σ₁^{1/2})^{1/2}) (the roles swapped)
+    let c = ModelUncertainty::new(vec![0.0, 0.0], vec![2.0, 0.7, 0.7, 1.0]).unwrap();
+    let e = ModelUncertainty::new(vec![0.5, -0.5], vec![1.0, -0.3, -0.3, 0.5]).unwrap();
+    let (s1, s2) = (c.cov_matrix(), e.cov_matrix());
+    let r1 = psd_sqrt(&s1);
+    let want =
+        (0.5f64 + s1.trace() + s2.trace() - 2.0 * psd_sqrt(&(&r1 * &s2 * &r1)).trace()).sqrt();
+    assert!((gelbrich_distance(&c, &e).unwrap() - want).abs() < 1e-10);
+    // triangle-type sanity: moving only the mean by δ moves G by δ
+    let f = ModelUncertainty::new(vec![0.3, -0.4], c.cov.clone()).unwrap();
+    assert!((gelbrich_distance(&c, &f).unwrap() - 0.5).abs() < 1e-7);
+}
+
+#[test]
+fn gelbrich_ball_bound_decreases_with_radius() {
+    let (_, u, plan) = peer_instance(18);
+    let mut last = 1.0;
+    for rho in [0.0, 0.02, 0.05, 0.1] {
+        let l = lower_validity_bound(&plan, &u, rho).unwrap();
+        assert!(l.status.is_usable());
+        assert!(l.value <= last + 1e-6, "ρ={rho}: {} > {last}", l.value);
+        last = l.value;
+    }
+    assert!(last < 0.3);
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let u = ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 0.0, 0.0, 1.0]).unwrap();
+    assert!(lower_validity_bound(&[vec![1.0, f64::NAN]], &u, 0.0).is_err());
+    assert!(lower_validity_bound(&[vec![1.0]], &u, 0.0).is_err());
+    assert!(lower_validity_bound(&[], &u, 0.0).is_err());
+    assert!(upper_validity_bound(&[vec![1.0, 1.0]], &u, -0.1).is_err());
+    assert!(upper_validity_bound(&[vec![1.0, 1.0]], &u, f64::NAN).is_err());
+    assert!(
+        lower_validity_bound_with(
+            &[vec![1.0, 1.0]],
+            &u,
+            0.1,
+            BoundOptions {
+                program: BoundProgram::Reduced,
+                solve_trivial: false
+            }
+        )
+        .is_err()
+    );
+    assert!(ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 2.0, 2.0, 1.0]).is_err()); // not PSD
+    assert!(ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 0.5, 0.0, 1.0]).is_err()); // not symmetric
+    assert!(ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 0.0, 0.0]).is_err());
+}
+
+#[test]
+fn degenerate_plans_are_handled() {
+    let u = ModelUncertainty::new(
+        vec![1.0, 0.5, 0.2],
+        vec![0.1, 0.0, 0.0, 0.0, 0.2, 0.05, 0.0, 0.05, 0.3],
+    )
+    .unwrap();
+    let x = vec![1.0, 0.5, -0.3];
+    // the same option twice: rank-deficient XΣ̂Xᵀ; the bound equals the single-option (Cantelli) one
+    let one = lower_validity_bound(&[x.clone()], &u, 0.0).unwrap();
+    let two = lower_validity_bound(&[x.clone(), x.clone()], &u, 0.0).unwrap();
+    assert!(two.status.is_usable());
+    assert!(
+        (one.value - two.value).abs() < 1e-6,
+        "{} vs {}",
+        one.value,
+        two.value
+    );
+    // no uncertainty: the bound is the deterministic answer
+    let z = ModelUncertainty::new(vec![1.0, 0.5, 0.2], vec![0.0; 9]).unwrap();
+    let l = lower_validity_bound(&[x.clone()], &z, 0.0).unwrap();
+    assert_eq!(l.value, 1.0);
+    // Proposition 2.4 on the other side
+    let neg = vec![-1.0, -0.5, 0.3];
+    let l = lower_validity_bound(&[neg.clone()], &u, 0.0).unwrap();
+    assert_eq!((l.value, l.trivial), (0.0, Some(TrivialCase::MeanOutside)));
+    let up = upper_validity_bound(&[x], &u, 0.0).unwrap();
+    assert_eq!((up.value, up.trivial), (1.0, Some(TrivialCase::MeanInside)));
+}
+
+fn toy_data(n: usize, seed: u64) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let mut s = seed;
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let a = lcg(&mut s);
+        let b = lcg(&mut s);
+        let z = 3.0 * a - 2.0 * b + 0.5 + (lcg(&mut s) - 0.5) * 2.0;
+        x.push(vec![a, b]);
+        y.push(if z > 0.5 { 1.0 } else { 0.0 });
+    }
+    (x, y)
+}
+
+#[test]
+fn ensemble_estimate_is_seeded_and_centred_on_the_full_fit() {
+    let (x, y) = toy_data(400, 3);
+    let cfg = EnsembleConfig {
+        refits: 40,
+        seed: 9,
+        ..EnsembleConfig::default()
+    };
+    let a = ModelUncertainty::from_ensemble(&x, &y, cfg).unwrap();
+    let b = ModelUncertainty::from_ensemble(&x, &y, cfg).unwrap();
+    assert_eq!(a, b);
+    let c = ModelUncertainty::from_ensemble(&x, &y, EnsembleConfig { seed: 10, ..cfg }).unwrap();
+    assert_ne!(a, c);
+    assert_eq!(a.dim(), 3);
+    assert!((0..3).all(|i| a.cov[i * 3 + i] > 0.0));
+    // refits on all rows (fraction 1) are the full fit: mean = full θ, covariance 0
+    let full =
+        crate::model::LinearModel::fit(&x, &y, crate::model::LogisticFit::default()).unwrap();
+    let th = theta_of(&full);
+    let all = ModelUncertainty::from_ensemble(
+        &x,
+        &y,
+        EnsembleConfig {
+            fraction: 1.0,
+            refits: 3,
+            ..cfg
+        },
+    )
+    .unwrap();
+    for i in 0..3 {
+        assert!(
+            (all.mean[i] - th[i]).abs() < 1e-8,
+            "{} vs {}",
+            all.mean[i],
+            th[i]
+        );
+    }
+    assert!(all.cov.iter().all(|c| c.abs() < 1e-12));
+    // sample covariance with denominator n − 1, times the scale
+    let s = ModelUncertainty::from_samples(&[vec![0.0, 1.0], vec![2.0, 5.0]], 1.5).unwrap();
+    assert!(ModelUncertainty::from_samples(&[vec![0.0, 1.0]], 1.0).is_err());
+    assert_eq!(s.mean, vec![1.0, 3.0]);
+    assert_eq!(s.cov, vec![3.0, 6.0, 6.0, 12.0]);
+    // Σ̂ scales linearly with cov_scale
+    let d = ModelUncertainty::from_ensemble(
+        &x,
+        &y,
+        EnsembleConfig {
+            cov_scale: 3.0,
+            ..cfg
+        },
+    )
+    .unwrap();
+    for (p, q) in d.cov.iter().zip(&a.cov) {
+        assert!((p - 2.0 * q).abs() < 1e-12 * (1.0 + q.abs()));
+    }
+    assert!(ModelUncertainty::from_ensemble(&x, &y, EnsembleConfig { refits: 1, ..cfg }).is_err());
+    assert!(ModelUncertainty::from_ensemble(&x[..3], &y, cfg).is_err());
+}
+
+#[test]
+fn requirement_projection_is_the_euclidean_projection() {
+    let mean = vec![0.5, 1.0, -2.0, 0.5];
+    let x = vec![1.0, 0.2, 0.4, 0.1];
+    let p = project_requirement(&x, &mean, 0.1, None).unwrap();
+    let m: f64 = p.iter().zip(&mean).map(|(a, b)| a * b).sum();
+    assert!((m - 0.1).abs() < 1e-12);
+    assert_eq!(p[0], 1.0);
+    // the move is along μ̂ restricted to the free coordinates (closest point of the half-space)
+    let dx: Vec<f64> = (1..4).map(|i| p[i] - x[i]).collect();
+    let ratio = dx[0] / mean[1];
+    for (k, i) in (1..4).enumerate() {
+        assert!((dx[k] - ratio * mean[i]).abs() < 1e-12);
+    }
+    // already feasible: unchanged; fixed coordinates are never moved
+    let q = project_requirement(&p, &mean, 0.05, None).unwrap();
+    assert_eq!(q, p);
+    let free = [false, true, false, true];
+    let r = project_requirement(&x, &mean, 0.1, Some(&free)).unwrap();
+    assert_eq!((r[0], r[2]), (x[0], x[2]));
+    let m: f64 = r.iter().zip(&mean).map(|(a, b)| a * b).sum();
+    assert!((m - 0.1).abs() < 1e-12);
+}
+
+#[test]
+fn mahalanobis_improvement_beats_brute_force_sampling() {
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    let u = ModelUncertainty::new(
+        vec![0.2, 1.0, -0.6],
+        vec![0.3, 0.05, 0.02, 0.05, 0.2, -0.04, 0.02, -0.04, 0.25],
+    )
+    .unwrap();
+    let x = vec![1.0, 0.3, 0.4];
+    let delta = 0.3;
+    let imp = mahalanobis_improve(&x, &u, delta, None).unwrap();
+    assert_eq!(imp.status, SolveStatus::Optimal);
+    assert_eq!(imp.x[0], 1.0);
+    let step: f64 = (1..3)
+        .map(|i| (imp.x[i] - x[i]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(step <= delta + 1e-6);
+    assert!((imp.ratio_before - mahalanobis_ratio(&x, &u)).abs() < 1e-12);
+    // brute force over the disc (the free coordinates are 2-dimensional)
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut best = f64::NEG_INFINITY;
+    for _ in 0..200_000 {
+        let a: f64 = rng.random::<f64>() * std::f64::consts::TAU;
+        let r = delta * rng.random::<f64>().sqrt();
+        let y = vec![1.0, x[1] + r * a.cos(), x[2] + r * a.sin()];
+        best = best.max(mahalanobis_ratio(&y, &u));
+    }
+    assert!(
+        imp.ratio_after >= best - 1e-7,
+        "{} < {best}",
+        imp.ratio_after
+    );
+    assert!(
+        imp.ratio_after <= best + 1e-3,
+        "{} ≫ {best}",
+        imp.ratio_after
+    );
+    assert!(imp.ratio_after > imp.ratio_before);
+    // a fixed coordinate stays put
+    let imp2 = mahalanobis_improve(&x, &u, delta, Some(&[false, true, false])).unwrap();
+    assert_eq!(imp2.x[2], x[2]);
+    assert!(imp2.ratio_after >= imp2.ratio_before && imp2.ratio_after <= imp.ratio_after + 1e-9);
+}
+
+#[test]
+fn correction_raises_the_lower_bound() {
+    let (_, u, plan) = peer_instance(11); // μ̂ outside: L* = 0 before
+    let cfg = CorrectionConfig {
+        rho: 0.0,
+        delta: 0.2,
+        epsilon: 0.1,
+        k: None,
+    };
+    let c = correct_plan(&plan, &u, cfg, None).unwrap();
+    assert_eq!(c.lower_before.value, 0.0);
+    assert_eq!(c.lower_before.trivial, Some(TrivialCase::MeanOutside));
+    assert!(mean_margin(&c.plan, &u) >= 0.1 - 1e-9);
+    assert_eq!(c.improved.len(), 2); // ⌊(3 + 1)/2⌋
+    assert!(c.lower_after.value >= c.lower_projected.value - 1e-6);
+    assert!(c.lower_after.value > 0.0);
+    // the improved options are those with the largest λ_j of the projected plan's L*
+    let lam = &c.lower_projected.lambdas;
+    let min_chosen = c
+        .improved
+        .iter()
+        .map(|&j| lam[j])
+        .fold(f64::INFINITY, f64::min);
+    for j in 0..plan.len() {
+        if !c.improved.contains(&j) {
+            assert!(lam[j] <= min_chosen + 1e-12);
+        }
+    }
+    for imp in &c.improvements {
+        assert!(imp.ratio_after >= imp.ratio_before - 1e-9);
+    }
+}

@@ -133,13 +133,27 @@ impl ModelUncertainty {
             let m = LinearModel::fit(&xs, &ys, cfg.fit)?;
             thetas.push(theta_of(&m));
         }
-        Ok(Self::from_samples(&thetas, cfg.cov_scale))
+        Self::from_samples(&thetas, cfg.cov_scale)
     }
 
     /// Mean and `scale` × sample covariance (denominator n − 1) of parameter vectors.
-    pub fn from_samples(thetas: &[Vec<f64>], scale: f64) -> ModelUncertainty {
+    pub fn from_samples(thetas: &[Vec<f64>], scale: f64) -> Result<ModelUncertainty> {
+        if thetas.len() < 2 {
+            return Err(Error::InvalidArgument(
+                "a covariance needs at least 2 parameter samples".into(),
+            ));
+        }
         let n = thetas.len();
         let d = thetas[0].len();
+        for t in thetas {
+            check_len("parameter sample", d, t.len())?;
+            check_finite("parameter sample", t)?;
+        }
+        if !(scale.is_finite() && scale >= 0.0) {
+            return Err(Error::InvalidArgument(
+                "the covariance scale must be ≥ 0".into(),
+            ));
+        }
         let mut mean = vec![0.0; d];
         for t in thetas {
             for (m, v) in mean.iter_mut().zip(t) {
@@ -159,7 +173,7 @@ impl ModelUncertainty {
         for c in &mut cov {
             *c *= scale / denom;
         }
-        ModelUncertainty { mean, cov }
+        ModelUncertainty::new(mean, cov)
     }
 
     /// Dimension d of θ (1 + encoded dimension).
