@@ -115,7 +115,6 @@ enum Block {
 /// A symmetric matrix of fresh variables, stored as its upper triangle.
 #[derive(Debug, Clone)]
 pub(crate) struct SymVar {
-    pub n: usize,
     first: usize,
 }
 
@@ -167,7 +166,7 @@ impl Program {
     /// A fresh symmetric `n × n` matrix variable (n(n+1)/2 scalars).
     pub fn sym(&mut self, n: usize) -> SymVar {
         let first = self.vars(n * (n + 1) / 2);
-        SymVar { n, first }
+        SymVar { first }
     }
 
     /// Adds `c·x[v]` to the linear objective.

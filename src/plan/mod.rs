@@ -12,10 +12,11 @@
 //!   solved with clarabel, with an exact faster program of size J + 1 at ρ = 0;
 //! * **correction**: the Requirement projection and the Mahalanobis improvement
 //!   ([`project_requirement`], [`correct_plan`]);
-//! * **construction**: the COPA plan generator.
+//! * **construction**: the COPA plan generator ([`copa_plan`]).
 
 mod bounds;
 mod conic;
+mod copa;
 mod correction;
 mod uncertainty;
 
@@ -24,6 +25,10 @@ pub use bounds::{
     lower_validity_bound_with, mean_margin, upper_validity_bound, upper_validity_bound_with,
 };
 pub use conic::SolveStatus;
+pub use copa::{
+    CopaConfig, CopaPlan, DPP_DIAGONAL, EncodedBox, copa_box, copa_plan, copa_plan_encoded,
+    plan_metrics,
+};
 pub use correction::{
     CorrectedPlan, CorrectionConfig, Improvement, correct_plan, mahalanobis_improve,
     mahalanobis_ratio, project_requirement,

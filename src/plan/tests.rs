@@ -524,3 +524,191 @@ fn correction_raises_the_lower_bound() {
         assert!(imp.ratio_after >= imp.ratio_before - 1e-9);
     }
 }
+
+#[test]
+fn copa_gradient_matches_finite_differences() {
+    let u = ModelUncertainty::new(
+        vec![-0.4, 1.0, 0.6, -0.3],
+        vec![
+            0.1, 0.01, 0.0, 0.0, 0.01, 0.2, 0.03, 0.0, 0.0, 0.03, 0.15, 0.02, 0.0, 0.0, 0.02, 0.1,
+        ],
+    )
+    .unwrap();
+    let x0 = vec![0.2, 0.3, 0.5];
+    let xs = vec![
+        vec![0.7, 0.4, 0.45],
+        vec![0.4, 0.9, 0.6],
+        vec![0.5, 0.5, 0.1],
+    ];
+    let (_, g) = super::copa::loss_and_grad(&x0, &u, 50.0, 2.0, &xs);
+    let h = 1e-6;
+    for j in 0..3 {
+        for i in 0..3 {
+            let mut p = xs.clone();
+            p[j][i] += h;
+            let mut m = xs.clone();
+            m[j][i] -= h;
+            let fd = (super::copa::loss_and_grad(&x0, &u, 50.0, 2.0, &p).0
+                - super::copa::loss_and_grad(&x0, &u, 50.0, 2.0, &m).0)
+                / (2.0 * h);
+            assert!(
+                (fd - g[j][i]).abs() < 1e-5 * (1.0 + fd.abs()),
+                "({j},{i}): {fd} vs {}",
+                g[j][i]
+            );
+        }
+    }
+    // the reported terms are the paper's formulas
+    let (prox, div, val) = plan_metrics(&x0, &xs, &u).unwrap();
+    let d = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .map(|(p, q)| (p - q) * (p - q))
+            .sum::<f64>()
+            .sqrt()
+    };
+    let want_prox = xs.iter().map(|x| d(x, &x0)).sum::<f64>() / 3.0;
+    assert!((prox - want_prox).abs() < 1e-12);
+    let k = nalgebra::DMatrix::from_fn(3, 3, |a, b| {
+        1.0 / (1.0 + d(&xs[a], &xs[b])) + if a == b { 1e-4 } else { 0.0 }
+    });
+    assert!((div - k.determinant()).abs() < 1e-12);
+    let want_val = xs
+        .iter()
+        .map(|x| mahalanobis_ratio(&with_intercept(x), &u))
+        .fold(f64::INFINITY, f64::min);
+    assert!((val - want_val).abs() < 1e-12);
+}
+
+fn toy_schema() -> crate::schema::Schema {
+    use crate::schema::{Direction, Feature, Schema};
+    Schema::new(vec![
+        Feature::contiguous("income", 0.0, 100.0).integer(),
+        Feature::contiguous("debt", 0.0, 50.0).direction(Direction::DecreaseOnly),
+        Feature::categorical("housing", &["own", "rent", "free"]),
+        Feature::contiguous("age", 18.0, 90.0).integer().immutable(),
+        Feature::contiguous("delq", 0.0, 10.0).with_special(-9.0, "no record"),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn copa_plan_is_actionable_decodable_and_seeded() {
+    let s = toy_schema();
+    let dim = s.encoded_dim() + 1;
+    // θ: intercept, income(+), debt(−), housing own/rent/free, age, delq, delq=-9
+    let mut mean = vec![0.0; dim];
+    mean[0] = -1.5;
+    mean[1] = 2.0;
+    mean[2] = -1.5;
+    mean[3] = 0.2;
+    mean[6] = 0.3;
+    mean[7] = -0.4;
+    let mut cov = vec![0.0; dim * dim];
+    for i in 0..dim {
+        cov[i * dim + i] = 0.05;
+    }
+    let u = ModelUncertainty::new(mean, cov).unwrap();
+    let applicant = vec![30.0, 40.0, 1.0, 45.0, -9.0];
+    let x0 = s.encode(&applicant).unwrap();
+    assert!(mahalanobis_ratio(&with_intercept(&x0), &u) < 0.0); // declined
+    let cfg = CopaConfig {
+        max_iter: 300,
+        seed: 4,
+        validity_weight: 0.1,
+        init_noise: 0.3,
+        ..CopaConfig::default()
+    };
+    let p = copa_plan(&s, &u, &applicant, cfg).unwrap();
+    assert_eq!(p.raw.len(), 5);
+    assert!(p.requirement_met);
+    for (raw, enc) in p.raw.iter().zip(&p.encoded) {
+        s.check_actionable(&applicant, raw).unwrap();
+        assert_eq!(&s.encode(raw).unwrap(), enc);
+        assert_eq!(raw[0], raw[0].round()); // integer income
+        assert_eq!((raw[2], raw[3], raw[4]), (1.0, 45.0, -9.0)); // categorical, immutable, special held
+        assert!(raw[1] <= 40.0);
+        let m: f64 = with_intercept(enc)
+            .iter()
+            .zip(&u.mean)
+            .map(|(a, b)| a * b)
+            .sum();
+        assert!(m >= 0.1 - 1e-9);
+    }
+    let (prox, div, val) = plan_metrics(&x0, &p.encoded, &u).unwrap();
+    assert_eq!((prox, div, val), (p.proximity, p.diversity, p.validity));
+    let plan: Vec<Vec<f64>> = p.encoded.iter().map(|x| with_intercept(x)).collect();
+    assert_eq!(p.lower, lower_validity_bound(&plan, &u, 0.0).unwrap());
+    assert!(p.lower.value > 0.0 && p.lower.value <= p.upper.value);
+    assert_eq!(p.upper.trivial, Some(TrivialCase::MeanInside));
+    // same seed, same bits; another seed, another plan
+    assert_eq!(copa_plan(&s, &u, &applicant, cfg).unwrap(), p);
+    assert_ne!(
+        copa_plan(&s, &u, &applicant, CopaConfig { seed: 5, ..cfg })
+            .unwrap()
+            .encoded,
+        p.encoded
+    );
+    // diversity weight spreads the options: more diverse than with λ₁ = 0
+    let flat = copa_plan(
+        &s,
+        &u,
+        &applicant,
+        CopaConfig {
+            diversity_weight: 0.0,
+            ..cfg
+        },
+    )
+    .unwrap();
+    assert!(p.diversity >= flat.diversity - 1e-12);
+}
+
+#[test]
+fn copa_optimisation_lowers_the_loss() {
+    let u = ModelUncertainty::new(
+        vec![-1.0, 1.0, 1.0],
+        vec![0.05, 0.0, 0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 0.05],
+    )
+    .unwrap();
+    let x0 = vec![0.2, 0.2];
+    let bx = EncodedBox {
+        lo: vec![0.0, 0.0],
+        hi: vec![1.0, 1.0],
+    };
+    let cfg = CopaConfig {
+        options: 3,
+        diversity_weight: 1.0,
+        validity_weight: 0.5,
+        init_noise: 0.3,
+        ..CopaConfig::default()
+    };
+    let zero = copa_plan_encoded(&x0, &u, &bx, CopaConfig { max_iter: 0, ..cfg }).unwrap();
+    let done = copa_plan_encoded(&x0, &u, &bx, cfg).unwrap();
+    let loss = |p: &CopaPlan| {
+        p.proximity - cfg.diversity_weight * p.diversity - cfg.validity_weight * p.validity
+    };
+    assert!(
+        loss(&done) < loss(&zero) - 1e-3,
+        "{} vs {}",
+        loss(&done),
+        loss(&zero)
+    );
+    assert!(done.iterations > 0 && zero.iterations == 0);
+    for x in &done.encoded {
+        assert!(x.iter().all(|&v| (0.0..=1.0).contains(&v)));
+        assert!(x[0] + x[1] - 1.0 >= 0.1 - 1e-9);
+    }
+    assert!(
+        copa_plan_encoded(
+            &x0,
+            &u,
+            &EncodedBox {
+                lo: vec![1.0, 0.0],
+                hi: vec![0.0, 1.0]
+            },
+            cfg
+        )
+        .is_err()
+    );
+    assert!(copa_plan_encoded(&[0.2], &u, &bx, cfg).is_err());
+}
