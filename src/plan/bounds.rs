@@ -184,7 +184,8 @@ pub fn lower_validity_bound_with(
 /// `a_jᵀz_j + b_jλ_j ≤ 0`, `Σ_j W_j ⪯ [[p, m],[mᵀ, 1]]`.
 /// With `b = 0`, `a_j = x_j`, `m = μ̂`, `p = Σ̂ + μ̂μ̂ᵀ` this is exactly the ρ = 0
 /// program of seed-formulas §3.3.
-fn chebyshev_lower(
+#[cfg(test)]
+pub(crate) fn chebyshev_lower_primal(
     m: &DVector<f64>,
     p: &DMatrix<f64>,
     a: &[DVector<f64>],
@@ -284,8 +285,14 @@ fn lower_reduced(plan: &[Vec<f64>], unc: &ModelUncertainty) -> ValidityBound {
     out
 }
 
-/// The full Gelbrich-ball program of Theorem 2.2 (seed-formulas §3.3).
-fn lower_full(plan: &[Vec<f64>], unc: &ModelUncertainty, rho: f64) -> ValidityBound {
+/// The full Gelbrich-ball program of Theorem 2.2 (seed-formulas §3.3), written
+/// as printed (primal form); kept to cross-check the dual form in tests.
+#[cfg(test)]
+pub(crate) fn lower_full_primal(
+    plan: &[Vec<f64>],
+    unc: &ModelUncertainty,
+    rho: f64,
+) -> ValidityBound {
     let d = unc.dim();
     let sh = unc.cov_matrix();
     let mh = &unc.mean;
@@ -350,6 +357,175 @@ fn lower_full(plan: &[Vec<f64>], unc: &ModelUncertainty, rho: f64) -> ValidityBo
     let sol = prog.solve();
     let lambdas: Vec<f64> = ws.iter().map(|w| sol.x[w.at(d, d)]).collect();
     finish_lower(sol.status, lambdas, BoundProgram::Full, sol.iterations)
+}
+
+/// The dual of the generalized Chebyshev program, which is what cfx solves: with
+/// `Ω = [[p, m],[mᵀ, 1]]`, `E = e_{r+1}e_{r+1}ᵀ`, `A_j = [[0, a_j/2],[a_jᵀ/2, b_j]]`,
+///
+/// `1 − L* = min Tr(ΩY) s.t. Y ⪰ 0, Y + τ_jA_j − E ⪰ 0, τ_j ≥ 0`
+///
+/// (Lagrangian duality of the primal in [`chebyshev_lower_primal`]: the
+/// supremum over `W_j ⪰ 0` of `⟨W_j, E − τ_jA_j − Y⟩` is finite iff
+/// `Y + τ_jA_j − E ⪰ 0`; read as a certificate, `f(η) = [η;1]ᵀY[η;1]` is ≥ 0
+/// everywhere and ≥ 1 on each violation set, so `E f ≥ P(violation)`). Both
+/// programs are strictly feasible, so the values agree. The primal's `W_j` are
+/// the duals of the J constraints `Y + τ_jA_j − E ⪰ 0`, so λ_j is read from the
+/// solver's dual vector. Why the dual: its variables are one (r+1)-matrix shared
+/// by every cone, so the interior-point KKT system stays of size ≈ (r+1)²/2,
+/// while the primal's J coupled matrices make it J times larger and dense
+/// (measured 30–100× slower with clarabel's direct solver at d = 20, J = 5).
+fn chebyshev_lower(
+    m: &DVector<f64>,
+    p: &DMatrix<f64>,
+    a: &[DVector<f64>],
+    b: &[f64],
+) -> ValidityBound {
+    let r = m.len();
+    let omega = |i: usize, k: usize| {
+        let (i, k) = (i.min(k), i.max(k));
+        if k < r {
+            p[(i, k)]
+        } else if i < r {
+            m[i]
+        } else {
+            1.0
+        }
+    };
+    let mut prog = Program::new();
+    let y = prog.sym(r + 1);
+    let tau = prog.vars(a.len());
+    for i in 0..=r {
+        for k in 0..=r {
+            prog.objective(y.at(i, k), omega(i, k));
+        }
+    }
+    prog.nonneg((0..a.len()).map(|j| Aff::var(tau + j)).collect());
+    prog.psd(r + 1, |i, k| Aff::var(y.at(i, k)));
+    let firsts: Vec<usize> = (0..a.len())
+        .map(|j| {
+            prog.psd(r + 1, |i, k| {
+                let e = Aff::var(y.at(i, k));
+                if k < r {
+                    e
+                } else if i < r {
+                    e.term(tau + j, 0.5 * a[j][i])
+                } else {
+                    e.term(tau + j, b[j]).plus(-1.0)
+                }
+            })
+        })
+        .collect();
+    let sol = prog.solve();
+    let diag = r * (r + 1) / 2 + r;
+    let lambdas: Vec<f64> = firsts.iter().map(|&f| sol.z[f + diag]).collect();
+    let mut out = finish_lower(sol.status, lambdas, BoundProgram::Full, sol.iterations);
+    if out.status.is_usable() {
+        // the dual objective value is the certified one
+        out.value = (1.0 - sol.objective).clamp(0.0, 1.0);
+    }
+    out
+}
+
+/// The dual of Theorem 2.2's program, which is what cfx solves for ρ > 0:
+///
+/// `1 − L* = min γ(ρ² − ‖μ̂‖² − Tr Σ̂) + Tr(ΦΣ̂) + ψ₀ + s` over
+/// `γ ≥ 0, τ_j ≥ 0, P ∈ S^d, q ∈ ℝ^d, s, ψ₀ ∈ ℝ, Φ ∈ S^d` with
+/// `[[γI − P, −γI],[−γI, Φ]] ⪰ 0`, `[[γI − P, −γμ̂ − q],[·, ψ₀]] ⪰ 0`,
+/// `Y = [[P, q],[qᵀ, s]] ⪰ 0`, `[[P, q + τ_j x_j/2],[·, s − 1]] ⪰ 0 ∀j`.
+///
+/// Derivation (Lagrangian of the primal in seed-formulas §3.3 with multipliers
+/// γ for the Gelbrich inequality, `[[Ψ₁₁, ·],[·, Φ]]` for `[[Σ, C],[Cᵀ, Σ̂]] ⪰ 0`,
+/// `[[Ψ, ψ],[ψᵀ, ψ₀]]` for `[[M − Σ, μ],[μᵀ, 1]] ⪰ 0`, τ_j for `x_jᵀz_j ≤ 0`, Y for
+/// the moment inequality): stationarity in Σ, M, C, μ gives `Ψ₁₁ = Ψ = γI − P`,
+/// the off-diagonal block `−γI`, and `ψ = −γμ̂ − q`; stationarity in `W_j ⪰ 0`
+/// gives the last constraints. It is the Theorem 2.3 program with one S-lemma
+/// multiplier per violation set. λ_j are the duals of the last J constraints.
+fn lower_full(plan: &[Vec<f64>], unc: &ModelUncertainty, rho: f64) -> ValidityBound {
+    let d = unc.dim();
+    let sh = unc.cov_matrix();
+    let mh = &unc.mean;
+    let mut prog = Program::new();
+    let pp = prog.sym(d);
+    let q = prog.vars(d);
+    let s = prog.vars(1);
+    let gamma = prog.vars(1);
+    let psi0 = prog.vars(1);
+    let phi = prog.sym(d);
+    let tau = prog.vars(plan.len());
+    prog.objective(
+        gamma,
+        rho * rho - mh.iter().map(|v| v * v).sum::<f64>() - sh.trace(),
+    );
+    for i in 0..d {
+        for k in 0..d {
+            prog.objective(phi.at(i, k), sh[(i, k)]);
+        }
+    }
+    prog.objective(psi0, 1.0);
+    prog.objective(s, 1.0);
+    let mut nn = vec![Aff::var(gamma)];
+    nn.extend((0..plan.len()).map(|j| Aff::var(tau + j)));
+    prog.nonneg(nn);
+    let g_minus_p = |i: usize, k: usize| {
+        let e = Aff::default().term(pp.at(i, k), -1.0);
+        if i == k { e.term(gamma, 1.0) } else { e }
+    };
+    prog.psd(2 * d, |i, k| {
+        if k < d {
+            g_minus_p(i, k)
+        } else if i < d {
+            if i == k - d {
+                Aff::default().term(gamma, -1.0)
+            } else {
+                Aff::default()
+            }
+        } else {
+            Aff::var(phi.at(i - d, k - d))
+        }
+    });
+    prog.psd(d + 1, |i, k| {
+        if k < d {
+            g_minus_p(i, k)
+        } else if i < d {
+            Aff::default().term(gamma, -mh[i]).term(q + i, -1.0)
+        } else {
+            Aff::var(psi0)
+        }
+    });
+    let y_entry = |i: usize, k: usize| {
+        if k < d {
+            Aff::var(pp.at(i, k))
+        } else if i < d {
+            Aff::var(q + i)
+        } else {
+            Aff::var(s)
+        }
+    };
+    prog.psd(d + 1, y_entry);
+    let firsts: Vec<usize> = plan
+        .iter()
+        .enumerate()
+        .map(|(j, x)| {
+            prog.psd(d + 1, |i, k| {
+                let e = y_entry(i, k);
+                if k < d {
+                    e
+                } else if i < d {
+                    e.term(tau + j, 0.5 * x[i])
+                } else {
+                    e.plus(-1.0)
+                }
+            })
+        })
+        .collect();
+    let sol = prog.solve();
+    let diag = d * (d + 1) / 2 + d;
+    let lambdas: Vec<f64> = firsts.iter().map(|&f| sol.z[f + diag]).collect();
+    let mut out = finish_lower(sol.status, lambdas, BoundProgram::Full, sol.iterations);
+    if out.status.is_usable() {
+        out.value = (1.0 - sol.objective).clamp(0.0, 1.0);
+    }
+    out
 }
 
 /// The upper bound U* (seed 002, Theorem 2.3; seed-formulas §3.4). At ρ = 0 the

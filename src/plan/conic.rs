@@ -140,6 +140,9 @@ pub(crate) struct Program {
 pub(crate) struct ConicSolution {
     pub status: SolveStatus,
     pub x: Vec<f64>,
+    /// Dual variables of the rows, in the order the constraints were added
+    /// (a PSD block's duals in the same scaled upper-triangle vectorisation).
+    pub z: Vec<f64>,
     pub objective: f64,
     pub iterations: u32,
 }
@@ -205,8 +208,11 @@ impl Program {
         self.rows.extend(exprs);
     }
 
-    /// The symmetric `n × n` matrix whose (i, j) entry (i ≤ j) is `entry(i, j)` is PSD.
-    pub fn psd(&mut self, n: usize, mut entry: impl FnMut(usize, usize) -> Aff) {
+    /// The symmetric `n × n` matrix whose (i, j) entry (i ≤ j) is `entry(i, j)` is
+    /// PSD. Returns the block's first row, so that the dual matrix entry (i, i)
+    /// is `z[first + i(i+1)/2 + i]` (diagonal entries are not scaled).
+    pub fn psd(&mut self, n: usize, mut entry: impl FnMut(usize, usize) -> Aff) -> usize {
+        let first = self.rows.len();
         let s2 = std::f64::consts::SQRT_2;
         for col in 0..n {
             for row in 0..=col {
@@ -219,6 +225,7 @@ impl Program {
             }
         }
         self.blocks.push(Block::Psd(n));
+        first
     }
 
     /// Solves with clarabel; never panics on a numerical failure (it becomes a status).
@@ -269,6 +276,7 @@ impl Program {
         let failed = |_: String| ConicSolution {
             status: SolveStatus::NumericalFailure,
             x: vec![f64::NAN; n],
+            z: vec![f64::NAN; m],
             objective: f64::NAN,
             iterations: 0,
         };
@@ -288,6 +296,7 @@ impl Program {
         ConicSolution {
             status,
             x: sol.x.clone(),
+            z: sol.z.clone(),
             objective: sol.obj_val,
             iterations: sol.iterations,
         }

@@ -226,7 +226,13 @@ pub struct EncodedBox {
 /// most): the Requirement projection of §3.6 on the free coordinates, then the
 /// clamp to the box (the reference code projects then clamps once). Reaches a
 /// point of the intersection when it is non-empty and the rounds suffice.
-fn project_feasible(x: &mut [f64], mean: &[f64], eps: f64, bx: &EncodedBox, free: &[bool]) {
+pub(crate) fn project_feasible(
+    x: &mut [f64],
+    mean: &[f64],
+    eps: f64,
+    bx: &EncodedBox,
+    free: &[bool],
+) {
     for _ in 0..50 {
         let xt = with_intercept(x);
         let p = project_with_mask(&xt, mean, eps, free);
@@ -438,8 +444,31 @@ pub fn copa_plan(
     let x0 = schema.encode(applicant_raw)?;
     let bx = copa_box(schema, applicant_raw)?;
     let cont = copa_plan_encoded(&x0, unc, &bx, cfg)?;
-    let mut xs = cont.encoded;
+    let (raw, xs) = decode_options(schema, unc, applicant_raw, &cont.encoded)?;
+    finish(&x0, unc, xs, raw, cfg, cont.iterations)
+}
+
+/// Snaps encoded options (no intercept; moved only within [`copa_box`]) onto the
+/// grids of integer and stepped features — towards the side that raises `μ̂ᵀx̃`
+/// (up when the feature's mean weight is positive), staying inside the box, the
+/// applicant's own value when no grid point fits — and decodes them. Returns the
+/// raw rows and their exact re-encodings.
+pub fn decode_options(
+    schema: &Schema,
+    unc: &ModelUncertainty,
+    applicant_raw: &[f64],
+    options: &[Vec<f64>],
+) -> Result<(Vec<Vec<f64>>, Vec<Vec<f64>>)> {
+    check_len(
+        "θ dimension − 1 vs encoded dimension",
+        schema.encoded_dim(),
+        unc.dim() - 1,
+    )?;
+    let x0 = schema.encode(applicant_raw)?;
+    let bx = copa_box(schema, applicant_raw)?;
+    let mut xs = options.to_vec();
     for x in xs.iter_mut() {
+        check_len("option (encoded)", x0.len(), x.len())?;
         for i in 0..schema.n_features() {
             let Some(v) = schema.layout(i).value else {
                 continue;
@@ -451,10 +480,13 @@ pub fn copa_plan(
                 let raw = schema.slot_to_value(i, x[v]);
                 let k = (raw - base) / step;
                 let up = unc.mean[v + 1] > 0.0;
-                let mut cands = [(k.ceil(), up), (k.floor(), !up)];
-                cands.sort_by_key(|c| !c.1);
+                let cands = if up {
+                    [k.ceil(), k.floor()]
+                } else {
+                    [k.floor(), k.ceil()]
+                };
                 let mut chosen = x0[v];
-                for (kk, _) in cands {
+                for kk in cands {
                     let s = schema.value_to_slot(i, base + kk * step);
                     if s >= bx.lo[v] - 1e-12 && s <= bx.hi[v] + 1e-12 {
                         chosen = s.clamp(bx.lo[v], bx.hi[v]);
@@ -466,12 +498,11 @@ pub fn copa_plan(
         }
     }
     let raw: Vec<Vec<f64>> = xs.iter().map(|x| schema.decode(x)).collect::<Result<_>>()?;
-    // re-encode so that the encoded options are exactly the decoded applicants
-    let xs: Vec<Vec<f64>> = raw
+    let enc: Vec<Vec<f64>> = raw
         .iter()
         .map(|r| schema.encode(r))
         .collect::<Result<_>>()?;
-    finish(&x0, unc, xs, raw, cfg, cont.iterations)
+    Ok((raw, enc))
 }
 
 #[cfg(test)]

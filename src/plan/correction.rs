@@ -4,6 +4,7 @@
 
 use super::bounds::{ValidityBound, lower_validity_bound};
 use super::conic::{Aff, Program, SolveStatus};
+use super::copa::{EncodedBox, project_feasible};
 use super::uncertainty::ModelUncertainty;
 use crate::error::{Error, Result, check_finite, check_len};
 use serde::{Deserialize, Serialize};
@@ -104,7 +105,7 @@ pub fn mahalanobis_improve(
         )));
     }
     let f = free_mask(d, free)?;
-    Ok(improve_with_mask(x, unc, delta, &f))
+    Ok(improve_with_mask(x, unc, delta, &f, None))
 }
 
 pub(crate) fn improve_with_mask(
@@ -112,6 +113,7 @@ pub(crate) fn improve_with_mask(
     unc: &ModelUncertainty,
     delta: f64,
     f: &[bool],
+    bx: Option<&EncodedBox>,
 ) -> Improvement {
     let d = unc.dim();
     let before = mahalanobis_ratio(x, unc);
@@ -146,6 +148,17 @@ pub(crate) fn improve_with_mask(
         }
     }
     prog.soc(cone);
+    if let Some(b) = bx {
+        // lo ≤ z/t ≤ hi  ⇔  z − lo·t ≥ 0 and hi·t − z ≥ 0 (t > 0)
+        let mut rows = Vec::new();
+        for i in 1..d {
+            if f[i] {
+                rows.push(Aff::var(z + i).term(t, -b.lo[i - 1]));
+                rows.push(Aff::default().term(t, b.hi[i - 1]).term(z + i, -1.0));
+            }
+        }
+        prog.nonneg(rows);
+    }
     let sol = prog.solve();
     let tv = sol.x.get(t).copied().unwrap_or(f64::NAN);
     if sol.status.is_usable() && tv > 0.0 && tv.is_finite() {
@@ -229,13 +242,55 @@ pub fn correct_plan(
     cfg: CorrectionConfig,
     free: Option<&[bool]>,
 ) -> Result<CorrectedPlan> {
+    let f = free_mask(unc.dim(), free)?;
+    correct(plan, unc, cfg, &f, None)
+}
+
+/// [`correct_plan`] within an encoded box (no intercept; `lo = hi` holds a
+/// coordinate), as [`super::copa_box`] gives for an applicant: the projection
+/// alternates with the clamp to the box (as in the COPA generator), and the
+/// Mahalanobis program gets the linear constraints `lo·t ≤ z ≤ hi·t`.
+pub fn correct_plan_in_box(
+    plan: &[Vec<f64>],
+    unc: &ModelUncertainty,
+    cfg: CorrectionConfig,
+    bx: &EncodedBox,
+) -> Result<CorrectedPlan> {
     let d = unc.dim();
-    let f = free_mask(d, free)?;
+    check_len("box lower", d - 1, bx.lo.len())?;
+    check_len("box upper", d - 1, bx.hi.len())?;
+    let mut f = vec![false; d];
+    for i in 1..d {
+        f[i] = bx.hi[i - 1] > bx.lo[i - 1];
+    }
+    correct(plan, unc, cfg, &f, Some(bx))
+}
+
+fn correct(
+    plan: &[Vec<f64>],
+    unc: &ModelUncertainty,
+    cfg: CorrectionConfig,
+    f: &[bool],
+    bx: Option<&EncodedBox>,
+) -> Result<CorrectedPlan> {
     check_finite("epsilon", &[cfg.epsilon])?;
+    if !(cfg.delta.is_finite() && cfg.delta >= 0.0) {
+        return Err(Error::InvalidArgument(format!(
+            "Δ must be ≥ 0, got {}",
+            cfg.delta
+        )));
+    }
     let before = lower_validity_bound(plan, unc, cfg.rho)?;
     let projected: Vec<Vec<f64>> = plan
         .iter()
-        .map(|x| project_with_mask(x, &unc.mean, cfg.epsilon, &f))
+        .map(|x| match bx {
+            None => project_with_mask(x, &unc.mean, cfg.epsilon, f),
+            Some(b) => {
+                let mut y = x[1..].to_vec();
+                project_feasible(&mut y, &unc.mean, cfg.epsilon, b, f);
+                super::uncertainty::with_intercept(&y)
+            }
+        })
         .collect();
     let mid = lower_validity_bound(&projected, unc, cfg.rho)?;
     let k = cfg.k.unwrap_or(plan.len().div_ceil(2)).min(plan.len());
@@ -245,7 +300,7 @@ pub fn correct_plan(
     let mut out = projected.clone();
     let mut imps = Vec::new();
     for &j in &chosen {
-        let imp = improve_with_mask(&projected[j], unc, cfg.delta, &f);
+        let imp = improve_with_mask(&projected[j], unc, cfg.delta, f, bx);
         out[j] = imp.x.clone();
         imps.push(imp);
     }

@@ -27,11 +27,11 @@ pub use bounds::{
 pub use conic::SolveStatus;
 pub use copa::{
     CopaConfig, CopaPlan, DPP_DIAGONAL, EncodedBox, copa_box, copa_plan, copa_plan_encoded,
-    plan_metrics,
+    decode_options, plan_metrics,
 };
 pub use correction::{
-    CorrectedPlan, CorrectionConfig, Improvement, correct_plan, mahalanobis_improve,
-    mahalanobis_ratio, project_requirement,
+    CorrectedPlan, CorrectionConfig, Improvement, correct_plan, correct_plan_in_box,
+    mahalanobis_improve, mahalanobis_ratio, project_requirement,
 };
 pub use uncertainty::{
     EnsembleConfig, ModelUncertainty, gelbrich_distance, psd_sqrt, theta_of, with_intercept,

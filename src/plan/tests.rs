@@ -712,3 +712,107 @@ fn copa_optimisation_lowers_the_loss() {
     );
     assert!(copa_plan_encoded(&[0.2], &u, &bx, cfg).is_err());
 }
+
+#[test]
+fn boxed_correction_respects_the_box_and_decodes() {
+    let s = toy_schema();
+    let dim = s.encoded_dim() + 1;
+    let mut mean = vec![0.0; dim];
+    mean[0] = -1.5;
+    mean[1] = 2.0;
+    mean[2] = -1.5;
+    let mut cov = vec![0.0; dim * dim];
+    for i in 0..dim {
+        cov[i * dim + i] = 0.05;
+    }
+    cov[1] = 0.01;
+    cov[dim] = 0.01;
+    let u = ModelUncertainty::new(mean, cov).unwrap();
+    let applicant = vec![30.0, 40.0, 1.0, 45.0, -9.0];
+    let bx = copa_box(&s, &applicant).unwrap();
+    // three options, none valid for the mean model yet
+    let plan: Vec<Vec<f64>> = [35.0, 40.0, 45.0]
+        .iter()
+        .map(|&inc| with_intercept(&s.encode(&[inc, 38.0, 1.0, 45.0, -9.0]).unwrap()))
+        .collect();
+    let cfg = CorrectionConfig {
+        rho: 0.0,
+        delta: 0.2,
+        ..CorrectionConfig::default()
+    };
+    let c = correct_plan_in_box(&plan, &u, cfg, &bx).unwrap();
+    assert_eq!(c.lower_before.value, 0.0);
+    assert!(c.lower_after.value > 0.0);
+    for x in &c.plan {
+        for i in 1..dim {
+            assert!(
+                x[i] >= bx.lo[i - 1] - 1e-7 && x[i] <= bx.hi[i - 1] + 1e-7,
+                "coordinate {i}"
+            );
+        }
+    }
+    let enc: Vec<Vec<f64>> = c
+        .plan
+        .iter()
+        .map(|x| x[1..].iter().map(|v| v.clamp(0.0, 1.0)).collect())
+        .collect();
+    let (raw, re) = decode_options(&s, &u, &applicant, &enc).unwrap();
+    for r in &raw {
+        s.check_actionable(&applicant, r).unwrap();
+        assert_eq!(r[0], r[0].round());
+    }
+    // income rounds up (positive mean weight), so the margin cannot fall
+    for (x, e) in c.plan.iter().zip(&re) {
+        let m0: f64 = x.iter().zip(&u.mean).map(|(a, b)| a * b).sum();
+        let m1: f64 = with_intercept(e)
+            .iter()
+            .zip(&u.mean)
+            .map(|(a, b)| a * b)
+            .sum();
+        assert!(m1 >= m0 - 1e-6, "{m1} < {m0}");
+    }
+}
+
+#[test]
+fn dual_programs_match_the_printed_primal_programs() {
+    use nalgebra::{DMatrix, DVector};
+    for k in [0usize, 2, 4, 6, 12, 14] {
+        let (rho, u, plan) = peer_instance(k);
+        let dual = lower_validity_bound_with(
+            &plan,
+            &u,
+            rho,
+            BoundOptions {
+                program: BoundProgram::Full,
+                solve_trivial: false,
+            },
+        )
+        .unwrap();
+        let primal = if rho == 0.0 {
+            let p = u.cov_matrix() + u.mean_vector() * u.mean_vector().transpose();
+            let a: Vec<DVector<f64>> = plan.iter().map(|x| DVector::from_column_slice(x)).collect();
+            super::bounds::chebyshev_lower_primal(
+                &u.mean_vector(),
+                &DMatrix::clone(&p),
+                &a,
+                &vec![0.0; plan.len()],
+            )
+        } else {
+            super::bounds::lower_full_primal(&plan, &u, rho)
+        };
+        assert!(
+            (dual.value - primal.value).abs() < 1e-5,
+            "k={k}: {} vs {}",
+            dual.value,
+            primal.value
+        );
+        // λ_j read from the duals sum to 1 − L*, and agree with the primal's λ_j
+        assert!(
+            (1.0 - dual.lambdas.iter().sum::<f64>() - dual.value).abs() < 1e-5,
+            "k={k}"
+        );
+        for (a, b) in dual.lambdas.iter().zip(&primal.lambdas) {
+            assert!((a - b).abs() < 1e-3, "k={k}: λ {a} vs {b}");
+        }
+    }
+}
