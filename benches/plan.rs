@@ -53,17 +53,20 @@ fn bounds(c: &mut Criterion) {
     for d in [20usize, 50] {
         let (u, plan, outside) = bench_instance(d);
         let mut group = c.benchmark_group(format!("plan_bounds_d{d}_j5"));
-        group.sample_size(if d == 20 { 20 } else { 10 });
+        group.sample_size(10);
         let full = BoundOptions {
             program: BoundProgram::Full,
             solve_trivial: false,
         };
         let auto = BoundOptions::default();
-        for (name, rho, opts) in [
-            ("lower_rho0_reduced", 0.0, auto),
-            ("lower_rho0_full", 0.0, full),
-            ("lower_rho0.05", 0.05, auto),
-        ] {
+        // The full d-dimensional L* programs take seconds with clarabel's direct
+        // solver (see BENCHMARKS.md); they are benched at d = 20 only.
+        let mut cases = vec![("lower_rho0_reduced", 0.0, auto)];
+        if d == 20 {
+            cases.push(("lower_rho0_full", 0.0, full));
+            cases.push(("lower_rho0.05", 0.05, auto));
+        }
+        for (name, rho, opts) in cases {
             let v = lower_validity_bound_with(&plan, &u, rho, opts).unwrap();
             eprintln!("{name} d={d}: L* = {:.6} ({:?})", v.value, v.status);
             group.bench_function(name, |b| {

@@ -7,7 +7,7 @@
 //! * Tomorrow's models: logistic models refitted on bootstrap resamples of all
 //!   1000 applicants (the lender retrains with the held-out 30 % now in its data).
 //! * Plans: "diverse" = COPA's objective without the validity term (a DiCE-like
-//!   proximity + diversity plan, valid for the mean model); "COPA" = the full
+//!   proximity + diversity plan, valid for the mean model: μ̂ᵀx̃ ≥ 0.001); "COPA" = the full
 //!   objective (6); "+corr" = each after the Requirement projection and the
 //!   Mahalanobis improvement (K = 3, Δ = 0.1). Only contiguous mutable features
 //!   move, so every option is a real applicant (see `cfx::plan::copa_box`).
@@ -106,7 +106,7 @@ fn main() -> cfx::Result<()> {
         for (m, cfg) in [
             CopaConfig {
                 validity_weight: 0.0,
-                epsilon: 0.0,
+                epsilon: 1e-3,
                 seed: a as u64,
                 ..CopaConfig::default()
             },

@@ -34,7 +34,9 @@
 //! point exists), which interior-point solvers need. If `r = 0`, `Y = m`
 //! deterministically and `L* = 1[m_j > 0 ∀j]`.
 
-use super::conic::{Aff, Program, SolveStatus, SymVar};
+#[cfg(test)]
+use super::conic::SymVar;
+use super::conic::{Aff, Program, SolveStatus};
 use super::uncertainty::{ModelUncertainty, psd_sqrt};
 use crate::error::{Error, Result, check_finite, check_len};
 use nalgebra::{DMatrix, DVector};

@@ -448,6 +448,9 @@ pub fn copa_plan(
     finish(&x0, unc, xs, raw, cfg, cont.iterations)
 }
 
+/// Raw rows and their exact encodings.
+pub type DecodedOptions = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+
 /// Snaps encoded options (no intercept; moved only within [`copa_box`]) onto the
 /// grids of integer and stepped features — towards the side that raises `μ̂ᵀx̃`
 /// (up when the feature's mean weight is positive), staying inside the box, the
@@ -458,7 +461,7 @@ pub fn decode_options(
     unc: &ModelUncertainty,
     applicant_raw: &[f64],
     options: &[Vec<f64>],
-) -> Result<(Vec<Vec<f64>>, Vec<Vec<f64>>)> {
+) -> Result<DecodedOptions> {
     check_len(
         "θ dimension − 1 vs encoded dimension",
         schema.encoded_dim(),

@@ -14,6 +14,9 @@
 //!   ([`project_requirement`], [`correct_plan`]);
 //! * **construction**: the COPA plan generator ([`copa_plan`]).
 
+// Index loops mirror the papers' subscripts (x_j[i], Σ̂_ik); they read clearer than iterator chains.
+#![allow(clippy::needless_range_loop)]
+
 mod bounds;
 mod conic;
 mod copa;

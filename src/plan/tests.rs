@@ -24,7 +24,7 @@ fn cantelli_closed_form_for_one_option() {
     let want = m * m / (m * m + s2);
     for program in [BoundProgram::Full, BoundProgram::Reduced] {
         let b = lower_validity_bound_with(
-            &[x.clone()],
+            std::slice::from_ref(&x),
             &u,
             0.0,
             BoundOptions {
@@ -204,8 +204,8 @@ fn monte_carlo_validity_lies_between_the_bounds() {
     use rand_distr::{Distribution, StandardNormal, StudentT, Uniform};
     use rand_xoshiro::Xoshiro256PlusPlus;
     let n = 20_000;
-    let nu = 5.0;
-    let t_scale = ((nu - 2.0) / nu as f64).sqrt();
+    let nu: f64 = 5.0;
+    let t_scale = ((nu - 2.0) / nu).sqrt();
     let mut checked_lower = 0;
     let mut checked_upper = 0;
     for k in [0usize, 1, 2, 9, 10, 11, 18, 19, 20] {
@@ -327,7 +327,7 @@ fn degenerate_plans_are_handled() {
     .unwrap();
     let x = vec![1.0, 0.5, -0.3];
     // the same option twice: rank-deficient XΣ̂Xᵀ; the bound equals the single-option (Cantelli) one
-    let one = lower_validity_bound(&[x.clone()], &u, 0.0).unwrap();
+    let one = lower_validity_bound(std::slice::from_ref(&x), &u, 0.0).unwrap();
     let two = lower_validity_bound(&[x.clone(), x.clone()], &u, 0.0).unwrap();
     assert!(two.status.is_usable());
     assert!(
@@ -338,11 +338,11 @@ fn degenerate_plans_are_handled() {
     );
     // no uncertainty: the bound is the deterministic answer
     let z = ModelUncertainty::new(vec![1.0, 0.5, 0.2], vec![0.0; 9]).unwrap();
-    let l = lower_validity_bound(&[x.clone()], &z, 0.0).unwrap();
+    let l = lower_validity_bound(std::slice::from_ref(&x), &z, 0.0).unwrap();
     assert_eq!(l.value, 1.0);
     // Proposition 2.4 on the other side
     let neg = vec![-1.0, -0.5, 0.3];
-    let l = lower_validity_bound(&[neg.clone()], &u, 0.0).unwrap();
+    let l = lower_validity_bound(std::slice::from_ref(&neg), &u, 0.0).unwrap();
     assert_eq!((l.value, l.trivial), (0.0, Some(TrivialCase::MeanOutside)));
     let up = upper_validity_bound(&[x], &u, 0.0).unwrap();
     assert_eq!((up.value, up.trivial), (1.0, Some(TrivialCase::MeanInside)));
