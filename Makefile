@@ -3,12 +3,13 @@
 # so on a fresh Debian machine either command alone is enough.
 
 CBINDGEN_VERSION := 0.29.4
-APT_PACKAGES := cmake g++ pkg-config libclang-dev libopenblas-dev libgfortran-12-dev valgrind python3-venv
+APT_PACKAGES := cmake g++ pkg-config libclang-dev libopenblas-dev libgfortran-12-dev valgrind
 DATA ?= german
+EXPERIMENTS := robustness_tradeoff plans_under_shift sequential_policies
 CARGO ?= cargo
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps deps-apt deps-cbindgen build header demo test experiments bench fuzz fmt clippy
+.PHONY: deps deps-apt deps-cbindgen build header demo test experiments bench fuzz lint
 
 deps: deps-apt deps-cbindgen
 
@@ -37,3 +38,29 @@ test: deps
 
 demo: deps
 	$(CARGO) run --release --example credit_recourse -- $(DATA)
+	$(CARGO) run --release --example sequential_demo -- $(DATA)
+
+# Regenerates the committed C header with the pinned cbindgen (tests/header.rs fails on drift).
+header: deps-cbindgen
+	cbindgen --config cbindgen.toml --crate cfx --output include/cfx.h
+
+# Paper reproductions and long runs (not part of `make test`).
+experiments: deps
+	@for ex in $(EXPERIMENTS); do \
+	  if [ -f examples/$$ex.rs ]; then $(CARGO) run --release --example $$ex || exit 1; fi; \
+	done
+
+bench: deps
+	$(CARGO) bench
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# Bounded fuzzing of schema/model JSON loading and encode/decode through the C ABI
+# (not in CI). cargo-fuzz needs nightly flags; RUSTC_BOOTSTRAP lets the stable
+# toolchain accept them.
+FUZZ_SECONDS ?= 120
+fuzz: deps
+	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install --locked cargo-fuzz
+	RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run json_and_encoding -- -max_total_time=$(FUZZ_SECONDS)

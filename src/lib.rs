@@ -12,13 +12,25 @@
 //! | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split |
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
+//! | [`coherent`] | optimal coherent counterfactuals by MIP (seed 000) on HiGHS, diversity, infeasibility reasons |
+//! | [`robust`] | noise models, allocation-free Γ̃/Θ̃ estimators and bounds, Wachter/PROBE/CROCO |
+//! | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (seed 003) |
+//! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
 //! | [`plan`] | COPA: model uncertainty, Gelbrich distance, L*/U* validity bounds (SDPs), corrections, plan generator |
 
+// Numerical kernels index several arrays with one loop variable; iterator
+// chains would hide the equations they implement.
+#![allow(clippy::needless_range_loop)]
+
+pub mod coherent;
 pub mod data;
 pub mod error;
+pub mod ffi;
 pub mod model;
 pub mod nn;
 pub mod plan;
+pub mod robust;
 pub mod schema;
+pub mod sequential;
 
 pub use error::{Error, Result};

@@ -63,7 +63,9 @@ pub fn parse_csv(text: &str) -> Result<Table> {
                 field_started = true;
             }
             '"' => {
-                return Err(Error::Data(format!("line {line}: stray quote inside a field")));
+                return Err(Error::Data(format!(
+                    "line {line}: stray quote inside a field"
+                )));
             }
             ',' => {
                 record.push(std::mem::take(&mut field));
@@ -87,7 +89,9 @@ pub fn parse_csv(text: &str) -> Result<Table> {
         }
     }
     if in_quotes {
-        return Err(Error::Data(format!("line {record_line}: unterminated quoted field")));
+        return Err(Error::Data(format!(
+            "line {record_line}: unterminated quoted field"
+        )));
     }
     if field_started || !field.is_empty() || !record.is_empty() {
         record.push(field);

@@ -75,7 +75,11 @@ pub struct InferOptions {
 fn sort_levels(levels: BTreeSet<String>) -> Vec<String> {
     let mut v: Vec<String> = levels.into_iter().collect();
     if v.iter().all(|l| l.parse::<f64>().is_ok()) {
-        v.sort_by(|a, b| a.parse::<f64>().unwrap().total_cmp(&b.parse::<f64>().unwrap()));
+        v.sort_by(|a, b| {
+            a.parse::<f64>()
+                .unwrap()
+                .total_cmp(&b.parse::<f64>().unwrap())
+        });
     }
     v
 }
@@ -107,7 +111,10 @@ pub fn infer(table: &Table, opts: &InferOptions) -> Result<Dataset> {
         cols.push(j);
         let cells: Vec<&str> = table.rows.iter().map(|r| r[j].trim()).collect();
         if let Some((i, _)) = cells.iter().enumerate().find(|(_, c)| c.is_empty()) {
-            return Err(Error::Data(format!("column '{name}', row {}: empty value", i + 2)));
+            return Err(Error::Data(format!(
+                "column '{name}', row {}: empty value",
+                i + 2
+            )));
         }
         let numeric: Option<Vec<f64>> = cells.iter().map(|c| c.parse::<f64>().ok()).collect();
         let numeric = numeric.filter(|v| v.iter().all(|x| x.is_finite()));
@@ -128,9 +135,11 @@ pub fn infer(table: &Table, opts: &InferOptions) -> Result<Dataset> {
                 let (lo, hi) = if normal.is_empty() {
                     (0.0, 0.0)
                 } else {
-                    normal.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-                        (a.min(v), b.max(v))
-                    })
+                    normal
+                        .iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                            (a.min(v), b.max(v))
+                        })
                 };
                 Feature {
                     name: name.clone(),
@@ -208,14 +217,14 @@ fn table_rows(table: &Table, schema: &Schema, cols: &[usize]) -> Result<Vec<Vec<
             let cell = cells[j].trim();
             let where_ = || format!("row {}, column '{}'", r + 2, f.name);
             let v = match &f.kind {
-                FeatureKind::Categorical { levels } => levels
-                    .iter()
-                    .position(|l| l == cell)
-                    .ok_or_else(|| Error::Data(format!("{}: unknown level '{cell}'", where_())))?
-                    as f64,
-                FeatureKind::Contiguous { .. } => cell.parse::<f64>().map_err(|_| {
-                    Error::Data(format!("{}: '{cell}' is not a number", where_()))
-                })?,
+                FeatureKind::Categorical { levels } => {
+                    levels.iter().position(|l| l == cell).ok_or_else(|| {
+                        Error::Data(format!("{}: unknown level '{cell}'", where_()))
+                    })? as f64
+                }
+                FeatureKind::Contiguous { .. } => cell
+                    .parse::<f64>()
+                    .map_err(|_| Error::Data(format!("{}: '{cell}' is not a number", where_())))?,
             };
             f.state_of(v)
                 .map_err(|e| Error::Data(format!("{}: {e}", where_())))?;
@@ -259,8 +268,12 @@ pub fn german_credit(path: &Path) -> Result<Dataset> {
             ..Default::default()
         },
     )?;
-    set(&mut d.schema, "personal_status_and_sex", |f| f.actionability.mutable = false)?;
-    set(&mut d.schema, "foreign_worker", |f| f.actionability.mutable = false)?;
+    set(&mut d.schema, "personal_status_and_sex", |f| {
+        f.actionability.mutable = false
+    })?;
+    set(&mut d.schema, "foreign_worker", |f| {
+        f.actionability.mutable = false
+    })?;
     set(&mut d.schema, "age_in_years", |f| {
         f.actionability.direction = Direction::IncreaseOnly
     })?;
@@ -287,7 +300,8 @@ pub fn heloc_special_codes() -> Vec<SpecialCode> {
 /// FICO HELOC (seed 000's data; read from [`shared_data_dir`], never bundled).
 /// Favourable: `RiskPerformance = Good`. Special states −7/−8/−9 on every column
 /// where they occur. Actionability: nobody can move *into* "no bureau record";
-/// the age of the oldest trade can only increase.
+/// a recorded delinquency cannot become "condition not met" (−7); the age of
+/// the oldest trade can only increase.
 pub fn heloc(path: &Path) -> Result<Dataset> {
     let t = read_csv(path)?;
     let mut d = infer(
@@ -309,6 +323,15 @@ pub fn heloc(path: &Path) -> Result<Dataset> {
             }
         }
     }
+    // A recorded delinquency cannot be erased: moving from "months since the
+    // most recent delinquency" to −7 ("condition not met": no delinquency) would
+    // advise the applicant to rewrite their history.
+    set(&mut d.schema, "MSinceMostRecentDelq", |f| {
+        f.actionability.forbidden_transitions.push(Transition {
+            from: "value".into(),
+            to: "-7".into(),
+        })
+    })?;
     set(&mut d.schema, "MSinceOldestTradeOpen", |f| {
         f.actionability.direction = Direction::IncreaseOnly
     })?;
@@ -326,7 +349,11 @@ pub fn taiwan(path: &Path) -> Result<Dataset> {
     let pay = ["PAY_0", "PAY_2", "PAY_3", "PAY_4", "PAY_5", "PAY_6"];
     let mut special_codes = Vec::new();
     for p in pay {
-        for (code, label) in [(-2.0, "no consumption"), (-1.0, "paid in full"), (0.0, "revolving credit used")] {
+        for (code, label) in [
+            (-2.0, "no consumption"),
+            (-1.0, "paid in full"),
+            (0.0, "revolving credit used"),
+        ] {
             special_codes.push(SpecialCode {
                 column: Some(p.into()),
                 code,

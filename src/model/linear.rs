@@ -54,7 +54,9 @@ impl LinearModel {
 
     pub(crate) fn validate(&self) -> Result<()> {
         if self.weights.is_empty() {
-            return Err(Error::InvalidArgument("a linear model needs weights".into()));
+            return Err(Error::InvalidArgument(
+                "a linear model needs weights".into(),
+            ));
         }
         check_finite("weights", &self.weights)?;
         check_finite("bias", &[self.bias])?;
@@ -68,7 +70,10 @@ impl LinearModel {
         }
         check_len("labels", x.len(), y.len())?;
         if !(opts.c.is_finite() && opts.c > 0.0) {
-            return Err(Error::InvalidArgument(format!("C must be positive, got {}", opts.c)));
+            return Err(Error::InvalidArgument(format!(
+                "C must be positive, got {}",
+                opts.c
+            )));
         }
         let d = x[0].len();
         for r in x {

@@ -78,10 +78,16 @@ impl MlpModel {
         }
         check_len("labels", x.len(), y.len())?;
         if opts.batch_size == 0 || opts.hidden.contains(&0) {
-            return Err(Error::InvalidArgument("batch size and layer sizes must be positive".into()));
+            return Err(Error::InvalidArgument(
+                "batch size and layer sizes must be positive".into(),
+            ));
         }
-        if !(opts.learning_rate > 0.0 && opts.learning_rate.is_finite()) || !(opts.l2 >= 0.0) {
-            return Err(Error::InvalidArgument("learning rate must be positive and l2 non-negative".into()));
+        let lr_ok = opts.learning_rate > 0.0 && opts.learning_rate.is_finite();
+        let l2_ok = opts.l2 >= 0.0 && opts.l2.is_finite();
+        if !lr_ok || !l2_ok {
+            return Err(Error::InvalidArgument(
+                "learning rate must be positive and l2 non-negative".into(),
+            ));
         }
         let d = x[0].len();
         for r in x {
@@ -153,11 +159,7 @@ impl Model for MlpModel {
         let mut off = 0;
         for (li, l) in layers.iter().enumerate() {
             let (prev, cur) = acts.split_at_mut(off);
-            let input: &[f64] = if li == 0 {
-                x
-            } else {
-                &prev[off - l.n_in..off]
-            };
+            let input: &[f64] = if li == 0 { x } else { &prev[off - l.n_in..off] };
             for o in 0..l.n_out {
                 let row = &l.weights[o * l.n_in..(o + 1) * l.n_in];
                 let z = row.iter().zip(input).map(|(a, b)| a * b).sum::<f64>() + l.bias[o];

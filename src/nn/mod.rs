@@ -85,12 +85,37 @@ pub struct Gradients {
     pub bias: Vec<Vec<f64>>,
 }
 
+/// Dot product with eight independent accumulators (fixed order, so results
+/// are deterministic), which lets the compiler keep several multiply-adds in
+/// flight; a single running sum serialises on the add latency.
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for j in 0..8 {
+            acc[j] += x[j] * y[j];
+        }
+    }
+    let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (x, y) in ra.iter().zip(rb) {
+        s += x * y;
+    }
+    s
+}
+
 impl Network {
     /// A network with layer sizes `sizes = [n_in, h1, …, n_out]`, `hidden`
     /// activations and an `output` activation, initialised He-uniform for ReLU
     /// layers and Glorot-uniform otherwise, from a seeded generator.
     pub fn new(sizes: &[usize], hidden: Activation, output: Activation, seed: u64) -> Network {
-        assert!(sizes.len() >= 2, "a network needs an input and an output size");
+        assert!(
+            sizes.len() >= 2,
+            "a network needs an input and an output size"
+        );
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let n = sizes.len() - 1;
         let layers = (0..n)
@@ -126,13 +151,19 @@ impl Network {
     pub fn validate(&self) -> crate::Result<()> {
         use crate::Error;
         if self.layers.is_empty() {
-            return Err(Error::InvalidArgument("a network needs at least one layer".into()));
+            return Err(Error::InvalidArgument(
+                "a network needs at least one layer".into(),
+            ));
         }
         for (i, l) in self.layers.iter().enumerate() {
             if l.n_in == 0 || l.n_out == 0 {
                 return Err(Error::InvalidArgument(format!("layer {i} has a zero size")));
             }
-            crate::error::check_len(&format!("layer {i} weights"), l.n_in * l.n_out, l.weights.len())?;
+            crate::error::check_len(
+                &format!("layer {i} weights"),
+                l.n_in * l.n_out,
+                l.weights.len(),
+            )?;
             crate::error::check_len(&format!("layer {i} bias"), l.n_out, l.bias.len())?;
             crate::error::check_finite(&format!("layer {i} weights"), &l.weights)?;
             crate::error::check_finite(&format!("layer {i} bias"), &l.bias)?;
@@ -174,7 +205,7 @@ impl Network {
         for l in &self.layers {
             for o in 0..l.n_out {
                 let row = &l.weights[o * l.n_in..(o + 1) * l.n_in];
-                let z = row.iter().zip(&cur[..cur_len]).map(|(a, b)| a * b).sum::<f64>() + l.bias[o];
+                let z = dot(row, &cur[..cur_len]) + l.bias[o];
                 next[o] = l.activation.apply(z);
             }
             cur_len = l.n_out;
@@ -204,7 +235,11 @@ impl Network {
     /// Zero gradients shaped like this network.
     pub fn gradients(&self) -> Gradients {
         Gradients {
-            weights: self.layers.iter().map(|l| vec![0.0; l.weights.len()]).collect(),
+            weights: self
+                .layers
+                .iter()
+                .map(|l| vec![0.0; l.weights.len()])
+                .collect(),
             bias: self.layers.iter().map(|l| vec![0.0; l.n_out]).collect(),
         }
     }
@@ -218,7 +253,7 @@ impl Network {
             let a = &mut after[0];
             for o in 0..l.n_out {
                 let row = &l.weights[o * l.n_in..(o + 1) * l.n_in];
-                z[o] = row.iter().zip(input).map(|(p, q)| p * q).sum::<f64>() + l.bias[o];
+                z[o] = dot(row, input) + l.bias[o];
                 a[o] = l.activation.apply(z[o]);
             }
         }
@@ -248,6 +283,8 @@ impl Network {
             }
             let gw = &mut grads.weights[li];
             let gb = &mut grads.bias[li];
+            // The first layer's input gradient is needed only when the caller asks for it.
+            let need_d_in = li > 0 || d_input.is_some();
             d_in[..l.n_in].fill(0.0);
             for o in 0..l.n_out {
                 let delta = d_a[o];
@@ -257,9 +294,13 @@ impl Network {
                 gb[o] += delta;
                 let row = &l.weights[o * l.n_in..(o + 1) * l.n_in];
                 let grow = &mut gw[o * l.n_in..(o + 1) * l.n_in];
-                for k in 0..l.n_in {
-                    grow[k] += delta * input[k];
-                    d_in[k] += delta * row[k];
+                for (g, x) in grow.iter_mut().zip(&input[..l.n_in]) {
+                    *g += delta * x;
+                }
+                if need_d_in {
+                    for (d, w) in d_in[..l.n_in].iter_mut().zip(row) {
+                        *d += delta * w;
+                    }
                 }
             }
             d_a[..l.n_in].copy_from_slice(&d_in[..l.n_in]);
@@ -355,8 +396,18 @@ impl Adam {
             }
         };
         for (li, l) in net.layers.iter_mut().enumerate() {
-            update(&mut l.weights, &g.weights[li], &mut self.m.weights[li], &mut self.v.weights[li]);
-            update(&mut l.bias, &g.bias[li], &mut self.m.bias[li], &mut self.v.bias[li]);
+            update(
+                &mut l.weights,
+                &g.weights[li],
+                &mut self.m.weights[li],
+                &mut self.v.weights[li],
+            );
+            update(
+                &mut l.bias,
+                &g.bias[li],
+                &mut self.m.bias[li],
+                &mut self.v.bias[li],
+            );
         }
     }
 }

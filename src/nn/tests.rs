@@ -27,7 +27,11 @@ fn backward_matches_finite_differences() {
                 let mut m = net.clone();
                 m.layers[li].weights[k] -= h;
                 let fd = (loss(&p, &x, &dout) - loss(&m, &x, &dout)) / (2.0 * h);
-                assert!((fd - g.weights[li][k]).abs() < 1e-5, "layer {li} w{k}: {fd} vs {}", g.weights[li][k]);
+                assert!(
+                    (fd - g.weights[li][k]).abs() < 1e-5,
+                    "layer {li} w{k}: {fd} vs {}",
+                    g.weights[li][k]
+                );
             }
             for k in 0..net.layers[li].bias.len() {
                 let mut p = net.clone();

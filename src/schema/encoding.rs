@@ -178,7 +178,7 @@ impl Schema {
                         if !slot.is_finite() {
                             return Err(bad("value slot is not finite".into()));
                         }
-                        if slot < -COHERENCE_TOL || slot > 1.0 + COHERENCE_TOL {
+                        if !(-COHERENCE_TOL..=1.0 + COHERENCE_TOL).contains(&slot) {
                             return Err(bad(format!(
                                 "value {} lies outside [{lower}, {upper}]",
                                 self.slot_to_value(i, slot)
@@ -190,7 +190,9 @@ impl Schema {
                             let k = ((v - lower) / st).round();
                             let snapped = lower + k * st;
                             if (snapped - v).abs() > tol {
-                                return Err(bad(format!("value {v} is not on the grid {lower} + k·{st}")));
+                                return Err(bad(format!(
+                                    "value {v} is not on the grid {lower} + k·{st}"
+                                )));
                             }
                             v = snapped;
                         }

@@ -252,9 +252,7 @@ impl Feature {
                 } else {
                     special_states
                         .iter()
-                        .position(|s| {
-                            s.label == name || name.parse::<f64>().ok() == Some(s.code)
-                        })
+                        .position(|s| s.label == name || name.parse::<f64>().ok() == Some(s.code))
                         .map(|j| j + 1)
                 }
             }
@@ -355,7 +353,9 @@ impl Schema {
 
     fn validate_and_index(&mut self) -> Result<()> {
         if self.features.is_empty() {
-            return Err(Error::InvalidSchema("a schema needs at least one feature".into()));
+            return Err(Error::InvalidSchema(
+                "a schema needs at least one feature".into(),
+            ));
         }
         let mut names = HashSet::new();
         let mut layout = Vec::with_capacity(self.features.len());
@@ -411,7 +411,10 @@ impl Schema {
                             return fail(format!("duplicate special code {}", s.code));
                         }
                         if s.label.is_empty() || s.label == "value" || s.label == "*" {
-                            return fail(format!("special state {} needs a distinct label", s.code));
+                            return fail(format!(
+                                "special state {} needs a distinct label",
+                                s.code
+                            ));
                         }
                         if !labels.insert(s.label.as_str()) {
                             return fail(format!("duplicate special label '{}'", s.label));
@@ -549,7 +552,8 @@ impl Schema {
             let sa = f.state_of(a)?;
             let sb = f.state_of(b)?;
             let changed = sa != sb || (a - b).abs() > COHERENCE_TOL;
-            let violation = |m: String| Error::InvalidArgument(format!("feature '{}': {m}", f.name));
+            let violation =
+                |m: String| Error::InvalidArgument(format!("feature '{}': {m}", f.name));
             if !changed {
                 continue;
             }
@@ -619,10 +623,7 @@ impl Schema {
     /// The distance weights of feature `i`, unit weights when none were fitted.
     pub fn weights(&self, i: usize) -> FeatureWeights {
         let f = &self.features[i];
-        let mut w = f
-            .weights
-            .clone()
-            .unwrap_or_else(|| FeatureWeights::unit(f));
+        let mut w = f.weights.clone().unwrap_or_else(|| FeatureWeights::unit(f));
         let c = f.actionability.cost_scale;
         w.value *= c;
         for s in &mut w.states {
@@ -652,9 +653,7 @@ impl Schema {
         let mut out = vec![false; self.dim];
         for (i, f) in self.features.iter().enumerate() {
             let l = &self.layout[i];
-            for j in l.start..l.start + l.width {
-                out[j] = f.actionability.mutable;
-            }
+            out[l.start..l.start + l.width].fill(f.actionability.mutable);
         }
         out
     }

@@ -47,7 +47,10 @@ fn incoherent_vectors_are_refused_naming_the_feature() {
 
 #[test]
 fn bad_schemas_get_clear_errors() {
-    let dup = Schema::new(vec![Feature::contiguous("a", 0.0, 1.0), Feature::contiguous("a", 0.0, 1.0)]);
+    let dup = Schema::new(vec![
+        Feature::contiguous("a", 0.0, 1.0),
+        Feature::contiguous("a", 0.0, 1.0),
+    ]);
     assert!(matches!(dup, Err(Error::InvalidSchema(m)) if m.contains("duplicate")));
     let lu = Schema::new(vec![Feature::contiguous("a", 2.0, 1.0)]);
     assert!(matches!(lu, Err(Error::InvalidSchema(m)) if m.contains("exceeds")));
@@ -55,38 +58,61 @@ fn bad_schemas_get_clear_errors() {
     assert!(nan.is_err());
     let empty = Schema::new(vec![Feature::categorical("c", &[])]);
     assert!(matches!(empty, Err(Error::InvalidSchema(m)) if m.contains("at least one level")));
-    let inside = Schema::new(vec![Feature::contiguous("a", -10.0, 1.0).with_special(-7.0, "x")]);
+    let inside = Schema::new(vec![
+        Feature::contiguous("a", -10.0, 1.0).with_special(-7.0, "x"),
+    ]);
     assert!(inside.is_err());
     assert!(Schema::new(vec![]).is_err());
     let s = heloc_like();
     assert!(matches!(s.index_of("nope"), Err(Error::NotFound(_))));
     let mut bad_t = Feature::contiguous("a", 0.0, 1.0);
-    bad_t.actionability.forbidden_transitions.push(Transition { from: "*".into(), to: "ghost".into() });
+    bad_t.actionability.forbidden_transitions.push(Transition {
+        from: "*".into(),
+        to: "ghost".into(),
+    });
     assert!(matches!(Schema::new(vec![bad_t]), Err(Error::NotFound(_))));
 }
 
 #[test]
 fn json_round_trip_keeps_everything() {
     let mut s = heloc_like();
-    s.features[0].actionability.forbidden_transitions.push(Transition {
-        from: "*".into(),
-        to: "-9".into(),
-    });
+    s.features[0]
+        .actionability
+        .forbidden_transitions
+        .push(Transition {
+            from: "*".into(),
+            to: "-9".into(),
+        });
     let s = Schema::new(s.features).unwrap();
     let back = Schema::from_json(&s.to_json()).unwrap();
     assert_eq!(back, s);
     assert!(!back.transition_allowed(0, 0, 2));
     assert!(back.transition_allowed(0, 0, 1));
     assert!(Schema::from_json("{").is_err());
-    assert!(Schema::from_json(&s.to_json().replace("\"format_version\": 1", "\"format_version\": 99")).is_err());
+    assert!(
+        Schema::from_json(
+            &s.to_json()
+                .replace("\"format_version\": 1", "\"format_version\": 99")
+        )
+        .is_err()
+    );
 }
 
 #[test]
 fn actionability_checks() {
     let s = heloc_like();
-    assert!(s.check_actionable(&[10.0, 0.0, 40.0], &[20.0, 1.0, 40.0]).is_ok());
-    assert!(s.check_actionable(&[10.0, 0.0, 40.0], &[10.0, 0.0, 41.0]).is_err());
-    let up = Schema::new(vec![Feature::contiguous("x", 0.0, 9.0).direction(Direction::IncreaseOnly)]).unwrap();
+    assert!(
+        s.check_actionable(&[10.0, 0.0, 40.0], &[20.0, 1.0, 40.0])
+            .is_ok()
+    );
+    assert!(
+        s.check_actionable(&[10.0, 0.0, 40.0], &[10.0, 0.0, 41.0])
+            .is_err()
+    );
+    let up = Schema::new(vec![
+        Feature::contiguous("x", 0.0, 9.0).direction(Direction::IncreaseOnly),
+    ])
+    .unwrap();
     assert!(up.check_actionable(&[5.0], &[4.0]).is_err());
     assert!(up.check_actionable(&[5.0], &[6.0]).is_ok());
 }

@@ -144,7 +144,10 @@ impl Schema {
                     };
                     FeatureWeights {
                         value,
-                        states: states_seen[1..].iter().map(|&c| indicator_weight(c)).collect(),
+                        states: states_seen[1..]
+                            .iter()
+                            .map(|&c| indicator_weight(c))
+                            .collect(),
                         anchor,
                     }
                 }

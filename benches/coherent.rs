@@ -1,0 +1,55 @@
+//! Criterion benches of the coherent MIP (seed 000) on FICO HELOC: one optimal
+//! counterfactual, and a set of 5 diverse ones (Russell's procedure), for the
+//! first declined held-out applicants, one HiGHS thread.
+
+use cfx::coherent::{Config, explain, explain_diverse};
+use cfx::data::{heloc, shared_data_dir};
+use cfx::model::{LinearModel, LogisticFit, Model};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+fn bench(c: &mut Criterion) {
+    let path = shared_data_dir().join("heloc.csv");
+    if !path.exists() {
+        eprintln!("notice: {} absent, coherent bench skipped", path.display());
+        return;
+    }
+    let data = heloc(&path).expect("HELOC loads");
+    let (train, test) = data.holdout_split();
+    let mut schema = train.schema.clone();
+    schema.fit_weights(&train.rows).expect("weights");
+    let x = schema.encode_rows(&train.rows).expect("encode");
+    let model = LinearModel::fit(&x, &train.labels, LogisticFit::default()).expect("fit");
+    let declined: Vec<Vec<f64>> = test
+        .rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).expect("encode")))
+        .take(20)
+        .cloned()
+        .collect();
+    let config = Config::default();
+    let mut k = 0;
+    c.bench_function("heloc_one_optimal_counterfactual", |b| {
+        b.iter(|| {
+            k = (k + 1) % declined.len();
+            explain(&schema, &model, &declined[k], &config).expect("explain")
+        })
+    });
+    let diverse = Config {
+        n_diverse: 5,
+        ..Config::default()
+    };
+    let mut k = 0;
+    c.bench_function("heloc_five_diverse_counterfactuals", |b| {
+        b.iter(|| {
+            k = (k + 1) % declined.len();
+            explain_diverse(&schema, &model, &declined[k], &diverse).expect("explain")
+        })
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30);
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,474 @@
+//! The mixed-polytope MIP of seed 000, eqs. (4)–(21), with the sign corrections
+//! of `seed-formulas.md` §1.3, built over a [`Schema`] and a [`LinearModel`] in
+//! the encoded space (every contiguous slot in `[0, 1]`).
+//!
+//! Per contiguous feature `i` (anchor `v`, fixed value `F` while in a special state):
+//!
+//! ```text
+//! d_{i,c} + Σ_j d_{i,j} = 1                      (4), (12)   one binary per state
+//! c_i = F·(1 − d_{i,c}) + v·d_{i,c} − l_i + u_i     (5)         the slot
+//! 0 ≤ l_i ≤ (v − L_i)·d_{i,c},  0 ≤ u_i ≤ (U_i − v)·d_{i,c}     (6), (7)
+//! ```
+//!
+//! where `[L_i, U_i]` is the *actionable* range mapped to slots (the data range
+//! tightened by `Actionability::lower/upper`). The paper's separate bounds (6),
+//! (7) are used rather than the reference code's joint form: both are valid and
+//! the objective never makes `l_i` and `u_i` both positive. Per categorical
+//! feature: one binary per level, summing to one.
+//!
+//! Objective (16): `Σ W^c_i (l_i + u_i) + Σ s_{i,j} W_{i,j} d_{i,j}` with
+//! `s = −1` for the factual's own discrete state and `+1` otherwise, plus the
+//! constant `Σ W_{i,own}` so that the factual itself costs exactly 0 and the
+//! objective *is* the cost of [`super::cost`].
+//!
+//! Decision (10)/(17) on the contiguous *values* (eq. 17 prints `a·(g+h)`, a typo):
+//! `b + Σ a_{i,c} c_i + Σ a_{i,j} d_{i,j} ≥ logit(t) + margin`. cfx accepts when
+//! the probability is *strictly* above `t`; the margin (default `1e-6`) keeps the
+//! answer off the boundary so decoding and rounding cannot tip it back.
+//!
+//! # Actionability (derived; the paper only says such constraints "can be added")
+//! * Immutable features and forbidden transitions: the binary of every state the
+//!   feature may not move to ([`Schema::transition_allowed`]) is fixed to 0.
+//! * Directions apply, as in [`Schema::check_actionable`], to value→value moves of
+//!   a contiguous feature (increase-only fixes `l_i = 0`, decrease-only `u_i = 0`)
+//!   and to the level index of a categorical. A move between a special state and
+//!   the value range has no direction (a special state is not on the number line);
+//!   forbid it with a forbidden transition if needed.
+//! * Integer and step-grid features: when the factual value is in range (and so
+//!   on the grid, which [`Schema::decode`] guarantees), `l_i` and `u_i` are
+//!   integers counting grid steps (slot = `v + g_i·(u_i − l_i)`). Otherwise (the
+//!   factual in a special state, or outside its actionable range) an integer
+//!   `k_i ∈ [0, K_i]` places the value at `c_i = b_i + g_i·k_i`, where `b_i` is
+//!   the first grid point inside the actionable range and `g_i` the grid step,
+//!   both as slots.
+//! * When the factual lies in a special state, the anchor `v` is the schema's
+//!   fitted median slot (reference code `c.med[0]`) **clamped to the actionable
+//!   range**, so a move into the value range costs `W_own + W^c·|c − v|`.
+//! * A factual value outside its actionable range may stay where it is, or move
+//!   into the range: a binary `stay_i` selects between the two (with `l_i = u_i = 0`
+//!   when staying), since a move that lands outside the range would violate it.
+
+use super::highs::Mip;
+use crate::error::{Error, Result};
+use crate::model::LinearModel;
+use crate::schema::{COHERENCE_TOL, Direction, FeatureKind, Schema};
+
+/// How the grid of an integer / step feature maps to slots: `slot = base + step·k`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Grid {
+    pub base: f64,
+    pub step: f64,
+    pub k_col: usize,
+}
+
+/// The columns of one feature.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FeatureVars {
+    /// One binary per state (contiguous: value, then special states; categorical: levels).
+    pub state_cols: Vec<usize>,
+    pub l: Option<usize>,
+    pub u: Option<usize>,
+    pub stay: Option<usize>,
+    pub grid: Option<Grid>,
+    /// The anchor slot `v`.
+    pub anchor: f64,
+    /// The slot value in special states.
+    pub fixed: f64,
+    pub factual_state: usize,
+    pub contiguous: bool,
+    /// Slot length of one unit of `l`/`u`: 1, or the grid step when `l`, `u`
+    /// count whole grid steps (`steps`).
+    pub unit: f64,
+    pub steps: bool,
+    /// "Changed" indicator, added on demand by the distinct-subsets rule.
+    pub changed: Option<usize>,
+}
+
+/// A built program and how to read its solutions back.
+#[derive(Debug, Clone)]
+pub(crate) struct Program {
+    pub mip: Mip,
+    pub vars: Vec<FeatureVars>,
+    /// Index of the decision row; its lower bound is `threshold_rhs + margin`.
+    pub decision_row: usize,
+    pub threshold_rhs: f64,
+}
+
+/// Grid of an integer/step feature in raw units: `(first point ≥ lo, step, K)`,
+/// `K < 0` meaning no grid point lies in `[lo, hi]`.
+fn raw_grid(
+    name: &str,
+    lower: f64,
+    integer: bool,
+    step: Option<f64>,
+    lo: f64,
+    hi: f64,
+) -> Result<Option<(f64, f64, i64)>> {
+    let tol = COHERENCE_TOL * (hi - lo).abs().max(1.0);
+    let (base, g) = match (integer, step) {
+        (false, None) => return Ok(None),
+        (true, None) => ((lo - tol).ceil(), 1.0),
+        (int, Some(st)) => {
+            if int && (st.fract() != 0.0 || lower.fract() != 0.0) {
+                return Err(Error::InvalidArgument(format!(
+                    "feature '{name}': an integer feature's step grid must start at a whole \
+                     number and have a whole step (got lower {lower}, step {st})"
+                )));
+            }
+            (lower + ((lo - lower) / st - COHERENCE_TOL).ceil() * st, st)
+        }
+    };
+    let k = ((hi - base) / g + COHERENCE_TOL).floor();
+    Ok(Some((base, g, if k.is_finite() { k as i64 } else { -1 })))
+}
+
+/// States no optimal answer can use, under any of the constraints cfx adds
+/// (diversity fixes and cuts never forbid staying put): a state whose best score
+/// contribution is below the factual state's (which costs nothing to keep), or
+/// equal to it at a positive cost. Leaving them out shrinks the branch-and-bound
+/// tree without changing any optimum (the brute-force oracle test checks this).
+fn dominated_states(
+    schema: &Schema,
+    model: &LinearModel,
+    factual: &[f64],
+    i: usize,
+    s_f: usize,
+) -> Vec<bool> {
+    let f = &schema.features[i];
+    let layout = schema.layout(i);
+    let w = schema.weights(i);
+    let mw = &model.weights;
+    let n = f.n_states();
+    match &f.kind {
+        FeatureKind::Contiguous {
+            lower,
+            upper,
+            fixed_value,
+            ..
+        } => {
+            let a = mw[layout.start];
+            let (lo, hi) = schema.actionable_range(i).unwrap_or((*lower, *upper));
+            let (lb, ub) = if upper > lower {
+                (schema.value_to_slot(i, lo), schema.value_to_slot(i, hi))
+            } else {
+                (0.0, 0.0)
+            };
+            let special = |j: usize| a * fixed_value + mw[layout.start + j];
+            let own = if s_f == 0 {
+                if upper > lower {
+                    a * schema.value_to_slot(i, factual[i])
+                } else {
+                    0.0
+                }
+            } else {
+                special(s_f)
+            };
+            let own_w = if s_f == 0 { 0.0 } else { w.states[s_f - 1] };
+            (0..n)
+                .map(|j| {
+                    if j == s_f {
+                        return false;
+                    }
+                    let (best, cost) = if j == 0 {
+                        (a * if a > 0.0 { ub } else { lb }, own_w)
+                    } else {
+                        (special(j), own_w + w.states[j - 1])
+                    };
+                    best < own - 1e-12 || (best <= own && cost > 0.0)
+                })
+                .collect()
+        }
+        FeatureKind::Categorical { .. } => {
+            let own = mw[layout.start + s_f];
+            (0..n)
+                .map(|j| {
+                    let best = mw[layout.start + j];
+                    let cost = w.states[s_f] + w.states[j];
+                    j != s_f && (best < own - 1e-12 || (best <= own && cost > 0.0))
+                })
+                .collect()
+        }
+    }
+}
+
+impl Program {
+    /// Builds the MIP for one declined applicant (`factual` raw row, coherent).
+    pub fn build(
+        schema: &Schema,
+        model: &LinearModel,
+        factual: &[f64],
+        margin: f64,
+    ) -> Result<Program> {
+        let mut mip = Mip::default();
+        let mut vars = Vec::with_capacity(schema.n_features());
+        let mut decision: Vec<(usize, f64)> = Vec::new();
+        let mut constant = model.bias;
+        let w_model = &model.weights;
+        for (i, f) in schema.features.iter().enumerate() {
+            let layout = schema.layout(i);
+            let w = schema.weights(i);
+            let s_f = f.state_of(factual[i])?;
+            let n_states = f.n_states();
+            let contiguous = f.is_contiguous();
+            let dominated = dominated_states(schema, model, factual, i, s_f);
+            // State binaries with their signed costs (objective 16).
+            let mut state_cols = Vec::with_capacity(n_states);
+            for (j, &dominated_j) in dominated.iter().enumerate() {
+                let wj = if contiguous {
+                    if j == 0 { 0.0 } else { w.states[j - 1] }
+                } else {
+                    w.states[j]
+                };
+                let cost = if j == s_f { -wj } else { wj };
+                let mut allowed = schema.transition_allowed(i, s_f, j) && !dominated_j;
+                if !contiguous && j != s_f {
+                    match f.actionability.direction {
+                        Direction::IncreaseOnly if j < s_f => allowed = false,
+                        Direction::DecreaseOnly if j > s_f => allowed = false,
+                        _ => {}
+                    }
+                }
+                let col = mip.add_col(cost, 0.0, if allowed { 1.0 } else { 0.0 }, true);
+                if j == s_f {
+                    mip.offset += wj;
+                }
+                state_cols.push(col);
+                if let Some(e) = layout.indicator_of_state(j) {
+                    decision.push((col, w_model[e]));
+                }
+            }
+            mip.add_row(
+                1.0,
+                1.0,
+                &state_cols.iter().map(|&c| (c, 1.0)).collect::<Vec<_>>(),
+            );
+            let mut fv = FeatureVars {
+                state_cols,
+                l: None,
+                u: None,
+                stay: None,
+                grid: None,
+                anchor: 0.0,
+                fixed: 0.0,
+                factual_state: s_f,
+                contiguous,
+                unit: 1.0,
+                steps: false,
+                changed: None,
+            };
+            if let FeatureKind::Contiguous {
+                lower,
+                upper,
+                integer,
+                step,
+                fixed_value,
+                ..
+            } = &f.kind
+            {
+                let slot_col = layout.value.unwrap_or(layout.start);
+                let a = w_model[slot_col];
+                let (lo, hi) = schema.actionable_range(i).unwrap_or((*lower, *upper));
+                let degenerate = upper <= lower;
+                let (lb, ub) = if degenerate {
+                    (0.0, 0.0)
+                } else {
+                    (schema.value_to_slot(i, lo), schema.value_to_slot(i, hi))
+                };
+                let d_c = fv.state_cols[0];
+                let v = if s_f == 0 {
+                    if degenerate {
+                        0.0
+                    } else {
+                        schema.value_to_slot(i, factual[i])
+                    }
+                } else {
+                    w.anchor.clamp(lb, ub)
+                };
+                fv.anchor = v;
+                fv.fixed = *fixed_value;
+                constant += a * fixed_value;
+                decision.push((d_c, a * (v - fixed_value)));
+                let outside = s_f == 0 && (v < lb - 1e-12 || v > ub + 1e-12);
+                let mut lmax = (v - lb).max(0.0);
+                let mut umax = (ub - v).max(0.0);
+                if !f.actionability.mutable {
+                    lmax = 0.0;
+                    umax = 0.0;
+                }
+                if s_f == 0 {
+                    match f.actionability.direction {
+                        Direction::IncreaseOnly => lmax = 0.0,
+                        Direction::DecreaseOnly => umax = 0.0,
+                        Direction::Any => {}
+                    }
+                }
+                let grid = if degenerate {
+                    None
+                } else {
+                    raw_grid(&f.name, *lower, *integer, *step, lo, hi)?
+                };
+                // A factual value on the grid, inside its range, moves by whole grid
+                // steps: l and u count steps (integers) and no k is needed.
+                let steps = grid.is_some() && s_f == 0 && !outside;
+                let unit = match grid {
+                    Some((_, g_raw, _)) if steps => g_raw / (upper - lower),
+                    _ => 1.0,
+                };
+                if steps {
+                    lmax = (lmax / unit + 1e-9).floor();
+                    umax = (umax / unit + 1e-9).floor();
+                }
+                if !outside && (steps || grid.is_none()) {
+                    // Moving the value against the model's weight lowers the score
+                    // and costs more than not moving: dominated (see `dominated_states`).
+                    if a > 0.0 || (a == 0.0 && w.value > 0.0) {
+                        lmax = 0.0;
+                    }
+                    if a < 0.0 || (a == 0.0 && w.value > 0.0) {
+                        umax = 0.0;
+                    }
+                }
+                let l = mip.add_col(w.value * unit, 0.0, lmax, steps);
+                let u = mip.add_col(w.value * unit, 0.0, umax, steps);
+                mip.add_row(f64::NEG_INFINITY, 0.0, &[(l, 1.0), (d_c, -lmax)]);
+                mip.add_row(f64::NEG_INFINITY, 0.0, &[(u, 1.0), (d_c, -umax)]);
+                decision.push((l, -a * unit));
+                decision.push((u, a * unit));
+                fv.l = Some(l);
+                fv.u = Some(u);
+                fv.unit = unit;
+                fv.steps = steps;
+                let grid = if steps { None } else { grid };
+                let stay = if outside {
+                    let s = mip.add_col(0.0, 0.0, 1.0, true);
+                    mip.add_row(f64::NEG_INFINITY, 0.0, &[(s, 1.0), (d_c, -1.0)]);
+                    // c' ≥ lb·(d_c − s) + v·s  and  c' ≤ ub·(d_c − s) + v·s, c' = v·d_c − l + u.
+                    mip.add_row(
+                        0.0,
+                        f64::INFINITY,
+                        &[(d_c, v - lb), (l, -1.0), (u, 1.0), (s, lb - v)],
+                    );
+                    mip.add_row(
+                        f64::NEG_INFINITY,
+                        0.0,
+                        &[(d_c, v - ub), (l, -1.0), (u, 1.0), (s, ub - v)],
+                    );
+                    fv.stay = Some(s);
+                    Some(s)
+                } else {
+                    None
+                };
+                if let Some((base_raw, g_raw, k_max)) = grid {
+                    let span = upper - lower;
+                    let b = (base_raw - lower) / span;
+                    let g = g_raw / span;
+                    if k_max < 0 {
+                        // No grid point in the actionable range: the value can only stay.
+                        match stay {
+                            Some(s) => mip.add_row(0.0, f64::INFINITY, &[(s, 1.0), (d_c, -1.0)]),
+                            None if s_f != 0 => mip.fix(d_c, 0.0),
+                            None => {
+                                mip.fix(l, 0.0);
+                                mip.fix(u, 0.0);
+                            }
+                        }
+                    } else {
+                        let k = mip.add_col(0.0, 0.0, k_max as f64, true);
+                        // v·d_c − l + u = b·(d_c − s) + g·k + v·s
+                        let mut eq = vec![(d_c, v - b), (l, -1.0), (u, 1.0), (k, -g)];
+                        let mut cap = vec![(k, 1.0), (d_c, -(k_max as f64))];
+                        if let Some(s) = stay {
+                            eq.push((s, b - v));
+                            cap.push((s, k_max as f64));
+                        }
+                        mip.add_row(0.0, 0.0, &eq);
+                        mip.add_row(f64::NEG_INFINITY, 0.0, &cap);
+                        fv.grid = Some(Grid {
+                            base: b,
+                            step: g,
+                            k_col: k,
+                        });
+                    }
+                }
+            }
+            vars.push(fv);
+        }
+        let threshold_rhs = crate::model::logit(model.threshold) - constant;
+        let decision_row = mip.n_rows();
+        mip.add_row(threshold_rhs + margin, f64::INFINITY, &decision);
+        Ok(Program {
+            mip,
+            vars,
+            decision_row,
+            threshold_rhs,
+        })
+    }
+
+    /// Sets the decision margin (the decision row's lower bound).
+    pub fn set_margin(&mut self, margin: f64) {
+        self.mip.row_lower[self.decision_row] = self.threshold_rhs + margin;
+    }
+
+    /// The state a solution puts feature `i` in.
+    pub fn state(&self, i: usize, x: &[f64]) -> usize {
+        let cols = &self.vars[i].state_cols;
+        let mut best = 0;
+        for (j, &c) in cols.iter().enumerate() {
+            if x[c] > x[cols[best]] {
+                best = j;
+            }
+        }
+        best
+    }
+
+    /// The encoded vector of a solution: states rounded, slots read from the
+    /// grid or the anchor, clamped to `[0, 1]` (exact up to solver tolerance).
+    pub fn encoded(&self, schema: &Schema, x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; schema.encoded_dim()];
+        for (i, fv) in self.vars.iter().enumerate() {
+            let layout = schema.layout(i);
+            let s = self.state(i, x);
+            if let Some(e) = layout.indicator_of_state(s) {
+                out[e] = 1.0;
+            }
+            if let Some(slot) = layout.value {
+                out[slot] = if s != 0 {
+                    fv.fixed
+                } else if fv.stay.is_some_and(|c| x[c] > 0.5) {
+                    fv.anchor
+                } else if let Some(g) = fv.grid {
+                    (g.base + g.step * x[g.k_col].round()).clamp(0.0, 1.0)
+                } else {
+                    let read = |c: Option<usize>| {
+                        let v = c.map_or(0.0, |c| x[c]);
+                        if fv.steps { v.round() } else { v }
+                    };
+                    (fv.anchor + fv.unit * (read(fv.u) - read(fv.l))).clamp(0.0, 1.0)
+                };
+            }
+        }
+        out
+    }
+
+    /// The binary "feature `i` changed" (added once, on demand): it is forced to 1
+    /// when the feature leaves its factual state or its slot moves.
+    pub fn changed_indicator(&mut self, i: usize) -> usize {
+        if let Some(z) = self.vars[i].changed {
+            return z;
+        }
+        let z = self.mip.add_col(0.0, 0.0, 1.0, true);
+        let fv = &self.vars[i];
+        let own = fv.state_cols[fv.factual_state];
+        self.mip
+            .add_row(1.0, f64::INFINITY, &[(z, 1.0), (own, 1.0)]);
+        for c in [fv.l, fv.u].into_iter().flatten() {
+            let m = self.mip.upper[c].max(0.0);
+            if m > 0.0 {
+                self.mip
+                    .add_row(f64::NEG_INFINITY, 0.0, &[(c, 1.0), (z, -m)]);
+            }
+        }
+        self.vars[i].changed = Some(z);
+        z
+    }
+}

@@ -1,0 +1,547 @@
+//! The solver configuration: a builder (`cfx_config_builder`, mutable,
+//! `Box`-backed) that becomes an immutable `cfx_config` (`Arc`-backed).
+//!
+//! The configuration is one plain Rust struct, [`SolverConfig`], of optional
+//! settings. Every method's own core configuration (`coherent::Config`,
+//! `robust::CrocoConfig`, the COPA and RL configs, …) keeps its documented
+//! paper defaults and is filled from a `SolverConfig` by its FFI file:
+//! `if let Some(v) = cfg.time_limit_seconds { core.time_limit = v }`. A field
+//! left `None` means "the method's default". Setters validate their values
+//! (finite, in range); settings a method does not use are ignored by it.
+//! A method helper that needs a new setting adds one field here and one
+//! `cfx_config_builder_set_<field>` function below (append only).
+
+use super::handle::{
+    ArcHandle, BoxHandle, arc_free, arc_into_raw, arc_ref, box_free, box_into_raw, box_mut,
+    box_take, enum_in, finite, out_param, positive, slice_in, write_str,
+};
+use super::status::{FfiError, FfiResult, cfx_status};
+use serde::Serialize;
+use std::ffi::c_char;
+use std::sync::Arc;
+
+/// Noise models for robustness estimates (`int32_t` in C).
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum cfx_noise_model {
+    /// ε ~ N(0, σ² I) on the encoded space (seed 002's experiments).
+    Gaussian = 0,
+    /// ε uniform on [−σ, σ] per coordinate (the CROCO code's alternative).
+    Uniform = 1,
+}
+
+impl cfx_noise_model {
+    fn from_i32(v: i32) -> Option<Self> {
+        match v {
+            0 => Some(Self::Gaussian),
+            1 => Some(Self::Uniform),
+            _ => None,
+        }
+    }
+}
+
+/// Diversity rules for sets of counterfactuals (`int32_t` in C).
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum cfx_diversity_rule {
+    /// Russell's `fix_values` as published in the reference code (seed 001 §1.4,
+    /// including its rule (b) that keeps a variable contiguous).
+    RussellCode = 0,
+    /// Russell's procedure with rule (b) read as intended: forbid the change.
+    RussellIntended = 1,
+    /// Distinct feature subsets: each new explanation leaves at least one
+    /// feature of every earlier explanation unchanged (actionable recourse's flipsets).
+    DistinctSubsets = 2,
+}
+
+impl cfx_diversity_rule {
+    fn from_i32(v: i32) -> Option<Self> {
+        match v {
+            0 => Some(Self::RussellCode),
+            1 => Some(Self::RussellIntended),
+            2 => Some(Self::DistinctSubsets),
+            _ => None,
+        }
+    }
+}
+
+/// Reinforcement-learning (P-DQN) hyper-parameters; `None` = the method's default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RlSettings {
+    pub episodes: Option<usize>,
+    pub max_steps: Option<usize>,
+    pub discount: Option<f64>,
+    pub learning_rate_actor: Option<f64>,
+    pub learning_rate_param: Option<f64>,
+    pub batch_size: Option<usize>,
+    pub replay_capacity: Option<usize>,
+    pub epsilon_start: Option<f64>,
+    pub epsilon_end: Option<f64>,
+    pub hidden: Option<Vec<usize>>,
+}
+
+/// Every setting a method may read; `None` = the method's documented default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SolverConfig {
+    /// Wall-clock limit per solve, seconds.
+    pub time_limit_seconds: Option<f64>,
+    /// Solver threads (1 = deterministic single thread).
+    pub threads: Option<usize>,
+    /// Relative MIP gap at which the solver may stop.
+    pub mip_gap: Option<f64>,
+    /// Score margin required beyond the decision threshold.
+    pub margin: Option<f64>,
+    /// Number of diverse counterfactuals to return.
+    pub n_diverse: Option<usize>,
+    pub diversity_rule: Option<cfx_diversity_rule>,
+    pub noise_model: Option<cfx_noise_model>,
+    /// Noise standard deviation σ (the variance is σ²).
+    pub noise_sigma: Option<f64>,
+    /// Monte Carlo sample count K.
+    pub n_samples: Option<usize>,
+    /// The `m` of the invalidation bound (seed 002, Proposition 2).
+    pub bound_m: Option<f64>,
+    /// Target invalidation rate Γ_t (or validity target, per method).
+    pub target: Option<f64>,
+    /// Tolerance around the target.
+    pub target_epsilon: Option<f64>,
+    /// Seed of every random step.
+    pub seed: Option<u64>,
+    /// COPA loss weights (seed 003, problem 6): robustness λ₂ and diversity λ₁.
+    pub copa_robust_weight: Option<f64>,
+    pub copa_diversity_weight: Option<f64>,
+    /// COPA ambiguity radius ρ (Gelbrich ball).
+    pub copa_radius: Option<f64>,
+    pub rl: RlSettings,
+}
+
+impl SolverConfig {
+    /// Canonical JSON of the settings (for fingerprints in result exports).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a config always serialises")
+    }
+}
+
+/// A mutable configuration builder. Not thread-safe: use it from one thread
+/// at a time. `cfx_config_build` consumes it; otherwise free it with
+/// `cfx_config_builder_free` (from any thread, once).
+pub struct cfx_config_builder {
+    _private: [u8; 0],
+}
+
+unsafe impl BoxHandle for cfx_config_builder {
+    type Rust = SolverConfig;
+}
+
+/// An immutable configuration. Thread-safe: may be shared by many threads
+/// and freed from any thread, exactly once, with `cfx_config_free`.
+pub struct cfx_config {
+    _private: [u8; 0],
+}
+
+unsafe impl ArcHandle for cfx_config {
+    type Rust = SolverConfig;
+}
+
+fn set(b: *mut cfx_config_builder, f: impl FnOnce(&mut SolverConfig)) -> FfiResult<()> {
+    f(box_mut(b, "builder")?);
+    Ok(())
+}
+
+fn non_negative(v: f64, param: &str) -> FfiResult<f64> {
+    if finite(v, param)? < 0.0 {
+        return Err(FfiError::invalid(format!("{param} must be ≥ 0, got {v}")));
+    }
+    Ok(v)
+}
+
+fn positive_f(v: f64, param: &str) -> FfiResult<f64> {
+    if finite(v, param)? <= 0.0 {
+        return Err(FfiError::invalid(format!("{param} must be > 0, got {v}")));
+    }
+    Ok(v)
+}
+
+fn unit_interval(v: f64, param: &str) -> FfiResult<f64> {
+    if !(0.0..=1.0).contains(&finite(v, param)?) {
+        return Err(FfiError::invalid(format!(
+            "{param} must be in [0, 1], got {v}"
+        )));
+    }
+    Ok(v)
+}
+
+/// A new builder with every setting unset (each method's defaults apply).
+/// `*out_builder` is owned by the caller.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_new(
+    out_builder: *mut *mut cfx_config_builder,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_builder, "out_builder")?;
+        out.write(box_into_raw(SolverConfig::default()));
+        Ok(())
+    }
+}
+
+/// Time limit per solve in seconds (> 0). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_time_limit(
+    b: *mut cfx_config_builder,
+    seconds: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = positive_f(seconds, "seconds")?;
+        set(b, |c| c.time_limit_seconds = Some(v))
+    }
+}
+
+/// Solver threads (≥ 1). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_threads(
+    b: *mut cfx_config_builder,
+    threads: usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = positive(threads, "threads")?;
+        set(b, |c| c.threads = Some(v))
+    }
+}
+
+/// Relative MIP gap (≥ 0). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_mip_gap(
+    b: *mut cfx_config_builder,
+    gap: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = non_negative(gap, "gap")?;
+        set(b, |c| c.mip_gap = Some(v))
+    }
+}
+
+/// Score margin beyond the threshold (≥ 0). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_margin(
+    b: *mut cfx_config_builder,
+    margin: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = non_negative(margin, "margin")?;
+        set(b, |c| c.margin = Some(v))
+    }
+}
+
+/// Number of diverse counterfactuals (≥ 1). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_n_diverse(
+    b: *mut cfx_config_builder,
+    n: usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = positive(n, "n")?;
+        set(b, |c| c.n_diverse = Some(v))
+    }
+}
+
+/// Diversity rule: a `cfx_diversity_rule` value. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_diversity_rule(
+    b: *mut cfx_config_builder,
+    rule: i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = enum_in(rule, "rule", cfx_diversity_rule::from_i32)?;
+        set(b, |c| c.diversity_rule = Some(v))
+    }
+}
+
+/// Noise model (a `cfx_noise_model` value) and its standard deviation σ ≥ 0
+/// (variance σ²). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_noise(
+    b: *mut cfx_config_builder,
+    model: i32,
+    sigma: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let m = enum_in(model, "model", cfx_noise_model::from_i32)?;
+        let s = non_negative(sigma, "sigma")?;
+        set(b, |c| {
+            c.noise_model = Some(m);
+            c.noise_sigma = Some(s);
+        })
+    }
+}
+
+/// Monte Carlo sample count K (≥ 1). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_n_samples(
+    b: *mut cfx_config_builder,
+    k: usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = positive(k, "k")?;
+        set(b, |c| c.n_samples = Some(v))
+    }
+}
+
+/// The `m > 0` of the invalidation bound (seed 002, Proposition 2). Not
+/// thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_bound_m(
+    b: *mut cfx_config_builder,
+    m: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = positive_f(m, "m")?;
+        set(b, |c| c.bound_m = Some(v))
+    }
+}
+
+/// Target rate in [0, 1] and its tolerance ε ≥ 0 (e.g. CROCO's Γ̄_t and
+/// robustness ε). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_target(
+    b: *mut cfx_config_builder,
+    target: f64,
+    epsilon: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let t = unit_interval(target, "target")?;
+        let e = non_negative(epsilon, "epsilon")?;
+        set(b, |c| {
+            c.target = Some(t);
+            c.target_epsilon = Some(e);
+        })
+    }
+}
+
+/// Seed of every random step (same inputs + seed → same bits). Not
+/// thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_seed(
+    b: *mut cfx_config_builder,
+    seed: u64,
+) -> cfx_status {
+    ffi_boundary! { set(b, |c| c.seed = Some(seed)) }
+}
+
+/// COPA loss weights (≥ 0): robustness and diversity (seed 003, problem 6).
+/// Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_copa_weights(
+    b: *mut cfx_config_builder,
+    robust_weight: f64,
+    diversity_weight: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = non_negative(robust_weight, "robust_weight")?;
+        let d = non_negative(diversity_weight, "diversity_weight")?;
+        set(b, |c| {
+            c.copa_robust_weight = Some(r);
+            c.copa_diversity_weight = Some(d);
+        })
+    }
+}
+
+/// COPA ambiguity radius ρ ≥ 0. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_copa_radius(
+    b: *mut cfx_config_builder,
+    rho: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = non_negative(rho, "rho")?;
+        set(b, |c| c.copa_radius = Some(v))
+    }
+}
+
+/// RL training length: episodes (≥ 1) and steps per episode (≥ 1). Not
+/// thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_rl_episodes(
+    b: *mut cfx_config_builder,
+    episodes: usize,
+    max_steps: usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let e = positive(episodes, "episodes")?;
+        let s = positive(max_steps, "max_steps")?;
+        set(b, |c| {
+            c.rl.episodes = Some(e);
+            c.rl.max_steps = Some(s);
+        })
+    }
+}
+
+/// RL optimisation: discount γ in [0, 1], learning rates of the actor and of
+/// the action parameters (> 0), mini-batch size (≥ 1), replay capacity
+/// (≥ batch size). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_rl_training(
+    b: *mut cfx_config_builder,
+    discount: f64,
+    learning_rate_actor: f64,
+    learning_rate_param: f64,
+    batch_size: usize,
+    replay_capacity: usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let g = unit_interval(discount, "discount")?;
+        let la = positive_f(learning_rate_actor, "learning_rate_actor")?;
+        let lp = positive_f(learning_rate_param, "learning_rate_param")?;
+        let bs = positive(batch_size, "batch_size")?;
+        if replay_capacity < bs {
+            return Err(FfiError::invalid(format!(
+                "replay_capacity ({replay_capacity}) must be at least batch_size ({bs})"
+            )));
+        }
+        set(b, |c| {
+            c.rl.discount = Some(g);
+            c.rl.learning_rate_actor = Some(la);
+            c.rl.learning_rate_param = Some(lp);
+            c.rl.batch_size = Some(bs);
+            c.rl.replay_capacity = Some(replay_capacity);
+        })
+    }
+}
+
+/// RL ε-greedy exploration from `start` down to `end` (both in [0, 1],
+/// end ≤ start). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_rl_exploration(
+    b: *mut cfx_config_builder,
+    start: f64,
+    end: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let s = unit_interval(start, "start")?;
+        let e = unit_interval(end, "end")?;
+        if e > s {
+            return Err(FfiError::invalid(format!("end ({e}) must not exceed start ({s})")));
+        }
+        set(b, |c| {
+            c.rl.epsilon_start = Some(s);
+            c.rl.epsilon_end = Some(e);
+        })
+    }
+}
+
+/// RL network hidden-layer widths (`n_hidden ≥ 1` values, each ≥ 1). Not
+/// thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_rl_hidden(
+    b: *mut cfx_config_builder,
+    hidden: *const usize,
+    n_hidden: usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let h = slice_in(hidden, positive(n_hidden, "n_hidden")?, "hidden")?;
+        for &w in h {
+            positive(w, "hidden width")?;
+        }
+        let h = h.to_vec();
+        set(b, |c| c.rl.hidden = Some(h))
+    }
+}
+
+/// Turns the builder into an immutable configuration. The builder is
+/// consumed in every case (success or failure, as long as it is not NULL):
+/// do not use or free it afterwards. `*out_config` is owned by the caller.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_build(
+    builder: *mut cfx_config_builder,
+    out_config: *mut *const cfx_config,
+) -> cfx_status {
+    ffi_boundary! {
+        let cfg = box_take(builder, "builder")?;
+        let out = out_param(out_config, "out_config")?;
+        out.write(arc_into_raw(Arc::<SolverConfig>::from(cfg)));
+        Ok(())
+    }
+}
+
+/// The settings as JSON (unset settings are `null`; string buffer
+/// protocol). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_to_json(
+    config: *const cfx_config,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let c = arc_ref(config, "config")?;
+        write_str(&c.to_json(), buf, cap, out_len, "buf")
+    }
+}
+
+/// Releases a builder that was not built. NULL is a no-op. Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_free(builder: *mut cfx_config_builder) {
+    ffi_boundary! { box_free(builder) }
+}
+
+/// Releases a configuration. NULL is a no-op. Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_free(config: *const cfx_config) {
+    ffi_boundary! { arc_free(config) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builder_validates_and_build_consumes() {
+        unsafe {
+            let mut b = std::ptr::null_mut();
+            assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+            assert_eq!(cfx_config_builder_set_time_limit(b, 2.5), cfx_status::Ok);
+            assert_eq!(
+                cfx_config_builder_set_time_limit(b, f64::NAN),
+                cfx_status::InvalidArgument
+            );
+            assert_eq!(
+                cfx_config_builder_set_noise(b, 7, 0.1),
+                cfx_status::InvalidArgument
+            );
+            assert_eq!(cfx_config_builder_set_noise(b, 0, 0.1), cfx_status::Ok);
+            assert_eq!(
+                cfx_config_builder_set_rl_hidden(b, std::ptr::null(), 0),
+                cfx_status::InvalidArgument
+            );
+            assert_eq!(
+                cfx_config_builder_set_rl_hidden(b, [64, 32].as_ptr(), 2),
+                cfx_status::Ok
+            );
+            assert_eq!(
+                cfx_config_builder_set_target(b, 1.5, 0.0),
+                cfx_status::InvalidArgument
+            );
+            assert_eq!(cfx_config_builder_set_seed(b, 42), cfx_status::Ok);
+            assert_eq!(
+                cfx_config_builder_set_rl_training(b, 0.8, 1e-3, 1e-3, 64, 32),
+                cfx_status::InvalidArgument
+            );
+            let mut c = std::ptr::null();
+            assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
+            let cfg = arc_ref(c, "c").unwrap();
+            assert_eq!(cfg.time_limit_seconds, Some(2.5));
+            assert_eq!(cfg.noise_model, Some(cfx_noise_model::Gaussian));
+            assert_eq!(cfg.noise_sigma, Some(0.1));
+            assert_eq!(cfg.rl.hidden, Some(vec![64, 32]));
+            assert_eq!(cfg.seed, Some(42));
+            assert_eq!(cfg.target, None);
+            assert_eq!(cfg.rl.batch_size, None);
+            cfx_config_free(c);
+            cfx_config_free(std::ptr::null());
+            cfx_config_builder_free(std::ptr::null_mut());
+            assert_eq!(
+                cfx_config_build(std::ptr::null_mut(), &mut c),
+                cfx_status::NullArgument
+            );
+        }
+    }
+}

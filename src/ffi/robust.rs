@@ -1,0 +1,598 @@
+//! Robustness of counterfactuals (seed 001: CROCO, PROBE, Wachter) through
+//! the C ABI: noise models, Monte Carlo estimators, workspaces and the three
+//! generators.
+//!
+//! `cfx_noise` and `cfx_estimator` are immutable and `Arc`-backed (share them
+//! across threads). `cfx_workspace` is mutable and `Box`-backed: one per
+//! thread. The workspace-based entry points (`cfx_estimator_estimate`,
+//! `cfx_estimator_bound`, `cfx_estimator_probe_rate`,
+//! `cfx_estimator_exact_rate`) never allocate on success (tested with a
+//! counting allocator in `tests/robust_no_alloc.rs`).
+
+use super::config::cfx_config;
+use super::export::{Provenance, result_json};
+use super::handle::{
+    ArcHandle, BoxHandle, arc_free, arc_into_raw, arc_ref, box_free, box_into_raw, box_mut,
+    enum_in, finite, finite_in, optional_out, out_param, positive, slice_in, write_slice,
+    write_str,
+};
+use super::model::cfx_model;
+use super::schema::cfx_schema;
+use super::status::{FfiError, cfx_status};
+use crate::model::{AnyModel, Model};
+use crate::robust::{
+    CrocoConfig, Estimate, Estimator, NoiseModel, ProbeConfig, RobustCounterfactual, Sampling,
+    WachterConfig, Workspace, croco, invalidation_bound, linear_invalidation_rate,
+    probe as probe_method, probe_invalidation_rate, wachter,
+};
+use std::ffi::c_char;
+use std::sync::Arc;
+
+/// A noise distribution over the encoded space. Thread-safe (immutable);
+/// free with `cfx_noise_free`.
+pub struct cfx_noise {
+    _private: [u8; 0],
+}
+
+unsafe impl ArcHandle for cfx_noise {
+    type Rust = NoiseModel;
+}
+
+/// A Monte Carlo estimator (noise model, sample count K, sampling path).
+/// Thread-safe (immutable); free with `cfx_estimator_free`.
+pub struct cfx_estimator {
+    _private: [u8; 0],
+}
+
+unsafe impl ArcHandle for cfx_estimator {
+    type Rust = Estimator;
+}
+
+/// Every buffer of an estimate and its seeded xoshiro256++ generator. Not
+/// thread-safe: one workspace per thread. Free with `cfx_workspace_free`.
+pub struct cfx_workspace {
+    _private: [u8; 0],
+}
+
+unsafe impl BoxHandle for cfx_workspace {
+    type Rust = Workspace;
+}
+
+/// A robust counterfactual with its figures. Thread-safe (immutable); free
+/// with `cfx_robust_result_free`.
+pub struct cfx_robust_result {
+    _private: [u8; 0],
+}
+
+unsafe impl ArcHandle for cfx_robust_result {
+    type Rust = RobustCounterfactual;
+}
+
+/// Sampling paths of an estimator (`int32_t` in C).
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum cfx_sampling {
+    /// The exact one-dimensional projection for a linear model with Gaussian
+    /// noise (K draws instead of K·d), the generic loop otherwise.
+    Auto = 0,
+    /// Always perturb every noisy column and evaluate the model.
+    Generic = 1,
+}
+
+impl cfx_sampling {
+    fn from_i32(v: i32) -> Option<Self> {
+        match v {
+            0 => Some(Self::Auto),
+            1 => Some(Self::Generic),
+            _ => None,
+        }
+    }
+}
+
+/// Robust counterfactual generators (`int32_t` in C).
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum cfx_robust_method {
+    /// Wachter et al. in CARLA's form (validity only).
+    Wachter = 0,
+    /// PROBE: hinge on the first-order invalidation rate.
+    Probe = 1,
+    /// CROCO, Algorithm 1: the bound (m + Θ̃)/(1 − t) meets the target.
+    Croco = 2,
+}
+
+impl cfx_robust_method {
+    fn from_i32(v: i32) -> Option<Self> {
+        match v {
+            0 => Some(Self::Wachter),
+            1 => Some(Self::Probe),
+            2 => Some(Self::Croco),
+            _ => None,
+        }
+    }
+}
+
+/// Isotropic Gaussian noise N(0, σ²I) on the value slots of the schema's
+/// mutable contiguous features. `sigma2` is the **variance** σ² (CROCO's
+/// `sigma2`; 0.01 in the paper), finite and ≥ 0. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_noise_gaussian_new(
+    schema: *const cfx_schema,
+    sigma2: f64,
+    out_noise: *mut *const cfx_noise,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_noise, "out_noise")?;
+        let s = arc_ref(schema, "schema")?;
+        let n = NoiseModel::gaussian_for_schema(s, finite(sigma2, "sigma2")?)?;
+        out.write(arc_into_raw(Arc::new(n)));
+        Ok(())
+    }
+}
+
+/// Noise on chosen encoded columns: `kind` is a `cfx_noise_model`
+/// (`CFX_NOISE_MODEL_GAUSSIAN`: `scale[j]` is the standard deviation on
+/// `columns[j]`; `CFX_NOISE_MODEL_UNIFORM`: `scale[j]` is the half-width `h`
+/// of U[−h, h]). Columns sorted and distinct; `n_scale == n_columns`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_noise_new(
+    kind: i32,
+    columns: *const usize,
+    n_columns: usize,
+    scale: *const f64,
+    n_scale: usize,
+    out_noise: *mut *const cfx_noise,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_noise, "out_noise")?;
+        let uniform = enum_in(kind, "kind", |v| match v {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        })?;
+        let cols = slice_in(columns, n_columns, "columns")?.to_vec();
+        let sc = finite_in(scale, n_scale, "scale")?.to_vec();
+        crate::error::check_len("scale", cols.len(), sc.len())?;
+        let n = if uniform {
+            NoiseModel::diagonal_uniform(cols, sc)?
+        } else {
+            NoiseModel::diagonal_gaussian(cols, sc)?
+        };
+        out.write(arc_into_raw(Arc::new(n)));
+        Ok(())
+    }
+}
+
+/// Frees a noise model (NULL is a no-op). Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_noise_free(noise: *const cfx_noise) {
+    ffi_boundary! {
+        arc_free(noise)
+    }
+}
+
+/// An estimator of Γ̃ and Θ̃ with `k` ≥ 2 samples; `sampling` is a
+/// `cfx_sampling`. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_estimator_new(
+    noise: *const cfx_noise,
+    k: usize,
+    sampling: i32,
+    out_estimator: *mut *const cfx_estimator,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_estimator, "out_estimator")?;
+        let n = arc_ref(noise, "noise")?;
+        let sampling = match enum_in(sampling, "sampling", cfx_sampling::from_i32)? {
+            cfx_sampling::Auto => Sampling::Auto,
+            cfx_sampling::Generic => Sampling::Generic,
+        };
+        let e = Estimator::new(n.clone(), k)?.with_sampling(sampling);
+        out.write(arc_into_raw(Arc::new(e)));
+        Ok(())
+    }
+}
+
+/// Frees an estimator (NULL is a no-op). Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_estimator_free(estimator: *const cfx_estimator) {
+    ffi_boundary! {
+        arc_free(estimator)
+    }
+}
+
+/// A workspace sized for `model`, its generator seeded with `seed`.
+/// Not thread-safe: use it from one thread at a time.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_workspace_new(
+    model: *const cfx_model,
+    seed: u64,
+    out_workspace: *mut *mut cfx_workspace,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_workspace, "out_workspace")?;
+        let m = arc_ref(model, "model")?;
+        out.write(box_into_raw(Workspace::new(m, seed)));
+        Ok(())
+    }
+}
+
+/// Restarts the workspace's generator from `seed`. Not thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_workspace_reseed(ws: *mut cfx_workspace, seed: u64) -> cfx_status {
+    ffi_boundary! {
+        box_mut(ws, "workspace")?.reseed(seed);
+        Ok(())
+    }
+}
+
+/// Frees a workspace (NULL is a no-op). Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_workspace_free(ws: *mut cfx_workspace) {
+    ffi_boundary! {
+        box_free(ws)
+    }
+}
+
+/// Γ̃ (fraction of K noisy copies the model rejects, seed 001 eq. 3) and Θ̃
+/// (mean of 1 − f) with their standard errors, at the encoded point `x`.
+/// Any out-parameter may be NULL. Never allocates on success. The estimator
+/// and model are thread-safe; the workspace is not (one per thread).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_estimator_estimate(
+    estimator: *const cfx_estimator,
+    model: *const cfx_model,
+    ws: *mut cfx_workspace,
+    x: *const f64,
+    x_len: usize,
+    out_gamma: *mut f64,
+    out_gamma_se: *mut f64,
+    out_theta: *mut f64,
+    out_theta_se: *mut f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let e = arc_ref(estimator, "estimator")?;
+        let m = arc_ref(model, "model")?;
+        let w = box_mut(ws, "workspace")?;
+        let x = slice_in(x, x_len, "x")?;
+        let r = e.estimate(m, x, w)?;
+        write_estimate(&r, out_gamma, out_gamma_se, out_theta, out_theta_se);
+        Ok(())
+    }
+}
+
+fn write_estimate(r: &Estimate, g: *mut f64, gse: *mut f64, t: *mut f64, tse: *mut f64) {
+    if let Some(o) = optional_out(g) {
+        o.write(r.invalidation.value);
+    }
+    if let Some(o) = optional_out(gse) {
+        o.write(r.invalidation.std_error);
+    }
+    if let Some(o) = optional_out(t) {
+        o.write(r.soft.value);
+    }
+    if let Some(o) = optional_out(tse) {
+        o.write(r.soft.std_error);
+    }
+}
+
+/// CROCO's bound (seed 001, Propositions 1–2; Hoeffding form derived):
+/// Θ̃ from K draws, `bound = (m + Θ̃)/(1 − t)` and its confidence
+/// `1 − exp(−2Km²)`; `m` > 0. Any out-parameter may be NULL. Never allocates
+/// on success. Workspace: one per thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_estimator_bound(
+    estimator: *const cfx_estimator,
+    model: *const cfx_model,
+    ws: *mut cfx_workspace,
+    x: *const f64,
+    x_len: usize,
+    m: f64,
+    out_theta: *mut f64,
+    out_bound: *mut f64,
+    out_confidence: *mut f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let e = arc_ref(estimator, "estimator")?;
+        let model = arc_ref(model, "model")?;
+        let w = box_mut(ws, "workspace")?;
+        let x = slice_in(x, x_len, "x")?;
+        let (soft, b) = e.bound(model, x, m, w)?;
+        if let Some(o) = optional_out(out_theta) {
+            o.write(soft.value);
+        }
+        if let Some(o) = optional_out(out_bound) {
+            o.write(b.value);
+        }
+        if let Some(o) = optional_out(out_confidence) {
+            o.write(b.confidence);
+        }
+        Ok(())
+    }
+}
+
+/// PROBE's first-order invalidation rate 1 − Φ(g/√(∇gᵀΣ∇g)) with the
+/// estimator's (Gaussian) noise; no sampling. Never allocates on success.
+/// Workspace: one per thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_estimator_probe_rate(
+    estimator: *const cfx_estimator,
+    model: *const cfx_model,
+    ws: *mut cfx_workspace,
+    x: *const f64,
+    x_len: usize,
+    out_rate: *mut f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_rate, "out_rate")?;
+        let e = arc_ref(estimator, "estimator")?;
+        let m = arc_ref(model, "model")?;
+        let w = box_mut(ws, "workspace")?;
+        let x = slice_in(x, x_len, "x")?;
+        out.write(probe_invalidation_rate(m, x, &e.noise, w)?);
+        Ok(())
+    }
+}
+
+/// The exact Γ of a logistic model under the estimator's Gaussian noise,
+/// Φ((logit(t) − (w·x + b))/√(wᵀΣw)) (seed 001 §2.3). `INVALID_ARGUMENT` for
+/// an MLP or uniform noise. Never allocates on success. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_estimator_exact_rate(
+    estimator: *const cfx_estimator,
+    model: *const cfx_model,
+    x: *const f64,
+    x_len: usize,
+    out_rate: *mut f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_rate, "out_rate")?;
+        let e = arc_ref(estimator, "estimator")?;
+        let m = arc_ref(model, "model")?;
+        let AnyModel::Linear(lin) = m else {
+            return Err(FfiError::invalid(
+                "the exact invalidation rate needs a linear model".to_string(),
+            ));
+        };
+        let x = slice_in(x, x_len, "x")?;
+        out.write(linear_invalidation_rate(lin, x, &e.noise)?);
+        Ok(())
+    }
+}
+
+/// Γ̃ and Θ̃ for `n_points` encoded rows (`points` row-major, `n_points ×
+/// input_dim` values) on `threads` threads (0 = all cores). Random streams
+/// are per fixed chunk of points, so the same `seed` gives the same bits for
+/// any thread count. `out_gamma`/`out_theta` hold `n_points` values each
+/// (either may be NULL). Allocates one workspace per thread. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_estimator_estimate_batch(
+    estimator: *const cfx_estimator,
+    model: *const cfx_model,
+    points: *const f64,
+    n_points: usize,
+    seed: u64,
+    threads: usize,
+    out_gamma: *mut f64,
+    out_theta: *mut f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let e = arc_ref(estimator, "estimator")?;
+        let m = arc_ref(model, "model")?;
+        let len = n_points.checked_mul(m.input_dim()).ok_or_else(|| {
+            FfiError::invalid("n_points × input_dim overflows".to_string())
+        })?;
+        let pts = slice_in(points, len, "points")?;
+        let g = if out_gamma.is_null() { None } else { Some(out_gamma) };
+        let t = if out_theta.is_null() { None } else { Some(out_theta) };
+        let r = e.estimate_batch(m, pts, seed, threads)?;
+        for (i, est) in r.iter().enumerate() {
+            if let Some(p) = g {
+                // SAFETY: the caller provides n_points values (documented).
+                unsafe { p.add(i).write(est.invalidation.value) };
+            }
+            if let Some(p) = t {
+                unsafe { p.add(i).write(est.soft.value) };
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Generates a robust counterfactual for the raw applicant row `raw`
+/// (`raw_len == n_features`) with `method` (a `cfx_robust_method`) under
+/// `noise`, all searches and evaluations seeded. `config` may be NULL (the
+/// paper defaults); it supplies `n_samples` (CROCO's K; PROBE's check
+/// samples), `bound_m` (CROCO's m), `target` (Γ̄_t / PROBE's target),
+/// `target_epsilon` and `seed`. Only numerical features move; the result is
+/// coherent and rounded. A target that was not met is not an error: read
+/// `target_met`. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_robust_generate(
+    schema: *const cfx_schema,
+    model: *const cfx_model,
+    noise: *const cfx_noise,
+    method: i32,
+    config: *const cfx_config,
+    raw: *const f64,
+    raw_len: usize,
+    out_result: *mut *const cfx_robust_result,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_result, "out_result")?;
+        let s = arc_ref(schema, "schema")?;
+        let m = arc_ref(model, "model")?;
+        let n = arc_ref(noise, "noise")?;
+        let method = enum_in(method, "method", cfx_robust_method::from_i32)?;
+        let cfg = if config.is_null() {
+            None
+        } else {
+            Some(arc_ref(config, "config")?)
+        };
+        let raw = slice_in(raw, raw_len, "raw")?;
+        let r = match method {
+            cfx_robust_method::Wachter => {
+                let mut c = WachterConfig::default();
+                if let Some(seed) = cfg.and_then(|c| c.seed) {
+                    c.seed = seed;
+                }
+                wachter(s, m, n, raw, &c)?
+            }
+            cfx_robust_method::Probe => {
+                let mut c = ProbeConfig::default();
+                if let Some(cfg) = cfg {
+                    if let Some(v) = cfg.n_samples {
+                        c.check_samples = positive(v, "n_samples")?;
+                    }
+                    if let Some(v) = cfg.target {
+                        c.invalidation_target = v;
+                    }
+                    if let Some(v) = cfg.target_epsilon {
+                        c.target_eps = v;
+                    }
+                    if let Some(v) = cfg.seed {
+                        c.seed = v;
+                    }
+                }
+                probe_method(s, m, n, raw, &c)?
+            }
+            cfx_robust_method::Croco => {
+                let mut c = CrocoConfig::default();
+                if let Some(cfg) = cfg {
+                    if let Some(v) = cfg.n_samples {
+                        c.k = positive(v, "n_samples")?;
+                    }
+                    if let Some(v) = cfg.bound_m {
+                        c.m = v;
+                    }
+                    if let Some(v) = cfg.target {
+                        c.robustness_target = v;
+                    }
+                    if let Some(v) = cfg.target_epsilon {
+                        c.robustness_epsilon = v;
+                    }
+                    if let Some(v) = cfg.seed {
+                        c.seed = v;
+                    }
+                }
+                croco(s, m, n, raw, &c)?
+            }
+        };
+        out.write(arc_into_raw(Arc::new(r)));
+        Ok(())
+    }
+}
+
+/// The figures of a robust counterfactual (any out-parameter may be NULL):
+/// validity (1/0), whether the method's target was met (1/0), probability,
+/// L1 distance (encoded), Γ̃ and Θ̃ on 10,000 fresh draws, the bound
+/// (m = 0.02) and its confidence. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_robust_result_summary(
+    result: *const cfx_robust_result,
+    out_valid: *mut i32,
+    out_target_met: *mut i32,
+    out_probability: *mut f64,
+    out_distance: *mut f64,
+    out_gamma: *mut f64,
+    out_theta: *mut f64,
+    out_bound: *mut f64,
+    out_confidence: *mut f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(result, "result")?;
+        let ints = [(out_valid, r.valid), (out_target_met, r.target_met)];
+        for (p, v) in ints {
+            if let Some(o) = optional_out(p) {
+                o.write(i32::from(v));
+            }
+        }
+        let reals = [
+            (out_probability, r.probability),
+            (out_distance, r.l1_distance),
+            (out_gamma, r.invalidation.value),
+            (out_theta, r.soft.value),
+            (out_bound, r.bound.value),
+            (out_confidence, r.bound.confidence),
+        ];
+        for (p, v) in reals {
+            if let Some(o) = optional_out(p) {
+                o.write(v);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The counterfactual as a raw row (`n_features` values; buffer protocol).
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_robust_result_raw(
+    result: *const cfx_robust_result,
+    buf: *mut f64,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(result, "result")?;
+        write_slice(&r.raw, buf, cap, out_len, "buf")
+    }
+}
+
+/// The counterfactual encoded (`encoded_dim` values; buffer protocol).
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_robust_result_encoded(
+    result: *const cfx_robust_result,
+    buf: *mut f64,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(result, "result")?;
+        write_slice(&r.encoded, buf, cap, out_len, "buf")
+    }
+}
+
+/// The result as versioned JSON (string buffer protocol), with the schema
+/// and model fingerprints. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_robust_result_to_json(
+    result: *const cfx_robust_result,
+    schema: *const cfx_schema,
+    model: *const cfx_model,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(result, "result")?;
+        let p = Provenance {
+            schema: Some(arc_ref(schema, "schema")?),
+            model: Some(arc_ref(model, "model")?),
+            ..Default::default()
+        };
+        let json = result_json("robust_counterfactual", &p, r)?;
+        write_str(&json, buf, cap, out_len, "buf")
+    }
+}
+
+/// Frees a result (NULL is a no-op). Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_robust_result_free(result: *const cfx_robust_result) {
+    ffi_boundary! {
+        arc_free(result)
+    }
+}
+
+/// `1 − exp(−2Km²)`, the confidence of CROCO's bound with K draws and margin
+/// m (derived Hoeffding form). Returns NaN for m ≤ 0 or non-finite m.
+#[unsafe(no_mangle)]
+pub extern "C" fn cfx_robust_bound_confidence(k: usize, m: f64) -> f64 {
+    ffi_boundary! {
+        match invalidation_bound(0.0, m, 0.5, k.max(1)) {
+            Ok(b) => b.confidence,
+            Err(_) => f64::NAN,
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! `cfx_schema`: the features every model, method and answer shares.
+//! Immutable and `Arc`-backed: share it across threads freely.
+
+use super::handle::{
+    ArcHandle, arc_free, arc_into_raw, arc_ref, finite_in, out_param, str_in, write_slice,
+    write_str,
+};
+use super::status::{FfiError, cfx_status};
+use crate::schema::Schema;
+use std::ffi::c_char;
+use std::sync::Arc;
+
+/// An immutable feature schema. Thread-safe: may be used from many threads at
+/// once and freed from any thread, exactly once, with `cfx_schema_free`.
+pub struct cfx_schema {
+    _private: [u8; 0],
+}
+
+unsafe impl ArcHandle for cfx_schema {
+    type Rust = Schema;
+}
+
+/// Reads and validates a schema from JSON (`json`: NUL-terminated UTF-8).
+/// On success `*out_schema` owns a new handle (free with `cfx_schema_free`).
+/// Errors: `FORMAT_ERROR` (malformed JSON, unsupported version),
+/// `INVALID_SCHEMA` (inconsistent features), `NULL_ARGUMENT`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_from_json(
+    json: *const c_char,
+    out_schema: *mut *const cfx_schema,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_schema, "out_schema")?;
+        let json = str_in(json, "json")?;
+        let s = Schema::from_json(json)?;
+        out.write(arc_into_raw(Arc::new(s)));
+        Ok(())
+    }
+}
+
+/// Writes the schema as JSON (UTF-8, NUL-terminated) into `buf`; `*out_len`
+/// gets the bytes needed including the NUL (also on `BUFFER_TOO_SMALL`, so
+/// `(NULL, 0, &n)` queries the size). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_to_json(
+    schema: *const cfx_schema,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let s = arc_ref(schema, "schema")?;
+        write_str(&s.to_json(), buf, cap, out_len, "buf")
+    }
+}
+
+/// The number of features (the length of a raw row). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_n_features(
+    schema: *const cfx_schema,
+    out_n: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_n, "out_n")?;
+        out.write(arc_ref(schema, "schema")?.n_features());
+        Ok(())
+    }
+}
+
+/// The encoded dimension (the length of a model's input). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_encoded_dim(
+    schema: *const cfx_schema,
+    out_dim: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_dim, "out_dim")?;
+        out.write(arc_ref(schema, "schema")?.encoded_dim());
+        Ok(())
+    }
+}
+
+/// The name of feature `index` into `buf` (string buffer protocol).
+/// `NOT_FOUND` when `index >= n_features`. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_feature_name(
+    schema: *const cfx_schema,
+    index: usize,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let s = arc_ref(schema, "schema")?;
+        let f = s.features.get(index).ok_or_else(|| {
+            FfiError::new(
+                cfx_status::NotFound,
+                format!("feature index {index} is out of range (the schema has {})", s.n_features()),
+            )
+        })?;
+        write_str(&f.name, buf, cap, out_len, "buf")
+    }
+}
+
+/// The index of the feature called `name`; `NOT_FOUND` if there is none.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_index_of(
+    schema: *const cfx_schema,
+    name: *const c_char,
+    out_index: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_index, "out_index")?;
+        let s = arc_ref(schema, "schema")?;
+        let i = s.index_of(str_in(name, "name")?)?;
+        out.write(i);
+        Ok(())
+    }
+}
+
+/// Encodes a raw row (`raw_len == n_features`; categorical values are level
+/// indices, special codes allowed) into `out` (`encoded_dim` values; array
+/// buffer protocol with `*out_len`). Errors: `DIMENSION_MISMATCH`,
+/// `INVALID_ARGUMENT` (NaN/inf, out-of-range value). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_encode(
+    schema: *const cfx_schema,
+    raw: *const f64,
+    raw_len: usize,
+    out: *mut f64,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let s = arc_ref(schema, "schema")?;
+        let raw = finite_in(raw, raw_len, "raw")?;
+        let x = s.encode(raw)?;
+        write_slice(&x, out, cap, out_len, "out")
+    }
+}
+
+/// Decodes an encoded vector (`x_len == encoded_dim`) into a raw row
+/// (`n_features` values into `out`). Incoherent vectors (two indicators on,
+/// a slot outside [0, 1], …) are refused with `INCOHERENT` naming the
+/// feature. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_decode(
+    schema: *const cfx_schema,
+    x: *const f64,
+    x_len: usize,
+    out: *mut f64,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let s = arc_ref(schema, "schema")?;
+        let x = finite_in(x, x_len, "x")?;
+        let raw = s.decode(x)?;
+        write_slice(&raw, out, cap, out_len, "out")
+    }
+}
+
+/// The changes from raw row `from` to raw row `to` in the data's own words,
+/// one line per changed feature (`name: old → new\n`), into `buf` (string
+/// buffer protocol). Both rows must have `n_features` finite values.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_describe_changes(
+    schema: *const cfx_schema,
+    from: *const f64,
+    from_len: usize,
+    to: *const f64,
+    to_len: usize,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let s = arc_ref(schema, "schema")?;
+        let from = finite_in(from, from_len, "from")?;
+        let to = finite_in(to, to_len, "to")?;
+        crate::error::check_len("from", s.n_features(), from.len())?;
+        crate::error::check_len("to", s.n_features(), to.len())?;
+        let text: String = s
+            .describe_changes(from, to)
+            .iter()
+            .map(|c| format!("{c}\n"))
+            .collect();
+        write_str(&text, buf, cap, out_len, "buf")
+    }
+}
+
+/// A new schema equal to `schema` with distance weights fitted on raw rows
+/// (`rows`: `n_rows × n_features` values, row-major). The input handle is
+/// unchanged (handles are immutable). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_fit_weights(
+    schema: *const cfx_schema,
+    rows: *const f64,
+    n_rows: usize,
+    n_cols: usize,
+    out_schema: *mut *const cfx_schema,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_schema, "out_schema")?;
+        let s = arc_ref(schema, "schema")?;
+        crate::error::check_len("n_cols", s.n_features(), n_cols)?;
+        let len = n_rows.checked_mul(n_cols).ok_or_else(|| FfiError::invalid("n_rows × n_cols overflows"))?;
+        let data = finite_in(rows, len, "rows")?;
+        let rows: Vec<Vec<f64>> = data.chunks(n_cols.max(1)).map(|r| r.to_vec()).collect();
+        let mut fitted = s.clone();
+        fitted.fit_weights(&rows)?;
+        out.write(arc_into_raw(Arc::new(fitted)));
+        Ok(())
+    }
+}
+
+/// The fingerprint of the schema's canonical JSON (`"fnv1a64:<hex>"`), as
+/// written in result exports (string buffer protocol). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_fingerprint(
+    schema: *const cfx_schema,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let s = arc_ref(schema, "schema")?;
+        write_str(&super::export::schema_fingerprint(s), buf, cap, out_len, "buf")
+    }
+}
+
+/// Releases a schema handle. NULL is a no-op. Objects that hold the schema
+/// (models, datasets) keep their own reference. May be called from any
+/// thread, exactly once per handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_free(schema: *const cfx_schema) {
+    ffi_boundary! { arc_free(schema) }
+}

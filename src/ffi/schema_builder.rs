@@ -1,0 +1,181 @@
+//! `cfx_schema_builder`: a schema built in code, feature by feature, that
+//! becomes an immutable `cfx_schema` (the JSON route is `cfx_schema_from_json`).
+//! Mutable and `Box`-backed: use a builder from one thread at a time.
+
+use super::handle::{
+    BoxHandle, arc_into_raw, box_free, box_into_raw, box_mut, box_take, enum_in, finite, out_param,
+    slice_in, str_in,
+};
+use super::schema::cfx_schema;
+use super::status::{FfiError, FfiResult, cfx_status};
+use crate::schema::{Direction, Feature, FeatureKind, Schema};
+use std::ffi::c_char;
+use std::sync::Arc;
+
+/// Directions a mutable feature may move in (`int32_t` in C).
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum cfx_direction {
+    /// Up or down.
+    Any = 0,
+    /// Only up (e.g. age).
+    IncreaseOnly = 1,
+    /// Only down.
+    DecreaseOnly = 2,
+}
+
+fn direction_of(v: i32) -> Option<Direction> {
+    match v {
+        0 => Some(Direction::Any),
+        1 => Some(Direction::IncreaseOnly),
+        2 => Some(Direction::DecreaseOnly),
+        _ => None,
+    }
+}
+
+/// A schema under construction. Not thread-safe: one thread at a time.
+/// `cfx_schema_build` consumes it; otherwise free it with
+/// `cfx_schema_builder_free` (any thread, once).
+pub struct cfx_schema_builder {
+    _private: [u8; 0],
+}
+
+unsafe impl BoxHandle for cfx_schema_builder {
+    type Rust = Vec<Feature>;
+}
+
+fn last<'a>(b: *mut cfx_schema_builder) -> FfiResult<&'a mut Feature> {
+    box_mut(b, "builder")?
+        .last_mut()
+        .ok_or_else(|| FfiError::invalid("the builder has no feature yet: add one first"))
+}
+
+fn flag(v: i32, param: &str) -> FfiResult<bool> {
+    match v {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(FfiError::invalid(format!(
+            "{param} must be 0 or 1, got {v}"
+        ))),
+    }
+}
+
+/// A new, empty schema builder; `*out_builder` is owned by the caller.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_new(
+    out_builder: *mut *mut cfx_schema_builder,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_builder, "out_builder")?;
+        out.write(box_into_raw(Vec::new()));
+        Ok(())
+    }
+}
+
+/// Appends a contiguous feature with raw range `[lower, upper]`; `integer`
+/// is 1 for whole numbers, 0 otherwise. Names are checked when the schema is
+/// built. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_add_contiguous(
+    builder: *mut cfx_schema_builder,
+    name: *const c_char,
+    lower: f64,
+    upper: f64,
+    integer: i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let name = str_in(name, "name")?;
+        let mut f = Feature::contiguous(name, finite(lower, "lower")?, finite(upper, "upper")?);
+        if flag(integer, "integer")? {
+            f = f.integer();
+        }
+        box_mut(builder, "builder")?.push(f);
+        Ok(())
+    }
+}
+
+/// Appends a categorical feature with `n_levels` level names (UTF-8,
+/// NUL-terminated; raw values are level indices). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_add_categorical(
+    builder: *mut cfx_schema_builder,
+    name: *const c_char,
+    levels: *const *const c_char,
+    n_levels: usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let name = str_in(name, "name")?;
+        let levels = slice_in(levels, n_levels, "levels")?
+            .iter()
+            .map(|&l| str_in(l, "levels[i]"))
+            .collect::<FfiResult<Vec<&str>>>()?;
+        box_mut(builder, "builder")?.push(Feature::categorical(name, &levels));
+        Ok(())
+    }
+}
+
+/// Declares a special code of the last added feature, which must be
+/// contiguous (e.g. −7 "no delinquency record"). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_add_special_state(
+    builder: *mut cfx_schema_builder,
+    code: f64,
+    label: *const c_char,
+) -> cfx_status {
+    ffi_boundary! {
+        let code = finite(code, "code")?;
+        let label = str_in(label, "label")?;
+        let f = last(builder)?;
+        if !matches!(f.kind, FeatureKind::Contiguous { .. }) {
+            return Err(FfiError::invalid(format!(
+                "feature '{}' is categorical: special states belong to contiguous features",
+                f.name
+            )));
+        }
+        let g = f.clone().with_special(code, label);
+        *f = g;
+        Ok(())
+    }
+}
+
+/// Sets the actionability of the last added feature: `mutable_` 1 or 0 and a
+/// `cfx_direction` value. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_actionability(
+    builder: *mut cfx_schema_builder,
+    mutable_: i32,
+    direction: i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let m = flag(mutable_, "mutable_")?;
+        let d = enum_in(direction, "direction", direction_of)?;
+        let f = last(builder)?;
+        f.actionability.mutable = m;
+        f.actionability.direction = d;
+        Ok(())
+    }
+}
+
+/// Validates the features and turns the builder into an immutable schema
+/// (`INVALID_SCHEMA` for duplicate names, empty levels, lower > upper, …).
+/// The builder is consumed in every case (unless NULL): do not use or free
+/// it afterwards. `*out_schema` is owned by the caller.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_build(
+    builder: *mut cfx_schema_builder,
+    out_schema: *mut *const cfx_schema,
+) -> cfx_status {
+    ffi_boundary! {
+        let features = box_take(builder, "builder")?;
+        let out = out_param(out_schema, "out_schema")?;
+        let s = Schema::new(*features)?;
+        out.write(arc_into_raw(Arc::new(s)));
+        Ok(())
+    }
+}
+
+/// Releases a builder that was not built. NULL is a no-op. Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_free(builder: *mut cfx_schema_builder) {
+    ffi_boundary! { box_free(builder) }
+}

@@ -1,0 +1,490 @@
+//! Monte Carlo estimates of the recourse invalidation rate Γ and CROCO's soft
+//! rate Θ, the CROCO bound, PROBE's first-order approximation and the exact Γ of
+//! a linear model under Gaussian noise.
+//!
+//! Every estimate runs in a caller-owned [`Workspace`] that holds every buffer
+//! and the seeded xoshiro256++ generator, so an estimate of K samples never
+//! touches the heap (tested with a counting allocator in
+//! `tests/robust_no_alloc.rs`).
+
+use super::noise::{NoiseKind, NoiseModel};
+use super::normal::normal_cdf;
+use crate::error::{Error, Result, check_finite, check_len};
+use crate::model::{LinearModel, Model, logit, sigmoid};
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, StandardNormal};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Every buffer an estimate needs, plus its random generator.
+///
+/// Create one per thread and reuse it: estimates draw from its generator in
+/// sequence, so the same workspace seed and the same calls give the same bits.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    dim: usize,
+    pub(crate) point: Vec<f64>,
+    pub(crate) scratch: Vec<f64>,
+    pub(crate) grad: Vec<f64>,
+    pub(crate) acc: Vec<f64>,
+    pub(crate) rng: Xoshiro256PlusPlus,
+}
+
+impl Workspace {
+    /// A workspace sized for `model`, its generator seeded with `seed`.
+    pub fn new<M: Model + ?Sized>(model: &M, seed: u64) -> Workspace {
+        let dim = model.input_dim();
+        Workspace {
+            dim,
+            point: vec![0.0; dim],
+            scratch: vec![0.0; model.scratch_len()],
+            grad: vec![0.0; dim],
+            acc: vec![0.0; dim],
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+        }
+    }
+
+    /// Restarts the generator from `seed`.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    }
+
+    /// Replaces the generator (used by batch estimation to hand out streams).
+    pub fn set_rng(&mut self, rng: Xoshiro256PlusPlus) {
+        self.rng = rng;
+    }
+
+    /// The encoded dimension this workspace serves.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn check<M: Model + ?Sized>(&self, model: &M) -> Result<()> {
+        if model.input_dim() != self.dim || model.scratch_len() > self.scratch.len() {
+            return Err(Error::InvalidArgument(
+                "this workspace was made for another model".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A Monte Carlo mean with its standard error `s/√K` (s the sample standard
+/// deviation with the K − 1 divisor).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct McRate {
+    pub value: f64,
+    pub std_error: f64,
+    pub k: usize,
+}
+
+/// Γ̃ and Θ̃ from the same K samples.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Estimate {
+    /// Γ̃ (seed 001, eq. 3): the fraction of noisy copies the model rejects.
+    pub invalidation: McRate,
+    /// Θ̃ (seed 001, §2.2): the mean of `1 − f` over the noisy copies.
+    pub soft: McRate,
+}
+
+/// CROCO's high-probability bound on Γ (seed 001, Propositions 1–2).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct Bound {
+    /// `(m + Θ̃)/(1 − t)`.
+    pub value: f64,
+    /// `1 − exp(−2Km²)`: the probability (over the K draws) that Γ ≤ `value`.
+    pub confidence: f64,
+    pub margin: f64,
+    pub k: usize,
+}
+
+/// How an estimate draws its samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sampling {
+    /// The projection fast path when the model is linear and the noise
+    /// Gaussian, the generic loop otherwise.
+    #[default]
+    Auto,
+    /// Always perturb every noisy column and evaluate the model (any model, any noise).
+    Generic,
+}
+
+/// A Monte Carlo estimator: a noise model, a sample count K and a sampling path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimator {
+    pub noise: NoiseModel,
+    pub k: usize,
+    pub sampling: Sampling,
+}
+
+/// Bernoulli/bounded-mean standard error from a sum and a sum of squares.
+#[inline]
+fn mc_rate(sum: f64, sum_sq: f64, k: usize) -> McRate {
+    let kf = k as f64;
+    let mean = sum / kf;
+    let var = ((sum_sq - kf * mean * mean) / (kf - 1.0)).max(0.0);
+    McRate {
+        value: mean,
+        std_error: (var / kf).sqrt(),
+        k,
+    }
+}
+
+/// The CROCO bound `(m + Θ̃)/(1 − t)` and its confidence `1 − exp(−2Km²)`
+/// (seed 001, Proposition 2). **Derived**: the paper's exact printed form was
+/// not recovered; this is Markov's inequality on `1 − f` (Proposition 1,
+/// Γ ≤ Θ/(1 − t)) combined with the one-sided Hoeffding inequality
+/// P(Θ − Θ̃ ≥ m) ≤ exp(−2Km²) for K i.i.d. variables in [0, 1].
+pub fn invalidation_bound(theta: f64, margin: f64, threshold: f64, k: usize) -> Result<Bound> {
+    if !(0.0..=1.0).contains(&theta) {
+        return Err(Error::InvalidArgument(format!(
+            "Θ̃ must lie in [0, 1], got {theta}"
+        )));
+    }
+    if !(margin.is_finite() && margin > 0.0) {
+        return Err(Error::InvalidArgument(format!(
+            "the margin m must be positive, got {margin}"
+        )));
+    }
+    if !(threshold > 0.0 && threshold < 1.0) {
+        return Err(Error::InvalidArgument(format!(
+            "the threshold must lie strictly between 0 and 1, got {threshold}"
+        )));
+    }
+    if k == 0 {
+        return Err(Error::InvalidArgument("K must be positive".into()));
+    }
+    Ok(Bound {
+        value: (margin + theta) / (1.0 - threshold),
+        confidence: bound_confidence(k, margin),
+        margin,
+        k,
+    })
+}
+
+/// `1 − exp(−2Km²)` (seed 001, §2.2; derived Hoeffding form).
+pub fn bound_confidence(k: usize, margin: f64) -> f64 {
+    -(-2.0 * k as f64 * margin * margin).exp_m1()
+}
+
+impl Estimator {
+    /// An estimator with K samples (K ≥ 2, so that a standard error exists).
+    pub fn new(noise: NoiseModel, k: usize) -> Result<Estimator> {
+        if k < 2 {
+            return Err(Error::InvalidArgument(format!(
+                "K must be at least 2, got {k}"
+            )));
+        }
+        Ok(Estimator {
+            noise,
+            k,
+            sampling: Sampling::Auto,
+        })
+    }
+
+    /// The same estimator with another sampling path.
+    pub fn with_sampling(mut self, sampling: Sampling) -> Estimator {
+        self.sampling = sampling;
+        self
+    }
+
+    fn check<M: Model + ?Sized>(&self, model: &M, x: &[f64], ws: &Workspace) -> Result<()> {
+        ws.check(model)?;
+        check_len("encoded point", model.input_dim(), x.len())?;
+        check_finite("encoded point", x)?;
+        self.noise.check_dim(x.len())?;
+        if self.k < 2 {
+            return Err(Error::InvalidArgument(format!(
+                "K must be at least 2, got {}",
+                self.k
+            )));
+        }
+        Ok(())
+    }
+
+    /// Γ̃(x̌; K, p_ε) = (1/K) Σ 1[f(x̌ + ε_k) ≤ t] (seed 001, eq. 3, in CARLA's
+    /// form `mean(1 − h(x̌ + ε))`; it equals `mean(h(x̌) − h(x̌ + ε))` for an
+    /// accepted x̌, the only case the paper considers). Never allocates.
+    pub fn invalidation_rate<M: Model + ?Sized>(
+        &self,
+        model: &M,
+        x: &[f64],
+        ws: &mut Workspace,
+    ) -> Result<McRate> {
+        self.check(model, x, ws)?;
+        let (h, _, _) = self.run::<M, true, false>(model, x, ws);
+        Ok(mc_rate(h, h, self.k))
+    }
+
+    /// Θ̃(x̌; K, p_ε) = (1/K) Σ (1 − f(x̌ + ε_k)) (seed 001, §2.2). Never allocates.
+    pub fn soft_invalidation_rate<M: Model + ?Sized>(
+        &self,
+        model: &M,
+        x: &[f64],
+        ws: &mut Workspace,
+    ) -> Result<McRate> {
+        self.check(model, x, ws)?;
+        let (_, s, s2) = self.run::<M, false, true>(model, x, ws);
+        Ok(mc_rate(s, s2, self.k))
+    }
+
+    /// Γ̃ and Θ̃ from the same K samples. Never allocates.
+    pub fn estimate<M: Model + ?Sized>(
+        &self,
+        model: &M,
+        x: &[f64],
+        ws: &mut Workspace,
+    ) -> Result<Estimate> {
+        self.check(model, x, ws)?;
+        let (h, s, s2) = self.run::<M, true, true>(model, x, ws);
+        Ok(Estimate {
+            invalidation: mc_rate(h, h, self.k),
+            soft: mc_rate(s, s2, self.k),
+        })
+    }
+
+    /// Θ̃ and the CROCO bound with margin `m` (seed 001, Proposition 2). Never allocates.
+    pub fn bound<M: Model + ?Sized>(
+        &self,
+        model: &M,
+        x: &[f64],
+        margin: f64,
+        ws: &mut Workspace,
+    ) -> Result<(McRate, Bound)> {
+        let soft = self.soft_invalidation_rate(model, x, ws)?;
+        let b = invalidation_bound(soft.value, margin, model.threshold(), self.k)?;
+        Ok((soft, b))
+    }
+
+    /// The sampling loop. Returns (Σ invalid, Σ(1 − f), Σ(1 − f)²).
+    fn run<M: Model + ?Sized, const HARD: bool, const SOFT: bool>(
+        &self,
+        model: &M,
+        x: &[f64],
+        ws: &mut Workspace,
+    ) -> (f64, f64, f64) {
+        let thr = logit(model.threshold());
+        if self.sampling == Sampling::Auto && self.noise.kind() == NoiseKind::Gaussian {
+            if let Some(lin) = model.as_linear() {
+                return projection_loop::<HARD, SOFT>(lin, x, &self.noise, self.k, thr, ws);
+            }
+        }
+        let Workspace {
+            point,
+            scratch,
+            rng,
+            ..
+        } = ws;
+        point.copy_from_slice(x);
+        let cols = self.noise.columns();
+        let scale = self.noise.scale();
+        let (mut hard, mut soft, mut soft2) = (0u64, 0.0, 0.0);
+        for _ in 0..self.k {
+            match self.noise.kind() {
+                NoiseKind::Gaussian => {
+                    for (&c, &s) in cols.iter().zip(scale) {
+                        let z: f64 = StandardNormal.sample(rng);
+                        point[c] = x[c] + s * z;
+                    }
+                }
+                NoiseKind::Uniform => {
+                    for (&c, &s) in cols.iter().zip(scale) {
+                        let u: f64 = rng.random();
+                        point[c] = x[c] + s * (2.0 * u - 1.0);
+                    }
+                }
+            }
+            let sc = model.score_in(point, scratch);
+            if HARD {
+                hard += u64::from(sc <= thr);
+            }
+            if SOFT {
+                let v = one_minus_sigmoid(sc);
+                soft += v;
+                soft2 += v * v;
+            }
+        }
+        (hard as f64, soft, soft2)
+    }
+}
+
+impl Estimator {
+    /// Θ̃ at `x` from K fresh samples and its gradient
+    /// `∇Θ̃ = −(1/K) Σ f_k(1 − f_k) ∇score(x + ε_k)` (the noise is additive, so
+    /// the derivative with respect to x is the derivative at each sample),
+    /// left in `ws.acc`. Linear + Gaussian uses the projection fast path
+    /// (∇score = w everywhere). Used by CROCO; never allocates.
+    pub(crate) fn soft_rate_with_gradient<M: Model + ?Sized>(
+        &self,
+        model: &M,
+        x: &[f64],
+        ws: &mut Workspace,
+    ) -> Result<f64> {
+        self.check(model, x, ws)?;
+        let kf = self.k as f64;
+        if self.sampling == Sampling::Auto && self.noise.kind() == NoiseKind::Gaussian {
+            if let Some(lin) = model.as_linear() {
+                let s = lin.bias + lin.weights.iter().zip(x).map(|(a, b)| a * b).sum::<f64>();
+                let tau = self.noise.projected_std(&lin.weights);
+                let (mut soft, mut slope) = (0.0, 0.0);
+                for _ in 0..self.k {
+                    let z: f64 = StandardNormal.sample(&mut ws.rng);
+                    let f = sigmoid(s + tau * z);
+                    soft += 1.0 - f;
+                    slope += f * (1.0 - f);
+                }
+                for (a, w) in ws.acc.iter_mut().zip(&lin.weights) {
+                    *a = -slope / kf * w;
+                }
+                return Ok(soft / kf);
+            }
+        }
+        let Workspace {
+            point,
+            scratch,
+            grad,
+            acc,
+            rng,
+            ..
+        } = ws;
+        point.copy_from_slice(x);
+        acc.fill(0.0);
+        let cols = self.noise.columns();
+        let scale = self.noise.scale();
+        let mut soft = 0.0;
+        for _ in 0..self.k {
+            match self.noise.kind() {
+                NoiseKind::Gaussian => {
+                    for (&c, &s) in cols.iter().zip(scale) {
+                        let z: f64 = StandardNormal.sample(rng);
+                        point[c] = x[c] + s * z;
+                    }
+                }
+                NoiseKind::Uniform => {
+                    for (&c, &s) in cols.iter().zip(scale) {
+                        let u: f64 = rng.random();
+                        point[c] = x[c] + s * (2.0 * u - 1.0);
+                    }
+                }
+            }
+            let sc = model.score_gradient_in(point, grad, scratch);
+            let f = sigmoid(sc);
+            soft += 1.0 - f;
+            let c = -f * (1.0 - f) / kf;
+            for (a, g) in acc.iter_mut().zip(grad.iter()) {
+                *a += c * g;
+            }
+        }
+        Ok(soft / kf)
+    }
+}
+
+/// `1 − σ(s) = 1/(1 + eˢ)`, branch-free (a data-dependent branch mispredicts
+/// half the time in the sampling loops). Overflow is harmless: `eˢ = ∞` gives 0.
+#[inline(always)]
+fn one_minus_sigmoid(s: f64) -> f64 {
+    1.0 / (1.0 + s.exp())
+}
+
+/// The linear + Gaussian fast path: the score of x̌ + ε is `s + w·ε` and
+/// `w·ε ~ N(0, τ²)` with `τ² = Σ σ_c² w_c²` over the noisy columns, so drawing
+/// one standard normal per sample and using `s + τz` is **exact in
+/// distribution** (K draws instead of K·d).
+fn projection_loop<const HARD: bool, const SOFT: bool>(
+    lin: &LinearModel,
+    x: &[f64],
+    noise: &NoiseModel,
+    k: usize,
+    thr: f64,
+    ws: &mut Workspace,
+) -> (f64, f64, f64) {
+    let s = lin.bias + lin.weights.iter().zip(x).map(|(a, b)| a * b).sum::<f64>();
+    let tau = noise.projected_std(&lin.weights);
+    let rng = &mut ws.rng;
+    let (mut hard, mut soft, mut soft2) = (0u64, 0.0, 0.0);
+    if HARD && !SOFT {
+        // s + τz ≤ thr  ⟺  τz ≤ thr − s
+        let c = thr - s;
+        for _ in 0..k {
+            let z: f64 = StandardNormal.sample(rng);
+            hard += u64::from(tau * z <= c);
+        }
+        return (hard as f64, 0.0, 0.0);
+    }
+    for _ in 0..k {
+        let z: f64 = StandardNormal.sample(rng);
+        let sc = s + tau * z;
+        if HARD {
+            hard += u64::from(sc <= thr);
+        }
+        if SOFT {
+            let v = one_minus_sigmoid(sc);
+            soft += v;
+            soft2 += v * v;
+        }
+    }
+    (hard as f64, soft, soft2)
+}
+
+/// PROBE's first-order approximation of Γ under Gaussian noise (seed 001,
+/// §2.5, PROBE eq. 4): `Γ̃_PROBE = 1 − Φ(g/√(∇gᵀΣ∇g))` with `g` the score
+/// minus `logit(t)` (the paper's `g` is the logit, with `t = 0.5` implicit; the
+/// shift by `logit(t)` is our generalisation to other thresholds — **derived**,
+/// and exact for linear models, see [`linear_invalidation_rate`]). When
+/// `∇gᵀΣ∇g = 0` the point is certain: 0 if accepted, 1 otherwise. Uniform noise
+/// is refused (the approximation is Gaussian). Never allocates.
+pub fn probe_invalidation_rate<M: Model + ?Sized>(
+    model: &M,
+    x: &[f64],
+    noise: &NoiseModel,
+    ws: &mut Workspace,
+) -> Result<f64> {
+    Ok(probe_parts(model, x, noise, ws)?.0)
+}
+
+/// (Γ̃_PROBE, u = g/N, N, score); the gradient of the score is left in `ws.grad`.
+pub(crate) fn probe_parts<M: Model + ?Sized>(
+    model: &M,
+    x: &[f64],
+    noise: &NoiseModel,
+    ws: &mut Workspace,
+) -> Result<(f64, f64, f64, f64)> {
+    ws.check(model)?;
+    check_len("encoded point", model.input_dim(), x.len())?;
+    check_finite("encoded point", x)?;
+    noise.check_dim(x.len())?;
+    if noise.kind() != NoiseKind::Gaussian {
+        return Err(Error::InvalidArgument(
+            "PROBE's approximation needs Gaussian noise".into(),
+        ));
+    }
+    let sc = model.score_gradient_in(x, &mut ws.grad, &mut ws.scratch);
+    let g = sc - logit(model.threshold());
+    let n = noise.projected_std(&ws.grad);
+    if n == 0.0 {
+        return Ok((if g > 0.0 { 0.0 } else { 1.0 }, f64::NAN, 0.0, sc));
+    }
+    let u = g / n;
+    Ok((1.0 - normal_cdf(u), u, n, sc))
+}
+
+/// The exact Γ of a linear (logistic) model under Gaussian noise (seed 001,
+/// §2.3, derived): `Γ = Φ((logit(t) − (w·x̌ + b))/√(wᵀΣw))`, the sum running
+/// over the noisy columns only. With no noise on any weighted column the
+/// answer is 0 or 1. An oracle for tests and a fast path for users.
+pub fn linear_invalidation_rate(model: &LinearModel, x: &[f64], noise: &NoiseModel) -> Result<f64> {
+    check_len("encoded point", model.weights.len(), x.len())?;
+    check_finite("encoded point", x)?;
+    noise.check_dim(x.len())?;
+    if noise.kind() != NoiseKind::Gaussian {
+        return Err(Error::InvalidArgument(
+            "the closed-form invalidation rate needs Gaussian noise".into(),
+        ));
+    }
+    let s = model.bias + model.weights.iter().zip(x).map(|(a, b)| a * b).sum::<f64>();
+    let thr = logit(model.threshold);
+    let tau = noise.projected_std(&model.weights);
+    if tau == 0.0 {
+        return Ok(if s <= thr { 1.0 } else { 0.0 });
+    }
+    Ok(normal_cdf((thr - s) / tau))
+}

@@ -1,0 +1,35 @@
+//! Robust counterfactuals (seed 001: CROCO, with PROBE and Wachter): how likely
+//! is advice to be invalidated when the applicant implements it only
+//! approximately, a guarantee on that risk, and generators that meet a target.
+//!
+//! - [`NoiseModel`]: Gaussian N(0, σ²I) (σ² a variance, as CROCO's `sigma2`),
+//!   diagonal Gaussian, uniform box — on a set of encoded columns (default: the
+//!   value slots of mutable contiguous features).
+//! - [`Estimator`] + [`Workspace`]: Γ̃ (seed 001, eq. 3) and Θ̃ with standard
+//!   errors, allocation-free; the CROCO bound [`invalidation_bound`]
+//!   (Propositions 1–2, Hoeffding form derived); PROBE's
+//!   [`probe_invalidation_rate`]; the exact [`linear_invalidation_rate`];
+//!   multi-core [`Estimator::estimate_batch`] with per-chunk jump() streams.
+//! - Generators [`wachter`], [`probe`], [`croco`] returning a
+//!   [`RobustCounterfactual`] with validity, distance, Γ̃, Θ̃, bound, confidence.
+
+mod batch;
+mod estimate;
+mod generate;
+mod noise;
+mod normal;
+
+pub use batch::BATCH_CHUNK;
+pub use estimate::{
+    Bound, Estimate, Estimator, McRate, Sampling, Workspace, bound_confidence, invalidation_bound,
+    linear_invalidation_rate, probe_invalidation_rate,
+};
+pub use generate::{
+    CrocoConfig, Evaluation, Method, ProbeConfig, RobustCounterfactual, WachterConfig, croco,
+    probe, wachter,
+};
+pub use noise::{NoiseKind, NoiseModel};
+pub use normal::{normal_cdf, normal_pdf};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,706 @@
+use super::*;
+use crate::Error;
+use crate::model::{LinearModel, MlpModel, MlpTraining, Model};
+use crate::schema::{Direction, Feature, Schema, Transition};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// income ∈ [0, 100] (integer), debt ∈ [0, 50] (decrease only), housing
+/// {rent, own, free}, age ∈ [18, 80] immutable. Encoded: 6 columns.
+fn schema() -> Schema {
+    Schema::new(vec![
+        Feature::contiguous("income", 0.0, 100.0).integer(),
+        Feature::contiguous("debt", 0.0, 50.0).direction(Direction::DecreaseOnly),
+        Feature::categorical("housing", &["rent", "own", "free"]),
+        Feature::contiguous("age", 18.0, 80.0).immutable(),
+    ])
+    .unwrap()
+}
+
+/// Accepts when 6·income_slot − 4·debt_slot + own + 0.5·age_slot − 2 > 0.
+fn model() -> LinearModel {
+    LinearModel::new(vec![6.0, -4.0, 0.0, 1.0, 0.0, 0.5], -2.0, 0.5).unwrap()
+}
+
+fn rows(n: usize, seed: u64) -> Vec<Vec<f64>> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            vec![
+                rng.random_range(0..60) as f64,
+                rng.random_range(10.0..50.0),
+                rng.random_range(0..3) as f64,
+                rng.random_range(18.0..80.0),
+            ]
+        })
+        .collect()
+}
+
+fn small_config(seed: u64) -> PdqnConfig {
+    PdqnConfig {
+        episodes: 1500,
+        hidden: vec![32],
+        batch_size: 32,
+        epsilon_steps: 2000,
+        epsilon_final: 0.1,
+        initial_memory: 200,
+        replay_capacity: 5000,
+        tau_param: 0.01,
+        progress_every: 250,
+        seed,
+        ..PdqnConfig::default()
+    }
+}
+
+// ---------------------------------------------------------------- entropy
+
+#[test]
+fn entropy_uniform_is_one_and_single_action_is_zero() {
+    // K = 3: every (step, feature) pair used equally → H = log2(9)/log2(9) = 1.
+    let uniform = vec![vec![5, 5, 5]; 3];
+    assert!((action_entropy(&uniform, 3).unwrap() - 1.0).abs() < 1e-12);
+    // One pair takes every change → 0.
+    let single = vec![vec![0, 7, 0], vec![0, 0, 0]];
+    assert_eq!(action_entropy(&single, 3).unwrap(), 0.0);
+}
+
+#[test]
+fn entropy_hand_computed_cases() {
+    // K = 2, two pairs equally likely: H = 1 bit / log2(4) = 0.5.
+    let c = vec![vec![1, 0], vec![0, 1]];
+    assert!((action_entropy(&c, 2).unwrap() - 0.5).abs() < 1e-12);
+    // K = 2, counts (step 1: 2, 1; step 2: 1, 0) → p = (1/2, 1/4, 1/4):
+    // H = 1.5 bits / 2 = 0.75.
+    let c = vec![vec![2, 1], vec![1, 0]];
+    assert!((action_entropy(&c, 2).unwrap() - 0.75).abs() < 1e-12);
+    // K = 3 but only step 1 used uniformly: log2(3)/log2(9) = 0.5 — a policy that
+    // always stops after one step cannot exceed one half.
+    let c = vec![vec![4, 4, 4]];
+    assert!((action_entropy(&c, 3).unwrap() - 0.5).abs() < 1e-12);
+    assert_eq!(action_entropy(&[vec![3]], 1).unwrap(), 0.0);
+    assert!(action_entropy(&[vec![0, 0]], 2).unwrap().is_nan());
+    assert!(matches!(
+        action_entropy(&[vec![1, 2, 3]], 2),
+        Err(Error::DimensionMismatch { .. })
+    ));
+}
+
+// ---------------------------------------------------------------- action map
+
+#[test]
+fn action_map_partitions_the_parameter_range() {
+    let s = Schema::new(vec![
+        Feature::contiguous("a", 10.0, 20.0).integer(),
+        Feature::categorical("c", &["x", "y", "z", "w"]),
+        Feature::contiguous("m", 0.0, 10.0)
+            .with_special(-7.0, "condition not met")
+            .with_special(-9.0, "no record"),
+        Feature::contiguous("imm", 0.0, 1.0).immutable(),
+    ])
+    .map(|mut s| {
+        s.features[2]
+            .actionability
+            .forbidden_transitions
+            .push(Transition {
+                from: "*".into(),
+                to: "-9".into(),
+            });
+        Schema::new(s.features).unwrap()
+    })
+    .unwrap();
+    let a = ActionSpace::new(&s).unwrap();
+    assert_eq!(a.features(), &[0, 1, 2]);
+    // Plain integer feature: u = −1 → 10, u = 1 → 20, u = 0 → 15, u = 0.05 → 15.25 → 15.
+    assert_eq!(a.value(0, -1.0), 10.0);
+    assert_eq!(a.value(0, 1.0), 20.0);
+    assert_eq!(a.value(0, 0.0), 15.0);
+    assert_eq!(a.value(0, 0.05), 15.0);
+    assert_eq!(a.value(0, 0.11), 16.0);
+    assert_eq!(a.value(0, 7.0), 20.0, "parameters are clamped");
+    // Categorical, four equal segments of [−1, 1].
+    assert_eq!(a.value(1, -1.0), 0.0);
+    assert_eq!(a.value(1, -0.51), 0.0);
+    assert_eq!(a.value(1, -0.49), 1.0);
+    assert_eq!(a.value(1, 0.01), 2.0);
+    assert_eq!(a.value(1, 1.0), 3.0);
+    // Special states: −9 is unreachable (forbidden from every state), so two
+    // segments: [−1, 0) → value over [0, 10], [0, 1] → −7.
+    assert_eq!(a.value(2, -1.0), 0.0);
+    assert!((a.value(2, -0.5) - 5.0).abs() < 1e-12);
+    assert_eq!(a.value(2, 0.0), -7.0);
+    assert_eq!(a.value(2, 1.0), -7.0);
+    assert_eq!(a.value(2, f64::NAN), 0.0);
+}
+
+#[test]
+fn action_map_respects_steps_and_actionable_bounds() {
+    let mut f = Feature::contiguous("s", 0.0, 100.0);
+    if let crate::schema::FeatureKind::Contiguous { step, .. } = &mut f.kind {
+        *step = Some(25.0);
+    }
+    f.actionability.lower = Some(10.0);
+    f.actionability.upper = Some(90.0);
+    let s = Schema::new(vec![f]).unwrap();
+    let a = ActionSpace::new(&s).unwrap();
+    // Range [10, 90] on the grid {0, 25, 50, 75, 100} → 25 … 75.
+    assert_eq!(a.value(0, -1.0), 25.0);
+    assert_eq!(a.value(0, 1.0), 75.0);
+    assert_eq!(a.value(0, 0.0), 50.0);
+}
+
+#[test]
+fn no_mutable_feature_is_an_error() {
+    let s = Schema::new(vec![Feature::contiguous("a", 0.0, 1.0).immutable()]).unwrap();
+    assert!(matches!(
+        ActionSpace::new(&s),
+        Err(Error::InvalidArgument(_))
+    ));
+}
+
+// ---------------------------------------------------------------- environment
+
+#[test]
+fn environment_rewards_match_the_reconstructed_equations() {
+    let s = schema();
+    let m = model();
+    let row = vec![20.0, 40.0, 0.0, 30.0];
+    let x0 = s.encode(&row).unwrap();
+    let p0 = m.probability(&x0);
+    assert!(p0 < 0.5);
+    for kind in [RewardKind::Binary, RewardKind::Probability] {
+        let mut env = Environment::new(&s, &m, kind, RewardParams::default()).unwrap();
+        env.reset(&row).unwrap();
+        assert_eq!(env.state_dim(), 6 + 3);
+        let mut st = vec![0.0; env.state_dim()];
+        env.write_state(&mut st);
+        assert_eq!(&st[6..], &[0.0, 0.0, 0.0]);
+        // Action 1 (debt) with u = −0.2 → 0.4·50 = 20 (a decrease: allowed).
+        let r = env.step(1, -0.2).unwrap();
+        assert_eq!(r.outcome, StepOutcome::Continue);
+        assert!((r.to - 20.0).abs() < 1e-12);
+        let x1 = s.encode(&[20.0, 20.0, 0.0, 30.0]).unwrap();
+        let delta = ((x1[1] - x0[1]) as f64).abs();
+        assert!((r.distance - delta).abs() < 1e-12);
+        let p1 = m.probability(&x1);
+        let expect = match kind {
+            RewardKind::Binary => -delta,
+            RewardKind::Probability => 10.0 * (p1 - p0) - delta,
+        };
+        assert!(
+            (r.reward - expect).abs() < 1e-12,
+            "{kind:?}: {} vs {expect}",
+            r.reward
+        );
+        env.write_state(&mut st);
+        assert_eq!(&st[6..], &[0.0, 1.0, 0.0]);
+        // Re-using debt: failure with Pen.
+        let mut e2 = env.clone();
+        let r = e2.step(1, -1.0).unwrap();
+        assert_eq!(r.outcome, StepOutcome::Failure(Failure::Reused));
+        assert_eq!(r.reward, -10.0);
+        // Income to 100 flips the decision: success with Pos.
+        let r = env.step(0, 1.0).unwrap();
+        assert_eq!(r.outcome, StepOutcome::Success);
+        assert_eq!(r.reward, 5.0);
+        assert!(r.probability > 0.5);
+    }
+}
+
+#[test]
+fn environment_failure_terminals() {
+    let s = schema();
+    let m = model();
+    let mut env = Environment::new(&s, &m, RewardKind::Binary, RewardParams::default()).unwrap();
+    // Raising debt breaks "decrease only".
+    env.reset(&[20.0, 30.0, 0.0, 30.0]).unwrap();
+    let r = env.step(1, 1.0).unwrap();
+    assert_eq!(r.outcome, StepOutcome::Failure(Failure::Violation));
+    assert_eq!(r.reward, -10.0);
+    assert!(env.last_violation().unwrap().to_string().contains("debt"));
+    assert_eq!(env.raw()[1], 30.0, "a violating step is not applied");
+    // Three useless steps exhaust K = 3: failure with Pen on the third.
+    env.reset(&[0.0, 50.0, 0.0, 18.0]).unwrap();
+    assert_eq!(env.step(0, -1.0).unwrap().outcome, StepOutcome::Continue);
+    assert_eq!(env.step(2, -1.0).unwrap().outcome, StepOutcome::Continue);
+    let r = env.step(1, 1.0).unwrap();
+    assert_eq!(r.outcome, StepOutcome::Failure(Failure::OutOfSteps));
+    assert_eq!(r.reward, -10.0);
+    // Bad input.
+    assert!(env.reset(&[1.0, 2.0]).is_err());
+    assert!(env.reset(&[f64::NAN, 2.0, 0.0, 20.0]).is_err());
+    assert!(env.step(9, 0.0).is_err());
+}
+
+// ---------------------------------------------------------------- agent
+
+fn train_small(reward: RewardKind, seed: u64) -> Training {
+    let s = schema();
+    let m = model();
+    train(
+        &s,
+        &m,
+        &rows(300, 1),
+        reward,
+        RewardParams::default(),
+        &small_config(seed),
+        |_| true,
+    )
+    .unwrap()
+}
+
+#[test]
+fn pdqn_learns_to_flip_a_linear_classifier() {
+    let s = schema();
+    let m = model();
+    let test = rows(200, 2);
+    // The bar is not met by chance: an untrained policy (one episode, no update)
+    // flips under a tenth of the applicants.
+    let mut cfg = small_config(7);
+    cfg.episodes = 1;
+    let untrained = train(
+        &s,
+        &m,
+        &rows(300, 1),
+        RewardKind::Binary,
+        RewardParams::default(),
+        &cfg,
+        |_| true,
+    )
+    .unwrap();
+    assert!(
+        evaluate(&untrained.policy, &s, &m, &test)
+            .unwrap()
+            .metrics
+            .satisfiability
+            < 0.1
+    );
+    for reward in [RewardKind::Binary, RewardKind::Probability] {
+        let t = train_small(reward, 7);
+        assert_eq!(t.history.len(), 6);
+        let ev = evaluate(&t.policy, &s, &m, &test).unwrap();
+        let mm = ev.metrics;
+        assert!(mm.n_instances > 50, "{mm:?}");
+        assert!(mm.satisfiability >= 0.8, "{reward:?}: {mm:?}");
+        assert!(mm.target_probability > 0.5);
+        assert!(mm.sparsity >= 1.0 && mm.sparsity <= 3.0);
+        assert!((0.0..=1.0).contains(&mm.entropy));
+        // Every success really is accepted and actionable.
+        for e in &ev.episodes {
+            if e.outcome == StepOutcome::Success {
+                let plan = t.policy.answer(&s, &m, &test[e.row]).unwrap();
+                assert!(plan.success);
+                assert!(m.accepts(&s.encode(&plan.final_row).unwrap()));
+                s.check_actionable(&test[e.row], &plan.final_row).unwrap();
+                assert_eq!(plan.steps.len(), e.actions.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_seed_gives_the_same_policy_bits() {
+    let a = train_small(RewardKind::Probability, 11);
+    let b = train_small(RewardKind::Probability, 11);
+    let bits = |n: &crate::nn::Network| -> Vec<u64> {
+        n.layers
+            .iter()
+            .flat_map(|l| l.weights.iter().chain(&l.bias).map(|v| v.to_bits()))
+            .collect()
+    };
+    assert_eq!(bits(&a.policy.q), bits(&b.policy.q));
+    assert_eq!(bits(&a.policy.actor_param), bits(&b.policy.actor_param));
+    assert_eq!(a.history, b.history);
+    let c = train_small(RewardKind::Probability, 12);
+    assert_ne!(bits(&a.policy.q), bits(&c.policy.q));
+    let (s, m) = (schema(), model());
+    let test = rows(50, 3);
+    assert_eq!(
+        evaluate(&a.policy, &s, &m, &test).unwrap(),
+        evaluate(&b.policy, &s, &m, &test).unwrap()
+    );
+}
+
+#[test]
+fn progress_callback_reports_and_cancels() {
+    let (s, m) = (schema(), model());
+    let mut cfg = small_config(1);
+    cfg.episodes = 120;
+    cfg.progress_every = 50;
+    let mut seen = Vec::new();
+    let t = train(
+        &s,
+        &m,
+        &rows(100, 1),
+        RewardKind::Binary,
+        RewardParams::default(),
+        &cfg,
+        |p| {
+            seen.push(*p);
+            true
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        seen.iter().map(|p| p.episodes_done).collect::<Vec<_>>(),
+        vec![50, 100, 120]
+    );
+    assert_eq!(seen, t.history);
+    assert!(
+        seen.iter()
+            .all(|p| (0.0..=1.0).contains(&p.success_rate) && p.episodes_total == 120)
+    );
+    let mut calls = 0;
+    let r = train(
+        &s,
+        &m,
+        &rows(100, 1),
+        RewardKind::Binary,
+        RewardParams::default(),
+        &cfg,
+        |_| {
+            calls += 1;
+            false
+        },
+    );
+    assert!(matches!(r, Err(Error::Cancelled(_))));
+    assert_eq!(calls, 1);
+}
+
+#[test]
+fn training_refuses_bad_input() {
+    let (s, m) = (schema(), model());
+    let cfg = small_config(1);
+    let p = RewardParams::default();
+    let accepted = vec![vec![100.0, 0.0, 1.0, 80.0]];
+    assert!(matches!(
+        train(&s, &m, &accepted, RewardKind::Binary, p, &cfg, |_| true),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(train(&s, &m, &[vec![1.0]], RewardKind::Binary, p, &cfg, |_| true).is_err());
+    let bad_cfg = PdqnConfig {
+        gamma: f64::NAN,
+        ..cfg.clone()
+    };
+    assert!(
+        train(
+            &s,
+            &m,
+            &rows(10, 1),
+            RewardKind::Binary,
+            p,
+            &bad_cfg,
+            |_| true
+        )
+        .is_err()
+    );
+    let bad_cfg = PdqnConfig {
+        batch_size: 0,
+        ..cfg
+    };
+    assert!(
+        train(
+            &s,
+            &m,
+            &rows(10, 1),
+            RewardKind::Binary,
+            p,
+            &bad_cfg,
+            |_| true
+        )
+        .is_err()
+    );
+    let wrong_model = LinearModel::new(vec![1.0; 5], 0.0, 0.5).unwrap();
+    assert!(matches!(
+        train(
+            &s,
+            &wrong_model,
+            &rows(10, 1),
+            RewardKind::Binary,
+            p,
+            &small_config(1),
+            |_| true
+        ),
+        Err(Error::DimensionMismatch { .. })
+    ));
+}
+
+#[test]
+fn epsilon_decays_linearly_then_stays() {
+    let c = PdqnConfig::default();
+    assert_eq!(c.epsilon(0), 0.8);
+    assert!((c.epsilon(30_000) - 0.575).abs() < 1e-12);
+    assert_eq!(c.epsilon(60_000), 0.35);
+    assert_eq!(c.epsilon(1_000_000), 0.35);
+}
+
+// ---------------------------------------------------------------- policy files and answers
+
+#[test]
+fn policy_round_trips_through_json_and_answers_in_words() {
+    let (s, m) = (schema(), model());
+    let t = train_small(RewardKind::Binary, 3);
+    let dir = std::env::temp_dir().join(format!("cfx-seq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("policy.json");
+    t.policy.save(&path).unwrap();
+    let back = Policy::load(&path).unwrap();
+    assert_eq!(back, t.policy);
+    let row = vec![10.0, 45.0, 0.0, 40.0];
+    let plan = back.answer(&s, &m, &row).unwrap();
+    assert_eq!(plan, t.policy.answer(&s, &m, &row).unwrap());
+    assert!(!plan.already_accepted);
+    assert!(!plan.steps.is_empty());
+    for st in &plan.steps {
+        assert!(["income", "debt", "housing"].contains(&st.name.as_str()));
+        assert_eq!(st.from_text, s.describe_value(st.feature, st.from));
+        assert_eq!(st.changed, st.from != st.to);
+    }
+    // Probability after the last step matches the model on the final row.
+    let last = plan.steps.last().unwrap();
+    assert!((last.probability - m.probability(&s.encode(&plan.final_row).unwrap())).abs() < 1e-12);
+    // Already accepted applicants get no steps.
+    let ok = back.answer(&s, &m, &[100.0, 0.0, 1.0, 80.0]).unwrap();
+    assert!(ok.success && ok.already_accepted && ok.steps.is_empty());
+    // Versions and shapes are checked.
+    let json = t
+        .policy
+        .to_json()
+        .replacen("\"format_version\":1", "\"format_version\":99", 1);
+    assert!(matches!(Policy::from_json(&json), Err(Error::Format(_))));
+    let mut broken = t.policy.clone();
+    broken.q.layers[0].weights.pop();
+    assert!(Policy::from_json(&broken.to_json()).is_err());
+    assert!(Policy::from_json("{").is_err());
+    // A schema with other mutable features is refused.
+    let other = Schema::new(vec![
+        Feature::contiguous("income", 0.0, 100.0).integer(),
+        Feature::contiguous("debt", 0.0, 50.0).immutable(),
+        Feature::categorical("housing", &["rent", "own", "free"]),
+        Feature::contiguous("age", 18.0, 80.0),
+    ])
+    .unwrap();
+    assert!(back.answer(&other, &m, &row).is_err());
+    assert!(back.answer(&s, &m, &[1.0, 2.0]).is_err());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn works_with_an_mlp_model() {
+    let s = schema();
+    let lin = model();
+    let train_rows = rows(400, 5);
+    let x = s.encode_rows(&train_rows).unwrap();
+    let y: Vec<f64> = x
+        .iter()
+        .map(|r| if lin.accepts(r) { 1.0 } else { 0.0 })
+        .collect();
+    let mlp = MlpModel::train(
+        &x,
+        &y,
+        &MlpTraining {
+            hidden: vec![8],
+            epochs: 200,
+            ..MlpTraining::default()
+        },
+    )
+    .unwrap();
+    let mut cfg = small_config(5);
+    cfg.episodes = 300;
+    let t = train(
+        &s,
+        &mlp,
+        &train_rows,
+        RewardKind::Probability,
+        RewardParams::default(),
+        &cfg,
+        |_| true,
+    )
+    .unwrap();
+    let ev = evaluate(&t.policy, &s, &mlp, &rows(60, 6)).unwrap();
+    for e in &ev.episodes {
+        let plan = t.policy.answer(&s, &mlp, &rows(60, 6)[e.row]).unwrap();
+        assert_eq!(
+            plan.success,
+            mlp.accepts(&s.encode(&plan.final_row).unwrap())
+        );
+    }
+}
+
+// ---------------------------------------------------------------- flows
+
+fn record(actions: &[usize], outcome: StepOutcome) -> EpisodeRecord {
+    EpisodeRecord {
+        row: 0,
+        actions: actions.to_vec(),
+        outcome,
+        n_changed: actions.len(),
+        distance: 1.0,
+        probability: 0.6,
+    }
+}
+
+#[test]
+fn flows_and_metrics_on_hand_built_episodes() {
+    let eps = vec![
+        record(&[0], StepOutcome::Success),
+        record(&[0, 1], StepOutcome::Success),
+        record(&[1], StepOutcome::Failure(Failure::Violation)),
+        record(&[0, 0], StepOutcome::Failure(Failure::Reused)),
+    ];
+    let f = flows_of(&eps, vec!["a".into(), "b".into()], 2);
+    assert_eq!(f.taken, vec![vec![3, 1], vec![1, 1]]);
+    assert_eq!(f.succeeded, vec![vec![1, 0], vec![0, 1]]);
+    assert_eq!(f.failed, vec![vec![0, 1], vec![1, 0]]);
+    assert_eq!(
+        f.steps_csv(),
+        "step,feature,taken,succeeded,failed,continued\n1,a,3,1,0,2\n1,b,1,0,1,0\n2,a,1,0,1,0\n2,b,1,1,0,0\n"
+    );
+    let links = f.links_csv();
+    assert!(
+        links.starts_with("column,source,target,count\n0,applicants,a,3\n0,applicants,b,1\n"),
+        "{links}"
+    );
+    assert!(
+        links.contains("1,a,success,1\n")
+            && links.contains("2,b,success,1\n")
+            && links.contains("1,b,failure,1\n")
+    );
+    let m = metrics_of(&eps, 2, &f.taken, 2).unwrap();
+    assert_eq!(m.n_instances, 4);
+    assert_eq!(m.n_already_accepted, 2);
+    assert_eq!(m.satisfiability, 0.5);
+    assert_eq!(m.sparsity, 1.5);
+    // p = (3, 1, 1, 1)/6: H = −(½log₂½ + 3·⅙log₂⅙)/2.
+    let h = -(0.5 * 0.5f64.log2() + 3.0 * (1.0 / 6.0) * (1.0f64 / 6.0).log2()) / 2.0;
+    assert!((m.entropy - h).abs() < 1e-12);
+    let svg = f.to_svg("test").unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("<polygon") && svg.contains("<rect"));
+    assert!(svg.contains("success") && svg.contains("failure"));
+}
+
+#[test]
+fn every_parameter_maps_to_a_coherent_value_on_german_credit() {
+    let d = crate::data::german_credit(&crate::data::bundled_german_path()).unwrap();
+    let s = &d.schema;
+    let a = ActionSpace::new(s).unwrap();
+    assert_eq!(a.len(), 18, "German credit has 20 features, 2 immutable");
+    let mut row = d.rows[0].clone();
+    for k in 0..a.len() {
+        let fi = a.feature(k);
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..=400 {
+            let u = -1.0 + i as f64 / 200.0;
+            let v = a.value(k, u);
+            row[fi] = v;
+            // Encodes, and decodes back to the same raw value (grid and integers respected).
+            let x = s.encode(&row).unwrap();
+            assert_eq!(
+                s.decode(&x).unwrap()[fi],
+                v,
+                "feature {} u={u}",
+                s.features[fi].name
+            );
+            seen.insert(v.to_bits());
+        }
+        // The whole range is reachable: every level, or both ends of the range.
+        match &s.features[fi].kind {
+            crate::schema::FeatureKind::Categorical { levels } => {
+                assert_eq!(seen.len(), levels.len())
+            }
+            crate::schema::FeatureKind::Contiguous { .. } => {
+                let (lo, hi) = s.actionable_range(fi).unwrap();
+                assert!(seen.contains(&lo.to_bits()) && seen.contains(&hi.to_bits()));
+            }
+        }
+    }
+}
+
+#[test]
+fn sankey_svg_stays_inside_the_canvas() {
+    let eps: Vec<EpisodeRecord> = (0..40)
+        .map(|i| {
+            let n = 1 + i % 3;
+            let actions: Vec<usize> = (0..n).map(|t| (i + t) % 3).collect();
+            let outcome = if i % 4 == 0 {
+                StepOutcome::Failure(Failure::Violation)
+            } else {
+                StepOutcome::Success
+            };
+            record(&actions, outcome)
+        })
+        .collect();
+    let f = flows_of(&eps, vec!["a".into(), "b".into(), "c".into()], 3);
+    let svg = f.to_svg("bounds").unwrap();
+    let mut n_points = 0;
+    for chunk in svg.split("points=\"").skip(1) {
+        let pts = &chunk[..chunk.find('"').unwrap()];
+        for p in pts.split_whitespace() {
+            let (x, y) = p.split_once(',').unwrap();
+            let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
+            assert!(
+                (0.0..=1100.0).contains(&x) && (0.0..=640.0).contains(&y),
+                "{x},{y}"
+            );
+            n_points += 1;
+        }
+    }
+    assert!(n_points > 100);
+    // Flow conservation: what enters a step's feature nodes equals what leaves them.
+    for t in 0..f.taken.len() {
+        let into: usize = f
+            .links
+            .iter()
+            .filter(|l| l.column == t && matches!(l.target, SankeyNode::Feature(_)))
+            .map(|l| l.count)
+            .sum();
+        assert_eq!(into, f.taken[t].iter().sum::<usize>());
+        let out: usize = f
+            .links
+            .iter()
+            .filter(|l| l.column == t + 1)
+            .map(|l| l.count)
+            .sum();
+        assert_eq!(out, into);
+    }
+}
+
+#[test]
+fn lowered_step_budget_and_small_replay() {
+    let (s, m) = (schema(), model());
+    let mut env = Environment::new(&s, &m, RewardKind::Binary, RewardParams::default()).unwrap();
+    assert!(env.set_max_steps(Some(0)).is_err());
+    env.set_max_steps(Some(1)).unwrap();
+    env.reset(&[0.0, 50.0, 0.0, 18.0]).unwrap();
+    let r = env.step(2, -1.0).unwrap();
+    assert_eq!(r.outcome, StepOutcome::Failure(Failure::OutOfSteps));
+    env.set_max_steps(Some(99)).unwrap();
+    assert_eq!(env.max_steps(), 3);
+    // A replay buffer smaller than initial_memory still lets learning start,
+    // and the policy keeps its budget: no plan is longer than one step.
+    let cfg = PdqnConfig {
+        replay_capacity: 200,
+        initial_memory: 3666,
+        max_steps: Some(1),
+        ..small_config(2)
+    };
+    let t = train(
+        &s,
+        &m,
+        &rows(300, 1),
+        RewardKind::Probability,
+        RewardParams::default(),
+        &cfg,
+        |_| true,
+    )
+    .unwrap();
+    let ev = evaluate(&t.policy, &s, &m, &rows(100, 4)).unwrap();
+    assert!(ev.episodes.iter().all(|e| e.actions.len() == 1));
+    assert!(ev.metrics.satisfiability > 0.5, "{:?}", ev.metrics);
+    assert!(
+        Policy::from_json(&t.policy.to_json())
+            .unwrap()
+            .config
+            .max_steps
+            == Some(1)
+    );
+}

@@ -1,0 +1,346 @@
+//! The C entry points called from Rust: the same handles and protocols the C
+//! programs use, checked without a C toolchain (and on 8 Rust threads).
+
+use cfx::ffi::config::*;
+use cfx::ffi::data::*;
+use cfx::ffi::model::*;
+use cfx::ffi::schema::*;
+use cfx::ffi::status::cfx_status;
+use std::ffi::{CString, c_char};
+use std::ptr::{null, null_mut};
+
+fn toy() -> (*const cfx_schema, *const cfx_model) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let s = CString::new(
+        std::fs::read_to_string(root.join("examples/c/data/applicant_schema.json")).unwrap(),
+    )
+    .unwrap();
+    let m = CString::new(
+        std::fs::read_to_string(root.join("examples/c/data/applicant_model.json")).unwrap(),
+    )
+    .unwrap();
+    let mut schema = null();
+    let mut model = null();
+    unsafe {
+        assert_eq!(
+            cfx_schema_from_json(s.as_ptr(), &mut schema),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_model_from_json(schema, m.as_ptr(), &mut model),
+            cfx_status::Ok
+        );
+    }
+    (schema, model)
+}
+
+fn string_of(f: impl Fn(*mut c_char, usize, *mut usize) -> cfx_status) -> String {
+    let mut need = 0;
+    assert_eq!(f(null_mut(), 0, &mut need), cfx_status::BufferTooSmall);
+    let mut buf = vec![0 as c_char; need];
+    let mut n = 0;
+    assert_eq!(f(buf.as_mut_ptr(), need, &mut n), cfx_status::Ok);
+    assert_eq!(n, need);
+    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn toy_applicant_is_scored_as_by_hand() {
+    let (schema, model) = toy();
+    unsafe {
+        let raw = [30000.0, -7.0, 1.0, 30.0];
+        let mut x = [0.0; 7];
+        let mut n = 0;
+        assert_eq!(
+            cfx_schema_encode(schema, raw.as_ptr(), 4, x.as_mut_ptr(), 7, &mut n),
+            cfx_status::Ok
+        );
+        // income slot 0.3, special state on, rent, age (30-18)/72
+        let want = [0.3, 0.0, 1.0, 0.0, 1.0, 0.0, 12.0 / 72.0];
+        for (a, b) in x.iter().zip(want) {
+            assert!((a - b).abs() < 1e-12);
+        }
+        let (mut s, mut p, mut acc) = (0.0, 0.0, -1);
+        assert_eq!(
+            cfx_model_predict(model, x.as_ptr(), 7, &mut s, &mut p, &mut acc),
+            cfx_status::Ok
+        );
+        // 4·0.3 + 0.8 − 0.3 + 1·(1/6) − 3
+        let score = 1.2 + 0.8 - 0.3 + 1.0 / 6.0 - 3.0;
+        assert!((s - score).abs() < 1e-12);
+        assert!((p - 1.0 / (1.0 + (-score).exp())).abs() < 1e-12);
+        assert_eq!(acc, 0);
+        let mut back = [0.0; 4];
+        assert_eq!(
+            cfx_schema_decode(schema, x.as_ptr(), 7, back.as_mut_ptr(), 4, &mut n),
+            cfx_status::Ok
+        );
+        assert_eq!(back, raw);
+        let json = string_of(|b, c, l| cfx_schema_to_json(schema, b, c, l));
+        assert_eq!(
+            cfx::schema::Schema::from_json(&json).unwrap().n_features(),
+            4
+        );
+        let mj = string_of(|b, c, l| cfx_model_to_json(model, b, c, l));
+        let mut again = null();
+        let mjc = CString::new(mj.clone()).unwrap();
+        assert_eq!(
+            cfx_model_from_json(schema, mjc.as_ptr(), &mut again),
+            cfx_status::Ok
+        );
+        assert_eq!(string_of(|b, c, l| cfx_model_to_json(again, b, c, l)), mj);
+        cfx_model_free(again);
+        cfx_model_free(model);
+        cfx_schema_free(schema);
+    }
+}
+
+#[test]
+fn failures_leave_out_parameters_untouched() {
+    let (schema, model) = toy();
+    unsafe {
+        let sentinel = 0x1234 as *const cfx_model;
+        let mut out = sentinel;
+        let bad =
+            CString::new("{\"format_version\":1,\"kind\":\"linear\",\"weights\":[1],\"bias\":0}")
+                .unwrap();
+        assert_eq!(
+            cfx_model_from_json(schema, bad.as_ptr(), &mut out),
+            cfx_status::DimensionMismatch
+        );
+        assert_eq!(out, sentinel);
+        let mut n = 77usize;
+        assert_eq!(
+            cfx_schema_n_features(null(), &mut n),
+            cfx_status::NullArgument
+        );
+        assert_eq!(n, 77);
+        let mut d = 5.0;
+        assert_eq!(
+            cfx_model_predict(
+                model,
+                [f64::NAN; 7].as_ptr(),
+                7,
+                &mut d,
+                null_mut(),
+                null_mut()
+            ),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(d, 5.0);
+        cfx_model_free(model);
+        cfx_schema_free(schema);
+    }
+}
+
+#[test]
+fn eight_threads_share_one_model_and_schema() {
+    let (schema, model) = toy();
+    let (s_addr, m_addr) = (schema as usize, model as usize);
+    let row = |r: usize| {
+        [
+            1000.0 * (r % 100) as f64,
+            if r % 2 == 0 { -7.0 } else { (r % 120) as f64 },
+            (r % 3) as f64,
+            18.0 + (r % 70) as f64,
+        ]
+    };
+    let reference: Vec<f64> = (0..1000)
+        .map(|r| {
+            let mut p = 0.0;
+            let raw = row(r);
+            unsafe {
+                assert_eq!(
+                    cfx_model_predict_raw(
+                        model,
+                        schema,
+                        raw.as_ptr(),
+                        4,
+                        null_mut(),
+                        &mut p,
+                        null_mut()
+                    ),
+                    cfx_status::Ok
+                );
+            }
+            p
+        })
+        .collect();
+    std::thread::scope(|sc| {
+        for t in 0..8 {
+            let reference = &reference;
+            sc.spawn(move || {
+                let (schema, model) = (s_addr as *const cfx_schema, m_addr as *const cfx_model);
+                for (r, want) in reference.iter().enumerate() {
+                    let raw = row(r);
+                    let mut x = [0.0; 7];
+                    let (mut n, mut p) = (0, 0.0);
+                    unsafe {
+                        assert_eq!(
+                            cfx_schema_encode(schema, raw.as_ptr(), 4, x.as_mut_ptr(), 7, &mut n),
+                            cfx_status::Ok
+                        );
+                        assert_eq!(
+                            cfx_model_predict(model, x.as_ptr(), n, null_mut(), &mut p, null_mut()),
+                            cfx_status::Ok
+                        );
+                    }
+                    assert_eq!(p.to_bits(), want.to_bits());
+                    if r % 100 == t {
+                        let name = CString::new(format!("missing{t}")).unwrap();
+                        let mut i = 0;
+                        unsafe {
+                            assert_eq!(
+                                cfx_schema_index_of(schema, name.as_ptr(), &mut i),
+                                cfx_status::NotFound
+                            );
+                        }
+                        let msg = cfx::ffi::error::last_error().unwrap();
+                        assert!(msg.contains(&format!("missing{t}")), "{msg}");
+                    }
+                }
+            });
+        }
+    });
+    // freed from another thread than the one that created them
+    std::thread::spawn(move || unsafe {
+        cfx_model_free(m_addr as *const cfx_model);
+        cfx_schema_free(s_addr as *const cfx_schema);
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn german_dataset_split_and_fitted_model() {
+    unsafe {
+        let mut d = null();
+        assert_eq!(cfx_dataset_load_german(null(), &mut d), cfx_status::Ok);
+        let (mut tr, mut te) = (null(), null());
+        assert_eq!(
+            cfx_dataset_holdout_split(d, &mut tr, &mut te),
+            cfx_status::Ok
+        );
+        let (mut a, mut b, mut c) = (0, 0, 0);
+        cfx_dataset_n_rows(d, &mut a);
+        cfx_dataset_n_rows(tr, &mut b);
+        cfx_dataset_n_rows(te, &mut c);
+        assert_eq!((a, b, c), (1000, 700, 300));
+        let mut m = null();
+        assert_eq!(cfx_model_fit_linear(tr, 1.0, &mut m), cfx_status::Ok);
+        assert_eq!(
+            cfx_model_fit_linear(tr, -1.0, &mut m),
+            cfx_status::InvalidArgument
+        );
+        let mut dim = 0;
+        cfx_model_input_dim(m, &mut dim);
+        assert_eq!(dim, 61);
+        let mut kind = -1;
+        cfx_model_get_kind(m, &mut kind);
+        assert_eq!(kind, cfx_model_kind::Linear as i32);
+        let mut mlp = null();
+        assert_eq!(
+            cfx_model_train_mlp(tr, [8usize].as_ptr(), 1, 2, 64, 1e-3, 1e-4, 3, &mut mlp),
+            cfx_status::Ok
+        );
+        cfx_model_get_kind(mlp, &mut kind);
+        assert_eq!(kind, cfx_model_kind::Mlp as i32);
+        let mut cb = null_mut();
+        cfx_config_builder_new(&mut cb);
+        cfx_config_builder_free(cb);
+        cfx_model_free(mlp);
+        cfx_model_free(m);
+        cfx_dataset_free(te);
+        cfx_dataset_free(tr);
+        cfx_dataset_free(d);
+    }
+}
+
+#[test]
+fn schema_built_in_code_equals_the_json_one() {
+    use cfx::ffi::schema_builder::*;
+    let (from_json, model) = toy();
+    unsafe {
+        let mut b = null_mut();
+        assert_eq!(cfx_schema_builder_new(&mut b), cfx_status::Ok);
+        let c = |s: &str| CString::new(s).unwrap();
+        let (income, months, housing, age) = (
+            c("income"),
+            c("months_since_delinquency"),
+            c("housing"),
+            c("age"),
+        );
+        let (label, own, rent, free) = (c("no delinquency record"), c("own"), c("rent"), c("free"));
+        // nothing to attach to yet
+        assert_eq!(
+            cfx_schema_builder_set_actionability(b, 0, 0),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b, income.as_ptr(), 0.0, 100000.0, 1),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b, months.as_ptr(), 0.0, 120.0, 1),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_add_special_state(b, -7.0, label.as_ptr()),
+            cfx_status::Ok
+        );
+        let levels = [own.as_ptr(), rent.as_ptr(), free.as_ptr()];
+        assert_eq!(
+            cfx_schema_builder_add_categorical(b, housing.as_ptr(), levels.as_ptr(), 3),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_add_special_state(b, -7.0, label.as_ptr()),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_add_categorical(b, housing.as_ptr(), null(), 2),
+            cfx_status::NullArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b, age.as_ptr(), 18.0, 90.0, 2),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b, age.as_ptr(), 18.0, f64::INFINITY, 1),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b, age.as_ptr(), 18.0, 90.0, 1),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_set_actionability(b, 0, 7),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_set_actionability(b, 0, 0),
+            cfx_status::Ok
+        );
+        let mut built = null();
+        assert_eq!(cfx_schema_build(b, &mut built), cfx_status::Ok);
+        assert_eq!(
+            string_of(|p, n, l| cfx_schema_to_json(built, p, n, l)),
+            string_of(|p, n, l| cfx_schema_to_json(from_json, p, n, l))
+        );
+        // a duplicate name is refused at build time, and the builder is consumed
+        let mut b2 = null_mut();
+        cfx_schema_builder_new(&mut b2);
+        cfx_schema_builder_add_contiguous(b2, age.as_ptr(), 18.0, 90.0, 1);
+        cfx_schema_builder_add_contiguous(b2, age.as_ptr(), 18.0, 90.0, 1);
+        let mut none = null();
+        assert_eq!(cfx_schema_build(b2, &mut none), cfx_status::InvalidSchema);
+        assert!(none.is_null());
+        cfx_schema_builder_free(null_mut());
+        cfx_schema_free(built);
+        cfx_model_free(model);
+        cfx_schema_free(from_json);
+    }
+}

@@ -1,0 +1,226 @@
+//! The estimate hot loops never touch the heap: a counting global allocator
+//! (per thread, so other test threads do not interfere) must see zero
+//! allocations during estimates of K samples, once the workspace exists.
+
+use cfx::model::{LinearModel, MlpModel, MlpTraining, Model};
+use cfx::robust::{
+    Estimator, NoiseModel, Sampling, Workspace, linear_invalidation_rate, probe_invalidation_rate,
+};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCS.with(|c| c.get());
+    f();
+    ALLOCS.with(|c| c.get()) - before
+}
+
+fn check_model<M: Model>(model: &M, x: &[f64], noise: &NoiseModel) {
+    let mut ws = Workspace::new(model, 1);
+    for sampling in [Sampling::Auto, Sampling::Generic] {
+        let est = Estimator::new(noise.clone(), 10_000)
+            .unwrap()
+            .with_sampling(sampling);
+        let mut sink = 0.0;
+        let n = allocations_during(|| {
+            for _ in 0..3 {
+                sink += est.invalidation_rate(model, x, &mut ws).unwrap().value;
+                sink += est.soft_invalidation_rate(model, x, &mut ws).unwrap().value;
+                let e = est.estimate(model, x, &mut ws).unwrap();
+                sink += e.invalidation.value + e.soft.std_error;
+                sink += est.bound(model, x, 0.1, &mut ws).unwrap().1.value;
+                sink += probe_invalidation_rate(model, x, noise, &mut ws).unwrap();
+            }
+        });
+        assert!(sink.is_finite());
+        assert_eq!(
+            n, 0,
+            "{model:?} {sampling:?}: {n} heap allocations during estimates"
+        );
+    }
+}
+
+#[test]
+fn estimates_never_allocate() {
+    // The counter sees allocations (so a zero below means something).
+    let n = allocations_during(|| {
+        let v: Vec<f64> = std::hint::black_box(vec![1.0; 10]);
+        assert_eq!(v.len(), 10);
+    });
+    assert_eq!(n, 1);
+    let d = 23;
+    let x: Vec<f64> = (0..d).map(|j| (j as f64 * 0.37).fract()).collect();
+    let noise = NoiseModel::gaussian(0.01, (0..d).step_by(2).collect()).unwrap();
+    let w: Vec<f64> = (0..d).map(|j| ((j * 7 % 5) as f64 - 2.0) * 0.4).collect();
+    let lin = LinearModel::new(w, -0.1, 0.5).unwrap();
+    check_model(&lin, &x, &noise);
+    let n = allocations_during(|| {
+        assert!(linear_invalidation_rate(&lin, &x, &noise).unwrap() >= 0.0);
+    });
+    assert_eq!(n, 0);
+
+    let rows: Vec<Vec<f64>> = (0..200)
+        .map(|i| {
+            (0..d)
+                .map(|j| ((i * 31 + j * 17) % 101) as f64 / 100.0)
+                .collect()
+        })
+        .collect();
+    let y: Vec<f64> = rows.iter().map(|r| f64::from(r[0] + r[3] > 1.0)).collect();
+    let mlp = MlpModel::train(
+        &rows,
+        &y,
+        &MlpTraining {
+            epochs: 3,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    check_model(&mlp, &x, &noise);
+    let uniform = NoiseModel::uniform(0.1, (0..d).collect()).unwrap();
+    let mut ws = Workspace::new(&mlp, 3);
+    let est = Estimator::new(uniform, 5_000).unwrap();
+    let n = allocations_during(|| {
+        assert!(est.estimate(&mlp, &x, &mut ws).unwrap().soft.value >= 0.0);
+    });
+    assert_eq!(n, 0);
+}
+
+/// The C entry points on a workspace allocate nothing either (after one
+/// warm-up call, which may register the thread's last-error slot).
+#[test]
+fn c_abi_workspace_entry_points_never_allocate() {
+    use cfx::ffi::model::{cfx_model, cfx_model_free, cfx_model_from_json};
+    use cfx::ffi::robust::*;
+    use cfx::ffi::schema::{cfx_schema, cfx_schema_free, cfx_schema_from_json};
+    use cfx::ffi::status::cfx_status;
+    use cfx::model::AnyModel;
+    use cfx::schema::{Feature, Schema};
+    use std::ffi::CString;
+
+    let d = 12;
+    let schema = Schema::new(
+        (0..d)
+            .map(|j| Feature::contiguous(&format!("f{j}"), 0.0, 1.0))
+            .collect(),
+    )
+    .unwrap();
+    let rows: Vec<Vec<f64>> = (0..100)
+        .map(|i| {
+            (0..d)
+                .map(|j| ((i * 13 + j * 7) % 29) as f64 / 28.0)
+                .collect()
+        })
+        .collect();
+    let y: Vec<f64> = rows.iter().map(|r| f64::from(r[0] + r[1] > 1.0)).collect();
+    let mlp = MlpModel::train(
+        &rows,
+        &y,
+        &MlpTraining {
+            epochs: 2,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let lin = LinearModel::new((0..d).map(|j| j as f64 * 0.1 - 0.5).collect(), 0.2, 0.5).unwrap();
+    let sj = CString::new(schema.to_json()).unwrap();
+    let x: Vec<f64> = (0..d).map(|j| (j as f64 * 0.31).fract()).collect();
+    unsafe {
+        let mut s: *const cfx_schema = std::ptr::null();
+        assert_eq!(cfx_schema_from_json(sj.as_ptr(), &mut s), cfx_status::Ok);
+        let mut noise: *const cfx_noise = std::ptr::null();
+        assert_eq!(cfx_noise_gaussian_new(s, 0.01, &mut noise), cfx_status::Ok);
+        for any in [AnyModel::Linear(lin), AnyModel::Mlp(mlp)] {
+            let mj = CString::new(any.to_json()).unwrap();
+            let mut m: *const cfx_model = std::ptr::null();
+            assert_eq!(cfx_model_from_json(s, mj.as_ptr(), &mut m), cfx_status::Ok);
+            let mut est: *const cfx_estimator = std::ptr::null();
+            assert_eq!(cfx_estimator_new(noise, 5000, 0, &mut est), cfx_status::Ok);
+            let mut ws: *mut cfx_workspace = std::ptr::null_mut();
+            assert_eq!(cfx_workspace_new(m, 3, &mut ws), cfx_status::Ok);
+            let (mut g, mut gse, mut t, mut tse, mut b, mut c, mut p) =
+                (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+            let mut call = || {
+                assert_eq!(
+                    cfx_estimator_estimate(
+                        est,
+                        m,
+                        ws,
+                        x.as_ptr(),
+                        d,
+                        &mut g,
+                        &mut gse,
+                        &mut t,
+                        &mut tse
+                    ),
+                    cfx_status::Ok
+                );
+                assert_eq!(
+                    cfx_estimator_bound(est, m, ws, x.as_ptr(), d, 0.1, &mut t, &mut b, &mut c),
+                    cfx_status::Ok
+                );
+                assert_eq!(
+                    cfx_estimator_probe_rate(est, m, ws, x.as_ptr(), d, &mut p),
+                    cfx_status::Ok
+                );
+                assert_eq!(cfx_workspace_reseed(ws, 3), cfx_status::Ok);
+            };
+            call();
+            let n = allocations_during(|| {
+                for _ in 0..3 {
+                    call();
+                }
+            });
+            assert_eq!(n, 0, "C ABI estimates allocated {n} times");
+            assert!(g >= 0.0 && b >= t && p >= 0.0);
+            cfx_workspace_free(ws);
+            cfx_estimator_free(est);
+            cfx_model_free(m);
+        }
+        cfx_noise_free(noise);
+        cfx_schema_free(s);
+    }
+}
+
+/// Batch memory does not grow with the batch: on one thread (run inline, so
+/// the per-thread counter sees everything) estimating 3,000 points allocates
+/// exactly as often as estimating 300 — one workspace, nothing per point.
+#[test]
+fn batch_allocations_do_not_grow_with_the_batch() {
+    let d = 23;
+    let w: Vec<f64> = (0..d).map(|j| ((j * 5 % 7) as f64 - 3.0) * 0.3).collect();
+    let lin = LinearModel::new(w, 0.1, 0.5).unwrap();
+    let est = Estimator::new(NoiseModel::gaussian(0.01, (0..d).collect()).unwrap(), 50).unwrap();
+    let count = |n: usize| {
+        let pts: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.013).fract()).collect();
+        let mut out = vec![cfx::robust::Estimate::default(); n];
+        allocations_during(|| est.estimate_batch_into(&lin, &pts, 1, 1, &mut out).unwrap())
+    };
+    let small = count(300);
+    let large = count(3000);
+    assert_eq!(small, large);
+    assert!(large <= 8, "{large} allocations for a batch");
+}
