@@ -16,6 +16,7 @@
 //! | [`robust`] | noise models, allocation-free Γ̃/Θ̃ estimators and bounds, Wachter/PROBE/CROCO |
 //! | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (seed 003) |
 //! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
+//! | [`plan`] | COPA: model uncertainty, Gelbrich distance, L*/U* validity bounds (SDPs), corrections, plan generator |
 
 // Numerical kernels index several arrays with one loop variable; iterator
 // chains would hide the equations they implement.
@@ -27,6 +28,7 @@ pub mod error;
 pub mod ffi;
 pub mod model;
 pub mod nn;
+pub mod plan;
 pub mod robust;
 pub mod schema;
 pub mod sequential;

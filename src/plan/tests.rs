@@ -1,0 +1,818 @@
+use super::*;
+
+fn lcg(state: &mut u64) -> f64 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (*state >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[test]
+fn cantelli_closed_form_for_one_option() {
+    // J = 1: L* = m²/(m² + s²) with m = xᵀμ̂, s² = xᵀΣ̂x (one-sided Chebyshev).
+    let mean = vec![0.3, 1.0, -0.5];
+    let cov = vec![0.2, 0.05, 0.0, 0.05, 0.3, 0.1, 0.0, 0.1, 0.4];
+    let u = ModelUncertainty::new(mean.clone(), cov.clone()).unwrap();
+    let x = vec![1.0, 0.8, -0.4];
+    let m: f64 = x.iter().zip(&mean).map(|(a, b)| a * b).sum();
+    let mut s2 = 0.0;
+    for i in 0..3 {
+        for k in 0..3 {
+            s2 += x[i] * cov[i * 3 + k] * x[k];
+        }
+    }
+    let want = m * m / (m * m + s2);
+    for program in [BoundProgram::Full, BoundProgram::Reduced] {
+        let b = lower_validity_bound_with(
+            std::slice::from_ref(&x),
+            &u,
+            0.0,
+            BoundOptions {
+                program,
+                solve_trivial: false,
+            },
+        )
+        .unwrap();
+        assert_eq!(b.status, SolveStatus::Optimal, "{program:?}");
+        assert!(
+            (b.value - want).abs() < 1e-6,
+            "{program:?}: {} vs {want}",
+            b.value
+        );
+    }
+}
+
+#[test]
+fn reduced_program_matches_full_program() {
+    let mut s = 7u64;
+    for case in 0..6 {
+        let d = 4 + case % 3;
+        let jn = 1 + case % 4;
+        let mean: Vec<f64> = (0..d)
+            .map(|i| if i == 0 { 1.0 } else { lcg(&mut s) - 0.3 })
+            .collect();
+        let a: Vec<f64> = (0..d * d).map(|_| lcg(&mut s) - 0.5).collect();
+        let mut cov = vec![0.0; d * d];
+        for i in 0..d {
+            for k in 0..d {
+                cov[i * d + k] = (0..d).map(|t| a[i * d + t] * a[k * d + t]).sum::<f64>() * 0.2
+                    + if i == k { 0.02 } else { 0.0 };
+            }
+        }
+        let u = ModelUncertainty::new(mean.clone(), cov).unwrap();
+        let plan: Vec<Vec<f64>> = (0..jn)
+            .map(|_| {
+                let mut x: Vec<f64> = (0..d)
+                    .map(|i| if i == 0 { 1.0 } else { lcg(&mut s) })
+                    .collect();
+                // keep μ̂ inside so the program is not trivial
+                let m: f64 = x.iter().zip(&mean).map(|(p, q)| p * q).sum();
+                if m < 0.3 {
+                    let n2: f64 = mean[1..].iter().map(|v| v * v).sum();
+                    for i in 1..d {
+                        x[i] += (0.3 - m) * mean[i] / n2;
+                    }
+                }
+                x
+            })
+            .collect();
+        let full = lower_validity_bound_with(
+            &plan,
+            &u,
+            0.0,
+            BoundOptions {
+                program: BoundProgram::Full,
+                solve_trivial: false,
+            },
+        )
+        .unwrap();
+        let red = lower_validity_bound(&plan, &u, 0.0).unwrap();
+        assert_eq!(red.program, BoundProgram::Reduced);
+        assert!(full.status.is_usable() && red.status.is_usable());
+        assert!(
+            (full.value - red.value).abs() < 1e-5,
+            "case {case}: {} vs {}",
+            full.value,
+            red.value
+        );
+        // the Gelbrich program at a tiny radius approaches the ρ = 0 value from below
+        let g = lower_validity_bound(&plan, &u, 1e-4).unwrap();
+        assert!(
+            g.value <= red.value + 1e-5 && g.value > red.value - 0.05,
+            "{} {}",
+            g.value,
+            red.value
+        );
+    }
+}
+
+/// Instance `k` of the cvxpy oracle (mirrors `instance` in benches/peers/copa_cvxpy.py).
+fn peer_instance(k: usize) -> (f64, ModelUncertainty, Vec<Vec<f64>>) {
+    let mut g = 12345u64 + 1000 * k as u64;
+    let d = 3 + k % 4;
+    let jn = 1 + k % 3;
+    let rho = [0.0, 0.05, 0.2][(k / 3) % 3];
+    let mean: Vec<f64> = (0..d).map(|_| 2.0 * lcg(&mut g) - 1.0).collect();
+    let a: Vec<f64> = (0..d * d).map(|_| 2.0 * lcg(&mut g) - 1.0).collect();
+    let mut cov = vec![0.0; d * d];
+    for i in 0..d {
+        for t in 0..d {
+            let s: f64 = (0..d).map(|r| a[i * d + r] * a[t * d + r]).sum();
+            cov[i * d + t] = 0.3 * s / d as f64 + if i == t { 0.05 } else { 0.0 };
+        }
+    }
+    let mut plan = vec![vec![0.0; d]; jn];
+    for x in plan.iter_mut() {
+        x[0] = 1.0;
+        for v in x.iter_mut().skip(1) {
+            *v = 2.0 * lcg(&mut g) - 1.0;
+        }
+    }
+    if k % 2 == 0 {
+        let n2: f64 = mean[1..].iter().map(|v| v * v).sum();
+        for x in plan.iter_mut() {
+            let m: f64 = x.iter().zip(&mean).map(|(p, q)| p * q).sum();
+            if m < 0.5 {
+                for i in 1..d {
+                    x[i] += (0.5 - m) * mean[i] / n2;
+                }
+            }
+        }
+    }
+    (rho, ModelUncertainty::new(mean, cov).unwrap(), plan)
+}
+
+// Numbers printed by `benches/peers/copa_cvxpy.py check` (cvxpy 1.9.3 + Clarabel 0.11.1;
+// SCS 3.3.1 at eps 1e-9 agreed to all printed digits), always solving the SDP.
+const PEER_LOWER: [f64; 24] = [
+    0.4518363, 0.0000000, 0.1115173, 0.0000000, 0.0945631, 0.0000000, 0.0556488, 0.0000000,
+    0.0091360, 0.0000000, 0.0249057, 0.0000000, 0.1299540, 0.0000000, 0.0860075, 0.0000000,
+    0.0000000, 0.0000000, 0.3023940, 0.0000000, 0.0516298, 0.0000000, 0.0631289, 0.0000000,
+];
+const PEER_UPPER: [f64; 24] = [
+    1.0000000, 0.0976598, 1.0000000, 1.0000000, 1.0000000, 0.1867469, 1.0000000, 0.6580748,
+    1.0000000, 0.1332305, 1.0000000, 0.1639646, 1.0000000, 0.2939098, 1.0000000, 0.4425217,
+    1.0000000, 0.5227562, 1.0000000, 0.0972309, 1.0000000, 0.1841277, 1.0000000, 0.3116337,
+];
+
+#[test]
+fn bounds_agree_with_cvxpy_clarabel() {
+    for k in 0..24 {
+        let (rho, u, plan) = peer_instance(k);
+        // default path: Proposition 2.4 shortcut and the reduced program at ρ = 0
+        let l = lower_validity_bound(&plan, &u, rho).unwrap();
+        let up = upper_validity_bound(&plan, &u, rho).unwrap();
+        assert!(l.status.is_usable() && up.status.is_usable(), "k={k}");
+        assert!(
+            (l.value - PEER_LOWER[k]).abs() < 1e-4,
+            "k={k} L* {} vs {}",
+            l.value,
+            PEER_LOWER[k]
+        );
+        assert!(
+            (up.value - PEER_UPPER[k]).abs() < 1e-4,
+            "k={k} U* {} vs {}",
+            up.value,
+            PEER_UPPER[k]
+        );
+        assert_eq!(l.trivial.is_some(), mean_margin(&plan, &u) <= 0.0);
+        // the full programs, solved even where Proposition 2.4 decides
+        let o = BoundOptions {
+            program: BoundProgram::Full,
+            solve_trivial: true,
+        };
+        let lf = lower_validity_bound_with(&plan, &u, rho, o).unwrap();
+        let uf = upper_validity_bound_with(&plan, &u, rho, o).unwrap();
+        assert!(
+            (lf.value - PEER_LOWER[k]).abs() < 1e-4,
+            "k={k} full L* {} vs {}",
+            lf.value,
+            PEER_LOWER[k]
+        );
+        assert!(
+            (uf.value - PEER_UPPER[k]).abs() < 1e-4,
+            "k={k} full U* {} vs {}",
+            uf.value,
+            PEER_UPPER[k]
+        );
+    }
+}
+
+#[test]
+fn monte_carlo_validity_lies_between_the_bounds() {
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, StandardNormal, StudentT, Uniform};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    let n = 20_000;
+    let nu: f64 = 5.0;
+    let t_scale = ((nu - 2.0) / nu).sqrt();
+    let mut checked_lower = 0;
+    let mut checked_upper = 0;
+    for k in [0usize, 1, 2, 9, 10, 11, 18, 19, 20] {
+        let (_, u, plan) = peer_instance(k); // ρ = 0 for these k
+        let l = lower_validity_bound(&plan, &u, 0.0).unwrap().value;
+        let up = upper_validity_bound(&plan, &u, 0.0).unwrap().value;
+        assert!(l <= up + 1e-9);
+        let d = u.dim();
+        let r = psd_sqrt(&u.cov_matrix());
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(k as u64);
+        let uni = Uniform::new(-(3f64.sqrt()), 3f64.sqrt()).unwrap();
+        let st = StudentT::new(nu).unwrap();
+        for law in 0..3 {
+            let mut ok = 0usize;
+            let mut xi = vec![0.0; d];
+            for _ in 0..n {
+                for v in xi.iter_mut() {
+                    *v = match law {
+                        0 => StandardNormal.sample(&mut rng),
+                        1 => uni.sample(&mut rng),
+                        _ => st.sample(&mut rng) * t_scale,
+                    };
+                }
+                let theta: Vec<f64> = (0..d)
+                    .map(|i| u.mean[i] + (0..d).map(|t| r[(i, t)] * xi[t]).sum::<f64>())
+                    .collect();
+                if plan
+                    .iter()
+                    .all(|x| x.iter().zip(&theta).map(|(a, b)| a * b).sum::<f64>() > 0.0)
+                {
+                    ok += 1;
+                }
+            }
+            let freq = ok as f64 / n as f64;
+            // 4 standard errors of the estimate at worst (p = ½): 0.0142
+            assert!(
+                freq >= l - 0.0142 && freq <= up + 0.0142,
+                "k={k} law={law}: {freq} ∉ [{l}, {up}]"
+            );
+            if l > 0.0 {
+                checked_lower += 1;
+            }
+            if up < 1.0 {
+                checked_upper += 1;
+            }
+        }
+    }
+    assert!(checked_lower >= 6 && checked_upper >= 6);
+}
+
+#[test]
+fn gelbrich_distance_closed_forms() {
+    // one dimension: (m₁ − m₂)² + (s₁ − s₂)²
+    let a = ModelUncertainty::new(vec![1.0, 2.0], vec![4.0, 0.0, 0.0, 1.0]).unwrap();
+    let b = ModelUncertainty::new(vec![0.0, 2.0], vec![1.0, 0.0, 0.0, 9.0]).unwrap();
+    // diagonal (commuting): ‖Δμ‖² + ‖Σ₁^{1/2} − Σ₂^{1/2}‖_F² = 1 + (2−1)² + (1−3)² = 6
+    let g = gelbrich_distance(&a, &b).unwrap();
+    assert!((g - 6f64.sqrt()).abs() < 1e-12, "{g}");
+    assert!((gelbrich_distance(&b, &a).unwrap() - g).abs() < 1e-12);
+    assert!(gelbrich_distance(&a, &a).unwrap() < 1e-7);
+    // non-commuting: compare with the Gaussian W2 formula computed another way,
+    // Tr(Σ₁) + Tr(Σ₂) − 2 Tr((Σ₁^{1/2} Σ₂ Σ₁^{1/2})^{1/2}) (the roles swapped)
+    let c = ModelUncertainty::new(vec![0.0, 0.0], vec![2.0, 0.7, 0.7, 1.0]).unwrap();
+    let e = ModelUncertainty::new(vec![0.5, -0.5], vec![1.0, -0.3, -0.3, 0.5]).unwrap();
+    let (s1, s2) = (c.cov_matrix(), e.cov_matrix());
+    let r1 = psd_sqrt(&s1);
+    let want =
+        (0.5f64 + s1.trace() + s2.trace() - 2.0 * psd_sqrt(&(&r1 * &s2 * &r1)).trace()).sqrt();
+    assert!((gelbrich_distance(&c, &e).unwrap() - want).abs() < 1e-10);
+    // triangle-type sanity: moving only the mean by δ moves G by δ
+    let f = ModelUncertainty::new(vec![0.3, -0.4], c.cov.clone()).unwrap();
+    assert!((gelbrich_distance(&c, &f).unwrap() - 0.5).abs() < 1e-7);
+}
+
+#[test]
+fn gelbrich_ball_bound_decreases_with_radius() {
+    let (_, u, plan) = peer_instance(18);
+    let mut last = 1.0;
+    for rho in [0.0, 0.02, 0.05, 0.1] {
+        let l = lower_validity_bound(&plan, &u, rho).unwrap();
+        assert!(l.status.is_usable());
+        assert!(l.value <= last + 1e-6, "ρ={rho}: {} > {last}", l.value);
+        last = l.value;
+    }
+    assert!(last < 0.3);
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let u = ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 0.0, 0.0, 1.0]).unwrap();
+    assert!(lower_validity_bound(&[vec![1.0, f64::NAN]], &u, 0.0).is_err());
+    assert!(lower_validity_bound(&[vec![1.0]], &u, 0.0).is_err());
+    assert!(lower_validity_bound(&[], &u, 0.0).is_err());
+    assert!(upper_validity_bound(&[vec![1.0, 1.0]], &u, -0.1).is_err());
+    assert!(upper_validity_bound(&[vec![1.0, 1.0]], &u, f64::NAN).is_err());
+    assert!(
+        lower_validity_bound_with(
+            &[vec![1.0, 1.0]],
+            &u,
+            0.1,
+            BoundOptions {
+                program: BoundProgram::Reduced,
+                solve_trivial: false
+            }
+        )
+        .is_err()
+    );
+    assert!(ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 2.0, 2.0, 1.0]).is_err()); // not PSD
+    assert!(ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 0.5, 0.0, 1.0]).is_err()); // not symmetric
+    assert!(ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 0.0, 0.0]).is_err());
+}
+
+#[test]
+fn degenerate_plans_are_handled() {
+    let u = ModelUncertainty::new(
+        vec![1.0, 0.5, 0.2],
+        vec![0.1, 0.0, 0.0, 0.0, 0.2, 0.05, 0.0, 0.05, 0.3],
+    )
+    .unwrap();
+    let x = vec![1.0, 0.5, -0.3];
+    // the same option twice: rank-deficient XΣ̂Xᵀ; the bound equals the single-option (Cantelli) one
+    let one = lower_validity_bound(std::slice::from_ref(&x), &u, 0.0).unwrap();
+    let two = lower_validity_bound(&[x.clone(), x.clone()], &u, 0.0).unwrap();
+    assert!(two.status.is_usable());
+    assert!(
+        (one.value - two.value).abs() < 1e-6,
+        "{} vs {}",
+        one.value,
+        two.value
+    );
+    // no uncertainty: the bound is the deterministic answer
+    let z = ModelUncertainty::new(vec![1.0, 0.5, 0.2], vec![0.0; 9]).unwrap();
+    let l = lower_validity_bound(std::slice::from_ref(&x), &z, 0.0).unwrap();
+    assert_eq!(l.value, 1.0);
+    // Proposition 2.4 on the other side
+    let neg = vec![-1.0, -0.5, 0.3];
+    let l = lower_validity_bound(std::slice::from_ref(&neg), &u, 0.0).unwrap();
+    assert_eq!((l.value, l.trivial), (0.0, Some(TrivialCase::MeanOutside)));
+    let up = upper_validity_bound(&[x], &u, 0.0).unwrap();
+    assert_eq!((up.value, up.trivial), (1.0, Some(TrivialCase::MeanInside)));
+}
+
+fn toy_data(n: usize, seed: u64) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let mut s = seed;
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let a = lcg(&mut s);
+        let b = lcg(&mut s);
+        let z = 3.0 * a - 2.0 * b + 0.5 + (lcg(&mut s) - 0.5) * 2.0;
+        x.push(vec![a, b]);
+        y.push(if z > 0.5 { 1.0 } else { 0.0 });
+    }
+    (x, y)
+}
+
+#[test]
+fn ensemble_estimate_is_seeded_and_centred_on_the_full_fit() {
+    let (x, y) = toy_data(400, 3);
+    let cfg = EnsembleConfig {
+        refits: 40,
+        seed: 9,
+        ..EnsembleConfig::default()
+    };
+    let a = ModelUncertainty::from_ensemble(&x, &y, cfg).unwrap();
+    let b = ModelUncertainty::from_ensemble(&x, &y, cfg).unwrap();
+    assert_eq!(a, b);
+    let c = ModelUncertainty::from_ensemble(&x, &y, EnsembleConfig { seed: 10, ..cfg }).unwrap();
+    assert_ne!(a, c);
+    assert_eq!(a.dim(), 3);
+    assert!((0..3).all(|i| a.cov[i * 3 + i] > 0.0));
+    // refits on all rows (fraction 1) are the full fit: mean = full θ, covariance 0
+    let full =
+        crate::model::LinearModel::fit(&x, &y, crate::model::LogisticFit::default()).unwrap();
+    let th = theta_of(&full);
+    let all = ModelUncertainty::from_ensemble(
+        &x,
+        &y,
+        EnsembleConfig {
+            fraction: 1.0,
+            refits: 3,
+            ..cfg
+        },
+    )
+    .unwrap();
+    for i in 0..3 {
+        assert!(
+            (all.mean[i] - th[i]).abs() < 1e-8,
+            "{} vs {}",
+            all.mean[i],
+            th[i]
+        );
+    }
+    assert!(all.cov.iter().all(|c| c.abs() < 1e-12));
+    // sample covariance with denominator n − 1, times the scale
+    let s = ModelUncertainty::from_samples(&[vec![0.0, 1.0], vec![2.0, 5.0]], 1.5).unwrap();
+    assert!(ModelUncertainty::from_samples(&[vec![0.0, 1.0]], 1.0).is_err());
+    assert_eq!(s.mean, vec![1.0, 3.0]);
+    assert_eq!(s.cov, vec![3.0, 6.0, 6.0, 12.0]);
+    // Σ̂ scales linearly with cov_scale
+    let d = ModelUncertainty::from_ensemble(
+        &x,
+        &y,
+        EnsembleConfig {
+            cov_scale: 3.0,
+            ..cfg
+        },
+    )
+    .unwrap();
+    for (p, q) in d.cov.iter().zip(&a.cov) {
+        assert!((p - 2.0 * q).abs() < 1e-12 * (1.0 + q.abs()));
+    }
+    assert!(ModelUncertainty::from_ensemble(&x, &y, EnsembleConfig { refits: 1, ..cfg }).is_err());
+    assert!(ModelUncertainty::from_ensemble(&x[..3], &y, cfg).is_err());
+}
+
+#[test]
+fn requirement_projection_is_the_euclidean_projection() {
+    let mean = vec![0.5, 1.0, -2.0, 0.5];
+    let x = vec![1.0, 0.2, 0.4, 0.1];
+    let p = project_requirement(&x, &mean, 0.1, None).unwrap();
+    let m: f64 = p.iter().zip(&mean).map(|(a, b)| a * b).sum();
+    assert!((m - 0.1).abs() < 1e-12);
+    assert_eq!(p[0], 1.0);
+    // the move is along μ̂ restricted to the free coordinates (closest point of the half-space)
+    let dx: Vec<f64> = (1..4).map(|i| p[i] - x[i]).collect();
+    let ratio = dx[0] / mean[1];
+    for (k, i) in (1..4).enumerate() {
+        assert!((dx[k] - ratio * mean[i]).abs() < 1e-12);
+    }
+    // already feasible: unchanged; fixed coordinates are never moved
+    let q = project_requirement(&p, &mean, 0.05, None).unwrap();
+    assert_eq!(q, p);
+    let free = [false, true, false, true];
+    let r = project_requirement(&x, &mean, 0.1, Some(&free)).unwrap();
+    assert_eq!((r[0], r[2]), (x[0], x[2]));
+    let m: f64 = r.iter().zip(&mean).map(|(a, b)| a * b).sum();
+    assert!((m - 0.1).abs() < 1e-12);
+}
+
+#[test]
+fn mahalanobis_improvement_beats_brute_force_sampling() {
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    let u = ModelUncertainty::new(
+        vec![0.2, 1.0, -0.6],
+        vec![0.3, 0.05, 0.02, 0.05, 0.2, -0.04, 0.02, -0.04, 0.25],
+    )
+    .unwrap();
+    let x = vec![1.0, 0.3, 0.4];
+    let delta = 0.3;
+    let imp = mahalanobis_improve(&x, &u, delta, None).unwrap();
+    assert_eq!(imp.status, SolveStatus::Optimal);
+    assert_eq!(imp.x[0], 1.0);
+    let step: f64 = (1..3)
+        .map(|i| (imp.x[i] - x[i]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(step <= delta + 1e-6);
+    assert!((imp.ratio_before - mahalanobis_ratio(&x, &u)).abs() < 1e-12);
+    // brute force over the disc (the free coordinates are 2-dimensional)
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut best = f64::NEG_INFINITY;
+    for _ in 0..200_000 {
+        let a: f64 = rng.random::<f64>() * std::f64::consts::TAU;
+        let r = delta * rng.random::<f64>().sqrt();
+        let y = vec![1.0, x[1] + r * a.cos(), x[2] + r * a.sin()];
+        best = best.max(mahalanobis_ratio(&y, &u));
+    }
+    assert!(
+        imp.ratio_after >= best - 1e-7,
+        "{} < {best}",
+        imp.ratio_after
+    );
+    assert!(
+        imp.ratio_after <= best + 1e-3,
+        "{} ≫ {best}",
+        imp.ratio_after
+    );
+    assert!(imp.ratio_after > imp.ratio_before);
+    // a fixed coordinate stays put
+    let imp2 = mahalanobis_improve(&x, &u, delta, Some(&[false, true, false])).unwrap();
+    assert_eq!(imp2.x[2], x[2]);
+    assert!(imp2.ratio_after >= imp2.ratio_before && imp2.ratio_after <= imp.ratio_after + 1e-9);
+}
+
+#[test]
+fn correction_raises_the_lower_bound() {
+    let (_, u, plan) = peer_instance(11); // μ̂ outside: L* = 0 before
+    let cfg = CorrectionConfig {
+        rho: 0.0,
+        delta: 0.2,
+        epsilon: 0.1,
+        k: None,
+    };
+    let c = correct_plan(&plan, &u, cfg, None).unwrap();
+    assert_eq!(c.lower_before.value, 0.0);
+    assert_eq!(c.lower_before.trivial, Some(TrivialCase::MeanOutside));
+    assert!(mean_margin(&c.plan, &u) >= 0.1 - 1e-9);
+    assert_eq!(c.improved.len(), 2); // ⌊(3 + 1)/2⌋
+    assert!(c.lower_after.value >= c.lower_projected.value - 1e-6);
+    assert!(c.lower_after.value > 0.0);
+    // the improved options are those with the largest λ_j of the projected plan's L*
+    let lam = &c.lower_projected.lambdas;
+    let min_chosen = c
+        .improved
+        .iter()
+        .map(|&j| lam[j])
+        .fold(f64::INFINITY, f64::min);
+    for j in 0..plan.len() {
+        if !c.improved.contains(&j) {
+            assert!(lam[j] <= min_chosen + 1e-12);
+        }
+    }
+    for imp in &c.improvements {
+        assert!(imp.ratio_after >= imp.ratio_before - 1e-9);
+    }
+}
+
+#[test]
+fn copa_gradient_matches_finite_differences() {
+    let u = ModelUncertainty::new(
+        vec![-0.4, 1.0, 0.6, -0.3],
+        vec![
+            0.1, 0.01, 0.0, 0.0, 0.01, 0.2, 0.03, 0.0, 0.0, 0.03, 0.15, 0.02, 0.0, 0.0, 0.02, 0.1,
+        ],
+    )
+    .unwrap();
+    let x0 = vec![0.2, 0.3, 0.5];
+    let xs = vec![
+        vec![0.7, 0.4, 0.45],
+        vec![0.4, 0.9, 0.6],
+        vec![0.5, 0.5, 0.1],
+    ];
+    let (_, g) = super::copa::loss_and_grad(&x0, &u, 50.0, 2.0, &xs);
+    let h = 1e-6;
+    for j in 0..3 {
+        for i in 0..3 {
+            let mut p = xs.clone();
+            p[j][i] += h;
+            let mut m = xs.clone();
+            m[j][i] -= h;
+            let fd = (super::copa::loss_and_grad(&x0, &u, 50.0, 2.0, &p).0
+                - super::copa::loss_and_grad(&x0, &u, 50.0, 2.0, &m).0)
+                / (2.0 * h);
+            assert!(
+                (fd - g[j][i]).abs() < 1e-5 * (1.0 + fd.abs()),
+                "({j},{i}): {fd} vs {}",
+                g[j][i]
+            );
+        }
+    }
+    // the reported terms are the paper's formulas
+    let (prox, div, val) = plan_metrics(&x0, &xs, &u).unwrap();
+    let d = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .map(|(p, q)| (p - q) * (p - q))
+            .sum::<f64>()
+            .sqrt()
+    };
+    let want_prox = xs.iter().map(|x| d(x, &x0)).sum::<f64>() / 3.0;
+    assert!((prox - want_prox).abs() < 1e-12);
+    let k = nalgebra::DMatrix::from_fn(3, 3, |a, b| {
+        1.0 / (1.0 + d(&xs[a], &xs[b])) + if a == b { 1e-4 } else { 0.0 }
+    });
+    assert!((div - k.determinant()).abs() < 1e-12);
+    let want_val = xs
+        .iter()
+        .map(|x| mahalanobis_ratio(&with_intercept(x), &u))
+        .fold(f64::INFINITY, f64::min);
+    assert!((val - want_val).abs() < 1e-12);
+}
+
+fn toy_schema() -> crate::schema::Schema {
+    use crate::schema::{Direction, Feature, Schema};
+    Schema::new(vec![
+        Feature::contiguous("income", 0.0, 100.0).integer(),
+        Feature::contiguous("debt", 0.0, 50.0).direction(Direction::DecreaseOnly),
+        Feature::categorical("housing", &["own", "rent", "free"]),
+        Feature::contiguous("age", 18.0, 90.0).integer().immutable(),
+        Feature::contiguous("delq", 0.0, 10.0).with_special(-9.0, "no record"),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn copa_plan_is_actionable_decodable_and_seeded() {
+    let s = toy_schema();
+    let dim = s.encoded_dim() + 1;
+    // θ: intercept, income(+), debt(−), housing own/rent/free, age, delq, delq=-9
+    let mut mean = vec![0.0; dim];
+    mean[0] = -1.5;
+    mean[1] = 2.0;
+    mean[2] = -1.5;
+    mean[3] = 0.2;
+    mean[6] = 0.3;
+    mean[7] = -0.4;
+    let mut cov = vec![0.0; dim * dim];
+    for i in 0..dim {
+        cov[i * dim + i] = 0.05;
+    }
+    let u = ModelUncertainty::new(mean, cov).unwrap();
+    let applicant = vec![30.0, 40.0, 1.0, 45.0, -9.0];
+    let x0 = s.encode(&applicant).unwrap();
+    assert!(mahalanobis_ratio(&with_intercept(&x0), &u) < 0.0); // declined
+    let cfg = CopaConfig {
+        max_iter: 300,
+        seed: 4,
+        validity_weight: 0.1,
+        init_noise: 0.3,
+        ..CopaConfig::default()
+    };
+    let p = copa_plan(&s, &u, &applicant, cfg).unwrap();
+    assert_eq!(p.raw.len(), 5);
+    assert!(p.requirement_met);
+    for (raw, enc) in p.raw.iter().zip(&p.encoded) {
+        s.check_actionable(&applicant, raw).unwrap();
+        assert_eq!(&s.encode(raw).unwrap(), enc);
+        assert_eq!(raw[0], raw[0].round()); // integer income
+        assert_eq!((raw[2], raw[3], raw[4]), (1.0, 45.0, -9.0)); // categorical, immutable, special held
+        assert!(raw[1] <= 40.0);
+        let m: f64 = with_intercept(enc)
+            .iter()
+            .zip(&u.mean)
+            .map(|(a, b)| a * b)
+            .sum();
+        assert!(m >= 0.1 - 1e-9);
+    }
+    let (prox, div, val) = plan_metrics(&x0, &p.encoded, &u).unwrap();
+    assert_eq!((prox, div, val), (p.proximity, p.diversity, p.validity));
+    let plan: Vec<Vec<f64>> = p.encoded.iter().map(|x| with_intercept(x)).collect();
+    assert_eq!(p.lower, lower_validity_bound(&plan, &u, 0.0).unwrap());
+    assert!(p.lower.value > 0.0 && p.lower.value <= p.upper.value);
+    assert_eq!(p.upper.trivial, Some(TrivialCase::MeanInside));
+    // same seed, same bits; another seed, another plan
+    assert_eq!(copa_plan(&s, &u, &applicant, cfg).unwrap(), p);
+    assert_ne!(
+        copa_plan(&s, &u, &applicant, CopaConfig { seed: 5, ..cfg })
+            .unwrap()
+            .encoded,
+        p.encoded
+    );
+    // diversity weight spreads the options: more diverse than with λ₁ = 0
+    let flat = copa_plan(
+        &s,
+        &u,
+        &applicant,
+        CopaConfig {
+            diversity_weight: 0.0,
+            ..cfg
+        },
+    )
+    .unwrap();
+    assert!(p.diversity >= flat.diversity - 1e-12);
+}
+
+#[test]
+fn copa_optimisation_lowers_the_loss() {
+    let u = ModelUncertainty::new(
+        vec![-1.0, 1.0, 1.0],
+        vec![0.05, 0.0, 0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 0.05],
+    )
+    .unwrap();
+    let x0 = vec![0.2, 0.2];
+    let bx = EncodedBox {
+        lo: vec![0.0, 0.0],
+        hi: vec![1.0, 1.0],
+    };
+    let cfg = CopaConfig {
+        options: 3,
+        diversity_weight: 1.0,
+        validity_weight: 0.5,
+        init_noise: 0.3,
+        ..CopaConfig::default()
+    };
+    let zero = copa_plan_encoded(&x0, &u, &bx, CopaConfig { max_iter: 0, ..cfg }).unwrap();
+    let done = copa_plan_encoded(&x0, &u, &bx, cfg).unwrap();
+    let loss = |p: &CopaPlan| {
+        p.proximity - cfg.diversity_weight * p.diversity - cfg.validity_weight * p.validity
+    };
+    assert!(
+        loss(&done) < loss(&zero) - 1e-3,
+        "{} vs {}",
+        loss(&done),
+        loss(&zero)
+    );
+    assert!(done.iterations > 0 && zero.iterations == 0);
+    for x in &done.encoded {
+        assert!(x.iter().all(|&v| (0.0..=1.0).contains(&v)));
+        assert!(x[0] + x[1] - 1.0 >= 0.1 - 1e-9);
+    }
+    assert!(
+        copa_plan_encoded(
+            &x0,
+            &u,
+            &EncodedBox {
+                lo: vec![1.0, 0.0],
+                hi: vec![0.0, 1.0]
+            },
+            cfg
+        )
+        .is_err()
+    );
+    assert!(copa_plan_encoded(&[0.2], &u, &bx, cfg).is_err());
+}
+
+#[test]
+fn boxed_correction_respects_the_box_and_decodes() {
+    let s = toy_schema();
+    let dim = s.encoded_dim() + 1;
+    let mut mean = vec![0.0; dim];
+    mean[0] = -1.5;
+    mean[1] = 2.0;
+    mean[2] = -1.5;
+    let mut cov = vec![0.0; dim * dim];
+    for i in 0..dim {
+        cov[i * dim + i] = 0.05;
+    }
+    cov[1] = 0.01;
+    cov[dim] = 0.01;
+    let u = ModelUncertainty::new(mean, cov).unwrap();
+    let applicant = vec![30.0, 40.0, 1.0, 45.0, -9.0];
+    let bx = copa_box(&s, &applicant).unwrap();
+    // three options, none valid for the mean model yet
+    let plan: Vec<Vec<f64>> = [35.0, 40.0, 45.0]
+        .iter()
+        .map(|&inc| with_intercept(&s.encode(&[inc, 38.0, 1.0, 45.0, -9.0]).unwrap()))
+        .collect();
+    let cfg = CorrectionConfig {
+        rho: 0.0,
+        delta: 0.2,
+        ..CorrectionConfig::default()
+    };
+    let c = correct_plan_in_box(&plan, &u, cfg, &bx).unwrap();
+    assert_eq!(c.lower_before.value, 0.0);
+    assert!(c.lower_after.value > 0.0);
+    for x in &c.plan {
+        for i in 1..dim {
+            assert!(
+                x[i] >= bx.lo[i - 1] - 1e-7 && x[i] <= bx.hi[i - 1] + 1e-7,
+                "coordinate {i}"
+            );
+        }
+    }
+    let enc: Vec<Vec<f64>> = c
+        .plan
+        .iter()
+        .map(|x| x[1..].iter().map(|v| v.clamp(0.0, 1.0)).collect())
+        .collect();
+    let (raw, re) = decode_options(&s, &u, &applicant, &enc).unwrap();
+    for r in &raw {
+        s.check_actionable(&applicant, r).unwrap();
+        assert_eq!(r[0], r[0].round());
+    }
+    // income rounds up (positive mean weight), so the margin cannot fall
+    for (x, e) in c.plan.iter().zip(&re) {
+        let m0: f64 = x.iter().zip(&u.mean).map(|(a, b)| a * b).sum();
+        let m1: f64 = with_intercept(e)
+            .iter()
+            .zip(&u.mean)
+            .map(|(a, b)| a * b)
+            .sum();
+        assert!(m1 >= m0 - 1e-6, "{m1} < {m0}");
+    }
+}
+
+#[test]
+fn dual_programs_match_the_printed_primal_programs() {
+    use nalgebra::{DMatrix, DVector};
+    for k in [0usize, 2, 4, 6, 12, 14] {
+        let (rho, u, plan) = peer_instance(k);
+        let dual = lower_validity_bound_with(
+            &plan,
+            &u,
+            rho,
+            BoundOptions {
+                program: BoundProgram::Full,
+                solve_trivial: false,
+            },
+        )
+        .unwrap();
+        let primal = if rho == 0.0 {
+            let p = u.cov_matrix() + u.mean_vector() * u.mean_vector().transpose();
+            let a: Vec<DVector<f64>> = plan.iter().map(|x| DVector::from_column_slice(x)).collect();
+            super::bounds::chebyshev_lower_primal(
+                &u.mean_vector(),
+                &DMatrix::clone(&p),
+                &a,
+                &vec![0.0; plan.len()],
+            )
+        } else {
+            super::bounds::lower_full_primal(&plan, &u, rho)
+        };
+        assert!(
+            (dual.value - primal.value).abs() < 1e-5,
+            "k={k}: {} vs {}",
+            dual.value,
+            primal.value
+        );
+        // λ_j read from the duals sum to 1 − L*, and agree with the primal's λ_j
+        assert!(
+            (1.0 - dual.lambdas.iter().sum::<f64>() - dual.value).abs() < 1e-5,
+            "k={k}"
+        );
+        for (a, b) in dual.lambdas.iter().zip(&primal.lambdas) {
+            assert!((a - b).abs() < 1e-3, "k={k}: λ {a} vs {b}");
+        }
+    }
+}
