@@ -336,6 +336,60 @@ typedef int32_t cfx_reward_kind;
 #endif // __cplusplus
 
 /**
+ * How a validity bound was obtained (`int32_t` in C): the solver's outcome,
+ * or the closed-form case that decided it without a program.
+ */
+enum cfx_copa_status
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Solved to the default tolerances.
+   */
+  CFX_COPA_STATUS_OPTIMAL = 0,
+  /**
+   * Solved to reduced tolerances only; the value is usable but less precise.
+   */
+  CFX_COPA_STATUS_NEAR_OPTIMAL = 1,
+  /**
+   * The program has no feasible point; the value is NaN.
+   */
+  CFX_COPA_STATUS_INFEASIBLE = 2,
+  /**
+   * The program is unbounded; the value is NaN.
+   */
+  CFX_COPA_STATUS_UNBOUNDED = 3,
+  /**
+   * The iteration or time limit stopped the solver; the value is NaN.
+   */
+  CFX_COPA_STATUS_LIMIT = 4,
+  /**
+   * The solver failed numerically; the value is NaN.
+   */
+  CFX_COPA_STATUS_NUMERICAL_FAILURE = 5,
+  /**
+   * Some option has μ̂ᵀx̃ ≤ 0, so L* = 0 (Proposition 2.4); no program ran.
+   */
+  CFX_COPA_STATUS_TRIVIAL_MEAN_OUTSIDE = 6,
+  /**
+   * Every option has μ̂ᵀx̃ > 0, so U* = 1 (Proposition 2.4); no program ran.
+   */
+  CFX_COPA_STATUS_TRIVIAL_MEAN_INSIDE = 7,
+  /**
+   * A degenerate input decided the value in closed form; no program ran.
+   */
+  CFX_COPA_STATUS_TRIVIAL = 8,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_copa_status cfx_copa_status;
+#else
+typedef int32_t cfx_copa_status;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A group of actionability constraints, as named in infeasibility reports.
  */
 typedef struct ConstraintGroup ConstraintGroup;
@@ -359,6 +413,12 @@ typedef struct cfx_config cfx_config;
  * `cfx_config_builder_free` (from any thread, once).
  */
 typedef struct cfx_config_builder cfx_config_builder;
+
+/**
+ * A COPA plan with its metrics, validity bounds and plain-words description.
+ * Thread-safe (immutable); free with `cfx_copa_result_free`.
+ */
+typedef struct cfx_copa_result cfx_copa_result;
 
 /**
  * An immutable dataset: a schema, raw rows and labels (1 = favourable).
@@ -415,6 +475,13 @@ typedef struct cfx_schema cfx_schema;
  * `cfx_schema_builder_free` (any thread, once).
  */
 typedef struct cfx_schema_builder cfx_schema_builder;
+
+/**
+ * The nominal mean μ̂ and covariance Σ̂ of the future model parameters
+ * θ̃ = (bias, w) (intercept first). Thread-safe (immutable); free with
+ * `cfx_uncertainty_free`.
+ */
+typedef struct cfx_uncertainty cfx_uncertainty;
 
 /**
  * Every buffer of an estimate and its seeded xoshiro256++ generator. Not
@@ -731,6 +798,128 @@ void cfx_config_builder_free(struct cfx_config_builder *builder);
  * Releases a configuration. NULL is a no-op. Any thread, once.
  */
 void cfx_config_free(const struct cfx_config *config);
+
+/**
+ * Moments given by the caller: `mean` has `d` values (θ = (bias, w), the
+ * intercept first, `d` ≥ 2), `cov` is Σ̂ row-major with `cov_len == d·d`
+ * values, symmetric positive semidefinite. Non-finite values are refused.
+ * On success `*out_uncertainty` owns a new handle. Thread-safe.
+ */
+cfx_status cfx_uncertainty_new(const double *mean,
+                               size_t d,
+                               const double *cov,
+                               size_t cov_len,
+                               const struct cfx_uncertainty **out_uncertainty);
+
+/**
+ * Moments estimated from `refits` (≥ 2) logistic regressions, each refitted
+ * on a random half of `train` (seeded with `seed`); Σ̂ is 1.5 × the sample
+ * covariance (seed 002's experiments use 1000 refits). On success
+ * `*out_uncertainty` owns a new handle. Thread-safe.
+ */
+cfx_status cfx_uncertainty_from_dataset(const struct cfx_dataset *train,
+                                        size_t refits,
+                                        uint64_t seed,
+                                        const struct cfx_uncertainty **out_uncertainty);
+
+/**
+ * The dimension d of θ (1 + the encoded dimension). Thread-safe.
+ */
+cfx_status cfx_uncertainty_dim(const struct cfx_uncertainty *uncertainty, size_t *out_dim);
+
+/**
+ * Frees an uncertainty (NULL is a no-op). Any thread, once.
+ */
+void cfx_uncertainty_free(const struct cfx_uncertainty *uncertainty);
+
+/**
+ * The bounds L* ≤ P(every option stays valid) ≤ U* of a plan under the
+ * future model, over every law within Gelbrich distance `rho` (finite, ≥ 0)
+ * of the moments (seed 002, Theorems 2.2–2.3). `options` holds `n_options`
+ * encoded rows **without** the intercept, row-major, `dim` values each
+ * (`dim == d − 1`). `*out_lower`/`*out_upper` receive the bounds (NaN when
+ * the solver's outcome is not usable); `out_lower_status`/`out_upper_status`
+ * (may be NULL) receive `cfx_copa_status` codes. A failed solve is not an
+ * error: read the status. Thread-safe.
+ */
+cfx_status cfx_copa_bounds(const struct cfx_uncertainty *uncertainty,
+                           const double *options,
+                           size_t n_options,
+                           size_t dim,
+                           double rho,
+                           double *out_lower,
+                           double *out_upper,
+                           int32_t *out_lower_status,
+                           int32_t *out_upper_status);
+
+/**
+ * A COPA plan (seed 002, §4) for the raw applicant row `raw`
+ * (`raw_len == n_features`): only the value slots of mutable contiguous
+ * features move, within their actionable ranges and directions; every option
+ * decodes into a coherent raw row. `uncertainty` must have `d == 1 +
+ * encoded_dim`. `config` may be NULL (COPA defaults: 5 options, weights
+ * diversity 50 / validity 2, ρ = 0, seed 0); it supplies `n_diverse` (the
+ * number of options J), `seed`, `copa_weights` (validity λ₂ = robust weight,
+ * diversity λ₁) and `copa_radius` (ρ of the reported bounds). On success
+ * `*out_result` owns a new handle. Thread-safe.
+ */
+cfx_status cfx_copa_plan_new(const struct cfx_schema *schema,
+                             const struct cfx_uncertainty *uncertainty,
+                             const struct cfx_config *config,
+                             const double *raw,
+                             size_t raw_len,
+                             const struct cfx_copa_result **out_result);
+
+/**
+ * The number of options J of the plan. Thread-safe.
+ */
+cfx_status cfx_copa_result_n_options(const struct cfx_copa_result *result, size_t *out_n);
+
+/**
+ * Option `k` (0-based) as a raw row (`n_features` values; buffer protocol).
+ * `NOT_FOUND` when `k >= n_options`. Thread-safe.
+ */
+cfx_status cfx_copa_result_option_raw(const struct cfx_copa_result *result,
+                                      size_t k,
+                                      double *buf,
+                                      size_t cap,
+                                      size_t *out_len);
+
+/**
+ * The figures of the plan (any out-parameter may be NULL): proximity (mean
+ * ℓ2 distance to the applicant, encoded), diversity (det K), the validity
+ * proxy min_j μ̂ᵀx̃_j/‖Σ̂^{1/2}x̃_j‖, and the bounds L* and U* at the
+ * configured ρ (NaN when their solve was not usable). Thread-safe.
+ */
+cfx_status cfx_copa_result_metrics(const struct cfx_copa_result *result,
+                                   double *out_proximity,
+                                   double *out_diversity,
+                                   double *out_validity,
+                                   double *out_lower,
+                                   double *out_upper);
+
+/**
+ * The plan in plain words, one line per option (`option 1: …`), as written
+ * when the plan was made (string buffer protocol). Thread-safe.
+ */
+cfx_status cfx_copa_result_describe(const struct cfx_copa_result *result,
+                                    char *buf,
+                                    size_t cap,
+                                    size_t *out_len);
+
+/**
+ * The result as versioned JSON (kind `"copa_plan"`; string buffer protocol),
+ * with the schema and uncertainty fingerprints and the seed. Thread-safe.
+ */
+cfx_status cfx_copa_result_to_json(const struct cfx_copa_result *result,
+                                   char *buf,
+                                   size_t cap,
+                                   size_t *out_len);
+
+/**
+ * Frees a result (NULL is a no-op). Any thread, once.
+ */
+void cfx_copa_result_free(const struct cfx_copa_result *result);
 
 /**
  * Loads the Statlog German credit CSV with cfx's schema (immutable personal

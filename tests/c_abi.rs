@@ -59,6 +59,10 @@ const PROGRAMS: &[Program] = &[
         name: "sequential",
         args: &[],
     },
+    Program {
+        name: "copa",
+        args: &[],
+    },
 ];
 
 fn root() -> &'static Path {

@@ -16,6 +16,7 @@ defines=""
 grep -q 'cfx_robust_generate' "$root/include/cfx.h" && defines="$defines -define:CFX_ROBUST"
 grep -q 'cfx_coherent_explain' "$root/include/cfx.h" && defines="$defines -define:CFX_COHERENT"
 grep -q 'cfx_policy_train' "$root/include/cfx.h" && defines="$defines -define:CFX_SEQUENTIAL"
+grep -q 'cfx_copa_plan_new' "$root/include/cfx.h" && defines="$defines -define:CFX_COPA"
 echo "csharp: building with:${defines:- (core only)}"
 
 mkdir -p "$here/build"

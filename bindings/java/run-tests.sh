@@ -23,6 +23,7 @@ FEATURES=()
 if grep -q 'cfx_robust_generate' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_ROBUST); fi
 if grep -q 'cfx_coherent_explain' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_COHERENT); fi
 if grep -q 'cfx_policy_train' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_SEQUENTIAL); fi
+if grep -q 'cfx_copa_plan_new' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_COPA); fi
 gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -DCFX_TESTING "${FEATURES[@]}" \
   -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -I"$ROOT/include" \
   "$HERE/src/main/c/cfx_jni.c" -o "$BUILD/native/libcfx_jni.so" \

@@ -96,6 +96,7 @@
 pub mod boundary;
 pub mod coherent;
 pub mod config;
+pub mod copa;
 pub mod data;
 pub mod error;
 pub mod export;

@@ -135,4 +135,18 @@ namespace Cfx
         protected override void Free(IntPtr h) { Native.cfx_plan_free(h); }
     }
 #endif
+
+#if CFX_COPA
+    internal sealed class UncertaintyHandle : CfxHandle
+    {
+        public UncertaintyHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_uncertainty_free(h); }
+    }
+
+    internal sealed class CopaResultHandle : CfxHandle
+    {
+        public CopaResultHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_copa_result_free(h); }
+    }
+#endif
 }

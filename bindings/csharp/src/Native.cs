@@ -314,5 +314,37 @@ namespace Cfx
         internal static extern int cfx_plan_to_json(PlanHandle plan, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_plan_free(IntPtr plan);
 #endif
+
+#if CFX_COPA // defined by run-tests.sh when include/cfx.h declares the COPA entry points
+        // ---- COPA plans (counterfactual plans under model shift) ---------------------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_uncertainty_new([In] double[] mean, UIntPtr d, [In] double[] cov, UIntPtr covLen,
+            out UncertaintyHandle outUncertainty);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_uncertainty_from_dataset(DatasetHandle train, UIntPtr refits, ulong seed,
+            out UncertaintyHandle outUncertainty);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_uncertainty_dim(UncertaintyHandle uncertainty, out UIntPtr outDim);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_uncertainty_free(IntPtr uncertainty);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_bounds(UncertaintyHandle uncertainty, [In] double[] options, UIntPtr nOptions,
+            UIntPtr dim, double rho, out double outLower, out double outUpper, out int outLowerStatus, out int outUpperStatus);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_plan_new(SchemaHandle schema, UncertaintyHandle uncertainty, ConfigHandle config,
+            [In] double[] raw, UIntPtr rawLen, out CopaResultHandle outResult);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_result_n_options(CopaResultHandle result, out UIntPtr outN);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_result_option_raw(CopaResultHandle result, UIntPtr k,
+            [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_result_metrics(CopaResultHandle result, out double outProximity,
+            out double outDiversity, out double outValidity, out double outLower, out double outUpper);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_result_describe(CopaResultHandle result, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_result_to_json(CopaResultHandle result, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_copa_result_free(IntPtr result);
+#endif
     }
 }

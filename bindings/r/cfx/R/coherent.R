@@ -41,8 +41,10 @@ cfx_counterfactual <- function(result, k = 1) {
   .raw_data_frame(.Call(C_handle_prot, result), matrix(raw, nrow = 1L))
 }
 
-#' The explanation in plain words, one line per counterfactual.
+#' The explanation in plain words, one line per counterfactual (for a COPA
+#' plan, one line per option).
 cfx_describe <- function(result) {
+  if (inherits(result, "cfx_copa_result")) return(.fam_call("copa", "C_copa_describe", result))
   .fam_call("coherent", "C_coherent_describe", result)
 }
 

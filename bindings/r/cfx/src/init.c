@@ -154,6 +154,39 @@ static const R_CallMethodDef call_methods[] = {
 #ifdef CFX_R_SEQUENTIAL
     {"C_plan_to_json", (DL_FUNC)&C_plan_to_json, 1},
 #endif
+#ifdef CFX_R_COPA
+    {"C_uncertainty_new", (DL_FUNC)&C_uncertainty_new, 2},
+#endif
+#ifdef CFX_R_COPA
+    {"C_uncertainty_from_dataset", (DL_FUNC)&C_uncertainty_from_dataset, 3},
+#endif
+#ifdef CFX_R_COPA
+    {"C_uncertainty_dim", (DL_FUNC)&C_uncertainty_dim, 1},
+#endif
+#ifdef CFX_R_COPA
+    {"C_copa_bounds", (DL_FUNC)&C_copa_bounds, 3},
+#endif
+#ifdef CFX_R_COPA
+    {"C_copa_plan_new", (DL_FUNC)&C_copa_plan_new, 4},
+#endif
+#ifdef CFX_R_COPA
+    {"C_copa_n_options", (DL_FUNC)&C_copa_n_options, 1},
+#endif
+#ifdef CFX_R_COPA
+    {"C_copa_option", (DL_FUNC)&C_copa_option, 2},
+#endif
+#ifdef CFX_R_COPA
+    {"C_copa_options", (DL_FUNC)&C_copa_options, 1},
+#endif
+#ifdef CFX_R_COPA
+    {"C_copa_metrics", (DL_FUNC)&C_copa_metrics, 1},
+#endif
+#ifdef CFX_R_COPA
+    {"C_copa_describe", (DL_FUNC)&C_copa_describe, 1},
+#endif
+#ifdef CFX_R_COPA
+    {"C_copa_to_json", (DL_FUNC)&C_copa_to_json, 1},
+#endif
     {NULL, NULL, 0}};
 
 void R_init_cfx(DllInfo *dll)

@@ -77,7 +77,8 @@ static inline void check(cfx_status st)
  * table either way, so free counts keep one layout. */
 enum kind {
     K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER,
-    K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_POLICY, K_PLAN, K_COUNT
+    K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_POLICY, K_PLAN,
+    K_UNCERTAINTY, K_COPA, K_COUNT
 };
 static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_model",  "cfx_config_builder",
@@ -85,7 +86,8 @@ static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_coherent_result", "cfx_noise",
                                         "cfx_estimator", "cfx_workspace",
                                         "cfx_robust_result", "cfx_policy",
-                                        "cfx_plan"};
+                                        "cfx_plan", "cfx_uncertainty",
+                                        "cfx_copa_result"};
 /* Number of handles this shim has released, per kind (finalizer or explicit
  * free): lets the tests prove "exactly once". */
 static double freed_count[K_COUNT];
@@ -111,6 +113,10 @@ static void release(enum kind k, void *addr)
 #ifdef CFX_R_SEQUENTIAL
     case K_POLICY: cfx_policy_free((const cfx_policy *)addr); break;
     case K_PLAN: cfx_plan_free((const cfx_plan *)addr); break;
+#endif
+#ifdef CFX_R_COPA
+    case K_UNCERTAINTY: cfx_uncertainty_free((const cfx_uncertainty *)addr); break;
+    case K_COPA: cfx_copa_result_free((const cfx_copa_result *)addr); break;
 #endif
     default: return;
     }
@@ -171,7 +177,7 @@ SEXP C_handle_prot(SEXP p)
 
 SEXP C_families(void)
 {
-    const char *names[] = {"coherent", "robust", "sequential"};
+    const char *names[] = {"coherent", "robust", "sequential", "copa"};
     int have[] = {
 #ifdef CFX_R_COHERENT
         1,
@@ -188,10 +194,15 @@ SEXP C_families(void)
 #else
         0,
 #endif
+#ifdef CFX_R_COPA
+        1,
+#else
+        0,
+#endif
     };
-    SEXP out = PROTECT(Rf_allocVector(LGLSXP, 3));
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 3));
-    for (int i = 0; i < 3; i++) {
+    SEXP out = PROTECT(Rf_allocVector(LGLSXP, 4));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 4));
+    for (int i = 0; i < 4; i++) {
         LOGICAL(out)[i] = have[i];
         SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
     }
@@ -1629,3 +1640,151 @@ SEXP C_plan_to_json(SEXP plan)
     return scalar_utf8(ch);
 }
 #endif /* CFX_R_SEQUENTIAL */
+
+/* ------------------------------------ COPA (counterfactual plans, shift) */
+
+#ifdef CFX_R_COPA
+#define UNCERTAINTY(p) ((const cfx_uncertainty *)handle_addr((p), K_UNCERTAINTY, "uncertainty"))
+#define COPA(p) ((const cfx_copa_result *)handle_addr((p), K_COPA, "result"))
+
+/* Moments given by the caller: `mean` (d values, intercept first) and the
+ * d x d covariance matrix `cov` (copied row-major). */
+SEXP C_uncertainty_new(SEXP mean, SEXP cov)
+{
+    size_t d, nr, nc;
+    const double *mu = dbl_arg(mean, "mean", &d);
+    matrix_shape(cov, "cov", &nr, &nc);
+    const double *c = row_major(cov, nr, nc);
+    SEXP h = new_handle(K_UNCERTAINTY);
+    const cfx_uncertainty *u = NULL;
+    check(cfx_uncertainty_new(mu, d, c, nr * nc, &u));
+    R_SetExternalPtrAddr(h, (void *)u);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_uncertainty_from_dataset(SEXP train, SEXP refits, SEXP seed)
+{
+    const cfx_dataset *d = DATASET(train);
+    size_t n = size_arg(refits, "refits");
+    uint64_t sd = seed_arg(seed);
+    SEXP h = new_handle(K_UNCERTAINTY);
+    const cfx_uncertainty *u = NULL;
+    check(cfx_uncertainty_from_dataset(d, n, sd, &u));
+    R_SetExternalPtrAddr(h, (void *)u);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_uncertainty_dim(SEXP uncertainty)
+{
+    size_t d = 0;
+    check(cfx_uncertainty_dim(UNCERTAINTY(uncertainty), &d));
+    return Rf_ScalarReal((double)d);
+}
+
+/* Bounds of a plan: `options` is an n_options x dim matrix (no intercept).
+ * Returns c(lower, upper, lower_status, upper_status). */
+SEXP C_copa_bounds(SEXP uncertainty, SEXP options, SEXP rho)
+{
+    const cfx_uncertainty *u = UNCERTAINTY(uncertainty);
+    size_t nr, nc;
+    matrix_shape(options, "options", &nr, &nc);
+    const double *x = row_major(options, nr, nc);
+    double r = num_arg(rho, "rho");
+    double v[4] = {0};
+    int32_t ls = -1, us = -1;
+    check(cfx_copa_bounds(u, x, nr, nc, r, v, v + 1, &ls, &us));
+    v[2] = ls;
+    v[3] = us;
+    const char *names[] = {"lower", "upper", "lower_status", "upper_status"};
+    return named_reals(4, names, v);
+}
+
+/* A plan for one raw applicant; the result keeps `schema` (the R object)
+ * alive so R can decode its options. */
+SEXP C_copa_plan_new(SEXP schema, SEXP uncertainty, SEXP config, SEXP raw)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_uncertainty *u = UNCERTAINTY(uncertainty);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    size_t len;
+    const double *r = dbl_arg(raw, "raw", &len);
+    SEXP h = new_handle_prot(K_COPA, schema);
+    const cfx_copa_result *res = NULL;
+    check(cfx_copa_plan_new(s, u, c, r, len, &res));
+    R_SetExternalPtrAddr(h, (void *)res);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_copa_n_options(SEXP result)
+{
+    size_t n = 0;
+    check(cfx_copa_result_n_options(COPA(result), &n));
+    return Rf_ScalarReal((double)n);
+}
+
+/* One option (0-based k) as a raw row, exposing NOT_FOUND. */
+SEXP C_copa_option(SEXP result, SEXP k)
+{
+    const cfx_copa_result *r = COPA(result);
+    size_t kk = size_arg(k, "k");
+    size_t need = 0, len = 0;
+    cfx_status st = cfx_copa_result_option_raw(r, kk, NULL, 0, &need);
+    if (st != CFX_STATUS_BUFFER_TOO_SMALL)
+        check(st);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)need));
+    if (need > 0)
+        check(cfx_copa_result_option_raw(r, kk, REAL(out), need, &len));
+    UNPROTECT(1);
+    return out;
+}
+
+/* Every option as an n_options x n_features matrix. */
+SEXP C_copa_options(SEXP result)
+{
+    const cfx_copa_result *r = COPA(result);
+    size_t n = 0, nf = 0;
+    check(cfx_copa_result_n_options(r, &n));
+    if (n > 0) {
+        cfx_status st = cfx_copa_result_option_raw(r, 0, NULL, 0, &nf);
+        if (st != CFX_STATUS_BUFFER_TOO_SMALL)
+            check(st);
+    }
+    double *row = (double *)R_alloc(nf > 0 ? nf : 1, sizeof(double));
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, (int)nf));
+    for (size_t k = 0; k < n; k++) {
+        size_t len = 0;
+        check(cfx_copa_result_option_raw(r, k, row, nf, &len));
+        for (size_t j = 0; j < nf; j++)
+            REAL(out)[k + j * n] = row[j];
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP C_copa_metrics(SEXP result)
+{
+    double v[5] = {0};
+    check(cfx_copa_result_metrics(COPA(result), v, v + 1, v + 2, v + 3, v + 4));
+    const char *names[] = {"proximity", "diversity", "validity", "lower", "upper"};
+    return named_reals(5, names, v);
+}
+
+SEXP C_copa_describe(SEXP result)
+{
+    const cfx_copa_result *r = COPA(result);
+    SEXP ch;
+    STRING_OUT(ch, cfx_copa_result_describe(r, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+SEXP C_copa_to_json(SEXP result)
+{
+    const cfx_copa_result *r = COPA(result);
+    SEXP ch;
+    STRING_OUT(ch, cfx_copa_result_to_json(r, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+#endif /* CFX_R_COPA */

@@ -150,5 +150,38 @@ SEXP C_plan_step(SEXP plan, SEXP index);
 #ifdef CFX_R_SEQUENTIAL
 SEXP C_plan_to_json(SEXP plan);
 #endif
+#ifdef CFX_R_COPA
+SEXP C_uncertainty_new(SEXP mean, SEXP cov);
+#endif
+#ifdef CFX_R_COPA
+SEXP C_uncertainty_from_dataset(SEXP train, SEXP refits, SEXP seed);
+#endif
+#ifdef CFX_R_COPA
+SEXP C_uncertainty_dim(SEXP uncertainty);
+#endif
+#ifdef CFX_R_COPA
+SEXP C_copa_bounds(SEXP uncertainty, SEXP options, SEXP rho);
+#endif
+#ifdef CFX_R_COPA
+SEXP C_copa_plan_new(SEXP schema, SEXP uncertainty, SEXP config, SEXP raw);
+#endif
+#ifdef CFX_R_COPA
+SEXP C_copa_n_options(SEXP result);
+#endif
+#ifdef CFX_R_COPA
+SEXP C_copa_option(SEXP result, SEXP k);
+#endif
+#ifdef CFX_R_COPA
+SEXP C_copa_options(SEXP result);
+#endif
+#ifdef CFX_R_COPA
+SEXP C_copa_metrics(SEXP result);
+#endif
+#ifdef CFX_R_COPA
+SEXP C_copa_describe(SEXP result);
+#endif
+#ifdef CFX_R_COPA
+SEXP C_copa_to_json(SEXP result);
+#endif
 
 #endif

@@ -188,6 +188,16 @@ JNIEXPORT jboolean FN(hasCoherent)(JNIEnv *env, jclass c) {
 #endif
 }
 
+/* Whether the COPA entry points (cfx_uncertainty_*, cfx_copa_*) were in the header. */
+JNIEXPORT jboolean FN(hasCopa)(JNIEnv *env, jclass c) {
+    (void)env; (void)c;
+#if defined(CFX_JNI_COPA)
+    return JNI_TRUE;
+#else
+    return JNI_FALSE;
+#endif
+}
+
 /* Whether the sequential (P-DQN policy) entry points were in the header. */
 JNIEXPORT jboolean FN(hasSequential)(JNIEnv *env, jclass c) {
     (void)env; (void)c;
@@ -226,7 +236,8 @@ JNIEXPORT jbyteArray FN(lastErrorMessage)(JNIEnv *env, jclass c) {
 
 /* ------------------------------------------------------------------- free */
 
-/* kind: 0 schema, 1 dataset, 2 model, 3 config, 4 config builder, 5 schema builder (Native.java). */
+/* kind: 0 schema, 1 dataset, 2 model, 3 config, 4 config builder, 5 schema builder, ... 13 uncertainty,
+ * 14 copa result (Native.java). */
 JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     (void)env; (void)c;
     switch (kind) {
@@ -239,6 +250,10 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
 #if defined(CFX_JNI_SEQUENTIAL)
     case 11: cfx_policy_free(H(const cfx_policy, h)); break;
     case 12: cfx_plan_free(H(const cfx_plan, h)); break;
+#endif
+#if defined(CFX_JNI_COPA)
+    case 13: cfx_uncertainty_free(H(const cfx_uncertainty, h)); break;
+    case 14: cfx_copa_result_free(H(const cfx_copa_result, h)); break;
 #endif
 #if defined(CFX_JNI_COHERENT)
     case 10: cfx_coherent_result_free(H(const cfx_coherent_result, h)); break;
@@ -1257,3 +1272,134 @@ JNIEXPORT jbyteArray FN(planToJson)(JNIEnv *env, jclass c, jlong p) {
 #undef POL
 #undef PLAN
 #endif /* CFX_JNI_SEQUENTIAL */
+
+/* ------------------------------------------- COPA (plans under model shift) */
+#if defined(CFX_JNI_COPA)
+
+#define UNC(h) H(const cfx_uncertainty, h)
+#define COPA(h) H(const cfx_copa_result, h)
+
+/* mean: d values; cov: d*d values row-major (lengths checked by C). */
+JNIEXPORT jlong FN(uncertaintyNew)(JNIEnv *env, jclass c, jdoubleArray mean, jdoubleArray cov) {
+    (void)c;
+    if (!non_null(env, mean, "mean") || !non_null(env, cov, "cov")) return 0;
+    jsize d = (*env)->GetArrayLength(env, mean);
+    jsize nc = (*env)->GetArrayLength(env, cov);
+    double *pm = (*env)->GetDoubleArrayElements(env, mean, NULL);
+    if (pm == NULL) return 0;
+    double *pc = (*env)->GetDoubleArrayElements(env, cov, NULL);
+    if (pc == NULL) {
+        (*env)->ReleaseDoubleArrayElements(env, mean, pm, JNI_ABORT);
+        return 0;
+    }
+    const cfx_uncertainty *u = NULL;
+    cfx_status st = cfx_uncertainty_new(pm, (size_t)d, pc, (size_t)nc, &u);
+    (*env)->ReleaseDoubleArrayElements(env, cov, pc, JNI_ABORT);
+    (*env)->ReleaseDoubleArrayElements(env, mean, pm, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(u);
+}
+
+JNIEXPORT jlong FN(uncertaintyFromDataset)(JNIEnv *env, jclass c, jlong train, jlong refits, jlong seed) {
+    (void)c;
+    const cfx_uncertainty *u = NULL;
+    if (!ok(env, cfx_uncertainty_from_dataset(H(const cfx_dataset, train), (size_t)refits, (uint64_t)seed, &u)))
+        return 0;
+    return J(u);
+}
+
+JNIEXPORT jlong FN(uncertaintyDim)(JNIEnv *env, jclass c, jlong u) {
+    (void)c;
+    size_t d = 0;
+    if (!ok(env, cfx_uncertainty_dim(UNC(u), &d))) return 0;
+    return (jlong)d;
+}
+
+/* options: n_options x dim row-major; {lower, upper, lower status, upper status} into out4. */
+JNIEXPORT void FN(copaBounds)(JNIEnv *env, jclass c, jlong u, jdoubleArray options, jlong n_options, jlong dim,
+                               jdouble rho, jdoubleArray out4) {
+    (void)c;
+    if (!non_null(env, options, "options") || !non_null(env, out4, "out")) return;
+    /* Copy, not critical: the conic programs run for a while. */
+    double *po = (*env)->GetDoubleArrayElements(env, options, NULL);
+    if (po == NULL) return;
+    double lo = 0, up = 0;
+    int32_t ls = -1, us = -1;
+    cfx_status st = cfx_copa_bounds(UNC(u), po, (size_t)n_options, (size_t)dim, rho, &lo, &up, &ls, &us);
+    (*env)->ReleaseDoubleArrayElements(env, options, po, JNI_ABORT);
+    if (!ok(env, st)) return;
+    double v[4] = {lo, up, (double)ls, (double)us};
+    (*env)->SetDoubleArrayRegion(env, out4, 0, 4, v);
+}
+
+JNIEXPORT jlong FN(copaPlanNew)(JNIEnv *env, jclass c, jlong schema, jlong u, jlong config, jdoubleArray raw) {
+    (void)c;
+    if (!non_null(env, raw, "raw")) return 0;
+    jsize n = (*env)->GetArrayLength(env, raw);
+    /* Copy, not critical: the plan search runs for a while. */
+    double *pr = (*env)->GetDoubleArrayElements(env, raw, NULL);
+    if (pr == NULL) return 0;
+    const cfx_copa_result *r = NULL;
+    cfx_status st = cfx_copa_plan_new(H(const cfx_schema, schema), UNC(u), H(const cfx_config, config), pr,
+                                      (size_t)n, &r);
+    (*env)->ReleaseDoubleArrayElements(env, raw, pr, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(r);
+}
+
+JNIEXPORT jlong FN(copaNOptions)(JNIEnv *env, jclass c, jlong r) {
+    (void)c;
+    size_t n = 0;
+    if (!ok(env, cfx_copa_result_n_options(COPA(r), &n))) return 0;
+    return (jlong)n;
+}
+
+/* Option k as a raw row, sized by the buffer protocol. */
+JNIEXPORT jdoubleArray FN(copaOptionRaw)(JNIEnv *env, jclass c, jlong r, jlong k) {
+    (void)c;
+    size_t len = 0;
+    cfx_status st = cfx_copa_result_option_raw(COPA(r), (size_t)k, NULL, 0, &len);
+    if (st != CFX_STATUS_OK && st != CFX_STATUS_BUFFER_TOO_SMALL) {
+        throw_status(env, st);
+        return NULL;
+    }
+    double *buf = malloc(sizeof(double) * (len > 0 ? len : 1));
+    if (buf == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "copa option");
+        return NULL;
+    }
+    size_t got = 0;
+    st = cfx_copa_result_option_raw(COPA(r), (size_t)k, buf, len, &got);
+    if (st != CFX_STATUS_OK) {
+        free(buf);
+        throw_status(env, st);
+        return NULL;
+    }
+    jdoubleArray a = (*env)->NewDoubleArray(env, (jsize)got);
+    if (a != NULL) (*env)->SetDoubleArrayRegion(env, a, 0, (jsize)got, buf);
+    free(buf);
+    return a;
+}
+
+/* {proximity, diversity, validity, lower, upper} into out5. */
+JNIEXPORT void FN(copaMetrics)(JNIEnv *env, jclass c, jlong r, jdoubleArray out5) {
+    (void)c;
+    if (!non_null(env, out5, "out")) return;
+    double v[5] = {0, 0, 0, 0, 0};
+    if (!ok(env, cfx_copa_result_metrics(COPA(r), &v[0], &v[1], &v[2], &v[3], &v[4]))) return;
+    (*env)->SetDoubleArrayRegion(env, out5, 0, 5, v);
+}
+
+JNIEXPORT jbyteArray FN(copaDescribe)(JNIEnv *env, jclass c, jlong r) {
+    (void)c;
+    RETURN_STRING(env, cfx_copa_result_describe(COPA(r), buf_, cap_, &len_));
+}
+
+JNIEXPORT jbyteArray FN(copaToJson)(JNIEnv *env, jclass c, jlong r) {
+    (void)c;
+    RETURN_STRING(env, cfx_copa_result_to_json(COPA(r), buf_, cap_, &len_));
+}
+
+#undef UNC
+#undef COPA
+#endif /* CFX_JNI_COPA */

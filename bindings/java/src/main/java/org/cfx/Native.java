@@ -30,6 +30,8 @@ final class Native {
     static final int KIND_COHERENT_RESULT = 10;
     static final int KIND_POLICY = 11;
     static final int KIND_PLAN = 12;
+    static final int KIND_UNCERTAINTY = 13;
+    static final int KIND_COPA_RESULT = 14;
 
     static {
         String explicit = System.getProperty("cfx.jni.library");
@@ -104,6 +106,9 @@ final class Native {
 
     /** Whether the shim was compiled against a header with the coherent (MIP) entry points. */
     static native boolean hasCoherent();
+
+    /** Whether the shim was compiled against a header with the COPA entry points. */
+    static native boolean hasCopa();
 
     /** Whether the shim was compiled against a header with the sequential (policy) entry points. */
     static native boolean hasSequential();
@@ -319,4 +324,26 @@ final class Native {
     static native byte[] planStepText(long plan, long index);
 
     static native byte[] planToJson(long plan);
+
+    // ---------------------------------------------------------------- COPA (CFX_JNI_COPA)
+
+    static native long uncertaintyNew(double[] mean, double[] cov);
+
+    static native long uncertaintyFromDataset(long train, long refits, long seed);
+
+    static native long uncertaintyDim(long u);
+
+    static native void copaBounds(long u, double[] options, long nOptions, long dim, double rho, double[] out4);
+
+    static native long copaPlanNew(long schema, long u, long config, double[] raw);
+
+    static native long copaNOptions(long r);
+
+    static native double[] copaOptionRaw(long r, long k);
+
+    static native void copaMetrics(long r, double[] out5);
+
+    static native byte[] copaDescribe(long r);
+
+    static native byte[] copaToJson(long r);
 }

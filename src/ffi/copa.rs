@@ -1,0 +1,423 @@
+//! Counterfactual plans under model shift (seed 002, COPA) through the C ABI —
+//! see [`crate::plan`]. `cfx_uncertainty` (the moments (μ̂, Σ̂) of the future
+//! model parameters θ̃ = (bias, w)) and `cfx_copa_result` are immutable and
+//! `Arc`-backed: share them across threads.
+
+use super::config::cfx_config;
+use super::data::cfx_dataset;
+use super::export::{Provenance, fingerprint, result_json};
+use super::handle::{
+    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite, finite_in, optional_out,
+    out_param, positive, write_slice, write_str,
+};
+use super::schema::cfx_schema;
+use super::status::{FfiError, cfx_status};
+use crate::plan::{
+    CopaConfig, CopaPlan, EnsembleConfig, ModelUncertainty, SolveStatus, TrivialCase,
+    ValidityBound, copa_plan, lower_validity_bound, upper_validity_bound, with_intercept,
+};
+use crate::schema::Schema;
+use serde::Serialize;
+use std::ffi::c_char;
+use std::sync::Arc;
+
+/// The nominal mean μ̂ and covariance Σ̂ of the future model parameters
+/// θ̃ = (bias, w) (intercept first). Thread-safe (immutable); free with
+/// `cfx_uncertainty_free`.
+pub struct cfx_uncertainty {
+    _private: [u8; 0],
+}
+
+unsafe impl ArcHandle for cfx_uncertainty {
+    type Rust = ModelUncertainty;
+}
+
+/// A COPA plan with its metrics, validity bounds and plain-words description.
+/// Thread-safe (immutable); free with `cfx_copa_result_free`.
+pub struct cfx_copa_result {
+    _private: [u8; 0],
+}
+
+/// The Rust side of a COPA result: the plan, its description and its inputs
+/// (for the JSON export).
+pub struct CopaResult {
+    pub plan: CopaPlan,
+    pub text: String,
+    schema: Arc<Schema>,
+    uncertainty: Arc<ModelUncertainty>,
+    seed: u64,
+}
+
+unsafe impl ArcHandle for cfx_copa_result {
+    type Rust = CopaResult;
+}
+
+/// How a validity bound was obtained (`int32_t` in C): the solver's outcome,
+/// or the closed-form case that decided it without a program.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum cfx_copa_status {
+    /// Solved to the default tolerances.
+    Optimal = 0,
+    /// Solved to reduced tolerances only; the value is usable but less precise.
+    NearOptimal = 1,
+    /// The program has no feasible point; the value is NaN.
+    Infeasible = 2,
+    /// The program is unbounded; the value is NaN.
+    Unbounded = 3,
+    /// The iteration or time limit stopped the solver; the value is NaN.
+    Limit = 4,
+    /// The solver failed numerically; the value is NaN.
+    NumericalFailure = 5,
+    /// Some option has μ̂ᵀx̃ ≤ 0, so L* = 0 (Proposition 2.4); no program ran.
+    TrivialMeanOutside = 6,
+    /// Every option has μ̂ᵀx̃ > 0, so U* = 1 (Proposition 2.4); no program ran.
+    TrivialMeanInside = 7,
+    /// A degenerate input decided the value in closed form; no program ran.
+    Trivial = 8,
+}
+
+impl cfx_copa_status {
+    /// The C code of a bound's outcome.
+    pub fn of(b: &ValidityBound) -> cfx_copa_status {
+        match (b.status, b.trivial) {
+            (_, Some(TrivialCase::MeanOutside)) => Self::TrivialMeanOutside,
+            (_, Some(TrivialCase::MeanInside)) => Self::TrivialMeanInside,
+            (SolveStatus::Optimal, None) => Self::Optimal,
+            (SolveStatus::NearOptimal, None) => Self::NearOptimal,
+            (SolveStatus::Infeasible, None) => Self::Infeasible,
+            (SolveStatus::Unbounded, None) => Self::Unbounded,
+            (SolveStatus::Limit, None) => Self::Limit,
+            (SolveStatus::NumericalFailure, None) => Self::NumericalFailure,
+            (SolveStatus::Trivial, None) => Self::Trivial,
+        }
+    }
+
+    /// Decodes a C value (`None` when out of range).
+    pub fn from_i32(v: i32) -> Option<Self> {
+        Some(match v {
+            0 => Self::Optimal,
+            1 => Self::NearOptimal,
+            2 => Self::Infeasible,
+            3 => Self::Unbounded,
+            4 => Self::Limit,
+            5 => Self::NumericalFailure,
+            6 => Self::TrivialMeanOutside,
+            7 => Self::TrivialMeanInside,
+            8 => Self::Trivial,
+            _ => return None,
+        })
+    }
+}
+
+/// Moments given by the caller: `mean` has `d` values (θ = (bias, w), the
+/// intercept first, `d` ≥ 2), `cov` is Σ̂ row-major with `cov_len == d·d`
+/// values, symmetric positive semidefinite. Non-finite values are refused.
+/// On success `*out_uncertainty` owns a new handle. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_uncertainty_new(
+    mean: *const f64,
+    d: usize,
+    cov: *const f64,
+    cov_len: usize,
+    out_uncertainty: *mut *const cfx_uncertainty,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_uncertainty, "out_uncertainty")?;
+        let m = finite_in(mean, d, "mean")?.to_vec();
+        let c = finite_in(cov, cov_len, "cov")?.to_vec();
+        let u = ModelUncertainty::new(m, c)?;
+        out.write(arc_into_raw(Arc::new(u)));
+        Ok(())
+    }
+}
+
+/// Moments estimated from `refits` (≥ 2) logistic regressions, each refitted
+/// on a random half of `train` (seeded with `seed`); Σ̂ is 1.5 × the sample
+/// covariance (seed 002's experiments use 1000 refits). On success
+/// `*out_uncertainty` owns a new handle. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_uncertainty_from_dataset(
+    train: *const cfx_dataset,
+    refits: usize,
+    seed: u64,
+    out_uncertainty: *mut *const cfx_uncertainty,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_uncertainty, "out_uncertainty")?;
+        let t = arc_ref(train, "train")?;
+        let cfg = EnsembleConfig {
+            refits,
+            cov_scale: 1.5,
+            seed,
+            ..EnsembleConfig::default()
+        };
+        let u = ModelUncertainty::from_ensemble(&t.encoded(), &t.labels, cfg)?;
+        out.write(arc_into_raw(Arc::new(u)));
+        Ok(())
+    }
+}
+
+/// The dimension d of θ (1 + the encoded dimension). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_uncertainty_dim(
+    uncertainty: *const cfx_uncertainty,
+    out_dim: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_dim, "out_dim")?;
+        out.write(arc_ref(uncertainty, "uncertainty")?.dim());
+        Ok(())
+    }
+}
+
+/// Frees an uncertainty (NULL is a no-op). Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_uncertainty_free(uncertainty: *const cfx_uncertainty) {
+    ffi_boundary! {
+        arc_free(uncertainty)
+    }
+}
+
+/// The bounds L* ≤ P(every option stays valid) ≤ U* of a plan under the
+/// future model, over every law within Gelbrich distance `rho` (finite, ≥ 0)
+/// of the moments (seed 002, Theorems 2.2–2.3). `options` holds `n_options`
+/// encoded rows **without** the intercept, row-major, `dim` values each
+/// (`dim == d − 1`). `*out_lower`/`*out_upper` receive the bounds (NaN when
+/// the solver's outcome is not usable); `out_lower_status`/`out_upper_status`
+/// (may be NULL) receive `cfx_copa_status` codes. A failed solve is not an
+/// error: read the status. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_bounds(
+    uncertainty: *const cfx_uncertainty,
+    options: *const f64,
+    n_options: usize,
+    dim: usize,
+    rho: f64,
+    out_lower: *mut f64,
+    out_upper: *mut f64,
+    out_lower_status: *mut i32,
+    out_upper_status: *mut i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let lo = out_param(out_lower, "out_lower")?;
+        let up = out_param(out_upper, "out_upper")?;
+        let u = arc_ref(uncertainty, "uncertainty")?;
+        let len = n_options
+            .checked_mul(dim)
+            .ok_or_else(|| FfiError::invalid("n_options × dim overflows".to_string()))?;
+        let xs = finite_in(options, len, "options")?;
+        if dim == 0 {
+            return Err(FfiError::invalid("dim must be ≥ 1".to_string()));
+        }
+        let rho = finite(rho, "rho")?;
+        let plan: Vec<Vec<f64>> = xs.chunks(dim).map(with_intercept).collect();
+        let l = lower_validity_bound(&plan, u, rho)?;
+        let h = upper_validity_bound(&plan, u, rho)?;
+        lo.write(l.value);
+        up.write(h.value);
+        if let Some(o) = optional_out(out_lower_status) {
+            o.write(cfx_copa_status::of(&l) as i32);
+        }
+        if let Some(o) = optional_out(out_upper_status) {
+            o.write(cfx_copa_status::of(&h) as i32);
+        }
+        Ok(())
+    }
+}
+
+/// A COPA plan (seed 002, §4) for the raw applicant row `raw`
+/// (`raw_len == n_features`): only the value slots of mutable contiguous
+/// features move, within their actionable ranges and directions; every option
+/// decodes into a coherent raw row. `uncertainty` must have `d == 1 +
+/// encoded_dim`. `config` may be NULL (COPA defaults: 5 options, weights
+/// diversity 50 / validity 2, ρ = 0, seed 0); it supplies `n_diverse` (the
+/// number of options J), `seed`, `copa_weights` (validity λ₂ = robust weight,
+/// diversity λ₁) and `copa_radius` (ρ of the reported bounds). On success
+/// `*out_result` owns a new handle. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_plan_new(
+    schema: *const cfx_schema,
+    uncertainty: *const cfx_uncertainty,
+    config: *const cfx_config,
+    raw: *const f64,
+    raw_len: usize,
+    out_result: *mut *const cfx_copa_result,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_result, "out_result")?;
+        let s = arc_clone(schema, "schema")?;
+        let u = arc_clone(uncertainty, "uncertainty")?;
+        let mut c = CopaConfig::default();
+        if !config.is_null() {
+            let cfg = arc_ref(config, "config")?;
+            if let Some(j) = cfg.n_diverse {
+                c.options = positive(j, "n_diverse")?;
+            }
+            if let Some(seed) = cfg.seed {
+                c.seed = seed;
+            }
+            if let Some(w) = cfg.copa_robust_weight {
+                c.validity_weight = w;
+            }
+            if let Some(w) = cfg.copa_diversity_weight {
+                c.diversity_weight = w;
+            }
+            if let Some(r) = cfg.copa_radius {
+                c.rho = r;
+            }
+        }
+        let raw = finite_in(raw, raw_len, "raw")?;
+        let plan = copa_plan(&s, &u, raw, c)?;
+        let text = describe(&s, raw, &plan);
+        let r = CopaResult {
+            plan,
+            text,
+            schema: s,
+            uncertainty: u,
+            seed: c.seed,
+        };
+        out.write(arc_into_raw(Arc::new(r)));
+        Ok(())
+    }
+}
+
+/// One line per option, `option k: change; change; …` (or `no change`).
+fn describe(schema: &Schema, raw: &[f64], plan: &CopaPlan) -> String {
+    let mut t = String::new();
+    for (k, option) in plan.raw.iter().enumerate() {
+        let words: Vec<String> = schema
+            .describe_changes(raw, option)
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        let words = if words.is_empty() {
+            "no change".to_string()
+        } else {
+            words.join("; ")
+        };
+        t.push_str(&format!("option {}: {}\n", k + 1, words));
+    }
+    t
+}
+
+/// The number of options J of the plan. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_result_n_options(
+    result: *const cfx_copa_result,
+    out_n: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_n, "out_n")?;
+        out.write(arc_ref(result, "result")?.plan.raw.len());
+        Ok(())
+    }
+}
+
+/// Option `k` (0-based) as a raw row (`n_features` values; buffer protocol).
+/// `NOT_FOUND` when `k >= n_options`. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_result_option_raw(
+    result: *const cfx_copa_result,
+    k: usize,
+    buf: *mut f64,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(result, "result")?;
+        let o = r.plan.raw.get(k).ok_or_else(|| {
+            FfiError::new(
+                cfx_status::NotFound,
+                format!("option {k} is out of range (the plan has {})", r.plan.raw.len()),
+            )
+        })?;
+        write_slice(o, buf, cap, out_len, "buf")
+    }
+}
+
+/// The figures of the plan (any out-parameter may be NULL): proximity (mean
+/// ℓ2 distance to the applicant, encoded), diversity (det K), the validity
+/// proxy min_j μ̂ᵀx̃_j/‖Σ̂^{1/2}x̃_j‖, and the bounds L* and U* at the
+/// configured ρ (NaN when their solve was not usable). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_result_metrics(
+    result: *const cfx_copa_result,
+    out_proximity: *mut f64,
+    out_diversity: *mut f64,
+    out_validity: *mut f64,
+    out_lower: *mut f64,
+    out_upper: *mut f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let p = &arc_ref(result, "result")?.plan;
+        let reals = [
+            (out_proximity, p.proximity),
+            (out_diversity, p.diversity),
+            (out_validity, p.validity),
+            (out_lower, p.lower.value),
+            (out_upper, p.upper.value),
+        ];
+        for (o, v) in reals {
+            if let Some(o) = optional_out(o) {
+                o.write(v);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The plan in plain words, one line per option (`option 1: …`), as written
+/// when the plan was made (string buffer protocol). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_result_describe(
+    result: *const cfx_copa_result,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(result, "result")?;
+        write_str(&r.text, buf, cap, out_len, "buf")
+    }
+}
+
+#[derive(Serialize)]
+struct CopaJson<'a> {
+    plan: &'a CopaPlan,
+    description: &'a str,
+}
+
+/// The result as versioned JSON (kind `"copa_plan"`; string buffer protocol),
+/// with the schema and uncertainty fingerprints and the seed. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_result_to_json(
+    result: *const cfx_copa_result,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(result, "result")?;
+        let u = serde_json::to_string(&*r.uncertainty).map_err(crate::Error::from)?;
+        let p = Provenance {
+            schema: Some(&r.schema),
+            extra_inputs: vec![("uncertainty".to_string(), fingerprint(&u))],
+            seed: Some(r.seed),
+            ..Default::default()
+        };
+        let v = CopaJson {
+            plan: &r.plan,
+            description: &r.text,
+        };
+        write_str(&result_json("copa_plan", &p, &v)?, buf, cap, out_len, "buf")
+    }
+}
+
+/// Frees a result (NULL is a no-op). Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_result_free(result: *const cfx_copa_result) {
+    ffi_boundary! {
+        arc_free(result)
+    }
+}
