@@ -21,7 +21,7 @@ use std::ptr::null_mut;
 
 fn bench_estimate(c: &mut Criterion) {
     use cfx::ffi::robust::*;
-    use cfx::ffi::schema::{cfx_schema, cfx_schema_from_json, cfx_schema_free};
+    use cfx::ffi::schema::{cfx_schema, cfx_schema_free, cfx_schema_from_json};
     use cfx::model::AnyModel;
     use cfx::robust::{Estimator, NoiseModel, Sampling, Workspace};
     let d = cfx::data::german_credit(&cfx::data::bundled_german_path()).unwrap();
@@ -39,14 +39,26 @@ fn bench_estimate(c: &mut Criterion) {
     unsafe {
         let json = std::ffi::CString::new(d.schema.to_json()).unwrap();
         let mut schema: *const cfx_schema = std::ptr::null();
-        assert_eq!(cfx_schema_from_json(json.as_ptr(), &mut schema), cfx_status::Ok);
+        assert_eq!(
+            cfx_schema_from_json(json.as_ptr(), &mut schema),
+            cfx_status::Ok
+        );
         let mut model: *const cfx_model = std::ptr::null();
         assert_eq!(
-            cfx_model_linear_new(m.weights.as_ptr(), m.weights.len(), m.bias, m.threshold, &mut model),
+            cfx_model_linear_new(
+                m.weights.as_ptr(),
+                m.weights.len(),
+                m.bias,
+                m.threshold,
+                &mut model
+            ),
             cfx_status::Ok
         );
         let mut noise_h = std::ptr::null();
-        assert_eq!(cfx_noise_gaussian_new(schema, sigma2, &mut noise_h), cfx_status::Ok);
+        assert_eq!(
+            cfx_noise_gaussian_new(schema, sigma2, &mut noise_h),
+            cfx_status::Ok
+        );
         let mut est_h = std::ptr::null();
         assert_eq!(cfx_estimator_new(noise_h, k, 1, &mut est_h), cfx_status::Ok);
         let mut ws_h = null_mut();
