@@ -853,6 +853,29 @@ cfx_status cfx_copa_bounds(const struct cfx_uncertainty *uncertainty,
                            int32_t *out_upper_status);
 
 /**
+ * Corrects a plan (seed 002, §3): the Requirement projection of every option
+ * onto {x : μ̂ᵀx̃ ≥ 0.1}, then the Mahalanobis improvement (perturbation
+ * limit `delta` ≥ 0) of the ⌈J/2⌉ options with the largest dual weights of
+ * L* at radius `rho` (finite, ≥ 0). Every coordinate may move (no schema
+ * constraints). `options` as in `cfx_copa_bounds` (`n_options × dim`, no
+ * intercept); the corrected options go to `buf` in the same layout (buffer
+ * protocol, `n_options × dim` values). `out_lower_before`/`out_lower_after`
+ * (may be NULL) receive L* of the plan as given and as corrected (NaN when a
+ * solve was not usable). Thread-safe.
+ */
+cfx_status cfx_copa_correct(const struct cfx_uncertainty *uncertainty,
+                            const double *options,
+                            size_t n_options,
+                            size_t dim,
+                            double rho,
+                            double delta,
+                            double *buf,
+                            size_t cap,
+                            size_t *out_len,
+                            double *out_lower_before,
+                            double *out_lower_after);
+
+/**
  * A COPA plan (seed 002, §4) for the raw applicant row `raw`
  * (`raw_len == n_features`): only the value slots of mutable contiguous
  * features move, within their actionable ranges and directions; every option
