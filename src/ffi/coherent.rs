@@ -367,7 +367,21 @@ pub unsafe extern "C" fn cfx_coherent_explain_batch(
         cfg.batch_threads = cfg.threads;
         cfg.threads = 1;
         let rows: Vec<Vec<f64>> = data.chunks(d.max(1)).map(<[f64]>::to_vec).collect();
-        let explained = explain_batch(&s, m.as_ref(), &rows, &cfg, false)?;
+        // The scoped workers run under one coordinating thread: `thread::scope`
+        // on the caller's thread would make std allocate a `Thread` record for
+        // it that is never freed when that thread is a C main thread (valgrind
+        // reports it as possibly lost). A panic in there is re-raised here, where
+        // the boundary turns it into CFX_STATUS_PANIC.
+        let explained = {
+            let (s, m) = (s.clone(), m.clone());
+            std::thread::Builder::new()
+                .spawn(move || explain_batch(&s, m.as_ref(), &rows, &cfg, false))
+                .map_err(|e| {
+                    FfiError::new(cfx_status::SolverError, format!("cannot start a thread: {e}"))
+                })?
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p))?
+        };
         let entries = explained
             .into_iter()
             .map(|e| {
