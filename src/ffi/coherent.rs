@@ -7,7 +7,7 @@ use super::config::{SolverConfig, cfx_config, cfx_diversity_rule};
 use super::export::{Provenance, result_json};
 use super::handle::{
     ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite_in, optional_out, out_param,
-    write_slice, write_str,
+    write_optional, write_slice, write_str,
 };
 use super::model::cfx_model;
 use super::schema::cfx_schema;
@@ -237,18 +237,14 @@ pub unsafe extern "C" fn cfx_coherent_result_certificate(
     ffi_boundary! {
         let r = arc_ref(result, "result")?;
         let cf = counterfactual(r, k)?;
-        for (p, v) in [
+        write_optional([
             (out_cost, cf.cost),
             (out_score, cf.score),
             (out_probability, cf.probability),
             (out_objective, cf.objective),
             (out_mip_gap, cf.mip_gap),
             (out_solve_seconds, cf.solve_seconds),
-        ] {
-            if let Some(o) = optional_out(p) {
-                o.write(v);
-            }
-        }
+        ]);
         Ok(())
     }
 }

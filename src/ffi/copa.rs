@@ -7,8 +7,8 @@ use super::config::cfx_config;
 use super::data::cfx_dataset;
 use super::export::{Provenance, fingerprint, result_json};
 use super::handle::{
-    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite, finite_in, optional_out,
-    out_param, positive, write_slice, write_str,
+    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite, finite_in, out_param, positive,
+    write_optional, write_slice, write_str,
 };
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
@@ -222,12 +222,10 @@ pub unsafe extern "C" fn cfx_copa_bounds(
         let h = upper_validity_bound(&plan, u, rho)?;
         lo.write(l.value);
         up.write(h.value);
-        if let Some(o) = optional_out(out_lower_status) {
-            o.write(cfx_copa_status::of(&l) as i32);
-        }
-        if let Some(o) = optional_out(out_upper_status) {
-            o.write(cfx_copa_status::of(&h) as i32);
-        }
+        write_optional([
+            (out_lower_status, cfx_copa_status::of(&l) as i32),
+            (out_upper_status, cfx_copa_status::of(&h) as i32),
+        ]);
         Ok(())
     }
 }
@@ -266,12 +264,10 @@ pub unsafe extern "C" fn cfx_copa_correct(
         let c = correct_plan(&plan, u, cfg, None)?;
         let flat: Vec<f64> = c.plan.iter().flat_map(|x| x[1..].iter().copied()).collect();
         write_slice(&flat, buf, cap, out_len, "buf")?;
-        if let Some(o) = optional_out(out_lower_before) {
-            o.write(c.lower_before.value);
-        }
-        if let Some(o) = optional_out(out_lower_after) {
-            o.write(c.lower_after.value);
-        }
+        write_optional([
+            (out_lower_before, c.lower_before.value),
+            (out_lower_after, c.lower_after.value),
+        ]);
         Ok(())
     }
 }
@@ -401,18 +397,13 @@ pub unsafe extern "C" fn cfx_copa_result_metrics(
 ) -> cfx_status {
     ffi_boundary! {
         let p = &arc_ref(result, "result")?.plan;
-        let reals = [
+        write_optional([
             (out_proximity, p.proximity),
             (out_diversity, p.diversity),
             (out_validity, p.validity),
             (out_lower, p.lower.value),
             (out_upper, p.upper.value),
-        ];
-        for (o, v) in reals {
-            if let Some(o) = optional_out(o) {
-                o.write(v);
-            }
-        }
+        ]);
         Ok(())
     }
 }
