@@ -395,6 +395,14 @@ typedef int32_t cfx_copa_status;
 typedef struct ConstraintGroup ConstraintGroup;
 
 /**
+ * The explanations of many applicants, in input order: each applicant has a
+ * status (`CFX_STATUS_OK` when it was explained) and, when explained, a
+ * `cfx_coherent_result`. Thread-safe: may be read from many threads at once
+ * and freed from any thread, exactly once, with `cfx_coherent_batch_free`.
+ */
+typedef struct cfx_coherent_batch cfx_coherent_batch;
+
+/**
  * The explanation of one applicant. Thread-safe: may be read from many
  * threads at once and freed from any thread, exactly once, with
  * `cfx_coherent_result_free`.
@@ -657,6 +665,84 @@ cfx_status cfx_coherent_result_to_json(const struct cfx_coherent_result *result,
 void cfx_coherent_result_free(const struct cfx_coherent_result *result);
 
 /**
+ * The optimal coherent counterfactual of each of `n_rows` applicants
+ * (`rows`: `n_rows × n_features` raw values, row-major; `rows_len` must equal
+ * `n_rows × n_features`, else `DIMENSION_MISMATCH`; NULL only with
+ * `n_rows == 0`, which gives an empty batch). The configuration's thread count
+ * (`cfx_config_builder_set_threads`, default 1) is the number of applicants
+ * solved at once; each solve uses one HiGHS thread, so applicant `i`'s answer
+ * equals `cfx_coherent_explain` of row `i` with one thread, whatever the
+ * count. An applicant that cannot be explained (already accepted, incoherent)
+ * does not fail the call: its status and message are read with
+ * `cfx_coherent_batch_status`/`cfx_coherent_batch_error`. Errors of the call
+ * itself: `NULL_ARGUMENT`, `DIMENSION_MISMATCH`, `INVALID_ARGUMENT` (a NaN or
+ * infinite value, an MLP model, a bad configuration). `*out_batch` is owned by
+ * the caller. Thread-safe (schema, model and config are only read).
+ */
+cfx_status cfx_coherent_explain_batch(const struct cfx_schema *schema,
+                                      const struct cfx_model *model,
+                                      const struct cfx_config *config,
+                                      const double *rows,
+                                      size_t rows_len,
+                                      size_t n_rows,
+                                      const struct cfx_coherent_batch **out_batch);
+
+/**
+ * The number of applicants in the batch (`n_rows` of the call). Thread-safe.
+ */
+cfx_status cfx_coherent_batch_count(const struct cfx_coherent_batch *batch, size_t *out_count);
+
+/**
+ * The status of applicant `i` (a `cfx_status` value: `CFX_STATUS_OK` when it
+ * was explained, else why not, e.g. `CFX_STATUS_INVALID_ARGUMENT` for an
+ * applicant already accepted). `NOT_FOUND` when `i` is out of range.
+ * Thread-safe.
+ */
+cfx_status cfx_coherent_batch_status(const struct cfx_coherent_batch *batch,
+                                     size_t i,
+                                     int32_t *out_status);
+
+/**
+ * Why applicant `i` was not explained (empty when it was; string buffer
+ * protocol). `NOT_FOUND` when `i` is out of range. Thread-safe.
+ */
+cfx_status cfx_coherent_batch_error(const struct cfx_coherent_batch *batch,
+                                    size_t i,
+                                    char *buf,
+                                    size_t cap,
+                                    size_t *out_len);
+
+/**
+ * The result of applicant `i` as a `cfx_coherent_result` (read it with the
+ * `cfx_coherent_result_*` functions; `*out_result` is a new reference owned by
+ * the caller, free it with `cfx_coherent_result_free`; the batch may be freed
+ * first). When the applicant was not explained, returns its status with its
+ * message as the last error; `NOT_FOUND` when `i` is out of range.
+ * Thread-safe.
+ */
+cfx_status cfx_coherent_batch_result(const struct cfx_coherent_batch *batch,
+                                     size_t i,
+                                     const struct cfx_coherent_result **out_result);
+
+/**
+ * The batch as versioned JSON (kind `"coherent_batch"`; string buffer
+ * protocol): `result.applicants` lists, in input order, each applicant's
+ * status name, error message (null when explained) and explanation (as in
+ * `cfx_coherent_result_to_json`, without solve times; null when not
+ * explained). Thread-safe.
+ */
+cfx_status cfx_coherent_batch_to_json(const struct cfx_coherent_batch *batch,
+                                      char *buf,
+                                      size_t cap,
+                                      size_t *out_len);
+
+/**
+ * Releases a batch. Results taken from it with `cfx_coherent_batch_result`
+ * stay valid. NULL is a no-op. Any thread, once.
+ */
+void cfx_coherent_batch_free(const struct cfx_coherent_batch *batch);
+
+/**
  * A new builder with every setting unset (each method's defaults apply).
  * `*out_builder` is owned by the caller.
  */
@@ -851,6 +937,29 @@ cfx_status cfx_copa_bounds(const struct cfx_uncertainty *uncertainty,
                            double *out_upper,
                            int32_t *out_lower_status,
                            int32_t *out_upper_status);
+
+/**
+ * Corrects a plan (seed 002, §3): the Requirement projection of every option
+ * onto {x : μ̂ᵀx̃ ≥ 0.1}, then the Mahalanobis improvement (perturbation
+ * limit `delta` ≥ 0) of the ⌈J/2⌉ options with the largest dual weights of
+ * L* at radius `rho` (finite, ≥ 0). Every coordinate may move (no schema
+ * constraints). `options` as in `cfx_copa_bounds` (`n_options × dim`, no
+ * intercept); the corrected options go to `buf` in the same layout (buffer
+ * protocol, `n_options × dim` values). `out_lower_before`/`out_lower_after`
+ * (may be NULL) receive L* of the plan as given and as corrected (NaN when a
+ * solve was not usable). Thread-safe.
+ */
+cfx_status cfx_copa_correct(const struct cfx_uncertainty *uncertainty,
+                            const double *options,
+                            size_t n_options,
+                            size_t dim,
+                            double rho,
+                            double delta,
+                            double *buf,
+                            size_t cap,
+                            size_t *out_len,
+                            double *out_lower_before,
+                            double *out_lower_after);
 
 /**
  * A COPA plan (seed 002, §4) for the raw applicant row `raw`

@@ -17,6 +17,8 @@ grep -q 'cfx_robust_generate' "$root/include/cfx.h" && defines="$defines -define
 grep -q 'cfx_coherent_explain' "$root/include/cfx.h" && defines="$defines -define:CFX_COHERENT"
 grep -q 'cfx_policy_train' "$root/include/cfx.h" && defines="$defines -define:CFX_SEQUENTIAL"
 grep -q 'cfx_copa_plan_new' "$root/include/cfx.h" && defines="$defines -define:CFX_COPA"
+grep -q 'cfx_copa_correct' "$root/include/cfx.h" && defines="$defines -define:CFX_COPA_CORRECT"
+grep -q 'cfx_coherent_explain_batch' "$root/include/cfx.h" && defines="$defines -define:CFX_COHERENT_BATCH"
 echo "csharp: building with:${defines:- (core only)}"
 
 mkdir -p "$here/build"

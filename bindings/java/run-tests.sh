@@ -24,6 +24,8 @@ if grep -q 'cfx_robust_generate' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JN
 if grep -q 'cfx_coherent_explain' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_COHERENT); fi
 if grep -q 'cfx_policy_train' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_SEQUENTIAL); fi
 if grep -q 'cfx_copa_plan_new' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_COPA); fi
+if grep -q 'cfx_copa_correct' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_COPA_CORRECT); fi
+if grep -q 'cfx_coherent_explain_batch' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_COHERENT_BATCH); fi
 gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -DCFX_TESTING "${FEATURES[@]}" \
   -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -I"$ROOT/include" \
   "$HERE/src/main/c/cfx_jni.c" -o "$BUILD/native/libcfx_jni.so" \

@@ -21,5 +21,19 @@ if (isTRUE(cfx_families()[["copa"]])) {
   e3 <- tryCatch(cfx_copa_option(pl, 9), error = function(e) e)
   cfx_free(u); cfx_free(u)
 }
+if (isTRUE(cfx_families()[["copa_correct"]])) {
+  u <- cfx_uncertainty(c(-1, 2, 1), diag(c(0.5, 0.2, 0.3)))
+  cc <- cfx_copa_correct(u, rbind(c(0.2, 0.1), c(0.8, 0.5)), rho = 0, delta = 0.1)
+  e4 <- tryCatch(cfx_copa_correct(u, c(1, 2, 3)), error = function(e) e)
+}
+if (isTRUE(cfx_families()[["coherent_batch"]])) {
+  rows <- cfx_raw_rows(sp$test)[1:3, ]
+  b <- cfx_explain_batch(m, rows, s, cfx_config(threads = 2))
+  bs <- cfx_batch_status(b); bj <- cfx_to_json(b)
+  ok <- which(bs$status == "CFX_STATUS_OK")
+  if (length(ok)) br <- as.data.frame(cfx_batch_result(b, ok[1]))
+  e5 <- tryCatch(cfx_batch_result(b, 9), error = function(e) e)
+  cfx_free(b); cfx_free(b)
+}
 cfx_free(m); cfx_free(m); rm(d); invisible(gc())
 cat("done\n")

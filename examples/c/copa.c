@@ -42,6 +42,15 @@ int main(void) {
   printf("2 options, rho 0.1: L* %.4f (status %d), U* %.4f (status %d)\n", lower, ls, upper,
          us);
 
+  /* Correction of a plan whose first option the mean model rejects. */
+  {
+    const double weak[4] = {0.2, 0.1, 0.8, 0.5};
+    double fixed[4], before = -1.0, after = -1.0;
+    CHECK(cfx_copa_correct(unc, weak, 2, 2, 0.0, 0.1, fixed, 4, &n, &before, &after));
+    printf("correction: %zu values, L* before %.4f, raised: %s\n", n, before,
+           yes(after > before));
+  }
+
   /* A plan for a German credit applicant. */
   CHECK(cfx_dataset_load_german(NULL, &data));
   CHECK(cfx_dataset_holdout_split(data, &train, &test));

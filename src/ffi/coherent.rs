@@ -7,12 +7,14 @@ use super::config::{SolverConfig, cfx_config, cfx_diversity_rule};
 use super::export::{Provenance, result_json};
 use super::handle::{
     ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite_in, optional_out, out_param,
-    write_slice, write_str,
+    write_optional, write_slice, write_str,
 };
 use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
-use crate::coherent::{Config, DiversityRule, Explanation, Outcome, explain, explain_diverse};
+use crate::coherent::{
+    Config, DiversityRule, Explanation, Outcome, explain, explain_batch, explain_diverse,
+};
 use crate::model::AnyModel;
 use crate::schema::Schema;
 use std::ffi::c_char;
@@ -235,18 +237,14 @@ pub unsafe extern "C" fn cfx_coherent_result_certificate(
     ffi_boundary! {
         let r = arc_ref(result, "result")?;
         let cf = counterfactual(r, k)?;
-        for (p, v) in [
+        write_optional([
             (out_cost, cf.cost),
             (out_score, cf.score),
             (out_probability, cf.probability),
             (out_objective, cf.objective),
             (out_mip_gap, cf.mip_gap),
             (out_solve_seconds, cf.solve_seconds),
-        ] {
-            if let Some(o) = optional_out(p) {
-                o.write(v);
-            }
-        }
+        ]);
         Ok(())
     }
 }
@@ -267,6 +265,20 @@ pub unsafe extern "C" fn cfx_coherent_result_describe(
     }
 }
 
+/// An explanation as JSON without its solve times, so the exported bytes
+/// depend only on the inputs.
+fn explanation_json(e: &Explanation) -> FfiResult<serde_json::Value> {
+    let mut v = serde_json::to_value(e).map_err(crate::Error::from)?;
+    if let Some(cfs) = v.get_mut("counterfactuals").and_then(|c| c.as_array_mut()) {
+        for cf in cfs {
+            if let Some(o) = cf.as_object_mut() {
+                o.remove("solve_seconds");
+            }
+        }
+    }
+    Ok(v)
+}
+
 /// The result as versioned JSON (kind `"coherent"`; string buffer protocol).
 /// Solve times are left out so the bytes depend only on the inputs; read them
 /// with `cfx_coherent_result_certificate`. Thread-safe.
@@ -279,14 +291,7 @@ pub unsafe extern "C" fn cfx_coherent_result_to_json(
 ) -> cfx_status {
     ffi_boundary! {
         let r = arc_ref(result, "result")?;
-        let mut v = serde_json::to_value(&r.explanation).map_err(crate::Error::from)?;
-        if let Some(cfs) = v.get_mut("counterfactuals").and_then(|c| c.as_array_mut()) {
-            for cf in cfs {
-                if let Some(o) = cf.as_object_mut() {
-                    o.remove("solve_seconds");
-                }
-            }
-        }
+        let v = explanation_json(&r.explanation)?;
         let p = Provenance {
             schema: Some(&r.schema),
             model: Some(&r.model),
@@ -300,6 +305,238 @@ pub unsafe extern "C" fn cfx_coherent_result_to_json(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_coherent_result_free(result: *const cfx_coherent_result) {
     ffi_boundary! { arc_free(result) }
+}
+
+/// The explanations of many applicants, in input order: each applicant has a
+/// status (`CFX_STATUS_OK` when it was explained) and, when explained, a
+/// `cfx_coherent_result`. Thread-safe: may be read from many threads at once
+/// and freed from any thread, exactly once, with `cfx_coherent_batch_free`.
+pub struct cfx_coherent_batch {
+    _private: [u8; 0],
+}
+
+/// The Rust side of a batch: one explained result or refusal per applicant.
+pub struct CoherentBatch {
+    entries: Vec<FfiResult<Arc<CoherentResult>>>,
+    schema: Arc<Schema>,
+    model: Arc<AnyModel>,
+}
+
+unsafe impl ArcHandle for cfx_coherent_batch {
+    type Rust = CoherentBatch;
+}
+
+/// The optimal coherent counterfactual of each of `n_rows` applicants
+/// (`rows`: `n_rows × n_features` raw values, row-major; `rows_len` must equal
+/// `n_rows × n_features`, else `DIMENSION_MISMATCH`; NULL only with
+/// `n_rows == 0`, which gives an empty batch). The configuration's thread count
+/// (`cfx_config_builder_set_threads`, default 1) is the number of applicants
+/// solved at once; each solve uses one HiGHS thread, so applicant `i`'s answer
+/// equals `cfx_coherent_explain` of row `i` with one thread, whatever the
+/// count. An applicant that cannot be explained (already accepted, incoherent)
+/// does not fail the call: its status and message are read with
+/// `cfx_coherent_batch_status`/`cfx_coherent_batch_error`. Errors of the call
+/// itself: `NULL_ARGUMENT`, `DIMENSION_MISMATCH`, `INVALID_ARGUMENT` (a NaN or
+/// infinite value, an MLP model, a bad configuration). `*out_batch` is owned by
+/// the caller. Thread-safe (schema, model and config are only read).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_coherent_explain_batch(
+    schema: *const cfx_schema,
+    model: *const cfx_model,
+    config: *const cfx_config,
+    rows: *const f64,
+    rows_len: usize,
+    n_rows: usize,
+    out_batch: *mut *const cfx_coherent_batch,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_batch, "out_batch")?;
+        let s = arc_clone(schema, "schema")?;
+        let m = arc_clone(model, "model")?;
+        let d = s.n_features();
+        let len = n_rows
+            .checked_mul(d)
+            .ok_or_else(|| FfiError::invalid("n_rows × n_features overflows"))?;
+        crate::error::check_len("rows_len (n_rows × n_features)", len, rows_len)?;
+        let data = finite_in(rows, rows_len, "rows")?;
+        let mut cfg = core_config(config)?;
+        cfg.batch_threads = cfg.threads;
+        cfg.threads = 1;
+        let rows: Vec<Vec<f64>> = data.chunks(d.max(1)).map(<[f64]>::to_vec).collect();
+        // The scoped workers run under one coordinating thread: `thread::scope`
+        // on the caller's thread would make std allocate a `Thread` record for
+        // it that is never freed when that thread is a C main thread (valgrind
+        // reports it as possibly lost). A panic in there is re-raised here, where
+        // the boundary turns it into CFX_STATUS_PANIC.
+        let explained = {
+            let (s, m) = (s.clone(), m.clone());
+            std::thread::Builder::new()
+                .spawn(move || explain_batch(&s, m.as_ref(), &rows, &cfg, false))
+                .map_err(|e| {
+                    FfiError::new(cfx_status::SolverError, format!("cannot start a thread: {e}"))
+                })?
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p))?
+        };
+        let entries = explained
+            .into_iter()
+            .map(|e| {
+                e.map(|explanation| {
+                    Arc::new(CoherentResult {
+                        explanation,
+                        schema: s.clone(),
+                        model: m.clone(),
+                    })
+                })
+                .map_err(FfiError::from)
+            })
+            .collect();
+        out.write(arc_into_raw(Arc::new(CoherentBatch {
+            entries,
+            schema: s,
+            model: m,
+        })));
+        Ok(())
+    }
+}
+
+fn entry(b: &CoherentBatch, i: usize) -> FfiResult<&FfiResult<Arc<CoherentResult>>> {
+    let n = b.entries.len();
+    b.entries.get(i).ok_or_else(|| {
+        FfiError::new(
+            cfx_status::NotFound,
+            format!("applicant {i} does not exist (the batch has {n})"),
+        )
+    })
+}
+
+/// The number of applicants in the batch (`n_rows` of the call). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_coherent_batch_count(
+    batch: *const cfx_coherent_batch,
+    out_count: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_count, "out_count")?;
+        out.write(arc_ref(batch, "batch")?.entries.len());
+        Ok(())
+    }
+}
+
+/// The status of applicant `i` (a `cfx_status` value: `CFX_STATUS_OK` when it
+/// was explained, else why not, e.g. `CFX_STATUS_INVALID_ARGUMENT` for an
+/// applicant already accepted). `NOT_FOUND` when `i` is out of range.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_coherent_batch_status(
+    batch: *const cfx_coherent_batch,
+    i: usize,
+    out_status: *mut i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_status, "out_status")?;
+        let e = entry(arc_ref(batch, "batch")?, i)?;
+        out.write(match e {
+            Ok(_) => cfx_status::Ok,
+            Err(f) => f.status,
+        } as i32);
+        Ok(())
+    }
+}
+
+/// Why applicant `i` was not explained (empty when it was; string buffer
+/// protocol). `NOT_FOUND` when `i` is out of range. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_coherent_batch_error(
+    batch: *const cfx_coherent_batch,
+    i: usize,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let e = entry(arc_ref(batch, "batch")?, i)?;
+        let msg = e.as_ref().err().map_or("", |f| f.message.as_str());
+        write_str(msg, buf, cap, out_len, "buf")
+    }
+}
+
+/// The result of applicant `i` as a `cfx_coherent_result` (read it with the
+/// `cfx_coherent_result_*` functions; `*out_result` is a new reference owned by
+/// the caller, free it with `cfx_coherent_result_free`; the batch may be freed
+/// first). When the applicant was not explained, returns its status with its
+/// message as the last error; `NOT_FOUND` when `i` is out of range.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_coherent_batch_result(
+    batch: *const cfx_coherent_batch,
+    i: usize,
+    out_result: *mut *const cfx_coherent_result,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_result, "out_result")?;
+        match entry(arc_ref(batch, "batch")?, i)? {
+            Ok(r) => {
+                out.write(arc_into_raw(r.clone()));
+                Ok(())
+            }
+            Err(f) => Err(FfiError::new(f.status, format!("applicant {i}: {}", f.message))),
+        }
+    }
+}
+
+/// One applicant of a batch in the JSON export.
+#[derive(serde::Serialize)]
+struct BatchEntryJson<'a> {
+    status: &'a str,
+    error: Option<&'a str>,
+    explanation: Option<serde_json::Value>,
+}
+
+/// The batch as versioned JSON (kind `"coherent_batch"`; string buffer
+/// protocol): `result.applicants` lists, in input order, each applicant's
+/// status name, error message (null when explained) and explanation (as in
+/// `cfx_coherent_result_to_json`, without solve times; null when not
+/// explained). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_coherent_batch_to_json(
+    batch: *const cfx_coherent_batch,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let b = arc_ref(batch, "batch")?;
+        let mut applicants = Vec::with_capacity(b.entries.len());
+        for e in &b.entries {
+            applicants.push(match e {
+                Ok(r) => BatchEntryJson {
+                    status: "CFX_STATUS_OK",
+                    error: None,
+                    explanation: Some(explanation_json(&r.explanation)?),
+                },
+                Err(f) => BatchEntryJson {
+                    status: f.status.name().to_str().unwrap_or("CFX_STATUS_UNKNOWN"),
+                    error: Some(&f.message),
+                    explanation: None,
+                },
+            });
+        }
+        let p = Provenance {
+            schema: Some(&b.schema),
+            model: Some(&b.model),
+            ..Default::default()
+        };
+        let v = serde_json::json!({ "applicants": applicants });
+        write_str(&result_json("coherent_batch", &p, &v)?, buf, cap, out_len, "buf")
+    }
+}
+
+/// Releases a batch. Results taken from it with `cfx_coherent_batch_result`
+/// stay valid. NULL is a no-op. Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_coherent_batch_free(batch: *const cfx_coherent_batch) {
+    ffi_boundary! { arc_free(batch) }
 }
 
 #[cfg(test)]
@@ -385,6 +622,194 @@ mod tests {
                 cfx_coherent_explain(s, m, std::ptr::null(), nan.as_ptr(), 2, &mut r),
                 cfx_status::InvalidArgument
             );
+            arc_free(s);
+            arc_free(m);
+        }
+    }
+
+    /// A configuration with `threads` solver threads, through the C builder.
+    fn threads_config(threads: usize) -> *const cfx_config {
+        use super::super::config::{
+            cfx_config_build, cfx_config_builder_new, cfx_config_builder_set_threads,
+        };
+        let mut b = std::ptr::null_mut();
+        let mut c = std::ptr::null();
+        unsafe {
+            assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+            assert_eq!(cfx_config_builder_set_threads(b, threads), cfx_status::Ok);
+            assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
+        }
+        c
+    }
+
+    fn json_of(r: *const cfx_coherent_result) -> String {
+        let mut n = 0;
+        let mut buf = vec![0 as c_char; 1 << 16];
+        unsafe {
+            assert_eq!(
+                cfx_coherent_result_to_json(r, buf.as_mut_ptr(), buf.len(), &mut n),
+                cfx_status::Ok
+            );
+            std::ffi::CStr::from_ptr(buf.as_ptr())
+                .to_str()
+                .unwrap()
+                .to_string()
+        }
+    }
+
+    #[test]
+    fn batch_equals_the_single_applicant_call_for_every_row() {
+        let (s, m) = inputs();
+        // Row 2 is already accepted: its status is INVALID_ARGUMENT, the others are explained.
+        let rows = [20.0, 30.0, 0.0, 18.0, 90.0, 30.0, 30.0, 50.0, 5.0, 60.0];
+        for threads in [1, 2, 3] {
+            let c = threads_config(threads);
+            unsafe {
+                let mut b = std::ptr::null();
+                assert_eq!(
+                    cfx_coherent_explain_batch(s, m, c, rows.as_ptr(), 10, 5, &mut b),
+                    cfx_status::Ok
+                );
+                let mut n = 0;
+                assert_eq!(cfx_coherent_batch_count(b, &mut n), cfx_status::Ok);
+                assert_eq!(n, 5);
+                for (i, row) in rows.chunks(2).enumerate() {
+                    let mut single = std::ptr::null();
+                    let st1 =
+                        cfx_coherent_explain(s, m, std::ptr::null(), row.as_ptr(), 2, &mut single);
+                    let mut st = -1;
+                    assert_eq!(cfx_coherent_batch_status(b, i, &mut st), cfx_status::Ok);
+                    assert_eq!(st, st1 as i32, "applicant {i}");
+                    let mut r = std::ptr::null();
+                    let st2 = cfx_coherent_batch_result(b, i, &mut r);
+                    assert_eq!(st2, st1, "applicant {i}");
+                    let last = crate::ffi::error::last_error();
+                    let mut len = 0;
+                    let mut msg = vec![0 as c_char; 512];
+                    assert_eq!(
+                        cfx_coherent_batch_error(b, i, msg.as_mut_ptr(), 512, &mut len),
+                        cfx_status::Ok
+                    );
+                    if st1 == cfx_status::Ok {
+                        assert_eq!(len, 1, "empty message");
+                        assert_eq!(json_of(r), json_of(single), "applicant {i}");
+                        for k in 0..2 {
+                            let (mut a, mut z) = (f64::NAN, f64::NAN);
+                            let null = std::ptr::null_mut();
+                            let ca = cfx_coherent_result_certificate(
+                                r, k, &mut a, null, null, null, null, null,
+                            );
+                            let cz = cfx_coherent_result_certificate(
+                                single, k, &mut z, null, null, null, null, null,
+                            );
+                            assert_eq!(ca, cz);
+                            assert_eq!(a.to_bits(), z.to_bits());
+                        }
+                        cfx_coherent_result_free(r);
+                        cfx_coherent_result_free(single);
+                    } else {
+                        assert!(r.is_null());
+                        assert_eq!(i, 2);
+                        assert!(len > 1);
+                        let text = std::ffi::CStr::from_ptr(msg.as_ptr()).to_str().unwrap();
+                        assert_eq!(last.unwrap(), format!("applicant 2: {text}"));
+                    }
+                }
+                assert_eq!(
+                    cfx_coherent_batch_status(b, 5, &mut 0),
+                    cfx_status::NotFound
+                );
+                let mut len = 0;
+                assert_eq!(
+                    cfx_coherent_batch_to_json(b, std::ptr::null_mut(), 0, &mut len),
+                    cfx_status::BufferTooSmall
+                );
+                let mut buf = vec![0 as c_char; len];
+                assert_eq!(
+                    cfx_coherent_batch_to_json(b, buf.as_mut_ptr(), len, &mut len),
+                    cfx_status::Ok
+                );
+                let text = std::ffi::CStr::from_ptr(buf.as_ptr()).to_str().unwrap();
+                let v: serde_json::Value = serde_json::from_str(text).unwrap();
+                assert_eq!(v["kind"], "coherent_batch");
+                let a = v["result"]["applicants"].as_array().unwrap();
+                assert_eq!(a.len(), 5);
+                assert_eq!(a[0]["status"], "CFX_STATUS_OK");
+                assert_eq!(a[2]["status"], "CFX_STATUS_INVALID_ARGUMENT");
+                assert!(a[2]["explanation"].is_null());
+                assert!(
+                    a[0]["explanation"]["counterfactuals"][0]
+                        .get("solve_seconds")
+                        .is_none()
+                );
+                cfx_coherent_batch_free(b);
+                super::super::config::cfx_config_free(c);
+            }
+        }
+        arc_free(s);
+        arc_free(m);
+    }
+
+    #[test]
+    fn batch_misuse_is_refused_without_writing() {
+        let (s, m) = inputs();
+        let null = std::ptr::null();
+        let sentinel = 0x10 as *const cfx_coherent_batch;
+        unsafe {
+            let mut b = sentinel;
+            // NULL rows with n > 0.
+            assert_eq!(
+                cfx_coherent_explain_batch(s, m, null, std::ptr::null(), 4, 2, &mut b),
+                cfx_status::NullArgument
+            );
+            assert_eq!(b, sentinel);
+            // Wrong length (n·d = 4).
+            let rows = [20.0, 30.0, 10.0, 40.0, 1.0];
+            for len in [3, 5, 0] {
+                assert_eq!(
+                    cfx_coherent_explain_batch(s, m, null, rows.as_ptr(), len, 2, &mut b),
+                    cfx_status::DimensionMismatch
+                );
+            }
+            assert_eq!(b, sentinel);
+            // Overflowing n.
+            assert_eq!(
+                cfx_coherent_explain_batch(s, m, null, rows.as_ptr(), 4, usize::MAX, &mut b),
+                cfx_status::InvalidArgument
+            );
+            // NaN anywhere refuses the whole call.
+            let nan = [20.0, 30.0, 10.0, f64::NAN];
+            assert_eq!(
+                cfx_coherent_explain_batch(s, m, null, nan.as_ptr(), 4, 2, &mut b),
+                cfx_status::InvalidArgument
+            );
+            assert_eq!(b, sentinel);
+            // NULL handles and out-parameter.
+            assert_eq!(
+                cfx_coherent_explain_batch(std::ptr::null(), m, null, rows.as_ptr(), 4, 2, &mut b),
+                cfx_status::NullArgument
+            );
+            assert_eq!(
+                cfx_coherent_explain_batch(s, m, null, rows.as_ptr(), 4, 2, std::ptr::null_mut()),
+                cfx_status::NullArgument
+            );
+            assert_eq!(b, sentinel);
+            // n = 0: an empty batch (NULL rows allowed).
+            assert_eq!(
+                cfx_coherent_explain_batch(s, m, null, std::ptr::null(), 0, 0, &mut b),
+                cfx_status::Ok
+            );
+            let mut n = 7;
+            assert_eq!(cfx_coherent_batch_count(b, &mut n), cfx_status::Ok);
+            assert_eq!(n, 0);
+            let mut r = std::ptr::null();
+            assert_eq!(
+                cfx_coherent_batch_result(b, 0, &mut r),
+                cfx_status::NotFound
+            );
+            assert!(r.is_null());
+            cfx_coherent_batch_free(b);
+            cfx_coherent_batch_free(std::ptr::null());
             arc_free(s);
             arc_free(m);
         }

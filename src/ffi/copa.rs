@@ -7,14 +7,15 @@ use super::config::cfx_config;
 use super::data::cfx_dataset;
 use super::export::{Provenance, fingerprint, result_json};
 use super::handle::{
-    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite, finite_in, optional_out,
-    out_param, positive, write_slice, write_str,
+    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite, finite_in, out_param, positive,
+    write_optional, write_slice, write_str,
 };
 use super::schema::cfx_schema;
-use super::status::{FfiError, cfx_status};
+use super::status::{FfiError, FfiResult, cfx_status};
 use crate::plan::{
-    CopaConfig, CopaPlan, EnsembleConfig, ModelUncertainty, SolveStatus, TrivialCase,
-    ValidityBound, copa_plan, lower_validity_bound, upper_validity_bound, with_intercept,
+    CopaConfig, CopaPlan, CorrectionConfig, EnsembleConfig, ModelUncertainty, SolveStatus,
+    TrivialCase, ValidityBound, copa_plan, correct_plan, lower_validity_bound,
+    upper_validity_bound, with_intercept,
 };
 use crate::schema::Schema;
 use serde::Serialize;
@@ -179,6 +180,18 @@ pub unsafe extern "C" fn cfx_uncertainty_free(uncertainty: *const cfx_uncertaint
     }
 }
 
+/// `n_options × dim` encoded rows (no intercept) as options with the intercept.
+fn plan_in(options: *const f64, n_options: usize, dim: usize) -> FfiResult<Vec<Vec<f64>>> {
+    let len = n_options
+        .checked_mul(dim)
+        .ok_or_else(|| FfiError::invalid("n_options × dim overflows".to_string()))?;
+    let xs = finite_in(options, len, "options")?;
+    if dim == 0 {
+        return Err(FfiError::invalid("dim must be ≥ 1".to_string()));
+    }
+    Ok(xs.chunks(dim).map(with_intercept).collect())
+}
+
 /// The bounds L* ≤ P(every option stays valid) ≤ U* of a plan under the
 /// future model, over every law within Gelbrich distance `rho` (finite, ≥ 0)
 /// of the moments (seed 002, Theorems 2.2–2.3). `options` holds `n_options`
@@ -203,25 +216,58 @@ pub unsafe extern "C" fn cfx_copa_bounds(
         let lo = out_param(out_lower, "out_lower")?;
         let up = out_param(out_upper, "out_upper")?;
         let u = arc_ref(uncertainty, "uncertainty")?;
-        let len = n_options
-            .checked_mul(dim)
-            .ok_or_else(|| FfiError::invalid("n_options × dim overflows".to_string()))?;
-        let xs = finite_in(options, len, "options")?;
-        if dim == 0 {
-            return Err(FfiError::invalid("dim must be ≥ 1".to_string()));
-        }
+        let plan = plan_in(options, n_options, dim)?;
         let rho = finite(rho, "rho")?;
-        let plan: Vec<Vec<f64>> = xs.chunks(dim).map(with_intercept).collect();
         let l = lower_validity_bound(&plan, u, rho)?;
         let h = upper_validity_bound(&plan, u, rho)?;
         lo.write(l.value);
         up.write(h.value);
-        if let Some(o) = optional_out(out_lower_status) {
-            o.write(cfx_copa_status::of(&l) as i32);
-        }
-        if let Some(o) = optional_out(out_upper_status) {
-            o.write(cfx_copa_status::of(&h) as i32);
-        }
+        write_optional([
+            (out_lower_status, cfx_copa_status::of(&l) as i32),
+            (out_upper_status, cfx_copa_status::of(&h) as i32),
+        ]);
+        Ok(())
+    }
+}
+
+/// Corrects a plan (seed 002, §3): the Requirement projection of every option
+/// onto {x : μ̂ᵀx̃ ≥ 0.1}, then the Mahalanobis improvement (perturbation
+/// limit `delta` ≥ 0) of the ⌈J/2⌉ options with the largest dual weights of
+/// L* at radius `rho` (finite, ≥ 0). Every coordinate may move (no schema
+/// constraints). `options` as in `cfx_copa_bounds` (`n_options × dim`, no
+/// intercept); the corrected options go to `buf` in the same layout (buffer
+/// protocol, `n_options × dim` values). `out_lower_before`/`out_lower_after`
+/// (may be NULL) receive L* of the plan as given and as corrected (NaN when a
+/// solve was not usable). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_correct(
+    uncertainty: *const cfx_uncertainty,
+    options: *const f64,
+    n_options: usize,
+    dim: usize,
+    rho: f64,
+    delta: f64,
+    buf: *mut f64,
+    cap: usize,
+    out_len: *mut usize,
+    out_lower_before: *mut f64,
+    out_lower_after: *mut f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let u = arc_ref(uncertainty, "uncertainty")?;
+        let plan = plan_in(options, n_options, dim)?;
+        let cfg = CorrectionConfig {
+            rho: finite(rho, "rho")?,
+            delta: finite(delta, "delta")?,
+            ..CorrectionConfig::default()
+        };
+        let c = correct_plan(&plan, u, cfg, None)?;
+        let flat: Vec<f64> = c.plan.iter().flat_map(|x| x[1..].iter().copied()).collect();
+        write_slice(&flat, buf, cap, out_len, "buf")?;
+        write_optional([
+            (out_lower_before, c.lower_before.value),
+            (out_lower_after, c.lower_after.value),
+        ]);
         Ok(())
     }
 }
@@ -351,18 +397,13 @@ pub unsafe extern "C" fn cfx_copa_result_metrics(
 ) -> cfx_status {
     ffi_boundary! {
         let p = &arc_ref(result, "result")?.plan;
-        let reals = [
+        write_optional([
             (out_proximity, p.proximity),
             (out_diversity, p.diversity),
             (out_validity, p.validity),
             (out_lower, p.lower.value),
             (out_upper, p.upper.value),
-        ];
-        for (o, v) in reals {
-            if let Some(o) = optional_out(o) {
-                o.write(v);
-            }
-        }
+        ]);
         Ok(())
     }
 }
@@ -419,5 +460,147 @@ pub unsafe extern "C" fn cfx_copa_result_to_json(
 pub unsafe extern "C" fn cfx_copa_result_free(result: *const cfx_copa_result) {
     ffi_boundary! {
         arc_free(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ptr;
+
+    fn toy() -> *const cfx_uncertainty {
+        let mean = [-1.0, 2.0, 1.0];
+        let cov = [0.5, 0.0, 0.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.3];
+        let mut u = ptr::null();
+        let st = unsafe { cfx_uncertainty_new(mean.as_ptr(), 3, cov.as_ptr(), 9, &mut u) };
+        assert_eq!(st, cfx_status::Ok);
+        u
+    }
+
+    #[test]
+    fn one_option_lower_bound_is_cantelli() {
+        let u = toy();
+        let x = [0.8, 0.5];
+        let (mut lo, mut up, mut ls, mut us) = (0.0, 0.0, -1, -1);
+        let st = unsafe {
+            cfx_copa_bounds(u, x.as_ptr(), 1, 2, 0.0, &mut lo, &mut up, &mut ls, &mut us)
+        };
+        assert_eq!(st, cfx_status::Ok);
+        let mu: f64 = -1.0 + 2.0 * 0.8 + 0.5;
+        let s2 = 0.5 + 0.2 * 0.64 + 0.3 * 0.25;
+        assert!((lo - mu * mu / (mu * mu + s2)).abs() < 1e-5, "{lo}");
+        assert_eq!(up, 1.0);
+        assert_eq!(ls, cfx_copa_status::Optimal as i32);
+        assert_eq!(us, cfx_copa_status::TrivialMeanInside as i32);
+        assert_eq!(
+            cfx_copa_status::from_i32(us),
+            Some(cfx_copa_status::TrivialMeanInside)
+        );
+        assert_eq!(cfx_copa_status::from_i32(9), None);
+        unsafe { cfx_uncertainty_free(u) };
+    }
+
+    #[test]
+    fn misuse_is_refused_without_writing() {
+        let u = toy();
+        let x = [0.8, 0.5];
+        let mut lo = 7.0;
+        let st = unsafe {
+            cfx_copa_bounds(
+                u,
+                x.as_ptr(),
+                1,
+                2,
+                0.0,
+                &mut lo,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        assert_eq!(st, cfx_status::NullArgument);
+        assert_eq!(lo, 7.0);
+        let mut up = 0.0;
+        let st = unsafe {
+            cfx_copa_bounds(
+                u,
+                [0.8, 0.5, 0.1].as_ptr(),
+                1,
+                3,
+                0.0,
+                &mut lo,
+                &mut up,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        assert_eq!(st, cfx_status::DimensionMismatch);
+        let st = unsafe {
+            cfx_copa_bounds(
+                u,
+                x.as_ptr(),
+                1,
+                2,
+                f64::NAN,
+                &mut lo,
+                &mut up,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        assert_eq!(st, cfx_status::InvalidArgument);
+        assert_eq!(lo, 7.0);
+        let bad = [1.0, 0.0];
+        let mut v = ptr::null();
+        let st = unsafe { cfx_uncertainty_new(bad.as_ptr(), 2, bad.as_ptr(), 2, &mut v) };
+        assert_eq!(st, cfx_status::DimensionMismatch);
+        assert!(v.is_null());
+        unsafe { cfx_uncertainty_free(u) };
+    }
+
+    #[test]
+    fn correction_does_not_lower_the_bound() {
+        let u = toy();
+        let x = [0.2, 0.1, 0.8, 0.5];
+        let mut n = 0;
+        let mut buf = [0.0; 4];
+        let (mut before, mut after) = (f64::NAN, f64::NAN);
+        let st = unsafe {
+            cfx_copa_correct(
+                u,
+                x.as_ptr(),
+                2,
+                2,
+                0.0,
+                0.1,
+                buf.as_mut_ptr(),
+                4,
+                &mut n,
+                &mut before,
+                &mut after,
+            )
+        };
+        assert_eq!(st, cfx_status::Ok);
+        assert_eq!(n, 4);
+        assert_eq!(before, 0.0);
+        assert!(after > before, "{after}");
+        let st = unsafe {
+            cfx_copa_correct(
+                u,
+                x.as_ptr(),
+                2,
+                2,
+                0.0,
+                0.1,
+                ptr::null_mut(),
+                0,
+                &mut n,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        assert_eq!(st, cfx_status::BufferTooSmall);
+        assert_eq!(n, 4);
+        unsafe { cfx_uncertainty_free(u) };
     }
 }

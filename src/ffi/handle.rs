@@ -121,6 +121,17 @@ pub(crate) fn optional_out<T>(p: *mut T) -> Option<Out<T>> {
     (!p.is_null()).then_some(Out(p))
 }
 
+/// Writes each value to its optional out-parameter, skipping the NULL ones
+/// ("not wanted"). For getters with several optional outputs, written after
+/// every check has passed.
+pub(crate) fn write_optional<T>(outs: impl IntoIterator<Item = (*mut T, T)>) {
+    for (p, v) in outs {
+        if let Some(o) = optional_out(p) {
+            o.write(v);
+        }
+    }
+}
+
 /// A `(pointer, length)` input array; NULL is accepted only with length 0.
 pub(crate) fn slice_in<'a, T>(p: *const T, len: usize, param: &str) -> FfiResult<&'a [T]> {
     if len == 0 {

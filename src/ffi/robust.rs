@@ -9,16 +9,16 @@
 //! `cfx_estimator_exact_rate`) never allocate on success (tested with a
 //! counting allocator in `tests/robust_no_alloc.rs`).
 
-use super::config::cfx_config;
+use super::config::{SolverConfig, cfx_config};
 use super::export::{Provenance, result_json};
 use super::handle::{
     ArcHandle, BoxHandle, arc_free, arc_into_raw, arc_ref, box_free, box_into_raw, box_mut,
-    enum_in, finite, finite_in, optional_out, out_param, positive, slice_in, write_slice,
-    write_str,
+    enum_in, finite, finite_in, optional_out, out_param, positive, slice_in, write_optional,
+    write_slice, write_str,
 };
 use super::model::cfx_model;
 use super::schema::cfx_schema;
-use super::status::{FfiError, cfx_status};
+use super::status::{FfiError, FfiResult, cfx_status};
 use crate::model::{AnyModel, Model};
 use crate::robust::{
     CrocoConfig, Estimate, Estimator, NoiseModel, ProbeConfig, RobustCounterfactual, Sampling,
@@ -399,6 +399,48 @@ pub unsafe extern "C" fn cfx_estimator_estimate_batch(
     }
 }
 
+/// Runs one generator with the method's defaults overridden by the settings
+/// the C configuration has (unset = the method's default).
+fn generate(
+    method: cfx_robust_method,
+    cfg: &SolverConfig,
+    s: &crate::schema::Schema,
+    m: &AnyModel,
+    n: &NoiseModel,
+    raw: &[f64],
+) -> FfiResult<RobustCounterfactual> {
+    fn set<T>(slot: &mut T, v: Option<T>) {
+        if let Some(v) = v {
+            *slot = v;
+        }
+    }
+    let samples = || cfg.n_samples.map(|v| positive(v, "n_samples")).transpose();
+    Ok(match method {
+        cfx_robust_method::Wachter => {
+            let mut c = WachterConfig::default();
+            set(&mut c.seed, cfg.seed);
+            wachter(s, m, n, raw, &c)?
+        }
+        cfx_robust_method::Probe => {
+            let mut c = ProbeConfig::default();
+            set(&mut c.check_samples, samples()?);
+            set(&mut c.invalidation_target, cfg.target);
+            set(&mut c.target_eps, cfg.target_epsilon);
+            set(&mut c.seed, cfg.seed);
+            probe_method(s, m, n, raw, &c)?
+        }
+        cfx_robust_method::Croco => {
+            let mut c = CrocoConfig::default();
+            set(&mut c.k, samples()?);
+            set(&mut c.m, cfg.bound_m);
+            set(&mut c.robustness_target, cfg.target);
+            set(&mut c.robustness_epsilon, cfg.target_epsilon);
+            set(&mut c.seed, cfg.seed);
+            croco(s, m, n, raw, &c)?
+        }
+    })
+}
+
 /// Generates a robust counterfactual for the raw applicant row `raw`
 /// (`raw_len == n_features`) with `method` (a `cfx_robust_method`) under
 /// `noise`, all searches and evaluations seeded. `config` may be NULL (the
@@ -424,60 +466,14 @@ pub unsafe extern "C" fn cfx_robust_generate(
         let m = arc_ref(model, "model")?;
         let n = arc_ref(noise, "noise")?;
         let method = enum_in(method, "method", cfx_robust_method::from_i32)?;
+        let defaults = SolverConfig::default();
         let cfg = if config.is_null() {
-            None
+            &defaults
         } else {
-            Some(arc_ref(config, "config")?)
+            arc_ref(config, "config")?
         };
         let raw = slice_in(raw, raw_len, "raw")?;
-        let r = match method {
-            cfx_robust_method::Wachter => {
-                let mut c = WachterConfig::default();
-                if let Some(seed) = cfg.and_then(|c| c.seed) {
-                    c.seed = seed;
-                }
-                wachter(s, m, n, raw, &c)?
-            }
-            cfx_robust_method::Probe => {
-                let mut c = ProbeConfig::default();
-                if let Some(cfg) = cfg {
-                    if let Some(v) = cfg.n_samples {
-                        c.check_samples = positive(v, "n_samples")?;
-                    }
-                    if let Some(v) = cfg.target {
-                        c.invalidation_target = v;
-                    }
-                    if let Some(v) = cfg.target_epsilon {
-                        c.target_eps = v;
-                    }
-                    if let Some(v) = cfg.seed {
-                        c.seed = v;
-                    }
-                }
-                probe_method(s, m, n, raw, &c)?
-            }
-            cfx_robust_method::Croco => {
-                let mut c = CrocoConfig::default();
-                if let Some(cfg) = cfg {
-                    if let Some(v) = cfg.n_samples {
-                        c.k = positive(v, "n_samples")?;
-                    }
-                    if let Some(v) = cfg.bound_m {
-                        c.m = v;
-                    }
-                    if let Some(v) = cfg.target {
-                        c.robustness_target = v;
-                    }
-                    if let Some(v) = cfg.target_epsilon {
-                        c.robustness_epsilon = v;
-                    }
-                    if let Some(v) = cfg.seed {
-                        c.seed = v;
-                    }
-                }
-                croco(s, m, n, raw, &c)?
-            }
-        };
+        let r = generate(method, cfg, s, m, n, raw)?;
         out.write(arc_into_raw(Arc::new(r)));
         Ok(())
     }
@@ -501,25 +497,18 @@ pub unsafe extern "C" fn cfx_robust_result_summary(
 ) -> cfx_status {
     ffi_boundary! {
         let r = arc_ref(result, "result")?;
-        let ints = [(out_valid, r.valid), (out_target_met, r.target_met)];
-        for (p, v) in ints {
-            if let Some(o) = optional_out(p) {
-                o.write(i32::from(v));
-            }
-        }
-        let reals = [
+        write_optional([
+            (out_valid, i32::from(r.valid)),
+            (out_target_met, i32::from(r.target_met)),
+        ]);
+        write_optional([
             (out_probability, r.probability),
             (out_distance, r.l1_distance),
             (out_gamma, r.invalidation.value),
             (out_theta, r.soft.value),
             (out_bound, r.bound.value),
             (out_confidence, r.bound.confidence),
-        ];
-        for (p, v) in reals {
-            if let Some(o) = optional_out(p) {
-                o.write(v);
-            }
-        }
+        ]);
         Ok(())
     }
 }

@@ -32,7 +32,7 @@ namespace Cfx
     }
 
     /// <summary>Optimal coherent counterfactuals of a logistic model (Russell 2019 mixed-polytope MIP).</summary>
-    public static class Coherent
+    public static partial class Coherent
     {
         /// <summary>The cheapest change that gets a declined applicant accepted, or a proof that
         /// none exists (see <see cref="CoherentResult.Outcome"/>). <paramref name="config"/> may be null.</summary>

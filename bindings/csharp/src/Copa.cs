@@ -38,6 +38,17 @@ namespace Cfx
         public CopaStatus LowerStatus, UpperStatus;
     }
 
+#if CFX_COPA_CORRECT
+    /// <summary>A corrected plan (cfx_copa_correct): the options in the layout given, and L* of the
+    /// plan as given and as corrected (NaN when a solve was not usable).</summary>
+    public struct CopaCorrection
+    {
+        /// <summary>The corrected options (encoded rows without the intercept).</summary>
+        public double[][] Options;
+        public double LowerBefore, LowerAfter;
+    }
+#endif
+
     /// <summary>The figures of a COPA plan.</summary>
     public struct CopaMetrics
     {
@@ -140,6 +151,44 @@ namespace Cfx
             b.UpperStatus = (CopaStatus)us;
             return b;
         }
+
+#if CFX_COPA_CORRECT
+        /// <summary>
+        /// Corrects a plan (seed 002, §3): every option is projected onto {x : μ̂ᵀx̃ ≥ 0.1}, then the
+        /// ⌈J/2⌉ options with the largest dual weights of L* at radius <paramref name="rho"/> get the
+        /// Mahalanobis improvement with perturbation limit <paramref name="delta"/> (≥ 0). Every
+        /// coordinate may move (no schema constraints). Options as in <see cref="Bounds(Uncertainty, double[][], double)"/>.
+        /// Thread-safe.
+        /// </summary>
+        public static CopaCorrection Correct(Uncertainty uncertainty, double[][] options, double rho, double delta)
+        {
+            if (uncertainty == null) throw new ArgumentNullException("uncertainty");
+            if (options == null) throw new ArgumentNullException("options");
+            if (options.Length == 0) throw new ArgumentException("a plan needs at least one option", "options");
+            int dim = -1;
+            foreach (var o in options)
+            {
+                if (o == null) throw new ArgumentNullException("options", "an option is null");
+                if (dim < 0) dim = o.Length;
+                else if (o.Length != dim) throw new ArgumentException("every option must have the same length", "options");
+            }
+            var flat = new double[checked(options.Length * dim)];
+            for (int j = 0; j < options.Length; j++) Array.Copy(options[j], 0, flat, j * dim, dim);
+            // The corrected plan has exactly n_options × dim values: one call, no size query (it would solve twice).
+            var fixedFlat = new double[flat.Length];
+            CopaCorrection c;
+            UIntPtr len;
+            Call.Check(Native.cfx_copa_correct(uncertainty.Handle, flat, (UIntPtr)options.Length, (UIntPtr)dim, rho, delta,
+                fixedFlat, (UIntPtr)fixedFlat.Length, out len, out c.LowerBefore, out c.LowerAfter));
+            c.Options = new double[options.Length][];
+            for (int j = 0; j < options.Length; j++)
+            {
+                c.Options[j] = new double[dim];
+                Array.Copy(fixedFlat, j * dim, c.Options[j], 0, dim);
+            }
+            return c;
+        }
+#endif
 
         /// <summary>
         /// A COPA plan for the raw applicant row <paramref name="raw"/>. The uncertainty must have

@@ -122,6 +122,14 @@ namespace Cfx
     }
 #endif
 
+#if CFX_COHERENT_BATCH
+    internal sealed class CoherentBatchHandle : CfxHandle
+    {
+        public CoherentBatchHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_coherent_batch_free(h); }
+    }
+#endif
+
 #if CFX_SEQUENTIAL
     internal sealed class PolicyHandle : CfxHandle
     {

@@ -346,5 +346,30 @@ namespace Cfx
         internal static extern int cfx_copa_result_to_json(CopaResultHandle result, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_copa_result_free(IntPtr result);
 #endif
+
+#if CFX_COPA_CORRECT // defined by run-tests.sh when include/cfx.h declares cfx_copa_correct
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_correct(UncertaintyHandle uncertainty, [In] double[] options, UIntPtr nOptions,
+            UIntPtr dim, double rho, double delta, [Out] double[] buf, UIntPtr cap, out UIntPtr outLen,
+            out double outLowerBefore, out double outLowerAfter);
+#endif
+
+#if CFX_COHERENT_BATCH // defined by run-tests.sh when include/cfx.h declares cfx_coherent_explain_batch
+        // ---- coherent counterfactuals of many applicants -----------------------------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_explain_batch(SchemaHandle schema, ModelHandle model, ConfigHandle config,
+            [In] double[] rows, UIntPtr rowsLen, UIntPtr nRows, out CoherentBatchHandle outBatch);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_batch_count(CoherentBatchHandle batch, out UIntPtr outCount);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_batch_status(CoherentBatchHandle batch, UIntPtr i, out int outStatus);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_batch_error(CoherentBatchHandle batch, UIntPtr i, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_batch_result(CoherentBatchHandle batch, UIntPtr i, out CoherentResultHandle outResult);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_batch_to_json(CoherentBatchHandle batch, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_coherent_batch_free(IntPtr batch);
+#endif
     }
 }

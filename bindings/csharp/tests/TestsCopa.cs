@@ -58,6 +58,33 @@ public static partial class Tests
         A.Status(Status.DimensionMismatch, () => Uncertainty.FromMoments(ToyMean, new[] { 1.0, 0.0, 0.0, 1.0 }), "cov of 4 values for d = 3");
     }
 
+#if CFX_COPA_CORRECT
+    public static void T_copa_correction_raises_the_lower_bound_as_in_the_C_example()
+    {
+        var weak = new[] { new[] { 0.2, 0.1 }, new[] { 0.8, 0.5 } };
+        using (var u = Uncertainty.FromMoments(ToyMean, ToyCov))
+        {
+            var c = Copa.Correct(u, weak, 0.0, 0.1);
+            A.Eq(2, c.Options.Length, "2 options");
+            A.Eq(4, c.Options.Sum(o => o.Length), "correction: 4 values (C example)");
+            A.Eq("0.0000", F4(c.LowerBefore), "L* before (C example)");
+            A.True(c.LowerAfter > c.LowerBefore, "raised: yes (C example)");
+            // The corrected plan's own bound is the reported L* after.
+            A.Near(c.LowerAfter, Copa.Bounds(u, c.Options, 0.0).Lower, 1e-9, "L* after = bounds of the corrected plan");
+            // The first option is projected onto the Requirement half-space mu^T x~ >= 0.1.
+            var x = c.Options[0];
+            A.True(ToyMean[0] + ToyMean[1] * x[0] + ToyMean[2] * x[1] >= 0.1 - 1e-6, "Requirement projection");
+            var again = Copa.Correct(u, weak, 0.0, 0.1);
+            A.SameBits(c.Options[0].Concat(c.Options[1]).ToArray(), again.Options[0].Concat(again.Options[1]).ToArray(), "same bits");
+            A.Status(Status.InvalidArgument, () => Copa.Correct(u, weak, 0.0, double.NaN), "delta NaN");
+            A.Status(Status.InvalidArgument, () => Copa.Correct(u, weak, -1.0, 0.1), "negative rho");
+            A.Status(Status.DimensionMismatch, () => Copa.Correct(u, new[] { new[] { 1.0, 2.0, 3.0 } }, 0.0, 0.1), "option of d values");
+            A.Throws<ArgumentException>(() => Copa.Correct(u, new[] { new[] { 0.8, 0.5 }, new[] { 0.3 } }, 0.0, 0.1), "ragged options");
+            A.Throws<ArgumentNullException>(() => Copa.Correct(null, weak, 0.0, 0.1), "null uncertainty");
+        }
+    }
+#endif
+
     public static void T_copa_plan_for_a_german_applicant()
     {
         using (var d = Dataset.LoadGerman())

@@ -61,3 +61,46 @@ print.cfx_coherent_result <- function(x, ...) {
   for (l in lines[nzchar(lines)]) cat("  ", l, "\n", sep = "")
   invisible(x)
 }
+
+#' The optimal coherent counterfactual of every applicant (rows of a data
+#' frame or of a raw matrix), solved `threads` applicants at a time (the
+#' configuration's thread count, default 1), one HiGHS thread each: applicant
+#' i's answer equals cfx_explain() of row i. An applicant that cannot be
+#' explained (already accepted, incoherent) does not fail the call: see
+#' cfx_batch_status(). Returns a cfx_coherent_batch.
+cfx_explain_batch <- function(model, applicants, schema, config = NULL) {
+  raw <- .raw_matrix(schema, applicants)
+  .fam_call("coherent_batch", "C_coherent_explain_batch", schema, model, config, raw)
+}
+
+#' One row per applicant of a batch: `status` (the cfx status name,
+#' "CFX_STATUS_OK" when explained) and `error` ("" when explained).
+cfx_batch_status <- function(batch) {
+  n <- length(batch)
+  idx <- seq_len(n) - 1
+  codes <- vapply(idx, function(i) .fam_call("coherent_batch", "C_coherent_batch_status", batch, i), 0L)
+  errors <- vapply(idx, function(i) .fam_call("coherent_batch", "C_coherent_batch_error", batch, i), "")
+  data.frame(status = vapply(codes, cfx_status_name, ""), error = errors, stringsAsFactors = FALSE)
+}
+
+#' The result of applicant `i` (1-based) of a batch, a cfx_coherent_result
+#' that outlives the batch; an applicant that was not explained raises its
+#' own cfx error (e.g. cfx_error_invalid_argument).
+cfx_batch_result <- function(batch, i) {
+  .fam_call("coherent_batch", "C_coherent_batch_result", batch, as.numeric(i) - 1)
+}
+
+length.cfx_coherent_batch <- function(x) {
+  as.integer(.fam_call("coherent_batch", "C_coherent_batch_count", x))
+}
+
+cfx_to_json.cfx_coherent_batch <- function(x) .fam_call("coherent_batch", "C_coherent_batch_to_json", x)
+
+print.cfx_coherent_batch <- function(x, ...) {
+  if (.freed_line(x, "batch")) return(invisible(x))
+  st <- cfx_batch_status(x)
+  ok <- sum(st$status == "CFX_STATUS_OK")
+  cat(sprintf("A cfx batch of %d applicant%s, %d explained\n", nrow(st),
+              if (nrow(st) == 1L) "" else "s", ok))
+  invisible(x)
+}

@@ -95,3 +95,16 @@ print.cfx_uncertainty <- function(x, ...) {
               as.integer(cfx_uncertainty_dim(x))))
   invisible(x)
 }
+
+#' Corrects a plan (seed 002, section 3): every option (a row of `options`,
+#' encoded, without the intercept) is projected onto {x : mean' (1, x) >= 0.1},
+#' then the ceiling(J/2) options with the largest dual weights of L* at radius
+#' `rho` get the Mahalanobis improvement with perturbation limit `delta`
+#' (>= 0). Every coordinate may move (no schema constraints). Returns
+#' list(options = the corrected matrix, lower_before, lower_after): L* of the
+#' plan as given and as corrected (NaN when a solve was not usable).
+cfx_copa_correct <- function(uncertainty, options, rho = 0, delta = 0.1) {
+  if (!is.matrix(options)) options <- matrix(as.numeric(options), nrow = 1L)
+  storage.mode(options) <- "double"
+  .fam_call("copa_correct", "C_copa_correct", uncertainty, options, as.numeric(rho), as.numeric(delta))
+}

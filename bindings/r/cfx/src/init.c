@@ -73,6 +73,24 @@ static const R_CallMethodDef call_methods[] = {
 #ifdef CFX_R_COHERENT
     {"C_coherent_to_json", (DL_FUNC)&C_coherent_to_json, 1},
 #endif
+#ifdef CFX_R_COHERENT_BATCH
+    {"C_coherent_explain_batch", (DL_FUNC)&C_coherent_explain_batch, 4},
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+    {"C_coherent_batch_count", (DL_FUNC)&C_coherent_batch_count, 1},
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+    {"C_coherent_batch_status", (DL_FUNC)&C_coherent_batch_status, 2},
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+    {"C_coherent_batch_error", (DL_FUNC)&C_coherent_batch_error, 2},
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+    {"C_coherent_batch_result", (DL_FUNC)&C_coherent_batch_result, 2},
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+    {"C_coherent_batch_to_json", (DL_FUNC)&C_coherent_batch_to_json, 1},
+#endif
 #ifdef CFX_R_ROBUST
     {"C_noise_gaussian_new", (DL_FUNC)&C_noise_gaussian_new, 2},
 #endif
@@ -186,6 +204,9 @@ static const R_CallMethodDef call_methods[] = {
 #endif
 #ifdef CFX_R_COPA
     {"C_copa_to_json", (DL_FUNC)&C_copa_to_json, 1},
+#endif
+#ifdef CFX_R_COPA_CORRECT
+    {"C_copa_correct", (DL_FUNC)&C_copa_correct, 4},
 #endif
     {NULL, NULL, 0}};
 

@@ -78,7 +78,7 @@ static inline void check(cfx_status st)
 enum kind {
     K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER,
     K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_POLICY, K_PLAN,
-    K_UNCERTAINTY, K_COPA, K_COUNT
+    K_UNCERTAINTY, K_COPA, K_COHERENT_BATCH, K_COUNT
 };
 static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_model",  "cfx_config_builder",
@@ -87,7 +87,7 @@ static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_estimator", "cfx_workspace",
                                         "cfx_robust_result", "cfx_policy",
                                         "cfx_plan", "cfx_uncertainty",
-                                        "cfx_copa_result"};
+                                        "cfx_copa_result", "cfx_coherent_batch"};
 /* Number of handles this shim has released, per kind (finalizer or explicit
  * free): lets the tests prove "exactly once". */
 static double freed_count[K_COUNT];
@@ -117,6 +117,9 @@ static void release(enum kind k, void *addr)
 #ifdef CFX_R_COPA
     case K_UNCERTAINTY: cfx_uncertainty_free((const cfx_uncertainty *)addr); break;
     case K_COPA: cfx_copa_result_free((const cfx_copa_result *)addr); break;
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+    case K_COHERENT_BATCH: cfx_coherent_batch_free((const cfx_coherent_batch *)addr); break;
 #endif
     default: return;
     }
@@ -177,7 +180,8 @@ SEXP C_handle_prot(SEXP p)
 
 SEXP C_families(void)
 {
-    const char *names[] = {"coherent", "robust", "sequential", "copa"};
+    const char *names[] = {"coherent", "robust", "sequential", "copa", "copa_correct",
+                           "coherent_batch"};
     int have[] = {
 #ifdef CFX_R_COHERENT
         1,
@@ -199,10 +203,20 @@ SEXP C_families(void)
 #else
         0,
 #endif
+#ifdef CFX_R_COPA_CORRECT
+        1,
+#else
+        0,
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+        1,
+#else
+        0,
+#endif
     };
-    SEXP out = PROTECT(Rf_allocVector(LGLSXP, 4));
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 4));
-    for (int i = 0; i < 4; i++) {
+    SEXP out = PROTECT(Rf_allocVector(LGLSXP, 6));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 6));
+    for (int i = 0; i < 6; i++) {
         LOGICAL(out)[i] = have[i];
         SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
     }
@@ -1193,6 +1207,76 @@ SEXP C_coherent_to_json(SEXP result)
 }
 #endif /* CFX_R_COHERENT */
 
+/* ------------------------------ coherent counterfactuals of many applicants */
+
+#ifdef CFX_R_COHERENT_BATCH
+#define COHERENT_BATCH(p) ((const cfx_coherent_batch *)handle_addr((p), K_COHERENT_BATCH, "batch"))
+
+/* Explains every row of the raw matrix `rows` (n x n_features); the batch
+ * keeps `schema` (the R object) alive, and so do the results taken from it. */
+SEXP C_coherent_explain_batch(SEXP schema, SEXP model, SEXP config, SEXP rows)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_model *m = MODEL(model);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    size_t nr, nc;
+    matrix_shape(rows, "rows", &nr, &nc);
+    const double *x = row_major(rows, nr, nc);
+    SEXP h = new_handle_prot(K_COHERENT_BATCH, schema);
+    const cfx_coherent_batch *b = NULL;
+    check(cfx_coherent_explain_batch(s, m, c, x, nr * nc, nr, &b));
+    R_SetExternalPtrAddr(h, (void *)b);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_coherent_batch_count(SEXP batch)
+{
+    size_t n = 0;
+    check(cfx_coherent_batch_count(COHERENT_BATCH(batch), &n));
+    return Rf_ScalarReal((double)n);
+}
+
+/* The status number of applicant i (0-based). */
+SEXP C_coherent_batch_status(SEXP batch, SEXP i)
+{
+    int32_t st = -1;
+    check(cfx_coherent_batch_status(COHERENT_BATCH(batch), size_arg(i, "i"), &st));
+    return Rf_ScalarInteger(st);
+}
+
+SEXP C_coherent_batch_error(SEXP batch, SEXP i)
+{
+    const cfx_coherent_batch *b = COHERENT_BATCH(batch);
+    size_t k = size_arg(i, "i");
+    SEXP ch;
+    STRING_OUT(ch, cfx_coherent_batch_error(b, k, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+/* Applicant i's result (0-based) as a cfx_coherent_result that keeps the
+ * batch's schema alive. */
+SEXP C_coherent_batch_result(SEXP batch, SEXP i)
+{
+    const cfx_coherent_batch *b = COHERENT_BATCH(batch);
+    size_t k = size_arg(i, "i");
+    SEXP h = new_handle_prot(K_COHERENT, R_ExternalPtrProtected(batch));
+    const cfx_coherent_result *r = NULL;
+    check(cfx_coherent_batch_result(b, k, &r));
+    R_SetExternalPtrAddr(h, (void *)r);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_coherent_batch_to_json(SEXP batch)
+{
+    const cfx_coherent_batch *b = COHERENT_BATCH(batch);
+    SEXP ch;
+    STRING_OUT(ch, cfx_coherent_batch_to_json(b, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+#endif
+
 /* ------------------------------------------------ robustness (MC, CROCO) */
 
 #ifdef CFX_R_ROBUST
@@ -1788,3 +1872,36 @@ SEXP C_copa_to_json(SEXP result)
     return scalar_utf8(ch);
 }
 #endif /* CFX_R_COPA */
+
+#ifdef CFX_R_COPA_CORRECT
+/* Corrects a plan given as an n_options x dim matrix (no intercept):
+ * list(options = the corrected matrix, lower_before, lower_after). */
+SEXP C_copa_correct(SEXP uncertainty, SEXP options, SEXP rho, SEXP delta)
+{
+    const cfx_uncertainty *u = UNCERTAINTY(uncertainty);
+    size_t nr, nc;
+    matrix_shape(options, "options", &nr, &nc);
+    const double *x = row_major(options, nr, nc);
+    double r = num_arg(rho, "rho"), d = num_arg(delta, "delta");
+    /* exactly n_options x dim values: one call, no size query (it would solve twice) */
+    double *fixed = (double *)R_alloc(nr * nc > 0 ? nr * nc : 1, sizeof(double));
+    size_t len = 0;
+    double before = 0, after = 0;
+    check(cfx_copa_correct(u, x, nr, nc, r, d, fixed, nr * nc, &len, &before, &after));
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 3));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 3));
+    const char *names[] = {"options", "lower_before", "lower_after"};
+    for (int i = 0; i < 3; i++)
+        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    SEXP mat = Rf_allocMatrix(REALSXP, (int)nr, (int)nc);
+    SET_VECTOR_ELT(out, 0, mat);
+    for (size_t i = 0; i < nr; i++)
+        for (size_t j = 0; j < nc; j++)
+            REAL(mat)[i + j * nr] = fixed[i * nc + j];
+    SET_VECTOR_ELT(out, 1, Rf_ScalarReal(before));
+    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(after));
+    UNPROTECT(2);
+    return out;
+}
+#endif

@@ -69,6 +69,24 @@ SEXP C_coherent_describe(SEXP result);
 #ifdef CFX_R_COHERENT
 SEXP C_coherent_to_json(SEXP result);
 #endif
+#ifdef CFX_R_COHERENT_BATCH
+SEXP C_coherent_explain_batch(SEXP schema, SEXP model, SEXP config, SEXP rows);
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+SEXP C_coherent_batch_count(SEXP batch);
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+SEXP C_coherent_batch_status(SEXP batch, SEXP i);
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+SEXP C_coherent_batch_error(SEXP batch, SEXP i);
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+SEXP C_coherent_batch_result(SEXP batch, SEXP i);
+#endif
+#ifdef CFX_R_COHERENT_BATCH
+SEXP C_coherent_batch_to_json(SEXP batch);
+#endif
 #ifdef CFX_R_ROBUST
 SEXP C_noise_gaussian_new(SEXP schema, SEXP sigma2);
 #endif
@@ -182,6 +200,9 @@ SEXP C_copa_describe(SEXP result);
 #endif
 #ifdef CFX_R_COPA
 SEXP C_copa_to_json(SEXP result);
+#endif
+#ifdef CFX_R_COPA_CORRECT
+SEXP C_copa_correct(SEXP uncertainty, SEXP options, SEXP rho, SEXP delta);
 #endif
 
 #endif

@@ -188,6 +188,26 @@ JNIEXPORT jboolean FN(hasCoherent)(JNIEnv *env, jclass c) {
 #endif
 }
 
+/* Whether cfx_coherent_explain_batch and the cfx_coherent_batch getters were in the header. */
+JNIEXPORT jboolean FN(hasCoherentBatch)(JNIEnv *env, jclass c) {
+    (void)env; (void)c;
+#if defined(CFX_JNI_COHERENT_BATCH)
+    return JNI_TRUE;
+#else
+    return JNI_FALSE;
+#endif
+}
+
+/* Whether cfx_copa_correct was in the header. */
+JNIEXPORT jboolean FN(hasCopaCorrect)(JNIEnv *env, jclass c) {
+    (void)env; (void)c;
+#if defined(CFX_JNI_COPA_CORRECT)
+    return JNI_TRUE;
+#else
+    return JNI_FALSE;
+#endif
+}
+
 /* Whether the COPA entry points (cfx_uncertainty_*, cfx_copa_*) were in the header. */
 JNIEXPORT jboolean FN(hasCopa)(JNIEnv *env, jclass c) {
     (void)env; (void)c;
@@ -237,7 +257,7 @@ JNIEXPORT jbyteArray FN(lastErrorMessage)(JNIEnv *env, jclass c) {
 /* ------------------------------------------------------------------- free */
 
 /* kind: 0 schema, 1 dataset, 2 model, 3 config, 4 config builder, 5 schema builder, ... 13 uncertainty,
- * 14 copa result (Native.java). */
+ * 14 copa result, 15 coherent batch (Native.java). */
 JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     (void)env; (void)c;
     switch (kind) {
@@ -257,6 +277,9 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
 #endif
 #if defined(CFX_JNI_COHERENT)
     case 10: cfx_coherent_result_free(H(const cfx_coherent_result, h)); break;
+#endif
+#if defined(CFX_JNI_COHERENT_BATCH)
+    case 15: cfx_coherent_batch_free(H(const cfx_coherent_batch, h)); break;
 #endif
 #if defined(CFX_JNI_ROBUST)
     case 6: cfx_noise_free(H(const cfx_noise, h)); break;
@@ -1087,6 +1110,61 @@ JNIEXPORT jbyteArray FN(coherentToJson)(JNIEnv *env, jclass c, jlong r) {
 #undef CR
 #endif /* CFX_JNI_COHERENT */
 
+#if defined(CFX_JNI_COHERENT_BATCH)
+#define CB(h) H(const cfx_coherent_batch, h)
+
+/* rows: n_rows x n_features raw values, row-major (length checked by C). */
+JNIEXPORT jlong FN(coherentExplainBatch)(JNIEnv *env, jclass c, jlong schema, jlong m, jlong config,
+                                          jdoubleArray rows, jlong n_rows) {
+    (void)c;
+    if (!non_null(env, rows, "rows")) return 0;
+    jsize n = (*env)->GetArrayLength(env, rows);
+    /* Copy, not critical: the solves run for a while. */
+    double *pr = (*env)->GetDoubleArrayElements(env, rows, NULL);
+    if (pr == NULL) return 0;
+    const cfx_coherent_batch *b = NULL;
+    cfx_status st = cfx_coherent_explain_batch(H(const cfx_schema, schema), H(const cfx_model, m),
+                                               H(const cfx_config, config), pr, (size_t)n, (size_t)n_rows, &b);
+    (*env)->ReleaseDoubleArrayElements(env, rows, pr, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(b);
+}
+
+JNIEXPORT jlong FN(coherentBatchCount)(JNIEnv *env, jclass c, jlong b) {
+    (void)c;
+    size_t n = 0;
+    if (!ok(env, cfx_coherent_batch_count(CB(b), &n))) return 0;
+    return (jlong)n;
+}
+
+JNIEXPORT jint FN(coherentBatchStatus)(JNIEnv *env, jclass c, jlong b, jlong i) {
+    (void)c;
+    int32_t st = -1;
+    if (!ok(env, cfx_coherent_batch_status(CB(b), (size_t)i, &st))) return -1;
+    return (jint)st;
+}
+
+JNIEXPORT jbyteArray FN(coherentBatchError)(JNIEnv *env, jclass c, jlong b, jlong i) {
+    (void)c;
+    RETURN_STRING(env, cfx_coherent_batch_error(CB(b), (size_t)i, buf_, cap_, &len_));
+}
+
+/* A new reference to applicant i's result (owned by the Java CoherentResult). */
+JNIEXPORT jlong FN(coherentBatchResult)(JNIEnv *env, jclass c, jlong b, jlong i) {
+    (void)c;
+    const cfx_coherent_result *r = NULL;
+    if (!ok(env, cfx_coherent_batch_result(CB(b), (size_t)i, &r))) return 0;
+    return J(r);
+}
+
+JNIEXPORT jbyteArray FN(coherentBatchToJson)(JNIEnv *env, jclass c, jlong b) {
+    (void)c;
+    RETURN_STRING(env, cfx_coherent_batch_to_json(CB(b), buf_, cap_, &len_));
+}
+
+#undef CB
+#endif /* CFX_JNI_COHERENT_BATCH */
+
 /* ------------------------------------------------- sequential (P-DQN policy) */
 #if defined(CFX_JNI_SEQUENTIAL)
 
@@ -1399,6 +1477,46 @@ JNIEXPORT jbyteArray FN(copaToJson)(JNIEnv *env, jclass c, jlong r) {
     (void)c;
     RETURN_STRING(env, cfx_copa_result_to_json(COPA(r), buf_, cap_, &len_));
 }
+
+#if defined(CFX_JNI_COPA_CORRECT)
+/* options: n_options x dim row-major; returns the corrected options in the same layout and
+ * writes {L* before, L* after} into out2. */
+JNIEXPORT jdoubleArray FN(copaCorrect)(JNIEnv *env, jclass c, jlong u, jdoubleArray options, jlong n_options,
+                                        jlong dim, jdouble rho, jdouble delta, jdoubleArray out2) {
+    (void)c;
+    if (!non_null(env, options, "options") || !non_null(env, out2, "out")) return NULL;
+    if (n_options < 0 || dim < 0 || (dim > 0 && n_options > (jlong)(INT32_MAX / dim))) {
+        throw_named(env, "java/lang/IllegalArgumentException", "n_options x dim does not fit a Java array");
+        return NULL;
+    }
+    size_t cap = (size_t)n_options * (size_t)dim;
+    double *out = malloc(sizeof(double) * (cap > 0 ? cap : 1));
+    if (out == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "copa correction");
+        return NULL;
+    }
+    /* Copy, not critical: the conic programs run for a while. */
+    double *po = (*env)->GetDoubleArrayElements(env, options, NULL);
+    if (po == NULL) {
+        free(out);
+        return NULL;
+    }
+    size_t len = 0;
+    double v[2] = {0, 0};
+    cfx_status st = cfx_copa_correct(UNC(u), po, (size_t)n_options, (size_t)dim, rho, delta, out, cap, &len,
+                                     &v[0], &v[1]);
+    (*env)->ReleaseDoubleArrayElements(env, options, po, JNI_ABORT);
+    if (!ok(env, st)) {
+        free(out);
+        return NULL;
+    }
+    jdoubleArray a = (*env)->NewDoubleArray(env, (jsize)len);
+    if (a != NULL) (*env)->SetDoubleArrayRegion(env, a, 0, (jsize)len, out);
+    free(out);
+    if (a != NULL) (*env)->SetDoubleArrayRegion(env, out2, 0, 2, v);
+    return a;
+}
+#endif /* CFX_JNI_COPA_CORRECT */
 
 #undef UNC
 #undef COPA

@@ -112,3 +112,23 @@ test_that("bad COPA inputs are cfx_error conditions", {
   expect_cfx_error(cfx_uncertainty_from_data(german, refits = 1), "cfx_error")
   expect_error(cfx_copa_bounds(gs, toy_plan), "must be a cfx_uncertainty handle")
 })
+
+test_that("a correction raises L* as in copa.expected", {
+  skip_if_not(isTRUE(cfx_families()[["copa_correct"]]), "cfx.h has no cfx_copa_correct")
+  u <- cfx_uncertainty(toy_mean, toy_cov)
+  weak <- rbind(c(0.2, 0.1), c(0.8, 0.5))
+  c1 <- cfx_copa_correct(u, weak, rho = 0, delta = 0.1)
+  expect_identical(dim(c1$options), c(2L, 2L))
+  # copa.expected: "correction: 4 values, L* before 0.0000, raised: yes"
+  expect_equal(c1$lower_before, 0, tolerance = 5e-5)
+  expect_gt(c1$lower_after, c1$lower_before)
+  # the corrected plan's own bound is the reported L* after
+  expect_equal(cfx_copa_bounds(u, c1$options, rho = 0)$lower, c1$lower_after, tolerance = 1e-9)
+  # the first option meets the Requirement mean' (1, x) >= 0.1
+  expect_gte(sum(toy_mean * c(1, c1$options[1, ])), 0.1 - 1e-6)
+  # same inputs, same bits
+  expect_identical(cfx_copa_correct(u, weak, rho = 0, delta = 0.1), c1)
+  expect_cfx_error(cfx_copa_correct(u, weak, delta = NaN), "cfx_error_invalid_argument")
+  expect_cfx_error(cfx_copa_correct(u, weak, rho = -1), "cfx_error_invalid_argument")
+  expect_cfx_error(cfx_copa_correct(u, c(1, 2, 3)), "cfx_error_dimension_mismatch")
+})

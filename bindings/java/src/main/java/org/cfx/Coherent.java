@@ -33,6 +33,37 @@ public final class Coherent {
         return run(schema, model, config, raw, true);
     }
 
+    /** Whether {@link #explainBatch} is available (the shim's cfx.h declares it). */
+    public static boolean batchAvailable() {
+        return available() && Native.hasCoherentBatch();
+    }
+
+    /**
+     * The optimal coherent counterfactual of each raw row (all of {@code schema.nFeatures()}
+     * values), solved {@code config.threads} applicants at a time (default 1), one HiGHS thread
+     * each: applicant i's answer equals {@link #explain} of row i. An applicant that cannot be
+     * explained has its own status in the batch instead of failing the call. {@code config} may be
+     * null.
+     */
+    public static CoherentBatch explainBatch(Schema schema, Model model, Config config, double[][] rows) {
+        Objects.requireNonNull(rows, "rows");
+        if (!batchAvailable()) {
+            throw new UnsupportedOperationException(
+                    "this cfx JNI shim was built against a cfx.h without cfx_coherent_explain_batch");
+        }
+        try {
+            int width = schema.nFeatures();
+            double[] flat = Copa.flatten(rows, width, "rows");
+            long c = config == null ? 0 : config.handle();
+            return new CoherentBatch(
+                    Native.coherentExplainBatch(schema.handle(), model.handle(), c, flat, rows.length));
+        } finally {
+            Reference.reachabilityFence(schema);
+            Reference.reachabilityFence(model);
+            Reference.reachabilityFence(config);
+        }
+    }
+
     private static CoherentResult run(Schema schema, Model model, Config config, double[] raw, boolean diverse) {
         require();
         Objects.requireNonNull(raw, "raw");

@@ -17,9 +17,20 @@ public final class Copa {
      */
     public record Bounds(double lower, double upper, CopaStatus lowerStatus, CopaStatus upperStatus) {}
 
+    /**
+     * A corrected plan: {@code options} in the layout given (encoded rows without the intercept),
+     * and L* of the plan as given and as corrected (NaN when a solve was not usable).
+     */
+    public record Correction(double[][] options, double lowerBefore, double lowerAfter) {}
+
     public static boolean available() {
         Native.load();
         return Native.hasCopa();
+    }
+
+    /** Whether {@link #correct} is available (the shim's cfx.h declares {@code cfx_copa_correct}). */
+    public static boolean correctAvailable() {
+        return available() && Native.hasCopaCorrect();
     }
 
     static void require() {
@@ -46,6 +57,34 @@ public final class Copa {
             Reference.reachabilityFence(uncertainty);
         }
         return new Bounds(o[0], o[1], CopaStatus.of((int) o[2]), CopaStatus.of((int) o[3]));
+    }
+
+    /**
+     * Corrects a plan (seed 002, §3): every option is projected onto {x : μ̂ᵀx̃ ≥ 0.1}, then the
+     * ⌈J/2⌉ options with the largest dual weights of L* at radius {@code rho} get the Mahalanobis
+     * improvement with perturbation limit {@code delta} (≥ 0). Every coordinate may move (no
+     * schema constraints). {@code options} as in {@link #bounds}. Thread-safe.
+     */
+    public static Correction correct(Uncertainty uncertainty, double[][] options, double rho, double delta) {
+        Objects.requireNonNull(options, "options");
+        if (!correctAvailable()) {
+            throw new UnsupportedOperationException(
+                    "this cfx JNI shim was built against a cfx.h without cfx_copa_correct");
+        }
+        int dim = options.length == 0 || options[0] == null ? 0 : options[0].length;
+        double[] flat = flatten(options, dim, "options");
+        double[] o = new double[2];
+        double[] fixed;
+        try {
+            fixed = Native.copaCorrect(uncertainty.handle(), flat, options.length, dim, rho, delta, o);
+        } finally {
+            Reference.reachabilityFence(uncertainty);
+        }
+        double[][] rows = new double[options.length][];
+        for (int i = 0; i < rows.length; i++) {
+            rows[i] = java.util.Arrays.copyOfRange(fixed, i * dim, (i + 1) * dim);
+        }
+        return new Correction(rows, o[0], o[1]);
     }
 
     /**

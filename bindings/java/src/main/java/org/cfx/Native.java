@@ -32,6 +32,7 @@ final class Native {
     static final int KIND_PLAN = 12;
     static final int KIND_UNCERTAINTY = 13;
     static final int KIND_COPA_RESULT = 14;
+    static final int KIND_COHERENT_BATCH = 15;
 
     static {
         String explicit = System.getProperty("cfx.jni.library");
@@ -109,6 +110,12 @@ final class Native {
 
     /** Whether the shim was compiled against a header with the COPA entry points. */
     static native boolean hasCopa();
+
+    /** Whether the shim was compiled against a header with cfx_copa_correct. */
+    static native boolean hasCopaCorrect();
+
+    /** Whether the shim was compiled against a header with cfx_coherent_explain_batch. */
+    static native boolean hasCoherentBatch();
 
     /** Whether the shim was compiled against a header with the sequential (policy) entry points. */
     static native boolean hasSequential();
@@ -297,6 +304,18 @@ final class Native {
 
     static native byte[] coherentToJson(long r);
 
+    static native long coherentExplainBatch(long schema, long m, long config, double[] rows, long nRows);
+
+    static native long coherentBatchCount(long b);
+
+    static native int coherentBatchStatus(long b, long i);
+
+    static native byte[] coherentBatchError(long b, long i);
+
+    static native long coherentBatchResult(long b, long i);
+
+    static native byte[] coherentBatchToJson(long b);
+
     // ---------------------------------------------------- sequential (CFX_JNI_SEQUENTIAL)
 
     static native long policyTrain(long train, long m, long config, int reward, Sequential.Listener listener);
@@ -346,4 +365,7 @@ final class Native {
     static native byte[] copaDescribe(long r);
 
     static native byte[] copaToJson(long r);
+
+    static native double[] copaCorrect(
+            long u, double[] options, long nOptions, long dim, double rho, double delta, double[] out2);
 }

@@ -79,6 +79,36 @@ class CopaTest {
     }
 
     @Test
+    void correctionRaisesTheLowerBoundAsInTheCExample() {
+        assumeTrue(Copa.correctAvailable(), "cfx.h has no cfx_copa_correct yet");
+        double[][] weak = {{0.2, 0.1}, {0.8, 0.5}};
+        try (Uncertainty u = Uncertainty.of(MEAN, COV)) {
+            Copa.Correction c = Copa.correct(u, weak, 0.0, 0.1);
+            assertEquals(2, c.options().length);
+            assertEquals(2, c.options()[0].length);
+            assertEquals(2, c.options()[1].length);
+            // copa.expected: "correction: 4 values, L* before 0.0000, raised: yes"
+            assertEquals(0.0, c.lowerBefore(), 5e-5);
+            assertTrue(c.lowerAfter() > c.lowerBefore(), c.toString());
+            // The corrected plan's own bound is the reported L* after.
+            assertEquals(c.lowerAfter(), Copa.bounds(u, c.options(), 0.0).lower(), 1e-9);
+            // The first option is projected onto the Requirement half-space μ̂ᵀx̃ ≥ 0.1.
+            double[] x = c.options()[0];
+            assertTrue(MEAN[0] + MEAN[1] * x[0] + MEAN[2] * x[1] >= 0.1 - 1e-6, java.util.Arrays.toString(x));
+            // Same inputs, same bits.
+            Copa.Correction again = Copa.correct(u, weak, 0.0, 0.1);
+            assertArrayEquals(c.options()[0], again.options()[0], 0.0);
+            assertArrayEquals(c.options()[1], again.options()[1], 0.0);
+            // Bad input: wrong width, negative or NaN delta, ragged rows.
+            assertThrows(CfxException.class, () -> Copa.correct(u, new double[][] {{1, 2, 3}}, 0.0, 0.1));
+            CfxException nan = assertThrows(CfxException.class, () -> Copa.correct(u, weak, 0.0, Double.NaN));
+            assertEquals(Status.INVALID_ARGUMENT, nan.statusCode());
+            assertThrows(CfxException.class, () -> Copa.correct(u, weak, -1.0, 0.1));
+            assertThrows(IllegalArgumentException.class, () -> Copa.correct(u, new double[][] {{1, 2}, {1}}, 0.0, 0.1));
+        }
+    }
+
+    @Test
     void germanPlanHasThreeCoherentOptions() {
         int nFeatures = schema.nFeatures();
         assertEquals(1 + schema.encodedDim(), ensemble.dim());
