@@ -661,3 +661,39 @@ fn applicant_noise_skips_special_states_and_immutables() {
     assert!(NoiseModel::gaussian_for_applicant(&schema, &[4.0, 3.0], 0.01).is_err());
     assert!(NoiseModel::gaussian_for_applicant(&schema, &[5.5e3, 3.0, 1.0, 1.0], 0.01).is_err());
 }
+
+#[test]
+fn vectorisable_exp_is_within_two_ulp_of_the_library_exp() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
+    let mut worst = 0.0f64;
+    for i in 0..200_000 {
+        let x: f64 = match i % 4 {
+            0 => rng.random_range(-745.0..709.7),
+            1 => rng.random_range(-40.0..40.0),
+            2 => rng.random_range(-1.0..1.0),
+            _ => rng.random_range(-1e-6..1e-6),
+        };
+        let (a, b) = (estimate::exp_det(x), x.exp());
+        if b < f64::MIN_POSITIVE {
+            // Subnormal results: absolute error of a few subnormal steps.
+            assert!((a - b).abs() <= 4.0 * 5e-324, "{x}: {a} vs {b}");
+            continue;
+        }
+        let ulp = (b.to_bits() as i64 - a.to_bits() as i64).unsigned_abs();
+        worst = worst.max(ulp as f64);
+        assert!(ulp <= 2, "exp({x}): {a} vs {b} ({ulp} ulp)");
+    }
+    assert!(worst <= 2.0);
+    for (x, want) in [
+        (0.0, 1.0),
+        (710.0, f64::INFINITY),
+        (1e4, f64::INFINITY),
+        (-746.0, 0.0),
+        (-1e4, 0.0),
+        (f64::INFINITY, f64::INFINITY),
+        (f64::NEG_INFINITY, 0.0),
+    ] {
+        assert_eq!(estimate::exp_det(x), want, "exp({x})");
+    }
+    assert!(estimate::exp_det(f64::NAN).is_nan());
+}
