@@ -276,7 +276,9 @@ fn activate(act: Activation, h: &mut [f64]) {
         Activation::Identity => {}
         Activation::Relu => h.iter_mut().for_each(|v| *v = Activation::Relu.apply(*v)),
         Activation::Tanh => h.iter_mut().for_each(|v| *v = Activation::Tanh.apply(*v)),
-        Activation::Sigmoid => h.iter_mut().for_each(|v| *v = Activation::Sigmoid.apply(*v)),
+        Activation::Sigmoid => h
+            .iter_mut()
+            .for_each(|v| *v = Activation::Sigmoid.apply(*v)),
     }
 }
 

@@ -36,11 +36,12 @@ pub fn logit(t: f64) -> f64 {
 /// Points scored together by [`Model::score_perturbed`].
 pub const PERTURBED_BLOCK: usize = 64;
 
-/// Defines a function whose body is compiled three times — for AVX-512F, for
-/// AVX2 and for the baseline target — and runs the variant the CPU supports
-/// (checked at run time). The bodies never ask for FMA, and Rust never fuses
-/// a multiply and an add on its own, so every variant rounds exactly as the
-/// baseline does: the choice changes the speed, never the bits.
+/// Defines a function whose body is compiled twice — for AVX2 and for the
+/// baseline target — and runs the variant the CPU supports (checked at run
+/// time, a cached flag). The bodies never ask for FMA, and Rust never fuses a
+/// multiply and an add on its own, so both variants round exactly as the
+/// baseline does: the choice changes the speed, never the bits. (An AVX-512
+/// variant would need Rust 1.89, above this crate's `rust-version`.)
 macro_rules! simd_fn {
     ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
         $(#[$m])*
@@ -49,17 +50,9 @@ macro_rules! simd_fn {
             fn inner($($arg: $ty),*) $(-> $ret)? $body
             #[cfg(target_arch = "x86_64")]
             {
-                #[target_feature(enable = "avx512f")]
-                unsafe fn avx512($($arg: $ty),*) $(-> $ret)? {
-                    inner($($arg),*)
-                }
                 #[target_feature(enable = "avx2")]
                 unsafe fn avx2($($arg: $ty),*) $(-> $ret)? {
                     inner($($arg),*)
-                }
-                if std::arch::is_x86_feature_detected!("avx512f") {
-                    // SAFETY: the CPU supports AVX-512F (checked just above).
-                    return unsafe { avx512($($arg),*) };
                 }
                 if std::arch::is_x86_feature_detected!("avx2") {
                     // SAFETY: the CPU supports AVX2 (checked just above).
@@ -250,7 +243,8 @@ impl Model for AnyModel {
         out: &mut [f64],
         scratch: &mut [f64],
     ) {
-        self.inner().score_perturbed(x, cols, deltas, n, out, scratch)
+        self.inner()
+            .score_perturbed(x, cols, deltas, n, out, scratch)
     }
 }
 

@@ -72,7 +72,13 @@ fn linear_block_scores_equal_the_plain_score_bit_for_bit() {
 #[test]
 fn mlp_block_scores_equal_the_plain_forward_pass_within_1e_12() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
-    let shapes: [&[usize]; 5] = [&[57, 50, 1], &[7, 1], &[13, 9, 5, 1], &[3, 17, 1], &[30, 8, 1]];
+    let shapes: [&[usize]; 5] = [
+        &[57, 50, 1],
+        &[7, 1],
+        &[13, 9, 5, 1],
+        &[3, 17, 1],
+        &[30, 8, 1],
+    ];
     let mut exact = 0usize;
     let mut total = 0usize;
     for (case, sizes) in shapes.iter().cycle().take(60).enumerate() {

@@ -321,7 +321,10 @@ impl Estimator {
             }
             model.score_perturbed(x, cols, deltas, n, scores, perturbed);
             if HARD {
-                hard += scores[..n].iter().map(|&v| u64::from(v <= thr)).sum::<u64>();
+                hard += scores[..n]
+                    .iter()
+                    .map(|&v| u64::from(v <= thr))
+                    .sum::<u64>();
             }
             if SOFT {
                 soft_block(&scores[..n], &mut lanes);
@@ -422,8 +425,10 @@ impl SoftLanes {
     }
 }
 
-const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1; // 32 significant bits (fdlibm)
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+/// ln 2 split as fdlibm does: the high part has 32 significant bits, so that
+/// `k·LN2_HI` is exact for every |k| < 2¹¹; `LN2_HI + LN2_LO` is ln 2 to 2⁻⁸⁵.
+const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 /// 1.5·2⁵²: adding it rounds a double below 2⁵¹ in magnitude to an integer
 /// (to nearest, ties to even), which then sits in the low bits of the sum.
 const ROUND: f64 = 6_755_399_441_055_744.0;
@@ -438,13 +443,7 @@ const ROUND: f64 = 6_755_399_441_055_744.0;
 #[inline(always)]
 pub(crate) fn exp_det(x: f64) -> f64 {
     // Clamp so that k fits the two-factor scaling (NaN passes through).
-    let x = if x < -746.0 {
-        -746.0
-    } else if x > 710.0 {
-        710.0
-    } else {
-        x
-    };
+    let x = x.clamp(-746.0, 710.0);
     let t = x * std::f64::consts::LOG2_E + ROUND;
     let kf = t - ROUND;
     let k = (t.to_bits() as i64).wrapping_sub(ROUND.to_bits() as i64);
