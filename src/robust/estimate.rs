@@ -6,6 +6,11 @@
 //! and the seeded xoshiro256++ generator, so an estimate of K samples never
 //! touches the heap (tested with a counting allocator in
 //! `tests/robust_no_alloc.rs`).
+//!
+//! The generic loop draws 64 samples at a time (in the order of drawing them
+//! one by one) and scores the block through [`Model::score_perturbed`], which
+//! models implement with SIMD-friendly block code; Θ̃'s `1 − σ` uses a
+//! vectorisable `exp` ([`exp_det`]) and eight fixed partial sums.
 
 use super::noise::{NoiseKind, NoiseModel};
 use super::normal::normal_cdf;
