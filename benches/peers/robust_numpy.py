@@ -4,9 +4,12 @@ the same inputs (target/robust_bench_inputs.json, written by
 `cargo bench --bench robust`), vectorised as a NumPy user would write them:
 one K×d normal draw, one matrix product.
 
-Run:  python3 benches/peers/robust_numpy.py
-It creates its own virtual environment (benches/peers/.venv) from PyPI on
-first use and re-executes itself inside it.
+Run:  OPENBLAS_NUM_THREADS=1 /path/to/venv/bin/python benches/peers/robust_numpy.py
+With an interpreter that has NumPy (2.1.3 was measured) it runs as is; with
+one that has none it creates its own virtual environment (benches/peers/.venv)
+from PyPI and re-executes itself inside it. The inputs are read from
+target/robust_bench_inputs.json next to this repository's Cargo.toml (or
+$CARGO_TARGET_DIR/robust_bench_inputs.json when that is set).
 """
 import json
 import os
@@ -18,7 +21,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 VENV = os.path.join(HERE, ".venv")
 PY = os.path.join(VENV, "bin", "python")
 
-if os.path.realpath(sys.prefix) != os.path.realpath(VENV):
+try:
+    import numpy  # noqa: F401  (any interpreter that already has NumPy will do)
+except ImportError:
     if not os.path.exists(PY):
         subprocess.check_call([sys.executable, "-m", "venv", VENV])
         subprocess.check_call([PY, "-m", "pip", "install", "-q", "numpy==2.1.3"])
@@ -26,7 +31,8 @@ if os.path.realpath(sys.prefix) != os.path.realpath(VENV):
 
 import numpy as np  # noqa: E402
 
-inp = json.load(open(os.path.join(HERE, "..", "..", "target", "robust_bench_inputs.json")))
+TARGET = os.environ.get("CARGO_TARGET_DIR") or os.path.join(HERE, "..", "..", "target")
+inp = json.load(open(os.path.join(TARGET, "robust_bench_inputs.json")))
 K = inp["k"]
 x = np.array(inp["x"])
 cols = np.array(inp["noise_columns"])

@@ -24,7 +24,7 @@ pub enum Activation {
 
 impl Activation {
     #[inline]
-    fn apply(self, z: f64) -> f64 {
+    pub(crate) fn apply(self, z: f64) -> f64 {
         match self {
             Activation::Identity => z,
             Activation::Relu => z.max(0.0),
@@ -89,7 +89,7 @@ pub struct Gradients {
 /// are deterministic), which lets the compiler keep several multiply-adds in
 /// flight; a single running sum serialises on the add latency.
 #[inline]
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0.0f64; 8];
@@ -196,13 +196,20 @@ impl Network {
     /// Forward pass without a cache; `scratch` has [`Network::scratch_len`]
     /// values; the output is written into `out`. Never allocates.
     pub fn forward_in(&self, x: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.forward_from(0, x, out, scratch);
+    }
+
+    /// The forward pass from layer `first` on: `x` is the input of that layer
+    /// (the output of layer `first − 1`). The same arithmetic as
+    /// [`Network::forward_in`], which is `forward_from(0, …)`. Never allocates.
+    pub fn forward_from(&self, first: usize, x: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         let w = self.max_width();
         let (buf_a, buf_b) = scratch.split_at_mut(w);
         let mut cur: &mut [f64] = buf_a;
         let mut next: &mut [f64] = buf_b;
         cur[..x.len()].copy_from_slice(x);
         let mut cur_len = x.len();
-        for l in &self.layers {
+        for l in &self.layers[first..] {
             for o in 0..l.n_out {
                 let row = &l.weights[o * l.n_in..(o + 1) * l.n_in];
                 let z = dot(row, &cur[..cur_len]) + l.bias[o];
