@@ -123,7 +123,10 @@ fn gaussian_joint_validity(
     let d = mu.dim();
     // a tiny ridge keeps the Cholesky factor defined for a singular Σ̂
     let cov = mu.cov_matrix() + nalgebra::DMatrix::identity(d, d) * 1e-12;
-    let l = cov.cholesky().expect("covariance is positive semidefinite").l();
+    let l = cov
+        .cholesky()
+        .expect("covariance is positive semidefinite")
+        .l();
     let xs: Vec<nalgebra::DVector<f64>> = options
         .iter()
         .map(|x| nalgebra::DVector::from_vec(cfx::plan::with_intercept(x)))

@@ -175,10 +175,12 @@ impl Model for MlpModel {
     /// of `x + δ` is `(W₁x + b₁) + Σ_k W₁[:, c_k]·δ_k`: an m-term update of
     /// every first-layer unit instead of a full product (m = 23 of 57 inputs
     /// on HELOC), summed over k in order for every unit (vectorised across
-    /// units, no fused multiply-add, so every CPU gives the same bits). The
-    /// remaining layers run as in [`Network::forward_in`]. The sum is grouped
-    /// differently from the plain forward pass, so scores can differ from
-    /// [`Model::score_in`] in the last bits (tested within 1e-12).
+    /// units, each term a fused multiply-add `f64::mul_add`, exactly rounded
+    /// on every CPU, so every CPU gives the same bits). The remaining layers
+    /// run as in [`Network::forward_in`], except that a two-layer network's
+    /// output unit also uses fused multiply-adds. The sums are grouped and
+    /// rounded differently from the plain forward pass, so scores can differ
+    /// from [`Model::score_in`] in the last bits (tested within 1e-12).
     fn score_perturbed(
         &self,
         _x: &[f64],
@@ -282,10 +284,33 @@ fn activate(act: Activation, h: &mut [f64]) {
     }
 }
 
+/// `crate::nn::dot` with each term fused, `acc = a·b + acc` rounded once
+/// (`f64::mul_add`): the same eight accumulators and the same fixed order, so
+/// the result is deterministic and identical on every CPU.
+#[inline(always)]
+fn dot_fma(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for j in 0..8 {
+            acc[j] = x[j].mul_add(y[j], acc[j]);
+        }
+    }
+    let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (x, y) in ra.iter().zip(rb) {
+        s = x.mul_add(*y, s);
+    }
+    s
+}
+
 super::simd_fn! {
+    fma:
     /// For a network of two layers: the hidden activations of each point of
-    /// the block, then the output unit exactly as `Network::forward_in`
-    /// computes it.
+    /// the block, then the output unit as `Network::forward_in` computes it,
+    /// but with fused multiply-adds in the dot product ([`dot_fma`]).
     fn two_layer_finish(
         act: Activation,
         out_layer: &crate::nn::Dense,
@@ -300,7 +325,7 @@ super::simd_fn! {
             activate(act, h);
             *o = out_layer
                 .activation
-                .apply(crate::nn::dot(row, h) + out_layer.bias[0]);
+                .apply(dot_fma(row, h) + out_layer.bias[0]);
         }
     }
 }
@@ -314,9 +339,12 @@ const UNITS: usize = 8;
 const POINTS: usize = 4;
 
 super::simd_fn! {
+    fma:
     /// `hidden[s·hp + o] = base[o] + Σ_k slab[k·hp + o]·δ_ks` for the points
     /// `s < n` of a block (rounded up to whole groups of [`POINTS`]; the
-    /// extra rows are never read), the sum over k in order.
+    /// extra rows are never read), the sum over k in order, each term fused
+    /// into the running sum with one rounding (`f64::mul_add`: a `vfmadd` on
+    /// CPUs with FMA, the same bits from a software fma elsewhere).
     fn first_layer_block(
         base: &[f64],
         slab: &[f64],
@@ -340,7 +368,7 @@ super::simd_fn! {
                         .expect("whole units");
                     for p in 0..POINTS {
                         for l in 0..UNITS {
-                            acc[p][l] += w[l] * d[p];
+                            acc[p][l] = w[l].mul_add(d[p], acc[p][l]);
                         }
                     }
                 }

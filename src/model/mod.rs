@@ -38,11 +38,39 @@ pub const PERTURBED_BLOCK: usize = 64;
 
 /// Defines a function whose body is compiled twice — for AVX2 and for the
 /// baseline target — and runs the variant the CPU supports (checked at run
-/// time, a cached flag). The bodies never ask for FMA, and Rust never fuses a
+/// time, a cached flag). Its bodies never ask for FMA, and Rust never fuses a
 /// multiply and an add on its own, so both variants round exactly as the
 /// baseline does: the choice changes the speed, never the bits. (An AVX-512
 /// variant would need Rust 1.89, above this crate's `rust-version`.)
+///
+/// The `fma:` flavour (used by the MLP kernels only) compiles the fast
+/// variant for AVX2 + FMA instead, taken when the CPU has both. Its bodies use
+/// `f64::mul_add`, which is exactly rounded (one rounding of `a·b + c`) on
+/// every target: with FMA it becomes a `vfmadd` instruction, on the baseline a
+/// slower software fma. The bits are therefore identical across CPUs; only the
+/// speed differs.
 macro_rules! simd_fn {
+    (fma: $(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
+        $(#[$m])*
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
+            #[inline(always)]
+            fn inner($($arg: $ty),*) $(-> $ret)? $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn avx2_fma($($arg: $ty),*) $(-> $ret)? {
+                    inner($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+                {
+                    // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+                    return unsafe { avx2_fma($($arg),*) };
+                }
+            }
+            inner($($arg),*)
+        }
+    };
     ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
         $(#[$m])*
         $vis fn $name($($arg: $ty),*) $(-> $ret)? {

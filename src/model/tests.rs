@@ -104,6 +104,71 @@ fn mlp_block_scores_equal_the_plain_forward_pass_within_1e_12() {
     assert!(exact > 0 && total > 0);
 }
 
+/// The two-layer MLP block kernels use `f64::mul_add`, which is exactly
+/// rounded, so the dispatched variant (AVX2 + FMA where the CPU has both)
+/// must give the bits of a plain scalar evaluation in the same order: the
+/// first layer as `(W₁x + b₁)_o` then one fused term per noisy column in
+/// order, the output unit with eight fused lanes summed as `crate::nn::dot`
+/// sums them.
+#[test]
+fn mlp_block_scores_equal_a_scalar_fused_evaluation_bit_for_bit() {
+    fn fused_dot(a: &[f64], b: &[f64]) -> f64 {
+        let mut acc = [0.0f64; 8];
+        let whole = a.len() / 8 * 8;
+        for i in 0..whole {
+            acc[i % 8] = a[i].mul_add(b[i], acc[i % 8]);
+        }
+        let mut s =
+            ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        for i in whole..a.len() {
+            s = a[i].mul_add(b[i], s);
+        }
+        s
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
+    let shapes: [&[usize]; 4] = [&[57, 50, 1], &[7, 3, 1], &[3, 17, 1], &[30, 8, 1]];
+    for (case, sizes) in shapes.iter().cycle().take(40).enumerate() {
+        let hidden = [Activation::Relu, Activation::Tanh, Activation::Sigmoid][case % 3];
+        let net = Network::new(sizes, hidden, Activation::Identity, 100 + case as u64);
+        let m = MlpModel::new(net, 0.5).unwrap();
+        let d = sizes[0];
+        let x: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+        let cols = random_cols(&mut rng, d);
+        let n = 1 + (case * 11) % PERTURBED_BLOCK;
+        let mut deltas = vec![0.0; d * PERTURBED_BLOCK];
+        for k in 0..cols.len() {
+            for s in 0..n {
+                deltas[k * PERTURBED_BLOCK + s] = rng.random_range(-1.5..1.5);
+            }
+        }
+        let mut scratch = vec![0.0; m.perturbed_scratch_len()];
+        m.prepare_perturbed(&x, &cols, &mut scratch);
+        let mut fast = vec![0.0; PERTURBED_BLOCK];
+        m.score_perturbed(&x, &cols, &deltas, n, &mut fast, &mut scratch);
+        let (l1, l2) = (&m.network.layers[0], &m.network.layers[1]);
+        for (s, f) in fast[..n].iter().enumerate() {
+            let h: Vec<f64> = (0..l1.n_out)
+                .map(|o| {
+                    let row = &l1.weights[o * l1.n_in..(o + 1) * l1.n_in];
+                    let mut z = crate::nn::dot(row, &x) + l1.bias[o];
+                    for (k, &c) in cols.iter().enumerate() {
+                        z = row[c].mul_add(deltas[k * PERTURBED_BLOCK + s], z);
+                    }
+                    l1.activation.apply(z)
+                })
+                .collect();
+            let want = l2
+                .activation
+                .apply(fused_dot(&l2.weights[..l2.n_in], &h) + l2.bias[0]);
+            assert_eq!(
+                f.to_bits(),
+                want.to_bits(),
+                "case {case} {sizes:?}: {f} vs {want}"
+            );
+        }
+    }
+}
+
 #[test]
 fn default_block_scores_build_the_same_points() {
     // A model that keeps the trait's default block evaluation.
