@@ -18,6 +18,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod bounds;
+mod chebyshev;
 mod conic;
 mod copa;
 mod correction;
