@@ -480,7 +480,9 @@ pub(crate) fn lower_full_primal(
     )
 }
 
-/// The dual of the generalized Chebyshev program, which is what cfx solves: with
+/// The dual of the generalized Chebyshev program, solved with clarabel (the
+/// reduced ρ = 0 path uses the dense solver of [`super::chebyshev`] on the same
+/// program and this one as its fallback and test oracle): with
 /// `Ω = [[p, m],[mᵀ, 1]]`, `E = e_{r+1}e_{r+1}ᵀ`, `A_j = [[0, a_j/2],[a_jᵀ/2, b_j]]`,
 ///
 /// `1 − L* = min Tr(ΩY) s.t. Y ⪰ 0, Y + τ_jA_j − E ⪰ 0, τ_j ≥ 0`
