@@ -97,7 +97,7 @@ impl Problem<'_> {
     /// The blocks' Cholesky factors, or None if x is not strictly feasible.
     fn blocks(&self, x: &[f64]) -> Option<Vec<nalgebra::Cholesky<f64, nalgebra::Dyn>>> {
         let jn = self.a.len();
-        if x[self.nt..].iter().any(|&t| !(t > 0.0)) {
+        if !x[self.nt..].iter().all(|&t| t > 0.0) {
             return None;
         }
         let y = self.y(x);
