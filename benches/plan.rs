@@ -59,8 +59,8 @@ fn bounds(c: &mut Criterion) {
             solve_trivial: false,
         };
         let auto = BoundOptions::default();
-        // The full d-dimensional L* programs take seconds with clarabel's direct
-        // solver (see BENCHMARKS.md); they are benched at d = 20 only.
+        // The full d-dimensional L* programs take seconds even with faer's
+        // LDLᵀ (see BENCHMARKS.md); they are benched at d = 20 only.
         let mut cases = vec![("lower_rho0_reduced", 0.0, auto)];
         if d == 20 {
             cases.push(("lower_rho0_full", 0.0, full));

@@ -167,8 +167,10 @@ def check():
     print("const PEER_UPPER: [f64; 24] = [" + ", ".join(f"{v:.7f}" for v in us) + "];")
 
 
-def bench():
-    for d in (20, 50):
+def bench(solvers=("CLARABEL", "SCS"), dims=(20, 50)):
+    """`bench [SOLVER,...] [d,...]`, e.g. `bench CLARABEL 20` (SCS at d = 20
+    takes minutes per program)."""
+    for d in dims:
         mean, cov, X = bench_instance(d)
         for rho in (0.0, 0.05):
             for name, build in (("L*", lower), ("U*", upper)):
@@ -180,7 +182,7 @@ def bench():
                     Xb[0, 1:] -= 2.0 * mean[1:] / float(np.sum(mean[1:] ** 2))
                 else:
                     Xb = X
-                for solver in ("CLARABEL", "SCS"):
+                for solver in solvers:
                     if solver == "SCS" and d == 50:
                         continue
                     best = float("inf")
@@ -196,4 +198,13 @@ def bench():
 
 
 if __name__ == "__main__":
-    {"check": check, "bench": bench}[sys.argv[1] if len(sys.argv) > 1 else "check"]()
+    cmd = sys.argv[1] if len(sys.argv) > 1 else "check"
+    if cmd == "bench":
+        kw = {}
+        if len(sys.argv) > 2:
+            kw["solvers"] = tuple(sys.argv[2].split(","))
+        if len(sys.argv) > 3:
+            kw["dims"] = tuple(int(v) for v in sys.argv[3].split(","))
+        bench(**kw)
+    else:
+        check()

@@ -86,8 +86,14 @@ pub struct ValidityBound {
     pub lambdas: Vec<f64>,
     /// Which program ran (`Auto` when none did).
     pub program: BoundProgram,
-    /// Interior-point iterations.
+    /// Interior-point iterations (Newton steps for the dense ρ = 0 solver).
     pub iterations: u32,
+    /// A bound on the duality gap of the solve: the exact bound lies within
+    /// `gap` of `value` (0 when no program ran; for the reduced ρ = 0 program
+    /// `value` is certified, i.e. never above the exact L*, and `gap` is the
+    /// barrier's ν/t; for clarabel's solves, |primal − dual objective|).
+    #[serde(default)]
+    pub gap: f64,
 }
 
 fn check_inputs(plan: &[Vec<f64>], unc: &ModelUncertainty, rho: f64) -> Result<()> {
@@ -141,6 +147,7 @@ fn trivial(value: f64, case: TrivialCase, j: usize) -> ValidityBound {
         lambdas: vec![0.0; j],
         program: BoundProgram::Auto,
         iterations: 0,
+        gap: 0.0,
     }
 }
 
@@ -221,7 +228,13 @@ pub(crate) fn chebyshev_lower_primal(
     });
     let sol = prog.solve();
     let lambdas: Vec<f64> = ws.iter().map(|w| sol.x[w.at(r, r)]).collect();
-    finish_lower(sol.status, lambdas, BoundProgram::Full, sol.iterations)
+    finish_lower(
+        sol.status,
+        lambdas,
+        BoundProgram::Full,
+        sol.iterations,
+        sol.gap(),
+    )
 }
 
 fn finish_lower(
@@ -229,6 +242,7 @@ fn finish_lower(
     lambdas: Vec<f64>,
     program: BoundProgram,
     iterations: u32,
+    gap: f64,
 ) -> ValidityBound {
     let value = if status.is_usable() {
         (1.0 - lambdas.iter().sum::<f64>()).clamp(0.0, 1.0)
@@ -242,11 +256,24 @@ fn finish_lower(
         lambdas,
         program,
         iterations,
+        gap,
     }
 }
 
-/// The reduced ρ = 0 program in the coordinates of `Y = Xθ̃` (see the module docs).
-fn lower_reduced(plan: &[Vec<f64>], unc: &ModelUncertainty) -> ValidityBound {
+/// The reduced ρ = 0 data: `Y = Xθ̃ = m + U_rη`, η with mean 0 and covariance
+/// `diag(λ)` (the eigenvalues of `XΣ̂Xᵀ` above `1e-12·λ_max`), `u[j]` the row
+/// j of `U_r` (see the module docs).
+pub(crate) enum Reduced {
+    /// `XΣ̂Xᵀ = 0`: `Y = m` deterministically.
+    Deterministic(f64),
+    Program {
+        lambda: Vec<f64>,
+        u: Vec<Vec<f64>>,
+        m: Vec<f64>,
+    },
+}
+
+pub(crate) fn reduce(plan: &[Vec<f64>], unc: &ModelUncertainty) -> Reduced {
     let jn = plan.len();
     let d = unc.dim();
     let x = DMatrix::from_fn(jn, d, |j, i| plan[j][i]);
@@ -259,30 +286,116 @@ fn lower_reduced(plan: &[Vec<f64>], unc: &ModelUncertainty) -> ValidityBound {
         .filter(|&k| lmax > 0.0 && e.eigenvalues[k] > 1e-12 * lmax)
         .collect();
     if keep.is_empty() {
-        let v = if m.iter().all(|&v| v > 0.0) { 1.0 } else { 0.0 };
-        return ValidityBound {
-            value: v,
-            status: SolveStatus::Trivial,
-            trivial: None,
-            lambdas: vec![0.0; jn],
-            program: BoundProgram::Reduced,
-            iterations: 0,
-        };
+        return Reduced::Deterministic(if m.iter().all(|&v| v > 0.0) { 1.0 } else { 0.0 });
     }
-    let r = keep.len();
+    Reduced::Program {
+        lambda: keep.iter().map(|&k| e.eigenvalues[k]).collect(),
+        u: (0..jn)
+            .map(|j| keep.iter().map(|&k| e.eigenvectors[(j, k)]).collect())
+            .collect(),
+        m: m.iter().copied().collect(),
+    }
+}
+
+/// The reduced ρ = 0 program in the coordinates of `Y = Xθ̃` (see the module
+/// docs), solved by the dense barrier solver of [`super::chebyshev`]; clarabel
+/// if that solver reports a numerical failure.
+fn lower_reduced(plan: &[Vec<f64>], unc: &ModelUncertainty) -> ValidityBound {
+    lower_reduced_dense(plan, unc).unwrap_or_else(|| lower_reduced_clarabel(plan, unc))
+}
+
+fn deterministic(value: f64, jn: usize) -> ValidityBound {
+    ValidityBound {
+        value,
+        status: SolveStatus::Trivial,
+        trivial: None,
+        lambdas: vec![0.0; jn],
+        program: BoundProgram::Reduced,
+        iterations: 0,
+        gap: 0.0,
+    }
+}
+
+/// Options whose margin exceeds this many standard deviations are left out of
+/// the dense program (their violation probability is at most `1/(1 + z²)` ≤
+/// 1e-12 under any law with these moments, by Cantelli's inequality, and that
+/// amount is subtracted from the value so that it stays a certified lower
+/// bound); keeping them would put entries of 1e6 next to entries of 1 in the
+/// Newton system.
+const FAR_Z: f64 = 1e6;
+
+/// The reduced program by the dense solver; None on its numerical failure.
+pub(crate) fn lower_reduced_dense(
+    plan: &[Vec<f64>],
+    unc: &ModelUncertainty,
+) -> Option<ValidityBound> {
+    let jn = plan.len();
+    let (lambda, u, m) = match reduce(plan, unc) {
+        Reduced::Deterministic(v) => return Some(deterministic(v, jn)),
+        Reduced::Program { lambda, u, m } => (lambda, u, m),
+    };
+    // whiten (ξ = Λ^{-1/2}η) and scale each event to ‖a_j‖ = 1: b_j is the z-score
+    let mut lambdas = vec![0.0; jn];
+    let (mut a, mut b, mut in_prog) = (Vec::new(), Vec::new(), Vec::new());
+    for j in 0..jn {
+        let aj: Vec<f64> = u[j]
+            .iter()
+            .zip(&lambda)
+            .map(|(v, l)| v * l.sqrt())
+            .collect();
+        let sd = aj.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let z = m[j] / sd;
+        if z > FAR_Z {
+            lambdas[j] = 1.0 / (1.0 + z * z);
+        } else if z < -FAR_Z || !z.is_finite() {
+            // deterministically (or all but surely) violated: L* = 0 exactly
+            let mut out = deterministic(0.0, jn);
+            out.lambdas[j] = 1.0;
+            out.status = SolveStatus::Optimal;
+            return Some(out);
+        } else {
+            a.push(aj.iter().map(|v| v / sd).collect::<Vec<f64>>());
+            b.push(z);
+            in_prog.push(j);
+        }
+    }
+    let far: f64 = lambdas.iter().sum();
+    if a.is_empty() {
+        let mut out = deterministic((1.0 - far).clamp(0.0, 1.0), jn);
+        out.lambdas = lambdas;
+        out.status = SolveStatus::Optimal;
+        return Some(out);
+    }
+    let sol = super::chebyshev::solve(&a, &b)?;
+    for (k, &j) in in_prog.iter().enumerate() {
+        lambdas[j] = sol.lambdas[k];
+    }
+    Some(ValidityBound {
+        value: (1.0 - sol.objective - far).clamp(0.0, 1.0),
+        status: SolveStatus::Optimal,
+        trivial: None,
+        lambdas,
+        program: BoundProgram::Reduced,
+        iterations: sol.newton_steps,
+        gap: sol.gap,
+    })
+}
+
+/// The reduced program by clarabel (the fallback, and the oracle of the tests).
+pub(crate) fn lower_reduced_clarabel(plan: &[Vec<f64>], unc: &ModelUncertainty) -> ValidityBound {
+    let jn = plan.len();
+    let (lambda, u, m) = match reduce(plan, unc) {
+        Reduced::Deterministic(v) => return deterministic(v, jn),
+        Reduced::Program { lambda, u, m } => (lambda, u, m),
+    };
+    let r = lambda.len();
     let mean = DVector::zeros(r);
-    let p = DMatrix::from_fn(
-        r,
-        r,
-        |a, b| {
-            if a == b { e.eigenvalues[keep[a]] } else { 0.0 }
-        },
-    );
-    let a: Vec<DVector<f64>> = (0..jn)
-        .map(|j| DVector::from_fn(r, |k, _| e.eigenvectors[(j, keep[k])]))
+    let p = DMatrix::from_fn(r, r, |a, b| if a == b { lambda[a] } else { 0.0 });
+    let a: Vec<DVector<f64>> = u
+        .iter()
+        .map(|row| DVector::from_column_slice(row))
         .collect();
-    let b: Vec<f64> = m.iter().copied().collect();
-    let mut out = chebyshev_lower(&mean, &p, &a, &b);
+    let mut out = chebyshev_lower(&mean, &p, &a, &m);
     out.program = BoundProgram::Reduced;
     out
 }
@@ -358,10 +471,18 @@ pub(crate) fn lower_full_primal(
     });
     let sol = prog.solve();
     let lambdas: Vec<f64> = ws.iter().map(|w| sol.x[w.at(d, d)]).collect();
-    finish_lower(sol.status, lambdas, BoundProgram::Full, sol.iterations)
+    finish_lower(
+        sol.status,
+        lambdas,
+        BoundProgram::Full,
+        sol.iterations,
+        sol.gap(),
+    )
 }
 
-/// The dual of the generalized Chebyshev program, which is what cfx solves: with
+/// The dual of the generalized Chebyshev program, solved with clarabel (the
+/// reduced ρ = 0 path uses the dense solver of [`super::chebyshev`] on the same
+/// program and this one as its fallback and test oracle): with
 /// `Ω = [[p, m],[mᵀ, 1]]`, `E = e_{r+1}e_{r+1}ᵀ`, `A_j = [[0, a_j/2],[a_jᵀ/2, b_j]]`,
 ///
 /// `1 − L* = min Tr(ΩY) s.t. Y ⪰ 0, Y + τ_jA_j − E ⪰ 0, τ_j ≥ 0`
@@ -420,7 +541,13 @@ fn chebyshev_lower(
     let sol = prog.solve();
     let diag = r * (r + 1) / 2 + r;
     let lambdas: Vec<f64> = firsts.iter().map(|&f| sol.z[f + diag]).collect();
-    let mut out = finish_lower(sol.status, lambdas, BoundProgram::Full, sol.iterations);
+    let mut out = finish_lower(
+        sol.status,
+        lambdas,
+        BoundProgram::Full,
+        sol.iterations,
+        sol.gap(),
+    );
     if out.status.is_usable() {
         // the dual objective value is the certified one
         out.value = (1.0 - sol.objective).clamp(0.0, 1.0);
@@ -523,7 +650,13 @@ fn lower_full(plan: &[Vec<f64>], unc: &ModelUncertainty, rho: f64) -> ValidityBo
     let sol = prog.solve();
     let diag = d * (d + 1) / 2 + d;
     let lambdas: Vec<f64> = firsts.iter().map(|&f| sol.z[f + diag]).collect();
-    let mut out = finish_lower(sol.status, lambdas, BoundProgram::Full, sol.iterations);
+    let mut out = finish_lower(
+        sol.status,
+        lambdas,
+        BoundProgram::Full,
+        sol.iterations,
+        sol.gap(),
+    );
     if out.status.is_usable() {
         out.value = (1.0 - sol.objective).clamp(0.0, 1.0);
     }
@@ -648,5 +781,6 @@ pub fn upper_validity_bound_with(
         lambdas: (0..jn).map(|j| sol.x[lam + j]).collect(),
         program: BoundProgram::Full,
         iterations: sol.iterations,
+        gap: sol.gap(),
     })
 }

@@ -9,7 +9,8 @@
 //!
 //! * **diagnosis**: the bounds L* ≤ P(every option stays valid) ≤ U*
 //!   ([`lower_validity_bound`], [`upper_validity_bound`]), semidefinite programs
-//!   solved with clarabel, with an exact faster program of size J + 1 at ρ = 0;
+//!   solved with clarabel, with an exact faster program of size J + 1 at ρ = 0
+//!   solved by a dense barrier method of its own (clarabel as its fallback);
 //! * **correction**: the Requirement projection and the Mahalanobis improvement
 //!   ([`project_requirement`], [`correct_plan`]);
 //! * **construction**: the COPA plan generator ([`copa_plan`]).
@@ -18,6 +19,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod bounds;
+mod chebyshev;
 mod conic;
 mod copa;
 mod correction;
