@@ -43,7 +43,7 @@ pub const PERTURBED_BLOCK: usize = 64;
 /// baseline does: the choice changes the speed, never the bits. (An AVX-512
 /// variant would need Rust 1.89, above this crate's `rust-version`.)
 ///
-/// The `fma:` flavour (used by the MLP kernels only) compiles the fast
+/// The `fma:` flavour (used by the MLP kernels and by Θ̃'s sigmoid) compiles the fast
 /// variant for AVX2 + FMA instead, taken when the CPU has both. Its bodies use
 /// `f64::mul_add`, which is exactly rounded (one rounding of `a·b + c`) on
 /// every target: with FMA it becomes a `vfmadd` instruction, on the baseline a
