@@ -36,7 +36,7 @@
 
 #[cfg(test)]
 use super::conic::SymVar;
-use super::conic::{Aff, Program, SolveStatus};
+use super::conic::{Aff, ConicSolution, Program, SolveStatus};
 use super::uncertainty::{ModelUncertainty, psd_sqrt};
 use crate::error::{Error, Result, check_finite, check_len};
 use nalgebra::{DMatrix, DVector};
@@ -258,6 +258,26 @@ fn finish_lower(
         iterations,
         gap,
     }
+}
+
+/// L* from a solved dual program whose J shifted blocks `[[P, q + τ_j a_j/2],
+/// [·, s − 1]] ⪰ 0` (of size `n + 1`) start at the rows `firsts`: λ_j is the
+/// corner entry of block j's dual matrix, and the value is the dual objective,
+/// the certified one: `1 − objective`.
+fn certified_lower(sol: &ConicSolution, firsts: &[usize], n: usize) -> ValidityBound {
+    let corner = n * (n + 1) / 2 + n;
+    let lambdas: Vec<f64> = firsts.iter().map(|&f| sol.z[f + corner]).collect();
+    let mut out = finish_lower(
+        sol.status,
+        lambdas,
+        BoundProgram::Full,
+        sol.iterations,
+        sol.gap(),
+    );
+    if out.status.is_usable() {
+        out.value = (1.0 - sol.objective).clamp(0.0, 1.0);
+    }
+    out
 }
 
 /// The reduced ρ = 0 data: `Y = Xθ̃ = m + U_rη`, η with mean 0 and covariance
@@ -538,21 +558,7 @@ fn chebyshev_lower(
             })
         })
         .collect();
-    let sol = prog.solve();
-    let diag = r * (r + 1) / 2 + r;
-    let lambdas: Vec<f64> = firsts.iter().map(|&f| sol.z[f + diag]).collect();
-    let mut out = finish_lower(
-        sol.status,
-        lambdas,
-        BoundProgram::Full,
-        sol.iterations,
-        sol.gap(),
-    );
-    if out.status.is_usable() {
-        // the dual objective value is the certified one
-        out.value = (1.0 - sol.objective).clamp(0.0, 1.0);
-    }
-    out
+    certified_lower(&prog.solve(), &firsts, r)
 }
 
 /// The dual of Theorem 2.2's program, which is what cfx solves for ρ > 0:
@@ -647,20 +653,7 @@ fn lower_full(plan: &[Vec<f64>], unc: &ModelUncertainty, rho: f64) -> ValidityBo
             })
         })
         .collect();
-    let sol = prog.solve();
-    let diag = d * (d + 1) / 2 + d;
-    let lambdas: Vec<f64> = firsts.iter().map(|&f| sol.z[f + diag]).collect();
-    let mut out = finish_lower(
-        sol.status,
-        lambdas,
-        BoundProgram::Full,
-        sol.iterations,
-        sol.gap(),
-    );
-    if out.status.is_usable() {
-        out.value = (1.0 - sol.objective).clamp(0.0, 1.0);
-    }
-    out
+    certified_lower(&prog.solve(), &firsts, d)
 }
 
 /// The upper bound U* (seed 002, Theorem 2.3; seed-formulas §3.4). At ρ = 0 the
