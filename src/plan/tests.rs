@@ -159,7 +159,8 @@ const PEER_UPPER: [f64; 24] = [
 fn bounds_agree_with_cvxpy_clarabel() {
     for k in 0..24 {
         let (rho, u, plan) = peer_instance(k);
-        // default path: Proposition 2.4 shortcut and the reduced program at ρ = 0
+        // default path: Proposition 2.4 shortcut, the reduced program at ρ = 0 and the
+        // projected programs whenever J < d
         let l = lower_validity_bound(&plan, &u, rho).unwrap();
         let up = upper_validity_bound(&plan, &u, rho).unwrap();
         assert!(l.status.is_usable() && up.status.is_usable(), "k={k}");
@@ -301,18 +302,6 @@ fn bad_input_is_an_error_not_a_panic() {
     assert!(lower_validity_bound(&[], &u, 0.0).is_err());
     assert!(upper_validity_bound(&[vec![1.0, 1.0]], &u, -0.1).is_err());
     assert!(upper_validity_bound(&[vec![1.0, 1.0]], &u, f64::NAN).is_err());
-    assert!(
-        lower_validity_bound_with(
-            &[vec![1.0, 1.0]],
-            &u,
-            0.1,
-            BoundOptions {
-                program: BoundProgram::Reduced,
-                solve_trivial: false
-            }
-        )
-        .is_err()
-    );
     assert!(ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 2.0, 2.0, 1.0]).is_err()); // not PSD
     assert!(ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 0.5, 0.0, 1.0]).is_err()); // not symmetric
     assert!(ModelUncertainty::new(vec![1.0, 1.0], vec![1.0, 0.0, 0.0]).is_err());
@@ -971,4 +960,98 @@ fn dense_reduced_solver_cantelli_and_solve_trivial() {
     let plan = vec![vec![1.0, 1.0], vec![1.0, -3.0]];
     let b = super::bounds::lower_reduced_dense(&plan, &u).unwrap();
     assert!(b.value.abs() < 1e-8, "{b:?}");
+}
+
+#[test]
+fn projected_programs_match_the_full_programs_at_every_radius() {
+    // The projection onto the options' span (bounds.rs module docs) must give
+    // the value of the paper's d-dimensional programs, L* and U*, for ρ > 0 and
+    // ρ = 0, including repeated options, an option at margin ≈ 0 and a
+    // rank-deficient Σ̂ (the degenerate shapes of `dense_instance`).
+    let mut s = 4242u64;
+    let (mut worst, mut projected) = (0.0f64, 0);
+    for case in 0..36 {
+        let (u, mut plan) = dense_instance(case, &mut s);
+        if case % 3 == 2 {
+            // μ̂ outside Θ for one option, so that U* is not trivially 1
+            let d = u.dim();
+            let n2: f64 = u.mean[1..].iter().map(|v| v * v).sum();
+            let m: f64 = plan[0].iter().zip(&u.mean).map(|(p, q)| p * q).sum();
+            for i in 1..d {
+                plan[0][i] += (-0.3 - m) * u.mean[i] / n2;
+            }
+        }
+        let rho = [0.0, 0.03, 0.2, 0.6][case % 4];
+        let opts = |program| BoundOptions {
+            program,
+            solve_trivial: true,
+        };
+        let lf = lower_validity_bound_with(&plan, &u, rho, opts(BoundProgram::Full)).unwrap();
+        let lr = lower_validity_bound_with(&plan, &u, rho, opts(BoundProgram::Reduced)).unwrap();
+        let uf = upper_validity_bound_with(&plan, &u, rho, opts(BoundProgram::Full)).unwrap();
+        let ur = upper_validity_bound_with(&plan, &u, rho, opts(BoundProgram::Reduced)).unwrap();
+        for b in [&lf, &lr, &uf, &ur] {
+            assert!(b.status.is_usable(), "case {case}: {b:?}");
+        }
+        let small = plan.len() < u.dim();
+        let want = if small {
+            BoundProgram::Reduced
+        } else {
+            BoundProgram::Full
+        };
+        assert_eq!(ur.program, want, "case {case}");
+        if rho > 0.0 {
+            assert_eq!(lr.program, want, "case {case}");
+        }
+        projected += usize::from(small);
+        let dl = (lf.value - lr.value).abs();
+        let du = (uf.value - ur.value).abs();
+        worst = worst.max(dl).max(du);
+        assert!(
+            dl < 1e-6,
+            "case {case} ρ={rho}: L* full {} vs projected {}",
+            lf.value,
+            lr.value
+        );
+        assert!(
+            du < 1e-6,
+            "case {case} ρ={rho}: U* full {} vs projected {}",
+            uf.value,
+            ur.value
+        );
+        assert!(lr.value <= ur.value + 1e-7, "case {case}");
+        // the default path is the projected one, and deterministic
+        let la = lower_validity_bound_with(&plan, &u, rho, opts(BoundProgram::Auto)).unwrap();
+        assert_eq!(la.value.to_bits(), lr.value.to_bits(), "case {case}");
+    }
+    assert!(projected >= 20, "{projected}");
+    eprintln!("projected vs full, worst |Δ| over 36 instances (L* and U*): {worst:.2e}");
+}
+
+#[test]
+fn projected_program_keeps_the_options_and_the_moments_they_see() {
+    // x̃_jᵀ(Vᵀμ̂) = x_jᵀμ̂ and x̃_jᵀ(VᵀΣ̂V)x̃_k = x_jᵀΣ̂x_k: the projection keeps
+    // exactly what the events {x_jᵀθ̃ > 0} depend on.
+    let mut s = 77u64;
+    let (u, plan) = dense_instance(4, &mut s);
+    let (pu, pplan) = super::bounds::project_onto_options(&plan, &u).unwrap();
+    assert_eq!(pu.dim(), plan.len());
+    let (c, pc) = (u.cov_matrix(), pu.cov_matrix());
+    for (j, (x, px)) in plan.iter().zip(&pplan).enumerate() {
+        let m: f64 = x.iter().zip(&u.mean).map(|(a, b)| a * b).sum();
+        let pm: f64 = px.iter().zip(&pu.mean).map(|(a, b)| a * b).sum();
+        assert!((m - pm).abs() < 1e-12, "option {j}");
+        for (y, py) in plan.iter().zip(&pplan) {
+            let v = (nalgebra::DVector::from_column_slice(x).transpose()
+                * &c
+                * nalgebra::DVector::from_column_slice(y))[0];
+            let pv = (nalgebra::DVector::from_column_slice(px).transpose()
+                * &pc
+                * nalgebra::DVector::from_column_slice(py))[0];
+            assert!((v - pv).abs() < 1e-12, "option {j}");
+        }
+    }
+    // no smaller program when J ≥ d
+    let big: Vec<Vec<f64>> = (0..u.dim()).map(|_| plan[0].clone()).collect();
+    assert!(super::bounds::project_onto_options(&big, &u).is_none());
 }
