@@ -11,7 +11,8 @@
 //!   Russell's rule, up to J = 5); "no validity" = COPA's objective without the
 //!   validity term (a DiCE-like proximity + diversity plan, valid for the mean
 //!   model: μ̂ᵀx̃ ≥ 0.001); "COPA" = the full objective (6); "+corr" = each after
-//!   the Requirement projection and the Mahalanobis improvement (K = 3, Δ = 0.1).
+//!   the Requirement projection and the Mahalanobis improvement (K = 3, Δ = 0.1,
+//!   ρ = 0.01, the paper's defaults); L* and U* in the table are at ρ = 0.
 //!   COPA and the corrections move only contiguous mutable features, so every
 //!   option is a real applicant (see `cfx::plan::copa_box`); a MIP option is
 //!   corrected within the box of its own raw row and decoded on its own.
@@ -110,10 +111,9 @@ fn main() -> cfx::Result<()> {
     let mut mip_options = 0usize;
     // the mean model as a classifier: accept iff μ̂ᵀx̃ > 0 (threshold ½ on the logistic)
     let mean_model = LinearModel::new(unc.mean[1..].to_vec(), unc.mean[0], 0.5)?;
-    let corr = CorrectionConfig {
-        rho: 0.0,
-        ..CorrectionConfig::default()
-    };
+    // the paper's correction settings: K = 3, Δ = 0.1, the L* that picks the
+    // options over the Gelbrich ball of radius ρ = 0.01
+    let corr = CorrectionConfig::default();
     for (a, &i) in declined.iter().enumerate() {
         let raw = &test.rows[i];
         let x0 = schema.encode(raw)?;
