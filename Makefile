@@ -60,6 +60,7 @@ bench: deps
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps
 
 # Bounded fuzzing of schema/model JSON loading and encode/decode through the C ABI
 # (not in CI). cargo-fuzz needs nightly flags; RUSTC_BOOTSTRAP lets the stable

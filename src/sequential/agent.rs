@@ -29,7 +29,7 @@ pub const POLICY_FORMAT_VERSION: u32 = 1;
 pub struct PdqnConfig {
     /// Training episodes (seed 003: 40,000).
     pub episodes: usize,
-    /// Hidden layer sizes of both networks (ReLAX: [128]).
+    /// Hidden layer sizes of both networks (ReLAX: `[128]`).
     pub hidden: Vec<usize>,
     /// Minibatch size (64).
     pub batch_size: usize,
