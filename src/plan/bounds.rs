@@ -216,16 +216,14 @@ pub fn lower_validity_bound_with(
         b.program = BoundProgram::Reduced;
         return Ok(b);
     }
-    Ok(match rho == 0.0 {
-        true => {
-            let p = unc.cov_matrix() + unc.mean_vector() * unc.mean_vector().transpose();
-            let a: Vec<DVector<f64>> = plan.iter().map(|x| DVector::from_column_slice(x)).collect();
-            let mut b = chebyshev_lower(&unc.mean_vector(), &p, &a, &vec![0.0; plan.len()]);
-            b.program = BoundProgram::Full;
-            b
-        }
-        false => lower_full(plan, unc, rho),
-    })
+    if rho > 0.0 {
+        return Ok(lower_full(plan, unc, rho));
+    }
+    let p = unc.cov_matrix() + unc.mean_vector() * unc.mean_vector().transpose();
+    let a: Vec<DVector<f64>> = plan.iter().map(|x| DVector::from_column_slice(x)).collect();
+    let mut b = chebyshev_lower(&unc.mean_vector(), &p, &a, &vec![0.0; plan.len()]);
+    b.program = BoundProgram::Full;
+    Ok(b)
 }
 
 /// The data of the projected program (module docs): `(Vᵀμ̂, VᵀΣ̂V)` and the
