@@ -169,17 +169,14 @@ fn main() -> cfx::Result<()> {
                 .map(|x| x[1..].iter().map(|v| v.clamp(0.0, 1.0)).collect())
                 .collect();
             let (_, enc) = decode_options(&schema, &unc, raw, &enc)?;
-            let planc: Vec<Vec<f64>> = enc.iter().map(|x| with_intercept(x)).collect();
-            let l = lower_validity_bound(&planc, &unc, 0.0)?;
-            let u = upper_validity_bound(&planc, &unc, 0.0)?;
-            let (prox, div, _) = plan_metrics(&x0, &enc, &unc)?;
-            let row = &mut sums[2 * m + 1];
-            row[0] += prox;
-            row[1] += div;
-            row[2] += l.value;
-            row[3] += u.value;
-            row[4] += future_validity(&enc);
-            row[5] += secs + t.elapsed().as_secs_f64();
+            add_plan(
+                &mut sums[2 * m + 1],
+                &x0,
+                &enc,
+                &unc,
+                &future_validity,
+                || secs + t.elapsed().as_secs_f64(),
+            )?;
         }
 
         // (b) the coherent MIP's diverse set for the mean model
@@ -195,17 +192,8 @@ fn main() -> cfx::Result<()> {
             continue;
         }
         mip_options += enc.len();
+        add_plan(&mut sums[4], &x0, &enc, &unc, &future_validity, || secs)?;
         let planm: Vec<Vec<f64>> = enc.iter().map(|x| with_intercept(x)).collect();
-        let l = lower_validity_bound(&planm, &unc, 0.0)?;
-        let u = upper_validity_bound(&planm, &unc, 0.0)?;
-        let (prox, div, _) = plan_metrics(&x0, &enc, &unc)?;
-        let row = &mut sums[4];
-        row[0] += prox;
-        row[1] += div;
-        row[2] += l.value;
-        row[3] += u.value;
-        row[4] += future_validity(&enc);
-        row[5] += secs;
         // corrected: the columns free in some option's box move; each option is
         // then clamped to its own box and decoded from its own raw row
         let t = Instant::now();
@@ -231,17 +219,9 @@ fn main() -> cfx::Result<()> {
             let (_, mut dec) = decode_options(&schema, &unc, &raws[k], &[e])?;
             encc.push(dec.remove(0));
         }
-        let planc: Vec<Vec<f64>> = encc.iter().map(|x| with_intercept(x)).collect();
-        let l = lower_validity_bound(&planc, &unc, 0.0)?;
-        let u = upper_validity_bound(&planc, &unc, 0.0)?;
-        let (prox, div, _) = plan_metrics(&x0, &encc, &unc)?;
-        let row = &mut sums[5];
-        row[0] += prox;
-        row[1] += div;
-        row[2] += l.value;
-        row[3] += u.value;
-        row[4] += future_validity(&encc);
-        row[5] += secs + t.elapsed().as_secs_f64();
+        add_plan(&mut sums[5], &x0, &encc, &unc, &future_validity, || {
+            secs + t.elapsed().as_secs_f64()
+        })?;
     }
     let k = declined.len() as f64;
     println!(
@@ -268,6 +248,29 @@ fn main() -> cfx::Result<()> {
             r[4] / k,
             r[5] / k
         );
+    }
+    Ok(())
+}
+
+/// One plan's entries in the table — proximity, diversity, L* and U* (ρ = 0),
+/// future validity, seconds — added to the sums of its row. `seconds` is read
+/// last, so that a running timer includes the bounds.
+fn add_plan(
+    row: &mut [f64; 6],
+    x0: &[f64],
+    enc: &[Vec<f64>],
+    unc: &ModelUncertainty,
+    future_validity: &dyn Fn(&[Vec<f64>]) -> f64,
+    seconds: impl FnOnce() -> f64,
+) -> cfx::Result<()> {
+    let plan: Vec<Vec<f64>> = enc.iter().map(|x| with_intercept(x)).collect();
+    let l = lower_validity_bound(&plan, unc, 0.0)?;
+    let u = upper_validity_bound(&plan, unc, 0.0)?;
+    let (prox, div, _) = plan_metrics(x0, enc, unc)?;
+    let fv = future_validity(enc);
+    let values = [prox, div, l.value, u.value, fv, seconds()];
+    for (sum, v) in row.iter_mut().zip(values) {
+        *sum += v;
     }
     Ok(())
 }

@@ -289,21 +289,7 @@ fn activate(act: Activation, h: &mut [f64]) {
 /// the result is deterministic and identical on every CPU.
 #[inline(always)]
 fn dot_fma(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f64; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for j in 0..8 {
-            acc[j] = x[j].mul_add(y[j], acc[j]);
-        }
-    }
-    let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-    for (x, y) in ra.iter().zip(rb) {
-        s = x.mul_add(*y, s);
-    }
-    s
+    crate::nn::dot_with(a, b, |x, y, acc| x.mul_add(y, acc))
 }
 
 super::simd_fn! {

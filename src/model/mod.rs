@@ -50,45 +50,31 @@ pub const PERTURBED_BLOCK: usize = 64;
 /// slower software fma. The bits are therefore identical across CPUs; only the
 /// speed differs.
 macro_rules! simd_fn {
-    (fma: $(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
+    (fma: $($def:tt)*) => {
+        $crate::model::simd_fn!(@variant "avx2,fma" ["avx2" "fma"] $($def)*);
+    };
+    (@variant $features:tt [$($feature:tt)+] $(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
         $(#[$m])*
         $vis fn $name($($arg: $ty),*) $(-> $ret)? {
             #[inline(always)]
             fn inner($($arg: $ty),*) $(-> $ret)? $body
             #[cfg(target_arch = "x86_64")]
             {
-                #[target_feature(enable = "avx2,fma")]
-                unsafe fn avx2_fma($($arg: $ty),*) $(-> $ret)? {
+                #[target_feature(enable = $features)]
+                unsafe fn fast($($arg: $ty),*) $(-> $ret)? {
                     inner($($arg),*)
                 }
-                if std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("fma")
-                {
-                    // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-                    return unsafe { avx2_fma($($arg),*) };
+                if $(std::arch::is_x86_feature_detected!($feature))&&+ {
+                    // SAFETY: the CPU has every feature `fast` is compiled for
+                    // (checked just above).
+                    return unsafe { fast($($arg),*) };
                 }
             }
             inner($($arg),*)
         }
     };
-    ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
-        $(#[$m])*
-        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
-            #[inline(always)]
-            fn inner($($arg: $ty),*) $(-> $ret)? $body
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx2")]
-                unsafe fn avx2($($arg: $ty),*) $(-> $ret)? {
-                    inner($($arg),*)
-                }
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    // SAFETY: the CPU supports AVX2 (checked just above).
-                    return unsafe { avx2($($arg),*) };
-                }
-            }
-            inner($($arg),*)
-        }
+    ($($def:tt)*) => {
+        $crate::model::simd_fn!(@variant "avx2" ["avx2"] $($def)*);
     };
 }
 pub(crate) use simd_fn;

@@ -90,6 +90,14 @@ pub struct Gradients {
 /// flight; a single running sum serialises on the add latency.
 #[inline]
 pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    dot_with(a, b, |x, y, acc| acc + x * y)
+}
+
+/// The accumulation scheme of [`dot`] with the step `acc ← madd(a_i, b_i, acc)`
+/// given by the caller (a plain multiply-add, or a fused one), so that every
+/// variant sums in the same order.
+#[inline(always)]
+pub(crate) fn dot_with(a: &[f64], b: &[f64], madd: impl Fn(f64, f64, f64) -> f64) -> f64 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0.0f64; 8];
@@ -97,12 +105,12 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     let (ra, rb) = (ca.remainder(), cb.remainder());
     for (x, y) in ca.zip(cb) {
         for j in 0..8 {
-            acc[j] += x[j] * y[j];
+            acc[j] = madd(x[j], y[j], acc[j]);
         }
     }
     let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
     for (x, y) in ra.iter().zip(rb) {
-        s += x * y;
+        s = madd(*x, *y, s);
     }
     s
 }

@@ -294,8 +294,13 @@ pub(crate) fn chebyshev_lower_primal(
         }
         e
     });
-    let sol = prog.solve();
-    let lambdas: Vec<f64> = ws.iter().map(|w| sol.x[w.at(r, r)]).collect();
+    primal_lower(&prog.solve(), &ws, r)
+}
+
+/// L* from a solved primal program: λ_j is the corner entry of `W_j` (size `n + 1`).
+#[cfg(test)]
+fn primal_lower(sol: &ConicSolution, ws: &[SymVar], n: usize) -> ValidityBound {
+    let lambdas: Vec<f64> = ws.iter().map(|w| sol.x[w.at(n, n)]).collect();
     finish_lower(
         sol.status,
         lambdas,
@@ -557,15 +562,7 @@ pub(crate) fn lower_full_primal(
         }
         e
     });
-    let sol = prog.solve();
-    let lambdas: Vec<f64> = ws.iter().map(|w| sol.x[w.at(d, d)]).collect();
-    finish_lower(
-        sol.status,
-        lambdas,
-        BoundProgram::Full,
-        sol.iterations,
-        sol.gap(),
-    )
+    primal_lower(&prog.solve(), &ws, d)
 }
 
 /// The dual of the generalized Chebyshev program, solved with clarabel (the

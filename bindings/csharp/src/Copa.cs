@@ -111,6 +111,23 @@ namespace Cfx
     /// <summary>Counterfactual plans under model shift (COPA, seed 002).</summary>
     public static class Copa
     {
+        /// <summary>A plan's options (non-empty, none null, all of one length) in one row-major array.</summary>
+        static double[] RowMajor(double[][] options, out int dim)
+        {
+            if (options == null) throw new ArgumentNullException("options");
+            if (options.Length == 0) throw new ArgumentException("a plan needs at least one option", "options");
+            dim = -1;
+            foreach (var o in options)
+            {
+                if (o == null) throw new ArgumentNullException("options", "an option is null");
+                if (dim < 0) dim = o.Length;
+                else if (o.Length != dim) throw new ArgumentException("every option must have the same length", "options");
+            }
+            var flat = new double[checked(options.Length * dim)];
+            for (int j = 0; j < options.Length; j++) Array.Copy(options[j], 0, flat, j * dim, dim);
+            return flat;
+        }
+
         /// <summary>
         /// The validity bounds of a plan over every law within Gelbrich distance <paramref name="rho"/>
         /// (finite, ≥ 0) of the moments. Each option is an encoded row <b>without</b> the intercept
@@ -118,17 +135,8 @@ namespace Cfx
         /// </summary>
         public static CopaBounds Bounds(Uncertainty uncertainty, double[][] options, double rho)
         {
-            if (options == null) throw new ArgumentNullException("options");
-            if (options.Length == 0) throw new ArgumentException("a plan needs at least one option", "options");
-            int dim = -1;
-            foreach (var o in options)
-            {
-                if (o == null) throw new ArgumentNullException("options", "an option is null");
-                if (dim < 0) dim = o.Length;
-                else if (o.Length != dim) throw new ArgumentException("every option must have the same length", "options");
-            }
-            var flat = new double[options.Length * dim];
-            for (int j = 0; j < options.Length; j++) Array.Copy(options[j], 0, flat, j * dim, dim);
+            int dim;
+            var flat = RowMajor(options, out dim);
             return Bounds(uncertainty, flat, options.Length, dim, rho);
         }
 
@@ -163,17 +171,8 @@ namespace Cfx
         public static CopaCorrection Correct(Uncertainty uncertainty, double[][] options, double rho, double delta)
         {
             if (uncertainty == null) throw new ArgumentNullException("uncertainty");
-            if (options == null) throw new ArgumentNullException("options");
-            if (options.Length == 0) throw new ArgumentException("a plan needs at least one option", "options");
-            int dim = -1;
-            foreach (var o in options)
-            {
-                if (o == null) throw new ArgumentNullException("options", "an option is null");
-                if (dim < 0) dim = o.Length;
-                else if (o.Length != dim) throw new ArgumentException("every option must have the same length", "options");
-            }
-            var flat = new double[checked(options.Length * dim)];
-            for (int j = 0; j < options.Length; j++) Array.Copy(options[j], 0, flat, j * dim, dim);
+            int dim;
+            var flat = RowMajor(options, out dim);
             // The corrected plan has exactly n_options × dim values: one call, no size query (it would solve twice).
             var fixedFlat = new double[flat.Length];
             CopaCorrection c;
