@@ -226,7 +226,8 @@ def report(name, built, scores):
           f"declined held-out {declined}")
 
 
-def heloc(out):
+def build_heloc():
+    """The HELOC scorecard, checked against the shared table (exits on any mismatch)."""
     import pandas as pd
     data = pd.read_csv(os.path.join(SHARED, "heloc.csv"))
     built, scores = build(data, HELOC_TARGET, HELOC_EVENT, [], HELOC_SPECIAL_CODES,
@@ -239,12 +240,16 @@ def heloc(out):
     print(f"heloc: table equals ../shared/data/heloc_scorecard_table.csv ({len(want)} bins; "
           f"largest float difference {worst:.3g})")
     report("heloc", built, scores)
+    return built, scores
+
+
+def heloc(out):
+    built, scores = build_heloc()
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "heloc_scorecard_scores.csv")
     with open(path, "w", newline="\n") as f:
         f.write(scores_csv(scores))
     print(f"heloc: wrote optbinning's scores of {len(scores)} rows to {path}")
-    return built, scores
 
 
 GERMAN_TABLE = os.path.join(ROOT, "examples", "data", "german_scorecard_table.csv")
