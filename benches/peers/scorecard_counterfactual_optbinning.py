@@ -26,19 +26,19 @@ time limit 10 s, one thread. Counterfactual.fit sees the training rows.
 Writes DIR/optbinning_counterfactuals.jsonl (DIR defaults to target/peers): a first line
 `{"kind": "run", ...}` with versions, settings and the scorecard's scaling, then one line
 `{"kind": "counterfactual", ...}` per configuration and applicant with the HELOC row index
-(0-based data row of heloc.csv), the wall time of `generate`, optbinning's solver status
-mapped to optimal / feasible (time limit hit with an incumbent) / infeasible / time_limit
-(no incumbent), whether it is proven optimal, and each counterfactual: for every changed
-characteristic (named as in cfx's HELOC schema, i.e. the CSV column) the factual value
-and bin, the target bin (string and `Bin id` as in the table) and the value optbinning
-returns — always null, since optbinning answers with a bin, not a value. Each answer's
-score under the table is recomputed here (`score`, `accepted`). optbinning sometimes lists
-a characteristic as changed while its target bin is the applicant's own bin (its candidate
-bins are filtered by comparing WoE values with `!=`, and the applicant's WoE differs from the
-table's in the last bits); such no-op "changes" are kept in `optbinning_features` and
-`unchanged_features_reported_as_changes` but not in `changes` or `features_changed`. The
-markdown summary
-(median and p90 time, solved, proven optimal, features changed) goes to stdout.
+(0-based data row of heloc.csv), the applicant's values and score, the wall time of
+`generate`, optbinning's solver status mapped to optimal / feasible (time limit hit with
+an incumbent) / infeasible / time_limit (no incumbent), whether it is proven optimal, and
+each counterfactual: for every changed characteristic (named as in cfx's HELOC schema,
+i.e. the CSV column) the factual value and bin, the target bin (string and `Bin id` as in
+the table) and the value optbinning returns — always null, since optbinning answers with
+a bin, not a value. Each answer's score under the table is recomputed here (`score`,
+`accepted`). optbinning sometimes lists a characteristic as changed while its target bin
+is the applicant's own bin (its candidate bins are filtered by comparing WoE values with
+`!=`, and the applicant's WoE differs from the table's in the last bits); such no-op
+"changes" are kept in `optbinning_features` and `unchanged_features_reported_as_changes`
+but not in `changes` or `features_changed`. The markdown summary (median and p90 time,
+solved, proven optimal, features changed) goes to stdout.
 """
 
 import contextlib
@@ -201,6 +201,7 @@ def main():
                         })
                 rec = {
                     "kind": "counterfactual", "config": c, "row": i,
+                    "applicant": {v: float(data[v].iloc[i]) for v in features},
                     "score": float(scores[i]), "time_s": wall,
                     "solver_time_s": float(cf._time_solver),
                     "status": status_name(raw),
