@@ -13,7 +13,9 @@ Subcommands:
         Rebuilds ../shared/data/heloc_scorecard_table.csv (the settings were recovered by
         rebuilding it: scaling min_max 300..850, special codes -9/-8/-7 in one `Special`
         bin, every other option default), asserts that every bin string and count equals
-        the shared table and every float column (WoE, ..., Points) agrees to 1e-9, and
+        the shared table and every float column (WoE, ..., Points) agrees to 1e-9, that the
+        table's bin strings alone (read as cfx's importer reads them) give optbinning's
+        score on every row, and
         writes optbinning's own `Scorecard.score` of every HELOC row (10,459) to
         DIR/heloc_scorecard_scores.csv (`row,score`; DIR defaults to target/peers).
 
@@ -22,7 +24,8 @@ Subcommands:
         pdo_odds: 20 points to double the odds, odds 50:1 of good at 600 points) and writes
         examples/data/german_scorecard_table.csv and tests/reference/german_scorecard_scores.csv.
         With --check it writes nothing and exits non-zero unless the committed files equal
-        the rebuilt ones (bin strings and counts exactly, floats to 1e-9).
+        the rebuilt ones (bin strings and counts exactly, floats to 1e-9). Either way the
+        table's bin strings alone must give optbinning's score on every row.
 
 Every subcommand exits non-zero on any mismatch. The script creates its own virtual
 environment in benches/peers/.venv-optbinning (PyPI, exact pins below) and re-executes
@@ -208,6 +211,48 @@ def compare_tables(got, want, what):
     return worst
 
 
+def check_table_reading(table, data, features, special_codes, scores, what):
+    """The table alone must give optbinning's scores: read every bin string as cfx's
+    importer does (`(-inf, b)`, `[a, b)`, `[a, inf)` left-closed right-open; a list of
+    levels; `Special` = the special codes; `Missing` = NaN), sum the points of the bins each
+    row falls in, and compare with `Scorecard.score` on every row. Also checks that each
+    row falls in exactly one bin per characteristic."""
+    import ast
+    import numpy as np
+    total = np.zeros(len(data))
+    codes = list(special_codes or [])
+    for v in features:
+        rows = table[table.Variable == v]
+        col = data[v]
+        numeric = pd_is_numeric(col)
+        hits = np.zeros(len(data), dtype=int)
+        for b, points in zip(rows["Bin"], rows["Points"]):
+            if b == "Special":
+                m = col.isin(codes).to_numpy() if numeric else np.zeros(len(data), bool)
+            elif b == "Missing":
+                m = col.isna().to_numpy()
+            elif numeric:
+                lo, hi = (float(t) for t in b[1:-1].split(", "))
+                x = col.to_numpy(dtype=float)
+                m = ~np.isin(x, codes) & (x >= lo) & (x < hi)
+            else:
+                m = col.isin(ast.literal_eval(b)).to_numpy()
+            hits += m
+            total[m] += points
+        if not np.all(hits == 1):
+            r = int(np.argmax(hits != 1))
+            fail(f"{what}: {v}: row {r} falls in {int(hits[r])} bins")
+    err = float(np.max(np.abs(total - scores)))
+    if not err <= FLOAT_TOL:
+        fail(f"{what}: the table's bins give scores off by {err} from Scorecard.score")
+    return err
+
+
+def pd_is_numeric(col):
+    import pandas as pd
+    return pd.api.types.is_numeric_dtype(col)
+
+
 def scores_csv(scores):
     return "row,score\n" + "".join(f"{i},{float(s)!r}\n" for i, s in enumerate(scores))
 
@@ -239,6 +284,10 @@ def build_heloc():
     worst = compare_tables(got, want, "heloc_scorecard_table.csv")
     print(f"heloc: table equals ../shared/data/heloc_scorecard_table.csv ({len(want)} bins; "
           f"largest float difference {worst:.3g})")
+    err = check_table_reading(want, data, built.features, HELOC_SPECIAL_CODES, scores,
+                              "heloc_scorecard_table.csv")
+    print(f"heloc: the shared table's bins, read as [a, b) intervals and Special = -9/-8/-7, "
+          f"give optbinning's score on all {len(data)} rows (largest difference {err:.3g})")
     report("heloc", built, scores)
     return built, scores
 
@@ -265,6 +314,11 @@ def german(check):
     built, scores = build(data, GERMAN_TARGET, GERMAN_EVENT, categorical, None, GERMAN_SCALING)
     table_text = detailed_table(built.scorecard).to_csv(index=False, lineterminator="\n")
     scores_text = scores_csv(scores)
+    from io import StringIO
+    err = check_table_reading(pd.read_csv(StringIO(table_text)), data, built.features, None,
+                              scores, "german_scorecard_table.csv")
+    print(f"german: the table's bins give optbinning's score on all {len(data)} rows "
+          f"(largest difference {err:.3g})")
     report("german", built, scores)
     if not check:
         with open(GERMAN_TABLE, "w", newline="\n") as f:
@@ -274,7 +328,6 @@ def german(check):
         print(f"german: wrote {os.path.relpath(GERMAN_TABLE, ROOT)} and "
               f"{os.path.relpath(GERMAN_SCORES, ROOT)}")
         return
-    from io import StringIO
     got = pd.read_csv(StringIO(table_text))
     worst = compare_tables(got, pd.read_csv(GERMAN_TABLE), "german_scorecard_table.csv")
     committed = pd.read_csv(GERMAN_SCORES)
