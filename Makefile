@@ -106,6 +106,21 @@ uninstall:
 test-install: build
 	bash tests/install/run.sh
 
+# The bindings, each with one command (against target/release, built by `make build`):
+# bindings/java/build/cfx-$(VERSION).jar (classes, JNI shim and libcfx inside),
+# bindings/csharp/build/Cfx.dll, and the R package installed into R's library.
+java: build
+	$(call apt_install,openjdk-17-jdk-headless)
+	bash bindings/java/build.sh
+
+csharp: build
+	$(call apt_install,mono-mcs mono-runtime)
+	sh bindings/csharp/build.sh
+
+r: build
+	$(call apt_install,r-base-dev)
+	CFX_LIB_DIR=$(CURDIR)/target/release CFX_INCLUDE_DIR=$(CURDIR)/include bash bindings/r/install.sh
+
 # Regenerates the committed C header with the pinned cbindgen (tests/header.rs fails on drift).
 header: deps-cbindgen
 	cbindgen --config cbindgen.toml --crate cfx --output include/cfx.h
