@@ -8,16 +8,48 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 export CFX_ROOT="$root"
+# The folder of HELOC and Taiwan for the library's loaders called with no path (and the tests).
+export CFX_SHARED_DATA="${CFX_SHARED_DATA:-$(dirname "$root")/shared/data}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
 # The shared library every binding uses (cargo makes this idempotent and
 # serialises concurrent builds with its own lock).
 (cd "$root" && cargo build --quiet --release --lib --features testing --target-dir target/ffi-testing)
 
+# Installed as a user would (bindings/r/install.sh: R CMD build, then R CMD INSTALL of the tarball),
+# against the testing library.
 lib="$here/lib"
-mkdir -p "$lib"
-if ! R CMD INSTALL --preclean --no-multiarch --library="$lib" "$here/cfx" >"$here/lib/install.log" 2>&1; then
+rm -rf "$lib" && mkdir -p "$lib"
+export CFX_LIB_DIR="$root/target/ffi-testing/release" CFX_INCLUDE_DIR="$root/include"
+if ! sh "$here/install.sh" --no-multiarch --library="$lib" >"$here/lib/install.log" 2>&1; then
   cat "$here/lib/install.log" >&2
+  echo "r: 0 passed, 1 failed"
+  exit 1
+fi
+# The installed package is self-contained: no path of this tree (no rpath, no baked folder).
+if grep -rlF "$root" "$lib/cfx" >"$lib/paths.log"; then
+  echo "r: the installed package names this tree ($root) in:" >&2; cat "$lib/paths.log" >&2
+  echo "r: 0 passed, 1 failed"
+  exit 1
+fi
+# Installing straight from the folder with --clean leaves the source tree as it was.
+(cd "$here/cfx" && sh ./cleanup)
+before=$(cd "$root" && git status --porcelain --ignored -- bindings/r/cfx)
+mkdir -p "$lib/direct"
+if ! R CMD INSTALL --clean --no-multiarch --library="$lib/direct" "$here/cfx" >"$lib/direct.log" 2>&1; then
+  cat "$lib/direct.log" >&2
+  echo "r: 0 passed, 1 failed"
+  exit 1
+fi
+after=$(cd "$root" && git status --porcelain --ignored -- bindings/r/cfx)
+if grep -rlF "$root" "$lib/direct/cfx" >"$lib/paths.log"; then
+  echo "r: the package installed from the folder names this tree ($root) in:" >&2; cat "$lib/paths.log" >&2
+  echo "r: 0 passed, 1 failed"
+  exit 1
+fi
+if [ "$before" != "$after" ]; then
+  echo "r: R CMD INSTALL --clean bindings/r/cfx changed the source tree:" >&2
+  printf '%s\n' "$after" >&2
   echo "r: 0 passed, 1 failed"
   exit 1
 fi

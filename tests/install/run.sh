@@ -42,12 +42,13 @@ ok "no '$ROOT' in the installed libraries"
 APP="$TMP/app"
 mkdir -p "$APP"
 cp "$ROOT/examples/c/german.c" "$ROOT/examples/c/common.h" "$APP/"
-export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
+# Only pkg-config and R see PKG_CONFIG_PATH: cargo's build scripts rerun when it changes.
+pc() { PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config "$@"; }
 unset CFX_DATA_DIR CFX_SHARED_DATA
 cd "$APP"
 # shellcheck disable=SC2046
-cc -std=c99 -Wall -Wextra -Werror german.c $(pkg-config --cflags --libs cfx) -o german_shared
-[ "$(pkg-config --variable=datadir cfx)" = "$PREFIX/share/cfx" ] || fail "cfx.pc datadir"
+cc -std=c99 -Wall -Wextra -Werror german.c $(pc --cflags --libs cfx) -o german_shared
+[ "$(pc --variable=datadir cfx)" = "$PREFIX/share/cfx" ] || fail "cfx.pc datadir"
 resolved=$(env LD_LIBRARY_PATH="$PREFIX/lib" ldd ./german_shared | sed -n 's/.*libcfx\.so[^ ]* => \([^ ]*\).*/\1/p')
 [ "$resolved" = "$PREFIX/lib/libcfx.so.$abi" ] || fail "german_shared loads libcfx from '$resolved'"
 env LD_LIBRARY_PATH="$PREFIX/lib" ./german_shared >out.txt || fail "german_shared exited with $?"
@@ -55,9 +56,9 @@ diff -u "$ROOT/examples/c/german.expected" out.txt || fail "german_shared output
 ok "shared: built with pkg-config, bundled data found in the prefix, output as expected"
 
 # 4. The static library with `pkg-config --static` (Libs.private), no libcfx at run time.
-static_libs=$(pkg-config --static --libs cfx | sed 's/\(^\| \)-lcfx\( \|$\)/ /')
+static_libs=$(pc --static --libs cfx | sed 's/\(^\| \)-lcfx\( \|$\)/ /')
 # shellcheck disable=SC2086
-cc -std=c99 -Wall -Wextra -Werror german.c $(pkg-config --cflags cfx) "$PREFIX/lib/libcfx.a" $static_libs -o german_static
+cc -std=c99 -Wall -Wextra -Werror german.c $(pc --cflags cfx) "$PREFIX/lib/libcfx.a" $static_libs -o german_static
 if ldd ./german_static | grep -q libcfx; then fail "german_static still needs libcfx.so"; fi
 env CFX_DATA_DIR="$PREFIX/share/cfx" ./german_static >out_static.txt || fail "german_static exited with $?"
 diff -u "$ROOT/examples/c/german.expected" out_static.txt || fail "german_static output"
@@ -80,7 +81,28 @@ grep -q "CFX_STATUS_IO_ERROR.*CFX_DATA_DIR is '$TMP/nowhere', but it holds no ge
 ok "CFX_DATA_DIR without data: IO_ERROR naming the variable"
 mv "$TMP/moved" "$PREFIX"
 
-# 7. A staged install (DESTDIR) for packagers: files under DESTDIR, paths in cfx.pc without it.
+# 7. The R package against the installed cfx, found through pkg-config (PKG_CONFIG_PATH),
+#    installed from the source folder with --clean: it carries its own libcfx and data, names no
+#    path of the source tree or the prefix, and works with the prefix gone.
+if command -v R >/dev/null 2>&1; then
+  mkdir -p "$TMP/rlib"
+  if ! env -u CFX_ROOT -u CFX_LIB_DIR -u CFX_INCLUDE_DIR PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" R CMD INSTALL --clean --no-multiarch \
+        --library="$TMP/rlib" "$ROOT/bindings/r/cfx" >"$TMP/r.log" 2>&1; then
+    cat "$TMP/r.log" >&2; fail "R CMD INSTALL bindings/r/cfx against the installed cfx"
+  fi
+  grep -q "through pkg-config" "$TMP/r.log" || { cat "$TMP/r.log" >&2; fail "R's configure did not use pkg-config"; }
+  if grep -rlF -e "$ROOT" -e "$PREFIX" "$TMP/rlib/cfx"; then fail "the installed R package names a build path"; fi
+  mv "$PREFIX" "$TMP/gone"
+  rows=$(cd "$TMP" && env -u CFX_ROOT -u LD_LIBRARY_PATH R_LIBS="$TMP/rlib" Rscript --vanilla \
+         -e 'cat(cfx::cfx_n_rows(cfx::cfx_load_german()))')
+  mv "$TMP/gone" "$PREFIX"
+  [ "$rows" = 1000 ] || fail "cfx_load_german() in the installed R package gave '$rows' rows"
+  ok "R package built against the installed cfx through pkg-config; self-contained"
+else
+  echo "install: R not found, R package check skipped (make test installs R)"
+fi
+
+# 8. A staged install (DESTDIR) for packagers: files under DESTDIR, paths in cfx.pc without it.
 cd "$TMP"
 $MAKE install DESTDIR="$TMP/stage" PREFIX=/opt/cfx >"$TMP/stage.log" 2>&1 || { cat "$TMP/stage.log" >&2; fail "make install DESTDIR"; }
 [ -f "$TMP/stage/opt/cfx/lib/libcfx.so.$abi" ] && [ -f "$TMP/stage/opt/cfx/share/cfx/german_credit.csv" ] \
