@@ -2,7 +2,7 @@
 # Builds the cfx Java binding into one jar, OUT/cfx-<version>.jar: the org.cfx classes, the JNI
 # shim compiled with every function family of include/cfx.h, and libcfx itself, under
 # org/cfx/native/<os>-<arch>/ (Native.java loads them from there when java.library.path has no
-# libcfx_jni). Also leaves OUT/classes and OUT/native/libcfx_jni.so (+ libcfx.so.<ABI>) for
+# libcfx_jni), and the bundled German credit data under org/cfx/data/. Also leaves OUT/classes and OUT/native/libcfx_jni.so (+ libcfx.so.<ABI>) for
 # running from the file system: java -Djava.library.path=OUT/native -cp OUT/classes ...
 #
 # Environment: CFX_LIB_DIR, the folder of the libcfx.so to link and bundle (default target/release
@@ -27,7 +27,7 @@ TESTING=()
 [ "${CFX_TESTING:-0}" = 1 ] && TESTING=(-DCFX_TESTING)
 
 rm -rf "$OUT/classes" "$OUT/native" "$OUT/jar-native"
-mkdir -p "$OUT/classes" "$OUT/native" "$OUT/jar-native/org/cfx/native/$PLATFORM"
+mkdir -p "$OUT/classes" "$OUT/native" "$OUT/jar-native/org/cfx/native/$PLATFORM" "$OUT/jar-native/org/cfx/data"
 
 # 1. The shim. $ORIGIN: it finds libcfx.so.<ABI> in its own folder (as in the jar's temporary
 #    folder and OUT/native), else through the system's library path; no build path is recorded.
@@ -43,6 +43,7 @@ javac -Xlint:all -Werror --release 17 -d "$OUT/classes" $(find "$HERE/src/main/j
 
 # 3. The jar.
 cp "$OUT/native/libcfx_jni.so" "$OUT/native/libcfx.so.$ABI" "$OUT/jar-native/org/cfx/native/$PLATFORM/"
+cp "$ROOT/examples/data/german_credit.csv" "$OUT/jar-native/org/cfx/data/"
 JAR="$OUT/cfx-$VERSION.jar"
 rm -f "$JAR"
 jar --create --file "$JAR" -C "$OUT/classes" . -C "$OUT/jar-native" .

@@ -41,7 +41,8 @@ aborted=${aborted:-0}
 if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then failed=1; fi
 
 # 4. The README snippets, compiled against the jar alone and run from an empty folder with no
-#    java.library.path and no LD_LIBRARY_PATH: the binding loads its natives from inside the jar.
+#    java.library.path, LD_LIBRARY_PATH or CFX_DATA_DIR: the binding loads its natives and finds
+#    the bundled data from inside the jar.
 #    A snippet's comment "// <output> …" is the start of what it must print.
 JAR="$BUILD/cfx-$(sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head -n 1).jar"
 SNIP="$BUILD/snippets"
@@ -58,7 +59,7 @@ for readme in "$ROOT/README.md" "$HERE/README.md"; do
     if ! javac -Xlint:all -Werror -d "$SNIP" -cp "$JAR" "$SNIP/Snippet$n.java" 2>"$SNIP/javac$n.log"; then
       echo "java: snippet $n of $readme does not compile:" >&2; cat "$SNIP/javac$n.log" >&2; failed=$((failed + 1)); continue
     fi
-    if ! (cd "$SNIP" && env -u LD_LIBRARY_PATH CFX_DATA_DIR="$ROOT/examples/data" \
+    if ! (cd "$SNIP" && env -u LD_LIBRARY_PATH -u CFX_DATA_DIR \
           java -cp "$JAR:$SNIP" "Snippet$n" >"$SNIP/out$n.txt" 2>&1); then
       echo "java: snippet $n of $readme failed:" >&2; cat "$SNIP/out$n.txt" >&2; failed=$((failed + 1)); continue
     fi

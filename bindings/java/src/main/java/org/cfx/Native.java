@@ -42,6 +42,9 @@ final class Native {
     /** Where the jar built by {@code make java} keeps the JNI shim and libcfx. */
     static final String JAR_NATIVE_DIR = "/org/cfx/native/";
 
+    /** Where that jar keeps the bundled data (examples/data/german_credit.csv). */
+    static final String JAR_DATA_DIR = "/org/cfx/data/";
+
     static {
         String explicit = System.getProperty("cfx.jni.library");
         if (explicit != null && !explicit.isEmpty()) {
@@ -54,9 +57,11 @@ final class Native {
 
     /**
      * Loads {@code libcfx_jni} (which needs {@code libcfx.so.<ABI>}) from {@code java.library.path}
-     * and the system's library path; failing that, from inside the jar: the shim and libcfx are
-     * copied to a fresh temporary folder, libcfx is loaded first (so the shim's dependency on it is
-     * already met) and the files are deleted once loaded.
+     * and the system's library path; failing that, from inside the jar. The jar's copies go to a
+     * fresh temporary folder laid out like an installed prefix: {@code lib/} with libcfx (loaded
+     * first, so the shim's dependency on it is already met) and the shim, deleted once loaded, and
+     * {@code share/cfx/} with the bundled German credit data, which libcfx finds there beside
+     * itself ({@code Dataset.loadGerman(null)}), deleted when the JVM exits.
      */
     private static void loadShim() {
         try {
@@ -82,21 +87,30 @@ final class Native {
     }
 
     private static void loadFromJar(String dir) throws IOException {
-        Path tmp = Files.createTempDirectory("cfx-native");
+        Path prefix = Files.createTempDirectory("cfx-native");
+        prefix.toFile().deleteOnExit();
+        String german = JAR_DATA_DIR + "german_credit.csv";
+        if (Native.class.getResource(german) != null) {
+            Path share = Files.createDirectories(prefix.resolve("share/cfx"));
+            share.getParent().toFile().deleteOnExit();
+            share.toFile().deleteOnExit();
+            extract(german, share.resolve("german_credit.csv")).toFile().deleteOnExit();
+        }
+        Path lib = Files.createDirectories(prefix.resolve("lib"));
         try {
             String libcfx = "libcfx.so." + BUILT_FOR_ABI;
             if (Native.class.getResource(dir + libcfx) != null) {
-                System.load(extract(dir + libcfx, tmp.resolve(libcfx)).toString());
+                System.load(extract(dir + libcfx, lib.resolve(libcfx)).toString());
             }
-            System.load(extract(dir + "libcfx_jni.so", tmp.resolve("libcfx_jni.so")).toString());
+            System.load(extract(dir + "libcfx_jni.so", lib.resolve("libcfx_jni.so")).toString());
         } finally {
             // Loaded libraries stay mapped after their files are gone (Linux).
-            try (var files = Files.list(tmp)) {
+            try (var files = Files.list(lib)) {
                 for (Path f : (Iterable<Path>) files::iterator) {
                     Files.deleteIfExists(f);
                 }
             }
-            Files.deleteIfExists(tmp);
+            Files.deleteIfExists(lib);
         }
     }
 
