@@ -259,7 +259,21 @@ const GERMAN_FILE: &str = "german_credit.csv";
 ///
 /// An error names every place it looked and the variable to set.
 pub fn bundled_data_dir() -> Result<PathBuf> {
-    if let Some(dir) = std::env::var_os("CFX_DATA_DIR").filter(|d| !d.is_empty()) {
+    find_bundled_data_dir(
+        std::env::var_os("CFX_DATA_DIR").as_deref(),
+        loaded_object_dir().as_deref(),
+        Path::new("examples/data"),
+    )
+}
+
+/// [`bundled_data_dir`] with its inputs given: the value of `CFX_DATA_DIR`, the
+/// folder of the loaded library, and the source tree's data folder.
+fn find_bundled_data_dir(
+    variable: Option<&std::ffi::OsStr>,
+    lib_dir: Option<&Path>,
+    source_tree: &Path,
+) -> Result<PathBuf> {
+    if let Some(dir) = variable.filter(|d| !d.is_empty()) {
         let dir = PathBuf::from(dir);
         if dir.join(GERMAN_FILE).is_file() {
             return Ok(dir);
@@ -270,14 +284,14 @@ pub fn bundled_data_dir() -> Result<PathBuf> {
         )));
     }
     let mut looked = Vec::new();
-    if let Some(lib_dir) = loaded_object_dir() {
+    if let Some(lib_dir) = lib_dir {
         for up in [1, 2] {
             if let Some(prefix) = lib_dir.ancestors().nth(up) {
                 looked.push(prefix.join("share/cfx"));
             }
         }
     }
-    looked.push(PathBuf::from("examples/data"));
+    looked.push(source_tree.to_path_buf());
     match looked.iter().find(|d| d.join(GERMAN_FILE).is_file()) {
         Some(d) => Ok(d.clone()),
         None => Err(Error::Io(format!(
@@ -452,4 +466,95 @@ pub fn taiwan(path: &Path) -> Result<Dataset> {
     }
     d.schema = Schema::new(d.schema.features.clone())?;
     Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh scratch folder in the system temporary folder, removed by each test.
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cfx-data-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn put_german(dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(GERMAN_FILE), "x\n").unwrap();
+    }
+
+    #[test]
+    fn the_bundled_data_is_looked_up_in_order() {
+        let root = scratch("order");
+        let tree = root.join("tree/examples/data");
+        let prefix_lib = root.join("prefix/lib");
+        let multiarch_lib = root.join("usr/lib/x86_64-linux-gnu");
+        put_german(&tree);
+        std::fs::create_dir_all(&prefix_lib).unwrap();
+        // Nothing installed: the source tree's folder.
+        assert_eq!(
+            find_bundled_data_dir(None, Some(&prefix_lib), &tree).unwrap(),
+            tree
+        );
+        // Installed: <prefix>/share/cfx beside <prefix>/lib wins over the source tree.
+        put_german(&root.join("prefix/share/cfx"));
+        assert_eq!(
+            find_bundled_data_dir(None, Some(&prefix_lib), &tree).unwrap(),
+            root.join("prefix/share/cfx")
+        );
+        // A multiarch library folder: two levels up.
+        put_german(&root.join("usr/share/cfx"));
+        assert_eq!(
+            find_bundled_data_dir(None, Some(&multiarch_lib), Path::new("nowhere")).unwrap(),
+            root.join("usr/share/cfx")
+        );
+        // The variable wins over everything, and an empty one counts as unset.
+        let chosen = root.join("chosen");
+        put_german(&chosen);
+        assert_eq!(
+            find_bundled_data_dir(Some(chosen.as_os_str()), Some(&prefix_lib), &tree).unwrap(),
+            chosen
+        );
+        assert_eq!(
+            find_bundled_data_dir(Some("".as_ref()), None, &tree).unwrap(),
+            tree
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn missing_bundled_data_is_an_error_naming_where_it_looked() {
+        let root = scratch("missing");
+        let err =
+            find_bundled_data_dir(Some(root.join("empty").as_os_str()), None, &root).unwrap_err();
+        assert!(
+            matches!(&err, Error::Io(m) if m.contains("CFX_DATA_DIR is '") && m.contains("empty")),
+            "{err}"
+        );
+        let lib = root.join("p/lib");
+        let err = find_bundled_data_dir(None, Some(&lib), &root.join("tree")).unwrap_err();
+        let Error::Io(m) = &err else { panic!("{err}") };
+        for place in [
+            root.join("p/share/cfx"),
+            root.join("share/cfx"),
+            root.join("tree"),
+        ] {
+            assert!(m.contains(&format!("'{}'", place.display())), "{m}");
+        }
+        assert!(m.contains("set CFX_DATA_DIR"), "{m}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn the_loaded_object_is_found() {
+        // In a test binary the code lives in the executable itself.
+        let dir = loaded_object_dir().expect("dladdr names the test executable");
+        let exe = std::env::current_exe().unwrap();
+        assert_eq!(
+            dir.canonicalize().unwrap(),
+            exe.parent().unwrap().canonicalize().unwrap()
+        );
+    }
 }
