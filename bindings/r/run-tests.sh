@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds libcfx (with the `testing` feature) if needed, installs the R
 # package into a private library (bindings/r/lib) and runs its testthat
-# tests. Last line: "r: N passed, M failed"; exits non-zero on any failure.
+# tests, and runs the R snippets of README.md and bindings/r/README.md.
+# Last line: "r: N passed, M failed"; exits non-zero on any failure.
 # Set CHECK=1 to also run `R CMD check --no-manual`, VALGRIND=1 to run
 # valgrind-smoke.R under valgrind memcheck (both before the tests).
 set -eu
@@ -69,6 +70,29 @@ if [ "${VALGRIND:-0}" = 1 ]; then
     cat "$lib/valgrind.log" >&2; echo "r: valgrind smoke run FAILED"; check_status=1
   fi
 fi
+
+# The README snippets, run with the installed package from an empty folder (no CFX_DATA_DIR: the
+# package carries its data); a snippet's comment `# "<output> …"` is the start of what it prints.
+snip="$lib/snippets"
+mkdir -p "$snip"
+n=0
+for readme in "$root/README.md" "$here/README.md"; do
+  blocks=$(awk '/^```r$/ {inb=1; k++; next} inb && /^```$/ {inb=0; next} inb {print k "\t" $0}' "$readme")
+  for k in $(printf '%s\n' "$blocks" | cut -f1 | sort -un); do
+    n=$((n + 1))
+    printf '%s\n' "$blocks" | awk -F'\t' -v k="$k" '$1 == k {sub(/^[0-9]+\t/, ""); print}' >"$snip/snippet$n.R"
+    expect=$(sed -n 's|.*# "\(.*\) …"$|\1|p' "$snip/snippet$n.R" | head -n 1)
+    if ! (cd "$snip" && env -u CFX_DATA_DIR R_LIBS="$lib" Rscript --vanilla "snippet$n.R" >"out$n.txt" 2>&1); then
+      echo "r: snippet $n of $readme failed:" >&2; cat "$snip/out$n.txt" >&2; check_status=1; continue
+    fi
+    if [ -n "$expect" ] && ! grep -qF -- "$expect" "$snip/out$n.txt"; then
+      echo "r: snippet $n of $readme printed something else than '$expect':" >&2; cat "$snip/out$n.txt" >&2
+      check_status=1; continue
+    fi
+  done
+done
+if [ "$n" -lt 2 ]; then echo "r: found $n README snippets, expected at least 2" >&2; check_status=1; fi
+[ $check_status = 0 ] && echo "r: $n README snippets ran"
 
 status=0
 R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla - <<'REOF' || status=$?
