@@ -79,7 +79,11 @@ demo: deps-demo first-build-notice
 # src/ffi/version.rs) with the libcfx.so link, libcfx.a, cfx.h, cfx.pc and the bundled data in
 # $(DATADIR), where libcfx finds it by itself (see `cfx_dataset_load_german` in cfx.h). Debug
 # information is stripped from the installed copies: it would carry the build folder's path.
-install: build
+# Without cargo on the PATH (as under sudo) it installs what `make build` built before.
+install:
+	@if command -v $(CARGO) >/dev/null 2>&1; then $(MAKE) --no-print-directory build; \
+	elif [ -f target/release/libcfx.so ]; then echo "cfx: no cargo on the PATH: installing the library built before"; \
+	else echo "cfx: no cargo on the PATH and no target/release/libcfx.so: run \`make build\` first" >&2; exit 1; fi
 	@soname=$$(readelf -d target/release/libcfx.so | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p'); \
 	if [ -z "$$soname" ]; then echo "target/release/libcfx.so has no soname" >&2; exit 1; fi; \
 	set -ex; \
