@@ -1138,7 +1138,8 @@ cfx_status cfx_model_linear_new(const double *weights,
 /**
  * Reads a model from JSON (as written by `cfx_model_to_json`) and checks its
  * input dimension against `schema`'s encoded dimension (`DIMENSION_MISMATCH`
- * when they differ). Errors: `FORMAT_ERROR`, `INVALID_ARGUMENT`.
+ * when they differ). Errors: `FORMAT_ERROR` (also for an unknown or
+ * misspelled key, named in the message), `INVALID_ARGUMENT`.
  */
 cfx_status cfx_model_from_json(const struct cfx_schema *schema,
                                const char *json,
@@ -1449,8 +1450,9 @@ double cfx_robust_bound_confidence(size_t k, double m);
 /**
  * Reads and validates a schema from JSON (`json`: NUL-terminated UTF-8).
  * On success `*out_schema` owns a new handle (free with `cfx_schema_free`).
- * Errors: `FORMAT_ERROR` (malformed JSON, unsupported version),
- * `INVALID_SCHEMA` (inconsistent features), `NULL_ARGUMENT`.
+ * Errors: `FORMAT_ERROR` (malformed JSON, unsupported version, an unknown
+ * or misspelled key, named with its place in the message), `INVALID_SCHEMA`
+ * (inconsistent features), `NULL_ARGUMENT`.
  */
 cfx_status cfx_schema_from_json(const char *json, const struct cfx_schema **out_schema);
 
@@ -1636,10 +1638,11 @@ cfx_status cfx_policy_train(const struct cfx_dataset *train,
 
 /**
  * Reads a policy from JSON (as written by `cfx_policy_to_json`); refuses
- * other format versions and malformed networks (`FORMAT_ERROR`,
- * `DIMENSION_MISMATCH`). On success `*out_policy` owns a new handle.
+ * other format versions, unknown or misspelled keys (named in the message)
+ * and malformed networks (`FORMAT_ERROR`, `DIMENSION_MISMATCH`). On success `*out_policy` owns a new handle.
  */
-cfx_status cfx_policy_from_json(const char *json, const struct cfx_policy **out_policy);
+cfx_status cfx_policy_from_json(const char *json,
+                                const struct cfx_policy **out_policy);
 
 /**
  * Writes the policy as versioned JSON (string buffer protocol). Thread-safe.

@@ -26,6 +26,7 @@ pub mod coherent;
 pub mod data;
 pub mod error;
 pub mod ffi;
+pub mod json;
 pub mod model;
 pub mod nn;
 pub mod plan;

@@ -11,6 +11,7 @@ fn half() -> f64 {
 
 /// `score(x) = w·x + b` on the encoded space, logistic link, threshold `t`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LinearModel {
     pub weights: Vec<f64>,
     pub bias: f64,

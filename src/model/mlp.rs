@@ -16,6 +16,7 @@ fn half() -> f64 {
 
 /// An MLP over the encoded space.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MlpModel {
     pub network: Network,
     #[serde(default = "half")]
