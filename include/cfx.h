@@ -1051,17 +1051,41 @@ cfx_status cfx_dataset_load_heloc(const char *path, const struct cfx_dataset **o
 cfx_status cfx_dataset_load_taiwan(const char *path, const struct cfx_dataset **out_dataset);
 
 /**
- * Reads a CSV whose columns include every feature of `schema` (by name) and
- * a label column `target`; a row's label is 1 when its `target` cell equals
- * `favourable`, else 0. Unknown levels and out-of-range values are
- * `DATA_ERROR` naming row and column. The dataset keeps its own reference to
- * the schema.
+ * Reads a comma-separated CSV with a header whose columns include every
+ * feature of `schema` (by name) and a label column `target`; a row's label
+ * is 1 when its `target` cell equals `favourable`, else 0. The same as
+ * `cfx_dataset_from_csv_ex(schema, path, target, favourable, ',', 1, out)`.
  */
 cfx_status cfx_dataset_from_csv(const struct cfx_schema *schema,
                                 const char *path,
                                 const char *target,
                                 const char *favourable,
                                 const struct cfx_dataset **out_dataset);
+
+/**
+ * Reads a CSV of applicants under `schema`, with the field `delimiter` (an
+ * ASCII character such as `','` or `';'`, common in European credit files;
+ * not a quote or line end) and `has_header` 1 when the first line names the
+ * columns (features found by name, in any order), 0 when it does not (the
+ * columns are then, in order, the schema's features and the label column).
+ * A row's label is 1 when its `target` cell equals `favourable`, else 0.
+ * The dataset keeps its own reference to the schema.
+ *
+ * Errors, each naming the file and where in it: `DATA_ERROR` for an
+ * unknown level, an out-of-range value, a missing value (empty, `NA`,
+ * `N/A`, `?`, `nan`) in a column without a special state labelled so, a
+ * missing label, a favourable value no row has (the message lists the
+ * values seen), an empty or repeated header name, ragged rows or a file
+ * without data rows; `NOT_FOUND` for a missing column; `INVALID_ARGUMENT`
+ * for a bad delimiter or `has_header`; `IO_ERROR`.
+ */
+cfx_status cfx_dataset_from_csv_ex(const struct cfx_schema *schema,
+                                   const char *path,
+                                   const char *target,
+                                   const char *favourable,
+                                   char delimiter,
+                                   int32_t has_header,
+                                   const struct cfx_dataset **out_dataset);
 
 /**
  * The number of rows. Thread-safe.

@@ -81,9 +81,7 @@ impl LinearModel {
             check_len("row", d, r.len())?;
             check_finite("row", r)?;
         }
-        if y.iter().any(|&v| v != 0.0 && v != 1.0) {
-            return Err(Error::InvalidArgument("labels must be 0 or 1".into()));
-        }
+        super::check_training_labels(y)?;
         let n = x.len();
         let p = d + 1; // last coordinate is the intercept
         let mut beta = DVector::<f64>::zeros(p);

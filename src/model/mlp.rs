@@ -78,6 +78,7 @@ impl MlpModel {
             return Err(Error::InvalidArgument("cannot train on no rows".into()));
         }
         check_len("labels", x.len(), y.len())?;
+        super::check_training_labels(y)?;
         if opts.batch_size == 0 || opts.hidden.contains(&0) {
             return Err(Error::InvalidArgument(
                 "batch size and layer sizes must be positive".into(),

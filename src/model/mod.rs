@@ -290,6 +290,32 @@ impl Model for AnyModel {
     }
 }
 
+/// Checks training labels: each 0 or 1, and at least one row of each class.
+/// A fit on one class learns nothing about the other (a logistic fit on
+/// declined applicants only returns a model that declines everyone), so it is
+/// refused before any work.
+pub fn check_training_labels(y: &[f64]) -> Result<()> {
+    if let Some(i) = y.iter().position(|&v| v != 0.0 && v != 1.0) {
+        return Err(Error::InvalidArgument(format!(
+            "labels must be 0 or 1, but label {i} is {}",
+            y[i]
+        )));
+    }
+    let favourable = y.iter().filter(|&&v| v == 1.0).count();
+    if favourable == 0 || favourable == y.len() {
+        return Err(Error::InvalidArgument(format!(
+            "training needs at least one row of each class, but all {} rows are {}",
+            y.len(),
+            if favourable == 0 {
+                "unfavourable (0)"
+            } else {
+                "favourable (1)"
+            }
+        )));
+    }
+    Ok(())
+}
+
 /// Fraction of rows whose decision matches the label.
 pub fn accuracy(model: &dyn Model, x: &[Vec<f64>], y: &[f64]) -> f64 {
     if x.is_empty() {
