@@ -33,5 +33,6 @@ pub mod plan;
 pub mod robust;
 pub mod schema;
 pub mod sequential;
+pub mod workers;
 
 pub use error::{Error, Result};
