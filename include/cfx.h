@@ -1450,8 +1450,10 @@ cfx_status cfx_robust_result_encoded(const struct cfx_robust_result *result,
                                      size_t *out_len);
 
 /**
- * The result as versioned JSON (string buffer protocol), with the schema
- * and model fingerprints. Thread-safe.
+ * The result as versioned JSON (string buffer protocol), with the
+ * fingerprints of the schema and model the result was computed with (kept
+ * in the result). `schema` and `model` may be NULL; when given, they must be
+ * those (the same fingerprints), else `INVALID_ARGUMENT`. Thread-safe.
  */
 cfx_status cfx_robust_result_to_json(const struct cfx_robust_result *result,
                                      const struct cfx_schema *schema,
