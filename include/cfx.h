@@ -1057,17 +1057,41 @@ cfx_status cfx_dataset_load_heloc(const char *path, const struct cfx_dataset **o
 cfx_status cfx_dataset_load_taiwan(const char *path, const struct cfx_dataset **out_dataset);
 
 /**
- * Reads a CSV whose columns include every feature of `schema` (by name) and
- * a label column `target`; a row's label is 1 when its `target` cell equals
- * `favourable`, else 0. Unknown levels and out-of-range values are
- * `DATA_ERROR` naming row and column. The dataset keeps its own reference to
- * the schema.
+ * Reads a comma-separated CSV with a header whose columns include every
+ * feature of `schema` (by name) and a label column `target`; a row's label
+ * is 1 when its `target` cell equals `favourable`, else 0. The same as
+ * `cfx_dataset_from_csv_ex(schema, path, target, favourable, ',', 1, out)`.
  */
 cfx_status cfx_dataset_from_csv(const struct cfx_schema *schema,
                                 const char *path,
                                 const char *target,
                                 const char *favourable,
                                 const struct cfx_dataset **out_dataset);
+
+/**
+ * Reads a CSV of applicants under `schema`, with the field `delimiter` (an
+ * ASCII character such as `','` or `';'`, common in European credit files;
+ * not a quote or line end) and `has_header` 1 when the first line names the
+ * columns (features found by name, in any order), 0 when it does not (the
+ * columns are then, in order, the schema's features and the label column).
+ * A row's label is 1 when its `target` cell equals `favourable`, else 0.
+ * The dataset keeps its own reference to the schema.
+ *
+ * Errors, each naming the file and where in it: `DATA_ERROR` for an
+ * unknown level, an out-of-range value, a missing value (empty, `NA`,
+ * `N/A`, `?`, `nan`) in a column without a special state labelled so, a
+ * missing label, a favourable value no row has (the message lists the
+ * values seen), an empty or repeated header name, ragged rows or a file
+ * without data rows; `NOT_FOUND` for a missing column; `INVALID_ARGUMENT`
+ * for a bad delimiter or `has_header`; `IO_ERROR`.
+ */
+cfx_status cfx_dataset_from_csv_ex(const struct cfx_schema *schema,
+                                   const char *path,
+                                   const char *target,
+                                   const char *favourable,
+                                   char delimiter,
+                                   int32_t has_header,
+                                   const struct cfx_dataset **out_dataset);
 
 /**
  * The number of rows. Thread-safe.
@@ -1144,7 +1168,8 @@ cfx_status cfx_model_linear_new(const double *weights,
 /**
  * Reads a model from JSON (as written by `cfx_model_to_json`) and checks its
  * input dimension against `schema`'s encoded dimension (`DIMENSION_MISMATCH`
- * when they differ). Errors: `FORMAT_ERROR`, `INVALID_ARGUMENT`.
+ * when they differ). Errors: `FORMAT_ERROR` (also for an unknown or
+ * misspelled key, named in the message), `INVALID_ARGUMENT`.
  */
 cfx_status cfx_model_from_json(const struct cfx_schema *schema,
                                const char *json,
@@ -1431,8 +1456,10 @@ cfx_status cfx_robust_result_encoded(const struct cfx_robust_result *result,
                                      size_t *out_len);
 
 /**
- * The result as versioned JSON (string buffer protocol), with the schema
- * and model fingerprints. Thread-safe.
+ * The result as versioned JSON (string buffer protocol), with the
+ * fingerprints of the schema and model the result was computed with (kept
+ * in the result). `schema` and `model` may be NULL; when given, they must be
+ * those (the same fingerprints), else `INVALID_ARGUMENT`. Thread-safe.
  */
 cfx_status cfx_robust_result_to_json(const struct cfx_robust_result *result,
                                      const struct cfx_schema *schema,
@@ -1455,8 +1482,9 @@ double cfx_robust_bound_confidence(size_t k, double m);
 /**
  * Reads and validates a schema from JSON (`json`: NUL-terminated UTF-8).
  * On success `*out_schema` owns a new handle (free with `cfx_schema_free`).
- * Errors: `FORMAT_ERROR` (malformed JSON, unsupported version),
- * `INVALID_SCHEMA` (inconsistent features), `NULL_ARGUMENT`.
+ * Errors: `FORMAT_ERROR` (malformed JSON, unsupported version, an unknown
+ * or misspelled key, named with its place in the message), `INVALID_SCHEMA`
+ * (inconsistent features), `NULL_ARGUMENT`.
  */
 cfx_status cfx_schema_from_json(const char *json, const struct cfx_schema **out_schema);
 
@@ -1642,10 +1670,11 @@ cfx_status cfx_policy_train(const struct cfx_dataset *train,
 
 /**
  * Reads a policy from JSON (as written by `cfx_policy_to_json`); refuses
- * other format versions and malformed networks (`FORMAT_ERROR`,
- * `DIMENSION_MISMATCH`). On success `*out_policy` owns a new handle.
+ * other format versions, unknown or misspelled keys (named in the message)
+ * and malformed networks (`FORMAT_ERROR`, `DIMENSION_MISMATCH`). On success `*out_policy` owns a new handle.
  */
-cfx_status cfx_policy_from_json(const char *json, const struct cfx_policy **out_policy);
+cfx_status cfx_policy_from_json(const char *json,
+                                const struct cfx_policy **out_policy);
 
 /**
  * Writes the policy as versioned JSON (string buffer protocol). Thread-safe.

@@ -26,11 +26,13 @@ pub mod coherent;
 pub mod data;
 pub mod error;
 pub mod ffi;
+pub mod json;
 pub mod model;
 pub mod nn;
 pub mod plan;
 pub mod robust;
 pub mod schema;
 pub mod sequential;
+pub mod workers;
 
 pub use error::{Error, Result};

@@ -159,18 +159,9 @@ fn csv_errors_are_clear() {
         data::rows_under_schema(&t, &s).unwrap(),
         vec![vec![5.0, 0.0]]
     );
-    let t = data::parse_csv("amount,housing\n").unwrap();
-    assert!(
-        data::infer(
-            &t,
-            &data::InferOptions {
-                target: "housing".into(),
-                favourable: "own".into(),
-                ..Default::default()
-            }
-        )
-        .is_err()
-    );
+    // a file with a header only has nothing to learn from
+    let t = data::parse_csv("amount,housing\n");
+    assert!(matches!(t, Err(Error::Data(m)) if m.contains("no data rows")));
 }
 
 #[test]

@@ -338,6 +338,16 @@ fn schema_built_in_code_equals_the_json_one() {
         let mut none = null();
         assert_eq!(cfx_schema_build(b2, &mut none), cfx_status::InvalidSchema);
         assert!(none.is_null());
+        // finite bounds whose width overflows are refused when the schema is built
+        let mut b3 = null_mut();
+        cfx_schema_builder_new(&mut b3);
+        assert_eq!(
+            cfx_schema_builder_add_contiguous(b3, age.as_ptr(), -1e308, 1e308, 0),
+            cfx_status::Ok
+        );
+        assert_eq!(cfx_schema_build(b3, &mut none), cfx_status::InvalidSchema);
+        assert!(none.is_null());
+        assert!(cfx::ffi::error::last_error().unwrap().contains("overflows"));
         cfx_schema_builder_free(null_mut());
         cfx_schema_free(built);
         cfx_model_free(model);

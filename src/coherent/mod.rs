@@ -778,32 +778,15 @@ pub fn explain_batch(
     if threads == 1 {
         return Ok(rows.iter().map(one).collect());
     }
+    // A worker's panic continues on this thread, as it would on one thread.
     let parts: Vec<Vec<Result<Explanation>>> = std::thread::scope(|s| {
         let handles: Vec<_> = rows
             .chunks(chunk)
-            .map(|c| s.spawn(move || c.iter().map(one).collect::<Vec<_>>()))
+            .map(|c| crate::workers::spawn(s, move || c.iter().map(one).collect::<Vec<_>>()))
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    vec![Err(Error::Solver("a batch worker thread panicked".into()))]
-                })
-            })
-            .collect()
+        handles.into_iter().map(crate::workers::join).collect()
     });
-    let mut out = Vec::with_capacity(rows.len());
-    for (p, c) in parts.into_iter().zip(rows.chunks(chunk)) {
-        if p.len() == c.len() {
-            out.extend(p);
-        } else {
-            out.extend(
-                c.iter()
-                    .map(|_| Err(Error::Solver("a batch worker thread panicked".into()))),
-            );
-        }
-    }
-    Ok(out)
+    Ok(parts.into_iter().flatten().collect())
 }
 
 /// The MIP [`explain`] solves for one applicant, in a neutral JSON form

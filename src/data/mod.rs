@@ -6,7 +6,7 @@
 
 mod csv;
 
-pub use csv::{Table, parse_csv, read_csv};
+pub use csv::{CsvOptions, Table, parse_csv, parse_csv_with, read_csv, read_csv_with};
 
 use crate::error::{Error, Result};
 use crate::schema::{Direction, Feature, FeatureKind, Schema, SpecialState, Transition};
@@ -48,7 +48,24 @@ impl Dataset {
     }
 }
 
-/// A special code declared for schema inference.
+/// Whether a cell says "no value": empty, `NA`, `N/A`, `?`, or a spelling of
+/// NaN (`nan`, `NaN`, …). Such a cell is an error naming its row and column
+/// unless the column declares a special state labelled with that text (then
+/// the cell is that state: a missing bureau record is a fact, not a hole).
+pub fn is_missing_token(cell: &str) -> bool {
+    matches!(cell, "" | "NA" | "N/A" | "?") || cell.parse::<f64>().is_ok_and(f64::is_nan)
+}
+
+fn missing_value_error(row: usize, column: &str, cell: &str) -> Error {
+    Error::Data(format!(
+        "data row {}, column '{column}': missing value '{cell}'; declare a special state \
+         labelled '{cell}' for this column to read it as one",
+        row + 1
+    ))
+}
+
+/// A special code declared for schema inference. A cell holding the code, or
+/// the label itself (e.g. a label `NA` for files that write `NA`), is in this state.
 #[derive(Debug, Clone)]
 pub struct SpecialCode {
     /// Column it applies to, or `None` for every numeric column where it occurs.
@@ -102,6 +119,7 @@ pub fn infer(table: &Table, opts: &InferOptions) -> Result<Dataset> {
             table.column(c)?;
         }
     }
+    let labels = labels_of(table, &opts.target, &opts.favourable)?;
     let mut features = Vec::new();
     let mut cols = Vec::new();
     for (j, name) in table.header.iter().enumerate() {
@@ -110,21 +128,28 @@ pub fn infer(table: &Table, opts: &InferOptions) -> Result<Dataset> {
         }
         cols.push(j);
         let cells: Vec<&str> = table.rows.iter().map(|r| r[j].trim()).collect();
-        if let Some((i, _)) = cells.iter().enumerate().find(|(_, c)| c.is_empty()) {
-            return Err(Error::Data(format!(
-                "column '{name}', row {}: empty value",
-                i + 2
-            )));
+        let declared: Vec<&SpecialCode> = opts
+            .special_codes
+            .iter()
+            .filter(|s| s.column.as_ref().is_none_or(|c| c == name))
+            .collect();
+        let by_label = |c: &str| declared.iter().find(|s| s.label == c).map(|s| s.code);
+        for (i, c) in cells.iter().enumerate() {
+            if is_missing_token(c) && by_label(c).is_none() {
+                return Err(missing_value_error(i, name, c));
+            }
         }
-        let numeric: Option<Vec<f64>> = cells.iter().map(|c| c.parse::<f64>().ok()).collect();
+        let numeric: Option<Vec<f64>> = cells
+            .iter()
+            .map(|c| by_label(c).or_else(|| c.parse::<f64>().ok()))
+            .collect();
         let numeric = numeric.filter(|v| v.iter().all(|x| x.is_finite()));
         let declared_cat = opts.categorical.contains(name);
         let feature = match numeric {
             Some(values) if !declared_cat => {
-                let specials: Vec<&SpecialCode> = opts
-                    .special_codes
+                let specials: Vec<&SpecialCode> = declared
                     .iter()
-                    .filter(|s| s.column.as_ref().is_none_or(|c| c == name))
+                    .copied()
                     .filter(|s| values.contains(&s.code))
                     .collect();
                 let normal: Vec<f64> = values
@@ -177,20 +202,69 @@ pub fn infer(table: &Table, opts: &InferOptions) -> Result<Dataset> {
     }
     let mut schema = Schema::new(features)?;
     let rows = table_rows(table, &schema, &cols)?;
-    let labels = table
-        .rows
-        .iter()
-        .map(|r| f64::from(r[target].trim() == opts.favourable))
-        .collect::<Vec<_>>();
-    if labels.iter().all(|&l| l == 0.0) {
-        return Err(Error::Data(format!(
-            "no row has the favourable label '{}' in column '{}'",
-            opts.favourable, opts.target
-        )));
-    }
     schema.fit_weights(&rows)?;
     Ok(Dataset {
         schema,
+        rows,
+        labels,
+    })
+}
+
+/// The labels of a table: 1 where the `target` cell equals `favourable`, else 0.
+/// A missing label (see [`is_missing_token`]) is an error naming its row, and so
+/// is a favourable value that no row has (the error lists the values seen, so a
+/// file that writes `>50K.` where `>50K` was expected is caught at once).
+pub fn labels_of(table: &Table, target: &str, favourable: &str) -> Result<Vec<f64>> {
+    let j = table.column(target)?;
+    let mut labels = Vec::with_capacity(table.rows.len());
+    for (i, r) in table.rows.iter().enumerate() {
+        let cell = r[j].trim();
+        if is_missing_token(cell) {
+            return Err(Error::Data(format!(
+                "data row {}, label column '{target}': missing label '{cell}'",
+                i + 1
+            )));
+        }
+        labels.push(f64::from(cell == favourable));
+    }
+    if labels.iter().all(|&l| l == 0.0) {
+        let seen: BTreeSet<&str> = table.rows.iter().map(|r| r[j].trim()).collect();
+        let shown: Vec<String> = seen.iter().take(10).map(|v| format!("'{v}'")).collect();
+        let more = if seen.len() > 10 {
+            format!(" and {} more", seen.len() - 10)
+        } else {
+            String::new()
+        };
+        return Err(Error::Data(format!(
+            "no row has the favourable label '{favourable}' in column '{target}'; \
+             the values seen are {}{more}",
+            shown.join(", ")
+        )));
+    }
+    Ok(labels)
+}
+
+/// Reads a CSV file of applicants under an existing schema: every feature's
+/// column (by name) and the label column `target` (1 where it equals
+/// `favourable`). Without a header (`opts.has_header` false) the columns are,
+/// in order, the schema's features and then the label.
+pub fn read_dataset(
+    schema: &Schema,
+    path: &Path,
+    target: &str,
+    favourable: &str,
+    opts: &CsvOptions,
+) -> Result<Dataset> {
+    let mut table = read_csv_with(path, opts)?;
+    if !opts.has_header {
+        let mut names: Vec<String> = schema.features.iter().map(|f| f.name.clone()).collect();
+        names.push(target.to_string());
+        table = table.name_columns(names)?;
+    }
+    let rows = rows_under_schema(&table, schema)?;
+    let labels = labels_of(&table, target, favourable)?;
+    Ok(Dataset {
+        schema: schema.clone(),
         rows,
         labels,
     })
@@ -215,16 +289,33 @@ fn table_rows(table: &Table, schema: &Schema, cols: &[usize]) -> Result<Vec<Vec<
         for (i, &j) in cols.iter().enumerate() {
             let f = &schema.features[i];
             let cell = cells[j].trim();
-            let where_ = || format!("row {}, column '{}'", r + 2, f.name);
+            let where_ = || format!("data row {}, column '{}'", r + 1, f.name);
             let v = match &f.kind {
                 FeatureKind::Categorical { levels } => {
-                    levels.iter().position(|l| l == cell).ok_or_else(|| {
-                        Error::Data(format!("{}: unknown level '{cell}'", where_()))
-                    })? as f64
+                    match levels.iter().position(|l| l == cell) {
+                        Some(k) => k as f64,
+                        None if is_missing_token(cell) => {
+                            return Err(missing_value_error(r, &f.name, cell));
+                        }
+                        None => {
+                            return Err(Error::Data(format!(
+                                "{}: unknown level '{cell}'",
+                                where_()
+                            )));
+                        }
+                    }
                 }
-                FeatureKind::Contiguous { .. } => cell
-                    .parse::<f64>()
-                    .map_err(|_| Error::Data(format!("{}: '{cell}' is not a number", where_())))?,
+                FeatureKind::Contiguous { special_states, .. } => {
+                    match special_states.iter().find(|s| s.label == cell) {
+                        Some(s) => s.code,
+                        None if is_missing_token(cell) => {
+                            return Err(missing_value_error(r, &f.name, cell));
+                        }
+                        None => cell.parse::<f64>().map_err(|_| {
+                            Error::Data(format!("{}: '{cell}' is not a number", where_()))
+                        })?,
+                    }
+                }
             };
             f.state_of(v)
                 .map_err(|e| Error::Data(format!("{}: {e}", where_())))?;

@@ -4,6 +4,13 @@
 //! process; the host (a JVM, R, a scoring server) would die with it. The
 //! boundary catches the panic, records its message in the last-error slot and
 //! returns `CFX_STATUS_PANIC` (or the [`PanicDefault`] of the return type).
+//!
+//! A panic inside a call, on the caller's thread or in a batch's worker
+//! threads ([`crate::workers`] raises it again on the caller's thread), is
+//! not printed into the host's stderr: the boundary installs, once, a panic
+//! hook that records the place of a quiet panic (one raised while a C call
+//! runs) for the last-error message and passes every other panic to the hook
+//! that was there before.
 
 use super::error;
 use super::status::{FfiResult, cfx_status};
@@ -28,7 +35,11 @@ where
     R: Finish<Out>,
     Out: PanicDefault,
 {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+    install_quiet_hook();
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::workers::quietly(body)
+    }));
+    match caught {
         Ok(r) => r.finish(),
         Err(payload) => {
             let what = payload
@@ -36,13 +47,41 @@ where
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown payload".to_string());
+            let place = PANIC_PLACE
+                .with(|p| p.take())
+                .map(|p| format!(" at {p}"))
+                .unwrap_or_default();
             error::set_last_error(&format!(
-                "internal error: cfx panicked ({what}); please report it; \
+                "internal error: cfx panicked ({what}){place}; please report it; \
                  handles used by this call may be in an unknown state"
             ));
             Out::panic_default()
         }
     }
+}
+
+thread_local! {
+    /// `file:line` of the last quiet panic on this thread.
+    static PANIC_PLACE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
+
+/// Installs, once per process, the hook that keeps quiet panics out of stderr.
+fn install_quiet_hook() {
+    QUIET_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if crate::workers::is_quiet() {
+                let place = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
+                PANIC_PLACE.with(|p| *p.borrow_mut() = place);
+            } else {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// Turns a body's value into the function's C return value.

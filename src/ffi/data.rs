@@ -81,11 +81,10 @@ pub unsafe extern "C" fn cfx_dataset_load_taiwan(
     }
 }
 
-/// Reads a CSV whose columns include every feature of `schema` (by name) and
-/// a label column `target`; a row's label is 1 when its `target` cell equals
-/// `favourable`, else 0. Unknown levels and out-of-range values are
-/// `DATA_ERROR` naming row and column. The dataset keeps its own reference to
-/// the schema.
+/// Reads a comma-separated CSV with a header whose columns include every
+/// feature of `schema` (by name) and a label column `target`; a row's label
+/// is 1 when its `target` cell equals `favourable`, else 0. The same as
+/// `cfx_dataset_from_csv_ex(schema, path, target, favourable, ',', 1, out)`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_dataset_from_csv(
     schema: *const cfx_schema,
@@ -95,23 +94,62 @@ pub unsafe extern "C" fn cfx_dataset_from_csv(
     out_dataset: *mut *const cfx_dataset,
 ) -> cfx_status {
     ffi_boundary! {
-        let out = out_param(out_dataset, "out_dataset")?;
-        let s = arc_ref(schema, "schema")?;
-        let path = str_in(path, "path")?;
-        let target = str_in(target, "target")?;
-        let favourable = str_in(favourable, "favourable")?;
-        let table = data::read_csv(std::path::Path::new(path))?;
-        let rows = data::rows_under_schema(&table, s)?;
-        let j = table.column(target)?;
-        let labels = table
-            .rows
-            .iter()
-            .map(|r| if r[j].trim() == favourable { 1.0 } else { 0.0 })
-            .collect();
-        let d = Dataset { schema: s.clone(), rows, labels };
-        out.write(arc_into_raw(Arc::new(d)));
-        Ok(())
+        from_csv(schema, path, target, favourable, &data::CsvOptions::default(), out_dataset)
     }
+}
+
+/// Reads a CSV of applicants under `schema`, with the field `delimiter` (an
+/// ASCII character such as `','` or `';'`, common in European credit files;
+/// not a quote or line end) and `has_header` 1 when the first line names the
+/// columns (features found by name, in any order), 0 when it does not (the
+/// columns are then, in order, the schema's features and the label column).
+/// A row's label is 1 when its `target` cell equals `favourable`, else 0.
+/// The dataset keeps its own reference to the schema.
+///
+/// Errors, each naming the file and where in it: `DATA_ERROR` for an
+/// unknown level, an out-of-range value, a missing value (empty, `NA`,
+/// `N/A`, `?`, `nan`) in a column without a special state labelled so, a
+/// missing label, a favourable value no row has (the message lists the
+/// values seen), an empty or repeated header name, ragged rows or a file
+/// without data rows; `NOT_FOUND` for a missing column; `INVALID_ARGUMENT`
+/// for a bad delimiter or `has_header`; `IO_ERROR`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_dataset_from_csv_ex(
+    schema: *const cfx_schema,
+    path: *const c_char,
+    target: *const c_char,
+    favourable: *const c_char,
+    delimiter: c_char,
+    has_header: i32,
+    out_dataset: *mut *const cfx_dataset,
+) -> cfx_status {
+    ffi_boundary! {
+        let has_header = match has_header {
+            0 => false,
+            1 => true,
+            v => return Err(FfiError::invalid(format!("has_header must be 0 or 1, got {v}"))),
+        };
+        let opts = data::CsvOptions { delimiter: delimiter as u8, has_header };
+        from_csv(schema, path, target, favourable, &opts, out_dataset)
+    }
+}
+
+fn from_csv(
+    schema: *const cfx_schema,
+    path: *const c_char,
+    target: *const c_char,
+    favourable: *const c_char,
+    opts: &data::CsvOptions,
+    out_dataset: *mut *const cfx_dataset,
+) -> FfiResult<()> {
+    let out = out_param(out_dataset, "out_dataset")?;
+    let s = arc_ref(schema, "schema")?;
+    let path = str_in(path, "path")?;
+    let target = str_in(target, "target")?;
+    let favourable = str_in(favourable, "favourable")?;
+    let d = data::read_dataset(s, std::path::Path::new(path), target, favourable, opts)?;
+    out.write(arc_into_raw(Arc::new(d)));
+    Ok(())
 }
 
 /// The number of rows. Thread-safe.

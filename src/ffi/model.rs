@@ -58,7 +58,8 @@ pub unsafe extern "C" fn cfx_model_linear_new(
 
 /// Reads a model from JSON (as written by `cfx_model_to_json`) and checks its
 /// input dimension against `schema`'s encoded dimension (`DIMENSION_MISMATCH`
-/// when they differ). Errors: `FORMAT_ERROR`, `INVALID_ARGUMENT`.
+/// when they differ). Errors: `FORMAT_ERROR` (also for an unknown or
+/// misspelled key, named in the message), `INVALID_ARGUMENT`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_model_from_json(
     schema: *const cfx_schema,

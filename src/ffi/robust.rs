@@ -10,11 +10,11 @@
 //! counting allocator in `tests/robust_no_alloc.rs`).
 
 use super::config::{SolverConfig, cfx_config};
-use super::export::{Provenance, result_json};
+use super::export::{Provenance, model_fingerprint, result_json, schema_fingerprint};
 use super::handle::{
-    ArcHandle, BoxHandle, arc_free, arc_into_raw, arc_ref, box_free, box_into_raw, box_mut,
-    enum_in, finite, finite_in, optional_out, out_param, positive, slice_in, write_optional,
-    write_slice, write_str,
+    ArcHandle, BoxHandle, arc_clone, arc_free, arc_into_raw, arc_ref, box_free, box_into_raw,
+    box_mut, enum_in, finite, finite_in, optional_out, out_param, positive, slice_in,
+    write_optional, write_slice, write_str,
 };
 use super::model::cfx_model;
 use super::schema::cfx_schema;
@@ -25,6 +25,7 @@ use crate::robust::{
     WachterConfig, Workspace, croco, invalidation_bound, linear_invalidation_rate,
     probe as probe_method, probe_invalidation_rate, wachter,
 };
+use crate::schema::Schema;
 use std::ffi::c_char;
 use std::sync::Arc;
 
@@ -64,8 +65,23 @@ pub struct cfx_robust_result {
     _private: [u8; 0],
 }
 
+/// The Rust side of a result: the counterfactual and the schema and model it
+/// was computed with (named in the JSON export by their fingerprints).
+pub struct RobustResult {
+    pub counterfactual: RobustCounterfactual,
+    schema: Arc<Schema>,
+    model: Arc<AnyModel>,
+}
+
+impl std::ops::Deref for RobustResult {
+    type Target = RobustCounterfactual;
+    fn deref(&self) -> &RobustCounterfactual {
+        &self.counterfactual
+    }
+}
+
 unsafe impl ArcHandle for cfx_robust_result {
-    type Rust = RobustCounterfactual;
+    type Rust = RobustResult;
 }
 
 /// Sampling paths of an estimator (`int32_t` in C).
@@ -462,8 +478,8 @@ pub unsafe extern "C" fn cfx_robust_generate(
 ) -> cfx_status {
     ffi_boundary! {
         let out = out_param(out_result, "out_result")?;
-        let s = arc_ref(schema, "schema")?;
-        let m = arc_ref(model, "model")?;
+        let s = arc_clone(schema, "schema")?;
+        let m = arc_clone(model, "model")?;
         let n = arc_ref(noise, "noise")?;
         let method = enum_in(method, "method", cfx_robust_method::from_i32)?;
         let defaults = SolverConfig::default();
@@ -473,8 +489,8 @@ pub unsafe extern "C" fn cfx_robust_generate(
             arc_ref(config, "config")?
         };
         let raw = slice_in(raw, raw_len, "raw")?;
-        let r = generate(method, cfg, s, m, n, raw)?;
-        out.write(arc_into_raw(Arc::new(r)));
+        let counterfactual = generate(method, cfg, &s, &m, n, raw)?;
+        out.write(arc_into_raw(Arc::new(RobustResult { counterfactual, schema: s, model: m })));
         Ok(())
     }
 }
@@ -543,8 +559,10 @@ pub unsafe extern "C" fn cfx_robust_result_encoded(
     }
 }
 
-/// The result as versioned JSON (string buffer protocol), with the schema
-/// and model fingerprints. Thread-safe.
+/// The result as versioned JSON (string buffer protocol), with the
+/// fingerprints of the schema and model the result was computed with (kept
+/// in the result). `schema` and `model` may be NULL; when given, they must be
+/// those (the same fingerprints), else `INVALID_ARGUMENT`. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_robust_result_to_json(
     result: *const cfx_robust_result,
@@ -556,12 +574,30 @@ pub unsafe extern "C" fn cfx_robust_result_to_json(
 ) -> cfx_status {
     ffi_boundary! {
         let r = arc_ref(result, "result")?;
+        if !schema.is_null() {
+            let given = schema_fingerprint(arc_ref(schema, "schema")?);
+            let kept = schema_fingerprint(&r.schema);
+            if given != kept {
+                return Err(FfiError::invalid(format!(
+                    "the result was computed with schema {kept}, not with the given {given}"
+                )));
+            }
+        }
+        if !model.is_null() {
+            let given = model_fingerprint(arc_ref(model, "model")?);
+            let kept = model_fingerprint(&r.model);
+            if given != kept {
+                return Err(FfiError::invalid(format!(
+                    "the result was computed with model {kept}, not with the given {given}"
+                )));
+            }
+        }
         let p = Provenance {
-            schema: Some(arc_ref(schema, "schema")?),
-            model: Some(arc_ref(model, "model")?),
+            schema: Some(&r.schema),
+            model: Some(&r.model),
             ..Default::default()
         };
-        let json = result_json("robust_counterfactual", &p, r)?;
+        let json = result_json("robust_counterfactual", &p, &r.counterfactual)?;
         write_str(&json, buf, cap, out_len, "buf")
     }
 }

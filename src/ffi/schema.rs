@@ -22,8 +22,9 @@ unsafe impl ArcHandle for cfx_schema {
 
 /// Reads and validates a schema from JSON (`json`: NUL-terminated UTF-8).
 /// On success `*out_schema` owns a new handle (free with `cfx_schema_free`).
-/// Errors: `FORMAT_ERROR` (malformed JSON, unsupported version),
-/// `INVALID_SCHEMA` (inconsistent features), `NULL_ARGUMENT`.
+/// Errors: `FORMAT_ERROR` (malformed JSON, unsupported version, an unknown
+/// or misspelled key, named with its place in the message), `INVALID_SCHEMA`
+/// (inconsistent features), `NULL_ARGUMENT`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_schema_from_json(
     json: *const c_char,

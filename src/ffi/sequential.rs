@@ -213,8 +213,8 @@ pub unsafe extern "C" fn cfx_policy_train(
 }
 
 /// Reads a policy from JSON (as written by `cfx_policy_to_json`); refuses
-/// other format versions and malformed networks (`FORMAT_ERROR`,
-/// `DIMENSION_MISMATCH`). On success `*out_policy` owns a new handle.
+/// other format versions, unknown or misspelled keys (named in the message)
+/// and malformed networks (`FORMAT_ERROR`, `DIMENSION_MISMATCH`). On success `*out_policy` owns a new handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_policy_from_json(
     json: *const c_char,

@@ -11,6 +11,7 @@ fn half() -> f64 {
 
 /// `score(x) = w·x + b` on the encoded space, logistic link, threshold `t`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LinearModel {
     pub weights: Vec<f64>,
     pub bias: f64,
@@ -80,9 +81,7 @@ impl LinearModel {
             check_len("row", d, r.len())?;
             check_finite("row", r)?;
         }
-        if y.iter().any(|&v| v != 0.0 && v != 1.0) {
-            return Err(Error::InvalidArgument("labels must be 0 or 1".into()));
-        }
+        super::check_training_labels(y)?;
         let n = x.len();
         let p = d + 1; // last coordinate is the intercept
         let mut beta = DVector::<f64>::zeros(p);

@@ -16,6 +16,7 @@ fn half() -> f64 {
 
 /// An MLP over the encoded space.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MlpModel {
     pub network: Network,
     #[serde(default = "half")]
@@ -77,6 +78,7 @@ impl MlpModel {
             return Err(Error::InvalidArgument("cannot train on no rows".into()));
         }
         check_len("labels", x.len(), y.len())?;
+        super::check_training_labels(y)?;
         if opts.batch_size == 0 || opts.hidden.contains(&0) {
             return Err(Error::InvalidArgument(
                 "batch size and layer sizes must be positive".into(),

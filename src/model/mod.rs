@@ -171,7 +171,10 @@ pub enum AnyModel {
     Mlp(MlpModel),
 }
 
-#[derive(Serialize, Deserialize)]
+/// The file layout: the format version beside the model's own keys. Read
+/// by taking `format_version` out and reading the rest as an [`AnyModel`]
+/// (serde's `flatten` would let unknown keys through).
+#[derive(Serialize)]
 struct ModelFile {
     format_version: u32,
     #[serde(flatten)]
@@ -190,21 +193,46 @@ impl AnyModel {
 
     /// Reads a model from JSON, validates it and checks its input dimension
     /// against the schema's encoded dimension.
+    ///
+    /// Unknown keys are refused, named with their place ([`crate::json`]):
+    /// a misspelled `"threshhold"` must not leave the threshold at 0.5.
     pub fn from_json(json: &str, schema: &Schema) -> Result<AnyModel> {
-        let f: ModelFile = serde_json::from_str(json)?;
-        if f.format_version != MODEL_FORMAT_VERSION {
+        let mut v = crate::json::parse(json, "model")?;
+        let version = crate::json::format_version(&v, "model")?;
+        if version != MODEL_FORMAT_VERSION {
             return Err(Error::Format(format!(
-                "model format version {} is not supported (this cfx reads {})",
-                f.format_version, MODEL_FORMAT_VERSION
+                "model format version {version} is not supported (this cfx reads {MODEL_FORMAT_VERSION})"
             )));
         }
-        f.model.validate()?;
+        // Dispatch on `kind` here rather than through serde's internal tagging,
+        // which buffers the content and so loses the place of a nested error.
+        let obj = v.as_object_mut().expect("format_version checked an object");
+        obj.remove("format_version");
+        let kind = match obj.remove("kind") {
+            Some(serde_json::Value::String(k)) => k,
+            Some(other) => {
+                return Err(Error::Format(format!(
+                    "model: 'kind' must be a string, got {other}"
+                )));
+            }
+            None => return Err(Error::Format("model: missing key 'kind'".into())),
+        };
+        let model = match kind.as_str() {
+            "linear" => AnyModel::Linear(crate::json::from_value(&v, "linear model")?),
+            "mlp" => AnyModel::Mlp(crate::json::from_value(&v, "mlp model")?),
+            other => {
+                return Err(Error::Format(format!(
+                    "model: unknown kind '{other}'; expected one of: linear, mlp"
+                )));
+            }
+        };
+        model.validate()?;
         crate::error::check_len(
             "model input dimension vs schema encoded dimension",
             schema.encoded_dim(),
-            f.model.input_dim(),
+            model.input_dim(),
         )?;
-        Ok(f.model)
+        Ok(model)
     }
 
     /// Checks finiteness and shapes.
@@ -260,6 +288,32 @@ impl Model for AnyModel {
         self.inner()
             .score_perturbed(x, cols, deltas, n, out, scratch)
     }
+}
+
+/// Checks training labels: each 0 or 1, and at least one row of each class.
+/// A fit on one class learns nothing about the other (a logistic fit on
+/// declined applicants only returns a model that declines everyone), so it is
+/// refused before any work.
+pub fn check_training_labels(y: &[f64]) -> Result<()> {
+    if let Some(i) = y.iter().position(|&v| v != 0.0 && v != 1.0) {
+        return Err(Error::InvalidArgument(format!(
+            "labels must be 0 or 1, but label {i} is {}",
+            y[i]
+        )));
+    }
+    let favourable = y.iter().filter(|&&v| v == 1.0).count();
+    if favourable == 0 || favourable == y.len() {
+        return Err(Error::InvalidArgument(format!(
+            "training needs at least one row of each class, but all {} rows are {}",
+            y.len(),
+            if favourable == 0 {
+                "unfavourable (0)"
+            } else {
+                "favourable (1)"
+            }
+        )));
+    }
+    Ok(())
 }
 
 /// Fraction of rows whose decision matches the label.

@@ -52,6 +52,7 @@ impl Activation {
 
 /// A fully connected layer: `a = act(W x + b)`, `W` row-major `n_out × n_in`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Dense {
     pub n_in: usize,
     pub n_out: usize,
@@ -62,6 +63,7 @@ pub struct Dense {
 
 /// A stack of dense layers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Network {
     pub layers: Vec<Dense>,
 }

@@ -121,6 +121,8 @@ impl ModelUncertainty {
             return Err(Error::InvalidArgument("no rows to refit on".into()));
         }
         check_len("labels", x.len(), y.len())?;
+        // Both classes present also means n ≥ 2 rows, so each refit draws k ≥ 2.
+        crate::model::check_training_labels(y)?;
         let n = x.len();
         let k = ((n as f64 * cfg.fraction).round() as usize).clamp(2, n);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);

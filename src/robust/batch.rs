@@ -95,14 +95,13 @@ impl Estimator {
                 out_rest = or;
                 let run = &run;
                 let first = start;
-                handles.push(s.spawn(move || run(first, p, o)));
+                handles.push(crate::workers::spawn(s, move || run(first, p, o)));
                 start = end;
             }
             let mut first = Ok(());
             for h in handles {
-                let r = h.join().unwrap_or_else(|_| {
-                    Err(Error::InvalidArgument("a batch worker panicked".into()))
-                });
+                // A worker's panic continues here, as it would on one thread.
+                let r = crate::workers::join(h);
                 if first.is_ok() {
                     first = r;
                 }

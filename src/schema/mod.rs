@@ -31,6 +31,7 @@ pub const SCHEMA_FORMAT_VERSION: u32 = 1;
 
 /// A special state of a contiguous feature (e.g. FICO HELOC's −9 "no bureau record").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SpecialState {
     /// The code the raw data uses for this state; it must lie outside `[L, U]`.
     pub code: f64,
@@ -76,6 +77,7 @@ pub enum Direction {
 /// `"value"` (the contiguous range), a special state's label or code (`"-9"`), a
 /// level name, or `"*"` (any state).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Transition {
     pub from: String,
     pub to: String,
@@ -96,6 +98,7 @@ fn is_one(v: &f64) -> bool {
 
 /// What an applicant can change about a feature.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Actionability {
     /// Immutable features (age at application, sex, …) never change.
     #[serde(default = "default_true", skip_serializing_if = "is_true")]
@@ -131,7 +134,13 @@ impl Default for Actionability {
 }
 
 /// One column of the applicant data.
+///
+/// In JSON the kind's keys sit beside the name (`{"name": "age", "kind":
+/// "contiguous", "lower": 18, …}`). It is read through a flat representation
+/// holding every key of either kind, because serde's `flatten` would let
+/// unknown keys through.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "FeatureRepr")]
 pub struct Feature {
     pub name: String,
     #[serde(flatten)]
@@ -142,6 +151,89 @@ pub struct Feature {
     /// until fitted on data or set by the user, then unit weights are used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weights: Option<FeatureWeights>,
+}
+
+/// Which kind a feature's JSON declares.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum KindTag {
+    Contiguous,
+    Categorical,
+}
+
+/// A feature as written in JSON: every key of either kind, so that unknown
+/// keys are refused and a key of the other kind (`levels` on a contiguous
+/// feature) is named in the error.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FeatureRepr {
+    name: String,
+    kind: KindTag,
+    lower: Option<f64>,
+    upper: Option<f64>,
+    integer: Option<bool>,
+    step: Option<f64>,
+    special_states: Option<Vec<SpecialState>>,
+    fixed_value: Option<f64>,
+    levels: Option<Vec<String>>,
+    #[serde(default)]
+    actionability: Actionability,
+    #[serde(default)]
+    weights: Option<FeatureWeights>,
+}
+
+impl TryFrom<FeatureRepr> for Feature {
+    type Error = String;
+
+    fn try_from(r: FeatureRepr) -> std::result::Result<Feature, String> {
+        let foreign = |key: &str, kind: &str, own: &str| {
+            format!(
+                "key '{key}' does not apply to a {kind} feature (its keys are: name, kind, {own}, actionability, weights)"
+            )
+        };
+        const CONTIGUOUS_KEYS: &str = "lower, upper, integer, step, special_states, fixed_value";
+        let kind = match r.kind {
+            KindTag::Contiguous => {
+                if r.levels.is_some() {
+                    return Err(foreign("levels", "contiguous", CONTIGUOUS_KEYS));
+                }
+                let (Some(lower), Some(upper)) = (r.lower, r.upper) else {
+                    return Err("a contiguous feature needs keys 'lower' and 'upper'".into());
+                };
+                FeatureKind::Contiguous {
+                    lower,
+                    upper,
+                    integer: r.integer.unwrap_or(false),
+                    step: r.step,
+                    special_states: r.special_states.unwrap_or_default(),
+                    fixed_value: r.fixed_value.unwrap_or(0.0),
+                }
+            }
+            KindTag::Categorical => {
+                let given = [
+                    ("lower", r.lower.is_some()),
+                    ("upper", r.upper.is_some()),
+                    ("integer", r.integer.is_some()),
+                    ("step", r.step.is_some()),
+                    ("special_states", r.special_states.is_some()),
+                    ("fixed_value", r.fixed_value.is_some()),
+                ];
+                if let Some((key, _)) = given.iter().find(|(_, present)| *present) {
+                    return Err(foreign(key, "categorical", "levels"));
+                }
+                let Some(levels) = r.levels else {
+                    return Err("a categorical feature needs the key 'levels'".into());
+                };
+                FeatureKind::Categorical { levels }
+            }
+        };
+        Ok(Feature {
+            name: r.name,
+            kind,
+            actionability: r.actionability,
+            weights: r.weights,
+        })
+    }
 }
 
 impl Feature {
@@ -308,6 +400,7 @@ impl Feature {
 
 /// An ordered set of features: the vocabulary every method, model and answer shares.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Schema {
     pub format_version: u32,
     pub features: Vec<Feature>,
@@ -333,15 +426,18 @@ impl Schema {
         Ok(s)
     }
 
-    /// Reads a schema from JSON and validates it.
+    /// Reads a schema from JSON and validates it. Unknown keys anywhere are
+    /// refused ([`crate::json`]): a misspelled `"mutabel": false` must not
+    /// leave a protected attribute mutable.
     pub fn from_json(json: &str) -> Result<Schema> {
-        let mut s: Schema = serde_json::from_str(json)?;
-        if s.format_version != SCHEMA_FORMAT_VERSION {
+        let v = crate::json::parse(json, "schema")?;
+        let version = crate::json::format_version(&v, "schema")?;
+        if version != SCHEMA_FORMAT_VERSION {
             return Err(Error::Format(format!(
-                "schema format version {} is not supported (this cfx reads {})",
-                s.format_version, SCHEMA_FORMAT_VERSION
+                "schema format version {version} is not supported (this cfx reads {SCHEMA_FORMAT_VERSION})"
             )));
         }
+        let mut s: Schema = crate::json::from_value(&v, "schema")?;
         s.validate_and_index()?;
         Ok(s)
     }
@@ -376,10 +472,10 @@ impl Schema {
                 FeatureKind::Contiguous {
                     lower,
                     upper,
+                    integer,
                     step,
                     special_states,
                     fixed_value,
-                    ..
                 } => {
                     if !lower.is_finite() || !upper.is_finite() {
                         return fail(format!("bounds must be finite, got [{lower}, {upper}]"));
@@ -387,9 +483,31 @@ impl Schema {
                     if lower > upper {
                         return fail(format!("lower bound {lower} exceeds upper bound {upper}"));
                     }
+                    // The encoding divides by U − L: a width that overflows
+                    // (e.g. [-1e308, 1e308]) would decode every value to NaN.
+                    if !(upper - lower).is_finite() {
+                        return fail(format!(
+                            "the width of [{lower}, {upper}] overflows; give bounds whose difference is finite"
+                        ));
+                    }
                     if let Some(st) = step {
                         if !st.is_finite() || *st <= 0.0 {
                             return fail(format!("step must be positive, got {st}"));
+                        }
+                        if *integer && st.fract() != 0.0 {
+                            return fail(format!(
+                                "an integer feature needs a whole-number step, got {st}"
+                            ));
+                        }
+                        // The grid is lower + k·step; the upper bound must be on it
+                        // (with the tolerance decoding uses), or the range's top
+                        // would be a value no applicant can take.
+                        let k = ((upper - lower) / st).round();
+                        let tol = COHERENCE_TOL * (upper - lower).max(1.0);
+                        if ((lower + k * st) - upper).abs() > tol {
+                            return fail(format!(
+                                "upper bound {upper} is not on the grid {lower} + k·{st}"
+                            ));
                         }
                     }
                     if !fixed_value.is_finite() {

@@ -151,3 +151,46 @@ fn describes_changes_in_words() {
     assert_eq!(ch[0].to_string(), "delq: 'no delinquency record' (-7) → 24");
     assert_eq!(ch[1].to_string(), "housing: 'own' → 'rent'");
 }
+
+fn stepped(lower: f64, upper: f64, integer: bool, step: f64) -> Feature {
+    let mut f = Feature::contiguous("x", lower, upper);
+    if let FeatureKind::Contiguous {
+        integer: i,
+        step: s,
+        ..
+    } = &mut f.kind
+    {
+        *i = integer;
+        *s = Some(step);
+    }
+    f
+}
+
+#[test]
+fn bounds_need_a_finite_width_and_grids_their_bounds_on_the_grid() {
+    let overflow = Schema::new(vec![Feature::contiguous("x", -1e308, 1e308)]);
+    assert!(
+        matches!(overflow, Err(Error::InvalidSchema(m)) if m.contains("width") && m.contains("'x'"))
+    );
+    // the same through JSON
+    let json = r#"{"format_version": 1, "features": [{"name": "x", "kind": "contiguous", "lower": -1e308, "upper": 1e308}]}"#;
+    assert!(
+        matches!(Schema::from_json(json), Err(Error::InvalidSchema(m)) if m.contains("overflows"))
+    );
+    // the widest representable width still loads, and so does the degenerate range
+    assert!(Schema::new(vec![Feature::contiguous("x", -8e307, 8e307)]).is_ok());
+    assert!(Schema::new(vec![Feature::contiguous("x", 3.0, 3.0)]).is_ok());
+    // integer features take whole-number steps only
+    let frac = Schema::new(vec![stepped(0.0, 10.0, true, 2.5)]);
+    assert!(matches!(frac, Err(Error::InvalidSchema(m)) if m.contains("whole-number step")));
+    assert!(Schema::new(vec![stepped(0.0, 10.0, true, 2.0)]).is_ok());
+    // the upper bound lies on lower + k·step
+    let off = Schema::new(vec![stepped(0.0, 10.0, false, 3.0)]);
+    assert!(matches!(off, Err(Error::InvalidSchema(m)) if m.contains("not on the grid 0 + k·3")));
+    let off = Schema::new(vec![stepped(1.0, 2.0, false, 5.0)]);
+    assert!(off.is_err());
+    assert!(Schema::new(vec![stepped(0.5, 2.0, false, 0.5)]).is_ok());
+    // accumulated rounding (0.1 is not exact in binary) stays within the tolerance
+    assert!(Schema::new(vec![stepped(0.0, 0.7, false, 0.1)]).is_ok());
+    assert!(Schema::new(vec![stepped(0.0, 0.75, false, 0.1)]).is_err());
+}

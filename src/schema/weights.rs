@@ -23,6 +23,7 @@ pub const MIN_SPREAD: f64 = 1e-4;
 
 /// The weights of one feature's encoded columns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FeatureWeights {
     /// Weight of a unit change of the contiguous slot (0 for categoricals).
     #[serde(default)]

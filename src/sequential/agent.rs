@@ -25,7 +25,7 @@ pub const POLICY_FORMAT_VERSION: u32 = 1;
 /// * the actor-parameter network's output layer keeps its random initialisation
 ///   (ReLAX's `initialise_params` sets it from fixed values).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct PdqnConfig {
     /// Training episodes (seed 003: 40,000).
     pub episodes: usize,
@@ -163,6 +163,7 @@ pub struct Progress {
 /// A trained policy: the actor-parameter and Q networks of P-DQN, the action
 /// features it was trained on, and how it was trained.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Policy {
     pub format_version: u32,
     /// Names of the action features (the schema's mutable features, in order).
@@ -778,20 +779,19 @@ impl Policy {
         serde_json::to_string(self).expect("a policy always serialises")
     }
 
-    /// Reads a policy from JSON, refusing other format versions and malformed networks.
+    /// Reads a policy from JSON, refusing other format versions, unknown keys
+    /// (named with their place, [`crate::json`]) and malformed networks.
+    /// Policies written before `config.max_steps` existed still load (the
+    /// default budget `K`).
     pub fn from_json(json: &str) -> Result<Policy> {
-        #[derive(Deserialize)]
-        struct Version {
-            format_version: u32,
-        }
-        let v: Version = serde_json::from_str(json)?;
-        if v.format_version != POLICY_FORMAT_VERSION {
+        let v = crate::json::parse(json, "policy")?;
+        let version = crate::json::format_version(&v, "policy")?;
+        if version != POLICY_FORMAT_VERSION {
             return Err(Error::Format(format!(
-                "policy format version {} is not supported (this cfx reads {})",
-                v.format_version, POLICY_FORMAT_VERSION
+                "policy format version {version} is not supported (this cfx reads {POLICY_FORMAT_VERSION})"
             )));
         }
-        let p: Policy = serde_json::from_str(json)?;
+        let p: Policy = crate::json::from_value(&v, "policy")?;
         p.validate()?;
         Ok(p)
     }

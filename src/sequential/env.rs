@@ -23,6 +23,7 @@ pub enum RewardKind {
 /// The paper sets `(α, β) = (10, 1)`, `Pos = α·thr = 5` with `thr = 0.5`, and
 /// `Pen = −2·Pos = −10` (seed 003, §4 "Experimental setup").
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RewardParams {
     pub alpha: f64,
     pub beta: f64,

@@ -67,6 +67,26 @@ namespace Cfx
             return new Dataset(Call.Owned(st, d));
         }
 
+        /// <summary>Reads a CSV under <paramref name="schema"/> with the field
+        /// <paramref name="delimiter"/> (an ASCII character such as ';', common in European
+        /// credit files). Without a header the columns are, in order, the schema's features
+        /// and then the label column <paramref name="target"/>.</summary>
+        public static Dataset FromCsv(Schema schema, string path, string target, string favourable,
+            char delimiter, bool hasHeader)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (path == null) throw new ArgumentNullException("path");
+            if (target == null) throw new ArgumentNullException("target");
+            if (favourable == null) throw new ArgumentNullException("favourable");
+            if (delimiter > 127)
+                throw new ArgumentException("the delimiter must be an ASCII character, got '" + delimiter + "'", "delimiter");
+            CfxLibrary.EnsureCompatible();
+            DatasetHandle d;
+            int st = Native.cfx_dataset_from_csv_ex(schema.Handle, Utf8.Encode(path), Utf8.Encode(target),
+                Utf8.Encode(favourable), (byte)delimiter, hasHeader ? 1 : 0, out d);
+            return new Dataset(Call.Owned(st, d));
+        }
+
         public int RowCount
         {
             get { UIntPtr n; Call.Check(Native.cfx_dataset_n_rows(Handle, out n)); return Call.ToInt(n); }

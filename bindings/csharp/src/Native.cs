@@ -95,6 +95,9 @@ namespace Cfx
         internal static extern int cfx_dataset_from_csv(SchemaHandle schema, [In] byte[] path, [In] byte[] target,
             [In] byte[] favourable, out DatasetHandle outDataset);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_from_csv_ex(SchemaHandle schema, [In] byte[] path, [In] byte[] target,
+            [In] byte[] favourable, byte delimiter, int hasHeader, out DatasetHandle outDataset);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_dataset_n_rows(DatasetHandle dataset, out UIntPtr outN);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_dataset_schema(DatasetHandle dataset, out SchemaHandle outSchema);

@@ -564,6 +564,38 @@ public static partial class Tests
         finally { File.Delete(tmp); }
     }
 
+    public static void T_dataset_from_csv_with_a_delimiter_and_no_header()
+    {
+        var dir = Path.Combine(Path.GetTempPath(), "cfx_cs_semicolon_" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(dir);
+        var withHeader = Path.Combine(dir, "with-header.csv");
+        var bare = Path.Combine(dir, "bare.csv");
+        try
+        {
+            File.WriteAllText(withHeader, "outcome;housing;age;months_since_delinquency;income\n" +
+                                          "approved;rent;30;-7;30000\nrejected;own;45;12;50000\n");
+            File.WriteAllText(bare, "30000;-7;rent;30;approved\n50000;12;own;45;rejected\n");
+            using (var s = Schema.FromJson(ToySchemaJson))
+            {
+                using (var a = Dataset.FromCsv(s, withHeader, "outcome", "approved", ';', true))
+                using (var b = Dataset.FromCsv(s, bare, "outcome", "approved", ';', false))
+                {
+                    A.Eq(2, a.RowCount, "rows");
+                    A.SameBits(Applicant, a.Row(0), "row 0");
+                    A.SameBits(new double[] { 50000, 12, 0, 45 }, a.Row(1), "row 1");
+                    A.Eq(1.0, a.Label(0), "approved");
+                    A.Eq(0.0, a.Label(1), "rejected");
+                    A.SameBits(a.Row(1), b.Row(1), "headerless row 1");
+                    A.Eq(a.Label(1), b.Label(1), "headerless label 1");
+                }
+                // read with commas, the header is one column named "outcome;housing;…"
+                A.Status(Status.NotFound, () => Dataset.FromCsv(s, withHeader, "outcome", "approved", ',', true), "comma");
+                A.Throws<ArgumentException>(() => Dataset.FromCsv(s, withHeader, "outcome", "approved", '\u013b', true), "non-ASCII");
+            }
+        }
+        finally { Directory.Delete(dir, true); }
+    }
+
     public static void T_heloc_and_taiwan_loaders()
     {
         var dir = "/work/shared/data";

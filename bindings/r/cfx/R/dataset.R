@@ -13,8 +13,16 @@ cfx_load_taiwan <- function(path = NULL) .cx(C_dataset_load, 2L, .opt_path(path)
 
 #' Reads a CSV with a column per feature of `schema` and a label column
 #' `target`; a row is favourable (label 1) when its `target` equals `favourable`.
-cfx_read_dataset <- function(schema, path, target, favourable) {
-  .cx(C_dataset_from_csv, schema, enc2utf8(path.expand(path)), target, as.character(favourable))
+#' `delimiter` is one ASCII character (`";"` is common in European credit
+#' files); with `header = FALSE` the columns are, in order, the schema's
+#' features and then the label column.
+cfx_read_dataset <- function(schema, path, target, favourable, delimiter = ",", header = TRUE) {
+  path <- enc2utf8(path.expand(path))
+  if (identical(delimiter, ",") && isTRUE(header)) {
+    .cx(C_dataset_from_csv, schema, path, target, as.character(favourable))
+  } else {
+    .cx(C_dataset_from_csv_ex, schema, path, target, as.character(favourable), delimiter, header)
+  }
 }
 
 #' Number of applicants.

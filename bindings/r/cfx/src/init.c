@@ -31,6 +31,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_schema_fit_weights", (DL_FUNC)&C_schema_fit_weights, 2},
     {"C_dataset_load", (DL_FUNC)&C_dataset_load, 2},
     {"C_dataset_from_csv", (DL_FUNC)&C_dataset_from_csv, 4},
+    {"C_dataset_from_csv_ex", (DL_FUNC)&C_dataset_from_csv_ex, 6},
     {"C_dataset_n_rows", (DL_FUNC)&C_dataset_n_rows, 1},
     {"C_dataset_schema", (DL_FUNC)&C_dataset_schema, 1},
     {"C_dataset_row", (DL_FUNC)&C_dataset_row, 2},

@@ -563,6 +563,27 @@ SEXP C_dataset_from_csv(SEXP schema, SEXP path, SEXP target, SEXP favourable)
     return h;
 }
 
+SEXP C_dataset_from_csv_ex(SEXP schema, SEXP path, SEXP target, SEXP favourable, SEXP delimiter,
+                           SEXP header)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const char *p = str_arg(path, "path");
+    const char *t = str_arg(target, "target");
+    const char *f = str_arg(favourable, "favourable");
+    const char *sep = str_arg(delimiter, "delimiter");
+    if (strlen(sep) != 1 || (unsigned char)sep[0] > 127)
+        Rf_errorcall(R_NilValue, "cfx: 'delimiter' must be one ASCII character");
+    if (!Rf_isLogical(header) || XLENGTH(header) != 1 || LOGICAL(header)[0] == NA_LOGICAL)
+        Rf_errorcall(R_NilValue, "cfx: 'header' must be TRUE or FALSE");
+    int has_header = LOGICAL(header)[0] ? 1 : 0;
+    SEXP h = new_handle(K_DATASET);
+    const cfx_dataset *d = NULL;
+    check(cfx_dataset_from_csv_ex(s, p, t, f, sep[0], has_header, &d));
+    R_SetExternalPtrAddr(h, (void *)d);
+    UNPROTECT(1);
+    return h;
+}
+
 SEXP C_dataset_n_rows(SEXP dataset)
 {
     size_t n = 0;

@@ -27,6 +27,8 @@ SEXP C_schema_describe_changes(SEXP schema, SEXP from, SEXP to);
 SEXP C_schema_fit_weights(SEXP schema, SEXP rows);
 SEXP C_dataset_load(SEXP which, SEXP path);
 SEXP C_dataset_from_csv(SEXP schema, SEXP path, SEXP target, SEXP favourable);
+SEXP C_dataset_from_csv_ex(SEXP schema, SEXP path, SEXP target, SEXP favourable, SEXP delimiter,
+                           SEXP header);
 SEXP C_dataset_n_rows(SEXP dataset);
 SEXP C_dataset_schema(SEXP dataset);
 SEXP C_dataset_row(SEXP dataset, SEXP index);

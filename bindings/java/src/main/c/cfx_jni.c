@@ -377,6 +377,27 @@ JNIEXPORT jlong FN(datasetFromCsv)(JNIEnv *env, jclass c, jlong schema, jbyteArr
     return r;
 }
 
+JNIEXPORT jlong FN(datasetFromCsvEx)(JNIEnv *env, jclass c, jlong schema, jbyteArray path,
+                                      jbyteArray target, jbyteArray favourable, jbyte delimiter,
+                                      jboolean hasHeader) {
+    (void)c;
+    int f1, f2 = 0, f3 = 0;
+    char *p = cstr_in(env, path, &f1);
+    char *t = f1 ? NULL : cstr_in(env, target, &f2);
+    char *v = (f1 || f2) ? NULL : cstr_in(env, favourable, &f3);
+    jlong r = 0;
+    if (!f1 && !f2 && !f3) {
+        const cfx_dataset *d = NULL;
+        cfx_status st = cfx_dataset_from_csv_ex(H(const cfx_schema, schema), p, t, v, (char)delimiter,
+                                                hasHeader ? 1 : 0, &d);
+        if (ok(env, st)) r = J(d);
+    }
+    free(p);
+    free(t);
+    free(v);
+    return r;
+}
+
 JNIEXPORT jlong FN(datasetNRows)(JNIEnv *env, jclass c, jlong h) {
     (void)c;
     size_t n = 0;

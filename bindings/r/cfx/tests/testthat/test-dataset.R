@@ -53,6 +53,27 @@ test_that("a CSV is read against a schema", {
   expect_cfx_error(cfx_read_dataset(s, f, "creditability", "good"), "cfx_error_data_error", "purpose")
 })
 
+test_that("a semicolon-delimited file reads with and without a header", {
+  s <- cfx_schema_from_json('{"format_version": 1, "features": [
+    {"name": "amount", "kind": "contiguous", "lower": 0, "upper": 10},
+    {"name": "housing", "kind": "categorical", "levels": ["own", "rent"]}]}')
+  f <- tempfile(fileext = ".csv")
+  g <- tempfile(fileext = ".csv")
+  on.exit(unlink(c(f, g)))
+  writeLines(c("risk;housing;amount", "good;own;2.5", "bad;rent;7"), f)
+  writeLines(c("2.5;own;good", "7;rent;bad"), g)
+  a <- cfx_read_dataset(s, f, "risk", "good", delimiter = ";")
+  expect_equal(cfx_n_rows(a), 2)
+  expect_equal(unname(cfx_raw_rows(a)), matrix(c(2.5, 7, 0, 1), nrow = 2))
+  expect_equal(cfx_labels(a), c(1, 0))
+  b <- cfx_read_dataset(s, g, "risk", "good", delimiter = ";", header = FALSE)
+  expect_equal(cfx_raw_rows(b), cfx_raw_rows(a))
+  expect_equal(cfx_labels(b), cfx_labels(a))
+  # read with commas the header is one column named "risk;housing;amount"
+  expect_cfx_error(cfx_read_dataset(s, f, "risk", "good"), "cfx_error_not_found")
+  expect_error(cfx_read_dataset(s, f, "risk", "good", delimiter = ";;"), "one ASCII character")
+})
+
 test_that("the HELOC and Taiwan loaders read the shared data", {
   heloc <- need_shared_file("heloc.csv")
   h <- cfx_load_heloc(heloc)

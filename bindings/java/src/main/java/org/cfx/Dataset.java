@@ -53,6 +53,30 @@ public final class Dataset extends NativeResource {
         }
     }
 
+    /**
+     * A CSV read under {@code schema} with the field {@code delimiter} (an ASCII character such as
+     * {@code ';'}, common in European credit files) and, when {@code hasHeader} is false, the
+     * columns in the order: the schema's features, then the label column {@code target}.
+     */
+    public static Dataset fromCsv(
+            Schema schema, String path, String target, String favourable, char delimiter, boolean hasHeader) {
+        if (delimiter > 127) {
+            throw new IllegalArgumentException("the delimiter must be an ASCII character, got '" + delimiter + "'");
+        }
+        try {
+            return new Dataset(
+                    Native.datasetFromCsvEx(
+                            schema.handle(),
+                            Utf8.cstr(path, "path"),
+                            Utf8.cstr(target, "target"),
+                            Utf8.cstr(favourable, "favourable"),
+                            (byte) delimiter,
+                            hasHeader));
+        } finally {
+            Reference.reachabilityFence(schema);
+        }
+    }
+
     public int nRows() {
         handle();
         return nRows;

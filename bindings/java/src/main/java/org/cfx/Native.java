@@ -272,6 +272,9 @@ final class Native {
 
     static native long datasetFromCsv(long schema, byte[] path, byte[] target, byte[] favourable);
 
+    static native long datasetFromCsvEx(
+            long schema, byte[] path, byte[] target, byte[] favourable, byte delimiter, boolean hasHeader);
+
     static native long datasetNRows(long d);
 
     static native long datasetSchema(long d);

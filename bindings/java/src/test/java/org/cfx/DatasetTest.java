@@ -82,6 +82,40 @@ class DatasetTest {
     }
 
     @Test
+    void semicolonFilesWithAndWithoutHeaderReadAsDeclared() throws IOException {
+        Path dir = Files.createTempDirectory("cfx-semicolon");
+        Path withHeader = dir.resolve("with-header.csv");
+        Path bare = dir.resolve("bare.csv");
+        String json = "{\"format_version\": 1, \"features\": ["
+                + "{\"name\": \"amount\", \"kind\": \"contiguous\", \"lower\": 0, \"upper\": 10},"
+                + "{\"name\": \"housing\", \"kind\": \"categorical\", \"levels\": [\"own\", \"rent\"]}]}";
+        try (Schema s = Schema.fromJson(json)) {
+            Files.writeString(withHeader, "risk;housing;amount\ngood;own;2.5\nbad;rent;7\n");
+            Files.writeString(bare, "2.5;own;good\n7;rent;bad\n");
+            try (Dataset a = Dataset.fromCsv(s, withHeader.toString(), "risk", "good", ';', true);
+                    Dataset b = Dataset.fromCsv(s, bare.toString(), "risk", "good", ';', false)) {
+                assertEquals(2, a.nRows());
+                assertArrayEquals(new double[] {2.5, 0.0}, a.row(0));
+                assertArrayEquals(new double[] {7.0, 1.0}, a.row(1));
+                assertArrayEquals(new double[] {1.0, 0.0}, a.labels());
+                assertArrayEquals(a.row(1), b.row(1));
+                assertArrayEquals(a.labels(), b.labels());
+            }
+            // read with commas, the header is one column named "risk;housing;amount"
+            CfxException e = assertThrows(
+                    CfxException.class, () -> Dataset.fromCsv(s, withHeader.toString(), "risk", "good", ',', true));
+            assertEquals(Status.NOT_FOUND, e.statusCode(), e.getMessage());
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> Dataset.fromCsv(s, withHeader.toString(), "risk", "good", '\u013b', true));
+        } finally {
+            Files.deleteIfExists(withHeader);
+            Files.deleteIfExists(bare);
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    @Test
     void unknownLevelUnderASchemaIsADataErrorNamingRowAndColumn() throws IOException {
         Path bad = Files.createTempFile("cfx-level", ".csv");
         try (Dataset d = Dataset.loadGerman(TestData.germanPath());
