@@ -3,6 +3,23 @@ use crate::model::LinearModel;
 use crate::schema::{Feature, FeatureWeights, Transition};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
+thread_local! {
+    /// Statuses forced on the next solves of this thread (`None`: solve for real).
+    static FORCED: RefCell<VecDeque<Option<MipStatus>>> = const { RefCell::new(VecDeque::new()) };
+}
+
+/// Test hook of `solve_program`: the status forced on this solve, if any.
+pub(super) fn forced_status() -> Option<MipStatus> {
+    FORCED.with(|f| f.borrow_mut().pop_front().flatten())
+}
+
+/// Scripts the next solves of this thread (cleared by the next script).
+fn force_statuses(script: Vec<Option<MipStatus>>) {
+    FORCED.with(|f| *f.borrow_mut() = script.into());
+}
 
 // ---------------------------------------------------------------------------
 // Brute-force oracle.
@@ -571,7 +588,8 @@ fn no_recourse_names_the_immutables() {
     assert_eq!(
         ex.outcome,
         Outcome::Infeasible {
-            blocking: vec![vec![ConstraintGroup::Immutables]]
+            blocking: vec![vec![ConstraintGroup::Immutables]],
+            undecided: vec![]
         }
     );
     assert_eq!(ex.outcome.blocking_mask(), 1);
@@ -607,7 +625,8 @@ fn no_recourse_names_the_direction_and_transition_groups() {
             blocking: vec![
                 vec![ConstraintGroup::Directions],
                 vec![ConstraintGroup::ForbiddenTransitions]
-            ]
+            ],
+            undecided: vec![]
         }
     );
 }
@@ -617,7 +636,13 @@ fn no_recourse_at_all_reports_an_empty_blocking_list() {
     let schema = two_feature_schema();
     let model = LinearModel::new(vec![0.0; schema.encoded_dim()], -1.0, 0.5).unwrap();
     let ex = explain(&schema, &model, &[30.0, 40.0, 0.0], &Config::default()).unwrap();
-    assert_eq!(ex.outcome, Outcome::Infeasible { blocking: vec![] });
+    assert_eq!(
+        ex.outcome,
+        Outcome::Infeasible {
+            blocking: vec![],
+            undecided: vec![]
+        }
+    );
 }
 
 #[test]
@@ -1186,4 +1211,141 @@ fn russell_case_b_with_two_special_states_keeps_the_factual_state() {
     };
     let ex = explain_diverse(&schema, &model, &factual, &reference).unwrap();
     assert_eq!(ex.counterfactuals.len(), 1);
+}
+
+// ---------------------------------------------------------------------------
+// Solver outcomes reported as they are.
+// ---------------------------------------------------------------------------
+
+/// With margin 0 the MIP's optimum sits on the boundary (score exactly
+/// logit(t) = 0 at trades = 3: 10·0.3 − 3), which the strict acceptance test
+/// refuses; the solve is repeated at margin 1e-9 and the answer (trades = 4)
+/// says so in its `margin`, also in its JSON. At the default margin nothing
+/// escalates and the answer reports the configured margin.
+#[test]
+fn an_escalated_margin_is_reported() {
+    let schema = Schema::new(vec![Feature::contiguous("trades", 0.0, 10.0).integer()]).unwrap();
+    let model = LinearModel::new(vec![10.0], -3.0, 0.5).unwrap();
+    let zero = Config {
+        margin: 0.0,
+        ..Config::default()
+    };
+    let ex = explain(&schema, &model, &[1.0], &zero).unwrap();
+    let cf = &ex.counterfactuals[0];
+    assert_eq!(cf.raw, vec![4.0]);
+    assert_eq!(cf.margin, 1e-9);
+    let json = serde_json::to_value(&ex).unwrap();
+    assert_eq!(
+        json["counterfactuals"][0]["margin"],
+        serde_json::json!(1e-9)
+    );
+    let ex = explain(&schema, &model, &[1.0], &Config::default()).unwrap();
+    assert_eq!(ex.counterfactuals[0].raw, vec![4.0]);
+    assert_eq!(ex.counterfactuals[0].margin, 1e-6);
+}
+
+/// Russell's procedure drops a fix only when the program is infeasible: a
+/// re-solve that ends on a time limit or an unknown status stops the
+/// procedure and is reported in `diversity_stopped` (the first solve runs for
+/// real; the hook forces the second). A forced infeasible re-solve drops the
+/// fix instead, without a report.
+#[test]
+fn russell_stops_on_an_undecided_solve_and_drops_only_infeasible_fixes() {
+    let schema = two_feature_schema();
+    let mut w = vec![0.0; schema.encoded_dim()];
+    w[1] = -3.0; // less debt helps
+    w[2] = 3.0; // so does "no debt record"
+    w[4] = 3.0; // and owning
+    let model = LinearModel::new(w, -2.0, 0.5).unwrap();
+    let factual = [30.0, 40.0, 0.0];
+    let config = Config {
+        n_diverse: 3,
+        ..Config::default()
+    };
+    let free = explain_diverse(&schema, &model, &factual, &config).unwrap();
+    assert!(free.counterfactuals.len() >= 2, "{free:?}");
+    assert_eq!(free.diversity_stopped, None);
+    for (status, outcome) in [
+        (
+            MipStatus::TimeLimit,
+            Outcome::TimeLimit {
+                has_solution: false,
+            },
+        ),
+        (MipStatus::Unknown(15), Outcome::Unknown { raw_status: 15 }),
+    ] {
+        force_statuses(vec![None, Some(status)]);
+        let ex = explain_diverse(&schema, &model, &factual, &config).unwrap();
+        force_statuses(vec![]);
+        assert_eq!(ex.counterfactuals.len(), 1);
+        assert_eq!(ex.counterfactuals[0].raw, free.counterfactuals[0].raw);
+        assert_eq!(ex.diversity_stopped, Some(outcome.clone()));
+        let json = serde_json::to_value(&ex).unwrap();
+        assert_eq!(
+            json["diversity_stopped"],
+            serde_json::to_value(&outcome).unwrap()
+        );
+    }
+    // A forced infeasible re-solve is a proof: the only fix of the round (the
+    // optimum changes debt alone) is dropped, so the procedure ends normally
+    // with no alternative, and nothing is reported as stopped.
+    assert_eq!(free.counterfactuals[0].changes.len(), 1);
+    force_statuses(vec![None, Some(MipStatus::Infeasible)]);
+    let ex = explain_diverse(&schema, &model, &factual, &config).unwrap();
+    force_statuses(vec![]);
+    assert_eq!(ex.diversity_stopped, None);
+    assert_eq!(ex.counterfactuals.len(), 1, "{ex:?}");
+    // The same for distinct subsets.
+    let subsets = Config {
+        diversity: DiversityRule::DistinctSubsets,
+        ..config
+    };
+    force_statuses(vec![None, Some(MipStatus::TimeLimit)]);
+    let ex = explain_diverse(&schema, &model, &factual, &subsets).unwrap();
+    force_statuses(vec![]);
+    assert_eq!(ex.counterfactuals.len(), 1);
+    assert_eq!(
+        ex.diversity_stopped,
+        Some(Outcome::TimeLimit {
+            has_solution: false
+        })
+    );
+}
+
+/// A relaxed re-solve that times out makes its groups "undecided", not
+/// blocking and not cleared: only age helps and age is immutable, so relaxing
+/// the immutables is the one smallest blocking set. When that re-solve times
+/// out, the outcome says so, and the blocking sets found instead (supersets
+/// of it) are reported as such, with the text naming both.
+#[test]
+fn a_timed_out_relaxed_solve_is_undecided_not_blocking() {
+    let schema = two_feature_schema();
+    let mut w = vec![0.0; schema.encoded_dim()];
+    w[0] = 4.0;
+    let model = LinearModel::new(w, -3.0, 0.5).unwrap();
+    let factual = [30.0, 40.0, 0.0];
+    // the first solve (infeasible) for real, then the first relaxation (immutables) times out
+    force_statuses(vec![None, Some(MipStatus::TimeLimit)]);
+    let ex = explain(&schema, &model, &factual, &Config::default()).unwrap();
+    force_statuses(vec![]);
+    let Outcome::Infeasible {
+        blocking,
+        undecided,
+    } = &ex.outcome
+    else {
+        panic!("{:?}", ex.outcome)
+    };
+    assert_eq!(undecided, &vec![vec![ConstraintGroup::Immutables]]);
+    assert!(!blocking.is_empty());
+    for set in blocking {
+        assert!(
+            set.contains(&ConstraintGroup::Immutables) && set.len() == 2,
+            "{set:?}"
+        );
+    }
+    let text = ex.to_text();
+    assert!(
+        text.contains("undecided") && text.contains("immutable"),
+        "{text}"
+    );
 }
