@@ -67,6 +67,10 @@ const PROGRAMS: &[Program] = &[
         name: "copa",
         args: &[],
     },
+    Program {
+        name: "shared_handles",
+        args: &[],
+    },
 ];
 
 fn root() -> &'static Path {
