@@ -290,3 +290,15 @@ fn logistic_auc_is_the_reference_for_the_mlp() {
     let constant = LinearModel::new(vec![0.0; w.len()], 5.0, 0.5).unwrap();
     assert_eq!(held_out_auc(&constant, &test.encoded(), &test.labels), 0.5);
 }
+
+/// The CI rule of the data helpers: `CI=true` (or any other non-empty value
+/// but `0`/`false`) makes a missing shared dataset a failure, not a skip.
+#[test]
+fn ci_flag_reads_the_ci_variable() {
+    for on in ["true", "1", "yes", "TRUE"] {
+        assert!(common::ci_flag(Some(on)), "{on}");
+    }
+    for off in [None, Some(""), Some("0"), Some("false"), Some("False")] {
+        assert!(!common::ci_flag(off), "{off:?}");
+    }
+}
