@@ -24,7 +24,7 @@ DATADIR ?= $(PREFIX)/share/cfx
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
-  demo test test-install install uninstall java csharp r experiments bench fuzz lint
+  demo test test-install install uninstall java csharp r experiments bench fuzz fuzz-install fuzz-smoke lint
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
 deps: deps-apt-test deps-cbindgen
@@ -143,10 +143,30 @@ lint:
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps
 
-# Bounded fuzzing of schema/model JSON loading and encode/decode through the C ABI
-# (not in CI). cargo-fuzz needs nightly flags; RUSTC_BOOTSTRAP lets the stable
-# toolchain accept them.
+# Fuzzing (fuzz/): every target asserts that no call ends in CFX_STATUS_PANIC
+# and compares round trips value by value. cargo-fuzz needs nightly flags;
+# RUSTC_BOOTSTRAP lets the stable toolchain accept them. The committed seeds
+# (fuzz/seeds/<target>) are only read; what the fuzzer finds goes to
+# target/fuzz-corpus/<target>.
+FUZZ_TARGETS := json_and_encoding model_prediction policy_json csv_reading uncertainty schema_builder
 FUZZ_SECONDS ?= 120
-fuzz: deps
+FUZZ_SMOKE_SECONDS ?= 20
+
+fuzz-install:
 	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install --locked cargo-fuzz
-	RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run json_and_encoding -- -max_total_time=$(FUZZ_SECONDS)
+
+fuzz: deps fuzz-install
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p target/fuzz-corpus/$$t; \
+	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t $(CURDIR)/target/fuzz-corpus/$$t $(CURDIR)/fuzz/seeds/$$t \
+	    -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	done
+
+# A bounded run of every target (FUZZ_SMOKE_SECONDS each, default 20 s).
+fuzz-smoke: deps fuzz-install
+	RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p target/fuzz-corpus/$$t; \
+	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t $(CURDIR)/target/fuzz-corpus/$$t $(CURDIR)/fuzz/seeds/$$t \
+	    -- -max_total_time=$(FUZZ_SMOKE_SECONDS) || exit 1; \
+	done

@@ -67,15 +67,18 @@ const PROGRAMS: &[Program] = &[
         name: "copa",
         args: &[],
     },
+    Program {
+        name: "shared_handles",
+        args: &[],
+    },
 ];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some()
-}
+mod common;
+use common::in_ci;
 
 /// Builds `libcfx.so` with the `testing` feature once per test run and
 /// compiles every program; returns the directory of the executables.

@@ -3,23 +3,18 @@
 //! actionable counterfactual, and diverse sets are pairwise distinct.
 
 use cfx::coherent::{Config, DiversityRule, Explanation, Outcome, explain_batch};
-use cfx::data::{heloc, shared_data_dir};
+use cfx::data::heloc;
 use cfx::model::{LinearModel, LogisticFit, Model};
 use cfx::schema::Schema;
+
+mod common;
 
 /// How many declined held-out applicants the diverse-set checks cover (the
 /// optimal counterfactual is checked for all of them).
 const DIVERSE_CAP: usize = 120;
 
 fn setup() -> Option<(Schema, LinearModel, Vec<Vec<f64>>)> {
-    let path = shared_data_dir().join("heloc.csv");
-    if !path.exists() {
-        if std::env::var_os("CI").is_some() {
-            panic!("HELOC data missing at {} under CI", path.display());
-        }
-        eprintln!("notice: {} absent, HELOC test skipped", path.display());
-        return None;
-    }
+    let path = common::shared("heloc.csv")?;
     let d = heloc(&path).unwrap();
     let (train, test) = d.holdout_split();
     let mut schema = train.schema.clone();

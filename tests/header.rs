@@ -11,9 +11,8 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some()
-}
+mod common;
+use common::in_ci;
 
 /// The pinned cbindgen, or `None` (with a notice) when it is absent outside CI.
 fn cbindgen() -> Option<PathBuf> {

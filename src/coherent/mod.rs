@@ -193,7 +193,15 @@ pub enum Outcome {
     /// everything else kept) makes recourse possible, found by re-solving. An
     /// empty list means even relaxing every group leaves no recourse: the model
     /// accepts no coherent applicant reachable from this one.
-    Infeasible { blocking: Vec<Vec<ConstraintGroup>> },
+    Infeasible {
+        blocking: Vec<Vec<ConstraintGroup>>,
+        /// Sets of groups whose relaxed re-solve ended with neither an answer
+        /// nor a proof of infeasibility (a time limit or another status):
+        /// whether relaxing them restores recourse is unknown, and a `blocking`
+        /// set containing one of them may not be smallest.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        undecided: Vec<Vec<ConstraintGroup>>,
+    },
     /// Any other solver outcome (other limits, solver errors, statuses unknown to
     /// cfx, or an answer that failed the strict acceptance test after the margin
     /// retries: raw status −2), with HiGHS's raw model status.
@@ -205,7 +213,7 @@ impl Outcome {
     /// (see [`ConstraintGroup::bit`]); 0 otherwise.
     pub fn blocking_mask(&self) -> u32 {
         match self {
-            Outcome::Infeasible { blocking } => {
+            Outcome::Infeasible { blocking, .. } => {
                 blocking.iter().flatten().fold(0, |m, g| m | g.bit())
             }
             _ => 0,
@@ -233,6 +241,10 @@ pub struct Counterfactual {
     pub objective: f64,
     /// HiGHS relative MIP gap.
     pub mip_gap: f64,
+    /// The decision margin of the solve that produced it: [`Config::margin`],
+    /// or the escalated one (×100, at most twice) when the answer at the
+    /// configured margin failed the strict acceptance test after decoding.
+    pub margin: f64,
     /// Wall-clock seconds of the solves that produced it.
     pub solve_seconds: f64,
 }
@@ -262,6 +274,12 @@ pub struct Explanation {
     pub outcome: Outcome,
     /// The counterfactuals: the optimal one first, then diverse alternatives.
     pub counterfactuals: Vec<Counterfactual>,
+    /// Set when [`explain_diverse`] stopped early because a re-solve ended with
+    /// neither an answer nor a proof of infeasibility (a time limit or another
+    /// status): that solve's outcome. Fewer alternatives are then a limit of
+    /// the search, not a property of the applicant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diversity_stopped: Option<Outcome>,
 }
 
 impl Explanation {
@@ -273,18 +291,33 @@ impl Explanation {
         );
         if self.counterfactuals.is_empty() {
             match &self.outcome {
-                Outcome::Infeasible { blocking } if blocking.is_empty() => {
+                Outcome::Infeasible {
+                    blocking,
+                    undecided,
+                } if blocking.is_empty() && undecided.is_empty() => {
                     out.push_str("no recourse: the model accepts no reachable applicant\n")
                 }
-                Outcome::Infeasible { blocking } => {
-                    let sets: Vec<String> = blocking
-                        .iter()
-                        .map(|s| s.iter().map(|g| g.name()).collect::<Vec<_>>().join(" + "))
-                        .collect();
-                    out.push_str(&format!(
-                        "no recourse under the stated constraints; blocked by: {}\n",
-                        sets.join(", or ")
-                    ));
+                Outcome::Infeasible {
+                    blocking,
+                    undecided,
+                } => {
+                    let names = |sets: &[Vec<ConstraintGroup>]| {
+                        sets.iter()
+                            .map(|s| s.iter().map(|g| g.name()).collect::<Vec<_>>().join(" + "))
+                            .collect::<Vec<_>>()
+                            .join(", or ")
+                    };
+                    out.push_str("no recourse under the stated constraints");
+                    if !blocking.is_empty() {
+                        out.push_str(&format!("; blocked by: {}", names(blocking)));
+                    }
+                    if !undecided.is_empty() {
+                        out.push_str(&format!(
+                            "; undecided (solver stopped): {}",
+                            names(undecided)
+                        ));
+                    }
+                    out.push('\n');
                 }
                 other => out.push_str(&format!("no answer: {other:?}\n")),
             }
@@ -390,6 +423,7 @@ fn read_solution(
     factual: &[f64],
     sol: &MipSolution,
     seconds: f64,
+    margin: f64,
 ) -> Result<Option<Counterfactual>> {
     let enc = prog.encoded(schema, &sol.x);
     let raw = schema
@@ -418,6 +452,7 @@ fn read_solution(
         status,
         objective: sol.objective,
         mip_gap: sol.mip_gap,
+        margin,
         solve_seconds: seconds,
     }))
 }
@@ -432,6 +467,7 @@ fn outcome_without_solution(status: MipStatus) -> Outcome {
     match status {
         MipStatus::Infeasible => Outcome::Infeasible {
             blocking: Vec::new(),
+            undecided: Vec::new(),
         },
         MipStatus::TimeLimit => Outcome::TimeLimit {
             has_solution: false,
@@ -450,6 +486,10 @@ fn solve_program(
     factual: &[f64],
     config: &Config,
 ) -> Result<Solved> {
+    #[cfg(test)]
+    if let Some(status) = tests::forced_status() {
+        return Ok(Solved::NoSolution(outcome_without_solution(status)));
+    }
     let opts = config.options();
     let mut margin = config.margin;
     let mut seconds = 0.0;
@@ -460,7 +500,7 @@ fn solve_program(
         if !sol.has_solution {
             return Ok(Solved::NoSolution(outcome_without_solution(sol.status)));
         }
-        if let Some(cf) = read_solution(schema, model, prog, factual, &sol, seconds)? {
+        if let Some(cf) = read_solution(schema, model, prog, factual, &sol, seconds, margin)? {
             prog.set_margin(config.margin);
             return Ok(Solved::Found(Box::new(cf), sol));
         }
@@ -494,14 +534,16 @@ fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
 
 /// Finds the smallest sets of constraint groups whose relaxation restores
 /// recourse, by re-solving with each subset of groups relaxed (by size, skipping
-/// supersets of sets already found).
+/// supersets of sets already found). Returns them with the sets whose re-solve
+/// ended undecided (neither an answer nor a proof of infeasibility).
 fn blocking_groups(
     schema: &Schema,
     model: &LinearModel,
     factual: &[f64],
     config: &Config,
-) -> Result<Vec<Vec<ConstraintGroup>>> {
+) -> Result<Outcome> {
     let mut found: Vec<u32> = Vec::new();
+    let mut undecided: Vec<u32> = Vec::new();
     let mut subsets: Vec<u32> = (1u32..16).collect();
     subsets.sort_by_key(|m| (m.count_ones(), *m));
     let mut quick = *config;
@@ -516,19 +558,27 @@ fn blocking_groups(
             .collect();
         let s = relaxed(schema, &groups)?;
         let mut prog = Program::build(&s, model, factual, config.margin)?;
-        if let Solved::Found(..) = solve_program(&s, model, &mut prog, factual, &quick)? {
-            found.push(mask);
+        match solve_program(&s, model, &mut prog, factual, &quick)? {
+            Solved::Found(..) => found.push(mask),
+            Solved::NoSolution(Outcome::Infeasible { .. }) => {}
+            Solved::NoSolution(_) => undecided.push(mask),
         }
     }
-    Ok(found
-        .into_iter()
-        .map(|m| {
-            ConstraintGroup::ALL
-                .into_iter()
-                .filter(|g| m & g.bit() != 0)
-                .collect()
-        })
-        .collect())
+    let groups = |masks: Vec<u32>| -> Vec<Vec<ConstraintGroup>> {
+        masks
+            .into_iter()
+            .map(|m| {
+                ConstraintGroup::ALL
+                    .into_iter()
+                    .filter(|g| m & g.bit() != 0)
+                    .collect()
+            })
+            .collect()
+    };
+    Ok(Outcome::Infeasible {
+        blocking: groups(found),
+        undecided: groups(undecided),
+    })
 }
 
 fn new_explanation(model: &LinearModel, factual: &[f64], score: f64) -> Explanation {
@@ -539,6 +589,7 @@ fn new_explanation(model: &LinearModel, factual: &[f64], score: f64) -> Explanat
         threshold: model.threshold,
         outcome: Outcome::Unknown { raw_status: 0 },
         counterfactuals: Vec::new(),
+        diversity_stopped: None,
     }
 }
 
@@ -558,9 +609,7 @@ fn first(
             Ok(Some((prog, sol)))
         }
         Solved::NoSolution(Outcome::Infeasible { .. }) => {
-            ex.outcome = Outcome::Infeasible {
-                blocking: blocking_groups(schema, lin, factual, config)?,
-            };
+            ex.outcome = blocking_groups(schema, lin, factual, config)?;
             Ok(None)
         }
         Solved::NoSolution(o) => {
@@ -680,6 +729,10 @@ fn russell(
                 prog.mip.lower[c] = lo;
                 prog.mip.upper[c] = hi;
             }
+            // A fix is dropped only when it makes the program infeasible; a
+            // solve that ends undecided (time limit, other status) stops the
+            // procedure and is reported, since dropping or keeping the fix would
+            // both be guesses.
             let keep = if contradictory {
                 false
             } else {
@@ -689,7 +742,15 @@ fn russell(
                         current = Some(*cf);
                         true
                     }
-                    Solved::NoSolution(_) => false,
+                    Solved::NoSolution(Outcome::Infeasible { .. }) => false,
+                    Solved::NoSolution(other) => {
+                        for (c, lo, hi) in saved {
+                            prog.mip.lower[c] = lo;
+                            prog.mip.upper[c] = hi;
+                        }
+                        ex.diversity_stopped = Some(other);
+                        return Ok(());
+                    }
                 }
             };
             if !keep {
@@ -738,7 +799,11 @@ fn distinct_subsets(
                 }
                 ex.counterfactuals.push(*cf);
             }
-            Solved::NoSolution(_) => break,
+            Solved::NoSolution(Outcome::Infeasible { .. }) => break,
+            Solved::NoSolution(other) => {
+                ex.diversity_stopped = Some(other);
+                break;
+            }
         }
     }
     Ok(())

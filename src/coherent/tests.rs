@@ -3,6 +3,23 @@ use crate::model::LinearModel;
 use crate::schema::{Feature, FeatureWeights, Transition};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
+thread_local! {
+    /// Statuses forced on the next solves of this thread (`None`: solve for real).
+    static FORCED: RefCell<VecDeque<Option<MipStatus>>> = const { RefCell::new(VecDeque::new()) };
+}
+
+/// Test hook of `solve_program`: the status forced on this solve, if any.
+pub(super) fn forced_status() -> Option<MipStatus> {
+    FORCED.with(|f| f.borrow_mut().pop_front().flatten())
+}
+
+/// Scripts the next solves of this thread (cleared by the next script).
+fn force_statuses(script: Vec<Option<MipStatus>>) {
+    FORCED.with(|f| *f.borrow_mut() = script.into());
+}
 
 // ---------------------------------------------------------------------------
 // Brute-force oracle.
@@ -37,7 +54,38 @@ enum Dest {
     },
 }
 
-fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize) -> Vec<Dest> {
+/// A destination with the state it lands in and whether it is the factual
+/// value itself (staying put in the value state).
+#[derive(Debug, Clone)]
+struct Tagged {
+    dest: Dest,
+    state: usize,
+    stays: bool,
+}
+
+/// A constraint Russell's procedure adds on one feature (seed 000 §1.4, in the
+/// oracle's terms of states and values).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Restriction {
+    /// (a): the feature may not end in this state.
+    ForbidState(usize),
+    /// (b): the feature must end in this state.
+    RequireState(usize),
+    /// (c): in the value state the value must stay the factual one.
+    FreezeValue,
+}
+
+impl Restriction {
+    fn allows(self, t: &Tagged) -> bool {
+        match self {
+            Restriction::ForbidState(s) => t.state != s,
+            Restriction::RequireState(s) => t.state == s,
+            Restriction::FreezeValue => t.state != 0 || t.stays,
+        }
+    }
+}
+
+fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize) -> Vec<Tagged> {
     let f = &schema.features[i];
     let lay = schema.layout(i);
     let w = schema.weights(i);
@@ -64,9 +112,13 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
                     _ => {}
                 }
             }
-            out.push(Dest::Fixed {
-                score: mw[lay.start + s],
-                cost: move_cost(s),
+            out.push(Tagged {
+                dest: Dest::Fixed {
+                    score: mw[lay.start + s],
+                    cost: move_cost(s),
+                },
+                state: s,
+                stays: s == s_f,
             });
             continue;
         }
@@ -83,9 +135,13 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
         };
         let a_slot = mw[lay.start];
         if s > 0 {
-            out.push(Dest::Fixed {
-                score: a_slot * fixed_value + mw[lay.start + s],
-                cost: move_cost(s),
+            out.push(Tagged {
+                dest: Dest::Fixed {
+                    score: a_slot * fixed_value + mw[lay.start + s],
+                    cost: move_cost(s),
+                },
+                state: s,
+                stays: false,
             });
             continue;
         }
@@ -98,9 +154,13 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
             (w.anchor.clamp(slot(lo), slot(hi)), ind_w(s_f))
         };
         if s_f == 0 {
-            out.push(Dest::Fixed {
-                score: a_slot * anchor,
-                cost: 0.0,
+            out.push(Tagged {
+                dest: Dest::Fixed {
+                    score: a_slot * anchor,
+                    cost: 0.0,
+                },
+                state: 0,
+                stays: true,
             });
         }
         if s_f == 0 && !f.actionability.mutable {
@@ -118,9 +178,12 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
         };
         if *integer || step.is_some() {
             let g = step.unwrap_or(1.0);
+            // An integer feature without a step lives on the whole numbers, which
+            // start at ⌈lower⌉ when the lower bound is fractional.
+            let origin = if step.is_none() { lower.ceil() } else { *lower };
             let mut k = 0.0;
             loop {
-                let raw = lower + k * g;
+                let raw = origin + k * g;
                 if raw > upper + 1e-9 {
                     break;
                 }
@@ -132,9 +195,13 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
                     continue;
                 }
                 let c = slot(raw);
-                out.push(Dest::Fixed {
-                    score: a_slot * c,
-                    cost: base + w.value * (c - anchor).abs(),
+                out.push(Tagged {
+                    dest: Dest::Fixed {
+                        score: a_slot * c,
+                        cost: base + w.value * (c - anchor).abs(),
+                    },
+                    state: 0,
+                    stays: false,
                 });
             }
         } else {
@@ -147,14 +214,18 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
                 }
             }
             if a <= b + 1e-12 {
-                out.push(Dest::Interval {
-                    a,
-                    b: b.max(a),
-                    v: anchor,
-                    w: w.value,
-                    alpha: a_slot,
-                    base,
-                    score0: 0.0,
+                out.push(Tagged {
+                    dest: Dest::Interval {
+                        a,
+                        b: b.max(a),
+                        v: anchor,
+                        w: w.value,
+                        alpha: a_slot,
+                        base,
+                        score0: 0.0,
+                    },
+                    state: 0,
+                    stays: false,
                 });
             }
         }
@@ -164,9 +235,29 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
 
 /// Exact optimum by enumeration + greedy LP; `None` when infeasible.
 fn brute_force(schema: &Schema, model: &LinearModel, factual: &[f64], margin: f64) -> Option<f64> {
+    let none = vec![Vec::new(); schema.n_features()];
+    brute_force_with(schema, model, factual, margin, &none)
+}
+
+/// [`brute_force`] under per-feature restrictions (Russell's diversity fixes).
+/// A frozen value (c) keeps only the stay-put destination of the value state;
+/// an interval is never the factual point alone, so it is dropped.
+fn brute_force_with(
+    schema: &Schema,
+    model: &LinearModel,
+    factual: &[f64],
+    margin: f64,
+    restrictions: &[Vec<Restriction>],
+) -> Option<f64> {
     let n = schema.n_features();
     let dests: Vec<Vec<Dest>> = (0..n)
-        .map(|i| destinations(schema, model, factual, i))
+        .map(|i| {
+            destinations(schema, model, factual, i)
+                .into_iter()
+                .filter(|t| restrictions[i].iter().all(|r| r.allows(t)))
+                .map(|t| t.dest)
+                .collect()
+        })
         .collect();
     let need = logit(model.threshold) + margin - model.bias;
     let mut best: Option<f64> = None;
@@ -345,7 +436,7 @@ fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
                 } else if let Some(g) = step {
                     lower + (rng.random_range(0.0..=(upper - lower) / g)).floor() * g
                 } else if *integer {
-                    rng.random_range(*lower as i64..=*upper as i64) as f64
+                    rng.random_range(lower.ceil() as i64..=upper.floor() as i64) as f64
                 } else {
                     rng.random_range(*lower..=*upper)
                 }
@@ -497,7 +588,8 @@ fn no_recourse_names_the_immutables() {
     assert_eq!(
         ex.outcome,
         Outcome::Infeasible {
-            blocking: vec![vec![ConstraintGroup::Immutables]]
+            blocking: vec![vec![ConstraintGroup::Immutables]],
+            undecided: vec![]
         }
     );
     assert_eq!(ex.outcome.blocking_mask(), 1);
@@ -533,7 +625,8 @@ fn no_recourse_names_the_direction_and_transition_groups() {
             blocking: vec![
                 vec![ConstraintGroup::Directions],
                 vec![ConstraintGroup::ForbiddenTransitions]
-            ]
+            ],
+            undecided: vec![]
         }
     );
 }
@@ -543,7 +636,13 @@ fn no_recourse_at_all_reports_an_empty_blocking_list() {
     let schema = two_feature_schema();
     let model = LinearModel::new(vec![0.0; schema.encoded_dim()], -1.0, 0.5).unwrap();
     let ex = explain(&schema, &model, &[30.0, 40.0, 0.0], &Config::default()).unwrap();
-    assert_eq!(ex.outcome, Outcome::Infeasible { blocking: vec![] });
+    assert_eq!(
+        ex.outcome,
+        Outcome::Infeasible {
+            blocking: vec![],
+            undecided: vec![]
+        }
+    );
 }
 
 #[test]
@@ -767,4 +866,486 @@ fn a_time_limit_is_an_outcome_not_an_error() {
         }
     }
     assert!(seen > 0, "no solve reported the time limit");
+}
+
+// ---------------------------------------------------------------------------
+// A wider family of random schemas for the oracle: non-integer steps, integer
+// features with fractional lower bounds, equal bounds (data range and
+// actionable range), zero model weights and zero distance weights, up to three
+// special states.
+// ---------------------------------------------------------------------------
+
+fn wide_random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
+    let n = rng.random_range(2..=4);
+    let mut feats = Vec::new();
+    for i in 0..n {
+        let kind = rng.random_range(0..3);
+        let name = format!("f{i}");
+        let mut f = match kind {
+            0 => {
+                let lo = (rng.random_range(-5.0..5.0f64) * 4.0).round() / 4.0;
+                let step = [None, None, Some(0.25), Some(0.5), Some(1.5), Some(2.5)]
+                    [rng.random_range(0..6)];
+                let width = if rng.random_bool(0.08) {
+                    0.0
+                } else {
+                    match step {
+                        Some(g) => g * rng.random_range(1..6) as f64,
+                        None => rng.random_range(0.5..10.0),
+                    }
+                };
+                let mut f = Feature::contiguous(&name, lo, lo + width);
+                if let FeatureKind::Contiguous {
+                    step: st,
+                    fixed_value,
+                    ..
+                } = &mut f.kind
+                {
+                    *st = step;
+                    if rng.random_bool(0.3) {
+                        *fixed_value = rng.random_range(0.0..1.0);
+                    }
+                }
+                f
+            }
+            1 => {
+                let fractional = rng.random_bool(0.5);
+                let lo = rng.random_range(0..4) as f64 + if fractional { 0.5 } else { 0.0 };
+                let hi = lo.ceil() + rng.random_range(0..6) as f64;
+                let mut f = Feature::contiguous(&name, lo, hi).integer();
+                if !fractional && rng.random_bool(0.3) {
+                    if let FeatureKind::Contiguous { step, upper, .. } = &mut f.kind {
+                        *step = Some(2.0);
+                        *upper = lo + 2.0 * rng.random_range(1..4) as f64;
+                    }
+                }
+                f
+            }
+            _ => {
+                let k = rng.random_range(2..=3);
+                let levels: Vec<String> = (0..k).map(|j| format!("l{j}")).collect();
+                let refs: Vec<&str> = levels.iter().map(|s| s.as_str()).collect();
+                Feature::categorical(&name, &refs)
+            }
+        };
+        if kind < 2 {
+            let FeatureKind::Contiguous {
+                lower,
+                upper,
+                integer,
+                step,
+                ..
+            } = f.kind.clone()
+            else {
+                unreachable!()
+            };
+            for j in 0..rng.random_range(0..=3) {
+                f = f.with_special(lower - 1.0 - j as f64, &format!("special{j}"));
+            }
+            if rng.random_bool(0.35) {
+                // Actionable bounds on the feature's grid, sometimes equal.
+                let (origin, g) = match (integer, step) {
+                    (_, Some(g)) => (lower, g),
+                    (true, None) => (lower.ceil(), 1.0),
+                    (false, None) => (lower, (upper - lower) / 8.0),
+                };
+                let points = if g > 0.0 {
+                    ((upper - origin) / g + 1e-9).floor() as i64
+                } else {
+                    0
+                };
+                let ka = rng.random_range(0..=points);
+                let kb = if rng.random_bool(0.25) {
+                    ka
+                } else {
+                    rng.random_range(ka..=points)
+                };
+                f.actionability.lower = Some(origin + ka as f64 * g);
+                f.actionability.upper = Some((origin + kb as f64 * g).min(upper));
+            }
+        }
+        if rng.random_bool(0.15) {
+            f = f.immutable();
+        }
+        f.actionability.direction = match rng.random_range(0..5) {
+            0 => Direction::IncreaseOnly,
+            1 => Direction::DecreaseOnly,
+            _ => Direction::Any,
+        };
+        let ns = f.n_states();
+        if ns > 1 && rng.random_bool(0.3) {
+            let to = rng.random_range(0..ns);
+            let from = if rng.random_bool(0.5) {
+                "*".to_string()
+            } else {
+                f.state_name(rng.random_range(0..ns)).to_string()
+            };
+            let to = f.state_name(to).to_string();
+            f.actionability
+                .forbidden_transitions
+                .push(Transition { from, to });
+        }
+        let n_ind = f.encoded_width() - usize::from(f.is_contiguous());
+        let mut weight = || {
+            if rng.random_bool(0.15) {
+                0.0
+            } else {
+                rng.random_range(0.2..3.0)
+            }
+        };
+        let value = if f.is_contiguous() { weight() } else { 0.0 };
+        let states = (0..n_ind).map(|_| weight()).collect();
+        f.weights = Some(FeatureWeights {
+            value,
+            states,
+            anchor: rng.random_range(0.0..1.0),
+        });
+        feats.push(f);
+    }
+    Schema::new(feats).unwrap()
+}
+
+/// A model declining the factual, with about a fifth of its weights zero.
+fn sparse_random_model(
+    schema: &Schema,
+    factual: &[f64],
+    rng: &mut Xoshiro256PlusPlus,
+) -> LinearModel {
+    let w: Vec<f64> = (0..schema.encoded_dim())
+        .map(|_| {
+            if rng.random_bool(0.2) {
+                0.0
+            } else {
+                rng.random_range(-3.0..3.0)
+            }
+        })
+        .collect();
+    let t = rng.random_range(0.3..0.7);
+    let x = schema.encode(factual).unwrap();
+    let s: f64 = w.iter().zip(&x).map(|(a, b)| a * b).sum();
+    let bias = logit(t) - rng.random_range(0.05..3.0) - s;
+    LinearModel::new(w, bias, t).unwrap()
+}
+
+#[test]
+fn mip_optimum_equals_brute_force_on_wider_random_schemas() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2024);
+    let config = Config::default();
+    let (mut feasible, mut infeasible) = (0, 0);
+    for case in 0..400 {
+        let schema = wide_random_schema(&mut rng);
+        let factual = random_factual(&schema, &mut rng);
+        let model = sparse_random_model(&schema, &factual, &mut rng);
+        let oracle = brute_force(&schema, &model, &factual, config.margin);
+        let ex = explain(&schema, &model, &factual, &config).unwrap();
+        match (oracle, ex.counterfactuals.first()) {
+            (Some(best), Some(cf)) => {
+                check_counterfactual(&schema, &model, &factual, cf);
+                assert!(
+                    (cf.cost - best).abs() < 1e-6,
+                    "case {case}: MIP {} vs brute force {best}\n{}\n{factual:?}\n{model:?}",
+                    cf.cost,
+                    schema.to_json()
+                );
+                feasible += 1;
+            }
+            (None, None) => {
+                assert!(
+                    matches!(ex.outcome, Outcome::Infeasible { .. }),
+                    "{:?}",
+                    ex.outcome
+                );
+                infeasible += 1;
+            }
+            (o, c) => panic!(
+                "case {case}: oracle {o:?} vs MIP {:?}\n{}\n{factual:?}\n{model:?}",
+                c.map(|c| (&c.raw, c.cost)),
+                schema.to_json()
+            ),
+        }
+    }
+    assert!(feasible >= 200, "feasible cases: {feasible}");
+    assert!(infeasible >= 5, "infeasible cases: {infeasible}");
+}
+
+/// Russell's procedure checked round by round against the oracle. For each
+/// explanation the MIP returned, the oracle replays the procedure on that
+/// explanation's changes — (a) forbid the new special state or level, (b) keep
+/// the factual special state (the reference code: require the value state),
+/// (c) freeze the value — keeping a restriction only when the oracle still finds
+/// a counterfactual, and the next explanation's cost must equal the oracle's
+/// optimum under the accumulated restrictions. When the MIP stops early, either
+/// every restriction of the round was dropped or the oracle's optimum repeats
+/// the cost of an earlier explanation.
+#[test]
+fn russell_diversity_matches_brute_force_round_by_round() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1904);
+    for (rule, reference) in [
+        (DiversityRule::Russell, false),
+        (DiversityRule::RussellReferenceCode, true),
+    ] {
+        let config = Config {
+            diversity: rule,
+            n_diverse: 4,
+            ..Config::default()
+        };
+        let (mut rounds, mut stops) = (0, 0);
+        for case in 0..150 {
+            let schema = wide_random_schema(&mut rng);
+            let factual = random_factual(&schema, &mut rng);
+            let model = sparse_random_model(&schema, &factual, &mut rng);
+            let ex = explain_diverse(&schema, &model, &factual, &config).unwrap();
+            let cfs = &ex.counterfactuals;
+            let mut restrictions = vec![Vec::new(); schema.n_features()];
+            for k in 1..=cfs.len() {
+                if k == config.n_diverse {
+                    break;
+                }
+                let mut kept = 0;
+                for ch in &cfs[k - 1].changes {
+                    let i = ch.feature;
+                    let f = &schema.features[i];
+                    let s_new = f.state_of(ch.to).unwrap();
+                    let s_old = f.state_of(factual[i]).unwrap();
+                    let r = if !f.is_contiguous() || s_new != 0 {
+                        Restriction::ForbidState(s_new)
+                    } else if s_old != 0 && reference {
+                        Restriction::RequireState(0)
+                    } else if s_old != 0 {
+                        Restriction::RequireState(s_old)
+                    } else {
+                        Restriction::FreezeValue
+                    };
+                    restrictions[i].push(r);
+                    if brute_force_with(&schema, &model, &factual, config.margin, &restrictions)
+                        .is_none()
+                    {
+                        restrictions[i].pop();
+                    } else {
+                        kept += 1;
+                    }
+                }
+                let want =
+                    brute_force_with(&schema, &model, &factual, config.margin, &restrictions)
+                        .expect("the restrictions kept leave a counterfactual");
+                if k < cfs.len() {
+                    let got = cfs[k].cost;
+                    assert!(
+                        (got - want).abs() < 1e-6,
+                        "{rule:?} case {case} round {k}: MIP {got} vs brute force {want}\n{}\n\
+                         {factual:?}\n{model:?}\n{restrictions:?}",
+                        schema.to_json()
+                    );
+                    check_counterfactual(&schema, &model, &factual, &cfs[k]);
+                    rounds += 1;
+                } else {
+                    let repeats = cfs.iter().any(|c| (c.cost - want).abs() < 1e-6);
+                    assert!(
+                        kept == 0 || repeats,
+                        "{rule:?} case {case}: stopped after {k} explanations although the \
+                         oracle finds a new optimum {want}\n{}\n{factual:?}\n{model:?}\n\
+                         {restrictions:?}",
+                        schema.to_json()
+                    );
+                    stops += 1;
+                }
+            }
+        }
+        assert!(
+            rounds >= 30 && stops >= 20,
+            "{rule:?}: {rounds} rounds, {stops} stops"
+        );
+    }
+}
+
+/// Russell's case (b) with two special states: the applicant sits in "−8",
+/// the cheapest change moves into the value range, the next cheapest moves
+/// to "−7". The evident intent keeps "−8" in the second explanation (neither
+/// the value range nor "−7"), so `other` must carry it; the reference code's
+/// `d_{i,c} = 1` instead forces the value range and repeats the optimum.
+#[test]
+fn russell_case_b_with_two_special_states_keeps_the_factual_state() {
+    let mut delq = Feature::contiguous("delq", 0.0, 10.0)
+        .with_special(-7.0, "no record")
+        .with_special(-8.0, "no usable trades");
+    delq.weights = Some(FeatureWeights {
+        value: 0.1,
+        states: vec![0.1, 0.2],
+        anchor: 0.5,
+    });
+    let mut other = Feature::contiguous("other", 0.0, 10.0);
+    other.weights = Some(FeatureWeights {
+        value: 5.0,
+        states: vec![],
+        anchor: 0.5,
+    });
+    let schema = Schema::new(vec![delq, other]).unwrap();
+    // columns: delq slot, [−7], [−8], other slot
+    let model = LinearModel::new(vec![2.0, 1.0, -3.0, 6.0], -1.5, 0.5).unwrap();
+    let factual = [-8.0, 2.0];
+    let config = Config {
+        n_diverse: 3,
+        ..Config::default()
+    };
+    let ex = explain_diverse(&schema, &model, &factual, &config).unwrap();
+    let raws: Vec<&Vec<f64>> = ex.counterfactuals.iter().map(|c| &c.raw).collect();
+    assert!(raws.len() >= 2, "{raws:?}");
+    assert!(raws[0][0] >= 0.0, "{raws:?}");
+    assert_eq!(raws[1][0], -8.0, "{raws:?}");
+    assert!(raws[1][1] > 2.0, "{raws:?}");
+    // the oracle agrees on both costs
+    let n = schema.n_features();
+    let best = brute_force(&schema, &model, &factual, config.margin).unwrap();
+    assert!((ex.counterfactuals[0].cost - best).abs() < 1e-6);
+    let mut r = vec![Vec::new(); n];
+    r[0].push(Restriction::RequireState(2));
+    let second = brute_force_with(&schema, &model, &factual, config.margin, &r).unwrap();
+    assert!((ex.counterfactuals[1].cost - second).abs() < 1e-6);
+    // without the fix, "−7" would be the runner-up: the test separates the rules
+    r[0] = vec![Restriction::FreezeValue];
+    let to_minus7 = brute_force_with(&schema, &model, &factual, config.margin, &r).unwrap();
+    assert!(to_minus7 < second);
+    let reference = Config {
+        diversity: DiversityRule::RussellReferenceCode,
+        ..config
+    };
+    let ex = explain_diverse(&schema, &model, &factual, &reference).unwrap();
+    assert_eq!(ex.counterfactuals.len(), 1);
+}
+
+// ---------------------------------------------------------------------------
+// Solver outcomes reported as they are.
+// ---------------------------------------------------------------------------
+
+/// With margin 0 the MIP's optimum sits on the boundary (score exactly
+/// logit(t) = 0 at trades = 3: 10·0.3 − 3), which the strict acceptance test
+/// refuses; the solve is repeated at margin 1e-9 and the answer (trades = 4)
+/// says so in its `margin`, also in its JSON. At the default margin nothing
+/// escalates and the answer reports the configured margin.
+#[test]
+fn an_escalated_margin_is_reported() {
+    let schema = Schema::new(vec![Feature::contiguous("trades", 0.0, 10.0).integer()]).unwrap();
+    let model = LinearModel::new(vec![10.0], -3.0, 0.5).unwrap();
+    let zero = Config {
+        margin: 0.0,
+        ..Config::default()
+    };
+    let ex = explain(&schema, &model, &[1.0], &zero).unwrap();
+    let cf = &ex.counterfactuals[0];
+    assert_eq!(cf.raw, vec![4.0]);
+    assert_eq!(cf.margin, 1e-9);
+    let json = serde_json::to_value(&ex).unwrap();
+    assert_eq!(
+        json["counterfactuals"][0]["margin"],
+        serde_json::json!(1e-9)
+    );
+    let ex = explain(&schema, &model, &[1.0], &Config::default()).unwrap();
+    assert_eq!(ex.counterfactuals[0].raw, vec![4.0]);
+    assert_eq!(ex.counterfactuals[0].margin, 1e-6);
+}
+
+/// Russell's procedure drops a fix only when the program is infeasible: a
+/// re-solve that ends on a time limit or an unknown status stops the
+/// procedure and is reported in `diversity_stopped` (the first solve runs for
+/// real; the hook forces the second). A forced infeasible re-solve drops the
+/// fix instead, without a report.
+#[test]
+fn russell_stops_on_an_undecided_solve_and_drops_only_infeasible_fixes() {
+    let schema = two_feature_schema();
+    let mut w = vec![0.0; schema.encoded_dim()];
+    w[1] = -3.0; // less debt helps
+    w[2] = 3.0; // so does "no debt record"
+    w[4] = 3.0; // and owning
+    let model = LinearModel::new(w, -2.0, 0.5).unwrap();
+    let factual = [30.0, 40.0, 0.0];
+    let config = Config {
+        n_diverse: 3,
+        ..Config::default()
+    };
+    let free = explain_diverse(&schema, &model, &factual, &config).unwrap();
+    assert!(free.counterfactuals.len() >= 2, "{free:?}");
+    assert_eq!(free.diversity_stopped, None);
+    for (status, outcome) in [
+        (
+            MipStatus::TimeLimit,
+            Outcome::TimeLimit {
+                has_solution: false,
+            },
+        ),
+        (MipStatus::Unknown(15), Outcome::Unknown { raw_status: 15 }),
+    ] {
+        force_statuses(vec![None, Some(status)]);
+        let ex = explain_diverse(&schema, &model, &factual, &config).unwrap();
+        force_statuses(vec![]);
+        assert_eq!(ex.counterfactuals.len(), 1);
+        assert_eq!(ex.counterfactuals[0].raw, free.counterfactuals[0].raw);
+        assert_eq!(ex.diversity_stopped, Some(outcome.clone()));
+        let json = serde_json::to_value(&ex).unwrap();
+        assert_eq!(
+            json["diversity_stopped"],
+            serde_json::to_value(&outcome).unwrap()
+        );
+    }
+    // A forced infeasible re-solve is a proof: the only fix of the round (the
+    // optimum changes debt alone) is dropped, so the procedure ends normally
+    // with no alternative, and nothing is reported as stopped.
+    assert_eq!(free.counterfactuals[0].changes.len(), 1);
+    force_statuses(vec![None, Some(MipStatus::Infeasible)]);
+    let ex = explain_diverse(&schema, &model, &factual, &config).unwrap();
+    force_statuses(vec![]);
+    assert_eq!(ex.diversity_stopped, None);
+    assert_eq!(ex.counterfactuals.len(), 1, "{ex:?}");
+    // The same for distinct subsets.
+    let subsets = Config {
+        diversity: DiversityRule::DistinctSubsets,
+        ..config
+    };
+    force_statuses(vec![None, Some(MipStatus::TimeLimit)]);
+    let ex = explain_diverse(&schema, &model, &factual, &subsets).unwrap();
+    force_statuses(vec![]);
+    assert_eq!(ex.counterfactuals.len(), 1);
+    assert_eq!(
+        ex.diversity_stopped,
+        Some(Outcome::TimeLimit {
+            has_solution: false
+        })
+    );
+}
+
+/// A relaxed re-solve that times out makes its groups "undecided", not
+/// blocking and not cleared: only age helps and age is immutable, so relaxing
+/// the immutables is the one smallest blocking set. When that re-solve times
+/// out, the outcome says so, and the blocking sets found instead (supersets
+/// of it) are reported as such, with the text naming both.
+#[test]
+fn a_timed_out_relaxed_solve_is_undecided_not_blocking() {
+    let schema = two_feature_schema();
+    let mut w = vec![0.0; schema.encoded_dim()];
+    w[0] = 4.0;
+    let model = LinearModel::new(w, -3.0, 0.5).unwrap();
+    let factual = [30.0, 40.0, 0.0];
+    // the first solve (infeasible) for real, then the first relaxation (immutables) times out
+    force_statuses(vec![None, Some(MipStatus::TimeLimit)]);
+    let ex = explain(&schema, &model, &factual, &Config::default()).unwrap();
+    force_statuses(vec![]);
+    let Outcome::Infeasible {
+        blocking,
+        undecided,
+    } = &ex.outcome
+    else {
+        panic!("{:?}", ex.outcome)
+    };
+    assert_eq!(undecided, &vec![vec![ConstraintGroup::Immutables]]);
+    assert!(!blocking.is_empty());
+    for set in blocking {
+        assert!(
+            set.contains(&ConstraintGroup::Immutables) && set.len() == 2,
+            "{set:?}"
+        );
+    }
+    let text = ex.to_text();
+    assert!(
+        text.contains("undecided") && text.contains("immutable"),
+        "{text}"
+    );
 }

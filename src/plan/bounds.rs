@@ -501,6 +501,19 @@ pub(crate) fn lower_full_primal(
     unc: &ModelUncertainty,
     rho: f64,
 ) -> ValidityBound {
+    lower_full_primal_with_moments(plan, unc, rho).0
+}
+
+/// [`lower_full_primal`] with the worst-case moments it found: the primal's
+/// mean μ and second moment M (row-major d × d), so tests can check that they
+/// lie in the Gelbrich ball and attain L* (a law with mean μ and covariance
+/// `M − μμᵀ`).
+#[cfg(test)]
+pub(crate) fn lower_full_primal_with_moments(
+    plan: &[Vec<f64>],
+    unc: &ModelUncertainty,
+    rho: f64,
+) -> (ValidityBound, Vec<f64>, Vec<f64>) {
     let d = unc.dim();
     let sh = unc.cov_matrix();
     let mh = &unc.mean;
@@ -562,7 +575,10 @@ pub(crate) fn lower_full_primal(
         }
         e
     });
-    primal_lower(&prog.solve(), &ws, d)
+    let sol = prog.solve();
+    let mean = (0..d).map(|i| sol.x[mu + i]).collect();
+    let second = (0..d * d).map(|i| sol.x[mm.at(i / d, i % d)]).collect();
+    (primal_lower(&sol, &ws, d), mean, second)
 }
 
 /// The dual of the generalized Chebyshev program, solved with clarabel (the

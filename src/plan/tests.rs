@@ -1055,3 +1055,196 @@ fn projected_program_keeps_the_options_and_the_moments_they_see() {
     let big: Vec<Vec<f64>> = (0..u.dim()).map(|_| plan[0].clone()).collect();
     assert!(super::bounds::project_onto_options(&big, &u).is_none());
 }
+
+/// The one-option bounds over the Gelbrich ball in closed form.
+///
+/// Derivation. With one option x, validity depends on θ only through
+/// `a = vᵀθ`, `v = x/‖x‖` (x_jᵀθ > 0 ⇔ a > 0). By the projection argument of
+/// `bounds.rs` (point 1: the map θ ↦ vᵀθ sends the Gelbrich ball of radius ρ
+/// around (μ̂, Σ̂) onto the Gelbrich ball of radius ρ around (m̂, ŝ²) in one
+/// dimension), the moments (m, s²) of a range over
+/// `{(m, s) : s ≥ 0, (m − m̂)² + (s − ŝ)² ≤ ρ²}` — in one dimension
+/// `G² = (m − m̂)² + (s − ŝ)²` — a disc in the (m, s) half-plane with
+/// `m̂ = xᵀμ̂/‖x‖`, `ŝ = √(xᵀΣ̂x)/‖x‖`. (The normalisation matters: with
+/// `m = xᵀμ̂` and `s = √(xᵀΣ̂x)` unnormalised, the radius would be ρ‖x‖.)
+///
+/// For fixed (m, s) the extreme probabilities are Cantelli's, both attained by
+/// two-point laws with an atom at a = 0: `inf P(a > 0) = m²/(m² + s²)` for
+/// m > 0 (else 0), and `sup P(a ≥ 0) = s²/(m² + s²)` for m < 0 (else 1). In
+/// polar coordinates (m, s) = r(cos φ, sin φ), φ ∈ [0, π], these are cos²φ
+/// for φ < π/2 and sin²φ for φ > π/2: they depend on the angle alone. Seen
+/// from the origin, a disc of radius ρ whose centre lies at distance
+/// `D = √(m̂² + ŝ²)` at angle `φ̂ = atan2(ŝ, m̂)` covers exactly the angles
+/// `φ̂ ± asin(ρ/D)` (the tangent lines; every angle when ρ ≥ D, the origin
+/// being inside). The upper tangent point has s > 0, so the half-plane does
+/// not cut it off. Hence
+///
+/// * `L* = cos²(φ̂ + asin(ρ/D))` if that angle is below π/2, and 0 otherwise
+///   (a point with m ≤ 0 is reachable);
+/// * for m̂ < 0, `U* = sin²(φ̂ − asin(ρ/D)) = sin²(atan2(ŝ, −m̂) + asin(ρ/D))`
+///   if `atan2(ŝ, −m̂) + asin(ρ/D) < π/2`, and 1 otherwise; U* = 1 when m̂ ≥ 0.
+///
+/// So the form in issue 17 is right with the normalised m̂, ŝ above, `D` their
+/// norm, and two corrections: both angles saturate at π/2 (L* = 0, U* = 1; the
+/// bare cos² and sin² would rise again past it), and ρ ≥ D gives 0 and 1. With
+/// one halfspace the S-lemma is lossless, so U* is the exact supremum here.
+fn one_option_closed_form(x: &[f64], u: &ModelUncertainty, rho: f64) -> (f64, f64) {
+    use std::f64::consts::FRAC_PI_2;
+    let d = x.len();
+    let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let m_hat = x.iter().zip(&u.mean).map(|(a, b)| a * b).sum::<f64>() / norm;
+    let mut var = 0.0;
+    for i in 0..d {
+        for k in 0..d {
+            var += x[i] * u.cov[i * d + k] * x[k];
+        }
+    }
+    let s_hat = var.sqrt() / norm;
+    let dist = m_hat.hypot(s_hat);
+    let widen = if rho >= dist {
+        f64::INFINITY
+    } else {
+        (rho / dist).asin()
+    };
+    let lower_angle = s_hat.atan2(m_hat) + widen;
+    let lower = if m_hat > 0.0 && lower_angle < FRAC_PI_2 {
+        lower_angle.cos().powi(2)
+    } else {
+        0.0
+    };
+    let upper_angle = s_hat.atan2(-m_hat) + widen;
+    let upper = if m_hat < 0.0 && upper_angle < FRAC_PI_2 {
+        upper_angle.sin().powi(2)
+    } else {
+        1.0
+    };
+    (lower, upper)
+}
+
+/// A random positive definite Σ̂ (row-major) and mean of dimension d.
+fn random_moments(d: usize, s: &mut u64) -> ModelUncertainty {
+    let mean: Vec<f64> = (0..d).map(|_| 2.0 * lcg(s) - 1.0).collect();
+    let a: Vec<f64> = (0..d * d).map(|_| lcg(s) - 0.5).collect();
+    let mut cov = vec![0.0; d * d];
+    for i in 0..d {
+        for k in 0..d {
+            cov[i * d + k] = (0..d).map(|t| a[i * d + t] * a[k * d + t]).sum::<f64>() * 0.3
+                + if i == k { 0.01 } else { 0.0 };
+        }
+    }
+    ModelUncertainty::new(mean, cov).unwrap()
+}
+
+#[test]
+fn one_option_bounds_equal_the_gelbrich_disc_closed_form_at_positive_radius() {
+    let mut s = 2024u64;
+    let mut informative = (0, 0);
+    for case in 0..12 {
+        let d = 2 + case % 3;
+        let u = random_moments(d, &mut s);
+        let mut x: Vec<f64> = (0..d)
+            .map(|i| if i == 0 { 1.0 } else { 2.0 * lcg(&mut s) - 1.0 })
+            .collect();
+        // Alternate the side of the boundary μ̂ lies on: L* is informative when
+        // xᵀμ̂ > 0, U* when xᵀμ̂ < 0.
+        let margin: f64 = x.iter().zip(&u.mean).map(|(a, b)| a * b).sum();
+        let want_sign = if case % 2 == 0 { 1.0 } else { -1.0 };
+        if margin * want_sign < 0.3 {
+            let n2: f64 = u.mean.iter().map(|v| v * v).sum();
+            for i in 0..d {
+                x[i] += (want_sign * 0.3 - margin) * u.mean[i] / n2;
+            }
+        }
+        for rho in [0.01, 0.05, 0.15, 0.4, 2.0] {
+            let (want_l, want_u) = one_option_closed_form(&x, &u, rho);
+            informative.0 += usize::from(want_l > 0.05);
+            informative.1 += usize::from(want_u < 0.95);
+            for program in [BoundProgram::Full, BoundProgram::Reduced] {
+                let opts = BoundOptions {
+                    program,
+                    solve_trivial: false,
+                };
+                let plan = std::slice::from_ref(&x);
+                let l = lower_validity_bound_with(plan, &u, rho, opts).unwrap();
+                let up = upper_validity_bound_with(plan, &u, rho, opts).unwrap();
+                assert!(l.status.is_usable() && up.status.is_usable());
+                assert!(
+                    (l.value - want_l).abs() < 2e-6,
+                    "case {case} ρ={rho} {program:?}: L* {} vs closed form {want_l}",
+                    l.value
+                );
+                assert!(
+                    (up.value - want_u).abs() < 2e-6,
+                    "case {case} ρ={rho} {program:?}: U* {} vs closed form {want_u}",
+                    up.value
+                );
+            }
+        }
+    }
+    // the closed form is not vacuous on most of these instances
+    assert!(
+        informative.0 >= 15 && informative.1 >= 15,
+        "{informative:?}"
+    );
+}
+
+/// Attainment: the worst-case moments of the primal L* program (mean μ, second
+/// moment M, covariance M − μμᵀ) lie in the Gelbrich ball, and the ρ = 0 bound
+/// at them (a program that knows nothing of ρ) equals L*(ρ). For one option the
+/// projected moments also sit at the closed form's tangent point.
+#[test]
+fn worst_case_moments_of_the_lower_bound_lie_in_the_ball_and_attain_it() {
+    let mut s = 77u64;
+    let mut checked = 0;
+    for case in 0..8 {
+        let d = 3 + case % 2;
+        let jn = 1 + case % 3;
+        let u = random_moments(d, &mut s);
+        let plan: Vec<Vec<f64>> = (0..jn)
+            .map(|_| {
+                let mut x: Vec<f64> = (0..d)
+                    .map(|i| if i == 0 { 1.0 } else { 2.0 * lcg(&mut s) - 1.0 })
+                    .collect();
+                let m: f64 = x.iter().zip(&u.mean).map(|(a, b)| a * b).sum();
+                let n2: f64 = u.mean.iter().map(|v| v * v).sum();
+                for i in 0..d {
+                    x[i] += (1.0 - m) * u.mean[i] / n2;
+                }
+                x
+            })
+            .collect();
+        for rho in [0.02, 0.08, 0.2] {
+            let (b, mean, second) = super::bounds::lower_full_primal_with_moments(&plan, &u, rho);
+            assert!(b.status.is_usable(), "case {case} ρ={rho}");
+            if b.value < 0.02 {
+                continue;
+            }
+            checked += 1;
+            let mut cov = vec![0.0; d * d];
+            for i in 0..d {
+                for k in 0..d {
+                    cov[i * d + k] =
+                        0.5 * (second[i * d + k] + second[k * d + i]) - mean[i] * mean[k];
+                }
+            }
+            let worst = ModelUncertainty::new(mean, cov).unwrap();
+            let g = gelbrich_distance(&worst, &u).unwrap();
+            assert!(g <= rho + 1e-5, "case {case}: G = {g} > ρ = {rho}");
+            let at_worst = lower_validity_bound(&plan, &worst, 0.0).unwrap();
+            assert!(
+                (at_worst.value - b.value).abs() < 1e-5,
+                "case {case} ρ={rho}: L*₀(worst) = {} vs L*(ρ) = {}",
+                at_worst.value,
+                b.value
+            );
+            // the dual form cfx solves has the same value
+            let dual = lower_validity_bound(&plan, &u, rho).unwrap();
+            assert!((dual.value - b.value).abs() < 1e-5);
+            if jn == 1 {
+                let (want, _) = one_option_closed_form(&plan[0], &u, rho);
+                assert!((b.value - want).abs() < 1e-5, "{} vs {want}", b.value);
+            }
+        }
+    }
+    assert!(checked >= 12, "only {checked} informative instances");
+}

@@ -345,18 +345,16 @@ impl Learner {
         self.g_q.zero();
         for j in 0..b {
             let i = self.batch[j];
-            let y = if replay.dones[i] {
-                replay.rewards[i]
-            } else {
-                let s2 = &replay.next_states[i * sd..(i + 1) * sd];
-                self.q_in[..sd].copy_from_slice(s2);
-                self.actor_target
-                    .forward_in(s2, &mut self.q_in[sd..], &mut self.scratch);
-                self.q_target
-                    .forward_in(&self.q_in, &mut self.out_k, &mut self.scratch);
-                let m = self.out_k.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                replay.rewards[i] + self.cfg.gamma * m
-            };
+            let next = (!replay.dones[i]).then(|| &replay.next_states[i * sd..(i + 1) * sd]);
+            let y = td_target(
+                (&self.actor_target, &self.q_target),
+                self.cfg.gamma,
+                replay.rewards[i],
+                next,
+                &mut self.q_in,
+                &mut self.out_k,
+                &mut self.scratch,
+            );
             self.q_in[..sd].copy_from_slice(&replay.states[i * sd..(i + 1) * sd]);
             self.q_in[sd..].copy_from_slice(&replay.params[i * k..(i + 1) * k]);
             let a = replay.actions[i];
@@ -404,6 +402,32 @@ impl Learner {
         self.actor_target
             .soft_update(&self.actor, self.cfg.tau_param);
     }
+}
+
+/// The target of P-DQN's Q step (Xiong et al. 2018, Algorithm 1):
+/// `y = r` for a terminal transition (`next = None`), otherwise
+/// `y = r + γ·max_k Q'(s', x'(s'))_k` with the target networks
+/// `targets = (actor-parameter network x', Q network Q')` at the next state s'.
+/// `q_in`, `out_k` and `scratch` are caller buffers (sizes as in [`Learner`]).
+pub(crate) fn td_target(
+    targets: (&Network, &Network),
+    gamma: f64,
+    reward: f64,
+    next: Option<&[f64]>,
+    q_in: &mut [f64],
+    out_k: &mut [f64],
+    scratch: &mut [f64],
+) -> f64 {
+    let Some(s2) = next else {
+        return reward;
+    };
+    let (actor, q) = targets;
+    let sd = s2.len();
+    q_in[..sd].copy_from_slice(s2);
+    actor.forward_in(s2, &mut q_in[sd..], scratch);
+    q.forward_in(q_in, out_k, scratch);
+    let m = out_k.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    reward + gamma * m
 }
 
 /// `argmax_k Q(s, x_param(s))_k`, writing `x_param(s)` into `params`. Never allocates.

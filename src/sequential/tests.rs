@@ -281,9 +281,6 @@ fn pdqn_learns_to_flip_a_linear_classifier() {
         let mm = ev.metrics;
         assert!(mm.n_instances > 50, "{mm:?}");
         assert!(mm.satisfiability >= 0.8, "{reward:?}: {mm:?}");
-        assert!(mm.target_probability > 0.5);
-        assert!(mm.sparsity >= 1.0 && mm.sparsity <= 3.0);
-        assert!((0.0..=1.0).contains(&mm.entropy));
         // Every success really is accepted and actionable.
         for e in &ev.episodes {
             if e.outcome == StepOutcome::Success {
@@ -702,5 +699,230 @@ fn lowered_step_budget_and_small_replay() {
             .config
             .max_steps
             == Some(1)
+    );
+}
+
+// ---------------------------------------------------------------- hand-built policies
+
+/// A one-layer (linear) network with the given row-major weights and biases.
+fn linear_net(n_in: usize, n_out: usize, weights: Vec<f64>, bias: Vec<f64>) -> crate::nn::Network {
+    use crate::nn::{Activation, Dense, Network};
+    Network {
+        layers: vec![Dense {
+            n_in,
+            n_out,
+            weights,
+            bias,
+            activation: Activation::Identity,
+        }],
+    }
+}
+
+/// A policy whose choices are known in advance, on [`schema`] (encoded
+/// columns: income 0, debt 1, housing 2–4, age 5; state adds b = 6–8; the Q
+/// network also reads the parameters 9–11).
+///
+/// Actor: constant parameters u = (−0.4, −1, 0): income v = 0.3 → 30,
+/// debt v = 0 → 0, housing v = 0.5 → segment 1 = "own".
+/// Q: Q₀ = 1 + 3·age − 2·b₀, Q₁ = 0, Q₂ = 0.5 − 2·b₂ (age = the age slot).
+/// So step 1 changes income; step 2 changes housing when −1 + 3·age < 0.5,
+/// else re-uses income (a failure); step 3 changes debt when −1 + 3·age < 0.
+fn hand_policy() -> Policy {
+    let mut qw = vec![0.0; 3 * 12];
+    qw[5] = 3.0;
+    qw[6] = -2.0;
+    qw[2 * 12 + 8] = -2.0;
+    Policy {
+        format_version: POLICY_FORMAT_VERSION,
+        action_features: vec!["income".into(), "debt".into(), "housing".into()],
+        encoded_dim: 6,
+        reward: RewardKind::Binary,
+        reward_params: RewardParams::default(),
+        config: PdqnConfig::default(),
+        actor_param: linear_net(9, 3, vec![0.0; 27], vec![-0.4, -1.0, 0.0]),
+        q: linear_net(12, 3, qw, vec![1.0, 0.0, 0.5]),
+    }
+}
+
+/// Seed 003's metrics of a policy whose every step is known, worked out by
+/// hand. Scores s = 6·income/100 − 4·debt/50 + own + 0.5·(age − 18)/62 − 2:
+/// 1. (10, 0, rent, 80): s = −0.9; income → 30: s = 0.3, success in 1 step,
+///    ℓ2 distance 0.2.
+/// 2. (20, 5, rent, 18): s = −1.2; income → 30: −0.6; housing → own: 0.4,
+///    success in 2 steps, distance √(0.1² + 2).
+/// 3. (30, 30, own, 24.2): age slot 0.1; income 30 → 30 and own → own are
+///    idle steps; debt → 0: s = 0.85, success in 3 steps with 1 change,
+///    distance 0.6.
+/// 4. (0, 50, rent, 80): income → 30: s = −3.7; step 2 re-uses income
+///    (Q₀ = 2 > 0.5): failure.
+/// 5. (90, 10, free, 80): s = 3.1, already accepted.
+///
+/// Satisfiability 3/4; sparsity (1 + 2 + 1)/3; distance and probability the
+/// means over the three successes; action counts per step (4, 0, 0),
+/// (1, 0, 2), (0, 1, 0): p = (4, 1, 2, 1)/8, H = 1.75 bits / log₂ 9.
+#[test]
+fn evaluation_of_a_hand_built_policy_matches_hand_computed_metrics() {
+    use crate::model::sigmoid;
+    let (s, m) = (schema(), model());
+    let policy = hand_policy();
+    let rows = vec![
+        vec![10.0, 0.0, 0.0, 80.0],
+        vec![20.0, 5.0, 0.0, 18.0],
+        vec![30.0, 30.0, 1.0, 24.2],
+        vec![0.0, 50.0, 0.0, 80.0],
+        vec![90.0, 10.0, 2.0, 80.0],
+    ];
+    let ev = evaluate(&policy, &s, &m, &rows).unwrap();
+    let want_actions: [&[usize]; 4] = [&[0], &[0, 2], &[0, 2, 1], &[0, 0]];
+    let want_outcomes = [
+        StepOutcome::Success,
+        StepOutcome::Success,
+        StepOutcome::Success,
+        StepOutcome::Failure(Failure::Reused),
+    ];
+    let want_changed = [1, 2, 1, 1];
+    let want_scores = [0.3, 0.4, 0.85, -3.7];
+    let d2 = (0.01f64 + 2.0).sqrt();
+    let want_distance = [0.2, d2, 0.6, 0.3];
+    assert_eq!(ev.episodes.len(), 4);
+    for (i, e) in ev.episodes.iter().enumerate() {
+        assert_eq!(e.row, i);
+        assert_eq!(e.actions, want_actions[i], "episode {i}");
+        assert_eq!(e.outcome, want_outcomes[i], "episode {i}");
+        assert_eq!(e.n_changed, want_changed[i], "episode {i}");
+        assert!(
+            (e.distance - want_distance[i]).abs() < 1e-12,
+            "episode {i}: {}",
+            e.distance
+        );
+        assert!(
+            (e.probability - sigmoid(want_scores[i])).abs() < 1e-12,
+            "episode {i}: {}",
+            e.probability
+        );
+    }
+    let mm = ev.metrics;
+    assert_eq!(mm.n_instances, 4);
+    assert_eq!(mm.n_already_accepted, 1);
+    assert_eq!(mm.satisfiability, 0.75);
+    assert!((mm.sparsity - 4.0 / 3.0).abs() < 1e-15);
+    assert!((mm.distance - (0.2 + d2 + 0.6) / 3.0).abs() < 1e-12);
+    let p = (sigmoid(0.3) + sigmoid(0.4) + sigmoid(0.85)) / 3.0;
+    assert!((mm.target_probability - p).abs() < 1e-12);
+    assert_eq!(
+        ev.flows.taken,
+        vec![vec![4, 0, 0], vec![1, 0, 2], vec![0, 1, 0]]
+    );
+    assert!(
+        (mm.entropy - 1.75 / 9f64.log2()).abs() < 1e-12,
+        "{}",
+        mm.entropy
+    );
+    // the plan in words agrees with the record
+    let plan = policy.answer(&s, &m, &rows[2]).unwrap();
+    assert!(plan.success);
+    assert_eq!(plan.final_row, vec![30.0, 0.0, 1.0, 24.2]);
+    assert_eq!(
+        plan.steps.iter().map(|st| st.changed).collect::<Vec<_>>(),
+        vec![false, false, true]
+    );
+}
+
+/// The TD target y = r + γ·max_k Q'(s', x'(s'))_k by hand. Target networks on
+/// a 2-dimensional state s' = (0.5, −1) with K = 2 actions: actor
+/// x' = (s'₀ + s'₁, 2s'₀) = (−0.5, 1); Q'(s', x') = (s'₀ + x'₀ + 1, s'₁ − x'₁ + 4)
+/// = (1, 2); with r = −0.3 and γ = 0.8: y = −0.3 + 0.8·2 = 1.3. A terminal
+/// transition's target is r alone.
+#[test]
+fn td_target_is_computed_by_hand() {
+    let actor = linear_net(2, 2, vec![1.0, 1.0, 2.0, 0.0], vec![0.0, 0.0]);
+    let q = linear_net(
+        4,
+        2,
+        vec![1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, -1.0],
+        vec![1.0, 4.0],
+    );
+    let (mut q_in, mut out_k, mut scratch) = (vec![0.0; 4], vec![0.0; 2], vec![0.0; 8]);
+    let y = super::agent::td_target(
+        (&actor, &q),
+        0.8,
+        -0.3,
+        Some(&[0.5, -1.0]),
+        &mut q_in,
+        &mut out_k,
+        &mut scratch,
+    );
+    assert!((y - 1.3).abs() < 1e-15, "y = {y}");
+    assert_eq!(out_k, vec![1.0, 2.0]);
+    let y = super::agent::td_target(
+        (&actor, &q),
+        0.8,
+        -0.3,
+        None,
+        &mut q_in,
+        &mut out_k,
+        &mut scratch,
+    );
+    assert_eq!(y, -0.3);
+}
+
+/// A one-feature problem whose Q values are known: income ∈ [0, 100]
+/// (integer) is the only mutable feature, the model accepts iff
+/// income > 50 (age is immutable and unweighted), so K = 1, one step per
+/// episode, and Q*(s, u) is the reward of that one terminal step:
+/// Pos = 5 when u sets income = round(100·(u + 1)/2) ≥ 51, i.e. u > 0.01,
+/// and Pen = −10 (out of steps) otherwise, whatever the state. With
+/// exploration kept at ε = 1 (uniform parameters) the Q network regresses
+/// on exactly these values; at |u| ≥ 0.2, away from the step at u ≈ 0.01,
+/// it must recover them within 0.75 (12,000 one-step episodes), and the trained actor must pick a parameter on the accepted side.
+#[test]
+fn one_feature_problem_learns_its_known_q_values() {
+    let s = Schema::new(vec![
+        Feature::contiguous("income", 0.0, 100.0).integer(),
+        Feature::contiguous("age", 18.0, 80.0).immutable(),
+    ])
+    .unwrap();
+    let m = LinearModel::new(vec![6.0, 0.0], -3.03, 0.5).unwrap();
+    let train_rows: Vec<Vec<f64>> = (0..40)
+        .map(|i| vec![(i % 50) as f64, 18.0 + i as f64])
+        .collect();
+    let cfg = PdqnConfig {
+        episodes: 12_000,
+        hidden: vec![32],
+        batch_size: 32,
+        epsilon_start: 1.0,
+        epsilon_final: 1.0,
+        initial_memory: 100,
+        replay_capacity: 5000,
+        seed: 3,
+        ..PdqnConfig::default()
+    };
+    let t = train(
+        &s,
+        &m,
+        &train_rows,
+        RewardKind::Binary,
+        RewardParams::default(),
+        &cfg,
+        |_| true,
+    )
+    .unwrap();
+    let q = &t.policy.q;
+    let mut worst: f64 = 0.0;
+    for row in [[5.0, 20.0], [30.0, 50.0], [49.0, 79.0]] {
+        let x = s.encode(&row).unwrap();
+        for u in [-0.9, -0.6, -0.4, -0.2, 0.25, 0.4, 0.6, 0.9] {
+            // state (income slot, age slot, b = 0), then the parameter
+            let out = q.forward(&[x[0], x[1], 0.0, u]);
+            let want = if u > 0.01 { 5.0 } else { -10.0 };
+            worst = worst.max((out[0] - want).abs());
+        }
+        let plan = t.policy.answer(&s, &m, &row).unwrap();
+        assert!(plan.success, "row {row:?}: {plan:?}");
+        assert!(plan.final_row[0] >= 51.0);
+    }
+    assert!(
+        worst < 0.75,
+        "Q differs from the known values by up to {worst}"
     );
 }

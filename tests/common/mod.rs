@@ -3,16 +3,31 @@
 
 use std::path::PathBuf;
 
-/// Path of a dataset in the shared folder, or `None` (with a notice) when the
-/// folder is absent outside CI. Under CI (`CI` set) a missing file fails the test.
+/// Whether `value`, the content of the `CI` variable, means "running under CI":
+/// set to anything but empty, `0` or `false` (CI services set `CI=true`).
+pub fn ci_flag(value: Option<&str>) -> bool {
+    matches!(value, Some(v) if !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+}
+
+/// Whether the tests run under CI, where nothing may be skipped.
+pub fn in_ci() -> bool {
+    ci_flag(std::env::var("CI").ok().as_deref())
+}
+
+/// Path of a dataset in the shared folder (`CFX_SHARED_DATA`, default
+/// `../shared/data` beside the crate), or `None` (with a notice) when it is
+/// absent outside CI. Under CI a missing file fails the test instead of
+/// skipping it.
 pub fn shared(file: &str) -> Option<PathBuf> {
     let p = cfx::data::shared_data_dir().join(file);
     if p.exists() {
         return Some(p);
     }
-    if std::env::var_os("CI").is_some() {
-        panic!("{} is missing under CI", p.display());
-    }
+    assert!(
+        !in_ci(),
+        "{} is missing under CI (set CFX_SHARED_DATA to the shared data folder)",
+        p.display()
+    );
     eprintln!(
         "notice: {} not found; skipping (set CFX_SHARED_DATA)",
         p.display()
