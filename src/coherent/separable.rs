@@ -802,35 +802,39 @@ fn linear_menu(
             };
             let outside = s_f == 0 && (v < lb - 1e-12 || v > ub + 1e-12);
             if s_f == 0 {
-                if offer(0, true) {
-                    ws.push_option(value_option(v, 0.0, None));
-                }
-                let movable = f.actionability.mutable && !frozen && offer(0, false);
-                if !movable || degenerate {
-                    return Ok(own);
-                }
+                let stay = value_option(v, 0.0, None);
+                let movable = f.actionability.mutable && !frozen && !degenerate && offer(0, false);
                 let up_ok = f.actionability.direction != Direction::DecreaseOnly;
                 let down_ok = f.actionability.direction != Direction::IncreaseOnly;
                 if !outside {
-                    // Towards the favourable end, by whole steps on a grid.
+                    // Towards the favourable end, by whole steps on a grid. The run
+                    // starts at the factual value, so its first point is staying
+                    // put (offered once: a separate stay point would make the
+                    // branch and bound explore the same choice twice).
                     let (d, room, ok) = if a > 0.0 {
                         (1.0, ub - v, up_ok)
                     } else {
                         (-1.0, v - lb, down_ok)
                     };
-                    if a != 0.0 && ok && room > 0.0 {
-                        let opt = match grid {
-                            Some((_, g_raw, _)) => {
-                                let unit = g_raw / span;
-                                let k = (room / unit + 1e-9).floor();
-                                value_option(v, 0.0, Some((d * unit, k, true)))
-                            }
-                            None => value_option(v, 0.0, Some((d, room, false))),
-                        };
-                        if opt.extension.is_some() {
-                            ws.push_option(opt);
+                    let run = (movable && a != 0.0 && ok && room > 0.0).then(|| match grid {
+                        Some((_, g_raw, _)) => {
+                            let unit = g_raw / span;
+                            let k = (room / unit + 1e-9).floor();
+                            value_option(v, 0.0, Some((d * unit, k, true)))
                         }
+                        None => value_option(v, 0.0, Some((d, room, false))),
+                    });
+                    match run {
+                        Some(opt) if opt.extension.is_some() => ws.push_option(opt),
+                        _ if offer(0, true) => ws.push_option(stay),
+                        _ => {}
                     }
+                    return Ok(own);
+                }
+                if offer(0, true) {
+                    ws.push_option(stay);
+                }
+                if !movable {
                     return Ok(own);
                 }
                 // Outside the actionable range: move into it (towards it only).
