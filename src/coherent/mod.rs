@@ -237,7 +237,9 @@ pub enum Outcome {
     Infeasible { blocking: Vec<Vec<ConstraintGroup>> },
     /// Any other solver outcome (other limits, solver errors, statuses unknown to
     /// cfx, or an answer that failed the strict acceptance test after the margin
-    /// retries: raw status −2), with HiGHS's raw model status.
+    /// retries: raw status −2; the separable solver's node limit, with
+    /// [`SolverChoice::Separable`] only: raw status −3), with HiGHS's raw model
+    /// status.
     Unknown { raw_status: i32 },
 }
 
