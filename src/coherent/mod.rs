@@ -25,6 +25,7 @@
 //! cuts. Both read their answers back through the same decode-and-check.
 
 mod highs;
+pub mod portfolio;
 mod program;
 pub mod separable;
 

@@ -211,28 +211,44 @@ pub fn rows_under_schema(table: &Table, schema: &Schema) -> Result<Vec<Vec<f64>>
 fn table_rows(table: &Table, schema: &Schema, cols: &[usize]) -> Result<Vec<Vec<f64>>> {
     let mut rows = Vec::with_capacity(table.rows.len());
     for (r, cells) in table.rows.iter().enumerate() {
-        let mut raw = Vec::with_capacity(cols.len());
-        for (i, &j) in cols.iter().enumerate() {
-            let f = &schema.features[i];
-            let cell = cells[j].trim();
-            let where_ = || format!("row {}, column '{}'", r + 2, f.name);
-            let v = match &f.kind {
-                FeatureKind::Categorical { levels } => {
-                    levels.iter().position(|l| l == cell).ok_or_else(|| {
-                        Error::Data(format!("{}: unknown level '{cell}'", where_()))
-                    })? as f64
-                }
-                FeatureKind::Contiguous { .. } => cell
-                    .parse::<f64>()
-                    .map_err(|_| Error::Data(format!("{}: '{cell}' is not a number", where_())))?,
-            };
-            f.state_of(v)
-                .map_err(|e| Error::Data(format!("{}: {e}", where_())))?;
-            raw.push(v);
-        }
-        rows.push(raw);
+        rows.push(row_under_schema(cells, schema, cols, r + 2)?);
     }
     Ok(rows)
+}
+
+/// Converts one text row into a raw row under `schema`: `cols[i]` is the cell
+/// of feature `i`; `row` numbers the row in errors (the file's line, the
+/// header being line 1). Unknown levels, non-numeric and out-of-range values
+/// are errors naming the row and column.
+pub fn row_under_schema(
+    cells: &[String],
+    schema: &Schema,
+    cols: &[usize],
+    row: usize,
+) -> Result<Vec<f64>> {
+    let mut raw = Vec::with_capacity(cols.len());
+    for (i, &j) in cols.iter().enumerate() {
+        let f = &schema.features[i];
+        let where_ = || format!("row {row}, column '{}'", f.name);
+        let cell = cells
+            .get(j)
+            .ok_or_else(|| Error::Data(format!("{}: the row has no such field", where_())))?
+            .trim();
+        let v = match &f.kind {
+            FeatureKind::Categorical { levels } => levels
+                .iter()
+                .position(|l| l == cell)
+                .ok_or_else(|| Error::Data(format!("{}: unknown level '{cell}'", where_())))?
+                as f64,
+            FeatureKind::Contiguous { .. } => cell
+                .parse::<f64>()
+                .map_err(|_| Error::Data(format!("{}: '{cell}' is not a number", where_())))?,
+        };
+        f.state_of(v)
+            .map_err(|e| Error::Data(format!("{}: {e}", where_())))?;
+        raw.push(v);
+    }
+    Ok(raw)
 }
 
 /// The folder of the real datasets that may not be bundled (HELOC, Taiwan):
