@@ -117,6 +117,16 @@ pub struct Config {
     /// Which solver proves the answers (default [`SolverChoice::Auto`]).
     #[serde(default)]
     pub solver: SolverChoice,
+    /// Branch-and-bound nodes the separable solver may visit per solve (default
+    /// 200,000; HELOC applicants need at most a few hundred). Past it, `Auto`
+    /// re-solves on HiGHS and `Separable` reports [`Outcome::Unknown`] with
+    /// raw status [`SEPARABLE_NODE_LIMIT_STATUS`].
+    #[serde(default = "default_node_limit")]
+    pub node_limit: usize,
+}
+
+fn default_node_limit() -> usize {
+    200_000
 }
 
 impl Default for Config {
@@ -130,6 +140,7 @@ impl Default for Config {
             diversity: DiversityRule::Russell,
             batch_threads: 0,
             solver: SolverChoice::Auto,
+            node_limit: default_node_limit(),
         }
     }
 }
@@ -158,6 +169,9 @@ impl Config {
         }
         if self.n_diverse == 0 {
             return bad("n_diverse must be at least 1".into());
+        }
+        if self.node_limit == 0 {
+            return bad("node_limit must be at least 1".into());
         }
         if self.threads == 0 || self.threads > 1024 {
             return bad(format!("threads must be in 1..=1024, got {}", self.threads));
@@ -585,7 +599,7 @@ fn solve_separable(
     let mut margin = config.margin;
     for _ in 0..3 {
         let need = logit(model.threshold) + margin - ws.factual_score();
-        let sol = ws.solve(need);
+        let sol = ws.solve_with_limit(need, config.node_limit);
         match sol.status {
             separable::SolveStatus::Optimal => {}
             separable::SolveStatus::Infeasible => {

@@ -308,3 +308,47 @@ fn the_solver_choice_is_validated_and_serialised() {
     assert_eq!(v["proved_by"], "separable");
     assert_eq!(v["counterfactuals"][0]["proved_by"], "separable");
 }
+
+#[test]
+fn a_node_limit_falls_back_to_highs_under_auto_and_is_reported_when_forced() {
+    // An instance whose root relaxation is fractional: the first branch needs a
+    // second node.
+    let mut a = Feature::contiguous("a", 0.0, 10.0).integer();
+    a.weights = Some(crate::schema::FeatureWeights {
+        value: 1.0,
+        states: vec![],
+        anchor: 0.5,
+    });
+    let b = Feature::categorical("b", &["x", "y", "z"]);
+    let schema = Schema::new(vec![a, b]).unwrap();
+    // score = 2.05·slot(a) + 0.9·[y] + 1.4·[z] − 1.5
+    let model = LinearModel::new(vec![2.05, 0.0, 0.9, 1.4], -1.5, 0.5).unwrap();
+    let factual = [3.0, 0.0];
+    let exact = explain(&schema, &model, &factual, &Config::default()).unwrap();
+    assert_eq!(exact.proved_by, ProvedBy::Separable);
+    let limited = |solver| Config {
+        solver,
+        node_limit: 1,
+        ..Config::default()
+    };
+    let auto = explain(&schema, &model, &factual, &limited(SolverChoice::Auto)).unwrap();
+    assert_eq!(auto.proved_by, ProvedBy::Highs);
+    assert_eq!(auto.counterfactuals[0].proved_by, ProvedBy::Highs);
+    assert!(same_cost(
+        auto.counterfactuals[0].cost,
+        exact.counterfactuals[0].cost
+    ));
+    let forced = explain(&schema, &model, &factual, &limited(SolverChoice::Separable)).unwrap();
+    assert_eq!(
+        forced.outcome,
+        Outcome::Unknown {
+            raw_status: SEPARABLE_NODE_LIMIT_STATUS
+        }
+    );
+    assert!(forced.counterfactuals.is_empty());
+    let zero = Config {
+        node_limit: 0,
+        ..Config::default()
+    };
+    assert!(zero.validate().is_err());
+}
