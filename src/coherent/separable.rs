@@ -24,7 +24,7 @@
 //! * Per feature, the lower convex hull of its options' (gain, cost) points
 //!   (each run contributes both ends; a run is a straight line, so the points in
 //!   between lie on it), from its cheapest point rightwards. The LP relaxation of
-//!   the knapsack (Sinha & Zoltners §2) takes every feature's cheapest point and
+//!   the knapsack (Sinha & Zoltners 1979) takes every feature's cheapest point and
 //!   then the hull edges of all features in increasing slope (cost per unit of
 //!   gain) until the deficit is covered: at most one edge is taken in part.
 //! * Branch and bound, depth first, on that relaxation: a node fixes some
@@ -32,8 +32,10 @@
 //!   features take part in the relaxation with their own run only. If the edge
 //!   taken in part belongs to a free feature, the node branches on that feature's
 //!   options; if it is a fixed feature's grid run at a fractional number of
-//!   steps `u`, the node branches on `≤ ⌊u⌋` and `≥ ⌈u⌉` steps; a fixed feature's
-//!   continuous run taken in part is a real point. A node whose relaxed optimum
+//!   steps `u`, the node branches on `≥ ⌈u⌉` and then `≤ ⌊u⌋` steps (a `u`
+//!   within `1e-9` of a whole number is taken as that number, HiGHS's own
+//!   integrality tolerance being coarser); a fixed feature's continuous run
+//!   taken in part is a real point. A node whose relaxed optimum
 //!   is a real point of every feature is solved; a node whose bound is no better
 //!   than the incumbent (relative `1e-11`) is pruned.
 //! * No recourse is proven by the root relaxation: the sum of every feature's
@@ -654,7 +656,9 @@ fn edge_order(k: &EdgeKind) -> usize {
 /// contribution at the factual.
 ///
 /// The options mirror the program's feasible endings (`program.rs`):
-/// * stay put (always offered unless a fix forbids it);
+/// * stay put (always offered unless a fix forbids it; for an in-range value
+///   with a run, as the run's first point, so that no choice is offered twice
+///   and the branch and bound never explores the same subtree twice);
 /// * a special state or level `j` the transition rules allow: a point;
 /// * the value range: from the factual value (in range) a run towards the
 ///   model's favourable end, within the actionable bounds and the direction
