@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release --example coherent_peers_export -- <german|heloc> <n> <out.json>`
 
-use cfx::coherent::{Config, explain, explain_diverse, mip_json};
+use cfx::coherent::{Config, SolverChoice, explain, explain_diverse, mip_json};
 use cfx::data::{bundled_german_path, german_credit, heloc, shared_data_dir};
 use cfx::model::{LinearModel, LogisticFit, Model};
 use serde_json::json;
@@ -41,10 +41,15 @@ fn main() -> cfx::Result<()> {
         .take(n)
         .cloned()
         .collect();
-    let config = Config::default();
+    // The peers solve the MIP, so cfx's rows are timed on HiGHS too (the
+    // separable solver is compared with HiGHS by `examples/portfolio.rs`).
+    let config = Config {
+        solver: SolverChoice::Mip,
+        ..Config::default()
+    };
     let diverse = Config {
         n_diverse: 5,
-        ..Config::default()
+        ..config
     };
     let mut mips = Vec::new();
     let mut optimal = Vec::new();

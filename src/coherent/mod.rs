@@ -17,12 +17,23 @@
 //!   ([`DiversityRule::DistinctSubsets`]).
 //! * [`explain_batch`]: many applicants on all cores, results in input order.
 //! * [`cost`]: the objective of the MIP, computed directly on two raw rows.
+//!
+//! Two solvers prove the answers ([`Config::solver`]): HiGHS on the MIP, and the
+//! exact separable solver of [`separable`] (a multiple-choice knapsack branch
+//! and bound), which the program reduces to whenever every constraint acts on
+//! one feature at a time — everything but the distinct-subsets rule's no-good
+//! cuts. Both read their answers back through the same decode-and-check.
 
 mod highs;
+pub mod portfolio;
 mod program;
+pub mod separable;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod separable_tests;
 
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::{LinearModel, Model, logit, sigmoid};
@@ -52,11 +63,38 @@ pub enum DiversityRule {
     DistinctSubsets,
 }
 
+/// Which solver proves the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SolverChoice {
+    /// The separable solver when the program is separable (every constraint per
+    /// feature: all but [`DiversityRule::DistinctSubsets`]), else HiGHS; also
+    /// HiGHS should the separable branch and bound hit its node limit.
+    #[default]
+    Auto,
+    /// Always the HiGHS MIP.
+    Mip,
+    /// Always the separable solver; a call it cannot express (the
+    /// distinct-subsets rule) is an `InvalidArgument` error.
+    Separable,
+}
+
+/// The solver that proved an answer (part of its certificate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProvedBy {
+    /// HiGHS on the mixed-integer program of `program.rs`.
+    Highs,
+    /// The separable multiple-choice-knapsack branch and bound of [`separable`].
+    Separable,
+}
+
 /// Solver and method configuration. Defaults are documented per field.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Config {
     /// Wall-clock limit per MIP solve, seconds (default 10). A solve that hits it
-    /// with an incumbent reports [`Outcome::TimeLimit`].
+    /// with an incumbent reports [`Outcome::TimeLimit`]. The separable solver
+    /// has a node limit instead (see [`SolverChoice`]).
     pub time_limit_seconds: f64,
     /// HiGHS threads per solve (default 1; [`explain_batch`] parallelises across
     /// applicants instead).
@@ -76,6 +114,19 @@ pub struct Config {
     pub diversity: DiversityRule,
     /// Worker threads of [`explain_batch`]; 0 = all available cores (default 0).
     pub batch_threads: usize,
+    /// Which solver proves the answers (default [`SolverChoice::Auto`]).
+    #[serde(default)]
+    pub solver: SolverChoice,
+    /// Branch-and-bound nodes the separable solver may visit per solve (default
+    /// 200,000; HELOC applicants need at most a few hundred). Past it, `Auto`
+    /// re-solves on HiGHS and `Separable` reports [`Outcome::Unknown`] with
+    /// raw status [`SEPARABLE_NODE_LIMIT_STATUS`].
+    #[serde(default = "default_node_limit")]
+    pub node_limit: usize,
+}
+
+fn default_node_limit() -> usize {
+    200_000
 }
 
 impl Default for Config {
@@ -88,6 +139,8 @@ impl Default for Config {
             n_diverse: 5,
             diversity: DiversityRule::Russell,
             batch_threads: 0,
+            solver: SolverChoice::Auto,
+            node_limit: default_node_limit(),
         }
     }
 }
@@ -116,6 +169,9 @@ impl Config {
         }
         if self.n_diverse == 0 {
             return bad("n_diverse must be at least 1".into());
+        }
+        if self.node_limit == 0 {
+            return bad("node_limit must be at least 1".into());
         }
         if self.threads == 0 || self.threads > 1024 {
             return bad(format!("threads must be in 1..=1024, got {}", self.threads));
@@ -204,7 +260,9 @@ pub enum Outcome {
     },
     /// Any other solver outcome (other limits, solver errors, statuses unknown to
     /// cfx, or an answer that failed the strict acceptance test after the margin
-    /// retries: raw status −2), with HiGHS's raw model status.
+    /// retries: raw status −2; the separable solver's node limit, with
+    /// [`SolverChoice::Separable`] only: raw status −3), with HiGHS's raw model
+    /// status.
     Unknown { raw_status: i32 },
 }
 
@@ -237,9 +295,10 @@ pub struct Counterfactual {
     pub probability: f64,
     /// The status of the solve that produced it (Optimal, or TimeLimit).
     pub status: Outcome,
-    /// HiGHS objective value (equals `cost` up to solver tolerance).
+    /// The solver's objective value (equals `cost` up to solver tolerance).
     pub objective: f64,
-    /// HiGHS relative MIP gap.
+    /// The proven relative gap: HiGHS's MIP gap, or the separable solver's
+    /// pruning tolerance (`1e-11`).
     pub mip_gap: f64,
     /// The decision margin of the solve that produced it: [`Config::margin`],
     /// or the escalated one (×100, at most twice) when the answer at the
@@ -247,6 +306,8 @@ pub struct Counterfactual {
     pub margin: f64,
     /// Wall-clock seconds of the solves that produced it.
     pub solve_seconds: f64,
+    /// The solver that proved it.
+    pub proved_by: ProvedBy,
 }
 
 impl Counterfactual {
@@ -272,6 +333,9 @@ pub struct Explanation {
     pub threshold: f64,
     /// Outcome of the first (optimal) solve.
     pub outcome: Outcome,
+    /// The solver that proved the outcome (and every counterfactual's own
+    /// certificate names its solver too).
+    pub proved_by: ProvedBy,
     /// The counterfactuals: the optimal one first, then diverse alternatives.
     pub counterfactuals: Vec<Counterfactual>,
     /// Set when [`explain_diverse`] stopped early because a re-solve ended with
@@ -414,8 +478,49 @@ fn prepare<'m>(
     Ok((lin, score))
 }
 
-/// Reads a solution back: decode, re-score, cost. `None` when it fails the strict
-/// acceptance test after decoding.
+/// Reads an answer back, whichever solver found it: decode the encoded vector
+/// through [`Schema::decode`], re-encode, re-score, cost. `None` when it fails
+/// the strict acceptance test after decoding.
+#[allow(clippy::too_many_arguments)]
+fn checked_counterfactual(
+    schema: &Schema,
+    model: &LinearModel,
+    factual: &[f64],
+    enc: &[f64],
+    status: Outcome,
+    objective: f64,
+    mip_gap: f64,
+    margin: f64,
+    seconds: f64,
+    proved_by: ProvedBy,
+) -> Result<Option<Counterfactual>> {
+    let raw = schema.decode(enc).map_err(|e| {
+        Error::Solver(format!(
+            "internal: the solver's answer does not decode ({e})"
+        ))
+    })?;
+    let encoded = schema.encode(&raw)?;
+    let score = model.score(&encoded);
+    if score <= logit(model.threshold) {
+        return Ok(None);
+    }
+    Ok(Some(Counterfactual {
+        changes: schema.describe_changes(factual, &raw),
+        cost: cost(schema, factual, &raw)?,
+        probability: sigmoid(score),
+        score,
+        raw,
+        encoded,
+        status,
+        objective,
+        mip_gap,
+        margin,
+        solve_seconds: seconds,
+        proved_by,
+    }))
+}
+
+/// Reads a MIP solution back (see [`checked_counterfactual`]).
 fn read_solution(
     schema: &Schema,
     model: &LinearModel,
@@ -426,14 +531,6 @@ fn read_solution(
     margin: f64,
 ) -> Result<Option<Counterfactual>> {
     let enc = prog.encoded(schema, &sol.x);
-    let raw = schema
-        .decode(&enc)
-        .map_err(|e| Error::Solver(format!("internal: the MIP solution does not decode ({e})")))?;
-    let encoded = schema.encode(&raw)?;
-    let score = model.score(&encoded);
-    if score <= logit(model.threshold) {
-        return Ok(None);
-    }
     let status = match sol.status {
         MipStatus::Optimal => Outcome::Optimal,
         MipStatus::TimeLimit => Outcome::TimeLimit { has_solution: true },
@@ -442,24 +539,23 @@ fn read_solution(
         }
         MipStatus::Infeasible => Outcome::Unknown { raw_status: 8 },
     };
-    Ok(Some(Counterfactual {
-        changes: schema.describe_changes(factual, &raw),
-        cost: cost(schema, factual, &raw)?,
-        probability: sigmoid(score),
-        score,
-        raw,
-        encoded,
+    checked_counterfactual(
+        schema,
+        model,
+        factual,
+        &enc,
         status,
-        objective: sol.objective,
-        mip_gap: sol.mip_gap,
+        sol.objective,
+        sol.mip_gap,
         margin,
-        solve_seconds: seconds,
-    }))
+        seconds,
+        ProvedBy::Highs,
+    )
 }
 
 /// Result of one solve with margin retries.
 enum Solved {
-    Found(Box<Counterfactual>, MipSolution),
+    Found(Box<Counterfactual>),
     NoSolution(Outcome),
 }
 
@@ -502,12 +598,294 @@ fn solve_program(
         }
         if let Some(cf) = read_solution(schema, model, prog, factual, &sol, seconds, margin)? {
             prog.set_margin(config.margin);
-            return Ok(Solved::Found(Box::new(cf), sol));
+            return Ok(Solved::Found(Box::new(cf)));
         }
         margin = (margin * 100.0).max(1e-9);
     }
     prog.set_margin(config.margin);
     Ok(Solved::NoSolution(Outcome::Unknown { raw_status: -2 }))
+}
+
+/// [`Outcome::Unknown`]'s raw status when the separable branch and bound hit its
+/// node limit (only seen with [`SolverChoice::Separable`]; `Auto` then falls
+/// back to HiGHS).
+pub const SEPARABLE_NODE_LIMIT_STATUS: i32 = -3;
+
+thread_local! {
+    /// One separable workspace per thread, so that batches reuse its buffers.
+    static WORKSPACE: std::cell::RefCell<separable::Workspace> =
+        std::cell::RefCell::new(separable::Workspace::new());
+}
+
+fn with_workspace<T>(f: impl FnOnce(&mut separable::Workspace) -> T) -> T {
+    WORKSPACE.with(|w| match w.try_borrow_mut() {
+        Ok(mut ws) => f(&mut ws),
+        Err(_) => f(&mut separable::Workspace::new()),
+    })
+}
+
+/// The separable counterpart of [`solve_program`]: the menus built under
+/// `fixes`, solved exactly, read back through [`checked_counterfactual`], with
+/// the same margin retries.
+fn solve_separable(
+    schema: &Schema,
+    model: &LinearModel,
+    factual: &[f64],
+    config: &Config,
+    fixes: &[Fix],
+    ws: &mut separable::Workspace,
+) -> Result<Solved> {
+    let start = std::time::Instant::now();
+    ws.build_linear(schema, model, factual, fixes)?;
+    let mut enc = vec![0.0; schema.encoded_dim()];
+    let mut margin = config.margin;
+    for _ in 0..3 {
+        let need = logit(model.threshold) + margin - ws.factual_score();
+        let sol = ws.solve_with_limit(need, config.node_limit);
+        match sol.status {
+            separable::SolveStatus::Optimal => {}
+            separable::SolveStatus::Infeasible => {
+                return Ok(Solved::NoSolution(Outcome::Infeasible {
+                    blocking: Vec::new(),
+                    undecided: Vec::new(),
+                }));
+            }
+            separable::SolveStatus::NodeLimit => {
+                return Ok(Solved::NoSolution(Outcome::Unknown {
+                    raw_status: SEPARABLE_NODE_LIMIT_STATUS,
+                }));
+            }
+        }
+        ws.write_encoded(schema, &mut enc)?;
+        let cf = checked_counterfactual(
+            schema,
+            model,
+            factual,
+            &enc,
+            Outcome::Optimal,
+            sol.cost,
+            separable::PRUNE_REL,
+            margin,
+            start.elapsed().as_secs_f64(),
+            ProvedBy::Separable,
+        )?;
+        if let Some(cf) = cf {
+            return Ok(Solved::Found(Box::new(cf)));
+        }
+        margin = (margin * 100.0).max(1e-9);
+    }
+    Ok(Solved::NoSolution(Outcome::Unknown { raw_status: -2 }))
+}
+
+/// One of Russell's per-feature fixes (§1.4 of `seed-formulas.md`), as data, so
+/// that both solvers run the very same diversity procedure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fix {
+    /// (a) The feature may not end in `state` (`d_{i,state} = 0`).
+    Forbid { feature: usize, state: usize },
+    /// (b) as intended: the feature keeps its factual special state (`d_{i,own} = 1`).
+    Stay { feature: usize },
+    /// (b) as the reference code has it: the feature ends in its value range (`d_{i,c} = 1`).
+    ValueRange { feature: usize },
+    /// (c) The feature's in-range value does not move (`l_i = u_i = 0`).
+    Freeze { feature: usize },
+}
+
+/// The fix Russell's procedure adds for one change of the last explanation.
+fn russell_fix(
+    schema: &Schema,
+    factual: &[f64],
+    ch: &Change,
+    reference_case_b: bool,
+) -> Result<Fix> {
+    let feature = ch.feature;
+    let f = &schema.features[feature];
+    let s_new = f.state_of(ch.to)?;
+    let s_old = f.state_of(factual[feature])?;
+    Ok(if !f.is_contiguous() || s_new != 0 {
+        Fix::Forbid {
+            feature,
+            state: s_new,
+        }
+    } else if s_old != 0 && reference_case_b {
+        Fix::ValueRange { feature }
+    } else if s_old != 0 {
+        Fix::Stay { feature }
+    } else {
+        Fix::Freeze { feature }
+    })
+}
+
+/// The solver one explanation runs on, with the diversity fixes in place.
+enum Backend {
+    Mip {
+        prog: Box<Program>,
+        /// Bounds the last fix changed, to undo it.
+        saved: Vec<(usize, f64, f64)>,
+    },
+    Separable {
+        fixes: Vec<Fix>,
+    },
+}
+
+/// One explanation's program on its solver.
+struct Run<'a> {
+    schema: &'a Schema,
+    lin: &'a LinearModel,
+    factual: &'a [f64],
+    config: &'a Config,
+    backend: Backend,
+}
+
+impl<'a> Run<'a> {
+    /// Picks the solver by [`Config::solver`]; `cuts` says the procedure needs
+    /// no-good cuts (distinct subsets), which only the MIP can express.
+    fn new(
+        schema: &'a Schema,
+        lin: &'a LinearModel,
+        factual: &'a [f64],
+        config: &'a Config,
+        cuts: bool,
+    ) -> Result<Run<'a>> {
+        let separable = match config.solver {
+            SolverChoice::Mip => false,
+            SolverChoice::Auto => !cuts,
+            SolverChoice::Separable if cuts => {
+                return Err(Error::InvalidArgument(
+                    "the separable solver cannot express the distinct-subsets rule's \
+                     no-good cuts; use solver 'auto' or 'mip'"
+                        .into(),
+                ));
+            }
+            SolverChoice::Separable => true,
+        };
+        let backend = if separable {
+            Backend::Separable { fixes: Vec::new() }
+        } else {
+            Backend::Mip {
+                prog: Box::new(Program::build(schema, lin, factual, config.margin)?),
+                saved: Vec::new(),
+            }
+        };
+        Ok(Run {
+            schema,
+            lin,
+            factual,
+            config,
+            backend,
+        })
+    }
+
+    fn proved_by(&self) -> ProvedBy {
+        match self.backend {
+            Backend::Mip { .. } => ProvedBy::Highs,
+            Backend::Separable { .. } => ProvedBy::Separable,
+        }
+    }
+
+    fn solve(&mut self) -> Result<Solved> {
+        let (schema, lin, factual, config) = (self.schema, self.lin, self.factual, self.config);
+        let solved = match &mut self.backend {
+            Backend::Mip { prog, .. } => return solve_program(schema, lin, prog, factual, config),
+            Backend::Separable { fixes } => {
+                with_workspace(|ws| solve_separable(schema, lin, factual, config, fixes, ws))?
+            }
+        };
+        let node_limit = matches!(
+            solved,
+            Solved::NoSolution(Outcome::Unknown {
+                raw_status: SEPARABLE_NODE_LIMIT_STATUS
+            })
+        );
+        if node_limit && config.solver == SolverChoice::Auto {
+            self.fall_back_to_mip()?;
+            return self.solve();
+        }
+        Ok(solved)
+    }
+
+    /// Moves to the MIP with the same fixes in place.
+    fn fall_back_to_mip(&mut self) -> Result<()> {
+        let fixes = match &mut self.backend {
+            Backend::Separable { fixes } => std::mem::take(fixes),
+            Backend::Mip { .. } => return Ok(()),
+        };
+        let prog = Program::build(self.schema, self.lin, self.factual, self.config.margin)?;
+        self.backend = Backend::Mip {
+            prog: Box::new(prog),
+            saved: Vec::new(),
+        };
+        for fix in fixes {
+            self.push_fix(fix);
+        }
+        Ok(())
+    }
+
+    /// Adds a fix; false (and nothing changed) when it contradicts the bounds
+    /// already in place.
+    fn push_fix(&mut self, fix: Fix) -> bool {
+        match &mut self.backend {
+            Backend::Separable { fixes } => {
+                fixes.push(fix);
+                true
+            }
+            Backend::Mip { prog, saved } => {
+                let cols: Vec<(usize, f64, f64)> = {
+                    let fv = |i: usize| &prog.vars[i];
+                    match fix {
+                        Fix::Forbid { feature, state } => {
+                            vec![(fv(feature).state_cols[state], 0.0, 0.0)]
+                        }
+                        Fix::ValueRange { feature } => vec![(fv(feature).state_cols[0], 1.0, 1.0)],
+                        Fix::Stay { feature } => {
+                            let v = fv(feature);
+                            vec![(v.state_cols[v.factual_state], 1.0, 1.0)]
+                        }
+                        Fix::Freeze { feature } => {
+                            let v = fv(feature);
+                            [v.l, v.u]
+                                .into_iter()
+                                .flatten()
+                                .map(|c| (c, 0.0, 0.0))
+                                .collect()
+                        }
+                    }
+                };
+                saved.clear();
+                saved.extend(
+                    cols.iter()
+                        .map(|&(c, _, _)| (c, prog.mip.lower[c], prog.mip.upper[c])),
+                );
+                let mut contradictory = false;
+                for &(c, lo, hi) in &cols {
+                    let (lo, hi) = (lo.max(prog.mip.lower[c]), hi.min(prog.mip.upper[c]));
+                    contradictory |= lo > hi;
+                    prog.mip.lower[c] = lo;
+                    prog.mip.upper[c] = hi;
+                }
+                if contradictory {
+                    self.pop_fix();
+                }
+                !contradictory
+            }
+        }
+    }
+
+    /// Undoes the last fix added.
+    fn pop_fix(&mut self) {
+        match &mut self.backend {
+            Backend::Separable { fixes } => {
+                fixes.pop();
+            }
+            Backend::Mip { prog, saved } => {
+                for &(c, lo, hi) in saved.iter() {
+                    prog.mip.lower[c] = lo;
+                    prog.mip.upper[c] = hi;
+                }
+                saved.clear();
+            }
+        }
+    }
 }
 
 /// The schema with the given constraint groups lifted (used to find what blocks
@@ -534,13 +912,15 @@ fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
 
 /// Finds the smallest sets of constraint groups whose relaxation restores
 /// recourse, by re-solving with each subset of groups relaxed (by size, skipping
-/// supersets of sets already found). Returns them with the sets whose re-solve
-/// ended undecided (neither an answer nor a proof of infeasibility).
+/// supersets of sets already found), on the solver that proved infeasibility.
+/// Returns them with the sets whose re-solve ended undecided (neither an answer
+/// nor a proof of infeasibility).
 fn blocking_groups(
     schema: &Schema,
     model: &LinearModel,
     factual: &[f64],
     config: &Config,
+    by: ProvedBy,
 ) -> Result<Outcome> {
     let mut found: Vec<u32> = Vec::new();
     let mut undecided: Vec<u32> = Vec::new();
@@ -557,8 +937,16 @@ fn blocking_groups(
             .filter(|g| mask & g.bit() != 0)
             .collect();
         let s = relaxed(schema, &groups)?;
-        let mut prog = Program::build(&s, model, factual, config.margin)?;
-        match solve_program(&s, model, &mut prog, factual, &quick)? {
+        let solved = match by {
+            ProvedBy::Separable => {
+                with_workspace(|ws| solve_separable(&s, model, factual, &quick, &[], ws))?
+            }
+            ProvedBy::Highs => {
+                let mut prog = Program::build(&s, model, factual, config.margin)?;
+                solve_program(&s, model, &mut prog, factual, &quick)?
+            }
+        };
+        match solved {
             Solved::Found(..) => found.push(mask),
             Solved::NoSolution(Outcome::Infeasible { .. }) => {}
             Solved::NoSolution(_) => undecided.push(mask),
@@ -588,39 +976,43 @@ fn new_explanation(model: &LinearModel, factual: &[f64], score: f64) -> Explanat
         factual_probability: sigmoid(score),
         threshold: model.threshold,
         outcome: Outcome::Unknown { raw_status: 0 },
+        proved_by: ProvedBy::Highs,
         counterfactuals: Vec::new(),
         diversity_stopped: None,
     }
 }
 
-/// The first solve of [`explain`] and [`explain_diverse`].
-fn first(
-    schema: &Schema,
-    lin: &LinearModel,
-    factual: &[f64],
-    config: &Config,
-    ex: &mut Explanation,
-) -> Result<Option<(Program, MipSolution)>> {
-    let mut prog = Program::build(schema, lin, factual, config.margin)?;
-    match solve_program(schema, lin, &mut prog, factual, config)? {
-        Solved::Found(cf, sol) => {
+/// The first solve of [`explain`] and [`explain_diverse`]; true when it found
+/// a counterfactual.
+fn first(run: &mut Run, ex: &mut Explanation) -> Result<bool> {
+    let solved = run.solve()?;
+    ex.proved_by = run.proved_by();
+    match solved {
+        Solved::Found(cf) => {
             ex.outcome = cf.status.clone();
             ex.counterfactuals.push(*cf);
-            Ok(Some((prog, sol)))
+            Ok(true)
         }
         Solved::NoSolution(Outcome::Infeasible { .. }) => {
-            ex.outcome = blocking_groups(schema, lin, factual, config)?;
-            Ok(None)
+            ex.outcome = blocking_groups(
+                run.schema,
+                run.lin,
+                run.factual,
+                run.config,
+                run.proved_by(),
+            )?;
+            Ok(false)
         }
         Solved::NoSolution(o) => {
             ex.outcome = o;
-            Ok(None)
+            Ok(false)
         }
     }
 }
 
 /// The optimal coherent counterfactual of a declined applicant (seed 000, eqs.
-/// 4–21), or why there is none.
+/// 4–21), or why there is none, proven by the solver [`Config::solver`] picks
+/// (named in [`Explanation::proved_by`]).
 ///
 /// Errors: a non-linear model, mismatched dimensions, a non-finite or incoherent
 /// applicant row, an applicant who is already accepted, or a bad [`Config`].
@@ -633,7 +1025,8 @@ pub fn explain(
 ) -> Result<Explanation> {
     let (lin, score) = prepare(schema, model, factual, config)?;
     let mut ex = new_explanation(lin, factual, score);
-    first(schema, lin, factual, config, &mut ex)?;
+    let mut run = Run::new(schema, lin, factual, config, false)?;
+    first(&mut run, &mut ex)?;
     Ok(ex)
 }
 
@@ -661,6 +1054,8 @@ fn same_row(a: &[f64], b: &[f64]) -> bool {
 /// the next explanation; constraints accumulate; the procedure stops at
 /// `n_diverse` explanations or when an explanation repeats an earlier one.
 /// Each alternative's `solve_seconds` is the sum over its round's solves.
+/// Every fix acts on one feature, so the separable solver runs Russell's rules;
+/// the distinct-subsets rule's cuts need the MIP ([`SolverChoice`]).
 pub fn explain_diverse(
     schema: &Schema,
     model: &dyn Model,
@@ -669,94 +1064,48 @@ pub fn explain_diverse(
 ) -> Result<Explanation> {
     let (lin, score) = prepare(schema, model, factual, config)?;
     let mut ex = new_explanation(lin, factual, score);
-    let Some((mut prog, _)) = first(schema, lin, factual, config, &mut ex)? else {
+    let cuts = config.diversity == DiversityRule::DistinctSubsets && config.n_diverse > 1;
+    let mut run = Run::new(schema, lin, factual, config, cuts)?;
+    if !first(&mut run, &mut ex)? {
         return Ok(ex);
-    };
+    }
     match config.diversity {
-        DiversityRule::Russell => russell(schema, lin, factual, config, &mut prog, &mut ex, false)?,
-        DiversityRule::RussellReferenceCode => {
-            russell(schema, lin, factual, config, &mut prog, &mut ex, true)?
-        }
+        DiversityRule::Russell => russell(&mut run, &mut ex, false)?,
+        DiversityRule::RussellReferenceCode => russell(&mut run, &mut ex, true)?,
         DiversityRule::DistinctSubsets => {
-            distinct_subsets(schema, lin, factual, config, &mut prog, &mut ex)?
+            if let Backend::Mip { prog, .. } = &mut run.backend {
+                distinct_subsets(schema, lin, factual, config, prog, &mut ex)?
+            }
         }
     }
     Ok(ex)
 }
 
-fn russell(
-    schema: &Schema,
-    lin: &LinearModel,
-    factual: &[f64],
-    config: &Config,
-    prog: &mut Program,
-    ex: &mut Explanation,
-    reference_case_b: bool,
-) -> Result<()> {
-    while ex.counterfactuals.len() < config.n_diverse {
+fn russell(run: &mut Run, ex: &mut Explanation, reference_case_b: bool) -> Result<()> {
+    while ex.counterfactuals.len() < run.config.n_diverse {
         let last = ex.counterfactuals.last().cloned();
         let Some(last) = last else { break };
         let mut current: Option<Counterfactual> = None;
         let mut seconds = 0.0;
         for ch in &last.changes {
-            let i = ch.feature;
-            let fv = &prog.vars[i];
-            let f = &schema.features[i];
-            let s_new = f.state_of(ch.to)?;
-            let s_old = fv.factual_state;
-            // (col, new lower, new upper)
-            let fixes: Vec<(usize, f64, f64)> = if !fv.contiguous || s_new != 0 {
-                vec![(fv.state_cols[s_new], 0.0, 0.0)] // (a)
-            } else if s_old != 0 && reference_case_b {
-                vec![(fv.state_cols[0], 1.0, 1.0)] // (b) as the reference code has it
-            } else if s_old != 0 {
-                vec![(fv.state_cols[s_old], 1.0, 1.0)] // (b), evident intent
-            } else {
-                [fv.l, fv.u]
-                    .into_iter()
-                    .flatten()
-                    .map(|c| (c, 0.0, 0.0))
-                    .collect() // (c)
-            };
-            let saved: Vec<(usize, f64, f64)> = fixes
-                .iter()
-                .map(|&(c, _, _)| (c, prog.mip.lower[c], prog.mip.upper[c]))
-                .collect();
-            let mut contradictory = false;
-            for &(c, lo, hi) in &fixes {
-                let (lo, hi) = (lo.max(prog.mip.lower[c]), hi.min(prog.mip.upper[c]));
-                contradictory |= lo > hi;
-                prog.mip.lower[c] = lo;
-                prog.mip.upper[c] = hi;
+            let fix = russell_fix(run.schema, run.factual, ch, reference_case_b)?;
+            if !run.push_fix(fix) {
+                continue;
             }
             // A fix is dropped only when it makes the program infeasible; a
             // solve that ends undecided (time limit, other status) stops the
             // procedure and is reported, since dropping or keeping the fix would
             // both be guesses.
-            let keep = if contradictory {
-                false
-            } else {
-                match solve_program(schema, lin, prog, factual, config)? {
-                    Solved::Found(cf, sol) => {
-                        seconds += sol.seconds;
-                        current = Some(*cf);
-                        true
-                    }
-                    Solved::NoSolution(Outcome::Infeasible { .. }) => false,
-                    Solved::NoSolution(other) => {
-                        for (c, lo, hi) in saved {
-                            prog.mip.lower[c] = lo;
-                            prog.mip.upper[c] = hi;
-                        }
-                        ex.diversity_stopped = Some(other);
-                        return Ok(());
-                    }
+            match run.solve()? {
+                Solved::Found(cf) => {
+                    seconds += cf.solve_seconds;
+                    current = Some(*cf);
                 }
-            };
-            if !keep {
-                for (c, lo, hi) in saved {
-                    prog.mip.lower[c] = lo;
-                    prog.mip.upper[c] = hi;
+                Solved::NoSolution(Outcome::Infeasible { .. }) => run.pop_fix(),
+                Solved::NoSolution(other) => {
+                    run.pop_fix();
+                    ex.diversity_stopped = Some(other);
+                    return Ok(());
                 }
             }
         }
@@ -793,7 +1142,7 @@ fn distinct_subsets(
         prog.mip
             .add_row(f64::NEG_INFINITY, (changed.len() - 1) as f64, &zs);
         match solve_program(schema, lin, prog, factual, config)? {
-            Solved::Found(cf, _) => {
+            Solved::Found(cf) => {
                 if ex.counterfactuals.iter().any(|p| same_row(&p.raw, &cf.raw)) {
                     break;
                 }

@@ -96,7 +96,7 @@ pub(crate) struct Program {
 
 /// Grid of an integer/step feature in raw units: `(first point ≥ lo, step, K)`,
 /// `K < 0` meaning no grid point lies in `[lo, hi]`.
-fn raw_grid(
+pub(super) fn raw_grid(
     name: &str,
     lower: f64,
     integer: bool,

@@ -234,7 +234,12 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
 }
 
 /// Exact optimum by enumeration + greedy LP; `None` when infeasible.
-fn brute_force(schema: &Schema, model: &LinearModel, factual: &[f64], margin: f64) -> Option<f64> {
+pub(super) fn brute_force(
+    schema: &Schema,
+    model: &LinearModel,
+    factual: &[f64],
+    margin: f64,
+) -> Option<f64> {
     let none = vec![Vec::new(); schema.n_features()];
     brute_force_with(schema, model, factual, margin, &none)
 }
@@ -323,7 +328,7 @@ fn brute_force_with(
     }
 }
 
-fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
+pub(super) fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
     let n = rng.random_range(2..=4);
     let mut feats = Vec::new();
     for i in 0..n {
@@ -417,7 +422,7 @@ fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
     Schema::new(feats).unwrap()
 }
 
-fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
+pub(super) fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
     schema
         .features
         .iter()
@@ -446,7 +451,11 @@ fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
         .collect()
 }
 
-fn random_model(schema: &Schema, factual: &[f64], rng: &mut Xoshiro256PlusPlus) -> LinearModel {
+pub(super) fn random_model(
+    schema: &Schema,
+    factual: &[f64],
+    rng: &mut Xoshiro256PlusPlus,
+) -> LinearModel {
     let w: Vec<f64> = (0..schema.encoded_dim())
         .map(|_| rng.random_range(-3.0..3.0))
         .collect();
@@ -457,7 +466,7 @@ fn random_model(schema: &Schema, factual: &[f64], rng: &mut Xoshiro256PlusPlus) 
     LinearModel::new(w, bias, t).unwrap()
 }
 
-fn check_counterfactual(
+pub(super) fn check_counterfactual(
     schema: &Schema,
     model: &LinearModel,
     factual: &[f64],
@@ -482,9 +491,21 @@ fn check_counterfactual(
 }
 
 #[test]
-fn mip_optimum_equals_brute_force_on_random_small_schemas() {
+fn both_solvers_equal_brute_force_on_random_small_schemas() {
+    for (solver, by) in [
+        (SolverChoice::Mip, ProvedBy::Highs),
+        (SolverChoice::Separable, ProvedBy::Separable),
+    ] {
+        optimum_equals_brute_force(solver, by);
+    }
+}
+
+fn optimum_equals_brute_force(solver: SolverChoice, by: ProvedBy) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2019);
-    let config = Config::default();
+    let config = Config {
+        solver,
+        ..Config::default()
+    };
     let (mut feasible, mut infeasible) = (0, 0);
     for case in 0..400 {
         let schema = random_schema(&mut rng);
@@ -492,9 +513,11 @@ fn mip_optimum_equals_brute_force_on_random_small_schemas() {
         let model = random_model(&schema, &factual, &mut rng);
         let oracle = brute_force(&schema, &model, &factual, config.margin);
         let ex = explain(&schema, &model, &factual, &config).unwrap();
+        assert_eq!(ex.proved_by, by);
         match (oracle, ex.counterfactuals.first()) {
             (Some(best), Some(cf)) => {
                 assert_eq!(ex.outcome, Outcome::Optimal);
+                assert_eq!(cf.proved_by, by);
                 check_counterfactual(&schema, &model, &factual, cf);
                 assert!(
                     (cf.cost - best).abs() < 1e-6,
@@ -844,6 +867,7 @@ fn a_time_limit_is_an_outcome_not_an_error() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
     let config = Config {
         time_limit_seconds: 1e-9,
+        solver: SolverChoice::Mip,
         ..Config::default()
     };
     let mut seen = 0;

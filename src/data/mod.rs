@@ -285,45 +285,61 @@ pub fn rows_under_schema(table: &Table, schema: &Schema) -> Result<Vec<Vec<f64>>
 fn table_rows(table: &Table, schema: &Schema, cols: &[usize]) -> Result<Vec<Vec<f64>>> {
     let mut rows = Vec::with_capacity(table.rows.len());
     for (r, cells) in table.rows.iter().enumerate() {
-        let mut raw = Vec::with_capacity(cols.len());
-        for (i, &j) in cols.iter().enumerate() {
-            let f = &schema.features[i];
-            let cell = cells[j].trim();
-            let where_ = || format!("data row {}, column '{}'", r + 1, f.name);
-            let v = match &f.kind {
-                FeatureKind::Categorical { levels } => {
-                    match levels.iter().position(|l| l == cell) {
-                        Some(k) => k as f64,
-                        None if is_missing_token(cell) => {
-                            return Err(missing_value_error(r, &f.name, cell));
-                        }
-                        None => {
-                            return Err(Error::Data(format!(
-                                "{}: unknown level '{cell}'",
-                                where_()
-                            )));
-                        }
-                    }
-                }
-                FeatureKind::Contiguous { special_states, .. } => {
-                    match special_states.iter().find(|s| s.label == cell) {
-                        Some(s) => s.code,
-                        None if is_missing_token(cell) => {
-                            return Err(missing_value_error(r, &f.name, cell));
-                        }
-                        None => cell.parse::<f64>().map_err(|_| {
-                            Error::Data(format!("{}: '{cell}' is not a number", where_()))
-                        })?,
-                    }
-                }
-            };
-            f.state_of(v)
-                .map_err(|e| Error::Data(format!("{}: {e}", where_())))?;
-            raw.push(v);
-        }
-        rows.push(raw);
+        rows.push(row_under_schema(cells, schema, cols, r)?);
     }
     Ok(rows)
+}
+
+/// Converts one text row into a raw row under `schema`: `cols[i]` is the cell
+/// of feature `i`; `data_row` is the row's 0-based index among the data rows
+/// (errors name it 1-based, as "data row N"). Unknown levels, non-numeric and
+/// out-of-range values, and missing-value tokens in a column that declares no
+/// special state for them, are errors naming the row and column; a cell holding
+/// a special state's label reads as that state.
+pub fn row_under_schema(
+    cells: &[String],
+    schema: &Schema,
+    cols: &[usize],
+    data_row: usize,
+) -> Result<Vec<f64>> {
+    let mut raw = Vec::with_capacity(cols.len());
+    for (i, &j) in cols.iter().enumerate() {
+        let f = &schema.features[i];
+        let where_ = || format!("data row {}, column '{}'", data_row + 1, f.name);
+        let cell = cells
+            .get(j)
+            .ok_or_else(|| Error::Data(format!("{}: the row has no such field", where_())))?
+            .trim();
+        let v = match &f.kind {
+            FeatureKind::Categorical { levels } => match levels.iter().position(|l| l == cell) {
+                Some(k) => k as f64,
+                None if is_missing_token(cell) => {
+                    return Err(missing_value_error(data_row, &f.name, cell));
+                }
+                None => {
+                    return Err(Error::Data(format!(
+                        "{}: unknown level '{cell}'",
+                        where_()
+                    )));
+                }
+            },
+            FeatureKind::Contiguous { special_states, .. } => {
+                match special_states.iter().find(|s| s.label == cell) {
+                    Some(s) => s.code,
+                    None if is_missing_token(cell) => {
+                        return Err(missing_value_error(data_row, &f.name, cell));
+                    }
+                    None => cell.parse::<f64>().map_err(|_| {
+                        Error::Data(format!("{}: '{cell}' is not a number", where_()))
+                    })?,
+                }
+            }
+        };
+        f.state_of(v)
+            .map_err(|e| Error::Data(format!("{}: {e}", where_())))?;
+        raw.push(v);
+    }
+    Ok(raw)
 }
 
 /// The folder of the real datasets that may not be bundled (HELOC, Taiwan):

@@ -166,3 +166,40 @@ impl Schema {
         Ok(())
     }
 }
+
+impl Schema {
+    /// The weight of being in state `s` of feature `i` (cost scale applied), as
+    /// [`Schema::weights`] gives it but without allocating: a contiguous
+    /// feature's value state weighs 0, its special state `j ≥ 1` weighs
+    /// `states[j − 1]`; a categorical level `j` weighs `states[j]`.
+    pub fn state_weight(&self, i: usize, s: usize) -> f64 {
+        let f = &self.features[i];
+        let scale = f.actionability.cost_scale;
+        let k = if f.is_contiguous() {
+            if s == 0 {
+                return 0.0;
+            }
+            s - 1
+        } else {
+            s
+        };
+        f.weights
+            .as_ref()
+            .map_or(1.0, |w| w.states.get(k).copied().unwrap_or(f64::NAN))
+            * scale
+    }
+
+    /// The weight of a unit change of feature `i`'s slot (cost scale applied),
+    /// as [`Schema::weights`] gives it but without allocating.
+    pub fn value_weight(&self, i: usize) -> f64 {
+        let f = &self.features[i];
+        let unit = if f.is_contiguous() { 1.0 } else { 0.0 };
+        f.weights.as_ref().map_or(unit, |w| w.value) * f.actionability.cost_scale
+    }
+
+    /// The anchor slot of feature `i` (0.5 when no weights were fitted), as
+    /// [`Schema::weights`] gives it but without allocating.
+    pub fn anchor(&self, i: usize) -> f64 {
+        self.features[i].weights.as_ref().map_or(0.5, |w| w.anchor)
+    }
+}
