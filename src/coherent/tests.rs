@@ -1282,8 +1282,10 @@ fn russell_stops_on_an_undecided_solve_and_drops_only_infeasible_fixes() {
     w[4] = 3.0; // and owning
     let model = LinearModel::new(w, -2.0, 0.5).unwrap();
     let factual = [30.0, 40.0, 0.0];
+    // The statuses are forced on HiGHS, so the MIP path is chosen explicitly.
     let config = Config {
         n_diverse: 3,
+        solver: SolverChoice::Mip,
         ..Config::default()
     };
     let free = explain_diverse(&schema, &model, &factual, &config).unwrap();
@@ -1350,7 +1352,11 @@ fn a_timed_out_relaxed_solve_is_undecided_not_blocking() {
     let factual = [30.0, 40.0, 0.0];
     // the first solve (infeasible) for real, then the first relaxation (immutables) times out
     force_statuses(vec![None, Some(MipStatus::TimeLimit)]);
-    let ex = explain(&schema, &model, &factual, &Config::default()).unwrap();
+    let mip = Config {
+        solver: SolverChoice::Mip,
+        ..Config::default()
+    };
+    let ex = explain(&schema, &model, &factual, &mip).unwrap();
     force_statuses(vec![]);
     let Outcome::Infeasible {
         blocking,
