@@ -969,7 +969,7 @@ fn projected_programs_match_the_full_programs_at_every_radius() {
     // ρ = 0, including repeated options, an option at margin ≈ 0 and a
     // rank-deficient Σ̂ (the degenerate shapes of `dense_instance`).
     let mut s = 4242u64;
-    let (mut worst, mut projected) = (0.0f64, 0);
+    let (mut worst, mut projected, mut near_optimal) = (0.0f64, 0, 0);
     for case in 0..36 {
         let (u, mut plan) = dense_instance(case, &mut s);
         if case % 3 == 2 {
@@ -1007,15 +1007,31 @@ fn projected_programs_match_the_full_programs_at_every_radius() {
         let dl = (lf.value - lr.value).abs();
         let du = (uf.value - ur.value).abs();
         worst = worst.max(dl).max(du);
+        // clarabel may stop the large full program at its reduced-accuracy
+        // tolerances (`NearOptimal`; seen on some CPUs' OpenBLAS kernels, e.g. one
+        // instance here at 2e-6): the comparison with such a reference is held to
+        // 1e-5, and at most 12 of the 72 comparisons may need it (8 on an AMD
+        // EPYC machine under OpenBLAS's Haswell kernels).
+        let mut tol = |a: &ValidityBound, b: &ValidityBound| {
+            let exact = |s: SolveStatus| matches!(s, SolveStatus::Optimal | SolveStatus::Trivial);
+            if exact(a.status) && exact(b.status) {
+                1e-6
+            } else {
+                near_optimal += 1;
+                1e-5
+            }
+        };
+        let tl = tol(&lf, &lr);
         assert!(
-            dl < 1e-6,
-            "case {case} ρ={rho}: L* full {} vs projected {}",
+            dl < tl,
+            "case {case} ρ={rho}: L* full {} vs projected {}; {lf:?} {lr:?}",
             lf.value,
             lr.value
         );
+        let tu = tol(&uf, &ur);
         assert!(
-            du < 1e-6,
-            "case {case} ρ={rho}: U* full {} vs projected {}",
+            du < tu,
+            "case {case} ρ={rho}: U* full {} vs projected {}; {uf:?} {ur:?}",
             uf.value,
             ur.value
         );
@@ -1025,7 +1041,11 @@ fn projected_programs_match_the_full_programs_at_every_radius() {
         assert_eq!(la.value.to_bits(), lr.value.to_bits(), "case {case}");
     }
     assert!(projected >= 20, "{projected}");
-    eprintln!("projected vs full, worst |Δ| over 36 instances (L* and U*): {worst:.2e}");
+    assert!(near_optimal <= 12, "{near_optimal} comparisons with a NearOptimal solve");
+    eprintln!(
+        "projected vs full, worst |Δ| over 36 instances (L* and U*): {worst:.2e}; \
+         {near_optimal} comparisons at reduced accuracy"
+    );
 }
 
 #[test]
