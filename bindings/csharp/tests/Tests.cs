@@ -598,7 +598,9 @@ public static partial class Tests
 
     public static void T_heloc_and_taiwan_loaders()
     {
-        var dir = "/work/shared/data";
+        // The library's own rule: CFX_SHARED_DATA, else ../shared/data beside the source tree.
+        var dir = Environment.GetEnvironmentVariable("CFX_SHARED_DATA");
+        if (string.IsNullOrEmpty(dir)) dir = Path.Combine(Path.GetDirectoryName(Root.TrimEnd('/')), "shared", "data");
         if (!Directory.Exists(dir))
         {
             if (Environment.GetEnvironmentVariable("CI") != null) throw new AssertionFailed("shared data missing under CI");
