@@ -99,6 +99,7 @@ impl MlpModel {
         let mut sizes = vec![d];
         sizes.extend(&opts.hidden);
         sizes.push(1);
+        crate::nn::check_sizes(&sizes)?;
         let mut net = Network::new(&sizes, Activation::Relu, Activation::Identity, opts.seed);
         let mut adam = Adam::new(&net, opts.learning_rate);
         let mut cache = net.cache();

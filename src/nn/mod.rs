@@ -117,6 +117,41 @@ pub(crate) fn dot_with(a: &[f64], b: &[f64], madd: impl Fn(f64, f64, f64) -> f64
     s
 }
 
+/// The most parameters (weights and biases) a network cfx builds may hold:
+/// 2²⁶ ≈ 67 million, 512 MiB of `f64`, with three more copies while training
+/// (gradients and Adam's two moments). The networks cfx needs hold thousands;
+/// a caller-given width beyond this is an absurd size, refused before any
+/// allocation instead of aborting the host when the allocation fails.
+pub const MAX_PARAMETERS: usize = 1 << 26;
+
+/// Checks layer sizes `[n_in, h1, …, n_out]` for a network: every size
+/// positive and the parameter count (computed without overflow) at most
+/// [`MAX_PARAMETERS`]; returns that count.
+pub fn check_sizes(sizes: &[usize]) -> crate::Result<usize> {
+    let bad = |m: String| Err(crate::Error::InvalidArgument(m));
+    if sizes.len() < 2 || sizes.contains(&0) {
+        return bad(format!(
+            "a network needs positive input, layer and output sizes, got {sizes:?}"
+        ));
+    }
+    let mut total = 0usize;
+    for w in sizes.windows(2) {
+        let layer = w[0]
+            .checked_mul(w[1])
+            .and_then(|p| p.checked_add(w[1]))
+            .and_then(|p| total.checked_add(p));
+        match layer {
+            Some(t) if t <= MAX_PARAMETERS => total = t,
+            _ => {
+                return bad(format!(
+                    "layer sizes {sizes:?} need more than {MAX_PARAMETERS} parameters"
+                ));
+            }
+        }
+    }
+    Ok(total)
+}
+
 impl Network {
     /// A network with layer sizes `sizes = [n_in, h1, …, n_out]`, `hidden`
     /// activations and an `output` activation, initialised He-uniform for ReLU

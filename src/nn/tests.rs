@@ -93,3 +93,26 @@ fn clipping_bounds_the_norm() {
     g.clip_norm(1.0);
     assert!((g.norm() - 1.0).abs() < 1e-12);
 }
+
+#[test]
+fn absurd_network_sizes_are_refused_before_allocation() {
+    assert_eq!(check_sizes(&[3, 4, 1]).unwrap(), 3 * 4 + 4 + 4 + 1);
+    assert!(check_sizes(&[3]).is_err());
+    assert!(check_sizes(&[3, 0, 1]).is_err());
+    // overflowing products and sums
+    assert!(check_sizes(&[usize::MAX, 2, 1]).is_err());
+    assert!(check_sizes(&[2, usize::MAX]).is_err());
+    // the limit itself: a one-layer network of exactly MAX_PARAMETERS parameters
+    let n_out = 1 << 10;
+    let n_in = MAX_PARAMETERS / n_out - 1; // n_in·n_out + n_out = MAX_PARAMETERS
+    assert_eq!(check_sizes(&[n_in, n_out]).unwrap(), MAX_PARAMETERS);
+    assert!(check_sizes(&[n_in + 1, n_out]).is_err());
+    // through the trainers: an error, not an aborted process
+    let x = vec![vec![0.0, 1.0], vec![1.0, 0.0]];
+    let opts = crate::model::MlpTraining {
+        hidden: vec![1 << 40],
+        ..Default::default()
+    };
+    let r = crate::model::MlpModel::train(&x, &[0.0, 1.0], &opts);
+    assert!(matches!(r, Err(crate::Error::InvalidArgument(m)) if m.contains("parameters")));
+}

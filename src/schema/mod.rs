@@ -499,6 +499,12 @@ impl Schema {
                                 "an integer feature needs a whole-number step, got {st}"
                             ));
                         }
+                        // lower + k·step holds no whole number when lower is fractional.
+                        if *integer && lower.fract() != 0.0 {
+                            return fail(format!(
+                                "an integer feature on a step grid needs a whole-number lower bound, got {lower}"
+                            ));
+                        }
                         // The grid is lower + k·step; the upper bound must be on it
                         // (with the tolerance decoding uses), or the range's top
                         // would be a value no applicant can take.

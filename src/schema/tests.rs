@@ -184,6 +184,12 @@ fn bounds_need_a_finite_width_and_grids_their_bounds_on_the_grid() {
     let frac = Schema::new(vec![stepped(0.0, 10.0, true, 2.5)]);
     assert!(matches!(frac, Err(Error::InvalidSchema(m)) if m.contains("whole-number step")));
     assert!(Schema::new(vec![stepped(0.0, 10.0, true, 2.0)]).is_ok());
+    let no_whole = Schema::new(vec![stepped(0.5, 10.5, true, 2.0)]);
+    assert!(
+        matches!(no_whole, Err(Error::InvalidSchema(m)) if m.contains("whole-number lower bound"))
+    );
+    // without a step, an integer feature may have fractional bounds (values are the whole numbers inside)
+    assert!(Schema::new(vec![Feature::contiguous("x", 0.5, 3.5).integer()]).is_ok());
     // the upper bound lies on lower + k·step
     let off = Schema::new(vec![stepped(0.0, 10.0, false, 3.0)]);
     assert!(matches!(off, Err(Error::InvalidSchema(m)) if m.contains("not on the grid 0 + k·3")));

@@ -517,6 +517,9 @@ impl<'a> Trainer<'a> {
         }
         let sd = env.state_dim();
         let k = env.actions().len();
+        // Both networks' sizes, refused when absurd before anything is allocated.
+        crate::nn::check_sizes(&sizes(sd, &config.hidden, k))?;
+        crate::nn::check_sizes(&sizes(sd + k, &config.hidden, k))?;
         Ok(Trainer {
             learner: Learner::new(config, sd, k),
             replay: Replay::new(config.replay_capacity, sd, k),

@@ -390,6 +390,13 @@ fn training_refuses_bad_input() {
         )
         .is_err()
     );
+    // an absurd hidden width is refused before the networks are allocated
+    let huge = PdqnConfig {
+        hidden: vec![1 << 40],
+        ..cfg.clone()
+    };
+    let r = train(&s, &m, &rows(10, 1), RewardKind::Binary, p, &huge, |_| true);
+    assert!(matches!(r, Err(Error::InvalidArgument(msg)) if msg.contains("parameters")));
     let bad_cfg = PdqnConfig {
         batch_size: 0,
         ..cfg
