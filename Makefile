@@ -10,7 +10,7 @@ EXPERIMENTS := robustness_tradeoff plans_under_shift sequential_policies
 CARGO ?= cargo
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps deps-apt deps-cbindgen build header demo test experiments bench fuzz lint
+.PHONY: deps deps-apt deps-cbindgen build header demo test experiments bench fuzz fuzz-install fuzz-smoke lint
 
 deps: deps-apt deps-cbindgen
 
@@ -62,10 +62,30 @@ lint:
 	$(CARGO) clippy --release --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps
 
-# Bounded fuzzing of schema/model JSON loading and encode/decode through the C ABI
-# (not in CI). cargo-fuzz needs nightly flags; RUSTC_BOOTSTRAP lets the stable
-# toolchain accept them.
+# Fuzzing (fuzz/): every target asserts that no call ends in CFX_STATUS_PANIC
+# and compares round trips value by value. cargo-fuzz needs nightly flags;
+# RUSTC_BOOTSTRAP lets the stable toolchain accept them. The committed seeds
+# (fuzz/seeds/<target>) are only read; what the fuzzer finds goes to
+# target/fuzz-corpus/<target>.
+FUZZ_TARGETS := json_and_encoding model_prediction policy_json csv_reading uncertainty schema_builder
 FUZZ_SECONDS ?= 120
-fuzz: deps
+FUZZ_SMOKE_SECONDS ?= 20
+
+fuzz-install:
 	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install --locked cargo-fuzz
-	RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run json_and_encoding -- -max_total_time=$(FUZZ_SECONDS)
+
+fuzz: deps fuzz-install
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p target/fuzz-corpus/$$t; \
+	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t $(CURDIR)/target/fuzz-corpus/$$t $(CURDIR)/fuzz/seeds/$$t \
+	    -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	done
+
+# A bounded run of every target (FUZZ_SMOKE_SECONDS each, default 20 s).
+fuzz-smoke: deps fuzz-install
+	RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p target/fuzz-corpus/$$t; \
+	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t $(CURDIR)/target/fuzz-corpus/$$t $(CURDIR)/fuzz/seeds/$$t \
+	    -- -max_total_time=$(FUZZ_SMOKE_SECONDS) || exit 1; \
+	done
