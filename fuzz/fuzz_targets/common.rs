@@ -20,14 +20,21 @@ pub fn ok(st: cfx_status, call: &str) -> bool {
 
 /// A string result read with the size-query protocol (`None` when the call
 /// fails); a successful size query must be followed by a successful copy.
-pub fn read_string(call: &str, f: impl Fn(*mut c_char, usize, *mut usize) -> cfx_status) -> Option<String> {
+pub fn read_string(
+    call: &str,
+    f: impl Fn(*mut c_char, usize, *mut usize) -> cfx_status,
+) -> Option<String> {
     let mut need = 0usize;
     if check(f(std::ptr::null_mut(), 0, &mut need), call) != cfx_status::BufferTooSmall {
         return None;
     }
     let mut buf = vec![0u8; need];
     let st = check(f(buf.as_mut_ptr().cast(), need, &mut need), call);
-    assert_eq!(st, cfx_status::Ok, "{call}: the copy after a size query failed");
+    assert_eq!(
+        st,
+        cfx_status::Ok,
+        "{call}: the copy after a size query failed"
+    );
     assert_eq!(buf.last(), Some(&0), "{call}: no terminating NUL");
     buf.pop();
     Some(String::from_utf8(buf).expect("cfx writes UTF-8"))

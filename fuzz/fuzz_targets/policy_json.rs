@@ -24,8 +24,12 @@ unsafe impl Sync for Toy {}
 fn toy() -> &'static Toy {
     static TOY: OnceLock<Toy> = OnceLock::new();
     TOY.get_or_init(|| unsafe {
-        let s_json = c_string(include_bytes!("../../examples/c/data/applicant_schema.json")).unwrap();
-        let m_json = c_string(include_bytes!("../../examples/c/data/applicant_model.json")).unwrap();
+        let s_json = c_string(include_bytes!(
+            "../../examples/c/data/applicant_schema.json"
+        ))
+        .unwrap();
+        let m_json =
+            c_string(include_bytes!("../../examples/c/data/applicant_model.json")).unwrap();
         let mut s: *const cfx_schema = std::ptr::null();
         let mut m: *const cfx_model = std::ptr::null();
         assert!(ok(cfx_schema_from_json(s_json.as_ptr(), &mut s), "schema"));
@@ -40,15 +44,26 @@ fuzz_target!(|data: &[u8]| {
     };
     unsafe {
         let mut policy: *const cfx_policy = std::ptr::null();
-        if !ok(cfx_policy_from_json(text.as_ptr(), &mut policy), "cfx_policy_from_json") {
+        if !ok(
+            cfx_policy_from_json(text.as_ptr(), &mut policy),
+            "cfx_policy_from_json",
+        ) {
             return;
         }
-        let json = read_string("cfx_policy_to_json", |b, c, n| cfx_policy_to_json(policy, b, c, n))
-            .expect("a loaded policy writes its JSON");
+        let json = read_string("cfx_policy_to_json", |b, c, n| {
+            cfx_policy_to_json(policy, b, c, n)
+        })
+        .expect("a loaded policy writes its JSON");
         let json_c = c_string(json.as_bytes()).unwrap();
         let mut again: *const cfx_policy = std::ptr::null();
-        assert!(ok(cfx_policy_from_json(json_c.as_ptr(), &mut again), "reload"));
-        let json2 = read_string("cfx_policy_to_json", |b, c, n| cfx_policy_to_json(again, b, c, n)).unwrap();
+        assert!(ok(
+            cfx_policy_from_json(json_c.as_ptr(), &mut again),
+            "reload"
+        ));
+        let json2 = read_string("cfx_policy_to_json", |b, c, n| {
+            cfx_policy_to_json(again, b, c, n)
+        })
+        .unwrap();
         assert_eq!(json, json2, "policy JSON does not round-trip");
         let (mut k, mut k2) = (0usize, 0usize);
         assert!(ok(cfx_policy_n_actions(policy, &mut k), "n_actions"));
@@ -58,15 +73,23 @@ fuzz_target!(|data: &[u8]| {
         let raw = [30000.0, -7.0, 1.0, 30.0];
         let mut plan: *const cfx_plan = std::ptr::null();
         let t = toy();
-        if ok(cfx_policy_answer(policy, t.0, t.1, raw.as_ptr(), raw.len(), &mut plan), "answer") {
+        if ok(
+            cfx_policy_answer(policy, t.0, t.1, raw.as_ptr(), raw.len(), &mut plan),
+            "answer",
+        ) {
             let mut n = 0usize;
             assert!(ok(cfx_plan_n_steps(plan, &mut n), "n_steps"));
             assert!(n <= k, "{n} steps with {k} actions");
-            read_string("cfx_plan_to_json", |b, c, n| cfx_plan_to_json(plan, b, c, n))
-                .expect("a plan writes its JSON");
+            read_string("cfx_plan_to_json", |b, c, n| {
+                cfx_plan_to_json(plan, b, c, n)
+            })
+            .expect("a plan writes its JSON");
             cfx_plan_free(plan);
         }
-        check(cfx_policy_answer(policy, t.0, t.1, raw.as_ptr(), 3, &mut plan), "short row");
+        check(
+            cfx_policy_answer(policy, t.0, t.1, raw.as_ptr(), 3, &mut plan),
+            "short row",
+        );
         cfx_policy_free(again);
         cfx_policy_free(policy);
     }

@@ -7,11 +7,13 @@
 
 mod common;
 
-use cfx::ffi::schema::{cfx_schema, cfx_schema_free, cfx_schema_from_json, cfx_schema_n_features, cfx_schema_to_json};
+use cfx::ffi::schema::{
+    cfx_schema, cfx_schema_free, cfx_schema_from_json, cfx_schema_n_features, cfx_schema_to_json,
+};
 use cfx::ffi::schema_builder::{
-    cfx_schema_build, cfx_schema_builder, cfx_schema_builder_add_categorical, cfx_schema_builder_add_contiguous,
-    cfx_schema_builder_add_special_state, cfx_schema_builder_free, cfx_schema_builder_new,
-    cfx_schema_builder_set_actionability,
+    cfx_schema_build, cfx_schema_builder, cfx_schema_builder_add_categorical,
+    cfx_schema_builder_add_contiguous, cfx_schema_builder_add_special_state,
+    cfx_schema_builder_free, cfx_schema_builder_new, cfx_schema_builder_set_actionability,
 };
 use common::{c_string, ok, read_string};
 use libfuzzer_sys::fuzz_target;
@@ -47,27 +49,41 @@ fuzz_target!(|data: &[u8]| {
                 0 => {
                     let (lo, hi) = (number(next(), next()), number(next(), next()));
                     let integer = (next() % 3) as i32; // 2 is not a flag
-                    if ok(cfx_schema_builder_add_contiguous(b, name.as_ptr(), lo, hi, integer), "add_contiguous") {
+                    if ok(
+                        cfx_schema_builder_add_contiguous(b, name.as_ptr(), lo, hi, integer),
+                        "add_contiguous",
+                    ) {
                         added += 1;
                     }
                 }
                 1 => {
                     let n = (next() % 5) as usize;
-                    let levels: Vec<CString> =
-                        (0..n).map(|_| CString::new(format!("l{}", next() % 4)).unwrap()).collect();
-                    let ptrs: Vec<*const std::ffi::c_char> = levels.iter().map(|l| l.as_ptr()).collect();
-                    if ok(cfx_schema_builder_add_categorical(b, name.as_ptr(), ptrs.as_ptr(), n), "add_categorical") {
+                    let levels: Vec<CString> = (0..n)
+                        .map(|_| CString::new(format!("l{}", next() % 4)).unwrap())
+                        .collect();
+                    let ptrs: Vec<*const std::ffi::c_char> =
+                        levels.iter().map(|l| l.as_ptr()).collect();
+                    if ok(
+                        cfx_schema_builder_add_categorical(b, name.as_ptr(), ptrs.as_ptr(), n),
+                        "add_categorical",
+                    ) {
                         added += 1;
                     }
                 }
                 2 => {
                     let code = number(next(), next());
                     let label = CString::new(format!("s{}", next() % 3)).unwrap();
-                    ok(cfx_schema_builder_add_special_state(b, code, label.as_ptr()), "add_special_state");
+                    ok(
+                        cfx_schema_builder_add_special_state(b, code, label.as_ptr()),
+                        "add_special_state",
+                    );
                 }
                 3 => {
                     let (m, d) = ((next() % 3) as i32, (next() % 4) as i32);
-                    ok(cfx_schema_builder_set_actionability(b, m, d), "set_actionability");
+                    ok(
+                        cfx_schema_builder_set_actionability(b, m, d),
+                        "set_actionability",
+                    );
                 }
                 _ => break,
             }
@@ -80,11 +96,20 @@ fuzz_target!(|data: &[u8]| {
         let mut n = 0usize;
         assert!(ok(cfx_schema_n_features(s, &mut n), "n_features"));
         assert_eq!(n, added, "features in the built schema vs successful adds");
-        let json = read_string("cfx_schema_to_json", |buf, c, l| cfx_schema_to_json(s, buf, c, l)).unwrap();
+        let json = read_string("cfx_schema_to_json", |buf, c, l| {
+            cfx_schema_to_json(s, buf, c, l)
+        })
+        .unwrap();
         let json_c = c_string(json.as_bytes()).unwrap();
         let mut again: *const cfx_schema = std::ptr::null();
-        assert!(ok(cfx_schema_from_json(json_c.as_ptr(), &mut again), "reload"), "{json}");
-        let json2 = read_string("cfx_schema_to_json", |buf, c, l| cfx_schema_to_json(again, buf, c, l)).unwrap();
+        assert!(
+            ok(cfx_schema_from_json(json_c.as_ptr(), &mut again), "reload"),
+            "{json}"
+        );
+        let json2 = read_string("cfx_schema_to_json", |buf, c, l| {
+            cfx_schema_to_json(again, buf, c, l)
+        })
+        .unwrap();
         assert_eq!(json, json2, "schema JSON does not round-trip");
         cfx_schema_free(again);
         cfx_schema_free(s);
