@@ -24,24 +24,37 @@ fuzz_target!(|data: &[u8]| {
     };
     unsafe {
         let mut schema: *const cfx_schema = std::ptr::null();
-        if !ok(cfx_schema_from_json(schema_c.as_ptr(), &mut schema), "cfx_schema_from_json") {
+        if !ok(
+            cfx_schema_from_json(schema_c.as_ptr(), &mut schema),
+            "cfx_schema_from_json",
+        ) {
             return;
         }
         let rust = Schema::from_json(std::str::from_utf8(parts[0]).unwrap())
             .expect("the Rust reader accepts what the C reader accepts");
         // JSON round trip: written, read back, written again: the same text.
-        let json = read_string("cfx_schema_to_json", |b, c, n| cfx_schema_to_json(schema, b, c, n))
-            .expect("a loaded schema writes its JSON");
+        let json = read_string("cfx_schema_to_json", |b, c, n| {
+            cfx_schema_to_json(schema, b, c, n)
+        })
+        .expect("a loaded schema writes its JSON");
         let json_c = c_string(json.as_bytes()).unwrap();
         let mut again: *const cfx_schema = std::ptr::null();
-        assert!(ok(cfx_schema_from_json(json_c.as_ptr(), &mut again), "reload"));
-        let json2 = read_string("cfx_schema_to_json", |b, c, n| cfx_schema_to_json(again, b, c, n))
-            .unwrap();
+        assert!(ok(
+            cfx_schema_from_json(json_c.as_ptr(), &mut again),
+            "reload"
+        ));
+        let json2 = read_string("cfx_schema_to_json", |b, c, n| {
+            cfx_schema_to_json(again, b, c, n)
+        })
+        .unwrap();
         assert_eq!(json, json2, "schema JSON does not round-trip");
         cfx_schema_free(again);
 
         let mut model: *const cfx_model = std::ptr::null();
-        check(cfx_model_from_json(schema, model_c.as_ptr(), &mut model), "cfx_model_from_json");
+        check(
+            cfx_model_from_json(schema, model_c.as_ptr(), &mut model),
+            "cfx_model_from_json",
+        );
         cfx_model_free(model);
 
         let (mut n, mut d) = (0usize, 0usize);
@@ -57,7 +70,14 @@ fuzz_target!(|data: &[u8]| {
         let mut enc = vec![0.0; d];
         let mut len = 0usize;
         if ok(
-            cfx_schema_encode(schema, raw.as_ptr(), raw.len(), enc.as_mut_ptr(), d, &mut len),
+            cfx_schema_encode(
+                schema,
+                raw.as_ptr(),
+                raw.len(),
+                enc.as_mut_ptr(),
+                d,
+                &mut len,
+            ),
             "cfx_schema_encode",
         ) {
             let mut back = vec![0.0; n];
@@ -98,7 +118,14 @@ fuzz_target!(|data: &[u8]| {
             .take(d)
             .collect();
         check(
-            cfx_schema_decode(schema, enc2.as_ptr(), enc2.len(), back.as_mut_ptr(), n, &mut len),
+            cfx_schema_decode(
+                schema,
+                enc2.as_ptr(),
+                enc2.len(),
+                back.as_mut_ptr(),
+                n,
+                &mut len,
+            ),
             "cfx_schema_decode (arbitrary)",
         );
         cfx_schema_free(schema);
