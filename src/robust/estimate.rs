@@ -350,7 +350,10 @@ impl Estimator {
                 hard += if ties {
                     scores[..n].iter().map(|&v| u64::from(v < thr)).sum::<u64>()
                 } else {
-                    scores[..n].iter().map(|&v| u64::from(v <= thr)).sum::<u64>()
+                    scores[..n]
+                        .iter()
+                        .map(|&v| u64::from(v <= thr))
+                        .sum::<u64>()
                 };
             }
             if SOFT {

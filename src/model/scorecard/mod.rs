@@ -288,10 +288,20 @@ impl Scorecard {
 
     /// Validates the scorecard against `schema` and compiles it for lookup.
     pub(crate) fn bind(&mut self, schema: &Schema) -> Result<()> {
+        self.bind_labelled(schema, None)
+    }
+
+    /// [`Scorecard::bind`], naming bin `k` of characteristic `c` in errors as
+    /// `labels[c][k]` when given (importers name the CSV row).
+    pub(crate) fn bind_labelled(
+        &mut self,
+        schema: &Schema,
+        labels: Option<&[Vec<String>]>,
+    ) -> Result<()> {
         self.validate()?;
         let mut seen = vec![false; schema.n_features()];
         let mut compiled = Vec::with_capacity(self.characteristics.len());
-        for ch in &self.characteristics {
+        for (c, ch) in self.characteristics.iter().enumerate() {
             let i = schema.index_of(&ch.feature).map_err(|_| {
                 Error::Format(format!(
                     "scorecard characteristic '{}' is not a feature of the schema",
@@ -304,7 +314,11 @@ impl Scorecard {
                     ch.feature
                 )));
             }
-            compiled.push(compile(schema, i, ch)?);
+            let label = |k: usize| match labels.and_then(|l| l.get(c)).and_then(|l| l.get(k)) {
+                Some(l) => l.clone(),
+                None => format!("bin {k} ({})", ch.bins[k].range.describe()),
+            };
+            compiled.push(compile(schema, i, ch, &label)?);
         }
         self.compiled = compiled;
         self.dim = schema.encoded_dim();
@@ -314,11 +328,7 @@ impl Scorecard {
     /// The points total of a raw applicant row (exact comparisons with the raw
     /// bin edges). Errors name an incoherent value's feature.
     pub fn score_raw(&self, schema: &Schema, raw: &[f64]) -> Result<f64> {
-        check_len(
-            "scorecard input dimension vs schema encoded dimension",
-            self.dim,
-            schema.encoded_dim(),
-        )?;
+        self.check_schema(schema)?;
         check_len("raw row", schema.n_features(), raw.len())?;
         let mut total = self.base_points;
         for c in &self.compiled {
@@ -363,17 +373,43 @@ impl Scorecard {
     pub(crate) fn compiled(&self) -> &[Compiled] {
         &self.compiled
     }
+
+    /// Checks that `schema` is (by shape and names) the one the scorecard was
+    /// bound to: its compiled feature indices and encoded columns apply.
+    pub fn check_schema(&self, schema: &Schema) -> Result<()> {
+        check_len(
+            "scorecard input dimension vs schema encoded dimension",
+            self.dim,
+            schema.encoded_dim(),
+        )?;
+        for (ch, c) in self.characteristics.iter().zip(&self.compiled) {
+            let i = match c {
+                Compiled::Contiguous { feature, .. } | Compiled::Categorical { feature, .. } => {
+                    *feature
+                }
+            };
+            if schema.features.get(i).is_none_or(|f| f.name != ch.feature) {
+                return Err(Error::InvalidArgument(format!(
+                    "this scorecard was read with another schema (feature '{}' is not at \
+                     position {i})",
+                    ch.feature
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Checks one characteristic against feature `i` and compiles it.
-fn compile(schema: &Schema, i: usize, ch: &Characteristic) -> Result<Compiled> {
+fn compile(
+    schema: &Schema,
+    i: usize,
+    ch: &Characteristic,
+    label: &dyn Fn(usize) -> String,
+) -> Result<Compiled> {
     let f = &schema.features[i];
     let bad = |k: usize, m: String| {
-        Error::Format(format!(
-            "scorecard feature '{}', bin {k} ({}): {m}",
-            f.name,
-            ch.bins[k].range.describe()
-        ))
+        Error::Format(format!("scorecard feature '{}', {}: {m}", f.name, label(k)))
     };
     for (k, b) in ch.bins.iter().enumerate() {
         if !b.points.is_finite() {
@@ -452,8 +488,9 @@ fn compile(schema: &Schema, i: usize, ch: &Characteristic) -> Result<Compiled> {
                         return Err(bad(
                             k,
                             format!(
-                                "overlap: special state {} is also in bin {other}",
-                                special_states[j].code
+                                "overlap: special state {} is also in {}",
+                                special_states[j].code,
+                                label(other)
                             ),
                         ));
                     }
@@ -484,10 +521,10 @@ fn compile(schema: &Schema, i: usize, ch: &Characteristic) -> Result<Compiled> {
                 let (ka, _, ha, _, hca) = w[0];
                 let (kb, lb, _, lcb, _) = w[1];
                 if ha < lb || (ha == lb && !hca && !lcb) {
-                    return Err(bad(kb, format!("gap: after bin {ka}")));
+                    return Err(bad(kb, format!("gap: after {}", label(ka))));
                 }
                 if ha > lb || (ha == lb && hca && lcb) {
-                    return Err(bad(kb, format!("overlap with bin {ka}")));
+                    return Err(bad(kb, format!("overlap with {}", label(ka))));
                 }
             }
             let &(kl, _, hl, _, hcl) = intervals.last().expect("not empty");
@@ -564,7 +601,7 @@ fn compile(schema: &Schema, i: usize, ch: &Characteristic) -> Result<Compiled> {
                     if let Some((_, other)) = level_points[j] {
                         return Err(bad(
                             k,
-                            format!("overlap: level '{name}' is also in bin {other}"),
+                            format!("overlap: level '{name}' is also in {}", label(other)),
                         ));
                     }
                     level_points[j] = Some((b.points, k));

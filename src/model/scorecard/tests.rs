@@ -136,7 +136,10 @@ fn ties_at_the_cutoff_are_accepted_everywhere() {
     let noise = NoiseModel::gaussian(0.01, vec![s.layout(2).start]).unwrap();
     let est = Estimator::new(noise, 100).unwrap();
     let mut ws = Workspace::new(&at, 1);
-    assert_eq!(est.invalidation_rate(&at, &enc, &mut ws).unwrap().value, 0.0);
+    assert_eq!(
+        est.invalidation_rate(&at, &enc, &mut ws).unwrap().value,
+        0.0
+    );
     let mut ws = Workspace::new(&above, 1);
     assert_eq!(
         est.invalidation_rate(&above, &enc, &mut ws).unwrap().value,
@@ -378,7 +381,10 @@ fn gaps_and_overlaps_are_format_errors_naming_feature_and_bin() {
         // an unknown special code
         (
             0,
-            vec![iv(None, None, false, false, 1.0), special(&[-7.0, -8.0, -9.0, -1.0])],
+            vec![
+                iv(None, None, false, false, 1.0),
+                special(&[-7.0, -8.0, -9.0, -1.0]),
+            ],
             "-1",
         ),
         // a level left out
@@ -414,7 +420,11 @@ fn gaps_and_overlaps_are_format_errors_naming_feature_and_bin() {
         // an interval for a categorical
         (1, vec![iv(None, None, false, false, 1.0)], "level groups"),
         // non-finite points
-        (2, vec![iv(None, None, false, false, f64::NAN)], "not finite"),
+        (
+            2,
+            vec![iv(None, None, false, false, f64::NAN)],
+            "not finite",
+        ),
         // an empty interval
         (
             2,
