@@ -22,6 +22,8 @@ mod highs;
 mod program;
 
 #[cfg(test)]
+mod scorecard_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::error::{Error, Result, check_finite, check_len};

@@ -611,16 +611,18 @@ impl Program {
                         decision.push((col, p));
                     }
                     let fv = &vars[i];
-                    let (d_c, l, u, v) = (
+                    let (d_c, l, u, v, unit) = (
                         fv.state_cols[0],
                         fv.l.expect("contiguous"),
                         fv.u.expect("contiguous"),
                         fv.anchor,
+                        fv.unit,
                     );
                     let mut bins = Vec::with_capacity(values.points.len());
                     let mut sum = vec![(d_c, -1.0)];
-                    // E = v·d_c − l + u is the slot when d_c = 1 and 0 otherwise.
-                    let mut above = vec![(d_c, v), (l, -1.0), (u, 1.0)];
+                    // E = v·d_c + unit·(u − l) is the slot when d_c = 1 and 0
+                    // otherwise (l, u count grid steps when `steps`).
+                    let mut above = vec![(d_c, v), (l, -unit), (u, unit)];
                     let mut below = above.clone();
                     for k in 0..values.points.len() {
                         let (lo, hi) = bin_slot_interval(schema, i, values, k);
