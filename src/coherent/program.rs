@@ -163,6 +163,60 @@ pub(crate) fn bin_slot_interval(
     (lo.max(0.0), hi.min(1.0))
 }
 
+/// The scorecard analogue of [`dominated_states`]: a special state or level
+/// other than the factual's whose points are below the factual's own points for
+/// this feature, or equal at a positive cost, is never used by an optimum
+/// (staying put scores at least as much for less, and no diversity rule ever
+/// forbids staying put). The value state itself is never pruned here; its bins
+/// are (in `build_scorecard`).
+fn scorecard_dominated_states(
+    schema: &Schema,
+    card: &Scorecard,
+    factual: &[f64],
+    i: usize,
+) -> Result<Vec<bool>> {
+    let f = &schema.features[i];
+    let s_f = f.state_of(factual[i])?;
+    let w = schema.weights(i);
+    let mut out = vec![false; f.n_states()];
+    for c in card.compiled() {
+        match c {
+            Compiled::Categorical {
+                feature,
+                level_points,
+                ..
+            } if *feature == i => {
+                let own = level_points[s_f];
+                for (j, d) in out.iter_mut().enumerate() {
+                    let p = level_points[j];
+                    let cost = w.states[s_f] + w.states[j];
+                    *d = j != s_f && (p < own || (p == own && cost > 0.0));
+                }
+            }
+            Compiled::Contiguous {
+                feature,
+                special_points,
+                values,
+                ..
+            } if *feature == i => {
+                let own = if s_f == 0 {
+                    values.points[values.of_raw(factual[i])]
+                } else {
+                    special_points[s_f - 1]
+                };
+                let own_w = if s_f == 0 { 0.0 } else { w.states[s_f - 1] };
+                for j in 1..out.len() {
+                    let p = special_points[j - 1];
+                    let cost = own_w + w.states[j - 1];
+                    out[j] = j != s_f && (p < own || (p == own && cost > 0.0));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
 /// What the shared polytope builder may leave out for a model class (see
 /// [`dominated_states`]): states no optimum uses, and the sign of the slot's
 /// score weight (a linear model only: moving against it never pays).
@@ -581,9 +635,9 @@ impl Program {
         card.check_schema(schema)?;
         let mut mip = Mip::default();
         let mut vars = Vec::with_capacity(schema.n_features());
-        for (i, f) in schema.features.iter().enumerate() {
+        for i in 0..schema.n_features() {
             let prune = Pruning {
-                dominated: vec![false; f.n_states()],
+                dominated: scorecard_dominated_states(schema, card, factual, i)?,
                 slot_weight: None,
             };
             vars.push(add_feature(&mut mip, schema, i, factual, &prune)?);
@@ -624,9 +678,24 @@ impl Program {
                     // otherwise (l, u count grid steps when `steps`).
                     let mut above = vec![(d_c, v), (l, -unit), (u, unit)];
                     let mut below = above.clone();
+                    let s_f = fv.factual_state;
+                    let own_bin = (s_f == 0).then(|| values.of_raw(factual[i]));
+                    let own_points = match own_bin {
+                        Some(k) => values.points[k],
+                        None => special_points[s_f - 1],
+                    };
+                    let w = schema.weights(i);
+                    // Cost of entering the value range at all, beyond the slot's move.
+                    let leave = if s_f == 0 { 0.0 } else { w.states[s_f - 1] };
                     for k in 0..values.points.len() {
                         let (lo, hi) = bin_slot_interval(schema, i, values, k);
-                        let feasible = lo <= hi;
+                        // As `dominated_states`: a bin scoring below the factual's
+                        // points, or the same at a positive cost, is never optimal.
+                        let p = values.points[k];
+                        let dominated = own_bin != Some(k)
+                            && (p < own_points
+                                || (p == own_points && (leave > 0.0 || w.value > 0.0)));
+                        let feasible = lo <= hi && !dominated;
                         let col = mip.add_col(0.0, 0.0, if feasible { 1.0 } else { 0.0 }, true);
                         let (lo, hi) = if feasible { (lo, hi) } else { (0.0, 0.0) };
                         sum.push((col, 1.0));
