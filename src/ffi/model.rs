@@ -145,7 +145,8 @@ pub unsafe extern "C" fn cfx_model_train_mlp(
     }
 }
 
-/// The model kind (`CFX_MODEL_KIND_LINEAR` or `CFX_MODEL_KIND_MLP`) as `int32_t`.
+/// The model kind (`CFX_MODEL_KIND_LINEAR`, `CFX_MODEL_KIND_MLP` or
+/// `CFX_MODEL_KIND_SCORECARD`) as `int32_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_model_get_kind(
     model: *const cfx_model,
@@ -214,7 +215,9 @@ fn encoded_input<'a>(m: &AnyModel, x: *const f64, x_len: usize) -> FfiResult<&'a
 /// Score, probability and decision of one encoded row (`x_len == input_dim`,
 /// finite values). Any of the three out-parameters may be NULL when not
 /// wanted; the others are written on success. `*out_accepted` is 1 when the
-/// probability is strictly above the threshold, else 0. Thread-safe.
+/// probability is strictly above the threshold, else 0. For a scorecard the
+/// score is the points total, `*out_accepted` is 1 when points ≥ cutoff, and
+/// the probability is NaN when the scorecard has no scaling. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_model_predict(
     model: *const cfx_model,

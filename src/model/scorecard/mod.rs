@@ -77,8 +77,11 @@ impl ScoreScaling {
     /// The scaling from "points to double the odds" `pdo` and the odds
     /// (favourable : unfavourable) `odds` at the score `base_score`.
     pub fn from_pdo(pdo: f64, odds: f64, base_score: f64) -> Result<ScoreScaling> {
-        if !(pdo.is_finite() && pdo > 0.0 && odds.is_finite() && odds > 0.0)
-            || !base_score.is_finite()
+        if !(pdo.is_finite()
+            && pdo > 0.0
+            && odds.is_finite()
+            && odds > 0.0
+            && base_score.is_finite())
         {
             return Err(Error::InvalidArgument(format!(
                 "a scaling needs pdo > 0, odds > 0 and a finite base score, got pdo {pdo}, \

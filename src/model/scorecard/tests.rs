@@ -194,6 +194,11 @@ fn gradient_methods_refuse_a_scorecard() {
         assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
         assert!(e.to_string().contains("step function"), "{e}");
     }
+    // The sequential agent decides by probability: it refuses a scorecard too.
+    use crate::sequential::{Environment, RewardKind, RewardParams};
+    let e = Environment::new(&s, &c, RewardKind::Binary, RewardParams::default()).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    assert!(e.to_string().contains("scorecard"), "{e}");
 }
 
 /// One contiguous feature y ∈ [−5, 5], bins (−∞, 0] → 3 and (0, ∞) → −2 points;
