@@ -22,13 +22,15 @@ mod highs;
 mod program;
 
 #[cfg(test)]
+mod scorecard_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::error::{Error, Result, check_finite, check_len};
-use crate::model::{LinearModel, Model, logit, sigmoid};
+use crate::model::{Model, logit, sigmoid};
 use crate::schema::{COHERENCE_TOL, Change, Direction, FeatureKind, Schema};
 use highs::{MipSolution, MipStatus, Options};
-use program::Program;
+use program::{Program, Scoring};
 use serde::{Deserialize, Serialize};
 
 /// How alternatives are made diverse.
@@ -68,7 +70,9 @@ pub struct Config {
     /// cfx accepts when the probability is strictly above `t`; the margin keeps
     /// the answer off the boundary. If a decoded answer still fails the strict
     /// test (solver tolerance), the solve is repeated with the margin ×100, at
-    /// most twice.
+    /// most twice. A points scorecard's totals are exact and its ties are
+    /// accepted, so its first solve uses margin 0 (retries raise it to 1e-9,
+    /// then 1e-7).
     pub margin: f64,
     /// Number of explanations [`explain_diverse`] returns at most (default 5).
     pub n_diverse: usize,
@@ -347,17 +351,35 @@ pub fn cost(schema: &Schema, from: &[f64], to: &[f64]) -> Result<f64> {
     Ok(total)
 }
 
-/// Checks the inputs and returns the linear model and the factual's score.
+/// Checks the inputs and returns the model's class and the factual's score.
+/// This is the one place the coherent methods route by model kind: a linear
+/// (logistic) model or a points scorecard; anything else is refused.
 fn prepare<'m>(
     schema: &Schema,
     model: &'m dyn Model,
     factual: &[f64],
     config: &Config,
-) -> Result<(&'m LinearModel, f64)> {
+) -> Result<(Scoring<'m>, f64)> {
     config.validate()?;
+    check_len("raw row", schema.n_features(), factual.len())?;
+    check_finite("applicant row", factual)?;
+    if let Some(card) = model.as_scorecard() {
+        card.check_schema(schema)?;
+        let x = schema.encode(factual)?;
+        schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
+        let points = card.score_raw(schema, factual)?;
+        if card.accepts_points(points) {
+            return Err(Error::InvalidArgument(format!(
+                "the applicant is already accepted ({points} points ≥ cutoff {})",
+                card.cutoff
+            )));
+        }
+        return Ok((Scoring::Scorecard(card), points));
+    }
     let lin = model.as_linear().ok_or_else(|| {
         Error::InvalidArgument(
-            "the coherent MIP needs a linear (logistic) model; use a robust or sequential method for MLPs"
+            "the coherent MIP needs a linear (logistic) model or a points scorecard; use a \
+             robust or sequential method for MLPs"
                 .into(),
         )
     })?;
@@ -366,8 +388,6 @@ fn prepare<'m>(
         schema.encoded_dim(),
         lin.weights.len(),
     )?;
-    check_len("raw row", schema.n_features(), factual.len())?;
-    check_finite("applicant row", factual)?;
     let x = schema.encode(factual)?;
     schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
     let score = lin.score(&x);
@@ -378,14 +398,51 @@ fn prepare<'m>(
             lin.threshold
         )));
     }
-    Ok((lin, score))
+    Ok((Scoring::Linear(lin), score))
+}
+
+impl Scoring<'_> {
+    /// The score of a decoded answer (log-odds, or points computed on the raw
+    /// row exactly), its probability, and whether the model accepts it.
+    fn judge(&self, schema: &Schema, raw: &[f64], encoded: &[f64]) -> Result<(f64, f64, bool)> {
+        Ok(match self {
+            Scoring::Linear(m) => {
+                let score = m.score(encoded);
+                (score, sigmoid(score), score > logit(m.threshold))
+            }
+            Scoring::Scorecard(c) => {
+                let points = c.score_raw(schema, raw)?;
+                (
+                    points,
+                    c.probability_of_points(points),
+                    c.accepts_points(points),
+                )
+            }
+        })
+    }
+
+    fn model(&self) -> &dyn Model {
+        match self {
+            Scoring::Linear(m) => *m,
+            Scoring::Scorecard(c) => *c,
+        }
+    }
+
+    /// The first decision margin: the configured one for a probability model;
+    /// 0 for a scorecard, whose points are exact and whose ties are accepted.
+    fn first_margin(&self, config: &Config) -> f64 {
+        match self {
+            Scoring::Linear(_) => config.margin,
+            Scoring::Scorecard(_) => 0.0,
+        }
+    }
 }
 
 /// Reads a solution back: decode, re-score, cost. `None` when it fails the strict
 /// acceptance test after decoding.
 fn read_solution(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scoring<'_>,
     prog: &Program,
     factual: &[f64],
     sol: &MipSolution,
@@ -396,8 +453,8 @@ fn read_solution(
         .decode(&enc)
         .map_err(|e| Error::Solver(format!("internal: the MIP solution does not decode ({e})")))?;
     let encoded = schema.encode(&raw)?;
-    let score = model.score(&encoded);
-    if score <= logit(model.threshold) {
+    let (score, probability, accepted) = model.judge(schema, &raw, &encoded)?;
+    if !accepted {
         return Ok(None);
     }
     let status = match sol.status {
@@ -411,7 +468,7 @@ fn read_solution(
     Ok(Some(Counterfactual {
         changes: schema.describe_changes(factual, &raw),
         cost: cost(schema, factual, &raw)?,
-        probability: sigmoid(score),
+        probability,
         score,
         raw,
         encoded,
@@ -443,15 +500,22 @@ fn outcome_without_solution(status: MipStatus) -> Outcome {
     }
 }
 
+/// Solves with margin retries: when a decoded answer fails the model's own
+/// acceptance test (solver tolerance), the margin is raised (×100, at least
+/// 1e-9) and the program solved again, at most twice. For a scorecard the first
+/// margin is 0 (a tie is accepted); a retry then excludes totals within the
+/// raised margin above the cutoff, which matters only when HiGHS returned a
+/// total within its feasibility tolerance (1e-9) below the cutoff.
 fn solve_program(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scoring<'_>,
     prog: &mut Program,
     factual: &[f64],
     config: &Config,
 ) -> Result<Solved> {
     let opts = config.options();
-    let mut margin = config.margin;
+    let first_margin = model.first_margin(config);
+    let mut margin = first_margin;
     let mut seconds = 0.0;
     for _ in 0..3 {
         prog.set_margin(margin);
@@ -461,12 +525,12 @@ fn solve_program(
             return Ok(Solved::NoSolution(outcome_without_solution(sol.status)));
         }
         if let Some(cf) = read_solution(schema, model, prog, factual, &sol, seconds)? {
-            prog.set_margin(config.margin);
+            prog.set_margin(first_margin);
             return Ok(Solved::Found(Box::new(cf), sol));
         }
         margin = (margin * 100.0).max(1e-9);
     }
-    prog.set_margin(config.margin);
+    prog.set_margin(first_margin);
     Ok(Solved::NoSolution(Outcome::Unknown { raw_status: -2 }))
 }
 
@@ -497,7 +561,7 @@ fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
 /// supersets of sets already found).
 fn blocking_groups(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scoring<'_>,
     factual: &[f64],
     config: &Config,
 ) -> Result<Vec<Vec<ConstraintGroup>>> {
@@ -515,7 +579,7 @@ fn blocking_groups(
             .filter(|g| mask & g.bit() != 0)
             .collect();
         let s = relaxed(schema, &groups)?;
-        let mut prog = Program::build(&s, model, factual, config.margin)?;
+        let mut prog = Program::build(&s, model, factual, model.first_margin(config))?;
         if let Solved::Found(..) = solve_program(&s, model, &mut prog, factual, &quick)? {
             found.push(mask);
         }
@@ -531,12 +595,13 @@ fn blocking_groups(
         .collect())
 }
 
-fn new_explanation(model: &LinearModel, factual: &[f64], score: f64) -> Explanation {
+fn new_explanation(model: Scoring<'_>, factual: &[f64], score: f64) -> Explanation {
+    let m = model.model();
     Explanation {
         factual: factual.to_vec(),
         factual_score: score,
-        factual_probability: sigmoid(score),
-        threshold: model.threshold,
+        factual_probability: sigmoid(m.log_odds_of_score(score)),
+        threshold: m.threshold(),
         outcome: Outcome::Unknown { raw_status: 0 },
         counterfactuals: Vec::new(),
     }
@@ -545,12 +610,12 @@ fn new_explanation(model: &LinearModel, factual: &[f64], score: f64) -> Explanat
 /// The first solve of [`explain`] and [`explain_diverse`].
 fn first(
     schema: &Schema,
-    lin: &LinearModel,
+    lin: Scoring<'_>,
     factual: &[f64],
     config: &Config,
     ex: &mut Explanation,
 ) -> Result<Option<(Program, MipSolution)>> {
-    let mut prog = Program::build(schema, lin, factual, config.margin)?;
+    let mut prog = Program::build(schema, lin, factual, lin.first_margin(config))?;
     match solve_program(schema, lin, &mut prog, factual, config)? {
         Solved::Found(cf, sol) => {
             ex.outcome = cf.status.clone();
@@ -637,7 +702,7 @@ pub fn explain_diverse(
 
 fn russell(
     schema: &Schema,
-    lin: &LinearModel,
+    lin: Scoring<'_>,
     factual: &[f64],
     config: &Config,
     prog: &mut Program,
@@ -711,7 +776,7 @@ fn russell(
 
 fn distinct_subsets(
     schema: &Schema,
-    lin: &LinearModel,
+    lin: Scoring<'_>,
     factual: &[f64],
     config: &Config,
     prog: &mut Program,
@@ -819,7 +884,7 @@ pub fn mip_json(
     config: &Config,
 ) -> Result<String> {
     let (lin, _) = prepare(schema, model, factual, config)?;
-    let prog = Program::build(schema, lin, factual, config.margin)?;
+    let prog = Program::build(schema, lin, factual, lin.first_margin(config))?;
     let m = &prog.mip;
     let fin = |v: &Vec<f64>| -> Vec<f64> { v.iter().map(|x| x.clamp(-1e30, 1e30)).collect() };
     let value = serde_json::json!({

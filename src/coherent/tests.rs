@@ -232,7 +232,7 @@ fn brute_force(schema: &Schema, model: &LinearModel, factual: &[f64], margin: f6
     }
 }
 
-fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
+pub(super) fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
     let n = rng.random_range(2..=4);
     let mut feats = Vec::new();
     for i in 0..n {
@@ -326,7 +326,7 @@ fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
     Schema::new(feats).unwrap()
 }
 
-fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
+pub(super) fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
     schema
         .features
         .iter()
