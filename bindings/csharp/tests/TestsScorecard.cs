@@ -12,8 +12,8 @@ public static partial class Tests
 {
     /// <summary>Score at probability 0.5 of good: the acceptance cutoff.</summary>
     const double GermanCardCutoff = 487.1228762045055;
-    /// <summary>20 points double the odds: factor = 20 / ln 2, offset = the cutoff.</summary>
-    static readonly ScoreScaling GermanCardScaling = new ScoreScaling(20.0 / Math.Log(2.0), GermanCardCutoff);
+    /// <summary>20 points double the odds: factor = 20 / ln 2 (as written in german_scorecard.md), offset = the cutoff.</summary>
+    static readonly ScoreScaling GermanCardScaling = new ScoreScaling(28.85390081777927, GermanCardCutoff);
     static string GermanCardPath { get { return Path.Combine(Root, "examples/data/german_scorecard_table.csv"); } }
 
     /// <summary>optbinning's Scorecard.score of a data row of german_credit.csv.</summary>

@@ -5,7 +5,7 @@
 
 card_table <- function() file.path(cfx_repo(), "examples", "data", "german_scorecard_table.csv")
 card_cutoff <- 487.1228762045055                     # the score at probability 0.5 of good
-card_scaling <- c(20 / log(2), card_cutoff)          # 20 points double the odds
+card_scaling <- c(28.85390081777927, card_cutoff)    # 20 points double the odds: 20 / ln 2
 optbinning_scores <- function() {
   read.csv(file.path(cfx_repo(), "tests", "reference", "german_scorecard_scores.csv"))
 }

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 class ScorecardTest {
     /** Score at probability 0.5 of good: the acceptance cutoff. */
     static final double CUTOFF = 487.1228762045055;
-    /** 20 points double the odds: factor = 20 / ln 2. */
-    static final ScorecardImport.Scaling SCALING = new ScorecardImport.Scaling(20.0 / Math.log(2.0), CUTOFF);
+    /** 20 points double the odds: factor = 20 / ln 2 (as written in german_scorecard.md), offset = the cutoff. */
+    static final ScorecardImport.Scaling SCALING = new ScorecardImport.Scaling(28.85390081777927, CUTOFF);
     /** Held-out index 2 is data row 9 (rows with i mod 10 ≥ 7 are held out), the first declined one. */
     static final int DECLINED_TEST_INDEX = 2;
     static final int DECLINED_DATA_ROW = 9;
