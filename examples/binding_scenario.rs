@@ -176,7 +176,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .find(|&i| !card.accepts(&test_x[i]))
         .ok_or("the scorecard accepts every held-out applicant")?;
     println!("scorecard_first_declined = {card_declined}");
-    println!("scorecard_points = {:.16e}", card.score(&test_x[card_declined]));
+    println!(
+        "scorecard_points = {:.16e}",
+        card.score(&test_x[card_declined])
+    );
     let card_best = coherent::explain(
         &d.schema,
         &card,
@@ -184,7 +187,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &CoherentConfig::default(),
     )?;
     println!("scorecard_coherent_outcome = {:?}", card_best.outcome);
-    println!("scorecard_coherent_count = {}", card_best.counterfactuals.len());
+    println!(
+        "scorecard_coherent_count = {}",
+        card_best.counterfactuals.len()
+    );
     if let Some(cf) = card_best.counterfactuals.first() {
         println!("scorecard_coherent_cost = {:.16e}", cf.cost);
         println!("scorecard_coherent_points = {:.16e}", cf.score);

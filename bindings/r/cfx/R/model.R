@@ -79,9 +79,15 @@ predict.cfx_model <- function(object, newdata, schema = NULL, ...) {
 print.cfx_predictions <- function(x, ...) {
   thr <- attr(x, "threshold")
   for (i in seq_len(nrow(x))) {
-    cat(sprintf("applicant %s: %s (probability of a good outcome %s, threshold %s)\n",
-                row.names(x)[i], if (x$accepted[i]) "accepted" else "declined",
-                .pct(x$probability[i]), .pct(thr)))
+    verdict <- if (x$accepted[i]) "accepted" else "declined"
+    if (is.nan(x$probability[i])) {
+      # a scorecard without a scaling: points and the decision, no probability
+      cat(sprintf("applicant %s: %s (%s points)\n", row.names(x)[i], verdict,
+                  formatC(x$score[i], format = "f", digits = 2)))
+    } else {
+      cat(sprintf("applicant %s: %s (probability of a good outcome %s, threshold %s)\n",
+                  row.names(x)[i], verdict, .pct(x$probability[i]), .pct(thr)))
+    }
   }
   invisible(x)
 }

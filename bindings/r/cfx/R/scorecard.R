@@ -46,7 +46,8 @@ print.cfx_scorecard_import <- function(x, ...) {
   if (.freed_line(x, "scorecard import")) return(invisible(x))
   r <- cfx_scorecard_report(x)
   n_ignored <- if (is.data.frame(r$ignored)) nrow(r$ignored) else length(r$ignored)
-  cat(sprintf("A cfx scorecard imported from %s's table: %d characteristics, %d bins mapped, %d ignored.\n",
-              r$format, as.integer(r$characteristics), as.integer(r$bins), as.integer(n_ignored)))
+  n <- function(k, what) sprintf("%d %s%s", as.integer(k), what, if (k == 1) "" else "s")
+  cat(sprintf("A cfx scorecard imported from %s's table: %s, %s mapped, %d ignored.\n",
+              r$format, n(r$characteristics, "characteristic"), n(r$bins, "bin"), as.integer(n_ignored)))
   invisible(x)
 }

@@ -43,6 +43,8 @@ test_that("the imported German scorecard scores the held-out applicants as optbi
   expect_equal(p3$score, p$score)
   expect_true(all(is.nan(p3$probability)))
   expect_identical(p3$accepted, p$accepted)
+  expect_identical(capture.output(print(p3[3, ])),
+                   sprintf("applicant 3: declined (%s points)", formatC(expected[3], format = "f", digits = 2)))
   # the model outlives its import; the import is freed exactly once
   before <- cfx:::.cfx_free_counts()[["scorecard_import"]]
   expect_true(cfx_free(card))
