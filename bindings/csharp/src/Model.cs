@@ -29,7 +29,7 @@ namespace Cfx
 
     /// <summary>
     /// An immutable scoring model (cfx_model): logistic regression, MLP or a
-    /// points scorecard (<see cref="ScorecardImport.Model"/>) over the encoded
+    /// points scorecard (<see cref="ScorecardImport.Model()"/>) over the encoded
     /// space. Thread-safe: one instance may serve many threads.
     /// </summary>
     public sealed class Model : IDisposable

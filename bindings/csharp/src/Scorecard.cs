@@ -24,7 +24,7 @@ namespace Cfx
     /// A points scorecard imported from CSV (cfx_scorecard_import) and the report of what was
     /// mapped and ignored. The tables carry neither the cutoff nor the scaling, so both are
     /// arguments: accepted when points ≥ cutoff (ties accepted); without a scaling the probability
-    /// is NaN. <see cref="Model"/> is an ordinary <see cref="Cfx.Model"/> of kind
+    /// is NaN. <see cref="Model()"/> gives an ordinary <see cref="Cfx.Model"/> of kind
     /// <see cref="ModelKind.Scorecard"/> for every call that takes a model. Thread-safe (immutable).
     /// </summary>
     public sealed class ScorecardImport : IDisposable
@@ -77,15 +77,13 @@ namespace Cfx
             return new ScorecardImport(Call.Owned(st, imp));
         }
 
-        /// <summary>The scorecard as a model: a new handle, valid after this import is disposed.</summary>
-        public Model Model
+        /// <summary>The scorecard as a model: each call gives a new handle (dispose it), valid
+        /// after this import is disposed.</summary>
+        public Model Model()
         {
-            get
-            {
-                ModelHandle m;
-                int st = Native.cfx_scorecard_import_model(Handle, out m);
-                return new Model(Call.Owned(st, m));
-            }
+            ModelHandle m;
+            int st = Native.cfx_scorecard_import_model(Handle, out m);
+            return new Model(Call.Owned(st, m));
         }
 
         /// <summary>The import report as JSON: format, characteristics, bins (mapped), base_points,

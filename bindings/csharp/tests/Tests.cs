@@ -925,7 +925,7 @@ public static partial class Tests
         using (var card = ScorecardImport.FromPath(s, ScorecardFormat.Optbinning,
             Path.Combine(Root, "examples/data/german_scorecard_table.csv"), 487.1228762045055,
             new ScoreScaling(28.85390081777927, 487.1228762045055)))
-        using (var m = card.Model)
+        using (var m = card.Model())
         {
             int declined = Enumerable.Range(0, test.RowCount).First(i => !m.PredictRaw(s, test.Row(i)).Accepted);
             var applicant = test.Row(declined);

@@ -34,7 +34,7 @@ public static partial class Tests
             using (train)
             using (test)
             using (var card = ScorecardImport.FromPath(s, ScorecardFormat.Optbinning, GermanCardPath, GermanCardCutoff, GermanCardScaling))
-            using (var m = card.Model)
+            using (var m = card.Model())
             {
                 A.Eq(ModelKind.Scorecard, m.Kind, "kind");
                 A.Eq(s.EncodedDim, m.InputDim, "input dimension");
@@ -53,11 +53,11 @@ public static partial class Tests
                 }
                 // The same table given as text is the same model.
                 using (var fromText = ScorecardImport.FromCsv(s, ScorecardFormat.Optbinning, File.ReadAllText(GermanCardPath), GermanCardCutoff, GermanCardScaling))
-                using (var m2 = fromText.Model)
+                using (var m2 = fromText.Model())
                     A.Eq(m.Fingerprint(), m2.Fingerprint(), "CSV text and file give the same model");
                 // Without a scaling: no probability, the points and the decision stay.
                 using (var unscaled = ScorecardImport.FromPath(s, ScorecardFormat.Optbinning, GermanCardPath, GermanCardCutoff))
-                using (var m3 = unscaled.Model)
+                using (var m3 = unscaled.Model())
                 {
                     var p = m3.PredictRaw(s, test.Row(2));
                     A.Near(OptbinningGermanScore(9), p.Score, 1e-9, "points without scaling");
@@ -65,7 +65,7 @@ public static partial class Tests
                     A.True(!p.Accepted, "declined without a scaling too");
                 }
                 // A model outlives its import.
-                var kept = card.Model;
+                var kept = card.Model();
                 card.Dispose();
                 using (kept)
                     A.Near(OptbinningGermanScore(9), kept.PredictRaw(s, test.Row(2)).Score, 1e-9, "model after the import is disposed");
@@ -89,7 +89,7 @@ public static partial class Tests
             using (train)
             using (test)
             using (var card = ScorecardImport.FromPath(s, ScorecardFormat.Optbinning, GermanCardPath, GermanCardCutoff, GermanCardScaling))
-            using (var m = card.Model)
+            using (var m = card.Model())
             {
                 // Held-out index 2 is data row 9, the first declined held-out applicant.
                 var applicant = test.Row(2);
