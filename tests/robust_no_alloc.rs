@@ -224,3 +224,62 @@ fn batch_allocations_do_not_grow_with_the_batch() {
     assert_eq!(small, large);
     assert!(large <= 8, "{large} allocations for a batch");
 }
+
+#[test]
+fn scorecard_estimates_never_allocate() {
+    use cfx::model::{Bin, BinRange, Characteristic, ScoreScaling, Scorecard};
+    use cfx::schema::{Feature, Schema};
+    let schema = Schema::new(vec![
+        Feature::contiguous("a", 0.0, 10.0).with_special(-7.0, "none"),
+        Feature::categorical("c", &["x", "y"]),
+        Feature::contiguous("b", 0.0, 1.0),
+    ])
+    .unwrap();
+    let iv = |lo: Option<f64>, hi: Option<f64>, points: f64| Bin {
+        range: BinRange::Interval {
+            lower: lo,
+            upper: hi,
+            lower_closed: lo.is_some(),
+            upper_closed: false,
+        },
+        points,
+    };
+    let card = Scorecard::new(
+        &schema,
+        10.0,
+        20.0,
+        Some(ScoreScaling::new(5.0, 20.0).unwrap()),
+        vec![
+            Characteristic {
+                feature: "a".into(),
+                bins: vec![
+                    iv(None, Some(4.0), 2.0),
+                    iv(Some(4.0), None, 12.0),
+                    Bin {
+                        range: BinRange::Special { codes: vec![-7.0] },
+                        points: 5.0,
+                    },
+                ],
+            },
+            Characteristic {
+                feature: "b".into(),
+                bins: vec![iv(None, Some(0.5), 0.0), iv(Some(0.5), None, 3.0)],
+            },
+        ],
+    )
+    .unwrap();
+    let x = schema.encode(&[4.5, 1.0, 0.6]).unwrap();
+    let noise = NoiseModel::gaussian_for_schema(&schema, 0.01).unwrap();
+    let mut ws = Workspace::new(&card, 1);
+    let est = Estimator::new(noise, 10_000).unwrap();
+    let mut sink = 0.0;
+    let n = allocations_during(|| {
+        for _ in 0..3 {
+            let e = est.estimate(&card, &x, &mut ws).unwrap();
+            sink += e.invalidation.value + e.soft.value;
+            sink += est.bound(&card, &x, 0.1, &mut ws).unwrap().1.value;
+        }
+    });
+    assert!(sink.is_finite() && sink > 0.0);
+    assert_eq!(n, 0, "{n} heap allocations during scorecard estimates");
+}

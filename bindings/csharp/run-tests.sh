@@ -20,6 +20,8 @@ mcs -nologo -langversion:7 -warnaserror -r:"$here/build/Cfx.dll" -out:"$here/bui
 snip="$here/build/snippets"
 rm -rf "$snip" && mkdir -p "$snip"
 cp "$here/build/Cfx.dll" "$snip/"
+# The scorecard snippet reads a risk team's exported table from the folder it runs in.
+cp "$root/examples/data/german_scorecard_table.csv" "$snip/"
 n=0
 for readme in "$root/README.md" "$here/README.md"; do
   blocks=$(awk '/^```csharp$/ {inb=1; k++; next} inb && /^```$/ {inb=0; next} inb {print k "\t" $0}' "$readme")

@@ -30,6 +30,8 @@ mod program;
 pub mod separable;
 
 #[cfg(test)]
+mod scorecard_tests;
+#[cfg(test)]
 mod tests;
 
 #[cfg(test)]
@@ -39,7 +41,7 @@ use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::{LinearModel, Model, logit, sigmoid};
 use crate::schema::{COHERENCE_TOL, Change, Direction, FeatureKind, Schema};
 use highs::{MipSolution, MipStatus, Options};
-use program::Program;
+use program::{Program, Scoring};
 use serde::{Deserialize, Serialize};
 
 /// How alternatives are made diverse.
@@ -106,7 +108,9 @@ pub struct Config {
     /// cfx accepts when the probability is strictly above `t`; the margin keeps
     /// the answer off the boundary. If a decoded answer still fails the strict
     /// test (solver tolerance), the solve is repeated with the margin ×100, at
-    /// most twice.
+    /// most twice. A points scorecard's totals are exact and its ties are
+    /// accepted, so its first solve uses margin 0 (retries raise it to 1e-9,
+    /// then 1e-7).
     pub margin: f64,
     /// Number of explanations [`explain_diverse`] returns at most (default 5).
     pub n_diverse: usize,
@@ -444,17 +448,35 @@ pub fn cost(schema: &Schema, from: &[f64], to: &[f64]) -> Result<f64> {
     Ok(total)
 }
 
-/// Checks the inputs and returns the linear model and the factual's score.
+/// Checks the inputs and returns the model's class and the factual's score.
+/// This is the one place the coherent methods route by model kind: a linear
+/// (logistic) model or a points scorecard; anything else is refused.
 fn prepare<'m>(
     schema: &Schema,
     model: &'m dyn Model,
     factual: &[f64],
     config: &Config,
-) -> Result<(&'m LinearModel, f64)> {
+) -> Result<(Scoring<'m>, f64)> {
     config.validate()?;
+    check_len("raw row", schema.n_features(), factual.len())?;
+    check_finite("applicant row", factual)?;
+    if let Some(card) = model.as_scorecard() {
+        card.check_schema(schema)?;
+        let x = schema.encode(factual)?;
+        schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
+        let points = card.score_raw(schema, factual)?;
+        if card.accepts_points(points) {
+            return Err(Error::InvalidArgument(format!(
+                "the applicant is already accepted ({points} points ≥ cutoff {})",
+                card.cutoff
+            )));
+        }
+        return Ok((Scoring::Scorecard(card), points));
+    }
     let lin = model.as_linear().ok_or_else(|| {
         Error::InvalidArgument(
-            "the coherent MIP needs a linear (logistic) model; use a robust or sequential method for MLPs"
+            "the coherent MIP needs a linear (logistic) model or a points scorecard; use a \
+             robust or sequential method for MLPs"
                 .into(),
         )
     })?;
@@ -463,8 +485,6 @@ fn prepare<'m>(
         schema.encoded_dim(),
         lin.weights.len(),
     )?;
-    check_len("raw row", schema.n_features(), factual.len())?;
-    check_finite("applicant row", factual)?;
     let x = schema.encode(factual)?;
     schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
     let score = lin.score(&x);
@@ -475,7 +495,44 @@ fn prepare<'m>(
             lin.threshold
         )));
     }
-    Ok((lin, score))
+    Ok((Scoring::Linear(lin), score))
+}
+
+impl Scoring<'_> {
+    /// The score of a decoded answer (log-odds, or points computed on the raw
+    /// row exactly), its probability, and whether the model accepts it.
+    fn judge(&self, schema: &Schema, raw: &[f64], encoded: &[f64]) -> Result<(f64, f64, bool)> {
+        Ok(match self {
+            Scoring::Linear(m) => {
+                let score = m.score(encoded);
+                (score, sigmoid(score), score > logit(m.threshold))
+            }
+            Scoring::Scorecard(c) => {
+                let points = c.score_raw(schema, raw)?;
+                (
+                    points,
+                    c.probability_of_points(points),
+                    c.accepts_points(points),
+                )
+            }
+        })
+    }
+
+    fn model(&self) -> &dyn Model {
+        match self {
+            Scoring::Linear(m) => *m,
+            Scoring::Scorecard(c) => *c,
+        }
+    }
+
+    /// The first decision margin: the configured one for a probability model;
+    /// 0 for a scorecard, whose points are exact and whose ties are accepted.
+    fn first_margin(&self, config: &Config) -> f64 {
+        match self {
+            Scoring::Linear(_) => config.margin,
+            Scoring::Scorecard(_) => 0.0,
+        }
+    }
 }
 
 /// Reads an answer back, whichever solver found it: decode the encoded vector
@@ -484,7 +541,7 @@ fn prepare<'m>(
 #[allow(clippy::too_many_arguments)]
 fn checked_counterfactual(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scoring<'_>,
     factual: &[f64],
     enc: &[f64],
     status: Outcome,
@@ -500,14 +557,14 @@ fn checked_counterfactual(
         ))
     })?;
     let encoded = schema.encode(&raw)?;
-    let score = model.score(&encoded);
-    if score <= logit(model.threshold) {
+    let (score, probability, accepted) = model.judge(schema, &raw, &encoded)?;
+    if !accepted {
         return Ok(None);
     }
     Ok(Some(Counterfactual {
         changes: schema.describe_changes(factual, &raw),
         cost: cost(schema, factual, &raw)?,
-        probability: sigmoid(score),
+        probability,
         score,
         raw,
         encoded,
@@ -523,7 +580,7 @@ fn checked_counterfactual(
 /// Reads a MIP solution back (see [`checked_counterfactual`]).
 fn read_solution(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scoring<'_>,
     prog: &Program,
     factual: &[f64],
     sol: &MipSolution,
@@ -575,9 +632,15 @@ fn outcome_without_solution(status: MipStatus) -> Outcome {
     }
 }
 
+/// Solves with margin retries: when a decoded answer fails the model's own
+/// acceptance test (solver tolerance), the margin is raised (×100, at least
+/// 1e-9) and the program solved again, at most twice. For a scorecard the first
+/// margin is 0 (a tie is accepted); a retry then excludes totals within the
+/// raised margin above the cutoff, which matters only when HiGHS returned a
+/// total within its feasibility tolerance (1e-9) below the cutoff.
 fn solve_program(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scoring<'_>,
     prog: &mut Program,
     factual: &[f64],
     config: &Config,
@@ -587,7 +650,8 @@ fn solve_program(
         return Ok(Solved::NoSolution(outcome_without_solution(status)));
     }
     let opts = config.options();
-    let mut margin = config.margin;
+    let first_margin = model.first_margin(config);
+    let mut margin = first_margin;
     let mut seconds = 0.0;
     for _ in 0..3 {
         prog.set_margin(margin);
@@ -597,12 +661,12 @@ fn solve_program(
             return Ok(Solved::NoSolution(outcome_without_solution(sol.status)));
         }
         if let Some(cf) = read_solution(schema, model, prog, factual, &sol, seconds, margin)? {
-            prog.set_margin(config.margin);
+            prog.set_margin(first_margin);
             return Ok(Solved::Found(Box::new(cf)));
         }
         margin = (margin * 100.0).max(1e-9);
     }
-    prog.set_margin(config.margin);
+    prog.set_margin(first_margin);
     Ok(Solved::NoSolution(Outcome::Unknown { raw_status: -2 }))
 }
 
@@ -659,7 +723,7 @@ fn solve_separable(
         ws.write_encoded(schema, &mut enc)?;
         let cf = checked_counterfactual(
             schema,
-            model,
+            Scoring::Linear(model),
             factual,
             &enc,
             Outcome::Optimal,
@@ -731,7 +795,7 @@ enum Backend {
 /// One explanation's program on its solver.
 struct Run<'a> {
     schema: &'a Schema,
-    lin: &'a LinearModel,
+    scoring: Scoring<'a>,
     factual: &'a [f64],
     config: &'a Config,
     backend: Backend,
@@ -742,14 +806,22 @@ impl<'a> Run<'a> {
     /// no-good cuts (distinct subsets), which only the MIP can express.
     fn new(
         schema: &'a Schema,
-        lin: &'a LinearModel,
+        scoring: Scoring<'a>,
         factual: &'a [f64],
         config: &'a Config,
         cuts: bool,
     ) -> Result<Run<'a>> {
+        let linear = matches!(scoring, Scoring::Linear(_));
         let separable = match config.solver {
             SolverChoice::Mip => false,
-            SolverChoice::Auto => !cuts,
+            SolverChoice::Auto => !cuts && linear,
+            SolverChoice::Separable if !linear => {
+                return Err(Error::InvalidArgument(
+                    "the separable solver takes linear models only (a scorecard's bins are \
+                     not yet offered to it); use solver 'auto' or 'mip'"
+                        .into(),
+                ));
+            }
             SolverChoice::Separable if cuts => {
                 return Err(Error::InvalidArgument(
                     "the separable solver cannot express the distinct-subsets rule's \
@@ -763,13 +835,18 @@ impl<'a> Run<'a> {
             Backend::Separable { fixes: Vec::new() }
         } else {
             Backend::Mip {
-                prog: Box::new(Program::build(schema, lin, factual, config.margin)?),
+                prog: Box::new(Program::build(
+                    schema,
+                    scoring,
+                    factual,
+                    scoring.first_margin(config),
+                )?),
                 saved: Vec::new(),
             }
         };
         Ok(Run {
             schema,
-            lin,
+            scoring,
             factual,
             config,
             backend,
@@ -784,10 +861,18 @@ impl<'a> Run<'a> {
     }
 
     fn solve(&mut self) -> Result<Solved> {
-        let (schema, lin, factual, config) = (self.schema, self.lin, self.factual, self.config);
+        let (schema, scoring, factual, config) =
+            (self.schema, self.scoring, self.factual, self.config);
         let solved = match &mut self.backend {
-            Backend::Mip { prog, .. } => return solve_program(schema, lin, prog, factual, config),
+            Backend::Mip { prog, .. } => {
+                return solve_program(schema, scoring, prog, factual, config);
+            }
             Backend::Separable { fixes } => {
+                let Scoring::Linear(lin) = scoring else {
+                    return Err(Error::Solver(
+                        "internal: the separable solver was chosen for a non-linear model".into(),
+                    ));
+                };
                 with_workspace(|ws| solve_separable(schema, lin, factual, config, fixes, ws))?
             }
         };
@@ -810,7 +895,12 @@ impl<'a> Run<'a> {
             Backend::Separable { fixes } => std::mem::take(fixes),
             Backend::Mip { .. } => return Ok(()),
         };
-        let prog = Program::build(self.schema, self.lin, self.factual, self.config.margin)?;
+        let prog = Program::build(
+            self.schema,
+            self.scoring,
+            self.factual,
+            self.scoring.first_margin(self.config),
+        )?;
         self.backend = Backend::Mip {
             prog: Box::new(prog),
             saved: Vec::new(),
@@ -917,7 +1007,7 @@ fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
 /// nor a proof of infeasibility).
 fn blocking_groups(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scoring<'_>,
     factual: &[f64],
     config: &Config,
     by: ProvedBy,
@@ -937,12 +1027,12 @@ fn blocking_groups(
             .filter(|g| mask & g.bit() != 0)
             .collect();
         let s = relaxed(schema, &groups)?;
-        let solved = match by {
-            ProvedBy::Separable => {
-                with_workspace(|ws| solve_separable(&s, model, factual, &quick, &[], ws))?
+        let solved = match (by, model) {
+            (ProvedBy::Separable, Scoring::Linear(lin)) => {
+                with_workspace(|ws| solve_separable(&s, lin, factual, &quick, &[], ws))?
             }
-            ProvedBy::Highs => {
-                let mut prog = Program::build(&s, model, factual, config.margin)?;
+            _ => {
+                let mut prog = Program::build(&s, model, factual, model.first_margin(config))?;
                 solve_program(&s, model, &mut prog, factual, &quick)?
             }
         };
@@ -969,12 +1059,13 @@ fn blocking_groups(
     })
 }
 
-fn new_explanation(model: &LinearModel, factual: &[f64], score: f64) -> Explanation {
+fn new_explanation(model: Scoring<'_>, factual: &[f64], score: f64) -> Explanation {
+    let m = model.model();
     Explanation {
         factual: factual.to_vec(),
         factual_score: score,
-        factual_probability: sigmoid(score),
-        threshold: model.threshold,
+        factual_probability: sigmoid(m.log_odds_of_score(score)),
+        threshold: m.threshold(),
         outcome: Outcome::Unknown { raw_status: 0 },
         proved_by: ProvedBy::Highs,
         counterfactuals: Vec::new(),
@@ -996,7 +1087,7 @@ fn first(run: &mut Run, ex: &mut Explanation) -> Result<bool> {
         Solved::NoSolution(Outcome::Infeasible { .. }) => {
             ex.outcome = blocking_groups(
                 run.schema,
-                run.lin,
+                run.scoring,
                 run.factual,
                 run.config,
                 run.proved_by(),
@@ -1121,7 +1212,7 @@ fn russell(run: &mut Run, ex: &mut Explanation, reference_case_b: bool) -> Resul
 
 fn distinct_subsets(
     schema: &Schema,
-    lin: &LinearModel,
+    lin: Scoring<'_>,
     factual: &[f64],
     config: &Config,
     prog: &mut Program,
@@ -1216,7 +1307,7 @@ pub fn mip_json(
     config: &Config,
 ) -> Result<String> {
     let (lin, _) = prepare(schema, model, factual, config)?;
-    let prog = Program::build(schema, lin, factual, config.margin)?;
+    let prog = Program::build(schema, lin, factual, lin.first_margin(config))?;
     let m = &prog.mip;
     let fin = |v: &Vec<f64>| -> Vec<f64> { v.iter().map(|x| x.clamp(-1e30, 1e30)).collect() };
     let value = serde_json::json!({

@@ -51,7 +51,179 @@
 use super::highs::Mip;
 use crate::error::{Error, Result};
 use crate::model::LinearModel;
+use crate::model::scorecard::{Compiled, Scorecard};
 use crate::schema::{COHERENCE_TOL, Direction, FeatureKind, Schema};
+
+/// The model class a program is built for: the decision row and the pruning
+/// differ, the mixed polytope of the applicant's possible rows is shared.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scoring<'m> {
+    Linear(&'m LinearModel),
+    Scorecard(&'m Scorecard),
+}
+
+/// A value bin of a scorecard characteristic in the program: its binary and the
+/// slot interval a value may take in it (open ends and grids applied).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct BinVar {
+    pub col: usize,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// Slot distance kept from an excluded (open) bin edge of a real-valued
+/// feature without a grid: 1e-6 of the feature's range `U − L`.
+pub(crate) const OPEN_EDGE_GAP: f64 = 1e-6;
+/// Slot distance kept from an included (closed) edge of a real-valued feature
+/// without a grid, so that the decoded raw value (`L + slot·(U − L)`, rounded)
+/// cannot fall on the wrong side of the edge.
+pub(crate) const CLOSED_EDGE_GAP: f64 = 1e-12;
+
+/// The slot interval `[lo, hi]` a value of feature `i` may take inside value bin
+/// `k` (empty when `lo > hi`): on an integer or step grid the first and last
+/// grid points inside the bin (an excluded edge is skipped to the next grid
+/// point); without a grid, an excluded edge is kept [`OPEN_EDGE_GAP`] away and
+/// an included one [`CLOSED_EDGE_GAP`]. Clipped to the value range `[0, 1]`
+/// (the actionable range is the polytope's business). A degenerate feature
+/// (`U = L`) has slot 0 in the bin holding `L` only.
+pub(crate) fn bin_slot_interval(
+    schema: &Schema,
+    i: usize,
+    values: &crate::model::scorecard::ValueBins,
+    k: usize,
+) -> (f64, f64) {
+    let FeatureKind::Contiguous {
+        lower,
+        upper,
+        integer,
+        step,
+        ..
+    } = &schema.features[i].kind
+    else {
+        return (1.0, 0.0);
+    };
+    if upper <= lower {
+        return if values.of_raw(*lower) == k {
+            (0.0, 0.0)
+        } else {
+            (1.0, 0.0)
+        };
+    }
+    let (a, b) = (values.raw_lower[k], values.raw_upper[k]);
+    let (ac, bc) = (values.lower_closed[k], values.upper_closed[k]);
+    // The last bin's upper end is +∞ after compilation whatever the table said:
+    // a value beyond it is outside [L, U] anyway.
+    let grid = match (integer, step) {
+        (_, Some(st)) => Some((*lower, *st)),
+        (true, None) => Some((0.0, 1.0)),
+        (false, None) => None,
+    };
+    let slot = |v: f64| schema.value_to_slot(i, v);
+    let (lo, hi) = match grid {
+        Some((base, st)) => {
+            const T: f64 = 1e-9;
+            let lo = if a.is_finite() {
+                let j = (a - base) / st;
+                let j = if ac {
+                    (j - T).ceil()
+                } else {
+                    (j + T).floor() + 1.0
+                };
+                slot(base + j * st)
+            } else {
+                f64::NEG_INFINITY
+            };
+            let hi = if b.is_finite() {
+                let j = (b - base) / st;
+                let j = if bc {
+                    (j + T).floor()
+                } else {
+                    (j - T).ceil() - 1.0
+                };
+                slot(base + j * st)
+            } else {
+                f64::INFINITY
+            };
+            (lo, hi)
+        }
+        None => {
+            let lo = if a.is_finite() {
+                slot(a) + if ac { CLOSED_EDGE_GAP } else { OPEN_EDGE_GAP }
+            } else {
+                f64::NEG_INFINITY
+            };
+            let hi = if b.is_finite() {
+                slot(b) - if bc { CLOSED_EDGE_GAP } else { OPEN_EDGE_GAP }
+            } else {
+                f64::INFINITY
+            };
+            (lo, hi)
+        }
+    };
+    (lo.max(0.0), hi.min(1.0))
+}
+
+/// The scorecard analogue of [`dominated_states`]: a special state or level
+/// other than the factual's whose points are below the factual's own points for
+/// this feature, or equal at a positive cost, is never used by an optimum
+/// (staying put scores at least as much for less, and no diversity rule ever
+/// forbids staying put). The value state itself is never pruned here; its bins
+/// are (in `build_scorecard`).
+fn scorecard_dominated_states(
+    schema: &Schema,
+    card: &Scorecard,
+    factual: &[f64],
+    i: usize,
+) -> Result<Vec<bool>> {
+    let f = &schema.features[i];
+    let s_f = f.state_of(factual[i])?;
+    let w = schema.weights(i);
+    let mut out = vec![false; f.n_states()];
+    for c in card.compiled() {
+        match c {
+            Compiled::Categorical {
+                feature,
+                level_points,
+                ..
+            } if *feature == i => {
+                let own = level_points[s_f];
+                for (j, d) in out.iter_mut().enumerate() {
+                    let p = level_points[j];
+                    let cost = w.states[s_f] + w.states[j];
+                    *d = j != s_f && (p < own || (p == own && cost > 0.0));
+                }
+            }
+            Compiled::Contiguous {
+                feature,
+                special_points,
+                values,
+                ..
+            } if *feature == i => {
+                let own = if s_f == 0 {
+                    values.points[values.of_raw(factual[i])]
+                } else {
+                    special_points[s_f - 1]
+                };
+                let own_w = if s_f == 0 { 0.0 } else { w.states[s_f - 1] };
+                for j in 1..out.len() {
+                    let p = special_points[j - 1];
+                    let cost = own_w + w.states[j - 1];
+                    out[j] = j != s_f && (p < own || (p == own && cost > 0.0));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// What the shared polytope builder may leave out for a model class (see
+/// [`dominated_states`]): states no optimum uses, and the sign of the slot's
+/// score weight (a linear model only: moving against it never pays).
+struct Pruning {
+    dominated: Vec<bool>,
+    slot_weight: Option<f64>,
+}
 
 /// How the grid of an integer / step feature maps to slots: `slot = base + step·k`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,6 +254,8 @@ pub(crate) struct FeatureVars {
     pub steps: bool,
     /// "Changed" indicator, added on demand by the distinct-subsets rule.
     pub changed: Option<usize>,
+    /// Scorecard value bins (empty for other models): the chosen bin bounds the slot.
+    pub bins: Vec<BinVar>,
 }
 
 /// A built program and how to read its solutions back.
@@ -191,9 +365,218 @@ fn dominated_states(
     }
 }
 
+/// Adds feature `i`'s part of the mixed polytope (eqs. 4–7, 12 and the
+/// actionability rows of the module docs) to `mip`: its state binaries with
+/// their signed costs, the slot's `l`, `u` (and `stay`, grid `k`) columns.
+fn add_feature(
+    mip: &mut Mip,
+    schema: &Schema,
+    i: usize,
+    factual: &[f64],
+    prune: &Pruning,
+) -> Result<FeatureVars> {
+    let f = &schema.features[i];
+    let w = schema.weights(i);
+    let s_f = f.state_of(factual[i])?;
+    let n_states = f.n_states();
+    let contiguous = f.is_contiguous();
+    // State binaries with their signed costs (objective 16).
+    let mut state_cols = Vec::with_capacity(n_states);
+    for (j, &dominated_j) in prune.dominated.iter().enumerate() {
+        let wj = if contiguous {
+            if j == 0 { 0.0 } else { w.states[j - 1] }
+        } else {
+            w.states[j]
+        };
+        let cost = if j == s_f { -wj } else { wj };
+        let mut allowed = schema.transition_allowed(i, s_f, j) && !dominated_j;
+        if !contiguous && j != s_f {
+            match f.actionability.direction {
+                Direction::IncreaseOnly if j < s_f => allowed = false,
+                Direction::DecreaseOnly if j > s_f => allowed = false,
+                _ => {}
+            }
+        }
+        let col = mip.add_col(cost, 0.0, if allowed { 1.0 } else { 0.0 }, true);
+        if j == s_f {
+            mip.offset += wj;
+        }
+        state_cols.push(col);
+    }
+    mip.add_row(
+        1.0,
+        1.0,
+        &state_cols.iter().map(|&c| (c, 1.0)).collect::<Vec<_>>(),
+    );
+    let mut fv = FeatureVars {
+        state_cols,
+        l: None,
+        u: None,
+        stay: None,
+        grid: None,
+        anchor: 0.0,
+        fixed: 0.0,
+        factual_state: s_f,
+        contiguous,
+        unit: 1.0,
+        steps: false,
+        changed: None,
+        bins: Vec::new(),
+    };
+    if let FeatureKind::Contiguous {
+        lower,
+        upper,
+        integer,
+        step,
+        fixed_value,
+        ..
+    } = &f.kind
+    {
+        let (lo, hi) = schema.actionable_range(i).unwrap_or((*lower, *upper));
+        let degenerate = upper <= lower;
+        let (lb, ub) = if degenerate {
+            (0.0, 0.0)
+        } else {
+            (schema.value_to_slot(i, lo), schema.value_to_slot(i, hi))
+        };
+        let d_c = fv.state_cols[0];
+        let v = if s_f == 0 {
+            if degenerate {
+                0.0
+            } else {
+                schema.value_to_slot(i, factual[i])
+            }
+        } else {
+            w.anchor.clamp(lb, ub)
+        };
+        fv.anchor = v;
+        fv.fixed = *fixed_value;
+        let outside = s_f == 0 && (v < lb - 1e-12 || v > ub + 1e-12);
+        let mut lmax = (v - lb).max(0.0);
+        let mut umax = (ub - v).max(0.0);
+        if !f.actionability.mutable {
+            lmax = 0.0;
+            umax = 0.0;
+        }
+        if s_f == 0 {
+            match f.actionability.direction {
+                Direction::IncreaseOnly => lmax = 0.0,
+                Direction::DecreaseOnly => umax = 0.0,
+                Direction::Any => {}
+            }
+        }
+        let grid = if degenerate {
+            None
+        } else {
+            raw_grid(&f.name, *lower, *integer, *step, lo, hi)?
+        };
+        // A factual value on the grid, inside its range, moves by whole grid
+        // steps: l and u count steps (integers) and no k is needed.
+        let steps = grid.is_some() && s_f == 0 && !outside;
+        let unit = match grid {
+            Some((_, g_raw, _)) if steps => g_raw / (upper - lower),
+            _ => 1.0,
+        };
+        if steps {
+            lmax = (lmax / unit + 1e-9).floor();
+            umax = (umax / unit + 1e-9).floor();
+        }
+        if let Some(a) = prune
+            .slot_weight
+            .filter(|_| !outside && (steps || grid.is_none()))
+        {
+            // Moving the value against the model's weight lowers the score
+            // and costs more than not moving: dominated (see `dominated_states`).
+            if a > 0.0 || (a == 0.0 && w.value > 0.0) {
+                lmax = 0.0;
+            }
+            if a < 0.0 || (a == 0.0 && w.value > 0.0) {
+                umax = 0.0;
+            }
+        }
+        let l = mip.add_col(w.value * unit, 0.0, lmax, steps);
+        let u = mip.add_col(w.value * unit, 0.0, umax, steps);
+        mip.add_row(f64::NEG_INFINITY, 0.0, &[(l, 1.0), (d_c, -lmax)]);
+        mip.add_row(f64::NEG_INFINITY, 0.0, &[(u, 1.0), (d_c, -umax)]);
+        fv.l = Some(l);
+        fv.u = Some(u);
+        fv.unit = unit;
+        fv.steps = steps;
+        let grid = if steps { None } else { grid };
+        let stay = if outside {
+            let s = mip.add_col(0.0, 0.0, 1.0, true);
+            mip.add_row(f64::NEG_INFINITY, 0.0, &[(s, 1.0), (d_c, -1.0)]);
+            // c' ≥ lb·(d_c − s) + v·s  and  c' ≤ ub·(d_c − s) + v·s, c' = v·d_c − l + u.
+            mip.add_row(
+                0.0,
+                f64::INFINITY,
+                &[(d_c, v - lb), (l, -1.0), (u, 1.0), (s, lb - v)],
+            );
+            mip.add_row(
+                f64::NEG_INFINITY,
+                0.0,
+                &[(d_c, v - ub), (l, -1.0), (u, 1.0), (s, ub - v)],
+            );
+            fv.stay = Some(s);
+            Some(s)
+        } else {
+            None
+        };
+        if let Some((base_raw, g_raw, k_max)) = grid {
+            let span = upper - lower;
+            let b = (base_raw - lower) / span;
+            let g = g_raw / span;
+            if k_max < 0 {
+                // No grid point in the actionable range: the value can only stay.
+                match stay {
+                    Some(s) => mip.add_row(0.0, f64::INFINITY, &[(s, 1.0), (d_c, -1.0)]),
+                    None if s_f != 0 => mip.fix(d_c, 0.0),
+                    None => {
+                        mip.fix(l, 0.0);
+                        mip.fix(u, 0.0);
+                    }
+                }
+            } else {
+                let k = mip.add_col(0.0, 0.0, k_max as f64, true);
+                // v·d_c − l + u = b·(d_c − s) + g·k + v·s
+                let mut eq = vec![(d_c, v - b), (l, -1.0), (u, 1.0), (k, -g)];
+                let mut cap = vec![(k, 1.0), (d_c, -(k_max as f64))];
+                if let Some(s) = stay {
+                    eq.push((s, b - v));
+                    cap.push((s, k_max as f64));
+                }
+                mip.add_row(0.0, 0.0, &eq);
+                mip.add_row(f64::NEG_INFINITY, 0.0, &cap);
+                fv.grid = Some(Grid {
+                    base: b,
+                    step: g,
+                    k_col: k,
+                });
+            }
+        }
+    }
+    Ok(fv)
+}
+
 impl Program {
-    /// Builds the MIP for one declined applicant (`factual` raw row, coherent).
+    /// Builds the MIP for one declined applicant (`factual` raw row, coherent):
+    /// the mixed polytope of the rows the applicant may move to, shared by every
+    /// model class, and the decision row of the model's class.
     pub fn build(
+        schema: &Schema,
+        scoring: Scoring<'_>,
+        factual: &[f64],
+        margin: f64,
+    ) -> Result<Program> {
+        match scoring {
+            Scoring::Linear(m) => Program::build_linear(schema, m, factual, margin),
+            Scoring::Scorecard(m) => Program::build_scorecard(schema, m, factual, margin),
+        }
+    }
+
+    /// The linear decision row (10)/(17): `b + Σ a_{i,c} c_i + Σ a_{i,j} d_{i,j}
+    /// ≥ logit(t) + margin`.
+    fn build_linear(
         schema: &Schema,
         model: &LinearModel,
         factual: &[f64],
@@ -206,194 +589,129 @@ impl Program {
         let w_model = &model.weights;
         for (i, f) in schema.features.iter().enumerate() {
             let layout = schema.layout(i);
-            let w = schema.weights(i);
             let s_f = f.state_of(factual[i])?;
-            let n_states = f.n_states();
-            let contiguous = f.is_contiguous();
-            let dominated = dominated_states(schema, model, factual, i, s_f);
-            // State binaries with their signed costs (objective 16).
-            let mut state_cols = Vec::with_capacity(n_states);
-            for (j, &dominated_j) in dominated.iter().enumerate() {
-                let wj = if contiguous {
-                    if j == 0 { 0.0 } else { w.states[j - 1] }
-                } else {
-                    w.states[j]
-                };
-                let cost = if j == s_f { -wj } else { wj };
-                let mut allowed = schema.transition_allowed(i, s_f, j) && !dominated_j;
-                if !contiguous && j != s_f {
-                    match f.actionability.direction {
-                        Direction::IncreaseOnly if j < s_f => allowed = false,
-                        Direction::DecreaseOnly if j > s_f => allowed = false,
-                        _ => {}
-                    }
-                }
-                let col = mip.add_col(cost, 0.0, if allowed { 1.0 } else { 0.0 }, true);
-                if j == s_f {
-                    mip.offset += wj;
-                }
-                state_cols.push(col);
+            let prune = Pruning {
+                dominated: dominated_states(schema, model, factual, i, s_f),
+                slot_weight: layout.value.map(|c| w_model[c]),
+            };
+            let fv = add_feature(&mut mip, schema, i, factual, &prune)?;
+            for (j, &col) in fv.state_cols.iter().enumerate() {
                 if let Some(e) = layout.indicator_of_state(j) {
                     decision.push((col, w_model[e]));
                 }
             }
-            mip.add_row(
-                1.0,
-                1.0,
-                &state_cols.iter().map(|&c| (c, 1.0)).collect::<Vec<_>>(),
-            );
-            let mut fv = FeatureVars {
-                state_cols,
-                l: None,
-                u: None,
-                stay: None,
-                grid: None,
-                anchor: 0.0,
-                fixed: 0.0,
-                factual_state: s_f,
-                contiguous,
-                unit: 1.0,
-                steps: false,
-                changed: None,
-            };
-            if let FeatureKind::Contiguous {
-                lower,
-                upper,
-                integer,
-                step,
-                fixed_value,
-                ..
-            } = &f.kind
-            {
-                let slot_col = layout.value.unwrap_or(layout.start);
-                let a = w_model[slot_col];
-                let (lo, hi) = schema.actionable_range(i).unwrap_or((*lower, *upper));
-                let degenerate = upper <= lower;
-                let (lb, ub) = if degenerate {
-                    (0.0, 0.0)
-                } else {
-                    (schema.value_to_slot(i, lo), schema.value_to_slot(i, hi))
-                };
-                let d_c = fv.state_cols[0];
-                let v = if s_f == 0 {
-                    if degenerate {
-                        0.0
-                    } else {
-                        schema.value_to_slot(i, factual[i])
-                    }
-                } else {
-                    w.anchor.clamp(lb, ub)
-                };
-                fv.anchor = v;
-                fv.fixed = *fixed_value;
-                constant += a * fixed_value;
-                decision.push((d_c, a * (v - fixed_value)));
-                let outside = s_f == 0 && (v < lb - 1e-12 || v > ub + 1e-12);
-                let mut lmax = (v - lb).max(0.0);
-                let mut umax = (ub - v).max(0.0);
-                if !f.actionability.mutable {
-                    lmax = 0.0;
-                    umax = 0.0;
-                }
-                if s_f == 0 {
-                    match f.actionability.direction {
-                        Direction::IncreaseOnly => lmax = 0.0,
-                        Direction::DecreaseOnly => umax = 0.0,
-                        Direction::Any => {}
-                    }
-                }
-                let grid = if degenerate {
-                    None
-                } else {
-                    raw_grid(&f.name, *lower, *integer, *step, lo, hi)?
-                };
-                // A factual value on the grid, inside its range, moves by whole grid
-                // steps: l and u count steps (integers) and no k is needed.
-                let steps = grid.is_some() && s_f == 0 && !outside;
-                let unit = match grid {
-                    Some((_, g_raw, _)) if steps => g_raw / (upper - lower),
-                    _ => 1.0,
-                };
-                if steps {
-                    lmax = (lmax / unit + 1e-9).floor();
-                    umax = (umax / unit + 1e-9).floor();
-                }
-                if !outside && (steps || grid.is_none()) {
-                    // Moving the value against the model's weight lowers the score
-                    // and costs more than not moving: dominated (see `dominated_states`).
-                    if a > 0.0 || (a == 0.0 && w.value > 0.0) {
-                        lmax = 0.0;
-                    }
-                    if a < 0.0 || (a == 0.0 && w.value > 0.0) {
-                        umax = 0.0;
-                    }
-                }
-                let l = mip.add_col(w.value * unit, 0.0, lmax, steps);
-                let u = mip.add_col(w.value * unit, 0.0, umax, steps);
-                mip.add_row(f64::NEG_INFINITY, 0.0, &[(l, 1.0), (d_c, -lmax)]);
-                mip.add_row(f64::NEG_INFINITY, 0.0, &[(u, 1.0), (d_c, -umax)]);
-                decision.push((l, -a * unit));
-                decision.push((u, a * unit));
-                fv.l = Some(l);
-                fv.u = Some(u);
-                fv.unit = unit;
-                fv.steps = steps;
-                let grid = if steps { None } else { grid };
-                let stay = if outside {
-                    let s = mip.add_col(0.0, 0.0, 1.0, true);
-                    mip.add_row(f64::NEG_INFINITY, 0.0, &[(s, 1.0), (d_c, -1.0)]);
-                    // c' ≥ lb·(d_c − s) + v·s  and  c' ≤ ub·(d_c − s) + v·s, c' = v·d_c − l + u.
-                    mip.add_row(
-                        0.0,
-                        f64::INFINITY,
-                        &[(d_c, v - lb), (l, -1.0), (u, 1.0), (s, lb - v)],
-                    );
-                    mip.add_row(
-                        f64::NEG_INFINITY,
-                        0.0,
-                        &[(d_c, v - ub), (l, -1.0), (u, 1.0), (s, ub - v)],
-                    );
-                    fv.stay = Some(s);
-                    Some(s)
-                } else {
-                    None
-                };
-                if let Some((base_raw, g_raw, k_max)) = grid {
-                    let span = upper - lower;
-                    let b = (base_raw - lower) / span;
-                    let g = g_raw / span;
-                    if k_max < 0 {
-                        // No grid point in the actionable range: the value can only stay.
-                        match stay {
-                            Some(s) => mip.add_row(0.0, f64::INFINITY, &[(s, 1.0), (d_c, -1.0)]),
-                            None if s_f != 0 => mip.fix(d_c, 0.0),
-                            None => {
-                                mip.fix(l, 0.0);
-                                mip.fix(u, 0.0);
-                            }
-                        }
-                    } else {
-                        let k = mip.add_col(0.0, 0.0, k_max as f64, true);
-                        // v·d_c − l + u = b·(d_c − s) + g·k + v·s
-                        let mut eq = vec![(d_c, v - b), (l, -1.0), (u, 1.0), (k, -g)];
-                        let mut cap = vec![(k, 1.0), (d_c, -(k_max as f64))];
-                        if let Some(s) = stay {
-                            eq.push((s, b - v));
-                            cap.push((s, k_max as f64));
-                        }
-                        mip.add_row(0.0, 0.0, &eq);
-                        mip.add_row(f64::NEG_INFINITY, 0.0, &cap);
-                        fv.grid = Some(Grid {
-                            base: b,
-                            step: g,
-                            k_col: k,
-                        });
-                    }
-                }
+            if let (Some(slot), Some(l), Some(u)) = (layout.value, fv.l, fv.u) {
+                let a = w_model[slot];
+                constant += a * fv.fixed;
+                decision.push((fv.state_cols[0], a * (fv.anchor - fv.fixed)));
+                decision.push((l, -a * fv.unit));
+                decision.push((u, a * fv.unit));
             }
             vars.push(fv);
         }
         let threshold_rhs = crate::model::logit(model.threshold) - constant;
+        let decision_row = mip.n_rows();
+        mip.add_row(threshold_rhs + margin, f64::INFINITY, &decision);
+        Ok(Program {
+            mip,
+            vars,
+            decision_row,
+            threshold_rhs,
+        })
+    }
+
+    /// The scorecard program: per contiguous feature one binary per value bin,
+    /// summing to the "value" state binary, the slot confined to the chosen
+    /// bin's interval (open ends and grids applied, see [`bin_slot_interval`]);
+    /// special states and levels carry their bins' points directly. Decision:
+    /// `base + Σ points ≥ cutoff` (a tie is accepted; the margin is 0 unless a
+    /// retry raises it, see `solve_program`).
+    fn build_scorecard(
+        schema: &Schema,
+        card: &Scorecard,
+        factual: &[f64],
+        margin: f64,
+    ) -> Result<Program> {
+        card.check_schema(schema)?;
+        let mut mip = Mip::default();
+        let mut vars = Vec::with_capacity(schema.n_features());
+        for i in 0..schema.n_features() {
+            let prune = Pruning {
+                dominated: scorecard_dominated_states(schema, card, factual, i)?,
+                slot_weight: None,
+            };
+            vars.push(add_feature(&mut mip, schema, i, factual, &prune)?);
+        }
+        let mut decision: Vec<(usize, f64)> = Vec::new();
+        for c in card.compiled() {
+            match c {
+                Compiled::Categorical {
+                    feature,
+                    level_points,
+                    ..
+                } => {
+                    for (&col, &p) in vars[*feature].state_cols.iter().zip(level_points) {
+                        decision.push((col, p));
+                    }
+                }
+                Compiled::Contiguous {
+                    feature,
+                    special_points,
+                    values,
+                    ..
+                } => {
+                    let i = *feature;
+                    for (&col, &p) in vars[i].state_cols[1..].iter().zip(special_points) {
+                        decision.push((col, p));
+                    }
+                    let fv = &vars[i];
+                    let (d_c, l, u, v, unit) = (
+                        fv.state_cols[0],
+                        fv.l.expect("contiguous"),
+                        fv.u.expect("contiguous"),
+                        fv.anchor,
+                        fv.unit,
+                    );
+                    let mut bins = Vec::with_capacity(values.points.len());
+                    let mut sum = vec![(d_c, -1.0)];
+                    // E = v·d_c + unit·(u − l) is the slot when d_c = 1 and 0
+                    // otherwise (l, u count grid steps when `steps`).
+                    let mut above = vec![(d_c, v), (l, -unit), (u, unit)];
+                    let mut below = above.clone();
+                    let s_f = fv.factual_state;
+                    let own_bin = (s_f == 0).then(|| values.of_raw(factual[i]));
+                    let own_points = match own_bin {
+                        Some(k) => values.points[k],
+                        None => special_points[s_f - 1],
+                    };
+                    let w = schema.weights(i);
+                    // Cost of entering the value range at all, beyond the slot's move.
+                    let leave = if s_f == 0 { 0.0 } else { w.states[s_f - 1] };
+                    for k in 0..values.points.len() {
+                        let (lo, hi) = bin_slot_interval(schema, i, values, k);
+                        // As `dominated_states`: a bin scoring below the factual's
+                        // points, or the same at a positive cost, is never optimal.
+                        let p = values.points[k];
+                        let dominated = own_bin != Some(k)
+                            && (p < own_points
+                                || (p == own_points && (leave > 0.0 || w.value > 0.0)));
+                        let feasible = lo <= hi && !dominated;
+                        let col = mip.add_col(0.0, 0.0, if feasible { 1.0 } else { 0.0 }, true);
+                        let (lo, hi) = if feasible { (lo, hi) } else { (0.0, 0.0) };
+                        sum.push((col, 1.0));
+                        above.push((col, -lo));
+                        below.push((col, -hi));
+                        decision.push((col, values.points[k]));
+                        bins.push(BinVar { col, lo, hi });
+                    }
+                    mip.add_row(0.0, 0.0, &sum);
+                    mip.add_row(0.0, f64::INFINITY, &above);
+                    mip.add_row(f64::NEG_INFINITY, 0.0, &below);
+                    vars[i].bins = bins;
+                }
+            }
+        }
+        let threshold_rhs = card.cutoff - card.base_points;
         let decision_row = mip.n_rows();
         mip.add_row(threshold_rhs + margin, f64::INFINITY, &decision);
         Ok(Program {
@@ -445,6 +763,13 @@ impl Program {
                     };
                     (fv.anchor + fv.unit * (read(fv.u) - read(fv.l))).clamp(0.0, 1.0)
                 };
+                // A scorecard's chosen bin bounds the slot exactly (the solver's
+                // tolerance may leave it a hair outside).
+                if s == 0 {
+                    if let Some(b) = fv.bins.iter().max_by(|a, b| x[a.col].total_cmp(&x[b.col])) {
+                        out[slot] = out[slot].clamp(b.lo, b.hi);
+                    }
+                }
             }
         }
         out

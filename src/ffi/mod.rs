@@ -108,6 +108,7 @@ pub mod model;
 pub mod robust;
 pub mod schema;
 pub mod schema_builder;
+pub mod scorecard;
 pub mod sequential;
 pub mod status;
 #[cfg(feature = "testing")]

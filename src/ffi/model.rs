@@ -34,6 +34,8 @@ pub enum cfx_model_kind {
     Linear = 0,
     /// Multi-layer perceptron with ReLU hidden layers.
     Mlp = 1,
+    /// Points scorecard: score = points total, accepted when points ≥ cutoff.
+    Scorecard = 2,
 }
 
 /// A logistic-regression model `score = w·x + b` over the encoded space,
@@ -144,7 +146,8 @@ pub unsafe extern "C" fn cfx_model_train_mlp(
     }
 }
 
-/// The model kind (`CFX_MODEL_KIND_LINEAR` or `CFX_MODEL_KIND_MLP`) as `int32_t`.
+/// The model kind (`CFX_MODEL_KIND_LINEAR`, `CFX_MODEL_KIND_MLP` or
+/// `CFX_MODEL_KIND_SCORECARD`) as `int32_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_model_get_kind(
     model: *const cfx_model,
@@ -155,6 +158,7 @@ pub unsafe extern "C" fn cfx_model_get_kind(
         let k = match arc_ref(model, "model")? {
             AnyModel::Linear(_) => cfx_model_kind::Linear,
             AnyModel::Mlp(_) => cfx_model_kind::Mlp,
+            AnyModel::Scorecard(_) => cfx_model_kind::Scorecard,
         };
         out.write(k as i32);
         Ok(())
@@ -187,6 +191,22 @@ pub unsafe extern "C" fn cfx_model_threshold(
     }
 }
 
+/// The probability and the decision at a score, as the model itself decides:
+/// `sigmoid(score) > threshold` for the probability models (unchanged), `points
+/// ≥ cutoff` for a scorecard, whose probability is NaN without a scaling.
+fn decide(m: &AnyModel, score: f64) -> (f64, bool) {
+    match m {
+        AnyModel::Scorecard(_) => (
+            crate::model::sigmoid(m.log_odds_of_score(score)),
+            m.accepts_score(score),
+        ),
+        _ => {
+            let p = crate::model::sigmoid(score);
+            (p, p > m.threshold())
+        }
+    }
+}
+
 fn encoded_input<'a>(m: &AnyModel, x: *const f64, x_len: usize) -> FfiResult<&'a [f64]> {
     let x = finite_in(x, x_len, "x")?;
     crate::error::check_len("x (model input dimension)", m.input_dim(), x.len())?;
@@ -196,7 +216,9 @@ fn encoded_input<'a>(m: &AnyModel, x: *const f64, x_len: usize) -> FfiResult<&'a
 /// Score, probability and decision of one encoded row (`x_len == input_dim`,
 /// finite values). Any of the three out-parameters may be NULL when not
 /// wanted; the others are written on success. `*out_accepted` is 1 when the
-/// probability is strictly above the threshold, else 0. Thread-safe.
+/// probability is strictly above the threshold, else 0. For a scorecard the
+/// score is the points total, `*out_accepted` is 1 when points ≥ cutoff, and
+/// the probability is NaN when the scorecard has no scaling. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_model_predict(
     model: *const cfx_model,
@@ -210,10 +232,10 @@ pub unsafe extern "C" fn cfx_model_predict(
         let m = arc_ref(model, "model")?;
         let x = encoded_input(m, x, x_len)?;
         let score = m.score(x);
-        let p = crate::model::sigmoid(score);
+        let (p, accepted) = decide(m, score);
         if let Some(o) = optional_out(out_score) { o.write(score) }
         if let Some(o) = optional_out(out_probability) { o.write(p) }
-        if let Some(o) = optional_out(out_accepted) { o.write((p > m.threshold()) as i32) }
+        if let Some(o) = optional_out(out_accepted) { o.write(accepted as i32) }
         Ok(())
     }
 }
@@ -241,10 +263,10 @@ pub unsafe extern "C" fn cfx_model_predict_raw(
         )?;
         let x = s.encode(finite_in(raw, raw_len, "raw")?)?;
         let score = m.score(&x);
-        let p = crate::model::sigmoid(score);
+        let (p, accepted) = decide(m, score);
         if let Some(o) = optional_out(out_score) { o.write(score) }
         if let Some(o) = optional_out(out_probability) { o.write(p) }
-        if let Some(o) = optional_out(out_accepted) { o.write((p > m.threshold()) as i32) }
+        if let Some(o) = optional_out(out_accepted) { o.write(accepted as i32) }
         Ok(())
     }
 }
@@ -270,7 +292,7 @@ pub unsafe extern "C" fn cfx_model_probability_batch(
         let p: Vec<f64> = x
             .chunks(d.max(1))
             .take(n_rows)
-            .map(|r| crate::model::sigmoid(m.score_in(r, &mut scratch)))
+            .map(|r| crate::model::sigmoid(m.log_odds_of_score(m.score_in(r, &mut scratch))))
             .collect();
         write_slice(&p, out, cap, out_len, "out")
     }

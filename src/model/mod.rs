@@ -1,13 +1,19 @@
-//! Classifiers over the encoded space: the score is the log-odds of the
-//! favourable outcome, the probability its logistic link, and an applicant is
-//! accepted when the probability is strictly above the threshold `t`
-//! (`h(x) = 1[f(x) > t]`, as CROCO and CARLA define it).
+//! Classifiers over the encoded space. For the logistic and MLP models the
+//! score is the log-odds of the favourable outcome, the probability its
+//! logistic link, and an applicant is accepted when the probability is strictly
+//! above the threshold `t` (`h(x) = 1[f(x) > t]`, as CROCO and CARLA define it).
+//! A points [`Scorecard`] scores in points and accepts `points ≥ cutoff`; the
+//! trait says so through [`Model::score_threshold`], [`Model::accepts_ties`] and
+//! [`Model::log_odds_of_score`], so that every method decides exactly as the
+//! model does.
 
 mod linear;
 mod mlp;
+pub mod scorecard;
 
 pub use linear::{LinearModel, LogisticFit};
 pub use mlp::{MlpModel, MlpTraining};
+pub use scorecard::{Bin, BinRange, Characteristic, ScoreScaling, Scorecard};
 
 use crate::error::{Error, Result};
 use crate::schema::Schema;
@@ -92,7 +98,9 @@ pub trait Model: Send + Sync + std::fmt::Debug {
     fn scratch_len(&self) -> usize {
         0
     }
-    /// Log-odds of the favourable outcome, without allocating.
+    /// The model's score, without allocating: the log-odds of the favourable
+    /// outcome for logistic and MLP models, the points total for a scorecard
+    /// (see [`Model::log_odds_of_score`]).
     fn score_in(&self, x: &[f64], scratch: &mut [f64]) -> f64;
     /// Gradient of the score with respect to the input, written into `grad`;
     /// returns the score. Never allocates.
@@ -100,6 +108,45 @@ pub trait Model: Send + Sync + std::fmt::Debug {
     /// The linear model behind this one, when it is linear (enables exact fast paths).
     fn as_linear(&self) -> Option<&LinearModel> {
         None
+    }
+    /// The scorecard behind this one, when it is a points scorecard (the
+    /// coherent MIP builds its bin program from it).
+    fn as_scorecard(&self) -> Option<&Scorecard> {
+        None
+    }
+    /// Whether [`Model::score_gradient_in`] gives a useful input gradient.
+    /// False for step functions (scorecards): the gradient methods (Wachter,
+    /// PROBE, CROCO) refuse such models with `Error::InvalidArgument`.
+    fn has_input_gradient(&self) -> bool {
+        true
+    }
+    /// Whether the model has a probability (a scorecard without a scaling has
+    /// none: Θ̃ and the CROCO bound refuse it).
+    fn has_probability(&self) -> bool {
+        true
+    }
+    /// Whether a score exactly at [`Model::score_threshold`] is accepted:
+    /// false for the probability models (`f(x) > t`), true for scorecards
+    /// (`points ≥ cutoff`).
+    fn accepts_ties(&self) -> bool {
+        false
+    }
+    /// The log-odds of the favourable outcome at a score: the score itself for
+    /// logistic and MLP models; `(points − offset)/factor` for a scaled
+    /// scorecard, NaN for an unscaled one.
+    fn log_odds_of_score(&self, score: f64) -> f64 {
+        score
+    }
+    /// [`Model::log_odds_of_score`] on a block of scores, in place (no-op for
+    /// models whose score is the log-odds). Never allocates.
+    fn scores_to_log_odds(&self, scores: &mut [f64]) {
+        let _ = scores;
+    }
+    /// Whether a score is accepted: above [`Model::score_threshold`], or at it
+    /// when [`Model::accepts_ties`].
+    fn accepts_score(&self, score: f64) -> bool {
+        let thr = self.score_threshold();
+        score > thr || (self.accepts_ties() && score == thr)
     }
 
     /// Scratch needed by [`Model::prepare_perturbed`] and
@@ -139,7 +186,7 @@ pub trait Model: Send + Sync + std::fmt::Debug {
         }
     }
 
-    /// Log-odds of the favourable outcome.
+    /// The model's score (see [`Model::score_in`]).
     fn score(&self, x: &[f64]) -> f64 {
         let mut s = vec![0.0; self.scratch_len()];
         self.score_in(x, &mut s)
@@ -151,13 +198,14 @@ pub trait Model: Send + Sync + std::fmt::Debug {
     }
     /// Probability of the favourable outcome.
     fn probability(&self, x: &[f64]) -> f64 {
-        sigmoid(self.score(x))
+        sigmoid(self.log_odds_of_score(self.score(x)))
     }
-    /// Whether the applicant is accepted: probability strictly above the threshold.
+    /// Whether the applicant is accepted: probability strictly above the
+    /// threshold (a scorecard overrides it with `points ≥ cutoff`).
     fn accepts(&self, x: &[f64]) -> bool {
         self.probability(x) > self.threshold()
     }
-    /// The threshold as a score: `logit(t)`.
+    /// The threshold as a score: `logit(t)` (a scorecard's cutoff in points).
     fn score_threshold(&self) -> f64 {
         logit(self.threshold())
     }
@@ -169,6 +217,8 @@ pub trait Model: Send + Sync + std::fmt::Debug {
 pub enum AnyModel {
     Linear(LinearModel),
     Mlp(MlpModel),
+    /// A points scorecard (kind `"scorecard"`), bound to the schema it was read with.
+    Scorecard(Scorecard),
 }
 
 /// The file layout: the format version beside the model's own keys. Read
@@ -217,16 +267,20 @@ impl AnyModel {
             }
             None => return Err(Error::Format("model: missing key 'kind'".into())),
         };
-        let model = match kind.as_str() {
+        let mut model = match kind.as_str() {
             "linear" => AnyModel::Linear(crate::json::from_value(&v, "linear model")?),
             "mlp" => AnyModel::Mlp(crate::json::from_value(&v, "mlp model")?),
+            "scorecard" => AnyModel::Scorecard(crate::json::from_value(&v, "scorecard")?),
             other => {
                 return Err(Error::Format(format!(
-                    "model: unknown kind '{other}'; expected one of: linear, mlp"
+                    "model: unknown kind '{other}'; expected one of: linear, mlp, scorecard"
                 )));
             }
         };
         model.validate()?;
+        if let AnyModel::Scorecard(s) = &mut model {
+            s.bind(schema)?;
+        }
         crate::error::check_len(
             "model input dimension vs schema encoded dimension",
             schema.encoded_dim(),
@@ -240,6 +294,7 @@ impl AnyModel {
         match self {
             AnyModel::Linear(m) => m.validate(),
             AnyModel::Mlp(m) => m.validate(),
+            AnyModel::Scorecard(m) => m.validate(),
         }
     }
 
@@ -247,6 +302,7 @@ impl AnyModel {
         match self {
             AnyModel::Linear(m) => m,
             AnyModel::Mlp(m) => m,
+            AnyModel::Scorecard(m) => m,
         }
     }
 }
@@ -269,6 +325,36 @@ impl Model for AnyModel {
     }
     fn as_linear(&self) -> Option<&LinearModel> {
         self.inner().as_linear()
+    }
+    fn as_scorecard(&self) -> Option<&Scorecard> {
+        self.inner().as_scorecard()
+    }
+    fn has_input_gradient(&self) -> bool {
+        self.inner().has_input_gradient()
+    }
+    fn has_probability(&self) -> bool {
+        self.inner().has_probability()
+    }
+    fn accepts_ties(&self) -> bool {
+        self.inner().accepts_ties()
+    }
+    fn log_odds_of_score(&self, score: f64) -> f64 {
+        self.inner().log_odds_of_score(score)
+    }
+    fn scores_to_log_odds(&self, scores: &mut [f64]) {
+        self.inner().scores_to_log_odds(scores)
+    }
+    fn accepts_score(&self, score: f64) -> bool {
+        self.inner().accepts_score(score)
+    }
+    fn score_threshold(&self) -> f64 {
+        self.inner().score_threshold()
+    }
+    fn probability(&self, x: &[f64]) -> f64 {
+        self.inner().probability(x)
+    }
+    fn accepts(&self, x: &[f64]) -> bool {
+        self.inner().accepts(x)
     }
     fn perturbed_scratch_len(&self) -> usize {
         self.inner().perturbed_scratch_len()

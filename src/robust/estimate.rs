@@ -86,6 +86,19 @@ impl Workspace {
     }
 }
 
+/// Θ̃, its bound and PROBE need the model's probability.
+fn check_probability<M: Model + ?Sized>(model: &M) -> Result<()> {
+    if model.has_probability() {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(
+            "this model has no probability (a scorecard without a scaling): Θ̃ and the CROCO \
+             bound need one; give the scorecard its scaling, or use the invalidation rate Γ̃"
+                .into(),
+        ))
+    }
+}
+
 /// A Monte Carlo mean with its standard error `s/√K` (s the sample standard
 /// deviation with the K − 1 divisor).
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
@@ -233,7 +246,8 @@ impl Estimator {
         Ok(mc_rate(h, h, self.k))
     }
 
-    /// Θ̃(x̌; K, p_ε) = (1/K) Σ (1 − f(x̌ + ε_k)) (seed 001, §2.2). Never allocates.
+    /// Θ̃(x̌; K, p_ε) = (1/K) Σ (1 − f(x̌ + ε_k)) (seed 001, §2.2). Never
+    /// allocates. Refuses a model without a probability (an unscaled scorecard).
     pub fn soft_invalidation_rate<M: Model + ?Sized>(
         &self,
         model: &M,
@@ -241,11 +255,14 @@ impl Estimator {
         ws: &mut Workspace,
     ) -> Result<McRate> {
         self.check(model, x, ws)?;
+        check_probability(model)?;
         let (_, s, s2) = self.run::<M, false, true>(model, x, ws);
         Ok(mc_rate(s, s2, self.k))
     }
 
-    /// Γ̃ and Θ̃ from the same K samples. Never allocates.
+    /// Γ̃ and Θ̃ from the same K samples. Never allocates. Refuses a model
+    /// without a probability (an unscaled scorecard: use
+    /// [`Estimator::invalidation_rate`]).
     pub fn estimate<M: Model + ?Sized>(
         &self,
         model: &M,
@@ -253,6 +270,7 @@ impl Estimator {
         ws: &mut Workspace,
     ) -> Result<Estimate> {
         self.check(model, x, ws)?;
+        check_probability(model)?;
         let (h, s, s2) = self.run::<M, true, true>(model, x, ws);
         Ok(Estimate {
             invalidation: mc_rate(h, h, self.k),
@@ -273,14 +291,17 @@ impl Estimator {
         Ok((soft, b))
     }
 
-    /// The sampling loop. Returns (Σ invalid, Σ(1 − f), Σ(1 − f)²).
+    /// The sampling loop. Returns (Σ invalid, Σ(1 − f), Σ(1 − f)²). A sample
+    /// is invalid when the model would decline it: its score is below
+    /// [`Model::score_threshold`], or at it unless [`Model::accepts_ties`].
     fn run<M: Model + ?Sized, const HARD: bool, const SOFT: bool>(
         &self,
         model: &M,
         x: &[f64],
         ws: &mut Workspace,
     ) -> (f64, f64, f64) {
-        let thr = logit(model.threshold());
+        let thr = model.score_threshold();
+        let ties = model.accepts_ties();
         if self.sampling == Sampling::Auto && self.noise.kind() == NoiseKind::Gaussian {
             if let Some(lin) = model.as_linear() {
                 return projection_loop::<HARD, SOFT>(lin, x, &self.noise, self.k, thr, ws);
@@ -326,12 +347,17 @@ impl Estimator {
             }
             model.score_perturbed(x, cols, deltas, n, scores, perturbed);
             if HARD {
-                hard += scores[..n]
-                    .iter()
-                    .map(|&v| u64::from(v <= thr))
-                    .sum::<u64>();
+                hard += if ties {
+                    scores[..n].iter().map(|&v| u64::from(v < thr)).sum::<u64>()
+                } else {
+                    scores[..n]
+                        .iter()
+                        .map(|&v| u64::from(v <= thr))
+                        .sum::<u64>()
+                };
             }
             if SOFT {
+                model.scores_to_log_odds(&mut scores[..n]);
                 soft_block(&scores[..n], &mut lanes);
             }
             left -= n;
@@ -583,6 +609,7 @@ pub(crate) fn probe_parts<M: Model + ?Sized>(
     noise: &NoiseModel,
     ws: &mut Workspace,
 ) -> Result<(f64, f64, f64, f64)> {
+    super::generate::refuse_without_gradient(model)?;
     ws.check(model)?;
     check_len("encoded point", model.input_dim(), x.len())?;
     check_finite("encoded point", x)?;

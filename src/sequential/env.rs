@@ -323,6 +323,14 @@ impl<'a> Environment<'a> {
             model.input_dim(),
         )?;
         params.validate()?;
+        if model.as_scorecard().is_some() {
+            return Err(Error::InvalidArgument(
+                "the sequential agent rewards and decides by probability > threshold; a points \
+                 scorecard decides by points ≥ cutoff (and may have no probability): use the \
+                 coherent MIP for its exact counterfactuals"
+                    .into(),
+            ));
+        }
         let actions = ActionSpace::new(schema)?;
         let (n, d, k) = (schema.n_features(), schema.encoded_dim(), actions.len());
         Ok(Environment {

@@ -147,4 +147,10 @@ namespace Cfx
         public CopaResultHandle() { }
         protected override void Free(IntPtr h) { Native.cfx_copa_result_free(h); }
     }
+
+    internal sealed class ScorecardImportHandle : CfxHandle
+    {
+        public ScorecardImportHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_scorecard_import_free(h); }
+    }
 }

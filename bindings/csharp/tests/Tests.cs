@@ -944,11 +944,40 @@ public static partial class Tests
                 for (int i = 0; i < 5; i++) r["prob_" + i] = p[i];
                 r["first_declined"] = firstDeclined;
                 ScenarioMethods(r, s, m, test.Row(firstDeclined));
+                ScenarioScorecard(r, s, test);
                 r["schema_fingerprint"] = s.Fingerprint();
                 r["model_fingerprint"] = m.Fingerprint();
             }
         }
         return r;
+    }
+
+    /// <summary>The bundled German points scorecard: its first declined held-out applicant, their
+    /// points and their coherent counterfactual under the scorecard.</summary>
+    static void ScenarioScorecard(Dictionary<string, object> r, Schema s, Dataset test)
+    {
+        using (var card = ScorecardImport.FromPath(s, ScorecardFormat.Optbinning,
+            Path.Combine(Root, "examples/data/german_scorecard_table.csv"), 487.1228762045055,
+            new ScoreScaling(28.85390081777927, 487.1228762045055)))
+        using (var m = card.Model())
+        {
+            int declined = Enumerable.Range(0, test.RowCount).First(i => !m.PredictRaw(s, test.Row(i)).Accepted);
+            var applicant = test.Row(declined);
+            r["scorecard_first_declined"] = declined;
+            r["scorecard_points"] = m.PredictRaw(s, applicant).Score;
+            using (var best = Coherent.Explain(s, m, null, applicant))
+            {
+                r["scorecard_coherent_outcome"] = best.Outcome.ToString();
+                r["scorecard_coherent_count"] = best.Count;
+                if (best.Count > 0)
+                {
+                    r["scorecard_coherent_cost"] = best.Certificate(0).Cost;
+                    r["scorecard_coherent_points"] = best.Certificate(0).Score;
+                    r["scorecard_coherent_raw"] = best.Counterfactual(0);
+                }
+            }
+            r["scorecard_model_fingerprint"] = m.Fingerprint();
+        }
     }
 
     /// <summary>The method parts of the scenario, for the families this build has.</summary>

@@ -33,12 +33,17 @@ cfx_write_model <- function(model, file) {
   invisible(file)
 }
 
-#' Kind ("linear" or "mlp"), input dimension and decision threshold of a model.
+#' Kind ("linear", "mlp" or "scorecard"), input dimension and decision threshold of a model.
 cfx_model_info <- function(model) .cx(C_model_info, model)
 
 print.cfx_model <- function(x, ...) {
   if (.freed_line(x, "model")) return(invisible(x))
   i <- cfx_model_info(x)
+  if (identical(i$kind, "scorecard")) {
+    cat(sprintf("A cfx points scorecard over %d encoded columns; it accepts an applicant when the points reach its cutoff.\n",
+                as.integer(i$input_dim)))
+    return(invisible(x))
+  }
   what <- switch(i$kind, linear = "logistic-regression model",
                  mlp = "neural-network (MLP) model", "model")
   cat(sprintf("A cfx %s over %d encoded columns; it accepts an applicant when the probability of a good outcome is above %s.\n",
@@ -74,9 +79,15 @@ predict.cfx_model <- function(object, newdata, schema = NULL, ...) {
 print.cfx_predictions <- function(x, ...) {
   thr <- attr(x, "threshold")
   for (i in seq_len(nrow(x))) {
-    cat(sprintf("applicant %s: %s (probability of a good outcome %s, threshold %s)\n",
-                row.names(x)[i], if (x$accepted[i]) "accepted" else "declined",
-                .pct(x$probability[i]), .pct(thr)))
+    verdict <- if (x$accepted[i]) "accepted" else "declined"
+    if (is.nan(x$probability[i])) {
+      # a scorecard without a scaling: points and the decision, no probability
+      cat(sprintf("applicant %s: %s (%s points)\n", row.names(x)[i], verdict,
+                  formatC(x$score[i], format = "f", digits = 2)))
+    } else {
+      cat(sprintf("applicant %s: %s (probability of a good outcome %s, threshold %s)\n",
+                  row.names(x)[i], verdict, .pct(x$probability[i]), .pct(thr)))
+    }
   }
   invisible(x)
 }

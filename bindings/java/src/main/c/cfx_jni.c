@@ -237,7 +237,7 @@ JNIEXPORT jbyteArray FN(lastErrorMessage)(JNIEnv *env, jclass c) {
 /* ------------------------------------------------------------------- free */
 
 /* kind: 0 schema, 1 dataset, 2 model, 3 config, 4 config builder, 5 schema builder, ... 13 uncertainty,
- * 14 copa result, 15 coherent batch (Native.java). */
+ * 14 copa result, 15 coherent batch, 16 scorecard import (Native.java). */
 JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     (void)env; (void)c;
     switch (kind) {
@@ -257,6 +257,7 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     case 7: cfx_estimator_free(H(const cfx_estimator, h)); break;
     case 8: cfx_workspace_free(H(cfx_workspace, h)); break;
     case 9: cfx_robust_result_free(H(const cfx_robust_result, h)); break;
+    case 16: cfx_scorecard_import_free(H(const cfx_scorecard_import, h)); break;
     default: break;
     }
 }
@@ -438,6 +439,40 @@ JNIEXPORT void FN(datasetHoldoutSplit)(JNIEnv *env, jclass c, jlong h, jlongArra
     if (!ok(env, cfx_dataset_holdout_split(H(const cfx_dataset, h), &train, &test))) return;
     jlong v[2] = {J(train), J(test)};
     (*env)->SetLongArrayRegion(env, out2, 0, 2, v);
+}
+
+/* -------------------------------------------------------- scorecard import */
+
+/* cfx_scorecard_import_csv (from_path 0: `text` is the CSV) or
+ * cfx_scorecard_import_path (from_path 1: `text` is the file's path). */
+JNIEXPORT jlong FN(scorecardImport)(JNIEnv *env, jclass c, jlong schema, jint format, jbyteArray text,
+                                    jboolean from_path, jdouble cutoff, jboolean has_scaling,
+                                    jdouble factor, jdouble offset) {
+    (void)c;
+    int fail;
+    char *s = cstr_in(env, text, &fail);
+    if (fail) return 0;
+    const cfx_scorecard_import *imp = NULL;
+    cfx_status st = from_path
+        ? cfx_scorecard_import_path(H(const cfx_schema, schema), (int32_t)format, s, cutoff,
+                                    has_scaling ? 1 : 0, factor, offset, &imp)
+        : cfx_scorecard_import_csv(H(const cfx_schema, schema), (int32_t)format, s, cutoff,
+                                   has_scaling ? 1 : 0, factor, offset, &imp);
+    free(s);
+    if (!ok(env, st)) return 0;
+    return J(imp);
+}
+
+JNIEXPORT jlong FN(scorecardImportModel)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    const cfx_model *m = NULL;
+    if (!ok(env, cfx_scorecard_import_model(H(const cfx_scorecard_import, h), &m))) return 0;
+    return J(m);
+}
+
+JNIEXPORT jbyteArray FN(scorecardImportReport)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    RETURN_STRING(env, cfx_scorecard_import_report(H(const cfx_scorecard_import, h), buf_, cap_, &len_));
 }
 
 /* ------------------------------------------------------------------ model */

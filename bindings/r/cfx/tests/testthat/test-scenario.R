@@ -112,6 +112,25 @@ test_that("the German credit scenario gives the Rust results bit for bit", {
   } else {
     exp <- exp[!grepl("^(policy|plan)_", names(exp))]
   }
+  # the bundled German points scorecard: its first declined held-out applicant,
+  # their points and their coherent counterfactual under the scorecard
+  card <- cfx_import_scorecard(s, file.path(cfx_repo(), "examples", "data", "german_scorecard_table.csv"),
+                               cutoff = 487.1228762045055, scaling = c(28.85390081777927, 487.1228762045055))
+  sc <- cfx_scorecard_model(card)
+  sp_pred <- predict(sc, sp$test)
+  card_declined <- which(!sp_pred$accepted)[1]
+  card_best <- cfx_explain(sc, cfx_row(sp$test, card_declined), s)
+  cdf <- as.data.frame(card_best)
+  got <- c(got,
+    scorecard_first_declined = format(card_declined - 1L),
+    scorecard_points = e17(sp_pred$score[card_declined]),
+    scorecard_coherent_outcome = c(optimal = "Optimal", time_limit = "TimeLimit", infeasible = "Infeasible",
+                                   unknown = "Unknown")[[cfx_outcome(card_best)$outcome]],
+    scorecard_coherent_count = format(nrow(cdf)),
+    scorecard_coherent_cost = e17(cdf$cost[1]),
+    scorecard_coherent_points = e17(cdf$score[1]),
+    scorecard_coherent_raw = paste(e17(.Call(cfx:::C_coherent_counterfactual, card_best, 0)), collapse = ","),
+    scorecard_model_fingerprint = cfx_fingerprint(sc))
   # every expected key is reproduced, and with the same value
   expect_setequal(names(exp), names(got))
   for (k in names(exp)) expect_identical(got[[k]], exp[[k]], info = k)

@@ -4,16 +4,19 @@ import java.lang.ref.Reference;
 import java.util.Objects;
 
 /**
- * An immutable scoring model ({@code cfx_model}): logistic regression or an MLP over a schema's
- * encoded space. Thread-safe: one handle can serve many threads at once (see
+ * An immutable scoring model ({@code cfx_model}): logistic regression, an MLP or a points
+ * scorecard ({@link ScorecardImport#model()}) over a schema's encoded space. Thread-safe: one handle can serve many threads at once (see
  * org.cfx.examples.ParallelBatch). Scores are log-odds of the favourable outcome; an applicant is
- * accepted when the probability is strictly above {@link #threshold()}.
+ * accepted when the probability is strictly above {@link #threshold()}. A scorecard's score is its
+ * points total and it accepts when points ≥ its cutoff (its probability is NaN without a scaling).
  */
 public final class Model extends NativeResource {
     /** Model kinds ({@code cfx_model_kind}). */
     public enum Kind {
         LINEAR,
-        MLP
+        MLP,
+        /** A points scorecard ({@link ScorecardImport}): score = points, accepted when points ≥ cutoff. */
+        SCORECARD
     }
 
     /** Score (log-odds), probability and decision of one applicant. */
@@ -95,7 +98,12 @@ public final class Model extends NativeResource {
     public Kind kind() {
         try {
             int k = Native.modelKind(handle());
-            return k == 0 ? Kind.LINEAR : Kind.MLP;
+            return switch (k) {
+                case 0 -> Kind.LINEAR;
+                case 1 -> Kind.MLP;
+                case 2 -> Kind.SCORECARD;
+                default -> throw new IllegalStateException("cfx reported an unknown model kind " + k);
+            };
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -38,6 +38,7 @@ final class Native {
     static final int KIND_UNCERTAINTY = 13;
     static final int KIND_COPA_RESULT = 14;
     static final int KIND_COHERENT_BATCH = 15;
+    static final int KIND_SCORECARD_IMPORT = 16;
 
     /** Where the jar built by {@code make java} keeps the JNI shim and libcfx. */
     static final String JAR_NATIVE_DIR = "/org/cfx/native/";
@@ -284,6 +285,23 @@ final class Native {
     static native double datasetLabel(long d, long index);
 
     static native void datasetHoldoutSplit(long d, long[] out2);
+
+    // --------------------------------------------------------------- scorecard import
+
+    /** {@code cfx_scorecard_import_path} when {@code fromPath}, else {@code _csv} ({@code text} is the CSV). */
+    static native long scorecardImport(
+            long schema,
+            int format,
+            byte[] text,
+            boolean fromPath,
+            double cutoff,
+            boolean hasScaling,
+            double factor,
+            double offset);
+
+    static native long scorecardImportModel(long imp);
+
+    static native byte[] scorecardImportReport(long imp);
 
     // -------------------------------------------------------------------------- model
 

@@ -99,6 +99,37 @@ class ScenarioTest {
                 }
             }
 
+            // The bundled German points scorecard: its first declined held-out applicant, their
+            // points and their coherent counterfactual under the scorecard.
+            if (exp.containsKey("scorecard_first_declined")) {
+                String table = TestData.root().resolve("examples/data/german_scorecard_table.csv").toString();
+                try (ScorecardImport card = ScorecardImport.fromPath(
+                                schema,
+                                ScorecardFormat.OPTBINNING,
+                                table,
+                                487.1228762045055,
+                                new ScorecardImport.Scaling(28.85390081777927, 487.1228762045055));
+                        Model sc = card.model()) {
+                    int declined = -1;
+                    for (int i = 0; i < test.nRows() && declined < 0; i++) {
+                        if (!sc.predictRaw(schema, test.row(i)).accepted()) {
+                            declined = i;
+                        }
+                    }
+                    assertEquals(Integer.parseInt(exp.get("scorecard_first_declined")), declined);
+                    double[] applicant = test.row(declined);
+                    assertBits(exp.get("scorecard_points"), sc.predictRaw(schema, applicant).score());
+                    try (CoherentResult r = Coherent.explain(schema, sc, null, applicant)) {
+                        assertEquals(exp.get("scorecard_coherent_outcome").toUpperCase(), r.outcome().name());
+                        assertEquals(Integer.parseInt(exp.get("scorecard_coherent_count")), r.count());
+                        assertBits(exp.get("scorecard_coherent_cost"), r.certificate(0).cost());
+                        assertBits(exp.get("scorecard_coherent_points"), r.certificate(0).score());
+                        assertRow(exp.get("scorecard_coherent_raw"), r.counterfactual(0));
+                    }
+                    assertEquals(exp.get("scorecard_model_fingerprint"), sc.fingerprint());
+                }
+            }
+
             // A small P-DQN policy with the same configuration and seed as the Rust run.
             if (Sequential.available() && exp.containsKey("policy_fingerprint")) {
                 double[] applicant = test.row(firstDeclined);

