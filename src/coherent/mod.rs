@@ -353,10 +353,19 @@ pub struct Explanation {
 impl Explanation {
     /// The explanation in plain words, one line per counterfactual.
     pub fn to_text(&self) -> String {
-        let mut out = format!(
-            "declined: probability {:.3} ≤ {:.3}\n",
-            self.factual_probability, self.threshold
-        );
+        // A scorecard without a scaling has no probability: speak in points.
+        let points = self.factual_probability.is_nan();
+        let mut out = if points {
+            format!(
+                "declined: score {}\n",
+                crate::schema::fmt_num(self.factual_score)
+            )
+        } else {
+            format!(
+                "declined: probability {:.3} ≤ {:.3}\n",
+                self.factual_probability, self.threshold
+            )
+        };
         if self.counterfactuals.is_empty() {
             match &self.outcome {
                 Outcome::Infeasible {
@@ -392,12 +401,21 @@ impl Explanation {
         }
         for (k, cf) in self.counterfactuals.iter().enumerate() {
             let head = if k == 0 { "optimal" } else { "alternative" };
-            out.push_str(&format!(
-                "{head} (cost {:.3}, probability {:.3}): {}\n",
-                cf.cost,
-                cf.probability,
-                cf.describe()
-            ));
+            if points {
+                out.push_str(&format!(
+                    "{head} (cost {:.3}, score {}): {}\n",
+                    cf.cost,
+                    crate::schema::fmt_num(cf.score),
+                    cf.describe()
+                ));
+            } else {
+                out.push_str(&format!(
+                    "{head} (cost {:.3}, probability {:.3}): {}\n",
+                    cf.cost,
+                    cf.probability,
+                    cf.describe()
+                ));
+            }
         }
         out
     }

