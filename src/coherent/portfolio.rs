@@ -19,7 +19,7 @@
 //! `row` counts data records from 0.
 
 use super::{Config, explain_batch};
-use crate::data::{parse_csv, row_under_schema};
+use crate::data::{CsvOptions, parse_csv_with, row_under_schema};
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::schema::Schema;
@@ -89,9 +89,17 @@ fn next_record(reader: &mut impl BufRead, buf: &mut String) -> Result<Option<()>
     }
 }
 
-/// The cells of one record.
+/// The cells of one record (read as a header-less, one-row CSV).
 fn cells(record: &str) -> Result<Vec<String>> {
-    Ok(parse_csv(record)?.header)
+    let one_row = CsvOptions {
+        has_header: false,
+        ..CsvOptions::default()
+    };
+    parse_csv_with(record.as_bytes(), &one_row)?
+        .rows
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Data("an empty record".into()))
 }
 
 /// Explains every applicant of the CSV file `input` (a header naming the
