@@ -177,7 +177,7 @@ pub trait Model: Send + Sync + std::fmt::Debug {
 
 /// Refuses a model without an input gradient, for the methods that follow the
 /// gradient (Wachter, PROBE, CROCO, COPA): the one place that check lives.
-pub fn require_input_gradient(model: &dyn Model, method: &str) -> Result<()> {
+pub fn require_input_gradient<M: Model + ?Sized>(model: &M, method: &str) -> Result<()> {
     if model.has_input_gradient() {
         Ok(())
     } else {
