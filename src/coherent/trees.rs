@@ -13,12 +13,17 @@
 //! each cell every test of the feature goes one way. Per cut `c` a binary
 //! `ν_c` means "the feature is in its value state, on the low side of cut c";
 //! `ν_c ≤ ν_{c+1} ≤ … ≤ d_value` (OCEAN's monotone split binaries), tied to the
-//! slot `c_i` of the polytope by
+//! slot `c_i` of the polytope ([`Program::slot_expression`]) by
 //!
 //! ```text
-//! ν_c = 1  ⇒  c_i ≤ low_c          c_i + (1 − low_c)·ν_c ≤ 1
-//! ν_c = 0, d_value = 1  ⇒  c_i ≥ high_c     c_i − high_c·(d_value − ν_c) ≥ 0
+//! Σ_c a_c·z_c  ≤  c_i  ≤  Σ_c b_c·z_c,     z_c = ν_c − ν_{c−1}  (ν_{−1} = 0, ν_K = d_value)
 //! ```
+//!
+//! where cell `c` spans the slots `[a_c, b_c]` (`b_c = low_c`, `a_{c+1} =
+//! high_c`): the convex hull of "the slot lies in the chosen cell", one row
+//! each way rather than a big-M pair per cut (a big-M pair let the relaxation
+//! choose fractional cells without moving the slot, and HELOC solves hit the
+//! time limit).
 //!
 //! For an integer or step feature `low_c`/`high_c` are the slots of the last
 //! grid point on the low side and the first on the high side — found by
@@ -131,62 +136,69 @@ pub(crate) struct Cut {
 /// The cuts of contiguous feature `i` (sorted, distinct, inside its range), from
 /// every numeric test on it. Shared with the brute-force oracle in the tests.
 pub(crate) fn feature_cuts(ens: &TreeEnsemble, i: usize) -> Vec<Cut> {
-    let FeatureInput::Value {
-        lower, upper, grid, ..
-    } = &ens.inputs()[i]
-    else {
-        return Vec::new();
-    };
-    let (lower, upper) = (*lower, *upper);
-    let span = upper - lower;
-    let slot = |v: f64| if span > 0.0 { (v - lower) / span } else { 0.0 };
     let mut cuts: Vec<Cut> = Vec::new();
     for node in ens.nodes() {
         if node.test == Test::Leaf || node.feature as usize != i {
             continue;
         }
-        for bp in breakpoints(node) {
-            let cut = match grid {
-                Some((base, step)) => {
-                    let tol = COHERENCE_TOL;
-                    let k_lo = ((lower - base) / step - tol).ceil() as i64;
-                    let k_hi = ((upper - base) / step + tol).floor() as i64;
-                    let value = |k: i64| base + k as f64 * step;
-                    if k_lo > k_hi || !bp.low(value(k_lo)) || bp.low(value(k_hi)) {
-                        continue; // every grid point on one side
-                    }
-                    // Largest k with a low value: low(k_lo) holds, low(k_hi) does not.
-                    let (mut a, mut b) = (k_lo, k_hi);
-                    while b - a > 1 {
-                        let m = a + (b - a) / 2;
-                        if bp.low(value(m)) { a = m } else { b = m }
-                    }
-                    Cut {
-                        low: slot(value(a)),
-                        high: slot(value(b)),
-                        low_value: value(a),
-                        high_value: value(b),
-                    }
-                }
-                None => {
-                    let (lo, hi) = bp.edges();
-                    if lo < lower || hi > upper {
-                        continue;
-                    }
-                    Cut {
-                        low: slot(lo) - CELL_GAP,
-                        high: slot(hi) + CELL_GAP,
-                        low_value: lo,
-                        high_value: hi,
-                    }
-                }
-            };
-            cuts.push(cut);
-        }
+        cuts.extend(
+            breakpoints(node)
+                .into_iter()
+                .filter_map(|bp| cut_of(&ens.inputs()[i], bp)),
+        );
     }
     cuts.sort_by(|a, b| a.low.total_cmp(&b.low));
     cuts.dedup_by(|a, b| a.low == b.low);
     cuts
+}
+
+/// The cut a breakpoint makes in a contiguous feature's range, `None` when
+/// every value of the range lies on one side.
+fn cut_of(input: &FeatureInput, bp: Breakpoint) -> Option<Cut> {
+    let FeatureInput::Value {
+        lower, upper, grid, ..
+    } = input
+    else {
+        return None;
+    };
+    let (lower, upper) = (*lower, *upper);
+    let span = upper - lower;
+    let slot = |v: f64| if span > 0.0 { (v - lower) / span } else { 0.0 };
+    Some(match grid {
+        Some((base, step)) => {
+            let tol = COHERENCE_TOL;
+            let k_lo = ((lower - base) / step - tol).ceil() as i64;
+            let k_hi = ((upper - base) / step + tol).floor() as i64;
+            let value = |k: i64| base + k as f64 * step;
+            if k_lo > k_hi || !bp.low(value(k_lo)) || bp.low(value(k_hi)) {
+                return None; // every grid point on one side
+            }
+            // Largest k with a low value: low(k_lo) holds, low(k_hi) does not.
+            let (mut a, mut b) = (k_lo, k_hi);
+            while b - a > 1 {
+                let m = a + (b - a) / 2;
+                if bp.low(value(m)) { a = m } else { b = m }
+            }
+            Cut {
+                low: slot(value(a)),
+                high: slot(value(b)),
+                low_value: value(a),
+                high_value: value(b),
+            }
+        }
+        None => {
+            let (lo, hi) = bp.edges();
+            if lo < lower || hi > upper {
+                return None;
+            }
+            Cut {
+                low: slot(lo) - CELL_GAP,
+                high: slot(hi) + CELL_GAP,
+                low_value: lo,
+                high_value: hi,
+            }
+        }
+    })
 }
 
 /// A raw value inside each of the `cuts.len() + 1` cells of a feature whose
@@ -228,6 +240,7 @@ pub(super) fn build(
     // value in each cell.
     let mut cells: Vec<Vec<Vec<(usize, f64)>>> = vec![Vec::new(); n];
     let mut cell_raw: Vec<Vec<f64>> = vec![Vec::new(); n];
+
     for i in 0..n {
         let FeatureInput::Value { lower, .. } = ens.inputs()[i] else {
             continue;
@@ -236,18 +249,8 @@ pub(super) fn build(
         let d_value = prog.vars[i].state_cols[0];
         let slot = prog.slot_expression(i);
         let mut nu = Vec::with_capacity(cuts.len());
-        for cut in &cuts {
-            let v = prog.mip.add_col(0.0, 0.0, 1.0, true);
-            // slot + (1 − low)·ν ≤ 1
-            let mut row = slot.clone();
-            row.push((v, 1.0 - cut.low));
-            prog.mip.add_row(f64::NEG_INFINITY, 1.0, &row);
-            // slot − high·d_value + high·ν ≥ 0
-            let mut row = slot.clone();
-            row.push((d_value, -cut.high));
-            row.push((v, cut.high));
-            prog.mip.add_row(0.0, f64::INFINITY, &merge(&row));
-            nu.push(v);
+        for _ in &cuts {
+            nu.push(prog.mip.add_col(0.0, 0.0, 1.0, true));
         }
         for w in nu.windows(2) {
             prog.mip
@@ -257,6 +260,8 @@ pub(super) fn build(
             prog.mip
                 .add_row(f64::NEG_INFINITY, 0.0, &[(last, 1.0), (d_value, -1.0)]);
         }
+        // Cell c spans the slots [a_c, b_c]; its indicator is ν_c − ν_{c−1}
+        // (ν_{−1} = 0, ν_K = d_value).
         let mut cs = Vec::with_capacity(nu.len() + 1);
         for c in 0..=nu.len() {
             let mut e = Vec::new();
@@ -269,6 +274,51 @@ pub(super) fn build(
                 e.push((nu[c - 1], -1.0));
             }
             cs.push(e);
+        }
+        if !cuts.is_empty() {
+            // Σ_c a_c·z_c ≤ slot ≤ Σ_c b_c·z_c: the convex hull of "the slot lies
+            // in the chosen cell" (one row each way instead of a big-M pair per cut).
+            let a = |c: usize| if c == 0 { 0.0 } else { cuts[c - 1].high };
+            let b = |c: usize| if c == cuts.len() { 1.0 } else { cuts[c].low };
+            let mut lo_row = slot.clone();
+            let mut hi_row = slot.clone();
+            for (c, z) in cs.iter().enumerate() {
+                for &(col, v) in z {
+                    lo_row.push((col, -a(c) * v));
+                    hi_row.push((col, -b(c) * v));
+                }
+            }
+            prog.mip.add_row(0.0, f64::INFINITY, &merge(&lo_row));
+            prog.mip.add_row(f64::NEG_INFINITY, 0.0, &merge(&hi_row));
+            // The move costs at least the distance from the anchor to the chosen
+            // cell: unit·(l + u) ≥ Σ_c dist_c·z_c. Valid for every integral
+            // point (|slot − v| ≤ unit·(l + u)) and the convex hull of the cost
+            // per feature; without it the relaxation mixes cells around the
+            // anchor at no cost and the bound stays near 0.
+            let fv = &prog.vars[i];
+            if fv.steps {
+                // l and u count grid steps from a factual on the grid, and every
+                // cell edge is a grid point: for any choice of cells the slot's
+                // optimum is an edge, the anchor or an actionable bound, all on
+                // the grid, and reading the answer rounds u − l to whole steps,
+                // which keeps it inside its cell. Integrality adds nothing but
+                // branching here.
+                for c in [fv.l, fv.u].into_iter().flatten() {
+                    prog.mip.integer[c] = false;
+                }
+            }
+            let fv = &prog.vars[i];
+            if let (Some(l), Some(u)) = (fv.l, fv.u) {
+                let v = fv.anchor;
+                let mut row = vec![(l, fv.unit), (u, fv.unit)];
+                for (c, z) in cs.iter().enumerate() {
+                    let dist = (a(c) - v).max(v - b(c)).max(0.0);
+                    for &(col, coef) in z {
+                        row.push((col, -dist * coef));
+                    }
+                }
+                prog.mip.add_row(0.0, f64::INFINITY, &merge(&row));
+            }
         }
         cells[i] = cs;
         cell_raw[i] = cell_values(&cuts, lower);
