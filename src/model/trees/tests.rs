@@ -399,3 +399,66 @@ fn a_stored_ensemble_is_validated_and_refuses_unknown_keys() {
     .unwrap();
     assert!(AnyModel::from_json(&json, &other).is_err());
 }
+
+/// Γ̃ and Θ̃ by Monte Carlo through the `Model` trait, against the closed form
+/// for a stump on a real-valued feature: accepted iff x > 5 (slot 0.5), the
+/// applicant at slot 0.6 with N(0, 0.01) noise on the slot, so
+/// Γ = Φ((0.5 − 0.6)/0.1) = Φ(−1) and Θ = Γ·(1 − σ(−1)) + (1 − Γ)·(1 − σ(1)).
+#[test]
+fn monte_carlo_rates_under_a_stump_equal_the_closed_form() {
+    use crate::model::sigmoid;
+    use crate::robust::{Estimator, NoiseModel, Workspace};
+    let schema = Schema::new(vec![Feature::contiguous("x", 0.0, 10.0)]).unwrap();
+    let inputs = vec![FeatureInput::Value {
+        name: "x".into(),
+        lower: 0.0,
+        upper: 10.0,
+        grid: None,
+        specials: Vec::new(),
+    }];
+    let root = Node {
+        test: Test::AtMost,
+        feature: 0,
+        threshold: 5.0,
+        default_left: false,
+        left: 1,
+        right: 2,
+        value: 0.0,
+    };
+    let nodes = vec![root, Node::leaf(-1.0), Node::leaf(1.0)];
+    let m = TreeEnsemble::new(
+        Source::Lightgbm,
+        0.0,
+        0.5,
+        inputs,
+        vec![0],
+        nodes,
+        Vec::new(),
+    )
+    .unwrap();
+    m.check_schema(&schema).unwrap();
+    let x = schema.encode(&[6.0]).unwrap();
+    assert!(m.accepts(&x));
+    let k = 200_000;
+    let est = Estimator::new(NoiseModel::gaussian(0.01, vec![0]).unwrap(), k).unwrap();
+    let mut ws = Workspace::new(&m, 7);
+    let e = est.estimate(&m, &x, &mut ws).unwrap();
+    let gamma = crate::robust::normal_cdf(-1.0);
+    let theta = gamma * (1.0 - sigmoid(-1.0)) + (1.0 - gamma) * (1.0 - sigmoid(1.0));
+    assert!(
+        (e.invalidation.value - gamma).abs() < 4.0 * e.invalidation.std_error,
+        "Γ̃ {} ± {} vs Γ {gamma}",
+        e.invalidation.value,
+        e.invalidation.std_error
+    );
+    assert!(
+        (e.soft.value - theta).abs() < 4.0 * e.soft.std_error,
+        "Θ̃ {} ± {} vs Θ {theta}",
+        e.soft.value,
+        e.soft.std_error
+    );
+    // The gradient generators refuse a model without an input gradient.
+    let noise = NoiseModel::gaussian_for_schema(&schema, 0.01).unwrap();
+    let refused = crate::robust::wachter(&schema, &m, &noise, &[4.0], &Default::default());
+    assert!(matches!(refused, Err(Error::InvalidArgument(m)) if m.contains("gradient")));
+}
