@@ -4,13 +4,13 @@
 
 CBINDGEN_VERSION := 0.29.4
 APT_PACKAGES := cmake g++ pkg-config libclang-dev libopenblas-dev libgfortran-12-dev valgrind \
-  openjdk-17-jdk-headless junit5 mono-mcs mono-runtime r-base-dev r-cran-testthat
+  openjdk-17-jdk-headless junit5 mono-mcs mono-runtime r-base-dev r-cran-testthat python3-venv
 DATA ?= german
 EXPERIMENTS := robustness_tradeoff plans_under_shift sequential_policies
 CARGO ?= cargo
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps deps-apt deps-cbindgen build header demo test experiments bench fuzz lint
+.PHONY: deps deps-apt deps-cbindgen build header demo test experiments bench fuzz lint peers-trees
 
 deps: deps-apt deps-cbindgen
 
@@ -34,7 +34,12 @@ deps-cbindgen:
 build: deps
 	$(CARGO) build --release
 
-test: deps
+# The XGBoost and LightGBM HELOC models and their margins that the tree tests
+# read from target/peers (own venv in benches/peers/.venv-trees, pinned from PyPI).
+peers-trees:
+	python3 benches/peers/trees_train.py
+
+test: deps peers-trees
 	$(CARGO) test --release
 	bash bindings/java/run-tests.sh
 	bash bindings/csharp/run-tests.sh

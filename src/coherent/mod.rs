@@ -20,12 +20,13 @@
 
 mod highs;
 mod program;
+mod trees;
 
 #[cfg(test)]
 mod tests;
 
 use crate::error::{Error, Result, check_finite, check_len};
-use crate::model::{LinearModel, Model, logit, sigmoid};
+use crate::model::{LinearModel, Model, TreeEnsemble, logit, sigmoid};
 use crate::schema::{COHERENCE_TOL, Change, Direction, FeatureKind, Schema};
 use highs::{MipSolution, MipStatus, Options};
 use program::Program;
@@ -347,35 +348,82 @@ pub fn cost(schema: &Schema, from: &[f64], to: &[f64]) -> Result<f64> {
     Ok(total)
 }
 
-/// Checks the inputs and returns the linear model and the factual's score.
+/// The model side of the MIP, routed by model kind in this one place: a linear
+/// model's score is one row over the schema's polytope (Russell 2019); a tree
+/// ensemble's is OCEAN's leaf and split indicators joined to the same polytope
+/// (Parmentier & Vidal 2021; `trees.rs`).
+#[derive(Debug, Clone, Copy)]
+enum Scorer<'m> {
+    Linear(&'m LinearModel),
+    Trees(&'m TreeEnsemble),
+}
+
+impl<'m> Scorer<'m> {
+    fn of(model: &'m dyn Model) -> Result<Scorer<'m>> {
+        if let Some(l) = model.as_linear() {
+            return Ok(Scorer::Linear(l));
+        }
+        if let Some(t) = model.as_trees() {
+            return Ok(Scorer::Trees(t));
+        }
+        Err(Error::InvalidArgument(
+            "the coherent MIP needs a linear (logistic) model or a tree ensemble; use a robust \
+             or sequential method for MLPs"
+                .into(),
+        ))
+    }
+
+    fn model(self) -> &'m dyn Model {
+        match self {
+            Scorer::Linear(m) => m,
+            Scorer::Trees(m) => m,
+        }
+    }
+
+    /// The program for one applicant.
+    fn build(self, schema: &Schema, factual: &[f64], margin: f64) -> Result<Program> {
+        match self {
+            Scorer::Linear(m) => Program::build(schema, m, factual, margin),
+            Scorer::Trees(m) => trees::build(schema, m, factual, margin),
+        }
+    }
+
+    fn score(self, encoded: &[f64]) -> f64 {
+        self.model().score(encoded)
+    }
+
+    fn threshold(self) -> f64 {
+        self.model().threshold()
+    }
+}
+
+/// Checks the inputs and returns the model's side of the MIP and the factual's score.
 fn prepare<'m>(
     schema: &Schema,
     model: &'m dyn Model,
     factual: &[f64],
     config: &Config,
-) -> Result<(&'m LinearModel, f64)> {
+) -> Result<(Scorer<'m>, f64)> {
     config.validate()?;
-    let lin = model.as_linear().ok_or_else(|| {
-        Error::InvalidArgument(
-            "the coherent MIP needs a linear (logistic) model; use a robust or sequential method for MLPs"
-                .into(),
-        )
-    })?;
+    let lin = Scorer::of(model)?;
     check_len(
         "model input dimension vs schema encoded dimension",
         schema.encoded_dim(),
-        lin.weights.len(),
+        model.input_dim(),
     )?;
+    if let Scorer::Trees(t) = lin {
+        t.check_schema(schema)?;
+    }
     check_len("raw row", schema.n_features(), factual.len())?;
     check_finite("applicant row", factual)?;
     let x = schema.encode(factual)?;
     schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
     let score = lin.score(&x);
-    if score > logit(lin.threshold) {
+    if score > logit(lin.threshold()) {
         return Err(Error::InvalidArgument(format!(
             "the applicant is already accepted (probability {:.6} > {})",
             sigmoid(score),
-            lin.threshold
+            lin.threshold()
         )));
     }
     Ok((lin, score))
@@ -385,7 +433,7 @@ fn prepare<'m>(
 /// acceptance test after decoding.
 fn read_solution(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scorer<'_>,
     prog: &Program,
     factual: &[f64],
     sol: &MipSolution,
@@ -397,7 +445,7 @@ fn read_solution(
         .map_err(|e| Error::Solver(format!("internal: the MIP solution does not decode ({e})")))?;
     let encoded = schema.encode(&raw)?;
     let score = model.score(&encoded);
-    if score <= logit(model.threshold) {
+    if score <= logit(model.threshold()) {
         return Ok(None);
     }
     let status = match sol.status {
@@ -445,7 +493,7 @@ fn outcome_without_solution(status: MipStatus) -> Outcome {
 
 fn solve_program(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scorer<'_>,
     prog: &mut Program,
     factual: &[f64],
     config: &Config,
@@ -497,7 +545,7 @@ fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
 /// supersets of sets already found).
 fn blocking_groups(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scorer<'_>,
     factual: &[f64],
     config: &Config,
 ) -> Result<Vec<Vec<ConstraintGroup>>> {
@@ -515,7 +563,7 @@ fn blocking_groups(
             .filter(|g| mask & g.bit() != 0)
             .collect();
         let s = relaxed(schema, &groups)?;
-        let mut prog = Program::build(&s, model, factual, config.margin)?;
+        let mut prog = model.build(&s, factual, config.margin)?;
         if let Solved::Found(..) = solve_program(&s, model, &mut prog, factual, &quick)? {
             found.push(mask);
         }
@@ -531,12 +579,12 @@ fn blocking_groups(
         .collect())
 }
 
-fn new_explanation(model: &LinearModel, factual: &[f64], score: f64) -> Explanation {
+fn new_explanation(model: Scorer<'_>, factual: &[f64], score: f64) -> Explanation {
     Explanation {
         factual: factual.to_vec(),
         factual_score: score,
         factual_probability: sigmoid(score),
-        threshold: model.threshold,
+        threshold: model.threshold(),
         outcome: Outcome::Unknown { raw_status: 0 },
         counterfactuals: Vec::new(),
     }
@@ -545,12 +593,12 @@ fn new_explanation(model: &LinearModel, factual: &[f64], score: f64) -> Explanat
 /// The first solve of [`explain`] and [`explain_diverse`].
 fn first(
     schema: &Schema,
-    lin: &LinearModel,
+    lin: Scorer<'_>,
     factual: &[f64],
     config: &Config,
     ex: &mut Explanation,
 ) -> Result<Option<(Program, MipSolution)>> {
-    let mut prog = Program::build(schema, lin, factual, config.margin)?;
+    let mut prog = lin.build(schema, factual, config.margin)?;
     match solve_program(schema, lin, &mut prog, factual, config)? {
         Solved::Found(cf, sol) => {
             ex.outcome = cf.status.clone();
@@ -637,7 +685,7 @@ pub fn explain_diverse(
 
 fn russell(
     schema: &Schema,
-    lin: &LinearModel,
+    lin: Scorer<'_>,
     factual: &[f64],
     config: &Config,
     prog: &mut Program,
@@ -711,7 +759,7 @@ fn russell(
 
 fn distinct_subsets(
     schema: &Schema,
-    lin: &LinearModel,
+    lin: Scorer<'_>,
     factual: &[f64],
     config: &Config,
     prog: &mut Program,
@@ -819,7 +867,7 @@ pub fn mip_json(
     config: &Config,
 ) -> Result<String> {
     let (lin, _) = prepare(schema, model, factual, config)?;
-    let prog = Program::build(schema, lin, factual, config.margin)?;
+    let prog = lin.build(schema, factual, config.margin)?;
     let m = &prog.mip;
     let fin = |v: &Vec<f64>| -> Vec<f64> { v.iter().map(|x| x.clamp(-1e30, 1e30)).collect() };
     let value = serde_json::json!({

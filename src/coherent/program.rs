@@ -199,18 +199,68 @@ impl Program {
         factual: &[f64],
         margin: f64,
     ) -> Result<Program> {
+        Program::build_for(schema, Some(model), factual, margin)
+    }
+
+    /// The schema's mixed polytope alone (states, slots, grids, actionability)
+    /// with the factual's cost, for a model that adds its own decision row with
+    /// [`Program::set_decision`] (the tree MIP). Nothing is pruned by a model's
+    /// weights.
+    pub fn polytope(schema: &Schema, factual: &[f64]) -> Result<Program> {
+        Program::build_for(schema, None, factual, 0.0)
+    }
+
+    /// Adds the decision row `Σ coef·x ≥ threshold_rhs + margin`.
+    pub fn set_decision(&mut self, entries: &[(usize, f64)], threshold_rhs: f64, margin: f64) {
+        self.decision_row = self.mip.n_rows();
+        self.threshold_rhs = threshold_rhs;
+        self.mip
+            .add_row(threshold_rhs + margin, f64::INFINITY, entries);
+    }
+
+    /// The slot of contiguous feature `i` as a linear expression of the
+    /// columns, `v·d_c + unit·(u − l)`: the slot in the value state, 0 in a
+    /// special state (where `d_c = l = u = 0`).
+    pub fn slot_expression(&self, i: usize) -> Vec<(usize, f64)> {
+        let fv = &self.vars[i];
+        let mut e = vec![(fv.state_cols[0], fv.anchor)];
+        if let Some(u) = fv.u {
+            e.push((u, fv.unit));
+        }
+        if let Some(l) = fv.l {
+            e.push((l, -fv.unit));
+        }
+        e
+    }
+
+    fn build_for(
+        schema: &Schema,
+        model: Option<&LinearModel>,
+        factual: &[f64],
+        margin: f64,
+    ) -> Result<Program> {
         let mut mip = Mip::default();
         let mut vars = Vec::with_capacity(schema.n_features());
         let mut decision: Vec<(usize, f64)> = Vec::new();
-        let mut constant = model.bias;
-        let w_model = &model.weights;
+        let mut constant = model.map_or(0.0, |m| m.bias);
+        let zeros;
+        let w_model = match model {
+            Some(m) => &m.weights,
+            None => {
+                zeros = vec![0.0; schema.encoded_dim()];
+                &zeros
+            }
+        };
         for (i, f) in schema.features.iter().enumerate() {
             let layout = schema.layout(i);
             let w = schema.weights(i);
             let s_f = f.state_of(factual[i])?;
             let n_states = f.n_states();
             let contiguous = f.is_contiguous();
-            let dominated = dominated_states(schema, model, factual, i, s_f);
+            let dominated = match model {
+                Some(m) => dominated_states(schema, m, factual, i, s_f),
+                None => vec![false; n_states],
+            };
             // State binaries with their signed costs (objective 16).
             let mut state_cols = Vec::with_capacity(n_states);
             for (j, &dominated_j) in dominated.iter().enumerate() {
@@ -318,7 +368,7 @@ impl Program {
                     lmax = (lmax / unit + 1e-9).floor();
                     umax = (umax / unit + 1e-9).floor();
                 }
-                if !outside && (steps || grid.is_none()) {
+                if model.is_some() && !outside && (steps || grid.is_none()) {
                     // Moving the value against the model's weight lowers the score
                     // and costs more than not moving: dominated (see `dominated_states`).
                     if a > 0.0 || (a == 0.0 && w.value > 0.0) {
@@ -393,15 +443,17 @@ impl Program {
             }
             vars.push(fv);
         }
-        let threshold_rhs = crate::model::logit(model.threshold) - constant;
-        let decision_row = mip.n_rows();
-        mip.add_row(threshold_rhs + margin, f64::INFINITY, &decision);
-        Ok(Program {
+        let mut prog = Program {
             mip,
             vars,
-            decision_row,
-            threshold_rhs,
-        })
+            decision_row: usize::MAX,
+            threshold_rhs: f64::NAN,
+        };
+        if let Some(m) = model {
+            let threshold_rhs = crate::model::logit(m.threshold) - constant;
+            prog.set_decision(&decision, threshold_rhs, margin);
+        }
+        Ok(prog)
     }
 
     /// Sets the decision margin (the decision row's lower bound).

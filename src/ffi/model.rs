@@ -34,6 +34,9 @@ pub enum cfx_model_kind {
     Linear = 0,
     /// Multi-layer perceptron with ReLU hidden layers.
     Mlp = 1,
+    /// A gradient-boosted tree ensemble (XGBoost, LightGBM). Number 3: 2 is
+    /// kept for the points scorecard developed alongside.
+    Trees = 3,
 }
 
 /// A logistic-regression model `score = w·x + b` over the encoded space,
@@ -143,7 +146,8 @@ pub unsafe extern "C" fn cfx_model_train_mlp(
     }
 }
 
-/// The model kind (`CFX_MODEL_KIND_LINEAR` or `CFX_MODEL_KIND_MLP`) as `int32_t`.
+/// The model kind (`CFX_MODEL_KIND_LINEAR`, `CFX_MODEL_KIND_MLP` or
+/// `CFX_MODEL_KIND_TREES`) as `int32_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_model_get_kind(
     model: *const cfx_model,
@@ -154,6 +158,7 @@ pub unsafe extern "C" fn cfx_model_get_kind(
         let k = match arc_ref(model, "model")? {
             AnyModel::Linear(_) => cfx_model_kind::Linear,
             AnyModel::Mlp(_) => cfx_model_kind::Mlp,
+            AnyModel::Trees(_) => cfx_model_kind::Trees,
         };
         out.write(k as i32);
         Ok(())

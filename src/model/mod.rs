@@ -5,9 +5,11 @@
 
 mod linear;
 mod mlp;
+pub mod trees;
 
 pub use linear::{LinearModel, LogisticFit};
 pub use mlp::{MlpModel, MlpTraining};
+pub use trees::TreeEnsemble;
 
 use crate::error::{Error, Result};
 use crate::schema::Schema;
@@ -101,6 +103,16 @@ pub trait Model: Send + Sync + std::fmt::Debug {
     fn as_linear(&self) -> Option<&LinearModel> {
         None
     }
+    /// The tree ensemble behind this one, when it is one (enables the tree MIP).
+    fn as_trees(&self) -> Option<&TreeEnsemble> {
+        None
+    }
+    /// Whether [`Model::score_gradient_in`] gives a meaningful input gradient.
+    /// Models that are piecewise constant (tree ensembles) say no, and methods
+    /// that follow the gradient refuse them ([`require_input_gradient`]).
+    fn has_input_gradient(&self) -> bool {
+        true
+    }
 
     /// Scratch needed by [`Model::prepare_perturbed`] and
     /// [`Model::score_perturbed`], for any set of noisy columns.
@@ -163,12 +175,26 @@ pub trait Model: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// Refuses a model without an input gradient, for the methods that follow the
+/// gradient (Wachter, PROBE, CROCO, COPA): the one place that check lives.
+pub fn require_input_gradient<M: Model + ?Sized>(model: &M, method: &str) -> Result<()> {
+    if model.has_input_gradient() {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{method} follows the model's input gradient, and this model has none \
+             (a tree ensemble is piecewise constant); use the coherent MIP instead"
+        )))
+    }
+}
+
 /// Any cfx model, as stored in JSON and held behind the C ABI.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum AnyModel {
     Linear(LinearModel),
     Mlp(MlpModel),
+    Trees(TreeEnsemble),
 }
 
 #[derive(Serialize, Deserialize)]
@@ -199,6 +225,9 @@ impl AnyModel {
             )));
         }
         f.model.validate()?;
+        if let AnyModel::Trees(t) = &f.model {
+            t.check_schema(schema)?;
+        }
         crate::error::check_len(
             "model input dimension vs schema encoded dimension",
             schema.encoded_dim(),
@@ -212,6 +241,7 @@ impl AnyModel {
         match self {
             AnyModel::Linear(m) => m.validate(),
             AnyModel::Mlp(m) => m.validate(),
+            AnyModel::Trees(m) => m.validate(),
         }
     }
 
@@ -219,6 +249,7 @@ impl AnyModel {
         match self {
             AnyModel::Linear(m) => m,
             AnyModel::Mlp(m) => m,
+            AnyModel::Trees(m) => m,
         }
     }
 }
@@ -241,6 +272,12 @@ impl Model for AnyModel {
     }
     fn as_linear(&self) -> Option<&LinearModel> {
         self.inner().as_linear()
+    }
+    fn as_trees(&self) -> Option<&TreeEnsemble> {
+        self.inner().as_trees()
+    }
+    fn has_input_gradient(&self) -> bool {
+        self.inner().has_input_gradient()
     }
     fn perturbed_scratch_len(&self) -> usize {
         self.inner().perturbed_scratch_len()

@@ -268,6 +268,7 @@ impl Setup {
         noise: &NoiseModel,
         raw: &[f64],
     ) -> Result<Setup> {
+        crate::model::require_input_gradient(model, "a gradient counterfactual generator")?;
         check_len(
             "model input vs schema encoded dimension",
             schema.encoded_dim(),
