@@ -1,22 +1,38 @@
-# cfx — build, test and demo entry points.
-# `make demo` and `make test` each do their own set-up through `deps`,
+# cfx — build, test, install and demo entry points.
+# `make demo` and `make test` each do their own set-up (`deps-demo`, `deps`),
 # so on a fresh Debian machine either command alone is enough.
 
 CBINDGEN_VERSION := 0.29.4
-APT_PACKAGES := cmake g++ pkg-config libclang-dev libopenblas-dev libgfortran-12-dev valgrind \
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+# What building libcfx and running the demo need: HiGHS is compiled from C++ sources by
+# highs-sys (cmake, g++, libclang), clarabel links the system OpenBLAS (through pkg-config).
+DEMO_APT_PACKAGES := cmake g++ pkg-config libclang-dev libopenblas-dev libgfortran-12-dev
+# What `make test` needs on top: valgrind for the C examples, and the three bindings' toolchains.
+TEST_APT_PACKAGES := $(DEMO_APT_PACKAGES) valgrind \
   openjdk-17-jdk-headless junit5 mono-mcs mono-runtime r-base-dev r-cran-testthat python3-venv
 DATA ?= german
 EXPERIMENTS := robustness_tradeoff plans_under_shift sequential_policies
 CARGO ?= cargo
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps deps-apt deps-cbindgen build header demo test experiments bench fuzz lint peers-trees
+# `make install` layout (GNU conventions; DESTDIR for staged installs).
+PREFIX ?= /usr/local
+DESTDIR ?=
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share/cfx
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
-deps: deps-apt deps-cbindgen
+.PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
+  demo test test-install install uninstall java csharp r experiments bench fuzz lint peers-trees
 
-# Install only the Debian packages that are missing (idempotent).
-deps-apt:
-	@missing=""; for p in $(APT_PACKAGES); do \
+# Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
+deps: deps-apt-test deps-cbindgen
+deps-demo: deps-apt-demo
+
+# Installs only the Debian packages of $(1) that are missing (idempotent).
+define apt_install
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -24,6 +40,13 @@ deps-apt:
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+endef
+
+deps-apt-demo:
+	$(call apt_install,$(DEMO_APT_PACKAGES))
+
+deps-apt-test:
+	$(call apt_install,$(TEST_APT_PACKAGES))
 
 # A pinned cbindgen: different releases format headers differently.
 deps-cbindgen:
@@ -31,7 +54,14 @@ deps-cbindgen:
 	  $(CARGO) install --locked cbindgen --version $(CBINDGEN_VERSION); \
 	fi
 
-build: deps
+# Says what the long first build does before it starts (nothing once it has been done).
+first-build-notice:
+	@if ! ls -d target/release/build/highs-sys-*/out >/dev/null 2>&1; then \
+	  echo "cfx: first build: compiling the HiGHS MIP solver (C++, through cmake) and some 250 Rust crates"; \
+	  echo "cfx: this takes several minutes (the longer the fewer cores), once; later builds take seconds"; \
+	fi
+
+build: deps-demo first-build-notice
 	$(CARGO) build --release
 
 # The XGBoost and LightGBM HELOC models and their margins that the tree tests
@@ -41,13 +71,64 @@ peers-trees:
 
 test: deps peers-trees
 	$(CARGO) test --release
+	bash tests/install/run.sh
 	bash bindings/java/run-tests.sh
 	bash bindings/csharp/run-tests.sh
 	bash bindings/r/run-tests.sh
 
-demo: deps
+demo: deps-demo first-build-notice
 	$(CARGO) run --release --example credit_recourse -- $(DATA)
 	$(CARGO) run --release --example sequential_demo -- $(DATA)
+
+# Installs the C library as a system library: libcfx.so.<ABI> (its soname, set by build.rs from
+# src/ffi/version.rs) with the libcfx.so link, libcfx.a, cfx.h, cfx.pc and the bundled data in
+# $(DATADIR), where libcfx finds it by itself (see `cfx_dataset_load_german` in cfx.h). Debug
+# information is stripped from the installed copies: it would carry the build folder's path.
+# Without cargo on the PATH (as under sudo) it installs what `make build` built before.
+install:
+	@if command -v $(CARGO) >/dev/null 2>&1; then $(MAKE) --no-print-directory build; \
+	elif [ -f target/release/libcfx.so ]; then echo "cfx: no cargo on the PATH: installing the library built before"; \
+	else echo "cfx: no cargo on the PATH and no target/release/libcfx.so: run \`make build\` first" >&2; exit 1; fi
+	@soname=$$(readelf -d target/release/libcfx.so | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p'); \
+	if [ -z "$$soname" ]; then echo "target/release/libcfx.so has no soname" >&2; exit 1; fi; \
+	set -ex; \
+	install -d "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(PKGCONFIGDIR)" "$(DESTDIR)$(DATADIR)"; \
+	install -m 755 target/release/libcfx.so "$(DESTDIR)$(LIBDIR)/$$soname"; \
+	strip --strip-debug "$(DESTDIR)$(LIBDIR)/$$soname"; \
+	ln -sfn "$$soname" "$(DESTDIR)$(LIBDIR)/libcfx.so"; \
+	install -m 644 target/release/libcfx.a "$(DESTDIR)$(LIBDIR)/libcfx.a"; \
+	strip --strip-debug "$(DESTDIR)$(LIBDIR)/libcfx.a"; \
+	install -m 644 include/cfx.h "$(DESTDIR)$(INCLUDEDIR)/cfx.h"; \
+	install -m 644 examples/data/german_credit.csv examples/data/README.md "$(DESTDIR)$(DATADIR)/"; \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  -e 's|@DATADIR@|$(DATADIR)|' -e 's|@VERSION@|$(VERSION)|' packaging/cfx.pc.in \
+	  > "$(DESTDIR)$(PKGCONFIGDIR)/cfx.pc"
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f "$(DESTDIR)$(LIBDIR)"/libcfx.so "$(DESTDIR)$(LIBDIR)"/libcfx.so.[0-9]* "$(DESTDIR)$(LIBDIR)/libcfx.a" \
+	  "$(DESTDIR)$(INCLUDEDIR)/cfx.h" "$(DESTDIR)$(PKGCONFIGDIR)/cfx.pc"
+	rm -rf "$(DESTDIR)$(DATADIR)"
+
+# Installs into a temporary prefix, builds a C example against it through pkg-config (shared
+# and static) and runs it from outside the source tree (tests/install/run.sh).
+test-install: build
+	bash tests/install/run.sh
+
+# The bindings, each with one command (against target/release, built by `make build`):
+# bindings/java/build/cfx-$(VERSION).jar (classes, JNI shim and libcfx inside),
+# bindings/csharp/build/Cfx.dll, and the R package installed into R's library.
+java: build
+	$(call apt_install,openjdk-17-jdk-headless)
+	bash bindings/java/build.sh
+
+csharp: build
+	$(call apt_install,mono-mcs mono-runtime)
+	sh bindings/csharp/build.sh
+
+r: build
+	$(call apt_install,r-base-dev)
+	CFX_LIB_DIR=$(CURDIR)/target/release CFX_INCLUDE_DIR=$(CURDIR)/include bash bindings/r/install.sh
 
 # Regenerates the committed C header with the pinned cbindgen (tests/header.rs fails on drift).
 header: deps-cbindgen

@@ -1038,20 +1038,26 @@ void cfx_copa_result_free(const struct cfx_copa_result *result);
 /**
  * Loads the Statlog German credit CSV with cfx's schema (immutable personal
  * status and foreign-worker status, age only increasing) and fitted distance
- * weights. `path` NULL means the copy bundled with the source tree. On
- * success `*out_dataset` owns a new handle. Errors: `IO_ERROR`, `DATA_ERROR`.
+ * weights. `path` NULL means the bundled copy, looked up at run time in
+ * `$CFX_DATA_DIR` when set (only there), else in `<prefix>/share/cfx` beside
+ * the installed library (`<prefix>/lib/libcfx.so`, as `make install` lays it
+ * out), else in `examples/data` under the current directory (a source
+ * checkout). On success `*out_dataset` owns a new handle. Errors: `IO_ERROR`
+ * (naming the places looked in when the bundled copy is found nowhere),
+ * `DATA_ERROR`.
  */
 cfx_status cfx_dataset_load_german(const char *path, const struct cfx_dataset **out_dataset);
 
 /**
  * Loads the FICO HELOC CSV (special codes −7/−8/−9 as special states).
- * `path` NULL means `heloc.csv` in cfx's shared data folder.
+ * `path` NULL means `heloc.csv` in cfx's shared data folder: `$CFX_SHARED_DATA`,
+ * else `../shared/data` relative to the current directory.
  */
 cfx_status cfx_dataset_load_heloc(const char *path, const struct cfx_dataset **out_dataset);
 
 /**
  * Loads the Taiwan credit-card default CSV. `path` NULL means `taiwan_default.csv`
- * in cfx's shared data folder.
+ * in cfx's shared data folder (`$CFX_SHARED_DATA`, else `../shared/data`).
  */
 cfx_status cfx_dataset_load_taiwan(const char *path, const struct cfx_dataset **out_dataset);
 

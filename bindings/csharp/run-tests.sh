@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds libcfx (testing feature), the C# binding (Cfx.dll) and its tests
 # (Tests.exe) with mcs, then runs them with mono. Last line:
-# "csharp: N passed, M failed"; exit status non-zero on any failure.
+# "csharp: N passed, M failed"; exit status non-zero on any failure. Also
+# compiles and runs the C# snippets of README.md and bindings/csharp/README.md.
 # Extra arguments select tests by name fragment.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,20 +11,39 @@ libdir="$root/target/ffi-testing/release"
 
 (cd "$root" && cargo build --quiet --release --lib --features testing --target-dir target/ffi-testing)
 
-# Method families are compiled in when the header declares them (the lead
-# merges their C entry points into this tree over time).
-defines=""
-grep -q 'cfx_robust_generate' "$root/include/cfx.h" && defines="$defines -define:CFX_ROBUST"
-grep -q 'cfx_coherent_explain' "$root/include/cfx.h" && defines="$defines -define:CFX_COHERENT"
-grep -q 'cfx_policy_train' "$root/include/cfx.h" && defines="$defines -define:CFX_SEQUENTIAL"
-grep -q 'cfx_copa_plan_new' "$root/include/cfx.h" && defines="$defines -define:CFX_COPA"
-grep -q 'cfx_copa_correct' "$root/include/cfx.h" && defines="$defines -define:CFX_COPA_CORRECT"
-grep -q 'cfx_coherent_explain_batch' "$root/include/cfx.h" && defines="$defines -define:CFX_COHERENT_BATCH"
-echo "csharp: building with:${defines:- (core only)}"
+# The binding as `make csharp` builds it (every function family; no -define: flags), and the tests.
+OUT="$here/build" sh "$here/build.sh"
+mcs -nologo -langversion:7 -warnaserror -r:"$here/build/Cfx.dll" -out:"$here/build/Tests.exe" "$here"/tests/*.cs
 
-mkdir -p "$here/build"
-mcs -nologo -langversion:7 -warnaserror $defines -target:library -out:"$here/build/Cfx.dll" "$here"/src/*.cs
-mcs -nologo -langversion:7 -warnaserror $defines -r:"$here/build/Cfx.dll" -out:"$here/build/Tests.exe" "$here"/tests/*.cs
+# The README snippets, compiled against Cfx.dll and run in an empty folder with libcfx.so on
+# LD_LIBRARY_PATH; a snippet's comment "// <output> …" is the start of what it must print.
+snip="$here/build/snippets"
+rm -rf "$snip" && mkdir -p "$snip"
+cp "$here/build/Cfx.dll" "$snip/"
+n=0
+for readme in "$root/README.md" "$here/README.md"; do
+  blocks=$(awk '/^```csharp$/ {inb=1; k++; next} inb && /^```$/ {inb=0; next} inb {print k "\t" $0}' "$readme")
+  for k in $(printf '%s\n' "$blocks" | cut -f1 | sort -un); do
+    n=$((n + 1))
+    body=$(printf '%s\n' "$blocks" | awk -F'\t' -v k="$k" '$1 == k {sub(/^[0-9]+\t/, ""); print}')
+    { echo "using System; using System.IO; using Cfx;"
+      echo "public static class Snippet$n { public static void Main() {"
+      printf '%s\n' "$body" | grep -v '^using [A-Za-z.]*;$'
+      echo "} }"; } >"$snip/Snippet$n.cs"
+    expect=$(printf '%s\n' "$body" | sed -n 's|.*// \(.*\) …$|\1|p' | head -n 1)
+    if ! mcs -nologo -langversion:7 -warnaserror -r:"$snip/Cfx.dll" -out:"$snip/Snippet$n.exe" "$snip/Snippet$n.cs" >"$snip/mcs$n.log" 2>&1; then
+      echo "csharp: snippet $n of $readme does not compile:" >&2; cat "$snip/mcs$n.log" >&2; exit 1
+    fi
+    if ! (cd "$snip" && CFX_DATA_DIR="$root/examples/data" LD_LIBRARY_PATH="$libdir" mono "Snippet$n.exe" >"out$n.txt" 2>&1); then
+      echo "csharp: snippet $n of $readme failed:" >&2; cat "$snip/out$n.txt" >&2; exit 1
+    fi
+    if [ -n "$expect" ] && ! grep -qF -- "$expect" "$snip/out$n.txt"; then
+      echo "csharp: snippet $n of $readme printed something else than '$expect':" >&2; cat "$snip/out$n.txt" >&2; exit 1
+    fi
+  done
+done
+[ "$n" -ge 2 ] || { echo "csharp: found $n README snippets, expected at least 2" >&2; exit 1; }
+echo "csharp: $n README snippets compiled and ran"
 
 export CFX_ROOT="$root"
 # The deliberate panic of the testing feature prints one line on stderr; no backtrace.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the cfx Java binding (JNI shim + classes) and runs its JUnit 5 tests.
 # Last line: "java: N passed, M failed"; exit status non-zero on any failure.
+# Also compiles the Java snippets of README.md and bindings/java/README.md against the jar and runs them.
 # Needs: JDK 17 (javac, java), gcc, junit5 jars in /usr/share/java (Debian `junit5`).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,28 +16,15 @@ if [ "${CFX_SKIP_CARGO:-0}" != 1 ]; then
   (cd "$ROOT" && cargo build --release --lib --features testing --target-dir target/ffi-testing >&2)
 fi
 
-# 2. The JNI shim, linked to libcfx with an rpath so no LD_LIBRARY_PATH is needed.
-#    Entry points merged into cfx.h after this binding's first version are compiled in when the
-#    header declares them (the Java side reports them through Robustness.available() etc.).
-mkdir -p "$BUILD/classes" "$BUILD/test-classes" "$BUILD/native"
-FEATURES=()
-if grep -q 'cfx_robust_generate' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_ROBUST); fi
-if grep -q 'cfx_coherent_explain' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_COHERENT); fi
-if grep -q 'cfx_policy_train' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_SEQUENTIAL); fi
-if grep -q 'cfx_copa_plan_new' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_COPA); fi
-if grep -q 'cfx_copa_correct' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_COPA_CORRECT); fi
-if grep -q 'cfx_coherent_explain_batch' "$ROOT/include/cfx.h"; then FEATURES+=(-DCFX_JNI_COHERENT_BATCH); fi
-gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -DCFX_TESTING "${FEATURES[@]}" \
-  -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -I"$ROOT/include" \
-  "$HERE/src/main/c/cfx_jni.c" -o "$BUILD/native/libcfx_jni.so" \
-  -L"$LIBDIR" -lcfx -Wl,-rpath,"$LIBDIR"
+# 2. The JNI shim (every function family of the header, plus the testing entry point), the
+#    classes and the jar, as `make java` builds them but against the testing library.
+OUT="$BUILD" CFX_LIB_DIR="$LIBDIR" CFX_TESTING=1 bash "$HERE/build.sh" >&2
+mkdir -p "$BUILD/test-classes"
 
-# 3. Classes, example and tests.
-javac -Xlint:all -Werror -d "$BUILD/classes" $(find "$HERE/src/main/java" -name '*.java')
+# 3. Tests.
 javac -Xlint:all,-processing,-try -d "$BUILD/test-classes" -cp "$BUILD/classes:$JUNIT" \
   $(find "$HERE/src/test/java" -name '*.java')
 
-# 4. Tests.
 JOPTS=(-Djava.library.path="$BUILD/native" -Dcfx.root="$ROOT" -Xcheck:jni)
 LOG="$BUILD/junit.log"
 set +e
@@ -51,6 +39,38 @@ passed=${passed:-0}
 failed=${failed:-0}
 aborted=${aborted:-0}
 if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then failed=1; fi
+
+# 4. The README snippets, compiled against the jar alone and run from an empty folder with no
+#    java.library.path, LD_LIBRARY_PATH or CFX_DATA_DIR: the binding loads its natives and finds
+#    the bundled data from inside the jar.
+#    A snippet's comment "// <output> …" is the start of what it must print.
+JAR="$BUILD/cfx-$(sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head -n 1).jar"
+SNIP="$BUILD/snippets"
+rm -rf "$SNIP" && mkdir -p "$SNIP"
+n=0
+for readme in "$ROOT/README.md" "$HERE/README.md"; do
+  while IFS= read -r -d '' block; do
+    n=$((n + 1))
+    { echo "import org.cfx.*;"
+      echo "public class Snippet$n { public static void main(String[] args) throws Exception {"
+      printf '%s\n' "$block"
+      echo "} }"; } >"$SNIP/Snippet$n.java"
+    expect=$(printf '%s\n' "$block" | sed -n 's|.*// \(.*\) …$|\1|p' | head -n 1)
+    if ! javac -Xlint:all -Werror -d "$SNIP" -cp "$JAR" "$SNIP/Snippet$n.java" 2>"$SNIP/javac$n.log"; then
+      echo "java: snippet $n of $readme does not compile:" >&2; cat "$SNIP/javac$n.log" >&2; failed=$((failed + 1)); continue
+    fi
+    if ! (cd "$SNIP" && env -u LD_LIBRARY_PATH -u CFX_DATA_DIR \
+          java -cp "$JAR:$SNIP" "Snippet$n" >"$SNIP/out$n.txt" 2>&1); then
+      echo "java: snippet $n of $readme failed:" >&2; cat "$SNIP/out$n.txt" >&2; failed=$((failed + 1)); continue
+    fi
+    if [ -n "$expect" ] && ! grep -qF -- "$expect" "$SNIP/out$n.txt"; then
+      echo "java: snippet $n of $readme printed something else than '$expect':" >&2; cat "$SNIP/out$n.txt" >&2
+      failed=$((failed + 1)); continue
+    fi
+    passed=$((passed + 1))
+  done < <(awk '/^```java$/ {inb=1; b=""; next} inb && /^```$/ {inb=0; printf "%s%c", b, 0; next} inb {b = b $0 "\n"}' "$readme")
+done
+[ "$n" -ge 2 ] || { echo "java: found $n README snippets, expected at least 2" >&2; failed=$((failed + 1)); }
 # Skipped = tests of entry points that this cfx.h does not declare yet (assumptions).
 echo "java: $passed passed, $failed failed, $aborted skipped"
 [ "$status" = 0 ] && [ "$failed" = 0 ]

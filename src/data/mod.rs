@@ -236,17 +236,107 @@ fn table_rows(table: &Table, schema: &Schema, cols: &[usize]) -> Result<Vec<Vec<
 }
 
 /// The folder of the real datasets that may not be bundled (HELOC, Taiwan):
-/// `$CFX_SHARED_DATA`, else `../shared/data` beside the crate.
+/// `$CFX_SHARED_DATA`, else `../shared/data` relative to the current
+/// directory (beside a source checkout, where `cargo test` and `make` run).
 pub fn shared_data_dir() -> PathBuf {
-    if let Ok(p) = std::env::var("CFX_SHARED_DATA") {
-        return PathBuf::from(p);
+    match std::env::var_os("CFX_SHARED_DATA") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => PathBuf::from("../shared/data"),
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
 }
 
-/// The bundled German credit file.
+/// The file every copy of the bundled data folder holds.
+const GERMAN_FILE: &str = "german_credit.csv";
+
+/// The folder of the data bundled with cfx (`german_credit.csv`, from the
+/// source tree's `examples/data`), looked up at run time, first match wins:
+/// 1. `$CFX_DATA_DIR` when set (then only there);
+/// 2. `share/cfx` of the prefix the library is installed in: found from the
+///    location of the loaded `libcfx` itself (`<prefix>/lib/libcfx.so.N` →
+///    `<prefix>/share/cfx`, also one level up for multiarch library folders),
+///    so an installed prefix can be moved and no build path is baked in;
+/// 3. `examples/data` relative to the current directory (a source checkout).
+///
+/// An error names every place it looked and the variable to set.
+pub fn bundled_data_dir() -> Result<PathBuf> {
+    find_bundled_data_dir(
+        std::env::var_os("CFX_DATA_DIR").as_deref(),
+        loaded_object_dir().as_deref(),
+        Path::new("examples/data"),
+    )
+}
+
+/// [`bundled_data_dir`] with its inputs given: the value of `CFX_DATA_DIR`, the
+/// folder of the loaded library, and the source tree's data folder.
+fn find_bundled_data_dir(
+    variable: Option<&std::ffi::OsStr>,
+    lib_dir: Option<&Path>,
+    source_tree: &Path,
+) -> Result<PathBuf> {
+    if let Some(dir) = variable.filter(|d| !d.is_empty()) {
+        let dir = PathBuf::from(dir);
+        if dir.join(GERMAN_FILE).is_file() {
+            return Ok(dir);
+        }
+        return Err(Error::Io(format!(
+            "CFX_DATA_DIR is '{}', but it holds no {GERMAN_FILE}",
+            dir.display()
+        )));
+    }
+    let mut looked = Vec::new();
+    if let Some(lib_dir) = lib_dir {
+        for up in [1, 2] {
+            if let Some(prefix) = lib_dir.ancestors().nth(up) {
+                looked.push(prefix.join("share/cfx"));
+            }
+        }
+    }
+    looked.push(source_tree.to_path_buf());
+    match looked.iter().find(|d| d.join(GERMAN_FILE).is_file()) {
+        Some(d) => Ok(d.clone()),
+        None => Err(Error::Io(format!(
+            "the bundled data ({GERMAN_FILE}) was not found; set CFX_DATA_DIR to the folder \
+             holding it (installed: <prefix>/share/cfx; source tree: examples/data); looked in: {}",
+            looked
+                .iter()
+                .map(|d| format!("'{}'", d.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// The folder of the shared object (or executable) this code was loaded from,
+/// as the dynamic loader reports it (`dladdr`); `None` when it cannot say.
+fn loaded_object_dir() -> Option<PathBuf> {
+    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
+    let here = loaded_object_dir as fn() -> Option<PathBuf> as *const libc::c_void;
+    // SAFETY: dladdr only reads the address and fills `info`; the returned name
+    // points into the loader's own tables and is copied out at once.
+    let found = unsafe { libc::dladdr(here, info.as_mut_ptr()) };
+    if found == 0 {
+        return None;
+    }
+    let info = unsafe { info.assume_init() };
+    if info.dli_fname.is_null() {
+        return None;
+    }
+    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+    let path =
+        Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name.to_bytes()));
+    path.parent().map(Path::to_path_buf)
+}
+
+/// The bundled German credit file, looked up as [`bundled_data_dir`] says.
+pub fn bundled_german() -> Result<PathBuf> {
+    Ok(bundled_data_dir()?.join(GERMAN_FILE))
+}
+
+/// [`bundled_german`] for callers that go on to load the file: when it is found
+/// nowhere, the source-tree path `examples/data/german_credit.csv`, so that
+/// loading fails with an error naming that path.
 pub fn bundled_german_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/german_credit.csv")
+    bundled_german().unwrap_or_else(|_| Path::new("examples/data").join(GERMAN_FILE))
 }
 
 fn set<F: FnMut(&mut Feature)>(schema: &mut Schema, name: &str, mut f: F) -> Result<()> {
@@ -376,4 +466,95 @@ pub fn taiwan(path: &Path) -> Result<Dataset> {
     }
     d.schema = Schema::new(d.schema.features.clone())?;
     Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh scratch folder in the system temporary folder, removed by each test.
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cfx-data-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn put_german(dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(GERMAN_FILE), "x\n").unwrap();
+    }
+
+    #[test]
+    fn the_bundled_data_is_looked_up_in_order() {
+        let root = scratch("order");
+        let tree = root.join("tree/examples/data");
+        let prefix_lib = root.join("prefix/lib");
+        let multiarch_lib = root.join("usr/lib/x86_64-linux-gnu");
+        put_german(&tree);
+        std::fs::create_dir_all(&prefix_lib).unwrap();
+        // Nothing installed: the source tree's folder.
+        assert_eq!(
+            find_bundled_data_dir(None, Some(&prefix_lib), &tree).unwrap(),
+            tree
+        );
+        // Installed: <prefix>/share/cfx beside <prefix>/lib wins over the source tree.
+        put_german(&root.join("prefix/share/cfx"));
+        assert_eq!(
+            find_bundled_data_dir(None, Some(&prefix_lib), &tree).unwrap(),
+            root.join("prefix/share/cfx")
+        );
+        // A multiarch library folder: two levels up.
+        put_german(&root.join("usr/share/cfx"));
+        assert_eq!(
+            find_bundled_data_dir(None, Some(&multiarch_lib), Path::new("nowhere")).unwrap(),
+            root.join("usr/share/cfx")
+        );
+        // The variable wins over everything, and an empty one counts as unset.
+        let chosen = root.join("chosen");
+        put_german(&chosen);
+        assert_eq!(
+            find_bundled_data_dir(Some(chosen.as_os_str()), Some(&prefix_lib), &tree).unwrap(),
+            chosen
+        );
+        assert_eq!(
+            find_bundled_data_dir(Some("".as_ref()), None, &tree).unwrap(),
+            tree
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn missing_bundled_data_is_an_error_naming_where_it_looked() {
+        let root = scratch("missing");
+        let err =
+            find_bundled_data_dir(Some(root.join("empty").as_os_str()), None, &root).unwrap_err();
+        assert!(
+            matches!(&err, Error::Io(m) if m.contains("CFX_DATA_DIR is '") && m.contains("empty")),
+            "{err}"
+        );
+        let lib = root.join("p/lib");
+        let err = find_bundled_data_dir(None, Some(&lib), &root.join("tree")).unwrap_err();
+        let Error::Io(m) = &err else { panic!("{err}") };
+        for place in [
+            root.join("p/share/cfx"),
+            root.join("share/cfx"),
+            root.join("tree"),
+        ] {
+            assert!(m.contains(&format!("'{}'", place.display())), "{m}");
+        }
+        assert!(m.contains("set CFX_DATA_DIR"), "{m}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn the_loaded_object_is_found() {
+        // In a test binary the code lives in the executable itself.
+        let dir = loaded_object_dir().expect("dladdr names the test executable");
+        let exe = std::env::current_exe().unwrap();
+        assert_eq!(
+            dir.canonicalize().unwrap(),
+            exe.parent().unwrap().canonicalize().unwrap()
+        );
+    }
 }

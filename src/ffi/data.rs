@@ -22,13 +22,13 @@ unsafe impl ArcHandle for cfx_dataset {
 
 fn load(
     path: *const c_char,
-    default: Option<PathBuf>,
+    default: impl FnOnce() -> crate::Result<PathBuf>,
     loader: fn(&std::path::Path) -> crate::Result<Dataset>,
     out: *mut *const cfx_dataset,
 ) -> FfiResult<()> {
     let out = out_param(out, "out_dataset")?;
     let p = if path.is_null() {
-        default.ok_or_else(|| FfiError::null("path"))?
+        default()?
     } else {
         PathBuf::from(str_in(path, "path")?)
     };
@@ -39,39 +39,45 @@ fn load(
 
 /// Loads the Statlog German credit CSV with cfx's schema (immutable personal
 /// status and foreign-worker status, age only increasing) and fitted distance
-/// weights. `path` NULL means the copy bundled with the source tree. On
-/// success `*out_dataset` owns a new handle. Errors: `IO_ERROR`, `DATA_ERROR`.
+/// weights. `path` NULL means the bundled copy, looked up at run time in
+/// `$CFX_DATA_DIR` when set (only there), else in `<prefix>/share/cfx` beside
+/// the installed library (`<prefix>/lib/libcfx.so`, as `make install` lays it
+/// out), else in `examples/data` under the current directory (a source
+/// checkout). On success `*out_dataset` owns a new handle. Errors: `IO_ERROR`
+/// (naming the places looked in when the bundled copy is found nowhere),
+/// `DATA_ERROR`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_dataset_load_german(
     path: *const c_char,
     out_dataset: *mut *const cfx_dataset,
 ) -> cfx_status {
     ffi_boundary! {
-        load(path, Some(data::bundled_german_path()), data::german_credit, out_dataset)
+        load(path, data::bundled_german, data::german_credit, out_dataset)
     }
 }
 
 /// Loads the FICO HELOC CSV (special codes −7/−8/−9 as special states).
-/// `path` NULL means `heloc.csv` in cfx's shared data folder.
+/// `path` NULL means `heloc.csv` in cfx's shared data folder: `$CFX_SHARED_DATA`,
+/// else `../shared/data` relative to the current directory.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_dataset_load_heloc(
     path: *const c_char,
     out_dataset: *mut *const cfx_dataset,
 ) -> cfx_status {
     ffi_boundary! {
-        load(path, Some(data::shared_data_dir().join("heloc.csv")), data::heloc, out_dataset)
+        load(path, || Ok(data::shared_data_dir().join("heloc.csv")), data::heloc, out_dataset)
     }
 }
 
 /// Loads the Taiwan credit-card default CSV. `path` NULL means `taiwan_default.csv`
-/// in cfx's shared data folder.
+/// in cfx's shared data folder (`$CFX_SHARED_DATA`, else `../shared/data`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_dataset_load_taiwan(
     path: *const c_char,
     out_dataset: *mut *const cfx_dataset,
 ) -> cfx_status {
     ffi_boundary! {
-        load(path, Some(data::shared_data_dir().join("taiwan_default.csv")), data::taiwan, out_dataset)
+        load(path, || Ok(data::shared_data_dir().join("taiwan_default.csv")), data::taiwan, out_dataset)
     }
 }
 

@@ -1,5 +1,4 @@
-// Compiled when include/cfx.h declares the coherent entry points (run-tests.sh defines CFX_COHERENT).
-#if CFX_COHERENT
+// Coherent counterfactuals: the MIP of Russell (2019).
 using System;
 
 namespace Cfx
@@ -130,4 +129,3 @@ namespace Cfx
         }
     }
 }
-#endif

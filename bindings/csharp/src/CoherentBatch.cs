@@ -1,5 +1,4 @@
-// Compiled when include/cfx.h declares cfx_coherent_explain_batch (run-tests.sh defines CFX_COHERENT_BATCH).
-#if CFX_COHERENT_BATCH
+// Many applicants in one call: cfx_coherent_explain_batch.
 using System;
 
 namespace Cfx
@@ -96,4 +95,3 @@ namespace Cfx
         }
     }
 }
-#endif

@@ -9,10 +9,8 @@ namespace Cfx
         RussellCode = 0,
         /// <summary>Russell's procedure with rule (b) read as intended.</summary>
         RussellIntended = 1,
-#if CFX_COHERENT
         /// <summary>Each alternative changes a different set of features.</summary>
         DistinctSubsets = 2,
-#endif
     }
 
     /// <summary>

@@ -1,5 +1,4 @@
-// Compiled when include/cfx.h declares the COPA entry points (run-tests.sh defines CFX_COPA).
-#if CFX_COPA
+// COPA: counterfactual plans under model shift (Bui, Nguyen & Nguyen 2022), and their correction.
 using System;
 
 namespace Cfx
@@ -38,7 +37,6 @@ namespace Cfx
         public CopaStatus LowerStatus, UpperStatus;
     }
 
-#if CFX_COPA_CORRECT
     /// <summary>A corrected plan (cfx_copa_correct): the options in the layout given, and L* of the
     /// plan as given and as corrected (NaN when a solve was not usable).</summary>
     public struct CopaCorrection
@@ -47,7 +45,6 @@ namespace Cfx
         public double[][] Options;
         public double LowerBefore, LowerAfter;
     }
-#endif
 
     /// <summary>The figures of a COPA plan.</summary>
     public struct CopaMetrics
@@ -160,7 +157,6 @@ namespace Cfx
             return b;
         }
 
-#if CFX_COPA_CORRECT
         /// <summary>
         /// Corrects a plan (seed 002, §3): every option is projected onto {x : μ̂ᵀx̃ ≥ 0.1}, then the
         /// ⌈J/2⌉ options with the largest dual weights of L* at radius <paramref name="rho"/> get the
@@ -187,7 +183,6 @@ namespace Cfx
             }
             return c;
         }
-#endif
 
         /// <summary>
         /// A COPA plan for the raw applicant row <paramref name="raw"/>. The uncertainty must have
@@ -268,4 +263,3 @@ namespace Cfx
         }
     }
 }
-#endif

@@ -87,7 +87,6 @@ namespace Cfx
         protected override void Free(IntPtr h) { Native.cfx_schema_builder_free(h); }
     }
 
-#if CFX_ROBUST
     internal sealed class NoiseHandle : CfxHandle
     {
         public NoiseHandle() { }
@@ -112,25 +111,19 @@ namespace Cfx
         public RobustResultHandle() { }
         protected override void Free(IntPtr h) { Native.cfx_robust_result_free(h); }
     }
-#endif
 
-#if CFX_COHERENT
     internal sealed class CoherentResultHandle : CfxHandle
     {
         public CoherentResultHandle() { }
         protected override void Free(IntPtr h) { Native.cfx_coherent_result_free(h); }
     }
-#endif
 
-#if CFX_COHERENT_BATCH
     internal sealed class CoherentBatchHandle : CfxHandle
     {
         public CoherentBatchHandle() { }
         protected override void Free(IntPtr h) { Native.cfx_coherent_batch_free(h); }
     }
-#endif
 
-#if CFX_SEQUENTIAL
     internal sealed class PolicyHandle : CfxHandle
     {
         public PolicyHandle() { }
@@ -142,9 +135,7 @@ namespace Cfx
         public PlanHandle() { }
         protected override void Free(IntPtr h) { Native.cfx_plan_free(h); }
     }
-#endif
 
-#if CFX_COPA
     internal sealed class UncertaintyHandle : CfxHandle
     {
         public UncertaintyHandle() { }
@@ -156,5 +147,4 @@ namespace Cfx
         public CopaResultHandle() { }
         protected override void Free(IntPtr h) { Native.cfx_copa_result_free(h); }
     }
-#endif
 }

@@ -185,7 +185,6 @@ namespace Cfx
         internal static extern int cfx_schema_build(SchemaBuilderHandle builder, out SchemaHandle outSchema);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_schema_builder_free(IntPtr builder);
 
-#if CFX_ROBUST // defined by run-tests.sh when include/cfx.h declares the robustness entry points
         // ---- robustness (noise, estimator, workspace, robust generators) ------------
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_noise_gaussian_new(SchemaHandle schema, double sigma2, out NoiseHandle outNoise);
@@ -232,9 +231,7 @@ namespace Cfx
             [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_robust_result_free(IntPtr result);
         [DllImport(Lib, CallingConvention = CC)] internal static extern double cfx_robust_bound_confidence(UIntPtr k, double m);
-#endif
 
-#if CFX_COHERENT // defined by run-tests.sh when include/cfx.h declares the coherent (MIP) entry points
         // ---- coherent counterfactuals (MIP) ------------------------------------------
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_coherent_explain(SchemaHandle schema, ModelHandle model, ConfigHandle config,
@@ -257,9 +254,7 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_coherent_result_to_json(CoherentResultHandle result, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_coherent_result_free(IntPtr result);
-#endif
 
-#if CFX_SEQUENTIAL // defined by run-tests.sh when include/cfx.h declares the sequential (P-DQN) entry points
         // ---- sequential counterfactuals (policies and plans) ----------------------------
         /// <summary>cfx_progress_fn: C `bool` return, marshalled as one byte.</summary>
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -313,9 +308,7 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_plan_to_json(PlanHandle plan, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_plan_free(IntPtr plan);
-#endif
 
-#if CFX_COPA // defined by run-tests.sh when include/cfx.h declares the COPA entry points
         // ---- COPA plans (counterfactual plans under model shift) ---------------------
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_uncertainty_new([In] double[] mean, UIntPtr d, [In] double[] cov, UIntPtr covLen,
@@ -345,16 +338,12 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_copa_result_to_json(CopaResultHandle result, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_copa_result_free(IntPtr result);
-#endif
 
-#if CFX_COPA_CORRECT // defined by run-tests.sh when include/cfx.h declares cfx_copa_correct
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_copa_correct(UncertaintyHandle uncertainty, [In] double[] options, UIntPtr nOptions,
             UIntPtr dim, double rho, double delta, [Out] double[] buf, UIntPtr cap, out UIntPtr outLen,
             out double outLowerBefore, out double outLowerAfter);
-#endif
 
-#if CFX_COHERENT_BATCH // defined by run-tests.sh when include/cfx.h declares cfx_coherent_explain_batch
         // ---- coherent counterfactuals of many applicants -----------------------------
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_coherent_explain_batch(SchemaHandle schema, ModelHandle model, ConfigHandle config,
@@ -370,6 +359,5 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_coherent_batch_to_json(CoherentBatchHandle batch, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_coherent_batch_free(IntPtr batch);
-#endif
     }
 }

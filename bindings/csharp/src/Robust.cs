@@ -1,5 +1,4 @@
-// Compiled when include/cfx.h declares the robustness entry points (run-tests.sh defines CFX_ROBUST).
-#if CFX_ROBUST
+// Robust counterfactuals: invalidation estimates, CROCO, PROBE, Wachter.
 using System;
 
 namespace Cfx
@@ -268,4 +267,3 @@ namespace Cfx
         }
     }
 }
-#endif

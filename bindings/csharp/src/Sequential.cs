@@ -1,5 +1,4 @@
-// Compiled when include/cfx.h declares the sequential entry points (run-tests.sh defines CFX_SEQUENTIAL).
-#if CFX_SEQUENTIAL
+// Sequential counterfactuals: P-DQN policies and their plans.
 using System;
 using System.Runtime.InteropServices;
 
@@ -223,4 +222,3 @@ namespace Cfx
         }
     }
 }
-#endif

@@ -920,7 +920,6 @@ public static partial class Tests
     /// <summary>The method parts of the scenario, for the families this build has.</summary>
     static void ScenarioMethods(Dictionary<string, object> r, Schema s, Model m, double[] applicant)
     {
-#if CFX_COHERENT
         using (var best = Coherent.Explain(s, m, null, applicant))
         {
             r["coherent_outcome"] = best.Outcome.ToString();
@@ -943,8 +942,6 @@ public static partial class Tests
                 r["diverse_raw_" + k] = set.Counterfactual(k);
             }
         }
-#endif
-#if CFX_ROBUST
         using (var noise = Noise.Gaussian(s, 0.01))
         using (var est = new Estimator(noise, 10000, Sampling.Generic))
         using (var ws = new Workspace(m, 42))
@@ -967,8 +964,6 @@ public static partial class Tests
                 r["croco_raw"] = croco.Raw();
             }
         }
-#endif
-#if CFX_SEQUENTIAL
         using (var d = Dataset.LoadGerman())
         {
             Dataset train, test;
@@ -996,7 +991,6 @@ public static partial class Tests
                 }
             }
         }
-#endif
     }
 
     /// <summary>"fnv1a64:&lt;16 hex digits&gt;" of a text's UTF-8 bytes (the fingerprint of cfx's exports).</summary>

@@ -1,4 +1,3 @@
-#if CFX_COHERENT
 // Tests of the coherent (MIP) entry points, against the C example examples/c/coherent.c.
 using System;
 using System.Globalization;
@@ -116,4 +115,3 @@ public static partial class Tests
         }
     }
 }
-#endif

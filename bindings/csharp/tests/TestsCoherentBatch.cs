@@ -1,4 +1,3 @@
-#if CFX_COHERENT_BATCH
 // Tests of cfx_coherent_explain_batch, against examples/c/coherent_batch.c and the one-applicant call.
 using System;
 using System.Globalization;
@@ -82,4 +81,3 @@ public static partial class Tests
         }
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if CFX_COPA
 // Tests of the COPA entry points, against the C example examples/c/copa.c (copa.expected).
 using System;
 using System.Globalization;
@@ -58,7 +57,6 @@ public static partial class Tests
         A.Status(Status.DimensionMismatch, () => Uncertainty.FromMoments(ToyMean, new[] { 1.0, 0.0, 0.0, 1.0 }), "cov of 4 values for d = 3");
     }
 
-#if CFX_COPA_CORRECT
     public static void T_copa_correction_raises_the_lower_bound_as_in_the_C_example()
     {
         var weak = new[] { new[] { 0.2, 0.1 }, new[] { 0.8, 0.5 } };
@@ -83,7 +81,6 @@ public static partial class Tests
             A.Throws<ArgumentNullException>(() => Copa.Correct(null, weak, 0.0, 0.1), "null uncertainty");
         }
     }
-#endif
 
     public static void T_copa_plan_for_a_german_applicant()
     {
@@ -158,4 +155,3 @@ public static partial class Tests
         }
     }
 }
-#endif

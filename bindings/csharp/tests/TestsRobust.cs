@@ -1,4 +1,3 @@
-#if CFX_ROBUST
 // Tests of the robustness entry points (noise, estimator, workspace, robust generators).
 using System;
 using System.Globalization;
@@ -149,4 +148,3 @@ public static partial class Tests
         s.Dispose();
     }
 }
-#endif

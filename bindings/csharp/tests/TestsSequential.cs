@@ -1,4 +1,3 @@
-#if CFX_SEQUENTIAL
 // Tests of the sequential (P-DQN) entry points, against the C example examples/c/sequential.c.
 using System;
 using System.Globalization;
@@ -127,4 +126,3 @@ public static partial class Tests
         }
     }
 }
-#endif

@@ -1,8 +1,7 @@
 # COPA: counterfactual plans under model shift (seed 002). The future model's
 # parameters theta = (bias, w) are uncertain, known by their mean and
 # covariance (a cfx_uncertainty); a plan is a set of options whose joint
-# validity is bounded by L* <= P(every option stays valid) <= U*. Compiled only
-# when cfx.h declares them (cfx_families()).
+# validity is bounded by L* <= P(every option stays valid) <= U*.
 
 .cp <- function(name, ...) .fam_call("copa", name, ...)
 

@@ -1,6 +1,6 @@
 # Robustness of recourse: noise models, Monte Carlo invalidation estimates
 # (seed 001/002), PROBE's first-order rate, and robust generators (Wachter,
-# PROBE, CROCO). Compiled only when cfx.h declares them (cfx_families()).
+# PROBE, CROCO).
 
 .rb <- function(name, ...) .fam_call("robust", name, ...)
 

@@ -1,6 +1,5 @@
 # Sequential recourse: a P-DQN policy (seed 003) trained on declined
-# applicants, answering with step-by-step plans. Compiled only when cfx.h
-# declares these entry points (cfx_families()).
+# applicants, answering with step-by-step plans.
 
 .sq <- function(name, ...) .fam_call("sequential", name, ...)
 

@@ -58,156 +58,56 @@ static const R_CallMethodDef call_methods[] = {
     {"C_schema_builder_add_special_state", (DL_FUNC)&C_schema_builder_add_special_state, 3},
     {"C_schema_builder_set_actionability", (DL_FUNC)&C_schema_builder_set_actionability, 3},
     {"C_schema_build", (DL_FUNC)&C_schema_build, 1},
-#ifdef CFX_R_COHERENT
     {"C_coherent_explain", (DL_FUNC)&C_coherent_explain, 5},
-#endif
-#ifdef CFX_R_COHERENT
     {"C_coherent_result", (DL_FUNC)&C_coherent_result, 1},
-#endif
-#ifdef CFX_R_COHERENT
     {"C_coherent_counterfactual", (DL_FUNC)&C_coherent_counterfactual, 2},
-#endif
-#ifdef CFX_R_COHERENT
     {"C_coherent_describe", (DL_FUNC)&C_coherent_describe, 1},
-#endif
-#ifdef CFX_R_COHERENT
     {"C_coherent_to_json", (DL_FUNC)&C_coherent_to_json, 1},
-#endif
-#ifdef CFX_R_COHERENT_BATCH
     {"C_coherent_explain_batch", (DL_FUNC)&C_coherent_explain_batch, 4},
-#endif
-#ifdef CFX_R_COHERENT_BATCH
     {"C_coherent_batch_count", (DL_FUNC)&C_coherent_batch_count, 1},
-#endif
-#ifdef CFX_R_COHERENT_BATCH
     {"C_coherent_batch_status", (DL_FUNC)&C_coherent_batch_status, 2},
-#endif
-#ifdef CFX_R_COHERENT_BATCH
     {"C_coherent_batch_error", (DL_FUNC)&C_coherent_batch_error, 2},
-#endif
-#ifdef CFX_R_COHERENT_BATCH
     {"C_coherent_batch_result", (DL_FUNC)&C_coherent_batch_result, 2},
-#endif
-#ifdef CFX_R_COHERENT_BATCH
     {"C_coherent_batch_to_json", (DL_FUNC)&C_coherent_batch_to_json, 1},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_noise_gaussian_new", (DL_FUNC)&C_noise_gaussian_new, 2},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_noise_new", (DL_FUNC)&C_noise_new, 3},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_estimator_new", (DL_FUNC)&C_estimator_new, 3},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_workspace_new", (DL_FUNC)&C_workspace_new, 2},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_workspace_reseed", (DL_FUNC)&C_workspace_reseed, 2},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_estimator_estimate", (DL_FUNC)&C_estimator_estimate, 4},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_estimator_bound", (DL_FUNC)&C_estimator_bound, 5},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_estimator_probe_rate", (DL_FUNC)&C_estimator_probe_rate, 4},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_estimator_exact_rate", (DL_FUNC)&C_estimator_exact_rate, 3},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_estimator_estimate_batch", (DL_FUNC)&C_estimator_estimate_batch, 5},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_robust_generate", (DL_FUNC)&C_robust_generate, 7},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_robust_summary", (DL_FUNC)&C_robust_summary, 1},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_robust_raw", (DL_FUNC)&C_robust_raw, 1},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_robust_encoded", (DL_FUNC)&C_robust_encoded, 1},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_robust_to_json", (DL_FUNC)&C_robust_to_json, 3},
-#endif
-#ifdef CFX_R_ROBUST
     {"C_robust_bound_confidence", (DL_FUNC)&C_robust_bound_confidence, 2},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_policy_train", (DL_FUNC)&C_policy_train, 5},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_policy_from_json", (DL_FUNC)&C_policy_from_json, 1},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_policy_to_json", (DL_FUNC)&C_policy_to_json, 1},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_policy_save", (DL_FUNC)&C_policy_save, 2},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_policy_load", (DL_FUNC)&C_policy_load, 1},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_policy_n_actions", (DL_FUNC)&C_policy_n_actions, 1},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_policy_answer", (DL_FUNC)&C_policy_answer, 4},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_policy_evaluate", (DL_FUNC)&C_policy_evaluate, 3},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_plan_info", (DL_FUNC)&C_plan_info, 1},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_plan_step", (DL_FUNC)&C_plan_step, 2},
-#endif
-#ifdef CFX_R_SEQUENTIAL
     {"C_plan_to_json", (DL_FUNC)&C_plan_to_json, 1},
-#endif
-#ifdef CFX_R_COPA
     {"C_uncertainty_new", (DL_FUNC)&C_uncertainty_new, 2},
-#endif
-#ifdef CFX_R_COPA
     {"C_uncertainty_from_dataset", (DL_FUNC)&C_uncertainty_from_dataset, 3},
-#endif
-#ifdef CFX_R_COPA
     {"C_uncertainty_dim", (DL_FUNC)&C_uncertainty_dim, 1},
-#endif
-#ifdef CFX_R_COPA
     {"C_copa_bounds", (DL_FUNC)&C_copa_bounds, 3},
-#endif
-#ifdef CFX_R_COPA
     {"C_copa_plan_new", (DL_FUNC)&C_copa_plan_new, 4},
-#endif
-#ifdef CFX_R_COPA
     {"C_copa_n_options", (DL_FUNC)&C_copa_n_options, 1},
-#endif
-#ifdef CFX_R_COPA
     {"C_copa_option", (DL_FUNC)&C_copa_option, 2},
-#endif
-#ifdef CFX_R_COPA
     {"C_copa_options", (DL_FUNC)&C_copa_options, 1},
-#endif
-#ifdef CFX_R_COPA
     {"C_copa_metrics", (DL_FUNC)&C_copa_metrics, 1},
-#endif
-#ifdef CFX_R_COPA
     {"C_copa_describe", (DL_FUNC)&C_copa_describe, 1},
-#endif
-#ifdef CFX_R_COPA
     {"C_copa_to_json", (DL_FUNC)&C_copa_to_json, 1},
-#endif
-#ifdef CFX_R_COPA_CORRECT
     {"C_copa_correct", (DL_FUNC)&C_copa_correct, 4},
-#endif
     {NULL, NULL, 0}};
 
 void R_init_cfx(DllInfo *dll)

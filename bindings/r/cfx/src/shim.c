@@ -70,11 +70,9 @@ static inline void check(cfx_status st)
 
 /* --------------------------------------------------------------- handles */
 
-/* Method families (coherent, ...) are compiled only when the header this
- * shim is built against declares them: ../configure defines CFX_R_<FAMILY>
- * after looking into cfx.h, so the package builds against any cfx version
- * and tells R which families it has (C_families). Their kinds stay in the
- * table either way, so free counts keep one layout. */
+/* Every method family of the header in this package's cfx tree is compiled
+ * in; C_families still tells R which families it has, for code written when
+ * they were optional. */
 enum kind {
     K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER,
     K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_POLICY, K_PLAN,
@@ -101,26 +99,16 @@ static void release(enum kind k, void *addr)
     case K_BUILDER: cfx_config_builder_free((cfx_config_builder *)addr); break;
     case K_CONFIG: cfx_config_free((const cfx_config *)addr); break;
     case K_SCHEMA_BUILDER: cfx_schema_builder_free((cfx_schema_builder *)addr); break;
-#ifdef CFX_R_COHERENT
     case K_COHERENT: cfx_coherent_result_free((const cfx_coherent_result *)addr); break;
-#endif
-#ifdef CFX_R_ROBUST
     case K_NOISE: cfx_noise_free((const cfx_noise *)addr); break;
     case K_ESTIMATOR: cfx_estimator_free((const cfx_estimator *)addr); break;
     case K_WORKSPACE: cfx_workspace_free((cfx_workspace *)addr); break;
     case K_ROBUST: cfx_robust_result_free((const cfx_robust_result *)addr); break;
-#endif
-#ifdef CFX_R_SEQUENTIAL
     case K_POLICY: cfx_policy_free((const cfx_policy *)addr); break;
     case K_PLAN: cfx_plan_free((const cfx_plan *)addr); break;
-#endif
-#ifdef CFX_R_COPA
     case K_UNCERTAINTY: cfx_uncertainty_free((const cfx_uncertainty *)addr); break;
     case K_COPA: cfx_copa_result_free((const cfx_copa_result *)addr); break;
-#endif
-#ifdef CFX_R_COHERENT_BATCH
     case K_COHERENT_BATCH: cfx_coherent_batch_free((const cfx_coherent_batch *)addr); break;
-#endif
     default: return;
     }
     freed_count[k] += 1;
@@ -182,38 +170,7 @@ SEXP C_families(void)
 {
     const char *names[] = {"coherent", "robust", "sequential", "copa", "copa_correct",
                            "coherent_batch"};
-    int have[] = {
-#ifdef CFX_R_COHERENT
-        1,
-#else
-        0,
-#endif
-#ifdef CFX_R_ROBUST
-        1,
-#else
-        0,
-#endif
-#ifdef CFX_R_SEQUENTIAL
-        1,
-#else
-        0,
-#endif
-#ifdef CFX_R_COPA
-        1,
-#else
-        0,
-#endif
-#ifdef CFX_R_COPA_CORRECT
-        1,
-#else
-        0,
-#endif
-#ifdef CFX_R_COHERENT_BATCH
-        1,
-#else
-        0,
-#endif
-    };
+    int have[] = {1, 1, 1, 1, 1, 1};
     SEXP out = PROTECT(Rf_allocVector(LGLSXP, 6));
     SEXP nm = PROTECT(Rf_allocVector(STRSXP, 6));
     for (int i = 0; i < 6; i++) {
@@ -1105,7 +1062,6 @@ __attribute__((unused)) static SEXP named_reals(int n, const char **names, const
 
 /* ------------------------------------------------------- coherent (MIP) */
 
-#ifdef CFX_R_COHERENT
 #define COHERENT(p) ((const cfx_coherent_result *)handle_addr((p), K_COHERENT, "result"))
 
 /* Explains one raw applicant; the result keeps `schema` (the R object)
@@ -1205,11 +1161,9 @@ SEXP C_coherent_to_json(SEXP result)
     STRING_OUT(ch, cfx_coherent_result_to_json(r, buf_, cap_, &need_));
     return scalar_utf8(ch);
 }
-#endif /* CFX_R_COHERENT */
 
 /* ------------------------------ coherent counterfactuals of many applicants */
 
-#ifdef CFX_R_COHERENT_BATCH
 #define COHERENT_BATCH(p) ((const cfx_coherent_batch *)handle_addr((p), K_COHERENT_BATCH, "batch"))
 
 /* Explains every row of the raw matrix `rows` (n x n_features); the batch
@@ -1275,11 +1229,9 @@ SEXP C_coherent_batch_to_json(SEXP batch)
     STRING_OUT(ch, cfx_coherent_batch_to_json(b, buf_, cap_, &need_));
     return scalar_utf8(ch);
 }
-#endif
 
 /* ------------------------------------------------ robustness (MC, CROCO) */
 
-#ifdef CFX_R_ROBUST
 #define NOISE(p) ((const cfx_noise *)handle_addr((p), K_NOISE, "noise"))
 #define ESTIMATOR(p) ((const cfx_estimator *)handle_addr((p), K_ESTIMATOR, "estimator"))
 #define WORKSPACE(p) ((cfx_workspace *)handle_addr((p), K_WORKSPACE, "workspace"))
@@ -1497,11 +1449,9 @@ SEXP C_robust_bound_confidence(SEXP k, SEXP m)
 {
     return Rf_ScalarReal(cfx_robust_bound_confidence(size_arg(k, "k"), num_arg(m, "m")));
 }
-#endif /* CFX_R_ROBUST */
 
 /* ------------------------------------------------- sequential (P-DQN RL) */
 
-#ifdef CFX_R_SEQUENTIAL
 #define POLICY(p) ((const cfx_policy *)handle_addr((p), K_POLICY, "policy"))
 #define PLAN(p) ((const cfx_plan *)handle_addr((p), K_PLAN, "plan"))
 
@@ -1723,11 +1673,9 @@ SEXP C_plan_to_json(SEXP plan)
     STRING_OUT(ch, cfx_plan_to_json(pl, buf_, cap_, &need_));
     return scalar_utf8(ch);
 }
-#endif /* CFX_R_SEQUENTIAL */
 
 /* ------------------------------------ COPA (counterfactual plans, shift) */
 
-#ifdef CFX_R_COPA
 #define UNCERTAINTY(p) ((const cfx_uncertainty *)handle_addr((p), K_UNCERTAINTY, "uncertainty"))
 #define COPA(p) ((const cfx_copa_result *)handle_addr((p), K_COPA, "result"))
 
@@ -1871,9 +1819,7 @@ SEXP C_copa_to_json(SEXP result)
     STRING_OUT(ch, cfx_copa_result_to_json(r, buf_, cap_, &need_));
     return scalar_utf8(ch);
 }
-#endif /* CFX_R_COPA */
 
-#ifdef CFX_R_COPA_CORRECT
 /* Corrects a plan given as an n_options x dim matrix (no intercept):
  * list(options = the corrected matrix, lower_before, lower_after). */
 SEXP C_copa_correct(SEXP uncertainty, SEXP options, SEXP rho, SEXP delta)
@@ -1904,4 +1850,3 @@ SEXP C_copa_correct(SEXP uncertainty, SEXP options, SEXP rho, SEXP delta)
     UNPROTECT(2);
     return out;
 }
-#endif

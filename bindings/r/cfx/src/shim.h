@@ -54,155 +54,55 @@ SEXP C_schema_builder_add_categorical(SEXP builder, SEXP name, SEXP levels);
 SEXP C_schema_builder_add_special_state(SEXP builder, SEXP code, SEXP label);
 SEXP C_schema_builder_set_actionability(SEXP builder, SEXP mutable_, SEXP direction);
 SEXP C_schema_build(SEXP builder);
-#ifdef CFX_R_COHERENT
 SEXP C_coherent_explain(SEXP schema, SEXP model, SEXP config, SEXP row, SEXP diverse);
-#endif
-#ifdef CFX_R_COHERENT
 SEXP C_coherent_result(SEXP result);
-#endif
-#ifdef CFX_R_COHERENT
 SEXP C_coherent_counterfactual(SEXP result, SEXP k);
-#endif
-#ifdef CFX_R_COHERENT
 SEXP C_coherent_describe(SEXP result);
-#endif
-#ifdef CFX_R_COHERENT
 SEXP C_coherent_to_json(SEXP result);
-#endif
-#ifdef CFX_R_COHERENT_BATCH
 SEXP C_coherent_explain_batch(SEXP schema, SEXP model, SEXP config, SEXP rows);
-#endif
-#ifdef CFX_R_COHERENT_BATCH
 SEXP C_coherent_batch_count(SEXP batch);
-#endif
-#ifdef CFX_R_COHERENT_BATCH
 SEXP C_coherent_batch_status(SEXP batch, SEXP i);
-#endif
-#ifdef CFX_R_COHERENT_BATCH
 SEXP C_coherent_batch_error(SEXP batch, SEXP i);
-#endif
-#ifdef CFX_R_COHERENT_BATCH
 SEXP C_coherent_batch_result(SEXP batch, SEXP i);
-#endif
-#ifdef CFX_R_COHERENT_BATCH
 SEXP C_coherent_batch_to_json(SEXP batch);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_noise_gaussian_new(SEXP schema, SEXP sigma2);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_noise_new(SEXP kind, SEXP columns, SEXP scale);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_estimator_new(SEXP noise, SEXP k, SEXP sampling);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_workspace_new(SEXP model, SEXP seed);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_workspace_reseed(SEXP ws, SEXP seed);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_estimator_estimate(SEXP estimator, SEXP model, SEXP ws, SEXP x);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_estimator_bound(SEXP estimator, SEXP model, SEXP ws, SEXP x, SEXP m_);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_estimator_probe_rate(SEXP estimator, SEXP model, SEXP ws, SEXP x);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_estimator_exact_rate(SEXP estimator, SEXP model, SEXP x);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_estimator_estimate_batch(SEXP estimator, SEXP model, SEXP x, SEXP seed, SEXP threads);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_robust_generate(SEXP schema, SEXP model, SEXP noise, SEXP method, SEXP config, SEXP raw, SEXP keep);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_robust_summary(SEXP result);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_robust_raw(SEXP result);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_robust_encoded(SEXP result);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_robust_to_json(SEXP result, SEXP schema, SEXP model);
-#endif
-#ifdef CFX_R_ROBUST
 SEXP C_robust_bound_confidence(SEXP k, SEXP m);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_policy_train(SEXP train, SEXP model, SEXP config, SEXP reward, SEXP progress);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_policy_from_json(SEXP json);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_policy_to_json(SEXP policy);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_policy_save(SEXP policy, SEXP path);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_policy_load(SEXP path);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_policy_n_actions(SEXP policy);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_policy_answer(SEXP policy, SEXP schema, SEXP model, SEXP raw);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_policy_evaluate(SEXP policy, SEXP model, SEXP test);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_plan_info(SEXP plan);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_plan_step(SEXP plan, SEXP index);
-#endif
-#ifdef CFX_R_SEQUENTIAL
 SEXP C_plan_to_json(SEXP plan);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_uncertainty_new(SEXP mean, SEXP cov);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_uncertainty_from_dataset(SEXP train, SEXP refits, SEXP seed);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_uncertainty_dim(SEXP uncertainty);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_copa_bounds(SEXP uncertainty, SEXP options, SEXP rho);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_copa_plan_new(SEXP schema, SEXP uncertainty, SEXP config, SEXP raw);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_copa_n_options(SEXP result);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_copa_option(SEXP result, SEXP k);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_copa_options(SEXP result);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_copa_metrics(SEXP result);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_copa_describe(SEXP result);
-#endif
-#ifdef CFX_R_COPA
 SEXP C_copa_to_json(SEXP result);
-#endif
-#ifdef CFX_R_COPA_CORRECT
 SEXP C_copa_correct(SEXP uncertainty, SEXP options, SEXP rho, SEXP delta);
-#endif
 
 #endif

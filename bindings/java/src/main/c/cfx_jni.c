@@ -167,65 +167,45 @@ JNIEXPORT jboolean FN(hasTestingPanic)(JNIEnv *env, jclass c) {
 #endif
 }
 
-/* Whether the robustness entry points (cfx_noise_*, cfx_estimator_*,
+/* The has* queries below answer whether a family of entry points is compiled into this shim. The
+ * shim is built from the header of its own source tree, which declares every family, so they all
+ * answer true; the Java side keeps asking (Robustness.available() etc.) for shims built before.
+ *
+ * Whether the robustness entry points (cfx_noise_*, cfx_estimator_*,
  * cfx_robust_*) were in the header this shim was compiled against. */
 JNIEXPORT jboolean FN(hasRobust)(JNIEnv *env, jclass c) {
     (void)env; (void)c;
-#if defined(CFX_JNI_ROBUST)
     return JNI_TRUE;
-#else
-    return JNI_FALSE;
-#endif
 }
 
 /* Whether the coherent (MIP) entry points were in the header. */
 JNIEXPORT jboolean FN(hasCoherent)(JNIEnv *env, jclass c) {
     (void)env; (void)c;
-#if defined(CFX_JNI_COHERENT)
     return JNI_TRUE;
-#else
-    return JNI_FALSE;
-#endif
 }
 
 /* Whether cfx_coherent_explain_batch and the cfx_coherent_batch getters were in the header. */
 JNIEXPORT jboolean FN(hasCoherentBatch)(JNIEnv *env, jclass c) {
     (void)env; (void)c;
-#if defined(CFX_JNI_COHERENT_BATCH)
     return JNI_TRUE;
-#else
-    return JNI_FALSE;
-#endif
 }
 
 /* Whether cfx_copa_correct was in the header. */
 JNIEXPORT jboolean FN(hasCopaCorrect)(JNIEnv *env, jclass c) {
     (void)env; (void)c;
-#if defined(CFX_JNI_COPA_CORRECT)
     return JNI_TRUE;
-#else
-    return JNI_FALSE;
-#endif
 }
 
 /* Whether the COPA entry points (cfx_uncertainty_*, cfx_copa_*) were in the header. */
 JNIEXPORT jboolean FN(hasCopa)(JNIEnv *env, jclass c) {
     (void)env; (void)c;
-#if defined(CFX_JNI_COPA)
     return JNI_TRUE;
-#else
-    return JNI_FALSE;
-#endif
 }
 
 /* Whether the sequential (P-DQN policy) entry points were in the header. */
 JNIEXPORT jboolean FN(hasSequential)(JNIEnv *env, jclass c) {
     (void)env; (void)c;
-#if defined(CFX_JNI_SEQUENTIAL)
     return JNI_TRUE;
-#else
-    return JNI_FALSE;
-#endif
 }
 
 JNIEXPORT void FN(testingPanic)(JNIEnv *env, jclass c) {
@@ -267,26 +247,16 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     case 3: cfx_config_free(H(const cfx_config, h)); break;
     case 4: cfx_config_builder_free(H(cfx_config_builder, h)); break;
     case 5: cfx_schema_builder_free(H(cfx_schema_builder, h)); break;
-#if defined(CFX_JNI_SEQUENTIAL)
     case 11: cfx_policy_free(H(const cfx_policy, h)); break;
     case 12: cfx_plan_free(H(const cfx_plan, h)); break;
-#endif
-#if defined(CFX_JNI_COPA)
     case 13: cfx_uncertainty_free(H(const cfx_uncertainty, h)); break;
     case 14: cfx_copa_result_free(H(const cfx_copa_result, h)); break;
-#endif
-#if defined(CFX_JNI_COHERENT)
     case 10: cfx_coherent_result_free(H(const cfx_coherent_result, h)); break;
-#endif
-#if defined(CFX_JNI_COHERENT_BATCH)
     case 15: cfx_coherent_batch_free(H(const cfx_coherent_batch, h)); break;
-#endif
-#if defined(CFX_JNI_ROBUST)
     case 6: cfx_noise_free(H(const cfx_noise, h)); break;
     case 7: cfx_estimator_free(H(const cfx_estimator, h)); break;
     case 8: cfx_workspace_free(H(cfx_workspace, h)); break;
     case 9: cfx_robust_result_free(H(const cfx_robust_result, h)); break;
-#endif
     default: break;
     }
 }
@@ -818,7 +788,6 @@ JNIEXPORT jlong FN(schemaBuild)(JNIEnv *env, jclass c, jlong b) {
 #undef SB
 
 /* ------------------------------------------------------------- robustness */
-#if defined(CFX_JNI_ROBUST)
 
 JNIEXPORT jlong FN(noiseGaussianNew)(JNIEnv *env, jclass c, jlong schema, jdouble sigma2) {
     (void)c;
@@ -1016,10 +985,8 @@ JNIEXPORT jdouble FN(robustBoundConfidence)(JNIEnv *env, jclass c, jlong k, jdou
 #undef EST
 #undef MOD
 #undef WS
-#endif /* CFX_JNI_ROBUST */
 
 /* ------------------------------------------------------- coherent (MIP) */
-#if defined(CFX_JNI_COHERENT)
 
 #define CR(h) H(const cfx_coherent_result, h)
 
@@ -1108,9 +1075,7 @@ JNIEXPORT jbyteArray FN(coherentToJson)(JNIEnv *env, jclass c, jlong r) {
 }
 
 #undef CR
-#endif /* CFX_JNI_COHERENT */
 
-#if defined(CFX_JNI_COHERENT_BATCH)
 #define CB(h) H(const cfx_coherent_batch, h)
 
 /* rows: n_rows x n_features raw values, row-major (length checked by C). */
@@ -1163,10 +1128,8 @@ JNIEXPORT jbyteArray FN(coherentBatchToJson)(JNIEnv *env, jclass c, jlong b) {
 }
 
 #undef CB
-#endif /* CFX_JNI_COHERENT_BATCH */
 
 /* ------------------------------------------------- sequential (P-DQN policy) */
-#if defined(CFX_JNI_SEQUENTIAL)
 
 #define POL(h) H(const cfx_policy, h)
 #define PLAN(h) H(const cfx_plan, h)
@@ -1349,10 +1312,8 @@ JNIEXPORT jbyteArray FN(planToJson)(JNIEnv *env, jclass c, jlong p) {
 
 #undef POL
 #undef PLAN
-#endif /* CFX_JNI_SEQUENTIAL */
 
 /* ------------------------------------------- COPA (plans under model shift) */
-#if defined(CFX_JNI_COPA)
 
 #define UNC(h) H(const cfx_uncertainty, h)
 #define COPA(h) H(const cfx_copa_result, h)
@@ -1478,7 +1439,6 @@ JNIEXPORT jbyteArray FN(copaToJson)(JNIEnv *env, jclass c, jlong r) {
     RETURN_STRING(env, cfx_copa_result_to_json(COPA(r), buf_, cap_, &len_));
 }
 
-#if defined(CFX_JNI_COPA_CORRECT)
 /* options: n_options x dim row-major; returns the corrected options in the same layout and
  * writes {L* before, L* after} into out2. */
 JNIEXPORT jdoubleArray FN(copaCorrect)(JNIEnv *env, jclass c, jlong u, jdoubleArray options, jlong n_options,
@@ -1516,8 +1476,6 @@ JNIEXPORT jdoubleArray FN(copaCorrect)(JNIEnv *env, jclass c, jlong u, jdoubleAr
     if (a != NULL) (*env)->SetDoubleArrayRegion(env, out2, 0, 2, v);
     return a;
 }
-#endif /* CFX_JNI_COPA_CORRECT */
 
 #undef UNC
 #undef COPA
-#endif /* CFX_JNI_COPA */

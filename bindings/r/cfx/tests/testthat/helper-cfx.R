@@ -12,7 +12,7 @@ cfx_repo <- function() {
 german_csv <- function() file.path(cfx_repo(), "examples", "data", "german_credit.csv")
 
 shared_data_dir <- function() {
-  d <- Sys.getenv("CFX_DATA_DIR")
+  d <- Sys.getenv("CFX_SHARED_DATA")
   if (nzchar(d)) return(d)
   file.path(dirname(cfx_repo()), "shared", "data")
 }

@@ -1,5 +1,10 @@
 package org.cfx;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,14 +39,104 @@ final class Native {
     static final int KIND_COPA_RESULT = 14;
     static final int KIND_COHERENT_BATCH = 15;
 
+    /** Where the jar built by {@code make java} keeps the JNI shim and libcfx. */
+    static final String JAR_NATIVE_DIR = "/org/cfx/native/";
+
+    /** Where that jar keeps the bundled data (examples/data/german_credit.csv). */
+    static final String JAR_DATA_DIR = "/org/cfx/data/";
+
     static {
         String explicit = System.getProperty("cfx.jni.library");
         if (explicit != null && !explicit.isEmpty()) {
             System.load(explicit);
         } else {
-            System.loadLibrary("cfx_jni");
+            loadShim();
         }
         checkAbi(abiVersion(), headerAbiVersion(), BUILT_FOR_ABI);
+    }
+
+    /**
+     * Loads {@code libcfx_jni} (which needs {@code libcfx.so.<ABI>}) from {@code java.library.path}
+     * and the system's library path; failing that, from inside the jar. The jar's copies go to a
+     * fresh temporary folder laid out like an installed prefix: {@code lib/} with libcfx (loaded
+     * first, so the shim's dependency on it is already met) and the shim, deleted once loaded, and
+     * {@code share/cfx/} with the bundled German credit data, which libcfx finds there beside
+     * itself ({@code Dataset.loadGerman(null)}), deleted when the JVM exits.
+     */
+    private static void loadShim() {
+        try {
+            System.loadLibrary("cfx_jni");
+            return;
+        } catch (UnsatisfiedLinkError onPath) {
+            String dir = JAR_NATIVE_DIR + platform() + "/";
+            if (Native.class.getResource(dir + "libcfx_jni.so") == null) {
+                throw onPath;
+            }
+            try {
+                loadFromJar(dir);
+            } catch (IOException | UnsatisfiedLinkError fromJar) {
+                UnsatisfiedLinkError e = new UnsatisfiedLinkError(
+                        "cfx: the JNI shim is neither on java.library.path ("
+                                + onPath.getMessage()
+                                + ") nor loadable from the jar: "
+                                + fromJar);
+                e.initCause(fromJar);
+                throw e;
+            }
+        }
+    }
+
+    private static void loadFromJar(String dir) throws IOException {
+        Path prefix = Files.createTempDirectory("cfx-native");
+        prefix.toFile().deleteOnExit();
+        String german = JAR_DATA_DIR + "german_credit.csv";
+        if (Native.class.getResource(german) != null) {
+            Path share = Files.createDirectories(prefix.resolve("share/cfx"));
+            share.getParent().toFile().deleteOnExit();
+            share.toFile().deleteOnExit();
+            extract(german, share.resolve("german_credit.csv")).toFile().deleteOnExit();
+        }
+        Path lib = Files.createDirectories(prefix.resolve("lib"));
+        try {
+            String libcfx = "libcfx.so." + BUILT_FOR_ABI;
+            if (Native.class.getResource(dir + libcfx) != null) {
+                System.load(extract(dir + libcfx, lib.resolve(libcfx)).toString());
+            }
+            System.load(extract(dir + "libcfx_jni.so", lib.resolve("libcfx_jni.so")).toString());
+        } finally {
+            // Loaded libraries stay mapped after their files are gone (Linux).
+            try (var files = Files.list(lib)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(lib);
+        }
+    }
+
+    private static Path extract(String resource, Path to) throws IOException {
+        try (InputStream in = Native.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IOException("no " + resource + " in the jar");
+            }
+            Files.copy(in, to);
+        }
+        return to;
+    }
+
+    /** {@code linux-x86_64} style: the folder of the jar's native libraries for this JVM. */
+    static String platform() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        if (os.startsWith("linux")) {
+            os = "linux";
+        }
+        if (arch.equals("amd64") || arch.equals("x86_64")) {
+            arch = "x86_64";
+        } else if (arch.equals("aarch64") || arch.equals("arm64")) {
+            arch = "aarch64";
+        }
+        return os + "-" + arch;
     }
 
     private Native() {}
@@ -253,7 +348,7 @@ final class Native {
 
     static native long schemaBuild(long b);
 
-    // -------------------------------------------------------- robustness (CFX_JNI_ROBUST)
+    // ------------------------------------------------------------------------- robustness
 
     static native long noiseGaussianNew(long schema, double sigma2);
 
@@ -288,7 +383,7 @@ final class Native {
 
     static native double robustBoundConfidence(long k, double m);
 
-    // -------------------------------------------------------- coherent (CFX_JNI_COHERENT)
+    // --------------------------------------------------------------------------- coherent
 
     static native long coherentExplain(long schema, long m, long config, double[] row, boolean diverse);
 
@@ -316,7 +411,7 @@ final class Native {
 
     static native byte[] coherentBatchToJson(long b);
 
-    // ---------------------------------------------------- sequential (CFX_JNI_SEQUENTIAL)
+    // ------------------------------------------------------------------------- sequential
 
     static native long policyTrain(long train, long m, long config, int reward, Sequential.Listener listener);
 
@@ -344,7 +439,7 @@ final class Native {
 
     static native byte[] planToJson(long plan);
 
-    // ---------------------------------------------------------------- COPA (CFX_JNI_COPA)
+    // ------------------------------------------------------------------------------- COPA
 
     static native long uncertaintyNew(double[] mean, double[] cov);
 
