@@ -36,6 +36,7 @@ SEXP C_dataset_label(SEXP dataset, SEXP index);
 SEXP C_dataset_holdout_split(SEXP dataset);
 SEXP C_model_linear_new(SEXP weights, SEXP bias, SEXP threshold);
 SEXP C_model_from_json(SEXP schema, SEXP json);
+SEXP C_model_from_trees(SEXP schema, SEXP which, SEXP source, SEXP options);
 SEXP C_model_to_json(SEXP model);
 SEXP C_model_fingerprint(SEXP model);
 SEXP C_model_fit_linear(SEXP dataset, SEXP c);
