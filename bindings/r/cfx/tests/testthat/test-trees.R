@@ -112,3 +112,24 @@ test_that("bad models, options and paths are classed conditions with the reason"
   expect_error(cfx_read_xgboost(g$s, NA_character_), "'file' must be a single path")
   expect_error(cfx_read_xgboost(g$s, xgb_path, options = 3), "'options' must be NULL, a JSON string or a named list")
 })
+
+test_that("the gradient generators refuse a tree model (it has no input gradient)", {
+  g <- german_trees()
+  xgb <- cfx_read_xgboost(g$s, xgb_path)
+  nz <- cfx_noise_gaussian(g$s, 0.01)
+  expect_cfx_error(cfx_robust(xgb, cfx_row(g$d, 6), g$s, nz, "wachter"), "cfx_error_invalid_argument")
+})
+
+test_that("the tree importer entry point survives gctorture (PROTECT discipline)", {
+  g <- german_trees()
+  opts <- cfx:::.tree_options(lgb_options)
+  gctorture(TRUE)
+  m1 <- .Call(cfx:::C_model_from_trees, g$s, 1L, xgb_path, NULL)
+  m2 <- .Call(cfx:::C_model_from_trees, g$s, 3L, lgb_path, opts)
+  info <- .Call(cfx:::C_model_info, m2)
+  err <- tryCatch(.Call(cfx:::C_model_from_trees, g$s, 3L, lgb_path, NULL), error = conditionMessage)
+  gctorture(FALSE)
+  expect_identical(info$kind, "trees")
+  expect_identical(cfx_to_json(m1), cfx_to_json(cfx_read_xgboost(g$s, xgb_path)))
+  expect_match(err, "^CFX_STATUS_FORMAT_ERROR \\(9\\): .*checking_none")
+})
