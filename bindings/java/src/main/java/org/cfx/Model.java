@@ -5,9 +5,10 @@ import java.util.Objects;
 
 /**
  * An immutable scoring model ({@code cfx_model}): logistic regression, an MLP, or a bank's
- * gradient-boosted tree ensemble (XGBoost, LightGBM) over a schema's encoded space. Thread-safe: one handle can serve many threads at once (see
- * org.cfx.examples.ParallelBatch). Scores are log-odds of the favourable outcome; an applicant is
- * accepted when the probability is strictly above {@link #threshold()}.
+ * gradient-boosted tree ensemble (XGBoost, LightGBM) over a schema's encoded space. Thread-safe:
+ * one handle can serve many threads at once (see org.cfx.examples.ParallelBatch). Scores are
+ * log-odds of the favourable outcome; an applicant is accepted when the probability is strictly
+ * above {@link #threshold()}.
  */
 public final class Model extends NativeResource {
     /** Model kinds ({@code cfx_model_kind}). */
