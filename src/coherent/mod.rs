@@ -131,6 +131,7 @@ impl Config {
             mip_rel_gap: self.mip_gap,
             mip_abs_gap: 1e-9,
             feasibility_tol: 1e-9,
+            presolve: true,
         }
     }
 }
@@ -498,7 +499,10 @@ fn solve_program(
     factual: &[f64],
     config: &Config,
 ) -> Result<Solved> {
-    let opts = config.options();
+    let opts = Options {
+        presolve: prog.presolve,
+        ..config.options()
+    };
     let mut margin = config.margin;
     let mut seconds = 0.0;
     for _ in 0..3 {

@@ -92,6 +92,8 @@ pub(crate) struct Program {
     /// Index of the decision row; its lower bound is `threshold_rhs + margin`.
     pub decision_row: usize,
     pub threshold_rhs: f64,
+    /// Whether HiGHS presolves the program (the tree MIP turns it off).
+    pub presolve: bool,
 }
 
 /// Grid of an integer/step feature in raw units: `(first point ≥ lo, step, K)`,
@@ -448,6 +450,7 @@ impl Program {
             vars,
             decision_row: usize::MAX,
             threshold_rhs: f64::NAN,
+            presolve: true,
         };
         if let Some(m) = model {
             let threshold_rhs = crate::model::logit(m.threshold) - constant;
