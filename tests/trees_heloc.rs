@@ -40,8 +40,9 @@ fn declined_heloc_applicants_get_proven_optimal_counterfactuals_under_xgboost() 
         .take(APPLICANTS)
         .collect();
     assert_eq!(declined.len(), APPLICANTS);
-    // A generous limit: the hardest of these applicants needs tens of seconds
-    // to prove optimality on a busy 2-core machine (see BENCHMARKS.md).
+    // A generous limit: proving optimality took up to 12 s wall-clock on a
+    // heavily loaded 2-core machine (BENCHMARKS.md); a time limit would turn a
+    // slow machine into a failed test.
     let config = Config {
         time_limit_seconds: 120.0,
         ..Config::default()
