@@ -9,7 +9,7 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 DEMO_APT_PACKAGES := cmake g++ pkg-config libclang-dev libopenblas-dev libgfortran-12-dev
 # What `make test` needs on top: valgrind for the C examples, and the three bindings' toolchains.
 TEST_APT_PACKAGES := $(DEMO_APT_PACKAGES) valgrind \
-  openjdk-17-jdk-headless junit5 mono-mcs mono-runtime r-base-dev r-cran-testthat
+  openjdk-17-jdk-headless junit5 mono-mcs mono-runtime r-base-dev r-cran-testthat python3-venv
 DATA ?= german
 EXPERIMENTS := robustness_tradeoff plans_under_shift sequential_policies
 CARGO ?= cargo
@@ -24,7 +24,8 @@ DATADIR ?= $(PREFIX)/share/cfx
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
-  demo test test-install install uninstall java csharp r experiments bench fuzz fuzz-install fuzz-smoke lint
+  demo test test-install install uninstall java csharp r experiments bench fuzz fuzz-install fuzz-smoke lint \
+  peers-trees
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
 deps: deps-apt-test deps-cbindgen
@@ -64,7 +65,12 @@ first-build-notice:
 build: deps-demo first-build-notice
 	$(CARGO) build --release
 
-test: deps
+# The XGBoost and LightGBM HELOC models and their margins that the tree tests
+# read from target/peers (own venv in benches/peers/.venv-trees, pinned from PyPI).
+peers-trees:
+	python3 benches/peers/trees_train.py
+
+test: deps peers-trees
 	$(CARGO) test --release
 	bash tests/install/run.sh
 	bash bindings/java/run-tests.sh

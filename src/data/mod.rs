@@ -317,10 +317,7 @@ pub fn row_under_schema(
                     return Err(missing_value_error(data_row, &f.name, cell));
                 }
                 None => {
-                    return Err(Error::Data(format!(
-                        "{}: unknown level '{cell}'",
-                        where_()
-                    )));
+                    return Err(Error::Data(format!("{}: unknown level '{cell}'", where_())));
                 }
             },
             FeatureKind::Contiguous { special_states, .. } => {

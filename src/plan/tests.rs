@@ -1041,7 +1041,10 @@ fn projected_programs_match_the_full_programs_at_every_radius() {
         assert_eq!(la.value.to_bits(), lr.value.to_bits(), "case {case}");
     }
     assert!(projected >= 20, "{projected}");
-    assert!(near_optimal <= 12, "{near_optimal} comparisons with a NearOptimal solve");
+    assert!(
+        near_optimal <= 12,
+        "{near_optimal} comparisons with a NearOptimal solve"
+    );
     eprintln!(
         "projected vs full, worst |Δ| over 36 instances (L* and U*): {worst:.2e}; \
          {near_optimal} comparisons at reduced accuracy"
