@@ -19,7 +19,7 @@
 //! `row` counts data records from 0.
 
 use super::{Config, explain_batch};
-use crate::data::{parse_csv, row_under_schema};
+use crate::data::{CsvOptions, parse_csv_with, row_under_schema};
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::schema::Schema;
@@ -89,9 +89,22 @@ fn next_record(reader: &mut impl BufRead, buf: &mut String) -> Result<Option<()>
     }
 }
 
-/// The cells of one record.
+/// The cells of one record, trimmed. Parsed as a headerless one-row table:
+/// read as a header it would be refused as a file without data rows, and a
+/// data row's repeated values would be refused as duplicate column names.
 fn cells(record: &str) -> Result<Vec<String>> {
-    Ok(parse_csv(record)?.header)
+    let opts = CsvOptions {
+        has_header: false,
+        ..CsvOptions::default()
+    };
+    let mut table = parse_csv_with(record.as_bytes(), &opts)?;
+    Ok(table
+        .rows
+        .pop()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| c.trim().to_string())
+        .collect())
 }
 
 /// Explains every applicant of the CSV file `input` (a header naming the
