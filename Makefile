@@ -24,7 +24,8 @@ DATADIR ?= $(PREFIX)/share/cfx
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
-  demo test test-install install uninstall java csharp r experiments bench fuzz fuzz-install fuzz-smoke lint peers-scorecard
+  demo test test-install install uninstall java csharp r experiments bench fuzz fuzz-install fuzz-smoke lint \
+  peers-scorecard peers-trees
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
 deps: deps-apt-test deps-cbindgen
@@ -69,7 +70,12 @@ build: deps-demo first-build-notice
 peers-scorecard:
 	python3 benches/peers/scorecard_optbinning.py heloc
 
-test: deps peers-scorecard
+# The XGBoost and LightGBM HELOC models and their margins that the tree tests
+# read from target/peers (own venv in benches/peers/.venv-trees, pinned from PyPI).
+peers-trees:
+	python3 benches/peers/trees_train.py
+
+test: deps peers-scorecard peers-trees
 	$(CARGO) test --release
 	bash tests/install/run.sh
 	bash bindings/java/run-tests.sh

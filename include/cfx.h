@@ -130,6 +130,10 @@ enum cfx_model_kind
    * Points scorecard: score = points total, accepted when points ≥ cutoff.
    */
   CFX_MODEL_KIND_SCORECARD = 2,
+  /**
+   * A gradient-boosted tree ensemble (XGBoost, LightGBM).
+   */
+  CFX_MODEL_KIND_TREES = 3,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1241,8 +1245,8 @@ cfx_status cfx_model_train_mlp(const struct cfx_dataset *dataset,
                                const struct cfx_model **out_model);
 
 /**
- * The model kind (`CFX_MODEL_KIND_LINEAR`, `CFX_MODEL_KIND_MLP` or
- * `CFX_MODEL_KIND_SCORECARD`) as `int32_t`.
+ * The model kind (`CFX_MODEL_KIND_LINEAR`, `CFX_MODEL_KIND_MLP`,
+ * `CFX_MODEL_KIND_SCORECARD` or `CFX_MODEL_KIND_TREES`) as `int32_t`.
  */
 cfx_status cfx_model_get_kind(const struct cfx_model *model, int32_t *out_kind);
 
@@ -1892,6 +1896,42 @@ const char *cfx_status_str(int32_t status);
  */
 cfx_status cfx_testing_panic(void);
 #endif
+
+/**
+ * Imports an XGBoost JSON model (`Booster.save_model("m.json")`, objective
+ * `binary:logistic`) given as a string. On success `*out_model` owns a new handle.
+ */
+cfx_status cfx_model_from_xgboost_json(const struct cfx_schema *schema,
+                                       const char *json,
+                                       const char *options_json,
+                                       const struct cfx_model **out_model);
+
+/**
+ * Imports an XGBoost JSON model from a file (`CFX_STATUS_IO_ERROR` when it
+ * cannot be read). On success `*out_model` owns a new handle.
+ */
+cfx_status cfx_model_from_xgboost_file(const struct cfx_schema *schema,
+                                       const char *path,
+                                       const char *options_json,
+                                       const struct cfx_model **out_model);
+
+/**
+ * Imports a LightGBM text model (`Booster.save_model("m.txt")`, objective
+ * `binary`) given as a string. On success `*out_model` owns a new handle.
+ */
+cfx_status cfx_model_from_lightgbm_text(const struct cfx_schema *schema,
+                                        const char *text,
+                                        const char *options_json,
+                                        const struct cfx_model **out_model);
+
+/**
+ * Imports a LightGBM text model from a file (`CFX_STATUS_IO_ERROR` when it
+ * cannot be read). On success `*out_model` owns a new handle.
+ */
+cfx_status cfx_model_from_lightgbm_file(const struct cfx_schema *schema,
+                                        const char *path,
+                                        const char *options_json,
+                                        const struct cfx_model **out_model);
 
 /**
  * The cfx version as a static NUL-terminated string, e.g. `"0.1.0"`.

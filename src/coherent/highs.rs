@@ -117,6 +117,8 @@ pub(crate) struct Options {
     pub mip_abs_gap: f64,
     /// HiGHS `primal_feasibility_tolerance` and `mip_feasibility_tolerance`.
     pub feasibility_tol: f64,
+    /// HiGHS `presolve` ("on" when true, "off" when false).
+    pub presolve: bool,
 }
 
 /// The model status, mapped by us from HiGHS's raw `kHighsModelStatus` code.
@@ -217,6 +219,14 @@ fn set_double(h: &Instance, name: &str, v: f64) -> bool {
     ok(unsafe { hs::Highs_setDoubleOptionValue(h.0, c.as_ptr(), v) })
 }
 
+fn set_string(h: &Instance, name: &str, v: &str) -> bool {
+    let (Ok(c), Ok(cv)) = (CString::new(name), CString::new(v)) else {
+        return false;
+    };
+    // SAFETY: valid instance and NUL-terminated option name and value.
+    ok(unsafe { hs::Highs_setStringOptionValue(h.0, c.as_ptr(), cv.as_ptr()) })
+}
+
 fn failed(start: Instant, code: i32) -> MipSolution {
     MipSolution {
         status: MipStatus::Error(code),
@@ -258,7 +268,7 @@ pub(crate) fn solve(mip: &Mip, opts: &Options) -> MipSolution {
         && set_double(&h, "mip_abs_gap", opts.mip_abs_gap.max(0.0))
         && set_double(&h, "primal_feasibility_tolerance", opts.feasibility_tol)
         && set_double(&h, "mip_feasibility_tolerance", opts.feasibility_tol);
-    if !options_ok {
+    if !options_ok || (!opts.presolve && !set_string(&h, "presolve", "off")) {
         return failed(start, -1);
     }
     let n = mip.n_cols();
@@ -366,6 +376,7 @@ mod tests {
             mip_rel_gap: 0.0,
             mip_abs_gap: 0.0,
             feasibility_tol: 1e-9,
+            presolve: true,
         }
     }
 

@@ -28,6 +28,7 @@ mod highs;
 pub mod portfolio;
 mod program;
 pub mod separable;
+mod trees;
 
 #[cfg(test)]
 mod scorecard_tests;
@@ -190,6 +191,7 @@ impl Config {
             mip_rel_gap: self.mip_gap,
             mip_abs_gap: 1e-9,
             feasibility_tol: 1e-9,
+            presolve: true,
         }
     }
 }
@@ -468,7 +470,8 @@ pub fn cost(schema: &Schema, from: &[f64], to: &[f64]) -> Result<f64> {
 
 /// Checks the inputs and returns the model's class and the factual's score.
 /// This is the one place the coherent methods route by model kind: a linear
-/// (logistic) model or a points scorecard; anything else is refused.
+/// (logistic) model, a points scorecard or a tree ensemble; anything else is
+/// refused.
 fn prepare<'m>(
     schema: &Schema,
     model: &'m dyn Model,
@@ -491,29 +494,36 @@ fn prepare<'m>(
         }
         return Ok((Scoring::Scorecard(card), points));
     }
-    let lin = model.as_linear().ok_or_else(|| {
-        Error::InvalidArgument(
-            "the coherent MIP needs a linear (logistic) model or a points scorecard; use a \
-             robust or sequential method for MLPs"
+    let scoring = if let Some(lin) = model.as_linear() {
+        Scoring::Linear(lin)
+    } else if let Some(ens) = model.as_trees() {
+        Scoring::Trees(ens)
+    } else {
+        return Err(Error::InvalidArgument(
+            "the coherent MIP needs a linear (logistic) model, a points scorecard or a tree \
+             ensemble; use a robust or sequential method for MLPs"
                 .into(),
-        )
-    })?;
+        ));
+    };
     check_len(
         "model input dimension vs schema encoded dimension",
         schema.encoded_dim(),
-        lin.weights.len(),
+        model.input_dim(),
     )?;
+    if let Scoring::Trees(ens) = scoring {
+        ens.check_schema(schema)?;
+    }
     let x = schema.encode(factual)?;
     schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
-    let score = lin.score(&x);
-    if score > logit(lin.threshold) {
+    let score = model.score(&x);
+    if score > logit(model.threshold()) {
         return Err(Error::InvalidArgument(format!(
             "the applicant is already accepted (probability {:.6} > {})",
             sigmoid(score),
-            lin.threshold
+            model.threshold()
         )));
     }
-    Ok((Scoring::Linear(lin), score))
+    Ok((scoring, score))
 }
 
 impl Scoring<'_> {
@@ -524,6 +534,10 @@ impl Scoring<'_> {
             Scoring::Linear(m) => {
                 let score = m.score(encoded);
                 (score, sigmoid(score), score > logit(m.threshold))
+            }
+            Scoring::Trees(m) => {
+                let score = m.score(encoded);
+                (score, sigmoid(score), score > logit(m.threshold()))
             }
             Scoring::Scorecard(c) => {
                 let points = c.score_raw(schema, raw)?;
@@ -540,14 +554,16 @@ impl Scoring<'_> {
         match self {
             Scoring::Linear(m) => *m,
             Scoring::Scorecard(c) => *c,
+            Scoring::Trees(t) => *t,
         }
     }
 
-    /// The first decision margin: the configured one for a probability model;
-    /// 0 for a scorecard, whose points are exact and whose ties are accepted.
+    /// The first decision margin: the configured one for a probability model
+    /// (linear or trees); 0 for a scorecard, whose points are exact and whose
+    /// ties are accepted.
     fn first_margin(&self, config: &Config) -> f64 {
         match self {
-            Scoring::Linear(_) => config.margin,
+            Scoring::Linear(_) | Scoring::Trees(_) => config.margin,
             Scoring::Scorecard(_) => 0.0,
         }
     }
@@ -667,7 +683,10 @@ fn solve_program(
     if let Some(status) = tests::forced_status() {
         return Ok(Solved::NoSolution(outcome_without_solution(status)));
     }
-    let opts = config.options();
+    let opts = Options {
+        presolve: prog.presolve,
+        ..config.options()
+    };
     let first_margin = model.first_margin(config);
     let mut margin = first_margin;
     let mut seconds = 0.0;
@@ -835,8 +854,8 @@ impl<'a> Run<'a> {
             SolverChoice::Auto => !cuts && linear,
             SolverChoice::Separable if !linear => {
                 return Err(Error::InvalidArgument(
-                    "the separable solver takes linear models only (a scorecard's bins are \
-                     not yet offered to it); use solver 'auto' or 'mip'"
+                    "the separable solver takes linear models only (a scorecard's bins and a \
+                     tree ensemble's splits are not offered to it); use solver 'auto' or 'mip'"
                         .into(),
                 ));
             }

@@ -89,17 +89,22 @@ fn next_record(reader: &mut impl BufRead, buf: &mut String) -> Result<Option<()>
     }
 }
 
-/// The cells of one record (read as a header-less, one-row CSV).
+/// The cells of one record, trimmed. Parsed as a headerless one-row table:
+/// read as a header it would be refused as a file without data rows, and a
+/// data row's repeated values would be refused as duplicate column names.
 fn cells(record: &str) -> Result<Vec<String>> {
-    let one_row = CsvOptions {
+    let opts = CsvOptions {
         has_header: false,
         ..CsvOptions::default()
     };
-    parse_csv_with(record.as_bytes(), &one_row)?
+    let mut table = parse_csv_with(record.as_bytes(), &opts)?;
+    Ok(table
         .rows
+        .pop()
+        .unwrap_or_default()
         .into_iter()
-        .next()
-        .ok_or_else(|| Error::Data("an empty record".into()))
+        .map(|c| c.trim().to_string())
+        .collect())
 }
 
 /// Explains every applicant of the CSV file `input` (a header naming the

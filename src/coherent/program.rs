@@ -50,8 +50,8 @@
 
 use super::highs::Mip;
 use crate::error::{Error, Result};
-use crate::model::LinearModel;
 use crate::model::scorecard::{Compiled, Scorecard};
+use crate::model::{LinearModel, TreeEnsemble};
 use crate::schema::{COHERENCE_TOL, Direction, FeatureKind, Schema};
 
 /// The model class a program is built for: the decision row and the pruning
@@ -60,6 +60,9 @@ use crate::schema::{COHERENCE_TOL, Direction, FeatureKind, Schema};
 pub(crate) enum Scoring<'m> {
     Linear(&'m LinearModel),
     Scorecard(&'m Scorecard),
+    /// A tree ensemble: OCEAN's leaf and split indicators joined to the
+    /// polytope (Parmentier & Vidal 2021; `trees.rs`).
+    Trees(&'m TreeEnsemble),
 }
 
 /// A value bin of a scorecard characteristic in the program: its binary and the
@@ -266,6 +269,8 @@ pub(crate) struct Program {
     /// Index of the decision row; its lower bound is `threshold_rhs + margin`.
     pub decision_row: usize,
     pub threshold_rhs: f64,
+    /// Whether HiGHS presolves the program (the tree MIP turns it off).
+    pub presolve: bool,
 }
 
 /// Grid of an integer/step feature in raw units: `(first point ≥ lo, step, K)`,
@@ -571,7 +576,54 @@ impl Program {
         match scoring {
             Scoring::Linear(m) => Program::build_linear(schema, m, factual, margin),
             Scoring::Scorecard(m) => Program::build_scorecard(schema, m, factual, margin),
+            Scoring::Trees(m) => super::trees::build(schema, m, factual, margin),
         }
+    }
+
+    /// The schema's mixed polytope alone (states, slots, grids, actionability)
+    /// with the factual's cost, for a model that adds its own decision row with
+    /// [`Program::set_decision`] (the tree MIP). Nothing is pruned by a model's
+    /// weights.
+    pub fn polytope(schema: &Schema, factual: &[f64]) -> Result<Program> {
+        let mut mip = Mip::default();
+        let mut vars = Vec::with_capacity(schema.n_features());
+        for (i, f) in schema.features.iter().enumerate() {
+            let prune = Pruning {
+                dominated: vec![false; f.n_states()],
+                slot_weight: None,
+            };
+            vars.push(add_feature(&mut mip, schema, i, factual, &prune)?);
+        }
+        Ok(Program {
+            mip,
+            vars,
+            decision_row: usize::MAX,
+            threshold_rhs: f64::NAN,
+            presolve: true,
+        })
+    }
+
+    /// Adds the decision row `Σ coef·x ≥ threshold_rhs + margin`.
+    pub fn set_decision(&mut self, entries: &[(usize, f64)], threshold_rhs: f64, margin: f64) {
+        self.decision_row = self.mip.n_rows();
+        self.threshold_rhs = threshold_rhs;
+        self.mip
+            .add_row(threshold_rhs + margin, f64::INFINITY, entries);
+    }
+
+    /// The slot of contiguous feature `i` as a linear expression of the
+    /// columns, `v·d_c + unit·(u − l)`: the slot in the value state, 0 in a
+    /// special state (where `d_c = l = u = 0`).
+    pub fn slot_expression(&self, i: usize) -> Vec<(usize, f64)> {
+        let fv = &self.vars[i];
+        let mut e = vec![(fv.state_cols[0], fv.anchor)];
+        if let Some(u) = fv.u {
+            e.push((u, fv.unit));
+        }
+        if let Some(l) = fv.l {
+            e.push((l, -fv.unit));
+        }
+        e
     }
 
     /// The linear decision row (10)/(17): `b + Σ a_{i,c} c_i + Σ a_{i,j} d_{i,j}
@@ -617,6 +669,7 @@ impl Program {
             vars,
             decision_row,
             threshold_rhs,
+            presolve: true,
         })
     }
 
@@ -719,6 +772,7 @@ impl Program {
             vars,
             decision_row,
             threshold_rhs,
+            presolve: true,
         })
     }
 

@@ -113,6 +113,7 @@ pub mod sequential;
 pub mod status;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod trees;
 pub mod version;
 
 pub use status::{FfiError, FfiResult, cfx_status};

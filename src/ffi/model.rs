@@ -36,6 +36,8 @@ pub enum cfx_model_kind {
     Mlp = 1,
     /// Points scorecard: score = points total, accepted when points ≥ cutoff.
     Scorecard = 2,
+    /// A gradient-boosted tree ensemble (XGBoost, LightGBM).
+    Trees = 3,
 }
 
 /// A logistic-regression model `score = w·x + b` over the encoded space,
@@ -146,8 +148,8 @@ pub unsafe extern "C" fn cfx_model_train_mlp(
     }
 }
 
-/// The model kind (`CFX_MODEL_KIND_LINEAR`, `CFX_MODEL_KIND_MLP` or
-/// `CFX_MODEL_KIND_SCORECARD`) as `int32_t`.
+/// The model kind (`CFX_MODEL_KIND_LINEAR`, `CFX_MODEL_KIND_MLP`,
+/// `CFX_MODEL_KIND_SCORECARD` or `CFX_MODEL_KIND_TREES`) as `int32_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_model_get_kind(
     model: *const cfx_model,
@@ -159,6 +161,7 @@ pub unsafe extern "C" fn cfx_model_get_kind(
             AnyModel::Linear(_) => cfx_model_kind::Linear,
             AnyModel::Mlp(_) => cfx_model_kind::Mlp,
             AnyModel::Scorecard(_) => cfx_model_kind::Scorecard,
+            AnyModel::Trees(_) => cfx_model_kind::Trees,
         };
         out.write(k as i32);
         Ok(())

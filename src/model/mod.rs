@@ -10,10 +10,12 @@
 mod linear;
 mod mlp;
 pub mod scorecard;
+pub mod trees;
 
 pub use linear::{LinearModel, LogisticFit};
 pub use mlp::{MlpModel, MlpTraining};
 pub use scorecard::{Bin, BinRange, Characteristic, ScoreScaling, Scorecard};
+pub use trees::TreeEnsemble;
 
 use crate::error::{Error, Result};
 use crate::schema::Schema;
@@ -114,9 +116,14 @@ pub trait Model: Send + Sync + std::fmt::Debug {
     fn as_scorecard(&self) -> Option<&Scorecard> {
         None
     }
+    /// The tree ensemble behind this one, when it is one (enables the tree MIP).
+    fn as_trees(&self) -> Option<&TreeEnsemble> {
+        None
+    }
     /// Whether [`Model::score_gradient_in`] gives a useful input gradient.
-    /// False for step functions (scorecards): the gradient methods (Wachter,
-    /// PROBE, CROCO) refuse such models with `Error::InvalidArgument`.
+    /// False for step functions (scorecards, tree ensembles): the methods that
+    /// follow the gradient (Wachter, PROBE, CROCO) refuse such models
+    /// ([`require_input_gradient`]).
     fn has_input_gradient(&self) -> bool {
         true
     }
@@ -211,6 +218,20 @@ pub trait Model: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// Refuses a model without an input gradient, for the methods that follow the
+/// gradient (Wachter, PROBE, CROCO, COPA): the one place that check lives.
+pub fn require_input_gradient<M: Model + ?Sized>(model: &M, method: &str) -> Result<()> {
+    if model.has_input_gradient() {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{method} follows the model's input gradient, and this model has none: it is \
+             a step function (a points scorecard or a tree ensemble). Use the coherent MIP \
+             for exact counterfactuals and the Monte Carlo invalidation rate for robustness"
+        )))
+    }
+}
+
 /// Any cfx model, as stored in JSON and held behind the C ABI.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -219,6 +240,8 @@ pub enum AnyModel {
     Mlp(MlpModel),
     /// A points scorecard (kind `"scorecard"`), bound to the schema it was read with.
     Scorecard(Scorecard),
+    /// A tree ensemble (kind `"trees"`), imported from XGBoost or LightGBM.
+    Trees(TreeEnsemble),
 }
 
 /// The file layout: the format version beside the model's own keys. Read
@@ -271,15 +294,18 @@ impl AnyModel {
             "linear" => AnyModel::Linear(crate::json::from_value(&v, "linear model")?),
             "mlp" => AnyModel::Mlp(crate::json::from_value(&v, "mlp model")?),
             "scorecard" => AnyModel::Scorecard(crate::json::from_value(&v, "scorecard")?),
+            "trees" => AnyModel::Trees(crate::json::from_value(&v, "tree ensemble")?),
             other => {
                 return Err(Error::Format(format!(
-                    "model: unknown kind '{other}'; expected one of: linear, mlp, scorecard"
+                    "model: unknown kind '{other}'; expected one of: linear, mlp, scorecard, trees"
                 )));
             }
         };
         model.validate()?;
-        if let AnyModel::Scorecard(s) = &mut model {
-            s.bind(schema)?;
+        match &mut model {
+            AnyModel::Scorecard(s) => s.bind(schema)?,
+            AnyModel::Trees(t) => t.check_schema(schema)?,
+            AnyModel::Linear(_) | AnyModel::Mlp(_) => {}
         }
         crate::error::check_len(
             "model input dimension vs schema encoded dimension",
@@ -295,6 +321,7 @@ impl AnyModel {
             AnyModel::Linear(m) => m.validate(),
             AnyModel::Mlp(m) => m.validate(),
             AnyModel::Scorecard(m) => m.validate(),
+            AnyModel::Trees(m) => m.validate(),
         }
     }
 
@@ -303,6 +330,7 @@ impl AnyModel {
             AnyModel::Linear(m) => m,
             AnyModel::Mlp(m) => m,
             AnyModel::Scorecard(m) => m,
+            AnyModel::Trees(m) => m,
         }
     }
 }
@@ -328,6 +356,9 @@ impl Model for AnyModel {
     }
     fn as_scorecard(&self) -> Option<&Scorecard> {
         self.inner().as_scorecard()
+    }
+    fn as_trees(&self) -> Option<&TreeEnsemble> {
+        self.inner().as_trees()
     }
     fn has_input_gradient(&self) -> bool {
         self.inner().has_input_gradient()

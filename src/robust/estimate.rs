@@ -609,7 +609,7 @@ pub(crate) fn probe_parts<M: Model + ?Sized>(
     noise: &NoiseModel,
     ws: &mut Workspace,
 ) -> Result<(f64, f64, f64, f64)> {
-    super::generate::refuse_without_gradient(model)?;
+    crate::model::require_input_gradient(model, "PROBE's first-order rate")?;
     ws.check(model)?;
     check_len("encoded point", model.input_dim(), x.len())?;
     check_finite("encoded point", x)?;

@@ -252,21 +252,6 @@ impl AmsGrad {
 }
 
 /// The moving slots of one factual and their bounds.
-/// Wachter, PROBE and CROCO follow the model's input gradient; a step function
-/// (a points scorecard) has none worth following, so they refuse it.
-pub(crate) fn refuse_without_gradient<M: Model + ?Sized>(model: &M) -> Result<()> {
-    if model.has_input_gradient() {
-        Ok(())
-    } else {
-        Err(Error::InvalidArgument(
-            "this model is a step function (a points scorecard) without an input gradient: \
-             Wachter, PROBE and CROCO cannot follow it; use the coherent MIP for exact \
-             counterfactuals and the Monte Carlo invalidation rate for robustness"
-                .into(),
-        ))
-    }
-}
-
 struct Setup {
     x0: Vec<f64>,
     raw0: Vec<f64>,
@@ -283,7 +268,7 @@ impl Setup {
         noise: &NoiseModel,
         raw: &[f64],
     ) -> Result<Setup> {
-        refuse_without_gradient(model)?;
+        crate::model::require_input_gradient(model, "a gradient counterfactual generator")?;
         check_len(
             "model input vs schema encoded dimension",
             schema.encoded_dim(),

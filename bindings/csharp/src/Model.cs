@@ -9,6 +9,8 @@ namespace Cfx
         Mlp = 1,
         /// <summary>A points scorecard (<see cref="ScorecardImport"/>): score = points, accepted when points ≥ cutoff.</summary>
         Scorecard = 2,
+        /// <summary>A gradient-boosted tree ensemble imported from XGBoost or LightGBM.</summary>
+        Trees = 3
     }
 
     /// <summary>Score, probability and decision of one applicant.</summary>
@@ -28,8 +30,9 @@ namespace Cfx
     }
 
     /// <summary>
-    /// An immutable scoring model (cfx_model): logistic regression, MLP or a
-    /// points scorecard (<see cref="ScorecardImport.Model()"/>) over the encoded
+    /// An immutable scoring model (cfx_model): logistic regression, MLP, a
+    /// points scorecard (<see cref="ScorecardImport.Model()"/>) or a bank's
+    /// gradient-boosted tree ensemble (XGBoost, LightGBM) over the encoded
     /// space. Thread-safe: one instance may serve many threads.
     /// </summary>
     public sealed class Model : IDisposable
@@ -69,6 +72,52 @@ namespace Cfx
             CfxLibrary.EnsureCompatible();
             ModelHandle m;
             int st = Native.cfx_model_from_json(schema.Handle, Utf8.Encode(json), out m);
+            return new Model(Call.Owned(st, m));
+        }
+
+        /// <summary>
+        /// Imports an XGBoost model saved as JSON (Booster.save_model("m.json"), objective
+        /// binary:logistic) onto <paramref name="schema"/>: model columns map to features by name,
+        /// one-hot columns "&lt;feature&gt;=&lt;level&gt;" to levels. <paramref name="optionsJson"/> is null
+        /// (defaults) or a JSON object with the optional keys "columns", "special_as_missing" and
+        /// "threshold". A model or option the importer does not understand throws a
+        /// <see cref="CfxException"/> with <see cref="Status.FormatError"/> naming it.
+        /// </summary>
+        public static Model FromXgboostJson(Schema schema, string json, string optionsJson = null)
+        {
+            return ImportTrees(schema, json, "json", optionsJson, Native.cfx_model_from_xgboost_json);
+        }
+
+        /// <summary><see cref="FromXgboostJson"/> of the file at <paramref name="path"/> (<see cref="Status.IoError"/> when unreadable).</summary>
+        public static Model FromXgboostFile(Schema schema, string path, string optionsJson = null)
+        {
+            return ImportTrees(schema, path, "path", optionsJson, Native.cfx_model_from_xgboost_file);
+        }
+
+        /// <summary>
+        /// Imports a LightGBM text model (Booster.save_model("m.txt"), objective binary) onto
+        /// <paramref name="schema"/>; <paramref name="optionsJson"/> as in <see cref="FromXgboostJson"/>.
+        /// </summary>
+        public static Model FromLightgbmText(Schema schema, string text, string optionsJson = null)
+        {
+            return ImportTrees(schema, text, "text", optionsJson, Native.cfx_model_from_lightgbm_text);
+        }
+
+        /// <summary><see cref="FromLightgbmText"/> of the file at <paramref name="path"/> (<see cref="Status.IoError"/> when unreadable).</summary>
+        public static Model FromLightgbmFile(Schema schema, string path, string optionsJson = null)
+        {
+            return ImportTrees(schema, path, "path", optionsJson, Native.cfx_model_from_lightgbm_file);
+        }
+
+        private delegate int TreeImporter(SchemaHandle schema, byte[] textOrPath, byte[] optionsJson, out ModelHandle m);
+
+        private static Model ImportTrees(Schema schema, string textOrPath, string what, string optionsJson, TreeImporter import)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (textOrPath == null) throw new ArgumentNullException(what);
+            CfxLibrary.EnsureCompatible();
+            ModelHandle m;
+            int st = import(schema.Handle, Utf8.Encode(textOrPath), Utf8.Encode(optionsJson), out m);
             return new Model(Call.Owned(st, m));
         }
 
@@ -112,7 +161,14 @@ namespace Cfx
 
         public ModelKind Kind
         {
-            get { int k; Call.Check(Native.cfx_model_get_kind(Handle, out k)); return (ModelKind)k; }
+            get
+            {
+                int k;
+                Call.Check(Native.cfx_model_get_kind(Handle, out k));
+                if (!Enum.IsDefined(typeof(ModelKind), k))
+                    throw new InvalidOperationException("unknown model kind " + k + " (cfx_model_kind)");
+                return (ModelKind)k;
+            }
         }
 
         // The model is immutable: its input dimension is read once (−1 = not read yet).

@@ -115,6 +115,19 @@ namespace Cfx
             out ModelHandle outModel);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_model_from_json(SchemaHandle schema, [In] byte[] json, out ModelHandle outModel);
+        // Tree ensembles: the model text (or a file path) and the optional import options as JSON (null = defaults).
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_xgboost_json(SchemaHandle schema, [In] byte[] json, [In] byte[] optionsJson,
+            out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_xgboost_file(SchemaHandle schema, [In] byte[] path, [In] byte[] optionsJson,
+            out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_lightgbm_text(SchemaHandle schema, [In] byte[] text, [In] byte[] optionsJson,
+            out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_lightgbm_file(SchemaHandle schema, [In] byte[] path, [In] byte[] optionsJson,
+            out ModelHandle outModel);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_model_to_json(ModelHandle model, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)]

@@ -28,12 +28,54 @@ cfx_read_model <- function(schema, file) {
   cfx_model_from_json(schema, readLines(file, warn = FALSE, encoding = "UTF-8"))
 }
 
+#' Imports a bank's gradient-boosted model onto a schema: XGBoost's JSON model
+#' (Booster.save_model("m.json"), objective binary:logistic) or LightGBM's
+#' text model (Booster.save_model("m.txt"), objective binary), as text or from
+#' a file. Model columns map to features by name, one-hot columns
+#' "<feature>=<level>" or "<feature>_<level>" to levels. `options` is NULL
+#' (defaults), a JSON string, or a list with the optional entries `columns`
+#' (model column = list(feature = , level = )), `special_as_missing`
+#' (features whose special states the model saw as missing) and `threshold`.
+cfx_model_from_xgboost <- function(schema, json, options = NULL) {
+  .cx(C_model_from_trees, schema, 0L, paste(json, collapse = "\n"), .tree_options(options))
+}
+
+cfx_read_xgboost <- function(schema, file, options = NULL) {
+  .cx(C_model_from_trees, schema, 1L, .tree_file(file), .tree_options(options))
+}
+
+cfx_model_from_lightgbm <- function(schema, text, options = NULL) {
+  .cx(C_model_from_trees, schema, 2L, paste(text, collapse = "\n"), .tree_options(options))
+}
+
+cfx_read_lightgbm <- function(schema, file, options = NULL) {
+  .cx(C_model_from_trees, schema, 3L, .tree_file(file), .tree_options(options))
+}
+
+.tree_file <- function(file) {
+  if (!is.character(file) || length(file) != 1L || is.na(file))
+    stop("cfx: 'file' must be a single path", call. = FALSE)
+  enc2utf8(path.expand(file))
+}
+
+# The import options as the JSON object the library reads (it refuses unknown keys).
+.tree_options <- function(options) {
+  if (is.null(options)) return(NULL)
+  if (is.character(options)) return(enc2utf8(paste(options, collapse = "\n")))
+  if (!is.list(options) || (length(options) > 0L && is.null(names(options))))
+    stop("cfx: 'options' must be NULL, a JSON string or a named list", call. = FALSE)
+  if (length(options) == 0L) return("{}")
+  if (!is.null(options$special_as_missing))
+    options$special_as_missing <- I(as.character(options$special_as_missing))
+  enc2utf8(as.character(jsonlite::toJSON(options, auto_unbox = TRUE, digits = NA)))
+}
+
 cfx_write_model <- function(model, file) {
   writeLines(enc2utf8(cfx_to_json(model)), file, useBytes = TRUE)
   invisible(file)
 }
 
-#' Kind ("linear", "mlp" or "scorecard"), input dimension and decision threshold of a model.
+#' Kind ("linear", "mlp", "scorecard" or "trees"), input dimension and decision threshold of a model.
 cfx_model_info <- function(model) .cx(C_model_info, model)
 
 print.cfx_model <- function(x, ...) {
@@ -45,7 +87,8 @@ print.cfx_model <- function(x, ...) {
     return(invisible(x))
   }
   what <- switch(i$kind, linear = "logistic-regression model",
-                 mlp = "neural-network (MLP) model", "model")
+                 mlp = "neural-network (MLP) model",
+                 trees = "gradient-boosted tree model", "model")
   cat(sprintf("A cfx %s over %d encoded columns; it accepts an applicant when the probability of a good outcome is above %s.\n",
               what, as.integer(i$input_dim), .pct(i$threshold)))
   invisible(x)

@@ -44,6 +44,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_scorecard_import_report", (DL_FUNC)&C_scorecard_import_report, 1},
     {"C_model_linear_new", (DL_FUNC)&C_model_linear_new, 3},
     {"C_model_from_json", (DL_FUNC)&C_model_from_json, 2},
+    {"C_model_from_trees", (DL_FUNC)&C_model_from_trees, 4},
     {"C_model_to_json", (DL_FUNC)&C_model_to_json, 1},
     {"C_model_fingerprint", (DL_FUNC)&C_model_fingerprint, 1},
     {"C_model_fit_linear", (DL_FUNC)&C_model_fit_linear, 2},

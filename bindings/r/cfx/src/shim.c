@@ -778,6 +778,31 @@ SEXP C_model_from_json(SEXP schema, SEXP json)
     return h;
 }
 
+/* A bank's gradient-boosted model: `which` is 0 XGBoost JSON text, 1 XGBoost
+ * JSON file, 2 LightGBM text, 3 LightGBM text file; `options` is NULL or the
+ * import options as JSON. */
+SEXP C_model_from_trees(SEXP schema, SEXP which, SEXP source, SEXP options)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    int w = Rf_asInteger(which);
+    const char *src = str_arg(source, (w == 1 || w == 3) ? "file" : "text");
+    const char *o = opt_str_arg(options, "options");
+    SEXP h = new_handle(K_MODEL);
+    const cfx_model *m = NULL;
+    cfx_status st;
+    switch (w) {
+    case 0: st = cfx_model_from_xgboost_json(s, src, o, &m); break;
+    case 1: st = cfx_model_from_xgboost_file(s, src, o, &m); break;
+    case 2: st = cfx_model_from_lightgbm_text(s, src, o, &m); break;
+    case 3: st = cfx_model_from_lightgbm_file(s, src, o, &m); break;
+    default: Rf_errorcall(R_NilValue, "cfx: unknown tree model format %d", w);
+    }
+    check(st);
+    R_SetExternalPtrAddr(h, (void *)m);
+    UNPROTECT(1);
+    return h;
+}
+
 SEXP C_model_to_json(SEXP model)
 {
     const cfx_model *m = MODEL(model);
@@ -845,6 +870,7 @@ SEXP C_model_info(SEXP model)
     SET_VECTOR_ELT(out, 0, Rf_mkString(kind == CFX_MODEL_KIND_LINEAR      ? "linear"
                                        : kind == CFX_MODEL_KIND_MLP       ? "mlp"
                                        : kind == CFX_MODEL_KIND_SCORECARD ? "scorecard"
+                                       : kind == CFX_MODEL_KIND_TREES     ? "trees"
                                                                           : "unknown"));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal((double)dim));
     SET_VECTOR_ELT(out, 2, Rf_ScalarReal(thr));

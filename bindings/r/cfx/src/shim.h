@@ -27,8 +27,7 @@ SEXP C_schema_describe_changes(SEXP schema, SEXP from, SEXP to);
 SEXP C_schema_fit_weights(SEXP schema, SEXP rows);
 SEXP C_dataset_load(SEXP which, SEXP path);
 SEXP C_dataset_from_csv(SEXP schema, SEXP path, SEXP target, SEXP favourable);
-SEXP C_dataset_from_csv_ex(SEXP schema, SEXP path, SEXP target, SEXP favourable, SEXP delimiter,
-                           SEXP header);
+SEXP C_dataset_from_csv_ex(SEXP schema, SEXP path, SEXP target, SEXP favourable, SEXP delimiter, SEXP header);
 SEXP C_dataset_n_rows(SEXP dataset);
 SEXP C_dataset_schema(SEXP dataset);
 SEXP C_dataset_row(SEXP dataset, SEXP index);
@@ -41,6 +40,7 @@ SEXP C_scorecard_import_model(SEXP import);
 SEXP C_scorecard_import_report(SEXP import);
 SEXP C_model_linear_new(SEXP weights, SEXP bias, SEXP threshold);
 SEXP C_model_from_json(SEXP schema, SEXP json);
+SEXP C_model_from_trees(SEXP schema, SEXP which, SEXP source, SEXP options);
 SEXP C_model_to_json(SEXP model);
 SEXP C_model_fingerprint(SEXP model);
 SEXP C_model_fit_linear(SEXP dataset, SEXP c);

@@ -534,6 +534,32 @@ JNIEXPORT jlong FN(modelTrainMlp)(JNIEnv *env, jclass c, jlong ds, jlongArray hi
     return J(m);
 }
 
+/* Tree-ensemble importers (cfx_model_from_{xgboost,lightgbm}_*): the model
+ * text or a file path, and the optional import options as JSON (NULL array ->
+ * NULL, the defaults). */
+typedef cfx_status (*tree_import_fn)(const cfx_schema *, const char *, const char *,
+                                     const cfx_model **);
+
+static jlong tree_import(JNIEnv *env, tree_import_fn f, jlong schema, jbyteArray text,
+                         jbyteArray options) {
+    int f1, f2 = 0;
+    char *t = cstr_in(env, text, &f1);
+    char *o = f1 ? NULL : cstr_in(env, options, &f2);
+    jlong r = 0;
+    if (!f1 && !f2) {
+        const cfx_model *m = NULL;
+        if (ok(env, f(H(const cfx_schema, schema), t, o, &m))) r = J(m);
+    }
+    free(t);
+    free(o);
+    return r;
+}
+
+JNIEXPORT jlong FN(modelFromXgboostJson)(JNIEnv *env, jclass c, jlong schema, jbyteArray json, jbyteArray options) { (void)c; return tree_import(env, cfx_model_from_xgboost_json, schema, json, options); }
+JNIEXPORT jlong FN(modelFromXgboostFile)(JNIEnv *env, jclass c, jlong schema, jbyteArray path, jbyteArray options) { (void)c; return tree_import(env, cfx_model_from_xgboost_file, schema, path, options); }
+JNIEXPORT jlong FN(modelFromLightgbmText)(JNIEnv *env, jclass c, jlong schema, jbyteArray text, jbyteArray options) { (void)c; return tree_import(env, cfx_model_from_lightgbm_text, schema, text, options); }
+JNIEXPORT jlong FN(modelFromLightgbmFile)(JNIEnv *env, jclass c, jlong schema, jbyteArray path, jbyteArray options) { (void)c; return tree_import(env, cfx_model_from_lightgbm_file, schema, path, options); }
+
 JNIEXPORT jint FN(modelKind)(JNIEnv *env, jclass c, jlong h) {
     (void)c;
     int32_t k = -1;

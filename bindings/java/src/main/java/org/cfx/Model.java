@@ -4,11 +4,13 @@ import java.lang.ref.Reference;
 import java.util.Objects;
 
 /**
- * An immutable scoring model ({@code cfx_model}): logistic regression, an MLP or a points
- * scorecard ({@link ScorecardImport#model()}) over a schema's encoded space. Thread-safe: one handle can serve many threads at once (see
- * org.cfx.examples.ParallelBatch). Scores are log-odds of the favourable outcome; an applicant is
- * accepted when the probability is strictly above {@link #threshold()}. A scorecard's score is its
- * points total and it accepts when points ≥ its cutoff (its probability is NaN without a scaling).
+ * An immutable scoring model ({@code cfx_model}): logistic regression, an MLP, a points
+ * scorecard ({@link ScorecardImport#model()}) or a bank's gradient-boosted tree ensemble
+ * (XGBoost, LightGBM) over a schema's encoded space. Thread-safe: one handle can serve many
+ * threads at once (see org.cfx.examples.ParallelBatch). Scores are log-odds of the favourable
+ * outcome; an applicant is accepted when the probability is strictly above {@link #threshold()}.
+ * A scorecard's score is its points total and it accepts when points ≥ its cutoff (its
+ * probability is NaN without a scaling).
  */
 public final class Model extends NativeResource {
     /** Model kinds ({@code cfx_model_kind}). */
@@ -16,7 +18,9 @@ public final class Model extends NativeResource {
         LINEAR,
         MLP,
         /** A points scorecard ({@link ScorecardImport}): score = points, accepted when points ≥ cutoff. */
-        SCORECARD
+        SCORECARD,
+        /** A gradient-boosted tree ensemble imported from XGBoost or LightGBM. */
+        TREES
     }
 
     /** Score (log-odds), probability and decision of one applicant. */
@@ -40,6 +44,52 @@ public final class Model extends NativeResource {
     public static Model fromJson(Schema schema, String json) {
         try {
             return new Model(Native.modelFromJson(schema.handle(), Utf8.cstr(json, "json")));
+        } finally {
+            Reference.reachabilityFence(schema);
+        }
+    }
+
+    /**
+     * Imports an XGBoost model saved as JSON ({@code Booster.save_model("m.json")}, objective
+     * {@code binary:logistic}) onto {@code schema}: model columns map to features by name, one-hot
+     * columns {@code <feature>=<level>} to levels. {@code optionsJson} may be null (defaults) or a
+     * JSON object with the optional keys {@code columns}, {@code special_as_missing} and
+     * {@code threshold}. A model or option the importer does not understand is a
+     * {@link CfxException} with {@link Status#FORMAT_ERROR} naming it.
+     */
+    public static Model fromXgboostJson(Schema schema, String json, String optionsJson) {
+        return importTrees(schema, json, "json", optionsJson, Native::modelFromXgboostJson);
+    }
+
+    /** {@link #fromXgboostJson} of the file at {@code path} ({@link Status#IO_ERROR} when unreadable). */
+    public static Model fromXgboostFile(Schema schema, String path, String optionsJson) {
+        return importTrees(schema, path, "path", optionsJson, Native::modelFromXgboostFile);
+    }
+
+    /**
+     * Imports a LightGBM text model ({@code Booster.save_model("m.txt")}, objective {@code binary})
+     * onto {@code schema}; {@code optionsJson} as in {@link #fromXgboostJson}.
+     */
+    public static Model fromLightgbmText(Schema schema, String text, String optionsJson) {
+        return importTrees(schema, text, "text", optionsJson, Native::modelFromLightgbmText);
+    }
+
+    /** {@link #fromLightgbmText} of the file at {@code path} ({@link Status#IO_ERROR} when unreadable). */
+    public static Model fromLightgbmFile(Schema schema, String path, String optionsJson) {
+        return importTrees(schema, path, "path", optionsJson, Native::modelFromLightgbmFile);
+    }
+
+    /** One of the four tree importers of the shim. */
+    private interface TreeImporter {
+        long call(long schema, byte[] textOrPath, byte[] options);
+    }
+
+    private static Model importTrees(
+            Schema schema, String textOrPath, String what, String optionsJson, TreeImporter importer) {
+        byte[] t = Utf8.cstr(textOrPath, what);
+        byte[] o = Utf8.cstrOrNull(optionsJson, "optionsJson");
+        try {
+            return new Model(importer.call(schema.handle(), t, o));
         } finally {
             Reference.reachabilityFence(schema);
         }
@@ -102,6 +152,7 @@ public final class Model extends NativeResource {
                 case 0 -> Kind.LINEAR;
                 case 1 -> Kind.MLP;
                 case 2 -> Kind.SCORECARD;
+                case 3 -> Kind.TREES;
                 default -> throw new IllegalStateException("cfx reported an unknown model kind " + k);
             };
         } finally {

@@ -318,6 +318,14 @@ final class Native {
     static native long modelTrainMlp(
             long dataset, long[] hidden, long epochs, long batch, double lr, double l2, long seed);
 
+    static native long modelFromXgboostJson(long schema, byte[] json, byte[] options);
+
+    static native long modelFromXgboostFile(long schema, byte[] path, byte[] options);
+
+    static native long modelFromLightgbmText(long schema, byte[] text, byte[] options);
+
+    static native long modelFromLightgbmFile(long schema, byte[] path, byte[] options);
+
     static native int modelKind(long m);
 
     static native long modelInputDim(long m);

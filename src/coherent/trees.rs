@@ -1,0 +1,448 @@
+//! The MIP of a tree ensemble joined to the schema's mixed polytope: OCEAN's
+//! formulation (Parmentier & Vidal, "Optimal Counterfactual Explanations in
+//! Tree Ensembles", ICML 2021, §3: leaf variables λ, one leaf per tree, and
+//! ordered split binaries per feature) over the states, slots and grids of
+//! [`Program::polytope`] (Russell 2019), so that cost, coherence and
+//! actionability are exactly those of the linear MIP.
+//!
+//! # Splits as cells of each feature's value range
+//! Every numeric test on a contiguous feature contributes breakpoints: where
+//! its rule (see [`crate::model::trees::Test`]) changes between "low" and
+//! "high" values (LightGBM's zero-as-missing adds the two edges of its zero
+//! band). Sorted and deduplicated they cut the value range into cells, and on
+//! each cell every test of the feature goes one way. Per cut `c` a binary
+//! `ν_c` means "the feature is in its value state, on the low side of cut c";
+//! `ν_c ≤ ν_{c+1} ≤ … ≤ d_value` (OCEAN's monotone split binaries), tied to the
+//! slot `c_i` of the polytope ([`Program::slot_expression`]) by
+//!
+//! ```text
+//! Σ_c a_c·z_c  ≤  c_i  ≤  Σ_c b_c·z_c,     z_c = ν_c − ν_{c−1}  (ν_{−1} = 0, ν_K = d_value)
+//! ```
+//!
+//! where cell `c` spans the slots `[a_c, b_c]` (`b_c = low_c`, `a_{c+1} =
+//! high_c`): the convex hull of "the slot lies in the chosen cell", one row
+//! each way rather than a big-M pair per cut (a big-M pair let the relaxation
+//! choose fractional cells without moving the slot, and HELOC solves hit the
+//! time limit).
+//!
+//! For an integer or step feature `low_c`/`high_c` are the slots of the last
+//! grid point on the low side and the first on the high side — found by
+//! evaluating the library's own rule on the grid (binary search), so float32
+//! rounding and `≤` versus `<` are decided as the library decides them. For a
+//! real-valued feature they are the exact edges (XGBoost: the float32 below the
+//! threshold and the threshold; LightGBM: the threshold and the next double)
+//! moved inwards by [`CELL_GAP`] in slot units, more than the solver's
+//! feasibility tolerance, so that an answer never sits on a wrong side.
+//!
+//! # Tests and leaves
+//! A test's "goes left" is a linear expression of binaries: the cells it sends
+//! left (`ν_c − ν_{c−1}`), plus the special states whose code (or `NaN`, when
+//! declared missing) it sends left, or the levels of a categorical feature it
+//! sends left. Per tree, leaf variables λ_ℓ ∈ [0, 1] sum to one and, per inner
+//! node, `Σ_{ℓ left} λ_ℓ ≤ left` and `Σ_{ℓ right} λ_ℓ ≤ 1 − left` (OCEAN's
+//! eqs. (3)–(4)); with the binaries integral this leaves exactly the reached
+//! leaf at 1, so λ needs no integrality. The decision row is
+//! `base + Σ_ℓ value_ℓ·λ_ℓ ≥ logit(t) + margin`.
+
+use super::program::Program;
+use crate::error::{Error, Result};
+use crate::model::trees::{FeatureInput, LIGHTGBM_ZERO, Node, Test};
+use crate::model::{Model, TreeEnsemble};
+use crate::schema::{COHERENCE_TOL, Schema};
+use std::collections::BTreeMap;
+
+/// How far (in slot units) a real-valued feature's cell stays from a split's
+/// exact edge: above the solver's feasibility tolerance (1e-9).
+pub(crate) const CELL_GAP: f64 = 1e-8;
+
+/// A point where a test's rule changes, as a monotone "low side" predicate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Breakpoint {
+    /// Low when `(x as f32) < t` (XGBoost).
+    BelowF32(f64),
+    /// Low when `x ≤ t` (LightGBM).
+    AtMost(f64),
+}
+
+impl Breakpoint {
+    fn low(self, x: f64) -> bool {
+        match self {
+            Breakpoint::BelowF32(t) => ((x as f32) as f64) < t,
+            Breakpoint::AtMost(t) => x <= t,
+        }
+    }
+
+    /// The largest value on the low side and the smallest on the high side,
+    /// for real-valued features.
+    fn edges(self) -> (f64, f64) {
+        match self {
+            Breakpoint::BelowF32(t) => (f32_below(t as f32) as f64, t),
+            Breakpoint::AtMost(t) => (t, f64_above(t)),
+        }
+    }
+}
+
+/// The largest float32 below `t` (finite `t`; `f32::next_down` needs Rust 1.86).
+fn f32_below(t: f32) -> f32 {
+    if t == 0.0 {
+        -f32::from_bits(1)
+    } else if t > 0.0 {
+        f32::from_bits(t.to_bits() - 1)
+    } else {
+        f32::from_bits(t.to_bits() + 1)
+    }
+}
+
+/// The smallest double above `t` (finite `t`).
+fn f64_above(t: f64) -> f64 {
+    if t == 0.0 {
+        f64::from_bits(1)
+    } else if t > 0.0 {
+        f64::from_bits(t.to_bits() + 1)
+    } else {
+        f64::from_bits(t.to_bits() - 1)
+    }
+}
+
+/// The largest double below `t` (finite `t`).
+fn f64_below(t: f64) -> f64 {
+    -f64_above(-t)
+}
+
+fn breakpoints(node: &Node) -> Vec<Breakpoint> {
+    match node.test {
+        Test::BelowF32 => vec![Breakpoint::BelowF32(node.threshold)],
+        Test::AtMost | Test::AtMostNanMissing => vec![Breakpoint::AtMost(node.threshold)],
+        Test::AtMostZeroMissing => vec![
+            Breakpoint::AtMost(node.threshold),
+            Breakpoint::AtMost(f64_below(-LIGHTGBM_ZERO)),
+            Breakpoint::AtMost(LIGHTGBM_ZERO),
+        ],
+        Test::Leaf | Test::Levels(_) => Vec::new(),
+    }
+}
+
+/// One cut of a feature's value range, in slots, with a raw value on each side.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Cut {
+    /// Low side: slot ≤ `low`; high side: slot ≥ `high`.
+    pub low: f64,
+    pub high: f64,
+    /// A raw value just below and just above the cut.
+    pub low_value: f64,
+    pub high_value: f64,
+}
+
+/// The cuts of contiguous feature `i` (sorted, distinct, inside its range), from
+/// every numeric test on it. Shared with the brute-force oracle in the tests.
+pub(crate) fn feature_cuts(ens: &TreeEnsemble, i: usize) -> Vec<Cut> {
+    let mut cuts: Vec<Cut> = Vec::new();
+    for node in ens.nodes() {
+        if node.test == Test::Leaf || node.feature as usize != i {
+            continue;
+        }
+        cuts.extend(
+            breakpoints(node)
+                .into_iter()
+                .filter_map(|bp| cut_of(&ens.inputs()[i], bp)),
+        );
+    }
+    cuts.sort_by(|a, b| a.low.total_cmp(&b.low));
+    cuts.dedup_by(|a, b| a.low == b.low);
+    cuts
+}
+
+/// The cut a breakpoint makes in a contiguous feature's range, `None` when
+/// every value of the range lies on one side.
+fn cut_of(input: &FeatureInput, bp: Breakpoint) -> Option<Cut> {
+    let FeatureInput::Value {
+        lower, upper, grid, ..
+    } = input
+    else {
+        return None;
+    };
+    let (lower, upper) = (*lower, *upper);
+    let span = upper - lower;
+    let slot = |v: f64| if span > 0.0 { (v - lower) / span } else { 0.0 };
+    Some(match grid {
+        Some((base, step)) => {
+            let tol = COHERENCE_TOL;
+            let k_lo = ((lower - base) / step - tol).ceil() as i64;
+            let k_hi = ((upper - base) / step + tol).floor() as i64;
+            let value = |k: i64| base + k as f64 * step;
+            if k_lo > k_hi || !bp.low(value(k_lo)) || bp.low(value(k_hi)) {
+                return None; // every grid point on one side
+            }
+            // Largest k with a low value: low(k_lo) holds, low(k_hi) does not.
+            let (mut a, mut b) = (k_lo, k_hi);
+            while b - a > 1 {
+                let m = a + (b - a) / 2;
+                if bp.low(value(m)) { a = m } else { b = m }
+            }
+            Cut {
+                low: slot(value(a)),
+                high: slot(value(b)),
+                low_value: value(a),
+                high_value: value(b),
+            }
+        }
+        None => {
+            let (lo, hi) = bp.edges();
+            if lo < lower || hi > upper {
+                return None;
+            }
+            Cut {
+                low: slot(lo) - CELL_GAP,
+                high: slot(hi) + CELL_GAP,
+                low_value: lo,
+                high_value: hi,
+            }
+        }
+    })
+}
+
+/// A raw value inside each of the `cuts.len() + 1` cells of a feature whose
+/// range starts at `lower`.
+pub(crate) fn cell_values(cuts: &[Cut], lower: f64) -> Vec<f64> {
+    let mut out = Vec::with_capacity(cuts.len() + 1);
+    out.push(cuts.first().map_or(lower, |c| c.low_value));
+    out.extend(cuts.iter().map(|c| c.high_value));
+    out
+}
+
+/// Accumulates a linear expression, merging repeated columns.
+#[derive(Default)]
+struct Expr(BTreeMap<usize, f64>);
+
+impl Expr {
+    fn add(&mut self, col: usize, coef: f64) {
+        *self.0.entry(col).or_insert(0.0) += coef;
+    }
+    fn entries(&self) -> Vec<(usize, f64)> {
+        self.0
+            .iter()
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(&c, &v)| (c, v))
+            .collect()
+    }
+}
+
+/// Builds the tree MIP for one applicant over the schema's polytope.
+pub(super) fn build(
+    schema: &Schema,
+    ens: &TreeEnsemble,
+    factual: &[f64],
+    margin: f64,
+) -> Result<Program> {
+    let mut prog = Program::polytope(schema, factual)?;
+    let n = schema.n_features();
+    // Per contiguous feature: cells as expressions of (ν, d_value), and a raw
+    // value in each cell.
+    let mut cells: Vec<Vec<Vec<(usize, f64)>>> = vec![Vec::new(); n];
+    let mut cell_raw: Vec<Vec<f64>> = vec![Vec::new(); n];
+
+    for i in 0..n {
+        let FeatureInput::Value { lower, .. } = ens.inputs()[i] else {
+            continue;
+        };
+        let cuts = feature_cuts(ens, i);
+        let d_value = prog.vars[i].state_cols[0];
+        let slot = prog.slot_expression(i);
+        let mut nu = Vec::with_capacity(cuts.len());
+        for _ in &cuts {
+            nu.push(prog.mip.add_col(0.0, 0.0, 1.0, true));
+        }
+        for w in nu.windows(2) {
+            prog.mip
+                .add_row(f64::NEG_INFINITY, 0.0, &[(w[0], 1.0), (w[1], -1.0)]);
+        }
+        if let Some(&last) = nu.last() {
+            prog.mip
+                .add_row(f64::NEG_INFINITY, 0.0, &[(last, 1.0), (d_value, -1.0)]);
+        }
+        // Cell c spans the slots [a_c, b_c]; its indicator is ν_c − ν_{c−1}
+        // (ν_{−1} = 0, ν_K = d_value).
+        let mut cs = Vec::with_capacity(nu.len() + 1);
+        for c in 0..=nu.len() {
+            let mut e = Vec::new();
+            e.push(if c < nu.len() {
+                (nu[c], 1.0)
+            } else {
+                (d_value, 1.0)
+            });
+            if c > 0 {
+                e.push((nu[c - 1], -1.0));
+            }
+            cs.push(e);
+        }
+        if !cuts.is_empty() {
+            // Σ_c a_c·z_c ≤ slot ≤ Σ_c b_c·z_c: the convex hull of "the slot lies
+            // in the chosen cell" (one row each way instead of a big-M pair per cut).
+            let a = |c: usize| if c == 0 { 0.0 } else { cuts[c - 1].high };
+            let b = |c: usize| if c == cuts.len() { 1.0 } else { cuts[c].low };
+            let mut lo_row = slot.clone();
+            let mut hi_row = slot.clone();
+            for (c, z) in cs.iter().enumerate() {
+                for &(col, v) in z {
+                    lo_row.push((col, -a(c) * v));
+                    hi_row.push((col, -b(c) * v));
+                }
+            }
+            prog.mip.add_row(0.0, f64::INFINITY, &merge(&lo_row));
+            prog.mip.add_row(f64::NEG_INFINITY, 0.0, &merge(&hi_row));
+            // The move costs at least the distance from the anchor to the chosen
+            // cell: unit·(l + u) ≥ Σ_c dist_c·z_c. Valid for every integral
+            // point (|slot − v| ≤ unit·(l + u)) and the convex hull of the cost
+            // per feature; without it the relaxation mixes cells around the
+            // anchor at no cost and the bound stays near 0.
+            let fv = &prog.vars[i];
+            if fv.steps {
+                // l and u count grid steps from a factual on the grid, and every
+                // cell edge is a grid point: for any choice of cells the slot's
+                // optimum is an edge, the anchor or an actionable bound, all on
+                // the grid, and reading the answer rounds u − l to whole steps,
+                // which keeps it inside its cell. Integrality adds nothing but
+                // branching here.
+                for c in [fv.l, fv.u].into_iter().flatten() {
+                    prog.mip.integer[c] = false;
+                }
+            }
+            let fv = &prog.vars[i];
+            if let (Some(l), Some(u)) = (fv.l, fv.u) {
+                let v = fv.anchor;
+                let mut row = vec![(l, fv.unit), (u, fv.unit)];
+                for (c, z) in cs.iter().enumerate() {
+                    let dist = (a(c) - v).max(v - b(c)).max(0.0);
+                    for &(col, coef) in z {
+                        row.push((col, -dist * coef));
+                    }
+                }
+                prog.mip.add_row(0.0, f64::INFINITY, &merge(&row));
+            }
+        }
+        cells[i] = cs;
+        cell_raw[i] = cell_values(&cuts, lower);
+    }
+    // Leaves.
+    let mut decision = Expr::default();
+    let mut constant = ens.base_score();
+    let nodes = ens.nodes();
+    for &root in ens.roots() {
+        let root = root as usize;
+        if nodes[root].test == Test::Leaf {
+            constant += nodes[root].value;
+            continue;
+        }
+        // Leaves of the tree in order, and per node the range of them below it.
+        let mut leaf_col: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut sum_row = Vec::new();
+        collect_leaves(nodes, root, &mut |k| {
+            let c = prog.mip.add_col(0.0, 0.0, 1.0, false);
+            leaf_col.insert(k, c);
+            sum_row.push((c, 1.0));
+            decision.add(c, nodes[k].value);
+        });
+        prog.mip.add_row(1.0, 1.0, &sum_row);
+        let mut stack = vec![root];
+        while let Some(k) = stack.pop() {
+            let node = &nodes[k];
+            if node.test == Test::Leaf {
+                continue;
+            }
+            let left = goes_left(ens, &prog, &cells, &cell_raw, node)?;
+            let mut l_row: Vec<(usize, f64)> = Vec::new();
+            collect_leaves(nodes, node.left as usize, &mut |q| {
+                l_row.push((leaf_col[&q], 1.0))
+            });
+            let mut r_row: Vec<(usize, f64)> = Vec::new();
+            collect_leaves(nodes, node.right as usize, &mut |q| {
+                r_row.push((leaf_col[&q], 1.0))
+            });
+            // Σ left leaves − left ≤ 0;  Σ right leaves + left ≤ 1
+            let mut a = l_row;
+            a.extend(left.iter().map(|&(c, v)| (c, -v)));
+            prog.mip.add_row(f64::NEG_INFINITY, 0.0, &merge(&a));
+            let mut b = r_row;
+            b.extend(left.iter().copied());
+            prog.mip.add_row(f64::NEG_INFINITY, 1.0, &merge(&b));
+            stack.push(node.left as usize);
+            stack.push(node.right as usize);
+        }
+    }
+    // Measured on HELOC's 100-tree XGBoost model (BENCHMARKS.md): HiGHS's
+    // presolve makes these programs about 3× slower to prove optimal (the
+    // first eleven applicants' median 6.3 s with it, 2.0 s without, back to
+    // back on the same loaded machine), so it is off.
+    prog.presolve = false;
+    let rhs = crate::model::logit(ens.threshold()) - constant;
+    prog.set_decision(&decision.entries(), rhs, margin);
+    Ok(prog)
+}
+
+fn merge(entries: &[(usize, f64)]) -> Vec<(usize, f64)> {
+    let mut e = Expr::default();
+    for &(c, v) in entries {
+        e.add(c, v);
+    }
+    e.entries()
+}
+
+fn collect_leaves(nodes: &[Node], k: usize, f: &mut impl FnMut(usize)) {
+    let mut stack = vec![k];
+    while let Some(k) = stack.pop() {
+        let n = &nodes[k];
+        if n.test == Test::Leaf {
+            f(k);
+        } else {
+            stack.push(n.right as usize);
+            stack.push(n.left as usize);
+        }
+    }
+}
+
+/// "The node sends the applicant left" as a linear expression of binaries.
+fn goes_left(
+    ens: &TreeEnsemble,
+    prog: &Program,
+    cells: &[Vec<Vec<(usize, f64)>>],
+    cell_raw: &[Vec<f64>],
+    node: &Node,
+) -> Result<Vec<(usize, f64)>> {
+    let i = node.feature as usize;
+    let states = &prog.vars[i].state_cols;
+    let mut e = Expr::default();
+    match (&ens.inputs()[i], node.test) {
+        (FeatureInput::Levels { levels, .. }, Test::Levels(_)) => {
+            for (k, &col) in states.iter().enumerate().take(*levels) {
+                if ens.level_goes_left(node, k) {
+                    e.add(col, 1.0);
+                }
+            }
+        }
+        (FeatureInput::Value { specials, .. }, _) => {
+            for (c, cell) in cells[i].iter().enumerate() {
+                if node.numeric_left(cell_raw[i][c]) {
+                    for &(col, v) in cell {
+                        e.add(col, v);
+                    }
+                }
+            }
+            for (j, s) in specials.iter().enumerate() {
+                let x = if s.as_missing { f64::NAN } else { s.code };
+                if node.numeric_left(x) {
+                    e.add(states[j + 1], 1.0);
+                }
+            }
+        }
+        _ => {
+            return Err(Error::Solver(
+                "internal: a tree test does not match its feature's kind".into(),
+            ));
+        }
+    }
+    Ok(e.entries())
+}
+
+#[cfg(test)]
+#[path = "trees_tests.rs"]
+mod tests;

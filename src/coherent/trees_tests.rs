@@ -1,0 +1,472 @@
+//! The tree MIP against brute force, and on HELOC's XGBoost model.
+
+use super::CELL_GAP;
+use crate::coherent::{Config, DiversityRule, Outcome, cost, explain, explain_diverse};
+use crate::model::trees::{FeatureInput, Node, Source, SpecialInput, Test, feature_grid};
+use crate::model::{Model, TreeEnsemble, logit};
+use crate::schema::{Direction, Feature, FeatureKind, FeatureWeights, Schema, Transition};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+// ---------------------------------------------------------------------------
+// Brute-force oracle.
+//
+// Per feature, every destination worth trying: each special state and level,
+// the factual value, every grid point of an integer/step feature, and for a
+// real-valued feature, per interval between consecutive split thresholds
+// (kept CELL_GAP from each threshold, as the MIP's cells are), the point of
+// the interval nearest the cost's anchor. All combinations are enumerated;
+// a combination counts when `Schema::check_actionable` allows it and the
+// ensemble's leaves, summed in f64 by walking the trees (`leaf_raw`), clear
+// logit(t) + margin; its cost is `coherent::cost`. The oracle shares nothing
+// with the MIP but the cell gap.
+// ---------------------------------------------------------------------------
+
+fn candidates(schema: &Schema, ens: &TreeEnsemble, factual: &[f64], i: usize) -> Vec<f64> {
+    let f = &schema.features[i];
+    let mut out = vec![factual[i]];
+    match &f.kind {
+        FeatureKind::Categorical { levels } => out.extend((0..levels.len()).map(|k| k as f64)),
+        FeatureKind::Contiguous {
+            lower,
+            upper,
+            integer,
+            step,
+            special_states,
+            ..
+        } => {
+            out.extend(special_states.iter().map(|s| s.code));
+            let span = upper - lower;
+            if *integer || step.is_some() {
+                let g = step.unwrap_or(1.0);
+                let base = if step.is_some() { *lower } else { lower.ceil() };
+                let mut k = 0.0;
+                while base + k * g <= upper + 1e-9 {
+                    out.push(base + k * g);
+                    k += 1.0;
+                }
+            } else {
+                let slot = |v: f64| (v - lower) / span;
+                let mut th: Vec<f64> = ens
+                    .nodes()
+                    .iter()
+                    .filter(|n| n.test != Test::Leaf && n.feature as usize == i)
+                    .map(|n| n.threshold)
+                    .filter(|t| *t >= *lower && *t < *upper)
+                    .collect();
+                th.sort_by(f64::total_cmp);
+                th.dedup();
+                // Intervals in slots; all tests here are `x ≤ t` (see random_ensemble).
+                let mut edges = vec![0.0];
+                for t in &th {
+                    edges.push(slot(*t) - CELL_GAP);
+                    edges.push(slot(*t) + CELL_GAP);
+                }
+                edges.push(1.0);
+                let w = schema.weights(i);
+                let (lo, hi) = schema.actionable_range(i).unwrap();
+                let own = f.state_of(factual[i]).unwrap();
+                let anchor = if own == 0 {
+                    slot(factual[i])
+                } else {
+                    w.anchor.clamp(slot(lo), slot(hi))
+                };
+                let (mut a0, mut b0) = (slot(lo), slot(hi));
+                if own == 0 {
+                    match f.actionability.direction {
+                        Direction::IncreaseOnly => a0 = a0.max(anchor),
+                        Direction::DecreaseOnly => b0 = b0.min(anchor),
+                        Direction::Any => {}
+                    }
+                }
+                for e in edges.chunks(2) {
+                    let (a, b) = (e[0].max(a0), e[1].min(b0));
+                    if a <= b {
+                        out.push(lower + anchor.clamp(a, b) * span);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn exact_margin(ens: &TreeEnsemble, raw: &[f64]) -> f64 {
+    let mut s = ens.base_score();
+    for &r in ens.roots() {
+        s += ens.leaf_raw(r as usize, raw).value;
+    }
+    s
+}
+
+fn brute_force(schema: &Schema, ens: &TreeEnsemble, factual: &[f64], margin: f64) -> Option<f64> {
+    let n = schema.n_features();
+    let cands: Vec<Vec<f64>> = (0..n)
+        .map(|i| candidates(schema, ens, factual, i))
+        .collect();
+    let need = logit(ens.threshold()) + margin;
+    let mut best: Option<f64> = None;
+    let mut idx = vec![0usize; n];
+    let mut row = factual.to_vec();
+    loop {
+        for i in 0..n {
+            row[i] = cands[i][idx[i]];
+        }
+        if schema.check_actionable(factual, &row).is_ok() && exact_margin(ens, &row) >= need {
+            let c = cost(schema, factual, &row).unwrap();
+            if best.is_none_or(|b| c < b) {
+                best = Some(c);
+            }
+        }
+        let mut k = 0;
+        loop {
+            if k == n {
+                return best;
+            }
+            idx[k] += 1;
+            if idx[k] < cands[k].len() {
+                break;
+            }
+            idx[k] = 0;
+            k += 1;
+        }
+    }
+}
+
+fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
+    let n = rng.random_range(2..=4);
+    let mut feats = Vec::new();
+    for i in 0..n {
+        let name = format!("f{i}");
+        let kind = rng.random_range(0..3);
+        let mut f = match kind {
+            0 => {
+                let lo = rng.random_range(-3.0..3.0f64).round();
+                Feature::contiguous(&name, lo, lo + rng.random_range(1.0..6.0))
+            }
+            1 => {
+                let lo = rng.random_range(0..3) as f64;
+                let mut f =
+                    Feature::contiguous(&name, lo, lo + rng.random_range(2..8) as f64).integer();
+                if rng.random_bool(0.25) {
+                    if let FeatureKind::Contiguous { step, upper, .. } = &mut f.kind {
+                        *step = Some(2.0);
+                        *upper = lo + 2.0 * rng.random_range(1..4) as f64;
+                    }
+                }
+                f
+            }
+            _ => {
+                let k = rng.random_range(2..=3);
+                let levels: Vec<String> = (0..k).map(|j| format!("l{j}")).collect();
+                let refs: Vec<&str> = levels.iter().map(|s| s.as_str()).collect();
+                Feature::categorical(&name, &refs)
+            }
+        };
+        if kind < 2 {
+            let lower = match &f.kind {
+                FeatureKind::Contiguous { lower, .. } => *lower,
+                _ => 0.0,
+            };
+            for j in 0..rng.random_range(0..=2) {
+                f = f.with_special(lower - 1.0 - j as f64, &format!("special{j}"));
+            }
+            if rng.random_bool(0.25) {
+                if let FeatureKind::Contiguous {
+                    lower, upper, step, ..
+                } = &f.kind
+                {
+                    let g = step.unwrap_or(1.0);
+                    let span = ((upper - lower) / g).floor();
+                    let a = lower + (rng.random_range(0.0..=span / 2.0)).floor() * g;
+                    f.actionability.lower = Some(a);
+                    f.actionability.upper = Some(*upper);
+                }
+            }
+        }
+        if rng.random_bool(0.1) {
+            f = f.immutable();
+        }
+        f.actionability.direction = match rng.random_range(0..5) {
+            0 => Direction::IncreaseOnly,
+            1 => Direction::DecreaseOnly,
+            _ => Direction::Any,
+        };
+        let ns = f.n_states();
+        if ns > 1 && rng.random_bool(0.25) {
+            let to = f.state_name(rng.random_range(0..ns)).to_string();
+            f.actionability.forbidden_transitions.push(Transition {
+                from: "*".into(),
+                to,
+            });
+        }
+        let n_ind = f.encoded_width() - usize::from(f.is_contiguous());
+        f.weights = Some(FeatureWeights {
+            value: if f.is_contiguous() {
+                rng.random_range(0.2..3.0)
+            } else {
+                0.0
+            },
+            states: (0..n_ind).map(|_| rng.random_range(0.2..3.0)).collect(),
+            anchor: rng.random_range(0.0..1.0),
+        });
+        feats.push(f);
+    }
+    Schema::new(feats).unwrap()
+}
+
+fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
+    schema
+        .features
+        .iter()
+        .map(|f| match &f.kind {
+            FeatureKind::Contiguous {
+                lower,
+                upper,
+                integer,
+                step,
+                special_states,
+                ..
+            } => {
+                let s = rng.random_range(0..=special_states.len());
+                if s > 0 {
+                    special_states[s - 1].code
+                } else if let Some(g) = step {
+                    lower + (rng.random_range(0.0..=(upper - lower) / g)).floor() * g
+                } else if *integer {
+                    rng.random_range(*lower as i64..=*upper as i64) as f64
+                } else {
+                    rng.random_range(*lower..=*upper)
+                }
+            }
+            FeatureKind::Categorical { levels } => rng.random_range(0..levels.len()) as f64,
+        })
+        .collect()
+}
+
+/// A random ensemble of 2–5 trees of depth ≤ 3 on the schema: XGBoost-style
+/// `x < t` (float32) tests on grid features (thresholds on and between grid
+/// points and below the range, to hit the edge cases), LightGBM-style `x ≤ t`
+/// tests on real-valued ones, missing-value directions for special states
+/// declared missing, level sets on categoricals. The base score puts the
+/// factual below the threshold.
+fn random_ensemble(schema: &Schema, factual: &[f64], rng: &mut Xoshiro256PlusPlus) -> TreeEnsemble {
+    let inputs: Vec<FeatureInput> = schema
+        .features
+        .iter()
+        .map(|f| match &f.kind {
+            FeatureKind::Contiguous {
+                lower,
+                upper,
+                special_states,
+                ..
+            } => {
+                let missing = rng.random_bool(0.3);
+                FeatureInput::Value {
+                    name: f.name.clone(),
+                    lower: *lower,
+                    upper: *upper,
+                    grid: feature_grid(&f.kind),
+                    specials: special_states
+                        .iter()
+                        .map(|s| SpecialInput {
+                            code: s.code,
+                            as_missing: missing,
+                        })
+                        .collect(),
+                }
+            }
+            FeatureKind::Categorical { levels } => FeatureInput::Levels {
+                name: f.name.clone(),
+                levels: levels.len(),
+            },
+        })
+        .collect();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut level_left: Vec<bool> = Vec::new();
+    let mut roots = Vec::new();
+    let n_trees = rng.random_range(2..=5);
+    for _ in 0..n_trees {
+        roots.push(nodes.len() as u32);
+        let depth = rng.random_range(1..=3);
+        grow(schema, depth, rng, &mut nodes, &mut level_left);
+    }
+    let t = rng.random_range(0.3..0.7);
+    let mut ens = TreeEnsemble::new(
+        Source::Lightgbm,
+        0.0,
+        t,
+        inputs.clone(),
+        roots.clone(),
+        nodes.clone(),
+        level_left.clone(),
+    )
+    .unwrap();
+    let m = exact_margin(&ens, factual);
+    let base = logit(t) - rng.random_range(0.05..1.0) - m;
+    ens = TreeEnsemble::new(Source::Lightgbm, base, t, inputs, roots, nodes, level_left).unwrap();
+    ens
+}
+
+fn grow(
+    schema: &Schema,
+    depth: usize,
+    rng: &mut Xoshiro256PlusPlus,
+    nodes: &mut Vec<Node>,
+    level_left: &mut Vec<bool>,
+) -> u32 {
+    let k = nodes.len();
+    if depth == 0 {
+        nodes.push(Node::leaf(rng.random_range(-1.5..1.5)));
+        return k as u32;
+    }
+    nodes.push(Node::leaf(0.0));
+    let i = rng.random_range(0..schema.n_features());
+    let f = &schema.features[i];
+    let mut node = Node {
+        test: Test::AtMost,
+        feature: i as u32,
+        threshold: 0.0,
+        default_left: rng.random_bool(0.5),
+        left: 0,
+        right: 0,
+        value: 0.0,
+    };
+    match &f.kind {
+        FeatureKind::Categorical { levels } => {
+            node.test = Test::Levels(level_left.len() as u32);
+            level_left.extend((0..levels.len()).map(|_| rng.random_bool(0.5)));
+        }
+        FeatureKind::Contiguous {
+            lower,
+            upper,
+            integer,
+            step,
+            ..
+        } => {
+            if *integer || step.is_some() {
+                node.test = Test::BelowF32;
+                let g = step.unwrap_or(1.0);
+                let k = rng.random_range(-1..=((upper - lower) / g) as i64 + 1) as f64;
+                let half = if rng.random_bool(0.5) { 0.5 * g } else { 0.0 };
+                node.threshold = (lower + k * g + half) as f32 as f64;
+            } else {
+                node.test = if rng.random_bool(0.5) {
+                    Test::AtMost
+                } else {
+                    Test::AtMostNanMissing
+                };
+                node.threshold = rng.random_range(*lower..*upper);
+            }
+        }
+    }
+    node.left = grow(schema, depth - 1, rng, nodes, level_left);
+    node.right = grow(schema, depth - 1, rng, nodes, level_left);
+    nodes[k] = node;
+    k as u32
+}
+
+fn check_counterfactual(
+    schema: &Schema,
+    ens: &TreeEnsemble,
+    factual: &[f64],
+    cf: &crate::coherent::Counterfactual,
+) {
+    let enc = schema.encode(&cf.raw).unwrap();
+    assert_eq!(schema.decode(&enc).unwrap(), cf.raw, "decodes coherently");
+    assert!(
+        ens.accepts(&enc),
+        "the flat evaluator accepts it: p = {}",
+        ens.probability(&enc)
+    );
+    assert_eq!(ens.score(&enc), ens.margin_raw(&cf.raw));
+    schema.check_actionable(factual, &cf.raw).unwrap();
+    let c = cost(schema, factual, &cf.raw).unwrap();
+    assert!((c - cf.cost).abs() < 1e-9);
+    assert!(
+        (cf.objective - c).abs() < 1e-6,
+        "objective {} vs cost {c}",
+        cf.objective
+    );
+}
+
+#[test]
+fn tree_mip_optimum_equals_brute_force_on_random_small_ensembles() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2021);
+    let config = Config::default();
+    let (mut feasible, mut infeasible) = (0, 0);
+    for case in 0..400 {
+        let schema = random_schema(&mut rng);
+        let factual = random_factual(&schema, &mut rng);
+        let ens = random_ensemble(&schema, &factual, &mut rng);
+        let oracle = brute_force(&schema, &ens, &factual, config.margin);
+        let ex = explain(&schema, &ens, &factual, &config).unwrap();
+        match (oracle, ex.counterfactuals.first()) {
+            (Some(best), Some(cf)) => {
+                assert_eq!(ex.outcome, Outcome::Optimal);
+                check_counterfactual(&schema, &ens, &factual, cf);
+                assert!(
+                    (cf.cost - best).abs() < 1e-6,
+                    "case {case}: MIP {} vs brute force {best}\n{}\n{factual:?}\n{:?}",
+                    cf.cost,
+                    schema.to_json(),
+                    cf.raw
+                );
+                feasible += 1;
+            }
+            (None, None) => {
+                assert!(
+                    matches!(ex.outcome, Outcome::Infeasible { .. }),
+                    "{:?}",
+                    ex.outcome
+                );
+                infeasible += 1;
+            }
+            (o, c) => panic!(
+                "case {case}: oracle {o:?} vs MIP {:?} ({:?})\n{}\n{factual:?}",
+                c.map(|c| (&c.raw, c.cost)),
+                ex.outcome,
+                schema.to_json()
+            ),
+        }
+    }
+    eprintln!("tree MIP vs brute force: {feasible} feasible, {infeasible} infeasible cases agree");
+    assert!(feasible >= 200, "feasible cases: {feasible}");
+    assert!(infeasible >= 5, "infeasible cases: {infeasible}");
+}
+
+#[test]
+fn tree_diverse_sets_are_distinct_valid_and_actionable_for_both_rules() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(15);
+    for rule in [DiversityRule::Russell, DiversityRule::DistinctSubsets] {
+        let config = Config {
+            n_diverse: 4,
+            diversity: rule,
+            ..Config::default()
+        };
+        let mut multi = 0;
+        for _ in 0..80 {
+            let schema = random_schema(&mut rng);
+            let factual = random_factual(&schema, &mut rng);
+            let ens = random_ensemble(&schema, &factual, &mut rng);
+            let ex = explain_diverse(&schema, &ens, &factual, &config).unwrap();
+            for cf in &ex.counterfactuals {
+                check_counterfactual(&schema, &ens, &factual, cf);
+            }
+            for (k, a) in ex.counterfactuals.iter().enumerate() {
+                for b in &ex.counterfactuals[..k] {
+                    assert!(a.raw.iter().zip(&b.raw).any(|(x, y)| (x - y).abs() > 1e-6));
+                }
+            }
+            if let Some(first) = ex.counterfactuals.first() {
+                assert!(
+                    ex.counterfactuals
+                        .iter()
+                        .all(|c| c.cost >= first.cost - 1e-6)
+                );
+            }
+            multi += usize::from(ex.counterfactuals.len() > 1);
+        }
+        assert!(multi >= 10, "{rule:?}: {multi} applicants got alternatives");
+    }
+}

@@ -1,0 +1,114 @@
+//! Importing a bank's gradient-boosted model (`cfx::model::trees`): XGBoost's
+//! JSON model and LightGBM's text model, from a string or from a file, onto a
+//! schema. The result is an ordinary `cfx_model` (kind `CFX_MODEL_KIND_TREES`)
+//! that every call taking a model accepts; the coherent MIP explains it
+//! exactly, the gradient generators refuse it (`CFX_STATUS_INVALID_ARGUMENT`).
+//!
+//! `options_json` may be NULL (defaults) or a JSON object with the optional
+//! keys `columns` (model column → `{"feature": …, "level": …}`),
+//! `special_as_missing` (feature names whose special states the model saw as
+//! missing values) and `threshold`; an unknown key is `CFX_STATUS_FORMAT_ERROR`.
+//! A model the importer does not understand is `CFX_STATUS_FORMAT_ERROR` with
+//! the reason in `cfx_last_error_message`. Thread-safe.
+
+use super::handle::{arc_into_raw, arc_ref, out_param, str_in};
+use super::model::cfx_model;
+use super::schema::cfx_schema;
+use super::status::{FfiResult, cfx_status};
+use crate::error::Error;
+use crate::model::trees::ImportOptions;
+use crate::model::{AnyModel, TreeEnsemble};
+use crate::schema::Schema;
+use std::ffi::c_char;
+use std::sync::Arc;
+
+/// Which library's format.
+#[derive(Clone, Copy)]
+enum Format {
+    Xgboost,
+    Lightgbm,
+}
+
+fn import(
+    schema: *const cfx_schema,
+    text: &str,
+    format: Format,
+    options_json: *const c_char,
+    out_model: *mut *const cfx_model,
+) -> FfiResult<()> {
+    let out = out_param(out_model, "out_model")?;
+    let s: &Schema = arc_ref(schema, "schema")?;
+    let options: ImportOptions = if options_json.is_null() {
+        ImportOptions::default()
+    } else {
+        serde_json::from_str(str_in(options_json, "options_json")?)
+            .map_err(|e| Error::Format(format!("import options: {e}")))?
+    };
+    let m = match format {
+        Format::Xgboost => TreeEnsemble::from_xgboost_json(text, s, &options)?,
+        Format::Lightgbm => TreeEnsemble::from_lightgbm_text(text, s, &options)?,
+    };
+    out.write(arc_into_raw(Arc::new(AnyModel::Trees(m))));
+    Ok(())
+}
+
+fn read(path: *const c_char) -> FfiResult<String> {
+    let p = str_in(path, "path")?;
+    Ok(std::fs::read_to_string(p).map_err(|e| Error::Io(format!("{p}: {e}")))?)
+}
+
+/// Imports an XGBoost JSON model (`Booster.save_model("m.json")`, objective
+/// `binary:logistic`) given as a string. On success `*out_model` owns a new handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_model_from_xgboost_json(
+    schema: *const cfx_schema,
+    json: *const c_char,
+    options_json: *const c_char,
+    out_model: *mut *const cfx_model,
+) -> cfx_status {
+    ffi_boundary! {
+        import(schema, str_in(json, "json")?, Format::Xgboost, options_json, out_model)
+    }
+}
+
+/// Imports an XGBoost JSON model from a file (`CFX_STATUS_IO_ERROR` when it
+/// cannot be read). On success `*out_model` owns a new handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_model_from_xgboost_file(
+    schema: *const cfx_schema,
+    path: *const c_char,
+    options_json: *const c_char,
+    out_model: *mut *const cfx_model,
+) -> cfx_status {
+    ffi_boundary! {
+        import(schema, &read(path)?, Format::Xgboost, options_json, out_model)
+    }
+}
+
+/// Imports a LightGBM text model (`Booster.save_model("m.txt")`, objective
+/// `binary`) given as a string. On success `*out_model` owns a new handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_model_from_lightgbm_text(
+    schema: *const cfx_schema,
+    text: *const c_char,
+    options_json: *const c_char,
+    out_model: *mut *const cfx_model,
+) -> cfx_status {
+    ffi_boundary! {
+        import(schema, str_in(text, "text")?, Format::Lightgbm, options_json, out_model)
+    }
+}
+
+/// Imports a LightGBM text model from a file (`CFX_STATUS_IO_ERROR` when it
+/// cannot be read). On success `*out_model` owns a new handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_model_from_lightgbm_file(
+    schema: *const cfx_schema,
+    path: *const c_char,
+    options_json: *const c_char,
+    out_model: *mut *const cfx_model,
+) -> cfx_status {
+    ffi_boundary! {
+        import(schema, &read(path)?, Format::Lightgbm, options_json, out_model)
+    }
+}

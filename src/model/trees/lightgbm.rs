@@ -1,0 +1,324 @@
+//! LightGBM's text model (`Booster.save_model("model.txt")`, LightGBM 3.x–4.x),
+//! objective `binary` with `sigmoid:1`. (The `dump_model()` JSON carries the
+//! same trees; cfx reads the text file only.)
+//!
+//! Read: the header (`num_class`, `num_tree_per_iteration`, `objective`,
+//! `feature_names`, `feature_infos`), and per tree `num_leaves`,
+//! `split_feature`, `threshold`, `decision_type` (bit 0 categorical, bit 1
+//! default-left, bits 2–3 the missing type None/Zero/NaN), `left_child`,
+//! `right_child` (a negative child `c` is leaf `−c − 1`), `leaf_value`, and for
+//! categorical splits `cat_boundaries`/`cat_threshold` (bit sets of the codes
+//! that go left; `threshold` indexes the boundaries). The category names of
+//! pandas categoricals come from the closing `pandas_categorical:` line. A
+//! numeric split sends `x ≤ threshold` left (see [`super::Test`] for missing
+//! values). No base score: the initial average is folded into tree 0. Linear
+//! trees, several classes, random-forest mode (`average_output`), another
+//! objective or sigmoid, and any key this importer does not know are an
+//! [`Error::Format`]. Training statistics (`split_gain`, `leaf_weight`,
+//! counts, internal values, `shrinkage`, already folded into the leaves) are
+//! not needed and not read.
+
+use super::Source;
+use super::import::{LibModel, LibNode, build};
+use super::{ImportOptions, Test, TreeEnsemble};
+use crate::error::{Error, Result};
+use crate::schema::Schema;
+use std::collections::HashMap;
+
+fn format(m: String) -> Error {
+    Error::Format(format!("LightGBM model: {m}"))
+}
+
+const HEADER_KEYS: &[&str] = &[
+    "version",
+    "num_class",
+    "num_tree_per_iteration",
+    "label_index",
+    "max_feature_idx",
+    "objective",
+    "feature_names",
+    "feature_infos",
+    "tree_sizes",
+    "monotone_constraints",
+];
+
+const TREE_KEYS: &[&str] = &[
+    "num_leaves",
+    "num_cat",
+    "split_feature",
+    "split_gain",
+    "threshold",
+    "decision_type",
+    "left_child",
+    "right_child",
+    "leaf_value",
+    "leaf_weight",
+    "leaf_count",
+    "internal_value",
+    "internal_weight",
+    "internal_count",
+    "cat_boundaries",
+    "cat_threshold",
+    "is_linear",
+    "shrinkage",
+];
+
+fn parse_list<T: std::str::FromStr>(s: &str, key: &str, at: &str) -> Result<Vec<T>> {
+    s.split_whitespace()
+        .map(|x| {
+            x.parse::<T>()
+                .map_err(|_| format(format!("{at}: '{key}' holds '{x}', not a number")))
+        })
+        .collect()
+}
+
+fn tree(block: &HashMap<&str, &str>, at: &str) -> Result<Vec<LibNode>> {
+    let field = |k: &str| -> Result<&str> {
+        block
+            .get(k)
+            .copied()
+            .ok_or_else(|| format(format!("{at} has no '{k}'")))
+    };
+    if block.get("is_linear").is_some_and(|v| v.trim() != "0") {
+        return Err(format(format!("{at} is a linear tree (not supported)")));
+    }
+    let n_leaves: usize = field("num_leaves")?
+        .trim()
+        .parse()
+        .map_err(|_| format(format!("{at}: bad num_leaves")))?;
+    let leaves: Vec<f64> = parse_list(field("leaf_value")?, "leaf_value", at)?;
+    if n_leaves == 0 || leaves.len() != n_leaves {
+        return Err(format(format!(
+            "{at}: {} leaf values for {n_leaves} leaves",
+            leaves.len()
+        )));
+    }
+    if n_leaves == 1 {
+        return Ok(vec![LibNode::Leaf(leaves[0])]);
+    }
+    let n_inner = n_leaves - 1;
+    let feature: Vec<usize> = parse_list(field("split_feature")?, "split_feature", at)?;
+    let threshold: Vec<f64> = parse_list(field("threshold")?, "threshold", at)?;
+    let decision: Vec<u32> = parse_list(field("decision_type")?, "decision_type", at)?;
+    let left: Vec<i64> = parse_list(field("left_child")?, "left_child", at)?;
+    let right: Vec<i64> = parse_list(field("right_child")?, "right_child", at)?;
+    if [
+        feature.len(),
+        threshold.len(),
+        decision.len(),
+        left.len(),
+        right.len(),
+    ]
+    .iter()
+    .any(|&l| l != n_inner)
+    {
+        return Err(format(format!(
+            "{at}: the split arrays do not have {n_inner} entries"
+        )));
+    }
+    let (bounds, words): (Vec<usize>, Vec<u32>) = if decision.iter().any(|d| d & 1 == 1) {
+        (
+            parse_list(field("cat_boundaries")?, "cat_boundaries", at)?,
+            parse_list(field("cat_threshold")?, "cat_threshold", at)?,
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let child = |c: i64| -> Result<usize> {
+        let k = if c < 0 {
+            n_inner + (-(c + 1)) as usize
+        } else {
+            c as usize
+        };
+        if k >= n_inner + n_leaves {
+            return Err(format(format!("{at}: child {c} out of range")));
+        }
+        Ok(k)
+    };
+    let mut out = Vec::with_capacity(n_inner + n_leaves);
+    for j in 0..n_inner {
+        let d = decision[j];
+        let (l, r) = (child(left[j])?, child(right[j])?);
+        if d & 1 == 1 {
+            let t = threshold[j];
+            if t.fract() != 0.0 || t < 0.0 {
+                return Err(format(format!("{at}: bad category set index {t}")));
+            }
+            let idx = t as usize;
+            let (a, b) = match (bounds.get(idx), bounds.get(idx + 1)) {
+                (Some(&a), Some(&b)) if a <= b && b <= words.len() => (a, b),
+                _ => return Err(format(format!("{at}: category set {idx} out of range"))),
+            };
+            let mut codes = Vec::new();
+            for (w, &bits) in words[a..b].iter().enumerate() {
+                for bit in 0..32 {
+                    if bits >> bit & 1 == 1 {
+                        codes.push((32 * w + bit) as i64);
+                    }
+                }
+            }
+            out.push(LibNode::Categorical {
+                column: feature[j],
+                codes,
+                in_set_left: true,
+                left: l,
+                right: r,
+            });
+        } else {
+            let test = match (d >> 2) & 3 {
+                0 => Test::AtMost,
+                1 => Test::AtMostZeroMissing,
+                2 => Test::AtMostNanMissing,
+                m => return Err(format(format!("{at}: unknown missing type {m}"))),
+            };
+            out.push(LibNode::Numeric {
+                column: feature[j],
+                test,
+                threshold: threshold[j],
+                default_left: d & 2 == 2,
+                left: l,
+                right: r,
+            });
+        }
+    }
+    out.extend(leaves.into_iter().map(LibNode::Leaf));
+    Ok(out)
+}
+
+fn category_names(json: &str, infos: &[&str]) -> Result<Vec<Option<Vec<String>>>> {
+    let mut out = vec![None; infos.len()];
+    let lists: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| format(format!("pandas_categorical is not JSON ({e})")))?;
+    let Some(lists) = lists.as_array() else {
+        return Ok(out); // `null`: no pandas categoricals
+    };
+    let cat_cols: Vec<usize> = infos
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.starts_with('[') && **s != "none")
+        .map(|(c, _)| c)
+        .collect();
+    if cat_cols.len() != lists.len() {
+        return Err(format(format!(
+            "{} pandas category lists for {} categorical columns",
+            lists.len(),
+            cat_cols.len()
+        )));
+    }
+    for (c, list) in cat_cols.into_iter().zip(lists) {
+        let names = list
+            .as_array()
+            .ok_or_else(|| format("a pandas category list is not a list".into()))?
+            .iter()
+            .map(|v| match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+        out[c] = Some(names);
+    }
+    Ok(out)
+}
+
+pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Result<TreeEnsemble> {
+    let mut lines = text.lines().map(str::trim).peekable();
+    if lines.next() != Some("tree") {
+        return Err(format("the text does not start with 'tree'".into()));
+    }
+    let mut header: HashMap<&str, &str> = HashMap::new();
+    while let Some(&l) = lines.peek() {
+        if l.starts_with("Tree=") || l == "end of trees" {
+            break;
+        }
+        lines.next();
+        if l.is_empty() {
+            continue;
+        }
+        if l == "average_output" {
+            return Err(format(
+                "random-forest mode (average_output) is not supported".into(),
+            ));
+        }
+        let (k, v) = l
+            .split_once('=')
+            .ok_or_else(|| format(format!("header line '{l}' is not key=value")))?;
+        if !HEADER_KEYS.contains(&k) {
+            return Err(format(format!("unknown header key '{k}'")));
+        }
+        header.insert(k, v);
+    }
+    let h = |k: &str| -> Result<&str> {
+        header
+            .get(k)
+            .copied()
+            .ok_or_else(|| format(format!("the header has no '{k}'")))
+    };
+    if h("num_class")?.trim() != "1" || h("num_tree_per_iteration")?.trim() != "1" {
+        return Err(format(
+            "several classes or trees per iteration (multiclass is not supported)".into(),
+        ));
+    }
+    let objective: Vec<&str> = h("objective")?.split_whitespace().collect();
+    match objective.as_slice() {
+        ["binary", rest @ ..] if rest.iter().all(|p| *p == "sigmoid:1") => {}
+        _ => {
+            return Err(format(format!(
+                "objective '{}' is not supported (only binary with sigmoid:1)",
+                objective.join(" ")
+            )));
+        }
+    }
+    let names: Vec<String> = h("feature_names")?
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let infos: Vec<&str> = h("feature_infos")?.split_whitespace().collect();
+    if infos.len() != names.len() {
+        return Err(format(
+            "feature_infos and feature_names differ in length".into(),
+        ));
+    }
+    let mut trees = Vec::new();
+    let mut categories = vec![None; names.len()];
+    while let Some(l) = lines.next() {
+        if l.is_empty() {
+            continue;
+        }
+        if let Some(k) = l.strip_prefix("Tree=") {
+            let at = format!("Tree={k}");
+            let mut block: HashMap<&str, &str> = HashMap::new();
+            while let Some(&l) = lines.peek() {
+                if l.is_empty() || l.starts_with("Tree=") || l == "end of trees" {
+                    break;
+                }
+                lines.next();
+                let (k, v) = l
+                    .split_once('=')
+                    .ok_or_else(|| format(format!("{at}: line '{l}' is not key=value")))?;
+                if !TREE_KEYS.contains(&k) {
+                    return Err(format(format!("{at}: unknown key '{k}'")));
+                }
+                block.insert(k, v);
+            }
+            trees.push(tree(&block, &at)?);
+        } else if let Some(json) = l.strip_prefix("pandas_categorical:") {
+            categories = category_names(json, &infos)?;
+        }
+        // Everything else after the trees (feature importances, the training
+        // parameters) describes the training run, not the model's function.
+    }
+    if trees.is_empty() {
+        return Err(format("the model has no trees".into()));
+    }
+    build(
+        LibModel {
+            source: Source::Lightgbm,
+            base_score: 0.0,
+            columns: names,
+            categories,
+            trees,
+        },
+        schema,
+        options,
+    )
+}

@@ -1,0 +1,694 @@
+//! Gradient-boosted tree ensembles (XGBoost, LightGBM) as a cfx model kind.
+//!
+//! An additive ensemble of binary trees over the *raw* feature values of a
+//! [`Schema`]: the score (log-odds of the favourable outcome) is the base score
+//! plus the value of the one leaf each tree sends the applicant to, with the
+//! logistic link, as both libraries define the margin of a `binary:logistic` /
+//! `binary` model. The trees are stored as one flat array of [`Node`]s (children
+//! are indices, no boxed recursion) and evaluated without allocating.
+//!
+//! # What a tree sees of a feature
+//! A contiguous feature reaches its numeric splits as its value; in a special
+//! state the trees see the state's code (as HELOC's −7/−8/−9 are usually
+//! trained) or a missing value (`NaN`), chosen per feature at import
+//! ([`SpecialInput`]). A categorical feature reaches the trees as its level:
+//! every split on it — the library's native categorical split, a numeric split
+//! on a one-hot column `<feature>=<level>`, or a numeric split on an ordinal
+//! column of level indices — is turned at import into the set of levels that
+//! go left ([`Test::Levels`]).
+//!
+//! # The comparison rules (checked against the libraries to 1e-6 on HELOC)
+//! * XGBoost ([`Test::BelowF32`]): left when `(x as f32) < threshold`, the
+//!   threshold being a float32; a missing value follows `default_left`.
+//! * LightGBM ([`Test::AtMost`], [`Test::AtMostZeroMissing`],
+//!   [`Test::AtMostNanMissing`]): a `NaN` becomes 0 unless the missing type is
+//!   NaN; a value that counts as missing (|x| ≤ 1e-35 as a float32 under
+//!   "Zero", NaN under "NaN") follows `default_left`; otherwise left when
+//!   `x ≤ threshold`.
+//!
+//! # Raw rows and the encoded space
+//! [`TreeEnsemble::margin_raw`] scores a raw row exactly as the library scores
+//! the same numbers. Through the [`Model`] trait the ensemble reads an encoded
+//! vector: each slot is decoded to its raw value with the schema's own formula
+//! (`L + slot·(U − L)`, snapped onto the integer/step grid when within
+//! [`COHERENCE_TOL`], as [`Schema::decode`] does), so a coherent encoded vector
+//! scores exactly as its raw row. A tree model has no input gradient
+//! ([`Model::has_input_gradient`] is false): gradient methods refuse it.
+
+mod import;
+mod lightgbm;
+mod xgboost;
+
+#[cfg(test)]
+mod tests;
+
+pub use import::{ColumnTarget, ImportOptions};
+
+use super::Model;
+use crate::error::{Error, Result};
+use crate::schema::{COHERENCE_TOL, FeatureKind, Schema};
+use serde::{Deserialize, Serialize};
+
+/// A special state of a contiguous feature as the trees see it: its code, or
+/// (when declared at import) a missing value, which each split sends its
+/// default way.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecialInput {
+    /// The schema's code of the state.
+    pub code: f64,
+    /// The trees see `NaN` instead of the code.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub as_missing: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl SpecialInput {
+    fn value(self) -> f64 {
+        if self.as_missing { f64::NAN } else { self.code }
+    }
+}
+
+/// How one schema feature reaches the trees, with what the evaluator needs to
+/// decode it from the encoded vector (a copy of the schema's own definition,
+/// checked against the schema when the model is read).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FeatureInput {
+    /// A contiguous feature: its value in `[lower, upper]`, or per special state
+    /// what the trees see instead.
+    Value {
+        name: String,
+        lower: f64,
+        upper: f64,
+        /// The grid of an integer / step feature: `(base, step)`; values decode
+        /// to `base + k·step` (integer features: `(0, 1)`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grid: Option<(f64, f64)>,
+        specials: Vec<SpecialInput>,
+    },
+    /// A categorical feature with `levels` one-hot columns.
+    Levels { name: String, levels: usize },
+}
+
+impl FeatureInput {
+    fn width(&self) -> usize {
+        match self {
+            FeatureInput::Value { specials, .. } => 1 + specials.len(),
+            FeatureInput::Levels { levels, .. } => *levels,
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            FeatureInput::Value { name, .. } | FeatureInput::Levels { name, .. } => name,
+        }
+    }
+}
+
+/// The test of an inner node (or a leaf).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Test {
+    /// A leaf: the node's `value` is added to the score.
+    Leaf,
+    /// XGBoost: left when `(x as f32) < threshold`; NaN follows `default_left`.
+    BelowF32,
+    /// LightGBM, missing type None: NaN counts as 0; left when `x ≤ threshold`.
+    AtMost,
+    /// LightGBM, missing type Zero: NaN counts as 0; |x| ≤ 1e-35 (float32)
+    /// follows `default_left`; otherwise left when `x ≤ threshold`.
+    AtMostZeroMissing,
+    /// LightGBM, missing type NaN: NaN follows `default_left`; otherwise left
+    /// when `x ≤ threshold`.
+    AtMostNanMissing,
+    /// A categorical feature: level `k` goes left when `level_left[offset + k]`.
+    Levels(u32),
+}
+
+/// LightGBM's `kZeroThreshold` (a float32 constant).
+pub const LIGHTGBM_ZERO: f64 = 1e-35f32 as f64;
+
+/// One node of the flat array.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Node {
+    pub test: Test,
+    /// The schema feature tested (inner nodes).
+    #[serde(default)]
+    pub feature: u32,
+    /// The split threshold of a numeric test.
+    #[serde(default)]
+    pub threshold: f64,
+    /// Where a missing value goes.
+    #[serde(default)]
+    pub default_left: bool,
+    /// Children (indices into the node array; inner nodes).
+    #[serde(default)]
+    pub left: u32,
+    #[serde(default)]
+    pub right: u32,
+    /// The leaf value (leaves).
+    #[serde(default)]
+    pub value: f64,
+}
+
+impl Node {
+    /// A leaf with the given value.
+    pub fn leaf(value: f64) -> Node {
+        Node {
+            test: Test::Leaf,
+            feature: 0,
+            threshold: 0.0,
+            default_left: false,
+            left: 0,
+            right: 0,
+            value,
+        }
+    }
+
+    /// Whether a numeric test sends `x` left (the library's own rule).
+    #[inline]
+    pub fn numeric_left(&self, x: f64) -> bool {
+        match self.test {
+            Test::BelowF32 => {
+                if x.is_nan() {
+                    self.default_left
+                } else {
+                    ((x as f32) as f64) < self.threshold
+                }
+            }
+            Test::AtMost => {
+                let x = if x.is_nan() { 0.0 } else { x };
+                x <= self.threshold
+            }
+            Test::AtMostZeroMissing => {
+                let x = if x.is_nan() { 0.0 } else { x };
+                if (-LIGHTGBM_ZERO..=LIGHTGBM_ZERO).contains(&x) {
+                    self.default_left
+                } else {
+                    x <= self.threshold
+                }
+            }
+            Test::AtMostNanMissing => {
+                if x.is_nan() {
+                    self.default_left
+                } else {
+                    x <= self.threshold
+                }
+            }
+            Test::Leaf | Test::Levels(_) => false,
+        }
+    }
+}
+
+/// Where the model came from (documentation and the comparison rules' origin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    Xgboost,
+    Lightgbm,
+}
+
+fn half() -> f64 {
+    0.5
+}
+
+/// An additive ensemble of binary trees over a schema's raw features, with a
+/// base score and the logistic link (see the module docs). Read from JSON
+/// through [`TreeEnsemble::new`], so a deserialised ensemble is validated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "EnsembleFile", into = "EnsembleFile")]
+pub struct TreeEnsemble {
+    source: Source,
+    base_score: f64,
+    threshold: f64,
+    inputs: Vec<FeatureInput>,
+    roots: Vec<u32>,
+    nodes: Vec<Node>,
+    level_left: Vec<bool>,
+    /// First encoded column of each feature (derived).
+    starts: Vec<usize>,
+}
+
+/// The stored form of a [`TreeEnsemble`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EnsembleFile {
+    source: Source,
+    /// Added to the sum of the leaves (XGBoost: `logit(base_score)`; LightGBM: 0).
+    base_score: f64,
+    #[serde(default = "half")]
+    threshold: f64,
+    /// One per schema feature, in schema order.
+    inputs: Vec<FeatureInput>,
+    /// The root node of each tree.
+    roots: Vec<u32>,
+    nodes: Vec<Node>,
+    /// The left-going levels of every [`Test::Levels`] node, concatenated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    level_left: Vec<bool>,
+}
+
+impl TryFrom<EnsembleFile> for TreeEnsemble {
+    type Error = Error;
+    fn try_from(f: EnsembleFile) -> Result<TreeEnsemble> {
+        TreeEnsemble::new(
+            f.source,
+            f.base_score,
+            f.threshold,
+            f.inputs,
+            f.roots,
+            f.nodes,
+            f.level_left,
+        )
+    }
+}
+
+impl From<TreeEnsemble> for EnsembleFile {
+    fn from(m: TreeEnsemble) -> EnsembleFile {
+        EnsembleFile {
+            source: m.source,
+            base_score: m.base_score,
+            threshold: m.threshold,
+            inputs: m.inputs,
+            roots: m.roots,
+            nodes: m.nodes,
+            level_left: m.level_left,
+        }
+    }
+}
+
+impl TreeEnsemble {
+    /// Builds and validates an ensemble.
+    pub fn new(
+        source: Source,
+        base_score: f64,
+        threshold: f64,
+        inputs: Vec<FeatureInput>,
+        roots: Vec<u32>,
+        nodes: Vec<Node>,
+        level_left: Vec<bool>,
+    ) -> Result<TreeEnsemble> {
+        let mut m = TreeEnsemble {
+            source,
+            base_score,
+            threshold,
+            inputs,
+            roots,
+            nodes,
+            level_left,
+            starts: Vec::new(),
+        };
+        m.validate()?;
+        let mut start = 0;
+        m.starts = m
+            .inputs
+            .iter()
+            .map(|f| {
+                let s = start;
+                start += f.width();
+                s
+            })
+            .collect();
+        Ok(m)
+    }
+
+    /// Imports an XGBoost JSON model (`Booster.save_model("m.json")`,
+    /// objective `binary:logistic`, booster `gbtree`) onto a schema.
+    pub fn from_xgboost_json(
+        json: &str,
+        schema: &Schema,
+        options: &ImportOptions,
+    ) -> Result<TreeEnsemble> {
+        xgboost::import(json, schema, options)
+    }
+
+    /// Imports a LightGBM text model (`Booster.save_model("m.txt")`, objective
+    /// `binary`) onto a schema. (The `dump_model()` JSON is not read.)
+    pub fn from_lightgbm_text(
+        text: &str,
+        schema: &Schema,
+        options: &ImportOptions,
+    ) -> Result<TreeEnsemble> {
+        lightgbm::import(text, schema, options)
+    }
+
+    /// The same model with another decision threshold.
+    pub fn with_threshold(mut self, t: f64) -> Result<TreeEnsemble> {
+        super::linear::check_threshold(t)?;
+        self.threshold = t;
+        Ok(self)
+    }
+
+    /// Number of trees.
+    pub fn n_trees(&self) -> usize {
+        self.roots.len()
+    }
+
+    /// The library the model was imported from.
+    pub fn source(&self) -> Source {
+        self.source
+    }
+
+    /// Added to the sum of the leaves.
+    pub fn base_score(&self) -> f64 {
+        self.base_score
+    }
+
+    /// How each schema feature reaches the trees.
+    pub fn inputs(&self) -> &[FeatureInput] {
+        &self.inputs
+    }
+
+    /// The root node of each tree.
+    pub fn roots(&self) -> &[u32] {
+        &self.roots
+    }
+
+    /// The flat node array.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Whether level `k` goes left at a [`Test::Levels`] node.
+    pub fn level_goes_left(&self, node: &Node, k: usize) -> bool {
+        match node.test {
+            Test::Levels(off) => self
+                .level_left
+                .get(off as usize + k)
+                .copied()
+                .unwrap_or(false),
+            _ => false,
+        }
+    }
+
+    /// Checks shapes, indices, finiteness and that every tree is a tree (each
+    /// node reached once, from its root, no cycles).
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Format(format!("tree ensemble: {m}")));
+        super::linear::check_threshold(self.threshold)?;
+        if !self.base_score.is_finite() {
+            return bad(format!("base score {} is not finite", self.base_score));
+        }
+        if self.inputs.is_empty() {
+            return bad("no features".into());
+        }
+        if self.roots.is_empty() {
+            return bad("no trees".into());
+        }
+        for f in &self.inputs {
+            if let FeatureInput::Value {
+                name,
+                lower,
+                upper,
+                grid,
+                ..
+            } = f
+            {
+                if !(lower.is_finite() && upper.is_finite() && lower <= upper) {
+                    return bad(format!("feature '{name}': bad range [{lower}, {upper}]"));
+                }
+                if let Some((b, s)) = grid {
+                    if !(b.is_finite() && s.is_finite() && *s > 0.0) {
+                        return bad(format!("feature '{name}': bad grid ({b}, {s})"));
+                    }
+                }
+            }
+        }
+        let n = self.nodes.len();
+        let mut reached = vec![false; n];
+        let mut stack = Vec::new();
+        for &r in &self.roots {
+            stack.push(r as usize);
+            while let Some(k) = stack.pop() {
+                if k >= n {
+                    return bad(format!("node index {k} out of range ({n} nodes)"));
+                }
+                if reached[k] {
+                    return bad(format!("node {k} is reached twice"));
+                }
+                reached[k] = true;
+                let node = self.nodes[k];
+                if node.test == Test::Leaf {
+                    if !node.value.is_finite() {
+                        return bad(format!("leaf {k} has a non-finite value"));
+                    }
+                    continue;
+                }
+                let f = node.feature as usize;
+                let Some(input) = self.inputs.get(f) else {
+                    return bad(format!("node {k} tests feature {f}, which does not exist"));
+                };
+                match (node.test, input) {
+                    (Test::Levels(off), FeatureInput::Levels { levels, .. }) => {
+                        if off as usize + levels > self.level_left.len() {
+                            return bad(format!("node {k}: level set out of range"));
+                        }
+                    }
+                    (Test::Levels(_), _) => {
+                        return bad(format!("node {k}: a level test on a contiguous feature"));
+                    }
+                    (_, FeatureInput::Levels { .. }) => {
+                        return bad(format!("node {k}: a numeric test on a categorical feature"));
+                    }
+                    _ => {
+                        if node.threshold.is_nan() {
+                            return bad(format!("node {k}: threshold is NaN"));
+                        }
+                    }
+                }
+                stack.push(node.left as usize);
+                stack.push(node.right as usize);
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that the ensemble's feature inputs describe this schema.
+    pub fn check_schema(&self, schema: &Schema) -> Result<()> {
+        crate::error::check_len(
+            "tree ensemble features vs schema features",
+            schema.n_features(),
+            self.inputs.len(),
+        )?;
+        for (f, input) in schema.features.iter().zip(&self.inputs) {
+            let same = match (&f.kind, input) {
+                (
+                    FeatureKind::Contiguous {
+                        lower,
+                        upper,
+                        special_states,
+                        ..
+                    },
+                    FeatureInput::Value {
+                        name,
+                        lower: l,
+                        upper: u,
+                        grid,
+                        specials,
+                    },
+                ) => {
+                    name == &f.name
+                        && l == lower
+                        && u == upper
+                        && *grid == feature_grid(&f.kind)
+                        && specials.len() == special_states.len()
+                        && specials
+                            .iter()
+                            .zip(special_states)
+                            .all(|(s, st)| s.code == st.code)
+                }
+                (FeatureKind::Categorical { levels }, FeatureInput::Levels { name, levels: n }) => {
+                    name == &f.name && *n == levels.len()
+                }
+                _ => false,
+            };
+            if !same {
+                return Err(Error::Format(format!(
+                    "tree ensemble: feature '{}' does not match the schema's feature '{}'",
+                    input.name(),
+                    f.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The margin (log-odds) of a raw row, exactly as the library computes it
+    /// (up to the order of the floating-point sum). Never allocates. The row
+    /// must be coherent under the schema the model was imported on.
+    pub fn margin_raw(&self, raw: &[f64]) -> f64 {
+        self.sum_leaves(|r| self.leaf_raw(r, raw).value)
+    }
+
+    /// The base score plus the leaves, summed as the library sums them:
+    /// XGBoost in float32, tree by tree from the base margin (its predictor's
+    /// accumulator is a float; summing in f64 differs by up to 1.6e-6 on HELOC),
+    /// LightGBM in f64.
+    #[inline]
+    fn sum_leaves(&self, leaf: impl Fn(usize) -> f64) -> f64 {
+        match self.source {
+            Source::Xgboost => {
+                let mut sum = self.base_score as f32;
+                for &r in &self.roots {
+                    sum += leaf(r as usize) as f32;
+                }
+                sum as f64
+            }
+            Source::Lightgbm => {
+                let mut sum = self.base_score;
+                for &r in &self.roots {
+                    sum += leaf(r as usize);
+                }
+                sum
+            }
+        }
+    }
+
+    /// The leaf a raw row reaches from node `k`.
+    pub fn leaf_raw(&self, mut k: usize, raw: &[f64]) -> &Node {
+        loop {
+            let node = &self.nodes[k];
+            let left = match node.test {
+                Test::Leaf => return node,
+                Test::Levels(off) => {
+                    let level = raw[node.feature as usize];
+                    level >= 0.0 && self.level_left[off as usize + level as usize]
+                }
+                _ => {
+                    let f = node.feature as usize;
+                    node.numeric_left(self.raw_input(f, raw[f]))
+                }
+            };
+            k = if left { node.left } else { node.right } as usize;
+        }
+    }
+
+    /// What the trees see of raw value `v` of contiguous feature `f`: the value,
+    /// a special state's code, or `NaN` for a state declared missing.
+    #[inline]
+    fn raw_input(&self, f: usize, v: f64) -> f64 {
+        if let FeatureInput::Value {
+            specials,
+            lower,
+            upper,
+            ..
+        } = &self.inputs[f]
+        {
+            // Special codes lie outside [L, U]; only they need mapping.
+            if v < *lower || v > *upper {
+                if let Some(s) = specials.iter().find(|s| s.code == v) {
+                    return s.value();
+                }
+            }
+        }
+        v
+    }
+
+    /// What the trees see of feature `f` in the encoded vector `x`: decoded
+    /// with the schema's formula (see the module docs); for a categorical
+    /// feature, the index of the level whose indicator is on.
+    #[inline]
+    fn encoded_input(&self, f: usize, x: &[f64]) -> f64 {
+        let s = self.starts[f];
+        match &self.inputs[f] {
+            FeatureInput::Value {
+                lower,
+                upper,
+                grid,
+                specials,
+                ..
+            } => {
+                for (j, sp) in specials.iter().enumerate() {
+                    if x[s + 1 + j] > 0.5 {
+                        return sp.value();
+                    }
+                }
+                let slot = x[s];
+                let mut v = if upper > lower {
+                    lower + slot * (upper - lower)
+                } else {
+                    *lower
+                };
+                let tol = COHERENCE_TOL * (upper - lower).max(1.0);
+                if let Some((base, step)) = grid {
+                    let k = ((v - base) / step).round();
+                    let snapped = base + k * step;
+                    if (snapped - v).abs() <= tol {
+                        v = snapped;
+                    }
+                }
+                if (lower - tol..=upper + tol).contains(&v) {
+                    v = v.clamp(*lower, *upper);
+                }
+                v
+            }
+            FeatureInput::Levels { levels, .. } => {
+                for k in 0..*levels {
+                    if x[s + k] > 0.5 {
+                        return k as f64;
+                    }
+                }
+                -1.0
+            }
+        }
+    }
+
+    /// The leaf an encoded vector reaches from node `k`.
+    pub fn leaf_encoded(&self, mut k: usize, x: &[f64]) -> &Node {
+        loop {
+            let node = &self.nodes[k];
+            let v = match node.test {
+                Test::Leaf => return node,
+                _ => self.encoded_input(node.feature as usize, x),
+            };
+            let left = match node.test {
+                Test::Levels(off) => v >= 0.0 && self.level_left[off as usize + v as usize],
+                _ => node.numeric_left(v),
+            };
+            k = if left { node.left } else { node.right } as usize;
+        }
+    }
+}
+
+/// The grid of a contiguous feature as [`FeatureInput::Value`] stores it.
+pub(crate) fn feature_grid(kind: &FeatureKind) -> Option<(f64, f64)> {
+    match kind {
+        FeatureKind::Contiguous {
+            lower,
+            step: Some(st),
+            ..
+        } => Some((*lower, *st)),
+        FeatureKind::Contiguous { integer: true, .. } => Some((0.0, 1.0)),
+        _ => None,
+    }
+}
+
+impl Model for TreeEnsemble {
+    fn input_dim(&self) -> usize {
+        self.inputs.iter().map(FeatureInput::width).sum()
+    }
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+    fn score_in(&self, x: &[f64], _scratch: &mut [f64]) -> f64 {
+        self.sum_leaves(|r| self.leaf_encoded(r, x).value)
+    }
+    /// Trees are piecewise constant: the gradient is zero almost everywhere and
+    /// says nothing about where the score changes. Writes zeros; callers that
+    /// need a gradient check [`Model::has_input_gradient`] first.
+    fn score_gradient_in(&self, x: &[f64], grad: &mut [f64], scratch: &mut [f64]) -> f64 {
+        grad.fill(0.0);
+        self.score_in(x, scratch)
+    }
+    fn has_input_gradient(&self) -> bool {
+        false
+    }
+    fn as_trees(&self) -> Option<&TreeEnsemble> {
+        Some(self)
+    }
+}

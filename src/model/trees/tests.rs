@@ -1,0 +1,464 @@
+use super::*;
+use crate::data::{heloc, shared_data_dir};
+use crate::model::{AnyModel, Model};
+use crate::schema::{Feature, Schema};
+use std::path::PathBuf;
+
+/// The peer script's output folder (`benches/peers/trees_train.py`).
+fn peers_dir() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers")
+}
+
+/// Reads a file of the peer export; `None` (with a note) when absent outside
+/// CI, a failure under CI.
+fn peer_file(name: &str) -> Option<String> {
+    let p = peers_dir().join(name);
+    match std::fs::read_to_string(&p) {
+        Ok(s) => Some(s),
+        Err(_) if std::env::var_os("CI").is_some() => panic!(
+            "{} missing under CI: run python3 benches/peers/trees_train.py first",
+            p.display()
+        ),
+        Err(_) => {
+            eprintln!(
+                "notice: {} absent (run benches/peers/trees_train.py); test skipped",
+                p.display()
+            );
+            None
+        }
+    }
+}
+
+fn margins(csv: &str) -> Vec<f64> {
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("row,margin"));
+    lines
+        .enumerate()
+        .map(|(i, l)| {
+            let (r, m) = l.split_once(',').unwrap();
+            assert_eq!(r.parse::<usize>().unwrap(), i);
+            m.parse::<f64>().unwrap()
+        })
+        .collect()
+}
+
+fn heloc_data() -> Option<crate::data::Dataset> {
+    let path = shared_data_dir().join("heloc.csv");
+    if !path.exists() {
+        assert!(std::env::var_os("CI").is_none(), "HELOC missing under CI");
+        eprintln!("notice: HELOC absent, test skipped");
+        return None;
+    }
+    Some(heloc(&path).unwrap())
+}
+
+/// Largest |cfx − library| over all rows, raw and encoded evaluation.
+fn worst(model: &TreeEnsemble, schema: &Schema, rows: &[Vec<f64>], lib: &[f64]) -> f64 {
+    assert_eq!(rows.len(), lib.len());
+    let mut worst: f64 = 0.0;
+    for (r, &m) in rows.iter().zip(lib) {
+        let raw = model.margin_raw(r);
+        let enc = model.score(&schema.encode(r).unwrap());
+        assert_eq!(
+            raw, enc,
+            "raw and encoded evaluation agree exactly on {r:?}"
+        );
+        worst = worst.max((raw - m).abs());
+    }
+    worst
+}
+
+#[test]
+fn heloc_margins_equal_xgboost_and_lightgbm_on_every_row() {
+    let (Some(xgb), Some(xgb_m), Some(lgb), Some(lgb_m)) = (
+        peer_file("heloc_xgb.json"),
+        peer_file("heloc_xgb_margins.csv"),
+        peer_file("heloc_lgbm.txt"),
+        peer_file("heloc_lgbm_margins.csv"),
+    ) else {
+        return;
+    };
+    let Some(d) = heloc_data() else { return };
+    let opts = ImportOptions::default();
+    let x = TreeEnsemble::from_xgboost_json(&xgb, &d.schema, &opts).unwrap();
+    assert_eq!(x.n_trees(), 100);
+    let w = worst(&x, &d.schema, &d.rows, &margins(&xgb_m));
+    assert!(w <= 1e-6, "XGBoost: worst margin difference {w}");
+    let l = TreeEnsemble::from_lightgbm_text(&lgb, &d.schema, &opts).unwrap();
+    assert_eq!(l.n_trees(), 100);
+    let w = worst(&l, &d.schema, &d.rows, &margins(&lgb_m));
+    assert!(w <= 1e-6, "LightGBM: worst margin difference {w}");
+    // The versioned model JSON keeps the model's function exactly.
+    for m in [x, l] {
+        let any = AnyModel::Trees(m.clone());
+        let back = AnyModel::from_json(&any.to_json(), &d.schema).unwrap();
+        assert_eq!(back, any);
+        for r in d.rows.iter().step_by(97) {
+            let e = d.schema.encode(r).unwrap();
+            assert_eq!(back.score(&e), m.score(&e));
+        }
+    }
+}
+
+/// The peer's small model: `a` real with NaN (a special state declared
+/// missing stands for it), `b` integer 0–9, `c` a native categorical.
+fn small_schema() -> Schema {
+    let mut a = Feature::contiguous("a", -4.0, 4.0).with_special(-99.0, "not reported");
+    a.actionability.cost_scale = 1.0;
+    let b = Feature::contiguous("b", 0.0, 9.0).integer();
+    let c = Feature::categorical("c", &["red", "green", "blue", "grey"]);
+    Schema::new(vec![a, b, c]).unwrap()
+}
+
+fn small_rows(csv: &str) -> Vec<Vec<f64>> {
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("a,b,c"));
+    lines
+        .map(|l| {
+            l.split(',')
+                .enumerate()
+                .map(|(j, v)| {
+                    if v.is_empty() {
+                        assert_eq!(j, 0);
+                        -99.0
+                    } else {
+                        v.parse::<f64>().unwrap()
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn nan_and_native_categorical_splits_equal_both_libraries() {
+    let (Some(rows), Some(xgb), Some(xgb_m), Some(lgb), Some(lgb_m)) = (
+        peer_file("small_nan_cat.csv"),
+        peer_file("small_nan_cat_xgb.json"),
+        peer_file("small_nan_cat_xgb_margins.csv"),
+        peer_file("small_nan_cat_lgbm.txt"),
+        peer_file("small_nan_cat_lgbm_margins.csv"),
+    ) else {
+        return;
+    };
+    let schema = small_schema();
+    let rows = small_rows(&rows);
+    assert!(
+        rows.iter().any(|r| r[0] == -99.0),
+        "the data has missing values"
+    );
+    let opts = ImportOptions {
+        special_as_missing: vec!["a".into()],
+        ..ImportOptions::default()
+    };
+    let x = TreeEnsemble::from_xgboost_json(&xgb, &schema, &opts).unwrap();
+    assert!(x.nodes().iter().any(|n| matches!(n.test, Test::Levels(_))));
+    let w = worst(&x, &schema, &rows, &margins(&xgb_m));
+    assert!(w <= 1e-6, "XGBoost: worst margin difference {w}");
+    let l = TreeEnsemble::from_lightgbm_text(&lgb, &schema, &opts).unwrap();
+    assert!(l.nodes().iter().any(|n| matches!(n.test, Test::Levels(_))));
+    let w = worst(&l, &schema, &rows, &margins(&lgb_m));
+    assert!(w <= 1e-6, "LightGBM: worst margin difference {w}");
+    // Without the declaration the code −99 reaches the trees as a number, and
+    // some rows score differently: the declaration matters.
+    let plain = TreeEnsemble::from_xgboost_json(&xgb, &schema, &ImportOptions::default()).unwrap();
+    assert!(rows.iter().any(|r| plain.margin_raw(r) != x.margin_raw(r)));
+}
+
+/// A hand-made XGBoost model: one tree on a one-hot column and a numeric column.
+fn tiny_xgb(objective: &str, columns: &str) -> String {
+    format!(
+        r#"{{"learner":{{"attributes":{{}},"feature_names":{columns},"feature_types":[],
+        "gradient_booster":{{"model":{{"gbtree_model_param":{{"num_parallel_tree":"1","num_trees":"1"}},
+        "iteration_indptr":[0,1],"tree_info":[0],"trees":[{{"base_weights":[0,0,0,0,0],
+        "categories":[],"categories_nodes":[],"categories_segments":[],"categories_sizes":[],
+        "default_left":[0,0,0,0,0],"id":0,"left_children":[1,3,-1,-1,-1],"loss_changes":[0,0,0,0,0],
+        "parents":[2147483647,0,0,1,1],"right_children":[2,4,-1,-1,-1],
+        "split_conditions":[0.5,3.5,0.25,-0.5,0.75],"split_indices":[0,1,0,0,0],
+        "split_type":[0,0,0,0,0],"sum_hessian":[1,1,1,1,1],
+        "tree_param":{{"num_deleted":"0","num_feature":"2","num_nodes":"5","size_leaf_vector":"1"}}}}]}},
+        "name":"gbtree"}},"learner_model_param":{{"base_score":"[5E-1]","boost_from_average":"1",
+        "num_class":"0","num_feature":"2","num_target":"1"}},"objective":{{"name":"{objective}",
+        "reg_loss_param":{{"scale_pos_weight":"1"}}}}}},"version":[3,2,0]}}"#
+    )
+}
+
+fn tiny_schema() -> Schema {
+    Schema::new(vec![
+        Feature::categorical("home", &["rent", "own", "other"]),
+        Feature::contiguous("years", 0.0, 10.0).integer(),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn one_hot_columns_map_onto_levels_by_name_or_by_mapping() {
+    let schema = tiny_schema();
+    // Root: "home=own" < 0.5 (not own) → left: years < 3.5 → −0.5 / 0.75; own → 0.25.
+    for cols in [r#"["home=own","years"]"#, r#"["home_own","years"]"#] {
+        let m = TreeEnsemble::from_xgboost_json(
+            &tiny_xgb("binary:logistic", cols),
+            &schema,
+            &ImportOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(m.margin_raw(&[1.0, 2.0]), 0.25);
+        assert_eq!(m.margin_raw(&[0.0, 2.0]), -0.5);
+        assert_eq!(m.margin_raw(&[2.0, 3.0]), -0.5);
+        assert_eq!(m.margin_raw(&[2.0, 4.0]), 0.75);
+        assert_eq!(m.base_score(), 0.0);
+    }
+    let mut opts = ImportOptions::default();
+    opts.columns.insert(
+        "is_owner".into(),
+        ColumnTarget {
+            feature: "home".into(),
+            level: Some("own".into()),
+        },
+    );
+    let m = TreeEnsemble::from_xgboost_json(
+        &tiny_xgb("binary:logistic", r#"["is_owner","years"]"#),
+        &schema,
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(m.margin_raw(&[1.0, 9.0]), 0.25);
+    assert_eq!(m.margin_raw(&[2.0, 9.0]), 0.75);
+}
+
+#[test]
+fn what_the_importers_do_not_understand_is_a_format_error() {
+    let schema = tiny_schema();
+    let o = ImportOptions::default();
+    let is_format = |r: Result<TreeEnsemble>, needle: &str| match r {
+        Err(Error::Format(m)) => assert!(m.contains(needle), "{m} lacks '{needle}'"),
+        other => panic!("expected a format error naming '{needle}', got {other:?}"),
+    };
+    is_format(
+        TreeEnsemble::from_xgboost_json(
+            &tiny_xgb("reg:squarederror", r#"["home=own","years"]"#),
+            &schema,
+            &o,
+        ),
+        "reg:squarederror",
+    );
+    is_format(
+        TreeEnsemble::from_xgboost_json(
+            &tiny_xgb("binary:logistic", r#"["home=villa","years"]"#),
+            &schema,
+            &o,
+        ),
+        "home=villa",
+    );
+    is_format(
+        TreeEnsemble::from_xgboost_json(
+            &tiny_xgb("binary:logistic", r#"["home=own","years"]"#)
+                .replace("\"num_class\":\"0\"", "\"num_class\":\"3\""),
+            &schema,
+            &o,
+        ),
+        "multiclass",
+    );
+    is_format(
+        TreeEnsemble::from_xgboost_json(
+            &tiny_xgb("binary:logistic", r#"["home=own","years"]"#)
+                .replace("\"id\":0", "\"id\":0,\"extra\":1"),
+            &schema,
+            &o,
+        ),
+        "extra",
+    );
+    is_format(
+        TreeEnsemble::from_xgboost_json(
+            &tiny_xgb("binary:logistic", r#"["home=own","years"]"#).replace(
+                "\"left_children\":[1,3,-1,-1,-1]",
+                "\"left_children\":[1,7,-1,-1,-1]",
+            ),
+            &schema,
+            &o,
+        ),
+        "out of range",
+    );
+    is_format(
+        TreeEnsemble::from_xgboost_json("{", &schema, &o),
+        "not JSON",
+    );
+    let lgb = "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n\
+               max_feature_idx=1\nobjective=binary sigmoid:1\nfeature_names=home years\n\
+               feature_infos=[0:2] [0:10]\ntree_sizes=1\n\nTree=0\nnum_leaves=2\nnum_cat=0\n\
+               split_feature=1\nsplit_gain=1\nthreshold=3.5\ndecision_type=2\nleft_child=-1\n\
+               right_child=-2\nleaf_value=-0.5 0.5\nis_linear=0\nshrinkage=1\n\n\nend of trees\n";
+    let m = TreeEnsemble::from_lightgbm_text(lgb, &schema, &o).unwrap();
+    assert_eq!(m.margin_raw(&[0.0, 3.0]), -0.5);
+    assert_eq!(m.margin_raw(&[0.0, 4.0]), 0.5);
+    // "home" is categorical: a numeric split on it reads the level index.
+    is_format(
+        TreeEnsemble::from_lightgbm_text(&lgb.replace("is_linear=0", "is_linear=1"), &schema, &o),
+        "linear tree",
+    );
+    is_format(
+        TreeEnsemble::from_lightgbm_text(
+            &lgb.replace("binary sigmoid:1", "regression"),
+            &schema,
+            &o,
+        ),
+        "regression",
+    );
+    is_format(
+        TreeEnsemble::from_lightgbm_text(&lgb.replace("num_class=1", "num_class=3"), &schema, &o),
+        "multiclass",
+    );
+    is_format(
+        TreeEnsemble::from_lightgbm_text(
+            &lgb.replace("shrinkage=1", "shrinkage=1\nmystery=2"),
+            &schema,
+            &o,
+        ),
+        "mystery",
+    );
+    is_format(
+        TreeEnsemble::from_lightgbm_text(&lgb.replace("home years", "home wage"), &schema, &o),
+        "wage",
+    );
+}
+
+#[test]
+fn special_states_reach_the_trees_as_codes_or_as_missing() {
+    // One LightGBM stump: x ≤ −7.5 goes left (−1), else right (+1); NaN → left.
+    let schema = Schema::new(vec![
+        Feature::contiguous("x", 0.0, 10.0)
+            .integer()
+            .with_special(-7.0, "none")
+            .with_special(-9.0, "no record"),
+    ])
+    .unwrap();
+    let lgb = "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n\
+               max_feature_idx=0\nobjective=binary sigmoid:1\nfeature_names=x\n\
+               feature_infos=[-9:10]\ntree_sizes=1\n\nTree=0\nnum_leaves=2\nnum_cat=0\n\
+               split_feature=0\nsplit_gain=1\nthreshold=-7.5\ndecision_type=10\nleft_child=-1\n\
+               right_child=-2\nleaf_value=-1 1\nis_linear=0\nshrinkage=1\n\nend of trees\n";
+    let codes = TreeEnsemble::from_lightgbm_text(lgb, &schema, &ImportOptions::default()).unwrap();
+    assert_eq!(codes.margin_raw(&[-9.0]), -1.0);
+    assert_eq!(codes.margin_raw(&[-7.0]), 1.0);
+    assert_eq!(codes.margin_raw(&[3.0]), 1.0);
+    let missing = TreeEnsemble::from_lightgbm_text(
+        lgb,
+        &schema,
+        &ImportOptions {
+            special_as_missing: vec!["x".into()],
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        missing.margin_raw(&[-7.0]),
+        -1.0,
+        "NaN follows default left"
+    );
+    assert_eq!(missing.margin_raw(&[3.0]), 1.0);
+    for (m, r) in [(&codes, -7.0), (&missing, -9.0), (&codes, 0.0)] {
+        assert_eq!(m.score(&schema.encode(&[r]).unwrap()), m.margin_raw(&[r]));
+    }
+    assert!(!codes.has_input_gradient());
+    let bad = ImportOptions {
+        special_as_missing: vec!["nope".into()],
+        ..ImportOptions::default()
+    };
+    assert!(matches!(
+        TreeEnsemble::from_lightgbm_text(lgb, &schema, &bad),
+        Err(Error::NotFound(_))
+    ));
+}
+
+#[test]
+fn a_stored_ensemble_is_validated_and_refuses_unknown_keys() {
+    let schema = tiny_schema();
+    let m = TreeEnsemble::from_xgboost_json(
+        &tiny_xgb("binary:logistic", r#"["home=own","years"]"#),
+        &schema,
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let json = AnyModel::Trees(m).to_json();
+    assert!(AnyModel::from_json(&json, &schema).is_ok());
+    let broken = json.replacen("\"left\": 1", "\"left\": 99", 1);
+    assert_ne!(broken, json);
+    assert!(matches!(
+        AnyModel::from_json(&broken, &schema),
+        Err(Error::Format(_))
+    ));
+    let extra = json.replacen("\"roots\"", "\"colour\": 1, \"roots\"", 1);
+    match AnyModel::from_json(&extra, &schema) {
+        Err(Error::Format(m)) => assert!(m.contains("colour"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let other = Schema::new(vec![
+        Feature::categorical("home", &["rent", "own"]),
+        Feature::contiguous("years", 0.0, 10.0).integer(),
+    ])
+    .unwrap();
+    assert!(AnyModel::from_json(&json, &other).is_err());
+}
+
+/// Γ̃ and Θ̃ by Monte Carlo through the `Model` trait, against the closed form
+/// for a stump on a real-valued feature: accepted iff x > 5 (slot 0.5), the
+/// applicant at slot 0.6 with N(0, 0.01) noise on the slot, so
+/// Γ = Φ((0.5 − 0.6)/0.1) = Φ(−1) and Θ = Γ·(1 − σ(−1)) + (1 − Γ)·(1 − σ(1)).
+#[test]
+fn monte_carlo_rates_under_a_stump_equal_the_closed_form() {
+    use crate::model::sigmoid;
+    use crate::robust::{Estimator, NoiseModel, Workspace};
+    let schema = Schema::new(vec![Feature::contiguous("x", 0.0, 10.0)]).unwrap();
+    let inputs = vec![FeatureInput::Value {
+        name: "x".into(),
+        lower: 0.0,
+        upper: 10.0,
+        grid: None,
+        specials: Vec::new(),
+    }];
+    let root = Node {
+        test: Test::AtMost,
+        feature: 0,
+        threshold: 5.0,
+        default_left: false,
+        left: 1,
+        right: 2,
+        value: 0.0,
+    };
+    let nodes = vec![root, Node::leaf(-1.0), Node::leaf(1.0)];
+    let m = TreeEnsemble::new(
+        Source::Lightgbm,
+        0.0,
+        0.5,
+        inputs,
+        vec![0],
+        nodes,
+        Vec::new(),
+    )
+    .unwrap();
+    m.check_schema(&schema).unwrap();
+    let x = schema.encode(&[6.0]).unwrap();
+    assert!(m.accepts(&x));
+    let k = 200_000;
+    let est = Estimator::new(NoiseModel::gaussian(0.01, vec![0]).unwrap(), k).unwrap();
+    let mut ws = Workspace::new(&m, 7);
+    let e = est.estimate(&m, &x, &mut ws).unwrap();
+    let gamma = crate::robust::normal_cdf(-1.0);
+    let theta = gamma * (1.0 - sigmoid(-1.0)) + (1.0 - gamma) * (1.0 - sigmoid(1.0));
+    assert!(
+        (e.invalidation.value - gamma).abs() < 4.0 * e.invalidation.std_error,
+        "Γ̃ {} ± {} vs Γ {gamma}",
+        e.invalidation.value,
+        e.invalidation.std_error
+    );
+    assert!(
+        (e.soft.value - theta).abs() < 4.0 * e.soft.std_error,
+        "Θ̃ {} ± {} vs Θ {theta}",
+        e.soft.value,
+        e.soft.std_error
+    );
+    // The gradient generators refuse a model without an input gradient.
+    let noise = NoiseModel::gaussian_for_schema(&schema, 0.01).unwrap();
+    let refused = crate::robust::wachter(&schema, &m, &noise, &[4.0], &Default::default());
+    assert!(matches!(refused, Err(Error::InvalidArgument(m)) if m.contains("gradient")));
+}

@@ -1,0 +1,90 @@
+//! The tree importers through the C ABI: from a string and from a file, with
+//! and without options; the result scores like the Rust import; bad input is a
+//! status with a message.
+
+use cfx::ffi::model::*;
+use cfx::ffi::schema::*;
+use cfx::ffi::status::cfx_status;
+use cfx::ffi::trees::*;
+use cfx::model::Model;
+use cfx::model::trees::ImportOptions;
+use std::ffi::CString;
+use std::ptr::null;
+
+const LGBM: &str = "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n\
+    max_feature_idx=0\nobjective=binary sigmoid:1\nfeature_names=x\nfeature_infos=[-9:10]\n\
+    tree_sizes=1\n\nTree=0\nnum_leaves=2\nnum_cat=0\nsplit_feature=0\nsplit_gain=1\n\
+    threshold=-7.5\ndecision_type=10\nleft_child=-1\nright_child=-2\nleaf_value=-1 1\n\
+    is_linear=0\nshrinkage=1\n\nend of trees\n";
+
+fn schema() -> cfx::schema::Schema {
+    cfx::schema::Schema::new(vec![
+        cfx::schema::Feature::contiguous("x", 0.0, 10.0)
+            .integer()
+            .with_special(-7.0, "none"),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn tree_models_load_from_strings_and_files_through_the_c_abi() {
+    let rust = schema();
+    let sj = CString::new(rust.to_json()).unwrap();
+    let text = CString::new(LGBM).unwrap();
+    let missing = CString::new(r#"{"special_as_missing": ["x"]}"#).unwrap();
+    let bad_opts = CString::new(r#"{"colour": 1}"#).unwrap();
+    let path = std::env::temp_dir().join(format!("cfx_ffi_trees_{}.txt", std::process::id()));
+    std::fs::write(&path, LGBM).unwrap();
+    let cpath = CString::new(path.to_str().unwrap()).unwrap();
+    let nowhere = CString::new("/nonexistent/cfx/model.txt").unwrap();
+    let (mut s, mut m, mut m2, mut bad) = (null(), null(), null(), null());
+    unsafe {
+        assert_eq!(cfx_schema_from_json(sj.as_ptr(), &mut s), cfx_status::Ok);
+        assert_eq!(
+            cfx_model_from_lightgbm_text(s, text.as_ptr(), null(), &mut m),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_model_from_lightgbm_file(s, cpath.as_ptr(), missing.as_ptr(), &mut m2),
+            cfx_status::Ok
+        );
+        let mut kind = -1;
+        assert_eq!(cfx_model_get_kind(m, &mut kind), cfx_status::Ok);
+        assert_eq!(kind, cfx_model_kind::Trees as i32);
+        // −7 reaches the trees as its code (right, +1) or as missing (default left, −1).
+        for (model, expect) in [(m, 1.0), (m2, -1.0)] {
+            let (mut score, mut p, mut acc) = (0.0, 0.0, 0);
+            let row = [-7.0];
+            assert_eq!(
+                cfx_model_predict_raw(model, s, row.as_ptr(), 1, &mut score, &mut p, &mut acc),
+                cfx_status::Ok
+            );
+            assert_eq!(score, expect);
+        }
+        let direct =
+            cfx::model::TreeEnsemble::from_lightgbm_text(LGBM, &rust, &ImportOptions::default())
+                .unwrap();
+        assert_eq!(direct.score(&rust.encode(&[-7.0]).unwrap()), 1.0);
+        assert_eq!(
+            cfx_model_from_lightgbm_text(s, text.as_ptr(), bad_opts.as_ptr(), &mut bad),
+            cfx_status::FormatError
+        );
+        assert_eq!(
+            cfx_model_from_xgboost_json(s, text.as_ptr(), null(), &mut bad),
+            cfx_status::FormatError
+        );
+        assert_eq!(
+            cfx_model_from_xgboost_file(s, nowhere.as_ptr(), null(), &mut bad),
+            cfx_status::IoError
+        );
+        assert_eq!(
+            cfx_model_from_lightgbm_text(s, null(), null(), &mut bad),
+            cfx_status::NullArgument
+        );
+        assert!(bad.is_null());
+        cfx_model_free(m);
+        cfx_model_free(m2);
+        cfx_schema_free(s);
+    }
+    std::fs::remove_file(&path).ok();
+}
