@@ -2,7 +2,7 @@
 
 use super::CELL_GAP;
 use crate::coherent::{Config, DiversityRule, Outcome, cost, explain, explain_diverse};
-use crate::model::trees::{FeatureInput, Node, Source, SpecialInput, Test, feature_grid};
+use crate::model::trees::{FeatureInput, Node, Source, Test};
 use crate::model::{Model, TreeEnsemble, logit};
 use crate::schema::{Direction, Feature, FeatureKind, FeatureWeights, Schema, Transition};
 use rand::{Rng, SeedableRng};
@@ -254,33 +254,8 @@ fn random_ensemble(schema: &Schema, factual: &[f64], rng: &mut Xoshiro256PlusPlu
     let inputs: Vec<FeatureInput> = schema
         .features
         .iter()
-        .map(|f| match &f.kind {
-            FeatureKind::Contiguous {
-                lower,
-                upper,
-                special_states,
-                ..
-            } => {
-                let missing = rng.random_bool(0.3);
-                FeatureInput::Value {
-                    name: f.name.clone(),
-                    lower: *lower,
-                    upper: *upper,
-                    grid: feature_grid(&f.kind),
-                    specials: special_states
-                        .iter()
-                        .map(|s| SpecialInput {
-                            code: s.code,
-                            as_missing: missing,
-                        })
-                        .collect(),
-                }
-            }
-            FeatureKind::Categorical { levels } => FeatureInput::Levels {
-                name: f.name.clone(),
-                levels: levels.len(),
-            },
-        })
+        // (the draw is made for contiguous features only, as before)
+        .map(|f| FeatureInput::of_feature(f, f.is_contiguous() && rng.random_bool(0.3)))
         .collect();
     let mut nodes: Vec<Node> = Vec::new();
     let mut level_left: Vec<bool> = Vec::new();

@@ -13,7 +13,7 @@
 //!
 //! A column that maps to nothing is an [`Error::Format`] naming it.
 
-use super::{FeatureInput, Node, Source, SpecialInput, Test, TreeEnsemble, feature_grid};
+use super::{FeatureInput, Node, Source, Test, TreeEnsemble};
 use crate::error::{Error, Result};
 use crate::schema::{FeatureKind, Schema};
 use serde::{Deserialize, Serialize};
@@ -167,33 +167,7 @@ fn inputs(schema: &Schema, options: &ImportOptions) -> Result<Vec<FeatureInput>>
     Ok(schema
         .features
         .iter()
-        .map(|f| match &f.kind {
-            FeatureKind::Contiguous {
-                lower,
-                upper,
-                special_states,
-                ..
-            } => {
-                let missing = options.special_as_missing.contains(&f.name);
-                FeatureInput::Value {
-                    name: f.name.clone(),
-                    lower: *lower,
-                    upper: *upper,
-                    grid: feature_grid(&f.kind),
-                    specials: special_states
-                        .iter()
-                        .map(|s| SpecialInput {
-                            code: s.code,
-                            as_missing: missing,
-                        })
-                        .collect(),
-                }
-            }
-            FeatureKind::Categorical { levels } => FeatureInput::Levels {
-                name: f.name.clone(),
-                levels: levels.len(),
-            },
-        })
+        .map(|f| FeatureInput::of_feature(f, options.special_as_missing.contains(&f.name)))
         .collect())
 }
 

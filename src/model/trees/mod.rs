@@ -46,7 +46,7 @@ pub use import::{ColumnTarget, ImportOptions};
 
 use super::Model;
 use crate::error::{Error, Result};
-use crate::schema::{COHERENCE_TOL, FeatureKind, Schema};
+use crate::schema::{COHERENCE_TOL, Feature, FeatureKind, Schema};
 use serde::{Deserialize, Serialize};
 
 /// A special state of a contiguous feature as the trees see it: its code, or
@@ -651,6 +651,38 @@ impl TreeEnsemble {
                 _ => node.numeric_left(v),
             };
             k = if left { node.left } else { node.right } as usize;
+        }
+    }
+}
+
+impl FeatureInput {
+    /// What the trees see of a schema feature: a contiguous value with its
+    /// grid and special states (each reaching the trees as its code, or as a
+    /// missing value when `special_as_missing`), or a categorical's levels.
+    pub(crate) fn of_feature(f: &Feature, special_as_missing: bool) -> FeatureInput {
+        match &f.kind {
+            FeatureKind::Contiguous {
+                lower,
+                upper,
+                special_states,
+                ..
+            } => FeatureInput::Value {
+                name: f.name.clone(),
+                lower: *lower,
+                upper: *upper,
+                grid: feature_grid(&f.kind),
+                specials: special_states
+                    .iter()
+                    .map(|s| SpecialInput {
+                        code: s.code,
+                        as_missing: special_as_missing,
+                    })
+                    .collect(),
+            },
+            FeatureKind::Categorical { levels } => FeatureInput::Levels {
+                name: f.name.clone(),
+                levels: levels.len(),
+            },
         }
     }
 }
