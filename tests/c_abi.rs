@@ -137,8 +137,11 @@ fn built() -> &'static PathBuf {
 
 /// A first run would compile every dependency (HiGHS from C++ sources) a
 /// second time. When `target/release` is built and `target/ffi-testing` is
-/// not, copy the release build products over: cargo's fingerprints then find
-/// every dependency fresh and only cfx itself is compiled with `testing`.
+/// not, hard-link the release build products over: cargo's fingerprints then
+/// find every dependency fresh and only cfx itself is compiled with `testing`
+/// (its outputs carry another hash, so no linked file is written to). Links,
+/// not copies: a copy doubled the 2 GB of `target/release` and filled the disk
+/// of a CI machine.
 fn seed_from_release(target: &Path) {
     let release = root().join("target/release");
     let dest = target.join("release");
@@ -147,7 +150,7 @@ fn seed_from_release(target: &Path) {
     }
     std::fs::create_dir_all(&dest).unwrap();
     let st = Command::new("cp")
-        .arg("-a")
+        .arg("-al")
         .args(["build", "deps", ".fingerprint"].map(|d| release.join(d)))
         .arg(&dest)
         .status();

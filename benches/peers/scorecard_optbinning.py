@@ -77,7 +77,7 @@ def ensure_venv():
         return
     if not os.path.exists(py):
         subprocess.check_call([sys.executable, "-m", "venv", VENV])
-        subprocess.check_call([py, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        subprocess.check_call([py, "-m", "pip", "install", "-q", "--no-cache-dir", "--disable-pip-version-check"]
                               + PINS)
     os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
 

@@ -52,7 +52,7 @@ def ensure_venv():
         return
     if not os.path.exists(py):
         subprocess.check_call([sys.executable, "-m", "venv", VENV])
-        subprocess.check_call([py, "-m", "pip", "install", "-q"] + PINS)
+        subprocess.check_call([py, "-m", "pip", "install", "-q", "--no-cache-dir"] + PINS)
     os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
 
 
