@@ -1,0 +1,151 @@
+"""Optimal coherent counterfactuals (Russell 2019, "Efficient search for diverse coherent
+explanations"): a MIP on HiGHS over the schema's encoding, one applicant or many."""
+
+from collections import namedtuple
+from ctypes import byref, c_double, c_int32, c_size_t, c_uint32
+
+import numpy as np
+
+from . import _native as n
+from ._native import Handle
+from .config import ptr_of
+
+OUTCOMES = {0: "optimal", 1: "time_limit", 2: "infeasible", 3: "unknown"}
+
+Certificate = namedtuple("Certificate", "cost score probability objective mip_gap solve_seconds")
+
+
+class CoherentResult(Handle):
+    """The explanation of one applicant: an outcome and 0..n counterfactuals (`len()`)."""
+
+    _free_name = "cfx_coherent_result_free"
+
+    def _outcome(self):
+        o, mask = c_int32(), c_uint32()
+        n.call("cfx_coherent_result_outcome", self.ptr, byref(o), byref(mask))
+        return OUTCOMES.get(o.value, "unknown"), mask.value
+
+    @property
+    def outcome(self):
+        """``"optimal"``, ``"time_limit"``, ``"infeasible"`` or ``"unknown"``."""
+        return self._outcome()[0]
+
+    @property
+    def blocking_mask(self):
+        """For an infeasible outcome, the blocking constraint groups (1 immutables,
+        2 directions, 4 bounds, 8 forbidden transitions); 0 otherwise."""
+        return self._outcome()[1]
+
+    def __len__(self):
+        out = c_size_t()
+        n.call("cfx_coherent_result_count", self.ptr, byref(out))
+        return out.value
+
+    def counterfactual(self, k=0):
+        """Raw row of counterfactual `k` (0 = the optimal one)."""
+        return n.read_doubles("cfx_coherent_result_counterfactual", self.ptr, int(k))
+
+    def certificate(self, k=0):
+        vals = [c_double() for _ in range(6)]
+        n.call("cfx_coherent_result_certificate", self.ptr, int(k), *[byref(v) for v in vals])
+        return Certificate(*[v.value for v in vals])
+
+    def describe(self):
+        return n.read_string("cfx_coherent_result_describe", self.ptr)
+
+    def to_json(self):
+        return n.read_string("cfx_coherent_result_to_json", self.ptr)
+
+
+class CoherentBatch(Handle):
+    """The explanations of many applicants, in input order (`len()`)."""
+
+    _free_name = "cfx_coherent_batch_free"
+
+    def __len__(self):
+        out = c_size_t()
+        n.call("cfx_coherent_batch_count", self.ptr, byref(out))
+        return out.value
+
+    def status(self, i):
+        """The status name of applicant `i` (``"CFX_STATUS_OK"`` when it was explained)."""
+        out = c_int32()
+        n.call("cfx_coherent_batch_status", self.ptr, int(i), byref(out))
+        return n.status_name(out.value)
+
+    def error(self, i):
+        """Why applicant `i` was not explained ("" when it was)."""
+        return n.read_string("cfx_coherent_batch_error", self.ptr, int(i))
+
+    def result(self, i):
+        """The `CoherentResult` of applicant `i`; raises CfxError when it was not explained."""
+        return CoherentResult(n.new_handle("cfx_coherent_batch_result", self.ptr, int(i)))
+
+    def to_json(self):
+        return n.read_string("cfx_coherent_batch_to_json", self.ptr)
+
+
+def explain(schema, model, row, config=None):
+    """The optimal coherent counterfactual of a declined applicant (raw row), or a proof that
+    none exists (outcome ``"infeasible"``)."""
+    a, p = n.doubles(row)
+    return CoherentResult(n.new_handle("cfx_coherent_explain", schema.ptr, model.ptr, ptr_of(config), p, a.size))
+
+
+def explain_diverse(schema, model, row, config=None):
+    """The optimum and up to ``n_diverse - 1`` diverse alternatives (`Config(n_diverse=…)`)."""
+    a, p = n.doubles(row)
+    return CoherentResult(n.new_handle("cfx_coherent_explain_diverse", schema.ptr, model.ptr, ptr_of(config), p,
+                                       a.size))
+
+
+def explain_batch(schema, model, rows, config=None):
+    """The optimal counterfactual of each raw row (n × n_features), `Config(threads=…)`
+    applicants at once; an applicant that cannot be explained does not fail the call."""
+    m, p = n.matrix(rows, schema.n_features, "rows")
+    return CoherentBatch(n.new_handle("cfx_coherent_explain_batch", schema.ptr, model.ptr, ptr_of(config), p,
+                                      m.size, m.shape[0]))
+
+
+def explain_frame(schema, model, applicants, config=None, ignore=()):
+    """Explains a DataFrame of applicants (columns by feature name; categoricals by level
+    name or index) and returns a DataFrame of counterfactuals, one line per applicant:
+    ``applicant`` (the input's index), ``status`` (``"CFX_STATUS_OK"`` or why not),
+    ``error``, ``outcome``, ``cost``, ``probability``, ``changes`` (the changed features
+    in words, ``;``-separated) and the counterfactual's feature values (categoricals by level
+    name; missing when there is none). Columns that are not features must be named in
+    `ignore`."""
+    import pandas as pd
+
+    rows = schema.rows_from_frame(applicants, ignore)
+    names = schema.feature_names
+    records = []
+    with explain_batch(schema, model, rows, config) as batch:
+        for i in range(len(batch)):
+            rec = {"applicant": applicants.index[i], "status": batch.status(i), "error": batch.error(i) or None,
+                   "outcome": None, "cost": np.nan, "probability": np.nan, "changes": None}
+            cf = None
+            if rec["status"] == "CFX_STATUS_OK":
+                with batch.result(i) as r:
+                    rec["outcome"] = r.outcome
+                    if len(r):
+                        cf = r.counterfactual(0)
+                        cert = r.certificate(0)
+                        rec["cost"], rec["probability"] = cert.cost, cert.probability
+                        rec["changes"] = "; ".join(schema.describe_changes(rows[i], cf).splitlines())
+            records.append((rec, cf))
+    out = pd.DataFrame([r for r, _ in records])
+    cf_rows = np.array([cf if cf is not None else np.full(len(names), np.nan) for _, cf in records])
+    cf_rows = cf_rows.reshape(len(records), len(names))
+    feats = schema.features
+    for j, f in enumerate(feats):
+        col = cf_rows[:, j]
+        if f["kind"] == "categorical":
+            out[f["name"]] = [None if np.isnan(v) else f["levels"][int(v)] for v in col]
+        else:
+            out[f["name"]] = col
+    return out
+
+
+__all__ = ["CoherentResult", "CoherentBatch", "Certificate", "explain", "explain_diverse", "explain_batch",
+           "explain_frame"]

@@ -1,0 +1,102 @@
+"""Method configurations: every setting optional, each method's defaults apply to the rest."""
+
+import json
+from ctypes import byref, c_size_t, c_void_p
+
+from . import _native as n
+from ._native import Handle
+
+NOISE_MODELS = {"gaussian": 0, "uniform": 1}
+DIVERSITY_RULES = {"russell_code": 0, "russell_intended": 1, "distinct_subsets": 2}
+
+
+def _enum(table, value, what):
+    if isinstance(value, int):
+        return value
+    if value not in table:
+        raise ValueError(f"cfx: {what} must be one of {sorted(table)}, got {value!r}")
+    return table[value]
+
+
+class Config(Handle):
+    """An immutable configuration (`cfx_config`), built from keyword arguments:
+
+    ``time_limit`` (s per solve), ``threads``, ``mip_gap``, ``margin``, ``n_diverse`` (how
+    many counterfactuals, the optimum included), ``diversity_rule``, ``noise=(model, sigma)``,
+    ``n_samples``, ``bound_m``, ``target=(rate, epsilon)``, ``seed``,
+    ``copa_weights=(robust, diversity)``, ``copa_radius``, ``rl_episodes=(episodes,
+    max_steps)``, ``rl_training=(discount, lr_actor, lr_param, batch, replay)``,
+    ``rl_exploration=(start, end)``, ``rl_hidden=[widths]``. A bad value raises CfxError
+    (`CFX_STATUS_INVALID_ARGUMENT`) naming it; an unknown keyword raises TypeError."""
+
+    _free_name = "cfx_config_free"
+
+    def __init__(self, **settings):
+        b = n.new_handle("cfx_config_builder_new")
+        try:
+            for key, value in settings.items():
+                self._set(b, key, value)
+        except BaseException:
+            n.LIB.cfx_config_builder_free(b)
+            raise
+        out = c_void_p()
+        n.call("cfx_config_build", b, byref(out))  # consumes the builder in every case
+        super().__init__(out)
+
+    @staticmethod
+    def _set(b, key, v):
+        if key == "time_limit":
+            n.call("cfx_config_builder_set_time_limit", b, float(v))
+        elif key == "threads":
+            n.call("cfx_config_builder_set_threads", b, int(v))
+        elif key == "mip_gap":
+            n.call("cfx_config_builder_set_mip_gap", b, float(v))
+        elif key == "margin":
+            n.call("cfx_config_builder_set_margin", b, float(v))
+        elif key == "n_diverse":
+            n.call("cfx_config_builder_set_n_diverse", b, int(v))
+        elif key == "diversity_rule":
+            n.call("cfx_config_builder_set_diversity_rule", b, _enum(DIVERSITY_RULES, v, "diversity_rule"))
+        elif key == "noise":
+            model, sigma = v
+            n.call("cfx_config_builder_set_noise", b, _enum(NOISE_MODELS, model, "noise model"), float(sigma))
+        elif key == "n_samples":
+            n.call("cfx_config_builder_set_n_samples", b, int(v))
+        elif key == "bound_m":
+            n.call("cfx_config_builder_set_bound_m", b, float(v))
+        elif key == "target":
+            rate, eps = v
+            n.call("cfx_config_builder_set_target", b, float(rate), float(eps))
+        elif key == "seed":
+            n.call("cfx_config_builder_set_seed", b, int(v))
+        elif key == "copa_weights":
+            robust, diversity = v
+            n.call("cfx_config_builder_set_copa_weights", b, float(robust), float(diversity))
+        elif key == "copa_radius":
+            n.call("cfx_config_builder_set_copa_radius", b, float(v))
+        elif key == "rl_episodes":
+            episodes, max_steps = v
+            n.call("cfx_config_builder_set_rl_episodes", b, int(episodes), int(max_steps))
+        elif key == "rl_training":
+            g, la, lp, batch, replay = v
+            n.call("cfx_config_builder_set_rl_training", b, float(g), float(la), float(lp), int(batch), int(replay))
+        elif key == "rl_exploration":
+            start, end = v
+            n.call("cfx_config_builder_set_rl_exploration", b, float(start), float(end))
+        elif key == "rl_hidden":
+            widths = list(v)
+            arr = (c_size_t * len(widths))(*widths)
+            n.call("cfx_config_builder_set_rl_hidden", b, arr, len(widths))
+        else:
+            raise TypeError(f"cfx: Config has no setting '{key}'")
+
+    def to_json(self):
+        return n.read_string("cfx_config_to_json", self.ptr)
+
+    def to_dict(self):
+        return json.loads(self.to_json())
+
+
+def ptr_of(config):
+    """The handle of an optional configuration (None = the method's defaults)."""
+    return None if config is None else config.ptr

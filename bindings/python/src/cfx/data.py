@@ -1,0 +1,104 @@
+"""Datasets: a schema, raw rows and labels (1 = favourable)."""
+
+import os
+from ctypes import byref, c_double, c_size_t, c_void_p
+
+import numpy as np
+
+from . import _native as n
+from ._native import Handle, cstr
+from .schema import Schema
+
+
+class Dataset(Handle):
+    """An immutable dataset (`cfx_dataset`); `len()` is its row count."""
+
+    _free_name = "cfx_dataset_free"
+
+    @classmethod
+    def from_csv(cls, schema, path, target, favourable, delimiter=",", has_header=True):
+        """Reads applicants under `schema` from a CSV file; a row is favourable (label 1) when
+        its `target` cell equals `favourable`. Errors name the file, row and column."""
+        path = os.fspath(path)
+        if delimiter == "," and has_header:
+            return cls(n.new_handle("cfx_dataset_from_csv", schema.ptr, cstr(path), cstr(target),
+                                    cstr(favourable)))
+        if not isinstance(delimiter, str) or len(delimiter.encode("utf-8")) != 1:
+            raise ValueError(f"cfx: the delimiter must be one ASCII character, got {delimiter!r}")
+        return cls(n.new_handle("cfx_dataset_from_csv_ex", schema.ptr, cstr(path), cstr(target),
+                                cstr(favourable), delimiter.encode("ascii"), 1 if has_header else 0))
+
+    def __len__(self):
+        out = c_size_t()
+        n.call("cfx_dataset_n_rows", self.ptr, byref(out))
+        return out.value
+
+    @property
+    def n_rows(self):
+        return len(self)
+
+    @property
+    def schema(self):
+        """The dataset's schema (a new handle)."""
+        return Schema(n.new_handle("cfx_dataset_schema", self.ptr))
+
+    def _n_features(self):
+        cached = getattr(self, "_nf", None)
+        if cached is None:
+            with self.schema as s:
+                cached = self._nf = s.n_features
+        return cached
+
+    def row(self, index):
+        """Raw row `index` (float64 array, one value per feature)."""
+        return n.read_doubles("cfx_dataset_row", self.ptr, int(index), size_hint=self._n_features())
+
+    def label(self, index):
+        out = c_double()
+        n.call("cfx_dataset_label", self.ptr, int(index), byref(out))
+        return out.value
+
+    @property
+    def rows(self):
+        """Every raw row (n × n_features float64)."""
+        return np.array([self.row(i) for i in range(len(self))]).reshape(len(self), self._n_features())
+
+    @property
+    def labels(self):
+        return np.array([self.label(i) for i in range(len(self))], dtype=np.float64)
+
+    def encoded(self):
+        """Every row encoded for a model (n × encoded_dim)."""
+        with self.schema as s:
+            return s.encode(self.rows)
+
+    def holdout_split(self):
+        """The fixed 70/30 hold-out split (row i is held out when i mod 10 ≥ 7): (train, test)."""
+        train, test = c_void_p(), c_void_p()
+        n.call("cfx_dataset_holdout_split", self.ptr, byref(train), byref(test))
+        return Dataset(train), Dataset(test)
+
+    def to_frame(self, level_names=True, label_column="label"):
+        """The applicants as a DataFrame (categoricals by level name) with their labels."""
+        with self.schema as s:
+            frame = s.frame_from_rows(self.rows, level_names=level_names)
+        if label_column:
+            frame[label_column] = self.labels
+        return frame
+
+
+def load_german(path=None):
+    """Statlog German credit (1,000 applicants) with cfx's schema. `path` None: the copy
+    bundled with cfx (``$CFX_DATA_DIR``, the installed data folder, or ``examples/data``)."""
+    return Dataset(n.new_handle("cfx_dataset_load_german", cstr(os.fspath(path) if path else None)))
+
+
+def load_heloc(path=None):
+    """FICO HELOC (special codes -7/-8/-9 as special states). `path` None: ``heloc.csv`` in
+    ``$CFX_SHARED_DATA`` or ``../shared/data``."""
+    return Dataset(n.new_handle("cfx_dataset_load_heloc", cstr(os.fspath(path) if path else None)))
+
+
+def load_taiwan(path=None):
+    """Taiwan credit-card default. `path` None: ``taiwan_default.csv`` in the shared data folder."""
+    return Dataset(n.new_handle("cfx_dataset_load_taiwan", cstr(os.fspath(path) if path else None)))

