@@ -65,7 +65,8 @@ def test_optbinning_table_scores_as_optbinning_on_every_german_row(german_path):
         with cfx.ScorecardImport.from_table(s, frame, cutoff) as imp:
             report = imp.report()
             assert report["format"] == "optbinning"
-            assert len(report["characteristics"]) > 0
+            assert report["characteristics"] == frame["Variable"].nunique() == s.n_features
+            assert report["unused_features"] == []
             with imp.model() as m:
                 assert np.isnan(m.predict_raw(s, d.row(0)).probability)  # no scaling, no probability
 

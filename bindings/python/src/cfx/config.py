@@ -35,7 +35,10 @@ class Config(Handle):
         b = n.new_handle("cfx_config_builder_new")
         try:
             for key, value in settings.items():
-                self._set(b, key, value)
+                try:
+                    self._set(b, key, value)
+                except n.CfxError as e:  # name the setting: the C message names the parameter only
+                    raise type(e)(e.status, f"Config({key}={value!r}): {e.message}") from None
         except BaseException:
             n.LIB.cfx_config_builder_free(b)
             raise

@@ -118,7 +118,7 @@ class Schema(Handle):
             if name not in frame.columns:
                 raise KeyError(f"cfx: the applicants have no column '{name}' (a feature of the schema)")
             col = frame[name]
-            if f["kind"] == "categorical" and not np.issubdtype(col.dtype, np.number):
+            if f["kind"] == "categorical" and not pd.api.types.is_numeric_dtype(col):
                 index = {lvl: k for k, lvl in enumerate(f["levels"])}
                 values = []
                 for v in col.astype(str):
