@@ -81,6 +81,7 @@ test: deps peers-scorecard peers-trees
 	bash bindings/java/run-tests.sh
 	bash bindings/csharp/run-tests.sh
 	bash bindings/r/run-tests.sh
+	bash bindings/python/run-tests.sh
 
 demo: deps-demo first-build-notice
 	$(CARGO) run --release --example credit_recourse -- $(DATA)
