@@ -45,7 +45,9 @@ set +e
 (cd "$HERE/tests" && RUST_BACKTRACE=0 "$PY" -m pytest -p no:cacheprovider -q -rs "$@" 2>&1) | tee "$LOG"
 status=${PIPESTATUS[0]}
 set -e
-count() { sed -n "s/.* \([0-9][0-9]*\) $1.*/\1/p" "$LOG" | tail -1; }
+# pytest's closing line, e.g. "38 passed, 1 skipped, 57 warnings in 130.99s".
+summary=$(grep -E '[0-9]+ (passed|failed|error|errors|skipped).* in [0-9.]+s' "$LOG" | tail -1 || true)
+count() { printf "%s\n" "$summary" | { grep -oE "[0-9]+ $1" || true; } | head -1 | cut -d" " -f1; }
 passed=$(count passed); failed=$(count failed); skipped=$(count skipped); errors=$(count error)
 passed=${passed:-0}; failed=$(( ${failed:-0} + ${errors:-0} )); skipped=${skipped:-0}
 if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi

@@ -63,11 +63,12 @@ class ScorecardImport(Handle):
 
 def from_optbinning(schema, scorecard_or_table, cutoff, scaling=None):
     """A `Model` from optbinning: a fitted `optbinning.Scorecard` (its detailed table is
-    read) or the table itself (DataFrame, CSV text or a path)."""
+    read) or the table itself (DataFrame, CSV text, or the path of its CSV file: a string
+    without a line break)."""
     table = scorecard_or_table
     if hasattr(table, "table") and callable(table.table):
         table = table.table(style="detailed")
-    if isinstance(table, (str, os.PathLike)) and os.path.exists(os.fspath(table)):
+    if isinstance(table, os.PathLike) or (isinstance(table, str) and "\n" not in table):
         with ScorecardImport.from_path(schema, table, cutoff, scaling) as imp:
             return imp.model()
     with ScorecardImport.from_table(schema, table, cutoff, scaling) as imp:
