@@ -30,29 +30,16 @@ from pyspark.sql import functions as F
 import cfx
 from cfx.portfolio import AUDIT_COLUMNS, AUDIT_SPARK_SCHEMA, COST_QUANTILES, TOP_CHANGES, Auditor
 
-#: One Auditor per Python worker process, keyed by its inputs (workers are reused across
-#: tasks, so the schema, model and configuration are built once per executor worker).
-_AUDITORS = {}
-
-
-def auditor(key, schema_json, model_json, config_json, sigma2, n_samples, seed):
-    a = _AUDITORS.get(key)
-    if a is None:
-        a = _AUDITORS[key] = Auditor(schema_json, model_json, config_json, sigma2, n_samples, seed)
-    return a
-
-
 def audit_frames(spark_df, schema_json, model_json, config_json, sigma2, n_samples, seed, id_column, keep,
                  ignore=()):
     """The per-applicant audit, computed partition by partition on the executors."""
-    key = cfx.portfolio.__name__ + ":" + str(hash((schema_json, model_json, config_json, sigma2, n_samples, seed)))
     bc = spark_df.sparkSession.sparkContext.broadcast((schema_json, model_json, config_json))
     keep, ignore = list(keep), list(ignore)
     ddl = AUDIT_SPARK_SCHEMA + "".join(f", {c} string" for c in keep)
 
     def explain_partition(frames):
         s, m, c = bc.value
-        a = auditor(key, s, m, c, sigma2, n_samples, seed)
+        a = Auditor.shared(s, m, c, sigma2, n_samples, seed)  # built once per worker process
         for frame in frames:
             out = a.audit(frame, id_column=id_column, keep=keep, ignore=ignore)
             for col in keep:

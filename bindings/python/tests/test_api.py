@@ -350,3 +350,35 @@ def test_the_library_is_found_next_to_the_package_and_through_a_folder(tmp_path)
     env["CFX_LIB"] = str(tmp_path / "nowhere.so")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode != 0 and "CFX_LIB" in out.stderr and "nowhere.so" in out.stderr
+
+
+def test_portfolio_summary_of_a_hand_made_audit():
+    from cfx import portfolio
+
+    audit = pd.DataFrame({
+        "decision": ["declined", "declined", "accepted", "declined", "declined", "declined"],
+        "has_recourse": [True, True, False, False, True, True],
+        "cost": [1.0, 3.0, np.nan, np.nan, 2.0, 5.0],
+        "invalidation_rate": [0.2, 0.4, np.nan, np.nan, 0.5, 0.1],
+        "changed_features": ["a;b", "b", None, None, "c;a", "b;c"],
+        "g": ["x", "x", "x", "x", "y", "y"],
+    })
+    out = portfolio.summarise(audit, "g").set_index("g")
+    x, y = out.loc["x"], out.loc["y"]
+    assert (x.applicants, x.declined, x.with_recourse) == (4, 3, 2)
+    assert x.share_with_recourse == pytest.approx(2 / 3)
+    assert (x.cost_mean, x.cost_p25, x.cost_p50, x.cost_p75, x.cost_p90, x.cost_max) == (2.0, 1.5, 2.0, 2.5, 2.8, 3.0)
+    assert x.invalidation_mean == pytest.approx(0.3)
+    assert x.top_changes == "b:2; a:1"
+    assert (y.applicants, y.declined, y.with_recourse, y.share_with_recourse) == (2, 2, 2, 1.0)
+    assert y.top_changes == "c:2; a:1; b:1"  # ties by name
+    assert y.cost_p90 == pytest.approx(2.0 + 0.9 * 3.0)
+
+
+def test_auditors_are_shared_per_process(german):
+    from cfx.portfolio import Auditor
+
+    _, s, _, _, m = german
+    a = Auditor.shared(s.to_json(), m.to_json(), {"time_limit": 5.0}, 0.01, 100, 3)
+    assert Auditor.shared(s.to_json(), m.to_json(), {"time_limit": 5.0}, 0.01, 100, 3) is a
+    assert Auditor.shared(s.to_json(), m.to_json(), {"time_limit": 5.0}, 0.01, 100, 4) is not a

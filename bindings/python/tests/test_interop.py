@@ -108,16 +108,24 @@ def test_xgboost_and_lightgbm_files_score_the_hand_margins_on_every_german_row(g
                 m.close()
 
 
-def test_xgboost_heloc_model_of_the_peer_gives_xgboost_margins():
-    """The 100-tree XGBoost model that benches/peers/trees_train.py trains on HELOC, with
-    XGBoost's own margins of every row (target/peers; made by `make peers-trees`)."""
+@pytest.mark.parametrize("library,model_file,margins_file", [
+    ("xgboost", "heloc_xgb.json", "heloc_xgb_margins.csv"),
+    ("lightgbm", "heloc_lgbm.txt", "heloc_lgbm_margins.csv"),
+])
+def test_heloc_models_of_the_peer_give_the_library_margins_on_every_row(library, model_file, margins_file):
+    """The 100-tree XGBoost and LightGBM models that benches/peers/trees_train.py trains on
+    HELOC, with each library's own margins of every row (target/peers; `make peers-trees`)."""
     peers = os.path.join(ROOT, "target", "peers")
-    model_path = require(os.path.join(peers, "heloc_xgb.json"), "the peer's XGBoost model (make peers-trees)")
-    margins_path = require(os.path.join(peers, "heloc_xgb_margins.csv"), "XGBoost's margins (make peers-trees)")
+    model_path = require(os.path.join(peers, model_file), f"the peer's {library} model (make peers-trees)")
+    margins_path = require(os.path.join(peers, margins_file), f"{library}'s margins (make peers-trees)")
     heloc = shared_data("heloc.csv")
     lib = pd.read_csv(margins_path)
-    with cfx.load_heloc(heloc) as d, d.schema as s, cfx.Model.from_xgboost(s, model_path) as m:
+    load = cfx.Model.from_xgboost if library == "xgboost" else cfx.Model.from_lightgbm
+    with open(model_path, encoding="utf-8") as f:
+        text = f.read()
+    with cfx.load_heloc(heloc) as d, d.schema as s, load(s, text) as m, load(s, model_path) as from_file:
+        assert m.kind == "trees" and m.to_json() == from_file.to_json()
         assert list(lib["row"]) == list(range(len(d)))
         ours = m.scores(d.encoded())
         worst = float(np.max(np.abs(ours - lib["margin"].to_numpy())))
-        assert worst <= 1e-6, f"worst margin difference to XGBoost: {worst}"
+        assert worst <= 1e-6, f"worst margin difference to {library}: {worst}"

@@ -46,6 +46,22 @@ class Auditor:
         self.seed = int(seed)
         self.names = self.schema.feature_names
 
+    #: Auditors built by `shared`, per process, keyed by their inputs.
+    _shared = {}
+
+    @classmethod
+    def shared(cls, schema_json, model_json, config=None, sigma2=0.01, n_samples=1000, seed=0):
+        """The auditor of these inputs, built once per process and kept (a Spark Python worker
+        is reused for many tasks, so each executor builds its schema, model and
+        configuration once). The cache lives in this module, which workers import, rather
+        than in a job's closure, which is shipped anew with every task."""
+        cfg = config if isinstance(config, str) else json.dumps(config or {}, sort_keys=True)
+        key = (schema_json, model_json, cfg, float(sigma2), int(n_samples), int(seed))
+        a = cls._shared.get(key)
+        if a is None:
+            a = cls._shared[key] = cls(schema_json, model_json, cfg, sigma2, n_samples, seed)
+        return a
+
     def close(self):
         for h in (self.estimator, self.noise, self.config, self.model, self.schema):
             h.close()
