@@ -5,7 +5,7 @@ The ctypes argument and result types of every function of the C header, so
 that the Python package needs no compiler and no header at install time. Run
 it after the header changes (``python3 bindings/python/gen_signatures.py``);
 the test ``test_coverage.py`` fails when the committed file differs from what
-this script writes from the committed header.
+this script writes from the committed header (``--out`` writes elsewhere).
 """
 
 import os
@@ -111,12 +111,17 @@ def render(decls):
 
 
 def main():
-    header = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "include", "cfx.h")
-    with open(header, encoding="utf-8") as f:
+    import argparse
+
+    p = argparse.ArgumentParser(description="Writes the ctypes signatures of cfx.h.")
+    p.add_argument("--header", default=os.path.join(ROOT, "include", "cfx.h"))
+    p.add_argument("--out", default=OUT)
+    a = p.parse_args()
+    with open(a.header, encoding="utf-8") as f:
         text = render(declarations(f.read()))
-    with open(OUT, "w", encoding="utf-8") as f:
+    with open(a.out, "w", encoding="utf-8") as f:
         f.write(text)
-    print(f"wrote {OUT}")
+    print(f"wrote {a.out}")
 
 
 if __name__ == "__main__":

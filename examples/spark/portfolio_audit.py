@@ -30,8 +30,10 @@ from pyspark.sql import functions as F
 import cfx
 from cfx.portfolio import AUDIT_COLUMNS, AUDIT_SPARK_SCHEMA, COST_QUANTILES, TOP_CHANGES, Auditor
 
-def audit_frames(spark_df, schema_json, model_json, config_json, sigma2, n_samples, seed, id_column, keep,
-                 ignore=()):
+
+def audit_frames(
+    spark_df, schema_json, model_json, config_json, sigma2, n_samples, seed, id_column, keep, ignore=()
+):
     """The per-applicant audit, computed partition by partition on the executors."""
     bc = spark_df.sparkSession.sparkContext.broadcast((schema_json, model_json, config_json))
     keep, ignore = list(keep), list(ignore)
@@ -56,8 +58,9 @@ def summarise_spark(audited, by):
     counts = audited.groupBy(by).agg(
         F.count(F.lit(1)).alias("applicants"),
         F.sum(F.when(F.col("decision") == "declined", 1).otherwise(0)).alias("declined"),
-        F.sum(F.when((F.col("decision") == "declined") & F.col("has_recourse"), 1).otherwise(0))
-        .alias("with_recourse"),
+        F.sum(F.when((F.col("decision") == "declined") & F.col("has_recourse"), 1).otherwise(0)).alias(
+            "with_recourse"
+        ),
     )
     costs = answered.groupBy(by).agg(
         F.mean("cost").alias("cost_mean"),
@@ -65,21 +68,38 @@ def summarise_spark(audited, by):
         F.max("cost").alias("cost_max"),
         F.mean("invalidation_rate").alias("invalidation_mean"),
     )
-    changes = (answered.select(by, F.explode(F.split("changed_features", ";")).alias("feature"))
-               .where(F.col("feature") != "")
-               .groupBy(by, "feature").count())
+    changes = (
+        answered.select(by, F.explode(F.split("changed_features", ";")).alias("feature"))
+        .where(F.col("feature") != "")
+        .groupBy(by, "feature")
+        .count()
+    )
     rank = Window.partitionBy(by).orderBy(F.col("count").desc(), F.col("feature").asc())
-    top = (changes.withColumn("rank", F.row_number().over(rank)).where(F.col("rank") <= TOP_CHANGES)
-           .groupBy(by)
-           .agg(F.sort_array(F.collect_list(F.struct("rank", "feature", "count"))).alias("top")))
-    top = top.select(by, F.concat_ws("; ", F.transform("top", lambda t: F.concat_ws(
-        ":", t["feature"], t["count"].cast("string")))).alias("top_changes"))
-    out = (counts.join(costs, by, "left").join(top, by, "left")
-           .withColumn("share_with_recourse",
-                       F.when(F.col("declined") > 0, F.col("with_recourse") / F.col("declined")))
-           .withColumn("top_changes", F.coalesce(F.col("top_changes"), F.lit(""))))
-    cols = [by, "applicants", "declined", "with_recourse", "share_with_recourse", "cost_mean"] + \
-        [f"cost_p{int(q * 100)}" for q in COST_QUANTILES] + ["cost_max", "invalidation_mean", "top_changes"]
+    top = (
+        changes.withColumn("rank", F.row_number().over(rank))
+        .where(F.col("rank") <= TOP_CHANGES)
+        .groupBy(by)
+        .agg(F.sort_array(F.collect_list(F.struct("rank", "feature", "count"))).alias("top"))
+    )
+    top = top.select(
+        by,
+        F.concat_ws(
+            "; ", F.transform("top", lambda t: F.concat_ws(":", t["feature"], t["count"].cast("string")))
+        ).alias("top_changes"),
+    )
+    out = (
+        counts.join(costs, by, "left")
+        .join(top, by, "left")
+        .withColumn(
+            "share_with_recourse", F.when(F.col("declined") > 0, F.col("with_recourse") / F.col("declined"))
+        )
+        .withColumn("top_changes", F.coalesce(F.col("top_changes"), F.lit("")))
+    )
+    cols = (
+        [by, "applicants", "declined", "with_recourse", "share_with_recourse", "cost_mean"]
+        + [f"cost_p{int(q * 100)}" for q in COST_QUANTILES]
+        + ["cost_max", "invalidation_mean", "top_changes"]
+    )
     return out.select(*cols).orderBy(by)
 
 
@@ -104,16 +124,29 @@ def default_inputs(dataset, path):
 LABELS = {"german": "creditability", "heloc": "RiskPerformance", "taiwan": "default payment next month"}
 
 
-def run(spark, applicants_path, schema_json, model_json, config, group, sigma2=0.01, n_samples=1000, seed=0,
-        id_column="applicant_id", partitions=None, ignore=()):
+def run(
+    spark,
+    applicants_path,
+    schema_json,
+    model_json,
+    config,
+    group,
+    sigma2=0.01,
+    n_samples=1000,
+    seed=0,
+    id_column="applicant_id",
+    partitions=None,
+    ignore=(),
+):
     """Reads the applicants and returns (per-applicant audit, summary by group) as Spark frames."""
     # Every column as text, as cfx's own CSV reader takes it: categoricals by level name.
     df = spark.read.csv(applicants_path, header=True)
     df = with_row_ids(df, id_column)
     if partitions:
         df = df.repartition(partitions)
-    audited = audit_frames(df, schema_json, model_json, json.dumps(config), sigma2, n_samples, seed, id_column,
-                           [group], ignore)
+    audited = audit_frames(
+        df, schema_json, model_json, json.dumps(config), sigma2, n_samples, seed, id_column, [group], ignore
+    )
     return audited, summarise_spark(audited, group)
 
 
@@ -130,7 +163,9 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds per MIP solve")
     p.add_argument("--partitions", type=int)
-    p.add_argument("--ignore", help="comma-separated columns that are not features (default: the dataset's label)")
+    p.add_argument(
+        "--ignore", help="comma-separated columns that are not features (default: the dataset's label)"
+    )
     p.add_argument("--out", help="folder for summary.csv and audit.csv (default: print the summary)")
     a = p.parse_args(argv)
 
@@ -144,9 +179,19 @@ def main(argv=None):
     applicants = a.applicants or a.data_path or _dataset_file(a.dataset)
     spark = SparkSession.builder.appName("cfx portfolio audit").getOrCreate()
     start = time.perf_counter()
-    audited, summary = run(spark, applicants, schema_json, model_json, {"time_limit": a.time_limit}, a.group,
-                           a.sigma2, a.samples, a.seed, partitions=a.partitions,
-                           ignore=a.ignore.split(",") if a.ignore else [LABELS[a.dataset]])
+    audited, summary = run(
+        spark,
+        applicants,
+        schema_json,
+        model_json,
+        {"time_limit": a.time_limit},
+        a.group,
+        a.sigma2,
+        a.samples,
+        a.seed,
+        partitions=a.partitions,
+        ignore=a.ignore.split(",") if a.ignore else [LABELS[a.dataset]],
+    )
     audited = audited.cache()
     n = audited.count()
     seconds = time.perf_counter() - start
@@ -154,13 +199,16 @@ def main(argv=None):
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(rows.to_string(index=False))
     declined = audited.where(F.col("decision") == "declined").count()
-    print(f"{n} applicants, {declined} declined, explained in {seconds:.1f} s "
-          f"({1000 * seconds / max(declined, 1):.1f} ms per declined applicant, wall clock)")
+    print(
+        f"{n} applicants, {declined} declined, explained in {seconds:.1f} s "
+        f"({1000 * seconds / max(declined, 1):.1f} ms per declined applicant, wall clock)"
+    )
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         rows.to_csv(os.path.join(a.out, "summary.csv"), index=False)
         audited.select(*AUDIT_COLUMNS, a.group).toPandas().sort_values("applicant").to_csv(
-            os.path.join(a.out, "audit.csv"), index=False)
+            os.path.join(a.out, "audit.csv"), index=False
+        )
     spark.stop()
     return 0
 

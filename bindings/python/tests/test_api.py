@@ -79,7 +79,9 @@ def test_fit_weights_gives_a_new_schema_and_leaves_the_old_one(german):
 
 def test_schema_builder_with_special_states_and_actionability():
     b = cfx.Schema.builder()
-    b.add_contiguous("months_since_delinquency", 0, 83, integer=True).add_special_state(-7, "never delinquent")
+    b.add_contiguous("months_since_delinquency", 0, 83, integer=True).add_special_state(
+        -7, "never delinquent"
+    )
     b.set_actionability(True, "increase_only")
     b.add_categorical("housing", ["own", "rent", "free"]).set_actionability(False, "any")
     with b.build() as s:
@@ -102,8 +104,10 @@ def test_dataset_from_csv_with_and_without_the_default_dialect(german, tmp_path)
     comma, semi = tmp_path / "a.csv", tmp_path / "b.csv"
     frame.to_csv(comma, index=False)
     frame.to_csv(semi, index=False, sep=";")
-    with cfx.Dataset.from_csv(s, comma, "outcome", "good") as a, \
-            cfx.Dataset.from_csv(s, semi, "outcome", "good", delimiter=";") as b:
+    with (
+        cfx.Dataset.from_csv(s, comma, "outcome", "good") as a,
+        cfx.Dataset.from_csv(s, semi, "outcome", "good", delimiter=";") as b,
+    ):
         np.testing.assert_array_equal(a.rows, d.rows)
         np.testing.assert_array_equal(b.rows, d.rows)
         np.testing.assert_array_equal(a.labels, d.labels)
@@ -131,8 +135,10 @@ def test_linear_model_from_weights_matches_numpy(german):
 
 def test_mlp_training_is_reproducible(german):
     _, s, train, test, _ = german
-    with cfx.Model.train_mlp(train, hidden=(8,), epochs=3, batch_size=64, learning_rate=1e-2, seed=9) as a, \
-            cfx.Model.train_mlp(train, hidden=(8,), epochs=3, batch_size=64, learning_rate=1e-2, seed=9) as b:
+    with (
+        cfx.Model.train_mlp(train, hidden=(8,), epochs=3, batch_size=64, learning_rate=1e-2, seed=9) as a,
+        cfx.Model.train_mlp(train, hidden=(8,), epochs=3, batch_size=64, learning_rate=1e-2, seed=9) as b,
+    ):
         assert a.kind == "mlp" and a.input_dim == s.encoded_dim
         assert a.to_json() == b.to_json()
         p = a.probabilities(test.encoded())
@@ -177,7 +183,9 @@ def test_explain_frame_dataframe_in_dataframe_out(german):
             cf = s.frame_from_rows(r.counterfactual(0))
             for name in s.feature_names:
                 assert row[name] == cf.loc[0, name], name
-            assert row["changes"] == "; ".join(s.describe_changes(test.row(i), r.counterfactual(0)).splitlines())
+            assert row["changes"] == "; ".join(
+                s.describe_changes(test.row(i), r.counterfactual(0)).splitlines()
+            )
 
 
 def test_infeasible_is_an_outcome_with_its_blocking_groups():
@@ -192,10 +200,25 @@ def test_infeasible_is_an_outcome_with_its_blocking_groups():
 
 
 def test_config_settings_reach_the_library():
-    with cfx.Config(time_limit=5, threads=2, mip_gap=1e-6, margin=0.01, n_diverse=4, diversity_rule="distinct_subsets",
-                    noise=("uniform", 0.2), n_samples=500, bound_m=0.05, target=(0.3, 0.01), seed=77,
-                    copa_weights=(2.0, 50.0), copa_radius=0.1, rl_episodes=(10, 4),
-                    rl_training=(0.9, 1e-3, 1e-4, 16, 64), rl_exploration=(1.0, 0.1), rl_hidden=[8, 4]) as c:
+    with cfx.Config(
+        time_limit=5,
+        threads=2,
+        mip_gap=1e-6,
+        margin=0.01,
+        n_diverse=4,
+        diversity_rule="distinct_subsets",
+        noise=("uniform", 0.2),
+        n_samples=500,
+        bound_m=0.05,
+        target=(0.3, 0.01),
+        seed=77,
+        copa_weights=(2.0, 50.0),
+        copa_radius=0.1,
+        rl_episodes=(10, 4),
+        rl_training=(0.9, 1e-3, 1e-4, 16, 64),
+        rl_exploration=(1.0, 0.1),
+        rl_hidden=[8, 4],
+    ) as c:
         text = c.to_json()
         for v in ("77", "0.3", "500", "distinct", "uniform"):
             assert v.lower() in text.lower(), v
@@ -219,8 +242,11 @@ def test_robust_estimates_against_closed_forms(german):
     cols = sorted(set(int(c) for c in cols))
     sd = np.zeros_like(w)
     sd[cols] = 0.3
-    with cfx.Noise.on_columns("gaussian", cols, [0.3] * len(cols)) as noise, \
-            cfx.Estimator(noise, 20000, "generic") as est, cfx.Workspace(m, 1) as ws:
+    with (
+        cfx.Noise.on_columns("gaussian", cols, [0.3] * len(cols)) as noise,
+        cfx.Estimator(noise, 20000, "generic") as est,
+        cfx.Workspace(m, 1) as ws,
+    ):
         exact = exact_gamma(w, b, x, m.threshold, sd)
         assert est.exact_rate(m, x) == pytest.approx(exact, rel=1e-12, abs=1e-15)
         e = est.estimate(m, ws, x)
@@ -229,7 +255,7 @@ def test_robust_estimates_against_closed_forms(german):
         again = est.estimate(m, ws, x)
         assert again == e  # same seed, same bits
         bd = est.bound(m, ws, x, 0.02)
-        assert bd.confidence == pytest.approx(1 - math.exp(-2 * 20000 * 0.02 ** 2), rel=1e-12)
+        assert bd.confidence == pytest.approx(1 - math.exp(-2 * 20000 * 0.02**2), rel=1e-12)
         assert cfx.robust.bound_confidence(20000, 0.02) == bd.confidence
         assert math.isnan(cfx.robust.bound_confidence(10, 0.0))
         probe = est.probe_rate(m, ws, x)
@@ -262,8 +288,10 @@ def test_robust_generators_give_valid_coherent_answers(german):
                 assert sm.probability == pytest.approx(p.probability, rel=1e-12)
                 doc = json.loads(r.to_json(s, m))
                 assert doc["inputs"]["schema"] == s.fingerprint() if "inputs" in doc else True
-        with cfx.Model.linear(np.ones(s.encoded_dim), 0.0) as other, \
-                cfx.robust.generate(s, m, noise, "croco", row, c) as r:
+        with (
+            cfx.Model.linear(np.ones(s.encoded_dim), 0.0) as other,
+            cfx.robust.generate(s, m, noise, "croco", row, c) as r,
+        ):
             with pytest.raises(cfx.CfxError) as e:
                 r.to_json(s, other)
             assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
@@ -287,8 +315,11 @@ def test_copa_bounds_corrections_and_plans(german):
         assert fixed.options.shape == (1, dim)
         assert fixed.lower_after >= fixed.lower_before
         assert mean[0] + fixed.options[0] @ mean[1:] >= 0.1 - 1e-9  # the Requirement projection
-    with cfx.Uncertainty.from_dataset(train, refits=20, seed=4) as u, cfx.Config(n_diverse=3, seed=1) as c, \
-            cfx.copa.plan(s, u, test.row(first_declined(s, m, test)), c) as plan:
+    with (
+        cfx.Uncertainty.from_dataset(train, refits=20, seed=4) as u,
+        cfx.Config(n_diverse=3, seed=1) as c,
+        cfx.copa.plan(s, u, test.row(first_declined(s, m, test)), c) as plan,
+    ):
         assert len(plan) == 3
         for k in range(3):
             opt = plan.option(k)
@@ -355,19 +386,28 @@ def test_the_library_is_found_next_to_the_package_and_through_a_folder(tmp_path)
 def test_portfolio_summary_of_a_hand_made_audit():
     from cfx import portfolio
 
-    audit = pd.DataFrame({
-        "decision": ["declined", "declined", "accepted", "declined", "declined", "declined"],
-        "has_recourse": [True, True, False, False, True, True],
-        "cost": [1.0, 3.0, np.nan, np.nan, 2.0, 5.0],
-        "invalidation_rate": [0.2, 0.4, np.nan, np.nan, 0.5, 0.1],
-        "changed_features": ["a;b", "b", None, None, "c;a", "b;c"],
-        "g": ["x", "x", "x", "x", "y", "y"],
-    })
+    audit = pd.DataFrame(
+        {
+            "decision": ["declined", "declined", "accepted", "declined", "declined", "declined"],
+            "has_recourse": [True, True, False, False, True, True],
+            "cost": [1.0, 3.0, np.nan, np.nan, 2.0, 5.0],
+            "invalidation_rate": [0.2, 0.4, np.nan, np.nan, 0.5, 0.1],
+            "changed_features": ["a;b", "b", None, None, "c;a", "b;c"],
+            "g": ["x", "x", "x", "x", "y", "y"],
+        }
+    )
     out = portfolio.summarise(audit, "g").set_index("g")
     x, y = out.loc["x"], out.loc["y"]
     assert (x.applicants, x.declined, x.with_recourse) == (4, 3, 2)
     assert x.share_with_recourse == pytest.approx(2 / 3)
-    assert (x.cost_mean, x.cost_p25, x.cost_p50, x.cost_p75, x.cost_p90, x.cost_max) == (2.0, 1.5, 2.0, 2.5, 2.8, 3.0)
+    assert (x.cost_mean, x.cost_p25, x.cost_p50, x.cost_p75, x.cost_p90, x.cost_max) == (
+        2.0,
+        1.5,
+        2.0,
+        2.5,
+        2.8,
+        3.0,
+    )
     assert x.invalidation_mean == pytest.approx(0.3)
     assert x.top_changes == "b:2; a:1"
     assert (y.applicants, y.declined, y.with_recourse, y.share_with_recourse) == (2, 2, 2, 1.0)

@@ -145,3 +145,13 @@ def test_nan_rows_are_refused(german_path):
         with pytest.raises(cfx.CfxError) as e:
             s.encode(row)
         assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
+
+
+def test_a_handle_of_the_wrong_kind_is_refused_before_reaching_c(german_path):
+    with cfx.load_german(german_path) as d, d.schema as s:
+        with pytest.raises(TypeError, match="expected a cfx.Model, got cfx.schema.Schema"):
+            cfx.explain(s, s, d.row(0))
+        with pytest.raises(TypeError, match="expected a cfx.Dataset"):
+            cfx.Model.fit_linear(s)
+        with cfx.Model.fit_linear(d) as m, pytest.raises(TypeError, match="expected a cfx.Config"):
+            cfx.explain(s, m, d.row(0), config="fast")

@@ -10,8 +10,11 @@ import pytest
 import cfx
 from conftest import ROOT, require, shared_data
 
-LIGHTGBM_OPTIONS = {"columns": {"checking_none": {"feature": "status_of_existing_checking_account",
-                                                  "level": "no checking account"}}}
+LIGHTGBM_OPTIONS = {
+    "columns": {
+        "checking_none": {"feature": "status_of_existing_checking_account", "level": "no checking account"}
+    }
+}
 
 
 def test_sklearn_logistic_regression_predicts_as_sklearn_on_every_row(german_path):
@@ -34,8 +37,9 @@ def test_sklearn_logistic_regression_predicts_as_sklearn_on_every_row(german_pat
                 assert r.outcome == "optimal"
                 cf = s.encode(r.counterfactual(0))
                 assert clf.predict(cf.reshape(1, -1))[0] == 1
-                assert clf.predict_proba(cf.reshape(1, -1))[0, 1] == pytest.approx(r.certificate(0).probability,
-                                                                                   rel=1e-12)
+                assert clf.predict_proba(cf.reshape(1, -1))[0, 1] == pytest.approx(
+                    r.certificate(0).probability, rel=1e-12
+                )
 
 
 def test_sklearn_model_of_the_wrong_width_is_refused(german_path):
@@ -55,8 +59,10 @@ def test_optbinning_table_scores_as_optbinning_on_every_german_row(german_path):
     with cfx.load_german(german_path) as d, d.schema as s:
         assert list(peer["row"]) == list(range(len(d)))
         cutoff, scaling = 487.1228762045055, (28.85390081777927, 487.1228762045055)
-        with cfx.from_optbinning(s, frame, cutoff, scaling) as card, \
-                cfx.from_optbinning(s, table, cutoff, scaling) as from_file:
+        with (
+            cfx.from_optbinning(s, frame, cutoff, scaling) as card,
+            cfx.from_optbinning(s, table, cutoff, scaling) as from_file,
+        ):
             assert card.kind == "scorecard"
             assert card.to_json() == from_file.to_json()
             points = np.array([card.predict_raw(s, d.row(i)).score for i in range(len(d))])
@@ -88,15 +94,25 @@ def test_xgboost_and_lightgbm_files_score_the_hand_margins_on_every_german_row(g
         lgb_text = f.read()
     with cfx.load_german(german_path) as d, d.schema as s:
         frame = d.to_frame()
-        models = [cfx.Model.from_xgboost(s, xgb_json), cfx.Model.from_xgboost(s, xgb_path),
-                  cfx.Model.from_lightgbm(s, lgb_text, LIGHTGBM_OPTIONS),
-                  cfx.Model.from_lightgbm(s, lgb_path, LIGHTGBM_OPTIONS)]
+        models = [
+            cfx.Model.from_xgboost(s, xgb_json),
+            cfx.Model.from_xgboost(s, xgb_path),
+            cfx.Model.from_lightgbm(s, lgb_text, LIGHTGBM_OPTIONS),
+            cfx.Model.from_lightgbm(s, lgb_path, LIGHTGBM_OPTIONS),
+        ]
         try:
             assert models[0].to_json() == models[1].to_json()
             assert models[2].to_json() == models[3].to_json()
-            margins = np.array([hand_margin(r.duration_in_month, r.credit_amount,
-                                            r.status_of_existing_checking_account == "no checking account")
-                                for r in frame.itertuples()])
+            margins = np.array(
+                [
+                    hand_margin(
+                        r.duration_in_month,
+                        r.credit_amount,
+                        r.status_of_existing_checking_account == "no checking account",
+                    )
+                    for r in frame.itertuples()
+                ]
+            )
             x = d.encoded()
             for m in models:
                 assert m.kind == "trees"
@@ -108,10 +124,13 @@ def test_xgboost_and_lightgbm_files_score_the_hand_margins_on_every_german_row(g
                 m.close()
 
 
-@pytest.mark.parametrize("library,model_file,margins_file", [
-    ("xgboost", "heloc_xgb.json", "heloc_xgb_margins.csv"),
-    ("lightgbm", "heloc_lgbm.txt", "heloc_lgbm_margins.csv"),
-])
+@pytest.mark.parametrize(
+    "library,model_file,margins_file",
+    [
+        ("xgboost", "heloc_xgb.json", "heloc_xgb_margins.csv"),
+        ("lightgbm", "heloc_lgbm.txt", "heloc_lgbm_margins.csv"),
+    ],
+)
 def test_heloc_models_of_the_peer_give_the_library_margins_on_every_row(library, model_file, margins_file):
     """The 100-tree XGBoost and LightGBM models that benches/peers/trees_train.py trains on
     HELOC, with each library's own margins of every row (target/peers; `make peers-trees`)."""

@@ -61,16 +61,20 @@ def test_german_scenario_matches_rust_bit_for_bit(expected, german_path):
                     assert_bits(exp[f"diverse_cost_{k}"], r.certificate(k).cost, f"diverse_cost_{k}")
                     assert_row(exp[f"diverse_raw_{k}"], r.counterfactual(k), f"diverse_raw_{k}")
 
-            with cfx.Noise.gaussian(schema, 0.01) as noise, \
-                    cfx.Estimator(noise, 10000, "generic") as est, \
-                    cfx.Workspace(model, 42) as ws:
+            with (
+                cfx.Noise.gaussian(schema, 0.01) as noise,
+                cfx.Estimator(noise, 10000, "generic") as est,
+                cfx.Workspace(model, 42) as ws,
+            ):
                 e = est.estimate(model, ws, schema.encode(applicant))
                 assert_bits(exp["robust_gamma"], e.gamma, "robust_gamma")
                 assert_bits(exp["robust_gamma_se"], e.gamma_se, "robust_gamma_se")
                 assert_bits(exp["robust_theta"], e.theta, "robust_theta")
                 assert_bits(exp["robust_theta_se"], e.theta_se, "robust_theta_se")
-                with cfx.Config(seed=7) as seven, \
-                        cfx.robust.generate(schema, model, noise, "croco", applicant, seven) as r:
+                with (
+                    cfx.Config(seed=7) as seven,
+                    cfx.robust.generate(schema, model, noise, "croco", applicant, seven) as r,
+                ):
                     s = r.summary()
                     assert s.valid == (exp["croco_valid"] == "1")
                     assert s.target_met == (exp["croco_target_met"] == "1")
@@ -80,9 +84,11 @@ def test_german_scenario_matches_rust_bit_for_bit(expected, german_path):
                     assert_bits(exp["croco_bound"], s.bound, "croco_bound")
                     assert_row(exp["croco_raw"], r.raw(), "croco_raw")
 
-            with cfx.Config(seed=5, rl_episodes=(300, 8), rl_hidden=[16]) as cfg, \
-                    cfx.Policy.train(train, model, cfg, "binary") as policy, \
-                    policy.answer(schema, model, applicant) as plan:
+            with (
+                cfx.Config(seed=5, rl_episodes=(300, 8), rl_hidden=[16]) as cfg,
+                cfx.Policy.train(train, model, cfg, "binary") as policy,
+                policy.answer(schema, model, applicant) as plan,
+            ):
                 assert fnv1a64(policy.to_json()) == exp["policy_fingerprint"]
                 m = policy.evaluate(model, test)
                 assert_bits(exp["policy_satisfiability"], m.satisfiability, "policy_satisfiability")
@@ -95,17 +101,28 @@ def test_german_scenario_matches_rust_bit_for_bit(expected, german_path):
                 assert_row(exp["plan_final_row"], row, "plan_final_row")
 
             table = os.path.join(ROOT, "examples", "data", "german_scorecard_table.csv")
-            with cfx.ScorecardImport.from_path(schema, table, 487.1228762045055,
-                                               (28.85390081777927, 487.1228762045055)) as imp, \
-                    imp.model() as card:
-                declined = next(i for i in range(len(test)) if not card.predict_raw(schema, test.row(i)).accepted)
+            with (
+                cfx.ScorecardImport.from_path(
+                    schema, table, 487.1228762045055, (28.85390081777927, 487.1228762045055)
+                ) as imp,
+                imp.model() as card,
+            ):
+                declined = next(
+                    i for i in range(len(test)) if not card.predict_raw(schema, test.row(i)).accepted
+                )
                 assert declined == int(exp["scorecard_first_declined"])
                 applicant = test.row(declined)
-                assert_bits(exp["scorecard_points"], card.predict_raw(schema, applicant).score, "scorecard_points")
+                assert_bits(
+                    exp["scorecard_points"], card.predict_raw(schema, applicant).score, "scorecard_points"
+                )
                 with cfx.explain(schema, card, applicant) as r:
                     assert r.outcome == exp["scorecard_coherent_outcome"].lower()
                     assert len(r) == int(exp["scorecard_coherent_count"])
-                    assert_bits(exp["scorecard_coherent_cost"], r.certificate(0).cost, "scorecard_coherent_cost")
-                    assert_bits(exp["scorecard_coherent_points"], r.certificate(0).score, "scorecard_coherent_points")
+                    assert_bits(
+                        exp["scorecard_coherent_cost"], r.certificate(0).cost, "scorecard_coherent_cost"
+                    )
+                    assert_bits(
+                        exp["scorecard_coherent_points"], r.certificate(0).score, "scorecard_coherent_points"
+                    )
                     assert_row(exp["scorecard_coherent_raw"], r.counterfactual(0), "scorecard_coherent_raw")
                 assert card.fingerprint() == exp["scorecard_model_fingerprint"]

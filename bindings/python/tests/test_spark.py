@@ -13,8 +13,19 @@ import cfx
 from cfx import portfolio
 from conftest import ROOT, in_ci, shared_data
 
-FIGURES = ["applicants", "declined", "with_recourse", "share_with_recourse", "cost_mean", "cost_p25", "cost_p50",
-           "cost_p75", "cost_p90", "cost_max", "invalidation_mean"]
+FIGURES = [
+    "applicants",
+    "declined",
+    "with_recourse",
+    "share_with_recourse",
+    "cost_mean",
+    "cost_p25",
+    "cost_p50",
+    "cost_p75",
+    "cost_p90",
+    "cost_max",
+    "invalidation_mean",
+]
 
 
 def load_example():
@@ -34,26 +45,41 @@ def spark():
             raise
         pytest.skip("pyspark is not installed")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    s = (SparkSession.builder.master("local[2]").appName("cfx-test")
-         .config("spark.ui.enabled", "false")
-         .config("spark.sql.shuffle.partitions", "4")
-         .config("spark.executorEnv.CFX_LIB", cfx.LIB_PATH)
-         .getOrCreate())
+    s = (
+        SparkSession.builder.master("local[2]")
+        .appName("cfx-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.executorEnv.CFX_LIB", cfx.LIB_PATH)
+        .getOrCreate()
+    )
     yield s
     s.stop()
 
 
 def compare(spark, mod, applicants_csv, schema_json, model_json, group, config, partitions, ignore):
-    audited, summary = mod.run(spark, applicants_csv, schema_json, model_json, config, group, sigma2=0.01,
-                               n_samples=500, seed=11, partitions=partitions, ignore=ignore)
+    audited, summary = mod.run(
+        spark,
+        applicants_csv,
+        schema_json,
+        model_json,
+        config,
+        group,
+        sigma2=0.01,
+        n_samples=500,
+        seed=11,
+        partitions=partitions,
+        ignore=ignore,
+    )
     spark_audit = audited.toPandas().sort_values("applicant").reset_index(drop=True)
     spark_summary = summary.toPandas()
 
     # The same computation on one machine, without Spark.
     frame = pd.read_csv(applicants_csv, dtype=str, keep_default_na=False)
     with cfx.Schema.from_json(schema_json) as s, cfx.Model.from_json(s, model_json) as m:
-        local_audit = portfolio.audit(s, m, frame, config, sigma2=0.01, n_samples=500, seed=11, keep=[group],
-                                      ignore=ignore)
+        local_audit = portfolio.audit(
+            s, m, frame, config, sigma2=0.01, n_samples=500, seed=11, keep=[group], ignore=ignore
+        )
     local_summary = portfolio.summarise(local_audit, group)
 
     assert len(spark_audit) == len(local_audit) == len(frame)
@@ -62,12 +88,18 @@ def compare(spark, mod, applicants_csv, schema_json, model_json, group, config, 
         if a.dtype.kind == "f" or c in ("cost", "cf_probability", "invalidation_rate", "probability"):
             np.testing.assert_array_equal(a.astype(float), b.astype(float), err_msg=c)
         else:
-            assert [None if (isinstance(v, float) and np.isnan(v)) else v for v in a] == \
-                [None if (isinstance(v, float) and np.isnan(v)) else v for v in b], c
+            assert [None if (isinstance(v, float) and np.isnan(v)) else v for v in a] == [
+                None if (isinstance(v, float) and np.isnan(v)) else v for v in b
+            ], c
     assert list(spark_summary[group]) == list(local_summary[group])
     for c in FIGURES:
-        np.testing.assert_allclose(spark_summary[c].to_numpy(dtype=float), local_summary[c].to_numpy(dtype=float),
-                                   rtol=1e-12, atol=0, err_msg=c)
+        np.testing.assert_allclose(
+            spark_summary[c].to_numpy(dtype=float),
+            local_summary[c].to_numpy(dtype=float),
+            rtol=1e-12,
+            atol=0,
+            err_msg=c,
+        )
     assert list(spark_summary["top_changes"]) == list(local_summary["top_changes"])
     return local_audit, local_summary
 
@@ -75,8 +107,17 @@ def compare(spark, mod, applicants_csv, schema_json, model_json, group, config, 
 def test_german_portfolio_audit_on_spark_equals_the_single_machine_figures(spark, german_path):
     mod = load_example()
     schema_json, model_json = mod.default_inputs("german", german_path)
-    audit, summary = compare(spark, mod, german_path, schema_json, model_json, "housing", {"time_limit": 60.0},
-                             partitions=3, ignore=["creditability"])
+    audit, summary = compare(
+        spark,
+        mod,
+        german_path,
+        schema_json,
+        model_json,
+        "housing",
+        {"time_limit": 60.0},
+        partitions=3,
+        ignore=["creditability"],
+    )
     # Sanity of the figures themselves: declined = model declines; recourse shares in [0, 1].
     assert summary["applicants"].sum() == 1000
     assert 0 < summary["declined"].sum() < 1000
@@ -98,5 +139,14 @@ def test_heloc_portfolio_audit_on_spark_equals_the_single_machine_figures(spark,
     sample["band"] = np.where(sample["ExternalRiskEstimate"].astype(float) >= 75, "high", "low")
     path = tmp_path / "heloc_sample.csv"
     sample.to_csv(path, index=False)
-    compare(spark, mod, str(path), schema_json, model_json, "band", {"time_limit": 60.0}, partitions=2,
-            ignore=["RiskPerformance"])
+    compare(
+        spark,
+        mod,
+        str(path),
+        schema_json,
+        model_json,
+        "band",
+        {"time_limit": 60.0},
+        partitions=2,
+        ignore=["RiskPerformance"],
+    )

@@ -248,6 +248,17 @@ class Handle:
             pass
 
 
+def ptr_of(obj, kind, optional=False):
+    """The C handle of `obj`, which must be an open cfx object of class `kind` (a handle of
+    another kind passed to C would be read as the wrong type: refused here, as TypeError)."""
+    if obj is None and optional:
+        return None
+    names = {c.__name__ for c in type(obj).__mro__}
+    if kind not in names or not isinstance(obj, Handle):
+        raise TypeError(f"cfx: expected a cfx.{kind}, got {type(obj).__module__}.{type(obj).__name__}")
+    return obj.ptr
+
+
 def string_list(values):
     """A `const char *const *` array of UTF-8 strings, and the bytes it points into."""
     encoded = [cstr(v, "level name") for v in values]

@@ -89,22 +89,48 @@ def explain(schema, model, row, config=None):
     """The optimal coherent counterfactual of a declined applicant (raw row), or a proof that
     none exists (outcome ``"infeasible"``)."""
     a, p = n.doubles(row)
-    return CoherentResult(n.new_handle("cfx_coherent_explain", schema.ptr, model.ptr, ptr_of(config), p, a.size))
+    return CoherentResult(
+        n.new_handle(
+            "cfx_coherent_explain",
+            n.ptr_of(schema, "Schema"),
+            n.ptr_of(model, "Model"),
+            ptr_of(config),
+            p,
+            a.size,
+        )
+    )
 
 
 def explain_diverse(schema, model, row, config=None):
     """The optimum and up to ``n_diverse - 1`` diverse alternatives (`Config(n_diverse=…)`)."""
     a, p = n.doubles(row)
-    return CoherentResult(n.new_handle("cfx_coherent_explain_diverse", schema.ptr, model.ptr, ptr_of(config), p,
-                                       a.size))
+    return CoherentResult(
+        n.new_handle(
+            "cfx_coherent_explain_diverse",
+            n.ptr_of(schema, "Schema"),
+            n.ptr_of(model, "Model"),
+            ptr_of(config),
+            p,
+            a.size,
+        )
+    )
 
 
 def explain_batch(schema, model, rows, config=None):
     """The optimal counterfactual of each raw row (n × n_features), `Config(threads=…)`
     applicants at once; an applicant that cannot be explained does not fail the call."""
     m, p = n.matrix(rows, schema.n_features, "rows")
-    return CoherentBatch(n.new_handle("cfx_coherent_explain_batch", schema.ptr, model.ptr, ptr_of(config), p,
-                                      m.size, m.shape[0]))
+    return CoherentBatch(
+        n.new_handle(
+            "cfx_coherent_explain_batch",
+            n.ptr_of(schema, "Schema"),
+            n.ptr_of(model, "Model"),
+            ptr_of(config),
+            p,
+            m.size,
+            m.shape[0],
+        )
+    )
 
 
 def explain_frame(schema, model, applicants, config=None, ignore=()):
@@ -122,8 +148,15 @@ def explain_frame(schema, model, applicants, config=None, ignore=()):
     records = []
     with explain_batch(schema, model, rows, config) as batch:
         for i in range(len(batch)):
-            rec = {"applicant": applicants.index[i], "status": batch.status(i), "error": batch.error(i) or None,
-                   "outcome": None, "cost": np.nan, "probability": np.nan, "changes": None}
+            rec = {
+                "applicant": applicants.index[i],
+                "status": batch.status(i),
+                "error": batch.error(i) or None,
+                "outcome": None,
+                "cost": np.nan,
+                "probability": np.nan,
+                "changes": None,
+            }
             cf = None
             if rec["status"] == "CFX_STATUS_OK":
                 with batch.result(i) as r:
@@ -147,5 +180,12 @@ def explain_frame(schema, model, applicants, config=None, ignore=()):
     return out
 
 
-__all__ = ["CoherentResult", "CoherentBatch", "Certificate", "explain", "explain_diverse", "explain_batch",
-           "explain_frame"]
+__all__ = [
+    "CoherentResult",
+    "CoherentBatch",
+    "Certificate",
+    "explain",
+    "explain_diverse",
+    "explain_batch",
+    "explain_frame",
+]

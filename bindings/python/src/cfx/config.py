@@ -82,7 +82,15 @@ class Config(Handle):
             n.call("cfx_config_builder_set_rl_episodes", b, int(episodes), int(max_steps))
         elif key == "rl_training":
             g, la, lp, batch, replay = v
-            n.call("cfx_config_builder_set_rl_training", b, float(g), float(la), float(lp), int(batch), int(replay))
+            n.call(
+                "cfx_config_builder_set_rl_training",
+                b,
+                float(g),
+                float(la),
+                float(lp),
+                int(batch),
+                int(replay),
+            )
         elif key == "rl_exploration":
             start, end = v
             n.call("cfx_config_builder_set_rl_exploration", b, float(start), float(end))
@@ -102,4 +110,4 @@ class Config(Handle):
 
 def ptr_of(config):
     """The handle of an optional configuration (None = the method's defaults)."""
-    return None if config is None else config.ptr
+    return n.ptr_of(config, "Config", optional=True)

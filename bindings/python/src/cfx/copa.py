@@ -11,8 +11,17 @@ from . import _native as n
 from ._native import Handle
 from .config import ptr_of
 
-COPA_STATUSES = {0: "optimal", 1: "near_optimal", 2: "infeasible", 3: "unbounded", 4: "limit",
-                 5: "numerical_failure", 6: "trivial_mean_outside", 7: "trivial_mean_inside", 8: "trivial"}
+COPA_STATUSES = {
+    0: "optimal",
+    1: "near_optimal",
+    2: "infeasible",
+    3: "unbounded",
+    4: "limit",
+    5: "numerical_failure",
+    6: "trivial_mean_outside",
+    7: "trivial_mean_inside",
+    8: "trivial",
+}
 
 Bounds = namedtuple("Bounds", "lower upper lower_status upper_status")
 Correction = namedtuple("Correction", "options lower_before lower_after")
@@ -33,7 +42,9 @@ class Uncertainty(Handle):
     @classmethod
     def from_dataset(cls, train, refits=1000, seed=0):
         """Moments from `refits` logistic regressions on random halves of `train` (seeded)."""
-        return cls(n.new_handle("cfx_uncertainty_from_dataset", train.ptr, int(refits), int(seed)))
+        return cls(
+            n.new_handle("cfx_uncertainty_from_dataset", n.ptr_of(train, "Dataset"), int(refits), int(seed))
+        )
 
     @property
     def dim(self):
@@ -47,10 +58,24 @@ def bounds(uncertainty, options, rho=0.0):
     `options`: encoded rows without the intercept."""
     m, p = n.matrix(options, uncertainty.dim - 1, "options")
     lo, up, ls, us = c_double(), c_double(), c_int32(), c_int32()
-    n.call("cfx_copa_bounds", uncertainty.ptr, p, m.shape[0], m.shape[1], float(rho), byref(lo), byref(up),
-           byref(ls), byref(us))
-    return Bounds(lo.value, up.value, COPA_STATUSES.get(ls.value, str(ls.value)),
-                  COPA_STATUSES.get(us.value, str(us.value)))
+    n.call(
+        "cfx_copa_bounds",
+        n.ptr_of(uncertainty, "Uncertainty"),
+        p,
+        m.shape[0],
+        m.shape[1],
+        float(rho),
+        byref(lo),
+        byref(up),
+        byref(ls),
+        byref(us),
+    )
+    return Bounds(
+        lo.value,
+        up.value,
+        COPA_STATUSES.get(ls.value, str(ls.value)),
+        COPA_STATUSES.get(us.value, str(us.value)),
+    )
 
 
 def correct(uncertainty, options, rho=0.0, delta=0.1):
@@ -58,8 +83,20 @@ def correct(uncertainty, options, rho=0.0, delta=0.1):
     m, p = n.matrix(options, uncertainty.dim - 1, "options")
     out = np.empty(m.size)
     got, before, after = c_size_t(), c_double(), c_double()
-    n.call("cfx_copa_correct", uncertainty.ptr, p, m.shape[0], m.shape[1], float(rho), float(delta),
-           out.ctypes.data_as(POINTER(c_double)), out.size, byref(got), byref(before), byref(after))
+    n.call(
+        "cfx_copa_correct",
+        n.ptr_of(uncertainty, "Uncertainty"),
+        p,
+        m.shape[0],
+        m.shape[1],
+        float(rho),
+        float(delta),
+        out.ctypes.data_as(POINTER(c_double)),
+        out.size,
+        byref(got),
+        byref(before),
+        byref(after),
+    )
     return Correction(out[: got.value].reshape(m.shape), before.value, after.value)
 
 
@@ -92,4 +129,13 @@ def plan(schema, uncertainty, row, config=None):
     """A COPA plan for a raw applicant row (`Config(n_diverse=J, seed=…, copa_weights=…,
     copa_radius=…)`)."""
     a, p = n.doubles(row)
-    return CopaResult(n.new_handle("cfx_copa_plan_new", schema.ptr, uncertainty.ptr, ptr_of(config), p, a.size))
+    return CopaResult(
+        n.new_handle(
+            "cfx_copa_plan_new",
+            n.ptr_of(schema, "Schema"),
+            n.ptr_of(uncertainty, "Uncertainty"),
+            ptr_of(config),
+            p,
+            a.size,
+        )
+    )

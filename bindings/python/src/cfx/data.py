@@ -21,12 +21,28 @@ class Dataset(Handle):
         its `target` cell equals `favourable`. Errors name the file, row and column."""
         path = os.fspath(path)
         if delimiter == "," and has_header:
-            return cls(n.new_handle("cfx_dataset_from_csv", schema.ptr, cstr(path), cstr(target),
-                                    cstr(favourable)))
+            return cls(
+                n.new_handle(
+                    "cfx_dataset_from_csv",
+                    n.ptr_of(schema, "Schema"),
+                    cstr(path),
+                    cstr(target),
+                    cstr(favourable),
+                )
+            )
         if not isinstance(delimiter, str) or len(delimiter.encode("utf-8")) != 1:
             raise ValueError(f"cfx: the delimiter must be one ASCII character, got {delimiter!r}")
-        return cls(n.new_handle("cfx_dataset_from_csv_ex", schema.ptr, cstr(path), cstr(target),
-                                cstr(favourable), delimiter.encode("ascii"), 1 if has_header else 0))
+        return cls(
+            n.new_handle(
+                "cfx_dataset_from_csv_ex",
+                n.ptr_of(schema, "Schema"),
+                cstr(path),
+                cstr(target),
+                cstr(favourable),
+                delimiter.encode("ascii"),
+                1 if has_header else 0,
+            )
+        )
 
     def __len__(self):
         out = c_size_t()

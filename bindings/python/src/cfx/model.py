@@ -42,20 +42,31 @@ class Model(Handle):
     @classmethod
     def from_json(cls, schema, text):
         """Reads a model (versioned JSON) and checks it against `schema`."""
-        return cls(n.new_handle("cfx_model_from_json", schema.ptr, cstr(text, "json")))
+        return cls(n.new_handle("cfx_model_from_json", n.ptr_of(schema, "Schema"), cstr(text, "json")))
 
     @classmethod
     def fit_linear(cls, dataset, c=1.0):
         """L2-regularised logistic regression on the encoded rows (scikit-learn's
         `LogisticRegression(C=c)` objective), threshold 0.5."""
-        return cls(n.new_handle("cfx_model_fit_linear", dataset.ptr, float(c)))
+        return cls(n.new_handle("cfx_model_fit_linear", n.ptr_of(dataset, "Dataset"), float(c)))
 
     @classmethod
     def train_mlp(cls, dataset, hidden=(16,), epochs=50, batch_size=32, learning_rate=1e-3, l2=0.0, seed=0):
         """An MLP (ReLU hidden layers, Adam); the same seed gives the same bits."""
         h = (c_size_t * len(hidden))(*hidden)
-        return cls(n.new_handle("cfx_model_train_mlp", dataset.ptr, h, len(hidden), int(epochs), int(batch_size),
-                                float(learning_rate), float(l2), int(seed)))
+        return cls(
+            n.new_handle(
+                "cfx_model_train_mlp",
+                n.ptr_of(dataset, "Dataset"),
+                h,
+                len(hidden),
+                int(epochs),
+                int(batch_size),
+                float(learning_rate),
+                float(l2),
+                int(seed),
+            )
+        )
 
     @classmethod
     def from_sklearn(cls, schema, estimator, threshold=0.5):
@@ -64,13 +75,17 @@ class Model(Handle):
         coef = np.asarray(getattr(estimator, "coef_", None), dtype=np.float64)
         intercept = np.asarray(getattr(estimator, "intercept_", None), dtype=np.float64)
         if coef.ndim != 2 or coef.shape[0] != 1 or intercept.size != 1:
-            raise ValueError("cfx: from_sklearn needs a fitted binary linear classifier (coef_ of shape (1, d))")
+            raise ValueError(
+                "cfx: from_sklearn needs a fitted binary linear classifier (coef_ of shape (1, d))"
+            )
         classes = list(getattr(estimator, "classes_", [0, 1]))
         if len(classes) != 2 or float(classes[1]) != 1.0:
             raise ValueError(f"cfx: from_sklearn needs classes [0, 1] (1 = favourable), got {classes}")
         if coef.shape[1] != schema.encoded_dim:
-            raise ValueError(f"cfx: the estimator has {coef.shape[1]} inputs, the schema encodes "
-                             f"{schema.encoded_dim}: fit it on schema.encode(rows)")
+            raise ValueError(
+                f"cfx: the estimator has {coef.shape[1]} inputs, the schema encodes "
+                f"{schema.encoded_dim}: fit it on schema.encode(rows)"
+            )
         model = cls.linear(coef[0], float(intercept.reshape(-1)[0]), threshold)
         # Through the JSON reader too, so the dimension is checked against the schema.
         with model:
@@ -86,9 +101,22 @@ class Model(Handle):
         if hasattr(model, "save_raw"):
             model = bytes(model.save_raw(raw_format="json")).decode("utf-8")
         if isinstance(model, os.PathLike) or (isinstance(model, str) and not model.lstrip().startswith("{")):
-            return cls(n.new_handle("cfx_model_from_xgboost_file", schema.ptr, cstr(os.fspath(model)),
-                                    _options(options)))
-        return cls(n.new_handle("cfx_model_from_xgboost_json", schema.ptr, cstr(model, "json"), _options(options)))
+            return cls(
+                n.new_handle(
+                    "cfx_model_from_xgboost_file",
+                    n.ptr_of(schema, "Schema"),
+                    cstr(os.fspath(model)),
+                    _options(options),
+                )
+            )
+        return cls(
+            n.new_handle(
+                "cfx_model_from_xgboost_json",
+                n.ptr_of(schema, "Schema"),
+                cstr(model, "json"),
+                _options(options),
+            )
+        )
 
     @classmethod
     def from_lightgbm(cls, schema, model, options=None):
@@ -99,9 +127,22 @@ class Model(Handle):
         if hasattr(model, "model_to_string"):
             model = model.model_to_string()
         if isinstance(model, os.PathLike) or (isinstance(model, str) and "\n" not in model):
-            return cls(n.new_handle("cfx_model_from_lightgbm_file", schema.ptr, cstr(os.fspath(model)),
-                                    _options(options)))
-        return cls(n.new_handle("cfx_model_from_lightgbm_text", schema.ptr, cstr(model, "text"), _options(options)))
+            return cls(
+                n.new_handle(
+                    "cfx_model_from_lightgbm_file",
+                    n.ptr_of(schema, "Schema"),
+                    cstr(os.fspath(model)),
+                    _options(options),
+                )
+            )
+        return cls(
+            n.new_handle(
+                "cfx_model_from_lightgbm_text",
+                n.ptr_of(schema, "Schema"),
+                cstr(model, "text"),
+                _options(options),
+            )
+        )
 
     # Reading -----------------------------------------------------------------
 
@@ -141,7 +182,16 @@ class Model(Handle):
         """Like `predict` for a raw applicant row, encoded through `schema`."""
         a, p = n.doubles(raw)
         s, pr, acc = c_double(), c_double(), c_int32()
-        n.call("cfx_model_predict_raw", self.ptr, schema.ptr, p, a.size, byref(s), byref(pr), byref(acc))
+        n.call(
+            "cfx_model_predict_raw",
+            self.ptr,
+            n.ptr_of(schema, "Schema"),
+            p,
+            a.size,
+            byref(s),
+            byref(pr),
+            byref(acc),
+        )
         return Prediction(s.value, pr.value, acc.value == 1)
 
     def probabilities(self, x):
@@ -149,8 +199,15 @@ class Model(Handle):
         m, p = n.matrix(x, self.input_dim, "encoded rows")
         out = np.empty(m.shape[0], dtype=np.float64)
         got = c_size_t()
-        n.call("cfx_model_probability_batch", self.ptr, p, m.shape[0], out.ctypes.data_as(POINTER(c_double)),
-               out.size, byref(got))
+        n.call(
+            "cfx_model_probability_batch",
+            self.ptr,
+            p,
+            m.shape[0],
+            out.ctypes.data_as(POINTER(c_double)),
+            out.size,
+            byref(got),
+        )
         return out[: got.value]
 
     def scores(self, x):

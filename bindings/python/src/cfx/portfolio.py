@@ -22,13 +22,26 @@ from .robust import Estimator, Noise, Workspace
 from .schema import Schema
 
 #: The columns of an audit, in order (besides the caller's `keep` columns).
-AUDIT_COLUMNS = ["applicant", "decision", "probability", "status", "outcome", "has_recourse", "cost",
-                 "cf_probability", "changed_features", "changes", "invalidation_rate"]
+AUDIT_COLUMNS = [
+    "applicant",
+    "decision",
+    "probability",
+    "status",
+    "outcome",
+    "has_recourse",
+    "cost",
+    "cf_probability",
+    "changed_features",
+    "changes",
+    "invalidation_rate",
+]
 
 #: Spark DDL of the audit columns (for `mapInPandas`).
-AUDIT_SPARK_SCHEMA = ("applicant long, decision string, probability double, status string, outcome string, "
-                      "has_recourse boolean, cost double, cf_probability double, changed_features string, "
-                      "changes string, invalidation_rate double")
+AUDIT_SPARK_SCHEMA = (
+    "applicant long, decision string, probability double, status string, outcome string, "
+    "has_recourse boolean, cost double, cf_probability double, changed_features string, "
+    "changes string, invalidation_rate double"
+)
 
 SEED_MASK = (1 << 64) - 1
 
@@ -104,8 +117,9 @@ class Auditor:
                     out["changed_features"][i] = ";".join(changed)
                     out["changes"][i] = "; ".join(self.schema.describe_changes(rows[i], cf).splitlines())
                     with Workspace(self.model, (self.seed + int(ids[i])) & SEED_MASK) as ws:
-                        out["invalidation_rate"][i] = self.estimator.estimate(self.model, ws,
-                                                                              self.schema.encode(cf)).gamma
+                        out["invalidation_rate"][i] = self.estimator.estimate(
+                            self.model, ws, self.schema.encode(cf)
+                        ).gamma
         frame = pd.DataFrame(out, columns=AUDIT_COLUMNS)
         frame["has_recourse"] = frame["has_recourse"].astype(bool)
         for c in keep:
@@ -113,8 +127,18 @@ class Auditor:
         return frame
 
 
-def audit(schema, model, applicants, config=None, sigma2=0.01, n_samples=1000, seed=0, id_column=None, keep=(),
-          ignore=()):
+def audit(
+    schema,
+    model,
+    applicants,
+    config=None,
+    sigma2=0.01,
+    n_samples=1000,
+    seed=0,
+    id_column=None,
+    keep=(),
+    ignore=(),
+):
     """`Auditor.audit` with a schema and model given as handles (one machine)."""
     a = Auditor(schema.to_json(), model.to_json(), config, sigma2, n_samples, seed)
     try:
@@ -143,9 +167,14 @@ def summarise(audited, by):
             for f in s.split(";") if s else []:
                 counts[f] = counts.get(f, 0) + 1
         top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_CHANGES]
-        rec = {by: group, "applicants": len(g), "declined": len(d), "with_recourse": len(r),
-               "share_with_recourse": len(r) / len(d) if len(d) else np.nan,
-               "cost_mean": float(np.mean(cost)) if len(cost) else np.nan}
+        rec = {
+            by: group,
+            "applicants": len(g),
+            "declined": len(d),
+            "with_recourse": len(r),
+            "share_with_recourse": len(r) / len(d) if len(d) else np.nan,
+            "cost_mean": float(np.mean(cost)) if len(cost) else np.nan,
+        }
         for q in COST_QUANTILES:
             rec[f"cost_p{int(q * 100)}"] = float(np.quantile(cost, q)) if len(cost) else np.nan
         rec["cost_max"] = float(np.max(cost)) if len(cost) else np.nan

@@ -34,7 +34,7 @@ class Noise(Handle):
     def gaussian(cls, schema, sigma2):
         """N(0, σ²I) on the value slots of the mutable contiguous features; `sigma2` is the
         variance σ² (CROCO's 0.01)."""
-        return cls(n.new_handle("cfx_noise_gaussian_new", schema.ptr, float(sigma2)))
+        return cls(n.new_handle("cfx_noise_gaussian_new", n.ptr_of(schema, "Schema"), float(sigma2)))
 
     @classmethod
     def on_columns(cls, kind, columns, scale):
@@ -42,8 +42,11 @@ class Noise(Handle):
         ``"uniform"`` (scale = half-width h of U[-h, h])."""
         cols = (c_size_t * len(columns))(*[int(c) for c in columns])
         a, p = n.doubles(scale)
-        return cls(n.new_handle("cfx_noise_new", _lookup(NOISE_MODELS, kind, "noise kind"), cols, len(columns), p,
-                                a.size))
+        return cls(
+            n.new_handle(
+                "cfx_noise_new", _lookup(NOISE_MODELS, kind, "noise kind"), cols, len(columns), p, a.size
+            )
+        )
 
 
 class Workspace(Handle):
@@ -52,7 +55,7 @@ class Workspace(Handle):
     _free_name = "cfx_workspace_free"
 
     def __init__(self, model, seed):
-        super().__init__(n.new_handle("cfx_workspace_new", model.ptr, int(seed)))
+        super().__init__(n.new_handle("cfx_workspace_new", n.ptr_of(model, "Model"), int(seed)))
 
     def reseed(self, seed):
         n.call("cfx_workspace_reseed", self.ptr, int(seed))
@@ -64,34 +67,65 @@ class Estimator(Handle):
     _free_name = "cfx_estimator_free"
 
     def __init__(self, noise, k, sampling="auto"):
-        super().__init__(n.new_handle("cfx_estimator_new", noise.ptr, int(k), _lookup(SAMPLINGS, sampling, "sampling")))
+        super().__init__(
+            n.new_handle(
+                "cfx_estimator_new",
+                n.ptr_of(noise, "Noise"),
+                int(k),
+                _lookup(SAMPLINGS, sampling, "sampling"),
+            )
+        )
 
     def estimate(self, model, workspace, x):
         a, p = n.doubles(x)
         vals = [c_double() for _ in range(4)]
-        n.call("cfx_estimator_estimate", self.ptr, model.ptr, workspace.ptr, p, a.size, *[byref(v) for v in vals])
+        n.call(
+            "cfx_estimator_estimate",
+            self.ptr,
+            n.ptr_of(model, "Model"),
+            n.ptr_of(workspace, "Workspace"),
+            p,
+            a.size,
+            *[byref(v) for v in vals],
+        )
         return Estimate(*[v.value for v in vals])
 
     def bound(self, model, workspace, x, m):
         """CROCO's bound (m + Θ̃)/(1 − t) and its confidence 1 − exp(−2Km²)."""
         a, p = n.doubles(x)
         vals = [c_double() for _ in range(3)]
-        n.call("cfx_estimator_bound", self.ptr, model.ptr, workspace.ptr, p, a.size, float(m),
-               *[byref(v) for v in vals])
+        n.call(
+            "cfx_estimator_bound",
+            self.ptr,
+            n.ptr_of(model, "Model"),
+            n.ptr_of(workspace, "Workspace"),
+            p,
+            a.size,
+            float(m),
+            *[byref(v) for v in vals],
+        )
         return Bound(*[v.value for v in vals])
 
     def probe_rate(self, model, workspace, x):
         """PROBE's first-order invalidation rate (no sampling)."""
         a, p = n.doubles(x)
         out = c_double()
-        n.call("cfx_estimator_probe_rate", self.ptr, model.ptr, workspace.ptr, p, a.size, byref(out))
+        n.call(
+            "cfx_estimator_probe_rate",
+            self.ptr,
+            n.ptr_of(model, "Model"),
+            n.ptr_of(workspace, "Workspace"),
+            p,
+            a.size,
+            byref(out),
+        )
         return out.value
 
     def exact_rate(self, model, x):
         """The exact Γ of a logistic model under Gaussian noise."""
         a, p = n.doubles(x)
         out = c_double()
-        n.call("cfx_estimator_exact_rate", self.ptr, model.ptr, p, a.size, byref(out))
+        n.call("cfx_estimator_exact_rate", self.ptr, n.ptr_of(model, "Model"), p, a.size, byref(out))
         return out.value
 
     def estimate_batch(self, model, points, seed, threads=0):
@@ -99,8 +133,17 @@ class Estimator(Handle):
         m, p = n.matrix(points, model.input_dim, "points")
         gamma = np.empty(m.shape[0])
         theta = np.empty(m.shape[0])
-        n.call("cfx_estimator_estimate_batch", self.ptr, model.ptr, p, m.shape[0], int(seed), int(threads),
-               gamma.ctypes.data_as(POINTER(c_double)), theta.ctypes.data_as(POINTER(c_double)))
+        n.call(
+            "cfx_estimator_estimate_batch",
+            self.ptr,
+            n.ptr_of(model, "Model"),
+            p,
+            m.shape[0],
+            int(seed),
+            int(threads),
+            gamma.ctypes.data_as(POINTER(c_double)),
+            theta.ctypes.data_as(POINTER(c_double)),
+        )
         return gamma, theta
 
 
@@ -123,15 +166,29 @@ class RobustResult(Handle):
 
     def to_json(self, schema=None, model=None):
         """Versioned JSON; `schema`/`model`, when given, must be those the result was made with."""
-        return n.read_string("cfx_robust_result_to_json", self.ptr, None if schema is None else schema.ptr,
-                             None if model is None else model.ptr)
+        return n.read_string(
+            "cfx_robust_result_to_json",
+            self.ptr,
+            n.ptr_of(schema, "Schema", optional=True),
+            n.ptr_of(model, "Model", optional=True),
+        )
 
 
 def generate(schema, model, noise, method, row, config=None):
     """A robust counterfactual of a raw row with ``"wachter"``, ``"probe"`` or ``"croco"``."""
     a, p = n.doubles(row)
-    return RobustResult(n.new_handle("cfx_robust_generate", schema.ptr, model.ptr, noise.ptr,
-                                     _lookup(METHODS, method, "method"), ptr_of(config), p, a.size))
+    return RobustResult(
+        n.new_handle(
+            "cfx_robust_generate",
+            n.ptr_of(schema, "Schema"),
+            n.ptr_of(model, "Model"),
+            n.ptr_of(noise, "Noise"),
+            _lookup(METHODS, method, "method"),
+            ptr_of(config),
+            p,
+            a.size,
+        )
+    )
 
 
 def bound_confidence(k, m):

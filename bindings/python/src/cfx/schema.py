@@ -110,8 +110,10 @@ class Schema(Handle):
         known = {f["name"] for f in self.features} | set(ignore)
         unknown = [c for c in frame.columns if c not in known]
         if unknown:
-            raise KeyError(f"cfx: the applicants have columns that are not features of the schema: {unknown} "
-                           "(name them in `ignore` to skip them)")
+            raise KeyError(
+                f"cfx: the applicants have columns that are not features of the schema: {unknown} "
+                "(name them in `ignore` to skip them)"
+            )
         rows = np.empty((len(frame), self.n_features), dtype=np.float64)
         for j, f in enumerate(self.features):
             name = f["name"]
@@ -130,7 +132,9 @@ class Schema(Handle):
                 try:
                     rows[:, j] = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
                 except (TypeError, ValueError) as e:
-                    raise ValueError(f"cfx: column '{name}' holds a value that is not a number: {e}") from None
+                    raise ValueError(
+                        f"cfx: column '{name}' holds a value that is not a number: {e}"
+                    ) from None
         return rows
 
     def frame_from_rows(self, rows, level_names=True):
@@ -157,8 +161,14 @@ class SchemaBuilder(Handle):
         super().__init__(n.new_handle("cfx_schema_builder_new"))
 
     def add_contiguous(self, name, lower, upper, integer=False):
-        n.call("cfx_schema_builder_add_contiguous", self.ptr, cstr(name, "name"), float(lower), float(upper),
-               1 if integer else 0)
+        n.call(
+            "cfx_schema_builder_add_contiguous",
+            self.ptr,
+            cstr(name, "name"),
+            float(lower),
+            float(upper),
+            1 if integer else 0,
+        )
         return self
 
     def add_categorical(self, name, levels):

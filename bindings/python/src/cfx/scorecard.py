@@ -43,14 +43,34 @@ class ScorecardImport(Handle):
     @classmethod
     def from_table(cls, schema, table, cutoff, scaling=None, fmt="optbinning"):
         has, factor, offset = _scaling(scaling)
-        return cls(n.new_handle("cfx_scorecard_import_csv", schema.ptr, _format(fmt), cstr(_csv_text(table)),
-                                float(cutoff), has, factor, offset))
+        return cls(
+            n.new_handle(
+                "cfx_scorecard_import_csv",
+                n.ptr_of(schema, "Schema"),
+                _format(fmt),
+                cstr(_csv_text(table)),
+                float(cutoff),
+                has,
+                factor,
+                offset,
+            )
+        )
 
     @classmethod
     def from_path(cls, schema, path, cutoff, scaling=None, fmt="optbinning"):
         has, factor, offset = _scaling(scaling)
-        return cls(n.new_handle("cfx_scorecard_import_path", schema.ptr, _format(fmt), cstr(os.fspath(path)),
-                                float(cutoff), has, factor, offset))
+        return cls(
+            n.new_handle(
+                "cfx_scorecard_import_path",
+                n.ptr_of(schema, "Schema"),
+                _format(fmt),
+                cstr(os.fspath(path)),
+                float(cutoff),
+                has,
+                factor,
+                offset,
+            )
+        )
 
     def model(self):
         """The scorecard as a `Model` (kind ``"scorecard"``)."""

@@ -70,6 +70,7 @@ class Policy(Handle):
         raised = []
         cb = None
         if progress is not None:
+
             def trampoline(p, _user):
                 try:
                     c = p.contents
@@ -77,10 +78,18 @@ class Policy(Handle):
                 except BaseException as e:  # never unwind through C
                     raised.append(e)
                     return False
+
             cb = PROGRESS_FN(trampoline)
         out = c_void_p()
-        st = n.LIB.cfx_policy_train(train.ptr, model.ptr, ptr_of(config), REWARDS[reward],
-                                    cb if cb is not None else PROGRESS_FN(), None, byref(out))
+        st = n.LIB.cfx_policy_train(
+            n.ptr_of(train, "Dataset"),
+            n.ptr_of(model, "Model"),
+            ptr_of(config),
+            REWARDS[reward],
+            cb if cb is not None else PROGRESS_FN(),
+            None,
+            byref(out),
+        )
         if raised:
             raise raised[0]
         n.check(st)
@@ -109,10 +118,14 @@ class Policy(Handle):
     def answer(self, schema, model, row):
         """The greedy plan for a raw applicant row."""
         a, p = n.doubles(row)
-        return Plan(n.new_handle("cfx_policy_answer", self.ptr, schema.ptr, model.ptr, p, a.size))
+        return Plan(
+            n.new_handle(
+                "cfx_policy_answer", self.ptr, n.ptr_of(schema, "Schema"), n.ptr_of(model, "Model"), p, a.size
+            )
+        )
 
     def evaluate(self, model, test):
         """Seed 003's metrics on the declined applicants of `test`."""
         m = SequentialMetrics()
-        n.call("cfx_policy_evaluate", self.ptr, model.ptr, test.ptr, byref(m))
+        n.call("cfx_policy_evaluate", self.ptr, n.ptr_of(model, "Model"), n.ptr_of(test, "Dataset"), byref(m))
         return Metrics(*[getattr(m, f) for f, _ in m._fields_])
