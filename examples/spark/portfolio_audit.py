@@ -37,7 +37,7 @@ def audit_frames(
     """The per-applicant audit, computed partition by partition on the executors."""
     bc = spark_df.sparkSession.sparkContext.broadcast((schema_json, model_json, config_json))
     keep, ignore = list(keep), list(ignore)
-    ddl = AUDIT_SPARK_SCHEMA + "".join(f", {c} string" for c in keep)
+    ddl = AUDIT_SPARK_SCHEMA + "".join(f", `{c}` string" for c in keep)
 
     def explain_partition(frames):
         s, m, c = bc.value
