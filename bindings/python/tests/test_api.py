@@ -362,8 +362,8 @@ def test_policy_persistence_progress_and_plans(german, tmp_path):
             cfx.Policy.train(train, m, c, progress=lambda p: 1 / 0)
 
 
-def test_the_library_is_found_next_to_the_package_and_through_a_folder(tmp_path):
-    """The package's three places: CFX_LIB (file or folder) and the package folder."""
+def test_the_library_is_found_next_to_the_package_through_cfx_lib_and_installed(tmp_path):
+    """The three places: the package folder, CFX_LIB (file or folder), the system library path."""
     import shutil
 
     pkg = tmp_path / "site" / "cfx"
@@ -378,6 +378,18 @@ def test_the_library_is_found_next_to_the_package_and_through_a_folder(tmp_path)
     env["CFX_LIB"] = os.path.dirname(cfx.LIB_PATH)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
     assert out.stdout.strip() == os.path.join(os.path.dirname(cfx.LIB_PATH), "libcfx.so"), out.stderr
+    # Installed: found where the system looks (here LD_LIBRARY_PATH, which find_library reads).
+    os.remove(pkg / "libcfx.so")
+    system = tmp_path / "lib"
+    system.mkdir()
+    # laid out as `make install` does: the library under its soname, and the link
+    shutil.copy(cfx.LIB_PATH, system / "libcfx.so.1")
+    os.symlink("libcfx.so.1", system / "libcfx.so")
+    env.pop("CFX_LIB")
+    env["LD_LIBRARY_PATH"] = str(system)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"libcfx.so.{cfx.abi_version()}"  # find_library's answer: the soname
     env["CFX_LIB"] = str(tmp_path / "nowhere.so")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode != 0 and "CFX_LIB" in out.stderr and "nowhere.so" in out.stderr
