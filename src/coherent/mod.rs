@@ -29,6 +29,10 @@ pub mod portfolio;
 mod program;
 pub mod separable;
 mod trees;
+/// The random schemas and ensembles of the tree MIP's oracle, shared with the
+/// tree model's own tests.
+#[cfg(test)]
+pub(crate) use trees::tests as random_trees;
 
 #[cfg(test)]
 mod scorecard_tests;

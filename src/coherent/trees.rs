@@ -445,4 +445,4 @@ fn goes_left(
 
 #[cfg(test)]
 #[path = "trees_tests.rs"]
-mod tests;
+pub(crate) mod tests;

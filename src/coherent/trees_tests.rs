@@ -133,7 +133,7 @@ fn brute_force(schema: &Schema, ens: &TreeEnsemble, factual: &[f64], margin: f64
     }
 }
 
-fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
+pub(crate) fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
     let n = rng.random_range(2..=4);
     let mut feats = Vec::new();
     for i in 0..n {
@@ -215,7 +215,7 @@ fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
     Schema::new(feats).unwrap()
 }
 
-fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
+pub(crate) fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
     schema
         .features
         .iter()
@@ -250,7 +250,11 @@ fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
 /// tests on real-valued ones, missing-value directions for special states
 /// declared missing, level sets on categoricals. The base score puts the
 /// factual below the threshold.
-fn random_ensemble(schema: &Schema, factual: &[f64], rng: &mut Xoshiro256PlusPlus) -> TreeEnsemble {
+pub(crate) fn random_ensemble(
+    schema: &Schema,
+    factual: &[f64],
+    rng: &mut Xoshiro256PlusPlus,
+) -> TreeEnsemble {
     let inputs: Vec<FeatureInput> = schema
         .features
         .iter()

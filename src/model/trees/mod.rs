@@ -35,6 +35,7 @@
 //! scores exactly as its raw row. A tree model has no input gradient
 //! ([`Model::has_input_gradient`] is false): gradient methods refuse it.
 
+mod block;
 mod import;
 mod lightgbm;
 mod xgboost;
@@ -639,12 +640,20 @@ impl TreeEnsemble {
     }
 
     /// The leaf an encoded vector reaches from node `k`.
-    pub fn leaf_encoded(&self, mut k: usize, x: &[f64]) -> &Node {
+    pub fn leaf_encoded(&self, k: usize, x: &[f64]) -> &Node {
+        self.descend(k, |f| self.encoded_input(f, x))
+    }
+
+    /// The leaf reached from node `k` when the trees see `input(f)` of each
+    /// feature `f` (what [`TreeEnsemble::encoded_input`] decodes), the one walk
+    /// shared by the encoded evaluator and the Monte Carlo block scorer.
+    #[inline]
+    fn descend(&self, mut k: usize, input: impl Fn(usize) -> f64) -> &Node {
         loop {
             let node = &self.nodes[k];
             let v = match node.test {
                 Test::Leaf => return node,
-                _ => self.encoded_input(node.feature as usize, x),
+                _ => input(node.feature as usize),
             };
             let left = match node.test {
                 Test::Levels(off) => v >= 0.0 && self.level_left[off as usize + v as usize],
@@ -722,5 +731,25 @@ impl Model for TreeEnsemble {
     }
     fn as_trees(&self) -> Option<&TreeEnsemble> {
         Some(self)
+    }
+    fn perturbed_scratch_len(&self) -> usize {
+        self.block_scratch_len()
+    }
+    fn prepare_perturbed(&self, x: &[f64], cols: &[usize], scratch: &mut [f64]) {
+        self.prepare_block(x, cols, scratch);
+    }
+    /// Scores a block of noisy copies feature-decoded once per copy and walked
+    /// tree by tree (see the `block` module); equal to [`Model::score_in`] to
+    /// the bit.
+    fn score_perturbed(
+        &self,
+        x: &[f64],
+        cols: &[usize],
+        deltas: &[f64],
+        n: usize,
+        out: &mut [f64],
+        scratch: &mut [f64],
+    ) {
+        self.score_block(x, cols, deltas, n, out, scratch);
     }
 }
