@@ -354,6 +354,7 @@ fn side_by_side(
             .filter(|v| v["n_found"].as_u64().unwrap_or(0) > 0)
             .count();
         let proven = recs.iter().filter(|v| v["proven_optimal"] == true).count();
+        let m = recs.len(); // applicants the peer has answered (all n once it has finished)
         // Each first answer of optbinning, costed by cfx: every changed
         // feature at the cheapest reachable point of its target bin.
         let (mut costed, mut unreachable, mut cfx_cheaper, mut equal, mut costlier) =
@@ -398,7 +399,7 @@ fn side_by_side(
         }
         let ratio = median(&mut ratios);
         println!(
-            "| optbinning `Counterfactual` {c} | {:.1} ms | {solved}/{n} | {proven}/{n} | {costed} costed: cfx cheaper on {cfx_cheaper} (median ×{ratio:.2}), equal on {equal}, costlier on {costlier}; {unreachable} not actionable under cfx's schema |",
+            "| optbinning `Counterfactual` {c} | {:.1} ms | {solved}/{m} | {proven}/{m} | {costed} costed: cfx cheaper on {cfx_cheaper} (median ×{ratio:.2}), equal on {equal}, costlier on {costlier}; {unreachable} not actionable under cfx's schema |",
             median(&mut times)
         );
         if c == "n1_proximity" {
