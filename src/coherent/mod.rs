@@ -70,8 +70,9 @@ pub enum DiversityRule {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SolverChoice {
-    /// The separable solver when the program is separable (every constraint per
-    /// feature: all but [`DiversityRule::DistinctSubsets`]), else HiGHS; also
+    /// The separable solver when the program is separable (a linear model or a
+    /// points scorecard, and every constraint per feature: all but
+    /// [`DiversityRule::DistinctSubsets`]), else HiGHS; also
     /// HiGHS should the separable branch and bound hit its node limit.
     #[default]
     Auto,

@@ -17,8 +17,11 @@
 //! integer runs. Each feature's options are a **menu** of [`MenuOption`]s: a
 //! point (state, slot, gain, cost), optionally extended along a straight run
 //! ([`Extension`]: a value range, continuous, or a grid of whole steps). A
-//! scorecard plugs in the same way: one point option per bin (its cheapest
-//! point, its cost and its points gain).
+//! points scorecard (Navas-Palencia 2021's bin-indicator program, here in
+//! cfx's coherent form) plugs in the same way: one point option per reachable
+//! bin, special state and level (a value bin's cheapest reachable point, its
+//! cost, and its points less the factual's as gain), see
+//! [`Workspace::build_scorecard`].
 //!
 //! # Algorithm
 //! * Per feature, the lower convex hull of its options' (gain, cost) points
@@ -46,7 +49,8 @@
 //!
 //! # Allocation
 //! A [`Workspace`] owns every buffer; once it has seen a program of a given size,
-//! [`Workspace::build_linear`] and [`Workspace::solve`] allocate nothing (the
+//! [`Workspace::build_linear`], [`Workspace::build_scorecard`] and
+//! [`Workspace::solve`] allocate nothing (the
 //! counting-allocator test `tests/separable_no_alloc.rs` checks it). Building the
 //! [`super::Counterfactual`] from the answer (decode, change list, texts)
 //! allocates.
