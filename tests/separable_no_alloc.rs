@@ -1,13 +1,15 @@
 //! The separable solver's per-applicant work never touches the heap once its
-//! workspace has seen a program of the size: building the menus, solving, and
-//! writing the answer's encoded vector. A counting global allocator (per
+//! workspace has seen a program of the size: building the menus (of a linear
+//! model, and of a points scorecard), solving, and writing the answer's encoded
+//! vector. A counting global allocator (per
 //! thread, so other test threads do not interfere) must see zero allocations.
 //! (Building a `Counterfactual` from the answer — decode, change list, texts —
 //! does allocate; it is not part of this loop.)
 
 use cfx::coherent::separable::{SolveStatus, Workspace};
 use cfx::data::{bundled_german_path, german_credit};
-use cfx::model::{LinearModel, LogisticFit, Model, logit};
+use cfx::model::scorecard::import::{ImportOptions, from_optbinning_path};
+use cfx::model::{LinearModel, LogisticFit, Model, ScoreScaling, logit};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -83,6 +85,54 @@ fn separable_solves_allocate_nothing_given_a_workspace() {
         n,
         0,
         "{n} allocations in {} separable solves",
+        declined.len()
+    );
+}
+
+#[test]
+fn separable_scorecard_solves_allocate_nothing_given_a_workspace() {
+    let d = german_credit(&bundled_german_path()).unwrap();
+    let (train, test) = d.holdout_split();
+    let mut schema = train.schema.clone();
+    schema.fit_weights(&train.rows).unwrap();
+    let options = ImportOptions {
+        cutoff: 487.1228762045055,
+        scaling: Some(ScoreScaling::new(28.85390081777927, 487.1228762045055).unwrap()),
+    };
+    let table = bundled_german_path().with_file_name("german_scorecard_table.csv");
+    let card = from_optbinning_path(&schema, &table, &options)
+        .unwrap()
+        .scorecard;
+    let declined: Vec<Vec<f64>> = test
+        .rows
+        .iter()
+        .filter(|r| !card.accepts_points(card.score_raw(&schema, r).unwrap()))
+        .cloned()
+        .collect();
+    assert!(declined.len() >= 30);
+    let mut ws = Workspace::new();
+    let mut enc = vec![0.0; schema.encoded_dim()];
+    let mut total = 0.0;
+    let mut optimal = 0;
+    let mut pass = |ws: &mut Workspace, total: &mut f64, optimal: &mut usize| {
+        for r in &declined {
+            ws.build_scorecard(&schema, &card, r, &[]).unwrap();
+            let s = ws.solve(card.cutoff - ws.factual_score());
+            if s.status == SolveStatus::Optimal {
+                ws.write_encoded(&schema, &mut enc).unwrap();
+                *total += s.cost + enc[0];
+                *optimal += 1;
+            }
+        }
+    };
+    pass(&mut ws, &mut total, &mut optimal); // the workspace grows to size here
+    let n = allocations_during(|| pass(&mut ws, &mut total, &mut optimal));
+    assert!(total.is_finite());
+    assert!(optimal > declined.len(), "{optimal} optimal solves");
+    assert_eq!(
+        n,
+        0,
+        "{n} allocations in {} separable scorecard solves",
         declined.len()
     );
 }

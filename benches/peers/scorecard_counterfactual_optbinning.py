@@ -66,7 +66,7 @@ def ensure_venv():
     if not os.path.exists(py):
         import subprocess
         subprocess.check_call([sys.executable, "-m", "venv", so.VENV])
-        subprocess.check_call([py, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        subprocess.check_call([py, "-m", "pip", "install", "-q", "--no-cache-dir", "--disable-pip-version-check"]
                               + so.PINS)
     os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
 

@@ -20,9 +20,9 @@
 //!
 //! Two solvers prove the answers ([`Config::solver`]): HiGHS on the MIP, and the
 //! exact separable solver of [`separable`] (a multiple-choice knapsack branch
-//! and bound), which the program reduces to whenever every constraint acts on
-//! one feature at a time — everything but the distinct-subsets rule's no-good
-//! cuts. Both read their answers back through the same decode-and-check.
+//! and bound), which the program of a linear model or a points scorecard
+//! reduces to whenever every constraint acts on one feature at a time —
+//! everything but the distinct-subsets rule's no-good cuts. Both read their answers back through the same decode-and-check.
 
 mod highs;
 pub mod portfolio;
@@ -43,7 +43,7 @@ mod tests;
 mod separable_tests;
 
 use crate::error::{Error, Result, check_finite, check_len};
-use crate::model::{LinearModel, Model, logit, sigmoid};
+use crate::model::{Model, logit, sigmoid};
 use crate::schema::{COHERENCE_TOL, Change, Direction, FeatureKind, Schema};
 use highs::{MipSolution, MipStatus, Options};
 use program::{Program, Scoring};
@@ -74,8 +74,9 @@ pub enum DiversityRule {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SolverChoice {
-    /// The separable solver when the program is separable (every constraint per
-    /// feature: all but [`DiversityRule::DistinctSubsets`]), else HiGHS; also
+    /// The separable solver when the program is separable (a linear model or a
+    /// points scorecard, and every constraint per feature: all but
+    /// [`DiversityRule::DistinctSubsets`]), else HiGHS; also
     /// HiGHS should the separable branch and bound hit its node limit.
     #[default]
     Auto,
@@ -716,6 +717,11 @@ fn solve_program(
 /// back to HiGHS).
 pub const SEPARABLE_NODE_LIMIT_STATUS: i32 = -3;
 
+/// Relative rounding allowance of a scorecard's separable decision (see
+/// `solve_separable`): far below HiGHS's feasibility tolerance (1e-9), far
+/// above the rounding of a sum of a few dozen points.
+const SCORECARD_ROUNDING: f64 = 1e-11;
+
 thread_local! {
     /// One separable workspace per thread, so that batches reuse its buffers.
     static WORKSPACE: std::cell::RefCell<separable::Workspace> =
@@ -734,18 +740,40 @@ fn with_workspace<T>(f: impl FnOnce(&mut separable::Workspace) -> T) -> T {
 /// the same margin retries.
 fn solve_separable(
     schema: &Schema,
-    model: &LinearModel,
+    model: Scoring<'_>,
     factual: &[f64],
     config: &Config,
     fixes: &[Fix],
     ws: &mut separable::Workspace,
 ) -> Result<Solved> {
     let start = std::time::Instant::now();
-    ws.build_linear(schema, model, factual, fixes)?;
+    // The score the decision asks for (before the margin): log-odds for a
+    // linear model, points for a scorecard. A scorecard's answers often tie
+    // with the cutoff exactly, and the menus' gains (bin points less the
+    // factual's) may sum to a hair below the needed total in floating point:
+    // the solver is asked for the cutoff less a rounding allowance of
+    // `SCORECARD_ROUNDING` relative, and the exact points total of the decoded
+    // answer (`Scoring::judge`) decides, as HiGHS's feasibility tolerance and
+    // the same check do on the MIP.
+    let threshold = match model {
+        Scoring::Linear(lin) => {
+            ws.build_linear(schema, lin, factual, fixes)?;
+            logit(lin.threshold)
+        }
+        Scoring::Scorecard(card) => {
+            ws.build_scorecard(schema, card, factual, fixes)?;
+            card.cutoff - SCORECARD_ROUNDING * card.cutoff.abs().max(1.0)
+        }
+        Scoring::Trees(_) => {
+            return Err(Error::Solver(
+                "internal: the separable solver was chosen for a tree ensemble".into(),
+            ));
+        }
+    };
     let mut enc = vec![0.0; schema.encoded_dim()];
-    let mut margin = config.margin;
+    let mut margin = model.first_margin(config);
     for _ in 0..3 {
-        let need = logit(model.threshold) + margin - ws.factual_score();
+        let need = threshold + margin - ws.factual_score();
         let sol = ws.solve_with_limit(need, config.node_limit);
         match sol.status {
             separable::SolveStatus::Optimal => {}
@@ -764,7 +792,7 @@ fn solve_separable(
         ws.write_encoded(schema, &mut enc)?;
         let cf = checked_counterfactual(
             schema,
-            Scoring::Linear(model),
+            model,
             factual,
             &enc,
             Outcome::Optimal,
@@ -852,14 +880,16 @@ impl<'a> Run<'a> {
         config: &'a Config,
         cuts: bool,
     ) -> Result<Run<'a>> {
-        let linear = matches!(scoring, Scoring::Linear(_));
+        // Linear models and scorecards are separable; a tree ensemble's
+        // splits couple its features.
+        let separable_model = matches!(scoring, Scoring::Linear(_) | Scoring::Scorecard(_));
         let separable = match config.solver {
             SolverChoice::Mip => false,
-            SolverChoice::Auto => !cuts && linear,
-            SolverChoice::Separable if !linear => {
+            SolverChoice::Auto => !cuts && separable_model,
+            SolverChoice::Separable if !separable_model => {
                 return Err(Error::InvalidArgument(
-                    "the separable solver takes linear models only (a scorecard's bins and a \
-                     tree ensemble's splits are not offered to it); use solver 'auto' or 'mip'"
+                    "the separable solver takes linear models and scorecards only (a tree \
+                     ensemble's splits couple its features); use solver 'auto' or 'mip'"
                         .into(),
                 ));
             }
@@ -909,12 +939,7 @@ impl<'a> Run<'a> {
                 return solve_program(schema, scoring, prog, factual, config);
             }
             Backend::Separable { fixes } => {
-                let Scoring::Linear(lin) = scoring else {
-                    return Err(Error::Solver(
-                        "internal: the separable solver was chosen for a non-linear model".into(),
-                    ));
-                };
-                with_workspace(|ws| solve_separable(schema, lin, factual, config, fixes, ws))?
+                with_workspace(|ws| solve_separable(schema, scoring, factual, config, fixes, ws))?
             }
         };
         let node_limit = matches!(
@@ -1069,8 +1094,8 @@ fn blocking_groups(
             .collect();
         let s = relaxed(schema, &groups)?;
         let solved = match (by, model) {
-            (ProvedBy::Separable, Scoring::Linear(lin)) => {
-                with_workspace(|ws| solve_separable(&s, lin, factual, &quick, &[], ws))?
+            (ProvedBy::Separable, Scoring::Linear(_) | Scoring::Scorecard(_)) => {
+                with_workspace(|ws| solve_separable(&s, model, factual, &quick, &[], ws))?
             }
             _ => {
                 let mut prog = Program::build(&s, model, factual, model.first_margin(config))?;

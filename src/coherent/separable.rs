@@ -17,8 +17,11 @@
 //! integer runs. Each feature's options are a **menu** of [`MenuOption`]s: a
 //! point (state, slot, gain, cost), optionally extended along a straight run
 //! ([`Extension`]: a value range, continuous, or a grid of whole steps). A
-//! scorecard plugs in the same way: one point option per bin (its cheapest
-//! point, its cost and its points gain).
+//! points scorecard (Navas-Palencia 2021's bin-indicator program, here in
+//! cfx's coherent form) plugs in the same way: one point option per reachable
+//! bin, special state and level (a value bin's cheapest reachable point, its
+//! cost, and its points less the factual's as gain), see
+//! [`Workspace::build_scorecard`].
 //!
 //! # Algorithm
 //! * Per feature, the lower convex hull of its options' (gain, cost) points
@@ -46,15 +49,17 @@
 //!
 //! # Allocation
 //! A [`Workspace`] owns every buffer; once it has seen a program of a given size,
-//! [`Workspace::build_linear`] and [`Workspace::solve`] allocate nothing (the
+//! [`Workspace::build_linear`], [`Workspace::build_scorecard`] and
+//! [`Workspace::solve`] allocate nothing (the
 //! counting-allocator test `tests/separable_no_alloc.rs` checks it). Building the
 //! [`super::Counterfactual`] from the answer (decode, change list, texts)
 //! allocates.
 
 use super::Fix;
-use super::program::raw_grid;
+use super::program::{bin_slot_interval, raw_grid};
 use crate::error::{Error, Result};
 use crate::model::LinearModel;
+use crate::model::scorecard::{Compiled, Scorecard, ValueBins};
 use crate::schema::{Direction, FeatureKind, Schema};
 
 /// Relative tolerance of the pruning test (a node is pruned when its bound is
@@ -273,6 +278,38 @@ impl Workspace {
             self.end_feature();
         }
         self.factual_score = score;
+        Ok(())
+    }
+
+    /// Builds every feature's menu for a points scorecard and a coherent
+    /// factual raw row, under the schema's actionability and Russell's fixes
+    /// `fixes`: one point option per reachable special state, level and value
+    /// bin (a bin's cheapest reachable point, see [`scorecard_menu`]). The
+    /// factual score is the card's points total of the factual.
+    pub fn build_scorecard(
+        &mut self,
+        schema: &Schema,
+        card: &Scorecard,
+        factual: &[f64],
+        fixes: &[Fix],
+    ) -> Result<()> {
+        if factual.len() != schema.n_features() {
+            return Err(Error::InvalidArgument(
+                "schema and applicant row dimensions differ".into(),
+            ));
+        }
+        let total = card.score_raw(schema, factual)?;
+        self.clear();
+        for i in 0..schema.n_features() {
+            let compiled = card.compiled().iter().find(|c| match c {
+                Compiled::Contiguous { feature, .. } | Compiled::Categorical { feature, .. } => {
+                    *feature == i
+                }
+            });
+            scorecard_menu(self, schema, compiled, factual, i, fixes)?;
+            self.end_feature();
+        }
+        self.factual_score = total;
         Ok(())
     }
 
@@ -681,33 +718,9 @@ fn linear_menu(
     let mw = &model.weights;
     let s_f = f.state_of(factual[i])?;
     let w_own = schema.state_weight(i, s_f);
-    let mut stay_only = false;
-    let mut value_only = false;
-    let mut frozen = false;
-    for fix in fixes {
-        match *fix {
-            Fix::Stay { feature } if feature == i => stay_only = true,
-            Fix::ValueRange { feature } if feature == i => value_only = true,
-            Fix::Freeze { feature } if feature == i => frozen = true,
-            _ => {}
-        }
-    }
-    let forbidden = |s: usize| {
-        fixes.iter().any(|x| {
-            *x == Fix::Forbid {
-                feature: i,
-                state: s,
-            }
-        })
-    };
-    // Whether an option of state `s` may be offered (`is_stay`: the factual itself).
-    let offer = |s: usize, is_stay: bool| {
-        !forbidden(s)
-            && (!value_only || s == 0)
-            && (!stay_only || is_stay)
-            && (!frozen || is_stay || s != 0)
-            && (is_stay || schema.transition_allowed(i, s_f, s))
-    };
+    let offers = Offer::new(schema, fixes, i, s_f);
+    let frozen = offers.frozen;
+    let offer = |s: usize, is_stay: bool| offers.allows(s, is_stay);
     match &f.kind {
         FeatureKind::Categorical { .. } => {
             let own = mw[lay.start + s_f];
@@ -906,6 +919,326 @@ fn linear_menu(
                 }
             }
             Ok(own)
+        }
+    }
+}
+
+/// Which endings of feature `i` Russell's fixes (see [`Fix`]) and the schema's
+/// transition rules allow; shared by the linear and the scorecard menus.
+struct Offer<'a> {
+    schema: &'a Schema,
+    fixes: &'a [Fix],
+    i: usize,
+    s_f: usize,
+    stay_only: bool,
+    value_only: bool,
+    frozen: bool,
+}
+
+impl<'a> Offer<'a> {
+    fn new(schema: &'a Schema, fixes: &'a [Fix], i: usize, s_f: usize) -> Offer<'a> {
+        let mut o = Offer {
+            schema,
+            fixes,
+            i,
+            s_f,
+            stay_only: false,
+            value_only: false,
+            frozen: false,
+        };
+        for fix in fixes {
+            match *fix {
+                Fix::Stay { feature } if feature == i => o.stay_only = true,
+                Fix::ValueRange { feature } if feature == i => o.value_only = true,
+                Fix::Freeze { feature } if feature == i => o.frozen = true,
+                _ => {}
+            }
+        }
+        o
+    }
+
+    /// Whether an option ending in state `s` may be offered (`is_stay`: the
+    /// factual itself).
+    fn allows(&self, s: usize, is_stay: bool) -> bool {
+        let forbidden = self.fixes.iter().any(|x| {
+            *x == Fix::Forbid {
+                feature: self.i,
+                state: s,
+            }
+        });
+        !forbidden
+            && (!self.value_only || s == 0)
+            && (!self.stay_only || is_stay)
+            && (!self.frozen || is_stay || s != 0)
+            && (is_stay || self.schema.transition_allowed(self.i, self.s_f, s))
+    }
+}
+
+/// The slots a contiguous feature's value may move to (before a scorecard's
+/// bins cut them), as the program's polytope has them (`program.rs`
+/// `add_feature`).
+#[derive(Debug, Clone, Copy)]
+enum Reach {
+    /// Any slot in `[lo, hi]` (a real-valued feature).
+    Interval { lo: f64, hi: f64 },
+    /// `v + unit·m` for whole `m ∈ [m_lo, m_hi]` (a factual on its grid, in range).
+    Steps { unit: f64, m_lo: f64, m_hi: f64 },
+    /// `b + g·k` for whole `k ∈ [0, k_max]` (from a special state, or from a
+    /// value outside the actionable range, into the range's grid points).
+    Grid { b: f64, g: f64, k_max: f64 },
+}
+
+/// Tolerance of the whole-number roundings of grid positions.
+const GRID_TOL: f64 = 1e-9;
+
+impl Reach {
+    /// The point of `[lo, hi]` (a bin's slot interval, see [`bin_slot_interval`])
+    /// the value can reach nearest the anchor `v`, if any.
+    fn nearest_in(&self, v: f64, lo: f64, hi: f64) -> Option<f64> {
+        let c = match *self {
+            Reach::Interval { lo: a, hi: b } => {
+                let (p, q) = (a.max(lo), b.min(hi));
+                if p > q {
+                    return None;
+                }
+                v.clamp(p, q)
+            }
+            Reach::Steps { unit, m_lo, m_hi } => {
+                let p = m_lo.max(((lo - v) / unit - GRID_TOL).ceil());
+                let q = m_hi.min(((hi - v) / unit + GRID_TOL).floor());
+                if p > q {
+                    return None;
+                }
+                v + unit * 0.0f64.clamp(p, q)
+            }
+            Reach::Grid { b, g, k_max } => {
+                let p = ((lo - b) / g - GRID_TOL).ceil().max(0.0);
+                let q = ((hi - b) / g + GRID_TOL).floor().min(k_max);
+                if p > q {
+                    return None;
+                }
+                let t = (v - b) / g;
+                let (k1, k2) = (t.floor().clamp(p, q), t.ceil().clamp(p, q));
+                let (c1, c2) = (b + g * k1, b + g * k2);
+                if (c1 - v).abs() <= (c2 - v).abs() {
+                    c1
+                } else {
+                    c2
+                }
+            }
+        };
+        // As the program reads its slot back (`Program::encoded`): within
+        // [0, 1] and within the chosen bin.
+        Some(c.clamp(0.0, 1.0).clamp(lo, hi))
+    }
+}
+
+/// Pushes feature `i`'s menu for a points scorecard (`compiled`: the feature's
+/// characteristic, `None` when the card does not score it: 0 points
+/// everywhere).
+///
+/// The options are the scorecard program's feasible endings (`program.rs`
+/// `build_scorecard`), one point per choice, since points are constant on a
+/// bin:
+/// * stay put (cost 0, gain 0), unless a fix forbids it;
+/// * each special state or level `j` the transition rules, the direction (a
+///   categorical's) and the fixes allow: its points less the factual's, for
+///   the indicator weights `W_own + W_j`;
+/// * each value bin: the reachable point of the bin nearest the anchor — the
+///   factual value, or the fitted median slot clamped to the actionable range
+///   from a special state — within the actionable bounds, the direction and the
+///   integer/step grid, an excluded edge kept off as [`bin_slot_interval`]
+///   documents; cost `W_own·[from a special state] + W^c·|c − v|`.
+///
+/// While staying put is offered, an option that gains nothing is left out: it
+/// costs at least as much as staying and scores no more (Russell's fixes never
+/// forbid staying put, except the reference code's rule (b), under which
+/// every option is kept).
+fn scorecard_menu(
+    ws: &mut Workspace,
+    schema: &Schema,
+    compiled: Option<&Compiled>,
+    factual: &[f64],
+    i: usize,
+    fixes: &[Fix],
+) -> Result<()> {
+    let f = &schema.features[i];
+    let s_f = f.state_of(factual[i])?;
+    let offer = Offer::new(schema, fixes, i, s_f);
+    let w_own = schema.state_weight(i, s_f);
+    let move_cost = |j: usize| {
+        if j == s_f {
+            0.0
+        } else {
+            w_own + schema.state_weight(i, j)
+        }
+    };
+    let (level_points, special_points, values): (
+        Option<&[f64]>,
+        Option<&[f64]>,
+        Option<&ValueBins>,
+    ) = match compiled {
+        Some(Compiled::Categorical { level_points, .. }) => (Some(level_points), None, None),
+        Some(Compiled::Contiguous {
+            special_points,
+            values,
+            ..
+        }) => (None, Some(special_points), Some(values)),
+        None => (None, None, None),
+    };
+    // Points of a special state or level (not the value state).
+    let state_points = |j: usize| {
+        if f.is_contiguous() {
+            special_points.map_or(0.0, |p| p[j - 1])
+        } else {
+            level_points.map_or(0.0, |p| p[j])
+        }
+    };
+    let stay_ok = offer.allows(s_f, true);
+    let worth = |gain: f64| !stay_ok || gain > 0.0;
+    match &f.kind {
+        FeatureKind::Categorical { .. } => {
+            let own = state_points(s_f);
+            if stay_ok {
+                ws.push_option(MenuOption {
+                    state: s_f,
+                    slot: 0.0,
+                    gain: 0.0,
+                    cost: 0.0,
+                    extension: None,
+                });
+            }
+            for j in (0..f.n_states()).filter(|&j| j != s_f) {
+                let dir_ok = match f.actionability.direction {
+                    Direction::IncreaseOnly => j > s_f,
+                    Direction::DecreaseOnly => j < s_f,
+                    Direction::Any => true,
+                };
+                let gain = state_points(j) - own;
+                if dir_ok && offer.allows(j, false) && worth(gain) {
+                    ws.push_option(MenuOption {
+                        state: j,
+                        slot: 0.0,
+                        gain,
+                        cost: move_cost(j),
+                        extension: None,
+                    });
+                }
+            }
+            Ok(())
+        }
+        FeatureKind::Contiguous {
+            lower,
+            upper,
+            integer,
+            step,
+            ..
+        } => {
+            let degenerate = upper <= lower;
+            let (lo, hi) = schema.actionable_range(i).unwrap_or((*lower, *upper));
+            let (lb, ub) = if degenerate {
+                (0.0, 0.0)
+            } else {
+                (schema.value_to_slot(i, lo), schema.value_to_slot(i, hi))
+            };
+            let v = match (s_f, degenerate) {
+                (0, true) => 0.0,
+                (0, false) => schema.value_to_slot(i, factual[i]),
+                _ => schema.anchor(i).clamp(lb, ub),
+            };
+            let own = match (s_f, values) {
+                (0, Some(vb)) => vb.points[vb.of_raw(factual[i])],
+                (0, None) => 0.0,
+                _ => state_points(s_f),
+            };
+            if stay_ok {
+                ws.push_option(MenuOption {
+                    state: s_f,
+                    slot: if s_f == 0 { v } else { 0.0 },
+                    gain: 0.0,
+                    cost: 0.0,
+                    extension: None,
+                });
+            }
+            for j in (1..f.n_states()).filter(|&j| j != s_f) {
+                let gain = state_points(j) - own;
+                if offer.allows(j, false) && worth(gain) {
+                    ws.push_option(MenuOption {
+                        state: j,
+                        slot: 0.0,
+                        gain,
+                        cost: move_cost(j),
+                        extension: None,
+                    });
+                }
+            }
+            // The value state: where the polytope lets the slot go.
+            let a = &f.actionability;
+            let movable = if s_f == 0 {
+                a.mutable && !offer.frozen && !degenerate && offer.allows(0, false)
+            } else {
+                offer.allows(0, false)
+            };
+            if !movable {
+                return Ok(());
+            }
+            let outside = s_f == 0 && (v < lb - 1e-12 || v > ub + 1e-12);
+            let up_ok = s_f != 0 || a.direction != Direction::DecreaseOnly;
+            let down_ok = s_f != 0 || a.direction != Direction::IncreaseOnly;
+            if outside && !(if v < lb { up_ok } else { down_ok }) {
+                return Ok(());
+            }
+            let grid = if degenerate {
+                None
+            } else {
+                raw_grid(&f.name, *lower, *integer, *step, lo, hi)?
+            };
+            let span = upper - lower;
+            let reach = match grid {
+                None if s_f == 0 && !outside => Reach::Interval {
+                    lo: if down_ok { lb.min(v) } else { v },
+                    hi: if up_ok { ub.max(v) } else { v },
+                },
+                None => Reach::Interval { lo: lb, hi: ub },
+                Some((_, g_raw, _)) if s_f == 0 && !outside => {
+                    let unit = g_raw / span;
+                    let steps = |room: f64| (room.max(0.0) / unit + 1e-9).floor();
+                    Reach::Steps {
+                        unit,
+                        m_lo: if down_ok { -steps(v - lb) } else { 0.0 },
+                        m_hi: if up_ok { steps(ub - v) } else { 0.0 },
+                    }
+                }
+                Some((_, _, k_max)) if k_max < 0 => return Ok(()),
+                Some((base_raw, g_raw, k_max)) => Reach::Grid {
+                    b: (base_raw - lower) / span,
+                    g: g_raw / span,
+                    k_max: k_max as f64,
+                },
+            };
+            let base = if s_f == 0 { 0.0 } else { w_own };
+            let wv = schema.value_weight(i);
+            let n_bins = values.map_or(1, |vb| vb.points.len());
+            for k in 0..n_bins {
+                let ((blo, bhi), points) = match values {
+                    Some(vb) => (bin_slot_interval(schema, i, vb, k), vb.points[k]),
+                    None => ((0.0, 1.0), 0.0),
+                };
+                let gain = points - own;
+                if !worth(gain) || blo > bhi {
+                    continue;
+                }
+                if let Some(c) = reach.nearest_in(v, blo, bhi) {
+                    ws.push_option(MenuOption {
+                        state: 0,
+                        slot: c,
+                        gain,
+                        cost: base + wv * (c - v).abs(),
+                        extension: None,
+                    });
+                }
+            }
+            Ok(())
         }
     }
 }
