@@ -39,6 +39,17 @@ impl Dataset {
         }
     }
 
+    /// The dataset's schema with distance weights fitted on its rows (the
+    /// dataset's own schema is left as it was read). A schema from the
+    /// builder or from JSON has unit weights, and the answers of every method
+    /// change for most applicants when the fit is missed; this is the one
+    /// call that makes it.
+    pub fn schema_with_fitted_weights(&self) -> Result<Schema> {
+        let mut s = self.schema.clone();
+        s.fit_weights(&self.rows)?;
+        Ok(s)
+    }
+
     /// The fixed 70/30 hold-out split used by every test and example: row `i`
     /// is held out when `i mod 10 ≥ 7`. It needs no random generator, so any
     /// other tool (scikit-learn in the reference scripts) reproduces it exactly.
