@@ -360,6 +360,29 @@ pub fn shared_data_dir() -> PathBuf {
     }
 }
 
+/// A file of the shared data folder for the unit tests, as `tests/common`
+/// gives it to the integration tests: `None` with a notice when it is absent,
+/// except under `CI` (set to anything but empty, `0` or `false`), where a
+/// missing dataset fails the test instead of skipping it.
+#[cfg(test)]
+pub(crate) fn shared_test_file(name: &str) -> Option<PathBuf> {
+    let p = shared_data_dir().join(name);
+    if p.exists() {
+        return Some(p);
+    }
+    let ci = std::env::var("CI").unwrap_or_default();
+    assert!(
+        ci.is_empty() || ci == "0" || ci.eq_ignore_ascii_case("false"),
+        "{} is missing under CI (set CFX_SHARED_DATA to the shared data folder)",
+        p.display()
+    );
+    eprintln!(
+        "notice: {} not found; skipping (set CFX_SHARED_DATA)",
+        p.display()
+    );
+    None
+}
+
 /// The file every copy of the bundled data folder holds.
 const GERMAN_FILE: &str = "german_credit.csv";
 
