@@ -11,6 +11,34 @@
  *   written only on success. Outputs go to caller buffers (buf, cap, out_len):
  *   CFX_STATUS_BUFFER_TOO_SMALL writes the needed length to *out_len.
  * - Strings are UTF-8; string lengths count the terminating NUL.
+ *
+ * Undefined behaviour (cfx cannot detect these; it checks everything else and
+ * answers bad input with a status, never a crash):
+ * - passing a handle that was already freed, that cfx did not return, or
+ *   that is of another type than the parameter (e.g. a cfx_model where a
+ *   cfx_schema is expected), or freeing a handle twice;
+ * - using a builder or workspace from two threads at once, or freeing any
+ *   handle while another thread still uses it;
+ * - a callback (cfx_progress_fn) that throws a C++ exception, longjmps, or
+ *   otherwise unwinds through cfx instead of returning, or that frees a
+ *   handle the running call uses;
+ * - a pointer/length pair whose memory is shorter than its length, a string
+ *   without a terminating NUL, or an out-parameter that points nowhere valid.
+ *
+ * Methods (papers by author and title):
+ * - coherent: Russell 2019, "Efficient search for diverse coherent
+ *   explanations" (FAT* 2019);
+ * - robust: CROCO, Guyomard et al. 2023, "Generating robust counterfactual
+ *   explanations" (ECML PKDD 2023); PROBE, Pawelczyk et al. 2023,
+ *   "Probabilistically robust recourse: navigating the trade-offs between
+ *   costs and robustness in algorithmic recourse" (ICLR 2023); Wachter et
+ *   al. 2017, "Counterfactual explanations without opening the black box:
+ *   automated decisions and the GDPR";
+ * - plans: COPA, Bui, Nguyen & Nguyen 2022, "Counterfactual plans under
+ *   distributional ambiguity" (ICLR 2022);
+ * - sequential: Panagiotou & Ntoutsi 2023, "Learning impartial policies for
+ *   sequential counterfactual explanations using deep reinforcement learning"
+ *   (P-DQN).
  */
 
 #ifndef CFX_H
@@ -169,7 +197,9 @@ typedef int32_t cfx_scorecard_format;
 #endif // __cplusplus
 
 /**
- * Noise models for robustness estimates (`int32_t` in C).
+ * Noise distributions for robustness estimates (`int32_t` in C): the `kind`
+ * of `cfx_noise_new`. One convention everywhere: a Gaussian is given by its
+ * **variance** σ² (CROCO's `sigma2`, Guyomard et al. 2023), never by σ.
  */
 enum cfx_noise_model
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -177,11 +207,14 @@ enum cfx_noise_model
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /**
-   * ε ~ N(0, σ² I) on the encoded space (seed 002's experiments).
+   * ε ~ N(0, diag(σ₁², …, σ_d²)) on the chosen encoded columns, each given
+   * by its variance σ_j².
    */
   CFX_NOISE_MODEL_GAUSSIAN = 0,
   /**
-   * ε uniform on [−σ, σ] per coordinate (the CROCO code's alternative).
+   * ε_j uniform on [−h_j, h_j] per chosen column, given by its half-width
+   * h_j (the CROCO reference code's alternative, which passes its `sigma2`
+   * as the half-width).
    */
   CFX_NOISE_MODEL_UNIFORM = 1,
 };
@@ -202,7 +235,7 @@ enum cfx_diversity_rule
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /**
-   * Russell's `fix_values` as published in the reference code (seed 001 §1.4,
+   * Russell's `fix_values` as published in the reference code (Russell 2019, "Efficient search for diverse coherent explanations",
    * including its rule (b) that keeps a variable contiguous).
    */
   CFX_DIVERSITY_RULE_RUSSELL_CODE = 0,
@@ -250,6 +283,38 @@ enum cfx_direction
 typedef enum cfx_direction cfx_direction;
 #else
 typedef int32_t cfx_direction;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Which distance weights a schema carries (`int32_t` in C), as reported by
+ * `cfx_schema_weights_kind`.
+ */
+enum cfx_weights_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No feature has weights: methods use unit weights. A schema from the
+   * builder or from JSON without `weights` is in this state until
+   * `cfx_schema_fit_weights` (or `cfx_dataset_fitted_schema`) fits them.
+   */
+  CFX_WEIGHTS_KIND_UNIT = 0,
+  /**
+   * Every feature has distance weights (fitted on data, or given in JSON).
+   */
+  CFX_WEIGHTS_KIND_FITTED = 1,
+  /**
+   * Some features have weights, the others use unit weights.
+   */
+  CFX_WEIGHTS_KIND_MIXED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_weights_kind cfx_weights_kind;
+#else
+typedef int32_t cfx_weights_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -352,11 +417,11 @@ enum cfx_reward_kind
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /**
-   * R^bin (seed 003, eq. 2): Pos on success, Pen on failure, −β·δ otherwise.
+   * R^bin (Panagiotou & Ntoutsi 2023, eq. 2): Pos on success, Pen on failure, −β·δ otherwise.
    */
   CFX_REWARD_KIND_BINARY = 0,
   /**
-   * R^prob (seed 003, eq. 3): adds α·(P(s_{t+1}) − P(s_0)) on non-terminal steps.
+   * R^prob (Panagiotou & Ntoutsi 2023, eq. 3): adds α·(P(s_{t+1}) − P(s_0)) on non-terminal steps.
    */
   CFX_REWARD_KIND_PROBABILITY = 1,
 };
@@ -567,13 +632,15 @@ typedef struct cfx_progress {
 /**
  * A progress callback: called on the training thread with the progress and
  * the caller's `user_data`; return `true` to go on, `false` to stop training
- * (the training call then returns `CFX_STATUS_CANCELLED`). It must not call
- * back into cfx with the handles being trained on freed.
+ * (the training call then returns `CFX_STATUS_CANCELLED`). It must return
+ * normally: a callback that throws (a C++ exception), longjmps or otherwise
+ * unwinds through cfx is undefined behaviour, and so is freeing, inside it,
+ * a handle the training call uses.
  */
 typedef bool (*cfx_progress_fn)(const struct cfx_progress *progress, void *user_data);
 
 /**
- * Seed 003's metrics of a policy on a test set (see `cfx_policy_evaluate`).
+ * The evaluation metrics of Panagiotou & Ntoutsi 2023 for a policy on a test set (see `cfx_policy_evaluate`).
  */
 typedef struct cfx_sequential_metrics {
   /**
@@ -598,7 +665,7 @@ typedef struct cfx_sequential_metrics {
    */
   double target_probability;
   /**
-   * Normalised action entropy H ∈ [0, 1] (seed 003).
+   * Normalised action entropy H ∈ [0, 1] (Panagiotou & Ntoutsi 2023).
    */
   double entropy;
 } cfx_sequential_metrics;
@@ -665,7 +732,7 @@ cfx_status cfx_coherent_result_counterfactual(const struct cfx_coherent_result *
                                               size_t *out_len);
 
 /**
- * The certificate of counterfactual `k`: weighted L1 cost (seed 000, eq. 16),
+ * The certificate of counterfactual `k`: weighted L1 cost (Russell 2019, eq. 16),
  * model score and probability, HiGHS objective value, relative MIP gap, and
  * wall-clock solve seconds. Every out-parameter is optional (NULL = not
  * wanted). `NOT_FOUND` when `k` is out of range. Thread-safe.
@@ -819,21 +886,16 @@ cfx_status cfx_config_builder_set_n_diverse(struct cfx_config_builder *b, size_t
 cfx_status cfx_config_builder_set_diversity_rule(struct cfx_config_builder *b, int32_t rule);
 
 /**
- * Noise model (a `cfx_noise_model` value) and its standard deviation σ ≥ 0
- * (variance σ²). Not thread-safe (builder).
- */
-cfx_status cfx_config_builder_set_noise(struct cfx_config_builder *b, int32_t model, double sigma);
-
-/**
  * Monte Carlo sample count K (≥ 1). Not thread-safe (builder).
  */
 cfx_status cfx_config_builder_set_n_samples(struct cfx_config_builder *b, size_t k);
 
 /**
- * The `m > 0` of the invalidation bound (seed 002, Proposition 2). Not
+ * The `m > 0` of the invalidation bound (CROCO: Guyomard et al. 2023, "Generating robust counterfactual explanations", Proposition 2). Not
  * thread-safe (builder).
  */
-cfx_status cfx_config_builder_set_bound_m(struct cfx_config_builder *b, double m);
+cfx_status cfx_config_builder_set_bound_m(struct cfx_config_builder *b,
+                                          double m);
 
 /**
  * Target rate in [0, 1] and its tolerance ε ≥ 0 (e.g. CROCO's Γ̄_t and
@@ -850,7 +912,7 @@ cfx_status cfx_config_builder_set_target(struct cfx_config_builder *b,
 cfx_status cfx_config_builder_set_seed(struct cfx_config_builder *b, uint64_t seed);
 
 /**
- * COPA loss weights (≥ 0): robustness and diversity (seed 003, problem 6).
+ * COPA loss weights (≥ 0): robustness and diversity (COPA: Bui, Nguyen & Nguyen 2022, "Counterfactual plans under distributional ambiguity", problem 6).
  * Not thread-safe (builder).
  */
 cfx_status cfx_config_builder_set_copa_weights(struct cfx_config_builder *b,
@@ -940,7 +1002,7 @@ cfx_status cfx_uncertainty_new(const double *mean,
 /**
  * Moments estimated from `refits` (≥ 2) logistic regressions, each refitted
  * on a random half of `train` (seeded with `seed`); Σ̂ is 1.5 × the sample
- * covariance (seed 002's experiments use 1000 refits). On success
+ * covariance (COPA's experiments use 1000 refits). On success
  * `*out_uncertainty` owns a new handle. Thread-safe.
  */
 cfx_status cfx_uncertainty_from_dataset(const struct cfx_dataset *train,
@@ -961,7 +1023,7 @@ void cfx_uncertainty_free(const struct cfx_uncertainty *uncertainty);
 /**
  * The bounds L* ≤ P(every option stays valid) ≤ U* of a plan under the
  * future model, over every law within Gelbrich distance `rho` (finite, ≥ 0)
- * of the moments (seed 002, Theorems 2.2–2.3). `options` holds `n_options`
+ * of the moments (Bui, Nguyen & Nguyen 2022, Theorems 2.2–2.3). `options` holds `n_options`
  * encoded rows **without** the intercept, row-major, `dim` values each
  * (`dim == d − 1`). `*out_lower`/`*out_upper` receive the bounds (NaN when
  * the solver's outcome is not usable); `out_lower_status`/`out_upper_status`
@@ -979,7 +1041,7 @@ cfx_status cfx_copa_bounds(const struct cfx_uncertainty *uncertainty,
                            int32_t *out_upper_status);
 
 /**
- * Corrects a plan (seed 002, §3): the Requirement projection of every option
+ * Corrects a plan (Bui, Nguyen & Nguyen 2022, §3): the Requirement projection of every option
  * onto {x : μ̂ᵀx̃ ≥ 0.1}, then the Mahalanobis improvement (perturbation
  * limit `delta` ≥ 0) of the ⌈J/2⌉ options with the largest dual weights of
  * L* at radius `rho` (finite, ≥ 0). Every coordinate may move (no schema
@@ -1002,7 +1064,7 @@ cfx_status cfx_copa_correct(const struct cfx_uncertainty *uncertainty,
                             double *out_lower_after);
 
 /**
- * A COPA plan (seed 002, §4) for the raw applicant row `raw`
+ * A COPA plan (Bui, Nguyen & Nguyen 2022, §4) for the raw applicant row `raw`
  * (`raw_len == n_features`): only the value slots of mutable contiguous
  * features move, within their actionable ranges and directions; every option
  * decodes into a coherent raw row. `uncertainty` must have `d == 1 +
@@ -1134,6 +1196,48 @@ cfx_status cfx_dataset_from_csv_ex(const struct cfx_schema *schema,
                                    const struct cfx_dataset **out_dataset);
 
 /**
+ * Infers a schema from a CSV file and reads its rows under it: the one call
+ * that takes a lender's own file to a dataset whose schema has distance
+ * weights fitted on its rows (take it with `cfx_dataset_schema`).
+ *
+ * A column is categorical when listed in `categorical` or when any cell is
+ * not a number; otherwise it is contiguous, with `[L, U]` the range of its
+ * values that are not special codes, integer when all of them are whole.
+ * Columns in `drop` (identifiers) are left out; `target` is the label column
+ * (1 where it equals `favourable`). Every feature is mutable in any
+ * direction: set actionability afterwards through the schema's JSON.
+ *
+ * Special codes (e.g. HELOC's −7 "no delinquency record") are given by the
+ * caller as `n_special` triples: `special_codes[k]` (finite), its label
+ * `special_labels[k]` (a cell holding the label, e.g. `NA`, is also read as
+ * that state) and the column it applies to, `special_columns[k]`, or NULL
+ * there (or `special_columns` NULL) for every numeric column where the code
+ * occurs. `drop`, `categorical` and the special arrays may be NULL with
+ * count 0. `delimiter` and `has_header` as in `cfx_dataset_from_csv_ex`
+ * (without a header the columns are named `column 1`, `column 2`, …).
+ *
+ * Errors: `NOT_FOUND` for a named column that the file lacks, `DATA_ERROR`
+ * for a missing value in a column without a special state labelled so, a
+ * favourable value no row has, a file without data rows, …; `IO_ERROR`;
+ * `INVALID_ARGUMENT`. On success `*out_dataset` owns a new handle.
+ * Thread-safe.
+ */
+cfx_status cfx_dataset_infer_csv(const char *path,
+                                 const char *target,
+                                 const char *favourable,
+                                 char delimiter,
+                                 int32_t has_header,
+                                 const char *const *drop,
+                                 size_t n_drop,
+                                 const char *const *categorical,
+                                 size_t n_categorical,
+                                 const double *special_codes,
+                                 const char *const *special_labels,
+                                 const char *const *special_columns,
+                                 size_t n_special,
+                                 const struct cfx_dataset **out_dataset);
+
+/**
  * The number of rows. Thread-safe.
  */
 cfx_status cfx_dataset_n_rows(const struct cfx_dataset *dataset, size_t *out_n);
@@ -1144,6 +1248,19 @@ cfx_status cfx_dataset_n_rows(const struct cfx_dataset *dataset, size_t *out_n);
  */
 cfx_status cfx_dataset_schema(const struct cfx_dataset *dataset,
                               const struct cfx_schema **out_schema);
+
+/**
+ * A new schema handle: the dataset's schema with distance weights fitted on
+ * the dataset's rows (Russell 2019, "Efficient search for diverse coherent
+ * explanations", §3.2: 1/MAD per value slot, 1/(1.48·std) per indicator).
+ * A schema built in code or read from JSON has unit weights
+ * (`cfx_schema_weights_kind`), and the answers change for most applicants
+ * when this fit is missed; fit on the training rows, then build the model
+ * and every method on the returned schema. The dataset is unchanged.
+ * Thread-safe.
+ */
+cfx_status cfx_dataset_fitted_schema(const struct cfx_dataset *dataset,
+                                     const struct cfx_schema **out_schema);
 
 /**
  * Raw row `index` (`n_features` values, array buffer protocol); `NOT_FOUND`
@@ -1326,9 +1443,11 @@ cfx_status cfx_noise_gaussian_new(const struct cfx_schema *schema,
 
 /**
  * Noise on chosen encoded columns: `kind` is a `cfx_noise_model`
- * (`CFX_NOISE_MODEL_GAUSSIAN`: `scale[j]` is the standard deviation on
- * `columns[j]`; `CFX_NOISE_MODEL_UNIFORM`: `scale[j]` is the half-width `h`
- * of U[−h, h]). Columns sorted and distinct; `n_scale == n_columns`.
+ * (`CFX_NOISE_MODEL_GAUSSIAN`: `scale[j]` is the **variance** σ_j² on
+ * `columns[j]`, as `sigma2` of `cfx_noise_gaussian_new`;
+ * `CFX_NOISE_MODEL_UNIFORM`: `scale[j]` is the half-width `h` of U[−h, h]).
+ * Columns sorted and distinct; `n_scale == n_columns`; every scale finite
+ * and ≥ 0.
  */
 cfx_status cfx_noise_new(int32_t kind,
                          const size_t *columns,
@@ -1375,7 +1494,7 @@ cfx_status cfx_workspace_reseed(struct cfx_workspace *ws, uint64_t seed);
 void cfx_workspace_free(struct cfx_workspace *ws);
 
 /**
- * Γ̃ (fraction of K noisy copies the model rejects, seed 001 eq. 3) and Θ̃
+ * Γ̃ (fraction of K noisy copies the model rejects, Guyomard et al. 2023, eq. 3) and Θ̃
  * (mean of 1 − f) with their standard errors, at the encoded point `x`.
  * Any out-parameter may be NULL. Never allocates on success. The estimator
  * and model are thread-safe; the workspace is not (one per thread).
@@ -1391,7 +1510,7 @@ cfx_status cfx_estimator_estimate(const struct cfx_estimator *estimator,
                                   double *out_theta_se);
 
 /**
- * CROCO's bound (seed 001, Propositions 1–2; Hoeffding form derived):
+ * CROCO's bound (Guyomard et al. 2023, Propositions 1–2; Hoeffding form derived):
  * Θ̃ from K draws, `bound = (m + Θ̃)/(1 − t)` and its confidence
  * `1 − exp(−2Km²)`; `m` > 0. Any out-parameter may be NULL. Never allocates
  * on success. Workspace: one per thread.
@@ -1420,7 +1539,7 @@ cfx_status cfx_estimator_probe_rate(const struct cfx_estimator *estimator,
 
 /**
  * The exact Γ of a logistic model under the estimator's Gaussian noise,
- * Φ((logit(t) − (w·x + b))/√(wᵀΣw)) (seed 001 §2.3). `INVALID_ARGUMENT` for
+ * Φ((logit(t) − (w·x + b))/√(wᵀΣw)) (Guyomard et al. 2023, §2.3). `INVALID_ARGUMENT` for
  * an MLP or uniform noise. Never allocates on success. Thread-safe.
  */
 cfx_status cfx_estimator_exact_rate(const struct cfx_estimator *estimator,
@@ -1622,6 +1741,14 @@ cfx_status cfx_schema_fit_weights(const struct cfx_schema *schema,
                                   const struct cfx_schema **out_schema);
 
 /**
+ * Which distance weights the schema carries (a `cfx_weights_kind` value in
+ * `*out_kind`): `CFX_WEIGHTS_KIND_UNIT` means every cost is measured in unit
+ * weights, which changes most answers; see `cfx_dataset_fitted_schema`.
+ * Thread-safe.
+ */
+cfx_status cfx_schema_weights_kind(const struct cfx_schema *schema, int32_t *out_kind);
+
+/**
  * The fingerprint of the schema's canonical JSON (`"fnv1a64:<hex>"`), as
  * written in result exports (string buffer protocol). Thread-safe.
  */
@@ -1677,6 +1804,42 @@ cfx_status cfx_schema_builder_add_special_state(struct cfx_schema_builder *build
 cfx_status cfx_schema_builder_set_actionability(struct cfx_schema_builder *builder,
                                                 int32_t mutable_,
                                                 int32_t direction);
+
+/**
+ * Sets the actionable bounds of the last added feature, which must be
+ * contiguous: the applicant may be advised values in `[lower, upper]` only
+ * (raw units, finite, within the feature's range, `lower ≤ upper`; checked
+ * when the schema is built). Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_actionable_bounds(struct cfx_schema_builder *builder,
+                                                    double lower,
+                                                    double upper);
+
+/**
+ * Sets the cost scale of the last added feature (finite, > 0): it multiplies
+ * the feature's distance weights, so 2 makes every change of it cost twice
+ * as much. Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_cost_scale(struct cfx_schema_builder *builder, double cost_scale);
+
+/**
+ * Forbids the move from state `from` to state `to` of the last added
+ * feature. A state is named `"value"` (a contiguous feature's range), a
+ * special state's label or code (`"-9"`), a level name, or `"*"` (any
+ * state); an unknown name is `NOT_FOUND` when the schema is built. Call
+ * once per forbidden move. Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_add_forbidden_transition(struct cfx_schema_builder *builder,
+                                                       const char *from,
+                                                       const char *to);
+
+/**
+ * Puts the last added feature, which must be contiguous, on the grid
+ * `lower + k·step` (`step` finite, > 0; whole for an integer feature, whose
+ * lower bound must then be whole too; the upper bound must lie on the grid —
+ * checked when the schema is built). Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_step(struct cfx_schema_builder *builder, double step);
 
 /**
  * Validates the features and turns the builder into an immutable schema
@@ -1750,7 +1913,7 @@ cfx_status cfx_scorecard_import_report(const struct cfx_scorecard_import *import
 void cfx_scorecard_import_free(const struct cfx_scorecard_import *import);
 
 /**
- * Trains a P-DQN policy (seed 003) on the declined applicants of `train`
+ * Trains a P-DQN policy (Panagiotou & Ntoutsi 2023) on the declined applicants of `train`
  * against `model`. `config` may be NULL (every default: ReLAX's settings,
  * 40,000 episodes, seed 42); its RL settings (`cfx_config_builder_set_rl_*`)
  * and seed apply. `reward` is a `cfx_reward_kind`. `progress` may be NULL;
@@ -1814,7 +1977,7 @@ cfx_status cfx_policy_answer(const struct cfx_policy *policy,
                              const struct cfx_plan **out_plan);
 
 /**
- * Seed 003's metrics of the policy on the declined applicants of `test`
+ * The evaluation metrics of Panagiotou & Ntoutsi 2023 for the policy on the declined applicants of `test`
  * (greedy episodes), written into `*out_metrics`. Thread-safe.
  */
 cfx_status cfx_policy_evaluate(const struct cfx_policy *policy,

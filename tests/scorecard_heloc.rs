@@ -16,11 +16,13 @@ use cfx::model::scorecard::import::{ImportOptions, from_optbinning_path};
 use cfx::model::{AnyModel, Model, ScoreScaling, Scorecard};
 use cfx::schema::Schema;
 
+mod common;
+
 fn setup() -> Option<(Schema, Scorecard, Vec<Vec<f64>>)> {
     let dir = shared_data_dir();
     let (csv, table) = (dir.join("heloc.csv"), dir.join("heloc_scorecard_table.csv"));
     if !csv.exists() || !table.exists() {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
+        if common::in_ci() {
             panic!("HELOC data missing at {} under CI", dir.display());
         }
         eprintln!("notice: HELOC data absent, scorecard test skipped");

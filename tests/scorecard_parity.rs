@@ -14,6 +14,8 @@ use cfx::data;
 use cfx::model::scorecard::import::{ImportOptions, from_optbinning_path};
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -28,7 +30,7 @@ fn present(files: &[&Path]) -> bool {
     if missing.is_empty() {
         return true;
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
+    if common::in_ci() {
         panic!("scorecard parity: missing {}", missing.join(", "));
     }
     eprintln!(

@@ -10,6 +10,8 @@ use cfx::model::trees::ImportOptions;
 use cfx::model::{Model, TreeEnsemble};
 use std::path::Path;
 
+mod common;
+
 /// How many declined held-out applicants are explained.
 const APPLICANTS: usize = 20;
 
@@ -18,7 +20,7 @@ fn declined_heloc_applicants_get_proven_optimal_counterfactuals_under_xgboost() 
     let model_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers/heloc_xgb.json");
     let data_path = shared_data_dir().join("heloc.csv");
     if !model_path.exists() || !data_path.exists() {
-        if std::env::var_os("CI").is_some() {
+        if common::in_ci() {
             panic!(
                 "{} or {} missing under CI (run benches/peers/trees_train.py)",
                 model_path.display(),

@@ -140,8 +140,8 @@ int main(int argc, char **argv) {
   expect("config_builder_set_seed(NULL builder)", cfx_config_builder_set_seed(NULL, 1),
          CFX_STATUS_NULL_ARGUMENT, "builder");
   CHECK(cfx_config_builder_new(&builder));
-  expect("config_builder_set_noise(model 42)", cfx_config_builder_set_noise(builder, 42, 0.1),
-         CFX_STATUS_INVALID_ARGUMENT, "42");
+  expect("config_builder_set_diversity_rule(rule 42)",
+         cfx_config_builder_set_diversity_rule(builder, 42), CFX_STATUS_INVALID_ARGUMENT, "42");
   expect("config_builder_set_time_limit(NaN)", cfx_config_builder_set_time_limit(builder, NAN),
          CFX_STATUS_INVALID_ARGUMENT, "seconds");
   expect("config_build", cfx_config_build(builder, &config), CFX_STATUS_OK, "");

@@ -39,6 +39,17 @@ impl Dataset {
         }
     }
 
+    /// The dataset's schema with distance weights fitted on its rows (the
+    /// dataset's own schema is left as it was read). A schema from the
+    /// builder or from JSON has unit weights, and the answers of every method
+    /// change for most applicants when the fit is missed; this is the one
+    /// call that makes it.
+    pub fn schema_with_fitted_weights(&self) -> Result<Schema> {
+        let mut s = self.schema.clone();
+        s.fit_weights(&self.rows)?;
+        Ok(s)
+    }
+
     /// The fixed 70/30 hold-out split used by every test and example: row `i`
     /// is held out when `i mod 10 ≥ 7`. It needs no random generator, so any
     /// other tool (scikit-learn in the reference scripts) reproduces it exactly.
@@ -347,6 +358,29 @@ pub fn shared_data_dir() -> PathBuf {
         Some(p) if !p.is_empty() => PathBuf::from(p),
         _ => PathBuf::from("../shared/data"),
     }
+}
+
+/// A file of the shared data folder for the unit tests, as `tests/common`
+/// gives it to the integration tests: `None` with a notice when it is absent,
+/// except under `CI` (set to anything but empty, `0` or `false`), where a
+/// missing dataset fails the test instead of skipping it.
+#[cfg(test)]
+pub(crate) fn shared_test_file(name: &str) -> Option<PathBuf> {
+    let p = shared_data_dir().join(name);
+    if p.exists() {
+        return Some(p);
+    }
+    let ci = std::env::var("CI").unwrap_or_default();
+    assert!(
+        ci.is_empty() || ci == "0" || ci.eq_ignore_ascii_case("false"),
+        "{} is missing under CI (set CFX_SHARED_DATA to the shared data folder)",
+        p.display()
+    );
+    eprintln!(
+        "notice: {} not found; skipping (set CFX_SHARED_DATA)",
+        p.display()
+    );
+    None
 }
 
 /// The file every copy of the bundled data folder holds.

@@ -1,5 +1,5 @@
 //! `cfx_coherent_result`: optimal coherent counterfactuals by mixed-integer
-//! programming (seed 000, Russell 2019) — see [`crate::coherent`]. The result
+//! programming (Russell 2019, "Efficient search for diverse coherent explanations") — see [`crate::coherent`]. The result
 //! is immutable and `Arc`-backed; the HiGHS instance lives only inside the
 //! explain call.
 
@@ -219,7 +219,7 @@ pub unsafe extern "C" fn cfx_coherent_result_counterfactual(
     }
 }
 
-/// The certificate of counterfactual `k`: weighted L1 cost (seed 000, eq. 16),
+/// The certificate of counterfactual `k`: weighted L1 cost (Russell 2019, eq. 16),
 /// model score and probability, HiGHS objective value, relative MIP gap, and
 /// wall-clock solve seconds. Every out-parameter is optional (NULL = not
 /// wanted). `NOT_FOUND` when `k` is out of range. Thread-safe.

@@ -20,31 +20,11 @@ use serde::Serialize;
 use std::ffi::c_char;
 use std::sync::Arc;
 
-/// Noise models for robustness estimates (`int32_t` in C).
-#[repr(i32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum cfx_noise_model {
-    /// ε ~ N(0, σ² I) on the encoded space (seed 002's experiments).
-    Gaussian = 0,
-    /// ε uniform on [−σ, σ] per coordinate (the CROCO code's alternative).
-    Uniform = 1,
-}
-
-impl cfx_noise_model {
-    fn from_i32(v: i32) -> Option<Self> {
-        match v {
-            0 => Some(Self::Gaussian),
-            1 => Some(Self::Uniform),
-            _ => None,
-        }
-    }
-}
-
 /// Diversity rules for sets of counterfactuals (`int32_t` in C).
 #[repr(i32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum cfx_diversity_rule {
-    /// Russell's `fix_values` as published in the reference code (seed 001 §1.4,
+    /// Russell's `fix_values` as published in the reference code (Russell 2019, "Efficient search for diverse coherent explanations",
     /// including its rule (b) that keeps a variable contiguous).
     RussellCode = 0,
     /// Russell's procedure with rule (b) read as intended: forbid the change.
@@ -94,12 +74,9 @@ pub struct SolverConfig {
     /// Number of diverse counterfactuals to return.
     pub n_diverse: Option<usize>,
     pub diversity_rule: Option<cfx_diversity_rule>,
-    pub noise_model: Option<cfx_noise_model>,
-    /// Noise standard deviation σ (the variance is σ²).
-    pub noise_sigma: Option<f64>,
     /// Monte Carlo sample count K.
     pub n_samples: Option<usize>,
-    /// The `m` of the invalidation bound (seed 002, Proposition 2).
+    /// The `m` of the invalidation bound (CROCO: Guyomard et al. 2023, "Generating robust counterfactual explanations", Proposition 2).
     pub bound_m: Option<f64>,
     /// Target invalidation rate Γ_t (or validity target, per method).
     pub target: Option<f64>,
@@ -107,7 +84,7 @@ pub struct SolverConfig {
     pub target_epsilon: Option<f64>,
     /// Seed of every random step.
     pub seed: Option<u64>,
-    /// COPA loss weights (seed 003, problem 6): robustness λ₂ and diversity λ₁.
+    /// COPA loss weights (COPA: Bui, Nguyen & Nguyen 2022, "Counterfactual plans under distributional ambiguity", problem 6): robustness λ₂ and diversity λ₁.
     pub copa_robust_weight: Option<f64>,
     pub copa_diversity_weight: Option<f64>,
     /// COPA ambiguity radius ρ (Gelbrich ball).
@@ -256,24 +233,6 @@ pub unsafe extern "C" fn cfx_config_builder_set_diversity_rule(
     }
 }
 
-/// Noise model (a `cfx_noise_model` value) and its standard deviation σ ≥ 0
-/// (variance σ²). Not thread-safe (builder).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn cfx_config_builder_set_noise(
-    b: *mut cfx_config_builder,
-    model: i32,
-    sigma: f64,
-) -> cfx_status {
-    ffi_boundary! {
-        let m = enum_in(model, "model", cfx_noise_model::from_i32)?;
-        let s = non_negative(sigma, "sigma")?;
-        set(b, |c| {
-            c.noise_model = Some(m);
-            c.noise_sigma = Some(s);
-        })
-    }
-}
-
 /// Monte Carlo sample count K (≥ 1). Not thread-safe (builder).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_config_builder_set_n_samples(
@@ -286,7 +245,7 @@ pub unsafe extern "C" fn cfx_config_builder_set_n_samples(
     }
 }
 
-/// The `m > 0` of the invalidation bound (seed 002, Proposition 2). Not
+/// The `m > 0` of the invalidation bound (CROCO: Guyomard et al. 2023, "Generating robust counterfactual explanations", Proposition 2). Not
 /// thread-safe (builder).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_config_builder_set_bound_m(
@@ -327,7 +286,7 @@ pub unsafe extern "C" fn cfx_config_builder_set_seed(
     ffi_boundary! { set(b, |c| c.seed = Some(seed)) }
 }
 
-/// COPA loss weights (≥ 0): robustness and diversity (seed 003, problem 6).
+/// COPA loss weights (≥ 0): robustness and diversity (COPA: Bui, Nguyen & Nguyen 2022, "Counterfactual plans under distributional ambiguity", problem 6).
 /// Not thread-safe (builder).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_config_builder_set_copa_weights(
@@ -504,11 +463,6 @@ mod tests {
                 cfx_status::InvalidArgument
             );
             assert_eq!(
-                cfx_config_builder_set_noise(b, 7, 0.1),
-                cfx_status::InvalidArgument
-            );
-            assert_eq!(cfx_config_builder_set_noise(b, 0, 0.1), cfx_status::Ok);
-            assert_eq!(
                 cfx_config_builder_set_rl_hidden(b, std::ptr::null(), 0),
                 cfx_status::InvalidArgument
             );
@@ -529,8 +483,6 @@ mod tests {
             assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
             let cfg = arc_ref(c, "c").unwrap();
             assert_eq!(cfg.time_limit_seconds, Some(2.5));
-            assert_eq!(cfg.noise_model, Some(cfx_noise_model::Gaussian));
-            assert_eq!(cfg.noise_sigma, Some(0.1));
             assert_eq!(cfg.rl.hidden, Some(vec![64, 32]));
             assert_eq!(cfg.seed, Some(42));
             assert_eq!(cfg.target, None);

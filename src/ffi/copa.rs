@@ -1,5 +1,6 @@
-//! Counterfactual plans under model shift (seed 002, COPA) through the C ABI —
-//! see [`crate::plan`]. `cfx_uncertainty` (the moments (μ̂, Σ̂) of the future
+//! Counterfactual plans under model shift through the C ABI — COPA (Bui,
+//! Nguyen & Nguyen 2022, "Counterfactual plans under distributional
+//! ambiguity"); see [`crate::plan`]. `cfx_uncertainty` (the moments (μ̂, Σ̂) of the future
 //! model parameters θ̃ = (bias, w)) and `cfx_copa_result` are immutable and
 //! `Arc`-backed: share them across threads.
 
@@ -135,7 +136,7 @@ pub unsafe extern "C" fn cfx_uncertainty_new(
 
 /// Moments estimated from `refits` (≥ 2) logistic regressions, each refitted
 /// on a random half of `train` (seeded with `seed`); Σ̂ is 1.5 × the sample
-/// covariance (seed 002's experiments use 1000 refits). On success
+/// covariance (COPA's experiments use 1000 refits). On success
 /// `*out_uncertainty` owns a new handle. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_uncertainty_from_dataset(
@@ -194,7 +195,7 @@ fn plan_in(options: *const f64, n_options: usize, dim: usize) -> FfiResult<Vec<V
 
 /// The bounds L* ≤ P(every option stays valid) ≤ U* of a plan under the
 /// future model, over every law within Gelbrich distance `rho` (finite, ≥ 0)
-/// of the moments (seed 002, Theorems 2.2–2.3). `options` holds `n_options`
+/// of the moments (Bui, Nguyen & Nguyen 2022, Theorems 2.2–2.3). `options` holds `n_options`
 /// encoded rows **without** the intercept, row-major, `dim` values each
 /// (`dim == d − 1`). `*out_lower`/`*out_upper` receive the bounds (NaN when
 /// the solver's outcome is not usable); `out_lower_status`/`out_upper_status`
@@ -230,7 +231,7 @@ pub unsafe extern "C" fn cfx_copa_bounds(
     }
 }
 
-/// Corrects a plan (seed 002, §3): the Requirement projection of every option
+/// Corrects a plan (Bui, Nguyen & Nguyen 2022, §3): the Requirement projection of every option
 /// onto {x : μ̂ᵀx̃ ≥ 0.1}, then the Mahalanobis improvement (perturbation
 /// limit `delta` ≥ 0) of the ⌈J/2⌉ options with the largest dual weights of
 /// L* at radius `rho` (finite, ≥ 0). Every coordinate may move (no schema
@@ -272,7 +273,7 @@ pub unsafe extern "C" fn cfx_copa_correct(
     }
 }
 
-/// A COPA plan (seed 002, §4) for the raw applicant row `raw`
+/// A COPA plan (Bui, Nguyen & Nguyen 2022, §4) for the raw applicant row `raw`
 /// (`raw_len == n_features`): only the value slots of mutable contiguous
 /// features move, within their actionable ranges and directions; every option
 /// decodes into a coherent raw row. `uncertainty` must have `d == 1 +

@@ -1,7 +1,9 @@
 //! `cfx_dataset`: applicants under one schema (raw rows and 0/1 labels).
 //! Immutable and `Arc`-backed: share it across threads freely.
 
-use super::handle::{ArcHandle, arc_free, arc_into_raw, arc_ref, out_param, str_in, write_slice};
+use super::handle::{
+    ArcHandle, arc_free, arc_into_raw, arc_ref, finite_in, out_param, slice_in, str_in, write_slice,
+};
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
 use crate::data::{self, Dataset};
@@ -124,14 +126,112 @@ pub unsafe extern "C" fn cfx_dataset_from_csv_ex(
     out_dataset: *mut *const cfx_dataset,
 ) -> cfx_status {
     ffi_boundary! {
-        let has_header = match has_header {
-            0 => false,
-            1 => true,
-            v => return Err(FfiError::invalid(format!("has_header must be 0 or 1, got {v}"))),
-        };
-        let opts = data::CsvOptions { delimiter: delimiter as u8, has_header };
+        let opts = csv_options(delimiter, has_header)?;
         from_csv(schema, path, target, favourable, &opts, out_dataset)
     }
+}
+
+/// Infers a schema from a CSV file and reads its rows under it: the one call
+/// that takes a lender's own file to a dataset whose schema has distance
+/// weights fitted on its rows (take it with `cfx_dataset_schema`).
+///
+/// A column is categorical when listed in `categorical` or when any cell is
+/// not a number; otherwise it is contiguous, with `[L, U]` the range of its
+/// values that are not special codes, integer when all of them are whole.
+/// Columns in `drop` (identifiers) are left out; `target` is the label column
+/// (1 where it equals `favourable`). Every feature is mutable in any
+/// direction: set actionability afterwards through the schema's JSON.
+///
+/// Special codes (e.g. HELOC's −7 "no delinquency record") are given by the
+/// caller as `n_special` triples: `special_codes[k]` (finite), its label
+/// `special_labels[k]` (a cell holding the label, e.g. `NA`, is also read as
+/// that state) and the column it applies to, `special_columns[k]`, or NULL
+/// there (or `special_columns` NULL) for every numeric column where the code
+/// occurs. `drop`, `categorical` and the special arrays may be NULL with
+/// count 0. `delimiter` and `has_header` as in `cfx_dataset_from_csv_ex`
+/// (without a header the columns are named `column 1`, `column 2`, …).
+///
+/// Errors: `NOT_FOUND` for a named column that the file lacks, `DATA_ERROR`
+/// for a missing value in a column without a special state labelled so, a
+/// favourable value no row has, a file without data rows, …; `IO_ERROR`;
+/// `INVALID_ARGUMENT`. On success `*out_dataset` owns a new handle.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_dataset_infer_csv(
+    path: *const c_char,
+    target: *const c_char,
+    favourable: *const c_char,
+    delimiter: c_char,
+    has_header: i32,
+    drop: *const *const c_char,
+    n_drop: usize,
+    categorical: *const *const c_char,
+    n_categorical: usize,
+    special_codes: *const f64,
+    special_labels: *const *const c_char,
+    special_columns: *const *const c_char,
+    n_special: usize,
+    out_dataset: *mut *const cfx_dataset,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_dataset, "out_dataset")?;
+        let path = str_in(path, "path")?;
+        let opts = csv_options(delimiter, has_header)?;
+        let names = |p: *const *const c_char, n: usize, param: &str| -> FfiResult<Vec<String>> {
+            slice_in(p, n, param)?
+                .iter()
+                .map(|&s| str_in(s, param).map(str::to_string))
+                .collect()
+        };
+        let codes = finite_in(special_codes, n_special, "special_codes")?;
+        let labels = names(special_labels, n_special, "special_labels")?;
+        let columns: Vec<Option<String>> = if special_columns.is_null() {
+            vec![None; n_special]
+        } else {
+            slice_in(special_columns, n_special, "special_columns")?
+                .iter()
+                .map(|&c| {
+                    if c.is_null() {
+                        Ok(None)
+                    } else {
+                        str_in(c, "special_columns").map(|s| Some(s.to_string()))
+                    }
+                })
+                .collect::<FfiResult<_>>()?
+        };
+        let infer = data::InferOptions {
+            target: str_in(target, "target")?.to_string(),
+            favourable: str_in(favourable, "favourable")?.to_string(),
+            drop: names(drop, n_drop, "drop")?,
+            categorical: names(categorical, n_categorical, "categorical")?,
+            special_codes: codes
+                .iter()
+                .zip(labels)
+                .zip(columns)
+                .map(|((&code, label), column)| data::SpecialCode { column, code, label })
+                .collect(),
+        };
+        let table = data::read_csv_with(std::path::Path::new(path), &opts)?;
+        let d = data::infer(&table, &infer)?;
+        out.write(arc_into_raw(Arc::new(d)));
+        Ok(())
+    }
+}
+
+fn csv_options(delimiter: c_char, has_header: i32) -> FfiResult<data::CsvOptions> {
+    let has_header = match has_header {
+        0 => false,
+        1 => true,
+        v => {
+            return Err(FfiError::invalid(format!(
+                "has_header must be 0 or 1, got {v}"
+            )));
+        }
+    };
+    Ok(data::CsvOptions {
+        delimiter: delimiter as u8,
+        has_header,
+    })
 }
 
 fn from_csv(
@@ -176,6 +276,27 @@ pub unsafe extern "C" fn cfx_dataset_schema(
         let out = out_param(out_schema, "out_schema")?;
         let d = arc_ref(dataset, "dataset")?;
         out.write(arc_into_raw::<cfx_schema>(Arc::new(d.schema.clone())));
+        Ok(())
+    }
+}
+
+/// A new schema handle: the dataset's schema with distance weights fitted on
+/// the dataset's rows (Russell 2019, "Efficient search for diverse coherent
+/// explanations", §3.2: 1/MAD per value slot, 1/(1.48·std) per indicator).
+/// A schema built in code or read from JSON has unit weights
+/// (`cfx_schema_weights_kind`), and the answers change for most applicants
+/// when this fit is missed; fit on the training rows, then build the model
+/// and every method on the returned schema. The dataset is unchanged.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_dataset_fitted_schema(
+    dataset: *const cfx_dataset,
+    out_schema: *mut *const cfx_schema,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_schema, "out_schema")?;
+        let s = arc_ref(dataset, "dataset")?.schema_with_fitted_weights()?;
+        out.write(arc_into_raw::<cfx_schema>(Arc::new(s)));
         Ok(())
     }
 }

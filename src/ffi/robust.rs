@@ -1,6 +1,8 @@
-//! Robustness of counterfactuals (seed 001: CROCO, PROBE, Wachter) through
-//! the C ABI: noise models, Monte Carlo estimators, workspaces and the three
-//! generators.
+//! Robustness of counterfactuals through the C ABI: noise models, Monte Carlo
+//! estimators, workspaces and the three generators — CROCO (Guyomard et al.
+//! 2023, "Generating robust counterfactual explanations"), PROBE (Pawelczyk et
+//! al. 2023, "Probabilistically robust recourse") and Wachter et al. 2017
+//! ("Counterfactual explanations without opening the black box").
 //!
 //! `cfx_noise` and `cfx_estimator` are immutable and `Arc`-backed (share them
 //! across threads). `cfx_workspace` is mutable and `Box`-backed: one per
@@ -28,6 +30,21 @@ use crate::robust::{
 use crate::schema::Schema;
 use std::ffi::c_char;
 use std::sync::Arc;
+
+/// Noise distributions for robustness estimates (`int32_t` in C): the `kind`
+/// of `cfx_noise_new`. One convention everywhere: a Gaussian is given by its
+/// **variance** σ² (CROCO's `sigma2`, Guyomard et al. 2023), never by σ.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum cfx_noise_model {
+    /// ε ~ N(0, diag(σ₁², …, σ_d²)) on the chosen encoded columns, each given
+    /// by its variance σ_j².
+    Gaussian = 0,
+    /// ε_j uniform on [−h_j, h_j] per chosen column, given by its half-width
+    /// h_j (the CROCO reference code's alternative, which passes its `sigma2`
+    /// as the half-width).
+    Uniform = 1,
+}
 
 /// A noise distribution over the encoded space. Thread-safe (immutable);
 /// free with `cfx_noise_free`.
@@ -147,9 +164,11 @@ pub unsafe extern "C" fn cfx_noise_gaussian_new(
 }
 
 /// Noise on chosen encoded columns: `kind` is a `cfx_noise_model`
-/// (`CFX_NOISE_MODEL_GAUSSIAN`: `scale[j]` is the standard deviation on
-/// `columns[j]`; `CFX_NOISE_MODEL_UNIFORM`: `scale[j]` is the half-width `h`
-/// of U[−h, h]). Columns sorted and distinct; `n_scale == n_columns`.
+/// (`CFX_NOISE_MODEL_GAUSSIAN`: `scale[j]` is the **variance** σ_j² on
+/// `columns[j]`, as `sigma2` of `cfx_noise_gaussian_new`;
+/// `CFX_NOISE_MODEL_UNIFORM`: `scale[j]` is the half-width `h` of U[−h, h]).
+/// Columns sorted and distinct; `n_scale == n_columns`; every scale finite
+/// and ≥ 0.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_noise_new(
     kind: i32,
@@ -161,18 +180,17 @@ pub unsafe extern "C" fn cfx_noise_new(
 ) -> cfx_status {
     ffi_boundary! {
         let out = out_param(out_noise, "out_noise")?;
-        let uniform = enum_in(kind, "kind", |v| match v {
-            0 => Some(false),
-            1 => Some(true),
+        let kind = enum_in(kind, "kind", |v| match v {
+            0 => Some(cfx_noise_model::Gaussian),
+            1 => Some(cfx_noise_model::Uniform),
             _ => None,
         })?;
         let cols = slice_in(columns, n_columns, "columns")?.to_vec();
         let sc = finite_in(scale, n_scale, "scale")?.to_vec();
         crate::error::check_len("scale", cols.len(), sc.len())?;
-        let n = if uniform {
-            NoiseModel::diagonal_uniform(cols, sc)?
-        } else {
-            NoiseModel::diagonal_gaussian(cols, sc)?
+        let n = match kind {
+            cfx_noise_model::Uniform => NoiseModel::diagonal_uniform(cols, sc)?,
+            cfx_noise_model::Gaussian => NoiseModel::diagonal_gaussian(cols, sc)?,
         };
         out.write(arc_into_raw(Arc::new(n)));
         Ok(())
@@ -250,7 +268,7 @@ pub unsafe extern "C" fn cfx_workspace_free(ws: *mut cfx_workspace) {
     }
 }
 
-/// Γ̃ (fraction of K noisy copies the model rejects, seed 001 eq. 3) and Θ̃
+/// Γ̃ (fraction of K noisy copies the model rejects, Guyomard et al. 2023, eq. 3) and Θ̃
 /// (mean of 1 − f) with their standard errors, at the encoded point `x`.
 /// Any out-parameter may be NULL. Never allocates on success. The estimator
 /// and model are thread-safe; the workspace is not (one per thread).
@@ -292,7 +310,7 @@ fn write_estimate(r: &Estimate, g: *mut f64, gse: *mut f64, t: *mut f64, tse: *m
     }
 }
 
-/// CROCO's bound (seed 001, Propositions 1–2; Hoeffding form derived):
+/// CROCO's bound (Guyomard et al. 2023, Propositions 1–2; Hoeffding form derived):
 /// Θ̃ from K draws, `bound = (m + Θ̃)/(1 − t)` and its confidence
 /// `1 − exp(−2Km²)`; `m` > 0. Any out-parameter may be NULL. Never allocates
 /// on success. Workspace: one per thread.
@@ -351,7 +369,7 @@ pub unsafe extern "C" fn cfx_estimator_probe_rate(
 }
 
 /// The exact Γ of a logistic model under the estimator's Gaussian noise,
-/// Φ((logit(t) − (w·x + b))/√(wᵀΣw)) (seed 001 §2.3). `INVALID_ARGUMENT` for
+/// Φ((logit(t) − (w·x + b))/√(wᵀΣw)) (Guyomard et al. 2023, §2.3). `INVALID_ARGUMENT` for
 /// an MLP or uniform noise. Never allocates on success. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_estimator_exact_rate(

@@ -6,7 +6,7 @@ use super::handle::{
     write_str,
 };
 use super::status::{FfiError, cfx_status};
-use crate::schema::Schema;
+use crate::schema::{Schema, WeightsKind};
 use std::ffi::c_char;
 use std::sync::Arc;
 
@@ -213,6 +213,42 @@ pub unsafe extern "C" fn cfx_schema_fit_weights(
         let mut fitted = s.clone();
         fitted.fit_weights(&rows)?;
         out.write(arc_into_raw(Arc::new(fitted)));
+        Ok(())
+    }
+}
+
+/// Which distance weights a schema carries (`int32_t` in C), as reported by
+/// `cfx_schema_weights_kind`.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum cfx_weights_kind {
+    /// No feature has weights: methods use unit weights. A schema from the
+    /// builder or from JSON without `weights` is in this state until
+    /// `cfx_schema_fit_weights` (or `cfx_dataset_fitted_schema`) fits them.
+    Unit = 0,
+    /// Every feature has distance weights (fitted on data, or given in JSON).
+    Fitted = 1,
+    /// Some features have weights, the others use unit weights.
+    Mixed = 2,
+}
+
+/// Which distance weights the schema carries (a `cfx_weights_kind` value in
+/// `*out_kind`): `CFX_WEIGHTS_KIND_UNIT` means every cost is measured in unit
+/// weights, which changes most answers; see `cfx_dataset_fitted_schema`.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_weights_kind(
+    schema: *const cfx_schema,
+    out_kind: *mut i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_kind, "out_kind")?;
+        let k = match arc_ref(schema, "schema")?.weights_kind() {
+            WeightsKind::Unit => cfx_weights_kind::Unit,
+            WeightsKind::Fitted => cfx_weights_kind::Fitted,
+            WeightsKind::Mixed => cfx_weights_kind::Mixed,
+        };
+        out.write(k as i32);
         Ok(())
     }
 }

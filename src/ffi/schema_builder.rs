@@ -8,7 +8,7 @@ use super::handle::{
 };
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
-use crate::schema::{Direction, Feature, FeatureKind, Schema};
+use crate::schema::{Direction, Feature, FeatureKind, Schema, Transition};
 use std::ffi::c_char;
 use std::sync::Arc;
 
@@ -152,6 +152,99 @@ pub unsafe extern "C" fn cfx_schema_builder_set_actionability(
         let f = last(builder)?;
         f.actionability.mutable = m;
         f.actionability.direction = d;
+        Ok(())
+    }
+}
+
+fn last_contiguous<'a>(b: *mut cfx_schema_builder, what: &str) -> FfiResult<&'a mut Feature> {
+    let f = last(b)?;
+    if !f.is_contiguous() {
+        return Err(FfiError::invalid(format!(
+            "feature '{}' is categorical: {what} belong to contiguous features",
+            f.name
+        )));
+    }
+    Ok(f)
+}
+
+/// Sets the actionable bounds of the last added feature, which must be
+/// contiguous: the applicant may be advised values in `[lower, upper]` only
+/// (raw units, finite, within the feature's range, `lower ≤ upper`; checked
+/// when the schema is built). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_actionable_bounds(
+    builder: *mut cfx_schema_builder,
+    lower: f64,
+    upper: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let lo = finite(lower, "lower")?;
+        let hi = finite(upper, "upper")?;
+        if lo > hi {
+            return Err(FfiError::invalid(format!("lower {lo} exceeds upper {hi}")));
+        }
+        let f = last_contiguous(builder, "actionable bounds")?;
+        f.actionability.lower = Some(lo);
+        f.actionability.upper = Some(hi);
+        Ok(())
+    }
+}
+
+/// Sets the cost scale of the last added feature (finite, > 0): it multiplies
+/// the feature's distance weights, so 2 makes every change of it cost twice
+/// as much. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_cost_scale(
+    builder: *mut cfx_schema_builder,
+    cost_scale: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let c = finite(cost_scale, "cost_scale")?;
+        if c <= 0.0 {
+            return Err(FfiError::invalid(format!("cost_scale must be > 0, got {c}")));
+        }
+        last(builder)?.actionability.cost_scale = c;
+        Ok(())
+    }
+}
+
+/// Forbids the move from state `from` to state `to` of the last added
+/// feature. A state is named `"value"` (a contiguous feature's range), a
+/// special state's label or code (`"-9"`), a level name, or `"*"` (any
+/// state); an unknown name is `NOT_FOUND` when the schema is built. Call
+/// once per forbidden move. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_add_forbidden_transition(
+    builder: *mut cfx_schema_builder,
+    from: *const c_char,
+    to: *const c_char,
+) -> cfx_status {
+    ffi_boundary! {
+        let from = str_in(from, "from")?.to_string();
+        let to = str_in(to, "to")?.to_string();
+        last(builder)?.actionability.forbidden_transitions.push(Transition { from, to });
+        Ok(())
+    }
+}
+
+/// Puts the last added feature, which must be contiguous, on the grid
+/// `lower + k·step` (`step` finite, > 0; whole for an integer feature, whose
+/// lower bound must then be whole too; the upper bound must lie on the grid —
+/// checked when the schema is built). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_step(
+    builder: *mut cfx_schema_builder,
+    step: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = finite(step, "step")?;
+        if v <= 0.0 {
+            return Err(FfiError::invalid(format!("step must be > 0, got {v}")));
+        }
+        let f = last_contiguous(builder, "step grids")?;
+        if let FeatureKind::Contiguous { step, .. } = &mut f.kind {
+            *step = Some(v);
+        }
         Ok(())
     }
 }

@@ -1,5 +1,7 @@
 //! `cfx_policy` and `cfx_plan`: sequential counterfactuals learned by P-DQN
-//! (seed 003, [`crate::sequential`]).
+//! (Panagiotou & Ntoutsi 2023, "Learning impartial policies for sequential
+//! counterfactual explanations using deep reinforcement learning";
+//! [`crate::sequential`]).
 //!
 //! A policy is trained once (`cfx_policy_train`, with a progress callback that
 //! can cancel), saved and loaded as versioned JSON, and then answers each
@@ -56,9 +58,9 @@ unsafe impl ArcHandle for cfx_plan {
 #[repr(i32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum cfx_reward_kind {
-    /// R^bin (seed 003, eq. 2): Pos on success, Pen on failure, −β·δ otherwise.
+    /// R^bin (Panagiotou & Ntoutsi 2023, eq. 2): Pos on success, Pen on failure, −β·δ otherwise.
     Binary = 0,
-    /// R^prob (seed 003, eq. 3): adds α·(P(s_{t+1}) − P(s_0)) on non-terminal steps.
+    /// R^prob (Panagiotou & Ntoutsi 2023, eq. 3): adds α·(P(s_{t+1}) − P(s_0)) on non-terminal steps.
     Probability = 1,
 }
 
@@ -91,12 +93,14 @@ pub struct cfx_progress {
 
 /// A progress callback: called on the training thread with the progress and
 /// the caller's `user_data`; return `true` to go on, `false` to stop training
-/// (the training call then returns `CFX_STATUS_CANCELLED`). It must not call
-/// back into cfx with the handles being trained on freed.
+/// (the training call then returns `CFX_STATUS_CANCELLED`). It must return
+/// normally: a callback that throws (a C++ exception), longjmps or otherwise
+/// unwinds through cfx is undefined behaviour, and so is freeing, inside it,
+/// a handle the training call uses.
 pub type cfx_progress_fn =
     Option<unsafe extern "C" fn(progress: *const cfx_progress, user_data: *mut c_void) -> bool>;
 
-/// Seed 003's metrics of a policy on a test set (see `cfx_policy_evaluate`).
+/// The evaluation metrics of Panagiotou & Ntoutsi 2023 for a policy on a test set (see `cfx_policy_evaluate`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct cfx_sequential_metrics {
@@ -111,7 +115,7 @@ pub struct cfx_sequential_metrics {
     pub distance: f64,
     /// Mean probability of the favourable outcome of the found counterfactuals (NaN if none).
     pub target_probability: f64,
-    /// Normalised action entropy H ∈ [0, 1] (seed 003).
+    /// Normalised action entropy H ∈ [0, 1] (Panagiotou & Ntoutsi 2023).
     pub entropy: f64,
 }
 
@@ -159,7 +163,7 @@ fn pdqn_config(cfg: Option<&super::config::SolverConfig>) -> PdqnConfig {
     c
 }
 
-/// Trains a P-DQN policy (seed 003) on the declined applicants of `train`
+/// Trains a P-DQN policy (Panagiotou & Ntoutsi 2023) on the declined applicants of `train`
 /// against `model`. `config` may be NULL (every default: ReLAX's settings,
 /// 40,000 episodes, seed 42); its RL settings (`cfx_config_builder_set_rl_*`)
 /// and seed apply. `reward` is a `cfx_reward_kind`. `progress` may be NULL;
@@ -315,7 +319,7 @@ pub unsafe extern "C" fn cfx_policy_answer(
     }
 }
 
-/// Seed 003's metrics of the policy on the declined applicants of `test`
+/// The evaluation metrics of Panagiotou & Ntoutsi 2023 for the policy on the declined applicants of `test`
 /// (greedy episodes), written into `*out_metrics`. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_policy_evaluate(

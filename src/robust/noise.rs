@@ -23,7 +23,8 @@ pub enum NoiseKind {
 
 /// A noise distribution over the encoded space: a kind, the columns it acts on
 /// (sorted, distinct) and a per-column scale (standard deviation for Gaussian
-/// noise, half-width for uniform noise).
+/// noise, half-width for uniform noise). Constructors take a Gaussian's
+/// **variance** σ² (CROCO's `sigma2`); the stored scale is its square root.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoiseModel {
     kind: NoiseKind,
@@ -65,18 +66,19 @@ impl NoiseModel {
         })
     }
 
-    /// Gaussian noise with a diagonal covariance: `std[j]` is the standard
-    /// deviation on `columns[j]`.
-    pub fn diagonal_gaussian(columns: Vec<usize>, std: Vec<f64>) -> Result<NoiseModel> {
+    /// Gaussian noise with a diagonal covariance: `variance[j]` is the
+    /// variance σ_j² on `columns[j]` (a variance, as in [`NoiseModel::gaussian`]:
+    /// one convention for every Gaussian noise cfx takes).
+    pub fn diagonal_gaussian(columns: Vec<usize>, variance: Vec<f64>) -> Result<NoiseModel> {
         check_columns(&columns)?;
-        crate::error::check_len("noise standard deviations", columns.len(), std.len())?;
-        for &s in &std {
-            check_scale("a noise standard deviation", s)?;
+        crate::error::check_len("noise variances", columns.len(), variance.len())?;
+        for &v in &variance {
+            check_scale("a noise variance", v)?;
         }
         Ok(NoiseModel {
             kind: NoiseKind::Gaussian,
             columns,
-            scale: std,
+            scale: variance.iter().map(|v| v.sqrt()).collect(),
         })
     }
 

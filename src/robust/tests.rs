@@ -94,8 +94,8 @@ fn random_case(rng: &mut Xoshiro256PlusPlus, i: usize) -> Case {
     let x: Vec<f64> = (0..d).map(|_| rng.random::<f64>()).collect();
     let cols: Vec<usize> = (0..d).filter(|j| j % 3 != 1 || d == 2).collect();
     let noise = if i % 5 == 4 {
-        let std = cols.iter().map(|_| rng.random_range(0.02..0.3)).collect();
-        NoiseModel::diagonal_gaussian(cols, std).unwrap()
+        let std: Vec<f64> = cols.iter().map(|_| rng.random_range(0.02..0.3)).collect();
+        NoiseModel::diagonal_gaussian(cols, std.iter().map(|s| s * s).collect()).unwrap()
     } else {
         NoiseModel::gaussian(sigma2, cols).unwrap()
     };
@@ -211,7 +211,7 @@ fn probe_rate_matches_hand_computed_values() {
     let mlp = MlpModel::new(net, 0.6).unwrap();
     let x = [0.8, 0.3];
     assert!((mlp.score(&x) - 0.7).abs() < 1e-15);
-    let noise = NoiseModel::diagonal_gaussian(vec![0, 1], vec![0.1, 0.05]).unwrap();
+    let noise = NoiseModel::diagonal_gaussian(vec![0, 1], vec![0.1 * 0.1, 0.05 * 0.05]).unwrap();
     let mut ws = Workspace::new(&mlp, 0);
     let p = probe_invalidation_rate(&mlp, &x, &noise, &mut ws).unwrap();
     let want = 0.119_370_485_036_731_44;
@@ -685,7 +685,8 @@ fn soft_rate_gradient_matches_finite_differences_with_common_random_numbers() {
 #[test]
 fn probe_rate_gradient_matches_finite_differences_on_a_relu_network() {
     let mlp = small_mlp(4, 6);
-    let noise = NoiseModel::diagonal_gaussian(vec![0, 1, 2, 3], vec![0.1, 0.05, 0.2, 0.1]).unwrap();
+    let noise =
+        NoiseModel::diagonal_gaussian(vec![0, 1, 2, 3], vec![0.01, 0.0025, 0.04, 0.01]).unwrap();
     let mut ws = Workspace::new(&mlp, 0);
     let x = [0.45, 0.35, 0.5, 0.6];
     let (p, u, n, _) = estimate::probe_parts(&mlp, &x, &noise, &mut ws).unwrap();

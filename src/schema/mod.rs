@@ -20,7 +20,7 @@ mod encoding;
 mod weights;
 
 pub use encoding::{COHERENCE_TOL, FeatureLayout};
-pub use weights::FeatureWeights;
+pub use weights::{FeatureWeights, WeightsKind};
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};

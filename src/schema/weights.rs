@@ -167,7 +167,38 @@ impl Schema {
     }
 }
 
+/// Which distance weights a schema carries (see [`Schema::weights_kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WeightsKind {
+    /// No feature has weights: every method uses unit weights (one per unit
+    /// of a scaled slot, one per indicator), which is rarely what a lender
+    /// wants — fit them on data (Russell 2019, §3.2 of "Efficient search for
+    /// diverse coherent explanations").
+    Unit,
+    /// Every feature has weights (fitted on data, or given in the schema's JSON).
+    Fitted,
+    /// Some features have weights and others use unit weights (a schema put
+    /// together by hand from parts).
+    Mixed,
+}
+
 impl Schema {
+    /// Which distance weights the schema carries: a schema from the builder
+    /// or from JSON without `weights` has unit weights until
+    /// [`Schema::fit_weights`] is called; a schema inferred from data, or
+    /// taken from [`crate::data::Dataset::schema_with_fitted_weights`], has
+    /// fitted ones.
+    pub fn weights_kind(&self) -> WeightsKind {
+        let with = self.features.iter().filter(|f| f.weights.is_some()).count();
+        if with == 0 {
+            WeightsKind::Unit
+        } else if with == self.features.len() {
+            WeightsKind::Fitted
+        } else {
+            WeightsKind::Mixed
+        }
+    }
+
     /// The weight of being in state `s` of feature `i` (cost scale applied), as
     /// [`Schema::weights`] gives it but without allocating: a contiguous
     /// feature's value state weighs 0, its special state `j ≥ 1` weighs

@@ -2,6 +2,8 @@ using System;
 
 namespace Cfx
 {
+    /// <summary>Noise models (cfx_noise_model). A Gaussian is always given by its variance σ²
+    /// (CROCO's sigma2), never by σ; a uniform noise by its half-width h.</summary>
     public enum NoiseModel { Gaussian = 0, Uniform = 1 }
     public enum DiversityRule
     {
@@ -59,7 +61,6 @@ namespace Cfx
         public ConfigBuilder Margin(double margin) { return Set(b => Native.cfx_config_builder_set_margin(b, margin)); }
         public ConfigBuilder NDiverse(int n) { var k = Call.Size(n, "n"); return Set(b => Native.cfx_config_builder_set_n_diverse(b, k)); }
         public ConfigBuilder Diversity(DiversityRule rule) { return Set(b => Native.cfx_config_builder_set_diversity_rule(b, (int)rule)); }
-        public ConfigBuilder Noise(NoiseModel model, double sigma) { return Set(b => Native.cfx_config_builder_set_noise(b, (int)model, sigma)); }
         public ConfigBuilder NSamples(int k) { var n = Call.Size(k, "k"); return Set(b => Native.cfx_config_builder_set_n_samples(b, n)); }
         public ConfigBuilder BoundM(double m) { return Set(b => Native.cfx_config_builder_set_bound_m(b, m)); }
         public ConfigBuilder Target(double target, double epsilon) { return Set(b => Native.cfx_config_builder_set_target(b, target, epsilon)); }

@@ -1,4 +1,6 @@
 using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
 
 namespace Cfx
 {
@@ -92,6 +94,58 @@ namespace Cfx
             get { UIntPtr n; Call.Check(Native.cfx_dataset_n_rows(Handle, out n)); return Call.ToInt(n); }
         }
 
+        /// <summary>A new schema: this dataset's schema with distance weights fitted on its rows
+        /// (dispose it when done). A schema built in code or read from JSON has unit weights, which
+        /// changes most answers; build the model and every method on this one.</summary>
+        public Schema GetFittedSchema()
+        {
+            SchemaHandle s;
+            int st = Native.cfx_dataset_fitted_schema(Handle, out s);
+            return new Schema(Call.Owned(st, s));
+        }
+
+        /// <summary>Infers a schema from a CSV file and reads its rows under it; the schema
+        /// (<see cref="GetSchema"/>) has distance weights fitted on the rows. A column is categorical
+        /// when listed in <paramref name="categorical"/> or when a cell is not a number; columns in
+        /// <paramref name="drop"/> are left out; special codes are given by the caller. Without a
+        /// header the columns are named "column 1", "column 2", ….</summary>
+        public static Dataset InferCsv(string path, string target, string favourable, char delimiter, bool hasHeader,
+            IList<string> drop, IList<string> categorical, IList<SpecialCode> specialCodes)
+        {
+            if (path == null) throw new ArgumentNullException("path");
+            if (target == null) throw new ArgumentNullException("target");
+            if (favourable == null) throw new ArgumentNullException("favourable");
+            if (drop == null) throw new ArgumentNullException("drop");
+            if (categorical == null) throw new ArgumentNullException("categorical");
+            if (specialCodes == null) throw new ArgumentNullException("specialCodes");
+            if (delimiter > 127)
+                throw new ArgumentException("the delimiter must be an ASCII character, got '" + delimiter + "'", "delimiter");
+            CfxLibrary.EnsureCompatible();
+            int n = specialCodes.Count;
+            var codes = new double[n];
+            var labels = new string[n];
+            var columns = new string[n];
+            for (int i = 0; i < n; i++)
+            {
+                if (specialCodes[i] == null) throw new ArgumentNullException("specialCodes", "entry " + i + " is null");
+                if (specialCodes[i].Label == null) throw new ArgumentNullException("specialCodes", "label " + i + " is null");
+                codes[i] = specialCodes[i].Code;
+                labels[i] = specialCodes[i].Label;
+                columns[i] = specialCodes[i].Column;
+            }
+            using (var pd = new PinnedStrings(drop, false, "drop"))
+            using (var pc = new PinnedStrings(categorical, false, "categorical"))
+            using (var pl = new PinnedStrings(labels, false, "labels"))
+            using (var pcol = new PinnedStrings(columns, true, "columns"))
+            {
+                DatasetHandle d;
+                int st = Native.cfx_dataset_infer_csv(Utf8.Encode(path), Utf8.Encode(target), Utf8.Encode(favourable),
+                    (byte)delimiter, hasHeader ? 1 : 0, pd.Pointers, (UIntPtr)drop.Count, pc.Pointers,
+                    (UIntPtr)categorical.Count, codes, pl.Pointers, pcol.Pointers, (UIntPtr)n, out d);
+                return new Dataset(Call.Owned(st, d));
+            }
+        }
+
         /// <summary>A new handle to the dataset's schema (dispose it when done).</summary>
         public Schema GetSchema()
         {
@@ -116,6 +170,43 @@ namespace Cfx
             return l;
         }
 
+        /// <summary>NUL-terminated UTF-8 copies of strings pinned for one call (null entries become
+        /// NULL pointers when allowed).</summary>
+        private sealed class PinnedStrings : IDisposable
+        {
+            private readonly GCHandle[] pins;
+            internal readonly IntPtr[] Pointers;
+
+            internal PinnedStrings(IList<string> values, bool nullsAllowed, string what)
+            {
+                pins = new GCHandle[values.Count];
+                Pointers = new IntPtr[values.Count];
+                try
+                {
+                    for (int i = 0; i < values.Count; i++)
+                    {
+                        if (values[i] == null)
+                        {
+                            if (!nullsAllowed) throw new ArgumentNullException(what, "entry " + i + " is null");
+                            continue;
+                        }
+                        pins[i] = GCHandle.Alloc(Utf8.Encode(values[i]), GCHandleType.Pinned);
+                        Pointers[i] = pins[i].AddrOfPinnedObject();
+                    }
+                }
+                catch
+                {
+                    Dispose();
+                    throw;
+                }
+            }
+
+            public void Dispose()
+            {
+                for (int i = 0; i < pins.Length; i++) if (pins[i].IsAllocated) pins[i].Free();
+            }
+        }
+
         /// <summary>The fixed 70/30 split (row i is held out when i mod 10 ≥ 7); both are new datasets.</summary>
         public void HoldoutSplit(out Dataset train, out Dataset test)
         {
@@ -130,6 +221,24 @@ namespace Cfx
             }
             train = new Dataset(a);
             test = new Dataset(b);
+        }
+    }
+
+    /// <summary>A special code declared for schema inference (<see cref="Dataset.InferCsv"/>): a cell
+    /// holding <see cref="Code"/>, or the text <see cref="Label"/> itself (e.g. "NA"), is in this state.</summary>
+    public sealed class SpecialCode
+    {
+        public double Code { get; private set; }
+        public string Label { get; private set; }
+        /// <summary>The column it applies to, or null for every numeric column where it occurs.</summary>
+        public string Column { get; private set; }
+
+        public SpecialCode(double code, string label, string column = null)
+        {
+            if (label == null) throw new ArgumentNullException("label");
+            Code = code;
+            Label = label;
+            Column = column;
         }
     }
 }

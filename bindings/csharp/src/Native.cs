@@ -55,8 +55,6 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_builder_set_diversity_rule(ConfigBuilderHandle b, int rule);
         [DllImport(Lib, CallingConvention = CC)]
-        internal static extern int cfx_config_builder_set_noise(ConfigBuilderHandle b, int model, double sigma);
-        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_builder_set_n_samples(ConfigBuilderHandle b, UIntPtr k);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_builder_set_bound_m(ConfigBuilderHandle b, double m);
@@ -101,6 +99,15 @@ namespace Cfx
         internal static extern int cfx_dataset_n_rows(DatasetHandle dataset, out UIntPtr outN);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_dataset_schema(DatasetHandle dataset, out SchemaHandle outSchema);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_fitted_schema(DatasetHandle dataset, out SchemaHandle outSchema);
+        // drop, categorical, specialLabels, specialColumns: `const char *const *` (pinned UTF-8 buffers;
+        // an IntPtr.Zero column means every numeric column).
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_infer_csv([In] byte[] path, [In] byte[] target, [In] byte[] favourable,
+            byte delimiter, int hasHeader, [In] IntPtr[] drop, UIntPtr nDrop, [In] IntPtr[] categorical,
+            UIntPtr nCategorical, [In] double[] specialCodes, [In] IntPtr[] specialLabels, [In] IntPtr[] specialColumns,
+            UIntPtr nSpecial, out DatasetHandle outDataset);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_dataset_row(DatasetHandle dataset, UIntPtr index, [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)]
@@ -180,6 +187,8 @@ namespace Cfx
         internal static extern int cfx_schema_fit_weights(SchemaHandle schema, [In] double[] rows, UIntPtr nRows, UIntPtr nCols,
             out SchemaHandle outSchema);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_weights_kind(SchemaHandle schema, out int outKind);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_fingerprint(SchemaHandle schema, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_schema_free(IntPtr schema);
 
@@ -197,6 +206,14 @@ namespace Cfx
         internal static extern int cfx_schema_builder_add_special_state(SchemaBuilderHandle builder, double code, [In] byte[] label);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_builder_set_actionability(SchemaBuilderHandle builder, int mutable_, int direction);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_actionable_bounds(SchemaBuilderHandle builder, double lower, double upper);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_cost_scale(SchemaBuilderHandle builder, double costScale);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_add_forbidden_transition(SchemaBuilderHandle builder, [In] byte[] from, [In] byte[] to);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_step(SchemaBuilderHandle builder, double step);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_build(SchemaBuilderHandle builder, out SchemaHandle outSchema);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_schema_builder_free(IntPtr builder);

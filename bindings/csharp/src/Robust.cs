@@ -31,8 +31,8 @@ namespace Cfx
             return new Noise(Call.Owned(st, n));
         }
 
-        /// <summary>Noise on chosen encoded columns (sorted, distinct): Gaussian scale = standard
-        /// deviation, Uniform scale = half-width h of U[−h, h].</summary>
+        /// <summary>Noise on chosen encoded columns (sorted, distinct): Gaussian scale = variance
+        /// σ_j² (as <see cref="Gaussian"/>'s sigma2), Uniform scale = half-width h of U[−h, h].</summary>
         public static Noise OnColumns(NoiseModel kind, int[] columns, double[] scale)
         {
             if (columns == null) throw new ArgumentNullException("columns");

@@ -2,6 +2,17 @@ using System;
 
 namespace Cfx
 {
+    /// <summary>Which distance weights a schema carries (cfx_weights_kind).</summary>
+    public enum WeightsKind
+    {
+        /// <summary>No feature has weights: costs use unit weights.</summary>
+        Unit = 0,
+        /// <summary>Every feature has weights (fitted on data, or given in JSON).</summary>
+        Fitted = 1,
+        /// <summary>Some features have weights, the others use unit weights.</summary>
+        Mixed = 2,
+    }
+
     /// <summary>
     /// An immutable feature schema (cfx_schema). Thread-safe. Dispose frees it
     /// now; otherwise the GC frees it once, from its finalizer thread.
@@ -127,6 +138,19 @@ namespace Cfx
             var s = Handle;
             return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
                 Native.cfx_schema_describe_changes(s, from, (UIntPtr)from.Length, to, (UIntPtr)to.Length, b, c, out n));
+        }
+
+        /// <summary>Which distance weights the schema carries: Unit for a schema built in code or read
+        /// from JSON without weights, until <see cref="FitWeights(double[][])"/> or
+        /// <see cref="Dataset.GetFittedSchema"/>.</summary>
+        public WeightsKind WeightsKind
+        {
+            get
+            {
+                int k;
+                Call.Check(Native.cfx_schema_weights_kind(Handle, out k));
+                return (WeightsKind)k;
+            }
         }
 
         /// <summary>A new schema with distance weights fitted on raw rows (this one is unchanged).</summary>

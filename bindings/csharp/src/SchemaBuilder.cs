@@ -89,6 +89,41 @@ namespace Cfx
             return this;
         }
 
+        /// <summary>Actionable bounds of the last added (contiguous) feature: advice stays in
+        /// [lower, upper] (raw units, inside the feature's range; checked by <see cref="Build"/>).</summary>
+        public SchemaBuilder SetActionableBounds(double lower, double upper)
+        {
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_actionable_bounds(Handle, lower, upper));
+            return this;
+        }
+
+        /// <summary>Cost scale (&gt; 0) of the last added feature: multiplies its distance weights.</summary>
+        public SchemaBuilder SetCostScale(double costScale)
+        {
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_cost_scale(Handle, costScale));
+            return this;
+        }
+
+        /// <summary>Forbids the move from state <paramref name="from"/> to <paramref name="to"/> of the
+        /// last added feature: "value", a special state's label or code, a level name, or "*".</summary>
+        public SchemaBuilder ForbidTransition(string from, string to)
+        {
+            if (from == null) throw new ArgumentNullException("from");
+            if (to == null) throw new ArgumentNullException("to");
+            var f = Utf8.Encode(from);
+            var t = Utf8.Encode(to);
+            lock (gate) Call.Check(Native.cfx_schema_builder_add_forbidden_transition(Handle, f, t));
+            return this;
+        }
+
+        /// <summary>Puts the last added (contiguous) feature on the grid lower + k·step (checked by
+        /// <see cref="Build"/>).</summary>
+        public SchemaBuilder SetStep(double step)
+        {
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_step(Handle, step));
+            return this;
+        }
+
         /// <summary>Validates and returns the schema. The builder is consumed whether or not this succeeds.</summary>
         public Schema Build()
         {

@@ -598,22 +598,16 @@ public static partial class Tests
 
     public static void T_heloc_and_taiwan_loaders()
     {
-        // The library's own rule: CFX_SHARED_DATA, else ../shared/data beside the source tree.
-        var dir = Environment.GetEnvironmentVariable("CFX_SHARED_DATA");
-        if (string.IsNullOrEmpty(dir)) dir = Path.Combine(Path.GetDirectoryName(Root.TrimEnd('/')), "shared", "data");
-        if (!Directory.Exists(dir))
-        {
-            if (Environment.GetEnvironmentVariable("CI") != null) throw new AssertionFailed("shared data missing under CI");
-            Console.WriteLine("  notice: " + dir + " absent, HELOC/Taiwan loaders not exercised");
-            return;
-        }
-        using (var h = Dataset.LoadHeloc(Path.Combine(dir, "heloc.csv")))
+        var heloc = SharedFile("heloc.csv");
+        var taiwan = SharedFile("taiwan_default.csv");
+        if (heloc == null || taiwan == null) return;
+        using (var h = Dataset.LoadHeloc(heloc))
         using (var s = h.GetSchema())
         {
             A.True(h.RowCount > 9000, "HELOC rows: " + h.RowCount);
             A.Eq(23, s.FeatureCount, "HELOC features");
         }
-        using (var t = Dataset.LoadTaiwan(Path.Combine(dir, "taiwan_default.csv")))
+        using (var t = Dataset.LoadTaiwan(taiwan))
         {
             A.Eq(30000, t.RowCount, "Taiwan rows");
         }
@@ -684,7 +678,7 @@ public static partial class Tests
         CfxHandle.Tracking = true;
         var b = new ConfigBuilder()
             .TimeLimit(5).Threads(1).MipGap(1e-6).Margin(0.1).NDiverse(3)
-            .Diversity(DiversityRule.RussellIntended).Noise(NoiseModel.Gaussian, 0.05).NSamples(1000)
+            .Diversity(DiversityRule.RussellIntended).NSamples(1000)
             .BoundM(2).Target(0.9, 0.01).Seed(42).CopaWeights(1, 0.5).CopaRadius(0.1)
             .RlEpisodes(10, 20).RlTraining(0.99, 1e-3, 1e-4, 32, 1000).RlExploration(1.0, 0.05).RlHidden(16, 16);
         long serial = BuilderSerial(b);
@@ -695,8 +689,8 @@ public static partial class Tests
             var compact = System.Text.RegularExpressions.Regex.Replace(json, @"\s+", "");
             foreach (var frag in new[] {
                 "\"time_limit_seconds\":5.0", "\"threads\":1", "\"mip_gap\":1e-6", "\"margin\":0.1",
-                "\"n_diverse\":3", "\"diversity_rule\":\"RussellIntended\"", "\"noise_model\":\"Gaussian\"",
-                "\"noise_sigma\":0.05", "\"n_samples\":1000", "\"bound_m\":2.0", "\"target\":0.9",
+                "\"n_diverse\":3", "\"diversity_rule\":\"RussellIntended\"",
+                "\"n_samples\":1000", "\"bound_m\":2.0", "\"target\":0.9",
                 "\"target_epsilon\":0.01", "\"seed\":42", "\"copa_robust_weight\":1.0",
                 "\"copa_diversity_weight\":0.5", "\"copa_radius\":0.1", "\"episodes\":10", "\"max_steps\":20",
                 "\"discount\":0.99", "\"learning_rate_actor\":0.001", "\"learning_rate_param\":0.0001",
@@ -704,6 +698,8 @@ public static partial class Tests
                 "\"hidden\":[16,16]" })
                 A.True(compact.Contains(frag), "config JSON contains " + frag + ": " + compact);
             A.True(!compact.Contains("null"), "nothing left unset: " + compact);
+            // The noise is given to each robust call by a Noise handle, never by the configuration.
+            A.True(!compact.Contains("noise"), "no noise setting: " + compact);
         }
         A.True(b.IsDisposed, "builder consumed by Build");
         A.Throws<ObjectDisposedException>(() => b.Seed(1), "setter after Build");
@@ -718,7 +714,6 @@ public static partial class Tests
         using (var b2 = new ConfigBuilder())
         {
             A.Status(Status.InvalidArgument, () => b2.TimeLimit(double.NaN), "NaN time limit");
-            A.Status(Status.InvalidArgument, () => b2.Noise((NoiseModel)42, 0.1), "noise model 42");
             A.Status(Status.InvalidArgument, () => b2.Diversity((DiversityRule)7), "diversity rule 7");
             A.Status(Status.InvalidArgument, () => b2.RlExploration(0.1, 0.5), "end > start");
             A.Status(Status.InvalidArgument, () => b2.RlHidden(), "no hidden layer");

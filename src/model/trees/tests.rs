@@ -1,5 +1,5 @@
 use super::*;
-use crate::data::{heloc, shared_data_dir};
+use crate::data::heloc;
 use crate::model::{AnyModel, Model};
 use crate::schema::{Feature, Schema};
 use std::path::PathBuf;
@@ -43,12 +43,7 @@ fn margins(csv: &str) -> Vec<f64> {
 }
 
 fn heloc_data() -> Option<crate::data::Dataset> {
-    let path = shared_data_dir().join("heloc.csv");
-    if !path.exists() {
-        assert!(std::env::var_os("CI").is_none(), "HELOC missing under CI");
-        eprintln!("notice: HELOC absent, test skipped");
-        return None;
-    }
+    let path = crate::data::shared_test_file("heloc.csv")?;
     Some(heloc(&path).unwrap())
 }
 

@@ -4,13 +4,13 @@
 #' settings are vectors: `copa_weights = c(robust, diversity)`,
 #' `rl_episodes = c(episodes, max_steps)`, `rl_training = c(discount,
 #' learning_rate_actor, learning_rate_param, batch_size, replay_capacity)`,
-#' `rl_exploration = c(start, end)`. `noise` is "gaussian" or "uniform" with
-#' its standard deviation `sigma`; `diversity_rule` is "russell_code" or
+#' `rl_exploration = c(start, end)`. (Noise is not a setting: each robust
+#' call takes a noise model, see `cfx_noise_gaussian`.) `diversity_rule` is "russell_code" or
 #' "russell_intended" or "distinct_subsets"; `target` comes with its tolerance `target_epsilon`.
 #' Built through the library's configuration builder; invalid values raise a
 #' `cfx_error_invalid_argument` condition naming the setting.
 cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin = NULL,
-                       n_diverse = NULL, diversity_rule = NULL, noise = NULL, sigma = NULL,
+                       n_diverse = NULL, diversity_rule = NULL,
                        n_samples = NULL, bound_m = NULL, target = NULL, target_epsilon = 0,
                        seed = NULL, copa_weights = NULL, copa_radius = NULL,
                        rl_episodes = NULL, rl_training = NULL, rl_exploration = NULL,
@@ -25,10 +25,6 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   set("n_diverse", n_diverse)
   if (!is.null(diversity_rule)) {
     set("diversity_rule", .enum(diversity_rule, c("russell_code", "russell_intended", "distinct_subsets"), "diversity_rule"))
-  }
-  if (!is.null(noise) || !is.null(sigma)) {
-    if (is.null(noise) || is.null(sigma)) stop("cfx: 'noise' and 'sigma' go together", call. = FALSE)
-    set("noise", c(.enum(noise, c("gaussian", "uniform"), "noise"), sigma))
   }
   set("n_samples", n_samples)
   set("bound_m", bound_m)

@@ -25,6 +25,43 @@ cfx_read_dataset <- function(schema, path, target, favourable, delimiter = ",", 
   }
 }
 
+#' Infers a schema from a CSV file and reads its rows under it. A column is
+#' categorical when named in `categorical` or when a cell is not a number;
+#' columns in `drop` are left out. `special_codes` are states rather than
+#' values: a data frame with columns `code`, `label` and optionally `column`
+#' (NA or absent: every numeric column where the code occurs), or a named
+#' numeric vector `c(label = code)` for every column. The dataset's schema
+#' (`cfx_schema()`) has distance weights fitted on the rows.
+cfx_infer_dataset <- function(path, target, favourable, delimiter = ",", header = TRUE,
+                              drop = character(), categorical = character(),
+                              special_codes = NULL) {
+  path <- enc2utf8(path.expand(path))
+  if (is.null(special_codes)) {
+    codes <- numeric(); labels <- character(); columns <- character()
+  } else if (is.data.frame(special_codes)) {
+    codes <- as.numeric(special_codes$code)
+    labels <- as.character(special_codes$label)
+    columns <- if (is.null(special_codes$column)) rep(NA_character_, length(codes))
+               else as.character(special_codes$column)
+  } else if (is.numeric(special_codes) && !is.null(names(special_codes))) {
+    codes <- as.numeric(special_codes)
+    labels <- names(special_codes)
+    columns <- rep(NA_character_, length(codes))
+  } else {
+    stop("cfx: 'special_codes' must be a data frame (code, label, column) or a named numeric vector",
+         call. = FALSE)
+  }
+  .cx(C_dataset_infer_csv, path, target, as.character(favourable), delimiter, header,
+      enc2utf8(as.character(drop)), enc2utf8(as.character(categorical)), codes,
+      enc2utf8(labels), enc2utf8(columns))
+}
+
+#' The dataset's schema with distance weights fitted on its rows (a new
+#' schema; the dataset is unchanged). A schema built in code or read from JSON
+#' has unit weights, which changes most answers: build the model and every
+#' method on this one.
+cfx_fitted_schema <- function(dataset) .cx(C_dataset_fitted_schema, dataset)
+
 #' Number of applicants.
 cfx_n_rows <- function(dataset) .cx(C_dataset_n_rows, dataset)
 

@@ -9,7 +9,8 @@
 cfx_noise_gaussian <- function(schema, sigma2) .rb("C_noise_gaussian_new", schema, as.numeric(sigma2))
 
 #' Noise on chosen encoded columns (1-based, increasing): Gaussian with
-#' standard deviations `scale`, or uniform on [-scale, scale].
+#' variances `scale` (sigma^2 per column, as `sigma2` of `cfx_noise_gaussian`),
+#' or uniform on [-scale, scale].
 cfx_noise <- function(columns, scale, kind = c("gaussian", "uniform")) {
   kind <- match.arg(kind)
   .rb("C_noise_new", match(kind, c("gaussian", "uniform")) - 1L, as.numeric(columns) - 1,

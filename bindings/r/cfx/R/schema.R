@@ -210,6 +210,13 @@ print.cfx_changes <- function(x, ...) {
 
 #' A new schema with distance weights fitted on applicants (data frame or
 #' raw matrix). The input schema is unchanged.
+#' Which distance weights a schema carries: "unit" (none: costs use unit
+#' weights until `cfx_fit_weights` or `cfx_fitted_schema`), "fitted" (every
+#' feature) or "mixed".
+cfx_weights_kind <- function(schema) {
+  c("unit", "fitted", "mixed")[.cx(C_schema_weights_kind, schema) + 1L]
+}
+
 cfx_fit_weights <- function(schema, data) {
   .cx(C_schema_fit_weights, schema, .raw_matrix(schema, data))
 }

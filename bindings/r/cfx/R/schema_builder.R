@@ -35,6 +35,32 @@ cfx_set_actionability <- function(builder, mutable = TRUE, direction = "any") {
   invisible(builder)
 }
 
+#' Actionable bounds of the last added (contiguous) feature: advice stays in
+#' [lower, upper] (raw units, inside the feature's range; checked when built).
+cfx_set_actionable_bounds <- function(builder, lower, upper) {
+  .cx(C_schema_builder_set_actionable_bounds, builder, as.numeric(lower), as.numeric(upper))
+  invisible(builder)
+}
+
+#' Cost scale (> 0) of the last added feature: multiplies its distance weights.
+cfx_set_cost_scale <- function(builder, cost_scale) {
+  .cx(C_schema_builder_set_cost_scale, builder, as.numeric(cost_scale))
+  invisible(builder)
+}
+
+#' Forbids the move from state `from` to state `to` of the last added feature:
+#' "value", a special state's label or code, a level name, or "*" (any state).
+cfx_forbid_transition <- function(builder, from, to) {
+  .cx(C_schema_builder_add_forbidden_transition, builder, enc2utf8(from), enc2utf8(to))
+  invisible(builder)
+}
+
+#' Puts the last added (contiguous) feature on the grid lower + k * step.
+cfx_set_step <- function(builder, step) {
+  .cx(C_schema_builder_set_step, builder, as.numeric(step))
+  invisible(builder)
+}
+
 cfx_schema_build <- function(builder) .cx(C_schema_build, builder)
 
 print.cfx_schema_builder <- function(x, ...) {

@@ -515,6 +515,14 @@ SEXP C_schema_describe_changes(SEXP schema, SEXP from, SEXP to)
     return scalar_utf8(ch);
 }
 
+/* 0 unit, 1 fitted, 2 mixed (cfx_weights_kind). */
+SEXP C_schema_weights_kind(SEXP schema)
+{
+    int32_t k = 0;
+    check(cfx_schema_weights_kind(SCHEMA(schema), &k));
+    return Rf_ScalarInteger(k);
+}
+
 SEXP C_schema_fit_weights(SEXP schema, SEXP rows)
 {
     const cfx_schema *s = SCHEMA(schema);
@@ -581,6 +589,66 @@ SEXP C_dataset_from_csv_ex(SEXP schema, SEXP path, SEXP target, SEXP favourable,
     SEXP h = new_handle(K_DATASET);
     const cfx_dataset *d = NULL;
     check(cfx_dataset_from_csv_ex(s, p, t, f, sep[0], has_header, &d));
+    R_SetExternalPtrAddr(h, (void *)d);
+    UNPROTECT(1);
+    return h;
+}
+
+SEXP C_dataset_fitted_schema(SEXP dataset)
+{
+    const cfx_dataset *d = DATASET(dataset);
+    SEXP h = new_handle(K_SCHEMA);
+    const cfx_schema *s = NULL;
+    check(cfx_dataset_fitted_schema(d, &s));
+    R_SetExternalPtrAddr(h, (void *)s);
+    UNPROTECT(1);
+    return h;
+}
+
+/* UTF-8 strings of a character vector (NA -> NULL when nas_ok, else an
+ * error); NULL for an empty vector. */
+static const char **strs_arg(SEXP v, const char *what, int nas_ok, size_t *n)
+{
+    if (TYPEOF(v) != STRSXP)
+        Rf_errorcall(R_NilValue, "cfx: '%s' must be a character vector", what);
+    *n = (size_t)XLENGTH(v);
+    if (*n == 0) return NULL;
+    const char **out = (const char **)R_alloc(*n, sizeof(char *));
+    for (size_t i = 0; i < *n; i++) {
+        SEXP el = STRING_ELT(v, (R_xlen_t)i);
+        if (el == NA_STRING) {
+            if (!nas_ok) Rf_errorcall(R_NilValue, "cfx: '%s' must not contain NA", what);
+            out[i] = NULL;
+        } else {
+            out[i] = Rf_translateCharUTF8(el);
+        }
+    }
+    return out;
+}
+
+SEXP C_dataset_infer_csv(SEXP path, SEXP target, SEXP favourable, SEXP delimiter, SEXP header,
+                         SEXP drop, SEXP categorical, SEXP codes, SEXP labels, SEXP columns)
+{
+    const char *p = str_arg(path, "path");
+    const char *t = str_arg(target, "target");
+    const char *f = str_arg(favourable, "favourable");
+    const char *sep = str_arg(delimiter, "delimiter");
+    if (strlen(sep) != 1 || (unsigned char)sep[0] > 127)
+        Rf_errorcall(R_NilValue, "cfx: 'delimiter' must be one ASCII character");
+    if (!Rf_isLogical(header) || XLENGTH(header) != 1 || LOGICAL(header)[0] == NA_LOGICAL)
+        Rf_errorcall(R_NilValue, "cfx: 'header' must be TRUE or FALSE");
+    size_t n_drop, n_cat, n_codes, n_labels, n_columns;
+    const char **dr = strs_arg(drop, "drop", 0, &n_drop);
+    const char **ca = strs_arg(categorical, "categorical", 0, &n_cat);
+    const double *cd = dbl_arg(codes, "codes", &n_codes);
+    const char **la = strs_arg(labels, "labels", 0, &n_labels);
+    const char **co = strs_arg(columns, "columns", 1, &n_columns);
+    if (n_labels != n_codes || n_columns != n_codes)
+        Rf_errorcall(R_NilValue, "cfx: special codes, labels and columns must have the same length");
+    SEXP h = new_handle(K_DATASET);
+    const cfx_dataset *d = NULL;
+    check(cfx_dataset_infer_csv(p, t, f, sep[0], LOGICAL(header)[0] ? 1 : 0, dr, n_drop, ca, n_cat,
+                                n_codes ? cd : NULL, la, co, n_codes, &d));
     R_SetExternalPtrAddr(h, (void *)d);
     UNPROTECT(1);
     return h;
@@ -1025,9 +1093,6 @@ SEXP C_config_builder_set(SEXP builder, SEXP name, SEXP values)
     } else if (strcmp(w, "diversity_rule") == 0) {
         need_values(values, 1, w);
         st = cfx_config_builder_set_diversity_rule(b, (int32_t)v[0]);
-    } else if (strcmp(w, "noise") == 0) {
-        need_values(values, 2, w);
-        st = cfx_config_builder_set_noise(b, (int32_t)v[0], v[1]);
     } else if (strcmp(w, "n_samples") == 0) {
         need_values(values, 1, w);
         st = cfx_config_builder_set_n_samples(b, size_val(v[0], w));
@@ -1142,6 +1207,36 @@ SEXP C_schema_builder_set_actionability(SEXP builder, SEXP mutable_, SEXP direct
     int m = LOGICAL(mutable_)[0] ? 1 : 0;
     int d = Rf_asInteger(direction);
     check(cfx_schema_builder_set_actionability(b, m, d));
+    return R_NilValue;
+}
+
+SEXP C_schema_builder_set_actionable_bounds(SEXP builder, SEXP lower, SEXP upper)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    check(cfx_schema_builder_set_actionable_bounds(b, num_arg(lower, "lower"), num_arg(upper, "upper")));
+    return R_NilValue;
+}
+
+SEXP C_schema_builder_set_cost_scale(SEXP builder, SEXP cost_scale)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    check(cfx_schema_builder_set_cost_scale(b, num_arg(cost_scale, "cost_scale")));
+    return R_NilValue;
+}
+
+SEXP C_schema_builder_add_forbidden_transition(SEXP builder, SEXP from, SEXP to)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    const char *f = str_arg(from, "from");
+    const char *t = str_arg(to, "to");
+    check(cfx_schema_builder_add_forbidden_transition(b, f, t));
+    return R_NilValue;
+}
+
+SEXP C_schema_builder_set_step(SEXP builder, SEXP step)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    check(cfx_schema_builder_set_step(b, num_arg(step, "step")));
     return R_NilValue;
 }
 

@@ -6,11 +6,7 @@ use crate::model::Model;
 use crate::schema::Feature;
 
 fn heloc() -> Option<crate::data::Dataset> {
-    let p = crate::data::shared_data_dir().join("heloc.csv");
-    if !p.exists() {
-        eprintln!("skipped: {} is absent", p.display());
-        return None;
-    }
+    let p = crate::data::shared_test_file("heloc.csv")?;
     Some(crate::data::heloc(&p).unwrap())
 }
 

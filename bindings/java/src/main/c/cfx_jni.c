@@ -278,7 +278,6 @@ JNIEXPORT void FN(cbSetMipGap)(JNIEnv *env, jclass c, jlong b, jdouble g) { (voi
 JNIEXPORT void FN(cbSetMargin)(JNIEnv *env, jclass c, jlong b, jdouble m) { (void)c; ok(env, cfx_config_builder_set_margin(B(b), m)); }
 JNIEXPORT void FN(cbSetNDiverse)(JNIEnv *env, jclass c, jlong b, jlong n) { (void)c; ok(env, cfx_config_builder_set_n_diverse(B(b), (size_t)n)); }
 JNIEXPORT void FN(cbSetDiversityRule)(JNIEnv *env, jclass c, jlong b, jint r) { (void)c; ok(env, cfx_config_builder_set_diversity_rule(B(b), r)); }
-JNIEXPORT void FN(cbSetNoise)(JNIEnv *env, jclass c, jlong b, jint m, jdouble s) { (void)c; ok(env, cfx_config_builder_set_noise(B(b), m, s)); }
 JNIEXPORT void FN(cbSetNSamples)(JNIEnv *env, jclass c, jlong b, jlong k) { (void)c; ok(env, cfx_config_builder_set_n_samples(B(b), (size_t)k)); }
 JNIEXPORT void FN(cbSetBoundM)(JNIEnv *env, jclass c, jlong b, jdouble m) { (void)c; ok(env, cfx_config_builder_set_bound_m(B(b), m)); }
 JNIEXPORT void FN(cbSetTarget)(JNIEnv *env, jclass c, jlong b, jdouble t, jdouble e) { (void)c; ok(env, cfx_config_builder_set_target(B(b), t, e)); }
@@ -397,6 +396,100 @@ JNIEXPORT jlong FN(datasetFromCsvEx)(JNIEnv *env, jclass c, jlong schema, jbyteA
     free(t);
     free(v);
     return r;
+}
+
+/* NUL-terminated copies of a Java byte[][] (NULL entries allowed only when
+ * nulls_ok; a NULL array is 0 strings). Free with free_cstrs. NULL with
+ * *fail set when an exception is pending; NULL with *fail 0 for 0 strings. */
+static char **cstrs_in(JNIEnv *env, jobjectArray a, int nulls_ok, const char *what, size_t *n, int *fail) {
+    *fail = 0;
+    *n = 0;
+    if (a == NULL) return NULL;
+    jsize len = (*env)->GetArrayLength(env, a);
+    if (len == 0) return NULL;
+    char **v = calloc((size_t)len, sizeof(char *));
+    if (v == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", what);
+        *fail = 1;
+        return NULL;
+    }
+    for (jsize i = 0; i < len && !*fail; i++) {
+        jbyteArray one = (jbyteArray)(*env)->GetObjectArrayElement(env, a, i);
+        if ((*env)->ExceptionCheck(env)) {
+            *fail = 1;
+            break;
+        }
+        if (one == NULL) {
+            if (!nulls_ok) {
+                throw_named(env, "java/lang/NullPointerException", what);
+                *fail = 1;
+            }
+            continue;
+        }
+        v[i] = cstr_in(env, one, fail);
+        (*env)->DeleteLocalRef(env, one);
+    }
+    *n = (size_t)len;
+    return v;
+}
+
+static void free_cstrs(char **v, size_t n) {
+    if (v == NULL) return;
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+JNIEXPORT jlong FN(datasetInferCsv)(JNIEnv *env, jclass c, jbyteArray path, jbyteArray target,
+                                     jbyteArray favourable, jbyte delimiter, jboolean hasHeader,
+                                     jobjectArray drop, jobjectArray categorical, jdoubleArray codes,
+                                     jobjectArray labels, jobjectArray columns) {
+    (void)c;
+    int f1 = 0, f2 = 0, f3 = 0, f4 = 0, f5 = 0, f6 = 0, f7 = 0;
+    size_t n_drop = 0, n_cat = 0, n_lab = 0, n_col = 0;
+    char *p = cstr_in(env, path, &f1);
+    char *t = f1 ? NULL : cstr_in(env, target, &f2);
+    char *v = (f1 || f2) ? NULL : cstr_in(env, favourable, &f3);
+    char **dr = (f1 || f2 || f3) ? NULL : cstrs_in(env, drop, 0, "drop", &n_drop, &f4);
+    char **ca = (f1 || f2 || f3 || f4) ? NULL : cstrs_in(env, categorical, 0, "categorical", &n_cat, &f5);
+    char **la = (f1 || f2 || f3 || f4 || f5) ? NULL : cstrs_in(env, labels, 0, "labels", &n_lab, &f6);
+    char **co = (f1 || f2 || f3 || f4 || f5 || f6) ? NULL : cstrs_in(env, columns, 1, "columns", &n_col, &f7);
+    jlong r = 0;
+    if (!f1 && !f2 && !f3 && !f4 && !f5 && !f6 && !f7 && non_null(env, codes, "codes")) {
+        jsize n_codes = (*env)->GetArrayLength(env, codes);
+        if ((size_t)n_codes != n_lab || (size_t)n_codes != n_col) {
+            throw_named(env, "java/lang/IllegalArgumentException", "special codes, labels and columns differ in length");
+        } else {
+            double *cd = n_codes ? malloc((size_t)n_codes * sizeof(double)) : NULL;
+            if (n_codes && cd == NULL) {
+                throw_named(env, "java/lang/OutOfMemoryError", "codes");
+            } else {
+                if (n_codes) (*env)->GetDoubleArrayRegion(env, codes, 0, n_codes, cd);
+                const cfx_dataset *d = NULL;
+                cfx_status st = cfx_dataset_infer_csv(p, t, v, (char)delimiter, hasHeader ? 1 : 0,
+                                                      (const char *const *)dr, n_drop,
+                                                      (const char *const *)ca, n_cat, cd,
+                                                      (const char *const *)la, (const char *const *)co,
+                                                      (size_t)n_codes, &d);
+                if (ok(env, st)) r = J(d);
+                free(cd);
+            }
+        }
+    }
+    free(p);
+    free(t);
+    free(v);
+    free_cstrs(dr, n_drop);
+    free_cstrs(ca, n_cat);
+    free_cstrs(la, n_lab);
+    free_cstrs(co, n_col);
+    return r;
+}
+
+JNIEXPORT jlong FN(datasetFittedSchema)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    const cfx_schema *s = NULL;
+    if (!ok(env, cfx_dataset_fitted_schema(H(const cfx_dataset, h), &s))) return 0;
+    return J(s);
 }
 
 JNIEXPORT jlong FN(datasetNRows)(JNIEnv *env, jclass c, jlong h) {
@@ -775,6 +868,13 @@ JNIEXPORT jbyteArray FN(schemaDescribeChanges)(JNIEnv *env, jclass c, jlong h, j
     return r;
 }
 
+JNIEXPORT jint FN(schemaWeightsKind)(JNIEnv *env, jclass c, jlong h) {
+    (void)c;
+    int32_t k = 0;
+    if (!ok(env, cfx_schema_weights_kind(H(const cfx_schema, h), &k))) return 0;
+    return (jint)k;
+}
+
 JNIEXPORT jlong FN(schemaFitWeights)(JNIEnv *env, jclass c, jlong h, jdoubleArray rows, jlong n_rows,
                                       jlong n_cols) {
     (void)c;
@@ -859,6 +959,31 @@ JNIEXPORT void FN(sbAddSpecialState)(JNIEnv *env, jclass c, jlong b, jdouble cod
 JNIEXPORT void FN(sbSetActionability)(JNIEnv *env, jclass c, jlong b, jboolean mutable_, jint direction) {
     (void)c;
     ok(env, cfx_schema_builder_set_actionability(SB(b), mutable_ ? 1 : 0, direction));
+}
+
+JNIEXPORT void FN(sbSetActionableBounds)(JNIEnv *env, jclass c, jlong b, jdouble lower, jdouble upper) {
+    (void)c;
+    ok(env, cfx_schema_builder_set_actionable_bounds(SB(b), lower, upper));
+}
+
+JNIEXPORT void FN(sbSetCostScale)(JNIEnv *env, jclass c, jlong b, jdouble cost_scale) {
+    (void)c;
+    ok(env, cfx_schema_builder_set_cost_scale(SB(b), cost_scale));
+}
+
+JNIEXPORT void FN(sbAddForbiddenTransition)(JNIEnv *env, jclass c, jlong b, jbyteArray from, jbyteArray to) {
+    (void)c;
+    int f1 = 0, f2 = 0;
+    char *f = cstr_in(env, from, &f1);
+    char *t = f1 ? NULL : cstr_in(env, to, &f2);
+    if (!f1 && !f2) ok(env, cfx_schema_builder_add_forbidden_transition(SB(b), f, t));
+    free(f);
+    free(t);
+}
+
+JNIEXPORT void FN(sbSetStep)(JNIEnv *env, jclass c, jlong b, jdouble step) {
+    (void)c;
+    ok(env, cfx_schema_builder_set_step(SB(b), step));
 }
 
 JNIEXPORT jlong FN(schemaBuild)(JNIEnv *env, jclass c, jlong b) {

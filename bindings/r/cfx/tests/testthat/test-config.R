@@ -1,7 +1,7 @@
 test_that("every setting reaches the configuration", {
   cfg <- cfx_config(time_limit = 10, threads = 1, mip_gap = 1e-4, margin = 0.05,
                     n_diverse = 3, diversity_rule = "russell_intended",
-                    noise = "uniform", sigma = 0.1, n_samples = 500, bound_m = 2,
+                    n_samples = 500, bound_m = 2,
                     target = 0.2, target_epsilon = 0.01, seed = 42,
                     copa_weights = c(0.5, 0.25), copa_radius = 0.3,
                     rl_episodes = c(100, 20), rl_training = c(0.9, 1e-3, 1e-4, 32, 1000),
@@ -13,8 +13,8 @@ test_that("every setting reaches the configuration", {
   expect_equal(s$margin, 0.05)
   expect_equal(s$n_diverse, 3)
   expect_identical(s$diversity_rule, "RussellIntended")
-  expect_identical(s$noise_model, "Uniform")
-  expect_equal(s$noise_sigma, 0.1)
+  # the noise is given to each robust call by a noise model, never by the configuration
+  expect_false(any(grepl("noise", names(s))))
   expect_equal(s$n_samples, 500)
   expect_equal(s$bound_m, 2)
   expect_equal(c(s$target, s$target_epsilon), c(0.2, 0.01))
@@ -51,7 +51,7 @@ test_that("invalid settings are refused by the library", {
   expect_cfx_error(cfx_config(target = 1.5), "cfx_error_invalid_argument")
   expect_cfx_error(cfx_config(rl_exploration = c(0.1, 0.5)), "cfx_error_invalid_argument")
   expect_cfx_error(cfx_config(rl_hidden = numeric()), "cfx_error_invalid_argument")
-  expect_error(cfx_config(noise = "gaussian"), "'noise' and 'sigma' go together")
+  expect_error(cfx_config(noise = "gaussian"), "unused argument")
   expect_error(cfx_config(diversity_rule = "other"), "must be one of")
   b <- cfx_config_builder()
   expect_error(cfx_config_set(b, "colour", 1), "unknown configuration setting 'colour'")

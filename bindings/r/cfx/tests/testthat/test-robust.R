@@ -13,7 +13,7 @@ x_test <- cfx_encode(gs, cfx_raw_rows(split$test))
 test_that("Monte Carlo and exact invalidation rates agree with the closed form", {
   cols <- c(2, 5, 11) # encoded columns with noise (1-based)
   sd <- c(0.1, 0.2, 0.15)
-  nz <- cfx_noise(cols, sd, "gaussian")
+  nz <- cfx_noise(cols, sd^2, "gaussian") # variances
   est <- cfx_estimator(nz, 20000)
   ws <- cfx_workspace(model, seed = 11)
   x <- x_test[3, ]

@@ -66,17 +66,6 @@ public final class ConfigBuilder extends NativeResource {
         return with(b -> Native.cbSetDiversityRule(b, rule));
     }
 
-    /** Noise model and its standard deviation σ ≥ 0. */
-    public ConfigBuilder noise(NoiseModel model, double sigma) {
-        Objects.requireNonNull(model, "model");
-        return with(b -> Native.cbSetNoise(b, model.code, sigma));
-    }
-
-    /** Noise model by its C number (validated by the library). */
-    public ConfigBuilder noise(int model, double sigma) {
-        return with(b -> Native.cbSetNoise(b, model, sigma));
-    }
-
     /** Monte Carlo sample count K (≥ 1). */
     public ConfigBuilder nSamples(int k) {
         return with(b -> Native.cbSetNSamples(b, Utf8.count(k, "n_samples")));

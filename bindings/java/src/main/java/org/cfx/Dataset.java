@@ -1,6 +1,8 @@
 package org.cfx;
 
 import java.lang.ref.Reference;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * An immutable dataset ({@code cfx_dataset}): a schema, raw rows and labels (1 = favourable).
@@ -80,6 +82,73 @@ public final class Dataset extends NativeResource {
     public int nRows() {
         handle();
         return nRows;
+    }
+
+    /**
+     * Infers a schema from a CSV file and reads its rows under it; the schema ({@link #schema()}) has
+     * distance weights fitted on the rows. A column is categorical when listed in {@code
+     * categorical} or when a cell is not a number; columns in {@code drop} are left out; special
+     * codes are given by the caller. Without a header the columns are named "column 1", "column 2", ….
+     */
+    public static Dataset inferCsv(
+            String path,
+            String target,
+            String favourable,
+            char delimiter,
+            boolean hasHeader,
+            List<String> drop,
+            List<String> categorical,
+            List<SpecialCode> specialCodes) {
+        Objects.requireNonNull(drop, "drop");
+        Objects.requireNonNull(categorical, "categorical");
+        Objects.requireNonNull(specialCodes, "specialCodes");
+        if (delimiter > 127) {
+            throw new IllegalArgumentException("the delimiter must be an ASCII character, got '" + delimiter + "'");
+        }
+        Native.load();
+        int n = specialCodes.size();
+        double[] codes = new double[n];
+        byte[][] labels = new byte[n][];
+        byte[][] columns = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            SpecialCode s = Objects.requireNonNull(specialCodes.get(i), "specialCodes[" + i + "]");
+            codes[i] = s.code();
+            labels[i] = Utf8.cstr(s.label(), "label");
+            columns[i] = Utf8.cstrOrNull(s.column(), "column");
+        }
+        return new Dataset(
+                Native.datasetInferCsv(
+                        Utf8.cstr(path, "path"),
+                        Utf8.cstr(target, "target"),
+                        Utf8.cstr(favourable, "favourable"),
+                        (byte) delimiter,
+                        hasHeader,
+                        names(drop, "drop"),
+                        names(categorical, "categorical"),
+                        codes,
+                        labels,
+                        columns));
+    }
+
+    private static byte[][] names(List<String> v, String what) {
+        byte[][] out = new byte[v.size()][];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = Utf8.cstr(v.get(i), what + "[" + i + "]");
+        }
+        return out;
+    }
+
+    /**
+     * A new schema: this dataset's schema with distance weights fitted on its rows (close it
+     * separately). A schema built in code or read from JSON has unit weights, which changes most
+     * answers; build the model and every method on this one.
+     */
+    public Schema fittedSchema() {
+        try {
+            return new Schema(Native.datasetFittedSchema(handle()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /** A new handle to the dataset's schema (close it separately). */

@@ -236,8 +236,6 @@ final class Native {
 
     static native void cbSetDiversityRule(long b, int rule);
 
-    static native void cbSetNoise(long b, int model, double sigma);
-
     static native void cbSetNSamples(long b, long k);
 
     static native void cbSetBoundM(long b, double m);
@@ -279,6 +277,20 @@ final class Native {
     static native long datasetNRows(long d);
 
     static native long datasetSchema(long d);
+
+    static native long datasetFittedSchema(long d);
+
+    static native long datasetInferCsv(
+            byte[] path,
+            byte[] target,
+            byte[] favourable,
+            byte delimiter,
+            boolean hasHeader,
+            byte[][] drop,
+            byte[][] categorical,
+            double[] specialCodes,
+            byte[][] specialLabels,
+            byte[][] specialColumns);
 
     static native void datasetRow(long d, long index, double[] out);
 
@@ -363,6 +375,8 @@ final class Native {
 
     static native long schemaFitWeights(long s, double[] rows, long nRows, long nCols);
 
+    static native int schemaWeightsKind(long s);
+
     // ----------------------------------------------------------------- schema builder
 
     static native long schemaBuilderNew();
@@ -374,6 +388,14 @@ final class Native {
     static native void sbAddSpecialState(long b, double code, byte[] label);
 
     static native void sbSetActionability(long b, boolean mutable, int direction);
+
+    static native void sbSetActionableBounds(long b, double lower, double upper);
+
+    static native void sbSetCostScale(long b, double costScale);
+
+    static native void sbAddForbiddenTransition(long b, byte[] from, byte[] to);
+
+    static native void sbSetStep(long b, double step);
 
     static native long schemaBuild(long b);
 

@@ -20,8 +20,9 @@ public final class Noise extends NativeResource {
     }
 
     /**
-     * Noise on chosen encoded columns (sorted, distinct): Gaussian with standard deviation
-     * {@code scale[j]}, or uniform on [−scale[j], scale[j]].
+     * Noise on chosen encoded columns (sorted, distinct): Gaussian with variance σ_j² =
+     * {@code scale[j]} (a variance, as {@link #gaussian}'s {@code sigma2}), or uniform on
+     * [−scale[j], scale[j]].
      */
     public static Noise onColumns(NoiseModel kind, int[] columns, double[] scale) {
         Objects.requireNonNull(kind, "kind");

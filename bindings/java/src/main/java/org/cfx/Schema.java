@@ -120,6 +120,18 @@ public final class Schema extends NativeResource {
         }
     }
 
+    /**
+     * Which distance weights this schema carries: {@link WeightsKind#UNIT} for a schema built in code
+     * or read from JSON without weights, until {@link #fitWeights} or {@link Dataset#fittedSchema()}.
+     */
+    public WeightsKind weightsKind() {
+        try {
+            return WeightsKind.of(Native.schemaWeightsKind(handle()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
     /** A new schema with distance weights fitted on raw rows (this one is unchanged). */
     public Schema fitWeights(double[][] rows) {
         Objects.requireNonNull(rows, "rows");

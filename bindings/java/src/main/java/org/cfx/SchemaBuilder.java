@@ -65,6 +65,34 @@ public final class SchemaBuilder extends NativeResource {
         return with(b -> Native.sbSetActionability(b, mutable, direction));
     }
 
+    /**
+     * Actionable bounds of the last (contiguous) feature: advice stays in [lower, upper] (raw units,
+     * inside the feature's range; checked by {@link #build()}).
+     */
+    public SchemaBuilder actionableBounds(double lower, double upper) {
+        return with(b -> Native.sbSetActionableBounds(b, lower, upper));
+    }
+
+    /** Cost scale (&gt; 0) of the last feature: multiplies its distance weights. */
+    public SchemaBuilder costScale(double costScale) {
+        return with(b -> Native.sbSetCostScale(b, costScale));
+    }
+
+    /**
+     * Forbids the move from state {@code from} to state {@code to} of the last feature: states are
+     * {@code "value"}, a special state's label or code, a level name, or {@code "*"} (any state).
+     */
+    public SchemaBuilder forbidTransition(String from, String to) {
+        byte[] f = Utf8.cstr(from, "from");
+        byte[] t = Utf8.cstr(to, "to");
+        return with(b -> Native.sbAddForbiddenTransition(b, f, t));
+    }
+
+    /** Puts the last (contiguous) feature on the grid lower + k·step (checked by {@link #build()}). */
+    public SchemaBuilder step(double step) {
+        return with(b -> Native.sbSetStep(b, step));
+    }
+
     /** The immutable schema ({@link CfxException} INVALID_SCHEMA when inconsistent). Consumes the builder. */
     public Schema build() {
         long b;

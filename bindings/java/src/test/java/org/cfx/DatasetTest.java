@@ -60,18 +60,13 @@ class DatasetTest {
 
     @Test
     void helocAndTaiwanLoadWhenTheSharedDataIsThere() {
-        Path shared = TestData.root().resolve("../shared/data");
-        Path heloc = shared.resolve("heloc.csv");
-        Path taiwan = shared.resolve("taiwan_default.csv");
-        if (Files.exists(heloc)) {
-            try (Dataset d = Dataset.loadHeloc(heloc.toString())) {
-                assertTrue(d.nRows() > 9000, "HELOC has 10459 rows");
-            }
+        Path heloc = TestData.shared("heloc.csv");
+        Path taiwan = TestData.shared("taiwan_default.csv");
+        try (Dataset d = Dataset.loadHeloc(heloc.toString())) {
+            assertEquals(10459, d.nRows());
         }
-        if (Files.exists(taiwan)) {
-            try (Dataset d = Dataset.loadTaiwan(taiwan.toString())) {
-                assertEquals(30000, d.nRows());
-            }
+        try (Dataset d = Dataset.loadTaiwan(taiwan.toString())) {
+            assertEquals(30000, d.nRows());
         }
         assertEquals(
                 Status.IO_ERROR,

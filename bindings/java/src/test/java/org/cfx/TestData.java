@@ -18,6 +18,37 @@ final class TestData {
         return Path.of(r);
     }
 
+    /**
+     * The shared data folder, as the library finds it: {@code CFX_SHARED_DATA}, else {@code
+     * ../shared/data} beside the source tree.
+     */
+    static Path sharedData() {
+        String d = System.getenv("CFX_SHARED_DATA");
+        return d != null && !d.isEmpty() ? Path.of(d) : root().resolve("../shared/data").normalize();
+    }
+
+    /** Whether the tests run under CI ({@code CI} set to anything but empty, 0 or false). */
+    static boolean inCi() {
+        String ci = System.getenv("CI");
+        return ci != null && !ci.isEmpty() && !ci.equals("0") && !ci.equalsIgnoreCase("false");
+    }
+
+    /**
+     * A file of the shared data folder. When it is missing the test is skipped with a notice, except
+     * under CI, where the test fails: real data is never silently left out there.
+     */
+    static Path shared(String name) {
+        Path p = sharedData().resolve(name);
+        if (!Files.exists(p)) {
+            if (inCi()) {
+                throw new AssertionError(p + " is missing under CI (set CFX_SHARED_DATA to the shared data folder)");
+            }
+            System.err.println("notice: " + p + " not found; skipping (set CFX_SHARED_DATA)");
+            org.junit.jupiter.api.Assumptions.abort("shared data missing: " + p);
+        }
+        return p;
+    }
+
     static String germanPath() {
         return root().resolve("examples/data/german_credit.csv").toString();
     }
