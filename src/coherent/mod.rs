@@ -128,6 +128,58 @@ pub struct Config {
     /// raw status [`SEPARABLE_NODE_LIMIT_STATUS`].
     #[serde(default = "default_node_limit")]
     pub node_limit: usize,
+    /// Robust advice (default none): the answer must stay accepted under
+    /// Gaussian slips with at most the stated invalidation rate. See
+    /// [`Robustness`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robustness: Option<Robustness>,
+}
+
+/// A robustness target for the exact engine: the answer x̌ must keep
+/// `Γ(x̌) ≤ invalidation_target`, Γ the probability that the model declines
+/// the applicant's slightly-off implementation `x̌ + ε`, ε ~ N(0, σ²I) on the
+/// value slot of every mutable contiguous feature (the default noise columns
+/// of `robust`, [`crate::robust::NoiseModel::gaussian_for_schema`]; σ² a
+/// variance, as CROCO's `sigma2`, seed 001 §2.2).
+///
+/// For a linear (logistic) model Γ has a closed form and "Γ ≤ γ" is exactly
+/// the linear constraint `score ≥ logit(t) + σ‖w_S‖·Φ⁻¹(1 − γ)`
+/// ([`crate::robust::linear_robust_margin`]), `w_S` the weights of the noisy
+/// columns. Both solvers add that margin to the decision row, so the answer is
+/// the cheapest coherent, actionable counterfactual meeting the target,
+/// proven optimal rather than searched for by CROCO's or PROBE's descent.
+/// Models without the closed form (scorecards, tree ensembles) refuse it: use
+/// CROCO or PROBE for them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Robustness {
+    /// The noise variance σ² on each noisy (encoded, min–max scaled) slot.
+    pub sigma2: f64,
+    /// The largest acceptable invalidation rate γ, in (0, 1).
+    pub invalidation_target: f64,
+}
+
+impl Robustness {
+    /// The noise the target speaks of, on `schema`'s default columns.
+    pub fn noise(&self, schema: &Schema) -> Result<crate::robust::NoiseModel> {
+        crate::robust::NoiseModel::gaussian_for_schema(schema, self.sigma2)
+    }
+
+    fn validate(&self) -> Result<()> {
+        if !(self.sigma2.is_finite() && self.sigma2 >= 0.0) {
+            return Err(Error::InvalidArgument(format!(
+                "robustness sigma2 (a variance) must be finite and ≥ 0, got {}",
+                self.sigma2
+            )));
+        }
+        if !(self.invalidation_target > 0.0 && self.invalidation_target < 1.0) {
+            return Err(Error::InvalidArgument(format!(
+                "robustness invalidation_target must lie strictly between 0 and 1, got {}",
+                self.invalidation_target
+            )));
+        }
+        Ok(())
+    }
 }
 
 fn default_node_limit() -> usize {
@@ -146,6 +198,7 @@ impl Default for Config {
             batch_threads: 0,
             solver: SolverChoice::Auto,
             node_limit: default_node_limit(),
+            robustness: None,
         }
     }
 }
@@ -180,6 +233,9 @@ impl Config {
         }
         if self.threads == 0 || self.threads > 1024 {
             return bad(format!("threads must be in 1..=1024, got {}", self.threads));
+        }
+        if let Some(r) = &self.robustness {
+            r.validate()?;
         }
         Ok(())
     }
@@ -314,6 +370,11 @@ pub struct Counterfactual {
     pub solve_seconds: f64,
     /// The solver that proved it.
     pub proved_by: ProvedBy,
+    /// With [`Config::robustness`]: the exact invalidation rate Γ of this
+    /// answer under the target's noise ([`crate::robust::linear_invalidation_rate`]),
+    /// at most the target by construction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalidation_rate: Option<f64>,
 }
 
 impl Counterfactual {
@@ -494,8 +555,21 @@ fn prepare<'m>(
         }
         return Ok((Scoring::Scorecard(card), points));
     }
+    if config.robustness.is_some() && model.as_linear().is_none() {
+        return Err(Error::InvalidArgument(
+            "robust advice from the exact engine needs a linear (logistic) model, whose \
+             invalidation rate has a closed form; use CROCO or PROBE for other models"
+                .into(),
+        ));
+    }
     let scoring = if let Some(lin) = model.as_linear() {
-        Scoring::Linear(lin)
+        let robust = match &config.robustness {
+            Some(r) => {
+                crate::robust::linear_robust_margin(lin, &r.noise(schema)?, r.invalidation_target)?
+            }
+            None => 0.0,
+        };
+        Scoring::Linear(lin, robust)
     } else if let Some(ens) = model.as_trees() {
         Scoring::Trees(ens)
     } else {
@@ -531,9 +605,10 @@ impl Scoring<'_> {
     /// row exactly), its probability, and whether the model accepts it.
     fn judge(&self, schema: &Schema, raw: &[f64], encoded: &[f64]) -> Result<(f64, f64, bool)> {
         Ok(match self {
-            Scoring::Linear(m) => {
+            Scoring::Linear(m, robust) => {
                 let score = m.score(encoded);
-                (score, sigmoid(score), score > logit(m.threshold))
+                let thr = logit(m.threshold);
+                (score, sigmoid(score), score > thr && score >= thr + robust)
             }
             Scoring::Trees(m) => {
                 let score = m.score(encoded);
@@ -552,20 +627,33 @@ impl Scoring<'_> {
 
     fn model(&self) -> &dyn Model {
         match self {
-            Scoring::Linear(m) => *m,
+            Scoring::Linear(m, _) => *m,
             Scoring::Scorecard(c) => *c,
             Scoring::Trees(t) => *t,
         }
     }
 
-    /// The first decision margin: the configured one for a probability model
+    /// The first tolerance margin: the configured one for a probability model
     /// (linear or trees); 0 for a scorecard, whose points are exact and whose
-    /// ties are accepted.
-    fn first_margin(&self, config: &Config) -> f64 {
+    /// ties are accepted. Retries escalate this part only.
+    fn first_tolerance(&self, config: &Config) -> f64 {
         match self {
-            Scoring::Linear(_) | Scoring::Trees(_) => config.margin,
+            Scoring::Linear(..) | Scoring::Trees(_) => config.margin,
             Scoring::Scorecard(_) => 0.0,
         }
+    }
+
+    /// The robust margin of [`Config::robustness`] (score units; 0 without it).
+    fn robust_margin(&self) -> f64 {
+        match self {
+            Scoring::Linear(_, robust) => *robust,
+            Scoring::Scorecard(_) | Scoring::Trees(_) => 0.0,
+        }
+    }
+
+    /// The first decision margin: the robust margin plus the first tolerance.
+    fn first_margin(&self, config: &Config) -> f64 {
+        self.robust_margin() + self.first_tolerance(config)
     }
 }
 
@@ -584,6 +672,7 @@ fn checked_counterfactual(
     margin: f64,
     seconds: f64,
     proved_by: ProvedBy,
+    robustness: Option<Robustness>,
 ) -> Result<Option<Counterfactual>> {
     let raw = schema.decode(enc).map_err(|e| {
         Error::Solver(format!(
@@ -595,6 +684,14 @@ fn checked_counterfactual(
     if !accepted {
         return Ok(None);
     }
+    let invalidation_rate = match (robustness, model) {
+        (Some(r), Scoring::Linear(lin, _)) => Some(crate::robust::linear_invalidation_rate(
+            lin,
+            &encoded,
+            &r.noise(schema)?,
+        )?),
+        _ => None,
+    };
     Ok(Some(Counterfactual {
         changes: schema.describe_changes(factual, &raw),
         cost: cost(schema, factual, &raw)?,
@@ -608,6 +705,7 @@ fn checked_counterfactual(
         margin,
         solve_seconds: seconds,
         proved_by,
+        invalidation_rate,
     }))
 }
 
@@ -620,6 +718,7 @@ fn read_solution(
     sol: &MipSolution,
     seconds: f64,
     margin: f64,
+    robustness: Option<Robustness>,
 ) -> Result<Option<Counterfactual>> {
     let enc = prog.encoded(schema, &sol.x);
     let status = match sol.status {
@@ -641,6 +740,7 @@ fn read_solution(
         margin,
         seconds,
         ProvedBy::Highs,
+        robustness,
     )
 }
 
@@ -688,20 +788,31 @@ fn solve_program(
         ..config.options()
     };
     let first_margin = model.first_margin(config);
-    let mut margin = first_margin;
+    let robust = model.robust_margin();
+    let mut tolerance = model.first_tolerance(config);
     let mut seconds = 0.0;
     for _ in 0..3 {
+        let margin = robust + tolerance;
         prog.set_margin(margin);
         let sol = highs::solve(&prog.mip, &opts);
         seconds += sol.seconds;
         if !sol.has_solution {
             return Ok(Solved::NoSolution(outcome_without_solution(sol.status)));
         }
-        if let Some(cf) = read_solution(schema, model, prog, factual, &sol, seconds, margin)? {
+        if let Some(cf) = read_solution(
+            schema,
+            model,
+            prog,
+            factual,
+            &sol,
+            seconds,
+            margin,
+            config.robustness,
+        )? {
             prog.set_margin(first_margin);
             return Ok(Solved::Found(Box::new(cf)));
         }
-        margin = (margin * 100.0).max(1e-9);
+        tolerance = (tolerance * 100.0).max(1e-9);
     }
     prog.set_margin(first_margin);
     Ok(Solved::NoSolution(Outcome::Unknown { raw_status: -2 }))
@@ -731,6 +842,7 @@ fn with_workspace<T>(f: impl FnOnce(&mut separable::Workspace) -> T) -> T {
 fn solve_separable(
     schema: &Schema,
     model: &LinearModel,
+    robust: f64,
     factual: &[f64],
     config: &Config,
     fixes: &[Fix],
@@ -739,8 +851,9 @@ fn solve_separable(
     let start = std::time::Instant::now();
     ws.build_linear(schema, model, factual, fixes)?;
     let mut enc = vec![0.0; schema.encoded_dim()];
-    let mut margin = config.margin;
+    let mut tolerance = config.margin;
     for _ in 0..3 {
+        let margin = robust + tolerance;
         let need = logit(model.threshold) + margin - ws.factual_score();
         let sol = ws.solve_with_limit(need, config.node_limit);
         match sol.status {
@@ -760,7 +873,7 @@ fn solve_separable(
         ws.write_encoded(schema, &mut enc)?;
         let cf = checked_counterfactual(
             schema,
-            Scoring::Linear(model),
+            Scoring::Linear(model, robust),
             factual,
             &enc,
             Outcome::Optimal,
@@ -769,11 +882,12 @@ fn solve_separable(
             margin,
             start.elapsed().as_secs_f64(),
             ProvedBy::Separable,
+            config.robustness,
         )?;
         if let Some(cf) = cf {
             return Ok(Solved::Found(Box::new(cf)));
         }
-        margin = (margin * 100.0).max(1e-9);
+        tolerance = (tolerance * 100.0).max(1e-9);
     }
     Ok(Solved::NoSolution(Outcome::Unknown { raw_status: -2 }))
 }
@@ -848,7 +962,7 @@ impl<'a> Run<'a> {
         config: &'a Config,
         cuts: bool,
     ) -> Result<Run<'a>> {
-        let linear = matches!(scoring, Scoring::Linear(_));
+        let linear = matches!(scoring, Scoring::Linear(..));
         let separable = match config.solver {
             SolverChoice::Mip => false,
             SolverChoice::Auto => !cuts && linear,
@@ -905,12 +1019,14 @@ impl<'a> Run<'a> {
                 return solve_program(schema, scoring, prog, factual, config);
             }
             Backend::Separable { fixes } => {
-                let Scoring::Linear(lin) = scoring else {
+                let Scoring::Linear(lin, robust) = scoring else {
                     return Err(Error::Solver(
                         "internal: the separable solver was chosen for a non-linear model".into(),
                     ));
                 };
-                with_workspace(|ws| solve_separable(schema, lin, factual, config, fixes, ws))?
+                with_workspace(|ws| {
+                    solve_separable(schema, lin, robust, factual, config, fixes, ws)
+                })?
             }
         };
         let node_limit = matches!(
@@ -1065,8 +1181,8 @@ fn blocking_groups(
             .collect();
         let s = relaxed(schema, &groups)?;
         let solved = match (by, model) {
-            (ProvedBy::Separable, Scoring::Linear(lin)) => {
-                with_workspace(|ws| solve_separable(&s, lin, factual, &quick, &[], ws))?
+            (ProvedBy::Separable, Scoring::Linear(lin, robust)) => {
+                with_workspace(|ws| solve_separable(&s, lin, robust, factual, &quick, &[], ws))?
             }
             _ => {
                 let mut prog = Program::build(&s, model, factual, model.first_margin(config))?;
