@@ -165,6 +165,15 @@ impl Robustness {
         crate::robust::NoiseModel::gaussian_for_schema(schema, self.sigma2)
     }
 
+    /// The target in words, e.g. `robust to slips (σ² = 0.01, ≤ 10% declined)`.
+    pub fn label(&self) -> String {
+        format!(
+            "robust to slips (σ² = {}, ≤ {}% declined)",
+            crate::schema::fmt_num(self.sigma2),
+            crate::schema::fmt_num(100.0 * self.invalidation_target)
+        )
+    }
+
     fn validate(&self) -> Result<()> {
         if !(self.sigma2.is_finite() && self.sigma2 >= 0.0) {
             return Err(Error::InvalidArgument(format!(
@@ -375,6 +384,10 @@ pub struct Counterfactual {
     /// at most the target by construction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invalidation_rate: Option<f64>,
+    /// Plausibility flags of the changed values, empty until annotated with
+    /// [`crate::plausibility::Plausibility`] ([`Explanation::assess_plausibility`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plausibility: Vec<crate::plausibility::PlausibilityFlag>,
 }
 
 impl Counterfactual {
@@ -411,9 +424,34 @@ pub struct Explanation {
     /// the search, not a property of the applicant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diversity_stopped: Option<Outcome>,
+    /// The robustness target every counterfactual meets ([`Config::robustness`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robustness: Option<Robustness>,
 }
 
 impl Explanation {
+    /// Fills every counterfactual's plausibility flags (issue 16): which
+    /// changed values land outside the 1–99% range of the training data's
+    /// accepted applicants, and how far.
+    pub fn assess_plausibility(
+        &mut self,
+        schema: &Schema,
+        ranges: &crate::plausibility::Plausibility,
+    ) -> Result<()> {
+        for cf in &mut self.counterfactuals {
+            cf.plausibility = ranges.assess(schema, &self.factual, &cf.raw)?;
+        }
+        Ok(())
+    }
+
+    /// Whether counterfactual `k` has an implausible changed value (after
+    /// [`Explanation::assess_plausibility`]).
+    pub fn implausible(&self, k: usize) -> bool {
+        self.counterfactuals
+            .get(k)
+            .is_some_and(|c| c.plausibility.iter().any(|f| f.implausible))
+    }
+
     /// The explanation in plain words, one line per counterfactual.
     pub fn to_text(&self) -> String {
         // A scorecard without a scaling has no probability: speak in points.
@@ -463,7 +501,12 @@ impl Explanation {
             }
         }
         for (k, cf) in self.counterfactuals.iter().enumerate() {
-            let head = if k == 0 { "optimal" } else { "alternative" };
+            let plain = if k == 0 { "optimal" } else { "alternative" };
+            let head = match (&self.robustness, &cf.status) {
+                (Some(r), Outcome::Optimal) if k == 0 => format!("{}, proven optimal", r.label()),
+                (Some(r), _) => format!("{}, {plain}", r.label()),
+                (None, _) => plain.to_string(),
+            };
             if points {
                 out.push_str(&format!(
                     "{head} (cost {:.3}, score {}): {}\n",
@@ -478,6 +521,10 @@ impl Explanation {
                     cf.probability,
                     cf.describe()
                 ));
+            }
+            let odd = crate::plausibility::describe_implausible(&cf.plausibility);
+            if !odd.is_empty() {
+                out.push_str(&format!("  implausible: {odd}\n"));
             }
         }
         out
@@ -706,6 +753,7 @@ fn checked_counterfactual(
         solve_seconds: seconds,
         proved_by,
         invalidation_rate,
+        plausibility: Vec::new(),
     }))
 }
 
@@ -1212,7 +1260,12 @@ fn blocking_groups(
     })
 }
 
-fn new_explanation(model: Scoring<'_>, factual: &[f64], score: f64) -> Explanation {
+fn new_explanation(
+    model: Scoring<'_>,
+    factual: &[f64],
+    score: f64,
+    config: &Config,
+) -> Explanation {
     let m = model.model();
     Explanation {
         factual: factual.to_vec(),
@@ -1223,6 +1276,7 @@ fn new_explanation(model: Scoring<'_>, factual: &[f64], score: f64) -> Explanati
         proved_by: ProvedBy::Highs,
         counterfactuals: Vec::new(),
         diversity_stopped: None,
+        robustness: config.robustness,
     }
 }
 
@@ -1268,7 +1322,7 @@ pub fn explain(
     config: &Config,
 ) -> Result<Explanation> {
     let (lin, score) = prepare(schema, model, factual, config)?;
-    let mut ex = new_explanation(lin, factual, score);
+    let mut ex = new_explanation(lin, factual, score, config);
     let mut run = Run::new(schema, lin, factual, config, false)?;
     first(&mut run, &mut ex)?;
     Ok(ex)
@@ -1307,7 +1361,7 @@ pub fn explain_diverse(
     config: &Config,
 ) -> Result<Explanation> {
     let (lin, score) = prepare(schema, model, factual, config)?;
-    let mut ex = new_explanation(lin, factual, score);
+    let mut ex = new_explanation(lin, factual, score, config);
     let cuts = config.diversity == DiversityRule::DistinctSubsets && config.n_diverse > 1;
     let mut run = Run::new(schema, lin, factual, config, cuts)?;
     if !first(&mut run, &mut ex)? {
