@@ -69,8 +69,8 @@ impl Tally {
         let typical = self
             .by_feature
             .iter()
-            .max_by_key(|(_, &n)| n)
-            .map(|(k, &n)| format!("{} in {n}/{}", self.example[k], self.answers))
+            .max_by_key(|&(_, &n)| n)
+            .map(|(k, &n)| format!("{k} in {n}/{}, e.g. {}", self.answers, self.example[k]))
             .unwrap_or_else(|| "—".into());
         format!(
             "| {name} | {share:.0}% ({}/{}) | {typical} |",

@@ -1043,6 +1043,9 @@ SEXP C_config_builder_set(SEXP builder, SEXP name, SEXP values)
     } else if (strcmp(w, "copa_radius") == 0) {
         need_values(values, 1, w);
         st = cfx_config_builder_set_copa_radius(b, v[0]);
+    } else if (strcmp(w, "robust_advice") == 0) {
+        need_values(values, 2, w);
+        st = cfx_config_builder_set_robust_advice(b, v[0], v[1]);
     } else if (strcmp(w, "rl_episodes") == 0) {
         need_values(values, 2, w);
         st = cfx_config_builder_set_rl_episodes(b, size_val(v[0], w), size_val(v[1], w));
@@ -1213,18 +1216,19 @@ SEXP C_coherent_result(SEXP result)
             check(st);
     }
     const char *names[] = {"outcome", "blocking_mask", "counterfactuals", "cost", "score",
-                           "probability", "objective", "mip_gap", "solve_seconds"};
-    SEXP out = PROTECT(Rf_allocVector(VECSXP, 9));
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 9));
-    for (int i = 0; i < 9; i++)
+                           "probability", "objective", "mip_gap", "solve_seconds",
+                           "invalidation_rate"};
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 10));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 10));
+    for (int i = 0; i < 10; i++)
         SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
     Rf_setAttrib(out, R_NamesSymbol, nm);
     SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(outcome));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal((double)mask));
     SEXP cf = Rf_allocMatrix(REALSXP, (int)count, (int)nf);
     SET_VECTOR_ELT(out, 2, cf);
-    SEXP cols[6];
-    for (int j = 0; j < 6; j++) {
+    SEXP cols[7];
+    for (int j = 0; j < 7; j++) {
         cols[j] = Rf_allocVector(REALSXP, (R_xlen_t)count);
         SET_VECTOR_ELT(out, 3 + j, cols[j]);
     }
@@ -1237,6 +1241,7 @@ SEXP C_coherent_result(SEXP result)
         check(cfx_coherent_result_certificate(r, k, REAL(cols[0]) + k, REAL(cols[1]) + k,
                                               REAL(cols[2]) + k, REAL(cols[3]) + k,
                                               REAL(cols[4]) + k, REAL(cols[5]) + k));
+        check(cfx_coherent_result_invalidation_rate(r, k, REAL(cols[6]) + k));
     }
     UNPROTECT(2);
     return out;
