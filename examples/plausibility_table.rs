@@ -154,7 +154,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if let Some(cf) = ex.counterfactuals.first() {
             tallies[2].add(schema, raw, &cf.plausibility);
         }
-        let mut rs = vec![
+        let mut rs = [
             wachter(schema, &model, &noise, raw, &WachterConfig::default())?,
             probe(schema, &model, &noise, raw, &probe_cfg)?,
             croco(schema, &model, &noise, raw, &croco_cfg)?,

@@ -758,6 +758,7 @@ fn checked_counterfactual(
 }
 
 /// Reads a MIP solution back (see [`checked_counterfactual`]).
+#[allow(clippy::too_many_arguments)]
 fn read_solution(
     schema: &Schema,
     model: Scoring<'_>,
