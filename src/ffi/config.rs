@@ -114,7 +114,10 @@ pub struct SolverConfig {
     pub copa_radius: Option<f64>,
     pub rl: RlSettings,
     /// Robust advice from the exact engine: noise variance σ² and the largest
-    /// acceptable invalidation rate γ (`coherent::Robustness`).
+    /// acceptable invalidation rate γ (`coherent::Robustness`). Left out of
+    /// the JSON when unset, so that the fingerprints of configurations made
+    /// before this setting existed do not change.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub robust_advice: Option<RobustAdvice>,
 }
 
