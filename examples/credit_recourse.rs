@@ -4,13 +4,18 @@
 //! Builds the schema, fits the logistic model on the fixed 70/30 split, reports
 //! held-out accuracy, and explains the first declined applicants of the
 //! held-out part: the optimal coherent counterfactual and 3 diverse
-//! alternatives (seed 000), how robust the optimal one is and robust advice
-//! (seed 001). `make demo` then runs the COPA plan and sequential sections.
+//! alternatives (seed 000), how robust the optimal one is, the cheapest change
+//! robust to slips proven optimal by the exact engine (closed-form margin,
+//! issue 16) and CROCO's robust advice (seed 001). Every answer says which of
+//! its changed values land outside the 1–99% range of the training data's
+//! accepted applicants. `make demo` then runs the COPA plan and sequential
+//! sections.
 
-use cfx::coherent::{Config as MipConfig, explain_diverse};
+use cfx::coherent::{Config as MipConfig, Outcome, Robustness, explain, explain_diverse};
 use cfx::data;
 use cfx::model::{LinearModel, LogisticFit, Model, accuracy};
 use cfx::plan::{CopaConfig, EnsembleConfig, ModelUncertainty, copa_plan};
+use cfx::plausibility::{Plausibility, PlausibilityFlag, describe_implausible};
 use cfx::robust::{CrocoConfig, Estimator, Evaluation, NoiseModel, Workspace, croco};
 
 const N_APPLICANTS: usize = 3;
@@ -38,6 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         100.0 * accuracy(&model, &test_x, &test.labels),
         test.rows.len()
     );
+    let ranges = Plausibility::fit(&d.schema, &train.rows, &train.labels)?;
     let declined: Vec<usize> = (0..test.rows.len())
         .filter(|&i| !model.accepts(&test_x[i]))
         .take(N_APPLICANTS)
@@ -50,11 +56,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             100.0 * model.probability(x),
             100.0 * model.threshold
         );
-        optimal_advice(&d.schema, &model, &test.rows[i])?;
-        robust_advice(&d.schema, &model, &test.rows[i])?;
+        optimal_advice(&d.schema, &model, &test.rows[i], &ranges)?;
+        exact_robust_advice(&d.schema, &model, &test.rows[i], &ranges)?;
+        robust_advice(&d.schema, &model, &test.rows[i], &ranges)?;
     }
     if let Some(&i) = declined.first() {
-        plan_advice(&d.schema, &train, &test.rows[i], i)?;
+        plan_advice(&d.schema, &train, &test.rows[i], i, &ranges)?;
     }
     Ok(())
 }
@@ -68,6 +75,7 @@ fn plan_advice(
     train: &data::Dataset,
     raw: &[f64],
     who: usize,
+    ranges: &Plausibility,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mu = ModelUncertainty::from_ensemble(
         &train.encoded(),
@@ -78,7 +86,8 @@ fn plan_advice(
         init_noise: 0.1,
         ..CopaConfig::default()
     };
-    let plan = copa_plan(schema, &mu, raw, cfg)?;
+    let mut plan = copa_plan(schema, &mu, raw, cfg)?;
+    plan.assess_plausibility(schema, raw, ranges)?;
     println!();
     println!(
         "plan under model shift (COPA) for applicant #{who}: {} options",
@@ -91,6 +100,7 @@ fn plan_advice(
             .map(|c| c.to_string())
             .collect();
         println!("  option {}: {}", k + 1, words.join("; "));
+        warn(&plan.plausibility[k]);
     }
     println!(
         "  between {:.0}% and {:.0}% of plausible future models will accept every option in this plan",
@@ -154,12 +164,14 @@ fn optimal_advice(
     schema: &cfx::schema::Schema,
     model: &LinearModel,
     raw: &[f64],
+    ranges: &Plausibility,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let config = MipConfig {
         n_diverse: 4,
         ..MipConfig::default()
     };
-    let ex = explain_diverse(schema, model, raw, &config)?;
+    let mut ex = explain_diverse(schema, model, raw, &config)?;
+    ex.assess_plausibility(schema, ranges)?;
     for (k, cf) in ex.counterfactuals.iter().enumerate() {
         let head = if k == 0 {
             "  cheapest change (proven optimal)".to_string()
@@ -172,6 +184,7 @@ fn optimal_advice(
             cf.cost,
             100.0 * cf.probability
         );
+        warn(&cf.plausibility);
     }
     if ex.counterfactuals.is_empty() {
         print!("  {}", ex.to_text());
@@ -188,6 +201,54 @@ fn optimal_advice(
     Ok(())
 }
 
+/// Prints the implausible changed values of an answer, if any.
+fn warn(flags: &[PlausibilityFlag]) {
+    let odd = describe_implausible(flags);
+    if !odd.is_empty() {
+        println!("      ⚠ unlike accepted applicants: {odd}");
+    }
+}
+
+/// The cheapest change that stays accepted when followed only approximately:
+/// the exact engine with the closed-form margin (σ² = 0.01, at most 10% of
+/// slipped implementations declined), proven optimal.
+fn exact_robust_advice(
+    schema: &cfx::schema::Schema,
+    model: &LinearModel,
+    raw: &[f64],
+    ranges: &Plausibility,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let robustness = Robustness {
+        sigma2: 0.01,
+        invalidation_target: 0.1,
+    };
+    let config = MipConfig {
+        robustness: Some(robustness),
+        ..MipConfig::default()
+    };
+    let mut ex = explain(schema, model, raw, &config)?;
+    ex.assess_plausibility(schema, ranges)?;
+    match ex.counterfactuals.first() {
+        Some(cf) => {
+            let proof = if cf.status == Outcome::Optimal {
+                ", proven optimal"
+            } else {
+                ""
+            };
+            println!(
+                "  {}{proof}: {}  [cost {:.3}, declined after a slip {:.1}% of the time]",
+                robustness.label(),
+                cf.describe(),
+                cf.cost,
+                100.0 * cf.invalidation_rate.unwrap_or(f64::NAN)
+            );
+            warn(&cf.plausibility);
+        }
+        None => print!("  {}: {}", robustness.label(), ex.to_text()),
+    }
+    Ok(())
+}
+
 /// Robustness (seed 001): the applicant's own invalidation rate at σ² = 0.01
 /// and the CROCO counterfactual that meets a target of 0.1, with its guarantee.
 /// CROCO's bound (m + Θ̃)/(1 − t) is at least m/(1 − t), so a target of 0.1
@@ -196,6 +257,7 @@ fn robust_advice(
     schema: &cfx::schema::Schema,
     model: &LinearModel,
     raw: &[f64],
+    ranges: &Plausibility,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let sigma2 = 0.01;
     let noise = NoiseModel::gaussian_for_schema(schema, sigma2)?;
@@ -216,7 +278,8 @@ fn robust_advice(
         },
         ..Default::default()
     };
-    let c = croco(schema, model, &noise, raw, &cfg)?;
+    let mut c = croco(schema, model, &noise, raw, &cfg)?;
+    c.assess_plausibility(schema, raw, ranges)?;
     let target = cfg.robustness_target;
     if c.target_met {
         println!("  robust advice (CROCO, target 10%) — certified:");
@@ -232,6 +295,7 @@ fn robust_advice(
     for ch in &c.changes {
         println!("    {ch}");
     }
+    warn(&c.plausibility);
     println!("  {}", c.guarantee_in_words(sigma2));
     Ok(())
 }

@@ -17,6 +17,9 @@
 //!   option is a real applicant (see `cfx::plan::copa_box`); a MIP option is
 //!   corrected within the box of its own raw row and decoded on its own.
 //!
+//! The last column is the share of options with a changed value outside the
+//! 1–99% range of the training data's accepted applicants (`cfx::plausibility`).
+//!
 //! Run: `cargo run --release --example plans_under_shift [refits] [applicants] [future]`
 //! (defaults 1000, 10, 200).
 
@@ -28,6 +31,7 @@ use cfx::plan::{
     correct_plan, correct_plan_in_box, decode_options, lower_validity_bound, plan_metrics,
     theta_of, upper_validity_bound, with_intercept,
 };
+use cfx::plausibility::Plausibility;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;
@@ -109,6 +113,16 @@ fn main() -> cfx::Result<()> {
     ];
     let mut sums = [[0.0f64; 6]; 6]; // proximity, diversity, L*, U*, future validity, seconds
     let mut mip_options = 0usize;
+    // per plan row: (implausible options, options)
+    let ranges = Plausibility::fit(&schema, &train.rows, &train.labels)?;
+    let mut odd = [(0usize, 0usize); 6];
+    let mut tally = |row: usize, raw: &[f64], options: &[Vec<f64>]| -> cfx::Result<()> {
+        for o in options {
+            odd[row].0 += usize::from(ranges.any_implausible(&schema, raw, o)?);
+            odd[row].1 += 1;
+        }
+        Ok(())
+    };
     // the mean model as a classifier: accept iff μ̂ᵀx̃ > 0 (threshold ½ on the logistic)
     let mean_model = LinearModel::new(unc.mean[1..].to_vec(), unc.mean[0], 0.5)?;
     // the paper's correction settings: K = 3, Δ = 0.1, the L* that picks the
@@ -136,6 +150,7 @@ fn main() -> cfx::Result<()> {
             let t = Instant::now();
             let p = copa_plan(&schema, &unc, raw, cfg)?;
             let secs = t.elapsed().as_secs_f64();
+            tally(2 * m, raw, &p.raw)?;
             let row = &mut sums[2 * m];
             row[0] += p.proximity;
             row[1] += p.diversity;
@@ -168,7 +183,8 @@ fn main() -> cfx::Result<()> {
                 .iter()
                 .map(|x| x[1..].iter().map(|v| v.clamp(0.0, 1.0)).collect())
                 .collect();
-            let (_, enc) = decode_options(&schema, &unc, raw, &enc)?;
+            let (raws_c, enc) = decode_options(&schema, &unc, raw, &enc)?;
+            tally(2 * m + 1, raw, &raws_c)?;
             add_plan(
                 &mut sums[2 * m + 1],
                 &x0,
@@ -192,6 +208,7 @@ fn main() -> cfx::Result<()> {
             continue;
         }
         mip_options += enc.len();
+        tally(4, raw, &raws)?;
         add_plan(&mut sums[4], &x0, &enc, &unc, &future_validity, || secs)?;
         let planm: Vec<Vec<f64>> = enc.iter().map(|x| with_intercept(x)).collect();
         // corrected: the columns free in some option's box move; each option is
@@ -216,7 +233,8 @@ fn main() -> cfx::Result<()> {
                 .enumerate()
                 .map(|(i, v)| v.clamp(b.lo[i], b.hi[i]))
                 .collect();
-            let (_, mut dec) = decode_options(&schema, &unc, &raws[k], &[e])?;
+            let (dec_raw, mut dec) = decode_options(&schema, &unc, &raws[k], &[e])?;
+            tally(5, raw, &dec_raw)?;
             encc.push(dec.remove(0));
         }
         add_plan(&mut sums[5], &x0, &encc, &unc, &future_validity, || {
@@ -230,23 +248,24 @@ fn main() -> cfx::Result<()> {
         futures.len()
     );
     println!(
-        "{:<18} {:>10} {:>10} {:>8} {:>8} {:>16} {:>10}",
-        "plan", "proximity", "diversity", "L*", "U*", "future validity", "s/plan"
+        "{:<18} {:>10} {:>10} {:>8} {:>8} {:>16} {:>10} {:>12}",
+        "plan", "proximity", "diversity", "L*", "U*", "future validity", "s/plan", "implausible"
     );
     println!(
         "(the MIP's diverse sets have {:.1} options on average)",
         mip_options as f64 / k
     );
-    for (name, r) in names.iter().zip(&sums) {
+    for ((name, r), (bad, all)) in names.iter().zip(&sums).zip(odd) {
         println!(
-            "{:<18} {:>10.3} {:>10.4} {:>8.3} {:>8.3} {:>16.3} {:>10.3}",
+            "{:<18} {:>10.3} {:>10.4} {:>8.3} {:>8.3} {:>16.3} {:>10.3} {:>7.0}% of {all}",
             name,
             r[0] / k,
             r[1] / k,
             r[2] / k,
             r[3] / k,
             r[4] / k,
-            r[5] / k
+            r[5] / k,
+            100.0 * bad as f64 / all.max(1) as f64
         );
     }
     Ok(())

@@ -2,7 +2,9 @@
 //! CROCO on German credit (bundled) with the paper's classifier (MLP, one
 //! hidden layer of 50 ReLU units), noise variances σ² ∈ {0.005, 0.01, 0.015,
 //! 0.02} and targets {0.05, …, 0.35}. Prints mean L1 distance and mean Γ̃
-//! (10,000 fresh draws) per setting and draws the trade-off curves to
+//! (10,000 fresh draws) per setting, and the share of answers with a changed
+//! value outside the 1–99% range of the training data's accepted applicants
+//! (`cfx::plausibility`), and draws the trade-off curves to
 //! `out/robustness_tradeoff.svg`.
 //!
 //! `cargo run --release --example robustness_tradeoff -- [applicants] [n_iter]`
@@ -11,6 +13,7 @@
 
 use cfx::data::{bundled_german_path, german_credit};
 use cfx::model::{MlpModel, MlpTraining, Model};
+use cfx::plausibility::Plausibility;
 use cfx::robust::{
     CrocoConfig, NoiseModel, ProbeConfig, RobustCounterfactual, WachterConfig, croco, probe,
     wachter,
@@ -27,9 +30,17 @@ struct Summary {
     validity: f64,
     met: f64,
     over_target: f64,
+    implausible: f64,
 }
 
-fn summarise(rs: &[RobustCounterfactual], target: f64) -> Summary {
+/// The summary of one method's answers for `rows`, judged against `ranges`.
+fn summarise(
+    schema: &cfx::schema::Schema,
+    ranges: &Plausibility,
+    rows: &[Vec<f64>],
+    rs: &[RobustCounterfactual],
+    target: f64,
+) -> Summary {
     let n = rs.len() as f64;
     let mean = |f: &dyn Fn(&RobustCounterfactual) -> f64| rs.iter().map(f).sum::<f64>() / n;
     Summary {
@@ -38,6 +49,17 @@ fn summarise(rs: &[RobustCounterfactual], target: f64) -> Summary {
         validity: mean(&|r| f64::from(u8::from(r.valid))),
         met: mean(&|r| f64::from(u8::from(r.target_met))),
         over_target: mean(&|r| f64::from(u8::from(r.invalidation.value > target))),
+        implausible: rows
+            .iter()
+            .zip(rs)
+            .map(|(raw, r)| {
+                let odd = ranges
+                    .any_implausible(schema, raw, &r.raw)
+                    .expect("answers are rows of the schema");
+                f64::from(u8::from(odd))
+            })
+            .sum::<f64>()
+            / n,
     }
 }
 
@@ -73,6 +95,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (train, test) = data.holdout_split();
     let mlp = MlpModel::train(&train.encoded(), &train.labels, &MlpTraining::default())?;
     let schema = &data.schema;
+    let ranges = Plausibility::fit(schema, &train.rows, &train.labels)?;
     let declined: Vec<Vec<f64>> = test
         .rows
         .iter()
@@ -85,8 +108,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         declined.len()
     );
     println!(
-        "{:8} {:6} {:7} {:>9} {:>9} {:>8} {:>8} {:>10}",
-        "method", "σ²", "target", "mean L1", "mean Γ̃", "valid", "met", "Γ̃>target"
+        "{:8} {:6} {:7} {:>9} {:>9} {:>8} {:>8} {:>10} {:>12}",
+        "method", "σ²", "target", "mean L1", "mean Γ̃", "valid", "met", "Γ̃>target", "implausible"
     );
     // results[σ index] = (wachter, probe per target, croco per target)
     let mut results = Vec::new();
@@ -95,10 +118,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let w = par_map(&declined, |r| {
             wachter(schema, &mlp, &noise, r, &WachterConfig::default()).expect("wachter")
         });
-        let ws = summarise(&w, f64::NAN);
+        let ws = summarise(schema, &ranges, &declined, &w, f64::NAN);
         println!(
-            "{:8} {:6} {:>7} {:9.3} {:9.4} {:8.2} {:>8} {:>10}",
-            "Wachter", s2, "-", ws.distance, ws.gamma, ws.validity, "-", "-"
+            "{:8} {:6} {:>7} {:9.3} {:9.4} {:8.2} {:>8} {:>10} {:>12.2}",
+            "Wachter", s2, "-", ws.distance, ws.gamma, ws.validity, "-", "-", ws.implausible
         );
         let mut pr = Vec::new();
         let mut cr = Vec::new();
@@ -108,6 +131,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ..Default::default()
             };
             let p = summarise(
+                schema,
+                &ranges,
+                &declined,
                 &par_map(&declined, |r| {
                     probe(schema, &mlp, &noise, r, &pcfg).expect("probe")
                 }),
@@ -119,6 +145,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ..Default::default()
             };
             let c = summarise(
+                schema,
+                &ranges,
+                &declined,
                 &par_map(&declined, |r| {
                     croco(schema, &mlp, &noise, r, &ccfg).expect("croco")
                 }),
@@ -126,8 +155,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
             for (name, s) in [("PROBE", p), ("CROCO", c)] {
                 println!(
-                    "{:8} {:6} {:7.2} {:9.3} {:9.4} {:8.2} {:8.2} {:10.2}",
-                    name, s2, target, s.distance, s.gamma, s.validity, s.met, s.over_target
+                    "{:8} {:6} {:7.2} {:9.3} {:9.4} {:8.2} {:8.2} {:10.2} {:12.2}",
+                    name,
+                    s2,
+                    target,
+                    s.distance,
+                    s.gamma,
+                    s.validity,
+                    s.met,
+                    s.over_target,
+                    s.implausible
                 );
             }
             pr.push(p);

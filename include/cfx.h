@@ -558,6 +558,14 @@ typedef struct cfx_noise cfx_noise;
 typedef struct cfx_plan cfx_plan;
 
 /**
+ * Plausible ranges per feature (1–99% of the accepted applicants' values,
+ * shares of their states and levels), with the schema they were fitted for.
+ * Immutable: may be used from many threads at once and freed from any
+ * thread, exactly once, with `cfx_plausibility_free`.
+ */
+typedef struct cfx_plausibility cfx_plausibility;
+
+/**
  * A trained P-DQN policy. Thread-safe: may be used from many threads at once
  * and freed from any thread, exactly once, with `cfx_policy_free`.
  */
@@ -747,6 +755,16 @@ cfx_status cfx_coherent_result_certificate(const struct cfx_coherent_result *res
                                            double *out_solve_seconds);
 
 /**
+ * The exact invalidation rate Γ of counterfactual `k` under the robust-advice
+ * noise (`cfx_config_builder_set_robust_advice`), at most its target; NaN
+ * when the result was computed without robust advice. `NOT_FOUND` when `k`
+ * is out of range. Thread-safe.
+ */
+cfx_status cfx_coherent_result_invalidation_rate(const struct cfx_coherent_result *result,
+                                                 size_t k,
+                                                 double *out_rate);
+
+/**
  * The explanation in plain words, one line per counterfactual, e.g.
  * `optimal (cost 1.687, probability 0.503): MSinceMostRecentInqexcl7days: 0 → 12`
  * (string buffer protocol). Thread-safe.
@@ -904,6 +922,21 @@ cfx_status cfx_config_builder_set_bound_m(struct cfx_config_builder *b,
 cfx_status cfx_config_builder_set_target(struct cfx_config_builder *b,
                                          double target,
                                          double epsilon);
+
+/**
+ * Robust advice from the exact engine (coherent methods, logistic models):
+ * every counterfactual must keep its invalidation rate Γ — the chance that the
+ * model declines the applicant's implementation slipped by Gaussian noise of
+ * variance `sigma2` (≥ 0) on each changeable value's encoded slot — at most
+ * `invalidation_target` (strictly between 0 and 1). The answer is then the
+ * cheapest coherent counterfactual meeting that target, proven optimal
+ * (closed-form margin σ‖w_S‖·Φ⁻¹(1 − γ)); read its Γ with
+ * `cfx_coherent_result_invalidation_rate`. A scorecard or tree ensemble
+ * refuses it (`INVALID_ARGUMENT`). Not thread-safe (builder).
+ */
+cfx_status cfx_config_builder_set_robust_advice(struct cfx_config_builder *b,
+                                                double sigma2,
+                                                double invalidation_target);
 
 /**
  * Seed of every random step (same inputs + seed → same bits). Not
@@ -1431,6 +1464,48 @@ cfx_status cfx_model_fingerprint(const struct cfx_model *model,
  * exactly once per handle.
  */
 void cfx_model_free(const struct cfx_model *model);
+
+/**
+ * Fits plausible ranges on training data: `rows` is `n_rows × n_features`
+ * raw values, row-major (`rows_len` must equal that product, else
+ * `DIMENSION_MISMATCH`), `labels` one 0/1 value per row (1 = accepted; only
+ * those rows are used). Errors: `INVALID_ARGUMENT` for non-finite values, a
+ * label other than 0 or 1, or no accepted row; `INCOHERENT` for an incoherent
+ * row. `*out_plausibility` is owned by the caller. Thread-safe.
+ */
+cfx_status cfx_plausibility_fit(const struct cfx_schema *schema,
+                                const double *rows,
+                                size_t rows_len,
+                                size_t n_rows,
+                                const double *labels,
+                                size_t labels_len,
+                                const struct cfx_plausibility **out_plausibility);
+
+/**
+ * The flags of an advice row against the applicant's row (both raw, one
+ * value per feature): per feature, `out_flags[i]` is −1 when the advice does
+ * not change feature `i`, 0 when the new value is plausible, 1 when it lands
+ * outside the 1–99% range of accepted applicants (or in a state or level
+ * fewer than 1% of them have); `out_distances[i]` is how far outside the
+ * range, in the feature's units (0 inside or for a state, NaN when
+ * unchanged). Both buffers follow the array buffer protocol with the same
+ * capacity `cap` (n_features values each). Errors: `DIMENSION_MISMATCH`,
+ * `INVALID_ARGUMENT` (non-finite values), `INCOHERENT`. Thread-safe.
+ */
+cfx_status cfx_plausibility_assess(const struct cfx_plausibility *plausibility,
+                                   const double *factual,
+                                   size_t factual_len,
+                                   const double *advice,
+                                   size_t advice_len,
+                                   int32_t *out_flags,
+                                   double *out_distances,
+                                   size_t cap,
+                                   size_t *out_len);
+
+/**
+ * Frees plausible ranges (NULL is a no-op). Thread-safe; once per handle.
+ */
+void cfx_plausibility_free(const struct cfx_plausibility *plausibility);
 
 /**
  * Isotropic Gaussian noise N(0, σ²I) on the value slots of the schema's

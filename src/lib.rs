@@ -30,6 +30,7 @@ pub mod json;
 pub mod model;
 pub mod nn;
 pub mod plan;
+pub mod plausibility;
 pub mod robust;
 pub mod schema;
 pub mod sequential;

@@ -52,6 +52,10 @@ const PROGRAMS: &[Program] = &[
         args: &TOY,
     },
     Program {
+        name: "robust_advice",
+        args: &[],
+    },
+    Program {
         name: "coherent_batch",
         args: &TOY,
     },

@@ -133,6 +133,67 @@ pub struct Config {
     /// raw status [`SEPARABLE_NODE_LIMIT_STATUS`].
     #[serde(default = "default_node_limit")]
     pub node_limit: usize,
+    /// Robust advice (default none): the answer must stay accepted under
+    /// Gaussian slips with at most the stated invalidation rate. See
+    /// [`Robustness`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robustness: Option<Robustness>,
+}
+
+/// A robustness target for the exact engine: the answer x̌ must keep
+/// `Γ(x̌) ≤ invalidation_target`, Γ the probability that the model declines
+/// the applicant's slightly-off implementation `x̌ + ε`, ε ~ N(0, σ²I) on the
+/// value slot of every mutable contiguous feature (the default noise columns
+/// of `robust`, [`crate::robust::NoiseModel::gaussian_for_schema`]; σ² a
+/// variance, as CROCO's `sigma2`, seed 001 §2.2).
+///
+/// For a linear (logistic) model Γ has a closed form and "Γ ≤ γ" is exactly
+/// the linear constraint `score ≥ logit(t) + σ‖w_S‖·Φ⁻¹(1 − γ)`
+/// ([`crate::robust::linear_robust_margin`]), `w_S` the weights of the noisy
+/// columns. Both solvers add that margin to the decision row, so the answer is
+/// the cheapest coherent, actionable counterfactual meeting the target,
+/// proven optimal rather than searched for by CROCO's or PROBE's descent.
+/// Models without the closed form (scorecards, tree ensembles) refuse it: use
+/// CROCO or PROBE for them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Robustness {
+    /// The noise variance σ² on each noisy (encoded, min–max scaled) slot.
+    pub sigma2: f64,
+    /// The largest acceptable invalidation rate γ, in (0, 1).
+    pub invalidation_target: f64,
+}
+
+impl Robustness {
+    /// The noise the target speaks of, on `schema`'s default columns.
+    pub fn noise(&self, schema: &Schema) -> Result<crate::robust::NoiseModel> {
+        crate::robust::NoiseModel::gaussian_for_schema(schema, self.sigma2)
+    }
+
+    /// The target in words, e.g. `robust to slips (σ² = 0.01, ≤ 10% declined)`.
+    pub fn label(&self) -> String {
+        format!(
+            "robust to slips (σ² = {}, ≤ {}% declined)",
+            crate::schema::fmt_num(self.sigma2),
+            crate::schema::fmt_num(100.0 * self.invalidation_target)
+        )
+    }
+
+    fn validate(&self) -> Result<()> {
+        if !(self.sigma2.is_finite() && self.sigma2 >= 0.0) {
+            return Err(Error::InvalidArgument(format!(
+                "robustness sigma2 (a variance) must be finite and ≥ 0, got {}",
+                self.sigma2
+            )));
+        }
+        if !(self.invalidation_target > 0.0 && self.invalidation_target < 1.0) {
+            return Err(Error::InvalidArgument(format!(
+                "robustness invalidation_target must lie strictly between 0 and 1, got {}",
+                self.invalidation_target
+            )));
+        }
+        Ok(())
+    }
 }
 
 fn default_node_limit() -> usize {
@@ -151,6 +212,7 @@ impl Default for Config {
             batch_threads: 0,
             solver: SolverChoice::Auto,
             node_limit: default_node_limit(),
+            robustness: None,
         }
     }
 }
@@ -185,6 +247,9 @@ impl Config {
         }
         if self.threads == 0 || self.threads > 1024 {
             return bad(format!("threads must be in 1..=1024, got {}", self.threads));
+        }
+        if let Some(r) = &self.robustness {
+            r.validate()?;
         }
         Ok(())
     }
@@ -319,6 +384,15 @@ pub struct Counterfactual {
     pub solve_seconds: f64,
     /// The solver that proved it.
     pub proved_by: ProvedBy,
+    /// With [`Config::robustness`]: the exact invalidation rate Γ of this
+    /// answer under the target's noise ([`crate::robust::linear_invalidation_rate`]),
+    /// at most the target by construction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalidation_rate: Option<f64>,
+    /// Plausibility flags of the changed values, empty until annotated with
+    /// [`crate::plausibility::Plausibility`] ([`Explanation::assess_plausibility`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plausibility: Vec<crate::plausibility::PlausibilityFlag>,
 }
 
 impl Counterfactual {
@@ -355,9 +429,34 @@ pub struct Explanation {
     /// the search, not a property of the applicant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diversity_stopped: Option<Outcome>,
+    /// The robustness target every counterfactual meets ([`Config::robustness`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robustness: Option<Robustness>,
 }
 
 impl Explanation {
+    /// Fills every counterfactual's plausibility flags (issue 16): which
+    /// changed values land outside the 1–99% range of the training data's
+    /// accepted applicants, and how far.
+    pub fn assess_plausibility(
+        &mut self,
+        schema: &Schema,
+        ranges: &crate::plausibility::Plausibility,
+    ) -> Result<()> {
+        for cf in &mut self.counterfactuals {
+            cf.plausibility = ranges.assess(schema, &self.factual, &cf.raw)?;
+        }
+        Ok(())
+    }
+
+    /// Whether counterfactual `k` has an implausible changed value (after
+    /// [`Explanation::assess_plausibility`]).
+    pub fn implausible(&self, k: usize) -> bool {
+        self.counterfactuals
+            .get(k)
+            .is_some_and(|c| c.plausibility.iter().any(|f| f.implausible))
+    }
+
     /// The explanation in plain words, one line per counterfactual.
     pub fn to_text(&self) -> String {
         // A scorecard without a scaling has no probability: speak in points.
@@ -407,7 +506,12 @@ impl Explanation {
             }
         }
         for (k, cf) in self.counterfactuals.iter().enumerate() {
-            let head = if k == 0 { "optimal" } else { "alternative" };
+            let plain = if k == 0 { "optimal" } else { "alternative" };
+            let head = match (&self.robustness, &cf.status) {
+                (Some(r), Outcome::Optimal) if k == 0 => format!("{}, proven optimal", r.label()),
+                (Some(r), _) => format!("{}, {plain}", r.label()),
+                (None, _) => plain.to_string(),
+            };
             if points {
                 out.push_str(&format!(
                     "{head} (cost {:.3}, score {}): {}\n",
@@ -422,6 +526,10 @@ impl Explanation {
                     cf.probability,
                     cf.describe()
                 ));
+            }
+            let odd = crate::plausibility::describe_implausible(&cf.plausibility);
+            if !odd.is_empty() {
+                out.push_str(&format!("  implausible: {odd}\n"));
             }
         }
         out
@@ -499,8 +607,21 @@ fn prepare<'m>(
         }
         return Ok((Scoring::Scorecard(card), points));
     }
+    if config.robustness.is_some() && model.as_linear().is_none() {
+        return Err(Error::InvalidArgument(
+            "robust advice from the exact engine needs a linear (logistic) model, whose \
+             invalidation rate has a closed form; use CROCO or PROBE for other models"
+                .into(),
+        ));
+    }
     let scoring = if let Some(lin) = model.as_linear() {
-        Scoring::Linear(lin)
+        let robust = match &config.robustness {
+            Some(r) => {
+                crate::robust::linear_robust_margin(lin, &r.noise(schema)?, r.invalidation_target)?
+            }
+            None => 0.0,
+        };
+        Scoring::Linear(lin, robust)
     } else if let Some(ens) = model.as_trees() {
         Scoring::Trees(ens)
     } else {
@@ -536,9 +657,10 @@ impl Scoring<'_> {
     /// row exactly), its probability, and whether the model accepts it.
     fn judge(&self, schema: &Schema, raw: &[f64], encoded: &[f64]) -> Result<(f64, f64, bool)> {
         Ok(match self {
-            Scoring::Linear(m) => {
+            Scoring::Linear(m, robust) => {
                 let score = m.score(encoded);
-                (score, sigmoid(score), score > logit(m.threshold))
+                let thr = logit(m.threshold);
+                (score, sigmoid(score), score > thr && score >= thr + robust)
             }
             Scoring::Trees(m) => {
                 let score = m.score(encoded);
@@ -557,20 +679,33 @@ impl Scoring<'_> {
 
     fn model(&self) -> &dyn Model {
         match self {
-            Scoring::Linear(m) => *m,
+            Scoring::Linear(m, _) => *m,
             Scoring::Scorecard(c) => *c,
             Scoring::Trees(t) => *t,
         }
     }
 
-    /// The first decision margin: the configured one for a probability model
+    /// The first tolerance margin: the configured one for a probability model
     /// (linear or trees); 0 for a scorecard, whose points are exact and whose
-    /// ties are accepted.
-    fn first_margin(&self, config: &Config) -> f64 {
+    /// ties are accepted. Retries escalate this part only.
+    fn first_tolerance(&self, config: &Config) -> f64 {
         match self {
-            Scoring::Linear(_) | Scoring::Trees(_) => config.margin,
+            Scoring::Linear(..) | Scoring::Trees(_) => config.margin,
             Scoring::Scorecard(_) => 0.0,
         }
+    }
+
+    /// The robust margin of [`Config::robustness`] (score units; 0 without it).
+    fn robust_margin(&self) -> f64 {
+        match self {
+            Scoring::Linear(_, robust) => *robust,
+            Scoring::Scorecard(_) | Scoring::Trees(_) => 0.0,
+        }
+    }
+
+    /// The first decision margin: the robust margin plus the first tolerance.
+    fn first_margin(&self, config: &Config) -> f64 {
+        self.robust_margin() + self.first_tolerance(config)
     }
 }
 
@@ -589,6 +724,7 @@ fn checked_counterfactual(
     margin: f64,
     seconds: f64,
     proved_by: ProvedBy,
+    robustness: Option<Robustness>,
 ) -> Result<Option<Counterfactual>> {
     let raw = schema.decode(enc).map_err(|e| {
         Error::Solver(format!(
@@ -600,6 +736,14 @@ fn checked_counterfactual(
     if !accepted {
         return Ok(None);
     }
+    let invalidation_rate = match (robustness, model) {
+        (Some(r), Scoring::Linear(lin, _)) => Some(crate::robust::linear_invalidation_rate(
+            lin,
+            &encoded,
+            &r.noise(schema)?,
+        )?),
+        _ => None,
+    };
     Ok(Some(Counterfactual {
         changes: schema.describe_changes(factual, &raw),
         cost: cost(schema, factual, &raw)?,
@@ -613,10 +757,13 @@ fn checked_counterfactual(
         margin,
         solve_seconds: seconds,
         proved_by,
+        invalidation_rate,
+        plausibility: Vec::new(),
     }))
 }
 
 /// Reads a MIP solution back (see [`checked_counterfactual`]).
+#[allow(clippy::too_many_arguments)]
 fn read_solution(
     schema: &Schema,
     model: Scoring<'_>,
@@ -625,6 +772,7 @@ fn read_solution(
     sol: &MipSolution,
     seconds: f64,
     margin: f64,
+    robustness: Option<Robustness>,
 ) -> Result<Option<Counterfactual>> {
     let enc = prog.encoded(schema, &sol.x);
     let status = match sol.status {
@@ -646,6 +794,7 @@ fn read_solution(
         margin,
         seconds,
         ProvedBy::Highs,
+        robustness,
     )
 }
 
@@ -693,20 +842,31 @@ fn solve_program(
         ..config.options()
     };
     let first_margin = model.first_margin(config);
-    let mut margin = first_margin;
+    let robust = model.robust_margin();
+    let mut tolerance = model.first_tolerance(config);
     let mut seconds = 0.0;
     for _ in 0..3 {
+        let margin = robust + tolerance;
         prog.set_margin(margin);
         let sol = highs::solve(&prog.mip, &opts);
         seconds += sol.seconds;
         if !sol.has_solution {
             return Ok(Solved::NoSolution(outcome_without_solution(sol.status)));
         }
-        if let Some(cf) = read_solution(schema, model, prog, factual, &sol, seconds, margin)? {
+        if let Some(cf) = read_solution(
+            schema,
+            model,
+            prog,
+            factual,
+            &sol,
+            seconds,
+            margin,
+            config.robustness,
+        )? {
             prog.set_margin(first_margin);
             return Ok(Solved::Found(Box::new(cf)));
         }
-        margin = (margin * 100.0).max(1e-9);
+        tolerance = (tolerance * 100.0).max(1e-9);
     }
     prog.set_margin(first_margin);
     Ok(Solved::NoSolution(Outcome::Unknown { raw_status: -2 }))
@@ -756,7 +916,7 @@ fn solve_separable(
     // answer (`Scoring::judge`) decides, as HiGHS's feasibility tolerance and
     // the same check do on the MIP.
     let threshold = match model {
-        Scoring::Linear(lin) => {
+        Scoring::Linear(lin, _) => {
             ws.build_linear(schema, lin, factual, fixes)?;
             logit(lin.threshold)
         }
@@ -771,8 +931,11 @@ fn solve_separable(
         }
     };
     let mut enc = vec![0.0; schema.encoded_dim()];
-    let mut margin = model.first_margin(config);
+    // Retries escalate the tolerance only, never the robust margin.
+    let robust = model.robust_margin();
+    let mut tolerance = model.first_tolerance(config);
     for _ in 0..3 {
+        let margin = robust + tolerance;
         let need = threshold + margin - ws.factual_score();
         let sol = ws.solve_with_limit(need, config.node_limit);
         match sol.status {
@@ -801,11 +964,12 @@ fn solve_separable(
             margin,
             start.elapsed().as_secs_f64(),
             ProvedBy::Separable,
+            config.robustness,
         )?;
         if let Some(cf) = cf {
             return Ok(Solved::Found(Box::new(cf)));
         }
-        margin = (margin * 100.0).max(1e-9);
+        tolerance = (tolerance * 100.0).max(1e-9);
     }
     Ok(Solved::NoSolution(Outcome::Unknown { raw_status: -2 }))
 }
@@ -882,7 +1046,7 @@ impl<'a> Run<'a> {
     ) -> Result<Run<'a>> {
         // Linear models and scorecards are separable; a tree ensemble's
         // splits couple its features.
-        let separable_model = matches!(scoring, Scoring::Linear(_) | Scoring::Scorecard(_));
+        let separable_model = matches!(scoring, Scoring::Linear(..) | Scoring::Scorecard(_));
         let separable = match config.solver {
             SolverChoice::Mip => false,
             SolverChoice::Auto => !cuts && separable_model,
@@ -1094,7 +1258,7 @@ fn blocking_groups(
             .collect();
         let s = relaxed(schema, &groups)?;
         let solved = match (by, model) {
-            (ProvedBy::Separable, Scoring::Linear(_) | Scoring::Scorecard(_)) => {
+            (ProvedBy::Separable, Scoring::Linear(..) | Scoring::Scorecard(_)) => {
                 with_workspace(|ws| solve_separable(&s, model, factual, &quick, &[], ws))?
             }
             _ => {
@@ -1125,7 +1289,12 @@ fn blocking_groups(
     })
 }
 
-fn new_explanation(model: Scoring<'_>, factual: &[f64], score: f64) -> Explanation {
+fn new_explanation(
+    model: Scoring<'_>,
+    factual: &[f64],
+    score: f64,
+    config: &Config,
+) -> Explanation {
     let m = model.model();
     Explanation {
         factual: factual.to_vec(),
@@ -1136,6 +1305,7 @@ fn new_explanation(model: Scoring<'_>, factual: &[f64], score: f64) -> Explanati
         proved_by: ProvedBy::Highs,
         counterfactuals: Vec::new(),
         diversity_stopped: None,
+        robustness: config.robustness,
     }
 }
 
@@ -1181,7 +1351,7 @@ pub fn explain(
     config: &Config,
 ) -> Result<Explanation> {
     let (lin, score) = prepare(schema, model, factual, config)?;
-    let mut ex = new_explanation(lin, factual, score);
+    let mut ex = new_explanation(lin, factual, score, config);
     let mut run = Run::new(schema, lin, factual, config, false)?;
     first(&mut run, &mut ex)?;
     Ok(ex)
@@ -1220,7 +1390,7 @@ pub fn explain_diverse(
     config: &Config,
 ) -> Result<Explanation> {
     let (lin, score) = prepare(schema, model, factual, config)?;
-    let mut ex = new_explanation(lin, factual, score);
+    let mut ex = new_explanation(lin, factual, score, config);
     let cuts = config.diversity == DiversityRule::DistinctSubsets && config.n_diverse > 1;
     let mut run = Run::new(schema, lin, factual, config, cuts)?;
     if !first(&mut run, &mut ex)? {

@@ -58,7 +58,9 @@ use crate::schema::{COHERENCE_TOL, Direction, FeatureKind, Schema};
 /// differ, the mixed polytope of the applicant's possible rows is shared.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Scoring<'m> {
-    Linear(&'m LinearModel),
+    /// A linear (logistic) model and the robust margin (score units) its
+    /// decision row adds (`Config::robustness`; 0 without it).
+    Linear(&'m LinearModel, f64),
     Scorecard(&'m Scorecard),
     /// A tree ensemble: OCEAN's leaf and split indicators joined to the
     /// polytope (Parmentier & Vidal 2021; `trees.rs`).
@@ -574,7 +576,7 @@ impl Program {
         margin: f64,
     ) -> Result<Program> {
         match scoring {
-            Scoring::Linear(m) => Program::build_linear(schema, m, factual, margin),
+            Scoring::Linear(m, _) => Program::build_linear(schema, m, factual, margin),
             Scoring::Scorecard(m) => Program::build_scorecard(schema, m, factual, margin),
             Scoring::Trees(m) => super::trees::build(schema, m, factual, margin),
         }

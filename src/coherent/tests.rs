@@ -1456,3 +1456,105 @@ fn distinct_subsets_match_brute_force_round_by_round() {
         "{rounds} rounds, {stops} stops"
     );
 }
+
+/// Robust advice (Config::robustness) on 300 random small schemas, both
+/// solvers: the answer's exact Γ meets the target, and its cost equals the
+/// brute-force optimum under the closed-form margin computed by hand
+/// (σ·‖w_S‖·Φ⁻¹(1 − γ) over the value slots of the mutable contiguous
+/// features) — the independent oracle of the optimality claim.
+#[test]
+fn robust_advice_meets_its_target_at_the_brute_force_optimum() {
+    for solver in [SolverChoice::Mip, SolverChoice::Separable] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(16);
+        let (mut found, mut with_margin) = (0, 0);
+        for case in 0..300 {
+            let schema = random_schema(&mut rng);
+            let factual = random_factual(&schema, &mut rng);
+            let model = random_model(&schema, &factual, &mut rng);
+            let gamma = [0.01, 0.1, 0.3][case % 3];
+            let sigma2 = 0.01;
+            let config = Config {
+                solver,
+                robustness: Some(Robustness {
+                    sigma2,
+                    invalidation_target: gamma,
+                }),
+                ..Config::default()
+            };
+            let mut norm2 = 0.0;
+            for (i, f) in schema.features.iter().enumerate() {
+                if let Some(c) = schema.layout(i).value {
+                    if f.actionability.mutable {
+                        norm2 += model.weights[c] * model.weights[c];
+                    }
+                }
+            }
+            let by_hand =
+                sigma2.sqrt() * norm2.sqrt() * crate::robust::normal_quantile(1.0 - gamma);
+            let oracle = brute_force(&schema, &model, &factual, by_hand + config.margin);
+            let ex = explain(&schema, &model, &factual, &config).unwrap();
+            match (oracle, ex.counterfactuals.first()) {
+                (Some(best), Some(cf)) => {
+                    check_counterfactual(&schema, &model, &factual, cf);
+                    assert!(
+                        (cf.cost - best).abs() < 1e-6,
+                        "case {case} ({solver:?}): robust optimum {} vs brute force {best}",
+                        cf.cost
+                    );
+                    let g = cf.invalidation_rate.expect("robust answers carry Γ");
+                    let noise =
+                        crate::robust::NoiseModel::gaussian_for_schema(&schema, sigma2).unwrap();
+                    let exact =
+                        crate::robust::linear_invalidation_rate(&model, &cf.encoded, &noise)
+                            .unwrap();
+                    assert!((g - exact).abs() < 1e-15);
+                    assert!(g <= gamma * (1.0 + 1e-9), "case {case}: Γ = {g} > {gamma}");
+                    found += 1;
+                    with_margin += usize::from(by_hand > 1e-3);
+                }
+                (None, None) => {
+                    assert!(matches!(ex.outcome, Outcome::Infeasible { .. }))
+                }
+                (o, c) => panic!("case {case}: oracle {o:?} vs {:?}", c.map(|c| c.cost)),
+            }
+        }
+        assert!(
+            found >= 60 && with_margin >= 60,
+            "{found} found, {with_margin} with a margin"
+        );
+    }
+}
+
+/// Robustness is refused where the closed form does not exist, and bad
+/// targets are errors.
+#[test]
+fn robust_advice_refuses_bad_targets() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    let schema = random_schema(&mut rng);
+    let factual = random_factual(&schema, &mut rng);
+    let model = random_model(&schema, &factual, &mut rng);
+    for (sigma2, gamma) in [
+        (0.01, 0.0),
+        (0.01, 1.0),
+        (-1.0, 0.1),
+        (f64::NAN, 0.1),
+        (0.01, f64::NAN),
+    ] {
+        let config = Config {
+            robustness: Some(Robustness {
+                sigma2,
+                invalidation_target: gamma,
+            }),
+            ..Config::default()
+        };
+        assert!(matches!(
+            explain(&schema, &model, &factual, &config),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+    let json = r#"{"sigma2": 0.01, "invalidation_target": 0.1, "sigma": 1}"#;
+    let err = serde_json::from_str::<Robustness>(json)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("sigma"), "{err}");
+}

@@ -83,6 +83,12 @@ fn core_config(config: *const cfx_config) -> FfiResult<Config> {
             cfx_diversity_rule::DistinctSubsets => DiversityRule::DistinctSubsets,
         };
     }
+    if let Some(r) = s.robust_advice {
+        c.robustness = Some(crate::coherent::Robustness {
+            sigma2: r.sigma2,
+            invalidation_target: r.invalidation_target,
+        });
+    }
     c.validate()?;
     Ok(c)
 }
@@ -245,6 +251,24 @@ pub unsafe extern "C" fn cfx_coherent_result_certificate(
             (out_mip_gap, cf.mip_gap),
             (out_solve_seconds, cf.solve_seconds),
         ]);
+        Ok(())
+    }
+}
+
+/// The exact invalidation rate Γ of counterfactual `k` under the robust-advice
+/// noise (`cfx_config_builder_set_robust_advice`), at most its target; NaN
+/// when the result was computed without robust advice. `NOT_FOUND` when `k`
+/// is out of range. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_coherent_result_invalidation_rate(
+    result: *const cfx_coherent_result,
+    k: usize,
+    out_rate: *mut f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_rate, "out_rate")?;
+        let r = arc_ref(result, "result")?;
+        out.write(counterfactual(r, k)?.invalidation_rate.unwrap_or(f64::NAN));
         Ok(())
     }
 }
@@ -622,6 +646,89 @@ mod tests {
                 cfx_coherent_explain(s, m, std::ptr::null(), nan.as_ptr(), 2, &mut r),
                 cfx_status::InvalidArgument
             );
+            arc_free(s);
+            arc_free(m);
+        }
+    }
+
+    /// Robust advice through the C builder: the answer sits where the closed
+    /// form puts it (income slot s with 4s + 3·12/62 − 3 = 0.1·4·Φ⁻¹(0.9) +
+    /// 1e-6, income the only noisy column), its Γ is the target, and a bad
+    /// target is refused by the setter.
+    #[test]
+    fn robust_advice_through_the_c_abi_meets_its_target() {
+        use super::super::config::{
+            cfx_config_build, cfx_config_builder_new, cfx_config_builder_set_robust_advice,
+            cfx_config_free,
+        };
+        let (s, m) = inputs();
+        unsafe {
+            let mut b = std::ptr::null_mut();
+            assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+            for (s2, t) in [(0.01, 0.0), (0.01, 1.0), (-0.1, 0.1), (0.01, f64::NAN)] {
+                assert_eq!(
+                    cfx_config_builder_set_robust_advice(b, s2, t),
+                    cfx_status::InvalidArgument
+                );
+            }
+            assert_eq!(
+                cfx_config_builder_set_robust_advice(b, 0.01, 0.1),
+                cfx_status::Ok
+            );
+            let mut c = std::ptr::null();
+            assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
+            let row = [20.0, 30.0];
+            let mut r = std::ptr::null();
+            assert_eq!(
+                cfx_coherent_explain(s, m, c, row.as_ptr(), 2, &mut r),
+                cfx_status::Ok
+            );
+            let mut out = [0.0; 2];
+            let mut n = 0;
+            assert_eq!(
+                cfx_coherent_result_counterfactual(r, 0, out.as_mut_ptr(), 2, &mut n),
+                cfx_status::Ok
+            );
+            let z = 1.281_551_565_544_600_4; // Φ⁻¹(0.9)
+            let slot = (0.1 * 4.0 * z + 1e-6 + 3.0 - 3.0 * 12.0 / 62.0) / 4.0;
+            assert!(
+                (out[0] - 100.0 * slot).abs() < 1e-6,
+                "{out:?} vs {}",
+                100.0 * slot
+            );
+            let mut gamma = f64::NAN;
+            assert_eq!(
+                cfx_coherent_result_invalidation_rate(r, 0, &mut gamma),
+                cfx_status::Ok
+            );
+            assert!(gamma <= 0.1 && gamma > 0.1 - 1e-5, "Γ = {gamma}");
+            assert_eq!(
+                cfx_coherent_result_invalidation_rate(r, 1, &mut gamma),
+                cfx_status::NotFound
+            );
+            let mut text = vec![0 as c_char; 1024];
+            assert_eq!(
+                cfx_coherent_result_describe(r, text.as_mut_ptr(), 1024, &mut n),
+                cfx_status::Ok
+            );
+            let text = std::ffi::CStr::from_ptr(text.as_ptr()).to_str().unwrap();
+            assert!(
+                text.contains("robust to slips (σ² = 0.01, ≤ 10% declined), proven optimal"),
+                "{text}"
+            );
+            cfx_coherent_result_free(r);
+            // Without robust advice the rate is NaN.
+            assert_eq!(
+                cfx_coherent_explain(s, m, std::ptr::null(), row.as_ptr(), 2, &mut r),
+                cfx_status::Ok
+            );
+            assert_eq!(
+                cfx_coherent_result_invalidation_rate(r, 0, &mut gamma),
+                cfx_status::Ok
+            );
+            assert!(gamma.is_nan());
+            cfx_coherent_result_free(r);
+            cfx_config_free(c);
             arc_free(s);
             arc_free(m);
         }

@@ -90,6 +90,19 @@ pub struct SolverConfig {
     /// COPA ambiguity radius ρ (Gelbrich ball).
     pub copa_radius: Option<f64>,
     pub rl: RlSettings,
+    /// Robust advice from the exact engine: noise variance σ² and the largest
+    /// acceptable invalidation rate γ (`coherent::Robustness`). Left out of
+    /// the JSON when unset, so that the fingerprints of configurations made
+    /// before this setting existed do not change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robust_advice: Option<RobustAdvice>,
+}
+
+/// The settings of `cfx_config_builder_set_robust_advice`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RobustAdvice {
+    pub sigma2: f64,
+    pub invalidation_target: f64,
 }
 
 impl SolverConfig {
@@ -272,6 +285,38 @@ pub unsafe extern "C" fn cfx_config_builder_set_target(
         set(b, |c| {
             c.target = Some(t);
             c.target_epsilon = Some(e);
+        })
+    }
+}
+
+/// Robust advice from the exact engine (coherent methods, logistic models):
+/// every counterfactual must keep its invalidation rate Γ — the chance that the
+/// model declines the applicant's implementation slipped by Gaussian noise of
+/// variance `sigma2` (≥ 0) on each changeable value's encoded slot — at most
+/// `invalidation_target` (strictly between 0 and 1). The answer is then the
+/// cheapest coherent counterfactual meeting that target, proven optimal
+/// (closed-form margin σ‖w_S‖·Φ⁻¹(1 − γ)); read its Γ with
+/// `cfx_coherent_result_invalidation_rate`. A scorecard or tree ensemble
+/// refuses it (`INVALID_ARGUMENT`). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_robust_advice(
+    b: *mut cfx_config_builder,
+    sigma2: f64,
+    invalidation_target: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let s = non_negative(sigma2, "sigma2")?;
+        let t = finite(invalidation_target, "invalidation_target")?;
+        if !(t > 0.0 && t < 1.0) {
+            return Err(FfiError::invalid(format!(
+                "invalidation_target must lie strictly between 0 and 1, got {t}"
+            )));
+        }
+        set(b, |c| {
+            c.robust_advice = Some(RobustAdvice {
+                sigma2: s,
+                invalidation_target: t,
+            })
         })
     }
 }

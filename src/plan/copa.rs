@@ -67,6 +67,10 @@ pub struct CopaPlan {
     pub encoded: Vec<Vec<f64>>,
     /// The J options as raw rows (only set by [`copa_plan`], which has a schema).
     pub raw: Vec<Vec<f64>>,
+    /// Per option, the plausibility flags of its changed values; empty until
+    /// annotated ([`CopaPlan::assess_plausibility`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plausibility: Vec<Vec<crate::plausibility::PlausibilityFlag>>,
     /// Proximity: mean ℓ2 distance to the applicant in the encoded space.
     pub proximity: f64,
     /// Diversity: det K, K_ij = 1/(1 + ‖x_i − x_j‖₂) + 1e-4·δ_ij.
@@ -79,6 +83,24 @@ pub struct CopaPlan {
     pub upper: ValidityBound,
     /// Adam iterations run.
     pub iterations: usize,
+}
+
+impl CopaPlan {
+    /// Fills each option's plausibility flags (issue 16); `factual` is the
+    /// applicant's raw row. Needs the raw options ([`copa_plan`]'s).
+    pub fn assess_plausibility(
+        &mut self,
+        schema: &Schema,
+        factual: &[f64],
+        ranges: &crate::plausibility::Plausibility,
+    ) -> Result<()> {
+        self.plausibility = self
+            .raw
+            .iter()
+            .map(|o| ranges.assess(schema, factual, o))
+            .collect::<Result<_>>()?;
+        Ok(())
+    }
 }
 
 /// Proximity, diversity and validity proxy of a plan (encoded options, no intercept).
@@ -360,6 +382,7 @@ fn finish(
     Ok(CopaPlan {
         encoded: xs,
         raw,
+        plausibility: Vec::new(),
         proximity,
         diversity,
         validity,

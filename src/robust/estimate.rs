@@ -13,7 +13,7 @@
 //! vectorisable `exp` ([`exp_det`]) and eight fixed partial sums.
 
 use super::noise::{NoiseKind, NoiseModel};
-use super::normal::normal_cdf;
+use super::normal::{normal_cdf, normal_quantile};
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::{LinearModel, Model, PERTURBED_BLOCK, logit, sigmoid, simd_fn};
 use rand::{Rng, SeedableRng};
@@ -649,4 +649,43 @@ pub fn linear_invalidation_rate(model: &LinearModel, x: &[f64], noise: &NoiseMod
         return Ok(if s <= thr { 1.0 } else { 0.0 });
     }
     Ok(normal_cdf((thr - s) / tau))
+}
+
+/// The score margin that makes a linear (logistic) model's advice robust to
+/// slips: `σ_w·Φ⁻¹(1 − γ)` with `σ_w = √(wᵀΣw)` over the noisy columns
+/// ([`NoiseModel::projected_std`]), so that for any encoded point x̌
+///
+/// `Γ(x̌) ≤ γ  ⇔  w·x̌ + b ≥ logit(t) + σ_w·Φ⁻¹(1 − γ)`.
+///
+/// Derivation (seed 001, §2.3, with cfx's conventions): the noisy copy
+/// `x̌ + ε`, ε ~ N(0, Σ) on the noise's columns, is declined when
+/// `w·(x̌ + ε) + b ≤ logit(t)`; `w·ε ~ N(0, σ_w²)`, so
+/// `Γ = Φ((logit(t) − s)/σ_w)` with `s = w·x̌ + b` ([`linear_invalidation_rate`]),
+/// and Φ increasing gives `Γ ≤ γ ⇔ (logit(t) − s)/σ_w ≤ Φ⁻¹(γ) = −Φ⁻¹(1 − γ)`.
+/// For isotropic noise of variance σ² this is `σ·‖w_S‖·Φ⁻¹(1 − γ)`.
+///
+/// The margin is a linear constraint on the score, which is why the exact
+/// coherent engine can optimise under it (`coherent::Robustness`). For `γ ≥ ½`
+/// it is ≤ 0: acceptance alone (Γ < ½) already meets the target, and the
+/// margin returned is 0. Errors: non-Gaussian noise, a noise column outside
+/// the model, `γ` outside (0, 1).
+pub fn linear_robust_margin(
+    model: &LinearModel,
+    noise: &NoiseModel,
+    invalidation_target: f64,
+) -> Result<f64> {
+    noise.check_dim(model.weights.len())?;
+    if noise.kind() != NoiseKind::Gaussian {
+        return Err(Error::InvalidArgument(
+            "the closed-form robust margin needs Gaussian noise".into(),
+        ));
+    }
+    if !(invalidation_target > 0.0 && invalidation_target < 1.0) {
+        return Err(Error::InvalidArgument(format!(
+            "the invalidation target must lie strictly between 0 and 1, got {invalidation_target}"
+        )));
+    }
+    let sigma_w = noise.projected_std(&model.weights);
+    // Φ⁻¹(1 − γ) = −Φ⁻¹(γ), without rounding 1 − γ for a small γ.
+    Ok((-sigma_w * normal_quantile(invalidation_target)).max(0.0))
 }

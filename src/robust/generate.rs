@@ -212,6 +212,10 @@ pub struct RobustCounterfactual {
     /// The method's target: validity (Wachter), Γ̃ below the target (PROBE),
     /// bound below Γ̄_t + ε (CROCO). When false, this is the best effort.
     pub target_met: bool,
+    /// Plausibility flags of the changed values, empty until annotated with
+    /// [`crate::plausibility::Plausibility`] ([`RobustCounterfactual::assess_plausibility`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plausibility: Vec<crate::plausibility::PlausibilityFlag>,
 }
 
 /// Adam with amsgrad, PyTorch's update rule (the reference codes all use
@@ -461,6 +465,7 @@ fn finish<M: Model + ?Sized>(
         rounds: search.rounds,
         final_lambda: search.lambda,
         target_met: false,
+        plausibility: Vec::new(),
     };
     let (met, sb) = target(&out, &mut ws)?;
     out.target_met = met;
@@ -692,6 +697,18 @@ pub fn croco<M: Model + ?Sized>(
 }
 
 impl RobustCounterfactual {
+    /// Fills the plausibility flags of the changed values (issue 16);
+    /// `factual` is the applicant's raw row.
+    pub fn assess_plausibility(
+        &mut self,
+        schema: &Schema,
+        factual: &[f64],
+        ranges: &crate::plausibility::Plausibility,
+    ) -> Result<()> {
+        self.plausibility = ranges.assess(schema, factual, &self.raw)?;
+        Ok(())
+    }
+
     /// The guarantee in words, for an applicant: the reported bound
     /// (Propositions 1–2 of seed 001) with its confidence, and the measured rate.
     pub fn guarantee_in_words(&self, sigma2: f64) -> String {

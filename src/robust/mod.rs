@@ -8,7 +8,8 @@
 //! - [`Estimator`] + [`Workspace`]: Γ̃ (seed 001, eq. 3) and Θ̃ with standard
 //!   errors, allocation-free; the CROCO bound [`invalidation_bound`]
 //!   (Propositions 1–2, Hoeffding form derived); PROBE's
-//!   [`probe_invalidation_rate`]; the exact [`linear_invalidation_rate`];
+//!   [`probe_invalidation_rate`]; the exact [`linear_invalidation_rate`] and
+//!   the score margin [`linear_robust_margin`] that meets a target Γ exactly;
 //!   multi-core [`Estimator::estimate_batch`] with per-chunk jump() streams.
 //! - Generators [`wachter`], [`probe`], [`croco`] returning a
 //!   [`RobustCounterfactual`] with validity, distance, Γ̃, Θ̃, bound, confidence.
@@ -22,14 +23,14 @@ mod normal;
 pub use batch::BATCH_CHUNK;
 pub use estimate::{
     Bound, Estimate, Estimator, McRate, Sampling, Workspace, bound_confidence, invalidation_bound,
-    linear_invalidation_rate, probe_invalidation_rate,
+    linear_invalidation_rate, linear_robust_margin, probe_invalidation_rate,
 };
 pub use generate::{
     CrocoConfig, Evaluation, Method, ProbeConfig, RobustCounterfactual, WachterConfig, croco,
     probe, wachter,
 };
 pub use noise::{NoiseKind, NoiseModel};
-pub use normal::{normal_cdf, normal_pdf};
+pub use normal::{normal_cdf, normal_pdf, normal_quantile};
 
 #[cfg(test)]
 mod tests;

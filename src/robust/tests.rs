@@ -878,3 +878,83 @@ fn block_scoring_matches_scoring_one_sample_at_a_time() {
         }
     }
 }
+
+#[test]
+fn normal_quantile_inverts_the_cdf_and_matches_tables() {
+    // Tabulated quantiles (mpmath, 50 digits, rounded).
+    let cases = [
+        (0.5, 0.0),
+        (0.9, 1.281_551_565_544_600_4),
+        (0.975, 1.959_963_984_540_054),
+        (0.1, -1.281_551_565_544_600_4),
+        (1e-10, -6.361_340_902_404_056),
+        (0.01, -2.326_347_874_040_841),
+    ];
+    for (p, want) in cases {
+        let got = normal_quantile(p);
+        assert!(
+            (got - want).abs() <= 1e-13 * want.abs().max(1.0),
+            "Φ⁻¹({p}) = {got}, want {want}"
+        );
+    }
+    // Φ(Φ⁻¹(p)) = p across the three branches of the approximation.
+    for k in 1..2000 {
+        let p = k as f64 / 2000.0;
+        for p in [p, p * 1e-6] {
+            let back = normal_cdf(normal_quantile(p));
+            assert!(((back - p) / p).abs() < 1e-12, "Φ(Φ⁻¹({p})) = {back}");
+        }
+    }
+    assert_eq!(normal_quantile(0.0), f64::NEG_INFINITY);
+    assert_eq!(normal_quantile(1.0), f64::INFINITY);
+    assert!(normal_quantile(1.5).is_nan() && normal_quantile(f64::NAN).is_nan());
+}
+
+/// At a point whose score sits exactly at `logit(t) + margin`, the closed-form
+/// Γ is the target; above it Γ is below the target, below it above; and the
+/// margin is σ‖w_S‖·Φ⁻¹(1 − γ) computed by hand from the noisy columns only.
+#[test]
+fn robust_margin_puts_the_target_on_the_boundary() {
+    let m = LinearModel::new(vec![1.5, -2.0, 0.5, 4.0], -0.3, 0.4).unwrap();
+    let noise = NoiseModel::gaussian(0.01, vec![0, 1, 2]).unwrap(); // column 3 is not noisy
+    for gamma in [0.01, 0.1, 0.25, 0.49] {
+        let margin = linear_robust_margin(&m, &noise, gamma).unwrap();
+        let by_hand = 0.1 * (1.5f64 * 1.5 + 4.0 + 0.25).sqrt() * normal_quantile(1.0 - gamma);
+        assert!((margin - by_hand).abs() < 1e-12, "{margin} vs {by_hand}");
+        // Move along column 3 (not noisy) so the score hits logit(t) + margin + δ.
+        for delta in [-1e-3, 0.0, 1e-3] {
+            let base = [0.2, 0.1, 0.3, 0.0];
+            let s0 = m.score(&base);
+            let mut x = base;
+            x[3] = (logit(m.threshold) + margin + delta - s0) / 4.0;
+            let g = linear_invalidation_rate(&m, &x, &noise).unwrap();
+            if delta == 0.0 {
+                assert!(
+                    (g - gamma).abs() < 1e-9 * gamma.max(1e-3),
+                    "Γ = {g}, target {gamma}"
+                );
+            } else if delta > 0.0 {
+                assert!(
+                    g < gamma,
+                    "Γ = {g} above the target {gamma} above the margin"
+                );
+            } else {
+                assert!(
+                    g > gamma,
+                    "Γ = {g} below the target {gamma} below the margin"
+                );
+            }
+        }
+    }
+    // γ ≥ ½ needs no margin beyond acceptance.
+    assert_eq!(linear_robust_margin(&m, &noise, 0.6).unwrap(), 0.0);
+    assert_eq!(linear_robust_margin(&m, &noise, 0.5).unwrap(), 0.0);
+    // Bad input is an error.
+    assert!(linear_robust_margin(&m, &noise, 0.0).is_err());
+    assert!(linear_robust_margin(&m, &noise, 1.0).is_err());
+    assert!(linear_robust_margin(&m, &noise, f64::NAN).is_err());
+    let uniform = NoiseModel::uniform(0.1, vec![0]).unwrap();
+    assert!(linear_robust_margin(&m, &uniform, 0.1).is_err());
+    let too_wide = NoiseModel::gaussian(0.01, vec![7]).unwrap();
+    assert!(linear_robust_margin(&m, &too_wide, 0.1).is_err());
+}

@@ -727,6 +727,23 @@ pub struct Plan {
     pub final_row: Vec<f64>,
     /// The reason of an actionability violation, when the plan ended on one.
     pub violation: Option<String>,
+    /// Plausibility flags of the values the plan changed (final row against
+    /// the applicant); empty until annotated ([`Plan::assess_plausibility`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plausibility: Vec<crate::plausibility::PlausibilityFlag>,
+}
+
+impl Plan {
+    /// Fills the plausibility flags (issue 16); `factual` is the applicant's raw row.
+    pub fn assess_plausibility(
+        &mut self,
+        schema: &crate::schema::Schema,
+        factual: &[f64],
+        ranges: &crate::plausibility::Plausibility,
+    ) -> crate::error::Result<()> {
+        self.plausibility = ranges.assess(schema, factual, &self.final_row)?;
+        Ok(())
+    }
 }
 
 /// Scratch of [`Policy::rollout_in`]; build once per thread with [`Policy::workspace`].
@@ -937,6 +954,7 @@ impl Policy {
             already_accepted,
             final_row: env.raw().to_vec(),
             violation: env.last_violation().map(|e| e.to_string()),
+            plausibility: Vec::new(),
         })
     }
 }

@@ -114,6 +114,15 @@ namespace Cfx
             return c;
         }
 
+        /// <summary>The exact invalidation rate of counterfactual <paramref name="k"/> under the robust-advice
+        /// noise (ConfigBuilder.RobustAdvice); NaN when computed without robust advice.</summary>
+        public double InvalidationRate(int k)
+        {
+            double g;
+            Call.Check(Native.cfx_coherent_result_invalidation_rate(Handle, Call.Size(k, "k"), out g));
+            return g;
+        }
+
         /// <summary>The explanation in plain words, one line per counterfactual.</summary>
         public string Describe()
         {

@@ -124,6 +124,12 @@ namespace Cfx
         protected override void Free(IntPtr h) { Native.cfx_coherent_batch_free(h); }
     }
 
+    internal sealed class PlausibilityHandle : CfxHandle
+    {
+        public PlausibilityHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_plausibility_free(h); }
+    }
+
     internal sealed class PolicyHandle : CfxHandle
     {
         public PolicyHandle() { }

@@ -287,6 +287,19 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_coherent_result_to_json(CoherentResultHandle result, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_coherent_result_free(IntPtr result);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_result_invalidation_rate(CoherentResultHandle result, UIntPtr k, out double outRate);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_robust_advice(ConfigBuilderHandle b, double sigma2, double invalidationTarget);
+
+        // ---- plausibility flags -----------------------------------------------------------
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_plausibility_fit(SchemaHandle schema, double[] rows, UIntPtr rowsLen, UIntPtr nRows,
+            double[] labels, UIntPtr labelsLen, out PlausibilityHandle outPlausibility);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_plausibility_assess(PlausibilityHandle p, double[] factual, UIntPtr factualLen,
+            double[] advice, UIntPtr adviceLen, [Out] int[] outFlags, [Out] double[] outDistances, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_plausibility_free(IntPtr p);
 
         // ---- sequential counterfactuals (policies and plans) ----------------------------
         /// <summary>cfx_progress_fn: C `bool` return, marshalled as one byte.</summary>

@@ -23,7 +23,8 @@ cfx_outcome <- function(result) {
 
 #' The counterfactuals as a data frame (one row each, the optimal first) with
 #' their certificates: weighted L1 cost, score, probability, solver objective,
-#' MIP gap and solve seconds.
+#' MIP gap, solve seconds, and the exact invalidation rate under the
+#' configuration's `robust_advice` noise (NA without it).
 as.data.frame.cfx_coherent_result <- function(x, ...) {
   r <- .coherent(x)
   schema <- .Call(C_handle_prot, x)
@@ -32,7 +33,8 @@ as.data.frame.cfx_coherent_result <- function(x, ...) {
   df <- .raw_data_frame(schema, cf)
   cbind(df, data.frame(cost = r$cost, score = r$score, probability = r$probability,
                        objective = r$objective, mip_gap = r$mip_gap,
-                       solve_seconds = r$solve_seconds))
+                       solve_seconds = r$solve_seconds,
+                       invalidation_rate = r$invalidation_rate))
 }
 
 #' Counterfactual `k` (1 = the optimal one) as a one-row data frame.

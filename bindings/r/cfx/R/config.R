@@ -7,6 +7,10 @@
 #' `rl_exploration = c(start, end)`. (Noise is not a setting: each robust
 #' call takes a noise model, see `cfx_noise_gaussian`.) `diversity_rule` is "russell_code" or
 #' "russell_intended" or "distinct_subsets"; `target` comes with its tolerance `target_epsilon`.
+#' `robust_advice = c(sigma2, invalidation_target)` asks the coherent methods
+#' (logistic models) for the cheapest answer whose invalidation rate under
+#' Gaussian slips of variance `sigma2` is at most `invalidation_target`,
+#' proven optimal (its rate is the result's `invalidation_rate` column).
 #' Built through the library's configuration builder; invalid values raise a
 #' `cfx_error_invalid_argument` condition naming the setting.
 cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin = NULL,
@@ -14,7 +18,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
                        n_samples = NULL, bound_m = NULL, target = NULL, target_epsilon = 0,
                        seed = NULL, copa_weights = NULL, copa_radius = NULL,
                        rl_episodes = NULL, rl_training = NULL, rl_exploration = NULL,
-                       rl_hidden = NULL) {
+                       rl_hidden = NULL, robust_advice = NULL) {
   b <- cfx_config_builder()
   on.exit(cfx_free(b)) # a no-op once built
   set <- function(name, value) if (!is.null(value)) cfx_config_set(b, name, value)
@@ -36,6 +40,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   set("rl_training", rl_training)
   set("rl_exploration", rl_exploration)
   set("rl_hidden", rl_hidden)
+  set("robust_advice", robust_advice)
   cfx_config_build(b)
 }
 

@@ -120,6 +120,8 @@ static const R_CallMethodDef call_methods[] = {
     {"C_copa_describe", (DL_FUNC)&C_copa_describe, 1},
     {"C_copa_to_json", (DL_FUNC)&C_copa_to_json, 1},
     {"C_copa_correct", (DL_FUNC)&C_copa_correct, 4},
+    {"C_plausibility_fit", (DL_FUNC)&C_plausibility_fit, 3},
+    {"C_plausibility_assess", (DL_FUNC)&C_plausibility_assess, 3},
     {NULL, NULL, 0}};
 
 void R_init_cfx(DllInfo *dll)

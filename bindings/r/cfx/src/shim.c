@@ -76,7 +76,7 @@ static inline void check(cfx_status st)
 enum kind {
     K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER,
     K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_POLICY, K_PLAN,
-    K_UNCERTAINTY, K_COPA, K_COHERENT_BATCH, K_SCORECARD_IMPORT, K_COUNT
+    K_UNCERTAINTY, K_COPA, K_COHERENT_BATCH, K_SCORECARD_IMPORT, K_PLAUSIBILITY, K_COUNT
 };
 static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_model",  "cfx_config_builder",
@@ -86,7 +86,7 @@ static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_robust_result", "cfx_policy",
                                         "cfx_plan", "cfx_uncertainty",
                                         "cfx_copa_result", "cfx_coherent_batch",
-                                        "cfx_scorecard_import"};
+                                        "cfx_scorecard_import", "cfx_plausibility"};
 /* Number of handles this shim has released, per kind (finalizer or explicit
  * free): lets the tests prove "exactly once". */
 static double freed_count[K_COUNT];
@@ -111,6 +111,7 @@ static void release(enum kind k, void *addr)
     case K_COPA: cfx_copa_result_free((const cfx_copa_result *)addr); break;
     case K_COHERENT_BATCH: cfx_coherent_batch_free((const cfx_coherent_batch *)addr); break;
     case K_SCORECARD_IMPORT: cfx_scorecard_import_free((const cfx_scorecard_import *)addr); break;
+    case K_PLAUSIBILITY: cfx_plausibility_free((const cfx_plausibility *)addr); break;
     default: return;
     }
     freed_count[k] += 1;
@@ -1108,6 +1109,9 @@ SEXP C_config_builder_set(SEXP builder, SEXP name, SEXP values)
     } else if (strcmp(w, "copa_radius") == 0) {
         need_values(values, 1, w);
         st = cfx_config_builder_set_copa_radius(b, v[0]);
+    } else if (strcmp(w, "robust_advice") == 0) {
+        need_values(values, 2, w);
+        st = cfx_config_builder_set_robust_advice(b, v[0], v[1]);
     } else if (strcmp(w, "rl_episodes") == 0) {
         need_values(values, 2, w);
         st = cfx_config_builder_set_rl_episodes(b, size_val(v[0], w), size_val(v[1], w));
@@ -1308,18 +1312,19 @@ SEXP C_coherent_result(SEXP result)
             check(st);
     }
     const char *names[] = {"outcome", "blocking_mask", "counterfactuals", "cost", "score",
-                           "probability", "objective", "mip_gap", "solve_seconds"};
-    SEXP out = PROTECT(Rf_allocVector(VECSXP, 9));
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 9));
-    for (int i = 0; i < 9; i++)
+                           "probability", "objective", "mip_gap", "solve_seconds",
+                           "invalidation_rate"};
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 10));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 10));
+    for (int i = 0; i < 10; i++)
         SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
     Rf_setAttrib(out, R_NamesSymbol, nm);
     SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(outcome));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal((double)mask));
     SEXP cf = Rf_allocMatrix(REALSXP, (int)count, (int)nf);
     SET_VECTOR_ELT(out, 2, cf);
-    SEXP cols[6];
-    for (int j = 0; j < 6; j++) {
+    SEXP cols[7];
+    for (int j = 0; j < 7; j++) {
         cols[j] = Rf_allocVector(REALSXP, (R_xlen_t)count);
         SET_VECTOR_ELT(out, 3 + j, cols[j]);
     }
@@ -1332,6 +1337,7 @@ SEXP C_coherent_result(SEXP result)
         check(cfx_coherent_result_certificate(r, k, REAL(cols[0]) + k, REAL(cols[1]) + k,
                                               REAL(cols[2]) + k, REAL(cols[3]) + k,
                                               REAL(cols[4]) + k, REAL(cols[5]) + k));
+        check(cfx_coherent_result_invalidation_rate(r, k, REAL(cols[6]) + k));
     }
     UNPROTECT(2);
     return out;
@@ -2056,5 +2062,53 @@ SEXP C_copa_correct(SEXP uncertainty, SEXP options, SEXP rho, SEXP delta)
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(before));
     SET_VECTOR_ELT(out, 2, Rf_ScalarReal(after));
     UNPROTECT(2);
+    return out;
+}
+
+/* ------------------------------------------------------------ plausibility */
+
+#define PLAUSIBILITY(p) ((const cfx_plausibility *)handle_addr((p), K_PLAUSIBILITY, "ranges"))
+
+/* Plausible ranges from raw training rows (n x n_features matrix) and 0/1 labels;
+ * the handle keeps the schema alive. */
+SEXP C_plausibility_fit(SEXP schema, SEXP rows, SEXP labels)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    size_t nr, nc, nl;
+    matrix_shape(rows, "rows", &nr, &nc);
+    const double *x = row_major(rows, nr, nc);
+    const double *y = dbl_arg(labels, "labels", &nl);
+    SEXP h = new_handle_prot(K_PLAUSIBILITY, schema);
+    const cfx_plausibility *p = NULL;
+    check(cfx_plausibility_fit(s, x, nr * nc, nr, y, nl, &p));
+    R_SetExternalPtrAddr(h, (void *)p);
+    UNPROTECT(1);
+    return h;
+}
+
+/* list(flag = -1 unchanged / 0 plausible / 1 implausible, distance) per feature. */
+SEXP C_plausibility_assess(SEXP ranges, SEXP factual, SEXP advice)
+{
+    const cfx_plausibility *p = PLAUSIBILITY(ranges);
+    size_t nf, na;
+    const double *f = dbl_arg(factual, "factual", &nf);
+    const double *a = dbl_arg(advice, "advice", &na);
+    size_t need = 0;
+    cfx_status st = cfx_plausibility_assess(p, f, nf, a, na, NULL, NULL, 0, &need);
+    if (st != CFX_STATUS_BUFFER_TOO_SMALL)
+        check(st);
+    SEXP flag = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t)need));
+    SEXP dist = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)need));
+    size_t len = 0;
+    if (need > 0)
+        check(cfx_plausibility_assess(p, f, nf, a, na, (int32_t *)INTEGER(flag), REAL(dist), need, &len));
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 2));
+    SET_VECTOR_ELT(out, 0, flag);
+    SET_VECTOR_ELT(out, 1, dist);
+    SET_STRING_ELT(nm, 0, Rf_mkChar("flag"));
+    SET_STRING_ELT(nm, 1, Rf_mkChar("distance"));
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(4);
     return out;
 }

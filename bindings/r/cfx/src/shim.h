@@ -116,5 +116,7 @@ SEXP C_copa_metrics(SEXP result);
 SEXP C_copa_describe(SEXP result);
 SEXP C_copa_to_json(SEXP result);
 SEXP C_copa_correct(SEXP uncertainty, SEXP options, SEXP rho, SEXP delta);
+SEXP C_plausibility_fit(SEXP schema, SEXP rows, SEXP labels);
+SEXP C_plausibility_assess(SEXP ranges, SEXP factual, SEXP advice);
 
 #endif

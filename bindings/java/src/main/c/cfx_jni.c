@@ -258,6 +258,7 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     case 8: cfx_workspace_free(H(cfx_workspace, h)); break;
     case 9: cfx_robust_result_free(H(const cfx_robust_result, h)); break;
     case 16: cfx_scorecard_import_free(H(const cfx_scorecard_import, h)); break;
+    case 17: cfx_plausibility_free(H(const cfx_plausibility, h)); break;
     default: break;
     }
 }
@@ -284,6 +285,7 @@ JNIEXPORT void FN(cbSetTarget)(JNIEnv *env, jclass c, jlong b, jdouble t, jdoubl
 JNIEXPORT void FN(cbSetSeed)(JNIEnv *env, jclass c, jlong b, jlong s) { (void)c; ok(env, cfx_config_builder_set_seed(B(b), (uint64_t)s)); }
 JNIEXPORT void FN(cbSetCopaWeights)(JNIEnv *env, jclass c, jlong b, jdouble r, jdouble d) { (void)c; ok(env, cfx_config_builder_set_copa_weights(B(b), r, d)); }
 JNIEXPORT void FN(cbSetCopaRadius)(JNIEnv *env, jclass c, jlong b, jdouble r) { (void)c; ok(env, cfx_config_builder_set_copa_radius(B(b), r)); }
+JNIEXPORT void FN(cbSetRobustAdvice)(JNIEnv *env, jclass c, jlong b, jdouble s2, jdouble t) { (void)c; ok(env, cfx_config_builder_set_robust_advice(B(b), s2, t)); }
 JNIEXPORT void FN(cbSetRlEpisodes)(JNIEnv *env, jclass c, jlong b, jlong e, jlong s) { (void)c; ok(env, cfx_config_builder_set_rl_episodes(B(b), (size_t)e, (size_t)s)); }
 JNIEXPORT void FN(cbSetRlTraining)(JNIEnv *env, jclass c, jlong b, jdouble g, jdouble la, jdouble lp, jlong bs, jlong cap) {
     (void)c;
@@ -1259,6 +1261,84 @@ JNIEXPORT jdoubleArray FN(coherentCounterfactual)(JNIEnv *env, jclass c, jlong r
     if (a != NULL) (*env)->SetDoubleArrayRegion(env, a, 0, (jsize)got, buf);
     free(buf);
     return a;
+}
+
+JNIEXPORT jdouble FN(coherentInvalidationRate)(JNIEnv *env, jclass c, jlong r, jlong k) {
+    (void)c;
+    double g = 0.0;
+    if (!ok(env, cfx_coherent_result_invalidation_rate(CR(r), (size_t)k, &g))) return 0.0;
+    return g;
+}
+
+/* ----------------------------------------------------------- plausibility */
+
+JNIEXPORT jlong FN(plausibilityFit)(JNIEnv *env, jclass c, jlong schema, jdoubleArray rows, jlong n_rows,
+                                    jdoubleArray labels) {
+    (void)c;
+    if (!non_null(env, rows, "rows") || !non_null(env, labels, "labels")) return 0;
+    jsize n = (*env)->GetArrayLength(env, rows);
+    jsize nl = (*env)->GetArrayLength(env, labels);
+    double *pr = (*env)->GetDoubleArrayElements(env, rows, NULL);
+    if (pr == NULL) return 0;
+    double *pl = (*env)->GetDoubleArrayElements(env, labels, NULL);
+    if (pl == NULL) {
+        (*env)->ReleaseDoubleArrayElements(env, rows, pr, JNI_ABORT);
+        return 0;
+    }
+    const cfx_plausibility *p = NULL;
+    cfx_status st = cfx_plausibility_fit(H(const cfx_schema, schema), pr, (size_t)n, (size_t)n_rows, pl,
+                                         (size_t)nl, &p);
+    (*env)->ReleaseDoubleArrayElements(env, labels, pl, JNI_ABORT);
+    (*env)->ReleaseDoubleArrayElements(env, rows, pr, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(p);
+}
+
+/* Flags and distances into out arrays of the schema's width (checked by the library). */
+JNIEXPORT void FN(plausibilityAssess)(JNIEnv *env, jclass c, jlong p, jdoubleArray factual, jdoubleArray advice,
+                                      jintArray out_flags, jdoubleArray out_distances) {
+    (void)c;
+    if (!non_null(env, factual, "factual") || !non_null(env, advice, "advice") ||
+        !non_null(env, out_flags, "out_flags") || !non_null(env, out_distances, "out_distances"))
+        return;
+    jsize nf = (*env)->GetArrayLength(env, factual);
+    jsize na = (*env)->GetArrayLength(env, advice);
+    jsize cap = (*env)->GetArrayLength(env, out_flags);
+    if ((*env)->GetArrayLength(env, out_distances) != cap) {
+        throw_named(env, "java/lang/IllegalArgumentException", "out arrays differ in length");
+        return;
+    }
+    double *pf = (*env)->GetDoubleArrayElements(env, factual, NULL);
+    if (pf == NULL) return;
+    double *pa = (*env)->GetDoubleArrayElements(env, advice, NULL);
+    int32_t *flags = malloc(sizeof(int32_t) * (cap > 0 ? (size_t)cap : 1));
+    double *dist = malloc(sizeof(double) * (cap > 0 ? (size_t)cap : 1));
+    if (pa == NULL || flags == NULL || dist == NULL) {
+        if (pa != NULL) (*env)->ReleaseDoubleArrayElements(env, advice, pa, JNI_ABORT);
+        (*env)->ReleaseDoubleArrayElements(env, factual, pf, JNI_ABORT);
+        free(flags);
+        free(dist);
+        if (!(*env)->ExceptionCheck(env)) throw_named(env, "java/lang/OutOfMemoryError", "plausibility");
+        return;
+    }
+    size_t got = 0;
+    cfx_status st = cfx_plausibility_assess(H(const cfx_plausibility, p), pf, (size_t)nf, pa, (size_t)na, flags,
+                                            dist, (size_t)cap, &got);
+    (*env)->ReleaseDoubleArrayElements(env, advice, pa, JNI_ABORT);
+    (*env)->ReleaseDoubleArrayElements(env, factual, pf, JNI_ABORT);
+    if (ok(env, st)) {
+        jint *jf = malloc(sizeof(jint) * (got > 0 ? got : 1));
+        if (jf == NULL) {
+            throw_named(env, "java/lang/OutOfMemoryError", "plausibility");
+        } else {
+            for (size_t i = 0; i < got; i++) jf[i] = (jint)flags[i];
+            (*env)->SetIntArrayRegion(env, out_flags, 0, (jsize)got, jf);
+            (*env)->SetDoubleArrayRegion(env, out_distances, 0, (jsize)got, dist);
+            free(jf);
+        }
+    }
+    free(flags);
+    free(dist);
 }
 
 /* {cost, score, probability, objective, mip_gap, solve_seconds} into out6. */

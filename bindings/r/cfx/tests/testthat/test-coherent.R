@@ -86,3 +86,28 @@ test_that("a result keeps its schema alive and is freed once", {
   invisible(gc())
   expect_equal(cfx:::.cfx_free_counts()[["coherent_result"]], before[["coherent_result"]] + 1)
 })
+
+test_that("robust advice meets its target and costs at least the optimum", {
+  a <- cfx_row(split$test, declined[1])
+  plain <- as.data.frame(cfx_explain(model, a, gs, cfg))
+  robust <- as.data.frame(cfx_explain(model, a, gs, cfx_config(robust_advice = c(0.01, 0.1))))
+  expect_true(is.na(plain$invalidation_rate))
+  expect_lte(robust$invalidation_rate, 0.1)
+  expect_gt(robust$invalidation_rate, 0)
+  expect_gte(robust$cost, plain$cost - 1e-9)
+  expect_error(cfx_config(robust_advice = c(0.01, 1)), class = "cfx_error_invalid_argument")
+})
+
+test_that("plausibility flags say which changed values are unlike accepted applicants", {
+  ranges <- cfx_plausibility(split$train)
+  a <- cfx_row(split$test, declined[1])
+  absurd <- a
+  absurd$credit_amount <- 18000
+  f <- cfx_assess_plausibility(ranges, a, absurd)
+  expect_identical(f$flag[f$feature == "credit_amount"], "implausible")
+  expect_gt(f$distance[f$feature == "credit_amount"], 0)
+  expect_true(all(f$flag[f$feature != "credit_amount"] == "unchanged"))
+  same <- cfx_assess_plausibility(ranges, a, a)
+  expect_true(all(same$flag == "unchanged"))
+  expect_error(cfx_assess_plausibility(ranges, a, c(1, 2)))
+})

@@ -71,6 +71,18 @@ public final class CoherentResult extends NativeResource {
         return new Certificate(o[0], o[1], o[2], o[3], o[4], o[5]);
     }
 
+    /**
+     * The exact invalidation rate Γ of counterfactual {@code k} under the robust-advice noise
+     * ({@link ConfigBuilder#robustAdvice}); NaN when computed without robust advice.
+     */
+    public double invalidationRate(int k) {
+        try {
+            return Native.coherentInvalidationRate(handle(), Utf8.index(k, "counterfactual"));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
     /** The explanation in plain words, one line per counterfactual. */
     public String describe() {
         try {

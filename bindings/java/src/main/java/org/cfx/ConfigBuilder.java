@@ -91,6 +91,15 @@ public final class ConfigBuilder extends NativeResource {
         return with(b -> Native.cbSetCopaWeights(b, robustWeight, diversityWeight));
     }
 
+    /**
+     * Robust advice from the exact engine (coherent methods, logistic models): every answer keeps
+     * its invalidation rate under Gaussian slips of variance {@code sigma2} at most
+     * {@code invalidationTarget} (strictly between 0 and 1), proven optimal.
+     */
+    public ConfigBuilder robustAdvice(double sigma2, double invalidationTarget) {
+        return with(b -> Native.cbSetRobustAdvice(b, sigma2, invalidationTarget));
+    }
+
     /** COPA ambiguity radius ρ ≥ 0. */
     public ConfigBuilder copaRadius(double rho) {
         return with(b -> Native.cbSetCopaRadius(b, rho));

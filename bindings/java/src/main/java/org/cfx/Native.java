@@ -39,6 +39,7 @@ final class Native {
     static final int KIND_COPA_RESULT = 14;
     static final int KIND_COHERENT_BATCH = 15;
     static final int KIND_SCORECARD_IMPORT = 16;
+    static final int KIND_PLAUSIBILITY = 17;
 
     /** Where the jar built by {@code make java} keeps the JNI shim and libcfx. */
     static final String JAR_NATIVE_DIR = "/org/cfx/native/";
@@ -247,6 +248,11 @@ final class Native {
     static native void cbSetCopaWeights(long b, double robust, double diversity);
 
     static native void cbSetCopaRadius(long b, double rho);
+    static native void cbSetRobustAdvice(long b, double sigma2, double invalidationTarget);
+    static native double coherentInvalidationRate(long r, long k);
+    static native long plausibilityFit(long schema, double[] rows, long nRows, double[] labels);
+    static native void plausibilityAssess(long p, double[] factual, double[] advice, int[] outFlags,
+            double[] outDistances);
 
     static native void cbSetRlEpisodes(long b, long episodes, long maxSteps);
 

@@ -1,0 +1,23 @@
+#' Plausible ranges from a dataset's accepted applicants (label 1): per
+#' feature, the 1-99% range of their values and the shares of their special
+#' states and levels. Returns a cfx_plausibility handle.
+cfx_plausibility <- function(dataset) {
+  s <- cfx_schema(dataset)
+  .cx(C_plausibility_fit, s, cfx_raw_rows(dataset), cfx_labels(dataset))
+}
+
+#' Plausibility of an advice row against the applicant's row (each a one-row
+#' data frame or numeric vector of raw values): one row per feature with
+#' `flag` ("unchanged", "plausible" or "implausible": outside the 1-99% range
+#' of accepted applicants, or in a state or level fewer than 1% of them have)
+#' and `distance` (how far outside, in the feature's units; NA when unchanged).
+cfx_assess_plausibility <- function(ranges, applicant, advice) {
+  schema <- .Call(C_handle_prot, ranges)
+  a <- .raw_matrix(schema, applicant)
+  b <- .raw_matrix(schema, advice)
+  if (nrow(a) != 1L || nrow(b) != 1L) stop("cfx: 'applicant' and 'advice' must be one row each", call. = FALSE)
+  r <- .cx(C_plausibility_assess, ranges, a[1L, ], b[1L, ])
+  data.frame(feature = names(schema),
+             flag = c("unchanged", "plausible", "implausible")[r$flag + 2L],
+             distance = r$distance, stringsAsFactors = FALSE)
+}
