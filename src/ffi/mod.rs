@@ -105,6 +105,7 @@ pub mod error;
 pub mod export;
 pub mod handle;
 pub mod model;
+pub mod portfolio;
 pub mod robust;
 pub mod schema;
 pub mod schema_builder;
