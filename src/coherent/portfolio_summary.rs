@@ -523,7 +523,7 @@ fn draw(
     };
     let changes: Vec<&ChangeCount> = r.overall.changes.iter().take(top).collect();
     let bar = 22i32;
-    let (label_w, panel_w, gap) = (230i32, 300i32, 40i32);
+    let (label_w, panel_w, gap) = (340i32, 300i32, 40i32);
     let w = label_w + 2 * panel_w + gap + 60;
     let top_y = 70i32;
     let groups_h = bar * groups.len() as i32;
