@@ -13,7 +13,7 @@ use cfx::ffi::model::{cfx_model, cfx_model_fit_linear, cfx_model_free};
 use cfx::ffi::portfolio::*;
 use cfx::ffi::schema::{cfx_schema, cfx_schema_free};
 use std::ffi::{CString, c_char, c_void};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::ptr::{null, null_mut};
 
 struct Log {
@@ -101,8 +101,8 @@ fn book() -> PathBuf {
 
 unsafe fn run(
     inp: &Inputs,
-    input: &PathBuf,
-    output: &PathBuf,
+    input: &Path,
+    output: &Path,
     threads: usize,
     log: &mut Log,
     counts: &mut cfx_portfolio_counts,

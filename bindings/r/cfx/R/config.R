@@ -6,7 +6,8 @@
 #' learning_rate_actor, learning_rate_param, batch_size, replay_capacity)`,
 #' `rl_exploration = c(start, end)`. `noise` is "gaussian" or "uniform" with
 #' its standard deviation `sigma`; `diversity_rule` is "russell_code" or
-#' "russell_intended" or "distinct_subsets"; `target` comes with its tolerance `target_epsilon`.
+#' "russell_intended" or "distinct_subsets"; `solver` is "auto" (the exact
+#' separable solver when it applies, else HiGHS), "mip" or "separable"; `target` comes with its tolerance `target_epsilon`.
 #' Built through the library's configuration builder; invalid values raise a
 #' `cfx_error_invalid_argument` condition naming the setting.
 cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin = NULL,
@@ -14,7 +15,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
                        n_samples = NULL, bound_m = NULL, target = NULL, target_epsilon = 0,
                        seed = NULL, copa_weights = NULL, copa_radius = NULL,
                        rl_episodes = NULL, rl_training = NULL, rl_exploration = NULL,
-                       rl_hidden = NULL) {
+                       rl_hidden = NULL, solver = NULL) {
   b <- cfx_config_builder()
   on.exit(cfx_free(b)) # a no-op once built
   set <- function(name, value) if (!is.null(value)) cfx_config_set(b, name, value)
@@ -40,6 +41,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   set("rl_training", rl_training)
   set("rl_exploration", rl_exploration)
   set("rl_hidden", rl_hidden)
+  if (!is.null(solver)) set("solver", .enum(solver, c("auto", "mip", "separable"), "solver"))
   cfx_config_build(b)
 }
 
