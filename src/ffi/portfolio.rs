@@ -21,8 +21,7 @@ use crate::coherent::portfolio::{PortfolioOptions, explain_portfolio};
 use crate::coherent::portfolio_summary::{GroupBy, PortfolioReport, summarize};
 use std::ffi::{c_char, c_void};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// A portfolio progress callback: called on the caller's thread after each
 /// chunk of rows is written, with the number of rows written so far and the
@@ -46,6 +45,72 @@ pub struct cfx_portfolio_counts {
     pub with_recourse: usize,
     /// Rows that could not be read or explained (an `"error"` line each).
     pub errors: usize,
+}
+
+/// The hand-over between the coordinating thread (which reports rows done and
+/// waits for an answer) and the caller's thread (which runs the C callback).
+#[derive(Default)]
+struct Relay {
+    state: Mutex<RelayState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct RelayState {
+    report: Option<usize>,
+    answer: Option<bool>,
+    done: bool,
+}
+
+impl Relay {
+    fn lock(&self) -> MutexGuard<'_, RelayState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// On the coordinating thread: reports `rows` and waits for the answer.
+    fn ask(&self, rows: usize) -> bool {
+        let mut st = self.lock();
+        st.report = Some(rows);
+        st.answer = None;
+        self.changed.notify_all();
+        loop {
+            if let Some(go) = st.answer.take() {
+                return go;
+            }
+            st = self.changed.wait(st).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// On the caller's thread: the next report, or `None` once the run ended.
+    fn next_report(&self) -> Option<usize> {
+        let mut st = self.lock();
+        loop {
+            if let Some(rows) = st.report.take() {
+                return Some(rows);
+            }
+            if st.done {
+                return None;
+            }
+            st = self.changed.wait(st).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// On the caller's thread: the callback's answer to the last report.
+    fn answer(&self, go: bool) {
+        self.lock().answer = Some(go);
+        self.changed.notify_all();
+    }
+}
+
+/// Marks the run ended when the coordinating thread leaves, also by a panic
+/// (which `join` then raises again on the caller's thread).
+struct Done<'a>(&'a Relay);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.lock().done = true;
+        self.0.changed.notify_all();
+    }
 }
 
 fn strings<'a>(p: *const *const c_char, n: usize, param: &str) -> FfiResult<Vec<&'a str>> {
@@ -110,27 +175,31 @@ pub unsafe extern "C" fn cfx_portfolio_explain(
         // The core runs on a coordinating thread (scoped workers spawned from a
         // C main thread would leave std's record of that thread unfreed); each
         // progress report comes back here and waits for the callback's answer.
-        let (report_tx, report_rx) = mpsc::channel::<usize>();
-        let (answer_tx, answer_rx) = mpsc::channel::<bool>();
-        let worker = std::thread::Builder::new()
-            .spawn(move || {
-                explain_portfolio(&s, m.as_ref(), &input, &output, &cfg, &options, &mut |rows| {
-                    report_tx.send(rows).is_ok() && answer_rx.recv().unwrap_or(false)
+        // The hand-over is a mutex and a condition variable, not a channel: a
+        // channel's blocking receive would create that same record for the
+        // caller's thread.
+        let relay = Arc::new(Relay::default());
+        let worker = {
+            let relay = relay.clone();
+            std::thread::Builder::new()
+                .spawn(move || {
+                    let _done = Done(&relay);
+                    explain_portfolio(&s, m.as_ref(), &input, &output, &cfg, &options, &mut |rows| {
+                        relay.ask(rows)
+                    })
                 })
-            })
-            .map_err(|e| {
-                FfiError::new(cfx_status::SolverError, format!("cannot start a thread: {e}"))
-            })?;
-        for rows in report_rx {
+                .map_err(|e| {
+                    FfiError::new(cfx_status::SolverError, format!("cannot start a thread: {e}"))
+                })?
+        };
+        while let Some(rows) = relay.next_report() {
             let go = match progress {
                 None => true,
                 // SAFETY: a caller-supplied C function, called on the caller's
                 // thread with its own user data.
                 Some(f) => unsafe { f(rows, user_data) },
             };
-            if answer_tx.send(go).is_err() {
-                break;
-            }
+            relay.answer(go);
         }
         let summary = worker.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
         if summary.cancelled {
