@@ -488,6 +488,63 @@ typedef int32_t cfx_copa_status;
 #endif // __cplusplus
 
 /**
+ * Which solver proves coherent counterfactuals (`int32_t` in C).
+ */
+enum cfx_solver_choice
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The exact separable solver when the model is linear or a scorecard and
+   * every constraint is per feature, else HiGHS (the default).
+   */
+  CFX_SOLVER_CHOICE_AUTO = 0,
+  /**
+   * Always the HiGHS mixed-integer program.
+   */
+  CFX_SOLVER_CHOICE_MIP = 1,
+  /**
+   * Always the separable solver (a call it cannot express is refused).
+   */
+  CFX_SOLVER_CHOICE_SEPARABLE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_solver_choice cfx_solver_choice;
+#else
+typedef int32_t cfx_solver_choice;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Which solver proved the result (`int32_t` in C), read with
+ * `cfx_coherent_result_proved_by`.
+ */
+enum cfx_proved_by
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * HiGHS on the mixed-integer program (seed 000, Russell 2019).
+   */
+  CFX_PROVED_BY_HIGHS = 0,
+  /**
+   * The exact separable branch and bound (a multiple-choice knapsack over
+   * per-feature options), for linear models and scorecards.
+   */
+  CFX_PROVED_BY_SEPARABLE = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_proved_by cfx_proved_by;
+#else
+typedef int32_t cfx_proved_by;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A group of actionability constraints, as named in infeasibility reports.
  */
 typedef struct ConstraintGroup ConstraintGroup;
@@ -572,6 +629,13 @@ typedef struct cfx_plausibility cfx_plausibility;
 typedef struct cfx_policy cfx_policy;
 
 /**
+ * The portfolio summary of a `cfx_portfolio_explain` output. Thread-safe:
+ * may be read from many threads at once and freed from any thread, exactly
+ * once, with `cfx_portfolio_summary_free`.
+ */
+typedef struct cfx_portfolio_summary cfx_portfolio_summary;
+
+/**
  * A robust counterfactual with its figures. Thread-safe (immutable); free
  * with `cfx_robust_result_free`.
  */
@@ -609,6 +673,41 @@ typedef struct cfx_uncertainty cfx_uncertainty;
  * thread-safe: one workspace per thread. Free with `cfx_workspace_free`.
  */
 typedef struct cfx_workspace cfx_workspace;
+
+/**
+ * A portfolio progress callback: called on the caller's thread after each
+ * chunk of rows is written, with the number of rows written so far and the
+ * caller's `user_data`; return `true` to go on, `false` to stop (the call then
+ * returns `CFX_STATUS_CANCELLED` and the output holds exactly those rows).
+ * It must not free the handles the call is using.
+ */
+typedef bool (*cfx_portfolio_progress_fn)(size_t rows_done, void *user_data);
+
+/**
+ * What a finished portfolio run wrote.
+ */
+typedef struct cfx_portfolio_counts {
+  /**
+   * Lines written: every data row of the input.
+   */
+  size_t rows;
+  /**
+   * Applicants the model accepts (no explanation needed).
+   */
+  size_t accepted;
+  /**
+   * Declined applicants explained.
+   */
+  size_t declined;
+  /**
+   * Declined applicants with a counterfactual.
+   */
+  size_t with_recourse;
+  /**
+   * Rows that could not be read or explained (an `"error"` line each).
+   */
+  size_t errors;
+} cfx_portfolio_counts;
 
 /**
  * Training progress passed to a `cfx_progress_fn`.
@@ -721,6 +820,14 @@ cfx_status cfx_coherent_explain_diverse(const struct cfx_schema *schema,
 cfx_status cfx_coherent_result_outcome(const struct cfx_coherent_result *result,
                                        int32_t *out_outcome,
                                        uint32_t *out_blocking_mask);
+
+/**
+ * The solver that proved the result, optimum or infeasibility (a
+ * `cfx_proved_by` value); choose it with `cfx_config_builder_set_solver`.
+ * Thread-safe.
+ */
+cfx_status cfx_coherent_result_proved_by(const struct cfx_coherent_result *result,
+                                         int32_t *out_proved_by);
 
 /**
  * The number of counterfactuals in the result (0 when there is none).
@@ -902,6 +1009,15 @@ cfx_status cfx_config_builder_set_n_diverse(struct cfx_config_builder *b, size_t
  * Diversity rule: a `cfx_diversity_rule` value. Not thread-safe (builder).
  */
 cfx_status cfx_config_builder_set_diversity_rule(struct cfx_config_builder *b, int32_t rule);
+
+/**
+ * The solver of coherent counterfactuals: a `cfx_solver_choice` value
+ * (default auto: the exact separable solver for linear models and
+ * scorecards whenever every constraint is per feature, else HiGHS). The
+ * result names the solver that proved it (`cfx_coherent_result_proved_by`).
+ * Not thread-safe (builder).
+ */
+cfx_status cfx_config_builder_set_solver(struct cfx_config_builder *b, int32_t solver);
 
 /**
  * Monte Carlo sample count K (≥ 1). Not thread-safe (builder).
@@ -1506,6 +1622,143 @@ cfx_status cfx_plausibility_assess(const struct cfx_plausibility *plausibility,
  * Frees plausible ranges (NULL is a no-op). Thread-safe; once per handle.
  */
 void cfx_plausibility_free(const struct cfx_plausibility *plausibility);
+
+/**
+ * Explains every applicant of the CSV file `input_path` (a header naming the
+ * schema's features, categorical levels by name; the `n_ignore` columns named
+ * in `ignore_columns`, e.g. the outcome label, are skipped, any other unknown
+ * column is an error naming it) and writes one JSON line per applicant, in
+ * input order, to `output_path` (created or truncated): `decision`,
+ * `probability` and, for a declined applicant, the solver `outcome`, the
+ * solver that proved it (`proved_by`) and the optimal `counterfactual`
+ * (`cost`, `raw`, `changes`, …) or null; a row that cannot be read or
+ * explained gets an `error` line naming it and the run goes on.
+ *
+ * Rows are read, explained and written 4096 at a time, so memory stays flat
+ * however long the file. `threads` applicants are solved at once (0 = all
+ * cores; each solve uses one HiGHS thread, so answers do not depend on it).
+ * `config` may be NULL (defaults; its solver choice applies,
+ * `cfx_config_builder_set_solver`). `progress` may be NULL; otherwise it runs
+ * on the caller's thread after each chunk with `user_data`, and returning
+ * `false` stops the run with `CFX_STATUS_CANCELLED`: the output then ends
+ * after the last row reported, every line whole, and `*out_counts` is not
+ * written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (a non-linear model, a
+ * bad configuration), `IO_ERROR` (unreadable input, unwritable output),
+ * `DATA_ERROR` (a header without a feature or with an unknown column).
+ * Thread-safe (schema, model and config are only read).
+ */
+cfx_status cfx_portfolio_explain(const struct cfx_schema *schema,
+                                 const struct cfx_model *model,
+                                 const struct cfx_config *config,
+                                 const char *input_path,
+                                 const char *output_path,
+                                 const char *const *ignore_columns,
+                                 size_t n_ignore,
+                                 size_t threads,
+                                 cfx_portfolio_progress_fn progress,
+                                 void *user_data,
+                                 struct cfx_portfolio_counts *out_counts);
+
+/**
+ * Summarises the JSON-lines file `output_path` written by
+ * `cfx_portfolio_explain`: the share of declined applicants with recourse,
+ * the quantiles of the recourse cost and the changes asked most often. With
+ * a `group_column` (NULL = no breakdown), the same per group of that column
+ * of the applicants' CSV `input_path` (read alongside, row by row): each
+ * distinct cell is a group when `n_edges == 0`, else the cells are numbers
+ * cut into bands `< e₀, [e₀, e₁), …, ≥ e_k` by the strictly increasing
+ * `edges`, a special state of the feature (e.g. HELOC's −9) being a group of
+ * its own. `input_path` may be NULL without a group column. Errors:
+ * `NULL_ARGUMENT`, `INVALID_ARGUMENT` (bad edges), `IO_ERROR`,
+ * `FORMAT_ERROR` (a line that is not the portfolio's JSON; an unknown key is
+ * named), `DATA_ERROR` (rows out of sequence, no such column, a cell that is
+ * not a number). `*out_summary` is owned by the caller. Thread-safe.
+ */
+cfx_status cfx_portfolio_summarize(const struct cfx_schema *schema,
+                                   const char *input_path,
+                                   const char *output_path,
+                                   const char *group_column,
+                                   const double *edges,
+                                   size_t n_edges,
+                                   const struct cfx_portfolio_summary **out_summary);
+
+/**
+ * The summary of all applicants (`group == -1`) or of group `group`
+ * (0-based, in the order of `cfx_portfolio_summary_group_name`): row,
+ * decision and recourse counts, the share of declined applicants with
+ * recourse (NaN without declined applicants) and the recourse cost's median
+ * and 90th percentile (type-7 quantiles; NaN without recourse). Every
+ * out-parameter is optional (NULL = not wanted). `NOT_FOUND` for a group out
+ * of range. Thread-safe.
+ */
+cfx_status cfx_portfolio_summary_counts(const struct cfx_portfolio_summary *summary,
+                                        int64_t group,
+                                        struct cfx_portfolio_counts *out_counts,
+                                        double *out_share_with_recourse,
+                                        double *out_median_cost,
+                                        double *out_p90_cost);
+
+/**
+ * The number of groups (0 without a breakdown). Thread-safe.
+ */
+cfx_status cfx_portfolio_summary_n_groups(const struct cfx_portfolio_summary *summary,
+                                          size_t *out_n);
+
+/**
+ * The label of group `group` (`-1` gives `"all"`; string buffer protocol).
+ * `NOT_FOUND` for a group out of range. Thread-safe.
+ */
+cfx_status cfx_portfolio_summary_group_name(const struct cfx_portfolio_summary *summary,
+                                            int64_t group,
+                                            char *buf,
+                                            size_t cap,
+                                            size_t *out_len);
+
+/**
+ * The recourse-cost quantiles of all applicants (`group == -1`) or of one
+ * group: `[n, mean, min, p10, p25, median, p75, p90, max]` (9 values, array
+ * buffer protocol; all NaN but `n = 0` without recourse). Thread-safe.
+ */
+cfx_status cfx_portfolio_summary_cost_quantiles(const struct cfx_portfolio_summary *summary,
+                                                int64_t group,
+                                                double *buf,
+                                                size_t cap,
+                                                size_t *out_len);
+
+/**
+ * The summary as a plain-text table (the `top` changes asked most often,
+ * then one line per group; string buffer protocol). Thread-safe.
+ */
+cfx_status cfx_portfolio_summary_describe(const struct cfx_portfolio_summary *summary,
+                                          size_t top,
+                                          char *buf,
+                                          size_t cap,
+                                          size_t *out_len);
+
+/**
+ * The whole summary as JSON (`overall`, `group_column`, `groups`, each with
+ * counts, share, cost quantiles and every change count; string buffer
+ * protocol). Thread-safe.
+ */
+cfx_status cfx_portfolio_summary_to_json(const struct cfx_portfolio_summary *summary,
+                                         char *buf,
+                                         size_t cap,
+                                         size_t *out_len);
+
+/**
+ * Draws the summary as an SVG chart (share with recourse and median cost per
+ * group, the `top` changes asked most often) into the file `svg_path`
+ * (created or truncated). `IO_ERROR` when it cannot be written. Thread-safe.
+ */
+cfx_status cfx_portfolio_summary_write_svg(const struct cfx_portfolio_summary *summary,
+                                           const char *title,
+                                           size_t top,
+                                           const char *svg_path);
+
+/**
+ * Releases a summary. NULL is a no-op. Any thread, once.
+ */
+void cfx_portfolio_summary_free(const struct cfx_portfolio_summary *summary);
 
 /**
  * Isotropic Gaussian noise N(0, σ²I) on the value slots of the schema's

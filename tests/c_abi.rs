@@ -75,6 +75,10 @@ const PROGRAMS: &[Program] = &[
         name: "shared_handles",
         args: &[],
     },
+    Program {
+        name: "portfolio",
+        args: &[],
+    },
 ];
 
 fn root() -> &'static Path {

@@ -26,6 +26,7 @@
 
 mod highs;
 pub mod portfolio;
+pub mod portfolio_summary;
 mod program;
 pub mod separable;
 mod trees;

@@ -64,7 +64,7 @@ pub struct PortfolioSummary {
 
 /// Reads one CSV record (several lines when a quoted field holds line ends);
 /// `None` at the end of the file.
-fn next_record(reader: &mut impl BufRead, buf: &mut String) -> Result<Option<()>> {
+pub(super) fn next_record(reader: &mut impl BufRead, buf: &mut String) -> Result<Option<()>> {
     buf.clear();
     loop {
         let n = reader
@@ -92,7 +92,7 @@ fn next_record(reader: &mut impl BufRead, buf: &mut String) -> Result<Option<()>
 /// The cells of one record, trimmed. Parsed as a headerless one-row table:
 /// read as a header it would be refused as a file without data rows, and a
 /// data row's repeated values would be refused as duplicate column names.
-fn cells(record: &str) -> Result<Vec<String>> {
+pub(super) fn cells(record: &str) -> Result<Vec<String>> {
     let opts = CsvOptions {
         has_header: false,
         ..CsvOptions::default()

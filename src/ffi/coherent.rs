@@ -3,7 +3,7 @@
 //! is immutable and `Arc`-backed; the HiGHS instance lives only inside the
 //! explain call.
 
-use super::config::{SolverConfig, cfx_config, cfx_diversity_rule};
+use super::config::{SolverConfig, cfx_config, cfx_diversity_rule, cfx_solver_choice};
 use super::export::{Provenance, result_json};
 use super::handle::{
     ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite_in, optional_out, out_param,
@@ -13,7 +13,8 @@ use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
 use crate::coherent::{
-    Config, DiversityRule, Explanation, Outcome, explain, explain_batch, explain_diverse,
+    Config, DiversityRule, Explanation, Outcome, ProvedBy, SolverChoice, explain, explain_batch,
+    explain_diverse,
 };
 use crate::model::AnyModel;
 use crate::schema::Schema;
@@ -55,7 +56,7 @@ unsafe impl ArcHandle for cfx_coherent_result {
 }
 
 /// The core configuration from the C configuration (NULL = every default).
-fn core_config(config: *const cfx_config) -> FfiResult<Config> {
+pub(super) fn core_config(config: *const cfx_config) -> FfiResult<Config> {
     let mut c = Config::default();
     if config.is_null() {
         return Ok(c);
@@ -75,6 +76,13 @@ fn core_config(config: *const cfx_config) -> FfiResult<Config> {
     }
     if let Some(v) = s.n_diverse {
         c.n_diverse = v;
+    }
+    if let Some(v) = s.solver {
+        c.solver = match v {
+            cfx_solver_choice::Auto => SolverChoice::Auto,
+            cfx_solver_choice::Mip => SolverChoice::Mip,
+            cfx_solver_choice::Separable => SolverChoice::Separable,
+        };
     }
     if let Some(r) = s.diversity_rule {
         c.diversity = match r {
@@ -180,6 +188,36 @@ pub unsafe extern "C" fn cfx_coherent_result_outcome(
             m.write(o.blocking_mask());
         }
         out.write(code as i32);
+        Ok(())
+    }
+}
+
+/// Which solver proved the result (`int32_t` in C), read with
+/// `cfx_coherent_result_proved_by`.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum cfx_proved_by {
+    /// HiGHS on the mixed-integer program (seed 000, Russell 2019).
+    Highs = 0,
+    /// The exact separable branch and bound (a multiple-choice knapsack over
+    /// per-feature options), for linear models and scorecards.
+    Separable = 1,
+}
+
+/// The solver that proved the result, optimum or infeasibility (a
+/// `cfx_proved_by` value); choose it with `cfx_config_builder_set_solver`.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_coherent_result_proved_by(
+    result: *const cfx_coherent_result,
+    out_proved_by: *mut i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_proved_by, "out_proved_by")?;
+        out.write(match arc_ref(result, "result")?.explanation.proved_by {
+            ProvedBy::Highs => cfx_proved_by::Highs,
+            ProvedBy::Separable => cfx_proved_by::Separable,
+        } as i32);
         Ok(())
     }
 }

@@ -45,6 +45,30 @@ impl cfx_diversity_rule {
     }
 }
 
+/// Which solver proves coherent counterfactuals (`int32_t` in C).
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum cfx_solver_choice {
+    /// The exact separable solver when the model is linear or a scorecard and
+    /// every constraint is per feature, else HiGHS (the default).
+    Auto = 0,
+    /// Always the HiGHS mixed-integer program.
+    Mip = 1,
+    /// Always the separable solver (a call it cannot express is refused).
+    Separable = 2,
+}
+
+impl cfx_solver_choice {
+    fn from_i32(v: i32) -> Option<Self> {
+        match v {
+            0 => Some(Self::Auto),
+            1 => Some(Self::Mip),
+            2 => Some(Self::Separable),
+            _ => None,
+        }
+    }
+}
+
 /// Reinforcement-learning (P-DQN) hyper-parameters; `None` = the method's default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RlSettings {
@@ -96,6 +120,10 @@ pub struct SolverConfig {
     /// before this setting existed do not change.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub robust_advice: Option<RobustAdvice>,
+    /// The coherent program's solver (`None` = auto; left out of the JSON
+    /// when unset, so older fingerprints are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver: Option<cfx_solver_choice>,
 }
 
 /// The settings of `cfx_config_builder_set_robust_advice`.
@@ -243,6 +271,22 @@ pub unsafe extern "C" fn cfx_config_builder_set_diversity_rule(
     ffi_boundary! {
         let v = enum_in(rule, "rule", cfx_diversity_rule::from_i32)?;
         set(b, |c| c.diversity_rule = Some(v))
+    }
+}
+
+/// The solver of coherent counterfactuals: a `cfx_solver_choice` value
+/// (default auto: the exact separable solver for linear models and
+/// scorecards whenever every constraint is per feature, else HiGHS). The
+/// result names the solver that proved it (`cfx_coherent_result_proved_by`).
+/// Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_solver(
+    b: *mut cfx_config_builder,
+    solver: i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = enum_in(solver, "solver", cfx_solver_choice::from_i32)?;
+        set(b, |c| c.solver = Some(v))
     }
 }
 

@@ -106,6 +106,7 @@ pub mod export;
 pub mod handle;
 pub mod model;
 pub mod plausibility;
+pub mod portfolio;
 pub mod robust;
 pub mod schema;
 pub mod schema_builder;

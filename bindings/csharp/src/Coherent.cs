@@ -98,6 +98,12 @@ namespace Cfx
             get { UIntPtr n; Call.Check(Native.cfx_coherent_result_count(Handle, out n)); return Call.ToInt(n); }
         }
 
+        /// <summary>The solver that proved the result, optimum or infeasibility.</summary>
+        public ProvedBy ProvedBy
+        {
+            get { int v; Call.Check(Native.cfx_coherent_result_proved_by(Handle, out v)); return (ProvedBy)v; }
+        }
+
         /// <summary>The raw row of counterfactual <paramref name="k"/> (0 = the optimal one).</summary>
         public double[] Counterfactual(int k)
         {

@@ -5,6 +5,26 @@ namespace Cfx
     /// <summary>Noise models (cfx_noise_model). A Gaussian is always given by its variance σ²
     /// (CROCO's sigma2), never by σ; a uniform noise by its half-width h.</summary>
     public enum NoiseModel { Gaussian = 0, Uniform = 1 }
+    /// <summary>Which solver proves coherent counterfactuals (cfx_solver_choice).</summary>
+    public enum SolverChoice
+    {
+        /// <summary>The exact separable solver for linear models and scorecards when every constraint is per feature, else HiGHS.</summary>
+        Auto = 0,
+        /// <summary>Always the HiGHS mixed-integer program.</summary>
+        Mip = 1,
+        /// <summary>Always the separable solver (a call it cannot express is refused).</summary>
+        Separable = 2,
+    }
+
+    /// <summary>The solver that proved a coherent result (cfx_proved_by).</summary>
+    public enum ProvedBy
+    {
+        /// <summary>HiGHS on the mixed-integer program (Russell 2019).</summary>
+        Highs = 0,
+        /// <summary>The exact separable branch and bound.</summary>
+        Separable = 1,
+    }
+
     public enum DiversityRule
     {
         /// <summary>Russell's fix_values as published in the reference code.</summary>
@@ -61,6 +81,8 @@ namespace Cfx
         public ConfigBuilder Margin(double margin) { return Set(b => Native.cfx_config_builder_set_margin(b, margin)); }
         public ConfigBuilder NDiverse(int n) { var k = Call.Size(n, "n"); return Set(b => Native.cfx_config_builder_set_n_diverse(b, k)); }
         public ConfigBuilder Diversity(DiversityRule rule) { return Set(b => Native.cfx_config_builder_set_diversity_rule(b, (int)rule)); }
+        /// <summary>The solver of coherent counterfactuals (default Auto).</summary>
+        public ConfigBuilder Solver(SolverChoice solver) { return Set(b => Native.cfx_config_builder_set_solver(b, (int)solver)); }
         public ConfigBuilder NSamples(int k) { var n = Call.Size(k, "k"); return Set(b => Native.cfx_config_builder_set_n_samples(b, n)); }
         public ConfigBuilder BoundM(double m) { return Set(b => Native.cfx_config_builder_set_bound_m(b, m)); }
         public ConfigBuilder Target(double target, double epsilon) { return Set(b => Native.cfx_config_builder_set_target(b, target, epsilon)); }

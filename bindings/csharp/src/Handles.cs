@@ -130,6 +130,12 @@ namespace Cfx
         protected override void Free(IntPtr h) { Native.cfx_plausibility_free(h); }
     }
 
+    internal sealed class PortfolioSummaryHandle : CfxHandle
+    {
+        public PortfolioSummaryHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_portfolio_summary_free(h); }
+    }
+
     internal sealed class PolicyHandle : CfxHandle
     {
         public PolicyHandle() { }

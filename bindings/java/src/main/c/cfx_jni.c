@@ -237,7 +237,7 @@ JNIEXPORT jbyteArray FN(lastErrorMessage)(JNIEnv *env, jclass c) {
 /* ------------------------------------------------------------------- free */
 
 /* kind: 0 schema, 1 dataset, 2 model, 3 config, 4 config builder, 5 schema builder, ... 13 uncertainty,
- * 14 copa result, 15 coherent batch, 16 scorecard import (Native.java). */
+ * 14 copa result, 15 coherent batch, 16 scorecard import, 17 portfolio summary (Native.java). */
 JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     (void)env; (void)c;
     switch (kind) {
@@ -259,6 +259,7 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     case 9: cfx_robust_result_free(H(const cfx_robust_result, h)); break;
     case 16: cfx_scorecard_import_free(H(const cfx_scorecard_import, h)); break;
     case 17: cfx_plausibility_free(H(const cfx_plausibility, h)); break;
+    case 18: cfx_portfolio_summary_free(H(const cfx_portfolio_summary, h)); break;
     default: break;
     }
 }
@@ -278,6 +279,7 @@ JNIEXPORT void FN(cbSetThreads)(JNIEnv *env, jclass c, jlong b, jlong n) { (void
 JNIEXPORT void FN(cbSetMipGap)(JNIEnv *env, jclass c, jlong b, jdouble g) { (void)c; ok(env, cfx_config_builder_set_mip_gap(B(b), g)); }
 JNIEXPORT void FN(cbSetMargin)(JNIEnv *env, jclass c, jlong b, jdouble m) { (void)c; ok(env, cfx_config_builder_set_margin(B(b), m)); }
 JNIEXPORT void FN(cbSetNDiverse)(JNIEnv *env, jclass c, jlong b, jlong n) { (void)c; ok(env, cfx_config_builder_set_n_diverse(B(b), (size_t)n)); }
+JNIEXPORT void FN(cbSetSolver)(JNIEnv *env, jclass c, jlong b, jint v) { (void)c; ok(env, cfx_config_builder_set_solver(B(b), v)); }
 JNIEXPORT void FN(cbSetDiversityRule)(JNIEnv *env, jclass c, jlong b, jint r) { (void)c; ok(env, cfx_config_builder_set_diversity_rule(B(b), r)); }
 JNIEXPORT void FN(cbSetNSamples)(JNIEnv *env, jclass c, jlong b, jlong k) { (void)c; ok(env, cfx_config_builder_set_n_samples(B(b), (size_t)k)); }
 JNIEXPORT void FN(cbSetBoundM)(JNIEnv *env, jclass c, jlong b, jdouble m) { (void)c; ok(env, cfx_config_builder_set_bound_m(B(b), m)); }
@@ -1229,6 +1231,13 @@ JNIEXPORT void FN(coherentOutcome)(JNIEnv *env, jclass c, jlong r, jlongArray ou
     (*env)->SetLongArrayRegion(env, out2, 0, 2, v);
 }
 
+JNIEXPORT jint FN(coherentProvedBy)(JNIEnv *env, jclass c, jlong r) {
+    (void)c;
+    int32_t v = -1;
+    if (!ok(env, cfx_coherent_result_proved_by(CR(r), &v))) return -1;
+    return (jint)v;
+}
+
 JNIEXPORT jlong FN(coherentCount)(JNIEnv *env, jclass c, jlong r) {
     (void)c;
     size_t n = 0;
@@ -1766,3 +1775,159 @@ JNIEXPORT jdoubleArray FN(copaCorrect)(JNIEnv *env, jclass c, jlong u, jdoubleAr
 
 #undef UNC
 #undef COPA
+
+/* ------------------------------------------------------------- portfolio */
+
+/* The Java listener behind a cfx_portfolio_progress_fn. cfx calls it on the
+ * caller's (this JVM) thread; a Java exception thrown by the listener stops
+ * the run and is rethrown after cfx returns, instead of CFX_STATUS_CANCELLED. */
+typedef struct {
+    JNIEnv *env;
+    jobject listener;      /* org.cfx.Portfolio$ProgressListener (local ref, valid for the call) */
+    jmethodID on_progress; /* (J)Z */
+    jthrowable thrown;     /* local ref, or NULL */
+} portfolio_ctx;
+
+static bool portfolio_trampoline(size_t rows_done, void *user_data) {
+    portfolio_ctx *ctx = user_data;
+    JNIEnv *env = ctx->env;
+    if (ctx->thrown != NULL) return false;
+    jboolean go = (*env)->CallBooleanMethod(env, ctx->listener, ctx->on_progress, (jlong)rows_done);
+    jthrowable ex = (*env)->ExceptionOccurred(env);
+    if (ex != NULL) {
+        (*env)->ExceptionClear(env);
+        ctx->thrown = ex;
+        return false;
+    }
+    return go == JNI_TRUE;
+}
+
+/* {rows, accepted, declined, with_recourse, errors} into out5 (a long[]). ignore: byte[][] of
+ * NUL-terminated UTF-8 column names. */
+JNIEXPORT void FN(portfolioExplain)(JNIEnv *env, jclass c, jlong schema, jlong m, jlong config,
+                                     jbyteArray input, jbyteArray output, jobjectArray ignore,
+                                     jlong threads, jobject listener, jlongArray out5) {
+    (void)c;
+    if (!non_null(env, out5, "out") || !non_null(env, ignore, "ignore")) return;
+    portfolio_ctx ctx = {env, listener, NULL, NULL};
+    if (listener != NULL) {
+        jclass lc = (*env)->GetObjectClass(env, listener);
+        ctx.on_progress = (*env)->GetMethodID(env, lc, "onProgress", "(J)Z");
+        (*env)->DeleteLocalRef(env, lc);
+        if (ctx.on_progress == NULL) return;
+    }
+    jsize n = (*env)->GetArrayLength(env, ignore);
+    char **names = calloc((size_t)n + 1, sizeof(char *));
+    if (names == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "ignored columns");
+        return;
+    }
+    int fail = 0;
+    for (jsize i = 0; i < n && !fail; i++) {
+        jbyteArray b = (jbyteArray)(*env)->GetObjectArrayElement(env, ignore, i);
+        names[i] = cstr_in(env, b, &fail);
+        if (b != NULL) (*env)->DeleteLocalRef(env, b);
+    }
+    char *in = fail ? NULL : cstr_in(env, input, &fail);
+    char *out = fail ? NULL : cstr_in(env, output, &fail);
+    if (!fail) {
+        cfx_portfolio_counts counts = {0, 0, 0, 0, 0};
+        cfx_status st = cfx_portfolio_explain(
+            H(const cfx_schema, schema), H(const cfx_model, m), H(const cfx_config, config), in, out,
+            (const char *const *)names, (size_t)n, (size_t)threads, listener ? portfolio_trampoline : NULL,
+            listener ? &ctx : NULL, &counts);
+        if (ctx.thrown != NULL) {
+            (*env)->Throw(env, ctx.thrown); /* the listener's own exception wins over CANCELLED */
+        } else if (ok(env, st)) {
+            jlong v[5] = {(jlong)counts.rows, (jlong)counts.accepted, (jlong)counts.declined,
+                          (jlong)counts.with_recourse, (jlong)counts.errors};
+            (*env)->SetLongArrayRegion(env, out5, 0, 5, v);
+        }
+    }
+    for (jsize i = 0; i < n; i++) free(names[i]);
+    free(names);
+    free(in);
+    free(out);
+}
+
+#define PS(h) H(const cfx_portfolio_summary, h)
+
+/* group: NULL = no breakdown; edges: NULL or empty = one group per distinct cell. */
+JNIEXPORT jlong FN(portfolioSummarize)(JNIEnv *env, jclass c, jlong schema, jbyteArray input,
+                                        jbyteArray output, jbyteArray group, jdoubleArray edges) {
+    (void)c;
+    int f1 = 0, f2 = 0, f3 = 0;
+    char *in = cstr_in(env, input, &f1);
+    char *out = f1 ? NULL : cstr_in(env, output, &f2);
+    char *g = (f1 || f2) ? NULL : cstr_in(env, group, &f3);
+    jlong r = 0;
+    if (!f1 && !f2 && !f3) {
+        jsize n = edges ? (*env)->GetArrayLength(env, edges) : 0;
+        double *pe = n > 0 ? (*env)->GetDoubleArrayElements(env, edges, NULL) : NULL;
+        if (n == 0 || pe != NULL) {
+            const cfx_portfolio_summary *s = NULL;
+            cfx_status st = cfx_portfolio_summarize(H(const cfx_schema, schema), in, out, g, pe, (size_t)n, &s);
+            if (pe != NULL) (*env)->ReleaseDoubleArrayElements(env, edges, pe, JNI_ABORT);
+            if (ok(env, st)) r = J(s);
+        }
+    }
+    free(in);
+    free(out);
+    free(g);
+    return r;
+}
+
+JNIEXPORT jlong FN(portfolioSummaryNGroups)(JNIEnv *env, jclass c, jlong s) {
+    (void)c;
+    size_t n = 0;
+    if (!ok(env, cfx_portfolio_summary_n_groups(PS(s), &n))) return 0;
+    return (jlong)n;
+}
+
+/* {rows, accepted, declined, with_recourse, errors, share, median cost, p90 cost} into out8. */
+JNIEXPORT void FN(portfolioSummaryCounts)(JNIEnv *env, jclass c, jlong s, jlong group, jdoubleArray out8) {
+    (void)c;
+    if (!non_null(env, out8, "out")) return;
+    cfx_portfolio_counts k = {0, 0, 0, 0, 0};
+    double share = 0, median = 0, p90 = 0;
+    if (!ok(env, cfx_portfolio_summary_counts(PS(s), (int64_t)group, &k, &share, &median, &p90))) return;
+    double v[8] = {(double)k.rows, (double)k.accepted, (double)k.declined, (double)k.with_recourse,
+                   (double)k.errors, share, median, p90};
+    (*env)->SetDoubleArrayRegion(env, out8, 0, 8, v);
+}
+
+/* {n, mean, min, p10, p25, median, p75, p90, max} into out9. */
+JNIEXPORT void FN(portfolioSummaryCostQuantiles)(JNIEnv *env, jclass c, jlong s, jlong group, jdoubleArray out9) {
+    (void)c;
+    if (!non_null(env, out9, "out")) return;
+    double v[9];
+    size_t len = 0;
+    if (!ok(env, cfx_portfolio_summary_cost_quantiles(PS(s), (int64_t)group, v, 9, &len))) return;
+    (*env)->SetDoubleArrayRegion(env, out9, 0, 9, v);
+}
+
+JNIEXPORT jbyteArray FN(portfolioSummaryGroupName)(JNIEnv *env, jclass c, jlong s, jlong group) {
+    (void)c;
+    RETURN_STRING(env, cfx_portfolio_summary_group_name(PS(s), (int64_t)group, buf_, cap_, &len_));
+}
+
+JNIEXPORT jbyteArray FN(portfolioSummaryDescribe)(JNIEnv *env, jclass c, jlong s, jlong top) {
+    (void)c;
+    RETURN_STRING(env, cfx_portfolio_summary_describe(PS(s), (size_t)top, buf_, cap_, &len_));
+}
+
+JNIEXPORT jbyteArray FN(portfolioSummaryToJson)(JNIEnv *env, jclass c, jlong s) {
+    (void)c;
+    RETURN_STRING(env, cfx_portfolio_summary_to_json(PS(s), buf_, cap_, &len_));
+}
+
+JNIEXPORT void FN(portfolioSummaryWriteSvg)(JNIEnv *env, jclass c, jlong s, jbyteArray title, jlong top,
+                                             jbyteArray path) {
+    (void)c;
+    int f1 = 0, f2 = 0;
+    char *t = cstr_in(env, title, &f1);
+    char *p = f1 ? NULL : cstr_in(env, path, &f2);
+    if (!f1 && !f2) ok(env, cfx_portfolio_summary_write_svg(PS(s), t, (size_t)top, p));
+    free(t);
+    free(p);
+}

@@ -43,6 +43,15 @@ public final class CoherentResult extends NativeResource {
         return outcomeAndMask()[1];
     }
 
+    /** The solver that proved the result, optimum or infeasibility ({@code cfx_proved_by}). */
+    public ProvedBy provedBy() {
+        try {
+            return Native.coherentProvedBy(handle()) == 1 ? ProvedBy.SEPARABLE : ProvedBy.HIGHS;
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
     /** The number of counterfactuals (0 when there is none). */
     public int count() {
         try {

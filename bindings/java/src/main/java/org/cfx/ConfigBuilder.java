@@ -61,6 +61,17 @@ public final class ConfigBuilder extends NativeResource {
         return with(b -> Native.cbSetDiversityRule(b, rule.code));
     }
 
+    /** The solver of coherent counterfactuals (default {@link Solver#AUTO}). */
+    public ConfigBuilder solver(Solver solver) {
+        java.util.Objects.requireNonNull(solver, "solver");
+        return with(b -> Native.cbSetSolver(b, solver.code));
+    }
+
+    /** Solver by its C number ({@code cfx_solver_choice}, validated by the library). */
+    public ConfigBuilder solver(int solver) {
+        return with(b -> Native.cbSetSolver(b, solver));
+    }
+
     /** Diversity rule by its C number (validated by the library). */
     public ConfigBuilder diversityRule(int rule) {
         return with(b -> Native.cbSetDiversityRule(b, rule));

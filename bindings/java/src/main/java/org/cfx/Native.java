@@ -40,6 +40,7 @@ final class Native {
     static final int KIND_COHERENT_BATCH = 15;
     static final int KIND_SCORECARD_IMPORT = 16;
     static final int KIND_PLAUSIBILITY = 17;
+    static final int KIND_PORTFOLIO_SUMMARY = 18;
 
     /** Where the jar built by {@code make java} keeps the JNI shim and libcfx. */
     static final String JAR_NATIVE_DIR = "/org/cfx/native/";
@@ -236,6 +237,8 @@ final class Native {
     static native void cbSetNDiverse(long b, long n);
 
     static native void cbSetDiversityRule(long b, int rule);
+
+    static native void cbSetSolver(long b, int solver);
 
     static native void cbSetNSamples(long b, long k);
 
@@ -447,6 +450,35 @@ final class Native {
     static native void coherentOutcome(long r, long[] out2);
 
     static native long coherentCount(long r);
+
+    static native int coherentProvedBy(long r);
+
+    static native void portfolioExplain(
+            long schema,
+            long m,
+            long config,
+            byte[] input,
+            byte[] output,
+            byte[][] ignore,
+            long threads,
+            Portfolio.ProgressListener listener,
+            long[] out5);
+
+    static native long portfolioSummarize(long schema, byte[] input, byte[] output, byte[] group, double[] edges);
+
+    static native long portfolioSummaryNGroups(long s);
+
+    static native void portfolioSummaryCounts(long s, long group, double[] out8);
+
+    static native void portfolioSummaryCostQuantiles(long s, long group, double[] out9);
+
+    static native byte[] portfolioSummaryGroupName(long s, long group);
+
+    static native byte[] portfolioSummaryDescribe(long s, long top);
+
+    static native byte[] portfolioSummaryToJson(long s);
+
+    static native void portfolioSummaryWriteSvg(long s, byte[] title, long top, byte[] path);
 
     static native double[] coherentCounterfactual(long r, long k);
 
