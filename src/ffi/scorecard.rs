@@ -378,15 +378,20 @@ mod tests {
             cfx_dataset_schema,
         };
         use crate::ffi::model::{cfx_model_free, cfx_model_predict_raw};
-        let null = std::ptr::null();
         unsafe {
-            let mut d: *const cfx_dataset = null;
-            assert_eq!(cfx_dataset_load_german(null, &mut d), cfx_status::Ok);
-            let mut s: *const cfx_schema = null;
+            let mut d: *const cfx_dataset = std::ptr::null();
+            assert_eq!(
+                cfx_dataset_load_german(std::ptr::null(), &mut d),
+                cfx_status::Ok
+            );
+            let mut s: *const cfx_schema = std::ptr::null();
             assert_eq!(cfx_dataset_schema(d, &mut s), cfx_status::Ok);
-            let mut imp: *const cfx_scorecard_import = null;
-            assert_eq!(cfx_scorecard_load_german(s, null, &mut imp), cfx_status::Ok);
-            let mut m: *const cfx_model = null;
+            let mut imp: *const cfx_scorecard_import = std::ptr::null();
+            assert_eq!(
+                cfx_scorecard_load_german(s, std::ptr::null(), &mut imp),
+                cfx_status::Ok
+            );
+            let mut m: *const cfx_model = std::ptr::null();
             assert_eq!(cfx_scorecard_import_model(imp, &mut m), cfx_status::Ok);
             cfx_scorecard_import_free(imp);
             for (row, want, accepted) in [(0, 581.8470911943595, 1), (1, 477.943175565798, 0)] {
@@ -405,6 +410,7 @@ mod tests {
                 assert_eq!(acc, accepted);
             }
             cfx_model_free(m);
+            imp = std::ptr::null();
             let bad = CString::new("/nonexistent/german_scorecard_table.csv").unwrap();
             assert_eq!(
                 cfx_scorecard_load_german(s, bad.as_ptr(), &mut imp),
@@ -412,8 +418,8 @@ mod tests {
             );
             assert!(imp.is_null());
             assert_eq!(
-                cfx_scorecard_load_german(null, null, &mut imp),
-                cfx_status::InvalidArgument
+                cfx_scorecard_load_german(std::ptr::null(), std::ptr::null(), &mut imp),
+                cfx_status::NullArgument
             );
             crate::ffi::schema::cfx_schema_free(s);
             cfx_dataset_free(d);
