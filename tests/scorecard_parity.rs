@@ -128,7 +128,7 @@ fn the_bundled_german_scorecard_has_its_documented_cutoff_and_scaling() {
     let correct = x
         .iter()
         .zip(&test.labels)
-        .filter(|(r, &y)| card.accepts(r) == (y == 1.0))
+        .filter(|(r, y)| card.accepts(r) == (**y == 1.0))
         .count();
     assert_eq!(correct, 227);
 }
