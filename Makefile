@@ -89,7 +89,8 @@ demo: deps-demo first-build-notice
 
 # Installs the C library as a system library: libcfx.so.<ABI> (its soname, set by build.rs from
 # src/ffi/version.rs) with the libcfx.so link, libcfx.a, cfx.h, cfx.pc and the bundled data in
-# $(DATADIR), where libcfx finds it by itself (see `cfx_dataset_load_german` in cfx.h). Debug
+# $(DATADIR) (German credit and its points scorecard), where libcfx finds it by itself (see
+# `cfx_dataset_load_german` and `cfx_scorecard_load_german` in cfx.h). Debug
 # information is stripped from the installed copies: it would carry the build folder's path.
 # Without cargo on the PATH (as under sudo) it installs what `make build` built before.
 install:
@@ -106,7 +107,8 @@ install:
 	install -m 644 target/release/libcfx.a "$(DESTDIR)$(LIBDIR)/libcfx.a"; \
 	strip --strip-debug "$(DESTDIR)$(LIBDIR)/libcfx.a"; \
 	install -m 644 include/cfx.h "$(DESTDIR)$(INCLUDEDIR)/cfx.h"; \
-	install -m 644 examples/data/german_credit.csv examples/data/README.md "$(DESTDIR)$(DATADIR)/"; \
+	install -m 644 examples/data/german_credit.csv examples/data/README.md examples/data/german_scorecard_table.csv \
+	  examples/data/german_scorecard.md "$(DESTDIR)$(DATADIR)/"; \
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	  -e 's|@DATADIR@|$(DATADIR)|' -e 's|@VERSION@|$(VERSION)|' packaging/cfx.pc.in \
 	  > "$(DESTDIR)$(PKGCONFIGDIR)/cfx.pc"

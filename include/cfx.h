@@ -2216,6 +2216,23 @@ cfx_status cfx_scorecard_import_path(const struct cfx_schema *schema,
                                      const struct cfx_scorecard_import **out_import);
 
 /**
+ * The German credit points scorecard bundled with cfx (optbinning 1.0.0, its
+ * detailed table `german_scorecard_table.csv`; `examples/data/german_scorecard.md`)
+ * imported against `schema` (the schema of `cfx_dataset_load_german`) with its
+ * documented cutoff and scaling: 20 points double the odds, odds 50 : 1 of good
+ * at 600 points, accepted iff points ≥ 487.1228762045055 (probability 0.5).
+ * `path` NULL means the bundled table, looked up like the German credit data
+ * (`cfx_dataset_load_german`): in `$CFX_DATA_DIR` when set (only there), else
+ * in `<prefix>/share/cfx` beside the installed library, else in
+ * `examples/data` under the current directory; otherwise the table at `path`.
+ * On success `*out_import` owns a new handle. Errors: `IO_ERROR` (naming where
+ * it looked), `FORMAT_ERROR` (a table that does not fit `schema`). Thread-safe.
+ */
+cfx_status cfx_scorecard_load_german(const struct cfx_schema *schema,
+                                     const char *path,
+                                     const struct cfx_scorecard_import **out_import);
+
+/**
  * The imported scorecard as a model: `*out_model` owns a new reference
  * (free it with `cfx_model_free`; it stays valid after the import is freed).
  * Thread-safe.

@@ -79,6 +79,10 @@ const PROGRAMS: &[Program] = &[
         name: "portfolio",
         args: &[],
     },
+    Program {
+        name: "scorecard",
+        args: &["examples/data/german_scorecard_table.csv"],
+    },
 ];
 
 fn root() -> &'static Path {
@@ -260,4 +264,65 @@ fn german_program_matches_the_rust_core() {
         "examples/c/german.expected lacks `{}`",
         line.trim()
     );
+}
+
+/// The scorecard program's numbers are optbinning's: every `row i points p`
+/// line and the declined applicant's points equal optbinning's own
+/// `Scorecard.score` (`tests/reference/german_scorecard_scores.csv`, written by
+/// `benches/peers/scorecard_optbinning.py`) to the 9 printed decimals, and the
+/// count of declined held-out applicants is the one `german_scorecard.md`
+/// reports from optbinning (58 of 300). The counterfactuals' optimality is the
+/// MIP's, checked against brute force in the scorecard tests.
+#[test]
+fn scorecard_program_states_optbinnings_own_points() {
+    let reference: Vec<f64> =
+        std::fs::read_to_string(root().join("tests/reference/german_scorecard_scores.csv"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .enumerate()
+            .map(|(i, l)| {
+                let (row, score) = l.split_once(',').unwrap();
+                assert_eq!(row.parse::<usize>().unwrap(), i);
+                score.parse().unwrap()
+            })
+            .collect();
+    assert_eq!(reference.len(), 1000);
+    let out = expected("scorecard");
+    let close = |got: &str, want: f64, what: &str| {
+        let got: f64 = got.parse().unwrap();
+        assert!(
+            (got - want).abs() <= 5.1e-10,
+            "{what}: {got} vs optbinning's {want}"
+        );
+    };
+    let mut rows = 0;
+    for line in out.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let ["row", i, "points", p, _] = words[..] {
+            close(p, reference[i.parse::<usize>().unwrap()], line);
+            rows += 1;
+        }
+    }
+    assert_eq!(rows, 5);
+    assert!(out.contains("held-out: 58 of 300 declined\n"));
+    let doc = std::fs::read_to_string(root().join("examples/data/german_scorecard.md")).unwrap();
+    assert!(doc.contains("58 of\nthe 300 held-out applicants are declined"));
+    // "applicant #k of the held-out part: p points": held-out k is data row
+    // 10·(k div 3) + 7 + (k mod 3) (rows with i mod 10 ≥ 7).
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("applicant #"))
+        .expect("a declined applicant");
+    let k: usize = line["applicant #".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let p = line.split(": ").nth(1).unwrap().split(' ').next().unwrap();
+    let data_row = |k: usize| 10 * (k / 3) + 7 + k % 3;
+    close(p, reference[data_row(k)], line);
+    assert!(reference[data_row(k)] < 487.1228762045055);
+    assert!((0..k).all(|j| reference[data_row(j)] >= 487.1228762045055));
 }

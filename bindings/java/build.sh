@@ -43,7 +43,7 @@ javac -Xlint:all -Werror --release 17 -d "$OUT/classes" $(find "$HERE/src/main/j
 
 # 3. The jar.
 cp "$OUT/native/libcfx_jni.so" "$OUT/native/libcfx.so.$ABI" "$OUT/jar-native/org/cfx/native/$PLATFORM/"
-cp "$ROOT/examples/data/german_credit.csv" "$OUT/jar-native/org/cfx/data/"
+cp "$ROOT/examples/data/german_credit.csv" "$ROOT/examples/data/german_scorecard_table.csv" "$OUT/jar-native/org/cfx/data/"
 JAR="$OUT/cfx-$VERSION.jar"
 rm -f "$JAR"
 jar --create --file "$JAR" -C "$OUT/classes" . -C "$OUT/jar-native" .

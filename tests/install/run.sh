@@ -5,7 +5,8 @@
 # LD_LIBRARY_PATH pointing only at the prefix and compares its output with examples/c/german.expected.
 # Also: the soname, the layout of a DESTDIR staged install, no path of the source tree in the
 # installed libraries, the bundled data found beside the library after the prefix is moved, and
-# CFX_DATA_DIR (honoured, and a clear error when it holds no data).
+# CFX_DATA_DIR (honoured, and a clear error when it holds no data), and the shipped German
+# scorecard table loaded from the prefix by examples/c/scorecard.c.
 # Last line: "install: N checks passed" (exit status non-zero on the first failure).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -21,7 +22,8 @@ $MAKE install PREFIX="$PREFIX" >"$TMP/install.log" 2>&1 || { cat "$TMP/install.l
 
 # 1. Layout and soname.
 abi=$(sed -n 's/^pub const ABI_VERSION: u32 = \([0-9]*\);/\1/p' "$ROOT/src/ffi/version.rs")
-for f in "lib/libcfx.so.$abi" lib/libcfx.a include/cfx.h lib/pkgconfig/cfx.pc share/cfx/german_credit.csv; do
+for f in "lib/libcfx.so.$abi" lib/libcfx.a include/cfx.h lib/pkgconfig/cfx.pc share/cfx/german_credit.csv \
+         share/cfx/german_scorecard_table.csv share/cfx/german_scorecard.md; do
   [ -f "$PREFIX/$f" ] || fail "$f not installed"
 done
 [ "$(readlink "$PREFIX/lib/libcfx.so")" = "libcfx.so.$abi" ] || fail "lib/libcfx.so is not a link to libcfx.so.$abi"
@@ -54,6 +56,18 @@ resolved=$(env LD_LIBRARY_PATH="$PREFIX/lib" ldd ./german_shared | sed -n 's/.*l
 env LD_LIBRARY_PATH="$PREFIX/lib" ./german_shared >out.txt || fail "german_shared exited with $?"
 diff -u "$ROOT/examples/c/german.expected" out.txt || fail "german_shared output"
 ok "shared: built with pkg-config, bundled data found in the prefix, output as expected"
+
+# 3b. The shipped German scorecard, imported from the prefix's copy and found again by
+#     cfx_scorecard_load_german (NULL path: beside the installed library), from outside the tree.
+cp "$ROOT/examples/c/scorecard.c" "$APP/"
+# shellcheck disable=SC2046
+cc -std=c99 -Wall -Wextra -Werror scorecard.c $(pc --cflags --libs cfx) -lm -o scorecard_shared
+cmp -s "$ROOT/examples/data/german_scorecard_table.csv" "$PREFIX/share/cfx/german_scorecard_table.csv" \
+  || fail "the installed german_scorecard_table.csv differs from examples/data"
+env LD_LIBRARY_PATH="$PREFIX/lib" ./scorecard_shared "$PREFIX/share/cfx/german_scorecard_table.csv" >sc.txt \
+  || fail "scorecard_shared exited with $?"
+diff -u "$ROOT/examples/c/scorecard.expected" sc.txt || fail "scorecard_shared output"
+ok "shipped scorecard: the German table in \$(DATADIR), loaded from the prefix, output as expected"
 
 # 4. The static library with `pkg-config --static` (Libs.private), no libcfx at run time.
 static_libs=$(pc --static --libs cfx | sed 's/\(^\| \)-lcfx\( \|$\)/ /')
@@ -106,6 +120,7 @@ fi
 cd "$TMP"
 $MAKE install DESTDIR="$TMP/stage" PREFIX=/opt/cfx >"$TMP/stage.log" 2>&1 || { cat "$TMP/stage.log" >&2; fail "make install DESTDIR"; }
 [ -f "$TMP/stage/opt/cfx/lib/libcfx.so.$abi" ] && [ -f "$TMP/stage/opt/cfx/share/cfx/german_credit.csv" ] \
+  && [ -f "$TMP/stage/opt/cfx/share/cfx/german_scorecard_table.csv" ] \
   || fail "DESTDIR layout"
 grep -qx 'prefix=/opt/cfx' "$TMP/stage/opt/cfx/lib/pkgconfig/cfx.pc" || fail "cfx.pc prefix under DESTDIR"
 if grep -q "$TMP" "$TMP/stage/opt/cfx/lib/pkgconfig/cfx.pc"; then fail "cfx.pc names the DESTDIR"; fi

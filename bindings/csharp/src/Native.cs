@@ -459,6 +459,8 @@ namespace Cfx
         internal static extern int cfx_scorecard_import_path(SchemaHandle schema, int format, [In] byte[] path, double cutoff,
             int hasScaling, double scalingFactor, double scalingOffset, out ScorecardImportHandle outImport);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_scorecard_load_german(SchemaHandle schema, [In] byte[] path, out ScorecardImportHandle outImport);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_scorecard_import_model(ScorecardImportHandle import, out ModelHandle outModel);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_scorecard_import_report(ScorecardImportHandle import, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);

@@ -77,6 +77,23 @@ namespace Cfx
             return new ScorecardImport(Call.Owned(st, imp));
         }
 
+        /// <summary>The German credit points scorecard shipped with cfx (optbinning 1.0.0;
+        /// german_scorecard.md beside it) imported against <paramref name="schema"/> (the schema of
+        /// <see cref="Dataset.LoadGerman"/>) with its documented cutoff and scaling: 20 points double the
+        /// odds, odds 50 : 1 of good at 600 points, accepted iff points &gt;= 487.1228762045055
+        /// (probability 0.5). A null <paramref name="path"/> means the bundled table, found like
+        /// <see cref="Dataset.LoadGerman"/>'s data (CFX_DATA_DIR, an installed prefix's share/cfx, or
+        /// examples/data under the current folder); otherwise the table at <paramref name="path"/>
+        /// (<see cref="Status.IoError"/> when it cannot be read).</summary>
+        public static ScorecardImport LoadGerman(Schema schema, string path = null)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            CfxLibrary.EnsureCompatible();
+            ScorecardImportHandle imp;
+            int st = Native.cfx_scorecard_load_german(schema.Handle, Utf8.Encode(path), out imp);
+            return new ScorecardImport(Call.Owned(st, imp));
+        }
+
         /// <summary>The scorecard as a model: each call gives a new handle (dispose it), valid
         /// after this import is disposed.</summary>
         public Model Model()

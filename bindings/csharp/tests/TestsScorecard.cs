@@ -79,6 +79,35 @@ public static partial class Tests
         }
     }
 
+    public static void T_scorecard_shipped_german_table_loads_with_its_documented_cutoff()
+    {
+        using (var d = Dataset.LoadGerman())
+        using (var s = d.GetSchema())
+        {
+            Dataset train, test;
+            d.HoldoutSplit(out train, out test);
+            using (train)
+            using (test)
+            using (var shipped = ScorecardImport.LoadGerman(s))      // the bundled table, found like the data
+            using (var m = shipped.Model())
+            using (var byPath = ScorecardImport.LoadGerman(s, GermanCardPath))
+            using (var m2 = byPath.Model())
+            {
+                A.Eq(m.Fingerprint(), m2.Fingerprint(), "bundled lookup and explicit path give the same model");
+                for (int j = 0; j < 5; j++)
+                {
+                    double expected = OptbinningGermanScore(10 * (j / 3) + 7 + j % 3);
+                    var p = m.PredictRaw(s, test.Row(j));
+                    A.Near(expected, p.Score, 1e-9, "points of held-out " + j);
+                    A.Eq(expected >= GermanCardCutoff, p.Accepted, "decision of held-out " + j);
+                    A.Near(1.0 / (1.0 + Math.Exp(-(expected - GermanCardCutoff) / GermanCardScaling.Factor)), p.Probability, 1e-12,
+                        "probability of held-out " + j);
+                }
+            }
+            A.Status(Status.IoError, () => ScorecardImport.LoadGerman(s, Path.Combine(Root, "no-such-table.csv")), "missing file");
+        }
+    }
+
     public static void T_scorecard_declined_applicant_gets_an_accepted_coherent_counterfactual()
     {
         using (var d = Dataset.LoadGerman())

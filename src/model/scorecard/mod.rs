@@ -335,28 +335,45 @@ impl Scorecard {
         check_len("raw row", schema.n_features(), raw.len())?;
         let mut total = self.base_points;
         for c in &self.compiled {
-            total += match c {
-                Compiled::Contiguous {
-                    feature,
-                    special_points,
-                    values,
-                    ..
-                } => {
-                    let s = schema.features[*feature].state_of(raw[*feature])?;
-                    if s > 0 {
-                        special_points[s - 1]
-                    } else {
-                        values.points[values.of_raw(raw[*feature])]
-                    }
-                }
-                Compiled::Categorical {
-                    feature,
-                    level_points,
-                    ..
-                } => level_points[schema.features[*feature].state_of(raw[*feature])?],
-            };
+            total += Self::points_of(c, schema, raw)?;
         }
         Ok(total)
+    }
+
+    /// The points each characteristic gives a raw applicant row, in the order
+    /// of [`Scorecard::characteristics`] (the score is `base_points` plus their
+    /// sum): what an explanation shows when it says which bins a change moves.
+    pub fn points_by_characteristic(&self, schema: &Schema, raw: &[f64]) -> Result<Vec<f64>> {
+        self.check_schema(schema)?;
+        check_len("raw row", schema.n_features(), raw.len())?;
+        self.compiled
+            .iter()
+            .map(|c| Self::points_of(c, schema, raw))
+            .collect()
+    }
+
+    /// The points of one compiled characteristic for a raw row.
+    fn points_of(c: &Compiled, schema: &Schema, raw: &[f64]) -> Result<f64> {
+        Ok(match c {
+            Compiled::Contiguous {
+                feature,
+                special_points,
+                values,
+                ..
+            } => {
+                let s = schema.features[*feature].state_of(raw[*feature])?;
+                if s > 0 {
+                    special_points[s - 1]
+                } else {
+                    values.points[values.of_raw(raw[*feature])]
+                }
+            }
+            Compiled::Categorical {
+                feature,
+                level_points,
+                ..
+            } => level_points[schema.features[*feature].state_of(raw[*feature])?],
+        })
     }
 
     /// Whether a points total is accepted: `points ≥ cutoff`.

@@ -96,6 +96,18 @@ fn raw_score_follows_bins_edges_and_states() {
     assert_eq!(score([-7.0, 2.0, 0.0, 5.0]), 100.0 + 15.0 + 1.0 - 2.0);
     assert_eq!(score([-9.0, 2.0, 0.0, 5.0]), 100.0 + 15.0 + 1.0 - 2.0);
     assert_eq!(score([-8.0, 1.0, 0.0, -5.0]), 100.0 + 5.0 + 7.0 + 3.0);
+    // The same bins, characteristic by characteristic (x, c, y).
+    assert_eq!(
+        c.points_by_characteristic(&s, &[3.0, 1.0, 0.5, -1.0])
+            .unwrap(),
+        [20.0, 7.0, 3.0]
+    );
+    assert_eq!(
+        c.points_by_characteristic(&s, &[-8.0, 2.0, 0.0, 0.1])
+            .unwrap(),
+        [5.0, 1.0, -2.0]
+    );
+    assert!(c.points_by_characteristic(&s, &[3.0]).is_err());
     // An incoherent value is an error naming the feature.
     let e = c.score_raw(&s, &[11.0, 0.0, 0.0, 0.0]).unwrap_err();
     assert!(e.to_string().contains("'x'"), "{e}");

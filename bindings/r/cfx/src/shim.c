@@ -800,6 +800,20 @@ SEXP C_scorecard_import(SEXP schema, SEXP format, SEXP text, SEXP from_path, SEX
     return h;
 }
 
+/* cfx_scorecard_load_german: the German scorecard bundled with cfx (path NULL:
+ * found like the German credit data) or the table at `path`. */
+SEXP C_scorecard_load_german(SEXP schema, SEXP path)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const char *p = opt_str_arg(path, "path");
+    SEXP h = new_handle(K_SCORECARD_IMPORT);
+    const cfx_scorecard_import *imp = NULL;
+    check(cfx_scorecard_load_german(s, p, &imp));
+    R_SetExternalPtrAddr(h, (void *)imp);
+    UNPROTECT(1);
+    return h;
+}
+
 #define SCORECARD_IMPORT(p) \
     ((const cfx_scorecard_import *)handle_addr((p), K_SCORECARD_IMPORT, "import"))
 

@@ -560,6 +560,19 @@ JNIEXPORT jlong FN(scorecardImport)(JNIEnv *env, jclass c, jlong schema, jint fo
     return J(imp);
 }
 
+/* cfx_scorecard_load_german (path NULL: the bundled table). */
+JNIEXPORT jlong FN(scorecardLoadGerman)(JNIEnv *env, jclass c, jlong schema, jbyteArray path) {
+    (void)c;
+    int fail;
+    char *p = cstr_in(env, path, &fail);
+    if (fail) return 0;
+    const cfx_scorecard_import *imp = NULL;
+    cfx_status st = cfx_scorecard_load_german(H(const cfx_schema, schema), p, &imp);
+    free(p);
+    if (!ok(env, st)) return 0;
+    return J(imp);
+}
+
 JNIEXPORT jlong FN(scorecardImportModel)(JNIEnv *env, jclass c, jlong h) {
     (void)c;
     const cfx_model *m = NULL;

@@ -88,3 +88,22 @@ test_that("the first declined held-out applicant gets an accepted coherent count
   expect_gte(cf$age_in_years, a$age_in_years)
   expect_match(cfx_describe(r), "optimal \\(cost [0-9.]+, ")
 })
+
+test_that("the German scorecard shipped with the package loads with its documented cutoff", {
+  # path = NULL: the copy the package installed beside its libcfx (or CFX_DATA_DIR)
+  imp <- cfx_load_german_scorecard(gs)
+  m <- cfx_scorecard_model(imp)
+  from_table <- cfx_scorecard_model(cfx_import_scorecard(gs, card_table(), cutoff = card_cutoff,
+                                                         scaling = card_scaling))
+  ref <- optbinning_scores()
+  p <- predict(m, german)
+  expect_equal(p$score, ref$score, tolerance = 1e-12)
+  expect_identical(p$accepted, ref$score >= card_cutoff)
+  expect_equal(p$probability, predict(from_table, german)$probability, tolerance = 1e-12)
+  expect_equal(cfx_scorecard_report(imp)$characteristics, 20)
+  # an explicit path, and a missing file
+  m2 <- cfx_scorecard_model(cfx_load_german_scorecard(gs, card_table()))
+  expect_identical(cfx_fingerprint(m2), cfx_fingerprint(m))
+  expect_cfx_error(cfx_load_german_scorecard(gs, file.path(tempdir(), "no-such-table.csv")),
+                   "cfx_error_io_error")
+})

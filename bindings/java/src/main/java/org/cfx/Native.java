@@ -45,7 +45,7 @@ final class Native {
     /** Where the jar built by {@code make java} keeps the JNI shim and libcfx. */
     static final String JAR_NATIVE_DIR = "/org/cfx/native/";
 
-    /** Where that jar keeps the bundled data (examples/data/german_credit.csv). */
+    /** Where that jar keeps the bundled data (examples/data/german_credit.csv, german_scorecard_table.csv). */
     static final String JAR_DATA_DIR = "/org/cfx/data/";
 
     static {
@@ -63,8 +63,9 @@ final class Native {
      * and the system's library path; failing that, from inside the jar. The jar's copies go to a
      * fresh temporary folder laid out like an installed prefix: {@code lib/} with libcfx (loaded
      * first, so the shim's dependency on it is already met) and the shim, deleted once loaded, and
-     * {@code share/cfx/} with the bundled German credit data, which libcfx finds there beside
-     * itself ({@code Dataset.loadGerman(null)}), deleted when the JVM exits.
+     * {@code share/cfx/} with the bundled German credit data and its points scorecard, which libcfx
+     * finds there beside itself ({@code Dataset.loadGerman(null)},
+     * {@code ScorecardImport.loadGerman(schema, null)}), deleted when the JVM exits.
      */
     private static void loadShim() {
         try {
@@ -98,6 +99,10 @@ final class Native {
             share.getParent().toFile().deleteOnExit();
             share.toFile().deleteOnExit();
             extract(german, share.resolve("german_credit.csv")).toFile().deleteOnExit();
+            String card = JAR_DATA_DIR + "german_scorecard_table.csv";
+            if (Native.class.getResource(card) != null) {
+                extract(card, share.resolve("german_scorecard_table.csv")).toFile().deleteOnExit();
+            }
         }
         Path lib = Files.createDirectories(prefix.resolve("lib"));
         try {
@@ -319,6 +324,9 @@ final class Native {
             boolean hasScaling,
             double factor,
             double offset);
+
+    /** {@code cfx_scorecard_load_german} ({@code path} null: the bundled table). */
+    static native long scorecardLoadGerman(long schema, byte[] path);
 
     static native long scorecardImportModel(long imp);
 

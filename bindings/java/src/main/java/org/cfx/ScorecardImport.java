@@ -40,6 +40,25 @@ public final class ScorecardImport extends NativeResource {
         return importTable(schema, format, Utf8.cstr(path, "path"), true, cutoff, scaling);
     }
 
+    /**
+     * The German credit points scorecard shipped with cfx (optbinning 1.0.0; german_scorecard.md
+     * beside it) imported against {@code schema} (the schema of {@link Dataset#loadGerman}) with
+     * its documented cutoff and scaling: 20 points double the odds, odds 50 : 1 of good at 600
+     * points, accepted iff points ≥ 487.1228762045055 (probability 0.5). {@code path == null}
+     * means the bundled table, found like {@code Dataset.loadGerman(null)}'s data (inside this
+     * jar, or {@code CFX_DATA_DIR}, or an installed prefix's {@code share/cfx}); otherwise the
+     * table at {@code path} ({@link Status#IO_ERROR} when unreadable).
+     */
+    public static ScorecardImport loadGerman(Schema schema, String path) {
+        Objects.requireNonNull(schema, "schema");
+        try {
+            return new ScorecardImport(
+                    Native.scorecardLoadGerman(schema.handle(), Utf8.cstrOrNull(path, "path")));
+        } finally {
+            Reference.reachabilityFence(schema);
+        }
+    }
+
     private static ScorecardImport importTable(
             Schema schema, ScorecardFormat format, byte[] text, boolean fromPath, double cutoff, Scaling scaling) {
         Objects.requireNonNull(schema, "schema");

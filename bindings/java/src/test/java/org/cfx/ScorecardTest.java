@@ -130,6 +130,28 @@ class ScorecardTest {
     }
 
     @Test
+    void shippedGermanScorecardHasItsDocumentedCutoffAndScaling() throws Exception {
+        // the bundled table by its path here; the README snippet loads it with a null path from
+        // inside the jar
+        try (ScorecardImport shipped = ScorecardImport.loadGerman(schema, tablePath());
+                Model m = shipped.model()) {
+            assertTrue(shipped.reportJson().contains("\"characteristics\": 20"));
+            for (int j = 0; j < 5; j++) {
+                int dataRow = 10 * (j / 3) + 7 + j % 3;
+                Model.Prediction p = m.predictRaw(schema, split.test().row(j));
+                Model.Prediction q = model.predictRaw(schema, split.test().row(j));
+                assertEquals(optbinningScore(dataRow), p.score(), 1e-9, "held-out " + j);
+                assertEquals(q.accepted(), p.accepted());
+                assertEquals(q.probability(), p.probability(), 1e-12);
+            }
+        }
+        CfxException io = assertThrows(
+                CfxException.class,
+                () -> ScorecardImport.loadGerman(schema, TestData.root().resolve("no-such-table.csv").toString()));
+        assertEquals(Status.IO_ERROR, io.statusCode());
+    }
+
+    @Test
     void badTablesAreFormatAndIoErrors() {
         String unknownColumn = "Variable,Bin id,Bin,Points,Colour\nduration_in_month,0,\"(-inf, inf)\",1.0,red\n";
         CfxException e = assertThrows(
