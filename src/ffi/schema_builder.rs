@@ -180,7 +180,7 @@ pub enum cfx_change_limit {
 
 fn change_limit(kind: i32, value: f64, param: &str) -> FfiResult<Option<ChangeLimit>> {
     let kind = enum_in(kind, param, |k| match k {
-        0 | 1 | 2 => Some(k),
+        0..=2 => Some(k),
         _ => None,
     })?;
     Ok(match kind {
