@@ -2086,6 +2086,21 @@ cfx_status cfx_schema_fingerprint(const struct cfx_schema *schema,
                                   size_t *out_len);
 
 /**
+ * An actionability preset (issue #16) applied to a schema of its dataset
+ * (`cfx_dataset_load_german` / `_heloc`): 0 German credit (age only by
+ * waiting; no move into "no checking account", "critical account", "unknown/
+ * no savings account", "for free" housing; amount −50 %/+25 %, duration ±12
+ * months), 1 HELOC (the month-counting features only by waiting). Waiting
+ * costs `waiting_cost_per_month` per month, up to 24 months. `NOT_FOUND`
+ * when the schema lacks a feature the preset names. `*out_schema` is owned by
+ * the caller; thread-safe.
+ */
+cfx_status cfx_schema_advice_preset(const struct cfx_schema *schema,
+                                    int32_t preset,
+                                    double waiting_cost_per_month,
+                                    const struct cfx_schema **out_schema);
+
+/**
  * Releases a schema handle. NULL is a no-op. Objects that hold the schema
  * (models, datasets) keep their own reference. May be called from any
  * thread, exactly once per handle.
@@ -2144,11 +2159,34 @@ cfx_status cfx_schema_builder_set_actionable_bounds(struct cfx_schema_builder *b
                                                     double upper);
 
 /**
+ * Sets the change limits of the last added feature, relative to the
+ * applicant's value: the largest increase and decrease, each with a
+ * `cfx_change_limit` kind. Checked when the schema is built (contiguous
+ * features only, non-negative). Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_change_limits(struct cfx_schema_builder *builder,
+                                                int32_t increase_kind,
+                                                double max_increase,
+                                                int32_t decrease_kind,
+                                                double max_decrease);
+
+/**
  * Sets the cost scale of the last added feature (finite, > 0): it multiplies
  * the feature's distance weights, so 2 makes every change of it cost twice
  * as much. Not thread-safe (builder).
  */
 cfx_status cfx_schema_builder_set_cost_scale(struct cfx_schema_builder *builder, double cost_scale);
+
+/**
+ * Declares that the last added feature grows by `per_month` raw units per
+ * month of waiting and moves no other way (it becomes immutable to actions);
+ * `ends_in` (NULL: none) names the special state it enters past its upper
+ * bound. The schema needs a waiting action (`cfx_schema_builder_set_waiting`).
+ * Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_time_growth(struct cfx_schema_builder *builder,
+                                              double per_month,
+                                              const char *ends_in);
 
 /**
  * Forbids the move from state `from` to state `to` of the last added
@@ -2168,6 +2206,15 @@ cfx_status cfx_schema_builder_add_forbidden_transition(struct cfx_schema_builder
  * checked when the schema is built). Not thread-safe (builder).
  */
 cfx_status cfx_schema_builder_set_step(struct cfx_schema_builder *builder, double step);
+
+/**
+ * Gives the schema a "wait `m` months" action: its cost per month (in the
+ * distance's units) and the longest wait, at most 600 months. Not
+ * thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_waiting(struct cfx_schema_builder *builder,
+                                          double cost_per_month,
+                                          uint32_t max_months);
 
 /**
  * Validates the features and turns the builder into an immutable schema

@@ -380,3 +380,74 @@ fn shared_datasets_load_from_their_default_paths() {
         }
     }
 }
+
+/// Change limits, time growth and waiting through the builder, and the advice
+/// presets on the German schema: what the C API builds is what Rust checks.
+#[test]
+fn change_limits_time_and_presets_through_the_c_api() {
+    use cfx::ffi::schema_builder::*;
+    let c = |s: &str| CString::new(s).unwrap();
+    unsafe {
+        let mut b = null_mut();
+        assert_eq!(cfx_schema_builder_new(&mut b), cfx_status::Ok);
+        let (amount, age) = (c("amount"), c("age"));
+        cfx_schema_builder_add_contiguous(b, amount.as_ptr(), 250.0, 20000.0, 0);
+        assert_eq!(
+            cfx_schema_builder_set_change_limits(b, 2, 0.1, 2, 0.5),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_set_change_limits(b, 7, 0.1, 0, 0.0),
+            cfx_status::InvalidArgument
+        );
+        cfx_schema_builder_add_contiguous(b, age.as_ptr(), 18.0, 75.0, 1);
+        assert_eq!(
+            cfx_schema_builder_set_time_growth(b, 1.0 / 12.0, null()),
+            cfx_status::Ok
+        );
+        assert_eq!(cfx_schema_builder_set_waiting(b, 0.1, 24), cfx_status::Ok);
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::Ok);
+        let json = string_of(|buf, cap, need| cfx_schema_to_json(s, buf, cap, need));
+        let rust = cfx::schema::Schema::from_json(&json).unwrap();
+        assert_eq!(rust.move_range(0, 6000.0), Some((3000.0, 6600.0)));
+        assert_eq!(rust.time_features(), vec![1]);
+        assert_eq!(rust.waiting().unwrap().max_months, 24);
+        cfx_schema_free(s);
+        // Time growth without waiting is an invalid schema.
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        cfx_schema_builder_add_contiguous(b, age.as_ptr(), 18.0, 75.0, 1);
+        cfx_schema_builder_set_time_growth(b, 1.0, null());
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::InvalidSchema);
+
+        let mut d = null();
+        assert_eq!(cfx_dataset_load_german(null(), &mut d), cfx_status::Ok);
+        let mut german = null();
+        assert_eq!(cfx_dataset_schema(d, &mut german), cfx_status::Ok);
+        let mut advised = null();
+        assert_eq!(
+            cfx_schema_advice_preset(german, 0, 0.05, &mut advised),
+            cfx_status::Ok
+        );
+        let json = string_of(|buf, cap, need| cfx_schema_to_json(advised, buf, cap, need));
+        let rust = cfx::schema::Schema::from_json(&json).unwrap();
+        let age = rust.index_of("age_in_years").unwrap();
+        assert!(!rust.features[age].actionability.mutable);
+        assert_eq!(rust.time_features(), vec![age]);
+        // The HELOC preset needs HELOC's features: NOT_FOUND on German.
+        let mut wrong = null();
+        assert_eq!(
+            cfx_schema_advice_preset(german, 1, 0.05, &mut wrong),
+            cfx_status::NotFound
+        );
+        assert_eq!(
+            cfx_schema_advice_preset(german, 9, 0.05, &mut wrong),
+            cfx_status::InvalidArgument
+        );
+        cfx_schema_free(advised);
+        cfx_schema_free(german);
+        cfx_dataset_free(d);
+    }
+}

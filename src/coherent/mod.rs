@@ -34,6 +34,9 @@ mod trees;
 /// tree model's own tests.
 #[cfg(test)]
 pub(crate) use trees::tests as random_trees;
+pub mod waiting;
+#[cfg(test)]
+mod waiting_tests;
 
 #[cfg(test)]
 mod scorecard_tests;
@@ -275,7 +278,7 @@ pub enum ConstraintGroup {
     Immutables,
     /// Increase-only / decrease-only directions.
     Directions,
-    /// Actionable bounds tighter than the data range.
+    /// Actionable bounds tighter than the data range, and change limits.
     Bounds,
     /// Forbidden special-state / level transitions.
     ForbiddenTransitions,
@@ -306,7 +309,7 @@ impl ConstraintGroup {
         match self {
             ConstraintGroup::Immutables => "immutable features",
             ConstraintGroup::Directions => "directions of change",
-            ConstraintGroup::Bounds => "actionable bounds",
+            ConstraintGroup::Bounds => "actionable bounds and change limits",
             ConstraintGroup::ForbiddenTransitions => "forbidden transitions",
         }
     }
@@ -1216,11 +1219,18 @@ fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
     for f in &mut features {
         for g in groups {
             match g {
-                ConstraintGroup::Immutables => f.actionability.mutable = true,
+                // A feature that grows with time is immutable to actions.
+                ConstraintGroup::Immutables => {
+                    f.actionability.mutable = true;
+                    f.actionability.grows_with_time = None;
+                }
                 ConstraintGroup::Directions => f.actionability.direction = Direction::Any,
+                // Change limits are bounds relative to the applicant.
                 ConstraintGroup::Bounds => {
                     f.actionability.lower = None;
                     f.actionability.upper = None;
+                    f.actionability.max_increase = None;
+                    f.actionability.max_decrease = None;
                 }
                 ConstraintGroup::ForbiddenTransitions => {
                     f.actionability.forbidden_transitions.clear()
@@ -1228,7 +1238,7 @@ fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
             }
         }
     }
-    Schema::new(features)
+    Schema::new_with_waiting(features, schema.waiting())
 }
 
 /// Finds the smallest sets of constraint groups whose relaxation restores

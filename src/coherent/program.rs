@@ -328,7 +328,7 @@ fn dominated_states(
             ..
         } => {
             let a = mw[layout.start];
-            let (lo, hi) = schema.actionable_range(i).unwrap_or((*lower, *upper));
+            let (lo, hi) = schema.move_range(i, factual[i]).unwrap_or((*lower, *upper));
             let (lb, ub) = if upper > lower {
                 (schema.value_to_slot(i, lo), schema.value_to_slot(i, hi))
             } else {
@@ -439,7 +439,7 @@ fn add_feature(
         ..
     } = &f.kind
     {
-        let (lo, hi) = schema.actionable_range(i).unwrap_or((*lower, *upper));
+        let (lo, hi) = schema.move_range(i, factual[i]).unwrap_or((*lower, *upper));
         let degenerate = upper <= lower;
         let (lb, ub) = if degenerate {
             (0.0, 0.0)

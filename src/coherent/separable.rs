@@ -757,7 +757,7 @@ fn linear_menu(
             let a = mw[lay.start];
             let wv = schema.value_weight(i);
             let degenerate = upper <= lower;
-            let (lo, hi) = schema.actionable_range(i).unwrap_or((*lower, *upper));
+            let (lo, hi) = schema.move_range(i, factual[i]).unwrap_or((*lower, *upper));
             let (lb, ub) = if degenerate {
                 (0.0, 0.0)
             } else {

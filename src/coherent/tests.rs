@@ -147,7 +147,7 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
         }
         // Value state.
         let slot = |raw: f64| schema.value_to_slot(i, raw);
-        let (lo, hi) = schema.actionable_range(i).unwrap();
+        let (lo, hi) = schema.move_range(i, factual[i]).unwrap();
         let (anchor, base) = if s_f == 0 {
             (slot(factual[i]), 0.0)
         } else {
@@ -567,6 +567,88 @@ fn optimum_equals_brute_force(solver: SolverChoice, by: ProvedBy) {
     // Both branches must have been exercised for the test to mean anything.
     assert!(feasible >= 200, "feasible cases: {feasible}");
     assert!(infeasible >= 5, "infeasible cases: {infeasible}");
+}
+
+/// `random_schema` with change limits on some contiguous features: units or
+/// fractions, increase or decrease, small enough to bind often.
+pub(super) fn random_limited_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
+    use crate::schema::ChangeLimit;
+    let mut feats = random_schema(rng).features;
+    for f in &mut feats {
+        let FeatureKind::Contiguous { lower, upper, .. } = f.kind else {
+            continue;
+        };
+        let span = upper - lower;
+        let limit = |rng: &mut Xoshiro256PlusPlus| {
+            if rng.random_bool(0.5) {
+                ChangeLimit::Units((rng.random_range(0.0..0.3) * span * 2.0).round() / 2.0)
+            } else {
+                ChangeLimit::Fraction(rng.random_range(0.0..0.3))
+            }
+        };
+        if rng.random_bool(0.6) {
+            f.actionability.max_increase = Some(limit(rng));
+        }
+        if rng.random_bool(0.6) {
+            f.actionability.max_decrease = Some(limit(rng));
+        }
+    }
+    Schema::new(feats).unwrap()
+}
+
+/// Change limits are bounds of the polytope and of the separable menus: both
+/// solvers equal the brute-force oracle (which enumerates within
+/// `Schema::move_range`, the limits' one definition) and never exceed a limit.
+#[test]
+fn both_solvers_honour_change_limits_and_equal_brute_force() {
+    for solver in [SolverChoice::Mip, SolverChoice::Separable] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(16);
+        let config = Config {
+            solver,
+            ..Config::default()
+        };
+        let (mut feasible, mut bound) = (0, 0);
+        for case in 0..300 {
+            let schema = random_limited_schema(&mut rng);
+            let factual = random_factual(&schema, &mut rng);
+            let model = random_model(&schema, &factual, &mut rng);
+            let unlimited = {
+                let mut feats = schema.features.clone();
+                for f in &mut feats {
+                    f.actionability.max_increase = None;
+                    f.actionability.max_decrease = None;
+                }
+                Schema::new(feats).unwrap()
+            };
+            let oracle = brute_force(&schema, &model, &factual, config.margin);
+            let free = brute_force(&unlimited, &model, &factual, config.margin);
+            let ex = explain(&schema, &model, &factual, &config).unwrap();
+            match (oracle, ex.counterfactuals.first()) {
+                (Some(best), Some(cf)) => {
+                    check_counterfactual(&schema, &model, &factual, cf);
+                    schema.check_advice(&factual, &cf.raw, 0).unwrap();
+                    assert!(
+                        (cf.cost - best).abs() < 1e-6,
+                        "case {case} ({solver:?}): {} vs brute force {best}",
+                        cf.cost
+                    );
+                    feasible += 1;
+                    if free.is_some_and(|f| f < best - 1e-6) {
+                        bound += 1;
+                    }
+                }
+                (None, None) => {}
+                (o, c) => panic!(
+                    "case {case} ({solver:?}): oracle {o:?} vs {:?}\n{}",
+                    c.map(|c| (&c.raw, c.cost)),
+                    schema.to_json()
+                ),
+            }
+        }
+        assert!(feasible >= 100, "feasible cases: {feasible}");
+        // The limits must have bound (cost more than without them) often.
+        assert!(bound >= 10, "cases where a limit bound: {bound}");
+    }
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! no default) and `0.0` otherwise, whatever the file calls them.
 
 mod csv;
+pub mod presets;
 
 pub use csv::{CsvOptions, Table, parse_csv, parse_csv_with, read_csv, read_csv_with};
 

@@ -268,6 +268,35 @@ pub unsafe extern "C" fn cfx_schema_fingerprint(
     }
 }
 
+/// An actionability preset (issue #16) applied to a schema of its dataset
+/// (`cfx_dataset_load_german` / `_heloc`): 0 German credit (age only by
+/// waiting; no move into "no checking account", "critical account", "unknown/
+/// no savings account", "for free" housing; amount −50 %/+25 %, duration ±12
+/// months), 1 HELOC (the month-counting features only by waiting). Waiting
+/// costs `waiting_cost_per_month` per month, up to 24 months. `NOT_FOUND`
+/// when the schema lacks a feature the preset names. `*out_schema` is owned by
+/// the caller; thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_advice_preset(
+    schema: *const cfx_schema,
+    preset: i32,
+    waiting_cost_per_month: f64,
+    out_schema: *mut *const cfx_schema,
+) -> cfx_status {
+    ffi_boundary! {
+        let s = arc_ref(schema, "schema")?;
+        let cost = super::handle::finite(waiting_cost_per_month, "waiting_cost_per_month")?;
+        let out = out_param(out_schema, "out_schema")?;
+        let advised = match preset {
+            0 => crate::data::presets::german_credit_advice(s, cost)?,
+            1 => crate::data::presets::heloc_advice(s, cost)?,
+            _ => return Err(FfiError::invalid(format!("preset must be 0 (German) or 1 (HELOC), got {preset}"))),
+        };
+        out.write(arc_into_raw(Arc::new(advised)));
+        Ok(())
+    }
+}
+
 /// Releases a schema handle. NULL is a no-op. Objects that hold the schema
 /// (models, datasets) keep their own reference. May be called from any
 /// thread, exactly once per handle.

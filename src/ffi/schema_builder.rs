@@ -8,7 +8,9 @@ use super::handle::{
 };
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
-use crate::schema::{Direction, Feature, FeatureKind, Schema, Transition};
+use crate::schema::{
+    ChangeLimit, Direction, Feature, FeatureKind, Schema, TimeGrowth, Transition, Waiting,
+};
 use std::ffi::c_char;
 use std::sync::Arc;
 
@@ -40,12 +42,20 @@ pub struct cfx_schema_builder {
     _private: [u8; 0],
 }
 
+/// What a builder holds: the features so far and the waiting action, if any.
+#[derive(Default)]
+pub struct SchemaDraft {
+    features: Vec<Feature>,
+    waiting: Option<Waiting>,
+}
+
 unsafe impl BoxHandle for cfx_schema_builder {
-    type Rust = Vec<Feature>;
+    type Rust = SchemaDraft;
 }
 
 fn last<'a>(b: *mut cfx_schema_builder) -> FfiResult<&'a mut Feature> {
     box_mut(b, "builder")?
+        .features
         .last_mut()
         .ok_or_else(|| FfiError::invalid("the builder has no feature yet: add one first"))
 }
@@ -67,7 +77,7 @@ pub unsafe extern "C" fn cfx_schema_builder_new(
 ) -> cfx_status {
     ffi_boundary! {
         let out = out_param(out_builder, "out_builder")?;
-        out.write(box_into_raw(Vec::new()));
+        out.write(box_into_raw(SchemaDraft::default()));
         Ok(())
     }
 }
@@ -89,7 +99,7 @@ pub unsafe extern "C" fn cfx_schema_builder_add_contiguous(
         if flag(integer, "integer")? {
             f = f.integer();
         }
-        box_mut(builder, "builder")?.push(f);
+        box_mut(builder, "builder")?.features.push(f);
         Ok(())
     }
 }
@@ -109,7 +119,9 @@ pub unsafe extern "C" fn cfx_schema_builder_add_categorical(
             .iter()
             .map(|&l| str_in(l, "levels[i]"))
             .collect::<FfiResult<Vec<&str>>>()?;
-        box_mut(builder, "builder")?.push(Feature::categorical(name, &levels));
+        box_mut(builder, "builder")?
+            .features
+            .push(Feature::categorical(name, &levels));
         Ok(())
     }
 }
@@ -190,6 +202,52 @@ pub unsafe extern "C" fn cfx_schema_builder_set_actionable_bounds(
     }
 }
 
+/// How a change limit is given (`int32_t` in C).
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum cfx_change_limit {
+    /// No limit (the value is ignored).
+    None = 0,
+    /// In the feature's raw units (e.g. 12 months).
+    Units = 1,
+    /// As a fraction of the applicant's value (e.g. 0.5: half of it).
+    Fraction = 2,
+}
+
+fn change_limit(kind: i32, value: f64, param: &str) -> FfiResult<Option<ChangeLimit>> {
+    let kind = enum_in(kind, param, |k| match k {
+        0..=2 => Some(k),
+        _ => None,
+    })?;
+    Ok(match kind {
+        1 => Some(ChangeLimit::Units(finite(value, param)?)),
+        2 => Some(ChangeLimit::Fraction(finite(value, param)?)),
+        _ => None,
+    })
+}
+
+/// Sets the change limits of the last added feature, relative to the
+/// applicant's value: the largest increase and decrease, each with a
+/// `cfx_change_limit` kind. Checked when the schema is built (contiguous
+/// features only, non-negative). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_change_limits(
+    builder: *mut cfx_schema_builder,
+    increase_kind: i32,
+    max_increase: f64,
+    decrease_kind: i32,
+    max_decrease: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let inc = change_limit(increase_kind, max_increase, "max_increase")?;
+        let dec = change_limit(decrease_kind, max_decrease, "max_decrease")?;
+        let f = last(builder)?;
+        f.actionability.max_increase = inc;
+        f.actionability.max_decrease = dec;
+        Ok(())
+    }
+}
+
 /// Sets the cost scale of the last added feature (finite, > 0): it multiplies
 /// the feature's distance weights, so 2 makes every change of it cost twice
 /// as much. Not thread-safe (builder).
@@ -204,6 +262,31 @@ pub unsafe extern "C" fn cfx_schema_builder_set_cost_scale(
             return Err(FfiError::invalid(format!("cost_scale must be > 0, got {c}")));
         }
         last(builder)?.actionability.cost_scale = c;
+        Ok(())
+    }
+}
+
+/// Declares that the last added feature grows by `per_month` raw units per
+/// month of waiting and moves no other way (it becomes immutable to actions);
+/// `ends_in` (NULL: none) names the special state it enters past its upper
+/// bound. The schema needs a waiting action (`cfx_schema_builder_set_waiting`).
+/// Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_time_growth(
+    builder: *mut cfx_schema_builder,
+    per_month: f64,
+    ends_in: *const c_char,
+) -> cfx_status {
+    ffi_boundary! {
+        let per_month = finite(per_month, "per_month")?;
+        let ends_in = if ends_in.is_null() {
+            None
+        } else {
+            Some(str_in(ends_in, "ends_in")?.to_string())
+        };
+        let f = last(builder)?;
+        let g = f.clone().grows_with_time(TimeGrowth { per_month, ends_in });
+        *f = g;
         Ok(())
     }
 }
@@ -249,6 +332,22 @@ pub unsafe extern "C" fn cfx_schema_builder_set_step(
     }
 }
 
+/// Gives the schema a "wait `m` months" action: its cost per month (in the
+/// distance's units) and the longest wait, at most 600 months. Not
+/// thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_waiting(
+    builder: *mut cfx_schema_builder,
+    cost_per_month: f64,
+    max_months: u32,
+) -> cfx_status {
+    ffi_boundary! {
+        let cost_per_month = finite(cost_per_month, "cost_per_month")?;
+        box_mut(builder, "builder")?.waiting = Some(Waiting { cost_per_month, max_months });
+        Ok(())
+    }
+}
+
 /// Validates the features and turns the builder into an immutable schema
 /// (`INVALID_SCHEMA` for duplicate names, empty levels, lower > upper, …).
 /// The builder is consumed in every case (unless NULL): do not use or free
@@ -259,9 +358,9 @@ pub unsafe extern "C" fn cfx_schema_build(
     out_schema: *mut *const cfx_schema,
 ) -> cfx_status {
     ffi_boundary! {
-        let features = box_take(builder, "builder")?;
+        let draft = box_take(builder, "builder")?;
         let out = out_param(out_schema, "out_schema")?;
-        let s = Schema::new(*features)?;
+        let s = Schema::new_with_waiting(draft.features, draft.waiting)?;
         out.write(arc_into_raw(Arc::new(s)));
         Ok(())
     }

@@ -430,7 +430,7 @@ pub fn copa_box(schema: &Schema, applicant_raw: &[f64]) -> Result<EncodedBox> {
         if f.state_of(applicant_raw[i])? != 0 {
             continue;
         }
-        let Some((a, b)) = schema.actionable_range(i) else {
+        let Some((a, b)) = schema.move_range(i, applicant_raw[i]) else {
             continue;
         };
         let (mut sa, mut sb) = (

@@ -292,7 +292,7 @@ impl Setup {
                 .layout(i)
                 .value
                 .expect("contiguous features have a value slot");
-            let (alo, ahi) = schema.actionable_range(i).expect("contiguous");
+            let (alo, ahi) = schema.move_range(i, raw[i]).expect("contiguous");
             let (mut l, mut h) = (schema.value_to_slot(i, alo), schema.value_to_slot(i, ahi));
             match f.actionability.direction {
                 Direction::IncreaseOnly => l = l.max(x0[c]),

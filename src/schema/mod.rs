@@ -16,9 +16,11 @@
 //! categorical feature state `j` is level `j`. Actionability rules
 //! (forbidden transitions) and the MIP's indicators speak of these states.
 
+mod advice;
 mod encoding;
 mod weights;
 
+pub use advice::{AfterWaiting, ChangeLimit, TimeGrowth, Waiting};
 pub use encoding::{COHERENCE_TOL, FeatureLayout};
 pub use weights::{FeatureWeights, WeightsKind};
 
@@ -27,7 +29,13 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
 /// Version of the schema JSON format written by [`Schema::to_json`].
-pub const SCHEMA_FORMAT_VERSION: u32 = 1;
+/// Version 2 adds change limits, time growth and the waiting action
+/// ([`advice`]); version 1 documents (without those keys) are still read.
+pub const SCHEMA_FORMAT_VERSION: u32 = 2;
+
+/// The longest wait a schema may declare (50 years): advice beyond it is no
+/// advice, and the separable solver loops over every month.
+pub const MAX_WAIT_MONTHS: u32 = 600;
 
 /// A special state of a contiguous feature (e.g. FICO HELOC's −9 "no bureau record").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,6 +126,15 @@ pub struct Actionability {
     /// Moves between states that are not allowed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forbidden_transitions: Vec<Transition>,
+    /// The largest increase from the applicant's value (contiguous features; format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_increase: Option<ChangeLimit>,
+    /// The largest decrease from the applicant's value (contiguous features; format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_decrease: Option<ChangeLimit>,
+    /// The feature grows while the applicant waits, and moves no other way (format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grows_with_time: Option<TimeGrowth>,
 }
 
 impl Default for Actionability {
@@ -129,6 +146,9 @@ impl Default for Actionability {
             upper: None,
             cost_scale: 1.0,
             forbidden_transitions: Vec::new(),
+            max_increase: None,
+            max_decrease: None,
+            grows_with_time: None,
         }
     }
 }
@@ -404,6 +424,9 @@ impl Feature {
 pub struct Schema {
     pub format_version: u32,
     pub features: Vec<Feature>,
+    /// The "wait `m` months" action (format 2; see [`advice`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<Waiting>,
     #[serde(skip)]
     layout: Vec<FeatureLayout>,
     #[serde(skip)]
@@ -415,15 +438,18 @@ pub struct Schema {
 impl Schema {
     /// Builds and validates a schema.
     pub fn new(features: Vec<Feature>) -> Result<Schema> {
-        let mut s = Schema {
+        Schema::new_with_waiting(features, None)
+    }
+
+    fn new_unchecked(features: Vec<Feature>) -> Schema {
+        Schema {
             format_version: SCHEMA_FORMAT_VERSION,
             features,
+            waiting: None,
             layout: Vec::new(),
             forbidden: Vec::new(),
             dim: 0,
-        };
-        s.validate_and_index()?;
-        Ok(s)
+        }
     }
 
     /// Reads a schema from JSON and validates it. Unknown keys anywhere are
@@ -432,12 +458,20 @@ impl Schema {
     pub fn from_json(json: &str) -> Result<Schema> {
         let v = crate::json::parse(json, "schema")?;
         let version = crate::json::format_version(&v, "schema")?;
-        if version != SCHEMA_FORMAT_VERSION {
+        if version != 1 && version != SCHEMA_FORMAT_VERSION {
             return Err(Error::Format(format!(
-                "schema format version {version} is not supported (this cfx reads {SCHEMA_FORMAT_VERSION})"
+                "schema format version {version} is not supported (this cfx reads 1 and {SCHEMA_FORMAT_VERSION})"
             )));
         }
         let mut s: Schema = crate::json::from_value(&v, "schema")?;
+        if version == 1 {
+            if let Some(key) = s.format_2_key() {
+                return Err(Error::Format(format!(
+                    "schema: key '{key}' needs format_version 2 (this document says 1)"
+                )));
+            }
+        }
+        s.format_version = SCHEMA_FORMAT_VERSION;
         s.validate_and_index()?;
         Ok(s)
     }
@@ -447,11 +481,44 @@ impl Schema {
         serde_json::to_string_pretty(self).expect("a schema always serialises")
     }
 
+    /// The first key of format 2 the schema uses, if any.
+    fn format_2_key(&self) -> Option<&'static str> {
+        if self.waiting.is_some() {
+            return Some("waiting");
+        }
+        self.features.iter().find_map(|f| {
+            let a = &f.actionability;
+            if a.max_increase.is_some() {
+                Some("max_increase")
+            } else if a.max_decrease.is_some() {
+                Some("max_decrease")
+            } else if a.grows_with_time.is_some() {
+                Some("grows_with_time")
+            } else {
+                None
+            }
+        })
+    }
+
     fn validate_and_index(&mut self) -> Result<()> {
         if self.features.is_empty() {
             return Err(Error::InvalidSchema(
                 "a schema needs at least one feature".into(),
             ));
+        }
+        if let Some(w) = &self.waiting {
+            if !w.cost_per_month.is_finite() || w.cost_per_month < 0.0 {
+                return Err(Error::InvalidSchema(format!(
+                    "waiting: cost_per_month must be finite and non-negative, got {}",
+                    w.cost_per_month
+                )));
+            }
+            if w.max_months == 0 || w.max_months > MAX_WAIT_MONTHS {
+                return Err(Error::InvalidSchema(format!(
+                    "waiting: max_months must be in 1..={MAX_WAIT_MONTHS}, got {}",
+                    w.max_months
+                )));
+            }
         }
         let mut names = HashSet::new();
         let mut layout = Vec::with_capacity(self.features.len());
@@ -570,6 +637,9 @@ impl Schema {
                         return fail("actionable bounds apply to contiguous features only".into());
                     }
                 }
+            }
+            if let Err(m) = f.validate_advice(self.waiting.is_some()) {
+                return fail(m);
             }
             if !f.actionability.cost_scale.is_finite() || f.actionability.cost_scale <= 0.0 {
                 return fail(format!(
@@ -810,5 +880,7 @@ pub fn fmt_num(v: f64) -> String {
     }
 }
 
+#[cfg(test)]
+mod advice_tests;
 #[cfg(test)]
 mod tests;

@@ -92,7 +92,7 @@ fn json_round_trip_keeps_everything() {
     assert!(
         Schema::from_json(
             &s.to_json()
-                .replace("\"format_version\": 1", "\"format_version\": 99")
+                .replace("\"format_version\": 2", "\"format_version\": 99")
         )
         .is_err()
     );

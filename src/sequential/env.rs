@@ -475,7 +475,13 @@ impl<'a> Environment<'a> {
         let to = self.actions.value(k, u);
         self.raw_next.copy_from_slice(&self.raw);
         self.raw_next[fi] = to;
-        if let Err(e) = self.schema.check_actionable(&self.raw, &self.raw_next) {
+        // Change limits are measured from the applicant's own value; every
+        // action is used once, so `from` is still that value.
+        let checked = self
+            .schema
+            .check_actionable(&self.raw, &self.raw_next)
+            .and_then(|()| self.schema.check_advice(&self.raw, &self.raw_next, 0));
+        if let Err(e) = checked {
             self.last_violation = Some(e);
             self.used[k] = true;
             return Ok(fail(self, Failure::Violation));

@@ -206,6 +206,32 @@ fn environment_rewards_match_the_reconstructed_equations() {
     }
 }
 
+/// A move beyond a change limit (measured from the applicant's value) is a
+/// violation like any other actionability rule; one within it is applied.
+#[test]
+fn a_move_beyond_a_change_limit_is_a_violation() {
+    let mut feats = schema().features;
+    feats[0].actionability.max_increase = Some(crate::schema::ChangeLimit::Units(30.0));
+    let s = Schema::new(feats).unwrap();
+    let m = model();
+    let mut env = Environment::new(&s, &m, RewardKind::Binary, RewardParams::default()).unwrap();
+    env.reset(&[20.0, 30.0, 0.0, 30.0]).unwrap();
+    // u = 1 asks for income 100: 80 more than the applicant's 20.
+    let r = env.step(0, 1.0).unwrap();
+    assert_eq!(r.outcome, StepOutcome::Failure(Failure::Violation));
+    let why = env.last_violation().unwrap().to_string();
+    assert!(
+        why.contains("income") && why.contains("change limits"),
+        "{why}"
+    );
+    assert_eq!(env.raw()[0], 20.0, "a violating step is not applied");
+    // u = −0.5 maps to income 25, within the limit.
+    env.reset(&[20.0, 30.0, 0.0, 30.0]).unwrap();
+    let r = env.step(0, -0.5).unwrap();
+    assert_ne!(r.outcome, StepOutcome::Failure(Failure::Violation));
+    assert_eq!(env.raw()[0], 25.0);
+}
+
 #[test]
 fn environment_failure_terminals() {
     let s = schema();

@@ -1,0 +1,109 @@
+//! Actionability presets a credit officer would sign (issue #16): what an
+//! applicant can actually be told to do, on top of the data's own schema.
+//!
+//! A preset changes actionability only (never the features, levels or
+//! weights), so a model trained on the plain schema scores rows of the preset
+//! schema unchanged.
+
+use crate::error::Result;
+use crate::schema::{
+    ChangeLimit, Direction, Feature, FeatureKind, Schema, TimeGrowth, Transition, Waiting,
+};
+
+/// The longest wait the presets suggest: two years.
+pub const PRESET_MAX_MONTHS: u32 = 24;
+
+fn feature<'a>(features: &'a mut [Feature], name: &str) -> Result<&'a mut Feature> {
+    features.iter_mut().find(|f| f.name == name).ok_or_else(|| {
+        crate::error::Error::NotFound(format!("the preset needs a feature named '{name}'"))
+    })
+}
+
+fn forbid_moving_into(f: &mut Feature, level: &str) {
+    f.actionability.forbidden_transitions.push(Transition {
+        from: "*".into(),
+        to: level.into(),
+    });
+}
+
+fn grows_with_time(f: &mut Feature, per_month: f64) {
+    f.actionability.mutable = false;
+    f.actionability.direction = Direction::Any;
+    f.actionability.grows_with_time = Some(TimeGrowth {
+        per_month,
+        ends_in: None,
+    });
+}
+
+/// Statlog German credit, as advice:
+/// * age grows only by waiting (1/12 year per month, in whole years);
+/// * nobody is told to move into "no checking account", "critical account/
+///   other credits existing", "unknown/ no savings account" or "for free"
+///   housing: those moves game the data rather than improve the applicant;
+/// * the credit amount may go down by at most 50 % and up by at most 25 %,
+///   the duration may change by at most 12 months either way.
+///
+/// `waiting_cost_per_month` prices one month in the distance's units.
+/// Errors name a missing feature or level (the schema must be the German one).
+pub fn german_credit_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Schema> {
+    let mut feats = schema.features.clone();
+    grows_with_time(feature(&mut feats, "age_in_years")?, 1.0 / 12.0);
+    for (name, level) in [
+        ("status_of_existing_checking_account", "no checking account"),
+        (
+            "credit_history",
+            "critical account/ other credits existing (not at this bank)",
+        ),
+        ("savings_account_and_bonds", "unknown/ no savings account"),
+        ("housing", "for free"),
+    ] {
+        forbid_moving_into(feature(&mut feats, name)?, level);
+    }
+    let amount = feature(&mut feats, "credit_amount")?;
+    amount.actionability.max_decrease = Some(ChangeLimit::Fraction(0.5));
+    amount.actionability.max_increase = Some(ChangeLimit::Fraction(0.25));
+    let duration = feature(&mut feats, "duration_in_month")?;
+    duration.actionability.max_decrease = Some(ChangeLimit::Units(12.0));
+    duration.actionability.max_increase = Some(ChangeLimit::Units(12.0));
+    Schema::new_with_waiting(
+        feats,
+        Some(Waiting {
+            cost_per_month: waiting_cost_per_month,
+            max_months: PRESET_MAX_MONTHS,
+        }),
+    )
+}
+
+/// The HELOC features that count months and grow by one each month.
+pub const HELOC_TIME_FEATURES: [&str; 5] = [
+    "MSinceOldestTradeOpen",
+    "MSinceMostRecentTradeOpen",
+    "AverageMInFile",
+    "MSinceMostRecentDelq",
+    "MSinceMostRecentInqexcl7days",
+];
+
+/// FICO HELOC, as advice: the month-counting features ([`HELOC_TIME_FEATURES`])
+/// move only by waiting, all together, one month per month, capped at their
+/// upper bounds (a special state such as −7 "condition not met" stays as it
+/// is: waiting does not erase a recorded delinquency, and [`super::heloc`]
+/// already forbids the move). Everything else as in [`super::heloc`].
+pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Schema> {
+    let mut feats = schema.features.clone();
+    for name in HELOC_TIME_FEATURES {
+        let f = feature(&mut feats, name)?;
+        if !matches!(f.kind, FeatureKind::Contiguous { .. }) {
+            return Err(crate::error::Error::InvalidSchema(format!(
+                "the HELOC preset needs '{name}' contiguous"
+            )));
+        }
+        grows_with_time(f, 1.0);
+    }
+    Schema::new_with_waiting(
+        feats,
+        Some(Waiting {
+            cost_per_month: waiting_cost_per_month,
+            max_months: PRESET_MAX_MONTHS,
+        }),
+    )
+}

@@ -1,0 +1,323 @@
+//! What a person can actually do, beyond the data's range (issue #16): change
+//! limits relative to the applicant and a time axis.
+//!
+//! * **Change limits.** A lender hands out advice a person can follow: "lower
+//!   the credit amount by at most half", "shorten the duration by at most 12
+//!   months". [`ChangeLimit`]s bound a contiguous feature's move from the
+//!   applicant's own value, in the feature's units or as a fraction of that
+//!   value. They tighten the actionable range per applicant
+//!   ([`Schema::move_range`]); every method takes its bounds from there.
+//! * **Time.** The most common honest answer in credit is *wait*: the months
+//!   since the last delinquency, the age of the oldest trade and the
+//!   applicant's age all grow together. A feature declared to grow with time
+//!   ([`TimeGrowth`]) is moved by waiting only (it is declared immutable: no
+//!   action of the applicant changes it); waiting `m` months
+//!   ([`Waiting`], one per schema) moves every such feature by `m·per_month`
+//!   at once, capped at its upper bound `U` — or, where the data has a special
+//!   state that time leads into (`ends_in`), into that state once the value
+//!   would pass `U`. A special state is not a number of months: in one,
+//!   waiting leaves the feature as it is.
+
+use super::{COHERENCE_TOL, Feature, FeatureKind, Schema};
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// The largest move of a contiguous feature away from the applicant's value.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ChangeLimit {
+    /// In the feature's raw units (`{"units": 12}`: at most 12 months).
+    Units(f64),
+    /// As a fraction of the applicant's value's magnitude (`{"fraction": 0.5}`:
+    /// at most half of it).
+    Fraction(f64),
+}
+
+impl ChangeLimit {
+    /// The limit in raw units for an applicant whose value is `current`.
+    pub fn amount(self, current: f64) -> f64 {
+        match self {
+            ChangeLimit::Units(u) => u,
+            ChangeLimit::Fraction(f) => f * current.abs(),
+        }
+    }
+
+    fn validate(self) -> std::result::Result<(), String> {
+        let (v, what) = match self {
+            ChangeLimit::Units(u) => (u, "units"),
+            ChangeLimit::Fraction(f) => (f, "fraction"),
+        };
+        if !v.is_finite() || v < 0.0 {
+            return Err(format!(
+                "a change limit in {what} must be finite and non-negative, got {v}"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How a feature grows while the applicant waits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeGrowth {
+    /// Raw units gained per month (1 for "months since …", 1/12 for age in
+    /// years). On an integer or step grid the growth is counted in whole
+    /// steps, rounded down.
+    #[serde(default = "one")]
+    pub per_month: f64,
+    /// The special state (label or code) the feature enters once its value
+    /// would pass the upper bound; `None`: it stays at the upper bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_in: Option<String>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl Default for TimeGrowth {
+    fn default() -> Self {
+        TimeGrowth {
+            per_month: 1.0,
+            ends_in: None,
+        }
+    }
+}
+
+/// The "wait `m` months" action: its cost per month (in the units of the
+/// distance, as a change of one feature would cost) and the longest wait a
+/// lender would suggest.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Waiting {
+    pub cost_per_month: f64,
+    pub max_months: u32,
+}
+
+/// Where a time feature stands after waiting: a value, or the special state
+/// (index `≥ 1`, see the schema module docs) that time ends in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AfterWaiting {
+    Value(f64),
+    Special(usize),
+}
+
+impl Feature {
+    /// Limits the largest increase (contiguous features).
+    pub fn max_increase(mut self, limit: ChangeLimit) -> Feature {
+        self.actionability.max_increase = Some(limit);
+        self
+    }
+
+    /// Limits the largest decrease (contiguous features).
+    pub fn max_decrease(mut self, limit: ChangeLimit) -> Feature {
+        self.actionability.max_decrease = Some(limit);
+        self
+    }
+
+    /// Declares the feature moved by waiting only (immutable otherwise).
+    pub fn grows_with_time(mut self, growth: TimeGrowth) -> Feature {
+        self.actionability.mutable = false;
+        self.actionability.grows_with_time = Some(growth);
+        self
+    }
+
+    /// Checks the feature's change limits and time growth (called by schema validation).
+    pub(super) fn validate_advice(&self, has_waiting: bool) -> std::result::Result<(), String> {
+        let a = &self.actionability;
+        let limited = a.max_increase.is_some() || a.max_decrease.is_some();
+        for l in [a.max_increase, a.max_decrease].into_iter().flatten() {
+            l.validate()?;
+        }
+        let FeatureKind::Contiguous { special_states, .. } = &self.kind else {
+            if limited {
+                return Err("change limits apply to contiguous features only".into());
+            }
+            if a.grows_with_time.is_some() {
+                return Err("only a contiguous feature can grow with time".into());
+            }
+            return Ok(());
+        };
+        let Some(g) = &a.grows_with_time else {
+            return Ok(());
+        };
+        if a.mutable {
+            return Err(
+                "a feature that grows with time moves only by waiting: declare it \"mutable\": false"
+                    .into(),
+            );
+        }
+        if limited {
+            return Err("a feature that grows with time moves only by waiting: change limits do not apply to it".into());
+        }
+        if !has_waiting {
+            return Err(
+                "the feature grows with time but the schema declares no 'waiting' action".into(),
+            );
+        }
+        if !g.per_month.is_finite() || g.per_month <= 0.0 {
+            return Err(format!("per_month must be positive, got {}", g.per_month));
+        }
+        if let Some(name) = &g.ends_in {
+            let found = special_states
+                .iter()
+                .any(|s| &s.label == name || name.parse::<f64>().ok() == Some(s.code));
+            if !found {
+                return Err(format!(
+                    "ends_in names no special state of the feature: '{name}'"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the feature stands after `months` of waiting, from raw value `raw`
+    /// (`None` when it does not grow with time or `raw` is a special state).
+    pub fn after_waiting(&self, raw: f64, months: u32) -> Option<AfterWaiting> {
+        let g = self.actionability.grows_with_time.as_ref()?;
+        let FeatureKind::Contiguous {
+            upper,
+            integer,
+            step,
+            special_states,
+            ..
+        } = &self.kind
+        else {
+            return None;
+        };
+        if self.state_of(raw).ok()? != 0 {
+            return None;
+        }
+        // On an integer or step grid the value grows by whole grid steps,
+        // rounded down (age in whole years after 9 months is unchanged).
+        let grain = match (integer, step) {
+            (_, Some(st)) => *st,
+            (true, None) => 1.0,
+            (false, None) => 0.0,
+        };
+        let growth = g.per_month * f64::from(months);
+        let growth = if grain > 0.0 {
+            (growth / grain + COHERENCE_TOL).floor() * grain
+        } else {
+            growth
+        };
+        let grown = raw + growth;
+        if grown <= upper + COHERENCE_TOL {
+            return Some(AfterWaiting::Value(grown));
+        }
+        match &g.ends_in {
+            Some(name) => special_states
+                .iter()
+                .position(|s| &s.label == name || name.parse::<f64>().ok() == Some(s.code))
+                .map(|j| AfterWaiting::Special(j + 1)),
+            None => Some(AfterWaiting::Value(raw.max(*upper))),
+        }
+    }
+}
+
+impl Schema {
+    /// The "wait `m` months" action, when the schema declares one.
+    pub fn waiting(&self) -> Option<Waiting> {
+        self.waiting
+    }
+
+    /// Builds and validates a schema with a waiting action (`None`: as [`Schema::new`]).
+    pub fn new_with_waiting(features: Vec<Feature>, waiting: Option<Waiting>) -> Result<Schema> {
+        let mut s = Schema::new_unchecked(features);
+        s.waiting = waiting;
+        s.validate_and_index()?;
+        Ok(s)
+    }
+
+    /// Indices of the features that grow with time.
+    pub fn time_features(&self) -> Vec<usize> {
+        (0..self.n_features())
+            .filter(|&i| self.features[i].actionability.grows_with_time.is_some())
+            .collect()
+    }
+
+    /// The raw values contiguous feature `i` may take in its value state, for
+    /// an applicant whose raw value is `factual`: the actionable range,
+    /// tightened by the change limits when the applicant is in the value state.
+    /// When the limits leave nothing of the actionable range (an applicant
+    /// outside it, limited to small moves), the range is the applicant's value
+    /// alone: staying is always allowed. Every method takes its value bounds
+    /// from here (`None` for categorical features).
+    pub fn move_range(&self, i: usize, factual: f64) -> Option<(f64, f64)> {
+        let (lo, hi) = self.actionable_range(i)?;
+        let f = &self.features[i];
+        if f.state_of(factual).ok() != Some(0) {
+            return Some((lo, hi));
+        }
+        let a = &f.actionability;
+        let lo_l = a
+            .max_decrease
+            .map_or(lo, |l| lo.max(factual - l.amount(factual)));
+        let hi_l = a
+            .max_increase
+            .map_or(hi, |l| hi.min(factual + l.amount(factual)));
+        if lo_l > hi_l {
+            return Some((factual, factual));
+        }
+        Some((lo_l, hi_l))
+    }
+
+    /// The raw row `raw` after `months` of waiting: every time feature grown
+    /// (capped, or in the state time ends in), every other feature unchanged.
+    pub fn after_waiting(&self, raw: &[f64], months: u32) -> Result<Vec<f64>> {
+        crate::error::check_len("raw row", self.n_features(), raw.len())?;
+        let mut out = raw.to_vec();
+        for (i, f) in self.features.iter().enumerate() {
+            match f.after_waiting(raw[i], months) {
+                Some(AfterWaiting::Value(v)) => out[i] = v,
+                Some(AfterWaiting::Special(j)) => {
+                    if let FeatureKind::Contiguous { special_states, .. } = &f.kind {
+                        out[i] = special_states[j - 1].code;
+                    }
+                }
+                None => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// Checks advice that waits `months` and then moves `from` to `to`: the
+    /// wait is within the schema's maximum, and `to` differs from the row after
+    /// waiting only by moves that respect every actionability rule, the change
+    /// limits included (measured from the applicant's own values).
+    pub fn check_advice(&self, from: &[f64], to: &[f64], months: u32) -> Result<()> {
+        if months > 0 {
+            let w = self.waiting.ok_or_else(|| {
+                Error::InvalidArgument("the advice waits but the schema declares no waiting".into())
+            })?;
+            if months > w.max_months {
+                return Err(Error::InvalidArgument(format!(
+                    "the advice waits {months} months, more than the maximum {}",
+                    w.max_months
+                )));
+            }
+        }
+        let waited = self.after_waiting(from, months)?;
+        self.check_actionable(&waited, to)?;
+        for i in 0..self.n_features() {
+            if self.features[i].actionability.grows_with_time.is_some() {
+                continue;
+            }
+            if (to[i] - from[i]).abs() <= COHERENCE_TOL {
+                continue;
+            }
+            if self.features[i].state_of(to[i])? != 0 {
+                continue;
+            }
+            if let Some((lo, hi)) = self.move_range(i, from[i]) {
+                if to[i] < lo - COHERENCE_TOL || to[i] > hi + COHERENCE_TOL {
+                    return Err(Error::InvalidArgument(format!(
+                        "feature '{}': {} → {} exceeds its change limits [{lo}, {hi}]",
+                        self.features[i].name, from[i], to[i]
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,254 @@
+//! Change limits and the time axis of the schema (issue #16).
+
+use super::*;
+
+/// A loan (amount limited to −50 % / +10 %, duration to ±12 months), the
+/// months since the last delinquency and age growing with time.
+fn advised() -> Schema {
+    Schema::new_with_waiting(
+        vec![
+            Feature::contiguous("amount", 250.0, 20000.0)
+                .max_decrease(ChangeLimit::Fraction(0.5))
+                .max_increase(ChangeLimit::Fraction(0.1)),
+            Feature::contiguous("duration", 4.0, 72.0)
+                .integer()
+                .max_decrease(ChangeLimit::Units(12.0))
+                .max_increase(ChangeLimit::Units(12.0)),
+            Feature::contiguous("delq", 0.0, 24.0)
+                .integer()
+                .with_special(-7.0, "aged off the record")
+                .grows_with_time(TimeGrowth {
+                    per_month: 1.0,
+                    ends_in: Some("aged off the record".into()),
+                }),
+            Feature::contiguous("age", 18.0, 75.0).grows_with_time(TimeGrowth {
+                per_month: 1.0 / 12.0,
+                ends_in: None,
+            }),
+        ],
+        Some(Waiting {
+            cost_per_month: 0.1,
+            max_months: 24,
+        }),
+    )
+    .unwrap()
+}
+
+#[test]
+fn move_range_is_the_actionable_range_cut_by_the_limits() {
+    let s = advised();
+    // 50 % down of 6000 is 3000, 10 % up 600.
+    assert_eq!(s.move_range(0, 6000.0), Some((3000.0, 6600.0)));
+    // Near the data's bounds the data range wins.
+    assert_eq!(s.move_range(0, 400.0), Some((250.0, 440.0)));
+    assert_eq!(s.move_range(1, 10.0), Some((4.0, 22.0)));
+    assert_eq!(s.move_range(1, 70.0), Some((58.0, 72.0)));
+    // An applicant outside the actionable range, limited to moves that do not
+    // reach it, may only stay.
+    let mut f = Feature::contiguous("x", 0.0, 100.0).max_increase(ChangeLimit::Units(5.0));
+    f.actionability.lower = Some(50.0);
+    let s1 = Schema::new(vec![f]).unwrap();
+    assert_eq!(s1.move_range(0, 10.0), Some((10.0, 10.0)));
+    assert_eq!(s1.move_range(0, 48.0), Some((50.0, 53.0)));
+}
+
+#[test]
+fn waiting_moves_every_time_feature_together_capped_or_into_its_end_state() {
+    let s = advised();
+    let raw = [5000.0, 24.0, 15.0, 30.0];
+    assert_eq!(s.after_waiting(&raw, 0).unwrap(), raw.to_vec());
+    let w9 = s.after_waiting(&raw, 9).unwrap();
+    assert_eq!(w9[..3], [5000.0, 24.0, 24.0]);
+    assert!((w9[3] - 30.75).abs() < 1e-12);
+    // Past the upper bound the delinquency ages off the record (−7).
+    let w10 = s.after_waiting(&raw, 10).unwrap();
+    assert_eq!(w10[2], -7.0);
+    // Age is capped at its upper bound.
+    let old = s.after_waiting(&[5000.0, 24.0, 15.0, 74.5], 12).unwrap();
+    assert_eq!(old[3], 75.0);
+    // On an integer grid growth counts whole steps: 1/12 year per month.
+    let years = Schema::new_with_waiting(
+        vec![
+            Feature::contiguous("age", 18.0, 75.0)
+                .integer()
+                .grows_with_time(TimeGrowth {
+                    per_month: 1.0 / 12.0,
+                    ends_in: None,
+                }),
+        ],
+        Some(Waiting {
+            cost_per_month: 1.0,
+            max_months: 60,
+        }),
+    )
+    .unwrap();
+    assert_eq!(years.after_waiting(&[28.0], 11).unwrap(), vec![28.0]);
+    assert_eq!(years.after_waiting(&[28.0], 12).unwrap(), vec![29.0]);
+    assert_eq!(years.after_waiting(&[28.0], 59).unwrap(), vec![32.0]);
+    // A special state is not a number of months: waiting leaves it.
+    assert_eq!(
+        s.after_waiting(&[5000.0, 24.0, -7.0, 30.0], 5).unwrap()[2],
+        -7.0
+    );
+}
+
+#[test]
+fn advice_is_checked_against_waiting_and_limits() {
+    let s = advised();
+    let from = [6000.0, 24.0, 15.0, 30.0];
+    // Wait 3 months and cut the amount by 40 %: fine.
+    let mut to = s.after_waiting(&from, 3).unwrap();
+    to[0] = 3600.0;
+    s.check_advice(&from, &to, 3).unwrap();
+    // The same row claimed without waiting moves immutable features.
+    assert!(s.check_advice(&from, &to, 0).is_err());
+    // A cut of 60 % exceeds the limit.
+    to[0] = 2400.0;
+    let e = s.check_advice(&from, &to, 3).unwrap_err().to_string();
+    assert!(e.contains("amount") && e.contains("change limits"), "{e}");
+    // Waiting longer than the maximum is refused.
+    let to = s.after_waiting(&from, 25).unwrap();
+    assert!(
+        s.check_advice(&from, &to, 25)
+            .unwrap_err()
+            .to_string()
+            .contains("maximum 24")
+    );
+    // Ageing without waiting is refused: age is immutable otherwise.
+    let mut older = from.to_vec();
+    older[3] = 31.0;
+    assert!(s.check_advice(&from, &older, 0).is_err());
+}
+
+#[test]
+fn limits_and_time_round_trip_through_json_version_2() {
+    let s = advised();
+    let json = s.to_json();
+    assert!(json.contains("\"format_version\": 2"), "{json}");
+    assert!(
+        json.contains("\"fraction\": 0.5") && json.contains("\"units\": 12.0"),
+        "{json}"
+    );
+    let back = Schema::from_json(&json).unwrap();
+    assert_eq!(back, s);
+    assert_eq!(back.waiting().unwrap().max_months, 24);
+    assert_eq!(back.time_features(), vec![2, 3]);
+}
+
+#[test]
+fn a_version_1_document_with_version_2_keys_is_refused_and_plain_version_1_still_reads() {
+    let v1 = r#"{"format_version": 1, "features": [{"name": "x", "kind": "contiguous", "lower": 0, "upper": 10}]}"#;
+    assert_eq!(
+        Schema::from_json(v1).unwrap().format_version,
+        SCHEMA_FORMAT_VERSION
+    );
+    let v1_limit = v1.replace(
+        r#""upper": 10}"#,
+        r#""upper": 10, "actionability": {"max_increase": {"units": 2}}}"#,
+    );
+    let e = Schema::from_json(&v1_limit).unwrap_err();
+    assert!(
+        matches!(&e, Error::Format(m) if m.contains("'max_increase'") && m.contains("format_version 2")),
+        "{e}"
+    );
+    let v2_limit = v1_limit.replace("\"format_version\": 1", "\"format_version\": 2");
+    let s = Schema::from_json(&v2_limit).unwrap();
+    assert_eq!(s.move_range(0, 3.0), Some((0.0, 5.0)));
+}
+
+#[test]
+fn misspelled_limit_and_time_keys_are_format_errors_naming_the_key() {
+    let base = r#"{"format_version": 2, "features": [{"name": "x", "kind": "contiguous", "lower": 0, "upper": 10, "actionability": ACT}]WAIT}"#;
+    let doc = |act: &str, wait: &str| base.replace("ACT", act).replace("WAIT", wait);
+    for (act, wait, key) in [
+        (r#"{"max_increase": {"unit": 2}}"#, "", "unit"),
+        (r#"{"max_increse": {"units": 2}}"#, "", "max_increse"),
+        (
+            r#"{"mutable": false, "grows_with_time": {"per_mnth": 1}}"#,
+            r#", "waiting": {"cost_per_month": 1, "max_months": 3}"#,
+            "per_mnth",
+        ),
+        (
+            "{}",
+            r#", "waiting": {"cost_per_month": 1, "max_month": 3}"#,
+            "max_month",
+        ),
+    ] {
+        let e = Schema::from_json(&doc(act, wait)).unwrap_err();
+        assert!(
+            matches!(&e, Error::Format(m) if m.contains(&format!("'{key}'")) || m.contains(&format!("`{key}`"))),
+            "{key}: {e}"
+        );
+    }
+}
+
+#[test]
+fn inconsistent_limits_and_time_declarations_are_invalid_schemas() {
+    let bad = |f: Feature, waiting: Option<Waiting>| {
+        let e = Schema::new_with_waiting(vec![f], waiting).unwrap_err();
+        assert!(matches!(e, Error::InvalidSchema(_)), "{e}");
+        e.to_string()
+    };
+    let wait = Some(Waiting {
+        cost_per_month: 1.0,
+        max_months: 12,
+    });
+    assert!(
+        bad(
+            Feature::categorical("c", &["a", "b"]).max_increase(ChangeLimit::Units(1.0)),
+            None
+        )
+        .contains("contiguous")
+    );
+    assert!(
+        bad(
+            Feature::contiguous("x", 0.0, 1.0).max_decrease(ChangeLimit::Fraction(-0.5)),
+            None
+        )
+        .contains("non-negative")
+    );
+    let mut mutable_time =
+        Feature::contiguous("t", 0.0, 9.0).grows_with_time(TimeGrowth::default());
+    mutable_time.actionability.mutable = true;
+    assert!(bad(mutable_time, wait).contains("\"mutable\": false"));
+    // No waiting action declared: the schema cannot be built at all.
+    let e = Schema::new(vec![
+        Feature::contiguous("t", 0.0, 9.0).grows_with_time(TimeGrowth::default()),
+    ])
+    .unwrap_err();
+    assert!(e.to_string().contains("no 'waiting'"), "{e}");
+    assert!(
+        bad(
+            Feature::contiguous("t", 0.0, 9.0)
+                .integer()
+                .grows_with_time(TimeGrowth {
+                    per_month: 0.0,
+                    ends_in: None
+                }),
+            wait
+        )
+        .contains("positive")
+    );
+    assert!(
+        bad(
+            Feature::contiguous("t", 0.0, 9.0).grows_with_time(TimeGrowth {
+                per_month: 1.0,
+                ends_in: Some("gone".into())
+            }),
+            wait
+        )
+        .contains("'gone'")
+    );
+    for w in [
+        Waiting {
+            cost_per_month: -1.0,
+            max_months: 3,
+        },
+        Waiting {
+            cost_per_month: 1.0,
+            max_months: 0,
+        },
+    ] {
+        assert!(bad(Feature::contiguous("x", 0.0, 1.0), Some(w)).contains("waiting"));
+    }
+}

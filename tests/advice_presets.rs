@@ -1,0 +1,164 @@
+//! The German advice preset (issue #16) honoured by every method: the exact
+//! engine with waiting, Wachter, PROBE, CROCO and COPA never move a person into
+//! a forbidden level, never age them except by waiting, and never exceed a
+//! change limit (checked by `Schema::check_advice`, the limits' one definition,
+//! and again here by the preset's own numbers).
+
+use cfx::coherent::{Config, SolverChoice, waiting::explain_with_waiting};
+use cfx::data::{bundled_german_path, german_credit, presets::german_credit_advice};
+use cfx::model::{LinearModel, LogisticFit, Model};
+use cfx::plan::{CopaConfig, EnsembleConfig, ModelUncertainty, copa_plan};
+use cfx::robust::{CrocoConfig, NoiseModel, ProbeConfig, WachterConfig, croco, probe, wachter};
+use cfx::schema::Schema;
+
+const FORBIDDEN: [(&str, &str); 4] = [
+    ("status_of_existing_checking_account", "no checking account"),
+    (
+        "credit_history",
+        "critical account/ other credits existing (not at this bank)",
+    ),
+    ("savings_account_and_bonds", "unknown/ no savings account"),
+    ("housing", "for free"),
+];
+
+/// The preset's own numbers, independent of `move_range`: amount −50 %/+25 %,
+/// duration ±12, age only as waiting says, no move into a forbidden level.
+fn assert_signable(s: &Schema, from: &[f64], to: &[f64], months: u32, method: &str) {
+    s.check_advice(from, to, months)
+        .unwrap_or_else(|e| panic!("{method}: {e}"));
+    let idx = |n: &str| s.index_of(n).unwrap();
+    let (a, d, age) = (
+        idx("credit_amount"),
+        idx("duration_in_month"),
+        idx("age_in_years"),
+    );
+    assert!(
+        to[a] >= 0.5 * from[a] - 1e-6 && to[a] <= 1.25 * from[a] + 1e-6,
+        "{method}: amount {} → {}",
+        from[a],
+        to[a]
+    );
+    assert!(
+        (to[d] - from[d]).abs() <= 12.0 + 1e-9,
+        "{method}: duration {} → {}",
+        from[d],
+        to[d]
+    );
+    let aged = from[age] + (f64::from(months) / 12.0).floor();
+    assert_eq!(
+        to[age],
+        aged.min(75.0),
+        "{method}: age {} → {} after {months} months",
+        from[age],
+        to[age]
+    );
+    for (name, level) in FORBIDDEN {
+        let i = idx(name);
+        if to[i] != from[i] {
+            assert_ne!(
+                s.describe_value(i, to[i]),
+                format!("'{level}'"),
+                "{method}: moved into {level}"
+            );
+        }
+    }
+}
+
+fn setup() -> (Schema, LinearModel, Vec<Vec<f64>>, cfx::data::Dataset) {
+    let data = german_credit(&bundled_german_path()).unwrap();
+    let (train, test) = data.holdout_split();
+    let model = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default()).unwrap();
+    let schema = german_credit_advice(&data.schema, 0.05).unwrap();
+    let declined: Vec<Vec<f64>> = test
+        .rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .take(12)
+        .cloned()
+        .collect();
+    assert_eq!(declined.len(), 12);
+    (schema, model, declined, train)
+}
+
+#[test]
+fn the_exact_engine_with_waiting_gives_signable_advice_with_both_solvers() {
+    let (schema, model, declined, _) = setup();
+    for solver in [SolverChoice::Mip, SolverChoice::Separable] {
+        let cfg = Config {
+            solver,
+            ..Config::default()
+        };
+        let mut answered = 0;
+        for raw in &declined {
+            if let Some(a) = explain_with_waiting(&schema, &model, raw, &cfg).unwrap() {
+                assert!(model.accepts(&schema.encode(&a.raw).unwrap()));
+                assert_signable(&schema, raw, &a.raw, a.months, "MIP with waiting");
+                answered += 1;
+            }
+        }
+        assert!(answered >= 10, "{solver:?}: {answered} answers");
+    }
+}
+
+#[test]
+fn wachter_probe_and_croco_stay_within_the_preset() {
+    let (schema, model, declined, _) = setup();
+    let noise = NoiseModel::gaussian_for_schema(&schema, 0.01).unwrap();
+    for raw in declined.iter().take(6) {
+        let w = wachter(&schema, &model, &noise, raw, &WachterConfig::default()).unwrap();
+        assert_signable(&schema, raw, &w.raw, 0, "Wachter");
+        let p = probe(
+            &schema,
+            &model,
+            &noise,
+            raw,
+            &ProbeConfig {
+                n_iter: 100,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_signable(&schema, raw, &p.raw, 0, "PROBE");
+        let c = croco(
+            &schema,
+            &model,
+            &noise,
+            raw,
+            &CrocoConfig {
+                n_iter: 100,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_signable(&schema, raw, &c.raw, 0, "CROCO");
+    }
+}
+
+#[test]
+fn copa_plans_stay_within_the_preset() {
+    let (schema, _, declined, train) = setup();
+    let mu = ModelUncertainty::from_ensemble(
+        &train.encoded(),
+        &train.labels,
+        EnsembleConfig {
+            refits: 100,
+            ..EnsembleConfig::default()
+        },
+    )
+    .unwrap();
+    for raw in declined.iter().take(3) {
+        let plan = copa_plan(
+            &schema,
+            &mu,
+            raw,
+            CopaConfig {
+                init_noise: 0.1,
+                ..CopaConfig::default()
+            },
+        )
+        .unwrap();
+        for option in &plan.raw {
+            assert_signable(&schema, raw, option, 0, "COPA");
+        }
+    }
+}
