@@ -90,3 +90,102 @@ pub fn small_numbers(bytes: &[u8]) -> Vec<f64> {
 pub fn close(a: f64, b: f64, scale: f64) -> bool {
     a == b || (a - b).abs() <= 1e-9 * scale.abs().max(a.abs()).max(1.0)
 }
+
+struct SharedSchema(*const cfx::ffi::schema::cfx_schema);
+unsafe impl Send for SharedSchema {}
+unsafe impl Sync for SharedSchema {}
+
+/// The example applicant schema (`examples/c/data/applicant_schema.json`:
+/// income, months since delinquency with the special code −7, housing
+/// own/rent/free, immutable age), loaded once through the C ABI.
+pub fn applicant_schema() -> *const cfx::ffi::schema::cfx_schema {
+    static SCHEMA: std::sync::OnceLock<SharedSchema> = std::sync::OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            let json = c_string(include_bytes!(
+                "../../examples/c/data/applicant_schema.json"
+            ))
+            .unwrap();
+            let mut s: *const cfx::ffi::schema::cfx_schema = std::ptr::null();
+            assert!(ok(
+                unsafe { cfx::ffi::schema::cfx_schema_from_json(json.as_ptr(), &mut s) },
+                "applicant schema"
+            ));
+            SharedSchema(s)
+        })
+        .0
+}
+
+/// An applicant of the example schema from fuzzer numbers: whole income in
+/// [0, 100000], months since delinquency in [0, 120] or the code −7, a
+/// housing level, age in [18, 90]; every row is coherent.
+pub fn applicant(numbers: &[f64]) -> [f64; 4] {
+    let pick = |k: usize, d: f64| numbers.get(k).copied().unwrap_or(d);
+    [
+        (pick(0, 3.0).abs() * 1000.0).round().min(100000.0),
+        if pick(1, 0.0) < 0.0 {
+            -7.0
+        } else {
+            (pick(1, 0.0) * 10.0).round().min(120.0)
+        },
+        (pick(2, 0.0).abs().round()) % 3.0,
+        (18.0 + pick(3, 2.0).abs() * 4.0).round().min(90.0),
+    ]
+}
+
+/// Score, probability and decision of a model on a raw applicant of the
+/// example schema, if the call succeeds (any status but `PANIC`).
+pub fn predict_applicant(
+    model: *const cfx::ffi::model::cfx_model,
+    raw: &[f64; 4],
+) -> Option<(f64, f64, i32)> {
+    let (mut s, mut p, mut a) = (0.0, 0.0, 0i32);
+    let st = unsafe {
+        cfx::ffi::model::cfx_model_predict_raw(
+            model,
+            applicant_schema(),
+            raw.as_ptr(),
+            raw.len(),
+            &mut s,
+            &mut p,
+            &mut a,
+        )
+    };
+    ok(st, "cfx_model_predict_raw").then_some((s, p, a))
+}
+
+/// A model's JSON, read back: the reloaded model writes the same JSON and
+/// scores `raw` bit for bit as the original. Returns the reloaded model
+/// (the caller frees it).
+pub fn model_round_trip(
+    model: *const cfx::ffi::model::cfx_model,
+    raw: &[f64; 4],
+) -> *const cfx::ffi::model::cfx_model {
+    use cfx::ffi::model::{cfx_model, cfx_model_from_json, cfx_model_to_json};
+    let json = read_string("cfx_model_to_json", |b, c, n| unsafe {
+        cfx_model_to_json(model, b, c, n)
+    })
+    .expect("a loaded model writes its JSON");
+    let json_c = c_string(json.as_bytes()).unwrap();
+    let mut again: *const cfx_model = std::ptr::null();
+    assert!(
+        ok(
+            unsafe { cfx_model_from_json(applicant_schema(), json_c.as_ptr(), &mut again) },
+            "reload"
+        ),
+        "a model's own JSON does not load: {json}"
+    );
+    let json2 = read_string("cfx_model_to_json", |b, c, n| unsafe {
+        cfx_model_to_json(again, b, c, n)
+    })
+    .unwrap();
+    assert_eq!(json, json2, "model JSON does not round-trip");
+    let a = predict_applicant(model, raw);
+    let b = predict_applicant(again, raw);
+    assert_eq!(
+        a.map(|(s, p, d)| (s.to_bits(), p.to_bits(), d)),
+        b.map(|(s, p, d)| (s.to_bits(), p.to_bits(), d)),
+        "the reloaded model scores {raw:?} differently"
+    );
+    again
+}

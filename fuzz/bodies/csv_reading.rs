@@ -3,17 +3,12 @@
 //! status other than `PANIC`; every row of a dataset that loads is a coherent
 //! applicant (it encodes, and decodes back to itself value by value) with a
 //! 0/1 label.
-#![no_main]
-
-mod common;
-
+use super::common::{c_string, close, ok};
 use cfx::ffi::data::{
     cfx_dataset, cfx_dataset_free, cfx_dataset_from_csv, cfx_dataset_label, cfx_dataset_n_rows,
     cfx_dataset_row,
 };
 use cfx::ffi::schema::{cfx_schema, cfx_schema_decode, cfx_schema_encode, cfx_schema_from_json};
-use common::{c_string, close, ok};
-use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
 struct Shared(*const cfx_schema);
@@ -38,7 +33,8 @@ fn schema() -> *const cfx_schema {
         .0
 }
 
-fuzz_target!(|data: &[u8]| {
+/// One fuzz input (shared by the libFuzzer target and `tests/fuzz_corpus.rs`).
+pub fn run(data: &[u8]) {
     let path = std::env::temp_dir().join(format!("cfx-fuzz-{}.csv", std::process::id()));
     std::fs::write(&path, data).expect("temporary file");
     let path_c = c_string(path.to_str().unwrap().as_bytes()).unwrap();
@@ -96,4 +92,4 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = std::fs::remove_file(&path);
-});
+}

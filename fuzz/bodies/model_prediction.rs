@@ -3,17 +3,12 @@
 //! write JSON that reads back to the same JSON, the reloaded model must give
 //! the same score bit for bit on the fuzzer's applicant, and every
 //! probability must lie in [0, 1] with `accepted` saying `probability > t`.
-#![no_main]
-
-mod common;
-
+use super::common::{c_string, check, ok, read_string, small_numbers, split};
 use cfx::ffi::model::{
     cfx_model, cfx_model_free, cfx_model_from_json, cfx_model_predict, cfx_model_predict_raw,
     cfx_model_threshold, cfx_model_to_json,
 };
 use cfx::ffi::schema::{cfx_schema, cfx_schema_from_json};
-use common::{c_string, check, ok, read_string, small_numbers, split};
-use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
 struct Shared(*const cfx_schema);
@@ -56,7 +51,8 @@ fn check_probability(p: f64, accepted: i32, threshold: f64) {
     );
 }
 
-fuzz_target!(|data: &[u8]| {
+/// One fuzz input (shared by the libFuzzer target and `tests/fuzz_corpus.rs`).
+pub fn run(data: &[u8]) {
     let parts = split(data, 2);
     let Some(model_c) = c_string(parts[0]) else {
         return;
@@ -136,4 +132,4 @@ fuzz_target!(|data: &[u8]| {
         cfx_model_free(again);
         cfx_model_free(model);
     }
-});
+}

@@ -3,18 +3,13 @@
 //! same JSON with the same number of actions, and answering the example
 //! applicant schema's applicant gives a status (a plan of at most one step
 //! per action when it succeeds, whose JSON can be read).
-#![no_main]
-
-mod common;
-
+use super::common::{c_string, check, ok, read_string};
 use cfx::ffi::model::{cfx_model, cfx_model_from_json};
 use cfx::ffi::schema::{cfx_schema, cfx_schema_from_json};
 use cfx::ffi::sequential::{
     cfx_plan, cfx_plan_free, cfx_plan_n_steps, cfx_plan_to_json, cfx_policy, cfx_policy_answer,
     cfx_policy_free, cfx_policy_from_json, cfx_policy_n_actions, cfx_policy_to_json,
 };
-use common::{c_string, check, ok, read_string};
-use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
 struct Toy(*const cfx_schema, *const cfx_model);
@@ -38,7 +33,8 @@ fn toy() -> &'static Toy {
     })
 }
 
-fuzz_target!(|data: &[u8]| {
+/// One fuzz input (shared by the libFuzzer target and `tests/fuzz_corpus.rs`).
+pub fn run(data: &[u8]) {
     let Some(text) = c_string(data) else {
         return;
     };
@@ -93,4 +89,4 @@ fuzz_target!(|data: &[u8]| {
         cfx_policy_free(again);
         cfx_policy_free(policy);
     }
-});
+}

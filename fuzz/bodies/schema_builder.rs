@@ -3,10 +3,7 @@
 //! actionability, build) with fuzzer-chosen arguments, including invalid
 //! ones. Every call gives a status other than `PANIC`; a built schema has
 //! one feature per successful add, and its JSON reads back to the same JSON.
-#![no_main]
-
-mod common;
-
+use super::common::{c_string, ok, read_string};
 use cfx::ffi::schema::{
     cfx_schema, cfx_schema_free, cfx_schema_from_json, cfx_schema_n_features, cfx_schema_to_json,
 };
@@ -15,8 +12,6 @@ use cfx::ffi::schema_builder::{
     cfx_schema_builder_add_contiguous, cfx_schema_builder_add_special_state,
     cfx_schema_builder_free, cfx_schema_builder_new, cfx_schema_builder_set_actionability,
 };
-use common::{c_string, ok, read_string};
-use libfuzzer_sys::fuzz_target;
 use std::ffi::CString;
 
 /// A number from two bytes: moderate, sometimes integral, sometimes extreme.
@@ -29,7 +24,8 @@ fn number(a: u8, b: u8) -> f64 {
     }
 }
 
-fuzz_target!(|data: &[u8]| {
+/// One fuzz input (shared by the libFuzzer target and `tests/fuzz_corpus.rs`).
+pub fn run(data: &[u8]) {
     let mut bytes = data.iter().copied();
     let mut next = || bytes.next().unwrap_or(0);
     unsafe {
@@ -114,4 +110,4 @@ fuzz_target!(|data: &[u8]| {
         cfx_schema_free(again);
         cfx_schema_free(s);
     }
-});
+}

@@ -3,18 +3,14 @@
 //! lengths) and, when it accepts, COPA's bounds of one option at ρ = 0:
 //! any status but `PANIC`; the dimension is the one given; a usable L* is
 //! Cantelli's m²/(m² + s²) (0 when m ≤ 0) and a usable U* lies in [0, 1].
-#![no_main]
-
-mod common;
-
+use super::common::{check, f64s, ok, small_numbers, split};
 use cfx::ffi::copa::{
     cfx_copa_bounds, cfx_uncertainty, cfx_uncertainty_dim, cfx_uncertainty_free,
     cfx_uncertainty_new,
 };
-use common::{check, f64s, ok, small_numbers, split};
-use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+/// One fuzz input (shared by the libFuzzer target and `tests/fuzz_corpus.rs`).
+pub fn run(data: &[u8]) {
     let parts = split(data, 3);
     let Some((&shape, _)) = parts[0].split_first() else {
         return;
@@ -104,4 +100,4 @@ fuzz_target!(|data: &[u8]| {
         );
         cfx_uncertainty_free(u);
     }
-});
+}
