@@ -229,7 +229,10 @@ fn integer_bounds_are_rounded_inward_and_encode_refuses_fractions() {
     // within the tolerance a value is taken as the whole number (so rows that
     // went through float arithmetic still encode), and decodes as it
     let near = 30000.0 + 1e-9;
-    assert_eq!(s.decode(&s.encode(&[near]).unwrap()).unwrap(), vec![30000.0]);
+    assert_eq!(
+        s.decode(&s.encode(&[near]).unwrap()).unwrap(),
+        vec![30000.0]
+    );
 
     // both ends, through JSON as well; the JSON written back holds the rounded bounds
     let json = r#"{"format_version": 1, "features": [{"name": "x", "kind": "contiguous",
