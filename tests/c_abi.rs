@@ -71,6 +71,14 @@ const PROGRAMS: &[Program] = &[
         name: "shared_handles",
         args: &[],
     },
+    Program {
+        name: "absurd_sizes",
+        args: &TOY,
+    },
+    Program {
+        name: "thread_teardown",
+        args: &TOY,
+    },
 ];
 
 fn root() -> &'static Path {

@@ -6,7 +6,7 @@
 //! trips hold value by value; a failing input fails this test, named.
 
 #[path = "../fuzz/bodies/mod.rs"]
-#[allow(dead_code, clippy::all)]
+#[allow(dead_code)]
 mod bodies;
 
 use std::path::{Path, PathBuf};

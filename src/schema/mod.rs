@@ -359,8 +359,8 @@ impl Feature {
     }
 
     /// An integer feature without a step grid takes the whole numbers in
-    /// `[L, U]`; fractional bounds are rounded inward to `[⌈L⌉, ⌊U⌋]` (and so
-    /// are fractional actionable bounds), which keeps that value set and makes
+    /// `[L, U]`; fractional bounds are rounded inward to `[⌈L⌉, ⌊U⌋]` (actionable
+    /// bounds between `L` and `⌈L⌉` or `⌊U⌋` and `U` move to those ends), which keeps that value set and makes
     /// both ends of the encoded slot values an applicant can take. Left as
     /// given, `[1, 100000.5]` would map slot 1 to 100000.5, which decoding must
     /// refuse as not whole. Numbers within [`COHERENCE_TOL`] of a whole number
@@ -399,10 +399,14 @@ impl Feature {
                 self.name
             )));
         }
-        (*lower, *upper) = (l, u);
+        // Actionable bounds inside the given range but outside the rounded one
+        // move to its ends (the same whole numbers stay actionable); others
+        // are left for validation to judge.
+        let inside = |v: f64| v >= *lower && v <= *upper;
         let a = &mut self.actionability;
-        a.lower = a.lower.map(up);
-        a.upper = a.upper.map(down);
+        a.lower = a.lower.map(|v| if inside(v) { v.clamp(l, u) } else { v });
+        a.upper = a.upper.map(|v| if inside(v) { v.clamp(l, u) } else { v });
+        (*lower, *upper) = (l, u);
         Ok(())
     }
     /// The state of a raw value, or an error naming the feature.

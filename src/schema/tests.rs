@@ -237,12 +237,24 @@ fn integer_bounds_are_rounded_inward_and_encode_refuses_fractions() {
     // both ends, through JSON as well; the JSON written back holds the rounded bounds
     let json = r#"{"format_version": 1, "features": [{"name": "x", "kind": "contiguous",
         "lower": 0.5, "upper": 3.5, "integer": true,
-        "actionability": {"lower": 1.2, "upper": 2.9999999999}}]}"#;
+        "actionability": {"lower": 0.7, "upper": 3.2}}]}"#;
     let s = Schema::from_json(json).unwrap();
     assert_eq!(bounds(&s, 0), (1.0, 3.0));
-    assert_eq!(s.features[0].actionability.lower, Some(2.0));
-    // within COHERENCE_TOL of a whole number: that number, not the one below
+    // actionable bounds outside the rounded range move to its ends
+    assert_eq!(s.features[0].actionability.lower, Some(1.0));
     assert_eq!(s.features[0].actionability.upper, Some(3.0));
+    // actionable bounds inside it are kept as given (the solvers take the whole numbers between)
+    let inner = Schema::new(vec![{
+        let mut f = Feature::contiguous("x", 0.5, 9.5).integer();
+        f.actionability.lower = Some(4.3);
+        f.actionability.upper = Some(4.7);
+        f
+    }])
+    .unwrap();
+    assert_eq!(inner.features[0].actionability.lower, Some(4.3));
+    // within COHERENCE_TOL of a whole number: that number, not the one below
+    let near = Schema::new(vec![Feature::contiguous("x", 0.0, 2.9999999999).integer()]).unwrap();
+    assert_eq!(bounds(&near, 0), (0.0, 3.0));
     assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
     // a negative range rounds inward too
     let s = Schema::new(vec![Feature::contiguous("x", -3.5, -0.5).integer()]).unwrap();
