@@ -160,9 +160,13 @@ lint:
 # Fuzzing (fuzz/): every target asserts that no call ends in CFX_STATUS_PANIC
 # and compares round trips value by value. cargo-fuzz needs nightly flags;
 # RUSTC_BOOTSTRAP lets the stable toolchain accept them. The committed seeds
-# (fuzz/seeds/<target>) are only read; what the fuzzer finds goes to
-# target/fuzz-corpus/<target>.
-FUZZ_TARGETS := json_and_encoding model_prediction policy_json csv_reading uncertainty schema_builder
+# (fuzz/seeds/<target>) and recorded failures (fuzz/regressions/<target>) are
+# only read; what the fuzzer finds goes to target/fuzz-corpus/<target>. The
+# bodies live in fuzz/bodies and `cargo test` (tests/fuzz_corpus.rs) replays
+# every seed and regression through them, so `make test` needs no fuzz build:
+# the build alone does not fit the CI budget (BENCHMARKS.md, "Fuzzing").
+FUZZ_TARGETS := json_and_encoding model_prediction policy_json csv_reading uncertainty schema_builder \
+  scorecard_import tree_import
 FUZZ_SECONDS ?= 120
 FUZZ_SMOKE_SECONDS ?= 20
 
@@ -173,6 +177,7 @@ fuzz: deps fuzz-install
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p target/fuzz-corpus/$$t; \
 	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t $(CURDIR)/target/fuzz-corpus/$$t $(CURDIR)/fuzz/seeds/$$t \
+	    $$(test -d fuzz/regressions/$$t && echo $(CURDIR)/fuzz/regressions/$$t) \
 	    -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
 	done
 
@@ -182,5 +187,6 @@ fuzz-smoke: deps fuzz-install
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p target/fuzz-corpus/$$t; \
 	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t $(CURDIR)/target/fuzz-corpus/$$t $(CURDIR)/fuzz/seeds/$$t \
+	    $$(test -d fuzz/regressions/$$t && echo $(CURDIR)/fuzz/regressions/$$t) \
 	    -- -max_total_time=$(FUZZ_SMOKE_SECONDS) || exit 1; \
 	done

@@ -83,6 +83,14 @@ const PROGRAMS: &[Program] = &[
         name: "scorecard",
         args: &["examples/data/german_scorecard_table.csv"],
     },
+    Program {
+        name: "absurd_sizes",
+        args: &TOY,
+    },
+    Program {
+        name: "thread_teardown",
+        args: &TOY,
+    },
 ];
 
 fn root() -> &'static Path {

@@ -892,11 +892,18 @@ thread_local! {
         std::cell::RefCell::new(separable::Workspace::new());
 }
 
+/// Runs `f` on this thread's workspace, or on a fresh one when it is in use
+/// or already freed (a call made while the thread is being torn down).
 fn with_workspace<T>(f: impl FnOnce(&mut separable::Workspace) -> T) -> T {
-    WORKSPACE.with(|w| match w.try_borrow_mut() {
-        Ok(mut ws) => f(&mut ws),
-        Err(_) => f(&mut separable::Workspace::new()),
-    })
+    let mut f = Some(f);
+    let shared = WORKSPACE.try_with(|w| match w.try_borrow_mut() {
+        Ok(mut ws) => Some((f.take().expect("run once"))(&mut ws)),
+        Err(_) => None,
+    });
+    match shared {
+        Ok(Some(t)) => t,
+        _ => (f.take().expect("run once"))(&mut separable::Workspace::new()),
+    }
 }
 
 /// The separable counterpart of [`solve_program`]: the menus built under

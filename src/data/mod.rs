@@ -306,8 +306,8 @@ fn table_rows(table: &Table, schema: &Schema, cols: &[usize]) -> Result<Vec<Vec<
 
 /// Converts one text row into a raw row under `schema`: `cols[i]` is the cell
 /// of feature `i`; `data_row` is the row's 0-based index among the data rows
-/// (errors name it 1-based, as "data row N"). Unknown levels, non-numeric and
-/// out-of-range values, and missing-value tokens in a column that declares no
+/// (errors name it 1-based, as "data row N"). Unknown levels, non-numeric,
+/// out-of-range and off-grid (non-whole for an integer feature) values, and missing-value tokens in a column that declares no
 /// special state for them, are errors naming the row and column; a cell holding
 /// a special state's label reads as that state.
 pub fn row_under_schema(
@@ -346,8 +346,19 @@ pub fn row_under_schema(
                 }
             }
         };
-        f.state_of(v)
+        let state = f
+            .state_of(v)
             .map_err(|e| Error::Data(format!("{}: {e}", where_())))?;
+        // An integer or step feature's value is snapped onto its grid (within
+        // the coherence tolerance) or refused here, so every row of a dataset
+        // encodes and decodes back to itself.
+        let v = if state == 0 {
+            schema
+                .snap_to_grid(i, v)
+                .map_err(|e| Error::Data(format!("{}: {e}", where_())))?
+        } else {
+            v
+        };
         raw.push(v);
     }
     Ok(raw)
@@ -662,6 +673,26 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    #[test]
+    fn values_of_integer_and_step_features_are_snapped_or_refused() {
+        use crate::schema::Feature;
+        let schema = Schema::new(vec![
+            Feature::contiguous("n", 0.0, 100.0).integer(),
+            Feature::contiguous("x", 0.0, 10.0),
+        ])
+        .unwrap();
+        let row = |a: &str, b: &str| {
+            row_under_schema(&[a.to_string(), b.to_string()], &schema, &[0, 1], 4)
+        };
+        // within the tolerance: the whole number; a plain contiguous value is kept
+        assert_eq!(row("3.0000000001", "2.5").unwrap(), vec![3.0, 2.5]);
+        let e = row("2.5", "2.5").unwrap_err().to_string();
+        assert!(
+            e.contains("data row 5") && e.contains("'n'") && e.contains("not a whole number"),
+            "{e}"
+        );
     }
 
     fn put_german(dir: &Path) {

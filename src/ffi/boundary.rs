@@ -48,7 +48,9 @@ where
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown payload".to_string());
             let place = PANIC_PLACE
-                .with(|p| p.take())
+                .try_with(|p| p.take())
+                .ok()
+                .flatten()
                 .map(|p| format!(" at {p}"))
                 .unwrap_or_default();
             error::set_last_error(&format!(
@@ -76,7 +78,9 @@ fn install_quiet_hook() {
                 let place = info
                     .location()
                     .map(|l| format!("{}:{}", l.file(), l.line()));
-                PANIC_PLACE.with(|p| *p.borrow_mut() = place);
+                // `try_with`: a panic hook that panics would abort the host,
+                // and the slot is gone while the thread is being torn down.
+                let _ = PANIC_PLACE.try_with(|p| *p.borrow_mut() = place);
             } else {
                 previous(info);
             }

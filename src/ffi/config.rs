@@ -13,7 +13,7 @@
 
 use super::handle::{
     ArcHandle, BoxHandle, arc_free, arc_into_raw, arc_ref, box_free, box_into_raw, box_mut,
-    box_take, enum_in, finite, out_param, positive, slice_in, write_str,
+    box_take, count_in, elements, enum_in, finite, out_param, slice_in, write_str,
 };
 use super::status::{FfiError, FfiResult, cfx_status};
 use serde::Serialize;
@@ -221,7 +221,7 @@ pub unsafe extern "C" fn cfx_config_builder_set_threads(
     threads: usize,
 ) -> cfx_status {
     ffi_boundary! {
-        let v = positive(threads, "threads")?;
+        let v = count_in(threads, "threads")?;
         set(b, |c| c.threads = Some(v))
     }
 }
@@ -257,7 +257,7 @@ pub unsafe extern "C" fn cfx_config_builder_set_n_diverse(
     n: usize,
 ) -> cfx_status {
     ffi_boundary! {
-        let v = positive(n, "n")?;
+        let v = count_in(n, "n")?;
         set(b, |c| c.n_diverse = Some(v))
     }
 }
@@ -297,7 +297,7 @@ pub unsafe extern "C" fn cfx_config_builder_set_n_samples(
     k: usize,
 ) -> cfx_status {
     ffi_boundary! {
-        let v = positive(k, "k")?;
+        let v = count_in(k, "k")?;
         set(b, |c| c.n_samples = Some(v))
     }
 }
@@ -414,8 +414,8 @@ pub unsafe extern "C" fn cfx_config_builder_set_rl_episodes(
     max_steps: usize,
 ) -> cfx_status {
     ffi_boundary! {
-        let e = positive(episodes, "episodes")?;
-        let s = positive(max_steps, "max_steps")?;
+        let e = count_in(episodes, "episodes")?;
+        let s = count_in(max_steps, "max_steps")?;
         set(b, |c| {
             c.rl.episodes = Some(e);
             c.rl.max_steps = Some(s);
@@ -439,7 +439,8 @@ pub unsafe extern "C" fn cfx_config_builder_set_rl_training(
         let g = unit_interval(discount, "discount")?;
         let la = positive_f(learning_rate_actor, "learning_rate_actor")?;
         let lp = positive_f(learning_rate_param, "learning_rate_param")?;
-        let bs = positive(batch_size, "batch_size")?;
+        let bs = count_in(batch_size, "batch_size")?;
+        count_in(replay_capacity, "replay_capacity")?;
         if replay_capacity < bs {
             return Err(FfiError::invalid(format!(
                 "replay_capacity ({replay_capacity}) must be at least batch_size ({bs})"
@@ -485,9 +486,13 @@ pub unsafe extern "C" fn cfx_config_builder_set_rl_hidden(
     n_hidden: usize,
 ) -> cfx_status {
     ffi_boundary! {
-        let h = slice_in(hidden, positive(n_hidden, "n_hidden")?, "hidden")?;
+        let h = slice_in(hidden, count_in(n_hidden, "n_hidden")?, "hidden")?;
         for &w in h {
-            positive(w, "hidden width")?;
+            count_in(w, "hidden width")?;
+        }
+        // consecutive widths are the shapes of the network's weight matrices
+        for pair in h.windows(2) {
+            elements(pair, "hidden widths' weight matrix")?;
         }
         let h = h.to_vec();
         set(b, |c| c.rl.hidden = Some(h))

@@ -8,8 +8,8 @@ use super::config::cfx_config;
 use super::data::cfx_dataset;
 use super::export::{Provenance, fingerprint, result_json};
 use super::handle::{
-    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite, finite_in, out_param, positive,
-    write_optional, write_slice, write_str,
+    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, count_in, elements, finite, finite_in,
+    out_param, write_optional, write_slice, write_str,
 };
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
@@ -126,6 +126,7 @@ pub unsafe extern "C" fn cfx_uncertainty_new(
 ) -> cfx_status {
     ffi_boundary! {
         let out = out_param(out_uncertainty, "out_uncertainty")?;
+        elements(&[d, d], "Σ̂ (d × d)")?;
         let m = finite_in(mean, d, "mean")?.to_vec();
         let c = finite_in(cov, cov_len, "cov")?.to_vec();
         let u = ModelUncertainty::new(m, c)?;
@@ -149,7 +150,7 @@ pub unsafe extern "C" fn cfx_uncertainty_from_dataset(
         let out = out_param(out_uncertainty, "out_uncertainty")?;
         let t = arc_ref(train, "train")?;
         let cfg = EnsembleConfig {
-            refits,
+            refits: count_in(refits, "refits")?,
             cov_scale: 1.5,
             seed,
             ..EnsembleConfig::default()
@@ -299,7 +300,7 @@ pub unsafe extern "C" fn cfx_copa_plan_new(
         if !config.is_null() {
             let cfg = arc_ref(config, "config")?;
             if let Some(j) = cfg.n_diverse {
-                c.options = positive(j, "n_diverse")?;
+                c.options = count_in(j, "n_diverse")?;
             }
             if let Some(seed) = cfg.seed {
                 c.seed = seed;

@@ -4,29 +4,77 @@
 //! read it on the same thread before the next cfx call. A thread-local (and
 //! not an error object to free) keeps every binding's error path to one
 //! generic helper: "non-zero status → read message → throw".
+//!
+//! # Thread teardown
+//! The slot is a fixed buffer with no destructor ([`SLOT_BYTES`] bytes per
+//! thread, const-initialised): nothing is registered to run at thread exit
+//! and nothing is freed before the thread's own memory. So the slot works at
+//! every point of a thread's life — also for calls made while the thread is
+//! being torn down, from another library's thread-local or `pthread_key`
+//! destructor, when a slot holding a `String` would already be freed (Rust
+//! refuses to touch it then, and a destructor registered that late never
+//! runs, leaking the message). A message longer than the slot is cut at a
+//! character boundary and ends with `…`. `examples/c/thread_teardown.c`
+//! proves it from C, under valgrind.
 
 use super::status::cfx_status;
 use std::cell::RefCell;
 use std::ffi::c_char;
 
-thread_local! {
-    static LAST_ERROR: RefCell<Option<String>> = const { RefCell::new(None) };
+/// Bytes a message may hold in the slot (the terminating NUL not counted).
+pub const SLOT_BYTES: usize = 4095;
+
+/// One thread's message: `len` bytes of UTF-8 in `bytes` when `set`.
+struct Slot {
+    set: bool,
+    len: usize,
+    bytes: [u8; SLOT_BYTES],
 }
 
-/// Records a message (interior NUL bytes become `?` so C sees all of it).
+thread_local! {
+    static LAST_ERROR: RefCell<Slot> = const {
+        RefCell::new(Slot { set: false, len: 0, bytes: [0; SLOT_BYTES] })
+    };
+}
+
+/// Records a message (interior NUL bytes become `?` so C sees all of it; a
+/// message longer than [`SLOT_BYTES`] is cut at a character boundary and
+/// ends with `…`).
 pub fn set_last_error(message: &str) {
     let m = message.replace('\0', "?");
-    LAST_ERROR.with(|e| *e.borrow_mut() = Some(m));
+    let m = if m.len() <= SLOT_BYTES {
+        m
+    } else {
+        let mut cut = SLOT_BYTES - '…'.len_utf8();
+        while !m.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}…", &m[..cut])
+    };
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        e.bytes[..m.len()].copy_from_slice(m.as_bytes());
+        e.len = m.len();
+        e.set = true;
+    });
 }
 
 /// Forgets the message.
 pub fn clear_last_error() {
-    LAST_ERROR.with(|e| *e.borrow_mut() = None);
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        e.set = false;
+        e.len = 0;
+    });
 }
 
 /// The current message of this thread.
 pub fn last_error() -> Option<String> {
-    LAST_ERROR.with(|e| e.borrow().clone())
+    LAST_ERROR.with(|e| {
+        let e = e.borrow();
+        e.set
+            .then(|| String::from_utf8_lossy(&e.bytes[..e.len]).into_owned())
+    })
 }
 
 /// Bytes needed to copy the last error message of the calling thread,
@@ -36,7 +84,7 @@ pub fn last_error() -> Option<String> {
 #[unsafe(no_mangle)]
 pub extern "C" fn cfx_last_error_length() -> usize {
     ffi_boundary! {
-        LAST_ERROR.with(|e| e.borrow().as_ref().map_or(0, |m| m.len() + 1))
+        last_error().map_or(0, |m| m.len() + 1)
     }
 }
 
@@ -105,6 +153,25 @@ mod tests {
             unsafe { cfx_last_error_message(std::ptr::null_mut(), 5) },
             cfx_status::NullArgument
         );
+    }
+
+    #[test]
+    fn long_messages_are_cut_at_a_character_boundary() {
+        // 'é' is two bytes: 4094 of them cannot be cut in the middle of one
+        let long = "é".repeat(3000);
+        set_last_error(&long);
+        let m = last_error().unwrap();
+        assert!(m.len() <= SLOT_BYTES, "{}", m.len());
+        assert!(m.ends_with('…'));
+        assert!(long.starts_with(m.trim_end_matches('…')));
+        assert_eq!(cfx_last_error_length(), m.len() + 1);
+        // a message that fits is kept whole; an empty one is still a message
+        set_last_error("short");
+        assert_eq!(last_error().as_deref(), Some("short"));
+        set_last_error("");
+        assert_eq!(cfx_last_error_length(), 1);
+        clear_last_error();
+        assert_eq!(last_error(), None);
     }
 
     #[test]

@@ -132,10 +132,63 @@ pub(crate) fn write_optional<T>(outs: impl IntoIterator<Item = (*mut T, T)>) {
     }
 }
 
+/// The largest count a caller may give for anything cfx allocates per unit
+/// (samples, hidden-layer widths and layers, diverse answers, batch and
+/// replay sizes, options): 2²⁴. Larger counts are refused with
+/// `INVALID_ARGUMENT` before any allocation, instead of an allocation failure
+/// aborting the host.
+pub(crate) const MAX_COUNT: usize = 1 << 24;
+
+/// The largest product of caller-given sizes cfx allocates as one buffer of
+/// doubles (e.g. a weight matrix `width × width`): 2²⁸ values, 2 GiB.
+pub(crate) const MAX_ELEMENTS: usize = 1 << 28;
+
+/// A caller-given count in `1..=MAX_COUNT`.
+pub(crate) fn count_in(v: usize, param: &str) -> FfiResult<usize> {
+    if v == 0 {
+        return Err(FfiError::invalid(format!("{param} must be positive")));
+    }
+    if v > MAX_COUNT {
+        return Err(FfiError::invalid(format!(
+            "{param} = {v} is absurdly large (at most {MAX_COUNT})"
+        )));
+    }
+    Ok(v)
+}
+
+/// The product of caller-given sizes, refused (`INVALID_ARGUMENT`, naming
+/// `what`) when it overflows or exceeds [`MAX_ELEMENTS`].
+pub(crate) fn elements(factors: &[usize], what: &str) -> FfiResult<usize> {
+    factors
+        .iter()
+        .try_fold(1usize, |acc, &f| acc.checked_mul(f))
+        .filter(|&n| n <= MAX_ELEMENTS)
+        .ok_or_else(|| {
+            FfiError::invalid(format!(
+                "{what} ({}) is absurdly large (at most {MAX_ELEMENTS} values)",
+                factors
+                    .iter()
+                    .map(|f| f.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" × ")
+            ))
+        })
+}
+
 /// A `(pointer, length)` input array; NULL is accepted only with length 0.
+/// A length whose bytes exceed `isize::MAX` (no array can be that long) is
+/// `INVALID_ARGUMENT`.
 pub(crate) fn slice_in<'a, T>(p: *const T, len: usize, param: &str) -> FfiResult<&'a [T]> {
     if len == 0 {
         return Ok(&[]);
+    }
+    if len
+        .checked_mul(std::mem::size_of::<T>().max(1))
+        .is_none_or(|b| b > isize::MAX as usize)
+    {
+        return Err(FfiError::invalid(format!(
+            "{param} has length {len}, more than any array can hold"
+        )));
     }
     if p.is_null() {
         return Err(FfiError::new(
@@ -251,15 +304,6 @@ pub(crate) fn write_str(
 /// A C enumeration value passed as `int32_t`, checked against its range.
 pub(crate) fn enum_in<T>(v: i32, param: &str, decode: impl Fn(i32) -> Option<T>) -> FfiResult<T> {
     decode(v).ok_or_else(|| FfiError::invalid(format!("{param} = {v} is not a valid value")))
-}
-
-/// A count that must be positive.
-pub(crate) fn positive(v: usize, param: &str) -> FfiResult<usize> {
-    if v == 0 {
-        Err(FfiError::invalid(format!("{param} must be positive")))
-    } else {
-        Ok(v)
-    }
 }
 
 #[cfg(test)]

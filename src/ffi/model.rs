@@ -7,8 +7,8 @@
 
 use super::data::cfx_dataset;
 use super::handle::{
-    ArcHandle, arc_free, arc_into_raw, arc_ref, finite, finite_in, optional_out, out_param,
-    positive, slice_in, str_in, write_slice, write_str,
+    ArcHandle, arc_free, arc_into_raw, arc_ref, count_in, elements, finite, finite_in,
+    optional_out, out_param, slice_in, str_in, write_slice, write_str,
 };
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
@@ -131,13 +131,23 @@ pub unsafe extern "C" fn cfx_model_train_mlp(
         let out = out_param(out_model, "out_model")?;
         let d = arc_ref(dataset, "dataset")?;
         let hidden = slice_in(hidden, n_hidden, "hidden")?;
+        if n_hidden > 0 {
+            count_in(n_hidden, "n_hidden")?;
+        }
         for &h in hidden {
-            positive(h, "hidden width")?;
+            count_in(h, "hidden width")?;
+        }
+        // the weight matrices: input × first width, each width × the next
+        let widths: Vec<usize> = std::iter::once(d.schema.encoded_dim())
+            .chain(hidden.iter().copied())
+            .collect();
+        for pair in widths.windows(2) {
+            elements(pair, "an MLP weight matrix")?;
         }
         let opts = MlpTraining {
             hidden: hidden.to_vec(),
-            epochs: positive(epochs, "epochs")?,
-            batch_size: positive(batch_size, "batch_size")?,
+            epochs: count_in(epochs, "epochs")?,
+            batch_size: count_in(batch_size, "batch_size")?,
             learning_rate: finite(learning_rate, "learning_rate")?,
             l2: finite(l2, "l2")?,
             seed,

@@ -15,7 +15,7 @@ use super::config::{SolverConfig, cfx_config};
 use super::export::{Provenance, model_fingerprint, result_json, schema_fingerprint};
 use super::handle::{
     ArcHandle, BoxHandle, arc_clone, arc_free, arc_into_raw, arc_ref, box_free, box_into_raw,
-    box_mut, enum_in, finite, finite_in, optional_out, out_param, positive, slice_in,
+    box_mut, count_in, enum_in, finite, finite_in, optional_out, out_param, slice_in,
     write_optional, write_slice, write_str,
 };
 use super::model::cfx_model;
@@ -221,7 +221,7 @@ pub unsafe extern "C" fn cfx_estimator_new(
             cfx_sampling::Auto => Sampling::Auto,
             cfx_sampling::Generic => Sampling::Generic,
         };
-        let e = Estimator::new(n.clone(), k)?.with_sampling(sampling);
+        let e = Estimator::new(n.clone(), count_in(k, "k")?)?.with_sampling(sampling);
         out.write(arc_into_raw(Arc::new(e)));
         Ok(())
     }
@@ -419,6 +419,9 @@ pub unsafe extern "C" fn cfx_estimator_estimate_batch(
         let pts = slice_in(points, len, "points")?;
         let g = if out_gamma.is_null() { None } else { Some(out_gamma) };
         let t = if out_theta.is_null() { None } else { Some(out_theta) };
+        if threads > 0 {
+            count_in(threads, "threads")?;
+        }
         let r = e.estimate_batch(m, pts, seed, threads)?;
         for (i, est) in r.iter().enumerate() {
             if let Some(p) = g {
@@ -448,7 +451,7 @@ fn generate(
             *slot = v;
         }
     }
-    let samples = || cfg.n_samples.map(|v| positive(v, "n_samples")).transpose();
+    let samples = || cfg.n_samples.map(|v| count_in(v, "n_samples")).transpose();
     Ok(match method {
         cfx_robust_method::Wachter => {
             let mut c = WachterConfig::default();

@@ -82,7 +82,52 @@ impl Schema {
         }
     }
 
+    /// The in-range value `v` of contiguous feature `i` on the feature's step
+    /// grid and, for an integer feature, a whole number: within
+    /// [`COHERENCE_TOL`] (relative to the range's width) it is snapped there and
+    /// clamped to `[L, U]`, otherwise refused naming the feature. Encoding and
+    /// decoding both go through it, so a row that encodes decodes back to itself.
+    pub fn snap_to_grid(&self, i: usize, v: f64) -> Result<f64> {
+        let f = &self.features[i];
+        let FeatureKind::Contiguous {
+            lower,
+            upper,
+            integer,
+            step,
+            ..
+        } = &f.kind
+        else {
+            return Ok(v);
+        };
+        let bad = |reason: String| Error::Incoherent {
+            feature: f.name.clone(),
+            reason,
+        };
+        let mut v = v;
+        let tol = COHERENCE_TOL * (upper - lower).max(1.0);
+        if let Some(st) = step {
+            let k = ((v - lower) / st).round();
+            let snapped = lower + k * st;
+            if !((snapped - v).abs() <= tol) {
+                return Err(bad(format!(
+                    "value {v} is not on the grid {lower} + k·{st}"
+                )));
+            }
+            v = snapped;
+        }
+        if *integer {
+            let r = v.round();
+            if !((r - v).abs() <= tol) {
+                return Err(bad(format!("value {v} is not a whole number")));
+            }
+            v = r;
+        }
+        Ok(v.clamp(*lower, *upper))
+    }
+
     /// Encodes a raw row into `out` (length [`Schema::encoded_dim`]).
+    /// Values of integer or step features must be on their grid (within
+    /// [`COHERENCE_TOL`]; see [`Schema::snap_to_grid`]).
     pub fn encode_into(&self, raw: &[f64], out: &mut [f64]) -> Result<()> {
         check_len("raw row", self.n_features(), raw.len())?;
         check_len("encoded output", self.encoded_dim(), out.len())?;
@@ -93,7 +138,8 @@ impl Schema {
             match &f.kind {
                 FeatureKind::Contiguous { fixed_value, .. } => {
                     if s == 0 {
-                        out[l.start] = self.value_to_slot(i, raw[i]).clamp(0.0, 1.0);
+                        let v = self.snap_to_grid(i, raw[i])?;
+                        out[l.start] = self.value_to_slot(i, v).clamp(0.0, 1.0);
                     } else {
                         out[l.start] = *fixed_value;
                         out[l.start + s] = 1.0;
@@ -166,8 +212,6 @@ impl Schema {
                 FeatureKind::Contiguous {
                     lower,
                     upper,
-                    integer,
-                    step,
                     special_states,
                     ..
                 } => {
@@ -184,26 +228,8 @@ impl Schema {
                                 self.slot_to_value(i, slot)
                             )));
                         }
-                        let mut v = self.slot_to_value(i, slot.clamp(0.0, 1.0));
-                        let tol = COHERENCE_TOL * (upper - lower).max(1.0);
-                        if let Some(st) = step {
-                            let k = ((v - lower) / st).round();
-                            let snapped = lower + k * st;
-                            if (snapped - v).abs() > tol {
-                                return Err(bad(format!(
-                                    "value {v} is not on the grid {lower} + k·{st}"
-                                )));
-                            }
-                            v = snapped;
-                        }
-                        if *integer {
-                            let r = v.round();
-                            if (r - v).abs() > tol {
-                                return Err(bad(format!("value {v} is not a whole number")));
-                            }
-                            v = r;
-                        }
-                        v.clamp(*lower, *upper)
+                        let v = self.slot_to_value(i, slot.clamp(0.0, 1.0));
+                        self.snap_to_grid(i, v)?
                     }
                 }
                 FeatureKind::Categorical { .. } => s as f64,

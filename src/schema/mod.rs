@@ -378,6 +378,57 @@ impl Feature {
         })
     }
 
+    /// An integer feature without a step grid takes the whole numbers in
+    /// `[L, U]`; fractional bounds are rounded inward to `[⌈L⌉, ⌊U⌋]` (actionable
+    /// bounds between `L` and `⌈L⌉` or `⌊U⌋` and `U` move to those ends), which keeps that value set and makes
+    /// both ends of the encoded slot values an applicant can take. Left as
+    /// given, `[1, 100000.5]` would map slot 1 to 100000.5, which decoding must
+    /// refuse as not whole. Numbers within [`COHERENCE_TOL`] of a whole number
+    /// are taken as that number. A range that holds no whole number is refused.
+    /// (With a step grid the bounds are checked instead: the grid `L + k·step`
+    /// changes when `L` moves, so a fractional `L` is refused, not rounded.)
+    fn round_integer_bounds_inward(&mut self) -> Result<()> {
+        let FeatureKind::Contiguous {
+            lower,
+            upper,
+            integer: true,
+            step: None,
+            ..
+        } = &mut self.kind
+        else {
+            return Ok(());
+        };
+        let up = |v: f64| {
+            if (v - v.round()).abs() <= COHERENCE_TOL {
+                v.round()
+            } else {
+                v.ceil()
+            }
+        };
+        let down = |v: f64| {
+            if (v - v.round()).abs() <= COHERENCE_TOL {
+                v.round()
+            } else {
+                v.floor()
+            }
+        };
+        let (l, u) = (up(*lower), down(*upper));
+        if l > u && *lower <= *upper {
+            return Err(Error::InvalidSchema(format!(
+                "feature '{}': the integer feature's range [{lower}, {upper}] holds no whole number",
+                self.name
+            )));
+        }
+        // Actionable bounds inside the given range but outside the rounded one
+        // move to its ends (the same whole numbers stay actionable); others
+        // are left for validation to judge.
+        let inside = |v: f64| v >= *lower && v <= *upper;
+        let a = &mut self.actionability;
+        a.lower = a.lower.map(|v| if inside(v) { v.clamp(l, u) } else { v });
+        a.upper = a.upper.map(|v| if inside(v) { v.clamp(l, u) } else { v });
+        (*lower, *upper) = (l, u);
+        Ok(())
+    }
     /// The state of a raw value, or an error naming the feature.
     pub fn state_of(&self, raw: f64) -> Result<usize> {
         let bad = |reason: String| Error::Incoherent {
@@ -519,6 +570,9 @@ impl Schema {
                     w.max_months
                 )));
             }
+        }
+        for f in &mut self.features {
+            f.round_integer_bounds_inward()?;
         }
         let mut names = HashSet::new();
         let mut layout = Vec::with_capacity(self.features.len());

@@ -188,7 +188,8 @@ fn bounds_need_a_finite_width_and_grids_their_bounds_on_the_grid() {
     assert!(
         matches!(no_whole, Err(Error::InvalidSchema(m)) if m.contains("whole-number lower bound"))
     );
-    // without a step, an integer feature may have fractional bounds (values are the whole numbers inside)
+    // without a step, an integer feature may have fractional bounds (values are the whole numbers
+    // inside); they are rounded inward (see `integer_bounds_are_rounded_inward_and_encode_refuses_fractions`)
     assert!(Schema::new(vec![Feature::contiguous("x", 0.5, 3.5).integer()]).is_ok());
     // the upper bound lies on lower + k·step
     let off = Schema::new(vec![stepped(0.0, 10.0, false, 3.0)]);
@@ -199,4 +200,88 @@ fn bounds_need_a_finite_width_and_grids_their_bounds_on_the_grid() {
     // accumulated rounding (0.1 is not exact in binary) stays within the tolerance
     assert!(Schema::new(vec![stepped(0.0, 0.7, false, 0.1)]).is_ok());
     assert!(Schema::new(vec![stepped(0.0, 0.75, false, 0.1)]).is_err());
+}
+
+fn bounds(s: &Schema, i: usize) -> (f64, f64) {
+    match &s.features[i].kind {
+        FeatureKind::Contiguous { lower, upper, .. } => (*lower, *upper),
+        FeatureKind::Categorical { .. } => panic!("not contiguous"),
+    }
+}
+
+/// The case the fuzzer found: an integer feature with bounds [1, 100000.5]
+/// encoded the raw 29999.84375, which decoding then refused. Fractional bounds
+/// are now rounded inward and encoding refuses non-whole values.
+#[test]
+fn integer_bounds_are_rounded_inward_and_encode_refuses_fractions() {
+    let s = Schema::new(vec![Feature::contiguous("n", 1.0, 100000.5).integer()]).unwrap();
+    assert_eq!(bounds(&s, 0), (1.0, 100000.0));
+    let e = s.encode(&[29999.84375]).unwrap_err();
+    assert!(
+        matches!(&e, Error::Incoherent { feature, reason } if feature == "n" && reason.contains("not a whole number")),
+        "{e}"
+    );
+    // the top of the slot is a value an applicant can take, and every whole number round-trips
+    assert_eq!(s.decode(&[1.0]).unwrap(), vec![100000.0]);
+    for v in [1.0, 2.0, 29999.0, 30000.0, 99999.0, 100000.0] {
+        assert_eq!(s.decode(&s.encode(&[v]).unwrap()).unwrap(), vec![v]);
+    }
+    // within the tolerance a value is taken as the whole number (so rows that
+    // went through float arithmetic still encode), and decodes as it
+    let near = 30000.0 + 1e-9;
+    assert_eq!(
+        s.decode(&s.encode(&[near]).unwrap()).unwrap(),
+        vec![30000.0]
+    );
+
+    // both ends, through JSON as well; the JSON written back holds the rounded bounds
+    let json = r#"{"format_version": 1, "features": [{"name": "x", "kind": "contiguous",
+        "lower": 0.5, "upper": 3.5, "integer": true,
+        "actionability": {"lower": 0.7, "upper": 3.2}}]}"#;
+    let s = Schema::from_json(json).unwrap();
+    assert_eq!(bounds(&s, 0), (1.0, 3.0));
+    // actionable bounds outside the rounded range move to its ends
+    assert_eq!(s.features[0].actionability.lower, Some(1.0));
+    assert_eq!(s.features[0].actionability.upper, Some(3.0));
+    // actionable bounds inside it are kept as given (the solvers take the whole numbers between)
+    let inner = Schema::new(vec![{
+        let mut f = Feature::contiguous("x", 0.5, 9.5).integer();
+        f.actionability.lower = Some(4.3);
+        f.actionability.upper = Some(4.7);
+        f
+    }])
+    .unwrap();
+    assert_eq!(inner.features[0].actionability.lower, Some(4.3));
+    // within COHERENCE_TOL of a whole number: that number, not the one below
+    let near = Schema::new(vec![Feature::contiguous("x", 0.0, 2.9999999999).integer()]).unwrap();
+    assert_eq!(bounds(&near, 0), (0.0, 3.0));
+    assert_eq!(Schema::from_json(&s.to_json()).unwrap(), s);
+    // a negative range rounds inward too
+    let s = Schema::new(vec![Feature::contiguous("x", -3.5, -0.5).integer()]).unwrap();
+    assert_eq!(bounds(&s, 0), (-3.0, -1.0));
+    // no whole number inside: refused, naming the feature and the range as given
+    let e = Schema::new(vec![Feature::contiguous("x", 2.2, 2.8).integer()]).unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidSchema(m) if m.contains("'x'") && m.contains("[2.2, 2.8]") && m.contains("no whole number")),
+        "{e}"
+    );
+    // a non-integer feature keeps fractional bounds, and encodes fractions
+    let s = Schema::new(vec![Feature::contiguous("x", 0.5, 3.5)]).unwrap();
+    assert_eq!(bounds(&s, 0), (0.5, 3.5));
+    assert!(s.encode(&[1.25]).is_ok());
+}
+
+#[test]
+fn encode_refuses_values_off_a_step_grid() {
+    let s = Schema::new(vec![stepped(0.0, 10.0, false, 2.5)]).unwrap();
+    let e = s.encode(&[3.0]).unwrap_err();
+    assert!(
+        matches!(&e, Error::Incoherent { reason, .. } if reason.contains("not on the grid")),
+        "{e}"
+    );
+    for v in [0.0, 2.5, 5.0, 7.5, 10.0] {
+        assert_eq!(s.decode(&s.encode(&[v]).unwrap()).unwrap(), vec![v]);
+    }
+    // NaN never passes the grid check (state_of refuses it first, naming it)
+    assert!(s.encode(&[f64::NAN]).is_err());
 }
