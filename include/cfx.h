@@ -56,7 +56,7 @@
 #define CFX_VERSION_STRING "0.1.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for preprocessor comparisons. */
 #define CFX_VERSION_NUMBER (CFX_VERSION_MAJOR * 10000 + CFX_VERSION_MINOR * 100 + CFX_VERSION_PATCH)
-#define CFX_ABI_VERSION 1
+#define CFX_ABI_VERSION 2
 
 /**
  * The result of a call. The numbers are part of the ABI and never change:

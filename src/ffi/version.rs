@@ -8,7 +8,7 @@ use std::ffi::c_char;
 /// The ABI version: bumped on any change that breaks a compiled caller
 /// (a removed or changed function, a renumbered status). A binding checks it
 /// at load time against the value it was built for.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
 

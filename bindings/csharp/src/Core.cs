@@ -60,7 +60,7 @@ namespace Cfx
     public static class CfxLibrary
     {
         /// <summary>The cfx ABI version (CFX_ABI_VERSION) this binding was written against.</summary>
-        public const uint BuiltForAbiVersion = 1;
+        public const uint BuiltForAbiVersion = 2;
 
         private static readonly object gate = new object();
         private static volatile bool checkedOk;

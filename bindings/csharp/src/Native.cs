@@ -1,4 +1,4 @@
-// P/Invoke declarations for every function of include/cfx.h (ABI version 1).
+// P/Invoke declarations for every function of include/cfx.h (ABI version 2).
 //
 // Conventions of this file (keep them when adding entry points):
 // - size_t is UIntPtr, int32_t is int, uint64_t is ulong, cfx_status is int.
@@ -189,6 +189,9 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_weights_kind(SchemaHandle schema, out int outKind);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_advice_preset(SchemaHandle schema, int preset, double waitingCostPerMonth,
+            out SchemaHandle outSchema);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_fingerprint(SchemaHandle schema, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_schema_free(IntPtr schema);
 
@@ -214,6 +217,13 @@ namespace Cfx
         internal static extern int cfx_schema_builder_add_forbidden_transition(SchemaBuilderHandle builder, [In] byte[] from, [In] byte[] to);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_builder_set_step(SchemaBuilderHandle builder, double step);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_change_limits(SchemaBuilderHandle builder, int increaseKind,
+            double maxIncrease, int decreaseKind, double maxDecrease);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_time_growth(SchemaBuilderHandle builder, double perMonth, [In] byte[] endsIn);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_waiting(SchemaBuilderHandle builder, double costPerMonth, uint maxMonths);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_build(SchemaBuilderHandle builder, out SchemaHandle outSchema);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_schema_builder_free(IntPtr builder);

@@ -13,6 +13,17 @@ namespace Cfx
         Mixed = 2,
     }
 
+    /// <summary>The actionability presets of the bundled datasets (cfx_schema_advice_preset).</summary>
+    public enum AdvicePreset
+    {
+        /// <summary>German credit: age only by waiting; no move into "no checking account", "critical
+        /// account", "unknown/ no savings account", "for free" housing; credit amount −50 %/+25 %,
+        /// duration ±12 months.</summary>
+        GermanCredit = 0,
+        /// <summary>FICO HELOC: the month-counting features move only by waiting.</summary>
+        Heloc = 1,
+    }
+
     /// <summary>
     /// An immutable feature schema (cfx_schema). Thread-safe. Dispose frees it
     /// now; otherwise the GC frees it once, from its finalizer thread.
@@ -151,6 +162,17 @@ namespace Cfx
                 Call.Check(Native.cfx_schema_weights_kind(Handle, out k));
                 return (WeightsKind)k;
             }
+        }
+
+        /// <summary>This schema (of <see cref="Dataset.LoadGerman"/> or LoadHeloc) with the dataset's
+        /// actionability preset for advice (issue #16): change limits, features that move only by
+        /// waiting, forbidden moves, and a waiting action costing <paramref name="waitingCostPerMonth"/>
+        /// per month. NOT_FOUND when the schema lacks a feature the preset names.</summary>
+        public Schema WithAdvicePreset(AdvicePreset preset, double waitingCostPerMonth)
+        {
+            SchemaHandle o;
+            int st = Native.cfx_schema_advice_preset(Handle, (int)preset, waitingCostPerMonth, out o);
+            return new Schema(Call.Owned(st, o));
         }
 
         /// <summary>A new schema with distance weights fitted on raw rows (this one is unchanged).</summary>

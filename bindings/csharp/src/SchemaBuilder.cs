@@ -6,6 +6,31 @@ namespace Cfx
     /// <summary>Directions a mutable feature may move in.</summary>
     public enum Direction { Any = 0, IncreaseOnly = 1, DecreaseOnly = 2 }
 
+    /// <summary>How a change limit is given (cfx_change_limit).</summary>
+    public enum ChangeLimitKind { None = 0, Units = 1, Fraction = 2 }
+
+    /// <summary>
+    /// The largest move of a contiguous feature away from the applicant's own
+    /// value (issue #16): none, in the feature's raw units (12 months), or as a
+    /// fraction of the applicant's value (0.5: half of it).
+    /// </summary>
+    public struct ChangeLimit
+    {
+        public readonly ChangeLimitKind Kind;
+        public readonly double Value;
+
+        private ChangeLimit(ChangeLimitKind kind, double value) { Kind = kind; Value = value; }
+
+        /// <summary>No limit.</summary>
+        public static readonly ChangeLimit None = new ChangeLimit(ChangeLimitKind.None, 0);
+
+        /// <summary>At most <paramref name="units"/> raw units.</summary>
+        public static ChangeLimit Units(double units) { return new ChangeLimit(ChangeLimitKind.Units, units); }
+
+        /// <summary>At most <paramref name="fraction"/> of the applicant's value.</summary>
+        public static ChangeLimit Fraction(double fraction) { return new ChangeLimit(ChangeLimitKind.Fraction, fraction); }
+    }
+
     /// <summary>
     /// Builds a <see cref="Schema"/> in code, feature by feature (cfx_schema_builder).
     /// Methods return the builder; <see cref="Build"/> consumes it (it is
@@ -121,6 +146,36 @@ namespace Cfx
         public SchemaBuilder SetStep(double step)
         {
             lock (gate) Call.Check(Native.cfx_schema_builder_set_step(Handle, step));
+            return this;
+        }
+
+        /// <summary>Change limits of the last added (contiguous) feature, relative to the applicant's
+        /// own value: the largest increase and decrease (non-negative; checked by <see cref="Build"/>).</summary>
+        public SchemaBuilder SetChangeLimits(ChangeLimit maxIncrease, ChangeLimit maxDecrease)
+        {
+            lock (gate)
+                Call.Check(Native.cfx_schema_builder_set_change_limits(Handle, (int)maxIncrease.Kind, maxIncrease.Value,
+                    (int)maxDecrease.Kind, maxDecrease.Value));
+            return this;
+        }
+
+        /// <summary>The last added feature grows by <paramref name="perMonth"/> raw units per month of
+        /// waiting and moves no other way (it becomes immutable to actions); <paramref name="endsIn"/>
+        /// (null: none) names the special state it enters past its upper bound. The schema then needs
+        /// <see cref="SetWaiting"/>.</summary>
+        public SchemaBuilder SetTimeGrowth(double perMonth, string endsIn = null)
+        {
+            var e = endsIn == null ? null : Utf8.Encode(endsIn);
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_time_growth(Handle, perMonth, e));
+            return this;
+        }
+
+        /// <summary>Gives the schema a "wait m months" action: its cost per month (in the distance's
+        /// units) and the longest wait (1 to 600 months; checked by <see cref="Build"/>).</summary>
+        public SchemaBuilder SetWaiting(double costPerMonth, int maxMonths)
+        {
+            if (maxMonths < 0) throw new ArgumentOutOfRangeException("maxMonths", "must be >= 0");
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_waiting(Handle, costPerMonth, (uint)maxMonths));
             return this;
         }
 

@@ -123,7 +123,7 @@ public static partial class Tests
         A.Throws<CfxLoadException>(() => CfxLibrary.CheckAbi(0, "0.0.1"), "abi 0");
     }
 
-    /// <summary>End to end: a fake libcfx reporting ABI 2 is refused at first use, in a child mono process.</summary>
+    /// <summary>End to end: a fake libcfx reporting another ABI is refused at first use, in a child mono process.</summary>
     public static void T_load_refuses_a_library_of_another_abi()
     {
         var dir = Path.Combine(Path.GetTempPath(), "cfx_cs_fake_" + Guid.NewGuid().ToString("N"));

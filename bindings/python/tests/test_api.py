@@ -207,7 +207,8 @@ def test_config_settings_reach_the_library():
         margin=0.01,
         n_diverse=4,
         diversity_rule="distinct_subsets",
-        noise=("uniform", 0.2),
+        solver="mip",
+        robust_advice=(0.01, 0.2),
         n_samples=500,
         bound_m=0.05,
         target=(0.3, 0.01),
@@ -220,7 +221,7 @@ def test_config_settings_reach_the_library():
         rl_hidden=[8, 4],
     ) as c:
         text = c.to_json()
-        for v in ("77", "0.3", "500", "distinct", "uniform"):
+        for v in ("77", "0.3", "500", "distinct", "mip", "invalidation_target"):
             assert v.lower() in text.lower(), v
     with cfx.Config() as empty:
         assert "77" not in empty.to_json()
@@ -243,7 +244,7 @@ def test_robust_estimates_against_closed_forms(german):
     sd = np.zeros_like(w)
     sd[cols] = 0.3
     with (
-        cfx.Noise.on_columns("gaussian", cols, [0.3] * len(cols)) as noise,
+        cfx.Noise.on_columns("gaussian", cols, [0.3**2] * len(cols)) as noise,  # variances
         cfx.Estimator(noise, 20000, "generic") as est,
         cfx.Workspace(m, 1) as ws,
     ):
@@ -383,8 +384,9 @@ def test_the_library_is_found_next_to_the_package_through_cfx_lib_and_installed(
     system = tmp_path / "lib"
     system.mkdir()
     # laid out as `make install` does: the library under its soname, and the link
-    shutil.copy(cfx.LIB_PATH, system / "libcfx.so.1")
-    os.symlink("libcfx.so.1", system / "libcfx.so")
+    soname = f"libcfx.so.{cfx.abi_version()}"
+    shutil.copy(cfx.LIB_PATH, system / soname)
+    os.symlink(soname, system / "libcfx.so")
     env.pop("CFX_LIB")
     env["LD_LIBRARY_PATH"] = str(system)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)

@@ -19,6 +19,7 @@ from .config import Config
 from .copa import CopaResult, Uncertainty
 from .data import Dataset, load_german, load_heloc, load_taiwan
 from .model import Model, Prediction
+from .plausibility import Assessment, Plausibility
 from .robust import Estimator, Noise, RobustResult, Workspace
 from .schema import Schema, SchemaBuilder
 from .scorecard import ScorecardImport, from_optbinning
@@ -53,6 +54,7 @@ def testing_panic():
 
 
 __all__ = [
+    "Assessment",
     "CfxError",
     "CfxPanic",
     "CoherentBatch",
@@ -64,6 +66,7 @@ __all__ = [
     "LIB_PATH",
     "Model",
     "Noise",
+    "Plausibility",
     "Plan",
     "Policy",
     "Prediction",

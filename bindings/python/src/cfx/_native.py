@@ -261,7 +261,7 @@ def ptr_of(obj, kind, optional=False):
 
 def string_list(values):
     """A `const char *const *` array of UTF-8 strings, and the bytes it points into."""
-    encoded = [cstr(v, "level name") for v in values]
+    encoded = [cstr(v, "name") for v in values]
     arr = (c_char_p * len(encoded))(*encoded)
     return arr, encoded
 

@@ -32,3 +32,19 @@ class SequentialMetrics(Structure):
 
 #: `cfx_progress_fn`: `bool (*)(const struct cfx_progress *, void *)`.
 PROGRESS_FN = CFUNCTYPE(c_bool, POINTER(Progress), c_void_p)
+
+
+class PortfolioCounts(Structure):
+    """`struct cfx_portfolio_counts`: what a portfolio run wrote (or a summary counted)."""
+
+    _fields_ = [
+        ("rows", c_size_t),
+        ("accepted", c_size_t),
+        ("declined", c_size_t),
+        ("with_recourse", c_size_t),
+        ("errors", c_size_t),
+    ]
+
+
+#: `cfx_portfolio_progress_fn`: `bool (*)(size_t rows_done, void *user_data)`.
+PORTFOLIO_PROGRESS_FN = CFUNCTYPE(c_bool, c_size_t, c_void_p)

@@ -11,6 +11,8 @@ from ._native import Handle
 from .config import ptr_of
 
 OUTCOMES = {0: "optimal", 1: "time_limit", 2: "infeasible", 3: "unknown"}
+#: `cfx_proved_by`: the solver that proved an optimum or an infeasibility.
+PROVED_BY = {0: "highs", 1: "separable"}
 
 Certificate = namedtuple("Certificate", "cost score probability objective mip_gap solve_seconds")
 
@@ -36,6 +38,14 @@ class CoherentResult(Handle):
         2 directions, 4 bounds, 8 forbidden transitions); 0 otherwise."""
         return self._outcome()[1]
 
+    @property
+    def proved_by(self):
+        """The solver that proved the optimum or the infeasibility: ``"highs"`` or
+        ``"separable"`` (choose it with `Config(solver=…)`)."""
+        out = c_int32()
+        n.call("cfx_coherent_result_proved_by", self.ptr, byref(out))
+        return PROVED_BY[out.value]
+
     def __len__(self):
         out = c_size_t()
         n.call("cfx_coherent_result_count", self.ptr, byref(out))
@@ -49,6 +59,14 @@ class CoherentResult(Handle):
         vals = [c_double() for _ in range(6)]
         n.call("cfx_coherent_result_certificate", self.ptr, int(k), *[byref(v) for v in vals])
         return Certificate(*[v.value for v in vals])
+
+    def invalidation_rate(self, k=0):
+        """The exact invalidation rate Γ of counterfactual `k` under the robust-advice noise
+        (`Config(robust_advice=(sigma2, target))`), at most the target; NaN when the result
+        was computed without robust advice."""
+        out = c_double()
+        n.call("cfx_coherent_result_invalidation_rate", self.ptr, int(k), byref(out))
+        return out.value
 
     def describe(self):
         return n.read_string("cfx_coherent_result_describe", self.ptr)

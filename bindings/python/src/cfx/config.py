@@ -8,6 +8,9 @@ from ._native import Handle
 
 NOISE_MODELS = {"gaussian": 0, "uniform": 1}
 DIVERSITY_RULES = {"russell_code": 0, "russell_intended": 1, "distinct_subsets": 2}
+#: `cfx_solver_choice`: auto (the exact separable solver for linear models and scorecards
+#: whenever every constraint is per feature, else HiGHS), always the MIP, or the separable one.
+SOLVERS = {"auto": 0, "mip": 1, "separable": 2}
 
 
 def _enum(table, value, what):
@@ -22,8 +25,10 @@ class Config(Handle):
     """An immutable configuration (`cfx_config`), built from keyword arguments:
 
     ``time_limit`` (s per solve), ``threads``, ``mip_gap``, ``margin``, ``n_diverse`` (how
-    many counterfactuals, the optimum included), ``diversity_rule``, ``noise=(model, sigma)``,
-    ``n_samples``, ``bound_m``, ``target=(rate, epsilon)``, ``seed``,
+    many counterfactuals, the optimum included), ``diversity_rule``, ``solver`` (``"auto"``,
+    ``"mip"`` or ``"separable"``), ``robust_advice=(sigma2, invalidation_target)`` (coherent
+    advice whose invalidation rate Γ under Gaussian noise of variance `sigma2` is at most the
+    target; logistic models only), ``n_samples``, ``bound_m``, ``target=(rate, epsilon)``, ``seed``,
     ``copa_weights=(robust, diversity)``, ``copa_radius``, ``rl_episodes=(episodes,
     max_steps)``, ``rl_training=(discount, lr_actor, lr_param, batch, replay)``,
     ``rl_exploration=(start, end)``, ``rl_hidden=[widths]``. A bad value raises CfxError
@@ -60,9 +65,11 @@ class Config(Handle):
             n.call("cfx_config_builder_set_n_diverse", b, int(v))
         elif key == "diversity_rule":
             n.call("cfx_config_builder_set_diversity_rule", b, _enum(DIVERSITY_RULES, v, "diversity_rule"))
-        elif key == "noise":
-            model, sigma = v
-            n.call("cfx_config_builder_set_noise", b, _enum(NOISE_MODELS, model, "noise model"), float(sigma))
+        elif key == "solver":
+            n.call("cfx_config_builder_set_solver", b, _enum(SOLVERS, v, "solver"))
+        elif key == "robust_advice":
+            sigma2, target = v
+            n.call("cfx_config_builder_set_robust_advice", b, float(sigma2), float(target))
         elif key == "n_samples":
             n.call("cfx_config_builder_set_n_samples", b, int(v))
         elif key == "bound_m":

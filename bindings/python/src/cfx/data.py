@@ -44,6 +44,62 @@ class Dataset(Handle):
             )
         )
 
+    @classmethod
+    def infer_csv(
+        cls,
+        path,
+        target,
+        favourable,
+        delimiter=",",
+        has_header=True,
+        drop=(),
+        categorical=(),
+        special_codes=(),
+    ):
+        """Infers a schema from a lender's CSV file and reads its rows under it; the schema
+        (`schema`) has distance weights fitted on the rows. A column is categorical when
+        listed in `categorical` or when a cell is not a number, else contiguous on the range
+        of its values; columns in `drop` (identifiers) are left out; `target` is the label
+        (1 where it equals `favourable`). `special_codes` are ``(code, label)`` (every
+        numeric column where the code occurs) or ``(code, label, column)`` triples, e.g.
+        ``(-7, "no delinquency record")``; a cell holding the label is read as that state.
+        Every feature is mutable in any direction."""
+        if not isinstance(delimiter, str) or len(delimiter.encode("utf-8")) != 1:
+            raise ValueError(f"cfx: the delimiter must be one ASCII character, got {delimiter!r}")
+        drop_arr, _d = n.string_list(drop)
+        cat_arr, _c = n.string_list(categorical)
+        specials = [tuple(t) for t in special_codes]
+        for t in specials:
+            if len(t) not in (2, 3):
+                raise ValueError(f"cfx: a special code is (code, label) or (code, label, column), got {t!r}")
+        codes = (c_double * len(specials))(*[float(t[0]) for t in specials])
+        labels, _l = n.string_list([t[1] for t in specials])
+        columns, _k = n.string_list([t[2] if len(t) == 3 else None for t in specials])
+        return cls(
+            n.new_handle(
+                "cfx_dataset_infer_csv",
+                cstr(os.fspath(path), "path"),
+                cstr(target, "target"),
+                cstr(favourable, "favourable"),
+                delimiter.encode("ascii"),
+                1 if has_header else 0,
+                drop_arr,
+                len(_d),
+                cat_arr,
+                len(_c),
+                codes,
+                labels,
+                columns,
+                len(specials),
+            )
+        )
+
+    def fitted_schema(self):
+        """A new schema: this dataset's schema with distance weights fitted on its rows
+        (Russell 2019, §3.2). A schema built in code or read from JSON has unit weights,
+        which changes most answers: build the model and every method on this one."""
+        return Schema(n.new_handle("cfx_dataset_fitted_schema", self.ptr))
+
     def __len__(self):
         out = c_size_t()
         n.call("cfx_dataset_n_rows", self.ptr, byref(out))

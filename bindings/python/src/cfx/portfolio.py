@@ -1,6 +1,10 @@
 """Recourse burden of a portfolio: explain every declined applicant, estimate how easily
 each answer is invalidated, and summarise by group.
 
+Two ways. `explain_csv` and `PortfolioSummary` are the C library's own portfolio run
+(`cfx_portfolio_explain`, `cfx_portfolio_summarize`): a CSV file of any length explained
+into a JSON-lines file with flat memory, then summarised per group.
+
 `audit` works on one pandas DataFrame of applicants (one machine, or one Spark partition:
 ``examples/spark/portfolio_audit.py`` calls it inside ``mapInPandas``); `summarise` turns
 the audit into the figures per group. Every random step is seeded per applicant (the
@@ -11,10 +15,15 @@ The invalidation rate of an answer is Γ̃, the share of noisy copies x' + ε,
 al. 2023, CROCO, eq. 3; `cfx.Estimator`)."""
 
 import json
+from collections import namedtuple
+from ctypes import byref, c_double, c_size_t
 
 import numpy as np
 import pandas as pd
 
+from . import _native as n
+from ._native import Handle, cstr
+from ._types import PORTFOLIO_PROGRESS_FN, PortfolioCounts
 from .coherent import explain_batch
 from .config import Config
 from .model import Model
@@ -182,3 +191,158 @@ def summarise(audited, by):
         rec["top_changes"] = "; ".join(f"{f}:{c}" for f, c in top)
         rows.append(rec)
     return pd.DataFrame(rows)
+
+
+# The C library's portfolio run -------------------------------------------------
+
+Counts = namedtuple("Counts", "rows accepted declined with_recourse errors")
+Counts.__doc__ = """What a portfolio run wrote: lines (every data row), accepted applicants,
+declined applicants explained, declined ones with a counterfactual, and rows that could not
+be read or explained (an ``"error"`` line each)."""
+
+GroupSummary = namedtuple("GroupSummary", "counts share_with_recourse median_cost p90_cost")
+GroupSummary.__doc__ = """The summary of all applicants or of one group: its `Counts`, the
+share of declined applicants with recourse (NaN without declined applicants) and the
+recourse cost's median and 90th percentile (type-7 quantiles; NaN without recourse)."""
+
+#: What `PortfolioSummary.cost_quantiles` returns, in order.
+COST_QUANTILE_NAMES = ("n", "mean", "min", "p10", "p25", "median", "p75", "p90", "max")
+
+
+def _counts(c):
+    return Counts(c.rows, c.accepted, c.declined, c.with_recourse, c.errors)
+
+
+def explain_csv(schema, model, input_path, output_path, config=None, ignore=(), threads=0, progress=None):
+    """Explains every applicant of the CSV file `input_path` (a header naming the schema's
+    features, categorical levels by name; the `ignore` columns, e.g. the outcome label, are
+    skipped) into `output_path`, one JSON line per applicant in input order: the decision,
+    and for a declined applicant the solver outcome, the solver that proved it and the
+    optimal counterfactual. Rows are handled 4096 at a time, `threads` applicants solved at
+    once (0 = all cores). `progress(rows_done)` is called on this thread after each chunk;
+    returning False stops the run with `CfxError` ``CFX_STATUS_CANCELLED`` (the output then
+    holds exactly the rows reported), and an exception it raises stops the run and is
+    raised here. Returns the `Counts`."""
+    arr, _keep = n.string_list(ignore)
+    out = PortfolioCounts()
+    raised = []
+    callback = None
+    if progress is not None:
+
+        def on_chunk(rows_done, _user_data):
+            try:
+                return bool(progress(int(rows_done)))
+            except BaseException as e:  # never unwind through C: stop the run, raise below
+                raised.append(e)
+                return False
+
+        callback = PORTFOLIO_PROGRESS_FN(on_chunk)  # kept alive until the call returns
+    status = n.LIB.cfx_portfolio_explain(
+        n.ptr_of(schema, "Schema"),
+        n.ptr_of(model, "Model"),
+        n.ptr_of(config, "Config", optional=True),
+        cstr(str(input_path), "input_path"),
+        cstr(str(output_path), "output_path"),
+        arr,
+        len(_keep),
+        int(threads),
+        callback if callback is not None else PORTFOLIO_PROGRESS_FN(),
+        None,
+        byref(out),
+    )
+    if raised:
+        raise raised[0]
+    n.check(status)
+    return _counts(out)
+
+
+class PortfolioSummary(Handle):
+    """The summary of a portfolio run's JSON-lines output (`cfx_portfolio_summary`): the
+    share of declined applicants with recourse, the recourse cost's quantiles and the
+    changes asked most often, overall and per group. `len()` is the number of groups."""
+
+    _free_name = "cfx_portfolio_summary_free"
+
+    @classmethod
+    def summarize(cls, schema, output_path, input_path=None, group_column=None, edges=()):
+        """Summarises `output_path` (written by `explain_csv`). With a `group_column` of the
+        applicants' CSV `input_path` (read alongside, row by row): each distinct cell is a
+        group when `edges` is empty, else the cells are numbers cut into bands
+        ``< e0, [e0, e1), …, ≥ ek`` by the strictly increasing `edges`, a special state of
+        the feature being a group of its own."""
+        e, pe = n.doubles(list(edges))
+        return cls(
+            n.new_handle(
+                "cfx_portfolio_summarize",
+                n.ptr_of(schema, "Schema"),
+                cstr(None if input_path is None else str(input_path), "input_path"),
+                cstr(str(output_path), "output_path"),
+                cstr(group_column, "group_column"),
+                pe if e.size else None,
+                e.size,
+            )
+        )
+
+    def __len__(self):
+        out = c_size_t()
+        n.call("cfx_portfolio_summary_n_groups", self.ptr, byref(out))
+        return out.value
+
+    @property
+    def n_groups(self):
+        return len(self)
+
+    def group_name(self, group=-1):
+        """The label of group `group` (0-based; -1 gives ``"all"``)."""
+        return n.read_string("cfx_portfolio_summary_group_name", self.ptr, int(group))
+
+    @property
+    def group_names(self):
+        return [self.group_name(g) for g in range(len(self))]
+
+    def group(self, group=-1):
+        """The `GroupSummary` of group `group` (-1: all applicants)."""
+        c = PortfolioCounts()
+        share, median, p90 = c_double(), c_double(), c_double()
+        n.call(
+            "cfx_portfolio_summary_counts",
+            self.ptr,
+            int(group),
+            byref(c),
+            byref(share),
+            byref(median),
+            byref(p90),
+        )
+        return GroupSummary(_counts(c), share.value, median.value, p90.value)
+
+    @property
+    def overall(self):
+        return self.group(-1)
+
+    def cost_quantiles(self, group=-1):
+        """The recourse-cost figures of group `group` (-1: all applicants) as a dict keyed by
+        `COST_QUANTILE_NAMES` (n, mean, min, p10, p25, median, p75, p90, max; all NaN but
+        n = 0 without recourse)."""
+        values = n.read_doubles("cfx_portfolio_summary_cost_quantiles", self.ptr, int(group))
+        return dict(zip(COST_QUANTILE_NAMES, (float(v) for v in values)))
+
+    def describe(self, top=5):
+        """A plain-text table: the `top` changes asked most often, then one line per group."""
+        return n.read_string("cfx_portfolio_summary_describe", self.ptr, int(top))
+
+    def to_json(self):
+        return n.read_string("cfx_portfolio_summary_to_json", self.ptr)
+
+    def to_dict(self):
+        return json.loads(self.to_json())
+
+    def write_svg(self, path, title="Recourse by group", top=5):
+        """Draws the share with recourse and median cost per group, and the `top` changes
+        asked most often, as an SVG chart into the file `path`."""
+        n.call(
+            "cfx_portfolio_summary_write_svg",
+            self.ptr,
+            cstr(title, "title"),
+            int(top),
+            cstr(str(path), "path"),
+        )

@@ -38,8 +38,9 @@ class Noise(Handle):
 
     @classmethod
     def on_columns(cls, kind, columns, scale):
-        """Noise on chosen encoded columns: ``"gaussian"`` (scale = standard deviation) or
-        ``"uniform"`` (scale = half-width h of U[-h, h])."""
+        """Noise on chosen encoded columns: ``"gaussian"`` (scale = the variance σ_j² of each
+        column, as `gaussian`'s `sigma2`: one convention everywhere) or ``"uniform"`` (scale =
+        half-width h of U[-h, h])."""
         cols = (c_size_t * len(columns))(*[int(c) for c in columns])
         a, p = n.doubles(scale)
         return cls(

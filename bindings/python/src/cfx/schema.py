@@ -1,7 +1,7 @@
 """Feature schemas: mixed credit data (contiguous values with special states, categoricals)."""
 
 import json
-from ctypes import byref, c_size_t
+from ctypes import byref, c_int32, c_size_t
 
 import numpy as np
 
@@ -9,6 +9,13 @@ from . import _native as n
 from ._native import Handle, cstr
 
 DIRECTIONS = {"any": 0, "increase_only": 1, "decrease_only": 2}
+#: `cfx_weights_kind`: which distance weights a schema carries.
+WEIGHTS_KINDS = {0: "unit", 1: "fitted", 2: "mixed"}
+#: The actionability presets of `Schema.advice_preset` (issue #16).
+ADVICE_PRESETS = {"german": 0, "heloc": 1}
+#: `cfx_change_limit`: a change limit in the feature's raw units or as a fraction of the
+#: applicant's value (None: no limit).
+CHANGE_LIMIT_KINDS = {"units": 1, "fraction": 2}
 
 
 class Schema(Handle):
@@ -33,6 +40,30 @@ class Schema(Handle):
 
     def to_json(self):
         return n.read_string("cfx_schema_to_json", self.ptr)
+
+    @property
+    def weights_kind(self):
+        """Which distance weights the schema carries: ``"unit"`` (every cost in unit weights,
+        which changes most answers: fit them with `fit_weights` or `Dataset.fitted_schema`),
+        ``"fitted"`` (every feature has weights) or ``"mixed"``."""
+        out = c_int32()
+        n.call("cfx_schema_weights_kind", self.ptr, byref(out))
+        return WEIGHTS_KINDS[out.value]
+
+    def advice_preset(self, preset, waiting_cost_per_month):
+        """A new schema with an actionability preset applied (issue #16): ``"german"`` (age
+        only by waiting; no move into "no checking account", "critical account", "unknown/ no
+        savings account", "for free" housing; amount −50 %/+25 %, duration ±12 months) on the
+        schema of `load_german`, ``"heloc"`` (the month-counting features only by waiting) on
+        that of `load_heloc`. Waiting costs `waiting_cost_per_month` per month, up to 24
+        months. This schema is unchanged."""
+        if preset not in ADVICE_PRESETS:
+            raise ValueError(f"cfx: preset must be one of {sorted(ADVICE_PRESETS)}, got {preset!r}")
+        return Schema(
+            n.new_handle(
+                "cfx_schema_advice_preset", self.ptr, ADVICE_PRESETS[preset], float(waiting_cost_per_month)
+            )
+        )
 
     def fingerprint(self):
         """FNV-1a 64 of the canonical JSON, ``"fnv1a64:<hex>"``."""
@@ -187,6 +218,66 @@ class SchemaBuilder(Handle):
         if direction not in DIRECTIONS:
             raise ValueError(f"cfx: direction must be one of {sorted(DIRECTIONS)}, got {direction!r}")
         n.call("cfx_schema_builder_set_actionability", self.ptr, 1 if mutable else 0, DIRECTIONS[direction])
+        return self
+
+    def set_actionable_bounds(self, lower, upper):
+        """The applicant of the last added (contiguous) feature may be advised values in
+        [lower, upper] only (raw units; checked when the schema is built)."""
+        n.call("cfx_schema_builder_set_actionable_bounds", self.ptr, float(lower), float(upper))
+        return self
+
+    def set_change_limits(self, max_increase=None, max_decrease=None):
+        """The largest increase and decrease of the last added (contiguous) feature relative to
+        the applicant's value, each None (no limit) or ``(kind, value)`` with kind ``"units"``
+        (raw units, e.g. 12 months) or ``"fraction"`` (of the applicant's value, e.g. 0.5)."""
+
+        def limit(v, what):
+            if v is None:
+                return 0, 0.0
+            kind, value = v
+            if kind not in CHANGE_LIMIT_KINDS:
+                raise ValueError(
+                    f"cfx: {what} kind must be one of {sorted(CHANGE_LIMIT_KINDS)}, got {kind!r}"
+                )
+            return CHANGE_LIMIT_KINDS[kind], float(value)
+
+        ik, iv = limit(max_increase, "max_increase")
+        dk, dv = limit(max_decrease, "max_decrease")
+        n.call("cfx_schema_builder_set_change_limits", self.ptr, ik, iv, dk, dv)
+        return self
+
+    def set_cost_scale(self, cost_scale):
+        """Multiplies the last added feature's distance weights (2: every change costs twice)."""
+        n.call("cfx_schema_builder_set_cost_scale", self.ptr, float(cost_scale))
+        return self
+
+    def set_time_growth(self, per_month, ends_in=None):
+        """The last added feature grows by `per_month` raw units per month of waiting and moves
+        no other way; `ends_in` names the special state it enters past its upper bound. The
+        schema needs a waiting action (`set_waiting`)."""
+        n.call("cfx_schema_builder_set_time_growth", self.ptr, float(per_month), cstr(ends_in, "ends_in"))
+        return self
+
+    def add_forbidden_transition(self, from_state, to_state):
+        """Forbids the move `from_state` → `to_state` of the last added feature: ``"value"`` (a
+        contiguous feature's range), a special state's label or code (``"-9"``), a level name,
+        or ``"*"`` (any state)."""
+        n.call(
+            "cfx_schema_builder_add_forbidden_transition",
+            self.ptr,
+            cstr(from_state, "from"),
+            cstr(to_state, "to"),
+        )
+        return self
+
+    def set_step(self, step):
+        """Puts the last added (contiguous) feature on the grid lower + k·step."""
+        n.call("cfx_schema_builder_set_step", self.ptr, float(step))
+        return self
+
+    def set_waiting(self, cost_per_month, max_months):
+        """Gives the schema a "wait m months" action: its cost per month and the longest wait."""
+        n.call("cfx_schema_builder_set_waiting", self.ptr, float(cost_per_month), int(max_months))
         return self
 
     def build(self):

@@ -72,6 +72,21 @@ class ScorecardImport(Handle):
             )
         )
 
+    @classmethod
+    def load_german(cls, schema, path=None):
+        """The German credit points scorecard bundled with cfx (optbinning 1.0.0, documented in
+        ``examples/data/german_scorecard.md``) against `schema` (the schema of `load_german`),
+        with its cutoff (487.12 points, probability 0.5) and scaling (20 points double the
+        odds, odds 50 : 1 at 600 points). `path` None: the bundled table, looked up like
+        the German credit data."""
+        return cls(
+            n.new_handle(
+                "cfx_scorecard_load_german",
+                n.ptr_of(schema, "Schema"),
+                cstr(os.fspath(path) if path is not None else None, "path"),
+            )
+        )
+
     def model(self):
         """The scorecard as a `Model` (kind ``"scorecard"``)."""
         return Model(n.new_handle("cfx_scorecard_import_model", self.ptr))

@@ -217,6 +217,16 @@ cfx_weights_kind <- function(schema) {
   c("unit", "fitted", "mixed")[.cx(C_schema_weights_kind, schema) + 1L]
 }
 
+#' The schema of a bundled dataset (`cfx_load_german`, `cfx_load_heloc`) with
+#' that dataset's actionability preset for advice (issue #16): change limits,
+#' features that move only by waiting, forbidden moves, and a waiting action
+#' costing `waiting_cost_per_month` per month.
+cfx_advice_preset <- function(schema, preset = c("german", "heloc"), waiting_cost_per_month) {
+  preset <- match.arg(preset)
+  .cx(C_schema_advice_preset, schema, match(preset, c("german", "heloc")) - 1L,
+      as.numeric(waiting_cost_per_month))
+}
+
 cfx_fit_weights <- function(schema, data) {
   .cx(C_schema_fit_weights, schema, .raw_matrix(schema, data))
 }

@@ -61,6 +61,43 @@ cfx_set_step <- function(builder, step) {
   invisible(builder)
 }
 
+.change_limit <- function(limit, what) {
+  if (is.null(limit)) return(list(kind = 0L, value = 0))
+  unit <- if (is.null(names(limit))) "units" else names(limit)
+  if (!is.numeric(limit) || length(limit) != 1L || !(unit %in% c("units", "fraction"))) {
+    stop(sprintf("cfx: '%s' must be NULL, a number of units, c(units = u) or c(fraction = f)", what),
+         call. = FALSE)
+  }
+  list(kind = if (unit == "units") 1L else 2L, value = unname(as.numeric(limit)))
+}
+
+#' Change limits of the last added (contiguous) feature, relative to the
+#' applicant's own value (issue #16): NULL (none), a number of raw units
+#' (`12` or `c(units = 12)`) or a fraction of the applicant's value
+#' (`c(fraction = 0.5)`). Non-negative; checked when built.
+cfx_set_change_limits <- function(builder, max_increase = NULL, max_decrease = NULL) {
+  inc <- .change_limit(max_increase, "max_increase")
+  dec <- .change_limit(max_decrease, "max_decrease")
+  .cx(C_schema_builder_set_change_limits, builder, inc$kind, inc$value, dec$kind, dec$value)
+  invisible(builder)
+}
+
+#' The last added feature grows by `per_month` raw units per month of waiting
+#' and moves no other way; `ends_in` (NULL: none) names the special state it
+#' enters past its upper bound. The schema then needs `cfx_set_waiting`.
+cfx_set_time_growth <- function(builder, per_month = 1, ends_in = NULL) {
+  .cx(C_schema_builder_set_time_growth, builder, as.numeric(per_month),
+      if (is.null(ends_in)) NULL else enc2utf8(as.character(ends_in)))
+  invisible(builder)
+}
+
+#' Gives the schema a "wait m months" action: its cost per month (in the
+#' distance's units) and the longest wait (1 to 600 months; checked when built).
+cfx_set_waiting <- function(builder, cost_per_month, max_months) {
+  .cx(C_schema_builder_set_waiting, builder, as.numeric(cost_per_month), as.numeric(max_months))
+  invisible(builder)
+}
+
 cfx_schema_build <- function(builder) .cx(C_schema_build, builder)
 
 print.cfx_schema_builder <- function(x, ...) {

@@ -541,6 +541,20 @@ SEXP C_schema_fit_weights(SEXP schema, SEXP rows)
     return h;
 }
 
+/* preset: 0 German credit, 1 HELOC (cfx_schema_advice_preset). */
+SEXP C_schema_advice_preset(SEXP schema, SEXP preset, SEXP waiting_cost_per_month)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    int p = Rf_asInteger(preset);
+    double c = num_arg(waiting_cost_per_month, "waiting_cost_per_month");
+    SEXP h = new_handle(K_SCHEMA);
+    const cfx_schema *out = NULL;
+    check(cfx_schema_advice_preset(s, p, c, &out));
+    R_SetExternalPtrAddr(h, (void *)out);
+    UNPROTECT(1);
+    return h;
+}
+
 /* ---------------------------------------------------------------- dataset */
 
 /* which: 0 German, 1 HELOC, 2 Taiwan; path NULL = the library's default. */
@@ -1261,6 +1275,39 @@ SEXP C_schema_builder_set_step(SEXP builder, SEXP step)
 {
     cfx_schema_builder *b = SCHEMA_BUILDER(builder);
     check(cfx_schema_builder_set_step(b, num_arg(step, "step")));
+    return R_NilValue;
+}
+
+/* Change limits of the last feature: each a cfx_change_limit kind (0 none,
+ * 1 units, 2 fraction) and its value. */
+SEXP C_schema_builder_set_change_limits(SEXP builder, SEXP increase_kind, SEXP max_increase,
+                                        SEXP decrease_kind, SEXP max_decrease)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    int ik = Rf_asInteger(increase_kind), dk = Rf_asInteger(decrease_kind);
+    double mi = num_arg(max_increase, "max_increase"), md = num_arg(max_decrease, "max_decrease");
+    check(cfx_schema_builder_set_change_limits(b, ik, mi, dk, md));
+    return R_NilValue;
+}
+
+/* ends_in: NULL -> none (the feature stays at its upper bound). */
+SEXP C_schema_builder_set_time_growth(SEXP builder, SEXP per_month, SEXP ends_in)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    double pm = num_arg(per_month, "per_month");
+    const char *e = opt_str_arg(ends_in, "ends_in");
+    check(cfx_schema_builder_set_time_growth(b, pm, e));
+    return R_NilValue;
+}
+
+SEXP C_schema_builder_set_waiting(SEXP builder, SEXP cost_per_month, SEXP max_months)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    double c = num_arg(cost_per_month, "cost_per_month");
+    size_t m = size_arg(max_months, "max_months");
+    if (m > UINT32_MAX)
+        Rf_errorcall(R_NilValue, "cfx: 'max_months' must be at most %u", (unsigned)UINT32_MAX);
+    check(cfx_schema_builder_set_waiting(b, c, (uint32_t)m));
     return R_NilValue;
 }
 

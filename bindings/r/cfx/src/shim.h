@@ -26,6 +26,7 @@ SEXP C_schema_decode(SEXP schema, SEXP x);
 SEXP C_schema_describe_changes(SEXP schema, SEXP from, SEXP to);
 SEXP C_schema_weights_kind(SEXP schema);
 SEXP C_schema_fit_weights(SEXP schema, SEXP rows);
+SEXP C_schema_advice_preset(SEXP schema, SEXP preset, SEXP waiting_cost_per_month);
 SEXP C_dataset_load(SEXP which, SEXP path);
 SEXP C_dataset_from_csv(SEXP schema, SEXP path, SEXP target, SEXP favourable);
 SEXP C_dataset_from_csv_ex(SEXP schema, SEXP path, SEXP target, SEXP favourable, SEXP delimiter, SEXP header);
@@ -66,6 +67,9 @@ SEXP C_schema_builder_set_actionable_bounds(SEXP builder, SEXP lower, SEXP upper
 SEXP C_schema_builder_set_cost_scale(SEXP builder, SEXP cost_scale);
 SEXP C_schema_builder_add_forbidden_transition(SEXP builder, SEXP from, SEXP to);
 SEXP C_schema_builder_set_step(SEXP builder, SEXP step);
+SEXP C_schema_builder_set_change_limits(SEXP builder, SEXP increase_kind, SEXP max_increase, SEXP decrease_kind, SEXP max_decrease);
+SEXP C_schema_builder_set_time_growth(SEXP builder, SEXP per_month, SEXP ends_in);
+SEXP C_schema_builder_set_waiting(SEXP builder, SEXP cost_per_month, SEXP max_months);
 SEXP C_schema_build(SEXP builder);
 SEXP C_coherent_explain(SEXP schema, SEXP model, SEXP config, SEXP row, SEXP diverse);
 SEXP C_coherent_result(SEXP result);

@@ -892,6 +892,13 @@ JNIEXPORT jint FN(schemaWeightsKind)(JNIEnv *env, jclass c, jlong h) {
     return (jint)k;
 }
 
+JNIEXPORT jlong FN(schemaAdvicePreset)(JNIEnv *env, jclass c, jlong h, jint preset, jdouble waiting_cost) {
+    (void)c;
+    const cfx_schema *out = NULL;
+    if (!ok(env, cfx_schema_advice_preset(H(const cfx_schema, h), preset, waiting_cost, &out))) return 0;
+    return J(out);
+}
+
 JNIEXPORT jlong FN(schemaFitWeights)(JNIEnv *env, jclass c, jlong h, jdoubleArray rows, jlong n_rows,
                                       jlong n_cols) {
     (void)c;
@@ -1001,6 +1008,30 @@ JNIEXPORT void FN(sbAddForbiddenTransition)(JNIEnv *env, jclass c, jlong b, jbyt
 JNIEXPORT void FN(sbSetStep)(JNIEnv *env, jclass c, jlong b, jdouble step) {
     (void)c;
     ok(env, cfx_schema_builder_set_step(SB(b), step));
+}
+
+/* Change limits of the last feature: each a cfx_change_limit kind (0 none, 1 units, 2 fraction)
+ * and its value. */
+JNIEXPORT void FN(sbSetChangeLimits)(JNIEnv *env, jclass c, jlong b, jint inc_kind, jdouble max_inc,
+                                     jint dec_kind, jdouble max_dec) {
+    (void)c;
+    ok(env, cfx_schema_builder_set_change_limits(SB(b), inc_kind, max_inc, dec_kind, max_dec));
+}
+
+/* ends_in: NULL array -> NULL (the feature stays at its upper bound). */
+JNIEXPORT void FN(sbSetTimeGrowth)(JNIEnv *env, jclass c, jlong b, jdouble per_month, jbyteArray ends_in) {
+    (void)c;
+    int fail;
+    char *e = cstr_in(env, ends_in, &fail);
+    if (fail) return;
+    cfx_status st = cfx_schema_builder_set_time_growth(SB(b), per_month, e);
+    free(e);
+    ok(env, st);
+}
+
+JNIEXPORT void FN(sbSetWaiting)(JNIEnv *env, jclass c, jlong b, jdouble cost_per_month, jlong max_months) {
+    (void)c;
+    ok(env, cfx_schema_builder_set_waiting(SB(b), cost_per_month, (uint32_t)max_months));
 }
 
 JNIEXPORT jlong FN(schemaBuild)(JNIEnv *env, jclass c, jlong b) {

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Native {
     /** The C ABI this binding was written for ({@code CFX_ABI_VERSION} in include/cfx.h). */
-    static final int BUILT_FOR_ABI = 1;
+    static final int BUILT_FOR_ABI = 2;
 
     static final int KIND_SCHEMA = 0;
     static final int KIND_DATASET = 1;
@@ -394,6 +394,8 @@ final class Native {
 
     static native int schemaWeightsKind(long s);
 
+    static native long schemaAdvicePreset(long s, int preset, double waitingCostPerMonth);
+
     // ----------------------------------------------------------------- schema builder
 
     static native long schemaBuilderNew();
@@ -413,6 +415,12 @@ final class Native {
     static native void sbAddForbiddenTransition(long b, byte[] from, byte[] to);
 
     static native void sbSetStep(long b, double step);
+
+    static native void sbSetChangeLimits(long b, int increaseKind, double maxIncrease, int decreaseKind, double maxDecrease);
+
+    static native void sbSetTimeGrowth(long b, double perMonth, byte[] endsIn);
+
+    static native void sbSetWaiting(long b, double costPerMonth, long maxMonths);
 
     static native long schemaBuild(long b);
 

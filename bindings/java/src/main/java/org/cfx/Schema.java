@@ -132,6 +132,21 @@ public final class Schema extends NativeResource {
         }
     }
 
+    /**
+     * This schema (of {@link Dataset#loadGerman} or {@link Dataset#loadHeloc}) with the dataset's
+     * actionability preset for advice (issue #16, {@code cfx_schema_advice_preset}): change limits,
+     * features that move only by waiting, forbidden moves, and a waiting action costing {@code
+     * waitingCostPerMonth} per month. NOT_FOUND when the schema lacks a feature the preset names.
+     */
+    public Schema advicePreset(AdvicePreset preset, double waitingCostPerMonth) {
+        Objects.requireNonNull(preset, "preset");
+        try {
+            return new Schema(Native.schemaAdvicePreset(handle(), preset.code, waitingCostPerMonth));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
     /** A new schema with distance weights fitted on raw rows (this one is unchanged). */
     public Schema fitWeights(double[][] rows) {
         Objects.requireNonNull(rows, "rows");

@@ -93,6 +93,39 @@ public final class SchemaBuilder extends NativeResource {
         return with(b -> Native.sbSetStep(b, step));
     }
 
+    /**
+     * Change limits of the last (contiguous) feature, relative to the applicant's own value (issue
+     * #16): the largest increase and the largest decrease, each {@link ChangeLimit#NONE}, in raw
+     * units or as a fraction of the applicant's value. Non-negative, checked by {@link #build()}.
+     */
+    public SchemaBuilder changeLimits(ChangeLimit maxIncrease, ChangeLimit maxDecrease) {
+        Objects.requireNonNull(maxIncrease, "maxIncrease");
+        Objects.requireNonNull(maxDecrease, "maxDecrease");
+        return with(b -> Native.sbSetChangeLimits(
+                b, maxIncrease.kind.code, maxIncrease.value, maxDecrease.kind.code, maxDecrease.value));
+    }
+
+    /**
+     * The last feature grows by {@code perMonth} raw units per month of waiting and moves no other
+     * way (it becomes immutable to actions); {@code endsIn} (null: none) names the special state it
+     * enters past its upper bound. The schema then needs {@link #waiting}.
+     */
+    public SchemaBuilder timeGrowth(double perMonth, String endsIn) {
+        byte[] e = Utf8.cstrOrNull(endsIn, "endsIn");
+        return with(b -> Native.sbSetTimeGrowth(b, perMonth, e));
+    }
+
+    /**
+     * Gives the schema a "wait m months" action: its cost per month (in the distance's units) and
+     * the longest wait (0 to 600 months).
+     */
+    public SchemaBuilder waiting(double costPerMonth, int maxMonths) {
+        if (maxMonths < 0) {
+            throw new IllegalArgumentException("maxMonths must be >= 0, got " + maxMonths);
+        }
+        return with(b -> Native.sbSetWaiting(b, costPerMonth, maxMonths));
+    }
+
     /** The immutable schema ({@link CfxException} INVALID_SCHEMA when inconsistent). Consumes the builder. */
     public Schema build() {
         long b;

@@ -1,0 +1,88 @@
+# The advice calls of the schema (issue #16): change limits, time growth and waiting from the
+# builder, and the German credit preset. The change limit's oracle is arithmetic: the model
+# accepts exactly the amounts <= 4000 (score 4 - 10 * amount / 10000), the applicant asks 5000,
+# so a decrease limit of 10 % (down to 4500) leaves no recourse and one of 2000 units puts the
+# answer in [3000, 4000].
+
+limited_amount <- function(max_decrease) {
+  cfx_schema_builder() |>
+    cfx_add_contiguous("amount", 0, 10000) |>
+    cfx_set_change_limits(max_decrease = max_decrease) |>
+    cfx_add_contiguous("age", 18, 80, integer = TRUE) |>
+    cfx_set_actionability(mutable = FALSE) |>
+    cfx_schema_build()
+}
+
+test_that("the coherent answer never exceeds a change limit", {
+  skip_if_not(isTRUE(cfx_families()[["coherent"]]), "cfx.h has no coherent entry points")
+  m <- cfx_linear_model(c(-10, 0), 4)
+  applicant <- c(5000, 30)
+  tight <- limited_amount(c(fraction = 0.1))
+  loose <- limited_amount(2000) # raw units
+  expect_false(predict(m, applicant, schema = loose)$accepted)
+  expect_match(cfx_to_json(tight), "\"fraction\": 0.1", fixed = TRUE)
+  r <- cfx_explain(m, applicant, tight)
+  expect_identical(cfx_outcome(r)$outcome, "infeasible")
+  r <- cfx_explain(m, applicant, loose)
+  expect_identical(cfx_outcome(r)$outcome, "optimal")
+  cf <- cfx_counterfactual(r)
+  expect_gte(cf$amount, 3000 - 1e-6)
+  expect_lte(cf$amount, 4000 + 1e-6)
+  expect_equal(cf$age, 30)
+  expect_true(predict(m, c(cf$amount, cf$age), schema = loose)$accepted)
+})
+
+test_that("time growth and waiting reach the schema", {
+  s <- cfx_schema_builder() |>
+    cfx_add_contiguous("months_since_delinquency", 0, 120, integer = TRUE) |>
+    cfx_add_special_state(-8, "beyond records") |>
+    cfx_set_time_growth(1, ends_in = "beyond records") |>
+    cfx_add_contiguous("age", 18, 99) |>
+    cfx_set_time_growth(per_month = 1 / 12) |>
+    cfx_set_waiting(cost_per_month = 0.05, max_months = 36) |>
+    cfx_schema_build()
+  doc <- jsonlite::fromJSON(cfx_to_json(s), simplifyVector = FALSE)
+  expect_identical(doc$waiting$max_months, 36L)
+  expect_equal(doc$waiting$cost_per_month, 0.05)
+  expect_equal(doc$features[[1]]$actionability$grows_with_time$per_month, 1)
+  expect_identical(doc$features[[1]]$actionability$grows_with_time$ends_in, "beyond records")
+  expect_equal(doc$features[[2]]$actionability$grows_with_time$per_month, 1 / 12)
+  expect_identical(cfx_fingerprint(cfx_schema_from_json(cfx_to_json(s))), cfx_fingerprint(s))
+
+  expect_error(cfx_schema_builder() |> cfx_add_contiguous("m", 0, 10) |> cfx_set_time_growth() |>
+                 cfx_schema_build(), class = "cfx_error_invalid_schema")
+  expect_error(cfx_schema_builder() |> cfx_add_contiguous("m", 0, 10) |>
+                 cfx_set_time_growth(ends_in = "gone") |> cfx_set_waiting(1, 12) |> cfx_schema_build(),
+               "gone", class = "cfx_error_invalid_schema")
+  expect_error(cfx_schema_builder() |> cfx_add_contiguous("m", 0, 10) |> cfx_set_waiting(1, 601) |>
+                 cfx_schema_build(), class = "cfx_error_invalid_schema")
+  expect_error(cfx_schema_builder() |> cfx_add_contiguous("m", 0, 10) |>
+                 cfx_set_change_limits(max_increase = -1) |> cfx_schema_build(),
+               class = "cfx_error_invalid_schema")
+  b <- cfx_schema_builder() |> cfx_add_contiguous("m", 0, 10)
+  expect_error(cfx_set_waiting(b, 1, -1), "max_months")
+  expect_error(cfx_set_waiting(b, Inf, 12), class = "cfx_error_invalid_argument")
+  expect_error(cfx_set_change_limits(b, max_increase = NaN), class = "cfx_error_invalid_argument")
+  expect_error(cfx_set_change_limits(b, max_increase = c(percent = 5)), "max_increase")
+  cfx_free(b)
+})
+
+test_that("the German preset names its limits and its waiting", {
+  s <- cfx_schema(cfx_load_german())
+  expect_no_match(cfx_to_json(s), "max_decrease", fixed = TRUE)
+  advice <- cfx_advice_preset(s, "german", waiting_cost_per_month = 0.1)
+  doc <- jsonlite::fromJSON(cfx_to_json(advice), simplifyVector = FALSE)
+  feature <- function(name) Filter(function(f) f$name == name, doc$features)[[1]]
+  amount <- feature("credit_amount")$actionability
+  expect_equal(amount$max_decrease$fraction, 0.5)
+  expect_equal(amount$max_increase$fraction, 0.25)
+  duration <- feature("duration_in_month")$actionability
+  expect_equal(c(duration$max_decrease$units, duration$max_increase$units), c(12, 12))
+  expect_equal(feature("age_in_years")$actionability$grows_with_time$per_month, 1 / 12)
+  expect_identical(doc$waiting$max_months, 24L)
+  expect_equal(doc$waiting$cost_per_month, 0.1)
+  expect_identical(names(advice), names(s))
+  expect_error(cfx_advice_preset(s, "heloc", 0.1), class = "cfx_error_not_found")
+  expect_error(cfx_advice_preset(s, "german", NaN), class = "cfx_error_invalid_argument")
+  expect_error(cfx_advice_preset(s, "taiwan", 0.1), "should be one of")
+})
