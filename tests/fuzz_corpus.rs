@@ -12,7 +12,10 @@ mod bodies;
 use std::path::{Path, PathBuf};
 
 /// Every fuzz target: its name (the folder of its inputs) and its body.
-const TARGETS: &[(&str, fn(&[u8]))] = &[
+/// A fuzz target's body: it takes the raw input and asserts what must hold.
+type Body = fn(&[u8]);
+
+const TARGETS: &[(&str, Body)] = &[
     ("csv_reading", bodies::csv_reading::run),
     ("json_and_encoding", bodies::json_and_encoding::run),
     ("model_prediction", bodies::model_prediction::run),

@@ -108,7 +108,8 @@ impl Schema {
         if let Some(st) = step {
             let k = ((v - lower) / st).round();
             let snapped = lower + k * st;
-            if !((snapped - v).abs() <= tol) {
+            // `is_none_or`: a NaN distance (a non-finite value) is off the grid too.
+            if (snapped - v).abs().partial_cmp(&tol).is_none_or(|o| o.is_gt()) {
                 return Err(bad(format!(
                     "value {v} is not on the grid {lower} + k·{st}"
                 )));
@@ -117,7 +118,7 @@ impl Schema {
         }
         if *integer {
             let r = v.round();
-            if !((r - v).abs() <= tol) {
+            if (r - v).abs().partial_cmp(&tol).is_none_or(|o| o.is_gt()) {
                 return Err(bad(format!("value {v} is not a whole number")));
             }
             v = r;
