@@ -109,7 +109,11 @@ impl Schema {
             let k = ((v - lower) / st).round();
             let snapped = lower + k * st;
             // `is_none_or`: a NaN distance (a non-finite value) is off the grid too.
-            if (snapped - v).abs().partial_cmp(&tol).is_none_or(|o| o.is_gt()) {
+            if (snapped - v)
+                .abs()
+                .partial_cmp(&tol)
+                .is_none_or(|o| o.is_gt())
+            {
                 return Err(bad(format!(
                     "value {v} is not on the grid {lower} + k·{st}"
                 )));
