@@ -1,6 +1,6 @@
 # The ABI version of include/cfx.h this package was written and tested for.
 # A library reporting another cfx_abi_version() is refused at load time.
-.cfx_abi_built_for <- 1L
+.cfx_abi_built_for <- 2L
 
 .onLoad <- function(libname, pkgname) {
   v <- .Call(C_version)

@@ -31,7 +31,7 @@ test_that("shim entry points survive gctorture (PROTECT discipline)", {
   expect_identical(names(p), c("score", "probability", "accepted"))
   expect_equal(p, pr)
   expect_identical(info$kind, "linear")
-  expect_identical(v$abi, 1L)
+  expect_identical(v$abi, 2L)
   expect_true(all(c("schema", "dataset", "model", "config", "config_builder", "schema_builder") %in% names(counts)))
   expect_match(js, "\"features\"")
   expect_match(cfx_to_json(cfg), "\"seed\": 3")

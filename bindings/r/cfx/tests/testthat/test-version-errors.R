@@ -1,10 +1,10 @@
 test_that("the library reports the version and ABI this package was built for", {
   v <- cfx_version()
-  expect_identical(v$abi, 1L)
-  expect_identical(v$header_abi, 1L)
+  expect_identical(v$abi, 2L)
+  expect_identical(v$header_abi, 2L)
   expect_identical(v$version, sprintf("%d.%d.%d", v$major, v$minor, v$patch))
   expect_identical(v$version, v$header_version)
-  expect_output(print(v), "^cfx library [0-9]+\\.[0-9]+\\.[0-9]+ \\(ABI version 1\\)")
+  expect_output(print(v), "^cfx library [0-9]+\\.[0-9]+\\.[0-9]+ \\(ABI version 2\\)")
 })
 
 test_that("an ABI mismatch is refused with a clear message", {
