@@ -81,7 +81,10 @@ impl Drop for Inputs {
 
 /// The bundled German file nine times over: 9,000 applicants, three chunks of
 /// the call (4,096 rows each at most).
-fn book() -> PathBuf {
+/// Nine copies of the German data as one book. Every test writes its own
+/// file: tests run in parallel in one process, and two writers of one path
+/// let a reader see a truncated-and-rewritten file (an extra, spliced row).
+fn book(name: &str) -> PathBuf {
     let text = std::fs::read_to_string(cfx::data::bundled_german_path()).unwrap();
     let mut lines = text.lines();
     let header = lines.next().unwrap();
@@ -94,7 +97,7 @@ fn book() -> PathBuf {
             out += "\n";
         }
     }
-    let p = temp("book.csv");
+    let p = temp(name);
     std::fs::write(&p, out).unwrap();
     p
 }
@@ -130,7 +133,7 @@ unsafe fn run(
 #[test]
 fn streaming_call_reports_on_the_callers_thread_and_cancels_with_whole_lines() {
     let inp = inputs();
-    let input = book();
+    let input = book("streaming-book.csv");
     let (full, cut) = (temp("full.jsonl"), temp("cut.jsonl"));
     let me = std::thread::current().id();
     unsafe {
@@ -343,7 +346,7 @@ fn streaming_call_reports_on_the_callers_thread_and_cancels_with_whole_lines() {
 #[test]
 fn bad_calls_are_statuses_and_write_nothing() {
     let inp = inputs();
-    let input = book();
+    let input = book("bad-calls-book.csv");
     let out = temp("bad.jsonl");
     let (i, o) = (c(input.to_str().unwrap()), c(out.to_str().unwrap()));
     unsafe {
