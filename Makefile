@@ -24,7 +24,7 @@ DATADIR ?= $(PREFIX)/share/cfx
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
-  demo test test-install install uninstall java csharp r experiments bench fuzz fuzz-install fuzz-smoke lint \
+  demo test ci-free-disk test-install install uninstall java csharp r experiments bench fuzz fuzz-install fuzz-smoke lint \
   peers-scorecard peers-trees
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
@@ -77,11 +77,23 @@ peers-trees:
 
 test: deps peers-scorecard peers-trees
 	$(CARGO) test --release
+	@$(MAKE) --no-print-directory ci-free-disk
 	bash tests/install/run.sh
 	bash bindings/java/run-tests.sh
 	bash bindings/csharp/run-tests.sh
 	bash bindings/r/run-tests.sh
 	bash bindings/python/run-tests.sh
+
+# Under CI only (the CI machine's disk is small): once `cargo test` has run them, the test
+# executables (`target/release/deps/<test>-<hash>`, no extension) and the examples (some 2 GB)
+# are removed before the bindings' steps and the Python environment need room. Libraries,
+# proc-macros and build scripts stay, so later `cargo build` calls do not rebuild anything.
+ci-free-disk:
+	@if [ -n "$$CI" ]; then \
+	  echo "cfx (CI): removing the test executables and examples that have run, to free disk"; \
+	  find target/release/deps -maxdepth 1 -type f -executable ! -name '*.*' -delete; \
+	  rm -rf target/release/examples; \
+	fi
 
 demo: deps-demo first-build-notice
 	$(CARGO) run --release --example credit_recourse -- $(DATA)
