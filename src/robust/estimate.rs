@@ -288,17 +288,27 @@ impl GuaranteeLimits {
     /// The limits for a person, for a reported bound `value` and the `target`
     /// it was meant to meet.
     pub fn in_words(&self, value: f64, target: f64) -> String {
+        let theta = (value * (1.0 - self.threshold) - self.margin).max(0.0);
         let mut s = format!(
             "this guarantee cannot go below m/(1 − t) = {:.1}% for this setting (margin m = {}, \
-             threshold t = {}, K = {}); {:.1}% is that floor plus Θ̃/(1 − t), Θ̃ = {:.3} the mean \
-             rejection of the noisy copies",
+             threshold t = {}, K = {}); ",
             100.0 * self.floor,
             self.margin,
             self.threshold,
             self.k,
-            100.0 * value,
-            (value * (1.0 - self.threshold) - self.margin).max(0.0)
         );
+        if value >= 1.0 {
+            s.push_str(&format!(
+                "here the bound is {:.1}%, above 100%, so it says nothing: that floor plus Θ̃/(1 − t) \
+                 with Θ̃ = {theta:.3}, the mean of 1 − f over the noisy copies",
+                100.0 * value
+            ));
+        } else {
+            s.push_str(&format!(
+                "{:.1}% is that floor plus Θ̃/(1 − t), Θ̃ = {theta:.3} the mean of 1 − f over the noisy copies",
+                100.0 * value
+            ));
+        }
         let need = self.soft_rate_for_target(target);
         if need > 0.0 {
             s.push_str(&format!(
