@@ -114,7 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (certifiable, not): (Vec<f64>, Vec<f64>) =
         TARGETS.iter().partition(|&&t| limits.can_certify(t));
     println!(
-        "CROCO's bound cannot go below m/(1 − t) = {:.0}% (m = {}, t = {}, confidence {:.2}% at K = {}): \
+        "CROCO's bound cannot go below m/(1 − t) = {:.0}% (m = {}, t = {}, confidence {:.3}% at K = {}): \
          targets {:?} can never be certified (they need m < target·(1 − t)), {:?} only with Θ̃ < target·(1 − t) − m",
         100.0 * limits.floor,
         limits.margin,
