@@ -22,7 +22,9 @@ use cfx::data;
 use cfx::model::{LinearModel, LogisticFit, Model, accuracy};
 use cfx::plan::{CopaConfig, EnsembleConfig, ModelUncertainty, copa_plan};
 use cfx::plausibility::{Plausibility, PlausibilityFlag, describe_implausible};
-use cfx::robust::{CrocoConfig, Estimator, Evaluation, NoiseModel, Workspace, croco};
+use cfx::robust::{
+    CrocoConfig, Estimator, Evaluation, GuaranteeLimits, NoiseModel, Workspace, croco,
+};
 
 const N_APPLICANTS: usize = 3;
 
@@ -334,9 +336,13 @@ fn plan_advice(
         100.0 * plan.upper.value
     );
     println!(
-        "  (distribution-free bounds over all models with the estimated mean and covariance; with {} parameters this uncertain the lower bound is weak)",
-        mu.mean.len()
+        "  (distribution-free bounds over all models within Gelbrich distance ρ = {} of the estimated mean and covariance)",
+        cfg.rho
     );
+    let reading = plan.read_bounds(&mu, cfg.rho)?;
+    if reading.meaning != cfx::plan::BoundsMeaning::Informative {
+        println!("  {}", reading.in_words());
+    }
     let share = gaussian_joint_validity(&mu, &plan.encoded, 10_000, 7);
     println!(
         "  if future models vary as a Gaussian with those moments, {:.1}% of them accept every option (10,000 simulated models)",
@@ -523,5 +529,7 @@ fn robust_advice(
     }
     warn(&c.plausibility);
     println!("  {}", c.guarantee_in_words(sigma2));
+    let limits = GuaranteeLimits::of_bound(&c.bound, model.threshold())?;
+    println!("  {}", limits.in_words(c.bound.value, target));
     Ok(())
 }

@@ -27,9 +27,9 @@ use cfx::coherent::{Config as MipConfig, explain_diverse};
 use cfx::data::{bundled_german_path, german_credit};
 use cfx::model::{LinearModel, LogisticFit};
 use cfx::plan::{
-    CopaConfig, CorrectionConfig, EnsembleConfig, ModelUncertainty, copa_box, copa_plan,
-    correct_plan, correct_plan_in_box, decode_options, lower_validity_bound, plan_metrics,
-    theta_of, upper_validity_bound, with_intercept,
+    BoundsMeaning, CopaConfig, CorrectionConfig, EnsembleConfig, ModelUncertainty, copa_box,
+    copa_plan, correct_plan, correct_plan_in_box, decode_options, lower_validity_bound,
+    plan_metrics, theta_of, upper_validity_bound, with_intercept,
 };
 use cfx::plausibility::Plausibility;
 use rand::{Rng, SeedableRng};
@@ -173,6 +173,10 @@ fn main() -> cfx::Result<()> {
                     100.0 * p.lower.value,
                     100.0 * p.upper.value
                 );
+                let reading = p.read_bounds(&unc, cfg.rho)?;
+                if reading.meaning != BoundsMeaning::Informative {
+                    println!("  {}", reading.in_words());
+                }
             }
             // the correction, then snapped back onto real applicants
             let t = Instant::now();

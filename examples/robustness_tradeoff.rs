@@ -15,8 +15,8 @@ use cfx::data::{bundled_german_path, german_credit};
 use cfx::model::{MlpModel, MlpTraining, Model};
 use cfx::plausibility::Plausibility;
 use cfx::robust::{
-    CrocoConfig, NoiseModel, ProbeConfig, RobustCounterfactual, WachterConfig, croco, probe,
-    wachter,
+    CrocoConfig, GuaranteeLimits, NoiseModel, ProbeConfig, RobustCounterfactual, WachterConfig,
+    croco, probe, wachter,
 };
 use plotters::prelude::*;
 
@@ -106,6 +106,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "German credit, MLP [50] ReLU, {} declined applicants, CROCO n_iter {n_iter}, K = 500, m = 0.1, t = 0.5",
         declined.len()
+    );
+    // What CROCO's certificate can say at all here (seed 001, Propositions 1–2):
+    // (m + Θ̃)/(1 − t) never goes below m/(1 − t).
+    let croco_cfg = CrocoConfig::default();
+    let limits = GuaranteeLimits::new(croco_cfg.m, mlp.threshold(), croco_cfg.k)?;
+    let (certifiable, not): (Vec<f64>, Vec<f64>) =
+        TARGETS.iter().partition(|&&t| limits.can_certify(t));
+    println!(
+        "CROCO's bound cannot go below m/(1 − t) = {:.0}% (m = {}, t = {}, confidence {:.3}% at K = {}): \
+         targets {:?} can never be certified (they need m < target·(1 − t)), {:?} only with Θ̃ < target·(1 − t) − m",
+        100.0 * limits.floor,
+        limits.margin,
+        limits.threshold,
+        100.0 * limits.confidence,
+        limits.k,
+        not,
+        certifiable
     );
     println!(
         "{:8} {:6} {:7} {:>9} {:>9} {:>8} {:>8} {:>10} {:>12}",

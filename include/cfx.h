@@ -1269,7 +1269,9 @@ cfx_status cfx_copa_result_describe(const struct cfx_copa_result *result,
 
 /**
  * The result as versioned JSON (kind `"copa_plan"`; string buffer protocol),
- * with the schema and uncertainty fingerprints and the seed. Thread-safe.
+ * with the schema and uncertainty fingerprints and the seed, and under
+ * `bounds_reading` what L* and U* say (when vacuous, why in numbers, and
+ * its sentence in `in_words`). Thread-safe.
  */
 cfx_status cfx_copa_result_to_json(const struct cfx_copa_result *result,
                                    char *buf,
@@ -1948,7 +1950,8 @@ cfx_status cfx_robust_result_encoded(const struct cfx_robust_result *result,
 /**
  * The result as versioned JSON (string buffer protocol), with the
  * fingerprints of the schema and model the result was computed with (kept
- * in the result). `schema` and `model` may be NULL; when given, they must be
+ * in the result), and under `guarantee_limits` the floor m/(1 − t) below
+ * which CROCO's bound cannot go for its margin and the model's threshold. `schema` and `model` may be NULL; when given, they must be
  * those (the same fingerprints), else `INVALID_ARGUMENT`. Thread-safe.
  */
 cfx_status cfx_robust_result_to_json(const struct cfx_robust_result *result,

@@ -97,6 +97,16 @@ fn robust_json_names_the_schema_and_model_it_was_computed_with() {
             let v = json(s, m).unwrap();
             assert_eq!(v["inputs"]["schema"], want_schema.as_str());
             assert_eq!(v["inputs"]["model"], want_model.as_str());
+            // what the bound can say at all: its floor m/(1 − t), t = 0.5 in the model file
+            let r = &v["result"];
+            let margin = r["bound"]["margin"].as_f64().unwrap();
+            let floor = r["guarantee_limits"]["floor"].as_f64().unwrap();
+            assert_eq!(r["guarantee_limits"]["threshold"].as_f64(), Some(0.5));
+            assert!(
+                (floor - margin / 0.5).abs() < 1e-15,
+                "{floor} vs m = {margin}"
+            );
+            assert!(r["bound"]["value"].as_f64().unwrap() >= floor);
         }
         // another model than the one the result was computed with is refused
         assert_eq!(

@@ -14,8 +14,8 @@ use super::handle::{
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
 use crate::plan::{
-    CopaConfig, CopaPlan, CorrectionConfig, EnsembleConfig, ModelUncertainty, SolveStatus,
-    TrivialCase, ValidityBound, copa_plan, correct_plan, lower_validity_bound,
+    BoundsReading, CopaConfig, CopaPlan, CorrectionConfig, EnsembleConfig, ModelUncertainty,
+    SolveStatus, TrivialCase, ValidityBound, copa_plan, correct_plan, lower_validity_bound,
     upper_validity_bound, with_intercept,
 };
 use crate::schema::Schema;
@@ -48,6 +48,16 @@ pub struct CopaResult {
     schema: Arc<Schema>,
     uncertainty: Arc<ModelUncertainty>,
     seed: u64,
+    /// What the bounds say (None when a bound's solve was not usable).
+    reading: Option<BoundsReadingJson>,
+}
+
+/// [`BoundsReading`] with its sentence, as the result's JSON carries it.
+#[derive(Serialize)]
+struct BoundsReadingJson {
+    #[serde(flatten)]
+    reading: BoundsReading,
+    in_words: String,
 }
 
 unsafe impl ArcHandle for cfx_copa_result {
@@ -318,12 +328,17 @@ pub unsafe extern "C" fn cfx_copa_plan_new(
         let raw = finite_in(raw, raw_len, "raw")?;
         let plan = copa_plan(&s, &u, raw, c)?;
         let text = describe(&s, raw, &plan);
+        let reading = plan.read_bounds(&u, c.rho).ok().map(|reading| BoundsReadingJson {
+            in_words: reading.in_words(),
+            reading,
+        });
         let r = CopaResult {
             plan,
             text,
             schema: s,
             uncertainty: u,
             seed: c.seed,
+            reading,
         };
         out.write(arc_into_raw(Arc::new(r)));
         Ok(())
@@ -429,10 +444,15 @@ pub unsafe extern "C" fn cfx_copa_result_describe(
 struct CopaJson<'a> {
     plan: &'a CopaPlan,
     description: &'a str,
+    /// What L* and U* say and, when vacuous, why (`cfx::plan::BoundsReading`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bounds_reading: Option<&'a BoundsReadingJson>,
 }
 
 /// The result as versioned JSON (kind `"copa_plan"`; string buffer protocol),
-/// with the schema and uncertainty fingerprints and the seed. Thread-safe.
+/// with the schema and uncertainty fingerprints and the seed, and under
+/// `bounds_reading` what L* and U* say (when vacuous, why in numbers, and
+/// its sentence in `in_words`). Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_copa_result_to_json(
     result: *const cfx_copa_result,
@@ -452,6 +472,7 @@ pub unsafe extern "C" fn cfx_copa_result_to_json(
         let v = CopaJson {
             plan: &r.plan,
             description: &r.text,
+            bounds_reading: r.reading.as_ref(),
         };
         write_str(&result_json("copa_plan", &p, &v)?, buf, cap, out_len, "buf")
     }
@@ -604,5 +625,96 @@ mod tests {
         assert_eq!(st, cfx_status::BufferTooSmall);
         assert_eq!(n, 4);
         unsafe { cfx_uncertainty_free(u) };
+    }
+
+    /// The plan's JSON carries the reading of its bounds: the same L* and U*,
+    /// a meaning that matches them, and r₀ = min_j x_jᵀμ̂/‖x_j‖ recomputed here
+    /// from the JSON's own options.
+    #[test]
+    fn plan_json_carries_the_reading_of_its_bounds() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let sj = std::ffi::CString::new(
+            std::fs::read_to_string(root.join("examples/c/data/applicant_schema.json")).unwrap(),
+        )
+        .unwrap();
+        let mut schema = ptr::null();
+        let mut n = 0usize;
+        unsafe {
+            assert_eq!(
+                super::super::schema::cfx_schema_from_json(sj.as_ptr(), &mut schema),
+                cfx_status::Ok
+            );
+            assert_eq!(
+                super::super::schema::cfx_schema_encoded_dim(schema, &mut n),
+                cfx_status::Ok
+            );
+        }
+        let d = n + 1;
+        let mut mean = vec![0.3; d];
+        mean[0] = -1.0;
+        let cov: Vec<f64> = (0..d * d)
+            .map(|k| if k / d == k % d { 0.2 } else { 0.0 })
+            .collect();
+        let mut u = ptr::null();
+        let raw = [30000.0, -7.0, 1.0, 30.0];
+        let mut result = ptr::null();
+        unsafe {
+            assert_eq!(
+                cfx_uncertainty_new(mean.as_ptr(), d, cov.as_ptr(), d * d, &mut u),
+                cfx_status::Ok
+            );
+            assert_eq!(
+                cfx_copa_plan_new(schema, u, ptr::null(), raw.as_ptr(), 4, &mut result),
+                cfx_status::Ok
+            );
+        }
+        let mut need = 0usize;
+        let st = unsafe { cfx_copa_result_to_json(result, ptr::null_mut(), 0, &mut need) };
+        assert_eq!(st, cfx_status::BufferTooSmall);
+        let mut buf = vec![0 as c_char; need];
+        let st = unsafe { cfx_copa_result_to_json(result, buf.as_mut_ptr(), need, &mut need) };
+        assert_eq!(st, cfx_status::Ok);
+        let text = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+            .to_str()
+            .unwrap()
+            .to_string();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let plan = &v["result"]["plan"];
+        let reading = &v["result"]["bounds_reading"];
+        let (lo, up) = (
+            plan["lower"]["value"].as_f64().unwrap(),
+            plan["upper"]["value"].as_f64().unwrap(),
+        );
+        assert_eq!(reading["lower"].as_f64(), Some(lo));
+        assert_eq!(reading["upper"].as_f64(), Some(up));
+        assert_eq!(reading["uncertain_parameters"].as_u64(), Some(d as u64));
+        let want = match (lo <= 1e-6, up >= 1.0 - 1e-6) {
+            (false, false) => "informative",
+            (true, false) => "vacuous_lower",
+            (false, true) => "vacuous_upper",
+            (true, true) => "vacuous_both",
+        };
+        assert_eq!(reading["meaning"], want, "{text}");
+        let words = reading["in_words"].as_str().unwrap();
+        assert_eq!(words.is_empty(), want == "informative", "{words}");
+        let r0 = plan["encoded"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                let x: Vec<f64> = std::iter::once(1.0)
+                    .chain(o.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()))
+                    .collect();
+                let m: f64 = x.iter().zip(&mean).map(|(a, b)| a * b).sum();
+                m / x.iter().map(|v| v * v).sum::<f64>().sqrt()
+            })
+            .fold(f64::INFINITY, f64::min);
+        let got = reading["zero_radius"].as_f64().unwrap();
+        assert!((got - r0).abs() < 1e-9 * (1.0 + r0.abs()), "{got} vs {r0}");
+        unsafe {
+            cfx_copa_result_free(result);
+            cfx_uncertainty_free(u);
+            super::super::schema::cfx_schema_free(schema);
+        }
     }
 }

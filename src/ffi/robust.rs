@@ -23,9 +23,9 @@ use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
 use crate::model::{AnyModel, Model};
 use crate::robust::{
-    CrocoConfig, Estimate, Estimator, NoiseModel, ProbeConfig, RobustCounterfactual, Sampling,
-    WachterConfig, Workspace, croco, invalidation_bound, linear_invalidation_rate,
-    probe as probe_method, probe_invalidation_rate, wachter,
+    CrocoConfig, Estimate, Estimator, GuaranteeLimits, NoiseModel, ProbeConfig,
+    RobustCounterfactual, Sampling, WachterConfig, Workspace, croco, invalidation_bound,
+    linear_invalidation_rate, probe as probe_method, probe_invalidation_rate, wachter,
 };
 use crate::schema::Schema;
 use std::ffi::c_char;
@@ -580,9 +580,20 @@ pub unsafe extern "C" fn cfx_robust_result_encoded(
     }
 }
 
+/// A robust result's JSON: the counterfactual's fields and what its bound
+/// can say at all (`crate::robust::GuaranteeLimits`: the floor m/(1 − t)).
+#[derive(serde::Serialize)]
+struct RobustJson<'a> {
+    #[serde(flatten)]
+    counterfactual: &'a RobustCounterfactual,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    guarantee_limits: Option<&'a GuaranteeLimits>,
+}
+
 /// The result as versioned JSON (string buffer protocol), with the
 /// fingerprints of the schema and model the result was computed with (kept
-/// in the result). `schema` and `model` may be NULL; when given, they must be
+/// in the result), and under `guarantee_limits` the floor m/(1 − t) below
+/// which CROCO's bound cannot go for its margin and the model's threshold. `schema` and `model` may be NULL; when given, they must be
 /// those (the same fingerprints), else `INVALID_ARGUMENT`. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_robust_result_to_json(
@@ -618,7 +629,12 @@ pub unsafe extern "C" fn cfx_robust_result_to_json(
             model: Some(&r.model),
             ..Default::default()
         };
-        let json = result_json("robust_counterfactual", &p, &r.counterfactual)?;
+        let limits = GuaranteeLimits::of_bound(&r.counterfactual.bound, r.model.threshold()).ok();
+        let v = RobustJson {
+            counterfactual: &r.counterfactual,
+            guarantee_limits: limits.as_ref(),
+        };
+        let json = result_json("robust_counterfactual", &p, &v)?;
         write_str(&json, buf, cap, out_len, "buf")
     }
 }

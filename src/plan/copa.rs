@@ -101,6 +101,17 @@ impl CopaPlan {
             .collect::<Result<_>>()?;
         Ok(())
     }
+
+    /// What the plan's bounds (computed at `rho` under `unc`, as
+    /// [`copa_plan`] did with `cfg.rho`) say, and why when they say nothing.
+    pub fn read_bounds(
+        &self,
+        unc: &ModelUncertainty,
+        rho: f64,
+    ) -> Result<super::reading::BoundsReading> {
+        let plan: Vec<Vec<f64>> = self.encoded.iter().map(|x| with_intercept(x)).collect();
+        super::reading::BoundsReading::new(&plan, unc, rho, &self.lower, &self.upper)
+    }
 }
 
 /// Proximity, diversity and validity proxy of a plan (encoded options, no intercept).

@@ -13,7 +13,9 @@
 //!   solved by a dense barrier method of its own (clarabel as its fallback);
 //! * **correction**: the Requirement projection and the Mahalanobis improvement
 //!   ([`project_requirement`], [`correct_plan`]);
-//! * **construction**: the COPA plan generator ([`copa_plan`]).
+//! * **construction**: the COPA plan generator ([`copa_plan`]);
+//! * **reading**: what a pair of bounds says and, when vacuous, why in numbers
+//!   ([`BoundsReading`]).
 
 // Index loops mirror the papers' subscripts (x_j[i], Σ̂_ik); they read clearer than iterator chains.
 #![allow(clippy::needless_range_loop)]
@@ -23,6 +25,7 @@ mod chebyshev;
 mod conic;
 mod copa;
 mod correction;
+mod reading;
 mod uncertainty;
 
 pub use bounds::{
@@ -37,6 +40,10 @@ pub use copa::{
 pub use correction::{
     CorrectedPlan, CorrectionConfig, Improvement, correct_plan, correct_plan_in_box,
     mahalanobis_improve, mahalanobis_ratio, project_requirement,
+};
+pub use reading::{
+    BoundsMeaning, BoundsReading, LowerReason, UpperReason, VACUOUS_TOLERANCE, distance_to_plan,
+    one_option_lower,
 };
 pub use uncertainty::{
     EnsembleConfig, ModelUncertainty, gelbrich_distance, psd_sqrt, theta_of, with_intercept,

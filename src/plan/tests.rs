@@ -1271,3 +1271,285 @@ fn worst_case_moments_of_the_lower_bound_lie_in_the_ball_and_attain_it() {
     }
     assert!(checked >= 12, "only {checked} informative instances");
 }
+
+/// The radius where the solver's L* first falls to [`VACUOUS_TOLERANCE`],
+/// found by bisection on `[0, hi]` (40 halvings).
+fn solver_zero_crossing(plan: &[Vec<f64>], u: &ModelUncertainty, hi: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, hi);
+    for _ in 0..40 {
+        let mid = 0.5 * (lo + hi);
+        let l = lower_validity_bound(plan, u, mid).unwrap();
+        assert!(l.status.is_usable());
+        if l.value > VACUOUS_TOLERANCE {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// One option: the reading's radius r₀ = xᵀμ̂/‖x‖ is where the solver's L*
+/// vanishes. Near r₀ the exact L* behaves like (r₀ − ρ)² · const, so the
+/// solver's crossing of the 1e-6 level lies a little below r₀: within 2% of
+/// it on these instances (tolerance stated, checked both ways below), and
+/// L* is exactly 0 (to 1e-9) 2% above r₀. Both ends of the bracket coincide.
+#[test]
+fn reading_radius_matches_the_solver_zero_crossing_for_one_option() {
+    let mut s = 4242u64;
+    for case in 0..8 {
+        let d = 2 + case % 4;
+        let u = random_moments(d, &mut s);
+        let mut x: Vec<f64> = (0..d)
+            .map(|i| if i == 0 { 1.0 } else { 2.0 * lcg(&mut s) - 1.0 })
+            .collect();
+        let margin: f64 = x.iter().zip(&u.mean).map(|(a, b)| a * b).sum();
+        let n2: f64 = u.mean.iter().map(|v| v * v).sum();
+        let want = 0.3 + lcg(&mut s);
+        for i in 0..d {
+            x[i] += (want - margin) * u.mean[i] / n2;
+        }
+        let plan = vec![x.clone()];
+        let rho = 0.01;
+        let l = lower_validity_bound(&plan, &u, rho).unwrap();
+        let up = upper_validity_bound(&plan, &u, rho).unwrap();
+        let r = BoundsReading::new(&plan, &u, rho, &l, &up).unwrap();
+        let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        assert!((r.zero_radius - want / norm).abs() < 1e-12 * (1.0 + r.zero_radius));
+        let sure = r.sure_radius.expect("one option: L*(0) > 0");
+        assert!(
+            (sure - r.zero_radius).abs() <= 1e-9 * r.zero_radius,
+            "case {case}: r₊ {sure} vs r₀ {}",
+            r.zero_radius
+        );
+        // the union bound of one option is the closed form itself
+        assert!(
+            (r.union_lower - l.value).abs() < 2e-6,
+            "case {case}: {} vs {}",
+            r.union_lower,
+            l.value
+        );
+        let crossing = solver_zero_crossing(&plan, &u, 2.0 * r.zero_radius);
+        assert!(
+            crossing <= r.zero_radius * (1.0 + 1e-6) && crossing >= 0.98 * r.zero_radius,
+            "case {case}: solver crossing {crossing} vs r₀ {}",
+            r.zero_radius
+        );
+        let above = lower_validity_bound(&plan, &u, 1.02 * r.zero_radius).unwrap();
+        assert!(above.value < 1e-9, "case {case}: {}", above.value);
+        let below = lower_validity_bound(&plan, &u, 0.9 * r.zero_radius).unwrap();
+        assert!(
+            below.value > VACUOUS_TOLERANCE,
+            "case {case}: {}",
+            below.value
+        );
+        let far = lower_validity_bound(&plan, &u, 1.5 * r.zero_radius).unwrap();
+        let far_up = upper_validity_bound(&plan, &u, 1.5 * r.zero_radius).unwrap();
+        let reading = BoundsReading::new(&plan, &u, 1.5 * r.zero_radius, &far, &far_up).unwrap();
+        assert_eq!(reading.lower_reason, LowerReason::RadiusReachesBoundary);
+        assert_eq!(reading.upper_reason, UpperReason::MeanAccepts);
+        assert_eq!(reading.meaning, BoundsMeaning::VacuousBoth);
+        let words = reading.in_words();
+        assert!(
+            words.contains(&format!("{d} uncertain parameters")),
+            "{words}"
+        );
+        assert!(words.contains("Proposition 2.4"), "{words}");
+    }
+}
+
+/// Several options: the union bound is a certified lower bound on the solver's
+/// L* at every radius, L* is 0 above r₀ (Proposition 2.4 at a mean in the
+/// ball), and the solver's zero crossing lies in the bracket [r₊, r₀] (with the
+/// same 2% allowance for the 1e-6 level below r₊'s exact crossing of 0).
+#[test]
+fn reading_bracket_holds_the_solver_zero_crossing_for_several_options() {
+    let mut s = 99u64;
+    let mut bracketed = 0;
+    for case in 0..28 {
+        let (u, plan) = dense_instance(case, &mut s);
+        if plan.len() < 2 {
+            continue;
+        }
+        let l0 = lower_validity_bound(&plan, &u, 0.0).unwrap();
+        let u0 = upper_validity_bound(&plan, &u, 0.0).unwrap();
+        let r = BoundsReading::new(&plan, &u, 0.0, &l0, &u0).unwrap();
+        assert_eq!(r.upper_reason, UpperReason::MeanAccepts);
+        assert!(r.zero_radius > 0.0);
+        for f in [0.0, 0.3, 0.7, 0.95] {
+            let rho = f * r.zero_radius;
+            let l = lower_validity_bound(&plan, &u, rho).unwrap();
+            let up = upper_validity_bound(&plan, &u, rho).unwrap();
+            let rd = BoundsReading::new(&plan, &u, rho, &l, &up).unwrap();
+            assert!(
+                l.value >= rd.union_lower - 2e-6,
+                "case {case} ρ = {rho}: L* {} below the union bound {}",
+                l.value,
+                rd.union_lower
+            );
+            if l.value <= VACUOUS_TOLERANCE {
+                assert_eq!(rd.lower_reason, LowerReason::SpreadTooWide, "case {case}");
+                assert!(rd.sure_radius.is_none_or(|r| rho >= r), "case {case}");
+            }
+        }
+        let above = lower_validity_bound(&plan, &u, 1.02 * r.zero_radius).unwrap();
+        assert!(above.value < 1e-9, "case {case}: {}", above.value);
+        if let Some(sure) = r.sure_radius
+            && sure > 1e-3
+        {
+            let crossing = solver_zero_crossing(&plan, &u, 2.0 * r.zero_radius);
+            assert!(
+                crossing >= 0.98 * sure && crossing <= r.zero_radius * (1.0 + 1e-6),
+                "case {case}: crossing {crossing} outside [{sure}, {}]",
+                r.zero_radius
+            );
+            bracketed += 1;
+        }
+    }
+    assert!(bracketed >= 5, "{bracketed}");
+}
+
+/// Two opposite options on one weight (scores b + w and b − w, μ̂ = (1, 0),
+/// Var w = 4): the two-point law w = ±2 declines one option surely, so L* = 0
+/// at ρ = 0 though μ̂ accepts both (r₀ = 1/√2): the spread, not the radius. Each
+/// option sits z = 1/2 standard deviation from its boundary, Σ 1/(1 + z²) = 1.6
+/// ≥ 1, so the union bound certifies nothing (r₊ = None).
+#[test]
+fn reading_names_the_spread_when_the_radius_is_not_the_reason() {
+    let u = ModelUncertainty::new(vec![1.0, 0.0], vec![0.0, 0.0, 0.0, 4.0]).unwrap();
+    let plan = vec![vec![1.0, 1.0], vec![1.0, -1.0]];
+    let l = lower_validity_bound(&plan, &u, 0.0).unwrap();
+    let up = upper_validity_bound(&plan, &u, 0.0).unwrap();
+    assert!(l.value < 1e-6, "{}", l.value);
+    let r = BoundsReading::new(&plan, &u, 0.0, &l, &up).unwrap();
+    assert_eq!(r.meaning, BoundsMeaning::VacuousBoth);
+    assert_eq!(r.lower_reason, LowerReason::SpreadTooWide);
+    assert_eq!(r.upper_reason, UpperReason::MeanAccepts);
+    assert!((r.zero_radius - 0.5f64.sqrt()).abs() < 1e-12);
+    assert!((r.smallest_z - 0.5).abs() < 1e-12);
+    assert_eq!(r.sure_radius, None);
+    assert_eq!((r.uncertain_parameters, r.covariance_rank), (2, 1));
+    assert!((r.covariance_trace - 4.0).abs() < 1e-12);
+    let words = r.in_words();
+    assert!(words.contains("spread is too wide"), "{words}");
+    assert!(words.contains("√(J − 1) = 1.00"), "{words}");
+    // with a tighter Σ̂ (Var w = 0.01, z = 10) the same plan is informative at ρ = 0
+    let tight = ModelUncertainty::new(vec![1.0, 0.0], vec![0.0, 0.0, 0.0, 0.01]).unwrap();
+    let l = lower_validity_bound(&plan, &tight, 0.0).unwrap();
+    let up = upper_validity_bound(&plan, &tight, 0.0).unwrap();
+    let r = BoundsReading::new(&plan, &tight, 0.0, &l, &up).unwrap();
+    assert_eq!(r.lower_reason, LowerReason::Informative);
+    assert!(l.value >= r.union_lower - 1e-8 && r.union_lower > 0.9);
+}
+
+/// The distance from μ̂ to Θ by coordinate descent equals brute-force
+/// enumeration of the active sets (the projection onto Θ is the projection
+/// onto {x_jᵀθ = 0, j ∈ A} for some A, and is feasible; every feasible
+/// candidate is at least as far), and 0 inside Θ.
+#[test]
+fn distance_to_plan_equals_active_set_enumeration() {
+    let mut s = 7u64;
+    let mut outside = 0;
+    for case in 0..40 {
+        let d = 2 + case % 5;
+        let jn = 1 + case % 4;
+        let mean: Vec<f64> = (0..d).map(|_| 2.0 * lcg(&mut s) - 1.0).collect();
+        let u = ModelUncertainty::new(mean.clone(), {
+            let mut c = vec![0.0; d * d];
+            for i in 0..d {
+                c[i * d + i] = 0.1;
+            }
+            c
+        })
+        .unwrap();
+        let plan: Vec<Vec<f64>> = (0..jn)
+            .map(|_| (0..d).map(|_| 2.0 * lcg(&mut s) - 1.0).collect())
+            .collect();
+        let got = distance_to_plan(&plan, &u);
+        let mut best = f64::INFINITY;
+        for mask in 0u32..(1 << jn) {
+            let act: Vec<&Vec<f64>> = (0..jn)
+                .filter(|j| mask >> j & 1 == 1)
+                .map(|j| &plan[j])
+                .collect();
+            let mu = nalgebra::DVector::from_vec(mean.clone());
+            let theta = if act.is_empty() {
+                mu.clone()
+            } else {
+                let a = nalgebra::DMatrix::from_fn(act.len(), d, |r, c| act[r][c]);
+                let g = &a * a.transpose();
+                let lam = g.pseudo_inverse(1e-12).unwrap() * (&a * &mu);
+                &mu - a.transpose() * lam
+            };
+            let feasible = plan
+                .iter()
+                .all(|x| x.iter().zip(theta.iter()).map(|(p, q)| p * q).sum::<f64>() >= -1e-10);
+            if feasible {
+                best = best.min((&theta - &mu).norm());
+            }
+        }
+        outside += usize::from(best > 1e-9);
+        assert!(
+            (got - best).abs() < 1e-7 * (1.0 + best),
+            "case {case}: {got} vs enumeration {best}"
+        );
+    }
+    assert!(outside >= 15, "{outside}");
+}
+
+/// U*'s reading: a plan the mean model declines has U* < 1 for small ρ and
+/// U* = 1 once ρ exceeds the distance from μ̂ to Θ (the ball then holds a
+/// mean inside Θ°, Proposition 2.4), as the solver confirms 2% beyond it.
+#[test]
+fn reading_of_the_upper_bound_follows_the_distance_to_the_plan() {
+    let u = ModelUncertainty::new(vec![-0.5, 1.0, 0.0], {
+        let mut c = vec![0.0; 9];
+        for i in 0..3 {
+            c[i * 3 + i] = 0.01;
+        }
+        c
+    })
+    .unwrap();
+    let plan = vec![vec![1.0, 0.2, 0.3], vec![1.0, 0.1, -0.4]];
+    let dist = distance_to_plan(&plan, &u);
+    assert!(dist > 0.1, "{dist}");
+    let small = 0.2 * dist;
+    let l = lower_validity_bound(&plan, &u, small).unwrap();
+    let up = upper_validity_bound(&plan, &u, small).unwrap();
+    let r = BoundsReading::new(&plan, &u, small, &l, &up).unwrap();
+    assert_eq!(r.lower_reason, LowerReason::MeanDeclines);
+    assert_eq!(
+        r.upper_reason,
+        UpperReason::Informative,
+        "U* = {}",
+        up.value
+    );
+    assert_eq!(r.meaning, BoundsMeaning::VacuousLower);
+    let big = 1.02 * dist;
+    let l = lower_validity_bound(&plan, &u, big).unwrap();
+    let up = upper_validity_bound(&plan, &u, big).unwrap();
+    assert!(
+        up.value >= 1.0 - 1e-6,
+        "U* = {} beyond the distance",
+        up.value
+    );
+    let r = BoundsReading::new(&plan, &u, big, &l, &up).unwrap();
+    assert_eq!(r.upper_reason, UpperReason::RadiusReachesPlan);
+    assert!(r.in_words().contains("declines option"), "{}", r.in_words());
+}
+
+#[test]
+fn reading_refuses_bad_input() {
+    let u = ModelUncertainty::new(vec![1.0, 0.0], vec![1.0, 0.0, 0.0, 1.0]).unwrap();
+    let plan = vec![vec![1.0, 1.0]];
+    let l = lower_validity_bound(&plan, &u, 0.0).unwrap();
+    let up = upper_validity_bound(&plan, &u, 0.0).unwrap();
+    assert!(BoundsReading::new(&[], &u, 0.0, &l, &up).is_err());
+    assert!(BoundsReading::new(&[vec![1.0]], &u, 0.0, &l, &up).is_err());
+    assert!(BoundsReading::new(&[vec![0.0, 0.0]], &u, 0.0, &l, &up).is_err());
+    assert!(BoundsReading::new(&[vec![f64::NAN, 1.0]], &u, 0.0, &l, &up).is_err());
+    assert!(BoundsReading::new(&plan, &u, -1.0, &l, &up).is_err());
+    let mut nan = l.clone();
+    nan.value = f64::NAN;
+    assert!(BoundsReading::new(&plan, &u, 0.0, &nan, &up).is_err());
+}

@@ -197,6 +197,138 @@ pub fn bound_confidence(k: usize, margin: f64) -> f64 {
     -(-2.0 * k as f64 * margin * margin).exp_m1()
 }
 
+/// What CROCO's guarantee `(m + Θ̃)/(1 − t)` (seed 001, Propositions 1–2;
+/// Guyomard et al. 2023) can and cannot say for a chosen Hoeffding margin m,
+/// decision threshold t and sample count K (issue 16: "with confidence
+/// 99.97%, at most 51.2%" must say that it cannot go below m/(1 − t)).
+///
+/// * the **floor** `m/(1 − t)`: the bound at Θ̃ = 0, the smallest value it can
+///   take, i.e. no invalidation target at or below it can be certified, however
+///   robust the counterfactual;
+/// * the **margin needed for a target** γ: the bound is below γ only if
+///   `m < γ(1 − t)`;
+/// * the **soft rate needed**: the bound is below γ exactly when
+///   `Θ̃ < γ(1 − t) − m`, i.e. the model's mean probability under noise is above
+///   `1 − γ(1 − t) + m`;
+/// * the **samples for a confidence** 1 − δ at margin m: `1 − exp(−2Km²) ≥
+///   1 − δ` iff `K ≥ ln(1/δ)/(2m²)` (the one-sided Hoeffding inequality).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct GuaranteeLimits {
+    pub margin: f64,
+    pub threshold: f64,
+    pub k: usize,
+    /// `m/(1 − t)`.
+    pub floor: f64,
+    /// `1 − exp(−2Km²)`.
+    pub confidence: f64,
+}
+
+impl GuaranteeLimits {
+    /// The limits for margin `m ∈ (0, 1]`, threshold `t ∈ (0, 1)` and `k ≥ 1` samples.
+    pub fn new(margin: f64, threshold: f64, k: usize) -> Result<GuaranteeLimits> {
+        if margin > 1.0 {
+            return Err(Error::InvalidArgument(format!(
+                "the margin m must be at most 1 (Θ̃ lies in [0, 1]), got {margin}"
+            )));
+        }
+        let floor = invalidation_bound(0.0, margin, threshold, k)?;
+        Ok(GuaranteeLimits {
+            margin,
+            threshold,
+            k,
+            floor: floor.value,
+            confidence: floor.confidence,
+        })
+    }
+
+    /// The limits of a bound CROCO reported (its margin and K) at threshold `t`.
+    pub fn of_bound(bound: &Bound, threshold: f64) -> Result<GuaranteeLimits> {
+        GuaranteeLimits::new(bound.margin, threshold, bound.k)
+    }
+
+    /// Whether the bound can certify a target γ at all: γ > m/(1 − t).
+    pub fn can_certify(&self, target: f64) -> bool {
+        target > self.floor
+    }
+
+    /// The supremum of the margins that can certify `target`: `γ(1 − t)`
+    /// (the bound is below γ only for m strictly below it).
+    pub fn margin_for_target(&self, target: f64) -> f64 {
+        target * (1.0 - self.threshold)
+    }
+
+    /// The supremum of the Θ̃ with which the bound certifies `target`:
+    /// `γ(1 − t) − m`; not positive when the target is at or below the floor.
+    pub fn soft_rate_for_target(&self, target: f64) -> f64 {
+        target * (1.0 - self.threshold) - self.margin
+    }
+
+    /// The least K giving `confidence` (in (0, 1)) at margin `m > 0`:
+    /// `⌈ln(1/δ)/(2m²)⌉`, δ = 1 − confidence.
+    pub fn samples_for_confidence(margin: f64, confidence: f64) -> Result<usize> {
+        if !(margin.is_finite() && margin > 0.0) {
+            return Err(Error::InvalidArgument(format!(
+                "the margin m must be positive, got {margin}"
+            )));
+        }
+        if !(confidence > 0.0 && confidence < 1.0) {
+            return Err(Error::InvalidArgument(format!(
+                "the confidence must lie strictly between 0 and 1, got {confidence}"
+            )));
+        }
+        let k = (-(-confidence).ln_1p() / (2.0 * margin * margin)).ceil();
+        if k >= usize::MAX as f64 {
+            return Err(Error::InvalidArgument(format!(
+                "confidence {confidence} at margin {margin} needs more than usize::MAX samples"
+            )));
+        }
+        Ok((k as usize).max(1))
+    }
+
+    /// The limits for a person, for a reported bound `value` and the `target`
+    /// it was meant to meet.
+    pub fn in_words(&self, value: f64, target: f64) -> String {
+        let theta = (value * (1.0 - self.threshold) - self.margin).max(0.0);
+        let mut s = format!(
+            "this guarantee cannot go below m/(1 − t) = {:.1}% for this setting (margin m = {}, \
+             threshold t = {}, K = {}); ",
+            100.0 * self.floor,
+            self.margin,
+            self.threshold,
+            self.k,
+        );
+        if value >= 1.0 {
+            s.push_str(&format!(
+                "here the bound is {:.1}%, above 100%, so it says nothing: that floor plus Θ̃/(1 − t) \
+                 with Θ̃ = {theta:.3}, the mean of 1 − f over the noisy copies",
+                100.0 * value
+            ));
+        } else {
+            s.push_str(&format!(
+                "{:.1}% is that floor plus Θ̃/(1 − t), Θ̃ = {theta:.3} the mean of 1 − f over the noisy copies",
+                100.0 * value
+            ));
+        }
+        let need = self.soft_rate_for_target(target);
+        if need > 0.0 {
+            s.push_str(&format!(
+                "; certifying {:.0}% needs Θ̃ < {:.3}, i.e. the model's mean probability under noise above {:.3}",
+                100.0 * target,
+                need,
+                1.0 - need
+            ));
+        } else {
+            s.push_str(&format!(
+                "; {:.0}% cannot be certified with m = {}: that needs m < {:.3}",
+                100.0 * target,
+                self.margin,
+                self.margin_for_target(target)
+            ));
+        }
+        s
+    }
+}
+
 impl Estimator {
     /// An estimator with K samples (K ≥ 2, so that a standard error exists).
     pub fn new(noise: NoiseModel, k: usize) -> Result<Estimator> {

@@ -22,8 +22,8 @@ mod normal;
 
 pub use batch::BATCH_CHUNK;
 pub use estimate::{
-    Bound, Estimate, Estimator, McRate, Sampling, Workspace, bound_confidence, invalidation_bound,
-    linear_invalidation_rate, linear_robust_margin, probe_invalidation_rate,
+    Bound, Estimate, Estimator, GuaranteeLimits, McRate, Sampling, Workspace, bound_confidence,
+    invalidation_bound, linear_invalidation_rate, linear_robust_margin, probe_invalidation_rate,
 };
 pub use generate::{
     CrocoConfig, Evaluation, Method, ProbeConfig, RobustCounterfactual, WachterConfig, croco,

@@ -958,3 +958,63 @@ fn robust_margin_puts_the_target_on_the_boundary() {
     let too_wide = NoiseModel::gaussian(0.01, vec![7]).unwrap();
     assert!(linear_robust_margin(&m, &too_wide, 0.1).is_err());
 }
+
+/// CROCO's floor is the bound at Θ̃ = 0, m/(1 − t) by hand, never above any
+/// bound; a target is certifiable exactly when it exceeds the floor (just below
+/// `soft_rate_for_target` the bound is below the target, at it it is not); the
+/// K for a confidence is the least with `bound_confidence ≥` it.
+#[test]
+fn guarantee_limits_floor_target_and_samples() {
+    for &(m, t, k) in &[(0.02, 0.5, 10_000usize), (0.1, 0.5, 500), (0.05, 0.3, 2000)] {
+        let g = GuaranteeLimits::new(m, t, k).unwrap();
+        assert_eq!(g.floor, invalidation_bound(0.0, m, t, k).unwrap().value);
+        assert!((g.floor - m / (1.0 - t)).abs() < 1e-15);
+        assert_eq!(g.confidence, bound_confidence(k, m));
+        for theta in [0.0, 0.01, 0.3, 1.0] {
+            assert!(invalidation_bound(theta, m, t, k).unwrap().value >= g.floor);
+        }
+        for target in [0.01, 0.05, 0.1, 0.3] {
+            let need = g.soft_rate_for_target(target);
+            assert_eq!(g.can_certify(target), need > 0.0, "m {m} t {t} γ {target}");
+            if need > 0.0 {
+                let b = invalidation_bound(need * (1.0 - 1e-9), m, t, k).unwrap();
+                assert!(b.value < target);
+                let b = invalidation_bound(need * (1.0 + 1e-9), m, t, k).unwrap();
+                assert!(b.value > target);
+                assert!(m < g.margin_for_target(target));
+            } else {
+                assert!(invalidation_bound(0.0, m, t, k).unwrap().value >= target);
+                assert!(m >= g.margin_for_target(target));
+            }
+            let words = g.in_words(g.floor + 0.2, target);
+            assert!(words.contains("cannot go below m/(1 − t)"), "{words}");
+        }
+    }
+    // the demo's setting: m = 0.02, t = 0.5 gives a 4% floor, so 10% needs Θ̃ < 0.03
+    let g = GuaranteeLimits::new(0.02, 0.5, 10_000).unwrap();
+    assert!((g.floor - 0.04).abs() < 1e-15);
+    assert!((g.soft_rate_for_target(0.1) - 0.03).abs() < 1e-15);
+    for &(m, c) in &[
+        (0.02, 1.0 - (-8.0f64).exp()),
+        (0.1, 0.95),
+        (0.05, 0.999),
+        (0.3, 0.5),
+    ] {
+        let k = GuaranteeLimits::samples_for_confidence(m, c).unwrap();
+        assert!(
+            bound_confidence(k, m) >= c * (1.0 - 1e-15),
+            "m {m} c {c} K {k}"
+        );
+        assert!(
+            k == 1 || bound_confidence(k - 1, m) < c,
+            "m {m} c {c} K {k}"
+        );
+    }
+    assert!(GuaranteeLimits::samples_for_confidence(0.0, 0.9).is_err());
+    assert!(GuaranteeLimits::samples_for_confidence(0.1, 1.0).is_err());
+    assert!(GuaranteeLimits::samples_for_confidence(1e-200, 0.9).is_err());
+    assert!(GuaranteeLimits::new(0.0, 0.5, 10).is_err());
+    assert!(GuaranteeLimits::new(1.5, 0.5, 10).is_err());
+    assert!(GuaranteeLimits::new(0.1, 1.0, 10).is_err());
+    assert!(GuaranteeLimits::new(0.1, 0.5, 0).is_err());
+}
