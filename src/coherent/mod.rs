@@ -778,7 +778,18 @@ fn read_solution(
     margin: f64,
     robustness: Option<Robustness>,
 ) -> Result<Option<Counterfactual>> {
-    let enc = prog.encoded(schema, &sol.x);
+    let mut enc = prog.encoded(schema, &sol.x);
+    // A program that prices waiting measures the moves from the waited row
+    // (its time features read from the chosen month), and its objective holds
+    // the wait's price besides the moves' cost.
+    let (waited, objective) = match &prog.wait {
+        Some(w) => {
+            let (waited, wait_cost) = w.apply(schema, factual, &sol.x, &mut enc)?;
+            (Some(waited), sol.objective - wait_cost)
+        }
+        None => (None, sol.objective),
+    };
+    let from = waited.as_deref().unwrap_or(factual);
     let status = match sol.status {
         MipStatus::Optimal => Outcome::Optimal,
         MipStatus::TimeLimit => Outcome::TimeLimit { has_solution: true },
@@ -790,10 +801,10 @@ fn read_solution(
     checked_counterfactual(
         schema,
         model,
-        factual,
+        from,
         &enc,
         status,
-        sol.objective,
+        objective,
         sol.mip_gap,
         margin,
         seconds,
@@ -868,6 +879,9 @@ fn solve_program(
             config.robustness,
         )? {
             prog.set_margin(first_margin);
+            if let Some(w) = prog.wait.as_mut() {
+                w.chosen = Some(w.months(&sol.x));
+            }
             return Ok(Solved::Found(Box::new(cf)));
         }
         tolerance = (tolerance * 100.0).max(1e-9);
