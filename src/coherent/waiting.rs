@@ -57,7 +57,7 @@
 //! model already accepts needs no move at all.
 
 use super::program::{Program, Scoring};
-use super::{Config, Counterfactual, Outcome, ProvedBy, Solved, SolverChoice, explain};
+use super::{Config, Counterfactual, Outcome, ProvedBy, Solved, SolverChoice};
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::Model;
 use crate::schema::{Change, Schema};
@@ -117,7 +117,7 @@ impl WaitingAdvice {
 /// proven by [`Config::solver`]: one MIP with the months as a variable for
 /// `Mip` and a linear model or scorecard, the outer loop over months otherwise
 /// ([`WaitingAdvice::proved_by`] names the solver). Without a waiting action
-/// in the schema, this is [`explain`]'s optimum. `Ok(None)`: no wait and no
+/// in the schema, this is [`super::explain`]'s optimum. `Ok(None)`: no wait and no
 /// move is accepted. A MIP that stops with neither an answer nor a proof of
 /// infeasibility (a time limit without an incumbent, another solver status)
 /// is an [`Error::Solver`] naming the status, since "no advice" would be
@@ -153,6 +153,9 @@ pub(crate) struct WaitColumns {
     /// Each breakpoint month `k_b` and its binary `z_b`.
     pub breakpoints: Vec<(u32, usize)>,
     pub cost_per_month: f64,
+    /// The first month whose waited row the model accepts as it stands (with
+    /// the robust margin), if any: the breakpoints stop before it.
+    pub wait_alone: Option<u32>,
     /// The months of the last answer read back (set by the solve).
     pub chosen: Option<u32>,
 }
@@ -204,8 +207,11 @@ fn additive_score(schema: &Schema, scoring: Scoring<'_>, raw: &[f64]) -> Result<
 
 /// Adds the months-to-wait variable to a program built for the applicant
 /// (module docs, "One MIP"): `m`, the breakpoint binaries, `Σ z = 1`,
-/// `m = Σ k·z`, and each breakpoint's score change in the decision row.
-fn add_wait_variable(
+/// `m = Σ k·z`, and each breakpoint's score change in the decision row. The
+/// breakpoints stop before the first month whose waited row the model accepts
+/// as it stands ([`WaitColumns::wait_alone`]): waiting that long costs less
+/// than waiting longer, with or without moves.
+pub(super) fn add_wait_variable(
     prog: &mut Program,
     schema: &Schema,
     scoring: Scoring<'_>,
@@ -223,10 +229,15 @@ fn add_wait_variable(
     let mut decision = Vec::new();
     let mut breakpoints = Vec::new();
     let mut last: Option<Vec<f64>> = None;
+    let mut wait_alone = None;
     for k in 0..=w.max_months {
         let row = schema.after_waiting(factual, k)?;
         if last.as_ref() == Some(&row) {
             continue;
+        }
+        if scoring.judge(schema, &row, &schema.encode(&row)?)?.2 {
+            wait_alone = Some(k);
+            break;
         }
         let z = prog.mip.add_col(0.0, 0.0, 1.0, true);
         one.push((z, 1.0));
@@ -245,6 +256,7 @@ fn add_wait_variable(
         months_col,
         breakpoints,
         cost_per_month: w.cost_per_month,
+        wait_alone,
         chosen: None,
     });
     Ok(())
@@ -260,17 +272,34 @@ pub(super) fn one_program(
     let (scoring, _) = super::prepare(schema, model, factual, config)?;
     let mut prog = Program::build(schema, scoring, factual, scoring.first_margin(config))?;
     add_wait_variable(&mut prog, schema, scoring, factual)?;
+    let price = schema.waiting().map_or(0.0, |w| w.cost_per_month);
+    let wait_alone = prog.wait.as_ref().and_then(|w| w.wait_alone);
+    let alone = |months: u32| -> Result<WaitingAdvice> {
+        let waited = schema.after_waiting(factual, months)?;
+        let wait_cost = price * f64::from(months);
+        Ok(WaitingAdvice {
+            months,
+            wait_cost,
+            wait_changes: schema.describe_changes(factual, &waited),
+            raw: waited.clone(),
+            waited,
+            counterfactual: None,
+            cost: wait_cost,
+            proved_by: Some(ProvedBy::Highs),
+        })
+    };
     match super::solve_program(schema, scoring, &mut prog, factual, config)? {
         Solved::Found(cf) => {
             let months = prog.wait.as_ref().and_then(|w| w.chosen).ok_or_else(|| {
                 Error::Solver("internal: the waiting MIP's answer has no month".into())
             })?;
-            let wait_cost = schema
-                .waiting()
-                .map_or(0.0, |w| w.cost_per_month * f64::from(months));
+            let wait_cost = price * f64::from(months);
+            let cost = wait_cost + cf.cost;
+            if let Some(k) = wait_alone.filter(|&k| price * f64::from(k) <= cost) {
+                return alone(k).map(Some);
+            }
             let waited = schema.after_waiting(factual, months)?;
             let raw = cf.raw.clone();
-            let cost = wait_cost + cf.cost;
             Ok(Some(WaitingAdvice {
                 months,
                 wait_cost,
@@ -282,7 +311,7 @@ pub(super) fn one_program(
                 proved_by: Some(ProvedBy::Highs),
             }))
         }
-        Solved::NoSolution(Outcome::Infeasible { .. }) => Ok(None),
+        Solved::NoSolution(Outcome::Infeasible { .. }) => wait_alone.map(alone).transpose(),
         Solved::NoSolution(other) => Err(Error::Solver(format!(
             "the waiting MIP ended with neither an answer nor a proof of infeasibility: \
              {other:?}"
@@ -291,6 +320,10 @@ pub(super) fn one_program(
 }
 
 /// The waiting advice by one solve per month (module docs, "The outer loop").
+/// A waited row counts as accepted as it stands when the model accepts it
+/// with the robust margin of [`Config::robustness`] (the margin is part of
+/// the decision for every row the advice ends in); a row accepted without it
+/// is explained like any other, to the cheapest moves that meet the target.
 pub(super) fn outer_loop(
     schema: &Schema,
     model: &dyn Model,
@@ -300,6 +333,7 @@ pub(super) fn outer_loop(
     let (price, max) = schema
         .waiting()
         .map_or((0.0, 0), |w| (w.cost_per_month, w.max_months));
+    let robust = super::prepare(schema, model, factual, config)?.0;
     let mut best: Option<WaitingAdvice> = None;
     for m in 0..=max {
         let wait_cost = price * f64::from(m);
@@ -308,11 +342,11 @@ pub(super) fn outer_loop(
         }
         let waited = schema.after_waiting(factual, m)?;
         let wait_changes = schema.describe_changes(factual, &waited);
-        let accepted_now = model.accepts(&schema.encode(&waited)?);
+        let accepted_now = robust.judge(schema, &waited, &schema.encode(&waited)?)?.2;
         let (counterfactual, raw, moves_cost, proved_by) = if accepted_now {
             (None, waited.clone(), 0.0, None)
         } else {
-            let ex = explain(schema, model, &waited, config)?;
+            let ex = super::explain_row(schema, model, &waited, config)?;
             let Some(cf) = ex.counterfactuals.into_iter().next() else {
                 continue;
             };
