@@ -4,12 +4,15 @@
 //! change limit (checked by `Schema::check_advice`, the limits' one definition,
 //! and again here by the preset's own numbers).
 
-use cfx::coherent::{Config, SolverChoice, waiting::explain_with_waiting};
+use cfx::coherent::waiting::{WaitingAdvice, explain_with_waiting};
+use cfx::coherent::{Config, ProvedBy, Robustness, SolverChoice};
 use cfx::data::{bundled_german_path, german_credit, presets::german_credit_advice};
 use cfx::model::{LinearModel, LogisticFit, Model};
 use cfx::plan::{CopaConfig, EnsembleConfig, ModelUncertainty, copa_plan};
 use cfx::robust::{CrocoConfig, NoiseModel, ProbeConfig, WachterConfig, croco, probe, wachter};
 use cfx::schema::Schema;
+
+mod common;
 
 const FORBIDDEN: [(&str, &str); 4] = [
     ("status_of_existing_checking_account", "no checking account"),
@@ -161,4 +164,145 @@ fn copa_plans_stay_within_the_preset() {
             assert_signable(&schema, raw, option, 0, "COPA");
         }
     }
+}
+
+/// The one MIP (waiting as an integer variable, `SolverChoice::Mip`) against
+/// the outer loop over months on the separable solver (`Separable`), for the
+/// same applicant: the same feasibility and costs equal within 1e-9 relative
+/// (the months may differ where several tie); the MIP's answer is signable
+/// advice of its own. Returns (answers, answers that wait).
+fn one_mip_equals_outer_loop(
+    schema: &Schema,
+    model: &LinearModel,
+    declined: &[Vec<f64>],
+    robustness: Option<Robustness>,
+    what: &str,
+) -> (usize, usize) {
+    let mip = Config {
+        solver: SolverChoice::Mip,
+        robustness,
+        ..Config::default()
+    };
+    let separable = Config {
+        solver: SolverChoice::Separable,
+        ..mip
+    };
+    let (mut answered, mut waited) = (0, 0);
+    for (k, raw) in declined.iter().enumerate() {
+        let one = explain_with_waiting(schema, model, raw, &mip).unwrap();
+        let outer = explain_with_waiting(schema, model, raw, &separable).unwrap();
+        match (one, outer) {
+            (Some(a), Some(b)) => {
+                assert!(
+                    a.cost == b.cost || (a.cost - b.cost).abs() <= 1e-9 * b.cost.abs(),
+                    "{what} applicant {k}: one MIP {} (wait {}) vs outer loop {} (wait {})",
+                    a.cost,
+                    a.months,
+                    b.cost,
+                    b.months
+                );
+                assert_eq!(a.proved_by, Some(ProvedBy::Highs));
+                assert_ne!(b.proved_by, Some(ProvedBy::Highs), "{what}: outer loop");
+                check_waiting_advice(schema, model, raw, &a, what);
+                answered += 1;
+                if a.months > 0 {
+                    waited += 1;
+                }
+            }
+            (None, None) => {}
+            (a, b) => panic!(
+                "{what} applicant {k}: one MIP {:?} vs outer loop {:?}",
+                a.map(|a| a.cost),
+                b.map(|b| b.cost)
+            ),
+        }
+    }
+    (answered, waited)
+}
+
+fn check_waiting_advice(
+    s: &Schema,
+    model: &LinearModel,
+    raw: &[f64],
+    a: &WaitingAdvice,
+    what: &str,
+) {
+    s.check_advice(raw, &a.raw, a.months)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(model.accepts(&s.encode(&a.raw).unwrap()), "{what}");
+    assert_eq!(a.waited, s.after_waiting(raw, a.months).unwrap());
+    let moves = cfx::coherent::cost(s, &a.waited, &a.raw).unwrap();
+    assert!((a.cost - a.wait_cost - moves).abs() < 1e-12, "{what}");
+}
+
+#[test]
+fn german_one_mip_with_waiting_equals_the_outer_loop_on_every_declined_applicant() {
+    let data = german_credit(&bundled_german_path()).unwrap();
+    let (train, test) = data.holdout_split();
+    let model = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default()).unwrap();
+    let schema = german_credit_advice(&data.schema, 0.05).unwrap();
+    let declined: Vec<Vec<f64>> = test
+        .rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .cloned()
+        .collect();
+    assert!(declined.len() >= 30, "declined: {}", declined.len());
+    let (answered, _) = one_mip_equals_outer_loop(&schema, &model, &declined, None, "German");
+    assert!(
+        answered * 10 >= declined.len() * 9,
+        "{answered} of {}",
+        declined.len()
+    );
+    for raw in &declined {
+        let a = explain_with_waiting(
+            &schema,
+            &model,
+            raw,
+            &Config {
+                solver: SolverChoice::Mip,
+                ..Config::default()
+            },
+        )
+        .unwrap();
+        if let Some(a) = a {
+            assert_signable(&schema, raw, &a.raw, a.months, "one MIP with waiting");
+        }
+    }
+    let robust = Robustness {
+        sigma2: 0.01,
+        invalidation_target: 0.1,
+    };
+    let (answered, _) =
+        one_mip_equals_outer_loop(&schema, &model, &declined, Some(robust), "German, robust");
+    assert!(
+        answered * 2 >= declined.len(),
+        "robust: {answered} of {}",
+        declined.len()
+    );
+}
+
+#[test]
+fn heloc_one_mip_with_waiting_equals_the_outer_loop_on_200_declined_applicants() {
+    let Some(path) = common::shared("heloc.csv") else {
+        return;
+    };
+    let d = cfx::data::heloc(&path).unwrap();
+    let (train, test) = d.holdout_split();
+    let mut plain = train.schema.clone();
+    plain.fit_weights(&train.rows).unwrap();
+    let x = plain.encode_rows(&train.rows).unwrap();
+    let model = LinearModel::fit(&x, &train.labels, LogisticFit::default()).unwrap();
+    let schema = cfx::data::presets::heloc_advice(&plain, 0.05).unwrap();
+    let declined: Vec<Vec<f64>> = test
+        .rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .take(200)
+        .cloned()
+        .collect();
+    assert_eq!(declined.len(), 200);
+    let (answered, waited) = one_mip_equals_outer_loop(&schema, &model, &declined, None, "HELOC");
+    eprintln!("HELOC: {answered} of 200 answered, {waited} wait");
+    assert!(answered >= 180, "answered: {answered}");
 }

@@ -60,6 +60,23 @@ impl Mip {
         }
     }
 
+    /// Appends entries to row `row` (already added), keeping the row-wise
+    /// storage in order: later rows shift.
+    pub fn extend_row(&mut self, row: usize, entries: &[(usize, f64)]) {
+        let end = self
+            .row_start
+            .get(row + 1)
+            .copied()
+            .unwrap_or(self.row_index.len());
+        self.row_index
+            .splice(end..end, entries.iter().map(|&(c, _)| c));
+        self.row_value
+            .splice(end..end, entries.iter().map(|&(_, v)| v));
+        for s in self.row_start.iter_mut().skip(row + 1) {
+            *s += entries.len();
+        }
+    }
+
     /// Fixes a column to a value (both bounds).
     pub fn fix(&mut self, col: usize, value: f64) {
         self.lower[col] = value;
@@ -409,6 +426,34 @@ mod tests {
         assert_eq!(s.status, MipStatus::Infeasible);
         assert!(!s.has_solution);
         assert!(s.x.is_empty());
+    }
+
+    /// Extending a middle row keeps the later rows' entries their own: the
+    /// storage equals the one written row by row, and so does the optimum
+    /// (max a + b with a + b ≤ 1 extended to a + b + c ≤ 1, c costing −3: c = 1).
+    #[test]
+    fn extending_a_middle_row_equals_writing_it_whole() {
+        let mut m = Mip::default();
+        let a = m.add_col(-1.0, 0.0, 1.0, true);
+        let b = m.add_col(-1.0, 0.0, 1.0, true);
+        let c = m.add_col(-3.0, 0.0, 1.0, true);
+        m.add_row(0.0, 5.0, &[(a, 1.0)]);
+        m.add_row(f64::NEG_INFINITY, 1.0, &[(a, 1.0), (b, 1.0)]);
+        m.add_row(0.0, 1.0, &[(b, 1.0)]);
+        m.extend_row(1, &[(c, 1.0)]);
+        let mut whole = Mip::default();
+        for (cost, col) in [(-1.0, a), (-1.0, b), (-3.0, c)] {
+            assert_eq!(whole.add_col(cost, 0.0, 1.0, true), col);
+        }
+        whole.add_row(0.0, 5.0, &[(a, 1.0)]);
+        whole.add_row(f64::NEG_INFINITY, 1.0, &[(a, 1.0), (b, 1.0), (c, 1.0)]);
+        whole.add_row(0.0, 1.0, &[(b, 1.0)]);
+        assert_eq!(m, whole);
+        let s = solve(&m, &opts());
+        assert!((s.objective + 3.0).abs() < 1e-9, "{}", s.objective);
+        // The last row can be extended too.
+        m.extend_row(2, &[(a, 1.0)]);
+        assert_eq!(m.row_index[m.row_start[2]..], [b, a]);
     }
 
     #[test]

@@ -595,6 +595,19 @@ fn prepare<'m>(
     factual: &[f64],
     config: &Config,
 ) -> Result<(Scoring<'m>, f64)> {
+    prepare_row(schema, model, factual, config, true)
+}
+
+/// [`prepare`], refusing a row the model already accepts only when
+/// `refuse_accepted` (the outer loop of [`waiting`] also explains waited rows
+/// the model accepts but not robustly enough).
+fn prepare_row<'m>(
+    schema: &Schema,
+    model: &'m dyn Model,
+    factual: &[f64],
+    config: &Config,
+    refuse_accepted: bool,
+) -> Result<(Scoring<'m>, f64)> {
     config.validate()?;
     check_len("raw row", schema.n_features(), factual.len())?;
     check_finite("applicant row", factual)?;
@@ -603,7 +616,7 @@ fn prepare<'m>(
         let x = schema.encode(factual)?;
         schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
         let points = card.score_raw(schema, factual)?;
-        if card.accepts_points(points) {
+        if refuse_accepted && card.accepts_points(points) {
             return Err(Error::InvalidArgument(format!(
                 "the applicant is already accepted ({points} points ≥ cutoff {})",
                 card.cutoff
@@ -646,7 +659,7 @@ fn prepare<'m>(
     let x = schema.encode(factual)?;
     schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
     let score = model.score(&x);
-    if score > logit(model.threshold()) {
+    if refuse_accepted && score > logit(model.threshold()) {
         return Err(Error::InvalidArgument(format!(
             "the applicant is already accepted (probability {:.6} > {})",
             sigmoid(score),
@@ -778,7 +791,18 @@ fn read_solution(
     margin: f64,
     robustness: Option<Robustness>,
 ) -> Result<Option<Counterfactual>> {
-    let enc = prog.encoded(schema, &sol.x);
+    let mut enc = prog.encoded(schema, &sol.x);
+    // A program that prices waiting measures the moves from the waited row
+    // (its time features read from the chosen month), and its objective holds
+    // the wait's price besides the moves' cost.
+    let (waited, objective) = match &prog.wait {
+        Some(w) => {
+            let (waited, wait_cost) = w.apply(schema, factual, &sol.x, &mut enc)?;
+            (Some(waited), sol.objective - wait_cost)
+        }
+        None => (None, sol.objective),
+    };
+    let from = waited.as_deref().unwrap_or(factual);
     let status = match sol.status {
         MipStatus::Optimal => Outcome::Optimal,
         MipStatus::TimeLimit => Outcome::TimeLimit { has_solution: true },
@@ -790,10 +814,10 @@ fn read_solution(
     checked_counterfactual(
         schema,
         model,
-        factual,
+        from,
         &enc,
         status,
-        sol.objective,
+        objective,
         sol.mip_gap,
         margin,
         seconds,
@@ -868,6 +892,9 @@ fn solve_program(
             config.robustness,
         )? {
             prog.set_margin(first_margin);
+            if let Some(w) = prog.wait.as_mut() {
+                w.chosen = Some(w.months(&sol.x));
+            }
             return Ok(Solved::Found(Box::new(cf)));
         }
         tolerance = (tolerance * 100.0).max(1e-9);
@@ -1371,6 +1398,22 @@ pub fn explain(
     let (lin, score) = prepare(schema, model, factual, config)?;
     let mut ex = new_explanation(lin, factual, score, config);
     let mut run = Run::new(schema, lin, factual, config, false)?;
+    first(&mut run, &mut ex)?;
+    Ok(ex)
+}
+
+/// [`explain`] for a row the model may already accept, whose answer must
+/// still meet the decision with [`Config::robustness`]'s margin: a waited row
+/// of [`waiting`]'s outer loop that the model accepts, but not robustly.
+fn explain_row(
+    schema: &Schema,
+    model: &dyn Model,
+    row: &[f64],
+    config: &Config,
+) -> Result<Explanation> {
+    let (scoring, score) = prepare_row(schema, model, row, config, false)?;
+    let mut ex = new_explanation(scoring, row, score, config);
+    let mut run = Run::new(schema, scoring, row, config, false)?;
     first(&mut run, &mut ex)?;
     Ok(ex)
 }

@@ -273,6 +273,9 @@ pub(crate) struct Program {
     pub threshold_rhs: f64,
     /// Whether HiGHS presolves the program (the tree MIP turns it off).
     pub presolve: bool,
+    /// The months-to-wait variable, when the program prices waiting
+    /// ([`super::waiting`]); `None` otherwise.
+    pub wait: Option<super::waiting::WaitColumns>,
 }
 
 /// Grid of an integer/step feature in raw units: `(first point ≥ lo, step, K)`,
@@ -602,6 +605,7 @@ impl Program {
             decision_row: usize::MAX,
             threshold_rhs: f64::NAN,
             presolve: true,
+            wait: None,
         })
     }
 
@@ -672,6 +676,7 @@ impl Program {
             decision_row,
             threshold_rhs,
             presolve: true,
+            wait: None,
         })
     }
 
@@ -775,6 +780,7 @@ impl Program {
             decision_row,
             threshold_rhs,
             presolve: true,
+            wait: None,
         })
     }
 

@@ -9,17 +9,55 @@
 //! them, so change limits measured from the waited row are those measured
 //! from the applicant), and the cost of the moves from the waited row equals
 //! the cost from the applicant minus nothing (the time features' own moves
-//! are the wait, priced at `cost_per_month·m` instead). So the outer loop
+//! are the wait, priced at `cost_per_month·m` instead). The answer is
 //!
 //! ```text
 //! min over m ∈ {0, …, M} of  cost_per_month·m + OPT(after_waiting(x, m))
 //! ```
 //!
-//! is exact for either solver, and stops as soon as `cost_per_month·m` alone
-//! reaches the best total found (every inner optimum is non-negative).
-//! A waited row the model already accepts needs no move at all.
+//! and cfx finds it in one of two exact ways.
+//!
+//! # One MIP (HiGHS)
+//! On the MIP path ([`Config::solver`] `Mip`, a linear model or a points
+//! scorecard) waiting is one integer variable of the program: `m ∈ [0, M]`,
+//! priced `cost_per_month·m` in the objective, chosen through one binary per
+//! *breakpoint* month,
+//!
+//! ```text
+//! Σ_b z_b = 1,   m = Σ_b k_b·z_b,
+//! ```
+//!
+//! where the breakpoints `k_0 = 0 < k_1 < …` are the months at which the waited
+//! row differs from the month before (a time feature steps to its next grid
+//! point, reaches its cap, or enters the state time ends in). Every month of a
+//! run without a change waits for the same row and costs more than the run's
+//! first month (the price is non-negative), so the first month of each run is
+//! the only one an optimum needs: the breakpoint form is exact and has far
+//! fewer binaries than one per month (German's age steps once in 12 months).
+//! Each time feature's encoding after the wait is `Σ_b z_b·enc_i(after_waiting
+//! (x, k_b))`, floors, caps and `ends_in` states included, since each `z_b`
+//! carries the encoding of its whole waited row. Both models take
+//! that encoding through a sum over features (the logistic score
+//! `b + Σ_i a_i·enc_i`, the scorecard's points), so it enters the decision
+//! row as `Σ_b Δ_b·z_b`, `Δ_b` the score of the row after `k_b` months less
+//! the applicant's: the projection of the program onto the other features'
+//! columns and `m` is the one of the linked encodings, with one entry per
+//! breakpoint instead of a column per encoded slot. The time features'
+//! own columns keep the applicant's values (they are immutable to actions)
+//! and the read-back puts the chosen month's encoding in their place
+//! ([`WaitColumns::apply`]). The robust margin of [`Config::robustness`]
+//! (`σ‖w_S‖·Φ⁻¹(1 − γ)`, `S` the mutable features' slots) does not involve the
+//! time features, so the same constant margin holds for the final row.
+//!
+//! # The outer loop (separable solver, tree ensembles)
+//! The separable solver takes one waited row at a time, and a tree ensemble's
+//! score is not a sum over features: there cfx loops over the months, one
+//! solve per month, stopping as soon as `cost_per_month·m` alone reaches the
+//! best total found (every inner optimum is non-negative). A waited row the
+//! model already accepts needs no move at all.
 
-use super::{Config, Counterfactual, ProvedBy, explain};
+use super::program::{Program, Scoring};
+use super::{Config, Counterfactual, Outcome, ProvedBy, Solved, SolverChoice};
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::Model;
 use crate::schema::{Change, Schema};
@@ -43,7 +81,10 @@ pub struct WaitingAdvice {
     pub cost: f64,
     /// The changes the wait makes (time features), in words.
     pub wait_changes: Vec<Change>,
-    /// The solver that proved the moves' optimum (`None`: waiting alone is accepted).
+    /// The solver that proved the advice optimal: [`ProvedBy::Highs`] when
+    /// the one MIP proved the wait and the moves together (module docs), also
+    /// when waiting alone is accepted; on the outer loop, the solver of the
+    /// chosen month's moves (`None`: waiting alone is accepted).
     pub proved_by: Option<ProvedBy>,
 }
 
@@ -73,8 +114,14 @@ impl WaitingAdvice {
 /// The cheapest advice for a declined applicant when waiting is one of the
 /// actions: the exact minimum over the schema's waits (module docs) of the
 /// wait's cost plus the optimal coherent counterfactual of the waited row,
-/// each proven by [`Config::solver`]. Without a waiting action in the schema,
-/// this is [`explain`]'s optimum. `Ok(None)`: no wait and no move is accepted.
+/// proven by [`Config::solver`]: one MIP with the months as a variable for
+/// `Mip` and a linear model or scorecard, the outer loop over months otherwise
+/// ([`WaitingAdvice::proved_by`] names the solver). Without a waiting action
+/// in the schema, this is [`super::explain`]'s optimum. `Ok(None)`: no wait and no
+/// move is accepted. A MIP that stops with neither an answer nor a proof of
+/// infeasibility (a time limit without an incumbent, another solver status)
+/// is an [`Error::Solver`] naming the status, since "no advice" would be
+/// claimed without proof.
 pub fn explain_with_waiting(
     schema: &Schema,
     model: &dyn Model,
@@ -90,9 +137,203 @@ pub fn explain_with_waiting(
             "the applicant is already accepted".into(),
         ));
     }
+    let additive = model.as_linear().is_some() || model.as_scorecard().is_some();
+    if schema.waiting().is_some() && config.solver == SolverChoice::Mip && additive {
+        one_program(schema, model, factual, config)
+    } else {
+        outer_loop(schema, model, factual, config)
+    }
+}
+
+/// The months-to-wait variable of a program (module docs, "One MIP").
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WaitColumns {
+    /// The integer column `m ∈ [0, M]`, priced `cost_per_month` per month.
+    pub months_col: usize,
+    /// Each breakpoint month `k_b` and its binary `z_b`.
+    pub breakpoints: Vec<(u32, usize)>,
+    pub cost_per_month: f64,
+    /// The first month whose waited row the model accepts as it stands (with
+    /// the robust margin), if any: the breakpoints stop before it.
+    pub wait_alone: Option<u32>,
+    /// The months of the last answer read back (set by the solve).
+    pub chosen: Option<u32>,
+}
+
+impl WaitColumns {
+    /// The months a solution waits: the breakpoint whose binary is set.
+    pub fn months(&self, x: &[f64]) -> u32 {
+        self.breakpoints
+            .iter()
+            .max_by(|a, b| x[a.1].total_cmp(&x[b.1]))
+            .map_or(0, |&(k, _)| k)
+    }
+
+    /// Puts the chosen month's encoding of the time features into `enc` (the
+    /// program keeps the applicant's values in their own columns) and returns
+    /// the waited row with the wait's cost.
+    pub fn apply(
+        &self,
+        schema: &Schema,
+        factual: &[f64],
+        x: &[f64],
+        enc: &mut [f64],
+    ) -> Result<(Vec<f64>, f64)> {
+        let months = self.months(x);
+        let waited = schema.after_waiting(factual, months)?;
+        let waited_enc = schema.encode(&waited)?;
+        for i in schema.time_features() {
+            let l = schema.layout(i);
+            enc[l.start..l.start + l.width]
+                .copy_from_slice(&waited_enc[l.start..l.start + l.width]);
+        }
+        Ok((waited, self.cost_per_month * f64::from(months)))
+    }
+}
+
+/// The score a program's decision row sums, for a model whose score is a sum
+/// over features: log-odds of a linear model, points of a scorecard.
+fn additive_score(schema: &Schema, scoring: Scoring<'_>, raw: &[f64]) -> Result<f64> {
+    match scoring {
+        Scoring::Linear(m, _) => Ok(m.score(&schema.encode(raw)?)),
+        Scoring::Scorecard(c) => c.score_raw(schema, raw),
+        Scoring::Trees(_) => Err(Error::Solver(
+            "internal: a tree ensemble's score is not a sum over features; waiting takes \
+             the outer loop"
+                .into(),
+        )),
+    }
+}
+
+/// Adds the months-to-wait variable to a program built for the applicant
+/// (module docs, "One MIP"): `m`, the breakpoint binaries, `Σ z = 1`,
+/// `m = Σ k·z`, and each breakpoint's score change in the decision row. The
+/// breakpoints stop before the first month whose waited row the model accepts
+/// as it stands ([`WaitColumns::wait_alone`]): waiting that long costs less
+/// than waiting longer, with or without moves.
+pub(super) fn add_wait_variable(
+    prog: &mut Program,
+    schema: &Schema,
+    scoring: Scoring<'_>,
+    factual: &[f64],
+) -> Result<()> {
+    let Some(w) = schema.waiting() else {
+        return Ok(());
+    };
+    let base = additive_score(schema, scoring, factual)?;
+    let months_col = prog
+        .mip
+        .add_col(w.cost_per_month, 0.0, f64::from(w.max_months), true);
+    let mut one = Vec::new();
+    let mut link = vec![(months_col, 1.0)];
+    let mut decision = Vec::new();
+    let mut breakpoints = Vec::new();
+    let mut last: Option<Vec<f64>> = None;
+    let mut wait_alone = None;
+    for k in 0..=w.max_months {
+        let row = schema.after_waiting(factual, k)?;
+        if last.as_ref() == Some(&row) {
+            continue;
+        }
+        if scoring.judge(schema, &row, &schema.encode(&row)?)?.2 {
+            wait_alone = Some(k);
+            break;
+        }
+        let z = prog.mip.add_col(0.0, 0.0, 1.0, true);
+        one.push((z, 1.0));
+        link.push((z, -f64::from(k)));
+        let delta = additive_score(schema, scoring, &row)? - base;
+        if delta != 0.0 {
+            decision.push((z, delta));
+        }
+        breakpoints.push((k, z));
+        last = Some(row);
+    }
+    prog.mip.add_row(1.0, 1.0, &one);
+    prog.mip.add_row(0.0, 0.0, &link);
+    prog.mip.extend_row(prog.decision_row, &decision);
+    prog.wait = Some(WaitColumns {
+        months_col,
+        breakpoints,
+        cost_per_month: w.cost_per_month,
+        wait_alone,
+        chosen: None,
+    });
+    Ok(())
+}
+
+/// The waiting advice as one MIP on HiGHS (module docs, "One MIP").
+pub(super) fn one_program(
+    schema: &Schema,
+    model: &dyn Model,
+    factual: &[f64],
+    config: &Config,
+) -> Result<Option<WaitingAdvice>> {
+    let (scoring, _) = super::prepare(schema, model, factual, config)?;
+    let mut prog = Program::build(schema, scoring, factual, scoring.first_margin(config))?;
+    add_wait_variable(&mut prog, schema, scoring, factual)?;
+    let price = schema.waiting().map_or(0.0, |w| w.cost_per_month);
+    let wait_alone = prog.wait.as_ref().and_then(|w| w.wait_alone);
+    let alone = |months: u32| -> Result<WaitingAdvice> {
+        let waited = schema.after_waiting(factual, months)?;
+        let wait_cost = price * f64::from(months);
+        Ok(WaitingAdvice {
+            months,
+            wait_cost,
+            wait_changes: schema.describe_changes(factual, &waited),
+            raw: waited.clone(),
+            waited,
+            counterfactual: None,
+            cost: wait_cost,
+            proved_by: Some(ProvedBy::Highs),
+        })
+    };
+    match super::solve_program(schema, scoring, &mut prog, factual, config)? {
+        Solved::Found(cf) => {
+            let months = prog.wait.as_ref().and_then(|w| w.chosen).ok_or_else(|| {
+                Error::Solver("internal: the waiting MIP's answer has no month".into())
+            })?;
+            let wait_cost = price * f64::from(months);
+            let cost = wait_cost + cf.cost;
+            if let Some(k) = wait_alone.filter(|&k| price * f64::from(k) <= cost) {
+                return alone(k).map(Some);
+            }
+            let waited = schema.after_waiting(factual, months)?;
+            let raw = cf.raw.clone();
+            Ok(Some(WaitingAdvice {
+                months,
+                wait_cost,
+                wait_changes: schema.describe_changes(factual, &waited),
+                waited,
+                raw,
+                counterfactual: (!cf.changes.is_empty()).then_some(*cf),
+                cost,
+                proved_by: Some(ProvedBy::Highs),
+            }))
+        }
+        Solved::NoSolution(Outcome::Infeasible { .. }) => wait_alone.map(alone).transpose(),
+        Solved::NoSolution(other) => Err(Error::Solver(format!(
+            "the waiting MIP ended with neither an answer nor a proof of infeasibility: \
+             {other:?}"
+        ))),
+    }
+}
+
+/// The waiting advice by one solve per month (module docs, "The outer loop").
+/// A waited row counts as accepted as it stands when the model accepts it
+/// with the robust margin of [`Config::robustness`] (the margin is part of
+/// the decision for every row the advice ends in); a row accepted without it
+/// is explained like any other, to the cheapest moves that meet the target.
+pub(super) fn outer_loop(
+    schema: &Schema,
+    model: &dyn Model,
+    factual: &[f64],
+    config: &Config,
+) -> Result<Option<WaitingAdvice>> {
     let (price, max) = schema
         .waiting()
         .map_or((0.0, 0), |w| (w.cost_per_month, w.max_months));
+    let robust = super::prepare(schema, model, factual, config)?.0;
     let mut best: Option<WaitingAdvice> = None;
     for m in 0..=max {
         let wait_cost = price * f64::from(m);
@@ -101,11 +342,11 @@ pub fn explain_with_waiting(
         }
         let waited = schema.after_waiting(factual, m)?;
         let wait_changes = schema.describe_changes(factual, &waited);
-        let accepted_now = model.accepts(&schema.encode(&waited)?);
+        let accepted_now = robust.judge(schema, &waited, &schema.encode(&waited)?)?.2;
         let (counterfactual, raw, moves_cost, proved_by) = if accepted_now {
             (None, waited.clone(), 0.0, None)
         } else {
-            let ex = explain(schema, model, &waited, config)?;
+            let ex = super::explain_row(schema, model, &waited, config)?;
             let Some(cf) = ex.counterfactuals.into_iter().next() else {
                 continue;
             };

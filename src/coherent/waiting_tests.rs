@@ -149,3 +149,226 @@ fn without_a_waiting_action_the_advice_is_the_plain_optimum() {
     }
     assert!(seen >= 10);
 }
+
+/// A random limited schema with one to three features that grow with time —
+/// real-valued, integer, or on a step grid (so that growth is floored to whole
+/// steps, e.g. 1/12 of a year per month), capped at their upper bound or
+/// ending in a special state — and a waiting action of up to 36 months that
+/// is free in about one case in five.
+fn random_wide_time_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
+    let mut feats = random_limited_schema(rng).features;
+    for t in 0..rng.random_range(1..=3) {
+        let grain = [0.0, 1.0, 1.0, 2.0, 3.0, 0.5, 0.25][rng.random_range(0..7)];
+        let steps = rng.random_range(4..30) as f64;
+        let upper = if grain > 0.0 { grain * steps } else { steps };
+        let mut f = Feature::contiguous(&format!("t{t}"), 0.0, upper);
+        if grain > 0.0 {
+            if grain.fract() == 0.0 {
+                f = f.integer();
+            }
+            if grain != 1.0 {
+                if let crate::schema::FeatureKind::Contiguous { step, .. } = &mut f.kind {
+                    *step = Some(grain);
+                }
+            }
+        }
+        let ends = rng.random_bool(0.4);
+        if ends {
+            f = f.with_special(-7.0, "aged off");
+        }
+        let per_month = if grain > 0.0 {
+            [1.0, 0.5, 2.0, 1.0 / 12.0, 0.4, grain][rng.random_range(0..6)]
+        } else {
+            rng.random_range(0.1..2.0)
+        };
+        f = f.grows_with_time(TimeGrowth {
+            per_month,
+            ends_in: ends.then(|| "aged off".into()),
+        });
+        feats.push(f);
+    }
+    let cost_per_month = if rng.random_bool(0.2) {
+        0.0
+    } else {
+        rng.random_range(0.005..0.3)
+    };
+    Schema::new_with_waiting(
+        feats,
+        Some(Waiting {
+            cost_per_month,
+            max_months: rng.random_range(1..=36),
+        }),
+    )
+    .unwrap()
+}
+
+/// The one MIP (waiting as an integer variable over breakpoint months) against
+/// the outer loop on the separable solver — an independent solver, itself
+/// checked against brute force above — on 300 random schemas with time
+/// features (floors on integer and step grids, caps, `ends_in` states, free
+/// waiting, waits up to 36 months), a third of them with a robustness target:
+/// the same feasibility and the same cost within 1e-9 relative (the months
+/// may differ where several tie). Each MIP answer is checked on its own too:
+/// accepted, within the schema's rules and change limits, its waited row the
+/// schema's, its cost the wait's price plus the moves', and its invalidation
+/// rate within the target.
+#[test]
+fn one_mip_with_waiting_as_a_variable_equals_the_outer_loop() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2016);
+    let (mut feasible, mut waited, mut free, mut ended, mut robust, mut infeasible) =
+        (0, 0, 0, 0, 0, 0);
+    let mut worst = 0.0f64;
+    for case in 0..300 {
+        let schema = random_wide_time_schema(&mut rng);
+        let factual = random_factual(&schema, &mut rng);
+        let model = random_model(&schema, &factual, &mut rng);
+        let robustness = rng.random_bool(1.0 / 3.0).then(|| Robustness {
+            sigma2: rng.random_range(0.001..0.01),
+            invalidation_target: rng.random_range(0.1..0.4),
+        });
+        let mip = Config {
+            solver: SolverChoice::Mip,
+            robustness,
+            ..Config::default()
+        };
+        let separable = Config {
+            solver: SolverChoice::Separable,
+            ..mip
+        };
+        let one = waiting::one_program(&schema, &model, &factual, &mip).unwrap();
+        let outer = waiting::outer_loop(&schema, &model, &factual, &separable).unwrap();
+        let ctx = || format!("case {case}\n{}", schema.to_json());
+        match (one, outer) {
+            (Some(a), Some(b)) => {
+                let rel = (a.cost - b.cost).abs() / b.cost.abs().max(1e-300);
+                worst = worst.max(if a.cost == b.cost { 0.0 } else { rel });
+                assert!(
+                    a.cost == b.cost || rel <= 1e-9,
+                    "one MIP {} (wait {}) vs outer loop {} (wait {}): {}",
+                    a.cost,
+                    a.months,
+                    b.cost,
+                    b.months,
+                    ctx()
+                );
+                assert_eq!(a.proved_by, Some(ProvedBy::Highs));
+                let w = schema.waiting().unwrap();
+                assert!(a.months <= w.max_months);
+                assert_eq!(a.waited, schema.after_waiting(&factual, a.months).unwrap());
+                assert_eq!(
+                    a.wait_cost,
+                    w.cost_per_month * f64::from(a.months),
+                    "{}",
+                    ctx()
+                );
+                schema.check_advice(&factual, &a.raw, a.months).unwrap();
+                let enc = schema.encode(&a.raw).unwrap();
+                assert!(model.accepts(&enc), "{}", ctx());
+                let moves = cost(&schema, &a.waited, &a.raw).unwrap();
+                assert!((a.cost - a.wait_cost - moves).abs() < 1e-12, "{}", ctx());
+                match &a.counterfactual {
+                    Some(cf) => {
+                        assert_eq!(cf.raw, a.raw);
+                        assert!(!cf.changes.is_empty());
+                        assert!((cf.cost - moves).abs() < 1e-12);
+                    }
+                    None => assert_eq!(a.raw, a.waited),
+                }
+                if let Some(r) = robustness {
+                    let gamma = crate::robust::linear_invalidation_rate(
+                        &model,
+                        &enc,
+                        &r.noise(&schema).unwrap(),
+                    )
+                    .unwrap();
+                    assert!(
+                        gamma <= r.invalidation_target + 1e-9,
+                        "Γ {gamma}: {}",
+                        ctx()
+                    );
+                    robust += 1;
+                }
+                feasible += 1;
+                if a.months > 0 {
+                    waited += 1;
+                    if w.cost_per_month == 0.0 {
+                        free += 1;
+                    }
+                    let specials = schema.time_features().into_iter().any(|i| {
+                        schema.features[i].state_of(a.waited[i]).unwrap() != 0
+                            && schema.features[i].state_of(factual[i]).unwrap() == 0
+                    });
+                    if specials {
+                        ended += 1;
+                    }
+                }
+            }
+            (None, None) => infeasible += 1,
+            (a, b) => panic!(
+                "one MIP {:?} vs outer loop {:?}: {}",
+                a.map(|a| (a.cost, a.months)),
+                b.map(|b| (b.cost, b.months)),
+                ctx()
+            ),
+        }
+    }
+    eprintln!(
+        "one MIP vs outer loop: {feasible} feasible ({waited} wait, {free} free waits, \
+         {ended} into an ended state, {robust} robust), {infeasible} infeasible; \
+         worst relative difference {worst:e}"
+    );
+    assert!(feasible >= 150, "feasible: {feasible}");
+    assert!(waited >= 30, "answers that wait: {waited}");
+    assert!(free >= 3, "free waits: {free}");
+    assert!(ended >= 3, "waits into an ended state: {ended}");
+    assert!(robust >= 40, "robust answers: {robust}");
+    assert!(infeasible >= 1, "infeasible: {infeasible}");
+}
+
+/// The breakpoint form has one binary per month at which the waited row
+/// changes, and no more: on a schema whose only time feature is age in whole
+/// years (1/12 of a year per month), 36 months have 4 breakpoints (0, 12, 24, 36).
+#[test]
+fn the_wait_variable_has_one_binary_per_breakpoint_month() {
+    let schema = Schema::new_with_waiting(
+        vec![
+            Feature::contiguous("amount", 0.0, 10.0),
+            Feature::contiguous("age", 18.0, 75.0)
+                .integer()
+                .grows_with_time(TimeGrowth {
+                    per_month: 1.0 / 12.0,
+                    ends_in: None,
+                }),
+        ],
+        Some(Waiting {
+            cost_per_month: 0.01,
+            max_months: 36,
+        }),
+    )
+    .unwrap();
+    let model = crate::model::LinearModel::new(vec![1.0, 2.0], -3.0, 0.5).unwrap();
+    let factual = [1.0, 30.0];
+    let (scoring, _) = prepare(&schema, &model, &factual, &Config::default()).unwrap();
+    let mut prog = program::Program::build(&schema, scoring, &factual, 1e-6).unwrap();
+    waiting::add_wait_variable(&mut prog, &schema, scoring, &factual).unwrap();
+    let w = prog.wait.as_ref().unwrap();
+    assert_eq!(
+        w.breakpoints.iter().map(|b| b.0).collect::<Vec<_>>(),
+        [0, 12, 24, 36]
+    );
+    // Each year of age adds 2/57 to the score (slot of 75 − 18 = 57 years).
+    let row = prog.decision_row;
+    let entries: Vec<(usize, f64)> = (prog.mip.row_start[row]
+        ..prog
+            .mip
+            .row_start
+            .get(row + 1)
+            .copied()
+            .unwrap_or(prog.mip.row_index.len()))
+        .map(|e| (prog.mip.row_index[e], prog.mip.row_value[e]))
+        .collect();
+    for (b, &(_, z)) in w.breakpoints.iter().enumerate().skip(1) {
+        let (_, d) = entries.iter().find(|(c, _)| *c == z).unwrap();
+        assert!((d - 2.0 * b as f64 / 57.0).abs() < 1e-12, "{d}");
+    }
+}
