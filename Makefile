@@ -78,6 +78,7 @@ peers-trees:
 test: deps peers-scorecard peers-trees
 	$(CARGO) test --release
 	bash tests/install/run.sh
+	python3 bindings/check_names.py --self-test
 	bash bindings/java/run-tests.sh
 	bash bindings/csharp/run-tests.sh
 	bash bindings/r/run-tests.sh
