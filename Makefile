@@ -79,6 +79,7 @@ test: deps peers-scorecard peers-trees
 	$(CARGO) test --release
 	@$(MAKE) --no-print-directory ci-free-disk
 	bash tests/install/run.sh
+	python3 bindings/check_names.py --self-test
 	bash bindings/java/run-tests.sh
 	bash bindings/csharp/run-tests.sh
 	bash bindings/r/run-tests.sh

@@ -1001,7 +1001,9 @@ cfx_status cfx_config_builder_set_mip_gap(struct cfx_config_builder *b, double g
 cfx_status cfx_config_builder_set_margin(struct cfx_config_builder *b, double margin);
 
 /**
- * Number of diverse counterfactuals (≥ 1). Not thread-safe (builder).
+ * How many counterfactuals `cfx_coherent_explain_diverse` returns at most,
+ * the optimum included (≥ 1; 1 = the optimum alone); for a COPA plan, the
+ * number of options. Not thread-safe (builder).
  */
 cfx_status cfx_config_builder_set_n_diverse(struct cfx_config_builder *b, size_t n);
 

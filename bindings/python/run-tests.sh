@@ -2,7 +2,9 @@
 # Installs the cfx Python package (bindings/python) into its own virtual environment
 # (target/python-venv, pinned packages from PyPI, no pip cache) and runs its pytest tests,
 # including the Spark portfolio audit in Spark's local mode, against the `testing` build of
-# libcfx (target/ffi-testing, as the other bindings), then runs the Python snippets of
+# libcfx (target/ffi-testing, as the other bindings), then the live-object tests of
+# tests_live in the optbinning and XGBoost/LightGBM peer environments of benches/peers
+# (skipped when pytest arguments select tests), then runs the Python snippets of
 # README.md and bindings/python/README.md from an empty folder.
 # Last line: "python: N passed, M failed, K skipped"; exit status non-zero on any failure.
 # Needs: python3 with venv, Java 17 (for Spark).
@@ -40,17 +42,49 @@ find "$BUILD" -name __pycache__ -prune -exec rm -rf {} +
 
 # 4. The tests (from the test folder; nothing cached into the tree).
 export PYTHONDONTWRITEBYTECODE=1
-LOG="$BUILD/pytest.log"
-set +e
-(cd "$HERE/tests" && RUST_BACKTRACE=0 "$PY" -m pytest -p no:cacheprovider -q -rs "$@" 2>&1) | tee "$LOG"
-status=${PIPESTATUS[0]}
-set -e
-# pytest's closing line, e.g. "38 passed, 1 skipped, 57 warnings in 130.99s".
-summary=$(grep -E '[0-9]+ (passed|failed|error|errors|skipped).* in [0-9.]+s' "$LOG" | tail -1 || true)
-count() { printf "%s\n" "$summary" | { grep -oE "[0-9]+ $1" || true; } | head -1 | cut -d" " -f1; }
-passed=$(count passed); failed=$(count failed); skipped=$(count skipped); errors=$(count error)
-passed=${passed:-0}; failed=$(( ${failed:-0} + ${errors:-0} )); skipped=${skipped:-0}
-if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi
+passed=0; failed=0; skipped=0
+# Runs pytest with interpreter $1 in folder $2 (further arguments to pytest) and adds its
+# closing line's counts, e.g. "38 passed, 1 skipped, 57 warnings in 130.99s", to the totals.
+run_pytest() {
+  local py=$1 dir=$2 log status summary p f s e
+  shift 2
+  log="$BUILD/pytest-$(basename "$dir")-$(basename "$(dirname "$(dirname "$py")")").log"
+  set +e
+  (cd "$dir" && RUST_BACKTRACE=0 "$py" -m pytest -p no:cacheprovider -q -rs "$@" 2>&1) | tee "$log"
+  status=${PIPESTATUS[0]}
+  set -e
+  summary=$(grep -E '[0-9]+ (passed|failed|error|errors|skipped).* in [0-9.]+s' "$log" | tail -1 || true)
+  count() { printf "%s\n" "$summary" | { grep -oE "[0-9]+ $1" || true; } | head -1 | cut -d" " -f1; }
+  p=$(count passed); f=$(count failed); s=$(count skipped); e=$(count error)
+  f=$(( ${f:-0} + ${e:-0} ))
+  if [ "$status" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+  passed=$((passed + ${p:-0})); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
+}
+run_pytest "$PY" "$HERE/tests" "$@"
+
+# 4b. Live objects of the libraries modellers fit in (tests_live): an optbinning Scorecard and
+#     XGBoost/LightGBM Boosters pass into cfx in memory. Those libraries stay out of the
+#     environment above (CI disk); the tests run in the peer environments of benches/peers
+#     instead (made by `make peers-scorecard`/`peers-trees`, which `make test` runs first;
+#     made here from the peer script's own VENV and PINS when missing, without running it),
+#     with the cfx package (a wheel, --no-deps) and pytest installed into them.
+if [ $# -eq 0 ]; then
+  "$PY" -m pip wheel -q --no-cache-dir --no-deps -w "$BUILD/wheel" "$BUILD" >&2
+  WHEEL=$(ls "$BUILD"/wheel/cfx-*.whl)
+  for spec in scorecard_optbinning:test_optbinning_live.py trees_train:test_trees_live.py; do
+    script=${spec%%:*}; tests=${spec#*:}
+    pvenv=$(cd "$ROOT/benches/peers" && python3 -c "import $script as m; print(m.VENV)")
+    if [ ! -x "$pvenv/bin/python" ]; then
+      (cd "$ROOT/benches/peers" && python3 -c "import subprocess, sys, $script as m
+subprocess.check_call([sys.executable, '-m', 'venv', m.VENV])
+subprocess.check_call([m.VENV + '/bin/python', '-m', 'pip', 'install', '-q', '--no-cache-dir'] + m.PINS)" >&2)
+    fi
+    "$pvenv/bin/python" -m pip install -q --no-cache-dir --no-deps --force-reinstall "$WHEEL" >&2
+    "$pvenv/bin/python" -c "import pytest" 2>/dev/null ||
+      "$pvenv/bin/python" -m pip install -q --no-cache-dir "pytest==9.2.0" >&2
+    run_pytest "$pvenv/bin/python" "$HERE/tests_live" "$tests"
+  done
+fi
 
 # 5. The README snippets, each run by the installed package from an empty folder, with the
 #    library given by CFX_LIB and the bundled data by CFX_DATA_DIR. A snippet's comment

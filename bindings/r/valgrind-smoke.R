@@ -15,7 +15,7 @@ if (isTRUE(cfx_families()[["coherent"]])) {
 if (isTRUE(cfx_families()[["copa"]])) {
   u <- cfx_uncertainty(c(-1, 2, 1), diag(c(0.5, 0.2, 0.3)))
   bb <- cfx_copa_bounds(u, rbind(c(0.8, 0.5), c(0.3, 1.5)), rho = 0.1)
-  pl <- cfx_copa_plan(cfx_uncertainty_from_data(sp$train, 3, 1), cfx_row(sp$test, 1), s,
+  pl <- cfx_copa_plan(cfx_uncertainty_from_dataset(sp$train, 3, 1), cfx_row(sp$test, 1), s,
                       cfx_config(n_diverse = 2))
   od <- as.data.frame(pl); mm <- cfx_copa_metrics(pl); pj <- cfx_to_json(pl)
   e3 <- tryCatch(cfx_copa_option(pl, 9), error = function(e) e)

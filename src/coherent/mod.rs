@@ -12,9 +12,9 @@
 //! * [`explain`]: the optimal counterfactual, or a proof that none exists under the
 //!   stated constraints together with the constraint groups that block it
 //!   ([`Outcome::Infeasible`]).
-//! * [`explain_diverse`]: up to [`Config::n_diverse`] alternatives, by Russell's
-//!   procedure ([`DiversityRule::Russell`]) or by distinct feature subsets
-//!   ([`DiversityRule::DistinctSubsets`]).
+//! * [`explain_diverse`]: up to [`Config::n_diverse`] explanations, the optimum first
+//!   and then alternatives, by Russell's procedure ([`DiversityRule::Russell`]) or by
+//!   distinct feature subsets ([`DiversityRule::DistinctSubsets`]).
 //! * [`explain_batch`]: many applicants on all cores, results in input order.
 //! * [`cost`]: the objective of the MIP, computed directly on two raw rows.
 //!

@@ -95,7 +95,7 @@ pub struct SolverConfig {
     pub mip_gap: Option<f64>,
     /// Score margin required beyond the decision threshold.
     pub margin: Option<f64>,
-    /// Number of diverse counterfactuals to return.
+    /// How many counterfactuals to return at most, the optimum included.
     pub n_diverse: Option<usize>,
     pub diversity_rule: Option<cfx_diversity_rule>,
     /// Monte Carlo sample count K.
@@ -250,7 +250,9 @@ pub unsafe extern "C" fn cfx_config_builder_set_margin(
     }
 }
 
-/// Number of diverse counterfactuals (≥ 1). Not thread-safe (builder).
+/// How many counterfactuals `cfx_coherent_explain_diverse` returns at most,
+/// the optimum included (≥ 1; 1 = the optimum alone); for a COPA plan, the
+/// number of options. Not thread-safe (builder).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_config_builder_set_n_diverse(
     b: *mut cfx_config_builder,

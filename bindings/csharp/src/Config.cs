@@ -79,8 +79,10 @@ namespace Cfx
         public ConfigBuilder Threads(int threads) { var t = Call.Size(threads, "threads"); return Set(b => Native.cfx_config_builder_set_threads(b, t)); }
         public ConfigBuilder MipGap(double gap) { return Set(b => Native.cfx_config_builder_set_mip_gap(b, gap)); }
         public ConfigBuilder Margin(double margin) { return Set(b => Native.cfx_config_builder_set_margin(b, margin)); }
+        /// <summary>How many counterfactuals <see cref="Coherent.ExplainDiverse"/> returns at most, the optimum
+        /// included (≥ 1; 1 = the optimum alone); for <see cref="Copa.Plan"/>, the number of options.</summary>
         public ConfigBuilder NDiverse(int n) { var k = Call.Size(n, "n"); return Set(b => Native.cfx_config_builder_set_n_diverse(b, k)); }
-        public ConfigBuilder Diversity(DiversityRule rule) { return Set(b => Native.cfx_config_builder_set_diversity_rule(b, (int)rule)); }
+        public ConfigBuilder DiversityRule(DiversityRule rule) { return Set(b => Native.cfx_config_builder_set_diversity_rule(b, (int)rule)); }
         /// <summary>The solver of coherent counterfactuals (default Auto).</summary>
         public ConfigBuilder Solver(SolverChoice solver) { return Set(b => Native.cfx_config_builder_set_solver(b, (int)solver)); }
         public ConfigBuilder NSamples(int k) { var n = Call.Size(k, "k"); return Set(b => Native.cfx_config_builder_set_n_samples(b, n)); }

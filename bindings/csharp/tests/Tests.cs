@@ -678,7 +678,7 @@ public static partial class Tests
         CfxHandle.Tracking = true;
         var b = new ConfigBuilder()
             .TimeLimit(5).Threads(1).MipGap(1e-6).Margin(0.1).NDiverse(3)
-            .Diversity(DiversityRule.RussellIntended).NSamples(1000)
+            .DiversityRule(DiversityRule.RussellIntended).NSamples(1000)
             .BoundM(2).Target(0.9, 0.01).Seed(42).CopaWeights(1, 0.5).CopaRadius(0.1)
             .RlEpisodes(10, 20).RlTraining(0.99, 1e-3, 1e-4, 32, 1000).RlExploration(1.0, 0.05).RlHidden(16, 16);
         long serial = BuilderSerial(b);
@@ -714,7 +714,7 @@ public static partial class Tests
         using (var b2 = new ConfigBuilder())
         {
             A.Status(Status.InvalidArgument, () => b2.TimeLimit(double.NaN), "NaN time limit");
-            A.Status(Status.InvalidArgument, () => b2.Diversity((DiversityRule)7), "diversity rule 7");
+            A.Status(Status.InvalidArgument, () => b2.DiversityRule((DiversityRule)7), "diversity rule 7");
             A.Status(Status.InvalidArgument, () => b2.RlExploration(0.1, 0.5), "end > start");
             A.Status(Status.InvalidArgument, () => b2.RlHidden(), "no hidden layer");
             b2.Seed(3); // still usable after errors
@@ -990,7 +990,7 @@ public static partial class Tests
                 r["coherent_raw"] = best.Counterfactual(0);
             }
         }
-        using (var config = new ConfigBuilder().NDiverse(3).Build())
+        using (var config = new ConfigBuilder().NDiverse(n: 3).Build())
         using (var set = Coherent.ExplainDiverse(s, m, config, applicant))
         {
             r["diverse_count"] = set.Count;
@@ -1000,7 +1000,7 @@ public static partial class Tests
                 r["diverse_raw_" + k] = set.Counterfactual(k);
             }
         }
-        using (var noise = Noise.Gaussian(s, 0.01))
+        using (var noise = Noise.Gaussian(schema: s, sigma2: 0.01))
         using (var est = new Estimator(noise, 10000, Sampling.Generic))
         using (var ws = new Workspace(m, 42))
         {

@@ -38,7 +38,7 @@ public static partial class Tests
                 A.Status(Status.NotFound, () => r.Counterfactual(1), "counterfactual 1");
                 A.Status(Status.NotFound, () => r.Certificate(5), "certificate 5");
             }
-            using (var config = new ConfigBuilder().NDiverse(3).Diversity(DiversityRule.DistinctSubsets).Build())
+            using (var config = new ConfigBuilder().NDiverse(3).DiversityRule(DiversityRule.DistinctSubsets).Build())
             {
                 using (var r = Coherent.ExplainDiverse(s, m, config, Applicant))
                 {

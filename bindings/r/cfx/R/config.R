@@ -9,6 +9,8 @@
 #' "russell_intended" or "distinct_subsets"; `solver` is "auto" (the exact
 #' separable solver when it applies, else HiGHS), "mip" or "separable"; `target` comes with its
 #' tolerance `target_epsilon`.
+#' `n_diverse` counts the optimum: `cfx_explain(diverse = TRUE)` returns the
+#' optimum and up to `n_diverse - 1` alternatives (a COPA plan has `n_diverse` options).
 #' `robust_advice = c(sigma2, invalidation_target)` asks the coherent methods
 #' (logistic models) for the cheapest answer whose invalidation rate under
 #' Gaussian slips of variance `sigma2` is at most `invalidation_target`,

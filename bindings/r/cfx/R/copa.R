@@ -27,7 +27,7 @@ cfx_uncertainty <- function(mean, cov) {
 
 #' The uncertainty estimated from `refits` logistic regressions, each refitted
 #' on a random half of `train` (seeded); the covariance is 1.5 x the sample one.
-cfx_uncertainty_from_data <- function(train, refits = 1000, seed = 0) {
+cfx_uncertainty_from_dataset <- function(train, refits = 1000, seed = 0) {
   .cp("C_uncertainty_from_dataset", train, as.numeric(refits), .seed(seed))
 }
 

@@ -38,7 +38,7 @@ test_that("a plan for a German credit applicant", {
   german <- cfx_load_german()
   gs <- cfx_schema(german)
   split <- cfx_holdout_split(german)
-  ens <- cfx_uncertainty_from_data(split$train, refits = 10, seed = 1)
+  ens <- cfx_uncertainty_from_dataset(split$train, refits = 10, seed = 1)
   expect_equal(cfx_uncertainty_dim(ens), cfx_encoded_dim(gs) + 1)
   cfg <- cfx_config(n_diverse = 3, seed = 7)
   who <- cfx_row(split$test, 1)
@@ -87,7 +87,7 @@ test_that("COPA handles are freed exactly once", {
 
   german <- cfx_load_german()
   gs <- cfx_schema(german)
-  ens <- cfx_uncertainty_from_data(german, refits = 3, seed = 2)
+  ens <- cfx_uncertainty_from_dataset(german, refits = 3, seed = 2)
   plan <- cfx_copa_plan(ens, cfx_row(german, 1), gs, cfx_config(n_diverse = 2))
   expect_true(cfx_free(plan))
   expect_false(cfx_free(plan))
@@ -109,7 +109,7 @@ test_that("bad COPA inputs are cfx_error conditions", {
   gs <- cfx_schema(german)
   # an uncertainty of the wrong dimension for this schema
   expect_cfx_error(cfx_copa_plan(u, cfx_row(german, 1), gs), "cfx_error")
-  expect_cfx_error(cfx_uncertainty_from_data(german, refits = 1), "cfx_error")
+  expect_cfx_error(cfx_uncertainty_from_dataset(german, refits = 1), "cfx_error")
   expect_error(cfx_copa_bounds(gs, toy_plan), "must be a cfx_uncertainty handle")
 })
 

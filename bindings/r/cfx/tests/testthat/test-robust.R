@@ -28,7 +28,7 @@ test_that("Monte Carlo and exact invalidation rates agree with the closed form",
 })
 
 test_that("estimates are reproducible from their seed, for any thread count", {
-  nz <- cfx_noise_gaussian(gs, 0.01)
+  nz <- cfx_noise_gaussian(schema = gs, sigma2 = 0.01)
   est <- cfx_estimator(nz, 2000)
   ws <- cfx_workspace(model, seed = 5)
   x <- x_test[1, ]

@@ -77,7 +77,7 @@ test_that("COPA entry points survive gctorture", {
   skip_if_not(isTRUE(cfx_families()[["copa"]]), "cfx.h has no COPA entry points")
   d <- cfx_load_german()
   s <- cfx_schema(d)
-  ens <- cfx_uncertainty_from_data(d, refits = 3, seed = 1)
+  ens <- cfx_uncertainty_from_dataset(d, refits = 3, seed = 1)
   cfg <- cfx_config(n_diverse = 2, seed = 1)
   raw <- cfx_raw_rows(d)[1, ]
   plan <- cfx_copa_plan(ens, raw, s, cfg)

@@ -28,7 +28,7 @@ public final class Coherent {
         return run(schema, model, config, raw, false);
     }
 
-    /** The optimal counterfactual followed by diverse alternatives (config: nDiverse, diversityRule). */
+    /** The optimal counterfactual followed by up to nDiverse − 1 diverse alternatives (config: nDiverse, diversityRule). */
     public static CoherentResult explainDiverse(Schema schema, Model model, Config config, double[] raw) {
         return run(schema, model, config, raw, true);
     }

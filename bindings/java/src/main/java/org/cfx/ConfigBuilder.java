@@ -51,7 +51,10 @@ public final class ConfigBuilder extends NativeResource {
         return with(b -> Native.cbSetMargin(b, margin));
     }
 
-    /** Number of diverse counterfactuals (≥ 1). */
+    /**
+     * How many counterfactuals {@link Coherent#explainDiverse} returns at most, the optimum
+     * included (≥ 1; 1 = the optimum alone); for {@link Copa#plan}, the number of options.
+     */
     public ConfigBuilder nDiverse(int n) {
         return with(b -> Native.cbSetNDiverse(b, Utf8.count(n, "n_diverse")));
     }

@@ -16,15 +16,15 @@ public final class Uncertainty extends NativeResource {
      * Moments given by the caller: {@code mean} has d ≥ 2 values, {@code cov} is Σ̂ as d rows of d
      * values (symmetric positive semidefinite). Non-finite values are refused ({@link CfxException}).
      */
-    public static Uncertainty of(double[] mean, double[][] cov) {
+    public static Uncertainty fromMoments(double[] mean, double[][] cov) {
         Objects.requireNonNull(mean, "mean");
         Objects.requireNonNull(cov, "cov");
         Copa.require();
         return new Uncertainty(Native.uncertaintyNew(mean, Copa.flatten(cov, mean.length, "cov")));
     }
 
-    /** Like {@link #of(double[], double[][])} with Σ̂ row-major ({@code d·d} values). */
-    public static Uncertainty ofRowMajor(double[] mean, double[] cov) {
+    /** Like {@link #fromMoments(double[], double[][])} with Σ̂ row-major ({@code d·d} values). */
+    public static Uncertainty fromMoments(double[] mean, double[] cov) {
         Objects.requireNonNull(mean, "mean");
         Objects.requireNonNull(cov, "cov");
         Copa.require();

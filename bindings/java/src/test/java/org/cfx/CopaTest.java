@@ -48,7 +48,7 @@ class CopaTest {
 
     @Test
     void oneOptionLowerBoundIsCantelli() {
-        try (Uncertainty u = Uncertainty.of(MEAN, COV)) {
+        try (Uncertainty u = Uncertainty.fromMoments(MEAN, COV)) {
             assertEquals(3, u.dim());
             Copa.Bounds b = Copa.bounds(u, new double[][] {PLAN[0]}, 0.0);
             double mu = MEAN[0] + MEAN[1] * 0.8 + MEAN[2] * 0.5;
@@ -63,7 +63,7 @@ class CopaTest {
 
     @Test
     void twoOptionBoundsMatchTheCExample() {
-        try (Uncertainty u = Uncertainty.ofRowMajor(MEAN, new double[] {0.5, 0, 0, 0, 0.2, 0, 0, 0, 0.3})) {
+        try (Uncertainty u = Uncertainty.fromMoments(MEAN, new double[] {0.5, 0, 0, 0, 0.2, 0, 0, 0, 0.3})) {
             Copa.Bounds b0 = Copa.bounds(u, PLAN, 0.0);
             assertEquals(0.3912, b0.lower(), 5e-5);
             assertEquals(1.0, b0.upper(), 5e-5);
@@ -82,7 +82,7 @@ class CopaTest {
     void correctionRaisesTheLowerBoundAsInTheCExample() {
         assumeTrue(Copa.correctAvailable(), "cfx.h has no cfx_copa_correct yet");
         double[][] weak = {{0.2, 0.1}, {0.8, 0.5}};
-        try (Uncertainty u = Uncertainty.of(MEAN, COV)) {
+        try (Uncertainty u = Uncertainty.fromMoments(MEAN, COV)) {
             Copa.Correction c = Copa.correct(u, weak, 0.0, 0.1);
             assertEquals(2, c.options().length);
             assertEquals(2, c.options()[0].length);
@@ -142,14 +142,14 @@ class CopaTest {
     @Test
     void badInputBecomesCfxException() {
         // d < 2, wrong covariance size, non-finite values.
-        CfxException small = assertThrows(CfxException.class, () -> Uncertainty.of(new double[] {1}, new double[][] {{1}}));
+        CfxException small = assertThrows(CfxException.class, () -> Uncertainty.fromMoments(new double[] {1}, new double[][] {{1}}));
         assertFalse(small.getMessage().isEmpty());
-        assertThrows(CfxException.class, () -> Uncertainty.ofRowMajor(MEAN, new double[] {1, 0, 0, 1}));
+        assertThrows(CfxException.class, () -> Uncertainty.fromMoments(MEAN, new double[] {1, 0, 0, 1}));
         assertThrows(CfxException.class,
-                () -> Uncertainty.of(new double[] {Double.NaN, 1, 1}, COV));
-        assertThrows(IllegalArgumentException.class, () -> Uncertainty.of(MEAN, new double[][] {{1, 0}, {0, 1}, {0, 0}}));
+                () -> Uncertainty.fromMoments(new double[] {Double.NaN, 1, 1}, COV));
+        assertThrows(IllegalArgumentException.class, () -> Uncertainty.fromMoments(MEAN, new double[][] {{1, 0}, {0, 1}, {0, 0}}));
         assertThrows(CfxException.class, () -> Uncertainty.fromDataset(split.train(), 1, 0));
-        try (Uncertainty u = Uncertainty.of(MEAN, COV)) {
+        try (Uncertainty u = Uncertainty.fromMoments(MEAN, COV)) {
             // options of the wrong width (3 instead of d − 1 = 2), negative radius
             assertThrows(CfxException.class, () -> Copa.bounds(u, new double[][] {{1, 2, 3}}, 0.0));
             assertThrows(CfxException.class, () -> Copa.bounds(u, PLAN, -1.0));
@@ -166,7 +166,7 @@ class CopaTest {
         boolean was = Native.trackFrees;
         Native.trackFrees = true;
         try {
-            Uncertainty u = Uncertainty.of(MEAN, COV);
+            Uncertainty u = Uncertainty.fromMoments(MEAN, COV);
             long uid = u.resourceId();
             CopaResult r;
             try (Config cfg = Config.builder().nDiverse(2).seed(3).build()) {

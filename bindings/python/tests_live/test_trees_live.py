@@ -1,0 +1,94 @@
+"""Gradient-boosted models trained in XGBoost and LightGBM pass into cfx as live
+`Booster` objects (dumped in memory, no file), and cfx's margins and probabilities equal
+each library's own on every HELOC row; a counterfactual cfx proves optimal is accepted by
+the library itself.
+
+Tolerances: XGBoost stores thresholds and leaf values as float32 and sums a margin in
+float32, while cfx sums the same float32 leaves in float64, so margins agree to 1e-6 (the
+bound cfx's own tree tests state for 100 trees, README "Your gradient-boosted model") and
+XGBoost's float32 probability to a relative 1e-6. LightGBM's text model carries float64
+thresholds and leaves and LightGBM sums in float64: 1e-9 there (order of summation only).
+The models are trained on cfx's hold-out split (row i trains when i % 10 < 7), seeded and
+single-threaded."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cfx
+from conftest import shared_data
+
+SEED = 20260
+N_TREES = 30
+
+
+@pytest.fixture(scope="module")
+def heloc():
+    path = shared_data("heloc.csv")
+    df = pd.read_csv(path)
+    y = (df["RiskPerformance"] == "Good").astype(np.int64).to_numpy()
+    x = df.drop(columns=["RiskPerformance"]).astype(np.float64)
+    return path, x, y, np.arange(len(df)) % 10 < 7
+
+
+def _check_counterfactual(s, m, d, declined, margin_of):
+    """The first declined held-out applicant: cfx's optimal counterfactual under the
+    imported model is accepted by the source library (margin > 0)."""
+    with cfx.explain(s, m, d.row(declined), cfx.Config(time_limit=60.0)) as r:
+        assert r.outcome == "optimal"
+        cf = np.asarray(r.counterfactual(0), dtype=np.float64)
+        assert not np.array_equal(cf, d.row(declined))
+        assert margin_of(cf) > 0
+        assert r.certificate(0).probability > 0.5
+
+
+def test_live_xgboost_booster_scores_as_xgboost_on_every_heloc_row(heloc):
+    import xgboost as xgb
+
+    path, x, y, train = heloc
+    names = list(x.columns)
+    bst = xgb.train(
+        {"objective": "binary:logistic", "max_depth": 3, "eta": 0.2, "seed": SEED, "nthread": 1,
+         "tree_method": "hist"},
+        xgb.DMatrix(x[train].to_numpy(), label=y[train], feature_names=names),
+        num_boost_round=N_TREES,
+    )
+    every = xgb.DMatrix(x.to_numpy(), feature_names=names)
+    margins = bst.predict(every, output_margin=True).astype(np.float64)
+    probs = bst.predict(every).astype(np.float64)
+    with cfx.load_heloc(path) as d, d.schema as s, cfx.Model.from_xgboost(s, bst) as m:
+        assert m.kind == "trees" and len(d) == len(x)
+        enc = d.encoded()
+        worst = float(np.max(np.abs(m.scores(enc) - margins)))
+        assert worst <= 1e-6, f"worst margin difference to XGBoost: {worst}"
+        np.testing.assert_allclose(m.probabilities(enc), probs, rtol=1e-6)
+        declined = int(np.flatnonzero(~train & (margins < 0))[0])
+        _check_counterfactual(
+            s, m, d, declined,
+            lambda cf: bst.predict(xgb.DMatrix(cf.reshape(1, -1), feature_names=names), output_margin=True)[0],
+        )
+
+
+def test_live_lightgbm_booster_scores_as_lightgbm_on_every_heloc_row(heloc):
+    import lightgbm as lgb
+
+    path, x, y, train = heloc
+    booster = lgb.train(
+        {"objective": "binary", "num_leaves": 7, "learning_rate": 0.2, "seed": SEED,
+         "deterministic": True, "num_threads": 1, "force_row_wise": True, "verbose": -1},
+        lgb.Dataset(x[train], label=y[train], free_raw_data=False),
+        num_boost_round=N_TREES,
+    )
+    margins = booster.predict(x, raw_score=True)
+    probs = booster.predict(x)
+    with cfx.load_heloc(path) as d, d.schema as s, cfx.Model.from_lightgbm(s, booster) as m:
+        assert m.kind == "trees" and len(d) == len(x)
+        enc = d.encoded()
+        worst = float(np.max(np.abs(m.scores(enc) - margins)))
+        assert worst <= 1e-9, f"worst margin difference to LightGBM: {worst}"
+        np.testing.assert_allclose(m.probabilities(enc), probs, rtol=1e-9)
+        declined = int(np.flatnonzero(~train & (margins < 0))[0])
+        _check_counterfactual(
+            s, m, d, declined,
+            lambda cf: booster.predict(pd.DataFrame(cf.reshape(1, -1), columns=x.columns), raw_score=True)[0],
+        )
