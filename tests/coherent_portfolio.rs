@@ -290,22 +290,48 @@ fn portfolio_lines_match_single_explanations_in_input_order() {
 #[test]
 fn portfolio_cancels_after_a_chunk() {
     let (schema, model, _) = fitted();
-    let out = temp("cancel.jsonl");
-    let summary = explain_portfolio(
+    let (full, _) = run(
         &schema,
         &model,
         &bundled_german_path(),
-        &out,
-        &Config::default(),
-        &options(50),
-        &mut |_| false,
-    )
-    .unwrap();
-    let got = lines(&out);
-    std::fs::remove_file(&out).unwrap();
-    assert!(summary.cancelled);
-    assert_eq!(summary.rows, 50);
-    assert_eq!(got.len(), 50);
+        "creditability",
+        1,
+        50,
+    );
+    let first_50: Vec<u8> = full
+        .split_inclusive(|&b| b == b'\n')
+        .take(50)
+        .flatten()
+        .copied()
+        .collect();
+    // One thread, and workers with chunks still in flight when it stops.
+    for threads in [1, 2, 3] {
+        let out = temp(&format!("cancel-{threads}.jsonl"));
+        let config = Config {
+            batch_threads: threads,
+            ..Config::default()
+        };
+        let mut reports = 0;
+        let summary = explain_portfolio(
+            &schema,
+            &model,
+            &bundled_german_path(),
+            &out,
+            &config,
+            &options(50),
+            &mut |_| {
+                reports += 1;
+                false
+            },
+        )
+        .unwrap();
+        let got = std::fs::read(&out).unwrap();
+        std::fs::remove_file(&out).unwrap();
+        assert!(summary.cancelled);
+        assert_eq!(reports, 1);
+        assert_eq!(summary.rows, 50);
+        assert!(got == first_50, "{threads} threads: not the first 50 lines");
+    }
 }
 
 #[test]
