@@ -1,14 +1,17 @@
-//! The streaming portfolio call on the bundled German credit file: one JSON line
-//! per applicant in input order, each declined applicant's answer equal to the
-//! single-applicant call's, cancellation after a chunk, unknown columns and bad
-//! rows reported by name.
+//! The streaming portfolio call on the bundled German credit file and a HELOC
+//! sample: one JSON line per applicant in input order, each line byte for byte
+//! the line built from the single-applicant call's answer, the same bytes for
+//! every thread count and chunk size, cancellation after a chunk, unknown
+//! columns and bad rows reported by name and line.
 
-use cfx::coherent::portfolio::{PortfolioOptions, explain_portfolio};
+use cfx::coherent::portfolio::{PortfolioOptions, PortfolioSummary, explain_portfolio};
 use cfx::coherent::{Config, explain};
-use cfx::data::{bundled_german_path, german_credit};
+use cfx::data::{bundled_german_path, german_credit, heloc};
 use cfx::model::{LinearModel, LogisticFit, Model};
 use cfx::schema::Schema;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+mod common;
 
 fn fitted() -> (Schema, LinearModel, Vec<Vec<f64>>) {
     let d = german_credit(&bundled_german_path()).unwrap();
@@ -28,6 +31,193 @@ fn options(chunk_rows: usize) -> PortfolioOptions {
     PortfolioOptions {
         ignore_columns: vec!["creditability".into()],
         chunk_rows,
+    }
+}
+
+/// The line of one applicant built independently of the stream: the single
+/// call's answer put into a `serde_json::Value` (whose maps order their keys),
+/// as the portfolio call formatted its lines before it wrote them itself.
+fn oracle_line(schema: &Schema, model: &LinearModel, raw: &[f64], row: usize) -> String {
+    let x = schema.encode(raw).unwrap();
+    if model.accepts(&x) {
+        return serde_json::json!({
+            "row": row,
+            "decision": "accepted",
+            "probability": model.probability(&x),
+        })
+        .to_string();
+    }
+    let ex = explain(schema, model, raw, &Config::default()).unwrap();
+    let cf = ex.counterfactuals.first().map(|c| {
+        serde_json::json!({
+            "cost": c.cost,
+            "probability": c.probability,
+            "raw": c.raw,
+            "changes": c.changes,
+            "status": c.status,
+            "proved_by": c.proved_by,
+        })
+    });
+    serde_json::json!({
+        "row": row,
+        "decision": "declined",
+        "probability": ex.factual_probability,
+        "outcome": ex.outcome,
+        "proved_by": ex.proved_by,
+        "counterfactual": cf,
+    })
+    .to_string()
+}
+
+/// Runs the call on `input` and returns the output's bytes and the summary.
+fn run(
+    schema: &Schema,
+    model: &LinearModel,
+    input: &Path,
+    ignore: &str,
+    threads: usize,
+    chunk_rows: usize,
+) -> (Vec<u8>, PortfolioSummary) {
+    let stem = input.file_stem().unwrap().to_string_lossy();
+    let out = temp(&format!("{stem}-{threads}-{chunk_rows}.jsonl"));
+    let config = Config {
+        batch_threads: threads,
+        ..Config::default()
+    };
+    let options = PortfolioOptions {
+        ignore_columns: vec![ignore.into()],
+        chunk_rows,
+    };
+    let summary =
+        explain_portfolio(schema, model, input, &out, &config, &options, &mut |_| true).unwrap();
+    let bytes = std::fs::read(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    (bytes, summary)
+}
+
+/// The output of one thread in one chunk, compared byte for byte with every
+/// other thread count (0: all cores) and chunk size, chunks of one row and
+/// chunks larger than the file included.
+fn assert_same_bytes_for_all_layouts(
+    schema: &Schema,
+    model: &LinearModel,
+    input: &Path,
+    ignore: &str,
+) -> (Vec<u8>, PortfolioSummary) {
+    let (reference, summary) = run(schema, model, input, ignore, 1, 1 << 20);
+    for (threads, chunk_rows) in [
+        (1, 1),
+        (1, 7),
+        (1, 4096),
+        (2, 1),
+        (2, 7),
+        (2, 97),
+        (2, 4096),
+        (3, 1),
+        (3, 5),
+        (3, 256),
+        (0, 64),
+    ] {
+        let (bytes, s) = run(schema, model, input, ignore, threads, chunk_rows);
+        assert!(
+            bytes == reference,
+            "{threads} threads, chunks of {chunk_rows}: the output differs"
+        );
+        assert_eq!(s, summary, "{threads} threads, chunks of {chunk_rows}");
+    }
+    (reference, summary)
+}
+
+#[test]
+fn german_output_is_the_same_bytes_for_every_thread_count_and_chunk_size() {
+    let (schema, model, rows) = fitted();
+    // The bundled file (quoted fields on some rows), then a copy with awkward
+    // records: a quoted level, CRLF line ends, a quoted line end, too few
+    // fields, an unknown level and a blank line.
+    let (bytes, summary) =
+        assert_same_bytes_for_all_layouts(&schema, &model, &bundled_german_path(), "creditability");
+    assert_eq!(summary.rows, rows.len());
+    assert_eq!(summary.errors, 0);
+    let text = String::from_utf8(bytes).unwrap();
+    for (k, (line, raw)) in text.lines().zip(&rows).enumerate() {
+        assert_eq!(line, oracle_line(&schema, &model, raw, k), "row {k}");
+    }
+    let source = std::fs::read_to_string(bundled_german_path()).unwrap();
+    let src: Vec<&str> = source.lines().collect();
+    let mut awkward = vec![src[0].to_string()];
+    awkward.extend(src[1..5].iter().map(|l| format!("{l}\r"))); // lines 2-5
+    let level = src[5].split(',').next().unwrap();
+    awkward.push(src[5].replacen(level, &format!("\"{level}\""), 1)); // line 6
+    let purpose = |l: &str| l.split(',').nth(3).unwrap().to_string();
+    let p6 = purpose(src[6]);
+    let (a, b) = p6.split_at(3);
+    awkward.push(src[6].replacen(&format!(",{p6},"), &format!(",\"{a}\n{b}\","), 1)); // 7-8
+    let cut = src[7].rfind(',').unwrap();
+    awkward.push(src[7][..cut].to_string()); // line 9: 20 fields
+    let p8 = purpose(src[8]);
+    awkward.push(src[8].replacen(&format!(",{p8},"), ",spaceship,", 1)); // line 10
+    awkward.push(String::new());
+    awkward.extend(src[9..300].iter().map(|l| l.to_string()));
+    let input = temp("awkward.csv");
+    std::fs::write(&input, awkward.join("\n")).unwrap();
+    let (bytes, summary) =
+        assert_same_bytes_for_all_layouts(&schema, &model, &input, "creditability");
+    std::fs::remove_file(&input).unwrap();
+    assert_eq!(summary.rows, 299);
+    assert_eq!(summary.errors, 3, "{}", String::from_utf8_lossy(&bytes));
+    let text = String::from_utf8(bytes).unwrap();
+    let got: Vec<&str> = text.lines().collect();
+    // Rows 0-4 (CRLF, a quoted level) and 8.. are the file's rows 0-4, 8..
+    for k in (0..5).chain(8..299) {
+        assert_eq!(got[k], oracle_line(&schema, &model, &rows[k], k), "row {k}");
+    }
+    let error = |k: usize| {
+        let v: serde_json::Value = serde_json::from_str(got[k]).unwrap();
+        assert_eq!(v["row"], k);
+        v["error"].as_str().unwrap().to_string()
+    };
+    assert!(error(5).contains("column 'purpose'"), "{}", error(5));
+    assert!(
+        error(6).contains("row 9: 20 fields, but the header has 21"),
+        "{}",
+        error(6)
+    );
+    assert!(
+        error(7).contains("column 'purpose'") && error(7).contains("spaceship"),
+        "{}",
+        error(7)
+    );
+}
+
+#[test]
+fn heloc_output_is_the_same_bytes_for_every_thread_count_and_chunk_size() {
+    let Some(path) = common::shared("heloc.csv") else {
+        return;
+    };
+    let d = heloc(&path).unwrap();
+    let (train, _) = d.holdout_split();
+    let mut schema = train.schema.clone();
+    schema.fit_weights(&train.rows).unwrap();
+    let x = schema.encode_rows(&train.rows).unwrap();
+    let model = LinearModel::fit(&x, &train.labels, LogisticFit::default()).unwrap();
+    // The first 1,500 applicants of the file (special states among them).
+    let text = std::fs::read_to_string(&path).unwrap();
+    let sample: Vec<&str> = text.lines().take(1501).collect();
+    let input = temp("heloc.csv");
+    std::fs::write(&input, sample.join("\n") + "\n").unwrap();
+    let (bytes, summary) =
+        assert_same_bytes_for_all_layouts(&schema, &model, &input, "RiskPerformance");
+    std::fs::remove_file(&input).unwrap();
+    assert_eq!(summary.rows, 1500);
+    assert_eq!(summary.errors, 0);
+    assert!(
+        summary.declined >= 300 && summary.accepted >= 300,
+        "{summary:?}"
+    );
+    let text = String::from_utf8(bytes).unwrap();
+    assert_eq!(text.lines().count(), 1500);
+    for (k, line) in text.lines().enumerate() {
+        assert_eq!(line, oracle_line(&schema, &model, &d.rows[k], k), "row {k}");
     }
 }
 
@@ -100,22 +290,48 @@ fn portfolio_lines_match_single_explanations_in_input_order() {
 #[test]
 fn portfolio_cancels_after_a_chunk() {
     let (schema, model, _) = fitted();
-    let out = temp("cancel.jsonl");
-    let summary = explain_portfolio(
+    let (full, _) = run(
         &schema,
         &model,
         &bundled_german_path(),
-        &out,
-        &Config::default(),
-        &options(50),
-        &mut |_| false,
-    )
-    .unwrap();
-    let got = lines(&out);
-    std::fs::remove_file(&out).unwrap();
-    assert!(summary.cancelled);
-    assert_eq!(summary.rows, 50);
-    assert_eq!(got.len(), 50);
+        "creditability",
+        1,
+        50,
+    );
+    let first_50: Vec<u8> = full
+        .split_inclusive(|&b| b == b'\n')
+        .take(50)
+        .flatten()
+        .copied()
+        .collect();
+    // One thread, and workers with chunks still in flight when it stops.
+    for threads in [1, 2, 3] {
+        let out = temp(&format!("cancel-{threads}.jsonl"));
+        let config = Config {
+            batch_threads: threads,
+            ..Config::default()
+        };
+        let mut reports = 0;
+        let summary = explain_portfolio(
+            &schema,
+            &model,
+            &bundled_german_path(),
+            &out,
+            &config,
+            &options(50),
+            &mut |_| {
+                reports += 1;
+                false
+            },
+        )
+        .unwrap();
+        let got = std::fs::read(&out).unwrap();
+        std::fs::remove_file(&out).unwrap();
+        assert!(summary.cancelled);
+        assert_eq!(reports, 1);
+        assert_eq!(summary.rows, 50);
+        assert!(got == first_50, "{threads} threads: not the first 50 lines");
+    }
 }
 
 #[test]

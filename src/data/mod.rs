@@ -310,19 +310,34 @@ fn table_rows(table: &Table, schema: &Schema, cols: &[usize]) -> Result<Vec<Vec<
 /// out-of-range and off-grid (non-whole for an integer feature) values, and missing-value tokens in a column that declares no
 /// special state for them, are errors naming the row and column; a cell holding
 /// a special state's label reads as that state.
-pub fn row_under_schema(
-    cells: &[String],
+pub fn row_under_schema<S: AsRef<str>>(
+    cells: &[S],
     schema: &Schema,
     cols: &[usize],
     data_row: usize,
 ) -> Result<Vec<f64>> {
     let mut raw = Vec::with_capacity(cols.len());
+    row_under_schema_into(cells, schema, cols, data_row, &mut raw)?;
+    Ok(raw)
+}
+
+/// [`row_under_schema`] into a reused buffer (cleared first), for streams
+/// that read many rows without allocating one per row.
+pub fn row_under_schema_into<S: AsRef<str>>(
+    cells: &[S],
+    schema: &Schema,
+    cols: &[usize],
+    data_row: usize,
+    raw: &mut Vec<f64>,
+) -> Result<()> {
+    raw.clear();
     for (i, &j) in cols.iter().enumerate() {
         let f = &schema.features[i];
         let where_ = || format!("data row {}, column '{}'", data_row + 1, f.name);
         let cell = cells
             .get(j)
             .ok_or_else(|| Error::Data(format!("{}: the row has no such field", where_())))?
+            .as_ref()
             .trim();
         let v = match &f.kind {
             FeatureKind::Categorical { levels } => match levels.iter().position(|l| l == cell) {
@@ -361,7 +376,7 @@ pub fn row_under_schema(
         };
         raw.push(v);
     }
-    Ok(raw)
+    Ok(())
 }
 
 /// The folder of the real datasets that may not be bundled (HELOC, Taiwan):
