@@ -959,3 +959,60 @@ fn one_feature_problem_learns_its_known_q_values() {
         "Q differs from the known values by up to {worst}"
     );
 }
+
+// ---------------------------------------------------------------- drift
+
+/// A short, seeded training on the plain German schema (no change limits, no
+/// waiting) of both rewards, as policy JSON, one line per reward.
+fn plain_german_policies() -> String {
+    let d = crate::data::german_credit(&crate::data::bundled_german_path()).unwrap();
+    let (tr, _) = d.holdout_split();
+    let m = LinearModel::fit(
+        &tr.encoded(),
+        &tr.labels,
+        crate::model::LogisticFit::default(),
+    )
+    .unwrap();
+    let cfg = PdqnConfig {
+        episodes: 300,
+        hidden: vec![8],
+        batch_size: 16,
+        epsilon_steps: 600,
+        epsilon_final: 0.2,
+        initial_memory: 100,
+        replay_capacity: 2000,
+        progress_every: 100,
+        seed: 5,
+        ..PdqnConfig::default()
+    };
+    [RewardKind::Binary, RewardKind::Probability]
+        .iter()
+        .map(|&reward| {
+            let t = train(&d.schema, &m, &tr.rows, reward, RewardParams::default(), &cfg, |_| true)
+                .unwrap();
+            t.policy.to_json() + "\n"
+        })
+        .collect()
+}
+
+/// The plain schema's training is bit-for-bit what it was before change
+/// limits and waiting entered the action space (issue #16): a schema without
+/// them must train exactly as the paper's runs did.
+///
+/// Drift check only: `testdata/german_plain_policies.jsonl` was written by
+/// cfx itself (this function, on the code before the action space learned
+/// change limits and waiting), so it proves sameness, not correctness.
+/// Rewrite it with `CFX_BLESS=1` only when a change of the plain training is
+/// intended.
+#[test]
+fn plain_german_training_is_unchanged() {
+    let got = plain_german_policies();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/sequential/testdata/german_plain_policies.jsonl");
+    if std::env::var_os("CFX_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap();
+    assert!(got == want, "the plain German training drifted from {}", path.display());
+}
