@@ -415,7 +415,8 @@ pub unsafe extern "C" fn cfx_plan_step(
 }
 
 /// Step `index` in words, `"<feature>: <from> → <to>"` with the data's own
-/// level and special-state names (string buffer protocol). Thread-safe.
+/// level and special-state names, or `"wait <m> months: <feature> <from> →
+/// <to>, …"` for a wait (string buffer protocol). Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_plan_step_text(
     plan: *const cfx_plan,
@@ -426,7 +427,7 @@ pub unsafe extern "C" fn cfx_plan_step_text(
 ) -> cfx_status {
     ffi_boundary! {
         let st = plan_step(arc_ref(plan, "plan")?, index)?;
-        let text = format!("{}: {} → {}", st.name, st.from_text, st.to_text);
+        let text = st.text();
         write_str(&text, buf, cap, out_len, "buf")
     }
 }
