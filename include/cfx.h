@@ -2412,7 +2412,8 @@ cfx_status cfx_plan_step(const struct cfx_plan *plan,
 
 /**
  * Step `index` in words, `"<feature>: <from> → <to>"` with the data's own
- * level and special-state names (string buffer protocol). Thread-safe.
+ * level and special-state names, or `"wait <m> months: <feature> <from> →
+ * <to>, …"` for a wait (string buffer protocol). Thread-safe.
  */
 cfx_status cfx_plan_step_text(const struct cfx_plan *plan,
                               size_t index,
