@@ -1295,3 +1295,46 @@ fn a_policy_learns_to_wait_when_only_time_helps() {
     }
     assert_eq!(waited, rows.len(), "every applicant learns to wait");
 }
+
+/// The same on the German advice preset (change limits on amount and
+/// duration, forbidden levels, age by waiting only): for 30 applicants, every
+/// action over a fine parameter grid is advice `Schema::check_advice` allows,
+/// and age moves only on the wait action.
+#[test]
+fn every_action_on_the_german_preset_is_allowed_advice() {
+    let d = crate::data::german_credit(&crate::data::bundled_german_path()).unwrap();
+    let s = crate::data::presets::priced_preset("german", &d.schema)
+        .unwrap()
+        .unwrap();
+    let m = LinearModel::fit(
+        &d.encoded(),
+        &d.labels,
+        crate::model::LogisticFit::default(),
+    )
+    .unwrap();
+    let mut env =
+        Environment::new(&s, &m, RewardKind::Probability, RewardParams::default()).unwrap();
+    let a = env.actions().clone();
+    assert_eq!(a.len(), 18, "17 mutable features (age is not one) and wait");
+    let age = s.index_of("age_in_years").unwrap();
+    for row in d.rows.iter().take(30) {
+        for k in 0..a.len() {
+            for g in 0..=100 {
+                let u = -1.0 + g as f64 / 50.0;
+                env.reset(row).unwrap();
+                let r = env.step(k, u).unwrap();
+                let months = if Some(k) == a.wait_action() {
+                    r.to as u32
+                } else {
+                    0
+                };
+                assert_ne!(r.outcome, StepOutcome::Failure(Failure::Violation));
+                s.check_advice(row, env.raw(), months)
+                    .unwrap_or_else(|e| panic!("action {k} u {u}: {e}"));
+                if months == 0 {
+                    assert_eq!(env.raw()[age], row[age]);
+                }
+            }
+        }
+    }
+}
