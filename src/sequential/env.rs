@@ -483,7 +483,8 @@ pub struct StepResult {
 /// The success and failure terminals earn exactly `Pos` / `Pen` (no distance term).
 ///
 /// Buffers are allocated once by [`Environment::new`]; `reset`/`step` never allocate
-/// (except for the error text of an actionability violation).
+/// on a plain schema (except for the error text of an actionability violation);
+/// on an advice schema a step's guard check copies the row once.
 #[derive(Debug, Clone)]
 pub struct Environment<'a> {
     schema: &'a Schema,
@@ -708,12 +709,22 @@ impl<'a> Environment<'a> {
         // Change limits are measured from the applicant's own value; every
         // action is used once, so `from` is still that value (waiting moves
         // only the time features, which no other action touches).
+        // On the paper's plain schema (no limits, no waiting) `check_advice`
+        // adds nothing to `check_actionable`; it is skipped there, which keeps
+        // that step allocation-free. On an advice schema every action is
+        // allowed by construction and the check (one row copy) guards it.
         let checked = if months > 0 {
             self.schema.check_advice(&self.raw, &self.raw_next, months)
         } else {
             self.schema
                 .check_actionable(&self.raw, &self.raw_next)
-                .and_then(|()| self.schema.check_advice(&self.raw, &self.raw_next, 0))
+                .and_then(|()| {
+                    if self.actions.within_advice() {
+                        self.schema.check_advice(&self.raw, &self.raw_next, 0)
+                    } else {
+                        Ok(())
+                    }
+                })
         };
         if let Err(e) = checked {
             self.last_violation = Some(e);
