@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let schema = data::presets::priced_preset(&which, &d.schema)?.ok_or("no advice preset")?;
     let w = schema.waiting().expect("presets declare waiting");
     println!(
-        "advice preset: change limits, waiting up to {} months ({:.4} per month in the distance)",
+        "advice preset (cfx::data::presets): waiting up to {} months ({:.4} per month in the distance)",
         w.max_months, w.cost_per_month
     );
     println!("== sequential counterfactuals (P-DQN, R^prob reward) on {which} ==");
