@@ -9,10 +9,19 @@
 //! alternatives (Russell's rule) and its robust answer (closed-form margin,
 //! proven optimal); Wachter, PROBE and CROCO (seed 001; CROCO with K = 1000,
 //! m = 0.02, n_iter 200); COPA plan options (seed 002, J = 5, μ̂ and Σ̂ from
-//! 200 refits on random halves). The P-DQN is not run here (it trains for
-//! minutes per dataset; `make experiments` measures it).
+//! 200 refits on random halves); the P-DQN (seed 003, `R^prob`) after a
+//! short training (the `--schedule short` settings of
+//! `examples/sequential_policies.rs`: hidden [64], learning from 500
+//! transitions on, ε 0.8 → 0.1 over 2 steps per episode; `--episodes`,
+//! default 3000, seed 42), every plan counted whether or not it flips the
+//! decision (the row says how many do).
 //!
-//! `cargo run --release --example plausibility_table -- [german|heloc] [applicants]`
+//! `--preset` runs every method under the data set's advice preset
+//! (`cfx::data::presets::priced_preset`: change limits, waiting, no moves
+//! that game the data) — "after"; without it, the plain schema — "before".
+//! The model and the plausible ranges are the same either way.
+//!
+//! `cargo run --release --example plausibility_table -- [german|heloc] [applicants] [--preset] [--episodes N]`
 //! (defaults german, 40; HELOC is read from ../shared/data).
 
 use cfx::coherent::{Config as MipConfig, Robustness, explain, explain_diverse};
@@ -24,6 +33,7 @@ use cfx::robust::{
     CrocoConfig, Evaluation, NoiseModel, ProbeConfig, WachterConfig, croco, probe, wachter,
 };
 use cfx::schema::Schema;
+use cfx::sequential::{PdqnConfig, RewardKind, RewardParams};
 use std::collections::BTreeMap;
 
 const SIGMA2: f64 = 0.01;
@@ -80,16 +90,46 @@ impl Tally {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let which = std::env::args().nth(1).unwrap_or_else(|| "german".into());
-    let n_app: usize = std::env::args().nth(2).map_or(Ok(40), |s| s.parse())?;
+    let mut positional = Vec::new();
+    let (mut preset, mut episodes) = (false, 3000usize);
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--preset" => preset = true,
+            "--episodes" => {
+                episodes = args.next().ok_or("--episodes needs a number")?.parse()?;
+            }
+            _ if a.starts_with("--") => return Err(format!("unknown option '{a}'").into()),
+            _ => positional.push(a),
+        }
+    }
+    let which = positional
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "german".into());
+    let n_app: usize = positional.get(1).map_or(Ok(40), |s| s.parse())?;
     let d = match which.as_str() {
         "german" => data::german_credit(&data::bundled_german_path())?,
         "heloc" => data::heloc(&data::shared_data_dir().join("heloc.csv"))?,
         other => return Err(format!("unknown dataset '{other}' (german, heloc)").into()),
     };
-    let (train, test) = d.holdout_split();
-    let schema = &train.schema;
-    let model = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default())?;
+    let (train_part, test) = d.holdout_split();
+    let model = LinearModel::fit(
+        &train_part.encoded(),
+        &train_part.labels,
+        LogisticFit::default(),
+    )?;
+    // A preset changes actionability only: the model scores its rows unchanged.
+    let advised = if preset {
+        Some(
+            cfx::data::presets::priced_preset(&which, &train_part.schema)?
+                .ok_or("no advice preset for this data set")?,
+        )
+    } else {
+        None
+    };
+    let schema = advised.as_ref().unwrap_or(&train_part.schema);
+    let train = &train_part;
     let ranges = Plausibility::fit(schema, &train.rows, &train.labels)?;
     let declined: Vec<Vec<f64>> = test
         .rows
@@ -115,6 +155,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "PROBE (target 10%)",
         "CROCO (target 10%)",
         "COPA plan options",
+        "P-DQN",
     ];
     let mut tallies: Vec<Tally> = names.iter().map(|_| Tally::default()).collect();
     let diverse = MipConfig {
@@ -143,7 +184,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         ..CrocoConfig::default()
     };
+    let pdqn_cfg = PdqnConfig {
+        episodes,
+        hidden: vec![64],
+        initial_memory: 500,
+        epsilon_steps: 2 * episodes,
+        epsilon_final: 0.1,
+        progress_every: episodes,
+        seed: 42,
+        ..PdqnConfig::default()
+    };
+    let policy = cfx::sequential::train(
+        schema,
+        &model,
+        &train.rows,
+        RewardKind::Probability,
+        RewardParams::default(),
+        &pdqn_cfg,
+        |_| true,
+    )?
+    .policy;
+    let mut pdqn_success = 0;
     for raw in &declined {
+        let mut plan = policy.answer(schema, &model, raw)?;
+        plan.assess_plausibility(schema, raw, &ranges)?;
+        tallies[7].add(schema, raw, &plan.plausibility);
+        pdqn_success += usize::from(plan.success);
         let mut ex = explain_diverse(schema, &model, raw, &diverse)?;
         ex.assess_plausibility(schema, &ranges)?;
         for (k, cf) in ex.counterfactuals.iter().enumerate() {
@@ -178,14 +244,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "{which}: first {} declined held-out applicants, logistic model; implausible = a changed value outside the 1–99% range of the {} accepted training applicants (or a state/level < 1% of them have)",
+        "{which} ({}): first {} declined held-out applicants, logistic model; implausible = a changed value outside the 1–99% range of the {} accepted training applicants (or a state/level < 1% of them have)",
+        if preset {
+            "advice preset"
+        } else {
+            "plain schema"
+        },
         declined.len(),
         ranges.n_accepted
     );
     println!();
     println!("| method | implausible answers | most frequent implausible move |");
     println!("|---|---|---|");
-    for (name, t) in names.iter().zip(&tallies) {
+    let pdqn_name = format!(
+        "P-DQN, R^prob ({episodes} episodes, seed 42; {pdqn_success}/{} plans accepted)",
+        declined.len()
+    );
+    for (k, t) in tallies.iter().enumerate() {
+        let name = if k == 7 { pdqn_name.as_str() } else { names[k] };
         println!("{}", t.row(name));
     }
     Ok(())

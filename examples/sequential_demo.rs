@@ -7,6 +7,11 @@
 //! ```
 //! The short run uses a smaller network and a faster ε decay than the paper's
 //! settings (`PdqnConfig::default()`, 40,000 episodes) so that it ends in seconds.
+//!
+//! The agent acts under the data set's advice preset
+//! (`cfx::data::presets::priced_preset`, as `examples/credit_recourse.rs`):
+//! every action it can take stays within the change limits, age moves only by
+//! waiting, and "wait m months" is one of its actions.
 
 use cfx::data;
 use cfx::model::{LinearModel, LogisticFit, Model};
@@ -24,6 +29,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let (tr, te) = d.holdout_split();
     let model = LinearModel::fit(&tr.encoded(), &tr.labels, LogisticFit::default())?;
+    // A preset changes actionability only: the model scores its rows unchanged.
+    let schema = data::presets::priced_preset(&which, &d.schema)?.ok_or("no advice preset")?;
+    let w = schema.waiting().expect("presets declare waiting");
+    println!(
+        "advice preset (cfx::data::presets): waiting up to {} months ({:.4} per month in the distance)",
+        w.max_months, w.cost_per_month
+    );
     println!("== sequential counterfactuals (P-DQN, R^prob reward) on {which} ==");
     let cfg = PdqnConfig {
         episodes,
@@ -37,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     let tty = std::io::stderr().is_terminal();
     let trained = train(
-        &d.schema,
+        &schema,
         &model,
         &tr.rows,
         RewardKind::Probability,
@@ -72,7 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         episodes,
         started.elapsed().as_secs_f64()
     );
-    let ev = evaluate(&trained.policy, &d.schema, &model, &te.rows)?;
+    let ev = evaluate(&trained.policy, &schema, &model, &te.rows)?;
     let m = ev.metrics;
     println!(
         "held-out: {} declined applicants, counterfactuals found for {:.0}%, {:.1} features changed on average, entropy {:.2}",
@@ -87,7 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .find(|e| e.outcome == cfx::sequential::StepOutcome::Success)
         .or(ev.episodes.first());
     if let Some(e) = first_found {
-        let plan = trained.policy.answer(&d.schema, &model, &te.rows[e.row])?;
+        let plan = trained.policy.answer(&schema, &model, &te.rows[e.row])?;
         println!(
             "\nplan for held-out applicant #{} (probability of good risk {:.1}%, threshold {:.0}%):",
             e.row,
@@ -96,11 +108,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         for (t, st) in plan.steps.iter().enumerate() {
             println!(
-                "  step {}: {}: {} → {}{}  (probability {:.1}%)",
+                "  step {}: {}{}  (probability {:.1}%)",
                 t + 1,
-                st.name,
-                st.from_text,
-                st.to_text,
+                st.text(),
                 if st.changed { "" } else { " (no change)" },
                 100.0 * st.probability
             );

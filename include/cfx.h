@@ -2405,7 +2405,9 @@ cfx_status cfx_plan_success(const struct cfx_plan *plan,
 /**
  * Step `index` (0-based) of the plan: the raw feature index, its raw value
  * before and after, and the probability of the favourable outcome after the
- * step. Any out-parameter may be NULL when not wanted. `NOT_FOUND` when
+ * step. A "wait" step (schemas with a waiting action) moves no single
+ * feature: its index is the schema's number of features, its values 0 and
+ * the months waited (`cfx_plan_step_text` lists what time moved). Any out-parameter may be NULL when not wanted. `NOT_FOUND` when
  * `index` is past the last step. Thread-safe.
  */
 cfx_status cfx_plan_step(const struct cfx_plan *plan,
@@ -2417,7 +2419,8 @@ cfx_status cfx_plan_step(const struct cfx_plan *plan,
 
 /**
  * Step `index` in words, `"<feature>: <from> → <to>"` with the data's own
- * level and special-state names (string buffer protocol). Thread-safe.
+ * level and special-state names, or `"wait <m> months: <feature> <from> →
+ * <to>, …"` for a wait (string buffer protocol). Thread-safe.
  */
 cfx_status cfx_plan_step_text(const struct cfx_plan *plan,
                               size_t index,

@@ -306,3 +306,33 @@ fn heloc_one_mip_with_waiting_equals_the_outer_loop_on_200_declined_applicants()
     eprintln!("HELOC: {answered} of 200 answered, {waited} wait");
     assert!(answered >= 180, "answered: {answered}");
 }
+
+/// `priced_preset` is the named preset with one month priced as the distance
+/// prices a month's growth of the cheapest time feature, computed by hand
+/// here: German age grows 1/12 year a month, so the price is
+/// `W_age·(1/12)/(U − L)`.
+#[test]
+fn priced_preset_prices_a_month_by_hand() {
+    let d = cfx::data::german_credit(&cfx::data::bundled_german_path()).unwrap();
+    let s = &d.schema;
+    let age = s.index_of("age_in_years").unwrap();
+    let cfx::schema::FeatureKind::Contiguous { lower, upper, .. } = s.features[age].kind else {
+        panic!("age is contiguous")
+    };
+    let want = s.weights(age).value * (1.0 / 12.0) / (upper - lower);
+    let p = cfx::data::presets::priced_preset("german", s)
+        .unwrap()
+        .unwrap();
+    let got = p.waiting().unwrap().cost_per_month;
+    assert!(
+        (got - want).abs() < 1e-12 * want.max(1.0),
+        "{got} vs {want}"
+    );
+    assert_eq!(p, cfx::data::presets::german_credit_advice(s, got).unwrap());
+    assert!(
+        cfx::data::presets::priced_preset("taiwan", s)
+            .unwrap()
+            .is_none()
+    );
+    assert!(cfx::data::presets::month_price(s, &[("no_such_feature", 1.0)]).is_err());
+}

@@ -107,3 +107,34 @@ pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Sche
         }),
     )
 }
+
+/// The price of one month of waiting that the examples use: as the distance
+/// prices one month's growth of the cheapest time feature
+/// (`W^c_i·per_month_i/(U_i − L_i)` over `growth`, pairs of a feature name and
+/// its growth per month), since waiting moves them all together, which is the
+/// point of it. Errors name a feature the schema does not have.
+pub fn month_price(schema: &Schema, growth: &[(&str, f64)]) -> Result<f64> {
+    let mut p = f64::INFINITY;
+    for &(name, per_month) in growth {
+        let i = schema.index_of(name)?;
+        let slots_per_month = schema.value_to_slot(i, per_month) - schema.value_to_slot(i, 0.0);
+        p = p.min(schema.weights(i).value * slots_per_month);
+    }
+    Ok(p)
+}
+
+/// The advice preset of a data set by name ("german", "heloc"), waiting priced
+/// by [`month_price`]; `None` for a data set without a preset.
+pub fn priced_preset(name: &str, schema: &Schema) -> Result<Option<Schema>> {
+    Ok(match name {
+        "german" => Some(german_credit_advice(
+            schema,
+            month_price(schema, &[("age_in_years", 1.0 / 12.0)])?,
+        )?),
+        "heloc" => {
+            let growth: Vec<(&str, f64)> = HELOC_TIME_FEATURES.iter().map(|&n| (n, 1.0)).collect();
+            Some(heloc_advice(schema, month_price(schema, &growth)?)?)
+        }
+        _ => None,
+    })
+}

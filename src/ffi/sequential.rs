@@ -393,7 +393,9 @@ pub unsafe extern "C" fn cfx_plan_success(
 
 /// Step `index` (0-based) of the plan: the raw feature index, its raw value
 /// before and after, and the probability of the favourable outcome after the
-/// step. Any out-parameter may be NULL when not wanted. `NOT_FOUND` when
+/// step. A "wait" step (schemas with a waiting action) moves no single
+/// feature: its index is the schema's number of features, its values 0 and
+/// the months waited (`cfx_plan_step_text` lists what time moved). Any out-parameter may be NULL when not wanted. `NOT_FOUND` when
 /// `index` is past the last step. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_plan_step(
@@ -415,7 +417,8 @@ pub unsafe extern "C" fn cfx_plan_step(
 }
 
 /// Step `index` in words, `"<feature>: <from> → <to>"` with the data's own
-/// level and special-state names (string buffer protocol). Thread-safe.
+/// level and special-state names, or `"wait <m> months: <feature> <from> →
+/// <to>, …"` for a wait (string buffer protocol). Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_plan_step_text(
     plan: *const cfx_plan,
@@ -426,7 +429,7 @@ pub unsafe extern "C" fn cfx_plan_step_text(
 ) -> cfx_status {
     ffi_boundary! {
         let st = plan_step(arc_ref(plan, "plan")?, index)?;
-        let text = format!("{}: {} → {}", st.name, st.from_text, st.to_text);
+        let text = st.text();
         write_str(&text, buf, cap, out_len, "buf")
     }
 }

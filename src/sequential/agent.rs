@@ -1,7 +1,7 @@
 //! P-DQN (Xiong et al. 2018) over the hybrid action space of seed 003, as
 //! ReLAX (seed 003's reference [3]) uses it.
 
-use super::env::{ActionSpace, Environment, RewardKind, RewardParams, StepOutcome};
+use super::env::{ActionSpace, Environment, Failure, RewardKind, RewardParams, StepOutcome};
 use crate::error::{Error, Result, check_len};
 use crate::model::Model;
 use crate::nn::{Activation, Adam, Cache, Gradients, Network};
@@ -166,7 +166,8 @@ pub struct Progress {
 #[serde(deny_unknown_fields)]
 pub struct Policy {
     pub format_version: u32,
-    /// Names of the action features (the schema's mutable features, in order).
+    /// Names of the actions: the schema's mutable features, in order, then
+    /// [`super::WAIT_ACTION`] when the schema declares waiting.
     pub action_features: Vec<String>,
     /// Encoded dimension of the schema the policy was trained on.
     pub encoded_dim: usize,
@@ -621,13 +622,7 @@ impl<'a> Trainer<'a> {
         let schema = self.env.schema();
         Policy {
             format_version: POLICY_FORMAT_VERSION,
-            action_features: self
-                .env
-                .actions()
-                .features()
-                .iter()
-                .map(|&i| schema.features[i].name.clone())
-                .collect(),
+            action_features: self.env.actions().names(schema),
             encoded_dim: schema.encoded_dim(),
             reward: self.reward,
             reward_params: self.reward_params,
@@ -697,9 +692,12 @@ pub fn train(
 /// One step of a policy's plan, in the data's own words.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanStep {
-    /// Raw feature index and name.
+    /// Raw feature index and name. A wait step moves no single feature: its
+    /// index is the schema's number of features and its name
+    /// [`super::WAIT_ACTION`]; `waited` lists what time moved.
     pub feature: usize,
     pub name: String,
+    /// The raw value before and after; for a wait step `0` and the months.
     pub from: f64,
     pub to: f64,
     pub from_text: String,
@@ -711,6 +709,46 @@ pub struct PlanStep {
     pub changed: bool,
     /// What the step led to.
     pub outcome: StepOutcome,
+    /// Months waited (0 for a feature step).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub months: u32,
+    /// The time features a wait step moved, from → to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waited: Vec<crate::schema::Change>,
+}
+
+fn is_zero(m: &u32) -> bool {
+    *m == 0
+}
+
+impl PlanStep {
+    /// The step in words: `"credit_amount: 5000 → 4000"`, or for a wait
+    /// `"wait 9 months: MSinceMostRecentDelq 15 → 24, …"`.
+    pub fn text(&self) -> String {
+        if self.months == 0 {
+            return format!("{}: {} → {}", self.name, self.from_text, self.to_text);
+        }
+        let moved: Vec<String> = self
+            .waited
+            .iter()
+            .map(|c| format!("{} {} → {}", c.name, c.from_text, c.to_text))
+            .collect();
+        let unit = if self.months == 1 { "month" } else { "months" };
+        if moved.is_empty() {
+            format!(
+                "{WAIT} {} {unit}: nothing moves",
+                self.months,
+                WAIT = super::WAIT_ACTION
+            )
+        } else {
+            format!(
+                "{WAIT} {} {unit}: {}",
+                self.months,
+                moved.join(", "),
+                WAIT = super::WAIT_ACTION
+            )
+        }
+    }
 }
 
 /// A policy's answer to one applicant: the steps it takes, in order.
@@ -774,7 +812,7 @@ impl Policy {
     }
 
     /// Checks that the policy fits `schema` (same mutable features in the same
-    /// order, same encoded dimension) and that its networks are well formed.
+    /// order, the same waiting action or none, same encoded dimension) and that its networks are well formed.
     pub fn check_schema(&self, schema: &Schema) -> Result<ActionSpace> {
         let actions = ActionSpace::new(schema)?;
         check_len(
@@ -787,11 +825,11 @@ impl Policy {
             actions.len(),
             self.n_actions(),
         )?;
-        for (j, &i) in actions.features().iter().enumerate() {
-            if schema.features[i].name != self.action_features[j] {
+        for (j, name) in actions.names(schema).iter().enumerate() {
+            if *name != self.action_features[j] {
                 return Err(Error::InvalidArgument(format!(
-                    "policy action {j} is '{}' but the schema's mutable feature is '{}'",
-                    self.action_features[j], schema.features[i].name
+                    "policy action {j} is '{}' but the schema's action is '{name}'",
+                    self.action_features[j]
                 )));
             }
         }
@@ -930,23 +968,57 @@ impl Policy {
         let initial_probability = env.probability();
         let already_accepted = env.accepted();
         let outcome = self.rollout_in(&mut env, &mut ws, &mut steps)?;
-        let plan_steps = steps
-            .iter()
-            .map(|st| {
-                let fi = env.actions().feature(st.action);
-                PlanStep {
-                    feature: fi,
-                    name: schema.features[fi].name.clone(),
-                    from: st.from,
-                    to: st.to,
-                    from_text: schema.describe_value(fi, st.from),
-                    to_text: schema.describe_value(fi, st.to),
-                    probability: st.probability,
-                    changed: st.from != st.to,
-                    outcome: st.outcome,
+        // Replays the steps on the applicant's row to say what each wait moved.
+        let mut row = raw.to_vec();
+        let mut plan_steps = Vec::with_capacity(steps.len());
+        for st in &steps {
+            let applied = !matches!(
+                st.outcome,
+                StepOutcome::Failure(Failure::Reused | Failure::Violation)
+            );
+            let step = match env.actions().feature(st.action) {
+                Some(fi) => {
+                    if applied {
+                        row[fi] = st.to;
+                    }
+                    PlanStep {
+                        feature: fi,
+                        name: schema.features[fi].name.clone(),
+                        from: st.from,
+                        to: st.to,
+                        from_text: schema.describe_value(fi, st.from),
+                        to_text: schema.describe_value(fi, st.to),
+                        probability: st.probability,
+                        changed: st.from != st.to,
+                        outcome: st.outcome,
+                        months: 0,
+                        waited: Vec::new(),
+                    }
                 }
-            })
-            .collect();
+                None => {
+                    let months = st.to as u32;
+                    let waited_row = schema.after_waiting(&row, months)?;
+                    let waited = schema.describe_changes(&row, &waited_row);
+                    if applied {
+                        row = waited_row;
+                    }
+                    PlanStep {
+                        feature: schema.n_features(),
+                        name: super::WAIT_ACTION.into(),
+                        from: st.from,
+                        to: st.to,
+                        from_text: "0 months".into(),
+                        to_text: format!("{months} months"),
+                        probability: st.probability,
+                        changed: !waited.is_empty(),
+                        outcome: st.outcome,
+                        months,
+                        waited,
+                    }
+                }
+            };
+            plan_steps.push(step);
+        }
         Ok(Plan {
             initial_probability,
             steps: plan_steps,

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result, check_len};
 use crate::model::{Model, sigmoid};
-use crate::schema::{FeatureKind, Schema};
+use crate::schema::{AfterWaiting, Direction, FeatureKind, Schema, Waiting};
 use serde::{Deserialize, Serialize};
 
 /// Which reward of seed 003 the agent learns from.
@@ -77,8 +77,13 @@ pub(crate) enum ActionMap {
     Categorical { n: usize },
 }
 
+/// The name of the waiting action among a policy's actions (no feature is
+/// called so: it is not a feature but "wait `m` months").
+pub const WAIT_ACTION: &str = "wait";
+
 /// The discrete half of the hybrid action space: one action per mutable raw
-/// feature, each with its own map from `u ∈ [−1, 1]` to a raw value.
+/// feature, each with its own map from `u ∈ [−1, 1]` to a raw value, and —
+/// when the schema declares a waiting action — one last action "wait".
 ///
 /// # Parameter mapping (documented choice; seed 003 only says `x_{t+1}[k] = u_k`)
 /// Let `v = (u + 1)/2 ∈ [0, 1]` and let the feature have `m` segments; segment
@@ -93,16 +98,39 @@ pub(crate) enum ActionMap {
 ///   gets no segment);
 /// * categorical with `n` levels: `m = n` equal segments, segment `j` is level `j`.
 ///
-/// Direction rules are not built into the map: a move against the allowed
-/// direction is a failure terminal, as the paper's "violating a feature constraint".
+/// On a schema without change limits and without waiting (the paper's
+/// setting) this map is fixed, and direction rules are not built into it: a
+/// move against the allowed direction is a failure terminal, as the paper's
+/// "violating a feature constraint".
+///
+/// # Advice schemas (issue #16: change limits or a waiting action)
+/// When the schema states what a person can actually do, the map is taken
+/// relative to the applicant's own value `a` (each feature is set once per
+/// episode, so its current value is the applicant's), and every action the
+/// agent can take is allowed ([`ActionSpace::value_within`]):
+/// * the value segment spans [`Schema::move_range`]`(i, a)` (the actionable
+///   range tightened by the change limits, the one definition every method
+///   uses), cut at `a` by the direction, snapped to the grid inside it; it is
+///   offered only when the move into the value state is allowed;
+/// * the special states and categorical levels offered are those the
+///   feature may move into from its current state (forbidden transitions and,
+///   for a categorical, the direction over the level order); staying is
+///   always among them;
+/// * "wait": `m = min(⌊v·M⌋, M − 1) + 1 ∈ {1, …, M}` months (`M` the schema's
+///   `max_months`, `M` equal segments).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionSpace {
     pub(crate) features: Vec<usize>,
     pub(crate) maps: Vec<ActionMap>,
+    /// The map is relative to the applicant (the schema has change limits or waiting).
+    within_advice: bool,
+    /// The waiting action (the last action), when the schema declares one.
+    wait: Option<Waiting>,
 }
 
 impl ActionSpace {
-    /// One action per mutable feature of `schema`, in schema order.
+    /// One action per mutable feature of `schema`, in schema order, then
+    /// "wait" when the schema declares a waiting action.
     pub fn new(schema: &Schema) -> Result<ActionSpace> {
         let mut features = Vec::new();
         let mut maps = Vec::new();
@@ -143,45 +171,85 @@ impl ActionSpace {
             features.push(i);
             maps.push(map);
         }
-        if features.is_empty() {
+        let wait = schema.waiting();
+        if features.is_empty() && wait.is_none() {
             return Err(Error::InvalidArgument(
                 "the schema has no mutable feature: there is no action to take".into(),
             ));
         }
-        Ok(ActionSpace { features, maps })
+        let within_advice = wait.is_some()
+            || schema.features.iter().any(|f| {
+                f.actionability.max_increase.is_some() || f.actionability.max_decrease.is_some()
+            });
+        Ok(ActionSpace {
+            features,
+            maps,
+            within_advice,
+            wait,
+        })
     }
 
-    /// Number of discrete actions `K` (= mutable features = the step budget).
+    /// Number of discrete actions `K` (mutable features, plus "wait" when the
+    /// schema has it; also the step budget).
     pub fn len(&self) -> usize {
-        self.features.len()
+        self.features.len() + usize::from(self.wait.is_some())
     }
 
     /// Always false: a space is built only with at least one action.
     pub fn is_empty(&self) -> bool {
-        self.features.is_empty()
+        self.len() == 0
     }
 
-    /// The raw feature index behind action `k`.
-    pub fn feature(&self, k: usize) -> usize {
-        self.features[k]
+    /// The raw feature index behind feature action `k` (`None` for "wait").
+    pub fn feature(&self, k: usize) -> Option<usize> {
+        self.features.get(k).copied()
     }
 
-    /// The raw feature indices of all actions.
+    /// The raw feature indices of the feature actions ("wait" has none).
     pub fn features(&self) -> &[usize] {
         &self.features
     }
 
-    /// The raw value action `k` with parameter `u` sets (see the type docs).
-    /// `u` is clamped to `[−1, 1]`; a NaN parameter maps to `u = −1`.
+    /// The index of the "wait" action, when the schema declares waiting.
+    pub fn wait_action(&self) -> Option<usize> {
+        self.wait.map(|_| self.features.len())
+    }
+
+    /// Whether the map is relative to the applicant (change limits or waiting
+    /// in the schema), see the type docs.
+    pub fn within_advice(&self) -> bool {
+        self.within_advice
+    }
+
+    /// The actions' names: the features' names, then [`WAIT_ACTION`].
+    pub fn names(&self, schema: &Schema) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .features
+            .iter()
+            .map(|&i| schema.features[i].name.clone())
+            .collect();
+        if self.wait.is_some() {
+            out.push(WAIT_ACTION.into());
+        }
+        out
+    }
+
+    /// The months "wait" with parameter `u` waits (`0` without a waiting action).
+    pub fn months(&self, u: f64) -> u32 {
+        let Some(w) = self.wait else { return 0 };
+        let m = w.max_months.max(1) as usize;
+        (segment(unit(u), m).0 + 1) as u32
+    }
+
+    /// The raw value feature action `k` with parameter `u` sets under the
+    /// paper's fixed map (see the type docs). `u` is clamped to `[−1, 1]`; a
+    /// NaN parameter maps to `u = −1`. For "wait" it is [`ActionSpace::months`].
     pub fn value(&self, k: usize, u: f64) -> f64 {
-        let u = if u.is_nan() { -1.0 } else { u.clamp(-1.0, 1.0) };
-        let v = (u + 1.0) / 2.0;
-        let segment = |m: usize| -> (usize, f64) {
-            let s = v * m as f64;
-            let j = (s.floor() as usize).min(m - 1);
-            (j, (s - j as f64).clamp(0.0, 1.0))
+        let v = unit(u);
+        let Some(map) = self.maps.get(k) else {
+            return f64::from(self.months(u));
         };
-        match &self.maps[k] {
+        match map {
             ActionMap::Contiguous {
                 lo,
                 hi,
@@ -189,15 +257,144 @@ impl ActionSpace {
                 step,
                 special_codes,
             } => {
-                let (j, tau) = segment(1 + special_codes.len());
+                let (j, tau) = segment(v, 1 + special_codes.len());
                 if j > 0 {
                     return special_codes[j - 1];
                 }
                 snap(lo + tau * (hi - lo), *lo, *hi, *integer, *step)
             }
-            ActionMap::Categorical { n } => segment(*n).0 as f64,
+            ActionMap::Categorical { n } => segment(v, *n).0 as f64,
         }
     }
+
+    /// The raw value feature action `k` with parameter `u` sets for a feature
+    /// whose current raw value is `from` (the applicant's own), under the
+    /// advice map (see the type docs): always a move [`Schema::check_advice`]
+    /// allows. Never allocates. On a schema that is not an advice schema it is
+    /// [`ActionSpace::value`].
+    pub fn value_within(&self, schema: &Schema, k: usize, u: f64, from: f64) -> f64 {
+        if !self.within_advice || k >= self.features.len() {
+            return self.value(k, u);
+        }
+        let v = unit(u);
+        let i = self.features[k];
+        let f = &schema.features[i];
+        let Ok(sa) = f.state_of(from) else {
+            return from;
+        };
+        match (&self.maps[k], &f.kind) {
+            (
+                ActionMap::Contiguous { integer, step, .. },
+                FeatureKind::Contiguous { special_states, .. },
+            ) => {
+                let value = if schema.transition_allowed(i, sa, 0) {
+                    value_segment(schema, i, from, sa, *integer, *step)
+                } else {
+                    None
+                };
+                let allowed = |s: &usize| schema.transition_allowed(i, sa, *s);
+                let n_special = (1..=special_states.len()).filter(allowed).count();
+                let m = usize::from(value.is_some()) + n_special;
+                if m == 0 {
+                    return from;
+                }
+                let (mut j, tau) = segment(v, m);
+                if let Some((lo, hi)) = value {
+                    if j == 0 {
+                        return snap_within(lo + tau * (hi - lo), lo, hi, *integer, *step)
+                            .unwrap_or(from);
+                    }
+                    j -= 1;
+                }
+                (1..=special_states.len())
+                    .filter(allowed)
+                    .nth(j)
+                    .map_or(from, |s| special_states[s - 1].code)
+            }
+            (ActionMap::Categorical { n }, _) => {
+                let dir = f.actionability.direction;
+                let allowed = |l: &usize| {
+                    schema.transition_allowed(i, sa, *l)
+                        && match dir {
+                            Direction::Any => true,
+                            Direction::IncreaseOnly => *l >= sa,
+                            Direction::DecreaseOnly => *l <= sa,
+                        }
+                };
+                let m = (0..*n).filter(allowed).count();
+                if m == 0 {
+                    return from;
+                }
+                let j = segment(v, m).0;
+                (0..*n).filter(allowed).nth(j).map_or(from, |l| l as f64)
+            }
+            _ => from,
+        }
+    }
+}
+
+/// `u ∈ [−1, 1]` (clamped; NaN as −1) as `v = (u + 1)/2 ∈ [0, 1]`.
+fn unit(u: f64) -> f64 {
+    let u = if u.is_nan() { -1.0 } else { u.clamp(-1.0, 1.0) };
+    (u + 1.0) / 2.0
+}
+
+/// Segment `j = min(⌊v·m⌋, m − 1)` of `m` equal ones and the position `τ ∈ [0, 1]` in it.
+fn segment(v: f64, m: usize) -> (usize, f64) {
+    let s = v * m as f64;
+    let j = (s.floor() as usize).min(m - 1);
+    (j, (s - j as f64).clamp(0.0, 1.0))
+}
+
+/// The value range an advice action may set for contiguous feature `i` from
+/// raw value `from` in state `sa`: [`Schema::move_range`], cut at `from` by the
+/// direction when the feature stays in its value state; `None` when no grid
+/// point lies inside (then staying is the only value move, which needs no
+/// segment: a special state's own segment, or `from` itself, covers it).
+fn value_segment(
+    schema: &Schema,
+    i: usize,
+    from: f64,
+    sa: usize,
+    integer: bool,
+    step: Option<(f64, f64)>,
+) -> Option<(f64, f64)> {
+    let (mut lo, mut hi) = schema.move_range(i, from)?;
+    if sa == 0 {
+        match schema.features[i].actionability.direction {
+            Direction::IncreaseOnly => lo = lo.max(from),
+            Direction::DecreaseOnly => hi = hi.min(from),
+            Direction::Any => {}
+        }
+        if lo > hi {
+            // The applicant sits outside what may be reached: staying is allowed.
+            return Some((from, from));
+        }
+    }
+    snap_within(lo, lo, hi, integer, step).map(|_| (lo, hi))
+}
+
+/// Snaps `x` to the step grid and to whole numbers inside `[lo, hi]`; `None`
+/// when no grid point lies inside.
+fn snap_within(x: f64, lo: f64, hi: f64, integer: bool, step: Option<(f64, f64)>) -> Option<f64> {
+    const TOL: f64 = 1e-9;
+    let mut v = x.clamp(lo, hi);
+    if let Some((origin, st)) = step {
+        let kl = ((lo - origin) / st - TOL).ceil();
+        let kh = ((hi - origin) / st + TOL).floor();
+        if kl > kh {
+            return None;
+        }
+        v = origin + ((v - origin) / st).round().clamp(kl, kh) * st;
+    }
+    if integer {
+        let (il, ih) = ((lo - TOL).ceil(), (hi + TOL).floor());
+        if il > ih {
+            return None;
+        }
+        v = v.round().clamp(il, ih);
+    }
+    Some(v)
 }
 
 /// Snaps `x ∈ [lo, hi]` to the step grid and to whole numbers, staying inside `[lo, hi]`.
@@ -286,7 +483,8 @@ pub struct StepResult {
 /// The success and failure terminals earn exactly `Pos` / `Pen` (no distance term).
 ///
 /// Buffers are allocated once by [`Environment::new`]; `reset`/`step` never allocate
-/// (except for the error text of an actionability violation).
+/// on a plain schema (except for the error text of an actionability violation);
+/// on an advice schema a step's guard check copies the row once.
 #[derive(Debug, Clone)]
 pub struct Environment<'a> {
     schema: &'a Schema,
@@ -307,6 +505,8 @@ pub struct Environment<'a> {
     scratch: Vec<f64>,
     last_violation: Option<Error>,
     max_steps: usize,
+    /// The features "wait" moves.
+    time_features: Vec<usize>,
 }
 
 impl<'a> Environment<'a> {
@@ -352,6 +552,7 @@ impl<'a> Environment<'a> {
             scratch: vec![0.0; model.scratch_len()],
             last_violation: None,
             max_steps: k,
+            time_features: schema.time_features(),
         })
     }
 
@@ -449,6 +650,15 @@ impl<'a> Environment<'a> {
     /// Takes action `(k, u)`: sets feature `k` to the value `u` maps to (seed 003 §3:
     /// `x_{t+1}[k] = u_k`, `b_{t+1}[k] += 1`). Terminal order: re-use, then
     /// actionability, then success, then the step budget.
+    ///
+    /// "Wait" (an extension for advice schemas; the paper has no waiting)
+    /// moves every time feature by `m` months as [`Schema::after_waiting`]
+    /// says, `m` = [`ActionSpace::months`]`(u)`; its result reports `from = 0`,
+    /// `to = m`. Its `δ` is `cost_per_month·m`, the price the schema puts on
+    /// time — the time features' own movement is the wait, not an effort, as
+    /// in the exact engine's waiting advice — so `R^prob` earns
+    /// `α·(P(s_{t+1}) − P(s_0)) − β·cost_per_month·m` on a non-terminal wait;
+    /// every other reward is the paper's.
     pub fn step(&mut self, k: usize, u: f64) -> Result<StepResult> {
         if k >= self.actions.len() {
             return Err(Error::InvalidArgument(format!(
@@ -457,7 +667,7 @@ impl<'a> Environment<'a> {
             )));
         }
         let fi = self.actions.feature(k);
-        let from = self.raw[fi];
+        let from = fi.map_or(0.0, |i| self.raw[i]);
         let fail = |this: &mut Self, why: Failure| {
             this.t += 1;
             StepResult {
@@ -472,28 +682,66 @@ impl<'a> Environment<'a> {
         if self.used[k] {
             return Ok(fail(self, Failure::Reused));
         }
-        let to = self.actions.value(k, u);
         self.raw_next.copy_from_slice(&self.raw);
-        self.raw_next[fi] = to;
+        let (to, months) = match fi {
+            Some(i) => {
+                let to = self.actions.value_within(self.schema, k, u, from);
+                self.raw_next[i] = to;
+                (to, 0)
+            }
+            None => {
+                let months = self.actions.months(u);
+                for &i in &self.time_features {
+                    let f = &self.schema.features[i];
+                    match f.after_waiting(self.raw[i], months) {
+                        Some(AfterWaiting::Value(v)) => self.raw_next[i] = v,
+                        Some(AfterWaiting::Special(j)) => {
+                            if let FeatureKind::Contiguous { special_states, .. } = &f.kind {
+                                self.raw_next[i] = special_states[j - 1].code;
+                            }
+                        }
+                        None => {}
+                    }
+                }
+                (f64::from(months), months)
+            }
+        };
         // Change limits are measured from the applicant's own value; every
-        // action is used once, so `from` is still that value.
-        let checked = self
-            .schema
-            .check_actionable(&self.raw, &self.raw_next)
-            .and_then(|()| self.schema.check_advice(&self.raw, &self.raw_next, 0));
+        // action is used once, so `from` is still that value (waiting moves
+        // only the time features, which no other action touches).
+        // On the paper's plain schema (no limits, no waiting) `check_advice`
+        // adds nothing to `check_actionable`; it is skipped there, which keeps
+        // that step allocation-free. On an advice schema every action is
+        // allowed by construction and the check (one row copy) guards it.
+        let checked = if months > 0 {
+            self.schema.check_advice(&self.raw, &self.raw_next, months)
+        } else {
+            self.schema
+                .check_actionable(&self.raw, &self.raw_next)
+                .and_then(|()| {
+                    if self.actions.within_advice() {
+                        self.schema.check_advice(&self.raw, &self.raw_next, 0)
+                    } else {
+                        Ok(())
+                    }
+                })
+        };
         if let Err(e) = checked {
             self.last_violation = Some(e);
             self.used[k] = true;
             return Ok(fail(self, Failure::Violation));
         }
         self.schema.encode_into(&self.raw_next, &mut self.x_next)?;
-        let distance = self
-            .x
-            .iter()
-            .zip(&self.x_next)
-            .map(|(a, b)| (a - b) * (a - b))
-            .sum::<f64>()
-            .sqrt();
+        let distance = match self.schema.waiting() {
+            Some(w) if months > 0 => w.cost_per_month * f64::from(months),
+            _ => self
+                .x
+                .iter()
+                .zip(&self.x_next)
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>()
+                .sqrt(),
+        };
         std::mem::swap(&mut self.raw, &mut self.raw_next);
         std::mem::swap(&mut self.x, &mut self.x_next);
         self.used[k] = true;

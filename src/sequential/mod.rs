@@ -28,6 +28,7 @@ pub use agent::{
 };
 pub use env::{
     ActionSpace, Environment, Failure, RewardKind, RewardParams, StepOutcome, StepResult,
+    WAIT_ACTION,
 };
 pub use metrics::{
     EpisodeRecord, Evaluation, SankeyFlows, SankeyLink, SankeyNode, SequentialMetrics,
