@@ -68,7 +68,7 @@ const TARGETS: &[Target] = &[
         name: "csv_reading",
         body: bodies::csv_reading::run,
         parts: &[Text],
-        iterations: 6_000,
+        iterations: 250_000,
         words: &[
             "income",
             "months_since_delinquency",
@@ -94,7 +94,7 @@ const TARGETS: &[Target] = &[
         name: "json_and_encoding",
         body: bodies::json_and_encoding::run,
         parts: &[Text, Text, Bytes],
-        iterations: 6_000,
+        iterations: 900_000,
         words: &[
             "contiguous",
             "categorical",
@@ -126,7 +126,7 @@ const TARGETS: &[Target] = &[
         name: "model_prediction",
         body: bodies::model_prediction::run,
         parts: &[Text, Bytes],
-        iterations: 6_000,
+        iterations: 2_000_000,
         words: &[
             "linear",
             "mlp",
@@ -149,7 +149,7 @@ const TARGETS: &[Target] = &[
         name: "policy_json",
         body: bodies::policy_json::run,
         parts: &[Text],
-        iterations: 3_000,
+        iterations: 300_000,
         words: &[
             "probability",
             "score",
@@ -169,14 +169,14 @@ const TARGETS: &[Target] = &[
         name: "schema_builder",
         body: bodies::schema_builder::run,
         parts: &[Bytes],
-        iterations: 20_000,
+        iterations: 10_000_000,
         words: &[],
     },
     Target {
         name: "scorecard_import",
         body: bodies::scorecard_import::run,
         parts: &[Bytes, Text, Bytes],
-        iterations: 6_000,
+        iterations: 800_000,
         words: &[
             "Variable",
             "Bin id",
@@ -211,7 +211,7 @@ const TARGETS: &[Target] = &[
         name: "tree_import",
         body: bodies::tree_import::run,
         parts: &[Bytes, Text, Text, Bytes],
-        iterations: 6_000,
+        iterations: 1_000_000,
         words: &[
             "split_indices",
             "split_conditions",
@@ -243,7 +243,7 @@ const TARGETS: &[Target] = &[
         name: "uncertainty",
         body: bodies::uncertainty::run,
         parts: &[Bytes, Bytes, Bytes],
-        iterations: 20_000,
+        iterations: 1_500_000,
         words: &[],
     },
 ];
@@ -739,12 +739,12 @@ impl Mutator {
 
 /// The folder for failing mutants: `<target dir>/fuzz-failures/<target>`.
 fn failure_dir(target: &str) -> PathBuf {
+    // cargo runs the test binary as <target dir>/<profile>/deps/<binary>.
     let exe = std::env::current_exe().expect("the test binary's path");
-    // <target dir>/<profile>/deps/<binary>
-    let target_dir = exe
-        .ancestors()
-        .nth(3)
-        .expect("the test binary lies in <target>/<profile>/deps");
+    let target_dir = match exe.ancestors().nth(3) {
+        Some(dir) if exe.parent().is_some_and(|d| d.ends_with("deps")) => dir.to_path_buf(),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+    };
     target_dir.join("fuzz-failures").join(target)
 }
 
