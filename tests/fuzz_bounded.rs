@@ -558,7 +558,7 @@ impl Mutator {
             (4, Value::Object(m)) if !m.is_empty() => {
                 let k = m.keys().nth((r * m.len() as f64) as usize).unwrap().clone();
                 let v = m.remove(&k).unwrap();
-                if choice == 4 && r < 0.6 {
+                if r < 0.6 {
                     m.insert(word, v); // renamed
                 }
             }
