@@ -176,8 +176,11 @@ lint:
 # (fuzz/seeds/<target>) and recorded failures (fuzz/regressions/<target>) are
 # only read; what the fuzzer finds goes to target/fuzz-corpus/<target>. The
 # bodies live in fuzz/bodies and `cargo test` (tests/fuzz_corpus.rs) replays
-# every seed and regression through them, so `make test` needs no fuzz build:
-# the build alone does not fit the CI budget (BENCHMARKS.md, "Fuzzing").
+# every seed and regression through them, and tests/fuzz_bounded.rs runs a
+# seeded, bounded, coverage-blind mutation run of every target (a fixed count
+# of mutants, about 10-15 s each; CFX_FUZZ_ITERATIONS, CFX_FUZZ_SEED), so
+# `make test` needs no fuzz build: the build alone does not fit the CI budget
+# (BENCHMARKS.md, "Fuzzing"). `make fuzz` is the coverage-guided libFuzzer run.
 FUZZ_TARGETS := json_and_encoding model_prediction policy_json csv_reading uncertainty schema_builder \
   scorecard_import tree_import
 FUZZ_SECONDS ?= 120

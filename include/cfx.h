@@ -1536,7 +1536,9 @@ cfx_status cfx_model_threshold(const struct cfx_model *model, double *out_thresh
  * wanted; the others are written on success. `*out_accepted` is 1 when the
  * probability is strictly above the threshold, else 0. For a scorecard the
  * score is the points total, `*out_accepted` is 1 when points ≥ cutoff, and
- * the probability is NaN when the scorecard has no scaling. Thread-safe.
+ * the probability is NaN when the scorecard has no scaling.
+ * `INVALID_ARGUMENT` when the score is not a number (finite weights near
+ * 1e308 whose terms overflow to opposite infinities). Thread-safe.
  */
 cfx_status cfx_model_predict(const struct cfx_model *model,
                              const double *x,

@@ -7,10 +7,21 @@
 use cfx::ffi::status::cfx_status;
 use std::ffi::{CString, c_char};
 
-/// Fails the run when `call` ended in a caught panic; returns the status.
+/// Fails the run when `call` ended in a caught panic, with the library's
+/// last-error message (which names the panic and its place); returns the status.
 pub fn check(st: cfx_status, call: &str) -> cfx_status {
-    assert_ne!(st, cfx_status::Panic, "{call} panicked");
+    if st == cfx_status::Panic {
+        panic!("{call} panicked: {}", last_error());
+    }
     st
+}
+
+/// The calling thread's last-error message from the library.
+pub fn last_error() -> String {
+    let mut msg = vec![0u8; cfx::ffi::error::cfx_last_error_length().max(1)];
+    let _ = unsafe { cfx::ffi::error::cfx_last_error_message(msg.as_mut_ptr().cast(), msg.len()) };
+    let end = msg.iter().position(|&b| b == 0).unwrap_or(msg.len());
+    String::from_utf8_lossy(&msg[..end]).into_owned()
 }
 
 /// [`check`], then whether the call succeeded.
@@ -173,7 +184,8 @@ pub fn model_round_trip(
             unsafe { cfx_model_from_json(applicant_schema(), json_c.as_ptr(), &mut again) },
             "reload"
         ),
-        "a model's own JSON does not load: {json}"
+        "a model's own JSON does not load ({}): {json}",
+        last_error()
     );
     let json2 = read_string("cfx_model_to_json", |b, c, n| unsafe {
         cfx_model_to_json(again, b, c, n)

@@ -35,7 +35,10 @@ fn schema() -> *const cfx_schema {
 
 /// One fuzz input (shared by the libFuzzer target and `tests/fuzz_corpus.rs`).
 pub fn run(data: &[u8]) {
-    let path = std::env::temp_dir().join(format!("cfx-fuzz-{}.csv", std::process::id()));
+    // One file per call: test threads of one process run bodies at once.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("cfx-fuzz-{}-{call}.csv", std::process::id()));
     std::fs::write(&path, data).expect("temporary file");
     let path_c = c_string(path.to_str().unwrap().as_bytes()).unwrap();
     let (target, favourable) = (c_string(b"good").unwrap(), c_string(b"1").unwrap());

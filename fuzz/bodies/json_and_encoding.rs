@@ -104,7 +104,17 @@ pub fn run(data: &[u8]) {
                         };
                         (lower.abs().max(upper.abs()), expected)
                     }
-                    FeatureKind::Categorical { .. } => (1.0, raw[i]),
+                    // A level index within the tolerance of a whole
+                    // number is that level (`Feature::state_of`).
+                    FeatureKind::Categorical { .. } => {
+                        let k = raw[i].round();
+                        assert!(
+                            (raw[i] - k).abs() <= COHERENCE_TOL,
+                            "feature {i}: level index {} encoded",
+                            raw[i]
+                        );
+                        (1.0, k)
+                    }
                 };
                 assert!(
                     close(expected, back[i], scale),

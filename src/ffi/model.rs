@@ -231,7 +231,9 @@ fn encoded_input<'a>(m: &AnyModel, x: *const f64, x_len: usize) -> FfiResult<&'a
 /// wanted; the others are written on success. `*out_accepted` is 1 when the
 /// probability is strictly above the threshold, else 0. For a scorecard the
 /// score is the points total, `*out_accepted` is 1 when points ≥ cutoff, and
-/// the probability is NaN when the scorecard has no scaling. Thread-safe.
+/// the probability is NaN when the scorecard has no scaling.
+/// `INVALID_ARGUMENT` when the score is not a number (finite weights near
+/// 1e308 whose terms overflow to opposite infinities). Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_model_predict(
     model: *const cfx_model,
@@ -244,7 +246,7 @@ pub unsafe extern "C" fn cfx_model_predict(
     ffi_boundary! {
         let m = arc_ref(model, "model")?;
         let x = encoded_input(m, x, x_len)?;
-        let score = m.score(x);
+        let score = m.checked_score(x)?;
         let (p, accepted) = decide(m, score);
         if let Some(o) = optional_out(out_score) { o.write(score) }
         if let Some(o) = optional_out(out_probability) { o.write(p) }
@@ -275,7 +277,7 @@ pub unsafe extern "C" fn cfx_model_predict_raw(
             m.input_dim(),
         )?;
         let x = s.encode(finite_in(raw, raw_len, "raw")?)?;
-        let score = m.score(&x);
+        let score = m.checked_score(&x)?;
         let (p, accepted) = decide(m, score);
         if let Some(o) = optional_out(out_score) { o.write(score) }
         if let Some(o) = optional_out(out_probability) { o.write(p) }

@@ -315,6 +315,22 @@ impl AnyModel {
         Ok(model)
     }
 
+    /// The score of an encoded row, refused when it is not a number: finite
+    /// weights and inputs can still overflow to +∞ in one term and −∞ in
+    /// another (weights near 1e308), and a NaN score has neither a
+    /// probability nor a decision.
+    pub fn checked_score(&self, x: &[f64]) -> Result<f64> {
+        let score = self.score(x);
+        if score.is_nan() {
+            return Err(Error::InvalidArgument(
+                "the model's score on this input is not a number: its terms overflow \
+                 to opposite infinities"
+                    .into(),
+            ));
+        }
+        Ok(score)
+    }
+
     /// Checks finiteness and shapes.
     pub fn validate(&self) -> Result<()> {
         match self {

@@ -198,3 +198,18 @@ fn default_block_scores_build_the_same_points() {
         assert_eq!(f.to_bits(), p.to_bits());
     }
 }
+
+/// Found by the bounded fuzz run (fuzz/regressions/model_prediction): finite
+/// weights ±1e308 overflow to +∞ and −∞ on an input of 16, whose sum is NaN;
+/// the checked score refuses it and keeps every finite score.
+#[test]
+fn a_score_that_overflows_to_nan_is_refused() {
+    let m = AnyModel::Linear(LinearModel::new(vec![1e308, -1e308], 0.0, 0.5).unwrap());
+    assert!(m.score(&[16.0, 16.0]).is_nan());
+    assert!(matches!(
+        m.checked_score(&[16.0, 16.0]),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(m.checked_score(&[0.5, 0.5]).unwrap(), 0.0);
+    assert_eq!(m.checked_score(&[16.0, 0.0]).unwrap(), f64::INFINITY);
+}

@@ -246,8 +246,13 @@ pub(super) fn build(
                     left,
                     right,
                 } => {
-                    if threshold.is_nan() {
-                        return Err(format(format!("tree {t}: a split threshold is NaN")));
+                    // An infinite threshold (XGBoost's float32 overflowed by
+                    // a condition such as 1e308) has no place in a model's
+                    // JSON, which holds finite numbers only.
+                    if !threshold.is_finite() {
+                        return Err(format(format!(
+                            "tree {t}: a split threshold is not finite ({threshold})"
+                        )));
                     }
                     let proto = Node {
                         test,

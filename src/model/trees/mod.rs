@@ -457,8 +457,13 @@ impl TreeEnsemble {
                         return bad(format!("node {k}: a numeric test on a categorical feature"));
                     }
                     _ => {
-                        if node.threshold.is_nan() {
-                            return bad(format!("node {k}: threshold is NaN"));
+                        // JSON holds finite numbers only: an infinite
+                        // threshold would be written as null.
+                        if !node.threshold.is_finite() {
+                            return bad(format!(
+                                "node {k}: threshold {} is not finite",
+                                node.threshold
+                            ));
                         }
                     }
                 }

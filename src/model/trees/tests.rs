@@ -278,6 +278,20 @@ fn what_the_importers_do_not_understand_is_a_format_error() {
         TreeEnsemble::from_xgboost_json("{", &schema, &o),
         "not JSON",
     );
+    // Found by the bounded fuzz run (fuzz/regressions/tree_import): a
+    // condition beyond float32's range became an infinite threshold, which
+    // the model's JSON wrote as null and could not read back.
+    for cond in ["1e308", "-1e308", "3.5e38"] {
+        is_format(
+            TreeEnsemble::from_xgboost_json(
+                &tiny_xgb("binary:logistic", r#"["home=own","years"]"#)
+                    .replace("[0.5,3.5,0.25", &format!("[0.5,{cond},0.25")),
+                &schema,
+                &o,
+            ),
+            "not finite",
+        );
+    }
     let lgb = "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n\
                max_feature_idx=1\nobjective=binary sigmoid:1\nfeature_names=home years\n\
                feature_infos=[0:2] [0:10]\ntree_sizes=1\n\nTree=0\nnum_leaves=2\nnum_cat=0\n\
@@ -314,6 +328,14 @@ fn what_the_importers_do_not_understand_is_a_format_error() {
     is_format(
         TreeEnsemble::from_lightgbm_text(&lgb.replace("home years", "home wage"), &schema, &o),
         "wage",
+    );
+    is_format(
+        TreeEnsemble::from_lightgbm_text(
+            &lgb.replace("threshold=3.5", "threshold=inf"),
+            &schema,
+            &o,
+        ),
+        "not finite",
     );
 }
 
@@ -386,6 +408,39 @@ fn a_stored_ensemble_is_validated_and_refuses_unknown_keys() {
     match AnyModel::from_json(&extra, &schema) {
         Err(Error::Format(m)) => assert!(m.contains("colour"), "{m}"),
         other => panic!("{other:?}"),
+    }
+    // An infinite threshold is refused when the ensemble is built (its JSON
+    // would write it as null).
+    let stump = |threshold: f64| {
+        TreeEnsemble::new(
+            Source::Xgboost,
+            0.0,
+            0.5,
+            vec![FeatureInput::Value {
+                name: "years".into(),
+                lower: 0.0,
+                upper: 10.0,
+                grid: None,
+                specials: vec![],
+            }],
+            vec![0],
+            vec![
+                Node {
+                    test: Test::BelowF32,
+                    threshold,
+                    left: 1,
+                    right: 2,
+                    ..Node::leaf(0.0)
+                },
+                Node::leaf(-1.0),
+                Node::leaf(1.0),
+            ],
+            vec![],
+        )
+    };
+    assert!(stump(3.5).is_ok());
+    for t in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+        assert!(matches!(stump(t), Err(Error::Format(_))), "threshold {t}");
     }
     let other = Schema::new(vec![
         Feature::categorical("home", &["rent", "own"]),
