@@ -545,6 +545,34 @@ typedef int32_t cfx_proved_by;
 #endif // __cplusplus
 
 /**
+ * Whether there is advice (`int32_t` in C), read with
+ * `cfx_waiting_advice_outcome`.
+ */
+enum cfx_waiting_outcome
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Advice was found: wait, move, or both (read it with the accessors).
+   */
+  CFX_WAITING_OUTCOME_FOUND = 0,
+  /**
+   * No wait within the schema's maximum and no move is accepted; every
+   * accessor except `_outcome`, `_describe`, `_to_json` and `_free` returns
+   * `NOT_FOUND`.
+   */
+  CFX_WAITING_OUTCOME_NO_ADVICE = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_waiting_outcome cfx_waiting_outcome;
+#else
+typedef int32_t cfx_waiting_outcome;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A group of actionability constraints, as named in infeasibility reports.
  */
 typedef struct ConstraintGroup ConstraintGroup;
@@ -2530,7 +2558,7 @@ uint32_t cfx_abi_version(void);
  * by the configured solver. Without a waiting action it is
  * `cfx_coherent_explain`'s optimum. `config` may be NULL (defaults, as in
  * `cfx_coherent_explain`). When no wait and no move is accepted the call
- * succeeds and `cfx_waiting_advice_found` says false. Errors:
+ * succeeds and `cfx_waiting_advice_outcome` says `NO_ADVICE`. Errors:
  * `INVALID_ARGUMENT` for an applicant already accepted, an MLP model, a NaN
  * value or a bad configuration; `DIMENSION_MISMATCH`; `INCOHERENT` for an
  * incoherent row. `*out_advice` is owned by the caller. Thread-safe (schema,
@@ -2544,11 +2572,10 @@ cfx_status cfx_coherent_explain_with_waiting(const struct cfx_schema *schema,
                                              const struct cfx_waiting_advice **out_advice);
 
 /**
- * Whether there is advice (false: no wait within the schema's maximum and no
- * move is accepted; every other accessor except `_describe`, `_to_json` and
- * `_free` then returns `NOT_FOUND`). Thread-safe.
+ * Whether there is advice (a `cfx_waiting_outcome` value). Thread-safe.
  */
-cfx_status cfx_waiting_advice_found(const struct cfx_waiting_advice *advice, bool *out_found);
+cfx_status cfx_waiting_advice_outcome(const struct cfx_waiting_advice *advice,
+                                      int32_t *out_outcome);
 
 /**
  * The advice in numbers: months to wait (0: act now), the wait's cost

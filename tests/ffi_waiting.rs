@@ -91,9 +91,9 @@ fn assert_same_as_rust(
                 cfx_coherent_explain_with_waiting(sh, mh, config, raw.as_ptr(), d, &mut a),
                 cfx_status::Ok
             );
-            let mut found = !rust.is_some();
-            assert_eq!(cfx_waiting_advice_found(a, &mut found), cfx_status::Ok);
-            assert_eq!(found, rust.is_some());
+            let mut outcome = -1;
+            assert_eq!(cfx_waiting_advice_outcome(a, &mut outcome), cfx_status::Ok);
+            assert_eq!(outcome, if rust.is_some() { 0 } else { 1 });
             let text = string_of(|b, c, n| cfx_waiting_advice_describe(a, b, c, n));
             let json = string_of(|b, c, n| cfx_waiting_advice_to_json(a, b, c, n));
             let v: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -206,9 +206,9 @@ fn no_advice_is_a_result_and_misuse_is_refused_without_writing() {
             cfx_coherent_explain_with_waiting(s, m, null(), row.as_ptr(), 2, &mut a),
             cfx_status::Ok
         );
-        let mut found = true;
-        assert_eq!(cfx_waiting_advice_found(a, &mut found), cfx_status::Ok);
-        assert!(!found);
+        let mut outcome = -1;
+        assert_eq!(cfx_waiting_advice_outcome(a, &mut outcome), cfx_status::Ok);
+        assert_eq!(outcome, cfx_waiting_outcome::NoAdvice as i32);
         let mut months = 77;
         assert_eq!(
             cfx_waiting_advice_summary(a, &mut months, null_mut(), null_mut(), null_mut()),
@@ -265,12 +265,12 @@ fn no_advice_is_a_result_and_misuse_is_refused_without_writing() {
             assert_eq!(got, want, "case {k}");
         }
         assert_eq!(out, sentinel);
-        let mut f = true;
+        let mut o = -1;
         assert_eq!(
-            cfx_waiting_advice_found(null(), &mut f),
+            cfx_waiting_advice_outcome(null(), &mut o),
             cfx_status::NullArgument
         );
-        assert!(f);
+        assert_eq!(o, -1);
         cfx_waiting_advice_free(null());
         cfx_model_free(m);
         cfx_schema_free(s);

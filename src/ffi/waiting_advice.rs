@@ -2,7 +2,7 @@
 //! actions (issue #16) — "wait 9 months (…), then lower the credit amount" —
 //! see [`crate::coherent::waiting`]. The handle is immutable and `Arc`-backed.
 //! "No wait and no move is accepted" is a result (read with
-//! `cfx_waiting_advice_found`), not an error.
+//! `cfx_waiting_advice_outcome`), not an error.
 
 use super::coherent::{cfx_proved_by, core_config};
 use super::config::cfx_config;
@@ -58,7 +58,7 @@ fn found(r: &WaitingResult) -> FfiResult<&WaitingAdvice> {
 /// by the configured solver. Without a waiting action it is
 /// `cfx_coherent_explain`'s optimum. `config` may be NULL (defaults, as in
 /// `cfx_coherent_explain`). When no wait and no move is accepted the call
-/// succeeds and `cfx_waiting_advice_found` says false. Errors:
+/// succeeds and `cfx_waiting_advice_outcome` says `NO_ADVICE`. Errors:
 /// `INVALID_ARGUMENT` for an applicant already accepted, an MLP model, a NaN
 /// value or a bad configuration; `DIMENSION_MISMATCH`; `INCOHERENT` for an
 /// incoherent row. `*out_advice` is owned by the caller. Thread-safe (schema,
@@ -88,17 +88,31 @@ pub unsafe extern "C" fn cfx_coherent_explain_with_waiting(
     }
 }
 
-/// Whether there is advice (false: no wait within the schema's maximum and no
-/// move is accepted; every other accessor except `_describe`, `_to_json` and
-/// `_free` then returns `NOT_FOUND`). Thread-safe.
+/// Whether there is advice (`int32_t` in C), read with
+/// `cfx_waiting_advice_outcome`.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum cfx_waiting_outcome {
+    /// Advice was found: wait, move, or both (read it with the accessors).
+    Found = 0,
+    /// No wait within the schema's maximum and no move is accepted; every
+    /// accessor except `_outcome`, `_describe`, `_to_json` and `_free` returns
+    /// `NOT_FOUND`.
+    NoAdvice = 1,
+}
+
+/// Whether there is advice (a `cfx_waiting_outcome` value). Thread-safe.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn cfx_waiting_advice_found(
+pub unsafe extern "C" fn cfx_waiting_advice_outcome(
     advice: *const cfx_waiting_advice,
-    out_found: *mut bool,
+    out_outcome: *mut i32,
 ) -> cfx_status {
     ffi_boundary! {
-        let out = out_param(out_found, "out_found")?;
-        out.write(arc_ref(advice, "advice")?.advice.is_some());
+        let out = out_param(out_outcome, "out_outcome")?;
+        out.write(match arc_ref(advice, "advice")?.advice {
+            Some(_) => cfx_waiting_outcome::Found,
+            None => cfx_waiting_outcome::NoAdvice,
+        } as i32);
         Ok(())
     }
 }
