@@ -2235,6 +2235,19 @@ cfx_status cfx_schema_builder_add_forbidden_transition(struct cfx_schema_builder
                                                        const char *to);
 
 /**
+ * Orders the levels of the last added feature, which must be categorical:
+ * `levels` (`n_levels` names, UTF-8, NUL-terminated) from worst to best, all
+ * of its levels or some. With an order, the feature's direction
+ * (`cfx_schema_builder_set_actionability`) speaks of it — increase: only to
+ * a better listed level — instead of the level index; every method honours
+ * it as forbidden transitions. A name that is not a level is
+ * `INVALID_SCHEMA` when the schema is built. Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_level_order(struct cfx_schema_builder *builder,
+                                              const char *const *levels,
+                                              size_t n_levels);
+
+/**
  * Puts the last added feature, which must be contiguous, on the grid
  * `lower + k·step` (`step` finite, > 0; whole for an integer feature, whose
  * lower bound must then be whole too; the upper bound must lie on the grid —
