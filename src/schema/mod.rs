@@ -81,6 +81,10 @@ pub enum Direction {
     DecreaseOnly,
 }
 
+/// A forbidden move `(from, to)` between state indices of one feature, resolved
+/// (`None`: any state).
+pub(crate) type StateRule = (Option<usize>, Option<usize>);
+
 /// A forbidden move between two states of one feature. States are named by
 /// `"value"` (the contiguous range), a special state's label or code (`"-9"`), a
 /// level name, or `"*"` (any state).
@@ -379,9 +383,7 @@ impl Feature {
     /// level on the wrong side of it. Errors (for validation) name the level
     /// that is not one of the feature's, a duplicate, or an order on a
     /// contiguous feature.
-    pub(crate) fn order_rules(
-        &self,
-    ) -> std::result::Result<Vec<(Option<usize>, Option<usize>)>, String> {
+    pub(crate) fn order_rules(&self) -> std::result::Result<Vec<StateRule>, String> {
         let order = &self.actionability.level_order;
         if order.is_empty() {
             return Ok(Vec::new());

@@ -1492,18 +1492,23 @@ SEXP C_waiting_explain(SEXP schema, SEXP model, SEXP config, SEXP row)
 }
 
 /* A waiting row (final = 0: after waiting; 1: the row to reach). */
+static cfx_status waiting_row_get(const cfx_waiting_advice *a, int final, double *buf, size_t cap,
+                                  size_t *len)
+{
+    return final ? cfx_waiting_advice_final_row(a, buf, cap, len)
+                 : cfx_waiting_advice_waited_row(a, buf, cap, len);
+}
+
 static SEXP waiting_row(const cfx_waiting_advice *a, int final)
 {
-    cfx_status (*get)(const cfx_waiting_advice *, double *, size_t, size_t *) =
-        final ? cfx_waiting_advice_final_row : cfx_waiting_advice_waited_row;
     size_t need = 0;
-    cfx_status st = get(a, NULL, 0, &need);
+    cfx_status st = waiting_row_get(a, final, NULL, 0, &need);
     if (st != CFX_STATUS_BUFFER_TOO_SMALL)
         check(st);
     SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)need));
     size_t len = 0;
     if (need > 0)
-        check(get(a, REAL(out), need, &len));
+        check(waiting_row_get(a, final, REAL(out), need, &len));
     UNPROTECT(1);
     return out;
 }
