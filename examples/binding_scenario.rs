@@ -36,10 +36,18 @@
 //! coherent counterfactual `cfx_coherent_explain` gives them under the
 //! scorecard (`scorecard_*`).
 //!
+//! Then the waiting advice of the first declined applicant under the German
+//! advice preset with waiting at 0.001 per month
+//! (`cfx_schema_advice_preset(schema, 0, 0.001, …)`, cheap enough that this
+//! applicant waits), as `cfx_coherent_explain_with_waiting` (default
+//! configuration) computes it: months, the wait's cost, the total cost and
+//! the final row (`waiting_*`).
+//!
 //! Output: one `key = value` line each. Floating-point values are printed
 //! with 17 significant digits (`{:.16e}`), which round-trips every f64, so a
 //! binding can parse them and compare bit for bit.
 
+use cfx::coherent::waiting::explain_with_waiting;
 use cfx::coherent::{self, Config as CoherentConfig};
 use cfx::data;
 use cfx::model::scorecard::import::{ImportOptions, from_optbinning_path};
@@ -200,6 +208,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "scorecard_model_fingerprint = {}",
         fingerprint(&AnyModel::Scorecard(card).to_json())
     );
+
+    let advised = data::presets::german_credit_advice(&d.schema, 0.001)?;
+    let advice = explain_with_waiting(&advised, &model, applicant, &CoherentConfig::default())?
+        .ok_or("no waiting advice for the first declined applicant")?;
+    println!("waiting_months = {}", advice.months);
+    println!("waiting_wait_cost = {:.16e}", advice.wait_cost);
+    println!("waiting_cost = {:.16e}", advice.cost);
+    println!("waiting_raw = {}", row(&advice.raw));
 
     println!("schema_fingerprint = {}", fingerprints.0);
     println!("model_fingerprint = {}", fingerprints.1);

@@ -545,6 +545,34 @@ typedef int32_t cfx_proved_by;
 #endif // __cplusplus
 
 /**
+ * Whether there is advice (`int32_t` in C), read with
+ * `cfx_waiting_advice_outcome`.
+ */
+enum cfx_waiting_outcome
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Advice was found: wait, move, or both (read it with the accessors).
+   */
+  CFX_WAITING_OUTCOME_FOUND = 0,
+  /**
+   * No wait within the schema's maximum and no move is accepted; every
+   * accessor except `_outcome`, `_describe`, `_to_json` and `_free` returns
+   * `NOT_FOUND`.
+   */
+  CFX_WAITING_OUTCOME_NO_ADVICE = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_waiting_outcome cfx_waiting_outcome;
+#else
+typedef int32_t cfx_waiting_outcome;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A group of actionability constraints, as named in infeasibility reports.
  */
 typedef struct ConstraintGroup ConstraintGroup;
@@ -667,6 +695,13 @@ typedef struct cfx_scorecard_import cfx_scorecard_import;
  * `cfx_uncertainty_free`.
  */
 typedef struct cfx_uncertainty cfx_uncertainty;
+
+/**
+ * The advice of one applicant, or the finding that there is none. Thread-safe:
+ * may be read from many threads at once and freed from any thread, exactly
+ * once, with `cfx_waiting_advice_free`.
+ */
+typedef struct cfx_waiting_advice cfx_waiting_advice;
 
 /**
  * Every buffer of an estimate and its seeded xoshiro256++ generator. Not
@@ -2097,7 +2132,10 @@ cfx_status cfx_schema_fingerprint(const struct cfx_schema *schema,
  * (`cfx_dataset_load_german` / `_heloc`): 0 German credit (age only by
  * waiting; no move into "no checking account", "critical account", "unknown/
  * no savings account", "for free" housing; amount −50 %/+25 %, duration ±12
- * months), 1 HELOC (the month-counting features only by waiting). Waiting
+ * months; employment, savings and checking balance never to a worse level),
+ * 1 HELOC (the month-counting features only by waiting; burden −30 points,
+ * inquiries and high-utilisation trades −2 per recommendation, derogatory
+ * counts never down). Waiting
  * costs `waiting_cost_per_month` per month, up to 24 months. `NOT_FOUND`
  * when the schema lacks a feature the preset names. `*out_schema` is owned by
  * the caller; thread-safe.
@@ -2205,6 +2243,19 @@ cfx_status cfx_schema_builder_set_time_growth(struct cfx_schema_builder *builder
 cfx_status cfx_schema_builder_add_forbidden_transition(struct cfx_schema_builder *builder,
                                                        const char *from,
                                                        const char *to);
+
+/**
+ * Orders the levels of the last added feature, which must be categorical:
+ * `levels` (`n_levels` names, UTF-8, NUL-terminated) from worst to best, all
+ * of its levels or some. With an order, the feature's direction
+ * (`cfx_schema_builder_set_actionability`) speaks of it — increase: only to
+ * a better listed level — instead of the level index; every method honours
+ * it as forbidden transitions. A name that is not a level is
+ * `INVALID_SCHEMA` when the schema is built. Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_level_order(struct cfx_schema_builder *builder,
+                                              const char *const *levels,
+                                              size_t n_levels);
 
 /**
  * Puts the last added feature, which must be contiguous, on the grid
@@ -2523,6 +2574,94 @@ uint32_t cfx_version_patch(void);
  * The ABI version (see `CFX_ABI_VERSION`). Thread-safe.
  */
 uint32_t cfx_abi_version(void);
+
+/**
+ * The cheapest advice for a declined applicant (`row`: one raw value per
+ * feature; categorical = level index) when waiting is an action of the
+ * schema (`cfx_schema_builder_set_waiting`, `cfx_schema_advice_preset`):
+ * the exact minimum over every allowed wait `m` of `cost_per_month·m` plus
+ * the optimal coherent counterfactual of the row after waiting, each proven
+ * by the configured solver. Without a waiting action it is
+ * `cfx_coherent_explain`'s optimum. `config` may be NULL (defaults, as in
+ * `cfx_coherent_explain`). When no wait and no move is accepted the call
+ * succeeds and `cfx_waiting_advice_outcome` says `NO_ADVICE`. Errors:
+ * `INVALID_ARGUMENT` for an applicant already accepted, an MLP model, a NaN
+ * value or a bad configuration; `DIMENSION_MISMATCH`; `INCOHERENT` for an
+ * incoherent row. `*out_advice` is owned by the caller. Thread-safe (schema,
+ * model and config are only read).
+ */
+cfx_status cfx_coherent_explain_with_waiting(const struct cfx_schema *schema,
+                                             const struct cfx_model *model,
+                                             const struct cfx_config *config,
+                                             const double *row,
+                                             size_t row_len,
+                                             const struct cfx_waiting_advice **out_advice);
+
+/**
+ * Whether there is advice (a `cfx_waiting_outcome` value). Thread-safe.
+ */
+cfx_status cfx_waiting_advice_outcome(const struct cfx_waiting_advice *advice,
+                                      int32_t *out_outcome);
+
+/**
+ * The advice in numbers: months to wait (0: act now), the wait's cost
+ * (`cost_per_month · months`), the total cost (the wait's plus the moves'
+ * weighted L1 cost, Russell 2019 eq. 16) and the solver that proved the
+ * moves' optimum (a `cfx_proved_by` value, or −1 when waiting alone is
+ * accepted and nothing moves). Every out-parameter is optional (NULL = not
+ * wanted). `NOT_FOUND` when there is no advice. Thread-safe.
+ */
+cfx_status cfx_waiting_advice_summary(const struct cfx_waiting_advice *advice,
+                                      uint32_t *out_months,
+                                      double *out_wait_cost,
+                                      double *out_total_cost,
+                                      int32_t *out_proved_by);
+
+/**
+ * The applicant's raw row after waiting, before any move (array buffer
+ * protocol; one value per feature). `NOT_FOUND` when there is no advice.
+ * Thread-safe.
+ */
+cfx_status cfx_waiting_advice_waited_row(const struct cfx_waiting_advice *advice,
+                                         double *buf,
+                                         size_t cap,
+                                         size_t *out_len);
+
+/**
+ * The raw row to reach: the waited row, moved (equal to the waited row when
+ * waiting alone is accepted; array buffer protocol). `NOT_FOUND` when there
+ * is no advice. Thread-safe.
+ */
+cfx_status cfx_waiting_advice_final_row(const struct cfx_waiting_advice *advice,
+                                        double *buf,
+                                        size_t cap,
+                                        size_t *out_len);
+
+/**
+ * The advice in plain words, e.g. `wait 9 months (age_in_years: 28 → 28; …),
+ * then duration_in_month: 30 → 24`, or `no change` / the moves alone when it
+ * does not wait; when there is no advice, a sentence saying so (string
+ * buffer protocol). Thread-safe.
+ */
+cfx_status cfx_waiting_advice_describe(const struct cfx_waiting_advice *advice,
+                                       char *buf,
+                                       size_t cap,
+                                       size_t *out_len);
+
+/**
+ * The advice as versioned JSON (kind `"waiting_advice"`; `result` is `null`
+ * when there is no advice; string buffer protocol). The moves' solve time is
+ * left out so the bytes depend only on the inputs. Thread-safe.
+ */
+cfx_status cfx_waiting_advice_to_json(const struct cfx_waiting_advice *advice,
+                                      char *buf,
+                                      size_t cap,
+                                      size_t *out_len);
+
+/**
+ * Releases the advice. NULL is a no-op. Any thread, once.
+ */
+void cfx_waiting_advice_free(const struct cfx_waiting_advice *advice);
 
 #ifdef __cplusplus
 }  // extern "C"

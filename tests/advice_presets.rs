@@ -6,7 +6,8 @@
 
 use cfx::coherent::waiting::{WaitingAdvice, explain_with_waiting};
 use cfx::coherent::{Config, ProvedBy, Robustness, SolverChoice};
-use cfx::data::{bundled_german_path, german_credit, presets::german_credit_advice};
+use cfx::data::presets::{german_credit_advice, heloc_advice};
+use cfx::data::{bundled_german_path, german_credit, heloc};
 use cfx::model::{LinearModel, LogisticFit, Model};
 use cfx::plan::{CopaConfig, EnsembleConfig, ModelUncertainty, copa_plan};
 use cfx::robust::{CrocoConfig, NoiseModel, ProbeConfig, WachterConfig, croco, probe, wachter};
@@ -164,6 +165,339 @@ fn copa_plans_stay_within_the_preset() {
             assert_signable(&schema, raw, option, 0, "COPA");
         }
     }
+}
+
+/// The German orders, written out here independently of the preset's constant:
+/// levels from worst to best.
+const ORDERS: [(&str, &[&str]); 3] = [
+    (
+        "present_employment_since",
+        &[
+            "unemployed",
+            "... < 1 year",
+            "1 <= ... < 4 years",
+            "4 <= ... < 7 years",
+            "... >= 7 years",
+        ],
+    ),
+    (
+        "savings_account_and_bonds",
+        &[
+            "... < 100 DM",
+            "100 <= ... < 500 DM",
+            "500 <= ... < 1000 DM",
+            "... >= 1000 DM",
+        ],
+    ),
+    (
+        "status_of_existing_checking_account",
+        &[
+            "... < 0 DM",
+            "0 <= ... < 200 DM",
+            "... >= 200 DM / salary assignments for at least 1 year",
+        ],
+    ),
+];
+
+/// The moves of an ordered feature to a worse level (by the names above, not
+/// by the schema), in words.
+fn moves_down(s: &Schema, from: &[f64], to: &[f64]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, order) in ORDERS {
+        let i = s.index_of(name).unwrap();
+        let rank = |v: f64| {
+            let level = s.describe_value(i, v);
+            order.iter().position(|l| format!("'{l}'") == level)
+        };
+        if let (Some(a), Some(b)) = (rank(from[i]), rank(to[i])) {
+            if b < a {
+                out.push(format!(
+                    "{name}: {} → {}",
+                    s.describe_value(i, from[i]),
+                    s.describe_value(i, to[i])
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Every declined held-out German applicant: the optimal answer of the MIP and
+/// of the separable solver, the robust answer (σ² = 0.01, ≤ 10 % declined) and
+/// the answer with waiting never move employment, savings or the checking
+/// balance to a worse level. Without the orders, the same applicants' answers
+/// do move some of them down (the statement is not empty).
+#[test]
+fn no_method_moves_an_ordered_level_down_under_the_german_preset() {
+    let data = german_credit(&bundled_german_path()).unwrap();
+    let (train, test) = data.holdout_split();
+    let model = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default()).unwrap();
+    let schema = german_credit_advice(&data.schema, 0.05).unwrap();
+    let mut unordered = schema.clone();
+    for f in &mut unordered.features {
+        if !f.actionability.level_order.is_empty() {
+            f.actionability.level_order.clear();
+            f.actionability.direction = cfx::schema::Direction::Any;
+        }
+    }
+    let unordered = Schema::new_with_waiting(unordered.features, schema.waiting()).unwrap();
+    let declined: Vec<&Vec<f64>> = test
+        .rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .collect();
+    assert!(declined.len() > 50, "{} declined", declined.len());
+    let robust = cfx::coherent::Robustness {
+        sigma2: 0.01,
+        invalidation_target: 0.1,
+    };
+    let configs = [
+        ("MIP", SolverChoice::Mip, None),
+        ("separable", SolverChoice::Separable, None),
+        ("robust MIP", SolverChoice::Mip, Some(robust)),
+    ];
+    let mut downs_without_orders = 0;
+    for (method, solver, robustness) in configs {
+        let cfg = Config {
+            solver,
+            robustness,
+            ..Config::default()
+        };
+        let mut answered = 0;
+        for raw in &declined {
+            let ex = cfx::coherent::explain(&schema, &model, raw, &cfg).unwrap();
+            for cf in &ex.counterfactuals {
+                schema.check_actionable(raw, &cf.raw).unwrap();
+                let down = moves_down(&schema, raw, &cf.raw);
+                assert!(down.is_empty(), "{method}: {down:?}");
+                answered += 1;
+            }
+            let free = cfx::coherent::explain(&unordered, &model, raw, &cfg).unwrap();
+            for cf in &free.counterfactuals {
+                downs_without_orders += moves_down(&schema, raw, &cf.raw).len();
+            }
+        }
+        assert!(
+            answered > declined.len() / 2,
+            "{method}: {answered} answers"
+        );
+    }
+    for raw in &declined {
+        if let Some(a) = explain_with_waiting(&schema, &model, raw, &Config::default()).unwrap() {
+            let down = moves_down(&schema, raw, &a.raw);
+            assert!(down.is_empty(), "waiting: {down:?}");
+        }
+    }
+    assert!(
+        downs_without_orders > 0,
+        "without the orders nothing moves down"
+    );
+}
+
+/// The order in the schema JSON: it round-trips, a level that is not the
+/// feature's is an error naming both, a misspelled key is still refused, and
+/// a format 1 document without it still loads; with `increase_only` it forbids
+/// exactly the moves to a worse listed level.
+#[test]
+fn a_level_order_reads_validates_and_forbids_moves_down() {
+    let data = german_credit(&bundled_german_path()).unwrap();
+    let schema = german_credit_advice(&data.schema, 0.05).unwrap();
+    let json = schema.to_json();
+    assert!(json.contains("\"level_order\""));
+    let again = Schema::from_json(&json).unwrap();
+    assert_eq!(again.to_json(), json);
+    let i = schema.index_of("present_employment_since").unwrap();
+    let level = |name: &str| {
+        let cfx::schema::FeatureKind::Categorical { levels } = &schema.features[i].kind else {
+            unreachable!()
+        };
+        levels.iter().position(|l| l == name).unwrap()
+    };
+    let order = ORDERS[0].1;
+    for (ra, a) in order.iter().enumerate() {
+        for (rb, b) in order.iter().enumerate() {
+            assert_eq!(
+                schema.transition_allowed(i, level(a), level(b)),
+                rb >= ra,
+                "{a} → {b}"
+            );
+        }
+    }
+    // A level of another feature.
+    // Not a level (the last mention of '... < 1 year' is in the order).
+    let at = json.rfind("\"... < 1 year\"").unwrap();
+    assert!(json[..at].contains("\"level_order\""));
+    let bad = format!(
+        "{}\"... < 2 years\"{}",
+        &json[..at],
+        &json[at + "\"... < 1 year\"".len()..]
+    );
+    let e = Schema::from_json(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains("present_employment_since") && e.contains("... < 2 years"),
+        "{e}"
+    );
+    // An unknown key beside it is still refused, naming the key.
+    let typo = json.replacen("\"level_order\"", "\"level_ordr\"", 1);
+    let e = Schema::from_json(&typo).unwrap_err().to_string();
+    assert!(e.contains("level_ordr"), "{e}");
+    // Format 1 documents cannot carry it (and still load without it).
+    let plain = Schema::from_json(&data.schema.to_json().replacen(
+        "\"format_version\": 2",
+        "\"format_version\": 1",
+        1,
+    ))
+    .unwrap();
+    assert_eq!(plain.n_features(), data.schema.n_features());
+}
+
+/// The HELOC preset's limits written out here: (feature, largest decrease),
+/// in the feature's units, for an applicant in the value state.
+const HELOC_DECREASES: [(&str, f64); 9] = [
+    ("NetFractionRevolvingBurden", 30.0),
+    ("NetFractionInstallBurden", 30.0),
+    ("PercentTradesWBalance", 20.0),
+    ("NumInqLast6M", 2.0),
+    ("NumInqLast6Mexcl7days", 2.0),
+    ("NumBank2NatlTradesWHighUtilization", 2.0),
+    ("NumRevolvingTradesWBalance", 2.0),
+    ("NumTrades60Ever2DerogPubRec", 0.0),
+    ("NumTrades90Ever2DerogPubRec", 0.0),
+];
+
+fn assert_heloc_signable(s: &Schema, from: &[f64], to: &[f64], months: u32, method: &str) {
+    s.check_advice(from, to, months)
+        .unwrap_or_else(|e| panic!("{method}: {e}"));
+    for (name, down) in HELOC_DECREASES {
+        let i = s.index_of(name).unwrap();
+        // Both in the value state (special codes are negative, values are not).
+        if from[i] >= 0.0 && to[i] >= 0.0 {
+            assert!(
+                to[i] >= from[i] - down - 1e-6,
+                "{method}: {name} {} → {} (at most −{down})",
+                from[i],
+                to[i]
+            );
+        }
+    }
+}
+
+/// The first 40 declined held-out HELOC applicants: the exact engine with
+/// waiting (separable solver on all, HiGHS on 10), Wachter, PROBE, CROCO (all
+/// 40) and COPA (3) keep within the preset's change limits.
+#[test]
+fn every_method_keeps_the_heloc_change_limits() {
+    let Some(path) = common::shared("heloc.csv") else {
+        return;
+    };
+    let d = heloc(&path).unwrap();
+    let (train, test) = d.holdout_split();
+    let mut fitted = train.schema.clone();
+    fitted.fit_weights(&train.rows).unwrap();
+    let x = fitted.encode_rows(&train.rows).unwrap();
+    let model = LinearModel::fit(&x, &train.labels, LogisticFit::default()).unwrap();
+    let schema = heloc_advice(&fitted, 0.05).unwrap();
+    let declined: Vec<Vec<f64>> = test
+        .rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .take(40)
+        .cloned()
+        .collect();
+    assert_eq!(declined.len(), 40);
+    // Without the limits some answer would cut the revolving burden by more
+    // than 30 points (the statement is not empty).
+    let mut over_without = 0;
+    let unlimited = heloc_advice_without_limits(&fitted);
+    for (k, raw) in declined.iter().enumerate() {
+        for solver in [SolverChoice::Separable, SolverChoice::Mip] {
+            if solver == SolverChoice::Mip && k >= 10 {
+                continue;
+            }
+            let cfg = Config {
+                solver,
+                ..Config::default()
+            };
+            if let Some(a) = explain_with_waiting(&schema, &model, raw, &cfg).unwrap() {
+                assert!(model.accepts(&schema.encode(&a.raw).unwrap()));
+                assert_heloc_signable(&schema, raw, &a.raw, a.months, "exact engine");
+            }
+        }
+        let free = cfx::coherent::explain(&unlimited, &model, raw, &Config::default()).unwrap();
+        let burden = schema.index_of("NetFractionRevolvingBurden").unwrap();
+        for cf in &free.counterfactuals {
+            over_without += usize::from(raw[burden] >= 0.0 && cf.raw[burden] < raw[burden] - 30.0);
+        }
+    }
+    assert!(
+        over_without > 0,
+        "no unlimited answer cuts the burden by > 30"
+    );
+    let noise = NoiseModel::gaussian_for_schema(&schema, 0.01).unwrap();
+    for raw in &declined {
+        let w = wachter(&schema, &model, &noise, raw, &WachterConfig::default()).unwrap();
+        assert_heloc_signable(&schema, raw, &w.raw, 0, "Wachter");
+        let few = 100;
+        let p = probe(
+            &schema,
+            &model,
+            &noise,
+            raw,
+            &ProbeConfig {
+                n_iter: few,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_heloc_signable(&schema, raw, &p.raw, 0, "PROBE");
+        let c = croco(
+            &schema,
+            &model,
+            &noise,
+            raw,
+            &CrocoConfig {
+                n_iter: few,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_heloc_signable(&schema, raw, &c.raw, 0, "CROCO");
+    }
+    let mu = ModelUncertainty::from_ensemble(
+        &x,
+        &train.labels,
+        EnsembleConfig {
+            refits: 20,
+            ..EnsembleConfig::default()
+        },
+    )
+    .unwrap();
+    for raw in declined.iter().take(3) {
+        let plan = copa_plan(
+            &schema,
+            &mu,
+            raw,
+            CopaConfig {
+                init_noise: 0.1,
+                ..CopaConfig::default()
+            },
+        )
+        .unwrap();
+        for option in &plan.raw {
+            assert_heloc_signable(&schema, raw, option, 0, "COPA");
+        }
+    }
+}
+
+/// The HELOC preset with its change limits removed (the contrast above).
+fn heloc_advice_without_limits(fitted: &Schema) -> Schema {
+    let s = heloc_advice(fitted, 0.05).unwrap();
+    let mut features = s.features.clone();
+    for f in &mut features {
+        f.actionability.max_increase = None;
+        f.actionability.max_decrease = None;
+    }
+    Schema::new_with_waiting(features, s.waiting()).unwrap()
 }
 
 /// The one MIP (waiting as an integer variable, `SolverChoice::Mip`) against

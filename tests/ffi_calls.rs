@@ -381,6 +381,66 @@ fn shared_datasets_load_from_their_default_paths() {
     }
 }
 
+/// A level order through the builder reaches the schema as forbidden moves
+/// down; a name that is not a level fails the build naming it; an order on a
+/// contiguous feature is refused at once; nothing is written on failure.
+#[test]
+fn a_level_order_through_the_c_builder() {
+    use cfx::ffi::schema_builder::*;
+    let c = |s: &str| CString::new(s).unwrap();
+    let (savings, high, low, unknown) = (c("savings"), c("high"), c("low"), c("unknown"));
+    unsafe {
+        let mut b = null_mut();
+        assert_eq!(cfx_schema_builder_new(&mut b), cfx_status::Ok);
+        let levels = [high.as_ptr(), low.as_ptr(), unknown.as_ptr()];
+        cfx_schema_builder_add_categorical(b, savings.as_ptr(), levels.as_ptr(), 3);
+        let order = [low.as_ptr(), high.as_ptr()];
+        assert_eq!(
+            cfx_schema_builder_set_level_order(b, order.as_ptr(), 2),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_set_level_order(b, null(), 2),
+            cfx_status::NullArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_set_actionability(b, 1, 1),
+            cfx_status::Ok
+        );
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::Ok);
+        let json = string_of(|buf, cap, need| cfx_schema_to_json(s, buf, cap, need));
+        let rust = cfx::schema::Schema::from_json(&json).unwrap();
+        assert_eq!(rust.features[0].actionability.level_order, ["low", "high"]);
+        // high (0) → low (1) is down by the order; unknown (2) → low is free.
+        assert!(!rust.transition_allowed(0, 0, 1));
+        assert!(rust.transition_allowed(0, 1, 0));
+        assert!(rust.transition_allowed(0, 2, 1));
+        cfx_schema_free(s);
+
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        cfx_schema_builder_add_categorical(b, savings.as_ptr(), levels.as_ptr(), 2);
+        let medium = c("medium");
+        let order = [low.as_ptr(), medium.as_ptr()];
+        cfx_schema_builder_set_level_order(b, order.as_ptr(), 2);
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::InvalidSchema);
+        assert!(s.is_null());
+        let msg = cfx::ffi::error::last_error().unwrap();
+        assert!(msg.contains("savings") && msg.contains("medium"), "{msg}");
+
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        cfx_schema_builder_add_contiguous(b, savings.as_ptr(), 0.0, 1.0, 0);
+        assert_eq!(
+            cfx_schema_builder_set_level_order(b, order.as_ptr(), 2),
+            cfx_status::InvalidArgument
+        );
+        cfx_schema_builder_free(b);
+    }
+}
+
 /// Change limits, time growth and waiting through the builder, and the advice
 /// presets on the German schema: what the C API builds is what Rust checks.
 #[test]

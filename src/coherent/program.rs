@@ -401,7 +401,7 @@ fn add_feature(
         let cost = if j == s_f { -wj } else { wj };
         let mut allowed = schema.transition_allowed(i, s_f, j) && !dominated_j;
         if !contiguous && j != s_f {
-            match f.actionability.direction {
+            match f.index_direction() {
                 Direction::IncreaseOnly if j < s_f => allowed = false,
                 Direction::DecreaseOnly if j > s_f => allowed = false,
                 _ => {}

@@ -725,7 +725,7 @@ fn linear_menu(
         FeatureKind::Categorical { .. } => {
             let own = mw[lay.start + s_f];
             for j in 0..f.n_states() {
-                let dir_ok = match f.actionability.direction {
+                let dir_ok = match f.index_direction() {
                     Direction::IncreaseOnly => j >= s_f,
                     Direction::DecreaseOnly => j <= s_f,
                     Direction::Any => true,
@@ -1109,7 +1109,7 @@ fn scorecard_menu(
                 });
             }
             for j in (0..f.n_states()).filter(|&j| j != s_f) {
-                let dir_ok = match f.actionability.direction {
+                let dir_ok = match f.index_direction() {
                     Direction::IncreaseOnly => j > s_f,
                     Direction::DecreaseOnly => j < s_f,
                     Direction::Any => true,

@@ -35,13 +35,50 @@ fn grows_with_time(f: &mut Feature, per_month: f64) {
     });
 }
 
+/// The ordered categoricals of the German preset, levels from worst to best.
+pub const GERMAN_LEVEL_ORDERS: [(&str, &[&str]); 3] = [
+    (
+        "present_employment_since",
+        &[
+            "unemployed",
+            "... < 1 year",
+            "1 <= ... < 4 years",
+            "4 <= ... < 7 years",
+            "... >= 7 years",
+        ],
+    ),
+    (
+        "savings_account_and_bonds",
+        &[
+            "... < 100 DM",
+            "100 <= ... < 500 DM",
+            "500 <= ... < 1000 DM",
+            "... >= 1000 DM",
+        ],
+    ),
+    (
+        "status_of_existing_checking_account",
+        &[
+            "... < 0 DM",
+            "0 <= ... < 200 DM",
+            "... >= 200 DM / salary assignments for at least 1 year",
+        ],
+    ),
+];
+
 /// Statlog German credit, as advice:
 /// * age grows only by waiting (1/12 year per month, in whole years);
 /// * nobody is told to move into "no checking account", "critical account/
 ///   other credits existing", "unknown/ no savings account" or "for free"
 ///   housing: those moves game the data rather than improve the applicant;
 /// * the credit amount may go down by at most 50 % and up by at most 25 %,
-///   the duration may change by at most 12 months either way.
+///   the duration may change by at most 12 months either way;
+/// * three categoricals are ordered ([`GERMAN_LEVEL_ORDERS`]) and move only to
+///   a better level: employment (nobody is advised to lose seniority; a move
+///   up stays possible, as the MIP prices it), savings and the checking
+///   account balance (nobody is advised to hold less money). The two levels
+///   left out of the orders, "unknown/ no savings account" and "no checking
+///   account", are not amounts (and are forbidden targets anyway).
 ///
 /// `waiting_cost_per_month` prices one month in the distance's units.
 /// Errors name a missing feature or level (the schema must be the German one).
@@ -58,6 +95,11 @@ pub fn german_credit_advice(schema: &Schema, waiting_cost_per_month: f64) -> Res
         ("housing", "for free"),
     ] {
         forbid_moving_into(feature(&mut feats, name)?, level);
+    }
+    for (name, order) in GERMAN_LEVEL_ORDERS {
+        let f = feature(&mut feats, name)?;
+        f.actionability.level_order = order.iter().map(|l| l.to_string()).collect();
+        f.actionability.direction = Direction::IncreaseOnly;
     }
     let amount = feature(&mut feats, "credit_amount")?;
     amount.actionability.max_decrease = Some(ChangeLimit::Fraction(0.5));
@@ -83,11 +125,40 @@ pub const HELOC_TIME_FEATURES: [&str; 5] = [
     "MSinceMostRecentInqexcl7days",
 ];
 
+/// The HELOC change limits per recommendation, `(feature, max_increase,
+/// max_decrease)` in the feature's units, for an applicant in the value state
+/// (see [`heloc_advice`] for why each).
+pub const HELOC_CHANGE_LIMITS: [(&str, Option<f64>, Option<f64>); 9] = [
+    ("NetFractionRevolvingBurden", None, Some(30.0)),
+    ("NetFractionInstallBurden", None, Some(30.0)),
+    ("PercentTradesWBalance", None, Some(20.0)),
+    ("NumInqLast6M", None, Some(2.0)),
+    ("NumInqLast6Mexcl7days", None, Some(2.0)),
+    ("NumBank2NatlTradesWHighUtilization", None, Some(2.0)),
+    ("NumRevolvingTradesWBalance", None, Some(2.0)),
+    ("NumTrades60Ever2DerogPubRec", None, Some(0.0)),
+    ("NumTrades90Ever2DerogPubRec", None, Some(0.0)),
+];
+
 /// FICO HELOC, as advice: the month-counting features ([`HELOC_TIME_FEATURES`])
 /// move only by waiting, all together, one month per month, capped at their
 /// upper bounds (a special state such as −7 "condition not met" stays as it
 /// is: waiting does not erase a recorded delinquency, and [`super::heloc`]
-/// already forbids the move). Everything else as in [`super::heloc`].
+/// already forbids the move). Change limits ([`HELOC_CHANGE_LIMITS`]), what
+/// one recommendation can ask of a person within the two years the presets
+/// wait at most:
+/// * revolving and instalment burden (balance over limit, in percent) down by
+///   at most 30 points — paying down about a third of one's limits, a plan a
+///   household can keep; the share of trades with a balance down by at most
+///   20 points;
+/// * inquiries in the last 6 months down by at most 2 (the median applicant
+///   has 1; more would presume inquiries the record does not hold, and they
+///   leave the window only with time);
+/// * bank/national trades with high utilisation and revolving trades with a
+///   balance down by at most 2 (paying down or off two cards);
+/// * trades ever 60 or 90 days delinquent never down: that history is kept.
+///
+/// Everything else as in [`super::heloc`].
 pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Schema> {
     let mut feats = schema.features.clone();
     for name in HELOC_TIME_FEATURES {
@@ -98,6 +169,11 @@ pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Sche
             )));
         }
         grows_with_time(f, 1.0);
+    }
+    for (name, up, down) in HELOC_CHANGE_LIMITS {
+        let f = feature(&mut feats, name)?;
+        f.actionability.max_increase = up.map(ChangeLimit::Units);
+        f.actionability.max_decrease = down.map(ChangeLimit::Units);
     }
     Schema::new_with_waiting(
         feats,

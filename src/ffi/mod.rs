@@ -117,5 +117,6 @@ pub mod status;
 pub mod testing;
 pub mod trees;
 pub mod version;
+pub mod waiting_advice;
 
 pub use status::{FfiError, FfiResult, cfx_status};

@@ -310,6 +310,36 @@ pub unsafe extern "C" fn cfx_schema_builder_add_forbidden_transition(
     }
 }
 
+/// Orders the levels of the last added feature, which must be categorical:
+/// `levels` (`n_levels` names, UTF-8, NUL-terminated) from worst to best, all
+/// of its levels or some. With an order, the feature's direction
+/// (`cfx_schema_builder_set_actionability`) speaks of it — increase: only to
+/// a better listed level — instead of the level index; every method honours
+/// it as forbidden transitions. A name that is not a level is
+/// `INVALID_SCHEMA` when the schema is built. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_level_order(
+    builder: *mut cfx_schema_builder,
+    levels: *const *const c_char,
+    n_levels: usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let order = slice_in(levels, n_levels, "levels")?
+            .iter()
+            .map(|&l| str_in(l, "levels[i]").map(str::to_string))
+            .collect::<FfiResult<Vec<String>>>()?;
+        let f = last(builder)?;
+        if f.is_contiguous() {
+            return Err(FfiError::invalid(format!(
+                "feature '{}' is contiguous: level orders belong to categorical features",
+                f.name
+            )));
+        }
+        f.actionability.level_order = order;
+        Ok(())
+    }
+}
+
 /// Puts the last added feature, which must be contiguous, on the grid
 /// `lower + k·step` (`step` finite, > 0; whole for an integer feature, whose
 /// lower bound must then be whole too; the upper bound must lie on the grid —

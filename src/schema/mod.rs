@@ -81,6 +81,10 @@ pub enum Direction {
     DecreaseOnly,
 }
 
+/// A forbidden move `(from, to)` between state indices of one feature, resolved
+/// (`None`: any state).
+pub(crate) type StateRule = (Option<usize>, Option<usize>);
+
 /// A forbidden move between two states of one feature. States are named by
 /// `"value"` (the contiguous range), a special state's label or code (`"-9"`), a
 /// level name, or `"*"` (any state).
@@ -135,6 +139,15 @@ pub struct Actionability {
     /// The feature grows while the applicant waits, and moves no other way (format 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grows_with_time: Option<TimeGrowth>,
+    /// Categorical features: levels from worst to best (all of them or some;
+    /// a level not listed is outside the order). With an order, `direction`
+    /// speaks of it instead of the level index — `increase_only`: only to a
+    /// better listed level, `decrease_only`: only to a worse one — and the
+    /// schema turns it into forbidden transitions ([`Feature::order_rules`]),
+    /// so every method that honours forbidden transitions honours the order
+    /// (format 2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub level_order: Vec<String>,
 }
 
 impl Default for Actionability {
@@ -149,6 +162,7 @@ impl Default for Actionability {
             max_increase: None,
             max_decrease: None,
             grows_with_time: None,
+            level_order: Vec::new(),
         }
     }
 }
@@ -352,6 +366,59 @@ impl Feature {
         }
     }
 
+    /// The direction that constrains the raw level index (or, for a contiguous
+    /// feature, the value): the declared direction, except for a categorical
+    /// with a [`Actionability::level_order`], whose direction is carried by
+    /// [`Feature::order_rules`] instead.
+    pub fn index_direction(&self) -> Direction {
+        if self.is_contiguous() || self.actionability.level_order.is_empty() {
+            self.actionability.direction
+        } else {
+            Direction::Any
+        }
+    }
+
+    /// The forbidden `(from, to)` level pairs that a [`Actionability::level_order`]
+    /// with a direction implies: every move from one listed level to a listed
+    /// level on the wrong side of it. Errors (for validation) name the level
+    /// that is not one of the feature's, a duplicate, or an order on a
+    /// contiguous feature.
+    pub(crate) fn order_rules(&self) -> std::result::Result<Vec<StateRule>, String> {
+        let order = &self.actionability.level_order;
+        if order.is_empty() {
+            return Ok(Vec::new());
+        }
+        let FeatureKind::Categorical { levels } = &self.kind else {
+            return Err("level_order applies to categorical features only".into());
+        };
+        let mut ranked: Vec<usize> = Vec::with_capacity(order.len());
+        for name in order {
+            let Some(j) = levels.iter().position(|l| l == name) else {
+                return Err(format!(
+                    "level_order names '{name}', which is not one of its levels"
+                ));
+            };
+            if ranked.contains(&j) {
+                return Err(format!("level_order names '{name}' twice"));
+            }
+            ranked.push(j);
+        }
+        let mut rules = Vec::new();
+        for (ra, &a) in ranked.iter().enumerate() {
+            for (rb, &b) in ranked.iter().enumerate() {
+                let wrong_way = match self.actionability.direction {
+                    Direction::IncreaseOnly => rb < ra,
+                    Direction::DecreaseOnly => rb > ra,
+                    Direction::Any => false,
+                };
+                if wrong_way {
+                    rules.push((Some(a), Some(b)));
+                }
+            }
+        }
+        Ok(rules)
+    }
+
     /// Resolves a state name (see [`Transition`]); `None` stands for `"*"`.
     fn resolve_state(&self, name: &str) -> Result<Option<usize>> {
         if name == "*" {
@@ -545,6 +612,8 @@ impl Schema {
                 Some("max_decrease")
             } else if a.grows_with_time.is_some() {
                 Some("grows_with_time")
+            } else if !a.level_order.is_empty() {
+                Some("level_order")
             } else {
                 None
             }
@@ -705,6 +774,10 @@ impl Schema {
             for t in &f.actionability.forbidden_transitions {
                 rules.push((f.resolve_state(&t.from)?, f.resolve_state(&t.to)?));
             }
+            match f.order_rules() {
+                Ok(r) => rules.extend(r),
+                Err(m) => return fail(m),
+            }
             forbidden.push(rules);
             if let Some(w) = &f.weights {
                 w.validate(f)?;
@@ -815,7 +888,7 @@ impl Schema {
                     f.state_name(sb)
                 )));
             }
-            let dir = f.actionability.direction;
+            let dir = f.index_direction();
             let ordered = f.is_contiguous() && sa == 0 && sb == 0 || !f.is_contiguous();
             if ordered {
                 if dir == Direction::IncreaseOnly && b < a - COHERENCE_TOL {

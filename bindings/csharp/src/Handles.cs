@@ -118,6 +118,12 @@ namespace Cfx
         protected override void Free(IntPtr h) { Native.cfx_coherent_result_free(h); }
     }
 
+    internal sealed class WaitingAdviceHandle : CfxHandle
+    {
+        public WaitingAdviceHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_waiting_advice_free(h); }
+    }
+
     internal sealed class CoherentBatchHandle : CfxHandle
     {
         public CoherentBatchHandle() { }

@@ -218,6 +218,8 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_builder_set_step(SchemaBuilderHandle builder, double step);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_level_order(SchemaBuilderHandle builder, [In] IntPtr[] levels, UIntPtr nLevels);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_builder_set_change_limits(SchemaBuilderHandle builder, int increaseKind,
             double maxIncrease, int decreaseKind, double maxDecrease);
         [DllImport(Lib, CallingConvention = CC)]
@@ -299,6 +301,23 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_coherent_result_free(IntPtr result);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_coherent_result_invalidation_rate(CoherentResultHandle result, UIntPtr k, out double outRate);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_coherent_explain_with_waiting(SchemaHandle schema, ModelHandle model, ConfigHandle config,
+            [In] double[] row, UIntPtr rowLen, out WaitingAdviceHandle outAdvice);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_waiting_advice_outcome(WaitingAdviceHandle advice, out int outOutcome);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_waiting_advice_summary(WaitingAdviceHandle advice, out uint outMonths,
+            out double outWaitCost, out double outTotalCost, out int outProvedBy);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_waiting_advice_waited_row(WaitingAdviceHandle advice, [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_waiting_advice_final_row(WaitingAdviceHandle advice, [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_waiting_advice_describe(WaitingAdviceHandle advice, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_waiting_advice_to_json(WaitingAdviceHandle advice, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_waiting_advice_free(IntPtr advice);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_builder_set_robust_advice(ConfigBuilderHandle b, double sigma2, double invalidationTarget);
 

@@ -149,6 +149,31 @@ namespace Cfx
             return this;
         }
 
+        /// <summary>Orders the levels of the last added (categorical) feature from worst to best (all or
+        /// some). With an order the feature's direction speaks of it (IncreaseOnly: only to a better listed
+        /// level) instead of the level index; every method honours it. Checked by <see cref="Build"/>.</summary>
+        public SchemaBuilder SetLevelOrder(params string[] levels)
+        {
+            if (levels == null) throw new ArgumentNullException("levels");
+            var pins = new GCHandle[levels.Length];
+            var ptrs = new IntPtr[levels.Length];
+            try
+            {
+                for (int i = 0; i < levels.Length; i++)
+                {
+                    if (levels[i] == null) throw new ArgumentNullException("levels", "level " + i + " is null");
+                    pins[i] = GCHandle.Alloc(Utf8.Encode(levels[i]), GCHandleType.Pinned);
+                    ptrs[i] = pins[i].AddrOfPinnedObject();
+                }
+                lock (gate) Call.Check(Native.cfx_schema_builder_set_level_order(Handle, ptrs, (UIntPtr)ptrs.Length));
+            }
+            finally
+            {
+                for (int i = 0; i < pins.Length; i++) if (pins[i].IsAllocated) pins[i].Free();
+            }
+            return this;
+        }
+
         /// <summary>Change limits of the last added (contiguous) feature, relative to the applicant's
         /// own value: the largest increase and decrease (non-negative; checked by <see cref="Build"/>).</summary>
         public SchemaBuilder SetChangeLimits(ChangeLimit maxIncrease, ChangeLimit maxDecrease)

@@ -990,6 +990,19 @@ public static partial class Tests
                 r["coherent_raw"] = best.Counterfactual(0);
             }
         }
+        // Waiting advice under the German preset at 0.001 per month (cheap enough to wait).
+        using (var advised = s.WithAdvicePreset(AdvicePreset.GermanCredit, 0.001))
+        using (var wait = Coherent.ExplainWithWaiting(advised, m, null, applicant))
+        {
+            if (wait.Found)
+            {
+                var w = wait.Summary;
+                r["waiting_months"] = w.Months;
+                r["waiting_wait_cost"] = w.WaitCost;
+                r["waiting_cost"] = w.TotalCost;
+                r["waiting_raw"] = wait.FinalRow();
+            }
+        }
         using (var config = new ConfigBuilder().NDiverse(n: 3).Build())
         using (var set = Coherent.ExplainDiverse(s, m, config, applicant))
         {

@@ -124,3 +124,62 @@ def test_the_bundled_german_scorecard_scores_as_optbinning(german):
     with pytest.raises(cfx.CfxError) as e:
         cfx.ScorecardImport.load_german(s, os.path.join(ROOT, "no-such-table.csv"))
     assert e.value.status_name == "CFX_STATUS_IO_ERROR"
+
+
+def test_waiting_advice_closed_form_no_advice_and_refusals():
+    # Income 0..100 (slot income/100) and months 0..10 growing one a month; the model
+    # 4·slot(income) + slot(months) − 3 > 0 at income 20, months 0. Each month waited lowers the
+    # income slot needed by 1/40. At 0.5 a month waiting never pays: the advice is the plain
+    # optimum. At 0.001 a month it always pays: wait the full 10 months, then move.
+    def schema(price):
+        b = cfx.SchemaBuilder().add_contiguous("income", 0, 100).add_contiguous("months", 0, 10, integer=True)
+        return b.set_time_growth(1).set_waiting(price, 10).build()
+
+    with schema(0.5) as s, cfx.Model.linear([4.0, 1.0], -3.0) as m:
+        with cfx.explain_with_waiting(s, m, [20.0, 0.0]) as w, cfx.explain(s, m, [20.0, 0.0]) as now:
+            assert w.found
+            assert w.months == 0 and w.summary().wait_cost == 0.0
+            assert w.cost == now.certificate(0).cost
+            assert list(w.final_row()) == list(now.counterfactual(0))
+            assert w.summary().proved_by in ("highs", "separable")
+        with pytest.raises(cfx.CfxError) as e:
+            cfx.explain_with_waiting(s, m, [90.0, 0.0])  # already accepted
+        assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
+    with schema(0.001) as s, cfx.Model.linear([4.0, 1.0], -3.0) as m:
+        with cfx.explain_with_waiting(s, m, [20.0, 0.0]) as w, cfx.explain(s, m, [20.0, 10.0]) as later:
+            assert w.months == 10 and w.summary().wait_cost == 0.001 * 10
+            assert list(w.waited_row()) == [20.0, 10.0]
+            assert w.cost == 0.001 * 10 + later.certificate(0).cost
+            assert list(w.final_row()) == list(later.counterfactual(0))
+            assert w.describe().startswith("wait 10 months (months: 0 → 10), then income: 20 → ")
+    # Income immutable, no waiting: nothing is accepted, a result and not an error.
+    b = cfx.SchemaBuilder().add_contiguous("income", 0, 100).set_actionability(mutable=False)
+    with b.build() as s, cfx.Model.linear([4.0], -3.0) as m, cfx.explain_with_waiting(s, m, [20.0]) as w:
+        assert not w.found
+        assert w.describe().startswith("no advice")
+        with pytest.raises(cfx.CfxError) as e:
+            w.summary()
+        assert e.value.status_name == "CFX_STATUS_NOT_FOUND"
+        with pytest.raises(cfx.CfxError):
+            w.final_row()
+
+
+def test_a_level_order_decides_which_way_is_up():
+    # Levels "high", "low", "unknown" (that index order), ordered low < high, increase only; the
+    # model accepts "low" alone. By the order high → low is down (by index an increase), and
+    # unknown → low is outside the order (by index a decrease).
+    b = cfx.SchemaBuilder().add_categorical("savings", ["high", "low", "unknown"])
+    b.set_level_order(["low", "high"]).set_actionability(True, "increase_only")
+    with b.build() as s, cfx.Model.linear([0.0, 5.0, 0.0], -3.0) as m:
+        assert '"level_order"' in s.to_json()
+        with cfx.explain(s, m, [0.0]) as r:
+            assert r.outcome == "infeasible"
+        with cfx.explain(s, m, [2.0]) as r:
+            assert r.outcome == "optimal" and list(r.counterfactual(0)) == [1.0]
+    b = cfx.SchemaBuilder().add_categorical("savings", ["high", "low"]).set_level_order(["low", "medium"])
+    with pytest.raises(cfx.CfxError) as e:
+        b.build()
+    assert e.value.status_name == "CFX_STATUS_INVALID_SCHEMA" and "medium" in e.value.message
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.SchemaBuilder().add_contiguous("m", 0, 10).set_level_order(["a"])
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"

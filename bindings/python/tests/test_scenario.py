@@ -61,6 +61,22 @@ def test_german_scenario_matches_rust_bit_for_bit(expected, german_path):
                     assert_bits(exp[f"diverse_cost_{k}"], r.certificate(k).cost, f"diverse_cost_{k}")
                     assert_row(exp[f"diverse_raw_{k}"], r.counterfactual(k), f"diverse_raw_{k}")
 
+            # Waiting advice under the German preset at 0.001 per month (cheap enough to wait).
+            with (
+                schema.advice_preset("german", 0.001) as advised,
+                cfx.explain_with_waiting(advised, model, applicant) as w,
+            ):
+                assert w.found
+                s = w.summary()
+                assert s.months == int(exp["waiting_months"])
+                assert_bits(exp["waiting_wait_cost"], s.wait_cost, "waiting_wait_cost")
+                assert_bits(exp["waiting_cost"], s.total_cost, "waiting_cost")
+                assert_row(exp["waiting_raw"], w.final_row(), "waiting_raw")
+                age = schema.index_of("age_in_years")
+                assert w.waited_row()[age] == applicant[age] + s.months // 12
+                assert w.describe().startswith(f"wait {s.months} months"), w.describe()
+                assert '"kind": "waiting_advice"' in w.to_json()
+
             with (
                 cfx.Noise.gaussian(schema, 0.01) as noise,
                 cfx.Estimator(noise, 10000, "generic") as est,

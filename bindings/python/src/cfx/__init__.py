@@ -14,7 +14,16 @@ C status name and message.
 from . import coherent, copa, robust, sequential
 from ._native import LIB_PATH, CfxError, CfxPanic, has, last_error_message, status_name
 from ._native import LIB as _LIB
-from .coherent import CoherentBatch, CoherentResult, explain, explain_batch, explain_diverse, explain_frame
+from .coherent import (
+    CoherentBatch,
+    CoherentResult,
+    WaitingAdvice,
+    explain,
+    explain_batch,
+    explain_diverse,
+    explain_frame,
+    explain_with_waiting,
+)
 from .config import Config
 from .copa import CopaResult, Uncertainty
 from .data import Dataset, load_german, load_heloc, load_taiwan
@@ -75,6 +84,7 @@ __all__ = [
     "SchemaBuilder",
     "ScorecardImport",
     "Uncertainty",
+    "WaitingAdvice",
     "Workspace",
     "abi_version",
     "coherent",
@@ -83,6 +93,7 @@ __all__ = [
     "explain_batch",
     "explain_diverse",
     "explain_frame",
+    "explain_with_waiting",
     "from_optbinning",
     "has",
     "last_error_message",

@@ -75,6 +75,57 @@ class CoherentResult(Handle):
         return n.read_string("cfx_coherent_result_to_json", self.ptr)
 
 
+#: `cfx_waiting_outcome`: whether waiting advice was found.
+WAITING_OUTCOMES = {0: "found", 1: "no_advice"}
+
+WaitingSummary = namedtuple("WaitingSummary", "months wait_cost total_cost proved_by")
+
+
+class WaitingAdvice(Handle):
+    """The cheapest advice for one applicant when waiting is an action (issue #16): wait some
+    months, then move, or both. Without advice (`found` false) every accessor but `describe` and
+    `to_json` raises CfxError (``CFX_STATUS_NOT_FOUND``)."""
+
+    _free_name = "cfx_waiting_advice_free"
+
+    @property
+    def found(self):
+        """Whether some wait within the schema's maximum, with or without moves, is accepted."""
+        out = c_int32()
+        n.call("cfx_waiting_advice_outcome", self.ptr, byref(out))
+        return WAITING_OUTCOMES[out.value] == "found"
+
+    def summary(self):
+        """Months to wait (0: act now), the wait's cost, the total cost, and the solver that proved
+        the moves' optimum (``"highs"``/``"separable"``; None when waiting alone is accepted)."""
+        months, wait, total, by = c_uint32(), c_double(), c_double(), c_int32()
+        n.call("cfx_waiting_advice_summary", self.ptr, byref(months), byref(wait), byref(total), byref(by))
+        return WaitingSummary(months.value, wait.value, total.value, PROVED_BY.get(by.value))
+
+    @property
+    def months(self):
+        return self.summary().months
+
+    @property
+    def cost(self):
+        """The total cost: the wait's plus the moves' weighted L1 cost."""
+        return self.summary().total_cost
+
+    def waited_row(self):
+        """The applicant's raw row after waiting, before any move."""
+        return n.read_doubles("cfx_waiting_advice_waited_row", self.ptr)
+
+    def final_row(self):
+        """The raw row to reach: the waited row, moved."""
+        return n.read_doubles("cfx_waiting_advice_final_row", self.ptr)
+
+    def describe(self):
+        return n.read_string("cfx_waiting_advice_describe", self.ptr)
+
+    def to_json(self):
+        return n.read_string("cfx_waiting_advice_to_json", self.ptr)
+
+
 class CoherentBatch(Handle):
     """The explanations of many applicants, in input order (`len()`)."""
 
@@ -125,6 +176,23 @@ def explain_diverse(schema, model, row, config=None):
     return CoherentResult(
         n.new_handle(
             "cfx_coherent_explain_diverse",
+            n.ptr_of(schema, "Schema"),
+            n.ptr_of(model, "Model"),
+            ptr_of(config),
+            p,
+            a.size,
+        )
+    )
+
+
+def explain_with_waiting(schema, model, row, config=None):
+    """The cheapest advice when waiting is an action of the schema (`Schema.advice_preset`,
+    `SchemaBuilder.set_waiting`): the exact minimum over every allowed wait of the wait's cost
+    plus the optimal coherent counterfactual of the waited row (a `WaitingAdvice`)."""
+    a, p = n.doubles(row)
+    return WaitingAdvice(
+        n.new_handle(
+            "cfx_coherent_explain_with_waiting",
             n.ptr_of(schema, "Schema"),
             n.ptr_of(model, "Model"),
             ptr_of(config),

@@ -275,6 +275,14 @@ class SchemaBuilder(Handle):
         n.call("cfx_schema_builder_set_step", self.ptr, float(step))
         return self
 
+    def set_level_order(self, levels):
+        """Orders the levels of the last added (categorical) feature from worst to best (all or
+        some). With an order the feature's direction speaks of it (``increase_only``: only to a
+        better listed level) instead of the level index; every method honours it."""
+        arr, _keep = n.string_list(levels)
+        n.call("cfx_schema_builder_set_level_order", self.ptr, arr, len(levels))
+        return self
+
     def set_waiting(self, cost_per_month, max_months):
         """Gives the schema a "wait m months" action: its cost per month and the longest wait."""
         n.call("cfx_schema_builder_set_waiting", self.ptr, float(cost_per_month), int(max_months))

@@ -44,9 +44,10 @@ cfx_counterfactual <- function(result, k = 1) {
 }
 
 #' The explanation in plain words, one line per counterfactual (for a COPA
-#' plan, one line per option).
+#' plan, one line per option; for waiting advice, "wait 9 months (...), then ...").
 cfx_describe <- function(result) {
   if (inherits(result, "cfx_copa_result")) return(.fam_call("copa", "C_copa_describe", result))
+  if (inherits(result, "cfx_waiting_advice")) return(.fam_call("coherent", "C_waiting_describe", result))
   .fam_call("coherent", "C_coherent_describe", result)
 }
 
@@ -104,5 +105,36 @@ print.cfx_coherent_batch <- function(x, ...) {
   ok <- sum(st$status == "CFX_STATUS_OK")
   cat(sprintf("A cfx batch of %d applicant%s, %d explained\n", nrow(st),
               if (nrow(st) == 1L) "" else "s", ok))
+  invisible(x)
+}
+
+#' The cheapest advice when waiting is an action of the schema
+#' (cfx_advice_preset(), cfx_set_waiting()): the exact minimum over every
+#' allowed wait of the wait's cost plus the optimal coherent counterfactual of
+#' the waited row. `applicant` is a one-row data frame or a raw vector.
+#' Returns a cfx_waiting_advice; read it with cfx_waiting(). When no wait and
+#' no move is accepted, cfx_waiting()$found is FALSE (a result, not an error).
+cfx_explain_with_waiting <- function(model, applicant, schema, config = NULL) {
+  raw <- .raw_matrix(schema, applicant)
+  if (nrow(raw) != 1L) stop("cfx: 'applicant' must be one applicant", call. = FALSE)
+  .fam_call("coherent", "C_waiting_explain", schema, model, config, raw[1L, ])
+}
+
+#' Waiting advice as a list: `found`, and when found `months` (0: act now),
+#' `wait_cost`, `total_cost` (wait plus moves), `proved_by` ("highs",
+#' "separable", or NA when waiting alone is accepted), `waited` (the raw row
+#' after waiting) and `final` (the raw row to reach).
+cfx_waiting <- function(advice) {
+  r <- .fam_call("coherent", "C_waiting_advice", advice)
+  if (!r$found) return(list(found = FALSE))
+  r$proved_by <- if (r$proved_by < 0L) NA_character_ else c("highs", "separable")[r$proved_by + 1L]
+  r
+}
+
+cfx_to_json.cfx_waiting_advice <- function(x) .fam_call("coherent", "C_waiting_to_json", x)
+
+print.cfx_waiting_advice <- function(x, ...) {
+  if (.freed_line(x, "waiting advice")) return(invisible(x))
+  cat("cfx waiting advice: ", cfx_describe(x), "\n", sep = "")
   invisible(x)
 }

@@ -56,6 +56,15 @@ cfx_forbid_transition <- function(builder, from, to) {
 }
 
 #' Puts the last added (contiguous) feature on the grid lower + k * step.
+#' Orders the levels of the last added categorical feature from worst to
+#' best (all or some). With an order the feature's direction speaks of it
+#' ("increase_only": only to a better listed level) instead of the level
+#' index; every method honours it.
+cfx_set_level_order <- function(builder, levels) {
+  .cx(C_schema_builder_set_level_order, builder, enc2utf8(as.character(levels)))
+  invisible(builder)
+}
+
 cfx_set_step <- function(builder, step) {
   .cx(C_schema_builder_set_step, builder, as.numeric(step))
   invisible(builder)

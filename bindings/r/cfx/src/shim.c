@@ -77,7 +77,7 @@ enum kind {
     K_SCHEMA = 0, K_DATASET, K_MODEL, K_BUILDER, K_CONFIG, K_SCHEMA_BUILDER,
     K_COHERENT, K_NOISE, K_ESTIMATOR, K_WORKSPACE, K_ROBUST, K_POLICY, K_PLAN,
     K_UNCERTAINTY, K_COPA, K_COHERENT_BATCH, K_SCORECARD_IMPORT, K_PLAUSIBILITY,
-    K_PORTFOLIO_SUMMARY, K_COUNT
+    K_PORTFOLIO_SUMMARY, K_WAITING, K_COUNT
 };
 static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_model",  "cfx_config_builder",
@@ -88,7 +88,7 @@ static const char *kind_tag[K_COUNT] = {"cfx_schema", "cfx_dataset",
                                         "cfx_plan", "cfx_uncertainty",
                                         "cfx_copa_result", "cfx_coherent_batch",
                                         "cfx_scorecard_import", "cfx_plausibility",
-                                        "cfx_portfolio_summary"};
+                                        "cfx_portfolio_summary", "cfx_waiting_advice"};
 /* Number of handles this shim has released, per kind (finalizer or explicit
  * free): lets the tests prove "exactly once". */
 static double freed_count[K_COUNT];
@@ -115,6 +115,7 @@ static void release(enum kind k, void *addr)
     case K_SCORECARD_IMPORT: cfx_scorecard_import_free((const cfx_scorecard_import *)addr); break;
     case K_PLAUSIBILITY: cfx_plausibility_free((const cfx_plausibility *)addr); break;
     case K_PORTFOLIO_SUMMARY: cfx_portfolio_summary_free((const cfx_portfolio_summary *)addr); break;
+    case K_WAITING: cfx_waiting_advice_free((const cfx_waiting_advice *)addr); break;
     default: return;
     }
     freed_count[k] += 1;
@@ -1228,6 +1229,24 @@ SEXP C_schema_builder_add_categorical(SEXP builder, SEXP name, SEXP levels)
     return R_NilValue;
 }
 
+/* The level order of the last (categorical) feature, worst to best. */
+SEXP C_schema_builder_set_level_order(SEXP builder, SEXP levels)
+{
+    cfx_schema_builder *b = SCHEMA_BUILDER(builder);
+    if (TYPEOF(levels) != STRSXP)
+        Rf_errorcall(R_NilValue, "cfx: 'levels' must be a character vector");
+    size_t n = (size_t)XLENGTH(levels);
+    const char **lv = (const char **)R_alloc(n > 0 ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        SEXP el = STRING_ELT(levels, (R_xlen_t)i);
+        if (el == NA_STRING)
+            Rf_errorcall(R_NilValue, "cfx: 'levels' must not contain NA");
+        lv[i] = Rf_translateCharUTF8(el);
+    }
+    check(cfx_schema_builder_set_level_order(b, n ? lv : NULL, n));
+    return R_NilValue;
+}
+
 SEXP C_schema_builder_add_special_state(SEXP builder, SEXP code, SEXP label)
 {
     cfx_schema_builder *b = SCHEMA_BUILDER(builder);
@@ -1448,6 +1467,97 @@ SEXP C_coherent_to_json(SEXP result)
     const cfx_coherent_result *r = COHERENT(result);
     SEXP ch;
     STRING_OUT(ch, cfx_coherent_result_to_json(r, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+/* ----------------------------------------------------------- waiting advice */
+
+#define WAITING(p) ((const cfx_waiting_advice *)handle_addr((p), K_WAITING, "advice"))
+
+/* The cheapest advice when waiting is an action; the advice keeps `schema`
+ * (the R object) alive so R can decode its rows. */
+SEXP C_waiting_explain(SEXP schema, SEXP model, SEXP config, SEXP row)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_model *m = MODEL(model);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    size_t n;
+    const double *r = dbl_arg(row, "row", &n);
+    SEXP h = new_handle_prot(K_WAITING, schema);
+    const cfx_waiting_advice *a = NULL;
+    check(cfx_coherent_explain_with_waiting(s, m, c, r, n, &a));
+    R_SetExternalPtrAddr(h, (void *)a);
+    UNPROTECT(1);
+    return h;
+}
+
+/* A waiting row (final = 0: after waiting; 1: the row to reach). */
+static cfx_status waiting_row_get(const cfx_waiting_advice *a, int final, double *buf, size_t cap,
+                                  size_t *len)
+{
+    return final ? cfx_waiting_advice_final_row(a, buf, cap, len)
+                 : cfx_waiting_advice_waited_row(a, buf, cap, len);
+}
+
+static SEXP waiting_row(const cfx_waiting_advice *a, int final)
+{
+    size_t need = 0;
+    cfx_status st = waiting_row_get(a, final, NULL, 0, &need);
+    if (st != CFX_STATUS_BUFFER_TOO_SMALL)
+        check(st);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)need));
+    size_t len = 0;
+    if (need > 0)
+        check(waiting_row_get(a, final, REAL(out), need, &len));
+    UNPROTECT(1);
+    return out;
+}
+
+/* list(found, months, wait_cost, total_cost, proved_by (-1: waiting alone),
+ * waited, final); only `found` when there is no advice. */
+SEXP C_waiting_advice(SEXP advice)
+{
+    const cfx_waiting_advice *a = WAITING(advice);
+    int32_t outcome = -1;
+    check(cfx_waiting_advice_outcome(a, &outcome));
+    int found = outcome == CFX_WAITING_OUTCOME_FOUND;
+    const char *names[] = {"found", "months", "wait_cost", "total_cost", "proved_by", "waited", "final"};
+    int n = found ? 7 : 1;
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, n));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, n));
+    for (int i = 0; i < n; i++)
+        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    SET_VECTOR_ELT(out, 0, Rf_ScalarLogical(found));
+    if (found) {
+        uint32_t months = 0;
+        double wait = 0, total = 0;
+        int32_t by = -1;
+        check(cfx_waiting_advice_summary(a, &months, &wait, &total, &by));
+        SET_VECTOR_ELT(out, 1, Rf_ScalarInteger((int)months));
+        SET_VECTOR_ELT(out, 2, Rf_ScalarReal(wait));
+        SET_VECTOR_ELT(out, 3, Rf_ScalarReal(total));
+        SET_VECTOR_ELT(out, 4, Rf_ScalarInteger(by));
+        SET_VECTOR_ELT(out, 5, waiting_row(a, 0));
+        SET_VECTOR_ELT(out, 6, waiting_row(a, 1));
+    }
+    UNPROTECT(2);
+    return out;
+}
+
+SEXP C_waiting_describe(SEXP advice)
+{
+    const cfx_waiting_advice *a = WAITING(advice);
+    SEXP ch;
+    STRING_OUT(ch, cfx_waiting_advice_describe(a, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+SEXP C_waiting_to_json(SEXP advice)
+{
+    const cfx_waiting_advice *a = WAITING(advice);
+    SEXP ch;
+    STRING_OUT(ch, cfx_waiting_advice_to_json(a, buf_, cap_, &need_));
     return scalar_utf8(ch);
 }
 

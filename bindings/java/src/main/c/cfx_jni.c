@@ -237,7 +237,8 @@ JNIEXPORT jbyteArray FN(lastErrorMessage)(JNIEnv *env, jclass c) {
 /* ------------------------------------------------------------------- free */
 
 /* kind: 0 schema, 1 dataset, 2 model, 3 config, 4 config builder, 5 schema builder, ... 13 uncertainty,
- * 14 copa result, 15 coherent batch, 16 scorecard import, 17 portfolio summary (Native.java). */
+ * 14 copa result, 15 coherent batch, 16 scorecard import, 17 plausibility, 18 portfolio summary,
+ * 19 waiting advice (Native.java). */
 JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     (void)env; (void)c;
     switch (kind) {
@@ -260,6 +261,7 @@ JNIEXPORT void FN(free)(JNIEnv *env, jclass c, jint kind, jlong h) {
     case 16: cfx_scorecard_import_free(H(const cfx_scorecard_import, h)); break;
     case 17: cfx_plausibility_free(H(const cfx_plausibility, h)); break;
     case 18: cfx_portfolio_summary_free(H(const cfx_portfolio_summary, h)); break;
+    case 19: cfx_waiting_advice_free(H(const cfx_waiting_advice, h)); break;
     default: break;
     }
 }
@@ -970,6 +972,31 @@ JNIEXPORT void FN(sbAddCategorical)(JNIEnv *env, jclass c, jlong b, jbyteArray n
     free(nm);
 }
 
+/* Level order of the last (categorical) feature, worst to best. */
+JNIEXPORT void FN(sbSetLevelOrder)(JNIEnv *env, jclass c, jlong b, jobjectArray levels) {
+    (void)c;
+    if (!non_null(env, levels, "levels")) return;
+    jsize n = (*env)->GetArrayLength(env, levels);
+    char **lv = calloc(n > 0 ? (size_t)n : 1, sizeof(char *));
+    if (lv == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "levels");
+        return;
+    }
+    int fail = 0;
+    for (jsize i = 0; i < n && !fail; i++) {
+        jbyteArray one = (jbyteArray)(*env)->GetObjectArrayElement(env, levels, i);
+        if ((*env)->ExceptionCheck(env) || !non_null(env, one, "levels[i]")) {
+            fail = 1;
+            break;
+        }
+        lv[i] = cstr_in(env, one, &fail);
+        (*env)->DeleteLocalRef(env, one);
+    }
+    if (!fail) ok(env, cfx_schema_builder_set_level_order(SB(b), (const char *const *)lv, (size_t)n));
+    for (jsize i = 0; i < n; i++) free(lv[i]);
+    free(lv);
+}
+
 JNIEXPORT void FN(sbAddSpecialState)(JNIEnv *env, jclass c, jlong b, jdouble code, jbyteArray label) {
     (void)c;
     int fail;
@@ -1468,6 +1495,86 @@ JNIEXPORT jbyteArray FN(coherentBatchToJson)(JNIEnv *env, jclass c, jlong b) {
 }
 
 #undef CB
+
+/* ------------------------------------------------------ waiting advice */
+
+#define WA(h) H(const cfx_waiting_advice, h)
+
+JNIEXPORT jlong FN(waitingExplain)(JNIEnv *env, jclass c, jlong schema, jlong m, jlong config, jdoubleArray row) {
+    (void)c;
+    if (!non_null(env, row, "row")) return 0;
+    jsize n = (*env)->GetArrayLength(env, row);
+    /* Copy, not critical: the solver runs for a while. */
+    double *pr = (*env)->GetDoubleArrayElements(env, row, NULL);
+    if (pr == NULL) return 0;
+    const cfx_waiting_advice *a = NULL;
+    cfx_status st = cfx_coherent_explain_with_waiting(H(const cfx_schema, schema), H(const cfx_model, m),
+                                                      H(const cfx_config, config), pr, (size_t)n, &a);
+    (*env)->ReleaseDoubleArrayElements(env, row, pr, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(a);
+}
+
+JNIEXPORT jint FN(waitingOutcome)(JNIEnv *env, jclass c, jlong a) {
+    (void)c;
+    int32_t v = -1;
+    if (!ok(env, cfx_waiting_advice_outcome(WA(a), &v))) return -1;
+    return (jint)v;
+}
+
+/* {months, wait cost, total cost, proved_by (-1: waiting alone)} into out4. */
+JNIEXPORT void FN(waitingSummary)(JNIEnv *env, jclass c, jlong a, jdoubleArray out4) {
+    (void)c;
+    if (!non_null(env, out4, "out")) return;
+    uint32_t months = 0;
+    int32_t by = -1;
+    double v[4] = {0, 0, 0, 0};
+    if (!ok(env, cfx_waiting_advice_summary(WA(a), &months, &v[1], &v[2], &by))) return;
+    v[0] = (double)months;
+    v[3] = (double)by;
+    (*env)->SetDoubleArrayRegion(env, out4, 0, 4, v);
+}
+
+/* The waited row (final_row false) or the final row, sized by the buffer protocol. */
+JNIEXPORT jdoubleArray FN(waitingRow)(JNIEnv *env, jclass c, jlong a, jboolean final_row) {
+    (void)c;
+    cfx_status (*get)(const cfx_waiting_advice *, double *, size_t, size_t *) =
+        final_row ? cfx_waiting_advice_final_row : cfx_waiting_advice_waited_row;
+    size_t len = 0;
+    cfx_status st = get(WA(a), NULL, 0, &len);
+    if (st != CFX_STATUS_OK && st != CFX_STATUS_BUFFER_TOO_SMALL) {
+        throw_status(env, st);
+        return NULL;
+    }
+    double *buf = malloc(sizeof(double) * (len > 0 ? len : 1));
+    if (buf == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "waiting row");
+        return NULL;
+    }
+    size_t got = 0;
+    st = get(WA(a), buf, len, &got);
+    if (st != CFX_STATUS_OK) {
+        free(buf);
+        throw_status(env, st);
+        return NULL;
+    }
+    jdoubleArray r = (*env)->NewDoubleArray(env, (jsize)got);
+    if (r != NULL) (*env)->SetDoubleArrayRegion(env, r, 0, (jsize)got, buf);
+    free(buf);
+    return r;
+}
+
+JNIEXPORT jbyteArray FN(waitingDescribe)(JNIEnv *env, jclass c, jlong a) {
+    (void)c;
+    RETURN_STRING(env, cfx_waiting_advice_describe(WA(a), buf_, cap_, &len_));
+}
+
+JNIEXPORT jbyteArray FN(waitingToJson)(JNIEnv *env, jclass c, jlong a) {
+    (void)c;
+    RETURN_STRING(env, cfx_waiting_advice_to_json(WA(a), buf_, cap_, &len_));
+}
+
+#undef WA
 
 /* ------------------------------------------------- sequential (P-DQN policy) */
 

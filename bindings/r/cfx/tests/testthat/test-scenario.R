@@ -62,6 +62,13 @@ test_that("the German credit scenario gives the Rust results bit for bit", {
       coherent_cost = e17(bdf$cost[1]),
       coherent_probability = e17(bdf$probability[1]),
       coherent_raw = row_text(.Call(cfx:::C_coherent_counterfactual, best, 0)))
+    # waiting advice under the German preset at 0.001 per month (cheap enough to wait)
+    w <- cfx_waiting(cfx_explain_with_waiting(m, applicant, cfx_advice_preset(s, "german", 0.001)))
+    got <- c(got,
+      waiting_months = format(w$months),
+      waiting_wait_cost = e17(w$wait_cost),
+      waiting_cost = e17(w$total_cost),
+      waiting_raw = row_text(w$final))
     set <- cfx_explain(m, applicant, s, cfx_config(n_diverse = 3), diverse = TRUE)
     sdf <- as.data.frame(set)
     got <- c(got, diverse_count = format(nrow(sdf)))
@@ -70,7 +77,7 @@ test_that("the German credit scenario gives the Rust results bit for bit", {
       got[[paste0("diverse_raw_", k - 1)]] <- row_text(.Call(cfx:::C_coherent_counterfactual, set, k - 1))
     }
   } else {
-    exp <- exp[!grepl("^(coherent|diverse)_", names(exp))]
+    exp <- exp[!grepl("^(coherent|diverse|waiting)_", names(exp))]
   }
   if (isTRUE(cfx_families()[["robust"]])) {
     # at the first declined applicant: Gaussian noise (variance 0.01), 10,000

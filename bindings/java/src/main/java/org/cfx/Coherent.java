@@ -33,6 +33,24 @@ public final class Coherent {
         return run(schema, model, config, raw, true);
     }
 
+    /**
+     * The cheapest advice when waiting is an action of the schema ({@link Schema#advicePreset},
+     * {@link SchemaBuilder}'s waiting): the exact minimum over every allowed wait of the wait's cost
+     * plus the optimal coherent counterfactual of the waited row. {@code config} may be null.
+     */
+    public static WaitingAdvice explainWithWaiting(Schema schema, Model model, Config config, double[] raw) {
+        require();
+        Objects.requireNonNull(raw, "raw");
+        try {
+            long c = config == null ? 0 : config.handle();
+            return new WaitingAdvice(Native.waitingExplain(schema.handle(), model.handle(), c, raw));
+        } finally {
+            Reference.reachabilityFence(schema);
+            Reference.reachabilityFence(model);
+            Reference.reachabilityFence(config);
+        }
+    }
+
     /** Whether {@link #explainBatch} is available (the shim's cfx.h declares it). */
     public static boolean batchAvailable() {
         return available() && Native.hasCoherentBatch();

@@ -41,6 +41,7 @@ final class Native {
     static final int KIND_SCORECARD_IMPORT = 16;
     static final int KIND_PLAUSIBILITY = 17;
     static final int KIND_PORTFOLIO_SUMMARY = 18;
+    static final int KIND_WAITING_ADVICE = 19;
 
     /** Where the jar built by {@code make java} keeps the JNI shim and libcfx. */
     static final String JAR_NATIVE_DIR = "/org/cfx/native/";
@@ -416,6 +417,8 @@ final class Native {
 
     static native void sbSetStep(long b, double step);
 
+    static native void sbSetLevelOrder(long b, byte[][] levels);
+
     static native void sbSetChangeLimits(long b, int increaseKind, double maxIncrease, int decreaseKind, double maxDecrease);
 
     static native void sbSetTimeGrowth(long b, double perMonth, byte[] endsIn);
@@ -503,6 +506,18 @@ final class Native {
     static native byte[] coherentDescribe(long r);
 
     static native byte[] coherentToJson(long r);
+
+    static native long waitingExplain(long schema, long m, long config, double[] row);
+
+    static native int waitingOutcome(long a);
+
+    static native void waitingSummary(long a, double[] out4);
+
+    static native double[] waitingRow(long a, boolean finalRow);
+
+    static native byte[] waitingDescribe(long a);
+
+    static native byte[] waitingToJson(long a);
 
     static native long coherentExplainBatch(long schema, long m, long config, double[] rows, long nRows);
 

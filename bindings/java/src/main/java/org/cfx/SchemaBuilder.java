@@ -48,6 +48,20 @@ public final class SchemaBuilder extends NativeResource {
         return with(b -> Native.sbAddCategorical(b, n, l));
     }
 
+    /**
+     * Orders the levels of the last (categorical) feature from worst to best (all or some). With an
+     * order, the feature's direction speaks of it ({@link Direction#INCREASE_ONLY}: only to a better
+     * listed level) instead of the level index; every method honours it. Checked by {@link #build()}.
+     */
+    public SchemaBuilder levelOrder(String... levels) {
+        Objects.requireNonNull(levels, "levels");
+        byte[][] l = new byte[levels.length][];
+        for (int i = 0; i < levels.length; i++) {
+            l[i] = Utf8.cstr(levels[i], "levels[" + i + "]");
+        }
+        return with(b -> Native.sbSetLevelOrder(b, l));
+    }
+
     /** A special code of the last (contiguous) feature, e.g. −7 "no delinquency record". */
     public SchemaBuilder specialState(double code, String label) {
         byte[] l = Utf8.cstr(label, "label");

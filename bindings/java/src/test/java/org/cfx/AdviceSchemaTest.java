@@ -45,6 +45,39 @@ class AdviceSchemaTest {
         }
     }
 
+    /**
+     * Levels "high", "low", "unknown" (in that index order), ordered low < high, increase only; the
+     * model accepts "low" alone. By the order "high" → "low" is a move down (infeasible, though by
+     * index it is an increase) and "unknown" → "low" is free (outside the order, though by index a
+     * decrease).
+     */
+    @Test
+    void aLevelOrderDecidesWhichWayIsUp() {
+        assumeTrue(Coherent.available(), "cfx.h has no coherent entry points");
+        try (Schema s = Schema.builder()
+                        .categorical("savings", "high", "low", "unknown")
+                        .levelOrder("low", "high")
+                        .actionability(true, Direction.INCREASE_ONLY)
+                        .build();
+                Model m = Model.linear(new double[] {0, 5, 0}, -3, 0.5)) {
+            assertTrue(s.toJson().contains("\"level_order\""), s.toJson());
+            try (CoherentResult r = Coherent.explain(s, m, null, new double[] {0})) {
+                assertEquals(CoherentResult.Outcome.INFEASIBLE, r.outcome());
+            }
+            try (CoherentResult r = Coherent.explain(s, m, null, new double[] {2})) {
+                assertEquals(CoherentResult.Outcome.OPTIMAL, r.outcome());
+                assertArrayEquals(new double[] {1}, r.counterfactual(0));
+            }
+        }
+        SchemaBuilder bad = Schema.builder().categorical("savings", "high", "low").levelOrder("low", "medium");
+        CfxException e = assertThrows(CfxException.class, bad::build);
+        assertEquals(Status.INVALID_SCHEMA, e.statusCode());
+        assertTrue(e.getMessage().contains("medium") && e.getMessage().contains("savings"), e.getMessage());
+        try (SchemaBuilder b = Schema.builder().contiguous("m", 0, 10, true)) {
+            assertEquals(Status.INVALID_ARGUMENT, assertThrows(CfxException.class, () -> b.levelOrder("a")).statusCode());
+        }
+    }
+
     @Test
     void timeGrowthAndWaitingReachTheSchema() {
         try (Schema s = Schema.builder()

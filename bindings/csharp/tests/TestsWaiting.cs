@@ -1,0 +1,80 @@
+// Waiting advice through P/Invoke (issue #16); its numbers are also in the shared scenario.
+using System;
+using System.Linq;
+using Cfx;
+
+public static partial class Tests
+{
+    /// <summary>German credit under the preset at 0.001 per month: the first declined applicant waits
+    /// (age moves by the months waited, nothing else by the wait), the description says so, the final
+    /// row is accepted; an accepted applicant is refused.</summary>
+    public static void T_waiting_advice_waits_and_ages_only_by_time()
+    {
+        using (var d = Dataset.LoadGerman())
+        using (var s = d.GetSchema())
+        using (var advised = s.WithAdvicePreset(AdvicePreset.GermanCredit, 0.001))
+        {
+            Dataset train, test;
+            d.HoldoutSplit(out train, out test);
+            using (train)
+            using (test)
+            using (var m = Model.FitLinear(train, 1.0))
+            {
+                int declined = Enumerable.Range(0, test.RowCount).First(i => !m.PredictRaw(s, test.Row(i)).Accepted);
+                int accepted = Enumerable.Range(0, test.RowCount).First(i => m.PredictRaw(s, test.Row(i)).Accepted);
+                var raw = test.Row(declined);
+                using (var a = Coherent.ExplainWithWaiting(advised, m, null, raw))
+                {
+                    A.True(a.Found, "advice found");
+                    var w = a.Summary;
+                    A.True(w.Months > 0, "waits: " + w.Months);
+                    A.Eq(0.001 * w.Months, w.WaitCost, "wait cost = price · months");
+                    A.True(w.TotalCost >= w.WaitCost, "total at least the wait");
+                    int age = Array.IndexOf(s.FeatureNames(), "age_in_years");
+                    var waited = a.WaitedRow();
+                    A.Eq(raw[age] + Math.Floor(w.Months / 12.0), waited[age], "age after waiting");
+                    for (int j = 0; j < raw.Length; j++)
+                        if (j != age) A.Eq(raw[j], waited[j], "waiting moves only age, feature " + j);
+                    A.True(m.PredictRaw(s, a.FinalRow()).Accepted, "the final row is accepted");
+                    A.True(a.Describe().StartsWith("wait " + w.Months + " months"), a.Describe());
+                    A.True(a.ToJson().Contains("\"kind\": \"waiting_advice\""), "json kind");
+                }
+                var e = A.Throws<CfxException>(() => Coherent.ExplainWithWaiting(advised, m, null, test.Row(accepted)),
+                    "an accepted applicant");
+                A.Eq("CFX_STATUS_INVALID_ARGUMENT", e.StatusName, "status of an accepted applicant");
+            }
+        }
+    }
+}
+
+public static partial class Tests
+{
+    /// <summary>Levels "high", "low", "unknown" (that index order), ordered low &lt; high, increase only;
+    /// the model accepts "low" alone. By the order "high" → "low" is a move down (infeasible, though by
+    /// index an increase) and "unknown" → "low" is free (outside the order, though by index a decrease).</summary>
+    public static void T_a_level_order_decides_which_way_is_up()
+    {
+        using (var s = new SchemaBuilder().AddCategorical("savings", "high", "low", "unknown")
+                   .SetLevelOrder("low", "high").SetActionability(true, Direction.IncreaseOnly).Build())
+        using (var m = Model.Linear(new double[] { 0, 5, 0 }, -3))
+        {
+            A.True(s.ToJson().Contains("\"level_order\""), s.ToJson());
+            using (var r = Coherent.Explain(s, m, null, new double[] { 0 }))
+                A.Eq(CoherentOutcome.Infeasible, r.Outcome, "high → low is down");
+            using (var r = Coherent.Explain(s, m, null, new double[] { 2 }))
+            {
+                A.Eq(CoherentOutcome.Optimal, r.Outcome, "unknown → low is outside the order");
+                A.Eq(1.0, r.Counterfactual(0)[0], "to low");
+            }
+        }
+        var e = A.Throws<CfxException>(() => new SchemaBuilder().AddCategorical("savings", "high", "low")
+            .SetLevelOrder("low", "medium").Build(), "a level that is not one");
+        A.Eq("CFX_STATUS_INVALID_SCHEMA", e.StatusName, "status");
+        A.True(e.Message.Contains("medium") && e.Message.Contains("savings"), e.Message);
+        using (var b = new SchemaBuilder().AddContiguous("m", 0, 10, true))
+        {
+            var c = A.Throws<CfxException>(() => b.SetLevelOrder("a"), "an order on a contiguous feature");
+            A.Eq("CFX_STATUS_INVALID_ARGUMENT", c.StatusName, "status");
+        }
+    }
+}

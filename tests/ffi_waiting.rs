@@ -1,0 +1,278 @@
+//! Waiting advice through the C ABI (issue #16): `cfx_coherent_explain_with_waiting`
+//! and the `cfx_waiting_advice_*` accessors give, bit for bit, what the Rust
+//! `explain_with_waiting` gives — on German credit under `german_credit_advice`
+//! and on HELOC under `heloc_advice`, with both solvers — and misuse returns a
+//! status without writing any out-parameter.
+
+use cfx::coherent::{Config, SolverChoice, waiting::explain_with_waiting};
+use cfx::data::presets::{german_credit_advice, heloc_advice};
+use cfx::data::{bundled_german_path, german_credit, heloc};
+use cfx::ffi::config::*;
+use cfx::ffi::model::*;
+use cfx::ffi::schema::*;
+use cfx::ffi::status::cfx_status;
+use cfx::ffi::waiting_advice::*;
+use cfx::model::{AnyModel, LinearModel, LogisticFit, Model};
+use cfx::schema::{Feature, Schema};
+use std::ffi::{CString, c_char};
+use std::ptr::{null, null_mut};
+
+mod common;
+
+fn string_of(f: impl Fn(*mut c_char, usize, *mut usize) -> cfx_status) -> String {
+    let mut need = 0;
+    assert_eq!(f(null_mut(), 0, &mut need), cfx_status::BufferTooSmall);
+    let mut buf = vec![0 as c_char; need];
+    let mut n = 0;
+    assert_eq!(f(buf.as_mut_ptr(), need, &mut n), cfx_status::Ok);
+    assert_eq!(n, need);
+    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+fn row_of(f: impl Fn(*mut f64, usize, *mut usize) -> cfx_status, d: usize) -> Vec<f64> {
+    let mut buf = vec![f64::NAN; d];
+    let mut n = 0;
+    assert_eq!(f(buf.as_mut_ptr(), d, &mut n), cfx_status::Ok);
+    assert_eq!(n, d);
+    buf
+}
+
+/// C handles of a Rust schema and linear model (through their JSON, the
+/// documented way across the ABI).
+fn handles(schema: &Schema, model: &LinearModel) -> (*const cfx_schema, *const cfx_model) {
+    let s = CString::new(schema.to_json()).unwrap();
+    let m = CString::new(AnyModel::Linear(model.clone()).to_json()).unwrap();
+    let (mut sh, mut mh) = (null(), null());
+    unsafe {
+        assert_eq!(cfx_schema_from_json(s.as_ptr(), &mut sh), cfx_status::Ok);
+        assert_eq!(cfx_model_from_json(sh, m.as_ptr(), &mut mh), cfx_status::Ok);
+    }
+    (sh, mh)
+}
+
+fn solver_config(solver: SolverChoice) -> *const cfx_config {
+    let code = match solver {
+        SolverChoice::Auto => 0,
+        SolverChoice::Mip => 1,
+        SolverChoice::Separable => 2,
+    };
+    let (mut b, mut c) = (null_mut(), null());
+    unsafe {
+        assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+        assert_eq!(cfx_config_builder_set_solver(b, code), cfx_status::Ok);
+        assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
+    }
+    c
+}
+
+/// Every accessor of the C advice against the Rust advice of the same row.
+fn assert_same_as_rust(
+    schema: &Schema,
+    model: &LinearModel,
+    rows: &[Vec<f64>],
+    solver: SolverChoice,
+) -> usize {
+    let (sh, mh) = handles(schema, model);
+    let config = solver_config(solver);
+    let rust_cfg = Config {
+        solver,
+        ..Config::default()
+    };
+    let d = schema.n_features();
+    let mut waited_some = 0;
+    for raw in rows {
+        let rust = explain_with_waiting(schema, model, raw, &rust_cfg).unwrap();
+        unsafe {
+            let mut a = null();
+            assert_eq!(
+                cfx_coherent_explain_with_waiting(sh, mh, config, raw.as_ptr(), d, &mut a),
+                cfx_status::Ok
+            );
+            let mut outcome = -1;
+            assert_eq!(cfx_waiting_advice_outcome(a, &mut outcome), cfx_status::Ok);
+            assert_eq!(outcome, if rust.is_some() { 0 } else { 1 });
+            let text = string_of(|b, c, n| cfx_waiting_advice_describe(a, b, c, n));
+            let json = string_of(|b, c, n| cfx_waiting_advice_to_json(a, b, c, n));
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(v["kind"], "waiting_advice");
+            match rust {
+                None => assert!(v["result"].is_null()),
+                Some(r) => {
+                    let (mut months, mut wait, mut total, mut by) =
+                        (u32::MAX, f64::NAN, f64::NAN, 9);
+                    assert_eq!(
+                        cfx_waiting_advice_summary(a, &mut months, &mut wait, &mut total, &mut by),
+                        cfx_status::Ok
+                    );
+                    assert_eq!(months, r.months);
+                    assert_eq!(wait.to_bits(), r.wait_cost.to_bits());
+                    assert_eq!(total.to_bits(), r.cost.to_bits());
+                    let expected_by = match r.proved_by {
+                        None => -1,
+                        Some(cfx::coherent::ProvedBy::Highs) => 0,
+                        Some(cfx::coherent::ProvedBy::Separable) => 1,
+                    };
+                    assert_eq!(by, expected_by);
+                    let waited = row_of(|b, c, n| cfx_waiting_advice_waited_row(a, b, c, n), d);
+                    assert_eq!(waited, r.waited);
+                    let fin = row_of(|b, c, n| cfx_waiting_advice_final_row(a, b, c, n), d);
+                    assert_eq!(fin, r.raw);
+                    assert!(model.accepts(&schema.encode(&fin).unwrap()));
+                    assert_eq!(text, r.describe());
+                    assert_eq!(v["result"]["months"], r.months);
+                    assert_eq!(v["result"]["cost"].as_f64().unwrap(), r.cost);
+                    assert!(v["result"]["counterfactual"].get("solve_seconds").is_none());
+                    if r.months > 0 {
+                        waited_some += 1;
+                        assert!(text.starts_with(&format!("wait {} months", r.months)));
+                    }
+                }
+            }
+            cfx_waiting_advice_free(a);
+        }
+    }
+    unsafe {
+        cfx_config_free(config);
+        cfx_model_free(mh);
+        cfx_schema_free(sh);
+    }
+    waited_some
+}
+
+fn declined(schema: &Schema, model: &LinearModel, rows: &[Vec<f64>], n: usize) -> Vec<Vec<f64>> {
+    let out: Vec<Vec<f64>> = rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .take(n)
+        .cloned()
+        .collect();
+    assert_eq!(out.len(), n);
+    out
+}
+
+#[test]
+fn german_waiting_advice_through_the_c_abi_equals_rust() {
+    let data = german_credit(&bundled_german_path()).unwrap();
+    let (train, test) = data.holdout_split();
+    let model = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default()).unwrap();
+    let schema = german_credit_advice(&data.schema, 0.05).unwrap();
+    let rows = declined(&schema, &model, &test.rows, 8);
+    for solver in [
+        SolverChoice::Auto,
+        SolverChoice::Mip,
+        SolverChoice::Separable,
+    ] {
+        assert_same_as_rust(&schema, &model, &rows, solver);
+    }
+}
+
+#[test]
+fn heloc_waiting_advice_through_the_c_abi_equals_rust() {
+    let Some(path) = common::shared("heloc.csv") else {
+        return;
+    };
+    let d = heloc(&path).unwrap();
+    let (train, test) = d.holdout_split();
+    let mut fitted = train.schema.clone();
+    fitted.fit_weights(&train.rows).unwrap();
+    let x = fitted.encode_rows(&train.rows).unwrap();
+    let model = LinearModel::fit(&x, &train.labels, LogisticFit::default()).unwrap();
+    // Cheap waiting, so that time is the answer for some applicants.
+    let schema = heloc_advice(&fitted, 0.01).unwrap();
+    let rows = declined(&schema, &model, &test.rows, 8);
+    let waited = assert_same_as_rust(&schema, &model, &rows, SolverChoice::Auto);
+    assert_same_as_rust(&schema, &model, &rows[..3], SolverChoice::Mip);
+    assert!(waited > 0, "no HELOC applicant waits at 0.01 per month");
+}
+
+#[test]
+fn no_advice_is_a_result_and_misuse_is_refused_without_writing() {
+    // Nothing can move and there is no waiting: no advice, a result.
+    let schema = Schema::new(vec![
+        Feature::contiguous("income", 0.0, 100.0).immutable(),
+        Feature::contiguous("debt", 0.0, 100.0),
+    ])
+    .unwrap();
+    let model = LinearModel::new(vec![4.0, 0.0], -3.0, 0.5).unwrap();
+    let (s, m) = handles(&schema, &model);
+    let sentinel = 0x10 as *const cfx_waiting_advice;
+    unsafe {
+        let row = [20.0, 50.0];
+        let mut a = null();
+        assert_eq!(
+            cfx_coherent_explain_with_waiting(s, m, null(), row.as_ptr(), 2, &mut a),
+            cfx_status::Ok
+        );
+        let mut outcome = -1;
+        assert_eq!(cfx_waiting_advice_outcome(a, &mut outcome), cfx_status::Ok);
+        assert_eq!(outcome, cfx_waiting_outcome::NoAdvice as i32);
+        let mut months = 77;
+        assert_eq!(
+            cfx_waiting_advice_summary(a, &mut months, null_mut(), null_mut(), null_mut()),
+            cfx_status::NotFound
+        );
+        assert_eq!(months, 77);
+        let mut buf = [f64::NAN; 2];
+        let mut n = 5;
+        assert_eq!(
+            cfx_waiting_advice_final_row(a, buf.as_mut_ptr(), 2, &mut n),
+            cfx_status::NotFound
+        );
+        assert_eq!(
+            cfx_waiting_advice_waited_row(a, buf.as_mut_ptr(), 2, &mut n),
+            cfx_status::NotFound
+        );
+        assert!(buf.iter().all(|x| x.is_nan()));
+        assert_eq!(n, 5);
+        let text = string_of(|b, c, n| cfx_waiting_advice_describe(a, b, c, n));
+        assert!(text.starts_with("no advice"), "{text}");
+        cfx_waiting_advice_free(a);
+
+        // Bad calls: a status, the out-parameter untouched.
+        let mut out = sentinel;
+        let accepted = [90.0, 50.0];
+        let nan = [f64::NAN, 50.0];
+        let cases: [(cfx_status, cfx_status); 6] = [
+            (
+                cfx_coherent_explain_with_waiting(s, m, null(), accepted.as_ptr(), 2, &mut out),
+                cfx_status::InvalidArgument,
+            ),
+            (
+                cfx_coherent_explain_with_waiting(s, m, null(), nan.as_ptr(), 2, &mut out),
+                cfx_status::InvalidArgument,
+            ),
+            (
+                cfx_coherent_explain_with_waiting(s, m, null(), row.as_ptr(), 1, &mut out),
+                cfx_status::DimensionMismatch,
+            ),
+            (
+                cfx_coherent_explain_with_waiting(null(), m, null(), row.as_ptr(), 2, &mut out),
+                cfx_status::NullArgument,
+            ),
+            (
+                cfx_coherent_explain_with_waiting(s, m, null(), null(), 2, &mut out),
+                cfx_status::NullArgument,
+            ),
+            (
+                cfx_coherent_explain_with_waiting(s, m, null(), row.as_ptr(), 2, null_mut()),
+                cfx_status::NullArgument,
+            ),
+        ];
+        for (k, (got, want)) in cases.into_iter().enumerate() {
+            assert_eq!(got, want, "case {k}");
+        }
+        assert_eq!(out, sentinel);
+        let mut o = -1;
+        assert_eq!(
+            cfx_waiting_advice_outcome(null(), &mut o),
+            cfx_status::NullArgument
+        );
+        assert_eq!(o, -1);
+        cfx_waiting_advice_free(null());
+        cfx_model_free(m);
+        cfx_schema_free(s);
+    }
+}
