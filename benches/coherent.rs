@@ -1,4 +1,4 @@
-//! Criterion benches of the coherent program (seed 000) on FICO HELOC: one
+//! Criterion benches of the coherent program (Russell 2019) on FICO HELOC: one
 //! optimal counterfactual with each solver (the separable branch and bound and
 //! HiGHS, one thread), and a set of 5 diverse ones (Russell's procedure) with
 //! each, for the first declined held-out applicants; and one optimal

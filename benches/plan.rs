@@ -1,4 +1,4 @@
-//! Criterion benches of COPA's validity bounds and plan generator (seed 002).
+//! Criterion benches of COPA's validity bounds and plan generator (Bui, Nguyen & Nguyen 2022).
 //! The same instances are timed in cvxpy by `benches/peers/copa_cvxpy.py bench`.
 
 use cfx::plan::{

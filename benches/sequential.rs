@@ -1,4 +1,4 @@
-//! Criterion benches of seed 003's P-DQN on the bundled German credit data:
+//! Criterion benches of Panagiotou & Ntoutsi 2023's P-DQN on the bundled German credit data:
 //! one training step (environment step + one minibatch update of both networks)
 //! and answering one declined applicant with a trained policy.
 

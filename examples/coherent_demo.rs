@@ -1,4 +1,4 @@
-//! Optimal coherent counterfactuals (seed 000) for declined applicants, in plain
+//! Optimal coherent counterfactuals (Russell 2019) for declined applicants, in plain
 //! words, with 3 diverse alternatives each.
 //!
 //! `cargo run --release --example coherent_demo -- [heloc|german] [N]`

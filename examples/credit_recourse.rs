@@ -118,7 +118,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// declined held-out applicant: the points total against the cutoff, the
 /// cheapest coherent change proven optimal by the MIP with bin indicators
 /// (which characteristics move to another bin, and the points each gains) and
-/// diverse alternatives (seed 000).
+/// diverse alternatives (Russell 2019).
 fn scorecard_advice(
     schema: &cfx::schema::Schema,
     test: &data::Dataset,
@@ -294,7 +294,7 @@ fn waiting_advice(
     Ok(())
 }
 
-/// A COPA plan (seed 002) for one declined applicant, with the distribution-free
+/// A COPA plan (Bui, Nguyen & Nguyen 2022) for one declined applicant, with the distribution-free
 /// bounds L* and U* on the share of plausible future models that accept every
 /// option. Model uncertainty: 1000 logistic refits on random halves of the
 /// training part, covariance × 1.5 (the paper's experiments).
@@ -389,8 +389,8 @@ fn gaussian_joint_validity(
     accepted as f64 / samples as f64
 }
 
-/// The optimal coherent counterfactual and 3 diverse alternatives (seed 000),
-/// and the invalidation rate of the optimal one at σ² = 0.01 (seed 001): exact
+/// The optimal coherent counterfactual and 3 diverse alternatives (Russell 2019),
+/// and the invalidation rate of the optimal one at σ² = 0.01 (Guyomard et al. 2023): exact
 /// for a logistic model with Gaussian noise.
 fn optimal_advice(
     schema: &cfx::schema::Schema,
@@ -481,7 +481,7 @@ fn exact_robust_advice(
     Ok(())
 }
 
-/// Robustness (seed 001): the applicant's own invalidation rate at σ² = 0.01
+/// Robustness (Guyomard et al. 2023): the applicant's own invalidation rate at σ² = 0.01
 /// and the CROCO counterfactual that meets a target of 0.1, with its guarantee.
 /// CROCO's bound (m + Θ̃)/(1 − t) is at least m/(1 − t), so a target of 0.1
 /// needs m < 0.05: we use K = 10,000 draws and m = 0.02 (confidence 1 − e⁻⁸).

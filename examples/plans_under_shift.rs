@@ -1,4 +1,4 @@
-//! COPA on German credit (seed 002): plans of J = 5 options for declined
+//! COPA on German credit (Bui, Nguyen & Nguyen 2022): plans of J = 5 options for declined
 //! applicants, with and without the corrections, judged by how many *future*
 //! models still accept every option.
 //!

@@ -7,9 +7,9 @@
 //!
 //! Methods: the exact engine's optimal counterfactual, its 3 diverse
 //! alternatives (Russell's rule) and its robust answer (closed-form margin,
-//! proven optimal); Wachter, PROBE and CROCO (seed 001; CROCO with K = 1000,
-//! m = 0.02, n_iter 200); COPA plan options (seed 002, J = 5, μ̂ and Σ̂ from
-//! 200 refits on random halves); the P-DQN (seed 003, `R^prob`) after a
+//! proven optimal); Wachter, PROBE and CROCO (Guyomard et al. 2023; CROCO with K = 1000,
+//! m = 0.02, n_iter 200); COPA plan options (Bui, Nguyen & Nguyen 2022, J = 5, μ̂ and Σ̂ from
+//! 200 refits on random halves); the P-DQN (Panagiotou & Ntoutsi 2023, `R^prob`) after a
 //! short training (the `--schedule short` settings of
 //! `examples/sequential_policies.rs`: hidden [64], learning from 500
 //! transitions on, ε 0.8 → 0.1 over 2 steps per episode; `--episodes`,

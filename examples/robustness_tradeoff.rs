@@ -1,4 +1,4 @@
-//! Reproduces the comparison of seed 001 (CROCO, Figure 3): Wachter, PROBE and
+//! Reproduces the comparison of Guyomard et al. 2023 (CROCO, Figure 3): Wachter, PROBE and
 //! CROCO on German credit (bundled) with the paper's classifier (MLP, one
 //! hidden layer of 50 ReLU units), noise variances σ² ∈ {0.005, 0.01, 0.015,
 //! 0.02} and targets {0.05, …, 0.35}. Prints mean L1 distance and mean Γ̃
@@ -107,7 +107,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "German credit, MLP [50] ReLU, {} declined applicants, CROCO n_iter {n_iter}, K = 500, m = 0.1, t = 0.5",
         declined.len()
     );
-    // What CROCO's certificate can say at all here (seed 001, Propositions 1–2):
+    // What CROCO's certificate can say at all here (Guyomard et al. 2023, Propositions 1–2):
     // (m + Θ̃)/(1 − t) never goes below m/(1 − t).
     let croco_cfg = CrocoConfig::default();
     let limits = GuaranteeLimits::new(croco_cfg.m, mlp.threshold(), croco_cfg.k)?;

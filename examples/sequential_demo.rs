@@ -1,4 +1,4 @@
-//! `make demo`'s sequential part: a short P-DQN training run (seed 003) on the
+//! `make demo`'s sequential part: a short P-DQN training run (Panagiotou & Ntoutsi 2023) on the
 //! bundled German credit data with a progress bar, then the step-by-step plan
 //! the trained policy gives one declined applicant of the held-out part.
 //!

@@ -1,4 +1,4 @@
-//! Seed 003's comparison (its Table 2): P-DQN policies trained with the binary
+//! Panagiotou & Ntoutsi 2023's comparison (its Table 2): P-DQN policies trained with the binary
 //! reward R^bin and the probability reward R^prob, on German credit (bundled)
 //! and FICO HELOC (if `../shared/data/heloc.csv` is present), 80/20 split,
 //! several seeds; prints satisfiability, sparsity, distance, target probability
@@ -13,7 +13,7 @@
 //! `--schedule short` suits budgets of a few thousand episodes (hidden [64],
 //! learning after 500 transitions, ε 0.8 → 0.1 over two steps per episode).
 //! The paper trains 40,000 episodes (the default here); `--episodes 2000` gives a quick run.
-//! The classifier is logistic regression (C = 1) fitted on the 80%: seed 003 does
+//! The classifier is logistic regression (C = 1) fitted on the 80%: Panagiotou & Ntoutsi 2023 does
 //! not give its classifiers' settings.
 
 use cfx::data::{Dataset, bundled_german_path, german_credit, heloc, shared_data_dir};
@@ -71,7 +71,7 @@ fn parse_args() -> Args {
     a
 }
 
-/// The 80/20 split of seed 003: row `i` is held out when `i mod 10 ≥ 8`
+/// The 80/20 split of Panagiotou & Ntoutsi 2023: row `i` is held out when `i mod 10 ≥ 8`
 /// (deterministic, like `Dataset::holdout_split`).
 fn split_80_20(d: &Dataset) -> (Dataset, Dataset) {
     let (tr, te): (Vec<usize>, Vec<usize>) = (0..d.rows.len()).partition(|i| i % 10 < 8);
@@ -126,7 +126,7 @@ fn main() -> cfx::Result<()> {
     let args = parse_args();
     std::fs::create_dir_all(&args.out)?;
     println!(
-        "P-DQN sequential counterfactuals (seed 003): {} episodes, {} seeds, 80/20 split",
+        "P-DQN sequential counterfactuals (Panagiotou & Ntoutsi 2023): {} episodes, {} seeds, 80/20 split",
         args.episodes, args.seeds
     );
     let mut table = Vec::new();

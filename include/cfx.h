@@ -527,7 +527,7 @@ enum cfx_proved_by
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /**
-   * HiGHS on the mixed-integer program (seed 000, Russell 2019).
+   * HiGHS on the mixed-integer program (Russell 2019).
    */
   CFX_PROVED_BY_HIGHS = 0,
   /**

@@ -12,9 +12,9 @@
 //! | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split |
 //! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
 //! | [`model`] | the `Model` trait, logistic regression, MLP |
-//! | [`coherent`] | optimal coherent counterfactuals by MIP (seed 000) on HiGHS, diversity, infeasibility reasons |
+//! | [`coherent`] | optimal coherent counterfactuals by MIP (Russell 2019) on HiGHS, diversity, infeasibility reasons |
 //! | [`robust`] | noise models, allocation-free Γ̃/Θ̃ estimators and bounds, Wachter/PROBE/CROCO |
-//! | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (seed 003) |
+//! | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (Panagiotou & Ntoutsi 2023) |
 //! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
 //! | [`plan`] | COPA: model uncertainty, Gelbrich distance, L*/U* validity bounds (SDPs), corrections, plan generator |
 

@@ -1,4 +1,4 @@
-//! The coherent MIP on FICO HELOC (seed 000's data) with the fitted logistic
+//! The coherent MIP on FICO HELOC (Russell 2019's data) with the fitted logistic
 //! model: every declined applicant of the held-out part gets a valid, coherent,
 //! actionable counterfactual, and diverse sets are pairwise distinct.
 

@@ -4,7 +4,7 @@
 //!
 //! Oracles: the closed-form Γ of `robust` (the answer meets the target), a
 //! Monte Carlo estimate on the generic sampling path (agrees within 4 standard
-//! errors), and CROCO's and PROBE's answers (seed 001): every answer of theirs
+//! errors), and CROCO's and PROBE's answers (Guyomard et al. 2023): every answer of theirs
 //! that meets the same target (by the closed form) is a feasible point of the
 //! same program, so the proven optimum can never cost more.
 

@@ -1,5 +1,5 @@
 //! CROCO on real data (German credit, bundled) with the paper's classifier: an
-//! MLP with one hidden layer of 50 ReLU units (seed 001, §2.4).
+//! MLP with one hidden layer of 50 ReLU units (Guyomard et al. 2023, §2.4).
 
 use cfx::data::{bundled_german_path, german_credit};
 use cfx::model::{MlpModel, MlpTraining, Model};

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peer comparison for cfx's coherent MIP (seed 000, Russell 2019).
+"""Peer comparison for cfx's coherent MIP (Russell 2019).
 
 On the same logistic model and the same declined applicants (exported by
 `cargo run --release --example coherent_peers_export`), this runs
@@ -46,7 +46,7 @@ def ensure_venv():
 
 # --------------------------------------------------------------------------
 # The schema's semantics, re-implemented from cfx's documentation (encoding of
-# seed 000 §3, the cost of seed-formulas §1.3, actionability rules).
+# Russell 2019 §3, the cost of seed-formulas §1.3, actionability rules).
 # --------------------------------------------------------------------------
 
 class Schema:
@@ -357,7 +357,7 @@ def main():
              "one thread. Times are wall-clock per counterfactual (median over applicants); "
              "validity = accepted by the model (p > t); coherence = every value is a special "
              "state or an in-range, on-grid value; actionability = immutables, directions, "
-             "bounds and forbidden transitions respected; cost = seed 000's weighted L1 "
+             "bounds and forbidden transitions respected; cost = Russell 2019's weighted L1 "
              "(coherent counterfactuals only); sparsity = features changed.", ""]
     for ds in datasets:
         path = os.path.join(OUT, f"{ds}.json")

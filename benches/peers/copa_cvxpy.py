@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent solver for cfx's COPA validity bounds (seed 002, Theorems 2.2/2.3).
+"""Independent solver for cfx's COPA validity bounds (Bui, Nguyen & Nguyen 2022, Theorems 2.2/2.3).
 
 Run from the repository root:
     python3 -m venv benches/peers/.venv

@@ -1,4 +1,4 @@
-/* Optimal coherent counterfactuals (seed 000, Russell 2019) from C: the
+/* Optimal coherent counterfactuals (Russell 2019) from C: the
  * cheapest change that gets a declined applicant accepted, 3 diverse
  * alternatives, and a case with no recourse that names what blocks it.
  * Usage: coherent <schema.json> <model.json> */

@@ -1,4 +1,4 @@
-/* Many applicants at once (seed 000, Russell 2019): one call explains every
+/* Many applicants at once (Russell 2019): one call explains every
  * row on the configuration's threads; each answer equals the one-applicant
  * call, and an applicant that cannot be explained (here: already accepted)
  * has its own status instead of failing the batch.

@@ -1,5 +1,5 @@
 /* How far can advice be trusted? Invalidation rates of a counterfactual under
- * implementation noise (seed 001), the CROCO bound with its confidence, and a
+ * implementation noise (Guyomard et al. 2023), the CROCO bound with its confidence, and a
  * robust counterfactual from CROCO, all through a reusable workspace.
  * Usage: robust <schema.json> <model.json> */
 #include "common.h"

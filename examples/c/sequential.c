@@ -1,4 +1,4 @@
-/* Sequential counterfactuals from C (seed 003): train a small P-DQN policy on
+/* Sequential counterfactuals from C (Panagiotou & Ntoutsi 2023): train a small P-DQN policy on
  * the bundled German credit data with a progress callback, show that the
  * callback can cancel training, answer one declined applicant with a plan of
  * steps, round-trip the policy through JSON, and evaluate it on the hold-out

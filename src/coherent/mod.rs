@@ -1,11 +1,11 @@
-//! Coherent, diverse counterfactuals by mixed-integer programming (seed 000:
+//! Coherent, diverse counterfactuals by mixed-integer programming (Russell 2019:
 //! Russell, "Efficient Search for Diverse Coherent Explanations", FAT* 2019).
 //!
 //! For a linear / logistic model over the mixed encoding of a [`Schema`], find
 //! the cheapest change (weighted L1 of §1.3 of `seed-formulas.md`) that moves a
 //! declined applicant strictly above the acceptance threshold and that maps back
 //! onto a real applicant — **exactly**: the program is the mixed-polytope MIP of
-//! seed 000, eqs. (4)–(21) (see [`program`](self) docs in `program.rs`), solved to
+//! Russell 2019, eqs. (4)–(21) (see [`program`](self) docs in `program.rs`), solved to
 //! proven optimality by HiGHS, and every answer is decoded through
 //! [`Schema::decode`] and checked against the model before it is returned.
 //!
@@ -149,7 +149,7 @@ pub struct Config {
 /// the applicant's slightly-off implementation `x̌ + ε`, ε ~ N(0, σ²I) on the
 /// value slot of every mutable contiguous feature (the default noise columns
 /// of `robust`, [`crate::robust::NoiseModel::gaussian_for_schema`]; σ² a
-/// variance, as CROCO's `sigma2`, seed 001 §2.2).
+/// variance, as CROCO's `sigma2`, Guyomard et al. 2023 §2.2).
 ///
 /// For a linear (logistic) model Γ has a closed form and "Γ ≤ γ" is exactly
 /// the linear constraint `score ≥ logit(t) + σ‖w_S‖·Φ⁻¹(1 − γ)`
@@ -1382,7 +1382,7 @@ fn first(run: &mut Run, ex: &mut Explanation) -> Result<bool> {
     }
 }
 
-/// The optimal coherent counterfactual of a declined applicant (seed 000, eqs.
+/// The optimal coherent counterfactual of a declined applicant (Russell 2019, eqs.
 /// 4–21), or why there is none, proven by the solver [`Config::solver`] picks
 /// (named in [`Explanation::proved_by`]).
 ///

@@ -1,4 +1,4 @@
-//! The mixed-polytope MIP of seed 000, eqs. (4)–(21), with the sign corrections
+//! The mixed-polytope MIP of Russell 2019, eqs. (4)–(21), with the sign corrections
 //! of `seed-formulas.md` §1.3, built over a [`Schema`] and a [`LinearModel`] in
 //! the encoded space (every contiguous slot in `[0, 1]`).
 //!

@@ -63,7 +63,7 @@ struct Tagged {
     stays: bool,
 }
 
-/// A constraint Russell's procedure adds on one feature (seed 000 §1.4, in the
+/// A constraint Russell's procedure adds on one feature (Russell 2019 §1.4, in the
 /// oracle's terms of states and values).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Restriction {

@@ -581,7 +581,7 @@ pub fn german_credit(path: &Path) -> Result<Dataset> {
     Ok(d)
 }
 
-/// The HELOC special codes of seed 000.
+/// The HELOC special codes of Russell 2019.
 pub fn heloc_special_codes() -> Vec<SpecialCode> {
     [
         (-7.0, "condition not met"),
@@ -597,7 +597,7 @@ pub fn heloc_special_codes() -> Vec<SpecialCode> {
     .collect()
 }
 
-/// FICO HELOC (seed 000's data; read from [`shared_data_dir`], never bundled).
+/// FICO HELOC (Russell 2019's data; read from [`shared_data_dir`], never bundled).
 /// Favourable: `RiskPerformance = Good`. Special states −7/−8/−9 on every column
 /// where they occur. Actionability: nobody can move *into* "no bureau record";
 /// a recorded delinquency cannot become "condition not met" (−7); the age of

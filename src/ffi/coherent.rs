@@ -197,7 +197,7 @@ pub unsafe extern "C" fn cfx_coherent_result_outcome(
 #[repr(i32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum cfx_proved_by {
-    /// HiGHS on the mixed-integer program (seed 000, Russell 2019).
+    /// HiGHS on the mixed-integer program (Russell 2019).
     Highs = 0,
     /// The exact separable branch and bound (a multiple-choice knapsack over
     /// per-feature options), for linear models and scorecards.

@@ -1,5 +1,5 @@
 //! Diagnosis: bounds on the probability that every option of a plan stays valid
-//! under the random future model θ̃ (seed 002, Theorems 2.2 and 2.3, Proposition 2.4).
+//! under the random future model θ̃ (Bui, Nguyen & Nguyen 2022, Theorems 2.2 and 2.3, Proposition 2.4).
 //!
 //! A plan is `J` vectors `x_j ∈ ℝ^d` **with the intercept first** (`x_j[0] = 1`,
 //! see [`super::with_intercept`]); option `j` is valid for θ when `x_jᵀθ ≥ 0`, and
@@ -194,7 +194,7 @@ fn trivial(value: f64, case: TrivialCase, j: usize) -> ValidityBound {
     }
 }
 
-/// The lower bound L* (seed 002, Theorem 2.2; ρ = 0 variant as in the reference
+/// The lower bound L* (Bui, Nguyen & Nguyen 2022, Theorem 2.2; ρ = 0 variant as in the reference
 /// `zero_lower_validity_bound`). Returns `L* = 0` without solving when μ̂ ∉ Θ°
 /// (Proposition 2.4) unless `opts.solve_trivial`.
 pub fn lower_validity_bound_with(
@@ -737,7 +737,7 @@ fn lower_full(plan: &[Vec<f64>], unc: &ModelUncertainty, rho: f64) -> ValidityBo
     certified_lower(&prog.solve(), &firsts, d)
 }
 
-/// The upper bound U* (seed 002, Theorem 2.3; seed-formulas §3.4). At ρ = 0 the
+/// The upper bound U* (Bui, Nguyen & Nguyen 2022, Theorem 2.3; seed-formulas §3.4). At ρ = 0 the
 /// moment-matching form `min E[f(θ̃)] = Tr(Z(Σ̂ + μ̂μ̂ᵀ)) + 2zᵀμ̂ + z₀` over the same
 /// quadratic certificates `f(θ) = θᵀZθ + 2zᵀθ + z₀` (f ≥ 0 everywhere, f ≥ 1 on Θ
 /// via the S-lemma multipliers λ_j) is used; it is the γ → ∞ limit of the

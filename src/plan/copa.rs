@@ -1,4 +1,4 @@
-//! Construction: the COPA plan generator (seed 002, §4, problem (6); reference
+//! Construction: the COPA plan generator (Bui, Nguyen & Nguyen 2022, §4, problem (6); reference
 //! `DroDicePGDAD`), for an applicant of a [`Schema`] or directly in an encoded box.
 
 use super::bounds::{ValidityBound, lower_validity_bound, upper_validity_bound};
@@ -283,7 +283,7 @@ pub(crate) fn project_feasible(
 }
 
 /// COPA in the encoded space: minimises problem (6) by projected Adam from
-/// `x₀ + N(0, init_noise²)` on the free coordinates (seed 002, §4; reference
+/// `x₀ + N(0, init_noise²)` on the free coordinates (Bui, Nguyen & Nguyen 2022, §4; reference
 /// `DroDicePGDAD`: Adam step, Requirement projection, clamp to the box, gradient
 /// zero on held coordinates). `applicant` is encoded (no intercept).
 pub fn copa_plan_encoded(
@@ -462,7 +462,7 @@ pub fn copa_box(schema: &Schema, applicant_raw: &[f64]) -> Result<EncodedBox> {
     Ok(EncodedBox { lo, hi })
 }
 
-/// A COPA plan for a raw applicant row (seed 002, §4): [`copa_box`] decides what
+/// A COPA plan for a raw applicant row (Bui, Nguyen & Nguyen 2022, §4): [`copa_box`] decides what
 /// may move, [`copa_plan_encoded`] optimises, then each value of an integer or
 /// stepped feature is snapped to its grid (towards the side that raises
 /// `μ̂ᵀx̃`, i.e. up when its mean weight is positive, staying inside the box; the

@@ -1,4 +1,4 @@
-//! Correction of a given plan (seed 002, §3): first the Requirement projection
+//! Correction of a given plan (Bui, Nguyen & Nguyen 2022, §3): first the Requirement projection
 //! puts μ̂ inside Θ (so that L* can be positive, Proposition 2.4), then the
 //! Mahalanobis improvement moves the options that bind L* most.
 
@@ -25,7 +25,7 @@ fn free_mask(d: usize, free: Option<&[bool]>) -> Result<Vec<bool>> {
     Ok(m)
 }
 
-/// The Requirement projection (seed 002, §3.1; reference `_project`): the
+/// The Requirement projection (Bui, Nguyen & Nguyen 2022, §3.1; reference `_project`): the
 /// Euclidean projection of `x` (intercept first) onto `{x' : μ̂ᵀx' ≥ ε}` within
 /// the affine set where the intercept and the non-`free` coordinates are fixed:
 /// `x'_F = x_F + max(0, ε − μ̂ᵀx) μ̂_F / ‖μ̂_F‖²` on the free coordinates F.
@@ -84,7 +84,7 @@ pub struct Improvement {
     pub ratio_after: f64,
 }
 
-/// The Mahalanobis improvement of one option (seed 002, §3.2; seed-formulas §3.7):
+/// The Mahalanobis improvement of one option (Bui, Nguyen & Nguyen 2022, §3.2; seed-formulas §3.7):
 /// `max μ̂ᵀx'/‖Σ̂^{1/2}x'‖ s.t. ‖x' − x‖₂ ≤ Δ, x'[0] = 1` (and the non-free
 /// coordinates fixed), solved exactly as the convex program obtained by the
 /// Charnes–Cooper substitution `z = t·x'`:
@@ -233,7 +233,7 @@ pub struct CorrectedPlan {
 }
 
 /// Requirement projection of every option, then the Mahalanobis improvement of
-/// the K options with the largest dual weights λ_j of L* (seed 002, §3).
+/// the K options with the largest dual weights λ_j of L* (Bui, Nguyen & Nguyen 2022, §3).
 /// `free` (length d, intercept first) marks the coordinates an applicant may
 /// change; the intercept is never free.
 pub fn correct_plan(

@@ -1,4 +1,4 @@
-//! Counterfactual plans under model shift (seed 002, COPA: Bui, Nguyen & Nguyen,
+//! Counterfactual plans under model shift (COPA: Bui, Nguyen & Nguyen
 //! ICLR 2022), for linear models.
 //!
 //! A lender retrains its model; a plan of `J` recourse options given today must

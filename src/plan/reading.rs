@@ -1,7 +1,7 @@
 //! What a pair of validity bounds says, in numbers (issue 16): when L* = 0 or
 //! U* = 1, why, and what would make them informative.
 //!
-//! Everything here is read off the bounds' own definitions (seed 002, COPA:
+//! Everything here is read off the bounds' own definitions (Bui, Nguyen & Nguyen 2022, COPA:
 //! Bui, Nguyen & Nguyen 2022, Theorems 2.2–2.3 and Proposition 2.4) with two
 //! facts proved in [`super::bounds`]'s docs and `plan::tests`:
 //!

@@ -1,6 +1,6 @@
 //! Model uncertainty: the nominal moments (μ̂, Σ̂) of the future model
 //! parameters θ̃ = (bias, w), and the Gelbrich distance between moment pairs
-//! (seed 002, §2.1 and the reference code's `gelbrich_dist`).
+//! (Bui, Nguyen & Nguyen 2022, §2.1 and the reference code's `gelbrich_dist`).
 
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::{LinearModel, LogisticFit, Model};
@@ -103,7 +103,7 @@ impl ModelUncertainty {
     }
 
     /// Estimates (μ̂, Σ̂) from an ensemble of logistic regressions, each refitted on
-    /// a random `fraction` of the rows (seed 002, experiments: 1000 refits on random
+    /// a random `fraction` of the rows (Bui, Nguyen & Nguyen 2022, experiments: 1000 refits on random
     /// halves, Σ̂ = 1.5 × the sample covariance). `x` are encoded rows, `y` labels in {0, 1}.
     pub fn from_ensemble(x: &[Vec<f64>], y: &[f64], cfg: EnsembleConfig) -> Result<Self> {
         if cfg.refits < 2 {
@@ -215,7 +215,7 @@ pub fn psd_sqrt(a: &DMatrix<f64>) -> DMatrix<f64> {
     &e.eigenvectors * DMatrix::from_diagonal(&d) * e.eigenvectors.transpose()
 }
 
-/// The Gelbrich distance (seed 002, §2.1):
+/// The Gelbrich distance (Bui, Nguyen & Nguyen 2022, §2.1):
 /// `G = sqrt(‖μ₁ − μ₂‖² + Tr[Σ₁ + Σ₂ − 2(Σ₂^{1/2} Σ₁ Σ₂^{1/2})^{1/2}])`.
 /// It is the 2-Wasserstein distance between Gaussians with these moments and a
 /// lower bound on it for any other laws.

@@ -111,13 +111,13 @@ pub struct McRate {
 /// Γ̃ and Θ̃ from the same K samples.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Estimate {
-    /// Γ̃ (seed 001, eq. 3): the fraction of noisy copies the model rejects.
+    /// Γ̃ (Guyomard et al. 2023, eq. 3): the fraction of noisy copies the model rejects.
     pub invalidation: McRate,
-    /// Θ̃ (seed 001, §2.2): the mean of `1 − f` over the noisy copies.
+    /// Θ̃ (Guyomard et al. 2023, §2.2): the mean of `1 − f` over the noisy copies.
     pub soft: McRate,
 }
 
-/// CROCO's high-probability bound on Γ (seed 001, Propositions 1–2).
+/// CROCO's high-probability bound on Γ (Guyomard et al. 2023, Propositions 1–2).
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
 pub struct Bound {
     /// `(m + Θ̃)/(1 − t)`.
@@ -161,7 +161,7 @@ fn mc_rate(sum: f64, sum_sq: f64, k: usize) -> McRate {
 }
 
 /// The CROCO bound `(m + Θ̃)/(1 − t)` and its confidence `1 − exp(−2Km²)`
-/// (seed 001, Proposition 2). **Derived**: the paper's exact printed form was
+/// (Guyomard et al. 2023, Proposition 2). **Derived**: the paper's exact printed form was
 /// not recovered; this is Markov's inequality on `1 − f` (Proposition 1,
 /// Γ ≤ Θ/(1 − t)) combined with the one-sided Hoeffding inequality
 /// P(Θ − Θ̃ ≥ m) ≤ exp(−2Km²) for K i.i.d. variables in [0, 1].
@@ -192,12 +192,12 @@ pub fn invalidation_bound(theta: f64, margin: f64, threshold: f64, k: usize) -> 
     })
 }
 
-/// `1 − exp(−2Km²)` (seed 001, §2.2; derived Hoeffding form).
+/// `1 − exp(−2Km²)` (Guyomard et al. 2023, §2.2; derived Hoeffding form).
 pub fn bound_confidence(k: usize, margin: f64) -> f64 {
     -(-2.0 * k as f64 * margin * margin).exp_m1()
 }
 
-/// What CROCO's guarantee `(m + Θ̃)/(1 − t)` (seed 001, Propositions 1–2;
+/// What CROCO's guarantee `(m + Θ̃)/(1 − t)` (Guyomard et al. 2023, Propositions 1–2;
 /// Guyomard et al. 2023) can and cannot say for a chosen Hoeffding margin m,
 /// decision threshold t and sample count K (issue 16: "with confidence
 /// 99.97%, at most 51.2%" must say that it cannot go below m/(1 − t)).
@@ -364,7 +364,7 @@ impl Estimator {
         Ok(())
     }
 
-    /// Γ̃(x̌; K, p_ε) = (1/K) Σ 1[f(x̌ + ε_k) ≤ t] (seed 001, eq. 3, in CARLA's
+    /// Γ̃(x̌; K, p_ε) = (1/K) Σ 1[f(x̌ + ε_k) ≤ t] (Guyomard et al. 2023, eq. 3, in CARLA's
     /// form `mean(1 − h(x̌ + ε))`; it equals `mean(h(x̌) − h(x̌ + ε))` for an
     /// accepted x̌, the only case the paper considers). Never allocates.
     pub fn invalidation_rate<M: Model + ?Sized>(
@@ -378,7 +378,7 @@ impl Estimator {
         Ok(mc_rate(h, h, self.k))
     }
 
-    /// Θ̃(x̌; K, p_ε) = (1/K) Σ (1 − f(x̌ + ε_k)) (seed 001, §2.2). Never
+    /// Θ̃(x̌; K, p_ε) = (1/K) Σ (1 − f(x̌ + ε_k)) (Guyomard et al. 2023, §2.2). Never
     /// allocates. Refuses a model without a probability (an unscaled scorecard).
     pub fn soft_invalidation_rate<M: Model + ?Sized>(
         &self,
@@ -410,7 +410,7 @@ impl Estimator {
         })
     }
 
-    /// Θ̃ and the CROCO bound with margin `m` (seed 001, Proposition 2). Never allocates.
+    /// Θ̃ and the CROCO bound with margin `m` (Guyomard et al. 2023, Proposition 2). Never allocates.
     pub fn bound<M: Model + ?Sized>(
         &self,
         model: &M,
@@ -718,7 +718,7 @@ fn projection_loop<const HARD: bool, const SOFT: bool>(
     (hard as f64, soft, soft2)
 }
 
-/// PROBE's first-order approximation of Γ under Gaussian noise (seed 001,
+/// PROBE's first-order approximation of Γ under Gaussian noise (Guyomard et al. 2023,
 /// §2.5, PROBE eq. 4): `Γ̃_PROBE = 1 − Φ(g/√(∇gᵀΣ∇g))` with `g` the score
 /// minus `logit(t)` (the paper's `g` is the logit, with `t = 0.5` implicit; the
 /// shift by `logit(t)` is our generalisation to other thresholds — **derived**,
@@ -761,7 +761,7 @@ pub(crate) fn probe_parts<M: Model + ?Sized>(
     Ok((1.0 - normal_cdf(u), u, n, sc))
 }
 
-/// The exact Γ of a linear (logistic) model under Gaussian noise (seed 001,
+/// The exact Γ of a linear (logistic) model under Gaussian noise (Guyomard et al. 2023,
 /// §2.3, derived): `Γ = Φ((logit(t) − (w·x̌ + b))/√(wᵀΣw))`, the sum running
 /// over the noisy columns only. With no noise on any weighted column the
 /// answer is 0 or 1. An oracle for tests and a fast path for users.
@@ -789,7 +789,7 @@ pub fn linear_invalidation_rate(model: &LinearModel, x: &[f64], noise: &NoiseMod
 ///
 /// `Γ(x̌) ≤ γ  ⇔  w·x̌ + b ≥ logit(t) + σ_w·Φ⁻¹(1 − γ)`.
 ///
-/// Derivation (seed 001, §2.3, with cfx's conventions): the noisy copy
+/// Derivation (Guyomard et al. 2023, §2.3, with cfx's conventions): the noisy copy
 /// `x̌ + ε`, ε ~ N(0, Σ) on the noise's columns, is declined when
 /// `w·(x̌ + ε) + b ≤ logit(t)`; `w·ε ~ N(0, σ_w²)`, so
 /// `Γ = Φ((logit(t) − s)/σ_w)` with `s = w·x̌ + b` ([`linear_invalidation_rate`]),

@@ -1,5 +1,5 @@
 //! Robust counterfactual generators with Adam: Wachter (CARLA's form and λ
-//! schedule, seed 001 §2.6), PROBE (hinge on Γ̃_PROBE, §2.5) and CROCO
+//! schedule, Guyomard et al. 2023 §2.6), PROBE (hinge on Γ̃_PROBE, §2.5) and CROCO
 //! (Algorithm 1, §2.4), for any [`Model`] (linear and MLP).
 //!
 //! # How the schema is respected
@@ -7,7 +7,7 @@
 //!   contiguous feature whose factual value is in range (not in a special
 //!   state). Categorical features, indicators and special states are never
 //!   changed. This is what CROCO's experiments do ("only numerical features are
-//!   changed", seed 001 §2.4); CARLA re-imposes one-hot coherence on every
+//!   changed", Guyomard et al. 2023 §2.4); CARLA re-imposes one-hot coherence on every
 //!   iterate (`reconstruct_encoding_constraints`), which for features that are
 //!   never moved is the identity, so coherence holds by construction.
 //! - After every Adam step each moving slot is **clamped** to its actionable
@@ -64,7 +64,7 @@ impl Default for Evaluation {
     }
 }
 
-/// Wachter et al. as implemented in CARLA (seed 001, §2.6): minimise
+/// Wachter et al. as implemented in CARLA (Guyomard et al. 2023, §2.6): minimise
 /// `−log f(x′) + λ‖x′ − x‖₁` (the mean BCE against `[0, 1]`), stopping as soon
 /// as `f(x′) > t`; after each block of `n_iter` steps without success
 /// `λ ← λ − lambda_step` (no floor, as in CARLA).
@@ -94,7 +94,7 @@ impl Default for WachterConfig {
     }
 }
 
-/// PROBE (seed 001, §2.5): minimise
+/// PROBE (Guyomard et al. 2023, §2.5): minimise
 /// `hinge_weight·max(0, Γ̃_PROBE − target) + BCE(f(x′), y_target) + λ‖x′ − x‖₁`
 /// with Adam (amsgrad); after each block of `n_iter` steps, success is
 /// `f > t` and a Monte Carlo Γ̃ on `check_samples` draws below
@@ -137,7 +137,7 @@ impl Default for ProbeConfig {
     }
 }
 
-/// CROCO, Algorithm 1 (seed 001, §2.4):
+/// CROCO, Algorithm 1 (Guyomard et al. 2023, §2.4):
 /// `L(δ) = ((m + Θ̃(x+δ))/(1−t) − Γ̄_t)² + (1 − f(x+δ))² + λ‖δ‖₁`, K fresh
 /// noise samples per step, Adam (amsgrad, not reset between rounds), `n_iter`
 /// steps per round; success when `f > t` and the bound is below
@@ -473,7 +473,7 @@ fn finish<M: Model + ?Sized>(
     Ok(out)
 }
 
-/// Wachter et al. in CARLA's form (seed 001, §2.6) for the raw factual row `raw`.
+/// Wachter et al. in CARLA's form (Guyomard et al. 2023, §2.6) for the raw factual row `raw`.
 /// `noise` is used only to report robustness.
 pub fn wachter<M: Model + ?Sized>(
     schema: &Schema,
@@ -533,7 +533,7 @@ pub fn wachter<M: Model + ?Sized>(
     )
 }
 
-/// PROBE (seed 001, §2.5) for the raw factual row `raw`; `noise` must be Gaussian.
+/// PROBE (Guyomard et al. 2023, §2.5) for the raw factual row `raw`; `noise` must be Gaussian.
 pub fn probe<M: Model + ?Sized>(
     schema: &Schema,
     model: &M,
@@ -611,7 +611,7 @@ pub fn probe<M: Model + ?Sized>(
     )
 }
 
-/// CROCO, Algorithm 1 (seed 001, §2.4) for the raw factual row `raw`.
+/// CROCO, Algorithm 1 (Guyomard et al. 2023, §2.4) for the raw factual row `raw`.
 pub fn croco<M: Model + ?Sized>(
     schema: &Schema,
     model: &M,
@@ -710,7 +710,7 @@ impl RobustCounterfactual {
     }
 
     /// The guarantee in words, for an applicant: the reported bound
-    /// (Propositions 1–2 of seed 001) with its confidence, and the measured rate.
+    /// (Propositions 1–2 of Guyomard et al. 2023) with its confidence, and the measured rate.
     pub fn guarantee_in_words(&self, sigma2: f64) -> String {
         format!(
             "if this advice is followed only approximately (random slips of variance {sigma2} on each \

@@ -1,11 +1,11 @@
-//! Robust counterfactuals (seed 001: CROCO, with PROBE and Wachter): how likely
+//! Robust counterfactuals (Guyomard et al. 2023: CROCO, with PROBE and Wachter): how likely
 //! is advice to be invalidated when the applicant implements it only
 //! approximately, a guarantee on that risk, and generators that meet a target.
 //!
 //! - [`NoiseModel`]: Gaussian N(0, σ²I) (σ² a variance, as CROCO's `sigma2`),
 //!   diagonal Gaussian, uniform box — on a set of encoded columns (default: the
 //!   value slots of mutable contiguous features).
-//! - [`Estimator`] + [`Workspace`]: Γ̃ (seed 001, eq. 3) and Θ̃ with standard
+//! - [`Estimator`] + [`Workspace`]: Γ̃ (Guyomard et al. 2023, eq. 3) and Θ̃ with standard
 //!   errors, allocation-free; the CROCO bound [`invalidation_bound`]
 //!   (Propositions 1–2, Hoeffding form derived); PROBE's
 //!   [`probe_invalidation_rate`]; the exact [`linear_invalidation_rate`] and

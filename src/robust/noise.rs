@@ -1,4 +1,4 @@
-//! Noise models p_ε of the invalidation rate (seed 001, §2.2): the applicant
+//! Noise models p_ε of the invalidation rate (Guyomard et al. 2023, §2.2): the applicant
 //! implements the counterfactual x̌ only approximately, as x̌ + ε.
 //!
 //! Noise acts on a set of encoded columns only. The default set is the value
@@ -53,7 +53,7 @@ fn check_scale(what: &str, v: f64) -> Result<()> {
 
 impl NoiseModel {
     /// Isotropic Gaussian noise N(0, σ²I) on `columns`. **`sigma2` is the
-    /// variance**, as CROCO's and CARLA's `sigma2` (seed 001, §2.2): the
+    /// variance**, as CROCO's and CARLA's `sigma2` (Guyomard et al. 2023, §2.2): the
     /// standard deviation is `√sigma2`.
     pub fn gaussian(sigma2: f64, columns: Vec<usize>) -> Result<NoiseModel> {
         check_scale("sigma2 (a variance)", sigma2)?;

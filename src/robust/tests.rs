@@ -19,7 +19,7 @@ fn gauss_hermite(n: usize) -> (Vec<f64>, Vec<f64>) {
     (nodes, weights)
 }
 
-/// Θ for a logistic model with Gaussian noise: E[σ(−(s + τZ))] (seed 001, §2.3).
+/// Θ for a logistic model with Gaussian noise: E[σ(−(s + τZ))] (Guyomard et al. 2023, §2.3).
 fn theta_gh(s: f64, tau: f64) -> f64 {
     let (z, w) = gauss_hermite(80);
     z.iter()

@@ -1,4 +1,4 @@
-//! The encoding of seed 000 (Russell 2019, §3): a contiguous-with-special-states
+//! The encoding of Russell 2019 (§3): a contiguous-with-special-states
 //! variable becomes its contiguous slot plus one indicator per special state; a
 //! categorical becomes its one-hot indicators.
 //!

@@ -1,4 +1,4 @@
-//! Mixed-data schemas as credit bureaus have them (seed 000, §3).
+//! Mixed-data schemas as credit bureaus have them (Russell 2019, §3).
 //!
 //! A feature is either **contiguous** — a value in `[L, U]`, optionally integer or
 //! on a step grid, *or* one of a few special states such as FICO's −7/−8/−9 — or
@@ -63,7 +63,7 @@ pub enum FeatureKind {
         step: Option<f64>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         special_states: Vec<SpecialState>,
-        /// The encoded contiguous slot while in a special state (seed 000's `F_i`, default 0).
+        /// The encoded contiguous slot while in a special state (Russell 2019's `F_i`, default 0).
         #[serde(default)]
         fixed_value: f64,
     },
@@ -181,7 +181,7 @@ pub struct Feature {
     pub kind: FeatureKind,
     #[serde(default)]
     pub actionability: Actionability,
-    /// Distance weights of the feature's encoded columns (seed 000 §3.2); `None`
+    /// Distance weights of the feature's encoded columns (Russell 2019 §3.2); `None`
     /// until fitted on data or set by the user, then unit weights are used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weights: Option<FeatureWeights>,

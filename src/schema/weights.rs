@@ -1,4 +1,4 @@
-//! Distance weights of the weighted L1 cost (seed 000, §3.2; reference code
+//! Distance weights of the weighted L1 cost (Russell 2019, §3.2; reference code
 //! `encode_pandas`, recorded in `seed-formulas.md` §1.2).
 //!
 //! * Contiguous slot: `1/MAD` of the scaled in-range values, where MAD is the

@@ -1,5 +1,5 @@
-//! P-DQN (Xiong et al. 2018) over the hybrid action space of seed 003, as
-//! ReLAX (seed 003's reference [3]) uses it.
+//! P-DQN (Xiong et al. 2018) over the hybrid action space of Panagiotou & Ntoutsi 2023, as
+//! ReLAX (Panagiotou & Ntoutsi 2023's reference [3]) uses it.
 
 use super::env::{ActionSpace, Environment, Failure, RewardKind, RewardParams, StepOutcome};
 use crate::error::{Error, Result, check_len};
@@ -16,8 +16,8 @@ pub const POLICY_FORMAT_VERSION: u32 = 1;
 /// P-DQN training settings.
 ///
 /// Defaults are the **ReLAX / CARLA-port** values (`conf/agent/pdqm.yaml`,
-/// seed-formulas §4.3), not seed 003's own (which were not found), except the
-/// episode budget, which is seed 003's 40,000. Differences from ReLAX, chosen
+/// seed-formulas §4.3), not Panagiotou & Ntoutsi 2023's own (which were not found), except the
+/// episode budget, which is Panagiotou & Ntoutsi 2023's 40,000. Differences from ReLAX, chosen
 /// for a small deterministic implementation and documented here:
 /// * uniform replay (ReLAX uses prioritised replay with priority 0.1);
 /// * single-pass P-DQN (ReLAX sets `multipass`, i.e. MP-DQN);
@@ -27,7 +27,7 @@ pub const POLICY_FORMAT_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PdqnConfig {
-    /// Training episodes (seed 003: 40,000).
+    /// Training episodes (Panagiotou & Ntoutsi 2023: 40,000).
     pub episodes: usize,
     /// Hidden layer sizes of both networks (ReLAX: `[128]`).
     pub hidden: Vec<usize>,
@@ -55,7 +55,7 @@ pub struct PdqnConfig {
     pub update_every: usize,
     /// Call the progress callback every this many episodes (the last episode always reports).
     pub progress_every: usize,
-    /// Step budget per episode; `None` = `K`, the number of mutable features (seed 003).
+    /// Step budget per episode; `None` = `K`, the number of mutable features (Panagiotou & Ntoutsi 2023).
     pub max_steps: Option<usize>,
     /// The seed of every random draw (ReLAX: 42).
     pub seed: u64,

@@ -1,4 +1,4 @@
-//! The sequential-counterfactual environment of seed 003 (§4.1 of
+//! The sequential-counterfactual environment of Panagiotou & Ntoutsi 2023 (§4.1 of
 //! `seed-formulas.md`): state `s_t = (x_t, b_t)`, action `a_t = (k, u_k)`,
 //! rewards `R^bin` and `R^prob` (§4.2).
 
@@ -7,21 +7,21 @@ use crate::model::{Model, sigmoid};
 use crate::schema::{AfterWaiting, Direction, FeatureKind, Schema, Waiting};
 use serde::{Deserialize, Serialize};
 
-/// Which reward of seed 003 the agent learns from.
+/// Which reward of Panagiotou & Ntoutsi 2023 the agent learns from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RewardKind {
-    /// `R^bin` (seed 003, eq. 2): Pos on success, Pen on failure, `−β·δ` otherwise.
+    /// `R^bin` (Panagiotou & Ntoutsi 2023, eq. 2): Pos on success, Pen on failure, `−β·δ` otherwise.
     Binary,
-    /// `R^prob` (seed 003, eq. 3): as `R^bin`, but a non-terminal step earns
+    /// `R^prob` (Panagiotou & Ntoutsi 2023, eq. 3): as `R^bin`, but a non-terminal step earns
     /// `α·(P(s_{t+1}) − P(s_0)) − β·δ`.
     Probability,
 }
 
-/// The constants of seed 003's rewards.
+/// The constants of Panagiotou & Ntoutsi 2023's rewards.
 ///
 /// The paper sets `(α, β) = (10, 1)`, `Pos = α·thr = 5` with `thr = 0.5`, and
-/// `Pen = −2·Pos = −10` (seed 003, §4 "Experimental setup").
+/// `Pen = −2·Pos = −10` (Panagiotou & Ntoutsi 2023, §4 "Experimental setup").
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RewardParams {
@@ -85,7 +85,7 @@ pub const WAIT_ACTION: &str = "wait";
 /// feature, each with its own map from `u ∈ [−1, 1]` to a raw value, and —
 /// when the schema declares a waiting action — one last action "wait".
 ///
-/// # Parameter mapping (documented choice; seed 003 only says `x_{t+1}[k] = u_k`)
+/// # Parameter mapping (documented choice; Panagiotou & Ntoutsi 2023 only says `x_{t+1}[k] = u_k`)
 /// Let `v = (u + 1)/2 ∈ [0, 1]` and let the feature have `m` segments; segment
 /// `j = min(⌊v·m⌋, m − 1)` is chosen and `τ = v·m − j ∈ [0, 1]` is the position inside it.
 /// * contiguous, no special states (`m = 1`): the value `lo + v·(hi − lo)` over the
@@ -430,12 +430,12 @@ fn snap(x: f64, lo: f64, hi: f64, integer: bool, step: Option<(f64, f64)>) -> f6
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Failure {
-    /// The chosen feature was already changed in this episode (seed 003: "re-using the same action").
+    /// The chosen feature was already changed in this episode (Panagiotou & Ntoutsi 2023: "re-using the same action").
     Reused,
     /// The new value breaks an actionability rule (direction, bounds, forbidden transition).
     Violation,
     /// All `K` steps (or the lowered budget, see [`Environment::set_max_steps`])
-    /// were used without flipping the decision. Seed 003 does not
+    /// were used without flipping the decision. Panagiotou & Ntoutsi 2023 does not
     /// say what happens then (seed-formulas §5.5); cfx treats it as a failure
     /// terminal with reward `Pen`, because every action left would re-use a
     /// feature, which the paper penalises with `Pen`.
@@ -471,9 +471,9 @@ pub struct StepResult {
     pub distance: f64,
 }
 
-/// One applicant's episode: the environment of seed 003 over one schema and model.
+/// One applicant's episode: the environment of Panagiotou & Ntoutsi 2023 over one schema and model.
 ///
-/// Reward choice for `δ` (seed 003 eq. 2–3 are reconstructions, seed-formulas
+/// Reward choice for `δ` (Panagiotou & Ntoutsi 2023 eq. 2–3 are reconstructions, seed-formulas
 /// §4.2): cfx uses the **per-step** distance `δ(x_t, x_{t+1}) = ‖x_{t+1} − x_t‖₂`
 /// on the encoded rows. Summed over an episode it is the length of the path
 /// the applicant walks, so every change is charged once, when it is made. The
@@ -566,7 +566,7 @@ impl<'a> Environment<'a> {
     pub fn state_dim(&self) -> usize {
         self.schema.encoded_dim() + self.actions.len()
     }
-    /// Step budget: `K` (seed 003) unless lowered with [`Environment::set_max_steps`].
+    /// Step budget: `K` (Panagiotou & Ntoutsi 2023) unless lowered with [`Environment::set_max_steps`].
     pub fn max_steps(&self) -> usize {
         self.max_steps
     }
@@ -647,7 +647,7 @@ impl<'a> Environment<'a> {
         }
     }
 
-    /// Takes action `(k, u)`: sets feature `k` to the value `u` maps to (seed 003 §3:
+    /// Takes action `(k, u)`: sets feature `k` to the value `u` maps to (Panagiotou & Ntoutsi 2023 §3:
     /// `x_{t+1}[k] = u_k`, `b_{t+1}[k] += 1`). Terminal order: re-use, then
     /// actionability, then success, then the step budget.
     ///

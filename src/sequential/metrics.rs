@@ -1,5 +1,5 @@
-//! Seed 003's evaluation metrics (§4.4 of `seed-formulas.md`) and the flow
-//! data behind its Sankey diagrams (seed 003, Figure 1).
+//! Panagiotou & Ntoutsi 2023's evaluation metrics (§4.4 of `seed-formulas.md`) and the flow
+//! data behind its Sankey diagrams (Panagiotou & Ntoutsi 2023, Figure 1).
 
 use super::agent::{Policy, RolloutStep};
 use super::env::StepOutcome;
@@ -26,14 +26,14 @@ pub struct EpisodeRecord {
     pub probability: f64,
 }
 
-/// Seed 003's metrics over a test set.
+/// Panagiotou & Ntoutsi 2023's metrics over a test set.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SequentialMetrics {
     /// Declined test applicants (the episodes).
     pub n_instances: usize,
     /// Test applicants skipped because the model already accepts them.
     pub n_already_accepted: usize,
-    /// Counterfactuals found / test instances (seed 003 §4, "CF satisfiability").
+    /// Counterfactuals found / test instances (Panagiotou & Ntoutsi 2023 §4, "CF satisfiability").
     pub satisfiability: f64,
     /// Mean number of features changed to reach a counterfactual, over the found
     /// counterfactuals (NaN when none was found).
@@ -46,7 +46,7 @@ pub struct SequentialMetrics {
     pub entropy: f64,
 }
 
-/// Normalised action entropy of seed 003, §4:
+/// Normalised action entropy of Panagiotou & Ntoutsi 2023, §4:
 /// `H = −Σ_t Σ_k p_t^k log₂ p_t^k / log₂(K²)`, with
 /// `p_t^k = #(feature k changed at step t) / #(all feature changes)`.
 ///
@@ -95,7 +95,7 @@ pub fn action_entropy(counts: &[Vec<usize>], k_actions: usize) -> Result<f64> {
     })
 }
 
-/// Per (step, feature) flows of a policy on a test set: the data of seed 003's Sankey diagrams.
+/// Per (step, feature) flows of a policy on a test set: the data of Panagiotou & Ntoutsi 2023's Sankey diagrams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SankeyFlows {
     /// Names of the actions (mutable features), in action order.
@@ -142,7 +142,7 @@ pub struct Evaluation {
 }
 
 /// Runs the greedy policy on every declined applicant among `rows` (raw rows)
-/// and computes seed 003's metrics and flows.
+/// and computes Panagiotou & Ntoutsi 2023's metrics and flows.
 pub fn evaluate(
     policy: &Policy,
     schema: &Schema,
@@ -188,7 +188,7 @@ pub fn evaluate(
     })
 }
 
-/// Seed 003's metrics from episode records and the per-step action counts.
+/// Panagiotou & Ntoutsi 2023's metrics from episode records and the per-step action counts.
 pub fn metrics_of(
     episodes: &[EpisodeRecord],
     n_already_accepted: usize,

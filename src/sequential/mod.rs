@@ -1,5 +1,5 @@
 //! Sequential counterfactuals learned by deep reinforcement learning
-//! (seed 003: Panagiotou & Ntoutsi 2023, "Learning impartial policies for
+//! (Panagiotou & Ntoutsi 2023, "Learning impartial policies for
 //! sequential counterfactual explanations using Deep RL", arXiv 2311.00523).
 //!
 //! Once trained, a policy answers every declined applicant instantly with a

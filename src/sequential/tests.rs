@@ -779,7 +779,7 @@ fn hand_policy() -> Policy {
     }
 }
 
-/// Seed 003's metrics of a policy whose every step is known, worked out by
+/// Panagiotou & Ntoutsi 2023's metrics of a policy whose every step is known, worked out by
 /// hand. Scores s = 6·income/100 − 4·debt/50 + own + 0.5·(age − 18)/62 − 2:
 /// 1. (10, 0, rent, 80): s = −0.9; income → 30: s = 0.3, success in 1 step,
 ///    ℓ2 distance 0.2.

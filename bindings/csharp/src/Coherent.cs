@@ -21,7 +21,7 @@ namespace Cfx
     /// <summary>The certificate of one counterfactual.</summary>
     public struct CoherentCertificate
     {
-        /// <summary>Weighted L1 cost (seed 000, eq. 16).</summary>
+        /// <summary>Weighted L1 cost (Russell 2019, eq. 16).</summary>
         public double Cost;
         public double Score, Probability;
         /// <summary>HiGHS objective value and relative MIP gap.</summary>

@@ -105,7 +105,7 @@ namespace Cfx
         }
     }
 
-    /// <summary>Counterfactual plans under model shift (COPA, seed 002).</summary>
+    /// <summary>Counterfactual plans under model shift (COPA, Bui, Nguyen & Nguyen 2022).</summary>
     public static class Copa
     {
         /// <summary>A plan's options (non-empty, none null, all of one length) in one row-major array.</summary>
@@ -158,7 +158,7 @@ namespace Cfx
         }
 
         /// <summary>
-        /// Corrects a plan (seed 002, §3): every option is projected onto {x : μ̂ᵀx̃ ≥ 0.1}, then the
+        /// Corrects a plan (Bui, Nguyen & Nguyen 2022, §3): every option is projected onto {x : μ̂ᵀx̃ ≥ 0.1}, then the
         /// ⌈J/2⌉ options with the largest dual weights of L* at radius <paramref name="rho"/> get the
         /// Mahalanobis improvement with perturbation limit <paramref name="delta"/> (≥ 0). Every
         /// coordinate may move (no schema constraints). Options as in <see cref="Bounds(Uncertainty, double[][], double)"/>.

@@ -4,7 +4,7 @@ using System.Runtime.InteropServices;
 
 namespace Cfx
 {
-    /// <summary>The reward a policy learns from (seed 003, eqs. 2–3).</summary>
+    /// <summary>The reward a policy learns from (Panagiotou & Ntoutsi 2023, eqs. 2–3).</summary>
     public enum RewardKind { Binary = 0, Probability = 1 }
 
     /// <summary>Training progress passed to the progress callback.</summary>
@@ -14,7 +14,7 @@ namespace Cfx
         public double Epsilon, SuccessRate, MeanReward;
     }
 
-    /// <summary>Seed 003's metrics of a policy on a test set.</summary>
+    /// <summary>Panagiotou & Ntoutsi 2023's metrics of a policy on a test set.</summary>
     public struct SequentialMetrics
     {
         public long Instances, AlreadyAccepted;
@@ -147,7 +147,7 @@ namespace Cfx
             return new RecoursePlan(Call.Owned(st, p));
         }
 
-        /// <summary>Seed 003's metrics on the declined applicants of <paramref name="test"/>.</summary>
+        /// <summary>Panagiotou & Ntoutsi 2023's metrics on the declined applicants of <paramref name="test"/>.</summary>
         public SequentialMetrics Evaluate(Model model, Dataset test)
         {
             if (model == null) throw new ArgumentNullException("model");

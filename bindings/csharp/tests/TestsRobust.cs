@@ -34,7 +34,7 @@ public static partial class Tests
             var e = est.Estimate(m, ws, x);
             double exact = est.ExactRate(m, x);
             double probe = est.ProbeRate(m, ws, x);
-            // Closed form (seed 001 §2.3): noise on the value slots of income (w 4.0) and
+            // Closed form (Guyomard et al. 2023 §2.3): noise on the value slots of income (w 4.0) and
             // months since delinquency (w 1.5); score 0.0667; logit(0.5) = 0.
             double score = m.Predict(x).Score;
             double closed = Phi((0.0 - score) / Math.Sqrt(0.01 * (4.0 * 4.0 + 1.5 * 1.5)));

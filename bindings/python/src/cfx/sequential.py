@@ -125,7 +125,7 @@ class Policy(Handle):
         )
 
     def evaluate(self, model, test):
-        """Seed 003's metrics on the declined applicants of `test`."""
+        """Panagiotou & Ntoutsi 2023's metrics on the declined applicants of `test`."""
         m = SequentialMetrics()
         n.call("cfx_policy_evaluate", self.ptr, n.ptr_of(model, "Model"), n.ptr_of(test, "Dataset"), byref(m))
         return Metrics(*[getattr(m, f) for f, _ in m._fields_])

@@ -1,4 +1,4 @@
-# COPA: counterfactual plans under model shift (seed 002). The future model's
+# COPA: counterfactual plans under model shift (Bui, Nguyen & Nguyen 2022). The future model's
 # parameters theta = (bias, w) are uncertain, known by their mean and
 # covariance (a cfx_uncertainty); a plan is a set of options whose joint
 # validity is bounded by L* <= P(every option stays valid) <= U*.
@@ -95,7 +95,7 @@ print.cfx_uncertainty <- function(x, ...) {
   invisible(x)
 }
 
-#' Corrects a plan (seed 002, section 3): every option (a row of `options`,
+#' Corrects a plan (Bui, Nguyen & Nguyen 2022, section 3): every option (a row of `options`,
 #' encoded, without the intercept) is projected onto {x : mean' (1, x) >= 0.1},
 #' then the ceiling(J/2) options with the largest dual weights of L* at radius
 #' `rho` get the Mahalanobis improvement with perturbation limit `delta`

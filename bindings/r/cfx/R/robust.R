@@ -1,5 +1,5 @@
 # Robustness of recourse: noise models, Monte Carlo invalidation estimates
-# (seed 001/002), PROBE's first-order rate, and robust generators (Wachter,
+# (Guyomard et al. 2023), PROBE's first-order rate, and robust generators (Wachter,
 # PROBE, CROCO).
 
 .rb <- function(name, ...) .fam_call("robust", name, ...)

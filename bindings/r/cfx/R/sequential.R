@@ -1,4 +1,4 @@
-# Sequential recourse: a P-DQN policy (seed 003) trained on declined
+# Sequential recourse: a P-DQN policy (Panagiotou & Ntoutsi 2023) trained on declined
 # applicants, answering with step-by-step plans.
 
 .sq <- function(name, ...) .fam_call("sequential", name, ...)
@@ -33,7 +33,7 @@ cfx_answer <- function(policy, applicant, schema, model) {
   .sq("C_policy_answer", policy, schema, model, raw[1L, ])
 }
 
-#' Seed 003's metrics of a policy on the declined applicants of `test`, as a
+#' Panagiotou & Ntoutsi 2023's metrics of a policy on the declined applicants of `test`, as a
 #' one-row data frame.
 cfx_evaluate_policy <- function(policy, model, test) {
   as.data.frame(as.list(.sq("C_policy_evaluate", policy, model, test)))

@@ -17,7 +17,7 @@ test_that("Monte Carlo and exact invalidation rates agree with the closed form",
   est <- cfx_estimator(nz, 20000)
   ws <- cfx_workspace(model, seed = 11)
   x <- x_test[3, ]
-  # seed 001 §2.3: Gamma = Phi((logit(t) - (w.x + b)) / sqrt(w' Sigma w))
+  # Guyomard et al. 2023 §2.3: Gamma = Phi((logit(t) - (w.x + b)) / sqrt(w' Sigma w))
   exact <- pnorm((qlogis(0.5) - (sum(w * x) + b)) / sqrt(sum(w[cols]^2 * sd^2)))
   expect_equal(cfx_exact_rate(est, model, x), exact, tolerance = 1e-12)
   e <- cfx_estimate(est, model, ws, x)

@@ -4,7 +4,7 @@ import java.lang.ref.Reference;
 import java.util.Objects;
 
 /**
- * COPA: counterfactual plans under model shift (seed 002), with distributionally robust bounds on
+ * COPA: counterfactual plans under model shift (Bui, Nguyen & Nguyen 2022), with distributionally robust bounds on
  * the probability that every option stays valid. Available when the JNI shim was built against a
  * cfx.h that declares these functions ({@link #available()}).
  */
@@ -60,7 +60,7 @@ public final class Copa {
     }
 
     /**
-     * Corrects a plan (seed 002, §3): every option is projected onto {x : μ̂ᵀx̃ ≥ 0.1}, then the
+     * Corrects a plan (Bui, Nguyen & Nguyen 2022, §3): every option is projected onto {x : μ̂ᵀx̃ ≥ 0.1}, then the
      * ⌈J/2⌉ options with the largest dual weights of L* at radius {@code rho} get the Mahalanobis
      * improvement with perturbation limit {@code delta} (≥ 0). Every coordinate may move (no
      * schema constraints). {@code options} as in {@link #bounds}. Thread-safe.

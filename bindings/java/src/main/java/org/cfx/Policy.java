@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /** A trained P-DQN policy ({@code cfx_policy}). Immutable, thread-safe. */
 public final class Policy extends NativeResource {
-    /** Seed 003's metrics on a test set. */
+    /** Panagiotou & Ntoutsi 2023's metrics on a test set. */
     public record Metrics(
             long nInstances,
             long nAlreadyAccepted,

@@ -4,7 +4,7 @@ import java.lang.ref.Reference;
 import java.util.Objects;
 
 /**
- * Sequential recourse: P-DQN policies (seed 003) that plan step-by-step changes for declined
+ * Sequential recourse: P-DQN policies (Panagiotou & Ntoutsi 2023) that plan step-by-step changes for declined
  * applicants. Available when the JNI shim was built against a cfx.h that declares them ({@link
  * #available()}).
  */
@@ -13,9 +13,9 @@ public final class Sequential {
 
     /** The reward a policy learns from ({@code cfx_reward_kind}). */
     public enum Reward {
-        /** R^bin (seed 003, eq. 2). */
+        /** R^bin (Panagiotou & Ntoutsi 2023, eq. 2). */
         BINARY,
-        /** R^prob (seed 003, eq. 3). */
+        /** R^prob (Panagiotou & Ntoutsi 2023, eq. 3). */
         PROBABILITY
     }
 
