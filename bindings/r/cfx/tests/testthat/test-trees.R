@@ -133,3 +133,64 @@ test_that("the tree importer entry point survives gctorture (PROTECT discipline)
   expect_identical(cfx_to_json(m1), cfx_to_json(cfx_read_xgboost(g$s, xgb_path)))
   expect_match(err, "^CFX_STATUS_FORMAT_ERROR \\(9\\): .*checking_none")
 })
+
+# The bank's own gradient-boosted models, as trained by the libraries themselves: the 100-tree
+# XGBoost (depth 4) and LightGBM (15 leaves) HELOC ensembles that benches/peers/trees_train.py
+# writes to target/peers (make test runs it first), with each library's raw margin of every
+# HELOC row. Missing: skipped, except under CI (a failure).
+need_peer_file <- function(name) {
+  p <- file.path(cfx_repo(), "target", "peers", name)
+  if (!file.exists(p)) {
+    ci <- Sys.getenv("CI")
+    if (nzchar(ci) && !(tolower(ci) %in% c("0", "false"))) {
+      stop("CI: peer file missing: ", p, " (make test runs benches/peers/trees_train.py)")
+    }
+    testthat::skip(paste("peer model not present:", p))
+  }
+  p
+}
+
+peer_margins <- function(name) {
+  m <- utils::read.csv(need_peer_file(name), colClasses = c("integer", "numeric"))
+  expect_identical(names(m), c("row", "margin"))
+  expect_identical(m$row, seq_len(nrow(m)) - 1L)
+  m$margin
+}
+
+test_that("the peer's HELOC ensembles score each library's own margin on every row", {
+  heloc <- cfx_load_heloc(need_shared_file("heloc.csv"))
+  s <- cfx_schema(heloc)
+  xgb <- cfx_read_xgboost(s, need_peer_file("heloc_xgb.json"))
+  lgb <- cfx_read_lightgbm(s, need_peer_file("heloc_lgbm.txt"))
+  expect_identical(cfx_model_info(xgb)$kind, "trees")
+  expect_identical(cfx_model_info(lgb)$kind, "trees")
+  expect_equal(cfx_n_rows(heloc), 10459)
+  px <- predict(xgb, heloc)
+  pl <- predict(lgb, heloc)
+  # 1e-6: the bound of cfx's Rust parity test (XGBoost sums float32 leaves in float32)
+  expect_lte(max(abs(px$score - peer_margins("heloc_xgb_margins.csv"))), 1e-6)
+  expect_lte(max(abs(pl$score - peer_margins("heloc_lgbm_margins.csv"))), 1e-6)
+  expect_identical(px$accepted, px$score > 0)
+})
+
+test_that("the first declined held-out HELOC applicant gets a proven-optimal counterfactual the XGBoost model accepts", {
+  heloc <- cfx_load_heloc(need_shared_file("heloc.csv"))
+  split <- cfx_holdout_split(heloc)
+  s <- cfx_fitted_schema(split$train)
+  xgb <- cfx_read_xgboost(s, need_peer_file("heloc_xgb.json"))
+  p <- predict(xgb, split$test)
+  i <- which(!p$accepted)[1]
+  expect_false(is.na(i))
+  a <- cfx_row(split$test, i)
+  # a generous limit: a slow machine must not turn into a failed test
+  r <- cfx_explain(xgb, a, s, cfx_config(time_limit = 120))
+  expect_identical(cfx_outcome(r)$outcome, "optimal")
+  cf <- cfx_counterfactual(r)
+  expect_false(isTRUE(all.equal(cf, a, check.attributes = FALSE)))
+  expect_equal(cfx_decode(s, cfx_encode(s, cf)), cf, ignore_attr = TRUE, tolerance = 0)   # coherent
+  q <- predict(xgb, cf, schema = s)
+  expect_true(q$accepted)
+  df <- as.data.frame(r)
+  expect_equal(df$score[1], q$score, tolerance = 1e-9)
+  expect_gt(df$cost[1], 0)
+})
