@@ -85,6 +85,7 @@ fn assert_same_as_rust(
     let mut waited_some = 0;
     for raw in rows {
         let rust = explain_with_waiting(schema, model, raw, &rust_cfg).unwrap();
+        assert!(rust.is_proven(), "{}", rust.describe());
         unsafe {
             let mut a = null();
             assert_eq!(
@@ -93,12 +94,16 @@ fn assert_same_as_rust(
             );
             let mut outcome = -1;
             assert_eq!(cfx_waiting_advice_outcome(a, &mut outcome), cfx_status::Ok);
-            assert_eq!(outcome, if rust.is_some() { 0 } else { 1 });
+            assert_eq!(outcome, if rust.advice.is_some() { 0 } else { 1 });
+            let mut proven = -1;
+            assert_eq!(cfx_waiting_advice_proven(a, &mut proven), cfx_status::Ok);
+            assert_eq!(proven, 1);
             let text = string_of(|b, c, n| cfx_waiting_advice_describe(a, b, c, n));
+            assert_eq!(text, rust.describe());
             let json = string_of(|b, c, n| cfx_waiting_advice_to_json(a, b, c, n));
             let v: serde_json::Value = serde_json::from_str(&json).unwrap();
             assert_eq!(v["kind"], "waiting_advice");
-            match rust {
+            match rust.advice {
                 None => assert!(v["result"].is_null()),
                 Some(r) => {
                     let (mut months, mut wait, mut total, mut by) =
@@ -124,6 +129,8 @@ fn assert_same_as_rust(
                     assert_eq!(text, r.describe());
                     assert_eq!(v["result"]["months"], r.months);
                     assert_eq!(v["result"]["cost"].as_f64().unwrap(), r.cost);
+                    assert_eq!(v["result"]["proven"], true);
+                    assert!(v["result"].get("unproven").is_none());
                     assert!(v["result"]["counterfactual"].get("solve_seconds").is_none());
                     if r.months > 0 {
                         waited_some += 1;
@@ -276,3 +283,4 @@ fn no_advice_is_a_result_and_misuse_is_refused_without_writing() {
         cfx_schema_free(s);
     }
 }
+
