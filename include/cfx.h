@@ -1068,6 +1068,17 @@ cfx_status cfx_config_builder_set_diversity_rule(struct cfx_config_builder *b, i
 cfx_status cfx_config_builder_set_solver(struct cfx_config_builder *b, int32_t solver);
 
 /**
+ * Branch-and-bound nodes the exact separable solver may visit per solve
+ * (≥ 1; default 200,000, far more than credit applicants need). Past it, a
+ * solve with solver auto is handed to HiGHS, and one with solver separable
+ * ends unproven: `cfx_coherent_result_outcome` says `UNKNOWN` (raw status
+ * −3 in the result's JSON), and waiting advice says so through
+ * `cfx_waiting_advice_proven` and the `UNPROVEN` outcome. Deterministic,
+ * unlike the time limit. Not thread-safe (builder).
+ */
+cfx_status cfx_config_builder_set_node_limit(struct cfx_config_builder *b, size_t nodes);
+
+/**
  * Monte Carlo sample count K (≥ 1). Not thread-safe (builder).
  */
 cfx_status cfx_config_builder_set_n_samples(struct cfx_config_builder *b, size_t k);
