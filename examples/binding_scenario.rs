@@ -210,7 +210,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let advised = data::presets::german_credit_advice(&d.schema, 0.001)?;
-    let advice = explain_with_waiting(&advised, &model, applicant, &CoherentConfig::default())?
+    let waiting = explain_with_waiting(&advised, &model, applicant, &CoherentConfig::default())?;
+    if !waiting.is_proven() {
+        return Err(format!("waiting advice not proven: {}", waiting.describe()).into());
+    }
+    let advice = waiting
+        .advice
         .ok_or("no waiting advice for the first declined applicant")?;
     println!("waiting_months = {}", advice.months);
     println!("waiting_wait_cost = {:.16e}", advice.wait_cost);

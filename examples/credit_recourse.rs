@@ -73,7 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut time_helped = false;
     for &i in &declined {
         if let Some(a) =
-            explain_with_waiting(&schema, &model, &test.rows[i], &MipConfig::default())?
+            explain_with_waiting(&schema, &model, &test.rows[i], &MipConfig::default())?.advice
         {
             time_helped |= a.months > 0;
         }
@@ -83,7 +83,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut found = false;
         for i in (0..test.rows.len()).filter(|&i| !model.accepts(&test_x[i])) {
             let raw = &test.rows[i];
-            if let Some(a) = explain_with_waiting(&schema, &model, raw, &MipConfig::default())? {
+            if let Some(a) =
+                explain_with_waiting(&schema, &model, raw, &MipConfig::default())?.advice
+            {
                 if a.months > 0 {
                     println!();
                     println!(
@@ -278,7 +280,9 @@ fn waiting_advice(
         },
         now_cost.map_or(String::new(), |c| format!(" (now: cost {c:.3})"))
     );
-    match explain_with_waiting(schema, model, raw, &MipConfig::default())? {
+    let ex = explain_with_waiting(schema, model, raw, &MipConfig::default())?;
+    match &ex.advice {
+        _ if !ex.is_proven() => println!("  waiting option (unproven): {}", ex.describe()),
         Some(a) if a.months > 0 => println!(
             "  waiting option (proven optimal over every wait): {}  [cost {:.3}, of which waiting {:.3}]",
             a.describe(),

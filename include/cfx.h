@@ -555,14 +555,25 @@ enum cfx_waiting_outcome
  {
   /**
    * Advice was found: wait, move, or both (read it with the accessors).
+   * It is the proven optimum unless `cfx_waiting_advice_proven` says 0
+   * (a solve stopped at a limit: the best advice found, accepted by the
+   * model but perhaps not the cheapest).
    */
   CFX_WAITING_OUTCOME_FOUND = 0,
   /**
-   * No wait within the schema's maximum and no move is accepted; every
-   * accessor except `_outcome`, `_describe`, `_to_json` and `_free` returns
-   * `NOT_FOUND`.
+   * Proven: no wait within the schema's maximum and no move is accepted;
+   * every accessor except `_outcome`, `_proven`, `_describe`, `_to_json`
+   * and `_free` returns `NOT_FOUND`.
    */
   CFX_WAITING_OUTCOME_NO_ADVICE = 1,
+  /**
+   * No advice was found and none was proven impossible: a solve stopped at
+   * a limit (the time limit, the separable solver's node limit) or with
+   * another status before either (`_describe` says which). Advice may
+   * exist; a longer time limit or a larger node limit may find it. The
+   * accessors answer as for `NO_ADVICE`.
+   */
+  CFX_WAITING_OUTCOME_UNPROVEN = 2,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1055,6 +1066,17 @@ cfx_status cfx_config_builder_set_diversity_rule(struct cfx_config_builder *b, i
  * Not thread-safe (builder).
  */
 cfx_status cfx_config_builder_set_solver(struct cfx_config_builder *b, int32_t solver);
+
+/**
+ * Branch-and-bound nodes the exact separable solver may visit per solve
+ * (≥ 1; default 200,000, far more than credit applicants need). Past it, a
+ * solve with solver auto is handed to HiGHS, and one with solver separable
+ * ends unproven: `cfx_coherent_result_outcome` says `UNKNOWN` (raw status
+ * −3 in the result's JSON), and waiting advice says so through
+ * `cfx_waiting_advice_proven` and the `UNPROVEN` outcome. Deterministic,
+ * unlike the time limit. Not thread-safe (builder).
+ */
+cfx_status cfx_config_builder_set_node_limit(struct cfx_config_builder *b, size_t nodes);
 
 /**
  * Monte Carlo sample count K (≥ 1). Not thread-safe (builder).
@@ -2584,7 +2606,11 @@ uint32_t cfx_abi_version(void);
  * by the configured solver. Without a waiting action it is
  * `cfx_coherent_explain`'s optimum. `config` may be NULL (defaults, as in
  * `cfx_coherent_explain`). When no wait and no move is accepted the call
- * succeeds and `cfx_waiting_advice_outcome` says `NO_ADVICE`. Errors:
+ * succeeds and `cfx_waiting_advice_outcome` says `NO_ADVICE`. A solve that
+ * stops at a limit (the time limit, the separable solver's node limit) or
+ * with another status is not an error either: the call succeeds with the
+ * best advice found, which `cfx_waiting_advice_proven` says is not proven
+ * optimal, or with `UNPROVEN` when none was found. Errors:
  * `INVALID_ARGUMENT` for an applicant already accepted, an MLP model, a NaN
  * value or a bad configuration; `DIMENSION_MISMATCH`; `INCOHERENT` for an
  * incoherent row. `*out_advice` is owned by the caller. Thread-safe (schema,
@@ -2602,6 +2628,15 @@ cfx_status cfx_coherent_explain_with_waiting(const struct cfx_schema *schema,
  */
 cfx_status cfx_waiting_advice_outcome(const struct cfx_waiting_advice *advice,
                                       int32_t *out_outcome);
+
+/**
+ * Whether the outcome is proven (`*out_proven`: 1 or 0): with `FOUND`, 1
+ * when the advice is the proven optimum over every allowed wait and 0 when a
+ * solve stopped at a limit or with another status (the advice is the best
+ * found, accepted by the model but perhaps not the cheapest); always 1 with
+ * `NO_ADVICE` and 0 with `UNPROVEN`. Thread-safe.
+ */
+cfx_status cfx_waiting_advice_proven(const struct cfx_waiting_advice *advice, int32_t *out_proven);
 
 /**
  * The advice in numbers: months to wait (0: act now), the wait's cost
@@ -2640,8 +2675,10 @@ cfx_status cfx_waiting_advice_final_row(const struct cfx_waiting_advice *advice,
 /**
  * The advice in plain words, e.g. `wait 9 months (age_in_years: 28 → 28; …),
  * then duration_in_month: 30 → 24`, or `no change` / the moves alone when it
- * does not wait; when there is no advice, a sentence saying so (string
- * buffer protocol). Thread-safe.
+ * does not wait, followed by `(not proven optimal: <why>)` when it is not
+ * proven; with `NO_ADVICE` a sentence starting `no advice:`, with
+ * `UNPROVEN` one starting `no advice found, and none proven impossible:`
+ * that names the limit (string buffer protocol). Thread-safe.
  */
 cfx_status cfx_waiting_advice_describe(const struct cfx_waiting_advice *advice,
                                        char *buf,
@@ -2649,9 +2686,16 @@ cfx_status cfx_waiting_advice_describe(const struct cfx_waiting_advice *advice,
                                        size_t *out_len);
 
 /**
- * The advice as versioned JSON (kind `"waiting_advice"`; `result` is `null`
- * when there is no advice; string buffer protocol). The moves' solve time is
- * left out so the bytes depend only on the inputs. Thread-safe.
+ * The advice as versioned JSON (kind `"waiting_advice"`; string buffer
+ * protocol). `result` is `null` with `NO_ADVICE`; otherwise an object with
+ * `"proven"` (`cfx_waiting_advice_proven`) and, when not proven,
+ * `"unproven"`: the outcome of the solve that stopped (e.g.
+ * `{"status": "time_limit", "has_solution": true}`, or `{"status":
+ * "unknown", "raw_status": -3}` for the separable solver's node limit). With
+ * `FOUND` the object also has the advice's fields (`months`, `wait_cost`,
+ * `waited`, `raw`, `counterfactual`, `cost`, `wait_changes`, `proved_by`);
+ * with `UNPROVEN` it has no others. The moves' solve time is left out so the
+ * bytes depend only on the inputs. Thread-safe.
  */
 cfx_status cfx_waiting_advice_to_json(const struct cfx_waiting_advice *advice,
                                       char *buf,

@@ -1,8 +1,9 @@
 //! Waiting advice through the C ABI (issue #16): `cfx_coherent_explain_with_waiting`
 //! and the `cfx_waiting_advice_*` accessors give, bit for bit, what the Rust
 //! `explain_with_waiting` gives — on German credit under `german_credit_advice`
-//! and on HELOC under `heloc_advice`, with both solvers — and misuse returns a
-//! status without writing any out-parameter.
+//! and on HELOC under `heloc_advice`, with both solvers — a solve stopped at
+//! the node limit is reported unproven, not as an error or as "no advice",
+//! and misuse returns a status without writing any out-parameter.
 
 use cfx::coherent::{Config, SolverChoice, waiting::explain_with_waiting};
 use cfx::data::presets::{german_credit_advice, heloc_advice};
@@ -13,7 +14,7 @@ use cfx::ffi::schema::*;
 use cfx::ffi::status::cfx_status;
 use cfx::ffi::waiting_advice::*;
 use cfx::model::{AnyModel, LinearModel, LogisticFit, Model};
-use cfx::schema::{Feature, Schema};
+use cfx::schema::{Feature, Schema, TimeGrowth, Waiting};
 use std::ffi::{CString, c_char};
 use std::ptr::{null, null_mut};
 
@@ -85,6 +86,7 @@ fn assert_same_as_rust(
     let mut waited_some = 0;
     for raw in rows {
         let rust = explain_with_waiting(schema, model, raw, &rust_cfg).unwrap();
+        assert!(rust.is_proven(), "{}", rust.describe());
         unsafe {
             let mut a = null();
             assert_eq!(
@@ -93,12 +95,16 @@ fn assert_same_as_rust(
             );
             let mut outcome = -1;
             assert_eq!(cfx_waiting_advice_outcome(a, &mut outcome), cfx_status::Ok);
-            assert_eq!(outcome, if rust.is_some() { 0 } else { 1 });
+            assert_eq!(outcome, if rust.advice.is_some() { 0 } else { 1 });
+            let mut proven = -1;
+            assert_eq!(cfx_waiting_advice_proven(a, &mut proven), cfx_status::Ok);
+            assert_eq!(proven, 1);
             let text = string_of(|b, c, n| cfx_waiting_advice_describe(a, b, c, n));
+            assert_eq!(text, rust.describe());
             let json = string_of(|b, c, n| cfx_waiting_advice_to_json(a, b, c, n));
             let v: serde_json::Value = serde_json::from_str(&json).unwrap();
             assert_eq!(v["kind"], "waiting_advice");
-            match rust {
+            match rust.advice {
                 None => assert!(v["result"].is_null()),
                 Some(r) => {
                     let (mut months, mut wait, mut total, mut by) =
@@ -124,6 +130,8 @@ fn assert_same_as_rust(
                     assert_eq!(text, r.describe());
                     assert_eq!(v["result"]["months"], r.months);
                     assert_eq!(v["result"]["cost"].as_f64().unwrap(), r.cost);
+                    assert_eq!(v["result"]["proven"], true);
+                    assert!(v["result"].get("unproven").is_none());
                     assert!(v["result"]["counterfactual"].get("solve_seconds").is_none());
                     if r.months > 0 {
                         waited_some += 1;
@@ -274,5 +282,146 @@ fn no_advice_is_a_result_and_misuse_is_refused_without_writing() {
         cfx_waiting_advice_free(null());
         cfx_model_free(m);
         cfx_schema_free(s);
+    }
+}
+
+/// A configuration with the separable solver and its node limit.
+fn node_limited_config(nodes: usize) -> *const cfx_config {
+    let (mut b, mut c) = (null_mut(), null());
+    unsafe {
+        assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+        assert_eq!(cfx_config_builder_set_solver(b, 2), cfx_status::Ok);
+        assert_eq!(cfx_config_builder_set_node_limit(b, nodes), cfx_status::Ok);
+        assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
+    }
+    c
+}
+
+/// The outcome, the proof flag, the words and the JSON `result` of one advice.
+fn read_advice(
+    schema: *const cfx_schema,
+    model: *const cfx_model,
+    config: *const cfx_config,
+    row: &[f64],
+) -> (i32, i32, String, serde_json::Value, Option<u32>) {
+    unsafe {
+        let mut a = null();
+        assert_eq!(
+            cfx_coherent_explain_with_waiting(
+                schema,
+                model,
+                config,
+                row.as_ptr(),
+                row.len(),
+                &mut a
+            ),
+            cfx_status::Ok
+        );
+        let (mut outcome, mut proven) = (-1, -1);
+        assert_eq!(cfx_waiting_advice_outcome(a, &mut outcome), cfx_status::Ok);
+        assert_eq!(cfx_waiting_advice_proven(a, &mut proven), cfx_status::Ok);
+        let text = string_of(|b, c, n| cfx_waiting_advice_describe(a, b, c, n));
+        let json = string_of(|b, c, n| cfx_waiting_advice_to_json(a, b, c, n));
+        let mut months = u32::MAX;
+        let months =
+            (cfx_waiting_advice_summary(a, &mut months, null_mut(), null_mut(), null_mut())
+                == cfx_status::Ok)
+                .then_some(months);
+        cfx_waiting_advice_free(a);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        (outcome, proven, text, v["result"].clone(), months)
+    }
+}
+
+/// Income 0..100 in whole units and months 0..10 growing one a month, waiting
+/// at 0.001 a month; the model `4·slot(income) + w·slot(months) − 3` declines
+/// income 20 at month 0, and no month's income need is a whole number at the
+/// separable solver's root, so a node limit of 1 stops every month's solve.
+/// With `w` 1 waiting alone is never accepted: `UNPROVEN`, no advice; with `w`
+/// 3 it is from month 8: `FOUND`, not proven. Without the limit both are
+/// proven. Also: the node limit's setter refuses 0 and reaches the config JSON.
+#[test]
+fn a_node_limit_gives_unproven_advice_through_the_c_abi() {
+    let schema = Schema::new_with_waiting(
+        vec![
+            Feature::contiguous("income", 0.0, 100.0).integer(),
+            Feature::contiguous("months", 0.0, 10.0)
+                .integer()
+                .grows_with_time(TimeGrowth {
+                    per_month: 1.0,
+                    ends_in: None,
+                }),
+        ],
+        Some(Waiting {
+            cost_per_month: 0.001,
+            max_months: 10,
+        }),
+    )
+    .unwrap();
+    let row = [20.0, 0.0];
+    let limited = node_limited_config(1);
+    let full = solver_config(SolverChoice::Separable);
+    let node_limit = serde_json::json!({"status": "unknown", "raw_status": -3});
+
+    let model = LinearModel::new(vec![4.0, 1.0], -3.0, 0.5).unwrap();
+    let (s, m) = handles(&schema, &model);
+    let (outcome, proven, text, result, months) = read_advice(s, m, limited, &row);
+    assert_eq!(outcome, cfx_waiting_outcome::Unproven as i32);
+    assert_eq!((proven, months), (0, None));
+    assert!(
+        text.starts_with(
+            "no advice found, and none proven impossible: the separable solver's node limit"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        result,
+        serde_json::json!({"proven": false, "unproven": node_limit})
+    );
+    let (outcome, proven, _, result, months) = read_advice(s, m, full, &row);
+    assert_eq!((outcome, proven, months), (0, 1, Some(10)));
+    assert_eq!(result["proven"], true);
+    unsafe {
+        cfx_model_free(m);
+        cfx_schema_free(s);
+    }
+
+    let model = LinearModel::new(vec![4.0, 3.0], -3.0, 0.5).unwrap();
+    let (s, m) = handles(&schema, &model);
+    let (outcome, proven, text, result, months) = read_advice(s, m, limited, &row);
+    assert_eq!(outcome, cfx_waiting_outcome::Found as i32);
+    assert_eq!((proven, months), (0, Some(8)));
+    assert!(text.starts_with("wait 8 months"), "{text}");
+    assert!(
+        text.ends_with("(not proven optimal: the separable solver's node limit stopped a solve)")
+    );
+    assert_eq!(result["months"], 8);
+    assert_eq!(result["proven"], false);
+    assert_eq!(result["unproven"], node_limit);
+    let (outcome, proven, text, result, months) = read_advice(s, m, full, &row);
+    assert_eq!((outcome, proven, months), (0, 1, Some(8)));
+    assert!(!text.contains("proven"), "{text}");
+    assert_eq!(result["proven"], true);
+    unsafe {
+        cfx_model_free(m);
+        cfx_schema_free(s);
+    }
+
+    unsafe {
+        let mut b = null_mut();
+        assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+        assert_eq!(
+            cfx_config_builder_set_node_limit(b, 0),
+            cfx_status::InvalidArgument
+        );
+        cfx_config_builder_free(b);
+        let json = string_of(|b, c, n| cfx_config_to_json(limited, b, c, n));
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["node_limit"], 1);
+        let json = string_of(|b, c, n| cfx_config_to_json(full, b, c, n));
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert!(v.get("node_limit").is_none(), "unset: left out of the JSON");
+        cfx_config_free(limited);
+        cfx_config_free(full);
     }
 }

@@ -862,9 +862,13 @@ fn solve_program(
     config: &Config,
 ) -> Result<Solved> {
     #[cfg(test)]
-    if let Some(status) = tests::forced_status() {
-        return Ok(Solved::NoSolution(outcome_without_solution(status)));
-    }
+    let incumbent_status = match tests::forced() {
+        Some(tests::Forced::NoSolution(status)) => {
+            return Ok(Solved::NoSolution(outcome_without_solution(status)));
+        }
+        Some(tests::Forced::Incumbent(status)) => Some(status),
+        None => None,
+    };
     let opts = Options {
         presolve: prog.presolve,
         ..config.options()
@@ -877,6 +881,11 @@ fn solve_program(
         let margin = robust + tolerance;
         prog.set_margin(margin);
         let sol = highs::solve(&prog.mip, &opts);
+        #[cfg(test)]
+        let sol = MipSolution {
+            status: incumbent_status.unwrap_or(sol.status),
+            ..sol
+        };
         seconds += sol.seconds;
         if !sol.has_solution {
             return Ok(Solved::NoSolution(outcome_without_solution(sol.status)));

@@ -6,19 +6,39 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
-thread_local! {
-    /// Statuses forced on the next solves of this thread (`None`: solve for real).
-    static FORCED: RefCell<VecDeque<Option<MipStatus>>> = const { RefCell::new(VecDeque::new()) };
+/// What the test hook does to one solve of `solve_program`.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Forced {
+    /// The solve does not run and ends with this status and no solution.
+    NoSolution(MipStatus),
+    /// The solve runs and its answer is reported with this status, as when a
+    /// limit stops HiGHS with that answer as its incumbent.
+    Incumbent(MipStatus),
 }
 
-/// Test hook of `solve_program`: the status forced on this solve, if any.
-pub(super) fn forced_status() -> Option<MipStatus> {
+thread_local! {
+    /// What happens to the next solves of this thread (`None`: solve for real).
+    static FORCED: RefCell<VecDeque<Option<Forced>>> = const { RefCell::new(VecDeque::new()) };
+}
+
+/// Test hook of `solve_program`: what is forced on this solve, if anything.
+pub(super) fn forced() -> Option<Forced> {
     FORCED.with(|f| f.borrow_mut().pop_front().flatten())
 }
 
 /// Scripts the next solves of this thread (cleared by the next script).
-fn force_statuses(script: Vec<Option<MipStatus>>) {
+pub(super) fn force(script: Vec<Option<Forced>>) {
     FORCED.with(|f| *f.borrow_mut() = script.into());
+}
+
+/// Scripts the statuses (without a solution) of the next solves of this thread.
+fn force_statuses(script: Vec<Option<MipStatus>>) {
+    force(
+        script
+            .into_iter()
+            .map(|s| s.map(Forced::NoSolution))
+            .collect(),
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -55,9 +55,27 @@
 //! solve per month, stopping as soon as `cost_per_month·m` alone reaches the
 //! best total found (every inner optimum is non-negative). A waited row the
 //! model already accepts needs no move at all.
+//!
+//! # What is proven
+//! Solver outcomes are results, not errors, and the advice says what was
+//! proven ([`WaitingExplanation::unproven`]). A solve that stops at a limit
+//! (HiGHS's time limit, the separable solver's node limit) or with another
+//! status proves nothing about its program: an answer it returns is accepted
+//! but may not be cheapest, and no answer is not "none exists". The one MIP is
+//! proven when HiGHS proves it optimal or infeasible. On the outer loop each
+//! month is proven when its solve is optimal or infeasible (or its waited row
+//! is accepted as it stands); a month that is not could still hold cheaper
+//! advice, down to its wait's cost alone, so the advice is proven only when
+//! every such month's wait costs at least the advice found. The early stop
+//! needs no proof: it compares the wait's cost with advice actually found,
+//! which is accepted whether or not it is proven cheapest. When an unproven
+//! solve returned accepted advice, or another month's did, that advice is
+//! kept (the best found), marked unproven.
 
 use super::program::{Program, Scoring};
-use super::{Config, Counterfactual, Outcome, ProvedBy, Solved, SolverChoice};
+use super::{
+    Config, Counterfactual, Outcome, ProvedBy, SEPARABLE_NODE_LIMIT_STATUS, Solved, SolverChoice,
+};
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::Model;
 use crate::schema::{Change, Schema};
@@ -81,11 +99,84 @@ pub struct WaitingAdvice {
     pub cost: f64,
     /// The changes the wait makes (time features), in words.
     pub wait_changes: Vec<Change>,
-    /// The solver that proved the advice optimal: [`ProvedBy::Highs`] when
-    /// the one MIP proved the wait and the moves together (module docs), also
-    /// when waiting alone is accepted; on the outer loop, the solver of the
-    /// chosen month's moves (`None`: waiting alone is accepted).
+    /// The solver of the advice (its proof of optimality unless
+    /// [`WaitingExplanation::unproven`] says otherwise): [`ProvedBy::Highs`]
+    /// when the one MIP solved the wait and the moves together (module docs),
+    /// also when waiting alone is accepted; on the outer loop, the solver of
+    /// the chosen month's moves (`None`: waiting alone is accepted).
     pub proved_by: Option<ProvedBy>,
+}
+
+/// What [`explain_with_waiting`] found and what it proved: the four cases are
+/// advice proven optimal, advice not proven optimal, no advice proven to
+/// exist, and no advice found without a proof that none exists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitingExplanation {
+    /// The cheapest advice found (`None`: none found). When the explanation
+    /// is proven it is the optimum; otherwise the best advice the solves
+    /// returned, accepted by the model but perhaps not the cheapest.
+    pub advice: Option<WaitingAdvice>,
+    /// `None` when the explanation is proven: the advice is optimal, or no
+    /// advice exists. Otherwise the outcome of the (first) solve that stopped
+    /// with neither a proof of optimality nor of infeasibility — a time limit
+    /// ([`Outcome::TimeLimit`], with or without an answer), the separable
+    /// solver's node limit (raw status [`SEPARABLE_NODE_LIMIT_STATUS`]) or
+    /// another status — on a program that could still hold cheaper advice
+    /// (module docs, "What is proven"). Kept apart from errors: a limit is a
+    /// property of the search, not of the input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unproven: Option<Outcome>,
+}
+
+impl WaitingExplanation {
+    /// Whether the explanation is proven: the advice optimal, or none exists.
+    pub fn is_proven(&self) -> bool {
+        self.unproven.is_none()
+    }
+
+    /// In words: the advice ([`WaitingAdvice::describe`]), followed by
+    /// `(not proven optimal: …)` when unproven; without advice, `no advice: no
+    /// wait and no move is accepted` when that is proven, else `no advice
+    /// found, and none proven impossible: …`.
+    pub fn describe(&self) -> String {
+        match (&self.advice, &self.unproven) {
+            (Some(a), None) => a.describe(),
+            (Some(a), Some(o)) => format!("{} (not proven optimal: {})", a.describe(), stopped(o)),
+            (None, None) => "no advice: no wait and no move is accepted".into(),
+            (None, Some(o)) => format!(
+                "no advice found, and none proven impossible: {}",
+                stopped(o)
+            ),
+        }
+    }
+}
+
+/// Why a solve proved nothing, in words.
+fn stopped(o: &Outcome) -> String {
+    match o {
+        Outcome::TimeLimit { has_solution: true } => {
+            "the time limit stopped a solve before its answer was proven cheapest".into()
+        }
+        Outcome::TimeLimit {
+            has_solution: false,
+        } => "the time limit stopped a solve before it found an answer".into(),
+        Outcome::Unknown {
+            raw_status: SEPARABLE_NODE_LIMIT_STATUS,
+        } => "the separable solver's node limit stopped a solve".into(),
+        Outcome::Unknown { raw_status: -2 } => {
+            "a solve's answer failed the strict acceptance test after the margin retries".into()
+        }
+        Outcome::Unknown { raw_status } => {
+            format!("a solve ended with solver status {raw_status}")
+        }
+        Outcome::Optimal | Outcome::Infeasible { .. } => "a solve ended without a proof".into(),
+    }
+}
+
+/// Whether a solve's outcome proves its program's answer: optimal, or
+/// infeasible (no answer exists).
+fn proves(o: &Outcome) -> bool {
+    matches!(o, Outcome::Optimal | Outcome::Infeasible { .. })
 }
 
 impl WaitingAdvice {
@@ -117,17 +208,18 @@ impl WaitingAdvice {
 /// proven by [`Config::solver`]: one MIP with the months as a variable for
 /// `Mip` and a linear model or scorecard, the outer loop over months otherwise
 /// ([`WaitingAdvice::proved_by`] names the solver). Without a waiting action
-/// in the schema, this is [`super::explain`]'s optimum. `Ok(None)`: no wait and no
-/// move is accepted. A MIP that stops with neither an answer nor a proof of
-/// infeasibility (a time limit without an incumbent, another solver status)
-/// is an [`Error::Solver`] naming the status, since "no advice" would be
-/// claimed without proof.
+/// in the schema, this is [`super::explain`]'s optimum. Advice `None` with a
+/// proven explanation: no wait and no move is accepted. A solve that stops at
+/// a limit (time, nodes) or with another status is a result, not an error:
+/// the explanation is then marked unproven ([`WaitingExplanation::unproven`])
+/// and carries the best advice found, if any. Errors: bad input only (as
+/// [`super::explain`]).
 pub fn explain_with_waiting(
     schema: &Schema,
     model: &dyn Model,
     factual: &[f64],
     config: &Config,
-) -> Result<Option<WaitingAdvice>> {
+) -> Result<WaitingExplanation> {
     check_len("raw row", schema.n_features(), factual.len())?;
     check_finite("applicant row", factual)?;
     config.validate()?;
@@ -262,13 +354,16 @@ pub(super) fn add_wait_variable(
     Ok(())
 }
 
-/// The waiting advice as one MIP on HiGHS (module docs, "One MIP").
+/// The waiting advice as one MIP on HiGHS (module docs, "One MIP"). Proven
+/// when HiGHS proves the MIP optimal or infeasible; an answer from a stopped
+/// solve (a time limit with an incumbent) is kept, unproven, and so is
+/// waiting alone when the MIP stopped without an answer.
 pub(super) fn one_program(
     schema: &Schema,
     model: &dyn Model,
     factual: &[f64],
     config: &Config,
-) -> Result<Option<WaitingAdvice>> {
+) -> Result<WaitingExplanation> {
     let (scoring, _) = super::prepare(schema, model, factual, config)?;
     let mut prog = Program::build(schema, scoring, factual, scoring.first_margin(config))?;
     add_wait_variable(&mut prog, schema, scoring, factual)?;
@@ -290,17 +385,24 @@ pub(super) fn one_program(
     };
     match super::solve_program(schema, scoring, &mut prog, factual, config)? {
         Solved::Found(cf) => {
+            // The certificate of the answer: `Optimal`, or the limit that
+            // stopped HiGHS with this incumbent (then the MIP's optimum, over
+            // the months before `wait_alone`, may be cheaper than either).
+            let unproven = (!proves(&cf.status)).then(|| cf.status.clone());
             let months = prog.wait.as_ref().and_then(|w| w.chosen).ok_or_else(|| {
                 Error::Solver("internal: the waiting MIP's answer has no month".into())
             })?;
             let wait_cost = price * f64::from(months);
             let cost = wait_cost + cf.cost;
             if let Some(k) = wait_alone.filter(|&k| price * f64::from(k) <= cost) {
-                return alone(k).map(Some);
+                return Ok(WaitingExplanation {
+                    advice: Some(alone(k)?),
+                    unproven,
+                });
             }
             let waited = schema.after_waiting(factual, months)?;
             let raw = cf.raw.clone();
-            Ok(Some(WaitingAdvice {
+            let advice = WaitingAdvice {
                 months,
                 wait_cost,
                 wait_changes: schema.describe_changes(factual, &waited),
@@ -309,13 +411,24 @@ pub(super) fn one_program(
                 counterfactual: (!cf.changes.is_empty()).then_some(*cf),
                 cost,
                 proved_by: Some(ProvedBy::Highs),
-            }))
+            };
+            Ok(WaitingExplanation {
+                advice: Some(advice),
+                unproven,
+            })
         }
-        Solved::NoSolution(Outcome::Infeasible { .. }) => wait_alone.map(alone).transpose(),
-        Solved::NoSolution(other) => Err(Error::Solver(format!(
-            "the waiting MIP ended with neither an answer nor a proof of infeasibility: \
-             {other:?}"
-        ))),
+        // No wait before `wait_alone` and no move is accepted: waiting alone
+        // (if it ever is accepted) is the optimum.
+        Solved::NoSolution(Outcome::Infeasible { .. }) => Ok(WaitingExplanation {
+            advice: wait_alone.map(alone).transpose()?,
+            unproven: None,
+        }),
+        // Neither an answer nor a proof: waiting alone, when accepted, is the
+        // best advice found, and cheaper advice may exist either way.
+        Solved::NoSolution(other) => Ok(WaitingExplanation {
+            advice: wait_alone.map(alone).transpose()?,
+            unproven: Some(other),
+        }),
     }
 }
 
@@ -324,17 +437,24 @@ pub(super) fn one_program(
 /// with the robust margin of [`Config::robustness`] (the margin is part of
 /// the decision for every row the advice ends in); a row accepted without it
 /// is explained like any other, to the cheapest moves that meet the target.
+/// A month whose solve proves nothing (module docs, "What is proven") still
+/// gives its answer, if any, as a candidate, and leaves the advice unproven
+/// unless its wait alone costs at least the advice found.
 pub(super) fn outer_loop(
     schema: &Schema,
     model: &dyn Model,
     factual: &[f64],
     config: &Config,
-) -> Result<Option<WaitingAdvice>> {
+) -> Result<WaitingExplanation> {
     let (price, max) = schema
         .waiting()
         .map_or((0.0, 0), |w| (w.cost_per_month, w.max_months));
     let robust = super::prepare(schema, model, factual, config)?.0;
     let mut best: Option<WaitingAdvice> = None;
+    // The first month whose solve proved nothing: the least total its advice
+    // could have (its wait's cost; the waits' costs grow with the month, so
+    // later such months could have no less) and that solve's outcome.
+    let mut unproven: Option<(f64, Outcome)> = None;
     for m in 0..=max {
         let wait_cost = price * f64::from(m);
         if best.as_ref().is_some_and(|b| wait_cost >= b.cost) {
@@ -347,6 +467,9 @@ pub(super) fn outer_loop(
             (None, waited.clone(), 0.0, None)
         } else {
             let ex = super::explain_row(schema, model, &waited, config)?;
+            if !proves(&ex.outcome) && unproven.is_none() {
+                unproven = Some((wait_cost, ex.outcome.clone()));
+            }
             let Some(cf) = ex.counterfactuals.into_iter().next() else {
                 continue;
             };
@@ -367,5 +490,13 @@ pub(super) fn outer_loop(
             });
         }
     }
-    Ok(best)
+    // An unproven month matters unless even its wait alone costs at least the
+    // advice found.
+    let unproven = unproven
+        .filter(|(least, _)| best.as_ref().is_none_or(|b| *least < b.cost))
+        .map(|(_, o)| o);
+    Ok(WaitingExplanation {
+        advice: best,
+        unproven,
+    })
 }

@@ -1,11 +1,18 @@
 //! The outer loop over waits against brute force, for both solvers.
 
 use super::tests::{brute_force, random_factual, random_limited_schema, random_model};
-use super::waiting::explain_with_waiting;
+use super::waiting::{WaitingAdvice, WaitingExplanation, explain_with_waiting};
 use super::*;
 use crate::schema::{Feature, TimeGrowth, Waiting};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// The advice of an explanation that must be proven (no solve stopped at a
+/// limit): the optimum, or `None` when none exists.
+fn proven(w: WaitingExplanation) -> Option<WaitingAdvice> {
+    assert!(w.is_proven(), "unproven: {:?}", w.unproven);
+    w.advice
+}
 
 /// A random limited schema with one or two features that grow with time
 /// (integer or real, capped or ending in a special state) and a waiting action.
@@ -83,7 +90,7 @@ fn waiting_advice_equals_brute_force_over_every_wait_for_both_solvers() {
             let factual = random_factual(&schema, &mut rng);
             let model = random_model(&schema, &factual, &mut rng);
             let expected = oracle(&schema, &model, &factual, config.margin);
-            let got = explain_with_waiting(&schema, &model, &factual, &config).unwrap();
+            let got = proven(explain_with_waiting(&schema, &model, &factual, &config).unwrap());
             match (expected, got) {
                 (Some((best, _)), Some(advice)) => {
                     assert!(
@@ -136,7 +143,7 @@ fn without_a_waiting_action_the_advice_is_the_plain_optimum() {
         let factual = random_factual(&schema, &mut rng);
         let model = random_model(&schema, &factual, &mut rng);
         let plain = explain(&schema, &model, &factual, &config).unwrap();
-        let advice = explain_with_waiting(&schema, &model, &factual, &config).unwrap();
+        let advice = proven(explain_with_waiting(&schema, &model, &factual, &config).unwrap());
         match (plain.counterfactuals.first(), advice) {
             (Some(cf), Some(a)) => {
                 assert_eq!(a.months, 0);
@@ -235,8 +242,8 @@ fn one_mip_with_waiting_as_a_variable_equals_the_outer_loop() {
             solver: SolverChoice::Separable,
             ..mip
         };
-        let one = waiting::one_program(&schema, &model, &factual, &mip).unwrap();
-        let outer = waiting::outer_loop(&schema, &model, &factual, &separable).unwrap();
+        let one = proven(waiting::one_program(&schema, &model, &factual, &mip).unwrap());
+        let outer = proven(waiting::outer_loop(&schema, &model, &factual, &separable).unwrap());
         let ctx = || format!("case {case}\n{}", schema.to_json());
         match (one, outer) {
             (Some(a), Some(b)) => {
@@ -371,4 +378,224 @@ fn the_wait_variable_has_one_binary_per_breakpoint_month() {
         let (_, d) = entries.iter().find(|(c, _)| *c == z).unwrap();
         assert!((d - 2.0 * b as f64 / 57.0).abs() < 1e-12, "{d}");
     }
+}
+
+/// Income 0..100 in whole units and months 0..10 growing one a month, waiting
+/// at `price` a month for up to 10 months; the model `4·slot(income) +
+/// months_weight·slot(months) − 3` declines income 20 at month 0. The income
+/// a month needs (`75 − 2.5·months_weight·m`, plus the margin) is never a
+/// whole number at the root relaxation of the separable solver, so a node
+/// limit of 1 stops every month's solve. With `months_weight` 3 waiting alone
+/// is accepted from month 8 on (0.8 + 0.3·8 > 3).
+fn limited_case(price: f64, months_weight: f64) -> (Schema, crate::model::LinearModel) {
+    let schema = Schema::new_with_waiting(
+        vec![
+            Feature::contiguous("income", 0.0, 100.0).integer(),
+            Feature::contiguous("months", 0.0, 10.0)
+                .integer()
+                .grows_with_time(TimeGrowth {
+                    per_month: 1.0,
+                    ends_in: None,
+                }),
+        ],
+        Some(Waiting {
+            cost_per_month: price,
+            max_months: 10,
+        }),
+    )
+    .unwrap();
+    let model = crate::model::LinearModel::new(vec![4.0, months_weight], -3.0, 0.5).unwrap();
+    (schema, model)
+}
+
+const LIMITED_APPLICANT: [f64; 2] = [20.0, 0.0];
+
+/// The outer loop with the separable solver's node limit (raw status −3, a
+/// deterministic limit) reports what it could not prove instead of skipping
+/// the months: no advice found and none proven impossible, or the best advice
+/// found (waiting alone) marked unproven. Without the limit both are proven.
+#[test]
+fn the_outer_loop_at_the_node_limit_reports_unproven_advice() {
+    let limited = Config {
+        solver: SolverChoice::Separable,
+        node_limit: 1,
+        ..Config::default()
+    };
+    let full = Config {
+        node_limit: Config::default().node_limit,
+        ..limited
+    };
+    let node_limit = Some(Outcome::Unknown {
+        raw_status: SEPARABLE_NODE_LIMIT_STATUS,
+    });
+
+    // Waiting alone is never accepted: every month stops at the limit.
+    let (schema, model) = limited_case(0.001, 1.0);
+    let w = explain_with_waiting(&schema, &model, &LIMITED_APPLICANT, &limited).unwrap();
+    assert_eq!(w.advice, None);
+    assert_eq!(w.unproven, node_limit);
+    assert!(!w.is_proven());
+    assert!(
+        w.describe().starts_with(
+            "no advice found, and none proven impossible: the separable solver's node limit"
+        ),
+        "{}",
+        w.describe()
+    );
+    let proven = explain_with_waiting(&schema, &model, &LIMITED_APPLICANT, &full).unwrap();
+    assert!(proven.is_proven());
+    assert_eq!(proven.advice.unwrap().months, 10);
+
+    // Waiting 8 months alone is accepted: the best advice found, unproven
+    // (months 0..7 stopped at the limit and might hold cheaper moves).
+    let (schema, model) = limited_case(0.001, 3.0);
+    let w = explain_with_waiting(&schema, &model, &LIMITED_APPLICANT, &limited).unwrap();
+    let a = w.advice.as_ref().unwrap();
+    assert_eq!((a.months, a.counterfactual.as_ref()), (8, None));
+    assert_eq!(a.cost, 0.001 * 8.0);
+    assert_eq!(w.unproven, node_limit);
+    assert!(
+        w.describe().starts_with("wait 8 months"),
+        "{}",
+        w.describe()
+    );
+    assert!(
+        w.describe()
+            .ends_with("(not proven optimal: the separable solver's node limit stopped a solve)")
+    );
+    let proven = explain_with_waiting(&schema, &model, &LIMITED_APPLICANT, &full).unwrap();
+    assert!(proven.is_proven());
+    assert_eq!(
+        proven.advice.as_ref(),
+        Some(a),
+        "waiting alone is also the optimum"
+    );
+    assert!(
+        proven.describe().starts_with("wait 8 months") && !proven.describe().contains("proven")
+    );
+}
+
+/// On the outer loop a month whose solve stopped at a time limit with an
+/// answer gives that answer as a candidate, marked unproven: here the
+/// separable solver's node limit sends the month to HiGHS (`Auto`), whose
+/// answer the test hook reports as stopped by the time limit.
+#[test]
+fn the_outer_loop_keeps_a_time_limited_answer_unproven() {
+    let (schema, model) = limited_case(0.5, 1.0); // waiting never pays
+    let auto = Config {
+        node_limit: 1,
+        ..Config::default()
+    };
+    let optimum = explain_with_waiting(&schema, &model, &LIMITED_APPLICANT, &auto).unwrap();
+    assert!(optimum.is_proven(), "{:?}", optimum.unproven);
+    let best = optimum.advice.unwrap();
+    assert_eq!(best.months, 0);
+    assert_eq!(best.proved_by, Some(ProvedBy::Highs));
+
+    let time_limit = MipStatus::TimeLimit;
+    tests::force(vec![Some(tests::Forced::Incumbent(time_limit))]);
+    let w = explain_with_waiting(&schema, &model, &LIMITED_APPLICANT, &auto);
+    tests::force(vec![]);
+    let w = w.unwrap();
+    let stopped = Outcome::TimeLimit { has_solution: true };
+    assert_eq!(w.unproven, Some(stopped.clone()));
+    let a = w.advice.unwrap();
+    assert_eq!((a.months, &a.raw, a.cost), (0, &best.raw, best.cost));
+    assert_eq!(a.counterfactual.unwrap().status, stopped);
+}
+
+/// The one MIP: an answer HiGHS returns at a time limit (outcome `TimeLimit`
+/// with a solution, the answer's own certificate) is kept and marked
+/// unproven; a stop without an answer is "no advice found, none proven
+/// impossible" — or waiting alone, unproven, when it is accepted — and not
+/// an error; a proof of infeasibility stays proven.
+#[test]
+fn the_one_mip_at_a_limit_reports_unproven_advice() {
+    let mip = Config {
+        solver: SolverChoice::Mip,
+        ..Config::default()
+    };
+    let run =
+        |schema: &Schema, model: &crate::model::LinearModel, script: Option<tests::Forced>| {
+            tests::force(vec![script]);
+            let w = explain_with_waiting(schema, model, &LIMITED_APPLICANT, &mip);
+            tests::force(vec![]);
+            w.unwrap()
+        };
+    let with_answer = Outcome::TimeLimit { has_solution: true };
+    let without = Outcome::TimeLimit {
+        has_solution: false,
+    };
+
+    let (schema, model) = limited_case(0.001, 1.0);
+    let optimum = run(&schema, &model, None);
+    assert!(optimum.is_proven());
+    let best = optimum.advice.unwrap();
+    assert_eq!(best.months, 10);
+    let w = run(
+        &schema,
+        &model,
+        Some(tests::Forced::Incumbent(MipStatus::TimeLimit)),
+    );
+    assert_eq!(w.unproven, Some(with_answer.clone()));
+    let a = w.advice.as_ref().unwrap();
+    assert_eq!((a.months, &a.raw, a.cost), (10, &best.raw, best.cost));
+    assert_eq!(a.counterfactual.as_ref().unwrap().status, with_answer);
+    assert!(w.describe().ends_with(
+        "(not proven optimal: the time limit stopped a solve before its answer was proven cheapest)"
+    ));
+    let w = run(
+        &schema,
+        &model,
+        Some(tests::Forced::NoSolution(MipStatus::TimeLimit)),
+    );
+    assert_eq!((w.advice, w.unproven), (None, Some(without.clone())));
+    let w = run(
+        &schema,
+        &model,
+        Some(tests::Forced::NoSolution(MipStatus::OtherLimit(14))),
+    );
+    assert_eq!(
+        (w.advice, w.unproven),
+        (None, Some(Outcome::Unknown { raw_status: 14 }))
+    );
+    let w = run(
+        &schema,
+        &model,
+        Some(tests::Forced::NoSolution(MipStatus::Infeasible)),
+    );
+    assert_eq!((w.advice, w.unproven), (None, None));
+
+    // Waiting alone is accepted from month 8: with no answer from the MIP it
+    // is the best advice found, unproven; with a proof of infeasibility (of
+    // moves over the months before), the optimum.
+    let (schema, model) = limited_case(0.001, 3.0);
+    let optimum = run(&schema, &model, None);
+    assert!(optimum.is_proven());
+    let alone = optimum.advice.unwrap();
+    assert_eq!((alone.months, alone.counterfactual.as_ref()), (8, None));
+    let w = run(
+        &schema,
+        &model,
+        Some(tests::Forced::NoSolution(MipStatus::TimeLimit)),
+    );
+    assert_eq!(
+        (w.advice.as_ref(), w.unproven),
+        (Some(&alone), Some(without))
+    );
+    let w = run(
+        &schema,
+        &model,
+        Some(tests::Forced::Incumbent(MipStatus::TimeLimit)),
+    );
+    assert_eq!(
+        (w.advice.as_ref(), w.unproven),
+        (Some(&alone), Some(with_answer))
+    );
+    let w = run(
+        &schema,
+        &model,
+        Some(tests::Forced::NoSolution(MipStatus::Infeasible)),
+    );
+    assert_eq!((w.advice.as_ref(), w.unproven), (Some(&alone), None));
 }

@@ -84,6 +84,9 @@ pub(super) fn core_config(config: *const cfx_config) -> FfiResult<Config> {
             cfx_solver_choice::Separable => SolverChoice::Separable,
         };
     }
+    if let Some(v) = s.node_limit {
+        c.node_limit = v;
+    }
     if let Some(r) = s.diversity_rule {
         c.diversity = match r {
             cfx_diversity_rule::RussellCode => DiversityRule::RussellReferenceCode,

@@ -124,6 +124,11 @@ pub struct SolverConfig {
     /// when unset, so older fingerprints are unchanged).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub solver: Option<cfx_solver_choice>,
+    /// Branch-and-bound nodes the separable solver may visit per solve
+    /// (`coherent::Config::node_limit`; left out of the JSON when unset, so
+    /// older fingerprints are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_limit: Option<usize>,
 }
 
 /// The settings of `cfx_config_builder_set_robust_advice`.
@@ -289,6 +294,24 @@ pub unsafe extern "C" fn cfx_config_builder_set_solver(
     ffi_boundary! {
         let v = enum_in(solver, "solver", cfx_solver_choice::from_i32)?;
         set(b, |c| c.solver = Some(v))
+    }
+}
+
+/// Branch-and-bound nodes the exact separable solver may visit per solve
+/// (≥ 1; default 200,000, far more than credit applicants need). Past it, a
+/// solve with solver auto is handed to HiGHS, and one with solver separable
+/// ends unproven: `cfx_coherent_result_outcome` says `UNKNOWN` (raw status
+/// −3 in the result's JSON), and waiting advice says so through
+/// `cfx_waiting_advice_proven` and the `UNPROVEN` outcome. Deterministic,
+/// unlike the time limit. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_node_limit(
+    b: *mut cfx_config_builder,
+    nodes: usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = count_in(nodes, "nodes")?;
+        set(b, |c| c.node_limit = Some(v))
     }
 }
 

@@ -2,7 +2,9 @@
 //! actions (issue #16) — "wait 9 months (…), then lower the credit amount" —
 //! see [`crate::coherent::waiting`]. The handle is immutable and `Arc`-backed.
 //! "No wait and no move is accepted" is a result (read with
-//! `cfx_waiting_advice_outcome`), not an error.
+//! `cfx_waiting_advice_outcome`), not an error, and so is a solve that stops
+//! at a limit: the advice then says it is not proven (`UNPROVEN`,
+//! `cfx_waiting_advice_proven`).
 
 use super::coherent::{cfx_proved_by, core_config};
 use super::config::cfx_config;
@@ -15,7 +17,7 @@ use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
 use crate::coherent::ProvedBy;
-use crate::coherent::waiting::{WaitingAdvice, explain_with_waiting};
+use crate::coherent::waiting::{WaitingAdvice, WaitingExplanation, explain_with_waiting};
 use crate::model::AnyModel;
 use crate::schema::Schema;
 use std::ffi::c_char;
@@ -28,10 +30,10 @@ pub struct cfx_waiting_advice {
     _private: [u8; 0],
 }
 
-/// The Rust side: the advice (`None`: no wait and no move is accepted) and its
-/// inputs (for the JSON export).
+/// The Rust side: the explanation (the advice, if any, and whether it is
+/// proven) and its inputs (for the JSON export).
 pub struct WaitingResult {
-    advice: Option<WaitingAdvice>,
+    explanation: WaitingExplanation,
     schema: Arc<Schema>,
     model: Arc<AnyModel>,
 }
@@ -42,10 +44,15 @@ unsafe impl ArcHandle for cfx_waiting_advice {
 
 /// The advice, or `NOT_FOUND` when there is none.
 fn found(r: &WaitingResult) -> FfiResult<&WaitingAdvice> {
-    r.advice.as_ref().ok_or_else(|| {
+    let e = &r.explanation;
+    e.advice.as_ref().ok_or_else(|| {
         FfiError::new(
             cfx_status::NotFound,
-            "no advice: no wait within the schema's maximum and no move is accepted",
+            if e.is_proven() {
+                "no advice: no wait within the schema's maximum and no move is accepted".into()
+            } else {
+                e.describe()
+            },
         )
     })
 }
@@ -58,7 +65,11 @@ fn found(r: &WaitingResult) -> FfiResult<&WaitingAdvice> {
 /// by the configured solver. Without a waiting action it is
 /// `cfx_coherent_explain`'s optimum. `config` may be NULL (defaults, as in
 /// `cfx_coherent_explain`). When no wait and no move is accepted the call
-/// succeeds and `cfx_waiting_advice_outcome` says `NO_ADVICE`. Errors:
+/// succeeds and `cfx_waiting_advice_outcome` says `NO_ADVICE`. A solve that
+/// stops at a limit (the time limit, the separable solver's node limit) or
+/// with another status is not an error either: the call succeeds with the
+/// best advice found, which `cfx_waiting_advice_proven` says is not proven
+/// optimal, or with `UNPROVEN` when none was found. Errors:
 /// `INVALID_ARGUMENT` for an applicant already accepted, an MLP model, a NaN
 /// value or a bad configuration; `DIMENSION_MISMATCH`; `INCOHERENT` for an
 /// incoherent row. `*out_advice` is owned by the caller. Thread-safe (schema,
@@ -78,9 +89,9 @@ pub unsafe extern "C" fn cfx_coherent_explain_with_waiting(
         let m = arc_clone(model, "model")?;
         let row = finite_in(row, row_len, "row")?;
         let cfg = core_config(config)?;
-        let advice = explain_with_waiting(&s, m.as_ref(), row, &cfg)?;
+        let explanation = explain_with_waiting(&s, m.as_ref(), row, &cfg)?;
         out.write(arc_into_raw(Arc::new(WaitingResult {
-            advice,
+            explanation,
             schema: s,
             model: m,
         })));
@@ -94,11 +105,20 @@ pub unsafe extern "C" fn cfx_coherent_explain_with_waiting(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum cfx_waiting_outcome {
     /// Advice was found: wait, move, or both (read it with the accessors).
+    /// It is the proven optimum unless `cfx_waiting_advice_proven` says 0
+    /// (a solve stopped at a limit: the best advice found, accepted by the
+    /// model but perhaps not the cheapest).
     Found = 0,
-    /// No wait within the schema's maximum and no move is accepted; every
-    /// accessor except `_outcome`, `_describe`, `_to_json` and `_free` returns
-    /// `NOT_FOUND`.
+    /// Proven: no wait within the schema's maximum and no move is accepted;
+    /// every accessor except `_outcome`, `_proven`, `_describe`, `_to_json`
+    /// and `_free` returns `NOT_FOUND`.
     NoAdvice = 1,
+    /// No advice was found and none was proven impossible: a solve stopped at
+    /// a limit (the time limit, the separable solver's node limit) or with
+    /// another status before either (`_describe` says which). Advice may
+    /// exist; a longer time limit or a larger node limit may find it. The
+    /// accessors answer as for `NO_ADVICE`.
+    Unproven = 2,
 }
 
 /// Whether there is advice (a `cfx_waiting_outcome` value). Thread-safe.
@@ -109,10 +129,30 @@ pub unsafe extern "C" fn cfx_waiting_advice_outcome(
 ) -> cfx_status {
     ffi_boundary! {
         let out = out_param(out_outcome, "out_outcome")?;
-        out.write(match arc_ref(advice, "advice")?.advice {
-            Some(_) => cfx_waiting_outcome::Found,
-            None => cfx_waiting_outcome::NoAdvice,
+        let e = &arc_ref(advice, "advice")?.explanation;
+        out.write(match (&e.advice, e.is_proven()) {
+            (Some(_), _) => cfx_waiting_outcome::Found,
+            (None, true) => cfx_waiting_outcome::NoAdvice,
+            (None, false) => cfx_waiting_outcome::Unproven,
         } as i32);
+        Ok(())
+    }
+}
+
+/// Whether the outcome is proven (`*out_proven`: 1 or 0): with `FOUND`, 1
+/// when the advice is the proven optimum over every allowed wait and 0 when a
+/// solve stopped at a limit or with another status (the advice is the best
+/// found, accepted by the model but perhaps not the cheapest); always 1 with
+/// `NO_ADVICE` and 0 with `UNPROVEN`. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_waiting_advice_proven(
+    advice: *const cfx_waiting_advice,
+    out_proven: *mut i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_proven, "out_proven")?;
+        let e = &arc_ref(advice, "advice")?.explanation;
+        out.write(i32::from(e.is_proven()));
         Ok(())
     }
 }
@@ -179,8 +219,10 @@ pub unsafe extern "C" fn cfx_waiting_advice_final_row(
 
 /// The advice in plain words, e.g. `wait 9 months (age_in_years: 28 → 28; …),
 /// then duration_in_month: 30 → 24`, or `no change` / the moves alone when it
-/// does not wait; when there is no advice, a sentence saying so (string
-/// buffer protocol). Thread-safe.
+/// does not wait, followed by `(not proven optimal: <why>)` when it is not
+/// proven; with `NO_ADVICE` a sentence starting `no advice:`, with
+/// `UNPROVEN` one starting `no advice found, and none proven impossible:`
+/// that names the limit (string buffer protocol). Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_waiting_advice_describe(
     advice: *const cfx_waiting_advice,
@@ -190,30 +232,50 @@ pub unsafe extern "C" fn cfx_waiting_advice_describe(
 ) -> cfx_status {
     ffi_boundary! {
         let r = arc_ref(advice, "advice")?;
-        let text = r.advice.as_ref().map_or_else(
-            || "no advice: no wait and no move is accepted".to_string(),
-            WaitingAdvice::describe,
-        );
-        write_str(&text, buf, cap, out_len, "buf")
+        write_str(&r.explanation.describe(), buf, cap, out_len, "buf")
     }
 }
 
-/// The advice as JSON without the moves' solve time, so the bytes depend only
-/// on the inputs (`null` when there is no advice).
-fn advice_json(a: Option<&WaitingAdvice>) -> FfiResult<serde_json::Value> {
-    let mut v = serde_json::to_value(a).map_err(crate::Error::from)?;
+/// The explanation as JSON without the moves' solve time, so the bytes depend
+/// only on the inputs: `null` when no advice is proven to exist; otherwise the
+/// advice's fields (none without advice), `proven`, and when not proven,
+/// `unproven` (the outcome of the solve that stopped).
+fn advice_json(e: &WaitingExplanation) -> FfiResult<serde_json::Value> {
+    if e.advice.is_none() && e.is_proven() {
+        return Ok(serde_json::Value::Null);
+    }
+    let mut v = match &e.advice {
+        Some(a) => serde_json::to_value(a).map_err(crate::Error::from)?,
+        None => serde_json::json!({}),
+    };
     if let Some(cf) = v
         .get_mut("counterfactual")
         .and_then(serde_json::Value::as_object_mut)
     {
         cf.remove("solve_seconds");
     }
+    if let Some(o) = v.as_object_mut() {
+        o.insert("proven".into(), e.is_proven().into());
+        if let Some(u) = &e.unproven {
+            o.insert(
+                "unproven".into(),
+                serde_json::to_value(u).map_err(crate::Error::from)?,
+            );
+        }
+    }
     Ok(v)
 }
 
-/// The advice as versioned JSON (kind `"waiting_advice"`; `result` is `null`
-/// when there is no advice; string buffer protocol). The moves' solve time is
-/// left out so the bytes depend only on the inputs. Thread-safe.
+/// The advice as versioned JSON (kind `"waiting_advice"`; string buffer
+/// protocol). `result` is `null` with `NO_ADVICE`; otherwise an object with
+/// `"proven"` (`cfx_waiting_advice_proven`) and, when not proven,
+/// `"unproven"`: the outcome of the solve that stopped (e.g.
+/// `{"status": "time_limit", "has_solution": true}`, or `{"status":
+/// "unknown", "raw_status": -3}` for the separable solver's node limit). With
+/// `FOUND` the object also has the advice's fields (`months`, `wait_cost`,
+/// `waited`, `raw`, `counterfactual`, `cost`, `wait_changes`, `proved_by`);
+/// with `UNPROVEN` it has no others. The moves' solve time is left out so the
+/// bytes depend only on the inputs. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_waiting_advice_to_json(
     advice: *const cfx_waiting_advice,
@@ -223,7 +285,7 @@ pub unsafe extern "C" fn cfx_waiting_advice_to_json(
 ) -> cfx_status {
     ffi_boundary! {
         let r = arc_ref(advice, "advice")?;
-        let v = advice_json(r.advice.as_ref())?;
+        let v = advice_json(&r.explanation)?;
         let p = Provenance {
             schema: Some(&r.schema),
             model: Some(&r.model),

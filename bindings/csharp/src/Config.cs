@@ -85,6 +85,10 @@ namespace Cfx
         public ConfigBuilder DiversityRule(DiversityRule rule) { return Set(b => Native.cfx_config_builder_set_diversity_rule(b, (int)rule)); }
         /// <summary>The solver of coherent counterfactuals (default Auto).</summary>
         public ConfigBuilder Solver(SolverChoice solver) { return Set(b => Native.cfx_config_builder_set_solver(b, (int)solver)); }
+        /// <summary>Branch-and-bound nodes the exact separable solver may visit per solve (≥ 1; default 200,000).
+        /// Past it, solver Auto hands the solve to HiGHS and Separable ends it unproven (outcome Unknown; waiting
+        /// advice not proven, <see cref="WaitingAdvice.Proven"/>). Deterministic, unlike the time limit.</summary>
+        public ConfigBuilder NodeLimit(int nodes) { var n = Call.Size(nodes, "nodes"); return Set(b => Native.cfx_config_builder_set_node_limit(b, n)); }
         public ConfigBuilder NSamples(int k) { var n = Call.Size(k, "k"); return Set(b => Native.cfx_config_builder_set_n_samples(b, n)); }
         public ConfigBuilder BoundM(double m) { return Set(b => Native.cfx_config_builder_set_bound_m(b, m)); }
         public ConfigBuilder Target(double target, double epsilon) { return Set(b => Native.cfx_config_builder_set_target(b, target, epsilon)); }

@@ -307,6 +307,8 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_waiting_advice_outcome(WaitingAdviceHandle advice, out int outOutcome);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_waiting_advice_proven(WaitingAdviceHandle advice, out int outProven);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_waiting_advice_summary(WaitingAdviceHandle advice, out uint outMonths,
             out double outWaitCost, out double outTotalCost, out int outProvedBy);
         [DllImport(Lib, CallingConvention = CC)]
@@ -436,6 +438,8 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_coherent_batch_free(IntPtr batch);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_builder_set_solver(ConfigBuilderHandle b, int solver);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_node_limit(ConfigBuilderHandle b, UIntPtr nodes);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_coherent_result_proved_by(CoherentResultHandle result, out int outProvedBy);
 

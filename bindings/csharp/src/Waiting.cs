@@ -8,7 +8,8 @@ namespace Cfx
         /// <summary>The cheapest advice when waiting is an action of the schema
         /// (<see cref="Schema.WithAdvicePreset"/>, SchemaBuilder's waiting): the exact minimum over every
         /// allowed wait of the wait's cost plus the optimal coherent counterfactual of the waited row.
-        /// When no wait and no move is accepted, <see cref="WaitingAdvice.Found"/> is false.
+        /// When no wait and no move is accepted, <see cref="WaitingAdvice.Found"/> is false; a solve stopped at a
+        /// limit is a result too (<see cref="WaitingAdvice.Proven"/>, <see cref="WaitingOutcome.Unproven"/>).
         /// <paramref name="config"/> may be null.</summary>
         public static WaitingAdvice ExplainWithWaiting(Schema schema, Model model, Config config, double[] row)
         {
@@ -42,9 +43,22 @@ namespace Cfx
         public ProvedBy? ProvedBy;
     }
 
+    /// <summary>Whether there is advice (cfx_waiting_outcome).</summary>
+    public enum WaitingOutcome
+    {
+        /// <summary>Advice was found: the proven optimum, unless <see cref="WaitingAdvice.Proven"/> is false.</summary>
+        Found = 0,
+        /// <summary>Proven: no wait within the schema's maximum and no move is accepted.</summary>
+        NoAdvice = 1,
+        /// <summary>No advice was found and none was proven impossible: a solve stopped at a limit (time,
+        /// nodes) or with another status first (<see cref="WaitingAdvice.Describe"/> says which).</summary>
+        Unproven = 2,
+    }
+
     /// <summary>The cheapest advice for one applicant when waiting is an action (cfx_waiting_advice).
-    /// Without advice every accessor but Found, Describe and ToJson throws CfxException (NOT_FOUND).
-    /// Immutable, thread-safe.</summary>
+    /// Without advice (NoAdvice, Unproven) every accessor but Outcome, Found, Proven, Describe and ToJson
+    /// throws CfxException (NOT_FOUND). A solve stopped at a limit is not an error: the advice then says
+    /// it is not proven. Immutable, thread-safe.</summary>
     public sealed class WaitingAdvice : IDisposable
     {
         private readonly WaitingAdviceHandle h;
@@ -56,10 +70,21 @@ namespace Cfx
         public bool IsDisposed { get { return h.IsClosed; } }
         public void Dispose() { h.Dispose(); }
 
-        /// <summary>Whether there is advice (cfx_waiting_advice_outcome is FOUND).</summary>
-        public bool Found
+        /// <summary>Whether there is advice (cfx_waiting_advice_outcome).</summary>
+        public WaitingOutcome Outcome
         {
-            get { int o; Call.Check(Native.cfx_waiting_advice_outcome(Handle, out o)); return o == 0; }
+            get { int o; Call.Check(Native.cfx_waiting_advice_outcome(Handle, out o)); return (WaitingOutcome)o; }
+        }
+
+        /// <summary>Whether there is advice (<see cref="Outcome"/> is Found, proven or not).</summary>
+        public bool Found { get { return Outcome == WaitingOutcome.Found; } }
+
+        /// <summary>Whether the outcome is proven (cfx_waiting_advice_proven): with Found, true when the advice
+        /// is the proven optimum over every allowed wait, false when a solve stopped at a limit (the best advice
+        /// found, accepted but perhaps not the cheapest); always true with NoAdvice and false with Unproven.</summary>
+        public bool Proven
+        {
+            get { int p; Call.Check(Native.cfx_waiting_advice_proven(Handle, out p)); return p != 0; }
         }
 
         public WaitingSummary Summary
@@ -90,14 +115,17 @@ namespace Cfx
             return Call.Doubles((double[] b, UIntPtr c, out UIntPtr n) => Native.cfx_waiting_advice_final_row(a, b, c, out n), 32);
         }
 
-        /// <summary>In words, e.g. "wait 24 months (age_in_years: 28 → 30), then duration_in_month: 30 → 25".</summary>
+        /// <summary>In words, e.g. "wait 24 months (age_in_years: 28 → 30), then duration_in_month: 30 → 25",
+        /// followed by "(not proven optimal: …)" when not proven; without advice, a sentence saying so and, for
+        /// Unproven, which limit stopped a solve.</summary>
         public string Describe()
         {
             var a = Handle;
             return Call.String((byte[] b, UIntPtr c, out UIntPtr n) => Native.cfx_waiting_advice_describe(a, b, c, out n));
         }
 
-        /// <summary>Versioned JSON (kind "waiting_advice"; result null without advice).</summary>
+        /// <summary>Versioned JSON (kind "waiting_advice"): result null with NoAdvice, else an object with "proven"
+        /// and, when not proven, "unproven" (the solve's outcome), plus the advice's fields.</summary>
         public string ToJson()
         {
             var a = Handle;

@@ -49,6 +49,61 @@ public static partial class Tests
 
 public static partial class Tests
 {
+    /// <summary>Income 0..100 in whole units and months 0..10 growing one a month, waiting at 0.001 a month;
+    /// the model 4·slot(income) + w·slot(months) − 3 declines income 20 at month 0. No month's income need is
+    /// a whole number at the separable solver's root, so a node limit of 1 stops every month's solve: with
+    /// w = 1 (waiting alone never accepted) the outcome is Unproven, with w = 3 (accepted from month 8) the
+    /// advice "wait 8 months" is Found but not proven. Without the limit both are proven.</summary>
+    public static void T_waiting_advice_at_a_node_limit_is_unproven()
+    {
+        var row = new double[] { 20, 0 };
+        using (var s = new SchemaBuilder().AddContiguous("income", 0, 100, true).AddContiguous("months", 0, 10, true)
+                   .SetTimeGrowth(1).SetWaiting(0.001, 10).Build())
+        using (var limited = new ConfigBuilder().Solver(SolverChoice.Separable).NodeLimit(1).Build())
+        using (var full = new ConfigBuilder().Solver(SolverChoice.Separable).Build())
+        using (var never = Model.Linear(new double[] { 4, 1 }, -3))
+        using (var at8 = Model.Linear(new double[] { 4, 3 }, -3))
+        {
+            using (var a = Coherent.ExplainWithWaiting(s, never, limited, row))
+            {
+                A.Eq(WaitingOutcome.Unproven, a.Outcome, "every month stopped at the node limit");
+                A.True(!a.Found && !a.Proven, "no advice, not proven");
+                A.True(a.Describe().StartsWith("no advice found, and none proven impossible"), a.Describe());
+                A.True(a.ToJson().Contains("\"raw_status\": -3"), a.ToJson());
+                var e = A.Throws<CfxException>(() => { var x = a.Summary; }, "summary without advice");
+                A.Eq("CFX_STATUS_NOT_FOUND", e.StatusName, "status");
+            }
+            using (var a = Coherent.ExplainWithWaiting(s, never, full, row))
+            {
+                A.Eq(WaitingOutcome.Found, a.Outcome, "without the limit");
+                A.True(a.Proven, "proven without the limit");
+                A.Eq(10, a.Summary.Months, "the full wait");
+            }
+            using (var a = Coherent.ExplainWithWaiting(s, at8, limited, row))
+            {
+                A.Eq(WaitingOutcome.Found, a.Outcome, "waiting alone is found");
+                A.True(!a.Proven, "not proven at the node limit");
+                A.Eq(8, a.Summary.Months, "wait 8 months");
+                A.True(a.Describe().EndsWith("(not proven optimal: the separable solver's node limit stopped a solve)"),
+                    a.Describe());
+                A.True(a.ToJson().Contains("\"proven\": false"), a.ToJson());
+            }
+            using (var a = Coherent.ExplainWithWaiting(s, at8, full, row))
+            {
+                A.True(a.Proven, "proven without the limit");
+                A.Eq(8, a.Summary.Months, "the optimum waits 8 months too");
+            }
+        }
+        using (var b = new ConfigBuilder())
+        {
+            var e = A.Throws<CfxException>(() => b.NodeLimit(0), "a node limit of 0");
+            A.Eq("CFX_STATUS_INVALID_ARGUMENT", e.StatusName, "status");
+        }
+    }
+}
+
+public static partial class Tests
+{
     /// <summary>Levels "high", "low", "unknown" (that index order), ordered low &lt; high, increase only;
     /// the model accepts "low" alone. By the order "high" → "low" is a move down (infeasible, though by
     /// index an increase) and "unknown" → "low" is free (outside the order, though by index a decrease).</summary>

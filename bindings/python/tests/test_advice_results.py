@@ -4,6 +4,7 @@ is the estimator's exact closed form for the answer and meets its target, plausi
 flags against the accepted applicants' quantiles (numpy's, the same linear interpolation),
 and the German scorecard bundled with cfx against optbinning's own scores."""
 
+import json
 import os
 
 import numpy as np
@@ -162,6 +163,45 @@ def test_waiting_advice_closed_form_no_advice_and_refusals():
         assert e.value.status_name == "CFX_STATUS_NOT_FOUND"
         with pytest.raises(cfx.CfxError):
             w.final_row()
+
+
+def test_waiting_advice_at_a_node_limit_is_unproven_not_an_error():
+    # Income 0..100 in whole units and months 0..10 growing one a month, waiting at 0.001 a month;
+    # 4·slot(income) + w·slot(months) − 3 declines income 20 at month 0. No month's income need is
+    # a whole number at the separable solver's root, so a node limit of 1 stops every month's
+    # solve: with w = 1 (waiting alone never accepted) the outcome is "unproven", with w = 3
+    # (accepted from month 8) "wait 8 months" is found but not proven. Without the limit: proven.
+    b = cfx.SchemaBuilder().add_contiguous("income", 0, 100, integer=True)
+    b = b.add_contiguous("months", 0, 10, integer=True).set_time_growth(1).set_waiting(0.001, 10)
+    row = [20.0, 0.0]
+    with (
+        b.build() as s,
+        cfx.Config(solver="separable", node_limit=1) as limited,
+        cfx.Config(solver="separable") as full,
+        cfx.Model.linear([4.0, 1.0], -3.0) as never,
+        cfx.Model.linear([4.0, 3.0], -3.0) as at8,
+    ):
+        with cfx.explain_with_waiting(s, never, row, limited) as w:
+            assert (w.outcome, w.found, w.proven) == ("unproven", False, False)
+            assert w.describe().startswith("no advice found, and none proven impossible: the separable")
+            assert json.loads(w.to_json())["result"] == {
+                "proven": False,
+                "unproven": {"status": "unknown", "raw_status": -3},
+            }
+            with pytest.raises(cfx.CfxError) as e:
+                w.summary()
+            assert e.value.status_name == "CFX_STATUS_NOT_FOUND"
+        with cfx.explain_with_waiting(s, never, row, full) as w:
+            assert (w.outcome, w.proven, w.months) == ("found", True, 10)
+        with cfx.explain_with_waiting(s, at8, row, limited) as w:
+            assert (w.outcome, w.proven, w.months) == ("found", False, 8)
+            assert w.describe().endswith("(not proven optimal: the separable solver's node limit stopped a solve)")
+            assert json.loads(w.to_json())["result"]["proven"] is False
+        with cfx.explain_with_waiting(s, at8, row, full) as w:
+            assert (w.outcome, w.proven, w.months) == ("found", True, 8)
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.Config(node_limit=0)
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
 
 
 def test_a_level_order_decides_which_way_is_up():

@@ -75,25 +75,44 @@ class CoherentResult(Handle):
         return n.read_string("cfx_coherent_result_to_json", self.ptr)
 
 
-#: `cfx_waiting_outcome`: whether waiting advice was found.
-WAITING_OUTCOMES = {0: "found", 1: "no_advice"}
+#: `cfx_waiting_outcome`: whether waiting advice was found. ``"no_advice"`` is proven (no wait
+#: and no move is accepted); ``"unproven"``: none found and none proven impossible (a solve
+#: stopped at a limit first).
+WAITING_OUTCOMES = {0: "found", 1: "no_advice", 2: "unproven"}
 
 WaitingSummary = namedtuple("WaitingSummary", "months wait_cost total_cost proved_by")
 
 
 class WaitingAdvice(Handle):
     """The cheapest advice for one applicant when waiting is an action (issue #16): wait some
-    months, then move, or both. Without advice (`found` false) every accessor but `describe` and
-    `to_json` raises CfxError (``CFX_STATUS_NOT_FOUND``)."""
+    months, then move, or both. Without advice (`found` false) every accessor but `outcome`,
+    `proven`, `describe` and `to_json` raises CfxError (``CFX_STATUS_NOT_FOUND``). A solve stopped
+    at a limit is not an error: the advice then says it is not proven (`proven`)."""
 
     _free_name = "cfx_waiting_advice_free"
 
     @property
-    def found(self):
-        """Whether some wait within the schema's maximum, with or without moves, is accepted."""
+    def outcome(self):
+        """``"found"``, ``"no_advice"`` (proven: no wait and no move is accepted) or
+        ``"unproven"`` (none found and none proven impossible; `describe` names the limit)."""
         out = c_int32()
         n.call("cfx_waiting_advice_outcome", self.ptr, byref(out))
-        return WAITING_OUTCOMES[out.value] == "found"
+        return WAITING_OUTCOMES[out.value]
+
+    @property
+    def found(self):
+        """Whether advice was found (`outcome` ``"found"``, proven or not)."""
+        return self.outcome == "found"
+
+    @property
+    def proven(self):
+        """Whether the outcome is proven: with ``"found"``, True when the advice is the proven
+        optimum over every allowed wait, False when a solve stopped at a limit (the best advice
+        found, accepted but perhaps not the cheapest); always True with ``"no_advice"`` and False
+        with ``"unproven"``."""
+        out = c_int32()
+        n.call("cfx_waiting_advice_proven", self.ptr, byref(out))
+        return bool(out.value)
 
     def summary(self):
         """Months to wait (0: act now), the wait's cost, the total cost, and the solver that proved
@@ -188,7 +207,9 @@ def explain_diverse(schema, model, row, config=None):
 def explain_with_waiting(schema, model, row, config=None):
     """The cheapest advice when waiting is an action of the schema (`Schema.advice_preset`,
     `SchemaBuilder.set_waiting`): the exact minimum over every allowed wait of the wait's cost
-    plus the optimal coherent counterfactual of the waited row (a `WaitingAdvice`)."""
+    plus the optimal coherent counterfactual of the waited row (a `WaitingAdvice`). A solve
+    stopped at a limit gives the best advice found, not proven (`WaitingAdvice.proven`), or
+    outcome ``"unproven"``."""
     a, p = n.doubles(row)
     return WaitingAdvice(
         n.new_handle(

@@ -27,7 +27,9 @@ class Config(Handle):
     ``time_limit`` (s per solve), ``threads``, ``mip_gap``, ``margin``, ``n_diverse`` (how
     many counterfactuals `explain_diverse` returns at most, the optimum included; a COPA plan's
     number of options), ``diversity_rule``, ``solver`` (``"auto"``,
-    ``"mip"`` or ``"separable"``), ``robust_advice=(sigma2, invalidation_target)`` (coherent
+    ``"mip"`` or ``"separable"``), ``node_limit`` (branch-and-bound nodes of the exact separable
+    solver per solve, default 200,000: past it ``"auto"`` hands the solve to HiGHS and
+    ``"separable"`` ends it unproven; deterministic, unlike the time limit), ``robust_advice=(sigma2, invalidation_target)`` (coherent
     advice whose invalidation rate Γ under Gaussian noise of variance `sigma2` is at most the
     target; logistic models only), ``n_samples``, ``bound_m``, ``target=(rate, epsilon)``, ``seed``,
     ``copa_weights=(robust, diversity)``, ``copa_radius``, ``rl_episodes=(episodes,
@@ -68,6 +70,8 @@ class Config(Handle):
             n.call("cfx_config_builder_set_diversity_rule", b, _enum(DIVERSITY_RULES, v, "diversity_rule"))
         elif key == "solver":
             n.call("cfx_config_builder_set_solver", b, _enum(SOLVERS, v, "solver"))
+        elif key == "node_limit":
+            n.call("cfx_config_builder_set_node_limit", b, int(v))
         elif key == "robust_advice":
             sigma2, target = v
             n.call("cfx_config_builder_set_robust_advice", b, float(sigma2), float(target))

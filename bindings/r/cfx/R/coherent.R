@@ -113,20 +113,26 @@ print.cfx_coherent_batch <- function(x, ...) {
 #' allowed wait of the wait's cost plus the optimal coherent counterfactual of
 #' the waited row. `applicant` is a one-row data frame or a raw vector.
 #' Returns a cfx_waiting_advice; read it with cfx_waiting(). When no wait and
-#' no move is accepted, cfx_waiting()$found is FALSE (a result, not an error).
+#' no move is accepted, cfx_waiting()$found is FALSE (a result, not an error);
+#' so is a solve stopped at a limit: cfx_waiting()$proven is then FALSE.
 cfx_explain_with_waiting <- function(model, applicant, schema, config = NULL) {
   raw <- .raw_matrix(schema, applicant)
   if (nrow(raw) != 1L) stop("cfx: 'applicant' must be one applicant", call. = FALSE)
   .fam_call("coherent", "C_waiting_explain", schema, model, config, raw[1L, ])
 }
 
-#' Waiting advice as a list: `found`, and when found `months` (0: act now),
+#' Waiting advice as a list: `found`, `outcome` ("found"; "no_advice": proven
+#' that no wait and no move is accepted; "unproven": none found and none
+#' proven impossible, a solve stopped at a limit), `proven` (with "found":
+#' whether the advice is the proven optimum, FALSE when a solve stopped at a
+#' limit and it is the best found), and when found `months` (0: act now),
 #' `wait_cost`, `total_cost` (wait plus moves), `proved_by` ("highs",
 #' "separable", or NA when waiting alone is accepted), `waited` (the raw row
 #' after waiting) and `final` (the raw row to reach).
 cfx_waiting <- function(advice) {
   r <- .fam_call("coherent", "C_waiting_advice", advice)
-  if (!r$found) return(list(found = FALSE))
+  r$outcome <- c("found", "no_advice", "unproven")[r$outcome + 1L]
+  if (!r$found) return(r)
   r$proved_by <- if (r$proved_by < 0L) NA_character_ else c("highs", "separable")[r$proved_by + 1L]
   r
 }

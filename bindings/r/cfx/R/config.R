@@ -15,6 +15,10 @@
 #' (logistic models) for the cheapest answer whose invalidation rate under
 #' Gaussian slips of variance `sigma2` is at most `invalidation_target`,
 #' proven optimal (its rate is the result's `invalidation_rate` column).
+#' `node_limit` caps the branch-and-bound nodes of the exact separable solver
+#' per solve (default 200,000): past it, solver "auto" hands the solve to
+#' HiGHS and "separable" ends it unproven (outcome "unknown"; waiting advice
+#' not proven, see `cfx_waiting`). Deterministic, unlike `time_limit`.
 #' Built through the library's configuration builder; invalid values raise a
 #' `cfx_error_invalid_argument` condition naming the setting.
 cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin = NULL,
@@ -22,7 +26,8 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
                        n_samples = NULL, bound_m = NULL, target = NULL, target_epsilon = 0,
                        seed = NULL, copa_weights = NULL, copa_radius = NULL,
                        rl_episodes = NULL, rl_training = NULL, rl_exploration = NULL,
-                       rl_hidden = NULL, robust_advice = NULL, solver = NULL) {
+                       rl_hidden = NULL, robust_advice = NULL, solver = NULL,
+                       node_limit = NULL) {
   b <- cfx_config_builder()
   on.exit(cfx_free(b)) # a no-op once built
   set <- function(name, value) if (!is.null(value)) cfx_config_set(b, name, value)
@@ -46,6 +51,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   set("rl_hidden", rl_hidden)
   set("robust_advice", robust_advice)
   if (!is.null(solver)) set("solver", .enum(solver, c("auto", "mip", "separable"), "solver"))
+  set("node_limit", node_limit)
   cfx_config_build(b)
 }
 

@@ -1126,6 +1126,9 @@ SEXP C_config_builder_set(SEXP builder, SEXP name, SEXP values)
     } else if (strcmp(w, "solver") == 0) {
         need_values(values, 1, w);
         st = cfx_config_builder_set_solver(b, (int32_t)v[0]);
+    } else if (strcmp(w, "node_limit") == 0) {
+        need_values(values, 1, w);
+        st = cfx_config_builder_set_node_limit(b, size_val(v[0], w));
     } else if (strcmp(w, "diversity_rule") == 0) {
         need_values(values, 1, w);
         st = cfx_config_builder_set_diversity_rule(b, (int32_t)v[0]);
@@ -1513,33 +1516,38 @@ static SEXP waiting_row(const cfx_waiting_advice *a, int final)
     return out;
 }
 
-/* list(found, months, wait_cost, total_cost, proved_by (-1: waiting alone),
- * waited, final); only `found` when there is no advice. */
+/* list(found, outcome (cfx_waiting_outcome), proven, months, wait_cost,
+ * total_cost, proved_by (-1: waiting alone), waited, final); only the first
+ * three when there is no advice. */
 SEXP C_waiting_advice(SEXP advice)
 {
     const cfx_waiting_advice *a = WAITING(advice);
-    int32_t outcome = -1;
+    int32_t outcome = -1, proven = 0;
     check(cfx_waiting_advice_outcome(a, &outcome));
+    check(cfx_waiting_advice_proven(a, &proven));
     int found = outcome == CFX_WAITING_OUTCOME_FOUND;
-    const char *names[] = {"found", "months", "wait_cost", "total_cost", "proved_by", "waited", "final"};
-    int n = found ? 7 : 1;
+    const char *names[] = {"found",      "outcome",   "proven", "months", "wait_cost",
+                           "total_cost", "proved_by", "waited", "final"};
+    int n = found ? 9 : 3;
     SEXP out = PROTECT(Rf_allocVector(VECSXP, n));
     SEXP nm = PROTECT(Rf_allocVector(STRSXP, n));
     for (int i = 0; i < n; i++)
         SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
     Rf_setAttrib(out, R_NamesSymbol, nm);
     SET_VECTOR_ELT(out, 0, Rf_ScalarLogical(found));
+    SET_VECTOR_ELT(out, 1, Rf_ScalarInteger(outcome));
+    SET_VECTOR_ELT(out, 2, Rf_ScalarLogical(proven != 0));
     if (found) {
         uint32_t months = 0;
         double wait = 0, total = 0;
         int32_t by = -1;
         check(cfx_waiting_advice_summary(a, &months, &wait, &total, &by));
-        SET_VECTOR_ELT(out, 1, Rf_ScalarInteger((int)months));
-        SET_VECTOR_ELT(out, 2, Rf_ScalarReal(wait));
-        SET_VECTOR_ELT(out, 3, Rf_ScalarReal(total));
-        SET_VECTOR_ELT(out, 4, Rf_ScalarInteger(by));
-        SET_VECTOR_ELT(out, 5, waiting_row(a, 0));
-        SET_VECTOR_ELT(out, 6, waiting_row(a, 1));
+        SET_VECTOR_ELT(out, 3, Rf_ScalarInteger((int)months));
+        SET_VECTOR_ELT(out, 4, Rf_ScalarReal(wait));
+        SET_VECTOR_ELT(out, 5, Rf_ScalarReal(total));
+        SET_VECTOR_ELT(out, 6, Rf_ScalarInteger(by));
+        SET_VECTOR_ELT(out, 7, waiting_row(a, 0));
+        SET_VECTOR_ELT(out, 8, waiting_row(a, 1));
     }
     UNPROTECT(2);
     return out;

@@ -282,6 +282,7 @@ JNIEXPORT void FN(cbSetMipGap)(JNIEnv *env, jclass c, jlong b, jdouble g) { (voi
 JNIEXPORT void FN(cbSetMargin)(JNIEnv *env, jclass c, jlong b, jdouble m) { (void)c; ok(env, cfx_config_builder_set_margin(B(b), m)); }
 JNIEXPORT void FN(cbSetNDiverse)(JNIEnv *env, jclass c, jlong b, jlong n) { (void)c; ok(env, cfx_config_builder_set_n_diverse(B(b), (size_t)n)); }
 JNIEXPORT void FN(cbSetSolver)(JNIEnv *env, jclass c, jlong b, jint v) { (void)c; ok(env, cfx_config_builder_set_solver(B(b), v)); }
+JNIEXPORT void FN(cbSetNodeLimit)(JNIEnv *env, jclass c, jlong b, jlong n) { (void)c; ok(env, cfx_config_builder_set_node_limit(B(b), (size_t)n)); }
 JNIEXPORT void FN(cbSetDiversityRule)(JNIEnv *env, jclass c, jlong b, jint r) { (void)c; ok(env, cfx_config_builder_set_diversity_rule(B(b), r)); }
 JNIEXPORT void FN(cbSetNSamples)(JNIEnv *env, jclass c, jlong b, jlong k) { (void)c; ok(env, cfx_config_builder_set_n_samples(B(b), (size_t)k)); }
 JNIEXPORT void FN(cbSetBoundM)(JNIEnv *env, jclass c, jlong b, jdouble m) { (void)c; ok(env, cfx_config_builder_set_bound_m(B(b), m)); }
@@ -1520,6 +1521,13 @@ JNIEXPORT jint FN(waitingOutcome)(JNIEnv *env, jclass c, jlong a) {
     int32_t v = -1;
     if (!ok(env, cfx_waiting_advice_outcome(WA(a), &v))) return -1;
     return (jint)v;
+}
+
+JNIEXPORT jboolean FN(waitingProven)(JNIEnv *env, jclass c, jlong a) {
+    (void)c;
+    int32_t v = 0;
+    if (!ok(env, cfx_waiting_advice_proven(WA(a), &v))) return JNI_FALSE;
+    return v ? JNI_TRUE : JNI_FALSE;
 }
 
 /* {months, wait cost, total cost, proved_by (-1: waiting alone)} into out4. */

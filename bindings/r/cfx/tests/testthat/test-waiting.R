@@ -40,9 +40,42 @@ test_that("no wait and no move accepted is a result, not an error", {
   s <- cfx_schema_builder() |> cfx_add_contiguous("income", 0, 100) |>
     cfx_set_actionability(mutable = FALSE) |> cfx_schema_build()
   a <- cfx_explain_with_waiting(cfx_linear_model(4, -3), 20, s)
-  expect_identical(cfx_waiting(a), list(found = FALSE))
+  expect_identical(cfx_waiting(a), list(found = FALSE, outcome = "no_advice", proven = TRUE))
   expect_match(cfx_describe(a), "^no advice")
   expect_output(print(a), "no advice")
+})
+
+test_that("a node limit gives unproven advice, not an error", {
+  # Income 0..100 in whole units and months 0..10 growing one a month, waiting
+  # at 0.001 a month; 4 slot(income) + w slot(months) - 3 declines income 20
+  # at month 0. No month's income need is a whole number at the separable
+  # solver's root, so a node limit of 1 stops every month's solve: with w = 1
+  # (waiting alone never accepted) the outcome is "unproven", with w = 3
+  # (accepted from month 8) "wait 8 months" is found but not proven.
+  s <- cfx_schema_builder() |>
+    cfx_add_contiguous("income", 0, 100, integer = TRUE) |>
+    cfx_add_contiguous("months", 0, 10, integer = TRUE) |>
+    cfx_set_time_growth(1) |>
+    cfx_set_waiting(0.001, 10) |>
+    cfx_schema_build()
+  limited <- cfx_config(solver = "separable", node_limit = 1)
+  full <- cfx_config(solver = "separable")
+  never <- cfx_linear_model(c(4, 1), -3)
+  at8 <- cfx_linear_model(c(4, 3), -3)
+  a <- cfx_explain_with_waiting(never, c(20, 0), s, limited)
+  expect_identical(cfx_waiting(a), list(found = FALSE, outcome = "unproven", proven = FALSE))
+  expect_match(cfx_describe(a), "^no advice found, and none proven impossible: the separable solver's node limit")
+  expect_identical(jsonlite::fromJSON(cfx_to_json(a))$result$unproven$raw_status, -3L)
+  w <- cfx_waiting(cfx_explain_with_waiting(never, c(20, 0), s, full))
+  expect_identical(w[c("outcome", "proven", "months")], list(outcome = "found", proven = TRUE, months = 10L))
+  a <- cfx_explain_with_waiting(at8, c(20, 0), s, limited)
+  w <- cfx_waiting(a)
+  expect_identical(w[c("outcome", "proven", "months")], list(outcome = "found", proven = FALSE, months = 8L))
+  expect_match(cfx_describe(a), "(not proven optimal: the separable solver's node limit stopped a solve)", fixed = TRUE)
+  expect_false(jsonlite::fromJSON(cfx_to_json(a))$result$proven)
+  w <- cfx_waiting(cfx_explain_with_waiting(at8, c(20, 0), s, full))
+  expect_identical(w[c("outcome", "proven", "months")], list(outcome = "found", proven = TRUE, months = 8L))
+  expect_cfx_error(cfx_config(node_limit = 0), "cfx_error_invalid_argument")
 })
 
 test_that("a level order decides which way is up", {

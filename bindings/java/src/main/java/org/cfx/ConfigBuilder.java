@@ -70,6 +70,16 @@ public final class ConfigBuilder extends NativeResource {
         return with(b -> Native.cbSetSolver(b, solver.code));
     }
 
+    /**
+     * Branch-and-bound nodes the exact separable solver may visit per solve (≥ 1; default
+     * 200,000). Past it, solver {@link Solver#AUTO} hands the solve to HiGHS and {@link
+     * Solver#SEPARABLE} ends it unproven (outcome UNKNOWN; waiting advice not proven, {@link
+     * WaitingAdvice#proven()}). Deterministic, unlike the time limit.
+     */
+    public ConfigBuilder nodeLimit(long nodes) {
+        return with(b -> Native.cbSetNodeLimit(b, Utf8.count(nodes, "nodes")));
+    }
+
     /** Solver by its C number ({@code cfx_solver_choice}, validated by the library). */
     public ConfigBuilder solver(int solver) {
         return with(b -> Native.cbSetSolver(b, solver));

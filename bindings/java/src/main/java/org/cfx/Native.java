@@ -246,6 +246,8 @@ final class Native {
 
     static native void cbSetSolver(long b, int solver);
 
+    static native void cbSetNodeLimit(long b, long nodes);
+
     static native void cbSetNSamples(long b, long k);
 
     static native void cbSetBoundM(long b, double m);
@@ -510,6 +512,8 @@ final class Native {
     static native long waitingExplain(long schema, long m, long config, double[] row);
 
     static native int waitingOutcome(long a);
+
+    static native boolean waitingProven(long a);
 
     static native void waitingSummary(long a, double[] out4);
 

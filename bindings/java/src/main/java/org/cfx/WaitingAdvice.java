@@ -5,23 +5,61 @@ import java.util.Optional;
 
 /**
  * The cheapest advice for a declined applicant when waiting is one of the actions
- * ({@code cfx_waiting_advice}, issue #16): wait some months, then move, or both. When no wait
- * and no move is accepted, {@link #found()} is false and every accessor but {@link #describe()}
- * and {@link #toJson()} throws a {@link CfxException} with status NOT_FOUND. Immutable,
- * thread-safe.
+ * ({@code cfx_waiting_advice}, issue #16): wait some months, then move, or both. Without
+ * advice ({@link #outcome()} NO_ADVICE or UNPROVEN), {@link #found()} is false and every accessor
+ * but {@link #outcome()}, {@link #proven()}, {@link #describe()} and {@link #toJson()} throws a
+ * {@link CfxException} with status NOT_FOUND. A solve stopped at a limit is not an error: the
+ * advice then says it is not proven. Immutable, thread-safe.
  */
 public final class WaitingAdvice extends NativeResource {
     /** Months, the wait's cost, the total cost and the solver of the moves. */
     public record Summary(int months, double waitCost, double totalCost, Optional<ProvedBy> provedBy) {}
 
+    /** Whether there is advice ({@code cfx_waiting_outcome}). */
+    public enum Outcome {
+        /** Advice was found: the proven optimum, unless {@link #proven()} is false. */
+        FOUND,
+        /** Proven: no wait within the schema's maximum and no move is accepted. */
+        NO_ADVICE,
+        /**
+         * No advice was found and none was proven impossible: a solve stopped at a limit (time,
+         * nodes) or with another status first ({@link #describe()} says which).
+         */
+        UNPROVEN
+    }
+
     WaitingAdvice(long handle) {
         super(Native.KIND_WAITING_ADVICE, handle);
     }
 
-    /** Whether there is advice ({@code cfx_waiting_advice_outcome} is FOUND). */
-    public boolean found() {
+    /** Whether there is advice ({@code cfx_waiting_advice_outcome}). */
+    public Outcome outcome() {
+        int k;
         try {
-            return Native.waitingOutcome(handle()) == 0;
+            k = Native.waitingOutcome(handle());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        if (k < 0 || k >= Outcome.values().length) {
+            throw new IllegalStateException("unknown cfx_waiting_outcome " + k);
+        }
+        return Outcome.values()[k];
+    }
+
+    /** Whether there is advice ({@link #outcome()} is FOUND, proven or not). */
+    public boolean found() {
+        return outcome() == Outcome.FOUND;
+    }
+
+    /**
+     * Whether the outcome is proven ({@code cfx_waiting_advice_proven}): with FOUND, true when the
+     * advice is the proven optimum over every allowed wait, false when a solve stopped at a limit
+     * (the best advice found, accepted but perhaps not the cheapest); always true with NO_ADVICE
+     * and false with UNPROVEN.
+     */
+    public boolean proven() {
+        try {
+            return Native.waitingProven(handle());
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -61,7 +99,11 @@ public final class WaitingAdvice extends NativeResource {
         }
     }
 
-    /** In words, e.g. "wait 24 months (age_in_years: 28 → 30), then duration_in_month: 30 → 25". */
+    /**
+     * In words, e.g. "wait 24 months (age_in_years: 28 → 30), then duration_in_month: 30 → 25",
+     * followed by "(not proven optimal: …)" when not proven; without advice, a sentence saying so
+     * and, for UNPROVEN, which limit stopped a solve.
+     */
     public String describe() {
         try {
             return Utf8.str(Native.waitingDescribe(handle()));
@@ -70,7 +112,10 @@ public final class WaitingAdvice extends NativeResource {
         }
     }
 
-    /** Versioned JSON (kind "waiting_advice"; result null when there is no advice). */
+    /**
+     * Versioned JSON (kind "waiting_advice"): result null with NO_ADVICE, else an object with
+     * "proven" and, when not proven, "unproven" (the solve's outcome), plus the advice's fields.
+     */
     public String toJson() {
         try {
             return Utf8.str(Native.waitingToJson(handle()));
