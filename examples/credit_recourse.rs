@@ -193,30 +193,16 @@ fn scorecard_advice(
 }
 
 /// The preset a credit officer would sign for the dataset (the plain schema
-/// for Taiwan, which has none). A month of waiting is priced as the distance
-/// prices one month's growth of the cheapest time feature (W^c_i·per_month_i
-/// /(U_i − L_i)): waiting moves them all together, which is the point of it.
+/// for Taiwan, which has none), a month of waiting priced by
+/// `cfx::data::presets::month_price`: as the distance prices one month's
+/// growth of the cheapest time feature, since waiting moves them all
+/// together, which is the point of it.
 fn advice_schema(
     which: &str,
     schema: &cfx::schema::Schema,
 ) -> Result<cfx::schema::Schema, Box<dyn std::error::Error>> {
-    use cfx::data::presets::{HELOC_TIME_FEATURES, german_credit_advice, heloc_advice};
-    let price = |growth: &[(&str, f64)]| -> Result<f64, Box<dyn std::error::Error>> {
-        let mut p = f64::INFINITY;
-        for &(name, per_month) in growth {
-            let i = schema.index_of(name)?;
-            let slots_per_month = schema.value_to_slot(i, per_month) - schema.value_to_slot(i, 0.0);
-            p = p.min(schema.weights(i).value * slots_per_month);
-        }
-        Ok(p)
-    };
-    let advised = match which {
-        "german" => german_credit_advice(schema, price(&[("age_in_years", 1.0 / 12.0)])?)?,
-        "heloc" => {
-            let growth: Vec<(&str, f64)> = HELOC_TIME_FEATURES.iter().map(|&n| (n, 1.0)).collect();
-            heloc_advice(schema, price(&growth)?)?
-        }
-        _ => return Ok(schema.clone()),
+    let Some(advised) = cfx::data::presets::priced_preset(which, schema)? else {
+        return Ok(schema.clone());
     };
     let w = advised.waiting().expect("presets declare waiting");
     let names = |keep: &dyn Fn(&cfx::schema::Feature) -> bool| {

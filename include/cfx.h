@@ -1595,7 +1595,9 @@ cfx_status cfx_model_threshold(const struct cfx_model *model, double *out_thresh
  * score is the points total, `*out_accepted` is 1 when points ≥ cutoff, and
  * the probability is NaN when the scorecard has no scaling.
  * `INVALID_ARGUMENT` when the score is not a number (finite weights near
- * 1e308 whose terms overflow to opposite infinities). Thread-safe.
+ * 1e308 whose terms overflow to opposite infinities); nothing is written
+ * then. A score that overflows one way only is ±infinity, with probability
+ * 1 or 0 and its decision. Thread-safe.
  */
 cfx_status cfx_model_predict(const struct cfx_model *model,
                              const double *x,
@@ -1619,8 +1621,11 @@ cfx_status cfx_model_predict_raw(const struct cfx_model *model,
 
 /**
  * Probabilities of `n_rows` encoded rows (`x`: `n_rows × input_dim` values,
- * row-major) into `out` (`n_rows` values, array buffer protocol).
- * Thread-safe.
+ * row-major, finite) into `out` (`n_rows` values, array buffer protocol), as
+ * `cfx_model_predict` gives them row by row (NaN for a scorecard without a
+ * scaling). `INVALID_ARGUMENT` naming the first row whose score is not a
+ * number (finite weights near 1e308 whose terms overflow to opposite
+ * infinities); then nothing is written, `*out_len` included. Thread-safe.
  */
 cfx_status cfx_model_probability_batch(const struct cfx_model *model,
                                        const double *x,

@@ -68,7 +68,9 @@ fn assert_signable(s: &Schema, from: &[f64], to: &[f64], months: u32, method: &s
     }
 }
 
-fn setup() -> (Schema, LinearModel, Vec<Vec<f64>>, cfx::data::Dataset) {
+/// German credit under its preset: the logistic model fitted on the training
+/// part, every declined held-out applicant, and the training part.
+fn german() -> (Schema, LinearModel, Vec<Vec<f64>>, cfx::data::Dataset) {
     let data = german_credit(&bundled_german_path()).unwrap();
     let (train, test) = data.holdout_split();
     let model = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default()).unwrap();
@@ -77,9 +79,15 @@ fn setup() -> (Schema, LinearModel, Vec<Vec<f64>>, cfx::data::Dataset) {
         .rows
         .iter()
         .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
-        .take(12)
         .cloned()
         .collect();
+    (schema, model, declined, train)
+}
+
+/// [`german`] with the first 12 declined applicants.
+fn setup() -> (Schema, LinearModel, Vec<Vec<f64>>, cfx::data::Dataset) {
+    let (schema, model, mut declined, train) = german();
+    declined.truncate(12);
     assert_eq!(declined.len(), 12);
     (schema, model, declined, train)
 }
@@ -104,16 +112,26 @@ fn the_exact_engine_with_waiting_gives_signable_advice_with_both_solvers() {
     }
 }
 
-#[test]
-fn wachter_probe_and_croco_stay_within_the_preset() {
-    let (schema, model, declined, _) = setup();
-    let noise = NoiseModel::gaussian_for_schema(&schema, 0.01).unwrap();
-    for raw in declined.iter().take(6) {
-        let w = wachter(&schema, &model, &noise, raw, &WachterConfig::default()).unwrap();
-        assert_signable(&schema, raw, &w.raw, 0, "Wachter");
+/// What a data set's preset must hold of an answer (`Schema::check_advice`
+/// and the preset's own numbers): [`assert_signable`] for German credit,
+/// [`assert_heloc_signable`] for HELOC.
+type Signable = fn(&Schema, &[f64], &[f64], u32, &str);
+
+/// Wachter, PROBE and CROCO (σ² = 0.01 noise, 100 iterations for PROBE and
+/// CROCO) on each of `declined`: every answer is signable.
+fn gradient_methods_stay_signable(
+    schema: &Schema,
+    model: &LinearModel,
+    declined: &[Vec<f64>],
+    signable: Signable,
+) {
+    let noise = NoiseModel::gaussian_for_schema(schema, 0.01).unwrap();
+    for raw in declined {
+        let w = wachter(schema, model, &noise, raw, &WachterConfig::default()).unwrap();
+        signable(schema, raw, &w.raw, 0, "Wachter");
         let p = probe(
-            &schema,
-            &model,
+            schema,
+            model,
             &noise,
             raw,
             &ProbeConfig {
@@ -122,10 +140,10 @@ fn wachter_probe_and_croco_stay_within_the_preset() {
             },
         )
         .unwrap();
-        assert_signable(&schema, raw, &p.raw, 0, "PROBE");
+        signable(schema, raw, &p.raw, 0, "PROBE");
         let c = croco(
-            &schema,
-            &model,
+            schema,
+            model,
             &noise,
             raw,
             &CrocoConfig {
@@ -134,25 +152,33 @@ fn wachter_probe_and_croco_stay_within_the_preset() {
             },
         )
         .unwrap();
-        assert_signable(&schema, raw, &c.raw, 0, "CROCO");
+        signable(schema, raw, &c.raw, 0, "CROCO");
     }
 }
 
-#[test]
-fn copa_plans_stay_within_the_preset() {
-    let (schema, _, declined, train) = setup();
+/// COPA under the uncertainty of `refits` refits of the logistic model on
+/// the encoded training rows `x` (initial noise 0.1), for each of `declined`:
+/// every option of every plan is signable.
+fn copa_plans_stay_signable(
+    schema: &Schema,
+    x: &[Vec<f64>],
+    labels: &[f64],
+    refits: usize,
+    declined: &[Vec<f64>],
+    signable: Signable,
+) {
     let mu = ModelUncertainty::from_ensemble(
-        &train.encoded(),
-        &train.labels,
+        x,
+        labels,
         EnsembleConfig {
-            refits: 100,
+            refits,
             ..EnsembleConfig::default()
         },
     )
     .unwrap();
-    for raw in declined.iter().take(3) {
+    for raw in declined {
         let plan = copa_plan(
-            &schema,
+            schema,
             &mu,
             raw,
             CopaConfig {
@@ -162,9 +188,28 @@ fn copa_plans_stay_within_the_preset() {
         )
         .unwrap();
         for option in &plan.raw {
-            assert_signable(&schema, raw, option, 0, "COPA");
+            signable(schema, raw, option, 0, "COPA");
         }
     }
+}
+
+#[test]
+fn wachter_probe_and_croco_stay_within_the_preset() {
+    let (schema, model, declined, _) = setup();
+    gradient_methods_stay_signable(&schema, &model, &declined[..6], assert_signable);
+}
+
+#[test]
+fn copa_plans_stay_within_the_preset() {
+    let (schema, _, declined, train) = setup();
+    copa_plans_stay_signable(
+        &schema,
+        &train.encoded(),
+        &train.labels,
+        100,
+        &declined[..3],
+        assert_signable,
+    );
 }
 
 /// The German orders, written out here independently of the preset's constant:
@@ -229,10 +274,7 @@ fn moves_down(s: &Schema, from: &[f64], to: &[f64]) -> Vec<String> {
 /// do move some of them down (the statement is not empty).
 #[test]
 fn no_method_moves_an_ordered_level_down_under_the_german_preset() {
-    let data = german_credit(&bundled_german_path()).unwrap();
-    let (train, test) = data.holdout_split();
-    let model = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default()).unwrap();
-    let schema = german_credit_advice(&data.schema, 0.05).unwrap();
+    let (schema, model, declined, _) = german();
     let mut unordered = schema.clone();
     for f in &mut unordered.features {
         if !f.actionability.level_order.is_empty() {
@@ -241,11 +283,6 @@ fn no_method_moves_an_ordered_level_down_under_the_german_preset() {
         }
     }
     let unordered = Schema::new_with_waiting(unordered.features, schema.waiting()).unwrap();
-    let declined: Vec<&Vec<f64>> = test
-        .rows
-        .iter()
-        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
-        .collect();
     assert!(declined.len() > 50, "{} declined", declined.len());
     let robust = cfx::coherent::Robustness {
         sigma2: 0.01,
@@ -365,6 +402,50 @@ const HELOC_DECREASES: [(&str, f64); 9] = [
     ("NumTrades90Ever2DerogPubRec", 0.0),
 ];
 
+/// HELOC under its preset (weights fitted on the training part).
+struct Heloc {
+    /// The plain schema with fitted weights.
+    fitted: Schema,
+    /// The preset on it.
+    schema: Schema,
+    /// The logistic model fitted on the training part.
+    model: LinearModel,
+    /// The training part, encoded, and its labels.
+    x: Vec<Vec<f64>>,
+    labels: Vec<f64>,
+    /// The first declined held-out applicants.
+    declined: Vec<Vec<f64>>,
+}
+
+/// [`Heloc`] with the first `n` declined applicants (there are that many),
+/// or `None` when the shared data is absent outside CI.
+fn heloc_declined(n: usize) -> Option<Heloc> {
+    let path = common::shared("heloc.csv")?;
+    let d = heloc(&path).unwrap();
+    let (train, test) = d.holdout_split();
+    let mut fitted = train.schema.clone();
+    fitted.fit_weights(&train.rows).unwrap();
+    let x = fitted.encode_rows(&train.rows).unwrap();
+    let model = LinearModel::fit(&x, &train.labels, LogisticFit::default()).unwrap();
+    let schema = heloc_advice(&fitted, 0.05).unwrap();
+    let declined: Vec<Vec<f64>> = test
+        .rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .take(n)
+        .cloned()
+        .collect();
+    assert_eq!(declined.len(), n);
+    Some(Heloc {
+        fitted,
+        schema,
+        model,
+        x,
+        labels: train.labels,
+        declined,
+    })
+}
+
 fn assert_heloc_signable(s: &Schema, from: &[f64], to: &[f64], months: u32, method: &str) {
     s.check_advice(from, to, months)
         .unwrap_or_else(|e| panic!("{method}: {e}"));
@@ -387,24 +468,17 @@ fn assert_heloc_signable(s: &Schema, from: &[f64], to: &[f64], months: u32, meth
 /// 40) and COPA (3) keep within the preset's change limits.
 #[test]
 fn every_method_keeps_the_heloc_change_limits() {
-    let Some(path) = common::shared("heloc.csv") else {
+    let Some(Heloc {
+        fitted,
+        schema,
+        model,
+        x,
+        labels,
+        declined,
+    }) = heloc_declined(40)
+    else {
         return;
     };
-    let d = heloc(&path).unwrap();
-    let (train, test) = d.holdout_split();
-    let mut fitted = train.schema.clone();
-    fitted.fit_weights(&train.rows).unwrap();
-    let x = fitted.encode_rows(&train.rows).unwrap();
-    let model = LinearModel::fit(&x, &train.labels, LogisticFit::default()).unwrap();
-    let schema = heloc_advice(&fitted, 0.05).unwrap();
-    let declined: Vec<Vec<f64>> = test
-        .rows
-        .iter()
-        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
-        .take(40)
-        .cloned()
-        .collect();
-    assert_eq!(declined.len(), 40);
     // Without the limits some answer would cut the revolving burden by more
     // than 30 points (the statement is not empty).
     let mut over_without = 0;
@@ -433,60 +507,15 @@ fn every_method_keeps_the_heloc_change_limits() {
         over_without > 0,
         "no unlimited answer cuts the burden by > 30"
     );
-    let noise = NoiseModel::gaussian_for_schema(&schema, 0.01).unwrap();
-    for raw in &declined {
-        let w = wachter(&schema, &model, &noise, raw, &WachterConfig::default()).unwrap();
-        assert_heloc_signable(&schema, raw, &w.raw, 0, "Wachter");
-        let few = 100;
-        let p = probe(
-            &schema,
-            &model,
-            &noise,
-            raw,
-            &ProbeConfig {
-                n_iter: few,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        assert_heloc_signable(&schema, raw, &p.raw, 0, "PROBE");
-        let c = croco(
-            &schema,
-            &model,
-            &noise,
-            raw,
-            &CrocoConfig {
-                n_iter: few,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        assert_heloc_signable(&schema, raw, &c.raw, 0, "CROCO");
-    }
-    let mu = ModelUncertainty::from_ensemble(
+    gradient_methods_stay_signable(&schema, &model, &declined, assert_heloc_signable);
+    copa_plans_stay_signable(
+        &schema,
         &x,
-        &train.labels,
-        EnsembleConfig {
-            refits: 20,
-            ..EnsembleConfig::default()
-        },
-    )
-    .unwrap();
-    for raw in declined.iter().take(3) {
-        let plan = copa_plan(
-            &schema,
-            &mu,
-            raw,
-            CopaConfig {
-                init_noise: 0.1,
-                ..CopaConfig::default()
-            },
-        )
-        .unwrap();
-        for option in &plan.raw {
-            assert_heloc_signable(&schema, raw, option, 0, "COPA");
-        }
-    }
+        &labels,
+        20,
+        &declined[..3],
+        assert_heloc_signable,
+    );
 }
 
 /// The HELOC preset with its change limits removed (the contrast above).
@@ -585,16 +614,7 @@ fn check_waiting_advice(
 
 #[test]
 fn german_one_mip_with_waiting_equals_the_outer_loop_on_every_declined_applicant() {
-    let data = german_credit(&bundled_german_path()).unwrap();
-    let (train, test) = data.holdout_split();
-    let model = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default()).unwrap();
-    let schema = german_credit_advice(&data.schema, 0.05).unwrap();
-    let declined: Vec<Vec<f64>> = test
-        .rows
-        .iter()
-        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
-        .cloned()
-        .collect();
+    let (schema, model, declined, _) = german();
     assert!(declined.len() >= 30, "declined: {}", declined.len());
     let (answered, _) = one_mip_equals_outer_loop(&schema, &model, &declined, None, "German");
     assert!(
@@ -631,24 +651,15 @@ fn german_one_mip_with_waiting_equals_the_outer_loop_on_every_declined_applicant
 
 #[test]
 fn heloc_one_mip_with_waiting_equals_the_outer_loop_on_200_declined_applicants() {
-    let Some(path) = common::shared("heloc.csv") else {
+    let Some(Heloc {
+        schema,
+        model,
+        declined,
+        ..
+    }) = heloc_declined(200)
+    else {
         return;
     };
-    let d = cfx::data::heloc(&path).unwrap();
-    let (train, test) = d.holdout_split();
-    let mut plain = train.schema.clone();
-    plain.fit_weights(&train.rows).unwrap();
-    let x = plain.encode_rows(&train.rows).unwrap();
-    let model = LinearModel::fit(&x, &train.labels, LogisticFit::default()).unwrap();
-    let schema = cfx::data::presets::heloc_advice(&plain, 0.05).unwrap();
-    let declined: Vec<Vec<f64>> = test
-        .rows
-        .iter()
-        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
-        .take(200)
-        .cloned()
-        .collect();
-    assert_eq!(declined.len(), 200);
     let (answered, waited) = one_mip_equals_outer_loop(&schema, &model, &declined, None, "HELOC");
     eprintln!("HELOC: {answered} of 200 answered, {waited} wait");
     assert!(answered >= 180, "answered: {answered}");

@@ -138,6 +138,115 @@ fn failures_leave_out_parameters_untouched() {
     }
 }
 
+/// A model whose finite weights (±1e308) overflow to +∞ and −∞ on one row
+/// scores it NaN: every scoring call refuses that row with
+/// `INVALID_ARGUMENT` and a message saying why, and writes nothing — not the
+/// out-parameters, not a value of the batch's buffer, not `*out_len`. A row
+/// that overflows one way only keeps its score (+∞, probability 1).
+#[test]
+fn a_score_that_overflows_to_nan_is_refused_by_every_scoring_call() {
+    const NAN_SCORE: &str = "not a number: its terms overflow to opposite infinities";
+    let (schema, toy_model) = toy();
+    unsafe {
+        cfx_model_free(toy_model);
+        let mut linear = null();
+        assert_eq!(
+            cfx_model_linear_new([1e308, -1e308].as_ptr(), 2, 0.0, 0.5, &mut linear),
+            cfx_status::Ok
+        );
+        let (mut s, mut p, mut acc) = (5.0, 6.0, 7);
+        assert_eq!(
+            cfx_model_predict(linear, [16.0, 16.0].as_ptr(), 2, &mut s, &mut p, &mut acc),
+            cfx_status::InvalidArgument
+        );
+        let msg = common::last_error_message();
+        assert!(msg.contains(NAN_SCORE), "{msg}");
+        assert_eq!((s, p, acc), (5.0, 6.0, 7));
+
+        // The batch: row 1 of three is the NaN one.
+        let rows = [0.5, 0.5, 16.0, 16.0, 16.0, 0.0];
+        let mut out = [-1.0; 3];
+        let mut n = 99;
+        assert_eq!(
+            cfx_model_probability_batch(linear, rows.as_ptr(), 3, out.as_mut_ptr(), 3, &mut n),
+            cfx_status::InvalidArgument
+        );
+        let msg = common::last_error_message();
+        assert!(
+            msg.contains("row 1 of x") && msg.contains(NAN_SCORE),
+            "{msg}"
+        );
+        assert_eq!((out, n), ([-1.0; 3], 99));
+        // Also when the buffer is too small: the row is refused first.
+        assert_eq!(
+            cfx_model_probability_batch(linear, rows.as_ptr(), 3, null_mut(), 0, &mut n),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(n, 99);
+        // Without it, the batch is the single calls' probabilities.
+        let good = [0.5, 0.5, 16.0, 0.0];
+        assert_eq!(
+            cfx_model_probability_batch(linear, good.as_ptr(), 2, out.as_mut_ptr(), 3, &mut n),
+            cfx_status::Ok
+        );
+        assert_eq!((&out[..2], n), (&[0.5, 1.0][..], 2));
+        assert_eq!(
+            cfx_model_predict(linear, [16.0, 0.0].as_ptr(), 2, &mut s, &mut p, &mut acc),
+            cfx_status::Ok
+        );
+        assert_eq!((s, p, acc), (f64::INFINITY, 1.0, 1));
+        cfx_model_free(linear);
+
+        // A raw applicant of the toy schema (encoded values in [0, 1]): an MLP
+        // whose two hidden units add 1e308 + 1e308 = +∞ for a renter with the
+        // special state on, and whose output is their difference.
+        let mlp_json = CString::new(
+            r#"{"format_version": 1, "kind": "mlp", "network": {"layers": [
+                {"n_in": 7, "n_out": 2, "activation": "relu", "bias": [0, 0],
+                 "weights": [0, 0, 1e308, 0, 1e308, 0, 0, 0, 0, 1e308, 0, 1e308, 0, 0]},
+                {"n_in": 2, "n_out": 1, "activation": "identity", "bias": [0],
+                 "weights": [1e308, -1e308]}]}, "threshold": 0.5}"#,
+        )
+        .unwrap();
+        let mut mlp = null();
+        assert_eq!(
+            cfx_model_from_json(schema, mlp_json.as_ptr(), &mut mlp),
+            cfx_status::Ok
+        );
+        let raw = [30000.0, -7.0, 1.0, 30.0];
+        assert_eq!(
+            cfx_model_predict_raw(mlp, schema, raw.as_ptr(), 4, &mut s, &mut p, &mut acc),
+            cfx_status::InvalidArgument
+        );
+        let msg = common::last_error_message();
+        assert!(msg.contains(NAN_SCORE), "{msg}");
+        assert_eq!((s, p, acc), (f64::INFINITY, 1.0, 1));
+        let mut x = [0.0; 7];
+        assert_eq!(
+            cfx_schema_encode(schema, raw.as_ptr(), 4, x.as_mut_ptr(), 7, &mut n),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_model_predict(mlp, x.as_ptr(), 7, &mut s, &mut p, &mut acc),
+            cfx_status::InvalidArgument
+        );
+        let mut one = [-1.0];
+        n = 99;
+        assert_eq!(
+            cfx_model_probability_batch(mlp, x.as_ptr(), 1, one.as_mut_ptr(), 1, &mut n),
+            cfx_status::InvalidArgument
+        );
+        let msg = common::last_error_message();
+        assert!(
+            msg.contains("row 0 of x") && msg.contains(NAN_SCORE),
+            "{msg}"
+        );
+        assert_eq!((one, n), ([-1.0], 99));
+        cfx_model_free(mlp);
+        cfx_schema_free(schema);
+    }
+}
+
 #[test]
 fn eight_threads_share_one_model_and_schema() {
     let (schema, model) = toy();

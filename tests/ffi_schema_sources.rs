@@ -7,7 +7,6 @@
 //! against cfx's own HELOC loader on the real data).
 
 use cfx::ffi::data::*;
-use cfx::ffi::error::cfx_last_error_message;
 use cfx::ffi::schema::*;
 use cfx::ffi::schema_builder::*;
 use cfx::ffi::status::cfx_status;
@@ -16,22 +15,10 @@ use std::ffi::{CString, c_char};
 use std::ptr::{null, null_mut};
 
 mod common;
+use common::last_error_message as last_error;
 
 fn c(s: &str) -> CString {
     CString::new(s).unwrap()
-}
-
-fn last_error() -> String {
-    let mut buf = vec![0 as c_char; 4096];
-    unsafe {
-        assert_eq!(
-            cfx_last_error_message(buf.as_mut_ptr(), buf.len()),
-            cfx_status::Ok
-        );
-        std::ffi::CStr::from_ptr(buf.as_ptr())
-            .to_string_lossy()
-            .into_owned()
-    }
 }
 
 fn json_of(schema: *const cfx_schema) -> Value {

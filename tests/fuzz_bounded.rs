@@ -31,7 +31,10 @@
 #[path = "../fuzz/bodies/mod.rs"]
 #[allow(dead_code)]
 mod bodies;
+#[path = "common/fuzz_inputs.rs"]
+mod fuzz_inputs;
 
+use fuzz_inputs::inputs;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::path::{Path, PathBuf};
@@ -341,26 +344,6 @@ const NUMBERS: &[f64] = &[
     16777217.0,
     4294967296.0,
 ];
-
-/// The inputs committed for `target` under `fuzz/<kind>/<target>`, sorted.
-fn inputs(kind: &str, target: &str) -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz")
-        .join(kind)
-        .join(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .map(|e| e.expect("a readable directory entry").path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|p| std::fs::read(p).expect("a readable fuzz input"))
-        .collect()
-}
 
 /// FNV-1a, 64 bits: a stable name for an input.
 fn fnv(bytes: &[u8]) -> u64 {
@@ -852,16 +835,7 @@ fn bounded_uncertainty() {
 /// Every target of `fuzz/Cargo.toml` has a bounded run here.
 #[test]
 fn every_fuzz_target_has_a_bounded_run() {
-    let manifest =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/Cargo.toml"))
-            .unwrap();
-    let mut declared: Vec<&str> = manifest
-        .lines()
-        .filter_map(|l| l.strip_prefix("name = \""))
-        .filter_map(|l| l.strip_suffix('"'))
-        .filter(|n| *n != "cfx-fuzz")
-        .collect();
-    declared.sort();
+    let declared = fuzz_inputs::declared_targets();
     let run: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
     assert_eq!(declared, run);
 }

@@ -8,7 +8,10 @@
 #[path = "../fuzz/bodies/mod.rs"]
 #[allow(dead_code)]
 mod bodies;
+#[path = "common/fuzz_inputs.rs"]
+mod fuzz_inputs;
 
+use fuzz_inputs::input_paths;
 use std::path::{Path, PathBuf};
 
 /// Every fuzz target: its name (the folder of its inputs) and its body.
@@ -26,22 +29,6 @@ const TARGETS: &[(&str, Body)] = &[
     ("uncertainty", bodies::uncertainty::run),
 ];
 
-fn inputs(kind: &str, target: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz")
-        .join(kind)
-        .join(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .map(|e| e.expect("a readable directory entry").path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    files
-}
-
 /// Runs `target`'s body on each input; a failure names the input.
 fn replay(target: &str, body: fn(&[u8]), files: &[PathBuf]) {
     for path in files {
@@ -58,7 +45,7 @@ fn replay(target: &str, body: fn(&[u8]), files: &[PathBuf]) {
 #[test]
 fn every_seed_passes_its_target() {
     for (target, body) in TARGETS {
-        let files = inputs("seeds", target);
+        let files = input_paths("seeds", target);
         assert!(
             files.len() >= 2,
             "fuzz target {target} has {} seeds; each has a small seed corpus",
@@ -72,7 +59,7 @@ fn every_seed_passes_its_target() {
 fn every_recorded_failure_stays_fixed() {
     let mut n = 0;
     for (target, body) in TARGETS {
-        let files = inputs("regressions", target);
+        let files = input_paths("regressions", target);
         n += files.len();
         replay(target, *body, &files);
     }
@@ -83,16 +70,7 @@ fn every_recorded_failure_stays_fixed() {
 /// replayed one is a libFuzzer target.
 #[test]
 fn the_replay_covers_every_fuzz_target() {
-    let manifest =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/Cargo.toml"))
-            .unwrap();
-    let mut declared: Vec<&str> = manifest
-        .lines()
-        .filter_map(|l| l.strip_prefix("name = \""))
-        .filter_map(|l| l.strip_suffix('"'))
-        .filter(|n| *n != "cfx-fuzz")
-        .collect();
-    declared.sort();
+    let declared = fuzz_inputs::declared_targets();
     let replayed: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
     assert_eq!(declared, replayed);
 }
@@ -115,7 +93,7 @@ fn importer_seeds_load_unless_named_for_a_defect() {
             .iter()
             .any(|d| n.contains(d))
     };
-    for path in inputs("seeds", "scorecard_import") {
+    for path in input_paths("seeds", "scorecard_import") {
         let data = std::fs::read(&path).unwrap();
         let parts = split(&data, 3);
         let text = c_string(parts[1]).unwrap();
@@ -148,7 +126,7 @@ fn importer_seeds_load_unless_named_for_a_defect() {
             path.display()
         );
     }
-    for path in inputs("seeds", "tree_import") {
+    for path in input_paths("seeds", "tree_import") {
         let data = std::fs::read(&path).unwrap();
         let parts = split(&data, 4);
         let (text, opts) = (c_string(parts[1]).unwrap(), c_string(parts[2]).unwrap());

@@ -1,14 +1,17 @@
 //! Fuzzes model JSON that is then used for prediction: a model read for the
 //! example applicant schema (`examples/c/data/applicant_schema.json`) must
 //! write JSON that reads back to the same JSON, the reloaded model must give
-//! the same score bit for bit on the fuzzer's applicant, and every
-//! probability must lie in [0, 1] with `accepted` saying `probability > t`.
+//! the same score bit for bit on the fuzzer's applicant, every probability
+//! must lie in [0, 1] with `accepted` saying `probability > t`, and
+//! `cfx_model_probability_batch` must agree with `cfx_model_predict` row by
+//! row (status and bits), writing nothing when it refuses.
 use super::common::{c_string, check, ok, read_string, small_numbers, split};
 use cfx::ffi::model::{
     cfx_model, cfx_model_free, cfx_model_from_json, cfx_model_predict, cfx_model_predict_raw,
-    cfx_model_threshold, cfx_model_to_json,
+    cfx_model_probability_batch, cfx_model_threshold, cfx_model_to_json,
 };
 use cfx::ffi::schema::{cfx_schema, cfx_schema_from_json};
+use cfx::ffi::status::cfx_status;
 use std::sync::OnceLock;
 
 struct Shared(*const cfx_schema);
@@ -112,11 +115,30 @@ pub fn run(data: &[u8]) {
             .take(7)
             .collect();
         let (mut s, mut p, mut a) = (0.0, 0.0, 0i32);
-        if ok(
+        let st = check(
             cfx_model_predict(model, x.as_ptr(), x.len(), &mut s, &mut p, &mut a),
             "cfx_model_predict",
-        ) {
+        );
+        if st == cfx_status::Ok {
             check_probability(p, a, t);
+        }
+        // The same row twice as a batch: the status of the single call (a NaN
+        // score refused, not returned), its probability bit for bit, and on
+        // failure nothing written.
+        let rows: Vec<f64> = x.iter().chain(&x).copied().collect();
+        let (mut out, mut n) = ([-1.0; 2], 77usize);
+        let batch = check(
+            cfx_model_probability_batch(model, rows.as_ptr(), 2, out.as_mut_ptr(), 2, &mut n),
+            "cfx_model_probability_batch",
+        );
+        assert_eq!(batch, st, "batch vs single row");
+        if st == cfx_status::Ok {
+            assert_eq!(
+                (out[0].to_bits(), out[1].to_bits(), n),
+                (p.to_bits(), p.to_bits(), 2)
+            );
+        } else {
+            assert_eq!((out, n), ([-1.0; 2], 77), "a refused batch wrote");
         }
         check(
             cfx_model_predict(

@@ -39,6 +39,8 @@ pub mod waiting;
 mod waiting_tests;
 
 #[cfg(test)]
+pub(crate) mod random_instances;
+#[cfg(test)]
 mod scorecard_tests;
 #[cfg(test)]
 mod tests;

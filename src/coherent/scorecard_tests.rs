@@ -11,7 +11,8 @@
 //! the cutoff.
 
 use super::program::{CLOSED_EDGE_GAP, OPEN_EDGE_GAP};
-use super::tests::{random_factual, random_schema};
+use super::random_instances::random_factual;
+use super::tests::random_schema;
 use super::*;
 use crate::model::Model;
 use crate::model::scorecard::{Bin, BinRange, Characteristic, Scorecard};

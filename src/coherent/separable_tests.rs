@@ -2,8 +2,9 @@
 //! MIP on 10,000 random instances (an independent solver of the same program),
 //! and Russell's diversity rounds on both solvers.
 
+use super::random_instances::random_factual;
 use super::separable::{Extension, MenuOption, SolveStatus, Workspace};
-use super::tests::{check_counterfactual, random_factual, random_model, random_schema};
+use super::tests::{check_counterfactual, random_model, random_schema};
 use super::*;
 use crate::model::LinearModel;
 use crate::schema::Feature;

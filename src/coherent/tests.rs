@@ -1,3 +1,4 @@
+use super::random_instances::{self, LINEAR_ORACLE, random_factual};
 use super::*;
 use crate::model::LinearModel;
 use crate::schema::{Feature, FeatureWeights, Transition};
@@ -370,127 +371,9 @@ fn brute_force_full(
     }
 }
 
+/// A random schema of the linear and scorecard oracles.
 pub(super) fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
-    let n = rng.random_range(2..=4);
-    let mut feats = Vec::new();
-    for i in 0..n {
-        let kind = rng.random_range(0..3);
-        let name = format!("f{i}");
-        let mut f = match kind {
-            0 => {
-                let lo = rng.random_range(-5.0..5.0f64).round();
-                let mut f = Feature::contiguous(&name, lo, lo + rng.random_range(1.0..10.0));
-                if let FeatureKind::Contiguous { fixed_value, .. } = &mut f.kind {
-                    if rng.random_bool(0.3) {
-                        *fixed_value = rng.random_range(0.0..1.0);
-                    }
-                }
-                f
-            }
-            1 => {
-                let lo = rng.random_range(0..4) as f64;
-                let mut f =
-                    Feature::contiguous(&name, lo, lo + rng.random_range(1..7) as f64).integer();
-                if rng.random_bool(0.3) {
-                    if let FeatureKind::Contiguous { step, upper, .. } = &mut f.kind {
-                        *step = Some(2.0);
-                        *upper = lo + 2.0 * rng.random_range(1..4) as f64;
-                    }
-                }
-                f
-            }
-            _ => {
-                let k = rng.random_range(2..=3);
-                let levels: Vec<String> = (0..k).map(|j| format!("l{j}")).collect();
-                let refs: Vec<&str> = levels.iter().map(|s| s.as_str()).collect();
-                Feature::categorical(&name, &refs)
-            }
-        };
-        if kind < 2 {
-            let lower = match &f.kind {
-                FeatureKind::Contiguous { lower, .. } => *lower,
-                _ => 0.0,
-            };
-            for j in 0..rng.random_range(0..=2) {
-                f = f.with_special(lower - 1.0 - j as f64, &format!("special{j}"));
-            }
-            if rng.random_bool(0.3) {
-                if let FeatureKind::Contiguous {
-                    lower, upper, step, ..
-                } = &f.kind
-                {
-                    let g = step.unwrap_or(0.5);
-                    let span = ((upper - lower) / g).floor();
-                    let a = lower + (rng.random_range(0.0..=span / 2.0)).floor() * g;
-                    let b = a + (rng.random_range(0.0..=(upper - a) / g)).floor() * g;
-                    f.actionability.lower = Some(a);
-                    f.actionability.upper = Some(b.min(*upper));
-                }
-            }
-        }
-        if rng.random_bool(0.15) {
-            f = f.immutable();
-        }
-        f.actionability.direction = match rng.random_range(0..5) {
-            0 => Direction::IncreaseOnly,
-            1 => Direction::DecreaseOnly,
-            _ => Direction::Any,
-        };
-        let ns = f.n_states();
-        if ns > 1 && rng.random_bool(0.3) {
-            let to = rng.random_range(0..ns);
-            let from = if rng.random_bool(0.5) {
-                "*".to_string()
-            } else {
-                f.state_name(rng.random_range(0..ns)).to_string()
-            };
-            let to = f.state_name(to).to_string();
-            f.actionability
-                .forbidden_transitions
-                .push(Transition { from, to });
-        }
-        let n_ind = f.encoded_width() - usize::from(f.is_contiguous());
-        f.weights = Some(FeatureWeights {
-            value: if f.is_contiguous() {
-                rng.random_range(0.2..3.0)
-            } else {
-                0.0
-            },
-            states: (0..n_ind).map(|_| rng.random_range(0.2..3.0)).collect(),
-            anchor: rng.random_range(0.0..1.0),
-        });
-        feats.push(f);
-    }
-    Schema::new(feats).unwrap()
-}
-
-pub(super) fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
-    schema
-        .features
-        .iter()
-        .map(|f| match &f.kind {
-            FeatureKind::Contiguous {
-                lower,
-                upper,
-                integer,
-                step,
-                special_states,
-                ..
-            } => {
-                let s = rng.random_range(0..=special_states.len());
-                if s > 0 {
-                    special_states[s - 1].code
-                } else if let Some(g) = step {
-                    lower + (rng.random_range(0.0..=(upper - lower) / g)).floor() * g
-                } else if *integer {
-                    rng.random_range(lower.ceil() as i64..=upper.floor() as i64) as f64
-                } else {
-                    rng.random_range(*lower..=*upper)
-                }
-            }
-            FeatureKind::Categorical { levels } => rng.random_range(0..levels.len()) as f64,
-        })
-        .collect()
+    random_instances::random_schema(rng, &LINEAR_ORACLE)
 }
 
 pub(super) fn random_model(
@@ -1115,24 +998,7 @@ fn wide_random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
         if rng.random_bool(0.15) {
             f = f.immutable();
         }
-        f.actionability.direction = match rng.random_range(0..5) {
-            0 => Direction::IncreaseOnly,
-            1 => Direction::DecreaseOnly,
-            _ => Direction::Any,
-        };
-        let ns = f.n_states();
-        if ns > 1 && rng.random_bool(0.3) {
-            let to = rng.random_range(0..ns);
-            let from = if rng.random_bool(0.5) {
-                "*".to_string()
-            } else {
-                f.state_name(rng.random_range(0..ns)).to_string()
-            };
-            let to = f.state_name(to).to_string();
-            f.actionability
-                .forbidden_transitions
-                .push(Transition { from, to });
-        }
+        random_instances::random_direction_and_forbidden(&mut f, rng, 0.3, true);
         let n_ind = f.encoded_width() - usize::from(f.is_contiguous());
         let mut weight = || {
             if rng.random_bool(0.15) {

@@ -1,10 +1,11 @@
 //! The tree MIP against brute force, and on HELOC's XGBoost model.
 
 use super::CELL_GAP;
+use crate::coherent::random_instances::{self, TREE_ORACLE, random_factual};
 use crate::coherent::{Config, DiversityRule, Outcome, cost, explain, explain_diverse};
 use crate::model::trees::{FeatureInput, Node, Source, Test};
 use crate::model::{Model, TreeEnsemble, logit};
-use crate::schema::{Direction, Feature, FeatureKind, FeatureWeights, Schema, Transition};
+use crate::schema::{Direction, FeatureKind, Schema};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -133,115 +134,9 @@ fn brute_force(schema: &Schema, ens: &TreeEnsemble, factual: &[f64], margin: f64
     }
 }
 
+/// A random schema of the tree oracle.
 pub(crate) fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
-    let n = rng.random_range(2..=4);
-    let mut feats = Vec::new();
-    for i in 0..n {
-        let name = format!("f{i}");
-        let kind = rng.random_range(0..3);
-        let mut f = match kind {
-            0 => {
-                let lo = rng.random_range(-3.0..3.0f64).round();
-                Feature::contiguous(&name, lo, lo + rng.random_range(1.0..6.0))
-            }
-            1 => {
-                let lo = rng.random_range(0..3) as f64;
-                let mut f =
-                    Feature::contiguous(&name, lo, lo + rng.random_range(2..8) as f64).integer();
-                if rng.random_bool(0.25) {
-                    if let FeatureKind::Contiguous { step, upper, .. } = &mut f.kind {
-                        *step = Some(2.0);
-                        *upper = lo + 2.0 * rng.random_range(1..4) as f64;
-                    }
-                }
-                f
-            }
-            _ => {
-                let k = rng.random_range(2..=3);
-                let levels: Vec<String> = (0..k).map(|j| format!("l{j}")).collect();
-                let refs: Vec<&str> = levels.iter().map(|s| s.as_str()).collect();
-                Feature::categorical(&name, &refs)
-            }
-        };
-        if kind < 2 {
-            let lower = match &f.kind {
-                FeatureKind::Contiguous { lower, .. } => *lower,
-                _ => 0.0,
-            };
-            for j in 0..rng.random_range(0..=2) {
-                f = f.with_special(lower - 1.0 - j as f64, &format!("special{j}"));
-            }
-            if rng.random_bool(0.25) {
-                if let FeatureKind::Contiguous {
-                    lower, upper, step, ..
-                } = &f.kind
-                {
-                    let g = step.unwrap_or(1.0);
-                    let span = ((upper - lower) / g).floor();
-                    let a = lower + (rng.random_range(0.0..=span / 2.0)).floor() * g;
-                    f.actionability.lower = Some(a);
-                    f.actionability.upper = Some(*upper);
-                }
-            }
-        }
-        if rng.random_bool(0.1) {
-            f = f.immutable();
-        }
-        f.actionability.direction = match rng.random_range(0..5) {
-            0 => Direction::IncreaseOnly,
-            1 => Direction::DecreaseOnly,
-            _ => Direction::Any,
-        };
-        let ns = f.n_states();
-        if ns > 1 && rng.random_bool(0.25) {
-            let to = f.state_name(rng.random_range(0..ns)).to_string();
-            f.actionability.forbidden_transitions.push(Transition {
-                from: "*".into(),
-                to,
-            });
-        }
-        let n_ind = f.encoded_width() - usize::from(f.is_contiguous());
-        f.weights = Some(FeatureWeights {
-            value: if f.is_contiguous() {
-                rng.random_range(0.2..3.0)
-            } else {
-                0.0
-            },
-            states: (0..n_ind).map(|_| rng.random_range(0.2..3.0)).collect(),
-            anchor: rng.random_range(0.0..1.0),
-        });
-        feats.push(f);
-    }
-    Schema::new(feats).unwrap()
-}
-
-pub(crate) fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
-    schema
-        .features
-        .iter()
-        .map(|f| match &f.kind {
-            FeatureKind::Contiguous {
-                lower,
-                upper,
-                integer,
-                step,
-                special_states,
-                ..
-            } => {
-                let s = rng.random_range(0..=special_states.len());
-                if s > 0 {
-                    special_states[s - 1].code
-                } else if let Some(g) = step {
-                    lower + (rng.random_range(0.0..=(upper - lower) / g)).floor() * g
-                } else if *integer {
-                    rng.random_range(*lower as i64..=*upper as i64) as f64
-                } else {
-                    rng.random_range(*lower..=*upper)
-                }
-            }
-            FeatureKind::Categorical { levels } => rng.random_range(0..levels.len()) as f64,
-        })
-        .collect()
+    random_instances::random_schema(rng, &TREE_ORACLE)
 }
 
 /// A random ensemble of 2–5 trees of depth ≤ 3 on the schema: XGBoost-style

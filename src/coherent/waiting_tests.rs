@@ -1,6 +1,7 @@
 //! The outer loop over waits against brute force, for both solvers.
 
-use super::tests::{brute_force, random_factual, random_limited_schema, random_model};
+use super::random_instances::random_factual;
+use super::tests::{brute_force, random_limited_schema, random_model};
 use super::waiting::{WaitingAdvice, WaitingExplanation, explain_with_waiting};
 use super::*;
 use crate::schema::{Feature, TimeGrowth, Waiting};

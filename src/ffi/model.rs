@@ -220,6 +220,30 @@ fn decide(m: &AnyModel, score: f64) -> (f64, bool) {
     }
 }
 
+/// Scores one encoded row through [`AnyModel::checked_score`] (a NaN score
+/// is `INVALID_ARGUMENT`, nothing written) and writes the score, probability
+/// and decision to the out-parameters that are not NULL.
+fn predict_into(
+    m: &AnyModel,
+    x: &[f64],
+    out_score: *mut f64,
+    out_probability: *mut f64,
+    out_accepted: *mut i32,
+) -> FfiResult<()> {
+    let score = m.checked_score(x)?;
+    let (p, accepted) = decide(m, score);
+    if let Some(o) = optional_out(out_score) {
+        o.write(score)
+    }
+    if let Some(o) = optional_out(out_probability) {
+        o.write(p)
+    }
+    if let Some(o) = optional_out(out_accepted) {
+        o.write(accepted as i32)
+    }
+    Ok(())
+}
+
 fn encoded_input<'a>(m: &AnyModel, x: *const f64, x_len: usize) -> FfiResult<&'a [f64]> {
     let x = finite_in(x, x_len, "x")?;
     crate::error::check_len("x (model input dimension)", m.input_dim(), x.len())?;
@@ -233,7 +257,9 @@ fn encoded_input<'a>(m: &AnyModel, x: *const f64, x_len: usize) -> FfiResult<&'a
 /// score is the points total, `*out_accepted` is 1 when points ≥ cutoff, and
 /// the probability is NaN when the scorecard has no scaling.
 /// `INVALID_ARGUMENT` when the score is not a number (finite weights near
-/// 1e308 whose terms overflow to opposite infinities). Thread-safe.
+/// 1e308 whose terms overflow to opposite infinities); nothing is written
+/// then. A score that overflows one way only is ±infinity, with probability
+/// 1 or 0 and its decision. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_model_predict(
     model: *const cfx_model,
@@ -246,12 +272,7 @@ pub unsafe extern "C" fn cfx_model_predict(
     ffi_boundary! {
         let m = arc_ref(model, "model")?;
         let x = encoded_input(m, x, x_len)?;
-        let score = m.checked_score(x)?;
-        let (p, accepted) = decide(m, score);
-        if let Some(o) = optional_out(out_score) { o.write(score) }
-        if let Some(o) = optional_out(out_probability) { o.write(p) }
-        if let Some(o) = optional_out(out_accepted) { o.write(accepted as i32) }
-        Ok(())
+        predict_into(m, x, out_score, out_probability, out_accepted)
     }
 }
 
@@ -277,18 +298,16 @@ pub unsafe extern "C" fn cfx_model_predict_raw(
             m.input_dim(),
         )?;
         let x = s.encode(finite_in(raw, raw_len, "raw")?)?;
-        let score = m.checked_score(&x)?;
-        let (p, accepted) = decide(m, score);
-        if let Some(o) = optional_out(out_score) { o.write(score) }
-        if let Some(o) = optional_out(out_probability) { o.write(p) }
-        if let Some(o) = optional_out(out_accepted) { o.write(accepted as i32) }
-        Ok(())
+        predict_into(m, &x, out_score, out_probability, out_accepted)
     }
 }
 
 /// Probabilities of `n_rows` encoded rows (`x`: `n_rows × input_dim` values,
-/// row-major) into `out` (`n_rows` values, array buffer protocol).
-/// Thread-safe.
+/// row-major, finite) into `out` (`n_rows` values, array buffer protocol), as
+/// `cfx_model_predict` gives them row by row (NaN for a scorecard without a
+/// scaling). `INVALID_ARGUMENT` naming the first row whose score is not a
+/// number (finite weights near 1e308 whose terms overflow to opposite
+/// infinities); then nothing is written, `*out_len` included. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_model_probability_batch(
     model: *const cfx_model,
@@ -304,11 +323,15 @@ pub unsafe extern "C" fn cfx_model_probability_batch(
         let len = n_rows.checked_mul(d).ok_or_else(|| FfiError::invalid("n_rows × input_dim overflows"))?;
         let x = finite_in(x, len, "x")?;
         let mut scratch = vec![0.0; m.scratch_len()];
-        let p: Vec<f64> = x
+        let p = x
             .chunks(d.max(1))
             .take(n_rows)
-            .map(|r| crate::model::sigmoid(m.log_odds_of_score(m.score_in(r, &mut scratch))))
-            .collect();
+            .enumerate()
+            .map(|(i, r)| match m.checked_score_in(r, &mut scratch) {
+                Ok(score) => Ok(decide(m, score).0),
+                Err(e) => Err(FfiError::invalid(format!("row {i} of x: {e}"))),
+            })
+            .collect::<FfiResult<Vec<f64>>>()?;
         write_slice(&p, out, cap, out_len, "out")
     }
 }

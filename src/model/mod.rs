@@ -320,7 +320,15 @@ impl AnyModel {
     /// another (weights near 1e308), and a NaN score has neither a
     /// probability nor a decision.
     pub fn checked_score(&self, x: &[f64]) -> Result<f64> {
-        let score = self.score(x);
+        let mut scratch = vec![0.0; self.scratch_len()];
+        self.checked_score_in(x, &mut scratch)
+    }
+
+    /// [`AnyModel::checked_score`] with a scratch buffer of
+    /// [`Model::scratch_len`] values, for scoring many rows (allocates only
+    /// the error).
+    pub fn checked_score_in(&self, x: &[f64], scratch: &mut [f64]) -> Result<f64> {
+        let score = self.score_in(x, scratch);
         if score.is_nan() {
             return Err(Error::InvalidArgument(
                 "the model's score on this input is not a number: its terms overflow \

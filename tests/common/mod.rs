@@ -34,3 +34,18 @@ pub fn shared(file: &str) -> Option<PathBuf> {
     );
     None
 }
+
+/// The calling thread's last-error message, read as C reads it
+/// (`cfx_last_error_message` into a buffer).
+pub fn last_error_message() -> String {
+    let mut buf = vec![0 as std::ffi::c_char; 4096];
+    unsafe {
+        assert_eq!(
+            cfx::ffi::error::cfx_last_error_message(buf.as_mut_ptr(), buf.len()),
+            cfx::ffi::status::cfx_status::Ok
+        );
+        std::ffi::CStr::from_ptr(buf.as_ptr())
+            .to_string_lossy()
+            .into_owned()
+    }
+}

@@ -521,7 +521,8 @@ fn monte_carlo_rates_under_a_stump_equal_the_closed_form() {
 /// split thresholds and switches states and levels on and off.
 #[test]
 fn block_scores_equal_row_by_row_scores_exactly() {
-    use crate::coherent::random_trees::{random_ensemble, random_factual, random_schema};
+    use crate::coherent::random_instances::random_factual;
+    use crate::coherent::random_trees::{random_ensemble, random_schema};
     use crate::model::PERTURBED_BLOCK;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
