@@ -50,6 +50,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import peer_venv  # noqa: E402
 import scorecard_optbinning as so  # noqa: E402  (only the standard library at import time)
 
 CONFIGS = {
@@ -60,15 +61,7 @@ CONFIGS = {
 
 
 def ensure_venv():
-    py = os.path.join(so.VENV, "bin", "python")
-    if os.path.abspath(sys.prefix) == os.path.abspath(so.VENV):
-        return
-    if not os.path.exists(py):
-        import subprocess
-        subprocess.check_call([sys.executable, "-m", "venv", so.VENV])
-        subprocess.check_call([py, "-m", "pip", "install", "-q", "--no-cache-dir", "--disable-pip-version-check"]
-                              + so.PINS)
-    os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
+    peer_venv.enter(so.VENV, so.PINS, __file__)
 
 
 def status_name(raw):

@@ -28,15 +28,16 @@ Subcommands:
         table's bin strings alone must give optbinning's score on every row.
 
 Every subcommand exits non-zero on any mismatch. The script creates its own virtual
-environment in benches/peers/.venv-optbinning (PyPI, exact pins below) and re-executes
-itself there. The scores these files carry are optbinning's, so cfx's parity tests
+environment in benches/peers/.venv-optbinning (PyPI, exact pins below; made again when
+they change, peer_venv.py) and re-executes itself there. The scores these files carry are optbinning's, so cfx's parity tests
 (tests/scorecard_parity.rs) compare cfx against an independent implementation.
 """
 
 import math
 import os
-import subprocess
 import sys
+
+import peer_venv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -72,14 +73,7 @@ GERMAN_SCALING = ("pdo_odds", {"pdo": 20, "odds": 50, "scorecard_points": 600})
 
 
 def ensure_venv():
-    py = os.path.join(VENV, "bin", "python")
-    if os.path.abspath(sys.prefix) == os.path.abspath(VENV):
-        return
-    if not os.path.exists(py):
-        subprocess.check_call([sys.executable, "-m", "venv", VENV])
-        subprocess.check_call([py, "-m", "pip", "install", "-q", "--no-cache-dir", "--disable-pip-version-check"]
-                              + PINS)
-    os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
+    peer_venv.enter(VENV, PINS, __file__)
 
 
 def fail(msg):

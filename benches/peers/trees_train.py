@@ -27,33 +27,30 @@ target/peers, relative to the checkout):
 Usage:  python3 benches/peers/trees_train.py [--out DIR] [--data PATH]
 
 It creates its own virtual environment in benches/peers/.venv-trees (pinned
-versions below, from PyPI) and re-executes itself there, so it runs unattended
-on a fresh machine. It prints the time each step took.
+versions below, from PyPI; made again when they change, peer_venv.py) and
+re-executes itself there, so it runs unattended on a fresh machine. The pins
+include scikit-learn, which this script does not use: the live-object tests
+(bindings/python/tests_live) run in this environment and pass XGBoost's and
+LightGBM's scikit-learn wrappers into cfx. It prints the time each step took.
 """
 
 import argparse
 import os
-import subprocess
-import sys
 import time
+
+import peer_venv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 VENV = os.path.join(HERE, ".venv-trees")
 PINS = ["xgboost-cpu==3.2.0", "lightgbm==4.7.0", "numpy==2.4.6", "pandas==3.1.1",
-        "scipy==1.17.1"]
+        "scipy==1.17.1", "scikit-learn==1.9.1"]
 SEED = 20260
 N_TREES = 100
 
 
 def ensure_venv():
-    py = os.path.join(VENV, "bin", "python")
-    if os.path.abspath(sys.prefix) == os.path.abspath(VENV):
-        return
-    if not os.path.exists(py):
-        subprocess.check_call([sys.executable, "-m", "venv", VENV])
-        subprocess.check_call([py, "-m", "pip", "install", "-q", "--no-cache-dir"] + PINS)
-    os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
+    peer_venv.enter(VENV, PINS, __file__)
 
 
 def write_margins(path, margins):

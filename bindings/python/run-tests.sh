@@ -66,19 +66,16 @@ run_pytest "$PY" "$HERE/tests" "$@"
 #     XGBoost/LightGBM Boosters pass into cfx in memory. Those libraries stay out of the
 #     environment above (CI disk); the tests run in the peer environments of benches/peers
 #     instead (made by `make peers-scorecard`/`peers-trees`, which `make test` runs first;
-#     made here from the peer script's own VENV and PINS when missing, without running it),
-#     with the cfx package (a wheel, --no-deps) and pytest installed into them.
+#     made here from the peer script's own VENV and PINS when missing or when the pins have
+#     changed, benches/peers/peer_venv.py, without running the script), with the cfx package
+#     (a wheel, --no-deps) and pytest installed into them.
 if [ $# -eq 0 ]; then
   "$PY" -m pip wheel -q --no-cache-dir --no-deps -w "$BUILD/wheel" "$BUILD" >&2
   WHEEL=$(ls "$BUILD"/wheel/cfx-*.whl)
   for spec in scorecard_optbinning:test_optbinning_live.py trees_train:test_trees_live.py; do
     script=${spec%%:*}; tests=${spec#*:}
     pvenv=$(cd "$ROOT/benches/peers" && python3 -c "import $script as m; print(m.VENV)")
-    if [ ! -x "$pvenv/bin/python" ]; then
-      (cd "$ROOT/benches/peers" && python3 -c "import subprocess, sys, $script as m
-subprocess.check_call([sys.executable, '-m', 'venv', m.VENV])
-subprocess.check_call([m.VENV + '/bin/python', '-m', 'pip', 'install', '-q', '--no-cache-dir'] + m.PINS)" >&2)
-    fi
+    (cd "$ROOT/benches/peers" && python3 -c "import peer_venv, $script as m; peer_venv.prepare(m.VENV, m.PINS)" >&2)
     "$pvenv/bin/python" -m pip install -q --no-cache-dir --no-deps --force-reinstall "$WHEEL" >&2
     "$pvenv/bin/python" -c "import pytest" 2>/dev/null ||
       "$pvenv/bin/python" -m pip install -q --no-cache-dir "pytest==9.2.0" >&2

@@ -1,7 +1,8 @@
-"""Gradient-boosted models trained in XGBoost and LightGBM pass into cfx as live
-`Booster` objects (dumped in memory, no file), and cfx's margins and probabilities equal
-each library's own on every HELOC row; a counterfactual cfx proves optimal is accepted by
-the library itself.
+"""Gradient-boosted models trained in XGBoost and LightGBM pass into cfx as live objects
+(dumped in memory, no file) — a `Booster`, or the scikit-learn wrapper a modeller fits
+(`XGBClassifier`, `LGBMClassifier`) — and cfx's margins and probabilities equal each
+library's own on every HELOC row; a counterfactual cfx proves optimal is accepted by the
+library itself.
 
 Tolerances: XGBoost stores thresholds and leaf values as float32 and sums a margin in
 float32, while cfx sums the same float32 leaves in float64, so margins agree to 1e-6 (the
@@ -20,6 +21,8 @@ from conftest import shared_data
 
 SEED = 20260
 N_TREES = 30
+XGB_TOL = 1e-6
+LGBM_TOL = 1e-9
 
 
 @pytest.fixture(scope="module")
@@ -31,15 +34,39 @@ def heloc():
     return path, x, y, np.arange(len(df)) % 10 < 7
 
 
-def _check_counterfactual(s, m, d, declined, margin_of):
+def _check_counterfactual(s, m, d, declined, margin_of, label_of=None):
     """The first declined held-out applicant: cfx's optimal counterfactual under the
-    imported model is accepted by the source library (margin > 0)."""
+    imported model is accepted by the source library (margin > 0; and class 1 from the
+    scikit-learn wrapper's own `predict`, `label_of`, when there is one)."""
     with cfx.explain(s, m, d.row(declined), cfx.Config(time_limit=60.0)) as r:
         assert r.outcome == "optimal"
         cf = np.asarray(r.counterfactual(0), dtype=np.float64)
         assert not np.array_equal(cf, d.row(declined))
         assert margin_of(cf) > 0
+        if label_of is not None:
+            assert label_of(cf) == 1
         assert r.certificate(0).probability > 0.5
+
+
+def _check_scores_as_library(heloc, imported, margins, probs, tol, library, margin_of,
+                             label_of=None):
+    """cfx's model `imported(schema)` against the library's own `margins` and `probs` of
+    every HELOC row (within `tol`), then the counterfactual of the first declined held-out
+    applicant (by the library's margin)."""
+    path, x, _, train = heloc
+    with cfx.load_heloc(path) as d, d.schema as s, imported(s) as m:
+        assert m.kind == "trees" and len(d) == len(x)
+        enc = d.encoded()
+        worst = float(np.max(np.abs(m.scores(enc) - margins)))
+        assert worst <= tol, f"worst margin difference to {library}: {worst}"
+        np.testing.assert_allclose(m.probabilities(enc), probs, rtol=tol)
+        declined = int(np.flatnonzero(~train & (margins < 0))[0])
+        _check_counterfactual(s, m, d, declined, margin_of, label_of)
+
+
+def _frame(x, cf):
+    """One raw row as a data frame with the training columns."""
+    return pd.DataFrame(cf.reshape(1, -1), columns=x.columns)
 
 
 def test_live_xgboost_booster_scores_as_xgboost_on_every_heloc_row(heloc):
@@ -56,17 +83,10 @@ def test_live_xgboost_booster_scores_as_xgboost_on_every_heloc_row(heloc):
     every = xgb.DMatrix(x.to_numpy(), feature_names=names)
     margins = bst.predict(every, output_margin=True).astype(np.float64)
     probs = bst.predict(every).astype(np.float64)
-    with cfx.load_heloc(path) as d, d.schema as s, cfx.Model.from_xgboost(s, bst) as m:
-        assert m.kind == "trees" and len(d) == len(x)
-        enc = d.encoded()
-        worst = float(np.max(np.abs(m.scores(enc) - margins)))
-        assert worst <= 1e-6, f"worst margin difference to XGBoost: {worst}"
-        np.testing.assert_allclose(m.probabilities(enc), probs, rtol=1e-6)
-        declined = int(np.flatnonzero(~train & (margins < 0))[0])
-        _check_counterfactual(
-            s, m, d, declined,
-            lambda cf: bst.predict(xgb.DMatrix(cf.reshape(1, -1), feature_names=names), output_margin=True)[0],
-        )
+    _check_scores_as_library(
+        heloc, lambda s: cfx.Model.from_xgboost(s, bst), margins, probs, XGB_TOL, "XGBoost",
+        lambda cf: bst.predict(xgb.DMatrix(cf.reshape(1, -1), feature_names=names), output_margin=True)[0],
+    )
 
 
 def test_live_lightgbm_booster_scores_as_lightgbm_on_every_heloc_row(heloc):
@@ -81,14 +101,43 @@ def test_live_lightgbm_booster_scores_as_lightgbm_on_every_heloc_row(heloc):
     )
     margins = booster.predict(x, raw_score=True)
     probs = booster.predict(x)
-    with cfx.load_heloc(path) as d, d.schema as s, cfx.Model.from_lightgbm(s, booster) as m:
-        assert m.kind == "trees" and len(d) == len(x)
-        enc = d.encoded()
-        worst = float(np.max(np.abs(m.scores(enc) - margins)))
-        assert worst <= 1e-9, f"worst margin difference to LightGBM: {worst}"
-        np.testing.assert_allclose(m.probabilities(enc), probs, rtol=1e-9)
-        declined = int(np.flatnonzero(~train & (margins < 0))[0])
-        _check_counterfactual(
-            s, m, d, declined,
-            lambda cf: booster.predict(pd.DataFrame(cf.reshape(1, -1), columns=x.columns), raw_score=True)[0],
-        )
+    _check_scores_as_library(
+        heloc, lambda s: cfx.Model.from_lightgbm(s, booster), margins, probs, LGBM_TOL, "LightGBM",
+        lambda cf: booster.predict(_frame(x, cf), raw_score=True)[0],
+    )
+
+
+def test_live_xgbclassifier_scores_as_xgboost_on_every_heloc_row(heloc):
+    import xgboost as xgb
+
+    path, x, y, train = heloc
+    clf = xgb.XGBClassifier(
+        n_estimators=N_TREES, max_depth=3, learning_rate=0.2, random_state=SEED, n_jobs=1,
+        tree_method="hist",
+    )
+    clf.fit(x[train], y[train])
+    margins = clf.predict(x, output_margin=True).astype(np.float64)
+    probs = clf.predict_proba(x)[:, 1].astype(np.float64)
+    _check_scores_as_library(
+        heloc, lambda s: cfx.Model.from_xgboost(s, clf), margins, probs, XGB_TOL, "XGBClassifier",
+        lambda cf: clf.predict(_frame(x, cf), output_margin=True)[0],
+        lambda cf: clf.predict(_frame(x, cf))[0],
+    )
+
+
+def test_live_lgbmclassifier_scores_as_lightgbm_on_every_heloc_row(heloc):
+    import lightgbm as lgb
+
+    path, x, y, train = heloc
+    clf = lgb.LGBMClassifier(
+        n_estimators=N_TREES, num_leaves=7, learning_rate=0.2, random_state=SEED,
+        deterministic=True, n_jobs=1, force_row_wise=True, verbose=-1,
+    )
+    clf.fit(x[train], y[train])
+    margins = clf.predict(x, raw_score=True)
+    probs = clf.predict_proba(x)[:, 1]
+    _check_scores_as_library(
+        heloc, lambda s: cfx.Model.from_lightgbm(s, clf), margins, probs, LGBM_TOL, "LGBMClassifier",
+        lambda cf: clf.predict(_frame(x, cf), raw_score=True)[0],
+        lambda cf: clf.predict(_frame(x, cf))[0],
+    )
