@@ -29,6 +29,7 @@ pub mod portfolio;
 pub mod portfolio_summary;
 mod program;
 pub mod separable;
+pub mod tree_search;
 mod trees;
 /// The random schemas and ensembles of the tree MIP's oracle, shared with the
 /// tree model's own tests.
@@ -82,8 +83,11 @@ pub enum DiversityRule {
 pub enum SolverChoice {
     /// The separable solver when the program is separable (a linear model or a
     /// points scorecard, and every constraint per feature: all but
-    /// [`DiversityRule::DistinctSubsets`]), else HiGHS; also
-    /// HiGHS should the separable branch and bound hit its node limit.
+    /// [`DiversityRule::DistinctSubsets`]), the tree search for a tree
+    /// ensemble under the same condition, else HiGHS; also HiGHS should the
+    /// separable branch and bound hit its node limit, or the tree search hit
+    /// its node limit before finding any answer (with an answer, the tree
+    /// search's answer is returned with its proven lower bound).
     #[default]
     Auto,
     /// Always the HiGHS MIP.
@@ -91,6 +95,9 @@ pub enum SolverChoice {
     /// Always the separable solver; a call it cannot express (the
     /// distinct-subsets rule) is an `InvalidArgument` error.
     Separable,
+    /// Always the tree-ensemble search of [`tree_search`] (tree ensembles
+    /// only; a call it cannot express is an `InvalidArgument` error).
+    TreeSearch,
 }
 
 /// The solver that proved an answer (part of its certificate).
@@ -101,6 +108,8 @@ pub enum ProvedBy {
     Highs,
     /// The separable multiple-choice-knapsack branch and bound of [`separable`].
     Separable,
+    /// The best-first tree-ensemble search of [`tree_search`].
+    TreeSearch,
 }
 
 /// Solver and method configuration. Defaults are documented per field.
@@ -133,10 +142,14 @@ pub struct Config {
     /// Which solver proves the answers (default [`SolverChoice::Auto`]).
     #[serde(default)]
     pub solver: SolverChoice,
-    /// Branch-and-bound nodes the separable solver may visit per solve (default
-    /// 200,000; HELOC applicants need at most a few hundred). Past it, `Auto`
-    /// re-solves on HiGHS and `Separable` reports [`Outcome::Unknown`] with
-    /// raw status [`SEPARABLE_NODE_LIMIT_STATUS`].
+    /// Branch-and-bound nodes the separable solver or the tree search may
+    /// visit per solve (default 200,000; HELOC applicants need at most a few
+    /// hundred). Past it, `Auto` re-solves on HiGHS and `Separable` reports
+    /// [`Outcome::Unknown`] with raw status [`SEPARABLE_NODE_LIMIT_STATUS`];
+    /// the tree search returns the best answer found with
+    /// [`Outcome::TimeLimit`] and its proven gap (without an answer: as the
+    /// separable solver). The tree search also stops at
+    /// [`Config::time_limit_seconds`].
     #[serde(default = "default_node_limit")]
     pub node_limit: usize,
     /// Robust advice (default none): the answer must stay accepted under
@@ -1023,6 +1036,95 @@ fn solve_separable(
     Ok(Solved::NoSolution(Outcome::Unknown { raw_status: -2 }))
 }
 
+thread_local! {
+    /// One tree search per thread, so that batches reuse its buffers.
+    static TREE_SEARCH: std::cell::RefCell<tree_search::TreeSearch> =
+        std::cell::RefCell::new(tree_search::TreeSearch::new());
+}
+
+/// Runs `f` on this thread's tree search (or a fresh one, as [`with_workspace`]).
+fn with_tree_search<T>(f: impl FnOnce(&mut tree_search::TreeSearch) -> T) -> T {
+    let mut f = Some(f);
+    let shared = TREE_SEARCH.try_with(|w| match w.try_borrow_mut() {
+        Ok(mut ts) => Some((f.take().expect("run once"))(&mut ts)),
+        Err(_) => None,
+    });
+    match shared {
+        Ok(Some(t)) => t,
+        _ => (f.take().expect("run once"))(&mut tree_search::TreeSearch::new()),
+    }
+}
+
+/// The tree-search counterpart of [`solve_program`]: the menus of every
+/// feature's cells built under `fixes` ([`separable::Workspace::build_tree_cells`]),
+/// searched exactly ([`tree_search`]), read back through
+/// [`checked_counterfactual`], with the same margin retries. An answer found
+/// at the node or time limit is returned as [`Outcome::TimeLimit`] with its
+/// proven relative gap `(cost − lower bound)/cost`.
+fn solve_trees(
+    schema: &Schema,
+    ens: &crate::model::TreeEnsemble,
+    factual: &[f64],
+    config: &Config,
+    fixes: &[Fix],
+) -> Result<Solved> {
+    let start = std::time::Instant::now();
+    with_workspace(|ws| {
+        ws.build_tree_cells(schema, ens, factual, fixes)?;
+        with_tree_search(|ts| {
+            ts.prepare(ws, schema, ens)?;
+            let mut enc = vec![0.0; schema.encoded_dim()];
+            let mut tolerance = config.margin;
+            for _ in 0..3 {
+                let need = logit(ens.threshold()) + tolerance;
+                let left = (config.time_limit_seconds - start.elapsed().as_secs_f64()).max(0.0);
+                let sol = ts.solve(ens, need, config.node_limit, left);
+                let (status, gap) = match sol.status {
+                    tree_search::SearchStatus::Optimal => (Outcome::Optimal, separable::PRUNE_REL),
+                    tree_search::SearchStatus::Infeasible => {
+                        return Ok(Solved::NoSolution(Outcome::Infeasible {
+                            blocking: Vec::new(),
+                            undecided: Vec::new(),
+                        }));
+                    }
+                    tree_search::SearchStatus::LimitWithoutAnswer => {
+                        return Ok(Solved::NoSolution(Outcome::Unknown {
+                            raw_status: SEPARABLE_NODE_LIMIT_STATUS,
+                        }));
+                    }
+                    tree_search::SearchStatus::LimitWithAnswer { lower_bound } => (
+                        Outcome::TimeLimit { has_solution: true },
+                        if sol.cost > 0.0 {
+                            ((sol.cost - lower_bound) / sol.cost).max(0.0)
+                        } else {
+                            0.0
+                        },
+                    ),
+                };
+                ws.write_picks(schema, ts.picks(), &mut enc)?;
+                let cf = checked_counterfactual(
+                    schema,
+                    Scoring::Trees(ens),
+                    factual,
+                    &enc,
+                    status,
+                    sol.cost,
+                    gap,
+                    tolerance,
+                    start.elapsed().as_secs_f64(),
+                    ProvedBy::TreeSearch,
+                    config.robustness,
+                )?;
+                if let Some(cf) = cf {
+                    return Ok(Solved::Found(Box::new(cf)));
+                }
+                tolerance = (tolerance * 100.0).max(1e-9);
+            }
+            Ok(Solved::NoSolution(Outcome::Unknown { raw_status: -2 }))
+        })
+    })
+}
+
 /// One of Russell's per-feature fixes (§1.4 of `seed-formulas.md`), as data, so
 /// that both solvers run the very same diversity procedure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1072,6 +1174,9 @@ enum Backend {
     Separable {
         fixes: Vec<Fix>,
     },
+    TreeSearch {
+        fixes: Vec<Fix>,
+    },
 }
 
 /// One explanation's program on its solver.
@@ -1096,8 +1201,24 @@ impl<'a> Run<'a> {
         // Linear models and scorecards are separable; a tree ensemble's
         // splits couple its features.
         let separable_model = matches!(scoring, Scoring::Linear(..) | Scoring::Scorecard(_));
+        let tree_model = matches!(scoring, Scoring::Trees(_));
         let separable = match config.solver {
             SolverChoice::Mip => false,
+            SolverChoice::TreeSearch if !tree_model => {
+                return Err(Error::InvalidArgument(
+                    "the tree search takes tree ensembles only; use solver 'auto', \
+                     'separable' or 'mip'"
+                        .into(),
+                ));
+            }
+            SolverChoice::TreeSearch if cuts => {
+                return Err(Error::InvalidArgument(
+                    "the tree search cannot express the distinct-subsets rule's \
+                     no-good cuts; use solver 'auto' or 'mip'"
+                        .into(),
+                ));
+            }
+            SolverChoice::TreeSearch => false,
             SolverChoice::Auto => !cuts && separable_model,
             SolverChoice::Separable if !separable_model => {
                 return Err(Error::InvalidArgument(
@@ -1115,8 +1236,13 @@ impl<'a> Run<'a> {
             }
             SolverChoice::Separable => true,
         };
+        let trees = tree_model
+            && !cuts
+            && matches!(config.solver, SolverChoice::Auto | SolverChoice::TreeSearch);
         let backend = if separable {
             Backend::Separable { fixes: Vec::new() }
+        } else if trees {
+            Backend::TreeSearch { fixes: Vec::new() }
         } else {
             Backend::Mip {
                 prog: Box::new(Program::build(
@@ -1141,6 +1267,7 @@ impl<'a> Run<'a> {
         match self.backend {
             Backend::Mip { .. } => ProvedBy::Highs,
             Backend::Separable { .. } => ProvedBy::Separable,
+            Backend::TreeSearch { .. } => ProvedBy::TreeSearch,
         }
     }
 
@@ -1154,6 +1281,14 @@ impl<'a> Run<'a> {
             Backend::Separable { fixes } => {
                 with_workspace(|ws| solve_separable(schema, scoring, factual, config, fixes, ws))?
             }
+            Backend::TreeSearch { fixes } => match scoring {
+                Scoring::Trees(ens) => solve_trees(schema, ens, factual, config, fixes)?,
+                _ => {
+                    return Err(Error::Solver(
+                        "internal: the tree search was chosen for another model".into(),
+                    ));
+                }
+            },
         };
         let node_limit = matches!(
             solved,
@@ -1171,7 +1306,7 @@ impl<'a> Run<'a> {
     /// Moves to the MIP with the same fixes in place.
     fn fall_back_to_mip(&mut self) -> Result<()> {
         let fixes = match &mut self.backend {
-            Backend::Separable { fixes } => std::mem::take(fixes),
+            Backend::Separable { fixes } | Backend::TreeSearch { fixes } => std::mem::take(fixes),
             Backend::Mip { .. } => return Ok(()),
         };
         let prog = Program::build(
@@ -1194,7 +1329,7 @@ impl<'a> Run<'a> {
     /// already in place.
     fn push_fix(&mut self, fix: Fix) -> bool {
         match &mut self.backend {
-            Backend::Separable { fixes } => {
+            Backend::Separable { fixes } | Backend::TreeSearch { fixes } => {
                 fixes.push(fix);
                 true
             }
@@ -1243,7 +1378,7 @@ impl<'a> Run<'a> {
     /// Undoes the last fix added.
     fn pop_fix(&mut self) {
         match &mut self.backend {
-            Backend::Separable { fixes } => {
+            Backend::Separable { fixes } | Backend::TreeSearch { fixes } => {
                 fixes.pop();
             }
             Backend::Mip { prog, saved } => {
@@ -1316,6 +1451,9 @@ fn blocking_groups(
         let solved = match (by, model) {
             (ProvedBy::Separable, Scoring::Linear(..) | Scoring::Scorecard(_)) => {
                 with_workspace(|ws| solve_separable(&s, model, factual, &quick, &[], ws))?
+            }
+            (ProvedBy::TreeSearch, Scoring::Trees(ens)) => {
+                solve_trees(&s, ens, factual, &quick, &[])?
             }
             _ => {
                 let mut prog = Program::build(&s, model, factual, model.first_margin(config))?;

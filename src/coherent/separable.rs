@@ -58,8 +58,8 @@
 use super::Fix;
 use super::program::{bin_slot_interval, raw_grid};
 use crate::error::{Error, Result};
-use crate::model::LinearModel;
 use crate::model::scorecard::{Compiled, Scorecard, ValueBins};
+use crate::model::{LinearModel, TreeEnsemble};
 use crate::schema::{Direction, FeatureKind, Schema};
 
 /// Relative tolerance of the pruning test (a node is pruned when its bound is
@@ -284,7 +284,7 @@ impl Workspace {
     /// Builds every feature's menu for a points scorecard and a coherent
     /// factual raw row, under the schema's actionability and Russell's fixes
     /// `fixes`: one point option per reachable special state, level and value
-    /// bin (a bin's cheapest reachable point, see [`scorecard_menu`]). The
+    /// bin (a bin's cheapest reachable point, see [`piecewise_menu`]). The
     /// factual score is the card's points total of the factual.
     pub fn build_scorecard(
         &mut self,
@@ -306,10 +306,50 @@ impl Workspace {
                     *feature == i
                 }
             });
-            scorecard_menu(self, schema, compiled, factual, i, fixes)?;
+            piecewise_menu(self, schema, Pieces::Scorecard(compiled), factual, i, fixes)?;
             self.end_feature();
         }
         self.factual_score = total;
+        Ok(())
+    }
+
+    /// Builds every feature's menu for a tree ensemble and a coherent factual
+    /// raw row, under the schema's actionability and Russell's fixes `fixes`:
+    /// one point option per reachable special state, level and *cell* of the
+    /// value range (the intervals the ensemble's split thresholds cut it into,
+    /// [`super::trees::feature_cuts`]; on a cell every test on the feature goes
+    /// one way, so its cheapest reachable point stands for all of it). Every
+    /// option is kept: what an option gains depends on the other features, and
+    /// the tree search ([`super::tree_search`]) reads it from the trees. The
+    /// gains are 0 and the factual score is not set.
+    pub fn build_tree_cells(
+        &mut self,
+        schema: &Schema,
+        ens: &TreeEnsemble,
+        factual: &[f64],
+        fixes: &[Fix],
+    ) -> Result<()> {
+        if factual.len() != schema.n_features() || ens.inputs().len() != schema.n_features() {
+            return Err(Error::InvalidArgument(
+                "model, schema and applicant row dimensions differ".into(),
+            ));
+        }
+        self.clear();
+        let mut cells: Vec<(f64, f64)> = Vec::new();
+        for i in 0..schema.n_features() {
+            cells.clear();
+            if schema.features[i].is_contiguous() {
+                let cuts = super::trees::feature_cuts(ens, i);
+                for k in 0..=cuts.len() {
+                    let lo = if k == 0 { 0.0 } else { cuts[k - 1].high };
+                    let hi = if k == cuts.len() { 1.0 } else { cuts[k].low };
+                    cells.push((lo, hi));
+                }
+            }
+            piecewise_menu(self, schema, Pieces::Cells(&cells), factual, i, fixes)?;
+            self.end_feature();
+        }
+        self.factual_score = 0.0;
         Ok(())
     }
 
@@ -657,28 +697,56 @@ impl Workspace {
     /// (`out`, length [`Schema::encoded_dim`]): indicators of the picked states,
     /// the picked slots, each special state's fixed slot value.
     pub fn write_encoded(&self, schema: &Schema, out: &mut [f64]) -> Result<()> {
-        if out.len() != schema.encoded_dim() || self.best.len() != schema.n_features() {
+        self.write_picks(schema, &self.best, out)
+    }
+
+    /// Writes `picks` (one per feature, into the menus built) into an encoded
+    /// vector, as [`Workspace::write_encoded`] writes the last optimum.
+    pub fn write_picks(&self, schema: &Schema, picks: &[Pick], out: &mut [f64]) -> Result<()> {
+        if out.len() != schema.encoded_dim() || picks.len() != schema.n_features() {
             return Err(Error::InvalidArgument(
                 "encoded output or picks do not match the schema".into(),
             ));
         }
-        for (i, f) in schema.features.iter().enumerate() {
-            let p = self.best[i];
-            let o = self.menu(i)[p.option];
-            let lay = schema.layout(i);
-            out[lay.start..lay.start + lay.width].fill(0.0);
-            if let Some(e) = lay.indicator_of_state(o.state) {
-                out[e] = 1.0;
-            }
-            if let (Some(v), FeatureKind::Contiguous { fixed_value, .. }) = (lay.value, &f.kind) {
-                out[v] = if o.state == 0 {
-                    o.at(p.units).2.clamp(0.0, 1.0)
-                } else {
-                    *fixed_value
-                };
-            }
+        for (i, &p) in picks.iter().enumerate() {
+            self.write_feature(schema, i, p, out)?;
         }
         Ok(())
+    }
+
+    /// Writes feature `i`'s pick into its columns of the encoded vector `out`
+    /// (the other columns untouched).
+    pub fn write_feature(&self, schema: &Schema, i: usize, p: Pick, out: &mut [f64]) -> Result<()> {
+        let (Some(f), Some(o)) = (
+            schema.features.get(i),
+            self.menu_checked(i).and_then(|m| m.get(p.option)),
+        ) else {
+            return Err(Error::InvalidArgument(
+                "a pick does not match the menus or the schema".into(),
+            ));
+        };
+        let lay = schema.layout(i);
+        if lay.start + lay.width > out.len() {
+            return Err(Error::InvalidArgument(
+                "encoded output does not match the schema".into(),
+            ));
+        }
+        out[lay.start..lay.start + lay.width].fill(0.0);
+        if let Some(e) = lay.indicator_of_state(o.state) {
+            out[e] = 1.0;
+        }
+        if let (Some(v), FeatureKind::Contiguous { fixed_value, .. }) = (lay.value, &f.kind) {
+            out[v] = if o.state == 0 {
+                o.at(p.units).2.clamp(0.0, 1.0)
+            } else {
+                *fixed_value
+            };
+        }
+        Ok(())
+    }
+
+    fn menu_checked(&self, i: usize) -> Option<&[MenuOption]> {
+        (i + 1 < self.start.len()).then(|| self.menu(i))
     }
 }
 
@@ -1033,35 +1101,51 @@ impl Reach {
     }
 }
 
-/// Pushes feature `i`'s menu for a points scorecard (`compiled`: the feature's
-/// characteristic, `None` when the card does not score it: 0 points
-/// everywhere).
+/// Where a piecewise-constant model's menu of one feature takes its pieces.
+#[derive(Debug, Clone, Copy)]
+enum Pieces<'a> {
+    /// A scorecard's characteristic (`None`: the card does not score the
+    /// feature, 0 points everywhere).
+    Scorecard(Option<&'a Compiled>),
+    /// A tree ensemble's cells of a contiguous feature's value range, as slot
+    /// intervals (empty for a categorical feature). Every option is kept.
+    Cells(&'a [(f64, f64)]),
+}
+
+/// Pushes feature `i`'s menu for a piecewise-constant model: a points
+/// scorecard (`Pieces::Scorecard`) or a tree ensemble's cells
+/// (`Pieces::Cells`).
 ///
-/// The options are the scorecard program's feasible endings (`program.rs`
-/// `build_scorecard`), one point per choice, since points are constant on a
-/// bin:
+/// The options are the program's feasible endings (`program.rs`
+/// `build_scorecard`, `trees.rs`), one point per choice, since the model is
+/// constant on a bin or cell:
 /// * stay put (cost 0, gain 0), unless a fix forbids it;
 /// * each special state or level `j` the transition rules, the direction (a
 ///   categorical's) and the fixes allow: its points less the factual's, for
 ///   the indicator weights `W_own + W_j`;
-/// * each value bin: the reachable point of the bin nearest the anchor — the
+/// * each value bin or cell: the reachable point of it nearest the anchor — the
 ///   factual value, or the fitted median slot clamped to the actionable range
 ///   from a special state — within the actionable bounds, the direction and the
 ///   integer/step grid, an excluded edge kept off as [`bin_slot_interval`]
 ///   documents; cost `W_own·[from a special state] + W^c·|c − v|`.
 ///
-/// While staying put is offered, an option that gains nothing is left out: it
-/// costs at least as much as staying and scores no more (Russell's fixes never
-/// forbid staying put, except the reference code's rule (b), under which
-/// every option is kept).
-fn scorecard_menu(
+/// For a scorecard, while staying put is offered, an option that gains nothing
+/// is left out: it costs at least as much as staying and scores no more
+/// (Russell's fixes never forbid staying put, except the reference code's rule
+/// (b), under which every option is kept). For trees every option is kept but
+/// the cell point that is the factual value itself (staying put already).
+fn piecewise_menu(
     ws: &mut Workspace,
     schema: &Schema,
-    compiled: Option<&Compiled>,
+    pieces: Pieces<'_>,
     factual: &[f64],
     i: usize,
     fixes: &[Fix],
 ) -> Result<()> {
+    let (compiled, cells) = match pieces {
+        Pieces::Scorecard(c) => (c, None),
+        Pieces::Cells(c) => (None, Some(c)),
+    };
     let f = &schema.features[i];
     let s_f = f.state_of(factual[i])?;
     let offer = Offer::new(schema, fixes, i, s_f);
@@ -1095,7 +1179,8 @@ fn scorecard_menu(
         }
     };
     let stay_ok = offer.allows(s_f, true);
-    let worth = |gain: f64| !stay_ok || gain > 0.0;
+    let keep_all = cells.is_some();
+    let worth = |gain: f64| keep_all || !stay_ok || gain > 0.0;
     match &f.kind {
         FeatureKind::Categorical { .. } => {
             let own = state_points(s_f);
@@ -1218,17 +1303,25 @@ fn scorecard_menu(
             };
             let base = if s_f == 0 { 0.0 } else { w_own };
             let wv = schema.value_weight(i);
-            let n_bins = values.map_or(1, |vb| vb.points.len());
+            let n_bins = match (cells, values) {
+                (Some(c), _) => c.len(),
+                (None, Some(vb)) => vb.points.len(),
+                (None, None) => 1,
+            };
             for k in 0..n_bins {
-                let ((blo, bhi), points) = match values {
-                    Some(vb) => (bin_slot_interval(schema, i, vb, k), vb.points[k]),
-                    None => ((0.0, 1.0), 0.0),
+                let ((blo, bhi), points) = match (cells, values) {
+                    (Some(c), _) => (c[k], 0.0),
+                    (None, Some(vb)) => (bin_slot_interval(schema, i, vb, k), vb.points[k]),
+                    (None, None) => ((0.0, 1.0), 0.0),
                 };
                 let gain = points - own;
                 if !worth(gain) || blo > bhi {
                     continue;
                 }
                 if let Some(c) = reach.nearest_in(v, blo, bhi) {
+                    if keep_all && stay_ok && s_f == 0 && c == v {
+                        continue; // staying put, offered already
+                    }
                     ws.push_option(MenuOption {
                         state: 0,
                         slot: c,

@@ -82,6 +82,7 @@ pub(super) fn core_config(config: *const cfx_config) -> FfiResult<Config> {
             cfx_solver_choice::Auto => SolverChoice::Auto,
             cfx_solver_choice::Mip => SolverChoice::Mip,
             cfx_solver_choice::Separable => SolverChoice::Separable,
+            cfx_solver_choice::TreeSearch => SolverChoice::TreeSearch,
         };
     }
     if let Some(v) = s.node_limit {
@@ -205,6 +206,8 @@ pub enum cfx_proved_by {
     /// The exact separable branch and bound (a multiple-choice knapsack over
     /// per-feature options), for linear models and scorecards.
     Separable = 1,
+    /// The exact best-first search over tree ensembles' split cells.
+    TreeSearch = 2,
 }
 
 /// The solver that proved the result, optimum or infeasibility (a
@@ -220,6 +223,7 @@ pub unsafe extern "C" fn cfx_coherent_result_proved_by(
         out.write(match arc_ref(result, "result")?.explanation.proved_by {
             ProvedBy::Highs => cfx_proved_by::Highs,
             ProvedBy::Separable => cfx_proved_by::Separable,
+            ProvedBy::TreeSearch => cfx_proved_by::TreeSearch,
         } as i32);
         Ok(())
     }

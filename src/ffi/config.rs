@@ -49,13 +49,17 @@ impl cfx_diversity_rule {
 #[repr(i32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum cfx_solver_choice {
-    /// The exact separable solver when the model is linear or a scorecard and
-    /// every constraint is per feature, else HiGHS (the default).
+    /// The exact separable solver when the model is linear or a scorecard,
+    /// the exact tree search when it is a tree ensemble, each when every
+    /// constraint is per feature; else HiGHS (the default).
     Auto = 0,
     /// Always the HiGHS mixed-integer program.
     Mip = 1,
     /// Always the separable solver (a call it cannot express is refused).
     Separable = 2,
+    /// Always the tree-ensemble search (tree models only; a call it cannot
+    /// express is refused).
+    TreeSearch = 3,
 }
 
 impl cfx_solver_choice {
@@ -64,6 +68,7 @@ impl cfx_solver_choice {
             0 => Some(Self::Auto),
             1 => Some(Self::Mip),
             2 => Some(Self::Separable),
+            3 => Some(Self::TreeSearch),
             _ => None,
         }
     }

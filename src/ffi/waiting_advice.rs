@@ -179,6 +179,7 @@ pub unsafe extern "C" fn cfx_waiting_advice_summary(
             None => -1,
             Some(ProvedBy::Highs) => cfx_proved_by::Highs as i32,
             Some(ProvedBy::Separable) => cfx_proved_by::Separable as i32,
+            Some(ProvedBy::TreeSearch) => cfx_proved_by::TreeSearch as i32,
         };
         write_optional([(out_proved_by, proved_by)]);
         Ok(())

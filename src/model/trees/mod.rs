@@ -537,18 +537,25 @@ impl TreeEnsemble {
     /// LightGBM in f64.
     #[inline]
     fn sum_leaves(&self, leaf: impl Fn(usize) -> f64) -> f64 {
+        self.sum_tree_values(self.roots.iter().map(|&r| leaf(r as usize)))
+    }
+
+    /// The base score plus one leaf value per tree (in tree order), summed as
+    /// the library sums them (see `sum_leaves`): the one place of that rule.
+    #[inline]
+    pub(crate) fn sum_tree_values(&self, values: impl Iterator<Item = f64>) -> f64 {
         match self.source {
             Source::Xgboost => {
                 let mut sum = self.base_score as f32;
-                for &r in &self.roots {
-                    sum += leaf(r as usize) as f32;
+                for v in values {
+                    sum += v as f32;
                 }
                 sum as f64
             }
             Source::Lightgbm => {
                 let mut sum = self.base_score;
-                for &r in &self.roots {
-                    sum += leaf(r as usize);
+                for v in values {
+                    sum += v;
                 }
                 sum
             }
@@ -599,7 +606,7 @@ impl TreeEnsemble {
     /// with the schema's formula (see the module docs); for a categorical
     /// feature, the index of the level whose indicator is on.
     #[inline]
-    fn encoded_input(&self, f: usize, x: &[f64]) -> f64 {
+    pub(crate) fn encoded_input(&self, f: usize, x: &[f64]) -> f64 {
         let s = self.starts[f];
         match &self.inputs[f] {
             FeatureInput::Value {
@@ -660,11 +667,21 @@ impl TreeEnsemble {
                 Test::Leaf => return node,
                 _ => input(node.feature as usize),
             };
-            let left = match node.test {
-                Test::Levels(off) => v >= 0.0 && self.level_left[off as usize + v as usize],
-                _ => node.numeric_left(v),
-            };
-            k = if left { node.left } else { node.right } as usize;
+            k = if self.goes_left(node, v) {
+                node.left
+            } else {
+                node.right
+            } as usize;
+        }
+    }
+
+    /// Whether inner node `node` sends input `v` (what the trees see of its
+    /// feature: a value, a code, `NaN`, or a level index) left.
+    #[inline]
+    pub(crate) fn goes_left(&self, node: &Node, v: f64) -> bool {
+        match node.test {
+            Test::Levels(off) => v >= 0.0 && self.level_left[off as usize + v as usize],
+            _ => node.numeric_left(v),
         }
     }
 }

@@ -1,0 +1,636 @@
+//! An exact solver for tree ensembles, as [`super::separable`] is for additive
+//! models: the program of the tree MIP ([`super::trees`]: OCEAN's formulation,
+//! Parmentier & Vidal 2021, over Russell 2019's mixed polytope), the same
+//! answers, proven optimal, without HiGHS.
+//!
+//! # The program as a search over per-feature domains
+//! [`Workspace::build_tree_cells`] gives every feature a menu of options: stay
+//! put, each allowed special state or level, and the cheapest reachable point
+//! of each *cell* of the value range (the intervals the ensemble's split
+//! thresholds cut it into, on which every test of the feature goes one way),
+//! inside the actionable bounds, directions, change limits, grids, forbidden
+//! transitions and Russell's diversity fixes. An answer picks one option per
+//! feature; its cost is the sum of the options' costs ([`super::cost`] is
+//! separable by feature) and the model accepts it when the base score plus the
+//! one leaf each tree sends it to reaches `τ = logit(t) + margin`. The menus
+//! hold an optimum: within a cell the trees cannot tell points apart, so the
+//! cheapest point of the cell is as good as any.
+//!
+//! # The bound
+//! A search node restricts every feature `f` to a domain `D_f` (a bit set over
+//! its options, sorted by cost so that the cheapest option is the lowest bit).
+//! For a leaf `ℓ` of tree `t` reachable under `D` — every test on its path has
+//! an option of `D_f` going its way — let
+//!
+//! ```text
+//! rc(ℓ) = Σ_f min { cost(o) : o ∈ D_f, o takes the path of ℓ }
+//! ```
+//!
+//! (a feature that no test on the path reads takes its cheapest option). Costs
+//! are separable and non-negative, so an answer in `D` of cost `C` reaches, in
+//! every tree, a leaf with `rc ≤ C`, and its margin is at most
+//! `M(C) = base + Σ_t max { value(ℓ) : ℓ ∈ t, rc(ℓ) ≤ C }`. The node's lower
+//! bound is the least `C` with `M(C) ≥ τ`: each tree's leaves form a staircase
+//! in `(rc, value)`, and the staircases are merged in order of `rc`. Leaves
+//! whose `rc` reaches the incumbent's cost are left out (they cannot lead to a
+//! cheaper answer), which is the tree-wise pruning of leaves unreachable within
+//! the budget (Devos, Meert & Davis 2021 prune and merge tree-wise bounds the
+//! same way for robustness; Khouna, Emine, Ferry & Vidal 2026 search interval
+//! domains cut by the split thresholds).
+//!
+//! # The search
+//! Best first on that bound. At each node the *candidate* — every feature at
+//! the cheapest option of its domain — is scored exactly, summed as the library
+//! sums it ([`TreeEnsemble::sum_tree_values`]); if it is accepted, its cost
+//! `Σ_f min cost(D_f)` is the least cost of any point of the node, so the node
+//! is solved. Otherwise, among the trees whose bound-attaining leaf (the
+//! *witness*) differs from the candidate's, the one with the largest value
+//! difference is taken, and the first test on the witness's path that the
+//! candidate takes the other way splits its feature's domain into the options
+//! going left and those going right. Every split shrinks a domain, so the
+//! search ends; it stops when no open node's bound is below the incumbent
+//! (relative [`PRUNE_REL`]): the incumbent is optimal. At the node or time
+//! limit it returns the incumbent with the least open bound as a proven lower
+//! bound on the optimum.
+//!
+//! The bound adds leaf values in f64; XGBoost sums in float32, so the bound's
+//! test allows the float32 rounding of the whole sum ([`TreeSearch::prepare`]),
+//! and every answer's acceptance is the library's own sum.
+
+use super::separable::{PRUNE_REL, Pick, Workspace};
+use crate::error::{Error, Result};
+use crate::model::TreeEnsemble;
+use crate::model::trees::{Source, Test};
+use crate::schema::Schema;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// How a search ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SearchStatus {
+    /// Proven optimal (relative [`PRUNE_REL`]); the picks are in
+    /// [`TreeSearch::picks`].
+    Optimal,
+    /// Proven infeasible: no point of the menus is accepted.
+    Infeasible,
+    /// The node or time limit stopped the search with an answer, not proven
+    /// optimal: the optimum is at least `lower_bound`.
+    LimitWithAnswer { lower_bound: f64 },
+    /// The node or time limit stopped the search before any answer was found.
+    LimitWithoutAnswer,
+}
+
+/// The result of [`TreeSearch::solve`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchResult {
+    pub status: SearchStatus,
+    /// The cost of the answer (NaN without one).
+    pub cost: f64,
+    /// Search nodes evaluated.
+    pub nodes: usize,
+}
+
+/// An open search node in the best-first queue.
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    bound: f64,
+    seq: u64,
+    /// Its domains: `words` words at `slab[at..]`.
+    at: usize,
+    /// The split it was evaluated to need: feature, and the tree node whose
+    /// test divides the feature's domain.
+    feature: u32,
+    node: u32,
+}
+
+impl PartialEq for Open {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Open {}
+impl PartialOrd for Open {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Open {
+    /// Reversed, so that `BinaryHeap` pops the least bound first (the
+    /// earliest created among equal bounds: deterministic).
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.bound
+            .total_cmp(&self.bound)
+            .then_with(|| o.seq.cmp(&self.seq))
+    }
+}
+
+/// What evaluating a node found.
+enum Eval {
+    /// No answer in the node beats the incumbent (or none exists).
+    Pruned,
+    /// The candidate is accepted at the node's least cost.
+    Solved { cost: f64 },
+    /// The node's lower bound and the split to make.
+    Open { bound: f64, feature: u32, node: u32 },
+}
+
+/// Every buffer of the tree search, reusable across applicants.
+#[derive(Debug, Default)]
+pub struct TreeSearch {
+    // Options, per feature sorted by cost: feature f's are
+    // `opt_start[f]..opt_start[f + 1]` (flat), its domain bits
+    // `word_start[f]..word_start[f + 1]`.
+    opt_start: Vec<usize>,
+    word_start: Vec<usize>,
+    cost: Vec<f64>,
+    /// The menu index of each (sorted) option.
+    menu_index: Vec<usize>,
+    /// What the trees see of each option.
+    input: Vec<f64>,
+    // Per node of the ensemble: where its left-going option mask starts in
+    // `masks` (inner nodes), and its parent (`u32::MAX` at a root).
+    mask_start: Vec<usize>,
+    masks: Vec<u64>,
+    parent: Vec<u32>,
+    /// Tree index of each root position.
+    n_trees: usize,
+    /// The float32 allowance of the bound's test.
+    slack: f64,
+    // Evaluation buffers.
+    cur: Vec<u64>,
+    undo: Vec<u64>,
+    leaves: Vec<(f64, f64, u32)>,
+    events: Vec<(f64, u32, f64, u32)>,
+    tree_value: Vec<f64>,
+    tree_leaf: Vec<u32>,
+    cand_leaf: Vec<u32>,
+    cand_value: Vec<f64>,
+    cand_opt: Vec<usize>,
+    path: Vec<u32>,
+    // The search.
+    slab: Vec<u64>,
+    free: Vec<usize>,
+    heap: BinaryHeap<Open>,
+    child: Vec<u64>,
+    best: Vec<usize>,
+    picks: Vec<Pick>,
+}
+
+/// What a bound must stay below to beat the incumbent's cost (relative
+/// [`PRUNE_REL`]); infinite without an incumbent.
+fn below_incumbent(incumbent: f64) -> f64 {
+    if incumbent.is_finite() {
+        incumbent - PRUNE_REL * incumbent.abs()
+    } else {
+        f64::INFINITY
+    }
+}
+
+fn lowest_bit(words: &[u64]) -> Option<usize> {
+    words
+        .iter()
+        .enumerate()
+        .find(|(_, w)| **w != 0)
+        .map(|(k, w)| 64 * k + w.trailing_zeros() as usize)
+}
+
+fn bit(words: &[u64], o: usize) -> bool {
+    words[o / 64] >> (o % 64) & 1 == 1
+}
+
+impl TreeSearch {
+    /// An empty search; buffers grow on first use and are kept.
+    pub fn new() -> TreeSearch {
+        TreeSearch::default()
+    }
+
+    /// Reads the menus of `ws` (built by [`Workspace::build_tree_cells`] for
+    /// `ens` on `schema`): sorts each feature's options by cost, finds what the
+    /// trees see of each, and which options every test sends left.
+    pub fn prepare(&mut self, ws: &Workspace, schema: &Schema, ens: &TreeEnsemble) -> Result<()> {
+        let n = schema.n_features();
+        if ws.n_features() != n || ens.inputs().len() != n {
+            return Err(Error::InvalidArgument(
+                "tree search: menus, model and schema do not match".into(),
+            ));
+        }
+        self.opt_start.clear();
+        self.word_start.clear();
+        self.cost.clear();
+        self.menu_index.clear();
+        self.input.clear();
+        self.opt_start.push(0);
+        self.word_start.push(0);
+        let mut x = vec![0.0; schema.encoded_dim()];
+        let mut order: Vec<usize> = Vec::new();
+        for f in 0..n {
+            let menu = ws.menu(f);
+            order.clear();
+            order.extend(0..menu.len());
+            // Cheapest first; among equal costs, the menu's order (staying put
+            // comes first in every menu).
+            order.sort_by(|&a, &b| menu[a].cost.total_cmp(&menu[b].cost).then(a.cmp(&b)));
+            for &o in &order {
+                ws.write_feature(
+                    schema,
+                    f,
+                    Pick {
+                        option: o,
+                        units: 0.0,
+                    },
+                    &mut x,
+                )?;
+                self.cost.push(menu[o].cost);
+                self.menu_index.push(o);
+                self.input.push(ens.encoded_input(f, &x));
+            }
+            self.opt_start.push(self.cost.len());
+            let words = menu.len().div_ceil(64);
+            self.word_start.push(self.word_start[f] + words);
+        }
+        let nodes = ens.nodes();
+        self.mask_start.clear();
+        self.mask_start.resize(nodes.len(), 0);
+        self.masks.clear();
+        self.parent.clear();
+        self.parent.resize(nodes.len(), u32::MAX);
+        for (k, node) in nodes.iter().enumerate() {
+            if node.test == Test::Leaf {
+                continue;
+            }
+            self.parent[node.left as usize] = k as u32;
+            self.parent[node.right as usize] = k as u32;
+            let f = node.feature as usize;
+            self.mask_start[k] = self.masks.len();
+            let words = self.word_start[f + 1] - self.word_start[f];
+            let base = self.masks.len();
+            self.masks.resize(base + words, 0);
+            for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
+                if ens.goes_left(node, self.input[self.opt_start[f] + o]) {
+                    self.masks[base + o / 64] |= 1 << (o % 64);
+                }
+            }
+        }
+        self.n_trees = ens.roots().len();
+        // The float32 sum of XGBoost rounds each partial sum to a relative
+        // 2^-24: at most (trees + 1)·2^-24 times the largest partial sum, which
+        // is at most |base| + Σ_t max |leaf|. LightGBM sums in f64.
+        let mut magnitude = ens.base_score().abs();
+        for &r in ens.roots() {
+            let mut m: f64 = 0.0;
+            collect_leaves(nodes, r as usize, &mut |k| m = m.max(nodes[k].value.abs()));
+            magnitude += m;
+        }
+        let unit = match ens.source() {
+            Source::Xgboost => f32::EPSILON as f64,
+            Source::Lightgbm => f64::EPSILON,
+        };
+        self.slack = 2.0 * (self.n_trees as f64 + 1.0) * unit * magnitude;
+        Ok(())
+    }
+
+    /// The picks of the last answer, one per feature (menu indices).
+    pub fn picks(&self) -> &[Pick] {
+        &self.picks
+    }
+
+    fn words(&self) -> usize {
+        *self.word_start.last().unwrap_or(&0)
+    }
+
+    /// The least cost of feature `f`'s options in `words` (its domain words).
+    fn min_cost(&self, f: usize, words: &[u64]) -> f64 {
+        match lowest_bit(words) {
+            Some(o) => self.cost[self.opt_start[f] + o],
+            None => f64::INFINITY,
+        }
+    }
+
+    /// Finds the cheapest answer whose margin reaches `need`, within
+    /// `node_limit` evaluated nodes and `time_limit` seconds.
+    pub fn solve(
+        &mut self,
+        ens: &TreeEnsemble,
+        need: f64,
+        node_limit: usize,
+        time_limit: f64,
+    ) -> SearchResult {
+        let start = std::time::Instant::now();
+        let n = self.opt_start.len() - 1;
+        let words = self.words();
+        self.heap.clear();
+        self.slab.clear();
+        self.free.clear();
+        self.best.clear();
+        let mut incumbent = f64::INFINITY;
+        let mut nodes = 0usize;
+        let mut seq = 0u64;
+        // The root: every option of every feature.
+        let mut root = vec![0u64; words];
+        for f in 0..n {
+            let k = self.opt_start[f + 1] - self.opt_start[f];
+            for o in 0..k {
+                root[self.word_start[f] + o / 64] |= 1 << (o % 64);
+            }
+        }
+        let mut limited = false;
+        let mut pending: Vec<u64> = root;
+        // Evaluate `pending`; solved → incumbent, open → queue.
+        let evaluate_and_queue =
+            |s: &mut TreeSearch, dom: &[u64], incumbent: &mut f64, seq: &mut u64| match s
+                .evaluate(ens, dom, need, *incumbent)
+            {
+                Eval::Pruned => {}
+                Eval::Solved { cost } => {
+                    if cost < *incumbent {
+                        *incumbent = cost;
+                        s.best.clear();
+                        s.best.extend_from_slice(&s.cand_opt);
+                    }
+                }
+                Eval::Open {
+                    bound,
+                    feature,
+                    node,
+                } => {
+                    let at = match s.free.pop() {
+                        Some(at) => at,
+                        None => {
+                            let at = s.slab.len();
+                            s.slab.resize(at + words, 0);
+                            at
+                        }
+                    };
+                    s.slab[at..at + words].copy_from_slice(dom);
+                    *seq += 1;
+                    s.heap.push(Open {
+                        bound,
+                        seq: *seq,
+                        at,
+                        feature,
+                        node,
+                    });
+                }
+            };
+        nodes += 1;
+        evaluate_and_queue(self, &pending, &mut incumbent, &mut seq);
+        let cutoff = below_incumbent;
+        while let Some(top) = self.heap.peek().copied() {
+            if top.bound >= cutoff(incumbent) {
+                break;
+            }
+            if nodes >= node_limit
+                || (nodes % 64 == 0 && start.elapsed().as_secs_f64() > time_limit)
+            {
+                limited = true;
+                break;
+            }
+            self.heap.pop();
+            let f = top.feature as usize;
+            let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+            let mask_at = self.mask_start[top.node as usize];
+            pending.clear();
+            pending.extend_from_slice(&self.slab[top.at..top.at + words]);
+            self.free.push(top.at);
+            for side in [true, false] {
+                self.child.clear();
+                self.child.extend_from_slice(&pending);
+                for w in w0..w1 {
+                    let m = self.masks[mask_at + (w - w0)];
+                    self.child[w] &= if side { m } else { !m };
+                }
+                if self.child[w0..w1].iter().all(|&w| w == 0) {
+                    continue;
+                }
+                nodes += 1;
+                let child = std::mem::take(&mut self.child);
+                evaluate_and_queue(self, &child, &mut incumbent, &mut seq);
+                self.child = child;
+            }
+        }
+        let found = incumbent.is_finite();
+        if found {
+            self.picks.clear();
+            for f in 0..n {
+                let o = self.best[f];
+                self.picks.push(Pick {
+                    option: self.menu_index[self.opt_start[f] + o],
+                    units: 0.0,
+                });
+            }
+        }
+        let status = match (limited, found) {
+            (false, true) => SearchStatus::Optimal,
+            (false, false) => SearchStatus::Infeasible,
+            (true, true) => SearchStatus::LimitWithAnswer {
+                lower_bound: self
+                    .heap
+                    .peek()
+                    .map_or(incumbent, |o| o.bound.min(incumbent)),
+            },
+            (true, false) => SearchStatus::LimitWithoutAnswer,
+        };
+        SearchResult {
+            status,
+            cost: if found { incumbent } else { f64::NAN },
+            nodes,
+        }
+    }
+
+    /// Evaluates the node with domains `dom`: its candidate, then its bound
+    /// against the incumbent's cost, then the split to make.
+    fn evaluate(&mut self, ens: &TreeEnsemble, dom: &[u64], need: f64, incumbent: f64) -> Eval {
+        let n = self.opt_start.len() - 1;
+        let nodes = ens.nodes();
+        let limit = below_incumbent(incumbent);
+        // The candidate and the node's least cost.
+        let mut base = 0.0;
+        self.cand_opt.clear();
+        for f in 0..n {
+            let words = &dom[self.word_start[f]..self.word_start[f + 1]];
+            let Some(o) = lowest_bit(words) else {
+                return Eval::Pruned;
+            };
+            self.cand_opt.push(o);
+            base += self.cost[self.opt_start[f] + o];
+        }
+        if base >= limit {
+            return Eval::Pruned;
+        }
+        self.cand_leaf.clear();
+        self.cand_value.clear();
+        for &r in ens.roots() {
+            let mut k = r as usize;
+            while nodes[k].test != Test::Leaf {
+                let f = nodes[k].feature as usize;
+                let o = self.cand_opt[f];
+                let left = bit(&self.masks[self.mask_start[k]..], o);
+                k = if left { nodes[k].left } else { nodes[k].right } as usize;
+            }
+            self.cand_leaf.push(k as u32);
+            self.cand_value.push(nodes[k].value);
+        }
+        let score = ens.sum_tree_values(self.cand_value.iter().copied());
+        if score >= need {
+            return Eval::Solved { cost: base };
+        }
+        // The bound: per tree, the staircase of (rc, value) of the leaves
+        // reachable under `dom` with rc below the incumbent.
+        self.cur.clear();
+        self.cur.extend_from_slice(dom);
+        self.events.clear();
+        for (t, &r) in ens.roots().iter().enumerate() {
+            self.leaves.clear();
+            self.walk(ens, r as usize, 0.0, base, limit);
+            if self.leaves.is_empty() {
+                return Eval::Pruned;
+            }
+            self.leaves
+                .sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            let mut top = f64::NEG_INFINITY;
+            for &(rc, value, leaf) in &self.leaves {
+                if value > top {
+                    top = value;
+                    self.events.push((rc, t as u32, value, leaf));
+                }
+            }
+        }
+        self.events.sort_by(|a, b| a.0.total_cmp(&b.0));
+        self.tree_value.clear();
+        self.tree_value.resize(self.n_trees, f64::NEG_INFINITY);
+        self.tree_leaf.clear();
+        self.tree_leaf.resize(self.n_trees, u32::MAX);
+        let mut missing = self.n_trees;
+        let mut sum = ens.base_score();
+        let mut bound = f64::NAN;
+        for &(rc, t, value, leaf) in &self.events {
+            let t = t as usize;
+            if self.tree_value[t] == f64::NEG_INFINITY {
+                missing -= 1;
+                sum += value;
+            } else {
+                sum += value - self.tree_value[t];
+            }
+            self.tree_value[t] = value;
+            self.tree_leaf[t] = leaf;
+            if missing == 0 && sum >= need - self.slack {
+                bound = rc;
+                break;
+            }
+        }
+        if bound.is_nan() || bound >= limit {
+            return Eval::Pruned;
+        }
+        // The split: the tree whose witness gains most over the candidate's
+        // leaf, at the first test on the witness's path the candidate fails.
+        let mut chosen: Option<(f64, usize)> = None;
+        for t in 0..self.n_trees {
+            let w = self.tree_leaf[t];
+            if w != self.cand_leaf[t] {
+                let gain = nodes[w as usize].value - self.cand_value[t];
+                if chosen.is_none_or(|(g, _)| gain > g) {
+                    chosen = Some((gain, t));
+                }
+            }
+        }
+        if let Some((_, t)) = chosen {
+            self.path.clear();
+            let mut k = self.tree_leaf[t];
+            while k != u32::MAX {
+                self.path.push(k);
+                k = self.parent[k as usize];
+            }
+            for j in (1..self.path.len()).rev() {
+                let k = self.path[j] as usize;
+                let next = self.path[j - 1];
+                let node = &nodes[k];
+                let f = node.feature as usize;
+                let left = bit(&self.masks[self.mask_start[k]..], self.cand_opt[f]);
+                let wants_left = next == node.left;
+                if left != wants_left {
+                    return Eval::Open {
+                        bound,
+                        feature: f as u32,
+                        node: k as u32,
+                    };
+                }
+            }
+        }
+        // Every witness is the candidate's leaf, yet the candidate falls short
+        // by less than the bound's rounding allowance: split any feature with
+        // two options or more (cheapest option against the rest) through a
+        // test that separates them, or give up the node if it is one point.
+        for f in 0..n {
+            let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+            let o = self.cand_opt[f];
+            for (k, node) in nodes.iter().enumerate() {
+                if node.test == Test::Leaf || node.feature as usize != f {
+                    continue;
+                }
+                let m = &self.masks[self.mask_start[k]..self.mask_start[k] + (w1 - w0)];
+                let left = bit(m, o);
+                let splits = dom[w0..w1]
+                    .iter()
+                    .zip(m)
+                    .any(|(d, m)| if left { d & !m != 0 } else { d & m != 0 });
+                if splits {
+                    return Eval::Open {
+                        bound,
+                        feature: f as u32,
+                        node: k as u32,
+                    };
+                }
+            }
+        }
+        Eval::Pruned
+    }
+
+    /// Collects into `leaves` the leaves below node `k` reachable under the
+    /// restricted domains `cur`, with their rc (`base + extra`) below `limit`.
+    fn walk(&mut self, ens: &TreeEnsemble, k: usize, extra: f64, base: f64, limit: f64) {
+        let node = ens.nodes()[k];
+        if node.test == Test::Leaf {
+            self.leaves.push((base + extra, node.value, k as u32));
+            return;
+        }
+        let f = node.feature as usize;
+        let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+        let ms = self.mask_start[k];
+        let old = self.min_cost(f, &self.cur[w0..w1]);
+        let mark = self.undo.len();
+        self.undo.extend_from_slice(&self.cur[w0..w1]);
+        for (side, child) in [(true, node.left), (false, node.right)] {
+            let mut any = false;
+            for w in w0..w1 {
+                let m = self.masks[ms + (w - w0)];
+                let d = self.undo[mark + (w - w0)];
+                let v = if side { d & m } else { d & !m };
+                self.cur[w] = v;
+                any |= v != 0;
+            }
+            if any {
+                let e = extra + (self.min_cost(f, &self.cur[w0..w1]) - old);
+                if base + e < limit {
+                    self.walk(ens, child as usize, e, base, limit);
+                }
+            }
+        }
+        for w in w0..w1 {
+            self.cur[w] = self.undo[mark + (w - w0)];
+        }
+        self.undo.truncate(mark);
+    }
+}
+
+fn collect_leaves(nodes: &[crate::model::trees::Node], k: usize, f: &mut impl FnMut(usize)) {
+    let mut stack = vec![k];
+    while let Some(k) = stack.pop() {
+        let n = &nodes[k];
+        if n.test == Test::Leaf {
+            f(k);
+        } else {
+            stack.push(n.right as usize);
+            stack.push(n.left as usize);
+        }
+    }
+}
