@@ -18,6 +18,13 @@
 //! `separable vs highs: median A µs vs B µs (R×), identical costs on N/M`
 //! `portfolio: 1000000 applicants in S s on 1 thread (X per second)`
 //!
+//! `cargo run --release --example portfolio -- heloc-xgb [ROWS] [THREADS]`
+//! streams ROWS (default 10,000) resampled declined HELOC applicants through
+//! the portfolio call under the peer's 100-tree XGBoost model
+//! (`target/peers/heloc_xgb.json`, `benches/peers/trees_train.py`), explained
+//! by the exact tree search, and prints last
+//! `portfolio(trees): 10000 applicants in S s on T threads`.
+//!
 //! where R = B / A and N counts the applicants whose two answers are equally
 //! feasible and cost the same within 1e-9 relative. Timing belongs here, not
 //! in the tests.
@@ -121,15 +128,86 @@ fn timed(
     Ok((micros, answers))
 }
 
+/// The HELOC book streamed under the peer's XGBoost model (see the module docs).
+fn trees_portfolio(n: usize, threads: usize) -> cfx::Result<()> {
+    let data = heloc(&shared_data_dir().join("heloc.csv"))?;
+    let (train, test) = data.holdout_split();
+    let mut schema = train.schema.clone();
+    schema.fit_weights(&train.rows)?;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers/heloc_xgb.json");
+    let json = std::fs::read_to_string(&path).map_err(|e| {
+        cfx::Error::Io(format!(
+            "{}: {e} (run benches/peers/trees_train.py)",
+            path.display()
+        ))
+    })?;
+    let model = cfx::model::TreeEnsemble::from_xgboost_json(
+        &json,
+        &schema,
+        &cfx::model::trees::ImportOptions::default(),
+    )?;
+    let mut declined = Vec::new();
+    for r in &test.rows {
+        if !model.accepts(&schema.encode(r)?) {
+            declined.push(r.clone());
+        }
+    }
+    let dir = std::env::temp_dir();
+    let input = dir.join(format!("cfx-portfolio-trees-{}.csv", std::process::id()));
+    let output = dir.join(format!("cfx-portfolio-trees-{}.jsonl", std::process::id()));
+    write_applicants(&schema, &declined, n, &input)
+        .map_err(|e| cfx::Error::Io(format!("cannot write {}: {e}", input.display())))?;
+    let config = Config {
+        batch_threads: threads,
+        ..Config::default()
+    };
+    let t = Instant::now();
+    let summary = explain_portfolio(
+        &schema,
+        &model,
+        &input,
+        &output,
+        &config,
+        &PortfolioOptions::default(),
+        &mut |_| true,
+    );
+    let s = t.elapsed().as_secs_f64();
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(&output);
+    let summary = summary?;
+    println!(
+        "portfolio(trees): {} declined, {} with recourse, {} errors",
+        summary.declined, summary.with_recourse, summary.errors
+    );
+    println!(
+        "portfolio(trees): {} applicants in {s:.1} s on {threads} thread{}",
+        summary.rows,
+        if threads == 1 { "" } else { "s" }
+    );
+    Ok(())
+}
+
 fn main() -> cfx::Result<()> {
     let which = std::env::args().nth(1).unwrap_or_else(|| "heloc".into());
+    if which == "heloc-xgb" {
+        let args: Vec<String> = std::env::args().collect();
+        let n = args
+            .get(2)
+            .map_or(Ok(10_000), |s| s.parse::<usize>())
+            .map_err(|_| cfx::Error::InvalidArgument("the row count is not a number".into()))?;
+        let threads = args
+            .get(3)
+            .map_or(Ok(1), |s| s.parse::<usize>())
+            .map_err(|_| cfx::Error::InvalidArgument("the thread count is not a number".into()))?;
+        return trees_portfolio(n, threads.max(1));
+    }
     let data = match which.as_str() {
         "german" => german_credit(&bundled_german_path())?,
         "taiwan" => taiwan(&shared_data_dir().join("taiwan_default.csv"))?,
         "heloc" => heloc(&shared_data_dir().join("heloc.csv"))?,
         other => {
             return Err(cfx::Error::InvalidArgument(format!(
-                "unknown data set '{other}' (heloc, german or taiwan)"
+                "unknown data set '{other}' (heloc, german, taiwan or heloc-xgb)"
             )));
         }
     };

@@ -496,8 +496,9 @@ enum cfx_solver_choice
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /**
-   * The exact separable solver when the model is linear or a scorecard and
-   * every constraint is per feature, else HiGHS (the default).
+   * The exact separable solver when the model is linear or a scorecard,
+   * the exact tree search when it is a tree ensemble, each when every
+   * constraint is per feature; else HiGHS (the default).
    */
   CFX_SOLVER_CHOICE_AUTO = 0,
   /**
@@ -508,6 +509,11 @@ enum cfx_solver_choice
    * Always the separable solver (a call it cannot express is refused).
    */
   CFX_SOLVER_CHOICE_SEPARABLE = 2,
+  /**
+   * Always the tree-ensemble search (tree models only; a call it cannot
+   * express is refused).
+   */
+  CFX_SOLVER_CHOICE_TREE_SEARCH = 3,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -535,6 +541,10 @@ enum cfx_proved_by
    * per-feature options), for linear models and scorecards.
    */
   CFX_PROVED_BY_SEPARABLE = 1,
+  /**
+   * The exact best-first search over tree ensembles' split cells.
+   */
+  CFX_PROVED_BY_TREE_SEARCH = 2,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1710,7 +1720,7 @@ void cfx_plausibility_free(const struct cfx_plausibility *plausibility);
  * on the caller's thread after each chunk with `user_data`, and returning
  * `false` stops the run with `CFX_STATUS_CANCELLED`: the output then ends
  * after the last row reported, every line whole, and `*out_counts` is not
- * written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (a non-linear model, a
+ * written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (a model other than a linear one or a tree ensemble, a
  * bad configuration), `IO_ERROR` (unreadable input, unwritable output),
  * `DATA_ERROR` (a header without a feature or with an unknown column).
  * Thread-safe (schema, model and config are only read).

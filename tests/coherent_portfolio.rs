@@ -37,7 +37,7 @@ fn options(chunk_rows: usize) -> PortfolioOptions {
 /// The line of one applicant built independently of the stream: the single
 /// call's answer put into a `serde_json::Value` (whose maps order their keys),
 /// as the portfolio call formatted its lines before it wrote them itself.
-fn oracle_line(schema: &Schema, model: &LinearModel, raw: &[f64], row: usize) -> String {
+fn oracle_line(schema: &Schema, model: &dyn Model, raw: &[f64], row: usize) -> String {
     let x = schema.encode(raw).unwrap();
     if model.accepts(&x) {
         return serde_json::json!({
@@ -72,7 +72,7 @@ fn oracle_line(schema: &Schema, model: &LinearModel, raw: &[f64], row: usize) ->
 /// Runs the call on `input` and returns the output's bytes and the summary.
 fn run(
     schema: &Schema,
-    model: &LinearModel,
+    model: &dyn Model,
     input: &Path,
     ignore: &str,
     threads: usize,
@@ -100,7 +100,7 @@ fn run(
 /// chunks larger than the file included.
 fn assert_same_bytes_for_all_layouts(
     schema: &Schema,
-    model: &LinearModel,
+    model: &dyn Model,
     input: &Path,
     ignore: &str,
 ) -> (Vec<u8>, PortfolioSummary) {
@@ -218,6 +218,57 @@ fn heloc_output_is_the_same_bytes_for_every_thread_count_and_chunk_size() {
     assert_eq!(text.lines().count(), 1500);
     for (k, line) in text.lines().enumerate() {
         assert_eq!(line, oracle_line(&schema, &model, &d.rows[k], k), "row {k}");
+    }
+}
+
+#[test]
+fn heloc_output_under_the_peer_xgboost_model_is_the_same_bytes_for_every_layout() {
+    let Some(path) = common::shared("heloc.csv") else {
+        return;
+    };
+    let model_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers/heloc_xgb.json");
+    if !model_path.exists() {
+        assert!(
+            !common::in_ci(),
+            "the peer's XGBoost model is missing under CI"
+        );
+        eprintln!("notice: the peer's XGBoost model is absent; test skipped");
+        return;
+    }
+    let d = heloc(&path).unwrap();
+    let (train, _) = d.holdout_split();
+    let mut schema = train.schema.clone();
+    schema.fit_weights(&train.rows).unwrap();
+    let json = std::fs::read_to_string(&model_path).unwrap();
+    let model = cfx::model::TreeEnsemble::from_xgboost_json(
+        &json,
+        &schema,
+        &cfx::model::trees::ImportOptions::default(),
+    )
+    .unwrap();
+    // The first 150 applicants of the file (special states among them).
+    let text = std::fs::read_to_string(&path).unwrap();
+    let sample: Vec<&str> = text.lines().take(151).collect();
+    let input = temp("heloc-trees.csv");
+    std::fs::write(&input, sample.join("\n") + "\n").unwrap();
+    let (bytes, summary) =
+        assert_same_bytes_for_all_layouts(&schema, &model, &input, "RiskPerformance");
+    std::fs::remove_file(&input).unwrap();
+    assert_eq!((summary.rows, summary.errors), (150, 0));
+    assert!(
+        summary.declined >= 30 && summary.accepted >= 30,
+        "{summary:?}"
+    );
+    assert_eq!(summary.with_recourse, summary.declined, "{summary:?}");
+    let text = String::from_utf8(bytes).unwrap();
+    for (k, line) in text.lines().enumerate() {
+        assert_eq!(line, oracle_line(&schema, &model, &d.rows[k], k), "row {k}");
+        if line.contains("\"declined\"") {
+            assert!(
+                line.contains("\"proved_by\":\"tree_search\""),
+                "row {k}: {line}"
+            );
+        }
     }
 }
 

@@ -124,6 +124,20 @@ impl Ord for Open {
     }
 }
 
+/// Nodes between two dives of the search (see [`TreeSearch::solve`]).
+const PLUNGE_EVERY: usize = 256;
+
+/// Propagation rounds per node evaluation (the last round only bounds).
+const PROPAGATION_ROUNDS: usize = 4;
+
+/// What a propagation round did to the domains.
+enum Propagated {
+    /// Some domain became empty: no improving answer in the node.
+    Empty,
+    Narrowed,
+    Unchanged,
+}
+
 /// What evaluating a node found.
 enum Eval {
     /// No answer in the node beats the incumbent (or none exists).
@@ -167,6 +181,18 @@ pub struct TreeSearch {
     cand_value: Vec<f64>,
     cand_opt: Vec<usize>,
     path: Vec<u32>,
+    /// The node's domains after propagation.
+    work: Vec<u64>,
+    tree_max: Vec<f64>,
+    acc: Vec<u64>,
+    count: Vec<usize>,
+    on_path: Vec<usize>,
+    path_features: Vec<usize>,
+    touched: Vec<usize>,
+    survivors: usize,
+    feature_trees: Vec<Vec<usize>>,
+    greedy_leaf: Vec<f64>,
+    greedy_try: Vec<f64>,
     // The search.
     slab: Vec<u64>,
     free: Vec<usize>,
@@ -272,6 +298,17 @@ impl TreeSearch {
             }
         }
         self.n_trees = ens.roots().len();
+        // The trees that test each feature (for the greedy warm start).
+        self.feature_trees.clear();
+        self.feature_trees.resize(n, Vec::new());
+        for (t, &r) in ens.roots().iter().enumerate() {
+            collect_inner(nodes, r as usize, &mut |k| {
+                let f = nodes[k].feature as usize;
+                if self.feature_trees[f].last() != Some(&t) {
+                    self.feature_trees[f].push(t);
+                }
+            });
+        }
         // The float32 sum of XGBoost rounds each partial sum to a relative
         // 2^-24: at most (trees + 1)·2^-24 times the largest partial sum, which
         // is at most |base| + Σ_t max |leaf|. LightGBM sums in f64.
@@ -334,19 +371,29 @@ impl TreeSearch {
             }
         }
         let mut limited = false;
+        let mut next_clock_check = 32;
+        let warm = self.greedy(ens, need);
+        if let Some(cost) = warm {
+            incumbent = cost;
+        }
+        if std::env::var_os("CFX_TREE_SEARCH_TRACE").is_some() {
+            eprintln!("tree search: greedy warm start {warm:?}");
+        }
         let mut pending: Vec<u64> = root;
         // Evaluate `pending`; solved → incumbent, open → queue.
-        let evaluate_and_queue =
+        // Evaluate a node: solved → incumbent; open → stored, returned.
+        let evaluate_and_store =
             |s: &mut TreeSearch, dom: &[u64], incumbent: &mut f64, seq: &mut u64| match s
                 .evaluate(ens, dom, need, *incumbent)
             {
-                Eval::Pruned => {}
+                Eval::Pruned => None,
                 Eval::Solved { cost } => {
                     if cost < *incumbent {
                         *incumbent = cost;
                         s.best.clear();
                         s.best.extend_from_slice(&s.cand_opt);
                     }
+                    None
                 }
                 Eval::Open {
                     bound,
@@ -361,38 +408,68 @@ impl TreeSearch {
                             at
                         }
                     };
-                    s.slab[at..at + words].copy_from_slice(dom);
+                    s.slab[at..at + words].copy_from_slice(&s.work);
                     *seq += 1;
-                    s.heap.push(Open {
+                    Some(Open {
                         bound,
                         seq: *seq,
                         at,
                         feature,
                         node,
-                    });
+                    })
                 }
             };
         nodes += 1;
-        evaluate_and_queue(self, &pending, &mut incumbent, &mut seq);
+        if let Some(root) = evaluate_and_store(self, &pending, &mut incumbent, &mut seq) {
+            self.heap.push(root);
+        }
         let cutoff = below_incumbent;
-        while let Some(top) = self.heap.peek().copied() {
+        // Plunging (as MIP solvers dive): after a split, go on with the child
+        // of the smaller bound before returning to the best open node, until a
+        // dive finds an answer or dies; a new dive every `PLUNGE_EVERY` nodes.
+        // Answers found early let the bound and the propagation prune by the
+        // incumbent's cost; the order of the search changes nothing else.
+        let mut plunge: Option<Open> = None;
+        let mut next_plunge = 0usize;
+        loop {
+            let top = match plunge.take() {
+                Some(p) => p,
+                None => match self.heap.pop() {
+                    Some(t) => t,
+                    None => break,
+                },
+            };
             if top.bound >= cutoff(incumbent) {
-                break;
+                self.free.push(top.at);
+                // The heap's least bound is no smaller: done, unless this
+                // came from a dive.
+                match self.heap.peek() {
+                    Some(t) if t.bound < cutoff(incumbent) => continue,
+                    _ => break,
+                }
             }
-            if nodes >= node_limit
-                || (nodes % 64 == 0 && start.elapsed().as_secs_f64() > time_limit)
-            {
+            if nodes >= node_limit {
                 limited = true;
+                self.heap.push(top);
                 break;
             }
-            self.heap.pop();
+            if nodes >= next_clock_check {
+                next_clock_check = nodes + 32;
+                if start.elapsed().as_secs_f64() > time_limit {
+                    limited = true;
+                    self.heap.push(top);
+                    break;
+                }
+            }
             let f = top.feature as usize;
             let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
             let mask_at = self.mask_start[top.node as usize];
             pending.clear();
             pending.extend_from_slice(&self.slab[top.at..top.at + words]);
             self.free.push(top.at);
-            for side in [true, false] {
+            let before = incumbent;
+            let mut children: [Option<Open>; 2] = [None, None];
+            for (j, side) in [true, false].into_iter().enumerate() {
                 self.child.clear();
                 self.child.extend_from_slice(&pending);
                 for w in w0..w1 {
@@ -404,9 +481,31 @@ impl TreeSearch {
                 }
                 nodes += 1;
                 let child = std::mem::take(&mut self.child);
-                evaluate_and_queue(self, &child, &mut incumbent, &mut seq);
+                children[j] = evaluate_and_store(self, &child, &mut incumbent, &mut seq);
                 self.child = child;
             }
+            let diving = nodes >= next_plunge && incumbent >= before;
+            if incumbent < before {
+                next_plunge = nodes + PLUNGE_EVERY;
+            }
+            let [a, b] = children;
+            let (first, second) = match (a, b) {
+                (Some(a), Some(b)) if b.bound < a.bound => (Some(b), Some(a)),
+                (a, b) => (a.or(b), if a.is_some() { b } else { None }),
+            };
+            if let Some(x) = second {
+                self.heap.push(x);
+            }
+            if let Some(x) = first {
+                if diving {
+                    plunge = Some(x);
+                } else {
+                    self.heap.push(x);
+                }
+            }
+        }
+        if let Some(p) = plunge.take() {
+            self.heap.push(p);
         }
         let found = incumbent.is_finite();
         if found {
@@ -430,6 +529,13 @@ impl TreeSearch {
             },
             (true, false) => SearchStatus::LimitWithoutAnswer,
         };
+        if std::env::var_os("CFX_TREE_SEARCH_TRACE").is_some() {
+            eprintln!(
+                "tree search: {nodes} nodes, {:.1} ms, open {}, status {status:?}",
+                start.elapsed().as_secs_f64() * 1e3,
+                self.heap.len()
+            );
+        }
         SearchResult {
             status,
             cost: if found { incumbent } else { f64::NAN },
@@ -437,90 +543,220 @@ impl TreeSearch {
         }
     }
 
-    /// Evaluates the node with domains `dom`: its candidate, then its bound
-    /// against the incumbent's cost, then the split to make.
+    /// The value of the leaf tree `t` (root `r`) sends the options `opt` to.
+    fn leaf_value(&self, ens: &TreeEnsemble, r: usize, opt: &[usize]) -> f64 {
+        let nodes = ens.nodes();
+        let mut k = r;
+        while nodes[k].test != Test::Leaf {
+            let f = nodes[k].feature as usize;
+            let left = bit(&self.masks[self.mask_start[k]..], opt[f]);
+            k = if left { nodes[k].left } else { nodes[k].right } as usize;
+        }
+        nodes[k].value
+    }
+
+    /// A greedy warm start (its answer only seeds the incumbent, so that the
+    /// bound prunes from the first node): from every feature's cheapest
+    /// option, repeatedly take the single-feature move that gains the most
+    /// margin per unit of cost — or, once one exists, the cheapest move that
+    /// gets the applicant accepted — then undo every move the acceptance does
+    /// not need. Returns the answer's cost (in `best`), or `None`.
+    fn greedy(&mut self, ens: &TreeEnsemble, need: f64) -> Option<f64> {
+        let n = self.opt_start.len() - 1;
+        let roots = ens.roots();
+        let mut opt: Vec<usize> = vec![0; n];
+        self.greedy_leaf.clear();
+        for &r in roots {
+            let v = self.leaf_value(ens, r as usize, &opt);
+            self.greedy_leaf.push(v);
+        }
+        let exact = |s: &TreeSearch| ens.sum_tree_values(s.greedy_leaf.iter().copied());
+        let mut margin: f64 = ens.base_score() + self.greedy_leaf.iter().sum::<f64>();
+        let mut accepted = exact(self) >= need;
+        for _ in 0..4 * n + 8 {
+            if accepted {
+                break;
+            }
+            // (feature, option, margin after, cost increase), best by ratio,
+            // and the cheapest that reaches the need.
+            let mut by_ratio: Option<(usize, usize, f64, f64)> = None;
+            let mut finishing: Option<(usize, usize, f64, f64)> = None;
+            for f in 0..n {
+                let cur_cost = self.cost[self.opt_start[f] + opt[f]];
+                let trees = std::mem::take(&mut self.feature_trees[f]);
+                let keep = opt[f];
+                for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
+                    if o == keep {
+                        continue;
+                    }
+                    opt[f] = o;
+                    let mut m = margin;
+                    for &t in &trees {
+                        m += self.leaf_value(ens, roots[t] as usize, &opt) - self.greedy_leaf[t];
+                    }
+                    let dc = self.cost[self.opt_start[f] + o] - cur_cost;
+                    let gain = m - margin;
+                    if m >= need && finishing.is_none_or(|b| dc < b.3) {
+                        finishing = Some((f, o, m, dc));
+                    }
+                    if gain > 0.0 {
+                        let ratio = gain / dc.max(1e-12);
+                        let better =
+                            by_ratio.is_none_or(|b| ratio > (b.2 - margin) / b.3.max(1e-12));
+                        if better {
+                            by_ratio = Some((f, o, m, dc));
+                        }
+                    }
+                }
+                opt[f] = keep;
+                self.feature_trees[f] = trees;
+            }
+            let Some((f, o, m, _)) = finishing.or(by_ratio) else {
+                return None;
+            };
+            opt[f] = o;
+            margin = m;
+            for j in 0..self.feature_trees[f].len() {
+                let t = self.feature_trees[f][j];
+                self.greedy_leaf[t] = self.leaf_value(ens, roots[t] as usize, &opt);
+            }
+            accepted = exact(self) >= need;
+        }
+        if !accepted {
+            return None;
+        }
+        // Undo the moves the acceptance does not need, dearest first.
+        let mut moved: Vec<usize> = (0..n).filter(|&f| opt[f] != 0).collect();
+        moved.sort_by(|&a, &b| {
+            let ca = self.cost[self.opt_start[a] + opt[a]];
+            let cb = self.cost[self.opt_start[b] + opt[b]];
+            cb.total_cmp(&ca)
+        });
+        for f in moved {
+            let keep = opt[f];
+            opt[f] = 0;
+            self.greedy_try.clear();
+            self.greedy_try.extend_from_slice(&self.greedy_leaf);
+            for j in 0..self.feature_trees[f].len() {
+                let t = self.feature_trees[f][j];
+                self.greedy_try[t] = self.leaf_value(ens, roots[t] as usize, &opt);
+            }
+            if ens.sum_tree_values(self.greedy_try.iter().copied()) >= need {
+                std::mem::swap(&mut self.greedy_leaf, &mut self.greedy_try);
+            } else {
+                opt[f] = keep;
+            }
+        }
+        let cost = (0..n).map(|f| self.cost[self.opt_start[f] + opt[f]]).sum();
+        self.best.clear();
+        self.best.extend_from_slice(&opt);
+        Some(cost)
+    }
+
+    /// Evaluates the node with domains `dom`: narrows the domains by
+    /// propagation (see [`TreeSearch::propagate`]) into `work`, then its
+    /// candidate, its bound against the incumbent's cost, and the split to make.
     fn evaluate(&mut self, ens: &TreeEnsemble, dom: &[u64], need: f64, incumbent: f64) -> Eval {
         let n = self.opt_start.len() - 1;
         let nodes = ens.nodes();
         let limit = below_incumbent(incumbent);
-        // The candidate and the node's least cost.
-        let mut base = 0.0;
-        self.cand_opt.clear();
-        for f in 0..n {
-            let words = &dom[self.word_start[f]..self.word_start[f + 1]];
-            let Some(o) = lowest_bit(words) else {
-                return Eval::Pruned;
-            };
-            self.cand_opt.push(o);
-            base += self.cost[self.opt_start[f] + o];
-        }
-        if base >= limit {
-            return Eval::Pruned;
-        }
-        self.cand_leaf.clear();
-        self.cand_value.clear();
-        for &r in ens.roots() {
-            let mut k = r as usize;
-            while nodes[k].test != Test::Leaf {
-                let f = nodes[k].feature as usize;
-                let o = self.cand_opt[f];
-                let left = bit(&self.masks[self.mask_start[k]..], o);
-                k = if left { nodes[k].left } else { nodes[k].right } as usize;
+        self.work.clear();
+        self.work.extend_from_slice(dom);
+        let mut round = 0;
+        let (bound, base) = loop {
+            round += 1;
+            // The candidate and the node's least cost.
+            let mut base = 0.0;
+            self.cand_opt.clear();
+            for f in 0..n {
+                let words = &self.work[self.word_start[f]..self.word_start[f + 1]];
+                let Some(o) = lowest_bit(words) else {
+                    return Eval::Pruned;
+                };
+                self.cand_opt.push(o);
+                base += self.cost[self.opt_start[f] + o];
             }
-            self.cand_leaf.push(k as u32);
-            self.cand_value.push(nodes[k].value);
-        }
-        let score = ens.sum_tree_values(self.cand_value.iter().copied());
-        if score >= need {
-            return Eval::Solved { cost: base };
-        }
-        // The bound: per tree, the staircase of (rc, value) of the leaves
-        // reachable under `dom` with rc below the incumbent.
-        self.cur.clear();
-        self.cur.extend_from_slice(dom);
-        self.events.clear();
-        for (t, &r) in ens.roots().iter().enumerate() {
-            self.leaves.clear();
-            self.walk(ens, r as usize, 0.0, base, limit);
-            if self.leaves.is_empty() {
+            if base >= limit {
                 return Eval::Pruned;
             }
-            self.leaves
-                .sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
-            let mut top = f64::NEG_INFINITY;
-            for &(rc, value, leaf) in &self.leaves {
-                if value > top {
-                    top = value;
-                    self.events.push((rc, t as u32, value, leaf));
+            self.cand_leaf.clear();
+            self.cand_value.clear();
+            for &r in ens.roots() {
+                let mut k = r as usize;
+                while nodes[k].test != Test::Leaf {
+                    let f = nodes[k].feature as usize;
+                    let o = self.cand_opt[f];
+                    let left = bit(&self.masks[self.mask_start[k]..], o);
+                    k = if left { nodes[k].left } else { nodes[k].right } as usize;
+                }
+                self.cand_leaf.push(k as u32);
+                self.cand_value.push(nodes[k].value);
+            }
+            let score = ens.sum_tree_values(self.cand_value.iter().copied());
+            if score >= need {
+                return Eval::Solved { cost: base };
+            }
+            // Per tree, the staircase of (rc, value) of the leaves reachable
+            // under the domains with rc below the incumbent, and the largest
+            // such value.
+            self.cur.clear();
+            self.cur.extend_from_slice(&self.work);
+            self.events.clear();
+            self.tree_max.clear();
+            for (t, &r) in ens.roots().iter().enumerate() {
+                self.leaves.clear();
+                self.walk(ens, r as usize, 0.0, base, limit);
+                if self.leaves.is_empty() {
+                    return Eval::Pruned;
+                }
+                self.leaves
+                    .sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+                let mut top = f64::NEG_INFINITY;
+                for &(rc, value, leaf) in &self.leaves {
+                    if value > top {
+                        top = value;
+                        self.events.push((rc, t as u32, value, leaf));
+                    }
+                }
+                self.tree_max.push(top);
+            }
+            if round < PROPAGATION_ROUNDS {
+                match self.propagate(ens, base, limit, need) {
+                    Propagated::Empty => return Eval::Pruned,
+                    Propagated::Narrowed => continue,
+                    Propagated::Unchanged => {}
                 }
             }
-        }
-        self.events.sort_by(|a, b| a.0.total_cmp(&b.0));
-        self.tree_value.clear();
-        self.tree_value.resize(self.n_trees, f64::NEG_INFINITY);
-        self.tree_leaf.clear();
-        self.tree_leaf.resize(self.n_trees, u32::MAX);
-        let mut missing = self.n_trees;
-        let mut sum = ens.base_score();
-        let mut bound = f64::NAN;
-        for &(rc, t, value, leaf) in &self.events {
-            let t = t as usize;
-            if self.tree_value[t] == f64::NEG_INFINITY {
-                missing -= 1;
-                sum += value;
-            } else {
-                sum += value - self.tree_value[t];
+            // The bound: the staircases merged in order of rc.
+            self.events.sort_by(|a, b| a.0.total_cmp(&b.0));
+            self.tree_value.clear();
+            self.tree_value.resize(self.n_trees, f64::NEG_INFINITY);
+            self.tree_leaf.clear();
+            self.tree_leaf.resize(self.n_trees, u32::MAX);
+            let mut missing = self.n_trees;
+            let mut sum = ens.base_score();
+            let mut bound = f64::NAN;
+            for &(rc, t, value, leaf) in &self.events {
+                let t = t as usize;
+                if self.tree_value[t] == f64::NEG_INFINITY {
+                    missing -= 1;
+                    sum += value;
+                } else {
+                    sum += value - self.tree_value[t];
+                }
+                self.tree_value[t] = value;
+                self.tree_leaf[t] = leaf;
+                if missing == 0 && sum >= need - self.slack {
+                    bound = rc;
+                    break;
+                }
             }
-            self.tree_value[t] = value;
-            self.tree_leaf[t] = leaf;
-            if missing == 0 && sum >= need - self.slack {
-                bound = rc;
-                break;
+            if bound.is_nan() || bound >= limit {
+                return Eval::Pruned;
             }
-        }
-        if bound.is_nan() || bound >= limit {
-            return Eval::Pruned;
-        }
+            break (bound, base);
+        };
+        let _ = base;
         // The split: the tree whose witness gains most over the candidate's
         // leaf, at the first test on the witness's path the candidate fails.
         let mut chosen: Option<(f64, usize)> = None;
@@ -569,7 +805,7 @@ impl TreeSearch {
                 }
                 let m = &self.masks[self.mask_start[k]..self.mask_start[k] + (w1 - w0)];
                 let left = bit(m, o);
-                let splits = dom[w0..w1]
+                let splits = self.work[w0..w1]
                     .iter()
                     .zip(m)
                     .any(|(d, m)| if left { d & !m != 0 } else { d & m != 0 });
@@ -583,6 +819,123 @@ impl TreeSearch {
             }
         }
         Eval::Pruned
+    }
+
+    /// Narrows the domains `work` (and `cur`) by what every improving answer
+    /// must satisfy (constraint propagation, as Khouna et al. 2026 propagate
+    /// interval domains): in tree `t` such an answer reaches a leaf `ℓ` with
+    /// `rc(ℓ)` below the incumbent and `value(ℓ) + Σ_{t' ≠ t} max_{t'} ≥ τ`
+    /// (`max_{t'}` the largest value of tree `t'` with rc below the incumbent,
+    /// `tree_max`); so each feature that every such leaf's path tests lies in
+    /// the union of the leaves' restricted domains.
+    fn propagate(&mut self, ens: &TreeEnsemble, base: f64, limit: f64, need: f64) -> Propagated {
+        let n = self.opt_start.len() - 1;
+        let total: f64 = ens.base_score() + self.tree_max.iter().sum::<f64>();
+        self.acc.clear();
+        self.acc.resize(self.words(), 0);
+        self.count.clear();
+        self.count.resize(n, 0);
+        self.on_path.clear();
+        self.on_path.resize(n, 0);
+        let mut changed = false;
+        for (t, &r) in ens.roots().iter().enumerate() {
+            let threshold = need - self.slack - (total - self.tree_max[t]);
+            self.survivors = 0;
+            self.touched.clear();
+            self.walk_union(ens, r as usize, 0.0, base, limit, threshold);
+            if self.survivors == 0 {
+                return Propagated::Empty;
+            }
+            for j in 0..self.touched.len() {
+                let f = self.touched[j];
+                let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+                if self.count[f] == self.survivors {
+                    let mut any = false;
+                    for w in w0..w1 {
+                        let v = self.work[w] & self.acc[w];
+                        changed |= v != self.work[w];
+                        self.work[w] = v;
+                        self.cur[w] = v;
+                        any |= v != 0;
+                    }
+                    if !any {
+                        return Propagated::Empty;
+                    }
+                }
+                self.acc[w0..w1].fill(0);
+                self.count[f] = 0;
+            }
+        }
+        if changed {
+            Propagated::Narrowed
+        } else {
+            Propagated::Unchanged
+        }
+    }
+
+    /// [`TreeSearch::walk`] for [`TreeSearch::propagate`]: at each leaf with
+    /// rc below `limit` and value at least `threshold`, adds the restricted
+    /// domain of every feature on its path to `acc`, and counts it.
+    fn walk_union(
+        &mut self,
+        ens: &TreeEnsemble,
+        k: usize,
+        extra: f64,
+        base: f64,
+        limit: f64,
+        threshold: f64,
+    ) {
+        let node = ens.nodes()[k];
+        if node.test == Test::Leaf {
+            if node.value >= threshold {
+                self.survivors += 1;
+                for j in 0..self.path_features.len() {
+                    let f = self.path_features[j];
+                    for w in self.word_start[f]..self.word_start[f + 1] {
+                        self.acc[w] |= self.cur[w];
+                    }
+                    self.count[f] += 1;
+                }
+            }
+            return;
+        }
+        let f = node.feature as usize;
+        if self.on_path[f] == 0 {
+            self.path_features.push(f);
+            if !self.touched.contains(&f) {
+                self.touched.push(f);
+            }
+        }
+        self.on_path[f] += 1;
+        let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+        let ms = self.mask_start[k];
+        let old = self.min_cost(f, &self.cur[w0..w1]);
+        let mark = self.undo.len();
+        self.undo.extend_from_slice(&self.cur[w0..w1]);
+        for (side, child) in [(true, node.left), (false, node.right)] {
+            let mut any = false;
+            for w in w0..w1 {
+                let m = self.masks[ms + (w - w0)];
+                let d = self.undo[mark + (w - w0)];
+                let v = if side { d & m } else { d & !m };
+                self.cur[w] = v;
+                any |= v != 0;
+            }
+            if any {
+                let e = extra + (self.min_cost(f, &self.cur[w0..w1]) - old);
+                if base + e < limit {
+                    self.walk_union(ens, child as usize, e, base, limit, threshold);
+                }
+            }
+        }
+        for w in w0..w1 {
+            self.cur[w] = self.undo[mark + (w - w0)];
+        }
+        self.undo.truncate(mark);
+        self.on_path[f] -= 1;
+        if self.on_path[f] == 0 {
+            self.path_features.pop();
+        }
     }
 
     /// Collects into `leaves` the leaves below node `k` reachable under the
@@ -619,6 +972,18 @@ impl TreeSearch {
             self.cur[w] = self.undo[mark + (w - w0)];
         }
         self.undo.truncate(mark);
+    }
+}
+
+fn collect_inner(nodes: &[crate::model::trees::Node], k: usize, f: &mut impl FnMut(usize)) {
+    let mut stack = vec![k];
+    while let Some(k) = stack.pop() {
+        let n = &nodes[k];
+        if n.test != Test::Leaf {
+            f(k);
+            stack.push(n.right as usize);
+            stack.push(n.left as usize);
+        }
     }
 }
 

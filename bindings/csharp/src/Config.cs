@@ -8,12 +8,15 @@ namespace Cfx
     /// <summary>Which solver proves coherent counterfactuals (cfx_solver_choice).</summary>
     public enum SolverChoice
     {
-        /// <summary>The exact separable solver for linear models and scorecards when every constraint is per feature, else HiGHS.</summary>
+        /// <summary>The exact separable solver for linear models and scorecards, the exact tree search for tree
+        /// ensembles, when every constraint is per feature; else HiGHS.</summary>
         Auto = 0,
         /// <summary>Always the HiGHS mixed-integer program.</summary>
         Mip = 1,
         /// <summary>Always the separable solver (a call it cannot express is refused).</summary>
         Separable = 2,
+        /// <summary>Always the tree-ensemble search (tree models only; a call it cannot express is refused).</summary>
+        TreeSearch = 3,
     }
 
     /// <summary>The solver that proved a coherent result (cfx_proved_by).</summary>
@@ -23,6 +26,8 @@ namespace Cfx
         Highs = 0,
         /// <summary>The exact separable branch and bound.</summary>
         Separable = 1,
+        /// <summary>The exact best-first search over a tree ensemble's split cells.</summary>
+        TreeSearch = 2,
     }
 
     public enum DiversityRule

@@ -102,6 +102,16 @@ public static partial class Tests
                 var c = r.Certificate(0);
                 A.Near(p.Score, c.Score, 1e-9, "the certificate's score is the model's");
                 A.True(c.Cost > 0 && !double.IsInfinity(c.Cost) && !double.IsNaN(c.Cost), "cost " + c.Cost);
+                // The exact tree search proves it; HiGHS, on the same program, agrees.
+                A.Eq(ProvedBy.TreeSearch, r.ProvedBy, "proved by");
+                using (var mb = new ConfigBuilder().TimeLimit(120).Solver(SolverChoice.Mip))
+                using (var mip = mb.Build())
+                using (var h = Coherent.Explain(s, xgb, mip, raw))
+                {
+                    A.Eq(ProvedBy.Highs, h.ProvedBy, "proved by (MIP)");
+                    A.Eq(CoherentOutcome.Optimal, h.Outcome, "outcome (MIP)");
+                    A.Near(c.Cost, h.Certificate(0).Cost, 1e-9 * c.Cost, "same optimum");
+                }
             }
         }
     }

@@ -148,3 +148,23 @@ def test_heloc_models_of_the_peer_give_the_library_margins_on_every_row(library,
         ours = m.scores(d.encoded())
         worst = float(np.max(np.abs(ours - lib["margin"].to_numpy())))
         assert worst <= 1e-6, f"worst margin difference to {library}: {worst}"
+
+
+def test_the_tree_search_proves_the_peer_xgboost_optimum_that_highs_proves():
+    """The first declined held-out HELOC applicant under the peer's 100-tree XGBoost model: the
+    exact tree search (the default for trees) and HiGHS on the same program give the same
+    proven optimum, and the model accepts the answer."""
+    peers = os.path.join(ROOT, "target", "peers")
+    model_path = require(os.path.join(peers, "heloc_xgb.json"), "the peer's xgboost model (make peers-trees)")
+    heloc = shared_data("heloc.csv")
+    with cfx.load_heloc(heloc) as d:
+        train, test = d.holdout_split()
+        with train, test, train.fitted_schema() as s, cfx.Model.from_xgboost(s, model_path) as m:
+            i = next(i for i in range(len(test)) if not m.predict_raw(s, test.row(i)).accepted)
+            raw = test.row(i)
+            with cfx.Config(time_limit=120) as auto, cfx.Config(time_limit=120, solver="mip") as mip:
+                with cfx.explain(s, m, raw, auto) as a, cfx.explain(s, m, raw, mip) as h:
+                    assert (a.outcome, a.proved_by) == ("optimal", "tree_search")
+                    assert (h.outcome, h.proved_by) == ("optimal", "highs")
+                    assert abs(a.certificate(0).cost - h.certificate(0).cost) <= 1e-9 * h.certificate(0).cost
+                    assert m.predict_raw(s, a.counterfactual(0)).accepted

@@ -12,7 +12,7 @@ from .config import ptr_of
 
 OUTCOMES = {0: "optimal", 1: "time_limit", 2: "infeasible", 3: "unknown"}
 #: `cfx_proved_by`: the solver that proved an optimum or an infeasibility.
-PROVED_BY = {0: "highs", 1: "separable"}
+PROVED_BY = {0: "highs", 1: "separable", 2: "tree_search"}
 
 Certificate = namedtuple("Certificate", "cost score probability objective mip_gap solve_seconds")
 

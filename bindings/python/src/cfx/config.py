@@ -8,9 +8,10 @@ from ._native import Handle
 
 NOISE_MODELS = {"gaussian": 0, "uniform": 1}
 DIVERSITY_RULES = {"russell_code": 0, "russell_intended": 1, "distinct_subsets": 2}
-#: `cfx_solver_choice`: auto (the exact separable solver for linear models and scorecards
-#: whenever every constraint is per feature, else HiGHS), always the MIP, or the separable one.
-SOLVERS = {"auto": 0, "mip": 1, "separable": 2}
+#: `cfx_solver_choice`: auto (the exact separable solver for linear models and scorecards, the
+#: exact tree search for tree ensembles, whenever every constraint is per feature, else HiGHS),
+#: always the MIP, the separable one, or the tree search.
+SOLVERS = {"auto": 0, "mip": 1, "separable": 2, "tree_search": 3}
 
 
 def _enum(table, value, what):

@@ -133,7 +133,7 @@ cfx_waiting <- function(advice) {
   r <- .fam_call("coherent", "C_waiting_advice", advice)
   r$outcome <- c("found", "no_advice", "unproven")[r$outcome + 1L]
   if (!r$found) return(r)
-  r$proved_by <- if (r$proved_by < 0L) NA_character_ else c("highs", "separable")[r$proved_by + 1L]
+  r$proved_by <- if (r$proved_by < 0L) NA_character_ else c("highs", "separable", "tree_search")[r$proved_by + 1L]
   r
 }
 

@@ -7,7 +7,8 @@
 #' `rl_exploration = c(start, end)`. (Noise is not a setting: each robust
 #' call takes a noise model, see `cfx_noise_gaussian`.) `diversity_rule` is "russell_code" or
 #' "russell_intended" or "distinct_subsets"; `solver` is "auto" (the exact
-#' separable solver when it applies, else HiGHS), "mip" or "separable"; `target` comes with its
+#' separable solver or tree search when it applies, else HiGHS), "mip", "separable" or
+#' "tree_search"; `target` comes with its
 #' tolerance `target_epsilon`.
 #' `n_diverse` counts the optimum: `cfx_explain(diverse = TRUE)` returns the
 #' optimum and up to `n_diverse - 1` alternatives (a COPA plan has `n_diverse` options).
@@ -16,8 +17,9 @@
 #' Gaussian slips of variance `sigma2` is at most `invalidation_target`,
 #' proven optimal (its rate is the result's `invalidation_rate` column).
 #' `node_limit` caps the branch-and-bound nodes of the exact separable solver
-#' per solve (default 200,000): past it, solver "auto" hands the solve to
-#' HiGHS and "separable" ends it unproven (outcome "unknown"; waiting advice
+#' or tree search per solve (default 200,000): past it, solver "auto" hands the
+#' solve to HiGHS (the tree search returns its best answer, outcome
+#' "time_limit" with its gap) and "separable" ends it unproven (outcome "unknown"; waiting advice
 #' not proven, see `cfx_waiting`). Deterministic, unlike `time_limit`.
 #' Built through the library's configuration builder; invalid values raise a
 #' `cfx_error_invalid_argument` condition naming the setting.
@@ -50,7 +52,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   set("rl_exploration", rl_exploration)
   set("rl_hidden", rl_hidden)
   set("robust_advice", robust_advice)
-  if (!is.null(solver)) set("solver", .enum(solver, c("auto", "mip", "separable"), "solver"))
+  if (!is.null(solver)) set("solver", .enum(solver, c("auto", "mip", "separable", "tree_search"), "solver"))
   set("node_limit", node_limit)
   cfx_config_build(b)
 }

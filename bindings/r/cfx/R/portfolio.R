@@ -51,5 +51,5 @@ print.cfx_portfolio_summary <- function(x, ...) {
   invisible(x)
 }
 
-#' The solver that proved a coherent result: "highs" or "separable".
-cfx_proved_by <- function(result) c("highs", "separable")[.cx(C_coherent_proved_by, result) + 1L]
+#' The solver that proved a coherent result: "highs", "separable" or "tree_search".
+cfx_proved_by <- function(result) c("highs", "separable", "tree_search")[.cx(C_coherent_proved_by, result) + 1L]

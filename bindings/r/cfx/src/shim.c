@@ -1432,7 +1432,7 @@ SEXP C_coherent_result(SEXP result)
     return out;
 }
 
-/* The solver that proved a result: 0 HiGHS, 1 separable (cfx_proved_by). */
+/* The solver that proved a result: 0 HiGHS, 1 separable, 2 tree search (cfx_proved_by). */
 SEXP C_coherent_proved_by(SEXP result)
 {
     int32_t v = -1;

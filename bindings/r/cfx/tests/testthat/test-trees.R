@@ -193,4 +193,10 @@ test_that("the first declined held-out HELOC applicant gets a proven-optimal cou
   df <- as.data.frame(r)
   expect_equal(df$score[1], q$score, tolerance = 1e-9)
   expect_gt(df$cost[1], 0)
+  # the exact tree search proves it; HiGHS, on the same program, agrees
+  expect_identical(cfx_proved_by(r), "tree_search")
+  h <- cfx_explain(xgb, a, s, cfx_config(time_limit = 120, solver = "mip"))
+  expect_identical(cfx_proved_by(h), "highs")
+  expect_identical(cfx_outcome(h)$outcome, "optimal")
+  expect_equal(as.data.frame(h)$cost[1], df$cost[1], tolerance = 1e-9)
 })

@@ -46,7 +46,7 @@ public final class CoherentResult extends NativeResource {
     /** The solver that proved the result, optimum or infeasibility ({@code cfx_proved_by}). */
     public ProvedBy provedBy() {
         try {
-            return Native.coherentProvedBy(handle()) == 1 ? ProvedBy.SEPARABLE : ProvedBy.HIGHS;
+            return ProvedBy.of(Native.coherentProvedBy(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -77,7 +77,7 @@ public final class WaitingAdvice extends NativeResource {
             Reference.reachabilityFence(this);
         }
         Optional<ProvedBy> by =
-                o[3] < 0 ? Optional.empty() : Optional.of(o[3] == 1 ? ProvedBy.SEPARABLE : ProvedBy.HIGHS);
+                o[3] < 0 ? Optional.empty() : Optional.of(ProvedBy.of((long) o[3]));
         return new Summary((int) o[0], o[1], o[2], by);
     }
 

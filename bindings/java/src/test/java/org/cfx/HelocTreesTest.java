@@ -99,6 +99,14 @@ class HelocTreesTest {
                 CoherentResult.Certificate c = r.certificate(0);
                 assertEquals(p.score(), c.score(), 1e-9, "the certificate's score is the model's");
                 assertTrue(c.cost() > 0 && Double.isFinite(c.cost()), "cost " + c.cost());
+                // The exact tree search proves it; HiGHS, on the same program, agrees.
+                assertEquals(ProvedBy.TREE_SEARCH, r.provedBy());
+                try (Config mip = Config.builder().timeLimit(120).solver(Solver.MIP).build();
+                        CoherentResult h = Coherent.explain(schema, xgb, mip, raw)) {
+                    assertEquals(ProvedBy.HIGHS, h.provedBy());
+                    assertEquals(CoherentResult.Outcome.OPTIMAL, h.outcome(), h.describe());
+                    assertEquals(c.cost(), h.certificate(0).cost(), 1e-9 * c.cost(), "same optimum");
+                }
             }
         }
     }

@@ -1,0 +1,203 @@
+//! The exact tree search against HiGHS on production-size tree ensembles.
+//!
+//! ```text
+//! python3 benches/peers/trees_train.py     # writes the models into target/peers
+//! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit 60] [--all]
+//! ```
+//!
+//! Trains nothing itself: it reads the peer's HELOC models (XGBoost 100 trees
+//! of depth 4; XGBoost 500 trees of depth 6; LightGBM 500 trees of 31 leaves),
+//! checks that cfx scores every HELOC row as the library exported it, then
+//! explains the first `--n` declined held-out applicants of each model with
+//! the tree search (the default solver for trees) and with HiGHS on the same
+//! program (`SolverChoice::Mip`, `--highs-limit` seconds each, on the first
+//! `--highs-n` of them, default all), one thread. `--all` explains every
+//! declined held-out applicant; `--model NAME` runs the models whose name
+//! contains NAME, `--from K` starts at the K-th applicant. Prints one line per model, last:
+//!
+//! `trees_scale: <model>: proven P/N, median T ms (highs median H ms, R×), identical costs on M/M`
+//!
+//! "identical" means equal to 1e-9 relative wherever both solvers proved
+//! optimality; times are wall-clock milliseconds per applicant of `explain`.
+
+use cfx::coherent::{Config, Explanation, Outcome, SolverChoice, explain};
+use cfx::data::{heloc, shared_data_dir};
+use cfx::model::trees::ImportOptions;
+use cfx::model::{Model, TreeEnsemble};
+use std::path::Path;
+
+fn margins(path: &Path) -> Result<Vec<f64>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            l.split_once(',')
+                .and_then(|(_, m)| m.parse::<f64>().ok())
+                .ok_or_else(|| format!("{}: bad line '{l}'", path.display()))
+        })
+        .collect()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => 0.5 * (v[n / 2 - 1] + v[n / 2]),
+    }
+}
+
+fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|k| args.get(k + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn timed(
+    schema: &cfx::schema::Schema,
+    model: &TreeEnsemble,
+    row: &[f64],
+    config: &Config,
+) -> Result<(Explanation, f64), cfx::Error> {
+    let t = std::time::Instant::now();
+    let ex = explain(schema, model, row, config)?;
+    Ok((ex, t.elapsed().as_secs_f64() * 1e3))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let all = args.iter().any(|a| a == "--all");
+    let n: usize = if all {
+        usize::MAX
+    } else {
+        arg(&args, "--n", 20)
+    };
+    let highs_n: usize = arg(&args, "--highs-n", usize::MAX);
+    let highs_limit: f64 = arg(&args, "--highs-limit", 60.0);
+    let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers");
+    let d = heloc(&shared_data_dir().join("heloc.csv"))?;
+    let (train, test) = d.holdout_split();
+    let mut schema = train.schema.clone();
+    schema.fit_weights(&train.rows)?;
+    let opts = ImportOptions::default();
+    let models = [
+        ("xgboost 100x4", "heloc_xgb.json", "heloc_xgb_margins.csv"),
+        (
+            "lightgbm 100x15",
+            "heloc_lgbm.txt",
+            "heloc_lgbm_margins.csv",
+        ),
+        (
+            "xgboost 500x6",
+            "heloc_xgb_500x6.json",
+            "heloc_xgb_500x6_margins.csv",
+        ),
+        (
+            "lightgbm 500x31",
+            "heloc_lgbm_500x31.txt",
+            "heloc_lgbm_500x31_margins.csv",
+        ),
+    ];
+    let search = Config {
+        time_limit_seconds: 60.0,
+        batch_threads: 1,
+        ..Config::default()
+    };
+    let highs = Config {
+        time_limit_seconds: highs_limit,
+        solver: SolverChoice::Mip,
+        batch_threads: 1,
+        ..Config::default()
+    };
+    let mut lines = Vec::new();
+    let only: String = arg(&args, "--model", String::new());
+    let from: usize = arg(&args, "--from", 0);
+    for (name, file, margin_file) in models {
+        if !name.contains(only.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(peers.join(file))
+            .map_err(|e| format!("{file}: {e} (run benches/peers/trees_train.py)"))?;
+        let model = if file.ends_with(".json") {
+            TreeEnsemble::from_xgboost_json(&text, &schema, &opts)?
+        } else {
+            TreeEnsemble::from_lightgbm_text(&text, &schema, &opts)?
+        };
+        let lib = margins(&peers.join(margin_file))?;
+        let equal = d
+            .rows
+            .iter()
+            .zip(&lib)
+            .filter(|(r, m)| (model.margin_raw(r) - **m).abs() <= 1e-6)
+            .count();
+        println!(
+            "{name}: margins equal the library's on {equal}/{} rows",
+            lib.len()
+        );
+        let declined: Vec<&Vec<f64>> = test
+            .rows
+            .iter()
+            .filter(|r| schema.encode(r).is_ok_and(|e| !model.accepts(&e)))
+            .take(n)
+            .collect();
+        let (mut proven, mut ms, mut highs_ms) = (0, Vec::new(), Vec::new());
+        let (mut compared, mut identical) = (0, 0);
+        for (k, r) in declined.iter().enumerate().skip(from) {
+            let (ex, t) = timed(&schema, &model, r, &search)?;
+            ms.push(t);
+            if ex.outcome == Outcome::Optimal {
+                proven += 1;
+            }
+            let cost = ex.counterfactuals.first().map(|c| c.cost);
+            let mut line = format!(
+                "  applicant {k}: tree search {:?} {t:.1} ms cost {}",
+                ex.outcome,
+                cost.map_or("-".into(), |c| format!("{c:.6}"))
+            );
+            if k < highs_n {
+                let (hx, ht) = timed(&schema, &model, r, &highs)?;
+                highs_ms.push(ht);
+                let hcost = hx.counterfactuals.first().map(|c| c.cost);
+                line += &format!(
+                    "; highs {:?} {ht:.0} ms cost {}",
+                    hx.outcome,
+                    hcost.map_or("-".into(), |c| format!("{c:.6}"))
+                );
+                if ex.outcome == Outcome::Optimal && hx.outcome == Outcome::Optimal {
+                    compared += 1;
+                    let same = match (cost, hcost) {
+                        (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * a.abs().max(1.0),
+                        _ => false,
+                    };
+                    if same {
+                        identical += 1;
+                    } else {
+                        line += "  ← COSTS DIFFER";
+                    }
+                }
+                // Both proven infeasible also agree.
+                if matches!(ex.outcome, Outcome::Infeasible { .. })
+                    && matches!(hx.outcome, Outcome::Infeasible { .. })
+                {
+                    compared += 1;
+                    identical += 1;
+                }
+            }
+            if !all || k < 40 {
+                println!("{line}");
+            }
+        }
+        let (t, h) = (median(&mut ms), median(&mut highs_ms));
+        lines.push(format!(
+            "trees_scale: {name}: proven {proven}/{}, median {t:.1} ms (highs median {h:.0} ms, {:.0}×), identical costs on {identical}/{compared}",
+            declined.len(),
+            h / t
+        ));
+    }
+    for l in &lines {
+        println!("{l}");
+    }
+    Ok(())
+}
