@@ -137,10 +137,26 @@ pub fn check_or_repair(
     answer: &[f64],
     repair: Option<&Config>,
 ) -> Result<Checked> {
+    check_after_waiting(schema, model, factual, answer, 0, repair)
+}
+
+/// [`check_or_repair`] for an answer that first waits `months` (a P-DQN plan
+/// with a wait step): the rules are checked against the row after waiting
+/// ([`Schema::check_advice`]). A repair (only for `months == 0`: the exact
+/// engine here answers for the applicant as they are) is as there.
+pub fn check_after_waiting(
+    schema: &Schema,
+    model: &dyn Model,
+    factual: &[f64],
+    answer: &[f64],
+    months: u32,
+    repair: Option<&Config>,
+) -> Result<Checked> {
     crate::error::check_len("factual row", schema.n_features(), factual.len())?;
     crate::error::check_len("answer row", schema.n_features(), answer.len())?;
+    let repair = repair.filter(|_| months == 0);
     let probability = model.probability(&schema.encode(answer)?);
-    let rejected = if let Err(e) = schema.check_advice(factual, answer, 0) {
+    let rejected = if let Err(e) = schema.check_advice(factual, answer, months) {
         Some(format!("not actionable: {e}"))
     } else if !(probability > model.threshold()) {
         Some(format!(
