@@ -66,6 +66,9 @@ pub const GERMAN_LEVEL_ORDERS: [(&str, &[&str]); 3] = [
     ),
 ];
 
+/// The shortest loan duration the German preset advises, in months.
+pub const GERMAN_MIN_DURATION: f64 = 6.0;
+
 /// The German durations that only time moves (immutable in the preset).
 pub const GERMAN_TIME_DRIVEN: [&str; 2] = ["present_employment_since", "present_residence_since"];
 
@@ -78,7 +81,10 @@ pub const GERMAN_DERIVED: [&str; 1] = ["installment_rate_in_percentage_of_dispos
 ///   other credits existing", "unknown/ no savings account" or "for free"
 ///   housing: those moves game the data rather than improve the applicant;
 /// * the credit amount may go down by at most 50 % and up by at most 25 %,
-///   the duration may change by at most 12 months either way;
+///   the duration may change by at most 12 months either way and is never
+///   advised below [`GERMAN_MIN_DURATION`] months (a 12-month loan cut to 4
+///   months triples the instalment; fewer than 1 % of accepted applicants
+///   have a loan that short);
 /// * three categoricals are ordered ([`GERMAN_LEVEL_ORDERS`]): savings and the
 ///   checking account balance move only to a better level (nobody is advised
 ///   to hold less money); employment keeps its order but is immutable (below).
@@ -125,6 +131,7 @@ pub fn german_credit_advice(schema: &Schema, waiting_cost_per_month: f64) -> Res
     let duration = feature(&mut feats, "duration_in_month")?;
     duration.actionability.max_decrease = Some(ChangeLimit::Units(12.0));
     duration.actionability.max_increase = Some(ChangeLimit::Units(12.0));
+    duration.actionability.lower = Some(GERMAN_MIN_DURATION);
     Schema::new_with_waiting(
         feats,
         Some(Waiting {
