@@ -155,10 +155,11 @@ pub fn check_after_waiting(
     crate::error::check_len("factual row", schema.n_features(), factual.len())?;
     crate::error::check_len("answer row", schema.n_features(), answer.len())?;
     let repair = repair.filter(|_| months == 0);
-    let probability = model.probability(&schema.encode(answer)?);
+    let encoded = schema.encode(answer)?;
+    let probability = model.probability(&encoded);
     let rejected = if let Err(e) = schema.check_advice(factual, answer, months) {
         Some(format!("not actionable: {e}"))
-    } else if !(probability > model.threshold()) {
+    } else if !model.accepts(&encoded) {
         Some(format!(
             "declined by the model (probability {probability:.3})"
         ))
@@ -203,8 +204,9 @@ pub fn check_after_waiting(
         };
         // The exact engine's row is accepted and actionable under a schema
         // that only tightens `schema`; checked again, not assumed.
-        let p = model.probability(&schema.encode(&cf.raw)?);
-        if !(p > model.threshold()) || schema.check_advice(factual, &cf.raw, 0).is_err() {
+        let enc = schema.encode(&cf.raw)?;
+        let p = model.probability(&enc);
+        if !model.accepts(&enc) || schema.check_advice(factual, &cf.raw, 0).is_err() {
             continue;
         }
         return Ok(Checked {
