@@ -38,8 +38,9 @@
 //!
 //! Then the waiting advice of the first declined applicant under the German
 //! advice preset with waiting at 0.001 per month
-//! (`cfx_schema_advice_preset(schema, 0, 0.001, …)`, cheap enough that this
-//! applicant waits), as `cfx_coherent_explain_with_waiting` (default
+//! (`cfx_schema_advice_preset(schema, 0, 0.001, …)`; since the preset keeps
+//! the instalment rate fixed (issue 25), waiting, which only ages this
+//! applicant, no longer pays: 0 months), as `cfx_coherent_explain_with_waiting` (default
 //! configuration) computes it: months, the wait's cost, the total cost and
 //! the final row (`waiting_*`).
 //!

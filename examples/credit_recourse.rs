@@ -13,9 +13,13 @@
 //! answer says which of its changed values land outside the 1–99% range of the
 //! training data's accepted applicants. On German credit it then explains a
 //! declined applicant under the bank's own model, the bundled optbinning points
-//! scorecard (`examples/data/german_scorecard_table.csv`). `make demo` then
+//! scorecard (`examples/data/german_scorecard_table.csv`). CROCO's answer and
+//! COPA's options are advice only when today's model accepts them
+//! (`cfx::advice::check_or_repair`: else repaired by the exact engine, or "no
+//! valid advice found"). `make demo` then
 //! runs the COPA plan and sequential sections.
 
+use cfx::advice::{Outcome as AdviceOutcome, check_or_repair};
 use cfx::coherent::waiting::explain_with_waiting;
 use cfx::coherent::{Config as MipConfig, Outcome, Robustness, explain, explain_diverse};
 use cfx::data;
@@ -107,7 +111,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if let Some(&i) = declined.first() {
-        plan_advice(&schema, &train, &test.rows[i], i, &ranges)?;
+        plan_advice(&schema, &model, &train, &test.rows[i], i, &ranges)?;
     }
     if which == "german" {
         scorecard_advice(&schema, &test)?;
@@ -284,12 +288,16 @@ fn waiting_advice(
     Ok(())
 }
 
-/// A COPA plan (Bui, Nguyen & Nguyen 2022) for one declined applicant, with the distribution-free
-/// bounds L* and U* on the share of plausible future models that accept every
-/// option. Model uncertainty: 1000 logistic refits on random halves of the
-/// training part, covariance × 1.5 (the paper's experiments).
+/// A COPA plan (Bui, Nguyen & Nguyen 2022) for one declined applicant: each
+/// option checked with today's model (repaired or dropped when declined), and
+/// as the plan's headline the share of simulated future models (a Gaussian
+/// with the refits' moments) that accept every option given; the
+/// distribution-free bounds L* and U* only when they say something. Model
+/// uncertainty: 1000 logistic refits on random halves of the training part,
+/// covariance × 1.5 (the paper's experiments).
 fn plan_advice(
     schema: &cfx::schema::Schema,
+    model: &LinearModel,
     train: &data::Dataset,
     raw: &[f64],
     who: usize,
@@ -304,40 +312,44 @@ fn plan_advice(
         init_noise: 0.1,
         ..CopaConfig::default()
     };
-    let mut plan = copa_plan(schema, &mu, raw, cfg)?;
-    plan.assess_plausibility(schema, raw, ranges)?;
+    let plan = copa_plan(schema, &mu, raw, cfg)?;
     println!();
     println!(
-        "plan under model shift (COPA) for applicant #{who}: {} options",
+        "plan under model shift (COPA) for applicant #{who}: {} options, each checked with today's model",
         plan.raw.len()
     );
+    // Only options today's model accepts are advice (`cfx::advice`): a
+    // declined option is repaired by the exact engine over the features it
+    // moved, or dropped.
+    let mut given: Vec<Vec<f64>> = Vec::new();
     for (k, option) in plan.raw.iter().enumerate() {
-        let words: Vec<String> = schema
-            .describe_changes(raw, option)
-            .iter()
-            .map(|c| c.to_string())
-            .collect();
-        println!("  option {}: {}", k + 1, words.join("; "));
-        warn(&plan.plausibility[k]);
+        let c = check_or_repair(schema, model, raw, option, Some(&MipConfig::default()))?;
+        println!("  option {}: {}", k + 1, c.describe());
+        if let Some(advice) = &c.advice {
+            warn(&ranges.assess(schema, raw, advice)?);
+            given.push(schema.encode(advice)?);
+        }
     }
-    println!(
-        "  between {:.0}% and {:.0}% of plausible future models will accept every option in this plan",
-        100.0 * plan.lower.value,
-        100.0 * plan.upper.value
-    );
-    println!(
-        "  (distribution-free bounds over all models within Gelbrich distance ρ = {} of the estimated mean and covariance)",
-        cfg.rho
-    );
-    let reading = plan.read_bounds(&mu, cfg.rho)?;
-    if reading.meaning != cfx::plan::BoundsMeaning::Informative {
-        println!("  {}", reading.in_words());
+    if given.is_empty() {
+        println!("  no option is advice today's model accepts: no plan");
+        return Ok(());
     }
-    let share = gaussian_joint_validity(&mu, &plan.encoded, 10_000, 7);
+    let share = gaussian_joint_validity(&mu, &given, 10_000, 7);
     println!(
-        "  if future models vary as a Gaussian with those moments, {:.1}% of them accept every option (10,000 simulated models)",
+        "  {:.1}% of simulated future models accept every option given (10,000 models drawn from the refits' Gaussian)",
         100.0 * share
     );
+    // The distribution-free bounds only when they say something: at ρ = 0
+    // with L* = 0 and U* = 1 they are no news for an applicant.
+    let reading = plan.read_bounds(&mu, cfg.rho)?;
+    if reading.meaning == cfx::plan::BoundsMeaning::Informative && given.len() == plan.raw.len() {
+        println!(
+            "  between {:.0}% and {:.0}% of all future models within Gelbrich distance ρ = {} of the estimated mean and covariance accept every option",
+            100.0 * plan.lower.value,
+            100.0 * plan.upper.value,
+            cfg.rho
+        );
+    }
     Ok(())
 }
 
@@ -503,6 +515,18 @@ fn robust_advice(
     let mut c = croco(schema, model, &noise, raw, &cfg)?;
     c.assess_plausibility(schema, raw, ranges)?;
     let target = cfg.robustness_target;
+    // A row today's model declines is not advice (`cfx::advice`).
+    let checked = check_or_repair(schema, model, raw, &c.raw, Some(&MipConfig::default()))?;
+    if checked.outcome != AdviceOutcome::Valid {
+        println!(
+            "  robust advice (CROCO, target 10%): {}",
+            checked.describe()
+        );
+        if let Some(advice) = &checked.advice {
+            warn(&ranges.assess(schema, raw, advice)?);
+        }
+        return Ok(());
+    }
     if c.target_met {
         println!("  robust advice (CROCO, target 10%) — certified:");
     } else if c.valid && c.invalidation.value <= target {

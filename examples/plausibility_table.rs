@@ -16,6 +16,16 @@
 //! default 3000, seed 42), every plan counted whether or not it flips the
 //! decision (the row says how many do).
 //!
+//! Every answer is checked with the model and the schema's rules
+//! (`cfx::advice::check_or_repair`, issue 25): a declined answer of Wachter,
+//! PROBE, CROCO or COPA is repaired by the exact engine over the features the
+//! method moved (or, when those cannot flip the decision, over every
+//! actionable feature), or counted as "no advice"; a P-DQN plan the model declines is
+//! "no advice". Columns: answers owed, valid share (advice given that the model
+//! accepts, re-checked here), repaired, no advice, and the implausible share of
+//! the advice given. The last line: for how many methods every answer given is
+//! valid, and the worst implausible share.
+//!
 //! `--preset` runs every method under the data set's advice preset
 //! (`cfx::data::presets::priced_preset`: change limits, waiting, no moves
 //! that game the data) — "after"; without it, the plain schema — "before".
@@ -24,6 +34,7 @@
 //! `cargo run --release --example plausibility_table -- [german|heloc] [applicants] [--preset] [--episodes N]`
 //! (defaults german, 40; HELOC is read from ../shared/data).
 
+use cfx::advice::{Outcome, RepairScope, check_after_waiting, check_or_repair};
 use cfx::coherent::{Config as MipConfig, Robustness, explain, explain_diverse};
 use cfx::data;
 use cfx::model::{LinearModel, LogisticFit, Model};
@@ -39,10 +50,22 @@ use std::collections::BTreeMap;
 const SIGMA2: f64 = 0.01;
 const TARGET: f64 = 0.1;
 
-/// Answers of one method and their flags.
+/// Answers of one method: what became of each ([`cfx::advice::Outcome`]) and
+/// the plausibility flags of the advice given.
 #[derive(Default)]
 struct Tally {
+    /// Answers the method owed (one per applicant, or per option/alternative).
     answers: usize,
+    /// The method's own row was valid advice.
+    valid: usize,
+    /// Repaired by the exact engine.
+    repaired: usize,
+    /// Of those, over the features the method moved (the rest: over the whole schema).
+    repaired_moved: usize,
+    /// No valid advice found.
+    none: usize,
+    /// Advice given that the model declines or the schema forbids (must stay 0).
+    broken: usize,
     implausible: usize,
     /// Implausible answers per offending feature name.
     by_feature: BTreeMap<String, usize>,
@@ -51,8 +74,40 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, schema: &Schema, factual: &[f64], flags: &[PlausibilityFlag]) {
+    /// Counts one answer: `advice` is the row given (after check and repair),
+    /// `None` for "no valid advice found".
+    fn add(
+        &mut self,
+        ctx: &Ctx,
+        factual: &[f64],
+        outcome: Outcome,
+        advice: Option<&[f64]>,
+        scope: Option<RepairScope>,
+    ) -> Result<(), Box<dyn std::error::Error>> {
         self.answers += 1;
+        self.repaired_moved += usize::from(scope == Some(RepairScope::MovedFeatures));
+        match outcome {
+            Outcome::Valid => self.valid += 1,
+            Outcome::Repaired => self.repaired += 1,
+            Outcome::NoAdvice => self.none += 1,
+        }
+        let Some(row) = advice else {
+            return Ok(());
+        };
+        // Checked here again, independently of the advice layer (a P-DQN
+        // plan's waits are checked by the layer: here acceptance only).
+        if !ctx.model.accepts(&ctx.schema.encode(row)?)
+            || (months_free(ctx.schema, factual, row)
+                && ctx.schema.check_advice(factual, row, 0).is_err())
+        {
+            self.broken += 1;
+        }
+        let flags = ctx.ranges.assess(ctx.schema, factual, row)?;
+        self.flags(ctx.schema, factual, &flags);
+        Ok(())
+    }
+
+    fn flags(&mut self, schema: &Schema, factual: &[f64], flags: &[PlausibilityFlag]) {
         let odd: Vec<&PlausibilityFlag> = flags.iter().filter(|f| f.implausible).collect();
         if !odd.is_empty() {
             self.implausible += 1;
@@ -70,23 +125,51 @@ impl Tally {
         }
     }
 
+    fn given(&self) -> usize {
+        self.valid + self.repaired
+    }
+
+    /// Implausible share of the advice given (NaN without advice).
+    fn implausible_share(&self) -> f64 {
+        100.0 * self.implausible as f64 / self.given() as f64
+    }
+
     fn row(&self, name: &str) -> String {
-        let share = if self.answers == 0 {
-            f64::NAN
-        } else {
-            100.0 * self.implausible as f64 / self.answers as f64
-        };
+        let pct = |n: usize| 100.0 * n as f64 / self.answers.max(1) as f64;
         let typical = self
             .by_feature
             .iter()
             .max_by_key(|&(_, &n)| n)
-            .map(|(k, &n)| format!("{k} in {n}/{}, e.g. {}", self.answers, self.example[k]))
+            .map(|(k, &n)| format!("{k} in {n}/{}, e.g. {}", self.given(), self.example[k]))
             .unwrap_or_else(|| "—".into());
         format!(
-            "| {name} | {share:.0}% ({}/{}) | {typical} |",
-            self.implausible, self.answers
+            "| {name} | {} | {:.0}% ({}/{}) | {:.0}% ({}, {} over its own moves) | {:.0}% ({}) | {:.0}% ({}/{}) | {typical} |",
+            self.answers,
+            pct(self.given() - self.broken),
+            self.given() - self.broken,
+            self.answers,
+            pct(self.repaired),
+            self.repaired,
+            self.repaired_moved,
+            pct(self.none),
+            self.none,
+            self.implausible_share(),
+            self.implausible,
+            self.given(),
         )
     }
+}
+
+/// True when no time feature moved (the answer waits for nothing).
+fn months_free(schema: &Schema, factual: &[f64], row: &[f64]) -> bool {
+    schema.time_features().iter().all(|&i| factual[i] == row[i])
+}
+
+/// What every answer is checked against.
+struct Ctx<'a> {
+    schema: &'a Schema,
+    model: &'a LinearModel,
+    ranges: &'a Plausibility,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -204,32 +287,52 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         |_| true,
     )?
     .policy;
+    let ctx = Ctx {
+        schema,
+        model: &model,
+        ranges: &ranges,
+    };
+    let repair = MipConfig::default();
+    // Every method's answer goes through the same check (and repair) before it
+    // counts as advice; the P-DQN's plan is sequential, so a plan the model
+    // declines is "no advice", not repaired into a single change.
+    let give = |k: usize,
+                tallies: &mut Vec<Tally>,
+                raw: &[f64],
+                answer: &[f64],
+                fix: bool|
+     -> Result<(), Box<dyn std::error::Error>> {
+        let c = check_or_repair(schema, &model, raw, answer, fix.then_some(&repair))?;
+        tallies[k].add(&ctx, raw, c.outcome, c.advice.as_deref(), c.repair_scope)
+    };
     let mut pdqn_success = 0;
     for raw in &declined {
-        let mut plan = policy.answer(schema, &model, raw)?;
-        plan.assess_plausibility(schema, raw, &ranges)?;
-        tallies[7].add(schema, raw, &plan.plausibility);
+        let plan = policy.answer(schema, &model, raw)?;
         pdqn_success += usize::from(plan.success);
-        let mut ex = explain_diverse(schema, &model, raw, &diverse)?;
-        ex.assess_plausibility(schema, &ranges)?;
+        let months = plan.steps.iter().map(|st| st.months).sum();
+        let c = check_after_waiting(schema, &model, raw, &plan.final_row, months, None)?;
+        tallies[7].add(&ctx, raw, c.outcome, c.advice.as_deref(), None)?;
+        let ex = explain_diverse(schema, &model, raw, &diverse)?;
+        if ex.counterfactuals.is_empty() {
+            tallies[0].add(&ctx, raw, Outcome::NoAdvice, None, None)?;
+        }
         for (k, cf) in ex.counterfactuals.iter().enumerate() {
-            tallies[usize::from(k > 0)].add(schema, raw, &cf.plausibility);
+            give(usize::from(k > 0), &mut tallies, raw, &cf.raw, false)?;
         }
-        let mut ex = explain(schema, &model, raw, &robust)?;
-        ex.assess_plausibility(schema, &ranges)?;
-        if let Some(cf) = ex.counterfactuals.first() {
-            tallies[2].add(schema, raw, &cf.plausibility);
+        let ex = explain(schema, &model, raw, &robust)?;
+        match ex.counterfactuals.first() {
+            Some(cf) => give(2, &mut tallies, raw, &cf.raw, false)?,
+            None => tallies[2].add(&ctx, raw, Outcome::NoAdvice, None, None)?,
         }
-        let mut rs = [
+        let rs = [
             wachter(schema, &model, &noise, raw, &WachterConfig::default())?,
             probe(schema, &model, &noise, raw, &probe_cfg)?,
             croco(schema, &model, &noise, raw, &croco_cfg)?,
         ];
-        for (k, r) in rs.iter_mut().enumerate() {
-            r.assess_plausibility(schema, raw, &ranges)?;
-            tallies[3 + k].add(schema, raw, &r.plausibility);
+        for (k, r) in rs.iter().enumerate() {
+            give(3 + k, &mut tallies, raw, &r.raw, true)?;
         }
-        let mut plan = copa_plan(
+        let plan = copa_plan(
             schema,
             &unc,
             raw,
@@ -238,9 +341,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ..CopaConfig::default()
             },
         )?;
-        plan.assess_plausibility(schema, raw, &ranges)?;
-        for flags in &plan.plausibility {
-            tallies[6].add(schema, raw, flags);
+        for option in &plan.raw {
+            give(6, &mut tallies, raw, option, true)?;
         }
     }
     println!(
@@ -254,8 +356,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ranges.n_accepted
     );
     println!();
-    println!("| method | implausible answers | most frequent implausible move |");
-    println!("|---|---|---|");
+    println!(
+        "| method | answers | advice accepted by the model | of which repaired | no advice | implausible (of advice given) | most frequent implausible move |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     let pdqn_name = format!(
         "P-DQN, R^prob ({episodes} episodes, seed 42; {pdqn_success}/{} plans accepted)",
         declined.len()
@@ -264,5 +368,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let name = if k == 7 { pdqn_name.as_str() } else { names[k] };
         println!("{}", t.row(name));
     }
+    let all_valid = tallies.iter().filter(|t| t.broken == 0).count();
+    let (worst, share) = tallies
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.given() > 0)
+        .map(|(k, t)| (k, t.implausible_share()))
+        .fold((0, -1.0), |a, b| if b.1 > a.1 { b } else { a });
+    let short = [
+        "MIP optimal",
+        "MIP alternatives",
+        "MIP robust",
+        "Wachter",
+        "PROBE",
+        "CROCO",
+        "COPA",
+        "P-DQN",
+    ];
+    println!();
+    println!(
+        "plausibility: every answer valid for {all_valid}/{} methods; worst implausible share {share:.0}% ({})",
+        tallies.len(),
+        short[worst]
+    );
     Ok(())
 }

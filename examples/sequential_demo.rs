@@ -106,12 +106,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             100.0 * plan.initial_probability,
             100.0 * model.threshold()
         );
+        // Steps that change nothing are not in the plan (`Plan::idle_steps`).
         for (t, st) in plan.steps.iter().enumerate() {
             println!(
-                "  step {}: {}{}  (probability {:.1}%)",
+                "  step {}: {}  (probability {:.1}%)",
                 t + 1,
                 st.text(),
-                if st.changed { "" } else { " (no change)" },
                 100.0 * st.probability
             );
         }
@@ -119,6 +119,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "  {}",
             if plan.success {
                 "→ accepted".to_string()
+            } else if plan.steps.is_empty() {
+                "→ no valid advice found".to_string()
             } else {
                 format!(
                     "→ no counterfactual ({})",

@@ -1978,7 +1978,11 @@ cfx_status cfx_estimator_estimate_batch(const struct cfx_estimator *estimator,
  * samples), `bound_m` (CROCO's m), `target` (Γ̄_t / PROBE's target),
  * `target_epsilon` and `seed`. Only numerical features move; the result is
  * coherent and rounded. A target that was not met is not an error: read
- * `target_met`. Thread-safe.
+ * `target_met`. A row the model declines is not advice: the result's JSON
+ * (`cfx_robust_result_to_json`) says under `advice` whether the row is
+ * `valid`, `repaired` (the exact engine's cheapest accepted row over the
+ * features the method moved) or `no_advice` (the method's row kept as
+ * `best_effort`). Thread-safe.
  */
 cfx_status cfx_robust_generate(const struct cfx_schema *schema,
                                const struct cfx_model *model,

@@ -22,6 +22,7 @@
 // chains would hide the equations they implement.
 #![allow(clippy::needless_range_loop)]
 
+pub mod advice;
 pub mod coherent;
 pub mod data;
 pub mod error;

@@ -280,6 +280,9 @@ fn no_method_moves_an_ordered_level_down_under_the_german_preset() {
         if !f.actionability.level_order.is_empty() {
             f.actionability.level_order.clear();
             f.actionability.direction = cfx::schema::Direction::Any;
+            // employment too (the preset freezes it as a duration): the
+            // contrast is the orders' own
+            f.actionability.mutable = true;
         }
     }
     let unordered = Schema::new_with_waiting(unordered.features, schema.waiting()).unwrap();
@@ -343,14 +346,15 @@ fn a_level_order_reads_validates_and_forbids_moves_down() {
     assert!(json.contains("\"level_order\""));
     let again = Schema::from_json(&json).unwrap();
     assert_eq!(again.to_json(), json);
-    let i = schema.index_of("present_employment_since").unwrap();
+    // Savings: employment keeps its order but is immutable under the preset.
+    let i = schema.index_of("savings_account_and_bonds").unwrap();
     let level = |name: &str| {
         let cfx::schema::FeatureKind::Categorical { levels } = &schema.features[i].kind else {
             unreachable!()
         };
         levels.iter().position(|l| l == name).unwrap()
     };
-    let order = ORDERS[0].1;
+    let order = ORDERS[1].1;
     for (ra, a) in order.iter().enumerate() {
         for (rb, b) in order.iter().enumerate() {
             assert_eq!(
@@ -662,7 +666,9 @@ fn heloc_one_mip_with_waiting_equals_the_outer_loop_on_200_declined_applicants()
     };
     let (answered, waited) = one_mip_equals_outer_loop(&schema, &model, &declined, None, "HELOC");
     eprintln!("HELOC: {answered} of 200 answered, {waited} wait");
-    assert!(answered >= 180, "answered: {answered}");
+    // 179 since the bureau score and the delinquency history are immutable
+    // and trades move by a few accounts at most (issue 25; 180+ before).
+    assert!(answered >= 170, "answered: {answered}");
 }
 
 /// `priced_preset` is the named preset with one month priced as the distance
@@ -693,4 +699,334 @@ fn priced_preset_prices_a_month_by_hand() {
             .is_none()
     );
     assert!(cfx::data::presets::month_price(s, &[("no_such_feature", 1.0)]).is_err());
+}
+
+// ------------------------------------------------------------- issue 25
+
+/// Features no answer may move under the German preset, written out here
+/// independently of the preset's constants: durations only time moves, and
+/// the instalment rate that follows from amount, duration and income.
+const GERMAN_FIXED: [&str; 3] = [
+    "present_employment_since",
+    "present_residence_since",
+    "installment_rate_in_percentage_of_disposable_income",
+];
+
+/// Features no answer may move under the HELOC preset: the bureau's score and
+/// the delinquency and derogatory history (the month counters move only by
+/// waiting, and no method here waits).
+const HELOC_FIXED: [&str; 11] = [
+    "ExternalRiskEstimate",
+    "NumTrades60Ever2DerogPubRec",
+    "NumTrades90Ever2DerogPubRec",
+    "PercentTradesNeverDelq",
+    "MaxDelq2PublicRecLast12M",
+    "MaxDelqEver",
+    "MSinceOldestTradeOpen",
+    "MSinceMostRecentTradeOpen",
+    "AverageMInFile",
+    "MSinceMostRecentDelq",
+    "MSinceMostRecentInqexcl7days",
+];
+
+/// The HELOC trade limits written out here: (feature, largest move either way).
+const HELOC_TRADE_LIMITS: [(&str, f64); 4] = [
+    ("NumTotalTrades", 3.0),
+    ("NumSatisfactoryTrades", 3.0),
+    ("NumTradesOpeninLast12M", 3.0),
+    ("PercentInstallTrades", 15.0),
+];
+
+/// What one method's answers became.
+#[derive(Default, Debug)]
+struct Outcomes {
+    valid: usize,
+    repaired: usize,
+    /// Of `repaired`: over the features the method moved.
+    repaired_moved: usize,
+    none: usize,
+}
+
+/// Checks one answer with `cfx::advice::check_or_repair` (repairing with the
+/// exact engine) and asserts what the advice must hold: accepted by the model
+/// (scored here again), actionable under the preset, none of `fixed` moved,
+/// and `extra` (the preset's own numbers).
+#[allow(clippy::too_many_arguments)]
+fn checked_advice(
+    schema: &Schema,
+    model: &LinearModel,
+    raw: &[f64],
+    answer: &[f64],
+    fixed: &[&str],
+    extra: Signable,
+    method: &str,
+    tally: &mut Outcomes,
+) {
+    let c =
+        cfx::advice::check_or_repair(schema, model, raw, answer, Some(&Config::default())).unwrap();
+    assert_eq!(c.best_effort, answer, "{method}: the best effort is kept");
+    match c.outcome {
+        cfx::advice::Outcome::Valid => {
+            tally.valid += 1;
+            assert_eq!(c.advice.as_deref(), Some(answer), "{method}");
+        }
+        cfx::advice::Outcome::Repaired => tally.repaired += 1,
+        cfx::advice::Outcome::NoAdvice => {
+            tally.none += 1;
+            if std::env::var("CFX_DEBUG_ADVICE").is_ok() {
+                eprintln!("{method}: {}", c.describe());
+            }
+            assert!(c.advice.is_none() && c.changes.is_empty(), "{method}");
+            assert!(
+                c.describe().starts_with("no valid advice found"),
+                "{method}"
+            );
+            return;
+        }
+    }
+    let advice = c.advice.as_deref().unwrap();
+    assert!(
+        model.accepts(&schema.encode(advice).unwrap()),
+        "{method}: advice declined: {}",
+        c.describe()
+    );
+    extra(schema, raw, advice, 0, method);
+    for name in fixed {
+        let i = schema.index_of(name).unwrap();
+        assert_eq!(advice[i], raw[i], "{method} moved {name}: {}", c.describe());
+    }
+    if c.outcome == cfx::advice::Outcome::Repaired {
+        // A repair over the moved features moves only features the method
+        // itself moved; in every case the method's own row was not advice.
+        let moved = schema.describe_changes(raw, answer);
+        if c.repair_scope == Some(cfx::advice::RepairScope::MovedFeatures) {
+            tally.repaired_moved += 1;
+            for ch in schema.describe_changes(raw, advice) {
+                assert!(
+                    moved.iter().any(|m| m.feature == ch.feature),
+                    "{method}: the repair moved {} which the method left",
+                    ch.name
+                );
+            }
+        }
+        assert!(
+            !model.accepts(&schema.encode(answer).unwrap())
+                || schema.check_advice(raw, answer, 0).is_err(),
+            "{method}: repaired a valid answer"
+        );
+        assert!(c.describe().contains("repaired"), "{method}");
+    }
+}
+
+/// Every method under a preset on `declined`: the exact engine's optimum,
+/// Wachter, PROBE and CROCO (100 iterations per round) on all, COPA
+/// (`refits` refits, J = 5) on the first `n_copa`. Returns the outcomes of
+/// the gradient methods and of COPA.
+#[allow(clippy::too_many_arguments)]
+fn every_method_valid_or_none(
+    schema: &Schema,
+    model: &LinearModel,
+    x: &[Vec<f64>],
+    labels: &[f64],
+    declined: &[Vec<f64>],
+    n_copa: usize,
+    fixed: &[&str],
+    extra: Signable,
+) -> (Outcomes, Outcomes) {
+    let noise = NoiseModel::gaussian_for_schema(schema, 0.01).unwrap();
+    let mu = ModelUncertainty::from_ensemble(
+        x,
+        labels,
+        EnsembleConfig {
+            refits: 50,
+            ..EnsembleConfig::default()
+        },
+    )
+    .unwrap();
+    let (mut gradient, mut copa, mut exact) = (
+        Outcomes::default(),
+        Outcomes::default(),
+        Outcomes::default(),
+    );
+    for (k, raw) in declined.iter().enumerate() {
+        let ex = cfx::coherent::explain(schema, model, raw, &Config::default()).unwrap();
+        for cf in &ex.counterfactuals {
+            checked_advice(schema, model, raw, &cf.raw, fixed, extra, "MIP", &mut exact);
+        }
+        let probe_cfg = ProbeConfig {
+            n_iter: 100,
+            invalidation_target: 0.1,
+            ..Default::default()
+        };
+        let croco_cfg = CrocoConfig {
+            n_iter: 100,
+            robustness_target: 0.1,
+            ..Default::default()
+        };
+        let w = wachter(schema, model, &noise, raw, &WachterConfig::default()).unwrap();
+        let p = probe(schema, model, &noise, raw, &probe_cfg).unwrap();
+        let c = croco(schema, model, &noise, raw, &croco_cfg).unwrap();
+        for (r, method) in [(w, "Wachter"), (p, "PROBE"), (c, "CROCO")] {
+            checked_advice(
+                schema,
+                model,
+                raw,
+                &r.raw,
+                fixed,
+                extra,
+                method,
+                &mut gradient,
+            );
+        }
+        if k < n_copa {
+            let plan = copa_plan(
+                schema,
+                &mu,
+                raw,
+                CopaConfig {
+                    init_noise: 0.1,
+                    ..CopaConfig::default()
+                },
+            )
+            .unwrap();
+            for option in &plan.raw {
+                checked_advice(schema, model, raw, option, fixed, extra, "COPA", &mut copa);
+            }
+        }
+    }
+    // The exact engine's answers need no repair.
+    assert_eq!(exact.repaired + exact.none, 0, "{exact:?}");
+    eprintln!("gradient methods {gradient:?}, COPA {copa:?}, exact {exact:?}");
+    (gradient, copa)
+}
+
+/// Issue 25 on German credit: for the first 40 declined held-out applicants,
+/// every answer of the exact engine, Wachter, PROBE, CROCO (all 40) and COPA
+/// (first 10) is accepted by the model or is "no valid advice found", and
+/// none moves a duration or the instalment rate. The check is not empty:
+/// some method's own answer was declined and had to be repaired or dropped.
+#[test]
+fn every_german_answer_is_accepted_or_no_advice() {
+    let (schema, model, mut declined, train) = german();
+    declined.truncate(40);
+    assert_eq!(declined.len(), 40);
+    let (gradient, copa) = every_method_valid_or_none(
+        &schema,
+        &model,
+        &train.encoded(),
+        &train.labels,
+        &declined,
+        10,
+        &GERMAN_FIXED,
+        assert_signable,
+    );
+    assert!(
+        gradient.repaired + gradient.none + copa.repaired + copa.none > 0,
+        "no answer needed the check"
+    );
+    assert!(gradient.valid + gradient.repaired >= 60, "{gradient:?}");
+}
+
+fn assert_heloc_trades(s: &Schema, from: &[f64], to: &[f64], months: u32, method: &str) {
+    assert_heloc_signable(s, from, to, months, method);
+    for (name, limit) in HELOC_TRADE_LIMITS {
+        let i = s.index_of(name).unwrap();
+        if from[i] >= 0.0 && to[i] >= 0.0 {
+            assert!(
+                (to[i] - from[i]).abs() <= limit + 1e-6,
+                "{method}: {name} {} → {} (at most ±{limit})",
+                from[i],
+                to[i]
+            );
+        }
+    }
+}
+
+/// Issue 25 on HELOC: the same for the first 40 declined held-out applicants
+/// (COPA on the first 5): accepted or no advice, the bureau score and the
+/// delinquency history never moved, trades within a few accounts.
+#[test]
+fn every_heloc_answer_is_accepted_or_no_advice() {
+    let Some(h) = heloc_declined(40) else {
+        return;
+    };
+    let (gradient, copa) = every_method_valid_or_none(
+        &h.schema,
+        &h.model,
+        &h.x,
+        &h.labels,
+        &h.declined,
+        5,
+        &HELOC_FIXED,
+        assert_heloc_trades,
+    );
+    assert!(
+        gradient.repaired + gradient.none + copa.repaired + copa.none > 0,
+        "no answer needed the check"
+    );
+    assert!(gradient.valid + gradient.repaired >= 40, "{gradient:?}");
+}
+
+/// A P-DQN plan shows no step that changes nothing: a short training under
+/// the German preset, then the plans of the first 40 declined applicants —
+/// every step shown changes its feature (or waiting moves something), the
+/// steps replayed give the final row, and no step moves a duration or the
+/// instalment rate. Idle steps the policy took are counted (`idle_steps`),
+/// not shown.
+#[test]
+fn pdqn_plans_have_no_idle_steps_under_the_german_preset() {
+    use cfx::sequential::{PdqnConfig, RewardKind, RewardParams, train};
+    let (schema, model, mut declined, tr) = german();
+    declined.truncate(40);
+    let cfg = PdqnConfig {
+        episodes: 400,
+        hidden: vec![16],
+        batch_size: 16,
+        epsilon_steps: 800,
+        epsilon_final: 0.2,
+        initial_memory: 100,
+        replay_capacity: 4000,
+        progress_every: 400,
+        seed: 7,
+        ..PdqnConfig::default()
+    };
+    let policy = train(
+        &schema,
+        &model,
+        &tr.rows,
+        RewardKind::Probability,
+        RewardParams::default(),
+        &cfg,
+        |_| true,
+    )
+    .unwrap()
+    .policy;
+    let mut idle = 0;
+    for raw in &declined {
+        let plan = policy.answer(&schema, &model, raw).unwrap();
+        idle += plan.idle_steps;
+        let mut row = raw.clone();
+        let mut months = 0;
+        for st in &plan.steps {
+            assert!(st.changed, "idle step shown: {}", st.text());
+            if st.months > 0 {
+                assert!(!st.waited.is_empty(), "{}", st.text());
+                months += st.months;
+                row = schema.after_waiting(&row, st.months).unwrap();
+            } else {
+                assert_ne!(st.from, st.to, "{}", st.text());
+                assert!(!GERMAN_FIXED.contains(&st.name.as_str()), "{}", st.text());
+                row[st.feature] = st.to;
+            }
+        }
+        if plan.violation.is_none() {
+            assert_eq!(row, plan.final_row);
+            schema.check_advice(raw, &plan.final_row, months).unwrap();
+        }
+        for name in GERMAN_FIXED {
+            let i = schema.index_of(name).unwrap();
+            assert_eq!(plan.final_row[i], raw[i], "{name}");
+        }
+    }
+    eprintln!("idle steps dropped: {idle}");
 }

@@ -66,19 +66,40 @@ pub const GERMAN_LEVEL_ORDERS: [(&str, &[&str]); 3] = [
     ),
 ];
 
+/// The shortest loan duration the German preset advises, in months.
+pub const GERMAN_MIN_DURATION: f64 = 6.0;
+
+/// The German durations that only time moves (immutable in the preset).
+pub const GERMAN_TIME_DRIVEN: [&str; 2] = ["present_employment_since", "present_residence_since"];
+
+/// The German features that follow from others (immutable in the preset).
+pub const GERMAN_DERIVED: [&str; 1] = ["installment_rate_in_percentage_of_disposable_income"];
+
 /// Statlog German credit, as advice:
 /// * age grows only by waiting (1/12 year per month, in whole years);
 /// * nobody is told to move into "no checking account", "critical account/
 ///   other credits existing", "unknown/ no savings account" or "for free"
 ///   housing: those moves game the data rather than improve the applicant;
 /// * the credit amount may go down by at most 50 % and up by at most 25 %,
-///   the duration may change by at most 12 months either way;
-/// * three categoricals are ordered ([`GERMAN_LEVEL_ORDERS`]) and move only to
-///   a better level: employment (nobody is advised to lose seniority; a move
-///   up stays possible, as the MIP prices it), savings and the checking
-///   account balance (nobody is advised to hold less money). The two levels
-///   left out of the orders, "unknown/ no savings account" and "no checking
-///   account", are not amounts (and are forbidden targets anyway).
+///   the duration may change by at most 12 months either way and is never
+///   advised below [`GERMAN_MIN_DURATION`] months (a 12-month loan cut to 4
+///   months triples the instalment; fewer than 1 % of accepted applicants
+///   have a loan that short);
+/// * three categoricals are ordered ([`GERMAN_LEVEL_ORDERS`]): savings and the
+///   checking account balance move only to a better level (nobody is advised
+///   to hold less money); employment keeps its order but is immutable (below).
+///   The two levels left out of the orders, "unknown/ no savings account" and
+///   "no checking account", are not amounts (and are forbidden targets anyway);
+/// * [`GERMAN_TIME_DRIVEN`] — present employment since and present residence
+///   since — are durations: only time moves them, and "change job" or "move
+///   house" to gain seniority is not advice. They are duration *bands*
+///   (categorical, or 1–4 codes), and the schema's time growth is for
+///   contiguous features in units per month, so the preset makes them
+///   immutable rather than moved by waiting;
+/// * [`GERMAN_DERIVED`] — the instalment rate in percent of disposable income —
+///   follows from the amount, the duration and the income: moving it alone is
+///   not an action, so the preset makes it immutable (the amount and the
+///   duration stay actionable and carry the applicant's real lever).
 ///
 /// `waiting_cost_per_month` prices one month in the distance's units.
 /// Errors name a missing feature or level (the schema must be the German one).
@@ -101,12 +122,16 @@ pub fn german_credit_advice(schema: &Schema, waiting_cost_per_month: f64) -> Res
         f.actionability.level_order = order.iter().map(|l| l.to_string()).collect();
         f.actionability.direction = Direction::IncreaseOnly;
     }
+    for name in GERMAN_TIME_DRIVEN.into_iter().chain(GERMAN_DERIVED) {
+        feature(&mut feats, name)?.actionability.mutable = false;
+    }
     let amount = feature(&mut feats, "credit_amount")?;
     amount.actionability.max_decrease = Some(ChangeLimit::Fraction(0.5));
     amount.actionability.max_increase = Some(ChangeLimit::Fraction(0.25));
     let duration = feature(&mut feats, "duration_in_month")?;
     duration.actionability.max_decrease = Some(ChangeLimit::Units(12.0));
     duration.actionability.max_increase = Some(ChangeLimit::Units(12.0));
+    duration.actionability.lower = Some(GERMAN_MIN_DURATION);
     Schema::new_with_waiting(
         feats,
         Some(Waiting {
@@ -128,16 +153,32 @@ pub const HELOC_TIME_FEATURES: [&str; 5] = [
 /// The HELOC change limits per recommendation, `(feature, max_increase,
 /// max_decrease)` in the feature's units, for an applicant in the value state
 /// (see [`heloc_advice`] for why each).
-pub const HELOC_CHANGE_LIMITS: [(&str, Option<f64>, Option<f64>); 9] = [
+pub const HELOC_CHANGE_LIMITS: [(&str, Option<f64>, Option<f64>); 12] = [
     ("NetFractionRevolvingBurden", None, Some(30.0)),
     ("NetFractionInstallBurden", None, Some(30.0)),
-    ("PercentTradesWBalance", None, Some(20.0)),
+    ("PercentTradesWBalance", Some(20.0), Some(20.0)),
     ("NumInqLast6M", None, Some(2.0)),
     ("NumInqLast6Mexcl7days", None, Some(2.0)),
-    ("NumBank2NatlTradesWHighUtilization", None, Some(2.0)),
-    ("NumRevolvingTradesWBalance", None, Some(2.0)),
-    ("NumTrades60Ever2DerogPubRec", None, Some(0.0)),
-    ("NumTrades90Ever2DerogPubRec", None, Some(0.0)),
+    ("NumBank2NatlTradesWHighUtilization", Some(2.0), Some(2.0)),
+    ("NumRevolvingTradesWBalance", Some(2.0), Some(2.0)),
+    ("NumInstallTradesWBalance", Some(2.0), Some(2.0)),
+    ("NumTotalTrades", Some(3.0), Some(3.0)),
+    ("NumSatisfactoryTrades", Some(3.0), Some(3.0)),
+    ("NumTradesOpeninLast12M", Some(3.0), Some(3.0)),
+    ("PercentInstallTrades", Some(15.0), Some(15.0)),
+];
+
+/// The HELOC features no advice moves, in either direction: the bureau's own
+/// consolidated score (derived from the bureau file) and the delinquency and
+/// derogatory history (nobody is told to acquire a record, and a record is
+/// not erased by advice).
+pub const HELOC_IMMUTABLE: [&str; 6] = [
+    "ExternalRiskEstimate",
+    "NumTrades60Ever2DerogPubRec",
+    "NumTrades90Ever2DerogPubRec",
+    "PercentTradesNeverDelq",
+    "MaxDelq2PublicRecLast12M",
+    "MaxDelqEver",
 ];
 
 /// FICO HELOC, as advice: the month-counting features ([`HELOC_TIME_FEATURES`])
@@ -154,9 +195,20 @@ pub const HELOC_CHANGE_LIMITS: [(&str, Option<f64>, Option<f64>); 9] = [
 /// * inquiries in the last 6 months down by at most 2 (the median applicant
 ///   has 1; more would presume inquiries the record does not hold, and they
 ///   leave the window only with time);
-/// * bank/national trades with high utilisation and revolving trades with a
-///   balance down by at most 2 (paying down or off two cards);
-/// * trades ever 60 or 90 days delinquent never down: that history is kept.
+/// * bank/national trades with high utilisation, revolving and instalment
+///   trades with a balance by at most 2 either way (paying down or off two
+///   cards or loans); the share of trades with a balance by at most 20 points;
+/// * trade counts — total, satisfactory, opened in the last 12 months — by at
+///   most 3 either way (a person opens or closes a few accounts within two
+///   years, not sixty), and the share of instalment trades by at most 15
+///   points (about one loan in a typical file of 20 trades);
+/// * [`HELOC_IMMUTABLE`] never moves: `ExternalRiskEstimate` is the bureau's
+///   consolidated score, derived from the rest of the file, and the
+///   delinquency and derogatory counts are history — no advice asks a person
+///   to acquire a derogatory record (whatever the model's sign) or pretends
+///   one can be erased;
+/// * nobody is moved into "no usable trades" (−8), on any feature: it is the
+///   absence of a record, not something a person does.
 ///
 /// Everything else as in [`super::heloc`].
 pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Schema> {
@@ -174,6 +226,22 @@ pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Sche
         let f = feature(&mut feats, name)?;
         f.actionability.max_increase = up.map(ChangeLimit::Units);
         f.actionability.max_decrease = down.map(ChangeLimit::Units);
+    }
+    for name in HELOC_IMMUTABLE {
+        feature(&mut feats, name)?.actionability.mutable = false;
+    }
+    // "No usable trades" (−8) is the absence of a record, not a change a
+    // person makes: nobody is advised into it (paying off every revolving
+    // card to leave the bureau without usable trades games the data).
+    for f in &mut feats {
+        if let FeatureKind::Contiguous { special_states, .. } = &f.kind {
+            if special_states.iter().any(|s| s.code == -8.0) {
+                f.actionability.forbidden_transitions.push(Transition {
+                    from: "*".into(),
+                    to: "-8".into(),
+                });
+            }
+        }
     }
     Schema::new_with_waiting(
         feats,

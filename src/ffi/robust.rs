@@ -86,6 +86,10 @@ pub struct cfx_robust_result {
 /// was computed with (named in the JSON export by their fingerprints).
 pub struct RobustResult {
     pub counterfactual: RobustCounterfactual,
+    /// The counterfactual checked with the model (`crate::advice`): the
+    /// method's row when accepted, else the exact engine's repair over the
+    /// features it moved, else "no valid advice found".
+    pub advice: crate::advice::Checked,
     schema: Arc<Schema>,
     model: Arc<AnyModel>,
 }
@@ -485,7 +489,11 @@ fn generate(
 /// samples), `bound_m` (CROCO's m), `target` (Γ̄_t / PROBE's target),
 /// `target_epsilon` and `seed`. Only numerical features move; the result is
 /// coherent and rounded. A target that was not met is not an error: read
-/// `target_met`. Thread-safe.
+/// `target_met`. A row the model declines is not advice: the result's JSON
+/// (`cfx_robust_result_to_json`) says under `advice` whether the row is
+/// `valid`, `repaired` (the exact engine's cheapest accepted row over the
+/// features the method moved) or `no_advice` (the method's row kept as
+/// `best_effort`). Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_robust_generate(
     schema: *const cfx_schema,
@@ -511,7 +519,17 @@ pub unsafe extern "C" fn cfx_robust_generate(
         };
         let raw = slice_in(raw, raw_len, "raw")?;
         let counterfactual = generate(method, cfg, &s, &m, n, raw)?;
-        out.write(arc_into_raw(Arc::new(RobustResult { counterfactual, schema: s, model: m })));
+        // A model the exact engine cannot take (or a repair that fails) leaves
+        // the check alone: a declined row is then "no valid advice found".
+        let advice = crate::advice::check_or_repair(
+            &s,
+            &*m,
+            raw,
+            &counterfactual.raw,
+            Some(&crate::coherent::Config::default()),
+        )
+        .or_else(|_| crate::advice::check_or_repair(&s, &*m, raw, &counterfactual.raw, None))?;
+        out.write(arc_into_raw(Arc::new(RobustResult { counterfactual, advice, schema: s, model: m })));
         Ok(())
     }
 }
@@ -586,6 +604,8 @@ pub unsafe extern "C" fn cfx_robust_result_encoded(
 struct RobustJson<'a> {
     #[serde(flatten)]
     counterfactual: &'a RobustCounterfactual,
+    /// What the counterfactual is as advice (`crate::advice::Checked`).
+    advice: &'a crate::advice::Checked,
     #[serde(skip_serializing_if = "Option::is_none")]
     guarantee_limits: Option<&'a GuaranteeLimits>,
 }
@@ -632,6 +652,7 @@ pub unsafe extern "C" fn cfx_robust_result_to_json(
         let limits = GuaranteeLimits::of_bound(&r.counterfactual.bound, r.model.threshold()).ok();
         let v = RobustJson {
             counterfactual: &r.counterfactual,
+            advice: &r.advice,
             guarantee_limits: limits.as_ref(),
         };
         let json = result_json("robust_counterfactual", &p, &v)?;

@@ -721,6 +721,10 @@ fn is_zero(m: &u32) -> bool {
     *m == 0
 }
 
+fn is_zero_usize(m: &usize) -> bool {
+    *m == 0
+}
+
 impl PlanStep {
     /// The step in words: `"credit_amount: 5000 → 4000"`, or for a wait
     /// `"wait 9 months: MSinceMostRecentDelq 15 → 24, …"`.
@@ -756,7 +760,12 @@ impl PlanStep {
 pub struct Plan {
     /// Probability of the favourable outcome before any step.
     pub initial_probability: f64,
+    /// The steps that change something; a step that set the value a feature
+    /// already had (or waited without moving anything) is not shown.
     pub steps: Vec<PlanStep>,
+    /// Steps the policy took that changed nothing (dropped from `steps`).
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub idle_steps: usize,
     /// True when the last step flipped the decision (or the applicant was already accepted).
     pub success: bool,
     /// True when the applicant was accepted as they are (no steps).
@@ -971,6 +980,7 @@ impl Policy {
         // Replays the steps on the applicant's row to say what each wait moved.
         let mut row = raw.to_vec();
         let mut plan_steps = Vec::with_capacity(steps.len());
+        let mut idle_steps = 0;
         for st in &steps {
             let applied = !matches!(
                 st.outcome,
@@ -1017,9 +1027,17 @@ impl Policy {
                     }
                 }
             };
-            plan_steps.push(step);
+            // A step that changes nothing is not advice: the plan shown drops
+            // it (the policy spent one of its `K` steps on it; `idle_steps`
+            // counts them). A terminal step keeps its outcome in `success`.
+            if step.changed {
+                plan_steps.push(step);
+            } else {
+                idle_steps += 1;
+            }
         }
         Ok(Plan {
+            idle_steps,
             initial_probability,
             steps: plan_steps,
             success: outcome == StepOutcome::Success,

@@ -5,7 +5,7 @@ using Cfx;
 
 public static partial class Tests
 {
-    /// <summary>German credit under the preset at 0.001 per month: the first declined applicant waits
+    /// <summary>German credit under the preset at 0.001 per month: the first declined applicant who waits
     /// (age moves by the months waited, nothing else by the wait), the description says so, the final
     /// row is accepted; an accepted applicant is refused.</summary>
     public static void T_waiting_advice_waits_and_ages_only_by_time()
@@ -20,8 +20,16 @@ public static partial class Tests
             using (test)
             using (var m = Model.FitLinear(train, 1.0))
             {
-                int declined = Enumerable.Range(0, test.RowCount).First(i => !m.PredictRaw(s, test.Row(i)).Accepted);
                 int accepted = Enumerable.Range(0, test.RowCount).First(i => m.PredictRaw(s, test.Row(i)).Accepted);
+                // The first declined applicant for whom waiting pays (the preset keeps the instalment
+                // rate fixed, so for the very first one acting now is cheapest).
+                int declined = Enumerable.Range(0, test.RowCount)
+                    .Where(i => !m.PredictRaw(s, test.Row(i)).Accepted)
+                    .First(i =>
+                    {
+                        using (var w0 = Coherent.ExplainWithWaiting(advised, m, null, test.Row(i)))
+                            return w0.Found && w0.Summary.Months > 0;
+                    });
                 var raw = test.Row(declined);
                 using (var a = Coherent.ExplainWithWaiting(advised, m, null, raw))
                 {
