@@ -59,6 +59,7 @@ fn solver_config(solver: SolverChoice) -> *const cfx_config {
         SolverChoice::Auto => 0,
         SolverChoice::Mip => 1,
         SolverChoice::Separable => 2,
+        SolverChoice::TreeSearch => 3,
     };
     let (mut b, mut c) = (null_mut(), null());
     unsafe {
@@ -120,6 +121,7 @@ fn assert_same_as_rust(
                         None => -1,
                         Some(cfx::coherent::ProvedBy::Highs) => 0,
                         Some(cfx::coherent::ProvedBy::Separable) => 1,
+                        Some(cfx::coherent::ProvedBy::TreeSearch) => 2,
                     };
                     assert_eq!(by, expected_by);
                     let waited = row_of(|b, c, n| cfx_waiting_advice_waited_row(a, b, c, n), d);
