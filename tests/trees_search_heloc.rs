@@ -171,3 +171,51 @@ fn an_answer_at_the_node_limit_is_labelled_with_a_lower_bound_the_optimum_respec
     }
     assert!(labelled >= 5, "answers at the node limit: {labelled}");
 }
+
+#[test]
+fn under_the_heloc_preset_the_tree_search_keeps_every_limit_and_equals_highs() {
+    let Some((schema, rows, models)) = load() else {
+        return;
+    };
+    // Change limits relative to the applicant, immutables, bounds.
+    let preset = cfx::data::presets::priced_preset("heloc", &schema)
+        .unwrap()
+        .unwrap();
+    let search = Config {
+        time_limit_seconds: 120.0,
+        batch_threads: 1,
+        ..Config::default()
+    };
+    let highs = Config {
+        solver: SolverChoice::Mip,
+        ..search
+    };
+    let (_, model) = &models[0];
+    let mut answered = 0;
+    for (k, r) in rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .take(12)
+        .enumerate()
+    {
+        let a = explain(&preset, model, r, &search).unwrap();
+        let h = explain(&preset, model, r, &highs).unwrap();
+        assert_eq!(a.proved_by, ProvedBy::TreeSearch);
+        match (a.counterfactuals.first(), h.counterfactuals.first()) {
+            (Some(x), Some(y)) => {
+                assert_eq!((&a.outcome, &h.outcome), (&Outcome::Optimal, &Outcome::Optimal));
+                preset.check_advice(r, &x.raw, 0).unwrap();
+                assert!(
+                    same_cost(x.cost, y.cost),
+                    "applicant {k}: tree search {} vs HiGHS {}",
+                    x.cost,
+                    y.cost
+                );
+                answered += 1;
+            }
+            (None, None) => assert_eq!(a.outcome, h.outcome, "applicant {k}"),
+            other => panic!("applicant {k}: {other:?}"),
+        }
+    }
+    assert!(answered >= 4, "answered under the preset: {answered}");
+}

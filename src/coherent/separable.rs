@@ -1220,7 +1220,7 @@ fn piecewise_menu(
             ..
         } => {
             let degenerate = upper <= lower;
-            let (lo, hi) = schema.actionable_range(i).unwrap_or((*lower, *upper));
+            let (lo, hi) = schema.move_range(i, factual[i]).unwrap_or((*lower, *upper));
             let (lb, ub) = if degenerate {
                 (0.0, 0.0)
             } else {
