@@ -11,12 +11,22 @@
 //! that go left; `threshold` indexes the boundaries). The category names of
 //! pandas categoricals come from the closing `pandas_categorical:` line. A
 //! numeric split sends `x ≤ threshold` left (see [`super::Test`] for missing
-//! values). No base score: the initial average is folded into tree 0. Linear
-//! trees, several classes, random-forest mode (`average_output`), another
-//! objective or sigmoid, and any key this importer does not know are an
+//! values); a missing category goes right. No base score: the initial average
+//! is folded into tree 0. Random-forest mode (`average_output`): the margin is
+//! the mean of the trees (LightGBM's `predict` is its logistic; its
+//! `raw_score` is the sum). Linear trees, several classes, another objective
+//! or sigmoid, and any key this importer does not know are an
 //! [`Error::Format`]. Training statistics (`split_gain`, `leaf_weight`,
 //! counts, internal values, `shrinkage`, already folded into the leaves) are
 //! not needed and not read.
+//!
+//! Truncation: LightGBM records each tree's byte size in `tree_sizes`; every
+//! tree's size, their number and order (`Tree=0, 1, …`) and the closing
+//! `end of trees` line are checked, so a file cut between two trees or inside
+//! one is refused rather than read with fewer trees. A file saved after early
+//! stopping holds the best iteration's trees (`save_model`'s default) and
+//! records no `best_iteration`: its trees are all used, as `Booster.predict`
+//! of the file does.
 
 use super::Source;
 use super::import::{LibModel, LibNode, build};
@@ -62,6 +72,9 @@ const TREE_KEYS: &[&str] = &[
     "is_linear",
     "shrinkage",
 ];
+
+/// The keys of a linear tree's leaf models (`linear_tree=true`).
+const LINEAR_KEYS: &[&str] = &["leaf_const", "leaf_coeff", "leaf_features", "num_features"];
 
 fn parse_list<T: std::str::FromStr>(s: &str, key: &str, at: &str) -> Result<Vec<T>> {
     s.split_whitespace()
@@ -332,6 +345,12 @@ pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Re
                 let (k, v) = l
                     .split_once('=')
                     .ok_or_else(|| format(format!("{at}: line '{l}' is not key=value")))?;
+                if LINEAR_KEYS.contains(&k) {
+                    return Err(format(format!(
+                        "{at} is a linear tree (linear_tree=true; not supported: its leaves \
+                         are linear models)"
+                    )));
+                }
                 if !TREE_KEYS.contains(&k) {
                     return Err(format(format!("{at}: unknown key '{k}'")));
                 }
@@ -392,7 +411,8 @@ pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Re
             }
         }
         report[0] = format!(
-            "LightGBM random forest (average_output): the mean of all {} trees (leaves divided by {})",
+            "LightGBM random forest (average_output): margin = the mean of all {} trees (leaves \
+             divided by {}), whose logistic is LightGBM's predict (its raw_score is their sum)",
             trees.len(),
             trees.len()
         );

@@ -1,21 +1,33 @@
 //! XGBoost's JSON model (`Booster.save_model("model.json")`, XGBoost 2.x and
-//! 3.x), objective `binary:logistic`, booster `gbtree`.
+//! 3.x), objectives `binary:logistic`, `reg:logistic` and `binary:logitraw`
+//! (the same margin), booster `gbtree`, with parallel trees (boosted random
+//! forests, `num_parallel_tree` > 1: XGBoost sums them, the learning rate
+//! already folded into the leaves).
 //!
 //! Read: `learner.objective.name`, `learner.learner_model_param.base_score` (a
-//! probability for `binary:logistic`, bracketed in 3.x: `"[5.19E-1]"`; the
-//! margin offset is its logit, computed in float32 as XGBoost does),
-//! `learner.feature_names`, and per tree the parallel arrays `left_children`,
-//! `right_children` (−1 at leaves), `split_indices`, `split_conditions` (the
-//! float32 threshold, or the leaf value at a leaf), `default_left`,
-//! `split_type` (0 numeric, 1 categorical) with `categories_nodes`,
-//! `categories_segments`, `categories_sizes` and `categories` for categorical
-//! splits, whose codes index `gradient_booster.model.cats.enc[feature].values`
-//! (category names, when XGBoost stored them). A numeric split sends
-//! `x < threshold` (in float32) left; a categorical split sends the codes of
-//! its set right. Per-node statistics (`loss_changes`, `sum_hessian`,
+//! probability for the logistic objectives, bracketed in 3.x: `"[5.19E-1]"`;
+//! the margin offset is its logit, computed in float32 as XGBoost does; for
+//! `binary:logitraw` of XGBoost 3.x the margin itself),
+//! `learner.feature_names` (when empty, the columns are `f0, f1, …` and must
+//! each be mapped in [`ImportOptions::columns`]), `learner.attributes.
+//! best_iteration` (early stopping: [`ImportOptions::trees`] must say whether
+//! the bank scores with every tree, as `Booster.predict`, or with the first
+//! `best_iteration + 1` rounds, as the scikit-learn wrapper's `predict_proba`;
+//! the rounds are bounded by `iteration_indptr`), and per tree the parallel
+//! arrays `left_children`, `right_children` (−1 at leaves), `split_indices`,
+//! `split_conditions` (the float32 threshold, or the leaf value at a leaf),
+//! `default_left`, `split_type` (0 numeric, 1 categorical) with
+//! `categories_nodes`, `categories_segments`, `categories_sizes` and
+//! `categories` for categorical splits, whose codes index
+//! `gradient_booster.model.cats.enc[feature].values` (category names, written
+//! by XGBoost ≥ 3.1; without them [`ImportOptions::category_codes`] is
+//! required). A numeric split sends `x < threshold` (in float32) left; a
+//! categorical split sends the codes of its set right and a missing category
+//! its `default_left` way. Per-node statistics (`loss_changes`, `sum_hessian`,
 //! `base_weights`, `parents`) are not needed and not read; any key this
-//! importer does not know, another objective, booster, several classes or
-//! targets, vector leaves or parallel trees are an [`Error::Format`].
+//! importer does not know, another objective or booster (`dart`, `gblinear`),
+//! several classes or targets, or vector leaves are an [`Error::Format`]
+//! naming it.
 
 use super::Source;
 use super::import::{LibModel, LibNode, build};
