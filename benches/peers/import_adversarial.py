@@ -16,7 +16,8 @@ proven-optimal counterfactual of declined rows is re-scored by the library and m
 accepted.
 
 Usage:  python3 benches/peers/import_adversarial.py        (both parts, each in its peer
-        environment: .venv-trees for XGBoost/LightGBM; prints one line per case and a total;
+        environment: .venv-trees for XGBoost/LightGBM, .venv-optbinning for optbinning;
+        prints one line per case and a total;
         exit status non-zero on any failure)
 """
 
@@ -440,6 +441,84 @@ def trees_part(suite):
 
 
 # --------------------------------------------------------------------------------------------
+# optbinning scorecards
+
+
+def scorecard_part(suite):
+    import numpy as np
+    import pandas as pd
+    from optbinning import BinningProcess, Scorecard
+    from sklearn.linear_model import LogisticRegression
+
+    cfx = suite.cfx
+    rng = np.random.default_rng(SEED)
+    n = 1500
+    # x on a dyadic grid (exact through cfx's encoding) with splits that do not sit on two
+    # decimals; z categorical.
+    x = np.round(rng.uniform(0.0, 0.3, n) * 4096) / 4096
+    z = rng.choice(["free", "rent", "own"], n)
+    y = ((x > 0.098949).astype(float) + (z == "rent") + rng.normal(0, 0.5, n) > 0.8).astype(int)
+    frame = pd.DataFrame({"x": x, "z": z})
+    sc = Scorecard(binning_process=BinningProcess(["x", "z"], categorical_variables=["z"]),
+                   estimator=LogisticRegression(), scaling_method="min_max",
+                   scaling_method_params={"min": 300, "max": 850})
+    sc.fit(frame, y)
+    points = sc.score(frame)
+    levels = ["free", "rent", "own"]
+    s = (cfx.SchemaBuilder().add_contiguous("x", 0, 0.3).add_categorical("z", levels).build())
+    rows = [[float(a), float(levels.index(b))] for a, b in zip(x, z)]
+
+    def exact_points(make):
+        with make() as m:
+            worst = max(abs(m.predict_raw(s, r).score - p) for r, p in zip(rows, points))
+        if not worst <= TOL:
+            raise AssertionError(f"accepted and WRONG: worst points difference {worst:.3g}")
+        return f"exact on {len(rows)} rows (worst {worst:.1e})"
+
+    suite.case("optbinning live Scorecard (exact splits)", lambda: exact_points(
+        lambda: cfx.from_optbinning(s, sc, cutoff=500.0)))
+    exact_csv = cfx.exact_table(sc).to_csv(index=False)
+    suite.case("optbinning exact table as CSV (the C/Java/R path)", lambda: exact_points(
+        lambda: cfx.from_optbinning(s, exact_csv, cutoff=500.0)))
+
+    def rounded_differs():
+        # The printed table rounds the edges: documented, and shown here to matter.
+        printed = sc.table(style="detailed")
+        with cfx.from_optbinning(s, printed.assign(
+                Bin=[b if isinstance(b, str) else list(b) for b in printed["Bin"]]),
+                cutoff=500.0) as m:
+            off = sum(abs(m.predict_raw(s, r).score - p) > TOL for r, p in zip(rows, points))
+        assert off > 0, "the rounded table scored every row as optbinning (no edge rounded?)"
+        return f"the printed (rounded) table scores {off} of {len(rows)} rows differently"
+    suite.case("optbinning printed table rounds edges", rounded_differs)
+
+    def command():
+        import pickle
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            pkl, out = os.path.join(tmp, "sc.pkl"), os.path.join(tmp, "table.csv")
+            with open(pkl, "wb") as f:
+                pickle.dump(sc, f)
+            env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "bindings", "python", "src"))
+            subprocess.check_call([sys.executable, "-m", "cfx.optbinning_export", pkl, out], env=env)
+            return exact_points(lambda: cfx.from_optbinning(s, out, cutoff=500.0))
+    suite.case("optbinning exact table by `python -m cfx.optbinning_export` (a file)", command)
+
+    lines = exact_csv.splitlines(keepends=True)
+    for k in [len(lines) - 1, len(lines) - 3, 4]:
+        cut = "".join(lines[:k])
+        suite.case(f"optbinning table cut after {k} lines", lambda cut=cut: suite.refused(
+            lambda: cfx.from_optbinning(s, cut, cutoff=500.0), "format error"))
+    suite.case("optbinning table cut inside the last row", lambda: suite.refused(
+        lambda: cfx.from_optbinning(s, exact_csv[:-4], cutoff=500.0), "truncated"))
+    s_more = (cfx.SchemaBuilder().add_contiguous("x", 0, 0.3)
+              .add_categorical("z", levels + ["mortgage"]).build())
+    suite.case("optbinning a level no bin lists", lambda: suite.refused(
+        lambda: cfx.from_optbinning(s_more, sc, cutoff=500.0), "mortgage"))
+
+
+# --------------------------------------------------------------------------------------------
 
 
 def run_part(part):
@@ -447,6 +526,8 @@ def run_part(part):
     suite = Suite(cfx)
     if part == "trees":
         trees_part(suite)
+    elif part == "scorecard":
+        scorecard_part(suite)
     print(f"import suite ({part}): {suite.passed} passed, {len(suite.failed)} failed")
     for name in suite.failed:
         print(f"  failed: {name}")
@@ -458,10 +539,11 @@ def main():
         sys.exit(run_part(sys.argv[2]))
     sys.path.insert(0, HERE)
     import peer_venv
+    import scorecard_optbinning
     import trees_train
 
     status = 0
-    for part, mod in [("trees", trees_train)]:
+    for part, mod in [("trees", trees_train), ("scorecard", scorecard_optbinning)]:
         py = peer_venv.prepare(mod.VENV, mod.PINS)
         status |= subprocess.call([py, os.path.abspath(__file__), "--part", part])
     sys.exit(status)
