@@ -186,7 +186,7 @@ pub fn from_optbinning_csv(
                     unmapped(row, feature, bin, "not an interval like [59.50, 63.50)")
                 })?],
                 FeatureKind::Categorical { .. } => vec![BinRange::Levels {
-                    levels: python_list(bin).ok_or_else(|| {
+                    levels: level_list(bin).ok_or_else(|| {
                         unmapped(
                             row,
                             feature,
@@ -486,8 +486,34 @@ fn interval(text: &str) -> Option<BinRange> {
     })
 }
 
+/// A categorical bin as pandas writes optbinning's table: the list form
+/// `['A11', 'A12']`, a NumPy array `['free' 'rent']` (items separated by
+/// spaces), or a pandas array's repr (`<StringArray>`, the list, then
+/// `Length: n, dtype: str`; pandas ≥ 3), whose length is checked.
+fn level_list(text: &str) -> Option<Vec<String>> {
+    let t = text.trim();
+    if !t.starts_with('<') {
+        return python_list(t);
+    }
+    let mut lines: Vec<&str> = t.lines().map(str::trim).collect();
+    if lines.len() < 3 || !lines[0].ends_with('>') {
+        return None;
+    }
+    let last = lines.pop()?;
+    let n: usize = last
+        .strip_prefix("Length:")?
+        .split(',')
+        .next()?
+        .trim()
+        .parse()
+        .ok()?;
+    let items = python_list(&lines[1..].join(" "))?;
+    (items.len() == n).then_some(items)
+}
+
 /// A Python list of strings as optbinning prints categorical bins:
-/// `['A11', 'A12']` (numbers without quotes are kept as their text).
+/// `['A11', 'A12']` or, from a NumPy array, `['A11' 'A12']` (numbers without
+/// quotes are kept as their text).
 fn python_list(text: &str) -> Option<Vec<String>> {
     let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?;
     let mut out = Vec::new();
@@ -528,12 +554,18 @@ fn python_list(text: &str) -> Option<Vec<String>> {
             }
         }
         out.push(item);
+        let mut spaced = false;
         while chars.peek().is_some_and(|c| c.is_whitespace()) {
             chars.next();
+            spaced = true;
         }
-        match chars.next() {
+        match chars.peek() {
             None => break,
-            Some(',') => continue,
+            Some(',') => {
+                chars.next();
+            }
+            // NumPy's form: quoted items separated by white space only.
+            Some('\'' | '"') if spaced => {}
             Some(_) => return None,
         }
     }

@@ -258,3 +258,41 @@ fn a_truncated_optbinning_table_is_refused_at_every_cut() {
     let gap = OPTB.replace("age,1,\"[30.00, inf)\",20,5\n", "");
     assert!(from_optbinning_csv(&s, &gap, &OPTIONS).is_err());
 }
+
+#[test]
+fn level_lists_are_read_as_pandas_writes_them() {
+    let s = small_schema();
+    let listed = from_optbinning_csv(&s, OPTB, &OPTIONS).unwrap();
+    // NumPy arrays (`['A11' 'A12']`) and pandas ≥ 3 string arrays (their repr,
+    // three lines in one quoted cell) read as the same levels.
+    let numpy = OPTB
+        .replace("['A11', 'A12']", "['A11' 'A12']")
+        .replace("['A13', 'A14']", "['A13'  'A14']");
+    assert_eq!(
+        from_optbinning_csv(&s, &numpy, &OPTIONS).unwrap().scorecard,
+        listed.scorecard
+    );
+    let arrays = OPTB
+        .replace(
+            "\"['A11', 'A12']\"",
+            "\"<StringArray>\n['A11', 'A12']\nLength: 2, dtype: str\"",
+        )
+        .replace(
+            "\"['A13', 'A14']\"",
+            "\"<StringArray>\n['A13', 'A14']\nLength: 2, dtype: str\"",
+        );
+    assert_eq!(
+        from_optbinning_csv(&s, &arrays, &OPTIONS)
+            .unwrap()
+            .scorecard,
+        listed.scorecard
+    );
+    // A length that does not match the items, or items run together, is refused.
+    for bad in [
+        arrays.replacen("Length: 2", "Length: 3", 1),
+        OPTB.replace("['A11', 'A12']", "['A11''A12']"),
+    ] {
+        let e = from_optbinning_csv(&s, &bad, &OPTIONS).unwrap_err();
+        assert!(e.to_string().contains("row 5"), "{e}");
+    }
+}
