@@ -514,8 +514,19 @@ def scorecard_part(suite):
         lambda: cfx.from_optbinning(s, exact_csv[:-4], cutoff=500.0), "truncated"))
     s_more = (cfx.SchemaBuilder().add_contiguous("x", 0, 0.3)
               .add_categorical("z", levels + ["mortgage"]).build())
-    suite.case("optbinning a level no bin lists", lambda: suite.refused(
-        lambda: cfx.from_optbinning(s_more, sc, cutoff=500.0), "mortgage"))
+    # A level no bin lists: optbinning scores it with the variable's Missing row.
+    more_rows = rows + [[float(a), 3.0] for a in x[:50]]
+    more_points = np.concatenate([points, sc.score(pd.DataFrame({"x": x[:50],
+                                                                   "z": ["mortgage"] * 50}))])
+
+    def unlisted():
+        with cfx.from_optbinning(s_more, sc, cutoff=500.0) as m:
+            worst = max(abs(m.predict_raw(s_more, r).score - p)
+                        for r, p in zip(more_rows, more_points))
+        if not worst <= TOL:
+            raise AssertionError(f"accepted and WRONG: worst points difference {worst:.3g}")
+        return f"exact on {len(more_rows)} rows, 50 of them 'mortgage' (worst {worst:.1e})"
+    suite.case("optbinning a level no bin lists (scored by the Missing row)", unlisted)
 
 
 # --------------------------------------------------------------------------------------------

@@ -40,6 +40,9 @@ pub struct ImportOptions {
     pub cutoff: f64,
     /// The score scaling, when known (see [`ScoreScaling`]).
     pub scaling: Option<ScoreScaling>,
+    /// optbinning: refuse a categorical level that no bin lists, instead of
+    /// scoring it with the variable's `Missing` row as optbinning does.
+    pub refuse_unlisted_levels: bool,
 }
 
 /// A bin of the table that cfx did not map, and why.
@@ -67,6 +70,9 @@ pub struct ImportReport {
     pub ignored: Vec<IgnoredBin>,
     /// Features of the schema the table does not name (they contribute 0 points).
     pub unused_features: Vec<String>,
+    /// Categorical levels no bin lists, scored by their variable's `Missing`
+    /// row as optbinning scores them (`"feature: level"`).
+    pub missing_row_levels: Vec<String>,
 }
 
 impl ImportReport {
@@ -80,6 +86,12 @@ impl ImportReport {
             out.push_str(&format!(
                 "ignored row {} ({} '{}'): {}\n",
                 i.row, i.feature, i.bin, i.reason
+            ));
+        }
+        for l in &self.missing_row_levels {
+            out.push_str(&format!(
+                "level {l} is listed in no bin: scored by its variable's Missing row, as \
+                 optbinning scores it\n"
             ));
         }
         if !self.unused_features.is_empty() {
@@ -168,6 +180,9 @@ pub fn from_optbinning_csv(
                 }
             },
             "Missing" => {
+                if matches!(f.kind, FeatureKind::Categorical { .. }) {
+                    builder.missing_points.push((i, points));
+                }
                 if has_missing(schema, i) {
                     vec![BinRange::Missing]
                 } else {
@@ -580,6 +595,8 @@ struct Builder<'s> {
     chars: Vec<(usize, Vec<Bin>, Vec<String>)>,
     ignored: Vec<IgnoredBin>,
     bins: usize,
+    /// optbinning: the points of each categorical variable's `Missing` row.
+    missing_points: Vec<(usize, f64)>,
 }
 
 impl<'s> Builder<'s> {
@@ -590,6 +607,7 @@ impl<'s> Builder<'s> {
             chars: Vec::new(),
             ignored: Vec::new(),
             bins: 0,
+            missing_points: Vec::new(),
         }
     }
 
@@ -642,7 +660,39 @@ impl<'s> Builder<'s> {
         }
     }
 
-    fn finish(self, base_points: f64, options: &ImportOptions) -> Result<Imported> {
+    fn finish(mut self, base_points: f64, options: &ImportOptions) -> Result<Imported> {
+        // optbinning scores a category no bin lists with the variable's Missing
+        // row; so does cfx unless told to refuse (then binding reports the gap).
+        let mut missing_row_levels = Vec::new();
+        if !options.refuse_unlisted_levels {
+            for (i, bins, labels) in &mut self.chars {
+                let FeatureKind::Categorical { levels } = &self.schema.features[*i].kind else {
+                    continue;
+                };
+                let Some(&(_, points)) = self.missing_points.iter().find(|m| m.0 == *i) else {
+                    continue;
+                };
+                let unlisted: Vec<String> = levels
+                    .iter()
+                    .filter(|l| {
+                        !bins.iter().any(|b| {
+                            matches!(&b.range, BinRange::Levels { levels } if levels.contains(l))
+                        })
+                    })
+                    .cloned()
+                    .collect();
+                if unlisted.is_empty() {
+                    continue;
+                }
+                let name = &self.schema.features[*i].name;
+                missing_row_levels.extend(unlisted.iter().map(|l| format!("{name}: '{l}'")));
+                bins.push(Bin {
+                    range: BinRange::Levels { levels: unlisted },
+                    points,
+                });
+                labels.push("the Missing row (levels no bin lists)".into());
+            }
+        }
         let labels: Vec<Vec<String>> = self.chars.iter().map(|c| c.2.clone()).collect();
         let characteristics: Vec<Characteristic> = self
             .chars
@@ -677,6 +727,7 @@ impl<'s> Builder<'s> {
                 base_points,
                 ignored: self.ignored,
                 unused_features,
+                missing_row_levels,
             },
             scorecard,
         })

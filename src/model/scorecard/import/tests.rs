@@ -17,6 +17,7 @@ pub(crate) fn heloc_options() -> ImportOptions {
     ImportOptions {
         cutoff: 630.4667319422892,
         scaling: Some(ScoreScaling::new(46.267864502602755, 630.4667319422892).unwrap()),
+        refuse_unlisted_levels: false,
     }
 }
 
@@ -69,6 +70,7 @@ fn small_schema() -> Schema {
 const OPTIONS: ImportOptions = ImportOptions {
     cutoff: 500.0,
     scaling: None,
+    refuse_unlisted_levels: false,
 };
 
 const CARD: &str = "\
@@ -295,4 +297,38 @@ fn level_lists_are_read_as_pandas_writes_them() {
         let e = from_optbinning_csv(&s, &bad, &OPTIONS).unwrap_err();
         assert!(e.to_string().contains("row 5"), "{e}");
     }
+}
+
+#[test]
+fn a_level_no_bin_lists_is_scored_by_the_missing_row_as_optbinning_does() {
+    let s = small_schema();
+    let table = OPTB
+        .replace("['A13', 'A14']", "['A13']")
+        .replace("status,3,Missing,0,0", "status,3,Missing,0,7");
+    let imp = from_optbinning_csv(&s, &table, &OPTIONS).unwrap();
+    assert_eq!(imp.report.missing_row_levels, vec!["status: 'A14'"]);
+    assert!(
+        imp.report.to_text().contains("Missing row"),
+        "{}",
+        imp.report.to_text()
+    );
+    let sc = &imp.scorecard;
+    assert_eq!(
+        sc.score_raw(&s, &[30.0, 3.0, 5.0, 300.0]).unwrap(),
+        5.0 + 7.0
+    );
+    assert_eq!(
+        sc.score_raw(&s, &[30.0, 2.0, 5.0, 300.0]).unwrap(),
+        5.0 + 10.0
+    );
+    // The old refusal, as an option.
+    let refuse = ImportOptions {
+        refuse_unlisted_levels: true,
+        ..OPTIONS
+    };
+    let e = from_optbinning_csv(&s, &table, &refuse).unwrap_err();
+    assert!(e.to_string().contains("'A14'"), "{e}");
+    // Every level listed: nothing is added.
+    let imp = from_optbinning_csv(&s, OPTB, &OPTIONS).unwrap();
+    assert!(imp.report.missing_row_levels.is_empty());
 }
