@@ -432,7 +432,7 @@ pub(super) fn build(
     }
     for (i, f) in schema.features.iter().enumerate() {
         if let FeatureKind::Contiguous { special_states, .. } = &f.kind {
-            if !special_states.is_empty() && cols.iter().any(|c| *c == Column::Value(i)) {
+            if !special_states.is_empty() && cols.contains(&Column::Value(i)) {
                 report.push(if options.special_as_missing.contains(&f.name) {
                     format!(
                         "feature '{}': special states reach the trees as missing values (NaN)",
