@@ -794,3 +794,51 @@ fn a_truncated_lightgbm_file_is_refused_at_every_cut() {
         assert!(TreeEnsemble::from_xgboost_json(&x[..cut], &s, &as_missing_a()).is_err());
     }
 }
+
+#[test]
+fn a_recorded_best_iteration_needs_a_choice_of_trees() {
+    let schema = tiny_schema();
+    let json = tiny_xgb("binary:logistic", r#"["home=own","years"]"#).replace(
+        r#""attributes":{}"#,
+        r#""attributes":{"best_iteration":"0"}"#,
+    );
+    match TreeEnsemble::from_xgboost_json(&json, &schema, &ImportOptions::default()) {
+        Err(Error::Format(m)) => {
+            assert!(
+                m.contains("best_iteration") && m.contains(r#""trees": "all""#),
+                "{m}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    let opts: ImportOptions = serde_json::from_str(r#"{"trees": "best_iteration"}"#).unwrap();
+    assert_eq!(opts.trees, Some(TreesUsed::BestIteration));
+    let m = TreeEnsemble::from_xgboost_json(&json, &schema, &opts).unwrap();
+    assert_eq!(m.n_trees(), 1);
+    assert!(
+        m.import_report()[0].contains("the first 1 trees"),
+        "{:?}",
+        m.import_report()
+    );
+    // The report survives the model JSON.
+    let back = AnyModel::from_json(&AnyModel::Trees(m.clone()).to_json(), &schema).unwrap();
+    assert_eq!(back, AnyModel::Trees(m));
+    // A best iteration beyond the rounds is refused.
+    let bad = json.replace(r#""best_iteration":"0""#, r#""best_iteration":"5""#);
+    assert!(TreeEnsemble::from_xgboost_json(&bad, &schema, &opts).is_err());
+    // Options naming what the schema lacks are refused.
+    for o in [
+        r#"{"unseen_levels": {"home": ["villa"]}}"#,
+        r#"{"missing_levels": {"years": "x"}}"#,
+        r#"{"category_codes": {"nope": {}}}"#,
+        r#"{"trees": "some"}"#,
+    ] {
+        let parsed: std::result::Result<ImportOptions, _> = serde_json::from_str(o);
+        if let Ok(opts) = parsed {
+            assert!(
+                TreeEnsemble::from_xgboost_json(&json, &schema, &opts).is_err(),
+                "{o}"
+            );
+        }
+    }
+}
