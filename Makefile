@@ -25,7 +25,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees
+  peers-scorecard peers-trees test-imports
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
 deps: deps-apt-test deps-cbindgen
@@ -77,6 +77,7 @@ peers-trees:
 
 test: deps peers-scorecard peers-trees
 	$(CARGO) test --release
+	$(MAKE) --no-print-directory test-imports
 	@$(MAKE) --no-print-directory ci-free-disk
 	bash tests/install/run.sh
 	python3 bindings/check_names.py --self-test
@@ -134,6 +135,12 @@ uninstall:
 
 # Installs into a temporary prefix, builds a C example against it through pkg-config (shared
 # and static) and runs it from outside the source tree (tests/install/run.sh).
+# The adversarial import suite (issue 23): small XGBoost and LightGBM models built with the
+# real libraries in the peer environment, each imported exactly or refused with its cause.
+test-imports:
+	$(CARGO) build --release --lib
+	python3 benches/peers/import_adversarial.py
+
 test-install: build
 	bash tests/install/run.sh
 

@@ -76,6 +76,7 @@ fn scorecard_bench(c: &mut Criterion, data: &Dataset, schema: &Schema) {
     let options = ImportOptions {
         cutoff: 630.4667319422892,
         scaling: Some(ScoreScaling::new(46.267864502602755, 630.4667319422892).expect("scaling")),
+        refuse_unlisted_levels: false,
     };
     let card = from_optbinning_path(schema, &table, &options)
         .expect("scorecard imports")

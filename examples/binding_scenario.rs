@@ -179,6 +179,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = ImportOptions {
         cutoff: 487.1228762045055,
         scaling: Some(ScoreScaling::new(28.85390081777927, 487.1228762045055)?),
+        refuse_unlisted_levels: false,
     };
     let card = from_optbinning_path(&d.schema, &table, &options)?.scorecard;
     let card_declined = (0..test_x.len())

@@ -13,7 +13,7 @@ use std::ptr::null;
 
 const LGBM: &str = "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n\
     max_feature_idx=0\nobjective=binary sigmoid:1\nfeature_names=x\nfeature_infos=[-9:10]\n\
-    tree_sizes=1\n\nTree=0\nnum_leaves=2\nnum_cat=0\nsplit_feature=0\nsplit_gain=1\n\
+    tree_sizes=161\n\nTree=0\nnum_leaves=2\nnum_cat=0\nsplit_feature=0\nsplit_gain=1\n\
     threshold=-7.5\ndecision_type=10\nleft_child=-1\nright_child=-2\nleaf_value=-1 1\n\
     is_linear=0\nshrinkage=1\n\nend of trees\n";
 

@@ -35,6 +35,7 @@ fn setup() -> Option<(Schema, Scorecard, Vec<Vec<f64>>)> {
     let options = ImportOptions {
         cutoff: 630.4667319422892,
         scaling: Some(ScoreScaling::new(46.267864502602755, 630.4667319422892).unwrap()),
+        refuse_unlisted_levels: false,
     };
     let card = from_optbinning_path(&schema, &table, &options)
         .unwrap()

@@ -63,6 +63,7 @@ fn check(d: &data::Dataset, table: &Path, scores: &Path) {
     let options = ImportOptions {
         cutoff: 0.0,
         scaling: None,
+        refuse_unlisted_levels: false,
     };
     let sc = from_optbinning_path(&d.schema, table, &options)
         .unwrap()

@@ -538,6 +538,7 @@ pub fn german_scorecard_options() -> ImportOptions {
     ImportOptions {
         cutoff: scaling.offset,
         scaling: Some(scaling),
+        refuse_unlisted_levels: false,
     }
 }
 

@@ -70,6 +70,7 @@ fn options(cutoff: f64, has_scaling: i32, factor: f64, offset: f64) -> FfiResult
     Ok(ImportOptions {
         cutoff: finite(cutoff, "cutoff")?,
         scaling,
+        refuse_unlisted_levels: false,
     })
 }
 

@@ -7,9 +7,15 @@
 //! `options_json` may be NULL (defaults) or a JSON object with the optional
 //! keys `columns` (model column → `{"feature": …, "level": …}`),
 //! `special_as_missing` (feature names whose special states the model saw as
-//! missing values) and `threshold`; an unknown key is `CFX_STATUS_FORMAT_ERROR`.
-//! A model the importer does not understand is `CFX_STATUS_FORMAT_ERROR` with
-//! the reason in `cfx_last_error_message`. Thread-safe.
+//! missing values), `threshold`, `trees` (`"all"` or `"best_iteration"`, required
+//! for an XGBoost model recording `best_iteration`), `category_codes` (feature →
+//! level → the library's category code, for a model without category names),
+//! `unseen_levels` (feature → levels the model never saw) and `missing_levels`
+//! (feature → the level standing for a missing value); an unknown key is
+//! `CFX_STATUS_FORMAT_ERROR`. A model the importer does not understand, or one it
+//! could only read by guessing, is `CFX_STATUS_FORMAT_ERROR` with the reason and
+//! the option to give in `cfx_last_error_message`. What the import assumed is the
+//! `import_report` list of the model's JSON (`cfx_model_to_json`). Thread-safe.
 
 use super::handle::{arc_into_raw, arc_ref, out_param, str_in};
 use super::model::cfx_model;

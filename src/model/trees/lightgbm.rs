@@ -11,12 +11,22 @@
 //! that go left; `threshold` indexes the boundaries). The category names of
 //! pandas categoricals come from the closing `pandas_categorical:` line. A
 //! numeric split sends `x ≤ threshold` left (see [`super::Test`] for missing
-//! values). No base score: the initial average is folded into tree 0. Linear
-//! trees, several classes, random-forest mode (`average_output`), another
-//! objective or sigmoid, and any key this importer does not know are an
+//! values); a missing category goes right. No base score: the initial average
+//! is folded into tree 0. Random-forest mode (`average_output`): the margin is
+//! the mean of the trees (LightGBM's `predict` is its logistic; its
+//! `raw_score` is the sum). Linear trees, several classes, another objective
+//! or sigmoid, and any key this importer does not know are an
 //! [`Error::Format`]. Training statistics (`split_gain`, `leaf_weight`,
 //! counts, internal values, `shrinkage`, already folded into the leaves) are
 //! not needed and not read.
+//!
+//! Truncation: LightGBM records each tree's byte size in `tree_sizes`; every
+//! tree's size, their number and order (`Tree=0, 1, …`) and the closing
+//! `end of trees` line are checked, so a file cut between two trees or inside
+//! one is refused rather than read with fewer trees. A file saved after early
+//! stopping holds the best iteration's trees (`save_model`'s default) and
+//! records no `best_iteration`: its trees are all used, as `Booster.predict`
+//! of the file does.
 
 use super::Source;
 use super::import::{LibModel, LibNode, build};
@@ -62,6 +72,9 @@ const TREE_KEYS: &[&str] = &[
     "is_linear",
     "shrinkage",
 ];
+
+/// The keys of a linear tree's leaf models (`linear_tree=true`).
+const LINEAR_KEYS: &[&str] = &["leaf_const", "leaf_coeff", "leaf_features", "num_features"];
 
 fn parse_list<T: std::str::FromStr>(s: &str, key: &str, at: &str) -> Result<Vec<T>> {
     s.split_whitespace()
@@ -161,6 +174,7 @@ fn tree(block: &HashMap<&str, &str>, at: &str) -> Result<Vec<LibNode>> {
                 column: feature[j],
                 codes,
                 in_set_left: true,
+                default_left: false,
                 left: l,
                 right: r,
             });
@@ -220,13 +234,26 @@ fn category_names(json: &str, infos: &[&str]) -> Result<Vec<Option<Vec<String>>>
     Ok(out)
 }
 
+/// The byte size LightGBM records in `tree_sizes` for a tree block: its lines
+/// from `Tree=k` up to the next `Tree=`/`end of trees`, each with one `\n`
+/// (so a file whose line ends became `\r\n` is measured as written).
+fn block_size(lines: &[&str]) -> usize {
+    lines.iter().map(|l| l.len() + 1).sum()
+}
+
 pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Result<TreeEnsemble> {
-    let mut lines = text.lines().map(str::trim).peekable();
-    if lines.next() != Some("tree") {
+    // Lines without their end (`\n` or `\r\n`), untrimmed for the size check.
+    let raw: Vec<&str> = text
+        .lines()
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut lines = raw.iter().map(|l| l.trim()).enumerate().peekable();
+    if lines.next().map(|(_, l)| l) != Some("tree") {
         return Err(format("the text does not start with 'tree'".into()));
     }
     let mut header: HashMap<&str, &str> = HashMap::new();
-    while let Some(&l) = lines.peek() {
+    let mut average_output = false;
+    while let Some(&(_, l)) = lines.peek() {
         if l.starts_with("Tree=") || l == "end of trees" {
             break;
         }
@@ -235,9 +262,8 @@ pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Re
             continue;
         }
         if l == "average_output" {
-            return Err(format(
-                "random-forest mode (average_output) is not supported".into(),
-            ));
+            average_output = true;
+            continue;
         }
         let (k, v) = l
             .split_once('=')
@@ -278,29 +304,76 @@ pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Re
             "feature_infos and feature_names differ in length".into(),
         ));
     }
+    // LightGBM records the byte size of every tree it wrote: a file cut
+    // between two trees or inside one is caught by the count or a size.
+    let sizes: Option<Vec<usize>> = match header.get("tree_sizes") {
+        Some(s) => Some(parse_list(s, "tree_sizes", "the header")?),
+        None => None,
+    };
     let mut trees = Vec::new();
     let mut categories = vec![None; names.len()];
-    while let Some(l) = lines.next() {
+    let mut end_of_trees = false;
+    while let Some((start, l)) = lines.next() {
         if l.is_empty() {
             continue;
         }
         if let Some(k) = l.strip_prefix("Tree=") {
             let at = format!("Tree={k}");
+            if end_of_trees {
+                return Err(format(format!("{at} after 'end of trees'")));
+            }
+            if k.parse::<usize>().ok() != Some(trees.len()) {
+                return Err(format(format!(
+                    "{at} where Tree={} was expected (trees missing or out of order)",
+                    trees.len()
+                )));
+            }
             let mut block: HashMap<&str, &str> = HashMap::new();
-            while let Some(&l) = lines.peek() {
-                if l.is_empty() || l.starts_with("Tree=") || l == "end of trees" {
+            let mut end = start + 1;
+            while let Some(&(i, l)) = lines.peek() {
+                if l.starts_with("Tree=") || l == "end of trees" {
                     break;
                 }
                 lines.next();
+                end = i + 1;
+                if l.is_empty() {
+                    continue;
+                }
+                if !block.is_empty() && raw[i - 1].trim().is_empty() {
+                    return Err(format(format!("{at}: an empty line inside the tree")));
+                }
                 let (k, v) = l
                     .split_once('=')
                     .ok_or_else(|| format(format!("{at}: line '{l}' is not key=value")))?;
+                if LINEAR_KEYS.contains(&k) {
+                    return Err(format(format!(
+                        "{at} is a linear tree (linear_tree=true; not supported: its leaves \
+                         are linear models)"
+                    )));
+                }
                 if !TREE_KEYS.contains(&k) {
                     return Err(format(format!("{at}: unknown key '{k}'")));
                 }
                 block.insert(k, v);
             }
+            if let Some(sizes) = &sizes {
+                let want = sizes.get(trees.len()).ok_or_else(|| {
+                    format(format!(
+                        "{at}: more trees than tree_sizes lists ({})",
+                        sizes.len()
+                    ))
+                })?;
+                let got = block_size(&raw[start..end]);
+                if got != *want {
+                    return Err(format(format!(
+                        "{at} has {got} bytes where tree_sizes records {want} (the file is \
+                         truncated or was edited; save the model again)"
+                    )));
+                }
+            }
             trees.push(tree(&block, &at)?);
+        } else if l == "end of trees" {
+            end_of_trees = true;
         } else if let Some(json) = l.strip_prefix("pandas_categorical:") {
             categories = category_names(json, &infos)?;
         }
@@ -310,6 +383,40 @@ pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Re
     if trees.is_empty() {
         return Err(format("the model has no trees".into()));
     }
+    if !end_of_trees {
+        return Err(format(
+            "no 'end of trees' line: the file is truncated (save the model again)".into(),
+        ));
+    }
+    if let Some(sizes) = &sizes {
+        if sizes.len() != trees.len() {
+            return Err(format(format!(
+                "{} trees read where tree_sizes records {} (the file is truncated)",
+                trees.len(),
+                sizes.len()
+            )));
+        }
+    }
+    let mut report = vec![format!("LightGBM model: all {} trees summed", trees.len())];
+    if average_output {
+        // Random-forest mode: LightGBM divides the sum of the trees by their
+        // number (`average_output`); the leaves are divided here instead, which
+        // is the same margin up to rounding (below 1e-12 for any real model).
+        let n = trees.len() as f64;
+        for t in &mut trees {
+            for node in t.iter_mut() {
+                if let LibNode::Leaf(v) = node {
+                    *v /= n;
+                }
+            }
+        }
+        report[0] = format!(
+            "LightGBM random forest (average_output): margin = the mean of all {} trees (leaves \
+             divided by {}), whose logistic is LightGBM's predict (its raw_score is their sum)",
+            trees.len(),
+            trees.len()
+        );
+    }
     build(
         LibModel {
             source: Source::Lightgbm,
@@ -317,6 +424,7 @@ pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Re
             columns: names,
             categories,
             trees,
+            report,
         },
         schema,
         options,

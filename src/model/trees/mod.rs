@@ -43,7 +43,7 @@ mod xgboost;
 #[cfg(test)]
 mod tests;
 
-pub use import::{ColumnTarget, ImportOptions};
+pub use import::{ColumnTarget, ImportOptions, TreesUsed};
 
 use super::Model;
 use crate::error::{Error, Result};
@@ -231,6 +231,8 @@ pub struct TreeEnsemble {
     roots: Vec<u32>,
     nodes: Vec<Node>,
     level_left: Vec<bool>,
+    /// What the import assumed (see [`TreeEnsemble::import_report`]).
+    import_report: Vec<String>,
     /// First encoded column of each feature (derived).
     starts: Vec<usize>,
 }
@@ -252,6 +254,9 @@ struct EnsembleFile {
     /// The left-going levels of every [`Test::Levels`] node, concatenated.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     level_left: Vec<bool>,
+    /// What the import from the library's file assumed, one line per fact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    import_report: Vec<String>,
 }
 
 impl TryFrom<EnsembleFile> for TreeEnsemble {
@@ -266,6 +271,7 @@ impl TryFrom<EnsembleFile> for TreeEnsemble {
             f.nodes,
             f.level_left,
         )
+        .map(|m| m.with_import_report(f.import_report))
     }
 }
 
@@ -279,6 +285,7 @@ impl From<TreeEnsemble> for EnsembleFile {
             roots: m.roots,
             nodes: m.nodes,
             level_left: m.level_left,
+            import_report: m.import_report,
         }
     }
 }
@@ -302,6 +309,7 @@ impl TreeEnsemble {
             roots,
             nodes,
             level_left,
+            import_report: Vec::new(),
             starts: Vec::new(),
         };
         m.validate()?;
@@ -336,6 +344,22 @@ impl TreeEnsemble {
         options: &ImportOptions,
     ) -> Result<TreeEnsemble> {
         lightgbm::import(text, schema, options)
+    }
+
+    /// The same model with the given import report.
+    pub fn with_import_report(mut self, report: Vec<String>) -> TreeEnsemble {
+        self.import_report = report;
+        self
+    }
+
+    /// Every assumption the import from the library's file made, one line per
+    /// fact: which trees are summed (all, or up to the best iteration), the
+    /// objective's link, how special states and categorical levels reach the
+    /// trees (codes, names, unseen, missing). Empty for an ensemble built by
+    /// hand. Kept in the model JSON (`import_report`), so C and every binding
+    /// read it from `cfx_model_to_json`.
+    pub fn import_report(&self) -> &[String] {
+        &self.import_report
     }
 
     /// The same model with another decision threshold.

@@ -294,7 +294,7 @@ fn what_the_importers_do_not_understand_is_a_format_error() {
     }
     let lgb = "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n\
                max_feature_idx=1\nobjective=binary sigmoid:1\nfeature_names=home years\n\
-               feature_infos=[0:2] [0:10]\ntree_sizes=1\n\nTree=0\nnum_leaves=2\nnum_cat=0\n\
+               feature_infos=[0:2] [0:10]\n\nTree=0\nnum_leaves=2\nnum_cat=0\n\
                split_feature=1\nsplit_gain=1\nthreshold=3.5\ndecision_type=2\nleft_child=-1\n\
                right_child=-2\nleaf_value=-0.5 0.5\nis_linear=0\nshrinkage=1\n\n\nend of trees\n";
     let m = TreeEnsemble::from_lightgbm_text(lgb, &schema, &o).unwrap();
@@ -351,7 +351,7 @@ fn special_states_reach_the_trees_as_codes_or_as_missing() {
     .unwrap();
     let lgb = "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n\
                max_feature_idx=0\nobjective=binary sigmoid:1\nfeature_names=x\n\
-               feature_infos=[-9:10]\ntree_sizes=1\n\nTree=0\nnum_leaves=2\nnum_cat=0\n\
+               feature_infos=[-9:10]\n\nTree=0\nnum_leaves=2\nnum_cat=0\n\
                split_feature=0\nsplit_gain=1\nthreshold=-7.5\ndecision_type=10\nleft_child=-1\n\
                right_child=-2\nleaf_value=-1 1\nis_linear=0\nshrinkage=1\n\nend of trees\n";
     let codes = TreeEnsemble::from_lightgbm_text(lgb, &schema, &ImportOptions::default()).unwrap();
@@ -569,4 +569,276 @@ fn block_scores_equal_row_by_row_scores_exactly() {
     }
     // The noise does move copies between leaves (the test is not vacuous).
     assert!(differing_scores > 1000, "{differing_scores}");
+}
+
+/// The committed models of `tests/data/import_rules` (written by
+/// `benches/peers/import_rules.py` with XGBoost 3.2 and LightGBM 4.7): the
+/// libraries' own margins on rows at and next to every threshold.
+fn rules_file(name: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/import_rules")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn rules_schema(with_d: bool) -> Schema {
+    let mut f = vec![
+        // Symmetric ranges: 0 is slot ½ and decodes to exactly 0.
+        Feature::contiguous("a", -6.0, 6.0).with_special(-99.0, "not reported"),
+        Feature::contiguous("b", -8.0, 8.0),
+    ];
+    if with_d {
+        f.push(Feature::contiguous("d", -3.0, 3.0));
+    }
+    f.push(Feature::categorical("c", &["red", "green", "blue", "grey"]));
+    Schema::new(f).unwrap()
+}
+
+fn rules_rows(csv: &str) -> Vec<Vec<f64>> {
+    csv.lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|v| v.parse::<f64>().unwrap()).collect())
+        .collect()
+}
+
+fn as_missing_a() -> ImportOptions {
+    ImportOptions {
+        special_as_missing: vec!["a".into()],
+        ..ImportOptions::default()
+    }
+}
+
+/// The same ensemble with `default_left` flipped on the nodes `pick` selects.
+fn flipped(m: &TreeEnsemble, schema: &Schema, pick: impl Fn(&Node) -> bool) -> TreeEnsemble {
+    let mut nodes = m.nodes().to_vec();
+    let mut n = 0;
+    for node in nodes.iter_mut().filter(|x| pick(x)) {
+        node.default_left = !node.default_left;
+        n += 1;
+    }
+    assert!(n > 0, "no node to flip");
+    with_nodes(m, schema, nodes)
+}
+
+/// The same ensemble with other nodes, through the model JSON (so validated).
+fn with_nodes(m: &TreeEnsemble, schema: &Schema, nodes: Vec<Node>) -> TreeEnsemble {
+    fn put(v: &mut serde_json::Value, nodes: &serde_json::Value) -> bool {
+        if let Some(o) = v.as_object_mut() {
+            if o.contains_key("nodes") {
+                o.insert("nodes".into(), nodes.clone());
+                return true;
+            }
+            return o.values_mut().any(|x| put(x, nodes));
+        }
+        false
+    }
+    let mut json: serde_json::Value =
+        serde_json::from_str(&AnyModel::Trees(m.clone()).to_json()).unwrap();
+    assert!(put(&mut json, &serde_json::to_value(&nodes).unwrap()));
+    match AnyModel::from_json(&json.to_string(), schema).unwrap() {
+        AnyModel::Trees(t) => t,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn committed_library_models_pin_the_evaluation_rules() {
+    // XGBoost: float32 comparisons at and next to each threshold, NaN
+    // defaults, a native categorical with stored names.
+    let s = rules_schema(false);
+    let x = TreeEnsemble::from_xgboost_json(&rules_file("xgb.json"), &s, &as_missing_a()).unwrap();
+    let rows = rules_rows(&rules_file("xgb_rows.csv"));
+    let w = worst_rules(&x, &s, &rows, &margins(&rules_file("xgb_margins.csv")));
+    assert!(w <= 1e-6, "XGBoost: worst margin difference {w}");
+    // Each rule matters on these rows: comparing in float64, or flipping the
+    // NaN defaults, moves some margin.
+    let lib = margins(&rules_file("xgb_margins.csv"));
+    let f64_rule = {
+        let mut nodes = x.nodes().to_vec();
+        for n in nodes.iter_mut().filter(|n| n.test == Test::BelowF32) {
+            n.test = Test::AtMost; // x ≤ t in float64 differs from (x as f32) < t
+        }
+        with_nodes(&x, &s, nodes)
+    };
+    assert!(worst_unchecked(&f64_rule, &rows, &lib) > 1e-6);
+    let nan_flip = flipped(&x, &s, |n| n.test == Test::BelowF32);
+    assert!(worst_unchecked(&nan_flip, &rows, &lib) > 1e-6);
+    assert!(x.nodes().iter().any(|n| matches!(n.test, Test::Levels(_))));
+
+    // LightGBM: every decision_type (None, Zero, NaN missing types, both
+    // default directions, categorical).
+    let s = rules_schema(true);
+    for name in ["lgbm", "lgbm_zero"] {
+        let text = rules_file(&format!("{name}.txt"));
+        let m = TreeEnsemble::from_lightgbm_text(&text, &s, &as_missing_a()).unwrap();
+        let rows = rules_rows(&rules_file(&format!("{name}_rows.csv")));
+        let lib = margins(&rules_file(&format!("{name}_margins.csv")));
+        let w = worst_rules(&m, &s, &rows, &lib);
+        assert!(w <= 1e-6, "{name}: worst margin difference {w}");
+        let tests: Vec<(Test, bool)> = m
+            .nodes()
+            .iter()
+            .filter(|n| n.test != Test::Leaf)
+            .map(|n| (n.test, n.default_left))
+            .collect();
+        assert!(tests.iter().any(|t| matches!(t.0, Test::Levels(_))));
+        if name == "lgbm_zero" {
+            for dl in [false, true] {
+                assert!(tests.contains(&(Test::AtMostZeroMissing, dl)));
+            }
+            // A flipped zero-as-missing default direction fails these rows.
+            let f = flipped(&m, &s, |n| n.test == Test::AtMostZeroMissing);
+            assert!(worst_unchecked(&f, &rows, &lib) > 1e-6);
+        } else {
+            assert!(tests.iter().any(|t| t.0 == Test::AtMost));
+            for dl in [false, true] {
+                assert!(tests.contains(&(Test::AtMostNanMissing, dl)));
+            }
+            let f = flipped(&m, &s, |n| n.test == Test::AtMostNanMissing);
+            assert!(worst_unchecked(&f, &rows, &lib) > 1e-6);
+        }
+    }
+}
+
+/// [`worst`] on raw rows; the encoded evaluation is compared only on rows
+/// the encoding holds exactly (a value one ulp from a threshold, or 1e-30 in
+/// a slot of width 16, does not survive `L + slot·(U − L)`).
+fn worst_rules(m: &TreeEnsemble, schema: &Schema, rows: &[Vec<f64>], lib: &[f64]) -> f64 {
+    let mut compared = 0;
+    for r in rows {
+        let e = schema.encode(r).unwrap();
+        if schema.decode(&e).unwrap() == *r {
+            assert_eq!(
+                m.margin_raw(r),
+                m.score(&e),
+                "raw and encoded agree on {r:?}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 10, "{compared} rows round-trip");
+    worst_unchecked(m, rows, lib)
+}
+
+fn worst_unchecked(m: &TreeEnsemble, rows: &[Vec<f64>], lib: &[f64]) -> f64 {
+    rows.iter()
+        .zip(lib)
+        .map(|(r, l)| (m.margin_raw(r) - l).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn a_truncated_lightgbm_file_is_refused_at_every_cut() {
+    let s = rules_schema(true);
+    let text = rules_file("lgbm.txt");
+    let rows = rules_rows(&rules_file("lgbm_rows.csv"));
+    let lib = margins(&rules_file("lgbm_margins.csv"));
+    let end = text.find("end of trees").unwrap();
+    let mut cuts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+    // Inside lines too: one byte before each line end.
+    cuts.extend(text.match_indices('\n').map(|(i, _)| i.saturating_sub(1)));
+    cuts.extend((0..text.len()).step_by(37));
+    let (mut refused, mut accepted) = (0, 0);
+    for &cut in &cuts {
+        let part = &text[..cut];
+        match TreeEnsemble::from_lightgbm_text(part, &s, &as_missing_a()) {
+            Ok(m) => {
+                accepted += 1;
+                // Only a cut after the trees may be read, and then exactly.
+                assert!(
+                    cut > end,
+                    "a cut at byte {cut} (before 'end of trees') was accepted"
+                );
+                let w = worst_unchecked(&m, &rows, &lib);
+                assert!(
+                    w <= 1e-6,
+                    "a cut at byte {cut}: accepted with margins off by {w}"
+                );
+            }
+            Err(e) => {
+                refused += 1;
+                assert!(matches!(e, Error::Format(_)), "{e:?}");
+            }
+        }
+    }
+    assert!(
+        refused > 300 && accepted > 0,
+        "{refused} refused, {accepted} accepted"
+    );
+    // A tree removed from the middle, or two trees swapped, is refused too.
+    let t1 = text.find("Tree=1\n").unwrap();
+    let t2 = text.find("Tree=2\n").unwrap();
+    let removed = format!("{}{}", &text[..t1], &text[t2..]);
+    assert!(TreeEnsemble::from_lightgbm_text(&removed, &s, &as_missing_a()).is_err());
+    // Without tree_sizes (a hand-written file) 'end of trees' is still required.
+    let no_sizes: String = text
+        .lines()
+        .filter(|l| !l.starts_with("tree_sizes="))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let m = TreeEnsemble::from_lightgbm_text(&no_sizes, &s, &as_missing_a()).unwrap();
+    assert!(worst_unchecked(&m, &rows, &lib) <= 1e-6);
+    let cut = &no_sizes[..no_sizes.find("Tree=3").unwrap()];
+    match TreeEnsemble::from_lightgbm_text(cut, &s, &as_missing_a()) {
+        Err(Error::Format(m)) => assert!(m.contains("end of trees"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    // Windows line ends are measured as LightGBM wrote the file.
+    let crlf = text.replace('\n', "\r\n");
+    let m = TreeEnsemble::from_lightgbm_text(&crlf, &s, &as_missing_a()).unwrap();
+    assert!(worst_unchecked(&m, &rows, &lib) <= 1e-6);
+    // XGBoost's JSON cut anywhere is not JSON.
+    let s = rules_schema(false);
+    let x = rules_file("xgb.json");
+    for cut in (1..x.len() - 1).step_by(53) {
+        assert!(TreeEnsemble::from_xgboost_json(&x[..cut], &s, &as_missing_a()).is_err());
+    }
+}
+
+#[test]
+fn a_recorded_best_iteration_needs_a_choice_of_trees() {
+    let schema = tiny_schema();
+    let json = tiny_xgb("binary:logistic", r#"["home=own","years"]"#).replace(
+        r#""attributes":{}"#,
+        r#""attributes":{"best_iteration":"0"}"#,
+    );
+    match TreeEnsemble::from_xgboost_json(&json, &schema, &ImportOptions::default()) {
+        Err(Error::Format(m)) => {
+            assert!(
+                m.contains("best_iteration") && m.contains(r#""trees": "all""#),
+                "{m}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    let opts: ImportOptions = serde_json::from_str(r#"{"trees": "best_iteration"}"#).unwrap();
+    assert_eq!(opts.trees, Some(TreesUsed::BestIteration));
+    let m = TreeEnsemble::from_xgboost_json(&json, &schema, &opts).unwrap();
+    assert_eq!(m.n_trees(), 1);
+    assert!(
+        m.import_report()[0].contains("the first 1 trees"),
+        "{:?}",
+        m.import_report()
+    );
+    // The report survives the model JSON.
+    let back = AnyModel::from_json(&AnyModel::Trees(m.clone()).to_json(), &schema).unwrap();
+    assert_eq!(back, AnyModel::Trees(m));
+    // A best iteration beyond the rounds is refused.
+    let bad = json.replace(r#""best_iteration":"0""#, r#""best_iteration":"5""#);
+    assert!(TreeEnsemble::from_xgboost_json(&bad, &schema, &opts).is_err());
+    // Options naming what the schema lacks are refused.
+    for o in [
+        r#"{"unseen_levels": {"home": ["villa"]}}"#,
+        r#"{"missing_levels": {"years": "x"}}"#,
+        r#"{"category_codes": {"nope": {}}}"#,
+        r#"{"trees": "some"}"#,
+    ] {
+        let parsed: std::result::Result<ImportOptions, _> = serde_json::from_str(o);
+        if let Ok(opts) = parsed {
+            assert!(
+                TreeEnsemble::from_xgboost_json(&json, &schema, &opts).is_err(),
+                "{o}"
+            );
+        }
+    }
 }

@@ -1,25 +1,37 @@
 //! XGBoost's JSON model (`Booster.save_model("model.json")`, XGBoost 2.x and
-//! 3.x), objective `binary:logistic`, booster `gbtree`.
+//! 3.x), objectives `binary:logistic`, `reg:logistic` and `binary:logitraw`
+//! (the same margin), booster `gbtree`, with parallel trees (boosted random
+//! forests, `num_parallel_tree` > 1: XGBoost sums them, the learning rate
+//! already folded into the leaves).
 //!
 //! Read: `learner.objective.name`, `learner.learner_model_param.base_score` (a
-//! probability for `binary:logistic`, bracketed in 3.x: `"[5.19E-1]"`; the
-//! margin offset is its logit, computed in float32 as XGBoost does),
-//! `learner.feature_names`, and per tree the parallel arrays `left_children`,
-//! `right_children` (−1 at leaves), `split_indices`, `split_conditions` (the
-//! float32 threshold, or the leaf value at a leaf), `default_left`,
-//! `split_type` (0 numeric, 1 categorical) with `categories_nodes`,
-//! `categories_segments`, `categories_sizes` and `categories` for categorical
-//! splits, whose codes index `gradient_booster.model.cats.enc[feature].values`
-//! (category names, when XGBoost stored them). A numeric split sends
-//! `x < threshold` (in float32) left; a categorical split sends the codes of
-//! its set right. Per-node statistics (`loss_changes`, `sum_hessian`,
+//! probability for the logistic objectives, bracketed in 3.x: `"[5.19E-1]"`;
+//! the margin offset is its logit, computed in float32 as XGBoost does; for
+//! `binary:logitraw` of XGBoost 3.x the margin itself),
+//! `learner.feature_names` (when empty, the columns are `f0, f1, …` and must
+//! each be mapped in [`ImportOptions::columns`]), `learner.attributes.
+//! best_iteration` (early stopping: [`ImportOptions::trees`] must say whether
+//! the bank scores with every tree, as `Booster.predict`, or with the first
+//! `best_iteration + 1` rounds, as the scikit-learn wrapper's `predict_proba`;
+//! the rounds are bounded by `iteration_indptr`), and per tree the parallel
+//! arrays `left_children`, `right_children` (−1 at leaves), `split_indices`,
+//! `split_conditions` (the float32 threshold, or the leaf value at a leaf),
+//! `default_left`, `split_type` (0 numeric, 1 categorical) with
+//! `categories_nodes`, `categories_segments`, `categories_sizes` and
+//! `categories` for categorical splits, whose codes index
+//! `gradient_booster.model.cats.enc[feature].values` (category names, written
+//! by XGBoost ≥ 3.1; without them [`ImportOptions::category_codes`] is
+//! required). A numeric split sends `x < threshold` (in float32) left; a
+//! categorical split sends the codes of its set right and a missing category
+//! its `default_left` way. Per-node statistics (`loss_changes`, `sum_hessian`,
 //! `base_weights`, `parents`) are not needed and not read; any key this
-//! importer does not know, another objective, booster, several classes or
-//! targets, vector leaves or parallel trees are an [`Error::Format`].
+//! importer does not know, another objective or booster (`dart`, `gblinear`),
+//! several classes or targets, or vector leaves are an [`Error::Format`]
+//! naming it.
 
 use super::Source;
 use super::import::{LibModel, LibNode, build};
-use super::{ImportOptions, Test, TreeEnsemble};
+use super::{ImportOptions, Test, TreeEnsemble, TreesUsed};
 use crate::error::{Error, Result};
 use crate::schema::Schema;
 use serde_json::Value;
@@ -194,6 +206,7 @@ fn tree(t: &Value, k: usize) -> Result<Vec<LibNode>> {
                     .clone()
                     .ok_or_else(|| format(format!("{at}: node {j} has no category set")))?,
                 in_set_left: false,
+                default_left: default_left[j] != 0,
                 left: l,
                 right: r,
             },
@@ -260,9 +273,17 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
         get(get(learner, "objective", "learner")?, "name", "objective")?,
         "objective.name",
     )?;
-    if objective != "binary:logistic" {
+    // The three objectives of a binary logistic model: the same margin, the
+    // link applied (binary:logistic, reg:logistic) or not (binary:logitraw)
+    // by `predict`; cfx applies the logistic link itself.
+    if !matches!(
+        objective,
+        "binary:logistic" | "reg:logistic" | "binary:logitraw"
+    ) {
         return Err(format(format!(
-            "objective '{objective}' is not supported (only binary:logistic)"
+            "objective '{objective}' is not supported (binary:logistic, reg:logistic and \
+             binary:logitraw are; multiclass, ranking, survival and regression objectives have \
+             no logistic margin)"
         )));
     }
     let param = get(learner, "learner_model_param", "learner")?;
@@ -282,20 +303,72 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
         get(param, "base_score", "learner_model_param")?,
         "base_score",
     )? as f32;
-    if !(base > 0.0 && base < 1.0) {
-        return Err(format(format!("base_score {base} is not a probability")));
-    }
-    // XGBoost's ProbToMargin for the logistic objective, in float32.
-    let base_margin = -(1.0f32 / base - 1.0f32).ln();
-    let names: Vec<String> = get(learner, "feature_names", "learner")?
+    let base_margin = if objective == "binary:logitraw" {
+        // binary:logitraw's base_score is already a margin (its output space)
+        // in the XGBoost this was checked against (3.x); older versions stored
+        // it differently, and cfx does not guess which.
+        let major = doc
+            .get("version")
+            .and_then(|v| v.get(0))
+            .and_then(Value::as_f64);
+        if major.is_none_or(|m| m < 3.0) {
+            return Err(format(
+                "binary:logitraw from an XGBoost before 3.0 (or without a version): its \
+                 base_score convention is not known to cfx; load and save the model with \
+                 XGBoost 3.x, or retrain with binary:logistic"
+                    .into(),
+            ));
+        }
+        if !base.is_finite() {
+            return Err(format(format!("base_score {base} is not finite")));
+        }
+        base
+    } else {
+        if !(base > 0.0 && base < 1.0) {
+            return Err(format(format!("base_score {base} is not a probability")));
+        }
+        // XGBoost's ProbToMargin for the logistic objectives, in float32.
+        -(1.0f32 / base - 1.0f32).ln()
+    };
+    let mut names: Vec<String> = get(learner, "feature_names", "learner")?
         .as_array()
         .ok_or_else(|| format("'feature_names' is not an array".into()))?
         .iter()
         .map(|v| as_str(v, "feature_names").map(str::to_string))
         .collect::<Result<_>>()?;
+    let mut report = Vec::new();
     if names.is_empty() {
-        return Err(format(
-            "the model has no feature names (train it on named columns, e.g. a DataFrame)".into(),
+        // Trained on a bare array: XGBoost calls the columns f0, f1, …; each
+        // must be mapped explicitly (a schema feature named like one would be
+        // a guess).
+        let n = number(
+            get(param, "num_feature", "learner_model_param")?,
+            "num_feature",
+        )?;
+        if !(n >= 1.0 && n.fract() == 0.0 && n < 1e6) {
+            return Err(format(format!("num_feature {n} is not a column count")));
+        }
+        names = (0..n as usize).map(|k| format!("f{k}")).collect();
+        let unmapped: Vec<&String> = names
+            .iter()
+            .filter(|c| !options.columns.contains_key(*c))
+            .collect();
+        if !unmapped.is_empty() {
+            return Err(format(format!(
+                "the model has no feature names (trained on an array): map each of its columns \
+                 f0…f{} in the import option 'columns', e.g. {{\"f0\": {{\"feature\": \"…\"}}}} \
+                 (unmapped: {})",
+                names.len() - 1,
+                unmapped
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        report.push(format!(
+            "the model has no feature names: columns f0…f{} mapped by the import option 'columns'",
+            names.len() - 1
         ));
     }
     let gb = get(learner, "gradient_booster", "learner")?;
@@ -321,22 +394,25 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
         ],
         "gradient_booster.model",
     )?;
-    if let Some(p) = model
+    let parallel = match model
         .get("gbtree_model_param")
         .and_then(|p| p.get("num_parallel_tree"))
     {
-        if number(p, "num_parallel_tree")? != 1.0 {
-            return Err(format(
-                "parallel trees (random forests) are not supported".into(),
-            ));
+        Some(p) => {
+            let p = number(p, "num_parallel_tree")?;
+            if !(p >= 1.0 && p.fract() == 0.0) {
+                return Err(format(format!("num_parallel_tree {p} is not a count")));
+            }
+            p as usize
         }
-    }
+        None => 1,
+    };
     if let Some(info) = model.get("tree_info") {
         if ints(info, "tree_info")?.iter().any(|&g| g != 0) {
             return Err(format("trees of several output groups (multiclass)".into()));
         }
     }
-    let trees: Vec<Vec<LibNode>> = get(model, "trees", "gradient_booster.model")?
+    let mut trees: Vec<Vec<LibNode>> = get(model, "trees", "gradient_booster.model")?
         .as_array()
         .ok_or_else(|| format("'trees' is not an array".into()))?
         .iter()
@@ -346,6 +422,97 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
     if trees.is_empty() {
         return Err(format("the model has no trees".into()));
     }
+    if let Some(n) = model
+        .get("gbtree_model_param")
+        .and_then(|p| p.get("num_trees"))
+    {
+        let n = number(n, "num_trees")?;
+        if n != trees.len() as f64 {
+            return Err(format(format!(
+                "num_trees says {n} trees, the file holds {}",
+                trees.len()
+            )));
+        }
+    }
+    // Boosting rounds: `iteration_indptr` (XGBoost ≥ 2) bounds the trees of
+    // each round; without it every round has `num_parallel_tree` trees.
+    let indptr: Vec<usize> = match model.get("iteration_indptr") {
+        Some(v) => ints(v, "iteration_indptr")?
+            .into_iter()
+            .map(|x| usize::try_from(x).map_err(|_| format("bad iteration_indptr".into())))
+            .collect::<Result<_>>()?,
+        None => (0..=trees.len() / parallel).map(|r| r * parallel).collect(),
+    };
+    if indptr.first() != Some(&0)
+        || indptr.last() != Some(&trees.len())
+        || indptr.windows(2).any(|w| w[0] > w[1])
+    {
+        return Err(format(format!(
+            "iteration_indptr does not bound the {} trees",
+            trees.len()
+        )));
+    }
+    let rounds = indptr.len() - 1;
+    let best = match learner
+        .get("attributes")
+        .and_then(|a| a.get("best_iteration"))
+    {
+        Some(b) => {
+            let b = number(b, "attributes.best_iteration")?;
+            if !(b >= 0.0 && b.fract() == 0.0 && (b as usize) < rounds) {
+                return Err(format(format!(
+                    "best_iteration {b} is not one of the {rounds} boosting rounds"
+                )));
+            }
+            Some(b as usize)
+        }
+        None => None,
+    };
+    let forest = if parallel > 1 {
+        format!(" of {parallel} parallel trees each (a boosted random forest)")
+    } else {
+        String::new()
+    };
+    match (best, options.trees) {
+        (None, _) => report.push(format!(
+            "all {} trees summed ({rounds} boosting rounds{forest})",
+            trees.len()
+        )),
+        (Some(b), None) => {
+            return Err(format(format!(
+                "the model records best_iteration {b} (early stopping): the scikit-learn \
+                 wrapper's predict/predict_proba use its first {} rounds, Booster.predict all \
+                 {rounds}; say which the bank scores with by the import option \
+                 \"trees\": \"best_iteration\" or \"trees\": \"all\"",
+                b + 1
+            )));
+        }
+        (Some(b), Some(TreesUsed::All)) => report.push(format!(
+            "all {} trees summed ({rounds} boosting rounds{forest}), as Booster.predict does; \
+             the model records best_iteration {b}, which is not used",
+            trees.len()
+        )),
+        (Some(b), Some(TreesUsed::BestIteration)) => {
+            trees.truncate(indptr[b + 1]);
+            report.push(format!(
+                "the first {} trees summed (rounds 0–{b}{forest}: best_iteration {b}, as the \
+                 scikit-learn wrapper's predict_proba does); the other {} rounds are not used",
+                trees.len(),
+                rounds - b - 1
+            ));
+        }
+    }
+    report.push(if objective == "binary:logitraw" {
+        format!(
+            "objective binary:logitraw: margin = base_score {base} + the trees; cfx's \
+             probability = logistic(margin) (XGBoost's predict returns the margin itself)"
+        )
+    } else {
+        format!(
+            "objective {objective}: margin = logit(base_score {base}) + the trees; probability \
+             = logistic(margin)"
+        )
+    });
     let categories = category_names(model, names.len())?;
     build(
         LibModel {
@@ -354,6 +521,7 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
             columns: names,
             categories,
             trees,
+            report,
         },
         schema,
         options,

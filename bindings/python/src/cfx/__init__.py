@@ -31,7 +31,7 @@ from .model import Model, Prediction
 from .plausibility import Assessment, Plausibility
 from .robust import Estimator, Noise, RobustResult, Workspace
 from .schema import Schema, SchemaBuilder
-from .scorecard import ScorecardImport, from_optbinning
+from .scorecard import ScorecardImport, exact_table, from_optbinning
 from .sequential import Plan, Policy
 
 __version__ = _LIB.cfx_version_string().decode("utf-8")
@@ -95,6 +95,7 @@ __all__ = [
     "explain_frame",
     "explain_with_waiting",
     "from_optbinning",
+    "exact_table",
     "has",
     "last_error_message",
     "load_german",

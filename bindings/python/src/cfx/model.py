@@ -95,8 +95,26 @@ class Model(Handle):
     def from_xgboost(cls, schema, model, options=None):
         """An XGBoost model (objective binary:logistic): a `Booster`/`XGBClassifier`, its JSON
         text, or the path of a saved ``.json`` model. `options`: dict or JSON (`columns`,
-        `special_as_missing`, `threshold`)."""
+        `special_as_missing`, `threshold`, `trees`, `category_codes`, `unseen_levels`,
+        `missing_levels`; README "Your gradient-boosted model").
+
+        An `XGBClassifier` fitted with early stopping is read as its `predict_proba` scores:
+        with its first `best_iteration + 1` rounds (`"trees": "best_iteration"`, unless
+        `options` says otherwise); a Booster or file recording `best_iteration` needs the
+        choice in `options`. What the import assumed is in `Model.import_report`."""
         if hasattr(model, "get_booster"):
+            try:
+                best = model.best_iteration
+            except AttributeError:
+                best = None
+            if best is not None:
+                if options is None:
+                    options = {}
+                elif isinstance(options, str):
+                    options = json.loads(options)
+                else:
+                    options = dict(options)
+                options.setdefault("trees", "best_iteration")
             model = model.get_booster()
         if hasattr(model, "save_raw"):
             model = bytes(model.save_raw(raw_format="json")).decode("utf-8")
@@ -148,6 +166,29 @@ class Model(Handle):
 
     def to_json(self):
         return n.read_string("cfx_model_to_json", self.ptr)
+
+    @property
+    def import_report(self):
+        """What the import of a library's tree model assumed, one line per fact (trees used,
+        objective, special states, categorical levels); empty for other models."""
+        doc = json.loads(self.to_json())
+
+        def find(v):
+            if isinstance(v, dict):
+                if "import_report" in v:
+                    return v["import_report"]
+                for x in v.values():
+                    r = find(x)
+                    if r is not None:
+                        return r
+            return None
+
+        return list(find(doc) or [])
+
+    @property
+    def report(self):
+        """The import report (`import_report`) as text, one line per fact."""
+        return "\n".join(self.import_report)
 
     def fingerprint(self):
         return n.read_string("cfx_model_fingerprint", self.ptr)

@@ -107,18 +107,50 @@ class ScorecardImport(Handle):
         return json.loads(n.read_string("cfx_scorecard_import_report", self.ptr))
 
 
+def _edge(v):
+    return repr(float(v))
+
+
+def exact_table(scorecard):
+    """optbinning's detailed table of a fitted `Scorecard` with its numeric bin edges at full
+    precision. The printed table rounds edges to two decimals (a split at 0.098761 is written
+    0.10), so applicants near an edge fall in another bin than optbinning's; here each numeric
+    variable's bins are relabelled from its fitted splits (`binning_process_`), which
+    optbinning applies as ``[split_i, split_i+1)``. Write it with ``.to_csv(index=False)``
+    for C, Java and R (``python -m cfx.optbinning_export scorecard.pkl table.csv`` does that)."""
+    table = scorecard.table(style="detailed").copy()
+    process = scorecard.binning_process_
+    labels = list(table["Bin"])
+    for k, (variable, bin_id) in enumerate(zip(table["Variable"], table["Bin id"])):
+        binned = process.get_binned_variable(variable)
+        if binned.dtype != "numerical":
+            labels[k] = _bin_label(labels[k])
+            continue
+        splits = list(binned.splits)
+        i = int(bin_id)
+        if i > len(splits):  # Special, Missing
+            continue
+        lower = "(-inf" if i == 0 else "[" + _edge(splits[i - 1])
+        upper = "inf)" if i == len(splits) else _edge(splits[i]) + ")"
+        labels[k] = f"{lower}, {upper}"
+    return table.assign(Bin=labels)
+
+
 def from_optbinning(schema, scorecard_or_table, cutoff, scaling=None):
     """A `Model` from optbinning: a fitted `optbinning.Scorecard` (its detailed table is
-    read in memory, no file written) or the table itself (DataFrame, CSV text, or the path
+    read in memory with its exact numeric edges, `exact_table`, no file written) or the
+    table itself (whose printed numeric edges optbinning rounds to two decimals) (DataFrame, CSV text, or the path
     of its CSV file: a string without a line break). The table carries neither the cutoff
     nor the scaling: accepted iff points ≥ `cutoff`; `scaling` = (factor, offset) with
     log-odds(good) = (points − offset)/factor, e.g. factor = pdo/ln 2 for optbinning's
     ``pdo_odds``."""
     table = scorecard_or_table
     if hasattr(table, "table") and callable(table.table):
-        table = table.table(style="detailed")
+        # A live Scorecard: its exact splits, not the printed (rounded) edges.
+        table = exact_table(table)
     if isinstance(table, os.PathLike) or (isinstance(table, str) and "\n" not in table):
         with ScorecardImport.from_path(schema, table, cutoff, scaling) as imp:
             return imp.model()
     with ScorecardImport.from_table(schema, table, cutoff, scaling) as imp:
         return imp.model()
+

@@ -17,6 +17,7 @@ pub(crate) fn heloc_options() -> ImportOptions {
     ImportOptions {
         cutoff: 630.4667319422892,
         scaling: Some(ScoreScaling::new(46.267864502602755, 630.4667319422892).unwrap()),
+        refuse_unlisted_levels: false,
     }
 }
 
@@ -69,6 +70,7 @@ fn small_schema() -> Schema {
 const OPTIONS: ImportOptions = ImportOptions {
     cutoff: 500.0,
     scaling: None,
+    refuse_unlisted_levels: false,
 };
 
 const CARD: &str = "\
@@ -217,4 +219,116 @@ fn malformed_tables_are_format_errors_naming_the_row() {
     // A categorical bin that is not a list.
     let e = from_optbinning_csv(&s, "Variable,Bin,Points\nstatus,A11,1\n", &OPTIONS).unwrap_err();
     assert!(e.to_string().contains("row 1"), "{e}");
+}
+
+#[test]
+fn a_truncated_optbinning_table_is_refused_at_every_cut() {
+    let Some(d) = heloc() else { return };
+    let path = crate::data::shared_data_dir().join("heloc_scorecard_table.csv");
+    let text = std::fs::read_to_string(path).unwrap();
+    let full = from_optbinning_csv(&d.schema, &text, &heloc_options()).unwrap();
+    let mut cuts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+    cuts.extend(text.match_indices('\n').map(|(i, _)| i.saturating_sub(3)));
+    cuts.extend((1..text.len()).step_by(101));
+    for cut in cuts {
+        if !text.is_char_boundary(cut) {
+            continue;
+        }
+        match from_optbinning_csv(&d.schema, &text[..cut], &heloc_options()) {
+            Ok(imp) => {
+                // Accepted only when every row is there (the whole text) or
+                // when whole variables are cut away, which the report names.
+                if cut < text.len() {
+                    assert!(
+                        !imp.report.unused_features.is_empty(),
+                        "a cut at byte {cut} was accepted with every feature"
+                    );
+                } else {
+                    assert_eq!(imp.scorecard, full.scorecard);
+                }
+            }
+            Err(e) => assert!(matches!(e, Error::Format(_)), "{e:?}"),
+        }
+    }
+    // The small table: a row cut away inside a variable, a missing line end.
+    let s = small_schema();
+    let without_missing = OPTB.replace("status,3,Missing,0,0\n", "");
+    let e = from_optbinning_csv(&s, &without_missing, &OPTIONS).unwrap_err();
+    assert!(e.to_string().contains("'status'"), "{e}");
+    let e = from_optbinning_csv(&s, OPTB.trim_end(), &OPTIONS).unwrap_err();
+    assert!(e.to_string().contains("line end"), "{e}");
+    let gap = OPTB.replace("age,1,\"[30.00, inf)\",20,5\n", "");
+    assert!(from_optbinning_csv(&s, &gap, &OPTIONS).is_err());
+}
+
+#[test]
+fn level_lists_are_read_as_pandas_writes_them() {
+    let s = small_schema();
+    let listed = from_optbinning_csv(&s, OPTB, &OPTIONS).unwrap();
+    // NumPy arrays (`['A11' 'A12']`) and pandas ≥ 3 string arrays (their repr,
+    // three lines in one quoted cell) read as the same levels.
+    let numpy = OPTB
+        .replace("['A11', 'A12']", "['A11' 'A12']")
+        .replace("['A13', 'A14']", "['A13'  'A14']");
+    assert_eq!(
+        from_optbinning_csv(&s, &numpy, &OPTIONS).unwrap().scorecard,
+        listed.scorecard
+    );
+    let arrays = OPTB
+        .replace(
+            "\"['A11', 'A12']\"",
+            "\"<StringArray>\n['A11', 'A12']\nLength: 2, dtype: str\"",
+        )
+        .replace(
+            "\"['A13', 'A14']\"",
+            "\"<StringArray>\n['A13', 'A14']\nLength: 2, dtype: str\"",
+        );
+    assert_eq!(
+        from_optbinning_csv(&s, &arrays, &OPTIONS)
+            .unwrap()
+            .scorecard,
+        listed.scorecard
+    );
+    // A length that does not match the items, or items run together, is refused.
+    for bad in [
+        arrays.replacen("Length: 2", "Length: 3", 1),
+        OPTB.replace("['A11', 'A12']", "['A11''A12']"),
+    ] {
+        let e = from_optbinning_csv(&s, &bad, &OPTIONS).unwrap_err();
+        assert!(e.to_string().contains("row 5"), "{e}");
+    }
+}
+
+#[test]
+fn a_level_no_bin_lists_is_scored_by_the_missing_row_as_optbinning_does() {
+    let s = small_schema();
+    let table = OPTB
+        .replace("['A13', 'A14']", "['A13']")
+        .replace("status,3,Missing,0,0", "status,3,Missing,0,7");
+    let imp = from_optbinning_csv(&s, &table, &OPTIONS).unwrap();
+    assert_eq!(imp.report.missing_row_levels, vec!["status: 'A14'"]);
+    assert!(
+        imp.report.to_text().contains("Missing row"),
+        "{}",
+        imp.report.to_text()
+    );
+    let sc = &imp.scorecard;
+    assert_eq!(
+        sc.score_raw(&s, &[30.0, 3.0, 5.0, 300.0]).unwrap(),
+        5.0 + 7.0
+    );
+    assert_eq!(
+        sc.score_raw(&s, &[30.0, 2.0, 5.0, 300.0]).unwrap(),
+        5.0 + 10.0
+    );
+    // The old refusal, as an option.
+    let refuse = ImportOptions {
+        refuse_unlisted_levels: true,
+        ..OPTIONS
+    };
+    let e = from_optbinning_csv(&s, &table, &refuse).unwrap_err();
+    assert!(e.to_string().contains("'A14'"), "{e}");
+    // Every level listed: nothing is added.
+    let imp = from_optbinning_csv(&s, OPTB, &OPTIONS).unwrap();
+    assert!(imp.report.missing_row_levels.is_empty());
 }

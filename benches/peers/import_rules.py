@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Pinned evaluation-rule models for cfx's tree importers (issue 23).
+
+Writes small models that XGBoost and LightGBM themselves trained, with the rows
+they were scored on and each library's own margins, into tests/data/import_rules
+(committed: `src/model/trees/tests.rs` checks cfx's margins against them on
+every machine, without Python):
+
+* xgb.json, xgb_rows.csv, xgb_margins.csv
+      XGBoost (binary:logistic, hist): a real column `a` with NaN (learned
+      default directions), a real column `b`, a native categorical `c` (names
+      stored, XGBoost >= 3.1); the rows include every split threshold, the
+      float64 neighbours just below and above it (XGBoost compares in float32:
+      a value just below a float32 threshold rounds onto it and goes right)
+      and NaN.
+* lgbm.txt, lgbm_rows.csv, lgbm_margins.csv
+      LightGBM (binary): `a` with NaN (missing type NaN), `b` and `d` without
+      NaN (missing type None), `c` a pandas categorical;
+* lgbm_zero.txt, lgbm_zero_rows.csv, lgbm_zero_margins.csv
+      the same data with zero_as_missing (missing type Zero on every numeric
+      split, both default directions);
+      rows at and next to every threshold, exact zeros, tiny values and NaN.
+
+Rows are written as cfx raw rows: a NaN in `a` as the special code -99 (the
+tests declare it missing), `c` as the level index. Margins are the Python repr
+of the float64 margin (XGBoost's float32 widened exactly).
+
+Usage:  python3 benches/peers/import_rules.py [--out DIR]
+It runs in the environment of trees_train.py (benches/peers/.venv-trees).
+"""
+
+import argparse
+import os
+
+import peer_venv
+import trees_train
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+SEED = 23
+LEVELS = ["red", "green", "blue", "grey"]
+
+
+def write_rows(path, df, cols):
+    import numpy as np
+
+    with open(path, "w") as f:
+        f.write(",".join(cols) + "\n")
+        for _, r in df.iterrows():
+            out = []
+            for c in cols:
+                v = r[c]
+                if c == "c":
+                    out.append(str(LEVELS.index(v)))
+                elif isinstance(v, float) and np.isnan(v):
+                    out.append("-99.0")
+                else:
+                    out.append(repr(float(v)))
+            f.write(",".join(out) + "\n")
+
+
+def probes(values, thresholds):
+    """Each threshold and its float64 neighbours, plus the given values."""
+    import numpy as np
+
+    out = list(values)
+    for t in thresholds:
+        t = float(t)
+        out += [t, float(np.nextafter(t, -np.inf)), float(np.nextafter(t, np.inf))]
+    return out
+
+
+def synthetic(n, rng):
+    import numpy as np
+    import pandas as pd
+
+    a = rng.normal(0.0, 1.5, n)
+    a[rng.random(n) < 0.2] = np.nan
+    b = np.round(rng.normal(0.0, 1.5, n), 2)
+    b[rng.random(n) < 0.3] = 0.0
+    d = rng.uniform(-3.0, 3.0, n)
+    c = rng.integers(0, 4, n)
+    logit = (np.nan_to_num(a, nan=1.2) - 0.8 * (b == 0) + 0.5 * b - 0.4 * d
+             + np.array([0.0, 1.5, -1.0, 0.5])[c])
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.int64)
+    df = pd.DataFrame({"a": a, "b": b, "d": d,
+                       "c": pd.Categorical.from_codes(c, categories=LEVELS)})
+    return df, y
+
+
+def probe_frame(df, thresholds):
+    """Rows that put each column at/next to each of its thresholds (others from df)."""
+    import numpy as np
+    import pandas as pd
+
+    base = df.iloc[:40].copy().reset_index(drop=True)
+    rows = [base]
+    k = 0
+    for col, ts in thresholds.items():
+        # Zero and values LightGBM counts as zero (|x| <= 1e-35) on a and b; NaN
+        # on a only (a cfx raw row holds it as a's special state).
+        extra = [0.0, -0.0, 1e-40, -1e-40, 1e-30] if col in ("a", "b") else [0.0]
+        if col == "a":
+            extra.append(np.nan)
+        for v in probes(extra, ts):
+            r = df.iloc[[k % len(df)]].copy().reset_index(drop=True)
+            k += 7
+            r.loc[0, col] = v
+            rows.append(r)
+    out = pd.concat(rows, ignore_index=True)
+    out["c"] = pd.Categorical(out["c"], categories=LEVELS)
+    return out
+
+
+def main():
+    peer_venv.enter(trees_train.VENV, trees_train.PINS, __file__)
+    import json
+
+    import numpy as np
+    import lightgbm as lgb
+    import xgboost as xgb
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "import_rules"))
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    rng = np.random.default_rng(SEED)
+    df, y = synthetic(800, rng)
+
+    # XGBoost: a, b, c (d left out: XGBoost has one numeric rule).
+    xdf = df[["a", "b", "c"]]
+    bst = xgb.train({"objective": "binary:logistic", "max_depth": 3, "eta": 0.3, "seed": SEED,
+                     "nthread": 1, "tree_method": "hist", "max_cat_to_onehot": 1},
+                    xgb.DMatrix(xdf, label=y, enable_categorical=True), num_boost_round=6)
+    model = json.loads(bst.save_raw(raw_format="json"))
+    th = {"a": [], "b": []}
+    for t in model["learner"]["gradient_booster"]["model"]["trees"]:
+        for j, l in enumerate(t["left_children"]):
+            if l != -1 and t["split_type"][j] == 0:
+                th[["a", "b", "c"][t["split_indices"][j]]].append(
+                    float(np.float32(t["split_conditions"][j])))
+    rows = probe_frame(xdf, th)
+    bst.save_model(os.path.join(args.out, "xgb.json"))
+    write_rows(os.path.join(args.out, "xgb_rows.csv"), rows, ["a", "b", "c"])
+    trees_train.write_margins(
+        os.path.join(args.out, "xgb_margins.csv"),
+        bst.predict(xgb.DMatrix(rows, enable_categorical=True), output_margin=True))
+
+    # LightGBM twice: by default a (with NaN) gets missing type NaN and b, d
+    # (no NaN) type None; with zero_as_missing every numeric split gets type
+    # Zero, whose default direction decides exact zeros and tiny values.
+    for name, zero in [("lgbm", False), ("lgbm_zero", True)]:
+        ds = lgb.Dataset(df, label=y, categorical_feature=["c"], free_raw_data=False)
+        booster = lgb.train({"objective": "binary", "num_leaves": 8, "learning_rate": 0.3,
+                             "seed": SEED, "deterministic": True, "num_threads": 1,
+                             "zero_as_missing": zero, "min_data_per_group": 5,
+                             "cat_smooth": 1.0, "verbose": -1}, ds, num_boost_round=8)
+        dump = booster.dump_model()
+        th = {"a": [], "b": [], "d": []}
+
+        def walk(node):
+            if "split_feature" in node:
+                col = dump["feature_names"][node["split_feature"]]
+                if node["decision_type"] == "<=":
+                    th[col].append(float(node["threshold"]))
+                walk(node["left_child"])
+                walk(node["right_child"])
+
+        for t in dump["tree_info"]:
+            walk(t["tree_structure"])
+        rows = probe_frame(df, th)
+        booster.save_model(os.path.join(args.out, f"{name}.txt"))
+        write_rows(os.path.join(args.out, f"{name}_rows.csv"), rows, ["a", "b", "d", "c"])
+        trees_train.write_margins(os.path.join(args.out, f"{name}_margins.csv"),
+                                  booster.predict(rows, raw_score=True))
+    print(f"import rules written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
