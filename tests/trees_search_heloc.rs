@@ -164,6 +164,11 @@ fn an_answer_at_the_node_limit_is_labelled_with_a_lower_bound_the_optimum_respec
                 assert!(cf.cost >= opt - 1e-9, "{} < optimum {opt}", cf.cost);
                 assert!(lower <= opt + 1e-9, "bound {lower} > optimum {opt}");
                 assert!(cf.mip_gap > 0.0 || same_cost(cf.cost, opt));
+                let text = ex.to_text();
+                assert!(
+                    text.contains("found, not proven optimal: optimum ≥"),
+                    "{text}"
+                );
                 labelled += 1;
             }
             other => panic!("{other:?}"),

@@ -525,7 +525,20 @@ impl Explanation {
             }
         }
         for (k, cf) in self.counterfactuals.iter().enumerate() {
-            let plain = if k == 0 { "optimal" } else { "alternative" };
+            // An answer a limit stopped the search at is not called optimal:
+            // its proven lower bound is said instead.
+            let unproven = match cf.status {
+                Outcome::Optimal => None,
+                _ => Some(format!(
+                    "found, not proven optimal: optimum ≥ {:.3}",
+                    cf.cost * (1.0 - cf.mip_gap.clamp(0.0, 1.0))
+                )),
+            };
+            let plain = match (k, &unproven) {
+                (0, Some(u)) => u.as_str(),
+                (0, None) => "optimal",
+                _ => "alternative",
+            };
             let head = match (&self.robustness, &cf.status) {
                 (Some(r), Outcome::Optimal) if k == 0 => format!("{}, proven optimal", r.label()),
                 (Some(r), _) => format!("{}, {plain}", r.label()),
