@@ -460,7 +460,7 @@ fn solver_setter_and_proved_by_accessor() {
                 cfx_status::Ok
             );
             assert_eq!(
-                cfx_config_builder_set_solver(b, 3),
+                cfx_config_builder_set_solver(b, 4),
                 cfx_status::InvalidArgument
             );
             let mut cfg = null();
