@@ -208,7 +208,10 @@ fn under_the_heloc_preset_the_tree_search_keeps_every_limit_and_equals_highs() {
         assert_eq!(a.proved_by, ProvedBy::TreeSearch);
         match (a.counterfactuals.first(), h.counterfactuals.first()) {
             (Some(x), Some(y)) => {
-                assert_eq!((&a.outcome, &h.outcome), (&Outcome::Optimal, &Outcome::Optimal));
+                assert_eq!(
+                    (&a.outcome, &h.outcome),
+                    (&Outcome::Optimal, &Outcome::Optimal)
+                );
                 preset.check_advice(r, &x.raw, 0).unwrap();
                 assert!(
                     same_cost(x.cost, y.cost),
