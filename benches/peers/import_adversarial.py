@@ -528,6 +528,25 @@ def scorecard_part(suite):
         return f"exact on {len(more_rows)} rows, 50 of them 'mortgage' (worst {worst:.1e})"
     suite.case("optbinning a level no bin lists (scored by the Missing row)", unlisted)
 
+    # A schema feature the table does not score: refused (a lost characteristic would score 0
+    # points unnoticed) unless declared deliberately unused; declared, the points are optbinning's.
+    s_extra = (cfx.SchemaBuilder().add_contiguous("x", 0, 0.3).add_categorical("z", levels)
+               .add_contiguous("w", 0, 1).build())
+    extra_rows = [r + [float(k % 7) / 7] for k, r in enumerate(rows)]
+    suite.case("optbinning a schema feature absent from the table", lambda: suite.refused(
+        lambda: cfx.from_optbinning(s_extra, sc, cutoff=500.0), "'w'", "unused_features"))
+
+    def declared_unused():
+        imp = cfx.ScorecardImport.from_table_with_options(
+            s_extra, exact_csv, 500.0, unused_features=["w"])
+        with imp, imp.model() as m:
+            assert imp.report()["unused_features"] == ["w"], imp.report()
+            worst = max(abs(m.predict_raw(s_extra, r).score - p) for r, p in zip(extra_rows, points))
+        if not worst <= TOL:
+            raise AssertionError(f"accepted and WRONG: worst points difference {worst:.3g}")
+        return f"exact on {len(extra_rows)} rows with 'w' declared unused (worst {worst:.1e})"
+    suite.case("optbinning a schema feature declared unused", declared_unused)
+
 
 # --------------------------------------------------------------------------------------------
 
