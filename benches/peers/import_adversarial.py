@@ -330,6 +330,15 @@ def trees_part(suite):
     suite.case("lightgbm a level declared unseen", lambda: suite.exact(
         s_more, from_l(s_more, lcat_text, {**NAN_A, "unseen_levels": {"c": ["purple"]}}),
         rows_abc, lmargin(lcat, frame)))
+    # A level standing for a missing value: LightGBM sees a NaN category, cfx the level
+    # 'unknown' declared in missing_levels; the library's own margins are the oracle.
+    lcatm = ltrain({}, frame_m, categorical_feature=["c"])
+    suite.case("lightgbm a level declared missing (NaN category)", lambda: suite.exact(
+        s_unknown, from_l(s_unknown, lcatm.model_to_string(),
+                          {**NAN_A, "missing_levels": {"c": "unknown"}}), rows_m,
+        lmargin(lcatm, frame_m), report_has=["'unknown' missing"]))
+    suite.case("lightgbm a missing level not declared", lambda: suite.refused(
+        from_l(s_unknown, lcatm.model_to_string(), NAN_A), "'unknown'"))
     # Integer-coded categorical (no pandas): no names in the file.
     xi = np.column_stack([a, b, c.astype(np.float64)])
     lint = ltrain({}, xi, categorical_feature=[2], feature_name=["a", "b", "c"])
