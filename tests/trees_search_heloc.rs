@@ -20,7 +20,10 @@ mod common;
 /// Applicants compared with HiGHS, per model.
 const AGAINST_HIGHS: usize = 20;
 
-fn load() -> Option<(Schema, Vec<Vec<f64>>, Vec<(&'static str, TreeEnsemble)>)> {
+/// The HELOC schema, the held-out rows and the peer's models by name.
+type Loaded = (Schema, Vec<Vec<f64>>, Vec<(&'static str, TreeEnsemble)>);
+
+fn load() -> Option<Loaded> {
     let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers");
     let data_path = shared_data_dir().join("heloc.csv");
     let files = [peers.join("heloc_xgb.json"), peers.join("heloc_lgbm.txt")];
