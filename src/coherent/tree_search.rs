@@ -611,9 +611,7 @@ impl TreeSearch {
                 opt[f] = keep;
                 self.feature_trees[f] = trees;
             }
-            let Some((f, o, m, _)) = finishing.or(by_ratio) else {
-                return None;
-            };
+            let (f, o, m, _) = finishing.or(by_ratio)?;
             opt[f] = o;
             margin = m;
             for j in 0..self.feature_trees[f].len() {

@@ -539,6 +539,7 @@ pub fn german_scorecard_options() -> ImportOptions {
         cutoff: scaling.offset,
         scaling: Some(scaling),
         refuse_unlisted_levels: false,
+        unused_features: Vec::new(),
     }
 }
 

@@ -71,6 +71,7 @@ fn options(cutoff: f64, has_scaling: i32, factor: f64, offset: f64) -> FfiResult
         cutoff: finite(cutoff, "cutoff")?,
         scaling,
         refuse_unlisted_levels: false,
+        unused_features: Vec::new(),
     })
 }
 
@@ -104,7 +105,9 @@ fn handle(scorecard: Scorecard, report: &ImportReport) -> FfiResult<ImportHandle
 /// scaling `log-odds = (points − scaling_offset)/scaling_factor` (factor > 0);
 /// with `has_scaling` 0 the two are ignored and the model has no probability
 /// (NaN). A bin that cannot be mapped onto the schema, an unknown column, or a
-/// gap/overlap of bins is `CFX_STATUS_FORMAT_ERROR` naming the CSV row.
+/// gap/overlap of bins is `CFX_STATUS_FORMAT_ERROR` naming the CSV row; so is
+/// a schema feature the table does not score (declare it deliberately unused
+/// with `cfx_scorecard_import_csv_with_options`).
 /// On success `*out_import` owns a new handle. Thread-safe.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
@@ -121,6 +124,65 @@ pub unsafe extern "C" fn cfx_scorecard_import_csv(
     ffi_boundary! {
         let out = out_param(out_import, "out_import")?;
         let opts = options(cutoff, has_scaling, scaling_factor, scaling_offset)?;
+        let h = import(schema, format, str_in(csv, "csv")?, &opts)?;
+        out.write(arc_into_raw(Arc::new(h)));
+        Ok(())
+    }
+}
+
+/// The `options_json` of `cfx_scorecard_import_csv_with_options`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonOptions {
+    cutoff: f64,
+    #[serde(default)]
+    scaling: Option<JsonScaling>,
+    #[serde(default)]
+    refuse_unlisted_levels: bool,
+    #[serde(default)]
+    unused_features: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonScaling {
+    factor: f64,
+    offset: f64,
+}
+
+fn json_options(text: &str) -> FfiResult<ImportOptions> {
+    let o: JsonOptions = serde_json::from_str(text)
+        .map_err(|e| crate::Error::Format(format!("scorecard import options: {e}")))?;
+    let (has, factor, offset) = o.scaling.map_or((0, 0.0, 0.0), |s| (1, s.factor, s.offset));
+    Ok(ImportOptions {
+        refuse_unlisted_levels: o.refuse_unlisted_levels,
+        unused_features: o.unused_features,
+        ..options(o.cutoff, has, factor, offset)?
+    })
+}
+
+/// Like `cfx_scorecard_import_csv`, with the options as a JSON object
+/// `options_json`: `cutoff` (required; accepted iff points ≥ cutoff),
+/// `scaling` (optional `{"factor": …, "offset": …}`, log-odds =
+/// (points − offset)/factor), `refuse_unlisted_levels` (optbinning: refuse a
+/// categorical level no bin lists instead of scoring it with the variable's
+/// `Missing` row; default false) and `unused_features` (schema features the
+/// table deliberately does not score; default none). A schema feature the table
+/// does not score and `unused_features` does not name, a name there that is no
+/// schema feature or that the table scores, malformed JSON or an unknown key is
+/// `CFX_STATUS_FORMAT_ERROR` saying which. On success `*out_import` owns a new
+/// handle. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_scorecard_import_csv_with_options(
+    schema: *const cfx_schema,
+    format: i32,
+    csv: *const c_char,
+    options_json: *const c_char,
+    out_import: *mut *const cfx_scorecard_import,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_import, "out_import")?;
+        let opts = json_options(str_in(options_json, "options_json")?)?;
         let h = import(schema, format, str_in(csv, "csv")?, &opts)?;
         out.write(arc_into_raw(Arc::new(h)));
         Ok(())
@@ -204,8 +266,9 @@ pub unsafe extern "C" fn cfx_scorecard_import_model(
 
 /// The import report as JSON (string buffer protocol): `format`,
 /// `characteristics`, `bins` (mapped), `base_points`, `ignored` (each with
-/// `row`, `feature`, `bin`, `reason`) and `unused_features` (schema features
-/// the table does not name: 0 points). Thread-safe.
+/// `row`, `feature`, `bin`, `reason`), `unused_features` (schema features the
+/// table does not score, declared unused: 0 points) and `missing_row_levels`.
+/// Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_scorecard_import_report(
     import: *const cfx_scorecard_import,
@@ -424,6 +487,94 @@ mod tests {
             );
             crate::ffi::schema::cfx_schema_free(s);
             cfx_dataset_free(d);
+        }
+    }
+
+    #[test]
+    fn json_options_declare_unused_features() {
+        let two = Schema::new(vec![
+            Feature::contiguous("age", 18.0, 75.0).integer(),
+            Feature::contiguous("income", 0.0, 1e6),
+        ])
+        .unwrap();
+        let s = arc_into_raw::<cfx_schema>(Arc::new(two));
+        let csv = CString::new(CARD).unwrap();
+        let mut imp: *const cfx_scorecard_import = std::ptr::null();
+        let run = |opts: &str, imp: &mut *const cfx_scorecard_import| {
+            let o = CString::new(opts).unwrap();
+            unsafe { cfx_scorecard_import_csv_with_options(s, 1, csv.as_ptr(), o.as_ptr(), imp) }
+        };
+        let last = || crate::ffi::error::last_error().unwrap_or_default();
+        // 'income' is not in the table: refused, naming it and the option.
+        assert_eq!(run(r#"{"cutoff": 460}"#, &mut imp), cfx_status::FormatError);
+        assert!(
+            last().contains("'income'") && last().contains("unused_features"),
+            "{}",
+            last()
+        );
+        assert!(imp.is_null());
+        // The old function cannot declare it either.
+        let st =
+            unsafe { cfx_scorecard_import_csv(s, 1, csv.as_ptr(), 460.0, 0, 0.0, 0.0, &mut imp) };
+        assert_eq!(st, cfx_status::FormatError);
+        // Unknown key, missing cutoff, bad scaling, bad name.
+        for (bad, status, says) in [
+            (
+                r#"{"cutoff": 460, "colour": 1}"#,
+                cfx_status::FormatError,
+                "colour",
+            ),
+            (
+                r#"{"unused_features": ["income"]}"#,
+                cfx_status::FormatError,
+                "cutoff",
+            ),
+            (
+                r#"{"cutoff": 460, "scaling": {"factor": 20}}"#,
+                cfx_status::FormatError,
+                "offset",
+            ),
+            (
+                r#"{"cutoff": 460, "scaling": {"factor": -1, "offset": 0}, "unused_features": ["income"]}"#,
+                cfx_status::InvalidArgument,
+                "factor",
+            ),
+            (
+                r#"{"cutoff": 460, "unused_features": ["income", "wealth"]}"#,
+                cfx_status::FormatError,
+                "'wealth'",
+            ),
+        ] {
+            assert_eq!(run(bad, &mut imp), status, "{bad}");
+            assert!(last().contains(says), "{bad}: {}", last());
+            assert!(imp.is_null());
+        }
+        // Declared: accepted, scaled, reported.
+        let ok = r#"{"cutoff": 460, "scaling": {"factor": 20, "offset": 460},
+                     "refuse_unlisted_levels": true, "unused_features": ["income"]}"#;
+        assert_eq!(run(ok, &mut imp), cfx_status::Ok);
+        let mut m: *const cfx_model = std::ptr::null();
+        unsafe {
+            assert_eq!(cfx_scorecard_import_model(imp, &mut m), cfx_status::Ok);
+            let mut len = 0;
+            cfx_scorecard_import_report(imp, std::ptr::null_mut(), 0, &mut len);
+            let mut buf = vec![0 as c_char; len];
+            assert_eq!(
+                cfx_scorecard_import_report(imp, buf.as_mut_ptr(), len, &mut len),
+                cfx_status::Ok
+            );
+            let text = std::ffi::CStr::from_ptr(buf.as_ptr()).to_str().unwrap();
+            let v: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(v["unused_features"], serde_json::json!(["income"]));
+            cfx_scorecard_import_free(imp);
+            let (mut score, mut p, mut acc) = (0.0, 0.0, -1);
+            let row = [30.0, 5.0];
+            let st = cfx_model_predict_raw(m, s, row.as_ptr(), 2, &mut score, &mut p, &mut acc);
+            assert_eq!(st, cfx_status::Ok);
+            assert_eq!((score, acc), (470.0, 1));
+            assert!((p - crate::model::sigmoid(0.5)).abs() < 1e-15);
+            cfx_model_free(m);
+            crate::ffi::schema::cfx_schema_free(s);
         }
     }
 }

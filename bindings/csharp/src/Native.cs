@@ -489,6 +489,9 @@ namespace Cfx
         internal static extern int cfx_scorecard_import_csv(SchemaHandle schema, int format, [In] byte[] csv, double cutoff,
             int hasScaling, double scalingFactor, double scalingOffset, out ScorecardImportHandle outImport);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_scorecard_import_csv_with_options(SchemaHandle schema, int format, [In] byte[] csv,
+            [In] byte[] optionsJson, out ScorecardImportHandle outImport);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_scorecard_import_path(SchemaHandle schema, int format, [In] byte[] path, double cutoff,
             int hasScaling, double scalingFactor, double scalingOffset, out ScorecardImportHandle outImport);
         [DllImport(Lib, CallingConvention = CC)]

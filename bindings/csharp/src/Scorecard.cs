@@ -48,7 +48,8 @@ namespace Cfx
 
         /// <summary>Imports the table from CSV text. A bin that cannot be mapped onto the schema, an
         /// unknown column, or a gap/overlap of bins is a <see cref="CfxException"/> with
-        /// <see cref="Status.FormatError"/> naming the CSV row. <paramref name="scaling"/> may be null.</summary>
+        /// <see cref="Status.FormatError"/> naming the CSV row; so is a schema feature the table does not
+        /// score (declare it unused with <see cref="FromCsvWithOptions"/>). <paramref name="scaling"/> may be null.</summary>
         public static ScorecardImport FromCsv(Schema schema, ScorecardFormat format, string csv, double cutoff,
             ScoreScaling? scaling = null)
         {
@@ -59,6 +60,24 @@ namespace Cfx
             ScorecardImportHandle imp;
             int st = Native.cfx_scorecard_import_csv(schema.Handle, (int)format, Utf8.Encode(csv), cutoff,
                 scaling.HasValue ? 1 : 0, sc.Factor, sc.Offset, out imp);
+            return new ScorecardImport(Call.Owned(st, imp));
+        }
+
+        /// <summary>Like <see cref="FromCsv"/>, with the options as the JSON object
+        /// <paramref name="optionsJson"/>: cutoff (required), scaling ({"factor": …, "offset": …}),
+        /// refuse_unlisted_levels and unused_features (the schema features the table deliberately
+        /// does not score; any other unscored feature, or an unknown key, is a
+        /// <see cref="Status.FormatError"/> naming it).</summary>
+        public static ScorecardImport FromCsvWithOptions(Schema schema, ScorecardFormat format, string csv,
+            string optionsJson)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (csv == null) throw new ArgumentNullException("csv");
+            if (optionsJson == null) throw new ArgumentNullException("optionsJson");
+            CfxLibrary.EnsureCompatible();
+            ScorecardImportHandle imp;
+            int st = Native.cfx_scorecard_import_csv_with_options(schema.Handle, (int)format, Utf8.Encode(csv),
+                Utf8.Encode(optionsJson), out imp);
             return new ScorecardImport(Call.Owned(st, imp));
         }
 
@@ -104,7 +123,8 @@ namespace Cfx
         }
 
         /// <summary>The import report as JSON: format, characteristics, bins (mapped), base_points,
-        /// ignored (row, feature, bin, reason) and unused_features.</summary>
+        /// ignored (row, feature, bin, reason), unused_features (declared unused, not scored) and
+        /// missing_row_levels.</summary>
         public string ReportJson()
         {
             var imp = Handle;

@@ -79,6 +79,34 @@ public static partial class Tests
         }
     }
 
+    public static void T_scorecard_absent_characteristic_refused_unless_declared_unused()
+    {
+        var without = string.Join("\n", File.ReadAllLines(GermanCardPath).Where(l => !l.StartsWith("telephone,"))) + "\n";
+        using (var d = Dataset.LoadGerman())
+        using (var s = d.GetSchema())
+        {
+            var e = A.Status(Status.FormatError, () => ScorecardImport.FromCsvWithOptions(s, ScorecardFormat.Optbinning,
+                without, "{\"cutoff\": 487.0}"), "absent characteristic");
+            A.True(e.Message.Contains("'telephone'") && e.Message.Contains("unused_features"), e.Message);
+            A.Status(Status.FormatError, () => ScorecardImport.FromCsv(s, ScorecardFormat.Optbinning, without, 487.0),
+                "absent characteristic, options-less import");
+            A.Status(Status.FormatError, () => ScorecardImport.FromCsvWithOptions(s, ScorecardFormat.Optbinning,
+                without, "{\"cutoff\": 487.0, \"unused\": [\"telephone\"]}"), "unknown key");
+            using (var imp = ScorecardImport.FromCsvWithOptions(s, ScorecardFormat.Optbinning, without,
+                "{\"cutoff\": 487.0, \"scaling\": {\"factor\": 28.85390081777927, \"offset\": 487.0}, \"unused_features\": [\"telephone\"]}"))
+            using (var full = ScorecardImport.FromCsv(s, ScorecardFormat.Optbinning, File.ReadAllText(GermanCardPath), 487.0))
+            using (var m = imp.Model())
+            using (var f = full.Model())
+            {
+                A.True(imp.ReportJson().Contains("\"unused_features\": [\n    \"telephone\"\n  ]"), imp.ReportJson());
+                var row = d.Row(0);
+                var p = m.PredictRaw(s, row);
+                A.True(!double.IsNaN(p.Probability), "scaled");
+                A.True(f.PredictRaw(s, row).Score != p.Score, "the telephone points are missing");
+            }
+        }
+    }
+
     public static void T_scorecard_shipped_german_table_loads_with_its_documented_cutoff()
     {
         using (var d = Dataset.LoadGerman())

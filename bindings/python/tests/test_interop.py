@@ -77,6 +77,29 @@ def test_optbinning_table_scores_as_optbinning_on_every_german_row(german_path):
                 assert np.isnan(m.predict_raw(s, d.row(0)).probability)  # no scaling, no probability
 
 
+def test_a_characteristic_absent_from_the_table_is_refused_unless_declared_unused(german_path):
+    table = os.path.join(ROOT, "examples", "data", "german_scorecard_table.csv")
+    frame = pd.read_csv(table, dtype=str, keep_default_na=False)
+    without = frame[frame["Variable"] != "telephone"]
+    with cfx.load_german(german_path) as d, d.schema as s:
+        with pytest.raises(cfx.CfxError, match="'telephone'.*unused_features") as e:
+            cfx.ScorecardImport.from_table(s, without, 487.0)
+        assert e.value.status_name == "CFX_STATUS_FORMAT_ERROR"
+        with pytest.raises(cfx.CfxError, match="'phone'"):
+            cfx.ScorecardImport.from_table_with_options(s, without, 487.0, unused_features=["phone"])
+        with cfx.ScorecardImport.from_table_with_options(
+            s, without, 487.0, scaling=(28.85390081777927, 487.0), unused_features=["telephone"]
+        ) as imp, cfx.ScorecardImport.from_table(s, frame, 487.0) as full:
+            assert imp.report()["unused_features"] == ["telephone"]
+            phone = frame[frame["Variable"] == "telephone"]["Points"].astype(float)
+            with imp.model() as m, full.model() as f:
+                # Without the telephone characteristic, each row scores its points less.
+                row = d.row(0)
+                diff = f.predict_raw(s, row).score - m.predict_raw(s, row).score
+                assert min(abs(diff - p) for p in phone) <= 1e-9
+                assert not np.isnan(m.predict_raw(s, row).probability)
+
+
 def hand_margin(duration, amount, no_checking):
     """The margin of bindings/testdata's hand-written trees (see its README)."""
     t0 = 0.5 if duration < 24 else -0.5

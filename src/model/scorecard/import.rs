@@ -25,7 +25,11 @@
 //! A bin that cannot be mapped onto the schema is `Error::Format` naming its CSV
 //! row (1-based data row; the header is line 1, so row r is line r + 1), and
 //! so is a scorecard that does not cover a feature's domain exactly.
-//! Features of the schema that the table does not name contribute 0 points.
+//! A feature of the schema that the table does not score is refused
+//! (`Error::Format` naming it and the option) unless the caller declares it
+//! deliberately unused in [`ImportOptions::unused_features`]: a table that lost
+//! a characteristic would otherwise score every applicant with 0 points for it,
+//! silently a different model than the bank runs.
 
 use super::{Bin, BinRange, Characteristic, ScoreScaling, Scorecard};
 use crate::error::{Error, Result};
@@ -34,7 +38,7 @@ use serde::Serialize;
 use std::path::Path;
 
 /// What the tables do not say.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ImportOptions {
     /// Accepted iff points ≥ cutoff.
     pub cutoff: f64,
@@ -43,6 +47,11 @@ pub struct ImportOptions {
     /// optbinning: refuse a categorical level that no bin lists, instead of
     /// scoring it with the variable's `Missing` row as optbinning does.
     pub refuse_unlisted_levels: bool,
+    /// Features of the schema the table deliberately does not score (they
+    /// contribute 0 points). Any other feature the table does not score is
+    /// refused; a name here that is not a schema feature, or that the table
+    /// scores, is refused too.
+    pub unused_features: Vec<String>,
 }
 
 /// A bin of the table that cfx did not map, and why.
@@ -68,7 +77,8 @@ pub struct ImportReport {
     pub base_points: f64,
     /// Bins ignored, with the reason.
     pub ignored: Vec<IgnoredBin>,
-    /// Features of the schema the table does not name (they contribute 0 points).
+    /// Features of the schema the caller declared unused, which the table does
+    /// not score (they contribute 0 points).
     pub unused_features: Vec<String>,
     /// Categorical levels no bin lists, scored by their variable's `Missing`
     /// row as optbinning scores them (`"feature: level"`).
@@ -96,7 +106,7 @@ impl ImportReport {
         }
         if !self.unused_features.is_empty() {
             out.push_str(&format!(
-                "not in the table (0 points): {}\n",
+                "declared unused, not in the table (0 points): {}\n",
                 self.unused_features.join(", ")
             ));
         }
@@ -660,6 +670,51 @@ impl<'s> Builder<'s> {
         }
     }
 
+    /// The features the table does not score must be exactly those the
+    /// caller declared unused; returns them in schema order.
+    fn check_unused(&self, options: &ImportOptions) -> Result<Vec<String>> {
+        for name in &options.unused_features {
+            let i = self.schema.index_of(name).map_err(|_| {
+                Error::Format(format!(
+                    "scorecard table: unused_features names '{name}', which is not a feature \
+                     of the schema"
+                ))
+            })?;
+            if self.chars.iter().any(|c| c.0 == i) {
+                return Err(Error::Format(format!(
+                    "scorecard table: unused_features names '{name}', but the table scores it; \
+                     remove it from unused_features"
+                )));
+            }
+        }
+        let absent: Vec<&str> = self
+            .schema
+            .features
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.chars.iter().any(|c| c.0 == *i))
+            .map(|(_, f)| f.name.as_str())
+            .collect();
+        let undeclared: Vec<&str> = absent
+            .iter()
+            .copied()
+            .filter(|n| !options.unused_features.iter().any(|u| u == n))
+            .collect();
+        if !undeclared.is_empty() {
+            return Err(Error::Format(format!(
+                "scorecard table: the table scores no bin of the schema feature(s) {}; a lost \
+                 characteristic would score 0 points for every applicant, so check the table, \
+                 or declare them deliberately unused with the option unused_features",
+                undeclared
+                    .iter()
+                    .map(|n| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        Ok(absent.into_iter().map(String::from).collect())
+    }
+
     fn finish(mut self, base_points: f64, options: &ImportOptions) -> Result<Imported> {
         // optbinning scores a category no bin lists with the variable's Missing
         // row; so does cfx unless told to refuse (then binding reports the gap).
@@ -702,14 +757,6 @@ impl<'s> Builder<'s> {
                 bins: bins.clone(),
             })
             .collect();
-        let unused_features = self
-            .schema
-            .features
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !self.chars.iter().any(|c| c.0 == *i))
-            .map(|(_, f)| f.name.clone())
-            .collect();
         let mut scorecard = Scorecard {
             base_points,
             cutoff: options.cutoff,
@@ -719,6 +766,7 @@ impl<'s> Builder<'s> {
             dim: 0,
         };
         scorecard.bind_labelled(self.schema, Some(&labels))?;
+        let unused_features = self.check_unused(options)?;
         Ok(Imported {
             report: ImportReport {
                 format: self.format.to_string(),

@@ -157,6 +157,7 @@ SIGNATURES = {
     'cfx_schema_build': (c_int32, [c_void_p, POINTER(c_void_p)], False),
     'cfx_schema_builder_free': (None, [c_void_p], False),
     'cfx_scorecard_import_csv': (c_int32, [c_void_p, c_int32, c_char_p, c_double, c_int32, c_double, c_double, POINTER(c_void_p)], False),
+    'cfx_scorecard_import_csv_with_options': (c_int32, [c_void_p, c_int32, c_char_p, c_char_p, POINTER(c_void_p)], False),
     'cfx_scorecard_import_path': (c_int32, [c_void_p, c_int32, c_char_p, c_double, c_int32, c_double, c_double, POINTER(c_void_p)], False),
     'cfx_scorecard_load_german': (c_int32, [c_void_p, c_char_p, POINTER(c_void_p)], False),
     'cfx_scorecard_import_model': (c_int32, [c_void_p, POINTER(c_void_p)], False),

@@ -68,6 +68,39 @@ class ScorecardImport(Handle):
         )
 
     @classmethod
+    def from_table_with_options(
+        cls,
+        schema,
+        table,
+        cutoff,
+        scaling=None,
+        fmt="optbinning",
+        unused_features=(),
+        refuse_unlisted_levels=False,
+    ):
+        """Like `from_table`, with the options a table does not carry: `unused_features`, the
+        schema features the table deliberately does not score (any other unscored feature is
+        refused, naming the option), and `refuse_unlisted_levels` (refuse a categorical level
+        no bin lists instead of scoring it with its variable's ``Missing`` row)."""
+        options = {
+            "cutoff": float(cutoff),
+            "refuse_unlisted_levels": bool(refuse_unlisted_levels),
+            "unused_features": [str(f) for f in unused_features],
+        }
+        if scaling is not None:
+            factor, offset = scaling
+            options["scaling"] = {"factor": float(factor), "offset": float(offset)}
+        return cls(
+            n.new_handle(
+                "cfx_scorecard_import_csv_with_options",
+                n.ptr_of(schema, "Schema"),
+                _format(fmt),
+                cstr(_csv_text(table)),
+                cstr(json.dumps(options)),
+            )
+        )
+
+    @classmethod
     def from_path(cls, schema, path, cutoff, scaling=None, fmt="optbinning"):
         has, factor, offset = _scaling(scaling)
         return cls(
@@ -103,7 +136,8 @@ class ScorecardImport(Handle):
         return Model(n.new_handle("cfx_scorecard_import_model", self.ptr))
 
     def report(self):
-        """The import report (dict): characteristics, bins, base points, ignored rows, unused features."""
+        """The import report (dict): characteristics, bins, base points, ignored rows, the
+        features declared unused, the levels scored by a Missing row."""
         return json.loads(n.read_string("cfx_scorecard_import_report", self.ptr))
 
 

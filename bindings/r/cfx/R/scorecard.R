@@ -26,11 +26,37 @@ cfx_load_german_scorecard <- function(schema, path = NULL) {
   .cx(C_scorecard_load_german, schema, .opt_path(path))
 }
 
+#' `unused_features`: the schema features the table deliberately does not
+#' score (any other unscored feature is a cfx_error_format_error naming it and
+#' this option); `refuse_unlisted_levels = TRUE` refuses a categorical level no
+#' bin lists instead of scoring it with its variable's Missing row.
 cfx_scorecard_from_csv <- function(schema, csv, cutoff, format = c("optbinning", "scorecardpy"),
-                                   scaling = NULL) {
+                                   scaling = NULL, unused_features = character(),
+                                   refuse_unlisted_levels = FALSE) {
   format <- match.arg(format)
-  .cx(C_scorecard_import, schema, format, enc2utf8(paste(csv, collapse = "\n")), FALSE,
-      as.numeric(cutoff), .scaling_arg(scaling))
+  text <- .csv_lines(csv)
+  if (length(unused_features) == 0L && identical(refuse_unlisted_levels, FALSE)) {
+    return(.cx(C_scorecard_import, schema, format, text, FALSE, as.numeric(cutoff),
+               .scaling_arg(scaling)))
+  }
+  if (!is.character(unused_features)) stop("cfx: 'unused_features' must be a character vector", call. = FALSE)
+  if (!isTRUE(refuse_unlisted_levels) && !isFALSE(refuse_unlisted_levels))
+    stop("cfx: 'refuse_unlisted_levels' must be TRUE or FALSE", call. = FALSE)
+  options <- list(cutoff = as.numeric(cutoff), refuse_unlisted_levels = refuse_unlisted_levels,
+                  unused_features = I(enc2utf8(unused_features)))
+  sc <- .scaling_arg(scaling)
+  if (!is.null(sc)) options$scaling <- list(factor = sc[1], offset = sc[2])
+  json <- as.character(jsonlite::toJSON(options, auto_unbox = TRUE, digits = NA))
+  .cx(C_scorecard_import_with_options, schema, format, text, json)
+}
+
+# A character vector is the table's lines (as readLines gives them): each ends
+# with a line end, as the table's writer wrote it (the importer refuses a last
+# row without one as truncated).
+.csv_lines <- function(csv) {
+  text <- enc2utf8(paste(csv, collapse = "\n"))
+  if (!endsWith(text, "\n")) text <- paste0(text, "\n")
+  text
 }
 
 .scaling_arg <- function(scaling) {
@@ -46,8 +72,8 @@ cfx_scorecard_model <- function(import) .cx(C_scorecard_import_model, import)
 
 #' What the import mapped and ignored: a list with format, characteristics,
 #' bins (mapped), base_points, ignored (a data frame of row, feature, bin and
-#' reason) and unused_features (schema features the table does not name: 0
-#' points); with `json = TRUE` the library's JSON text instead.
+#' reason), unused_features (schema features the table does not score,
+#' declared unused: 0 points) and missing_row_levels; with `json = TRUE` the library's JSON text instead.
 cfx_scorecard_report <- function(import, json = FALSE) {
   text <- .cx(C_scorecard_import_report, import)
   if (isTRUE(json)) return(text)

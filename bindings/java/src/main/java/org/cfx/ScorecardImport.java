@@ -25,13 +25,35 @@ public final class ScorecardImport extends NativeResource {
     /**
      * Imports the table from CSV text. A bin that cannot be mapped onto {@code schema}, an
      * unknown column, or a gap/overlap of bins is a {@link CfxException} with
-     * {@link Status#FORMAT_ERROR} naming the CSV row.
+     * {@link Status#FORMAT_ERROR} naming the CSV row; so is a schema feature the table does not
+     * score (declare it unused with {@link #fromCsvWithOptions}).
      *
      * @param scaling the score's log-odds map, or {@code null} for none (probability NaN)
      */
     public static ScorecardImport fromCsv(
             Schema schema, ScorecardFormat format, String csv, double cutoff, Scaling scaling) {
         return importTable(schema, format, Utf8.cstr(csv, "csv"), false, cutoff, scaling);
+    }
+
+    /**
+     * Like {@link #fromCsv}, with the options as the JSON object {@code optionsJson}:
+     * {@code cutoff} (required), {@code scaling} ({@code {"factor": …, "offset": …}}),
+     * {@code refuse_unlisted_levels} and {@code unused_features} (the schema features the table
+     * deliberately does not score; any other unscored feature is a {@link Status#FORMAT_ERROR}
+     * naming it and this option, as is an unknown key).
+     */
+    public static ScorecardImport fromCsvWithOptions(
+            Schema schema, ScorecardFormat format, String csv, String optionsJson) {
+        Objects.requireNonNull(schema, "schema");
+        Objects.requireNonNull(format, "format");
+        byte[] text = Utf8.cstr(csv, "csv");
+        byte[] options = Utf8.cstr(optionsJson, "optionsJson");
+        try {
+            return new ScorecardImport(
+                    Native.scorecardImportWithOptions(schema.handle(), format.code, text, options));
+        } finally {
+            Reference.reachabilityFence(schema);
+        }
     }
 
     /** Like {@link #fromCsv}, reading the CSV file at {@code path} ({@link Status#IO_ERROR} when unreadable). */
@@ -91,7 +113,8 @@ public final class ScorecardImport extends NativeResource {
     /**
      * The import report as JSON: {@code format}, {@code characteristics}, {@code bins} (mapped),
      * {@code base_points}, {@code ignored} (each with {@code row}, {@code feature}, {@code bin},
-     * {@code reason}) and {@code unused_features} (schema features the table does not name).
+     * {@code reason}), {@code unused_features} (schema features the table does not score,
+     * declared unused) and {@code missing_row_levels}.
      */
     public String reportJson() {
         try {

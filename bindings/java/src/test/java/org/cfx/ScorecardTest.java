@@ -152,6 +152,38 @@ class ScorecardTest {
     }
 
     @Test
+    void anAbsentCharacteristicIsRefusedUnlessDeclaredUnused() throws Exception {
+        StringBuilder b = new StringBuilder();
+        for (String line : Files.readAllLines(TestData.root().resolve("examples/data/german_scorecard_table.csv"))) {
+            if (!line.startsWith("telephone,")) b.append(line).append('\n');
+        }
+        String without = b.toString();
+        CfxException e = assertThrows(
+                CfxException.class,
+                () -> ScorecardImport.fromCsvWithOptions(schema, ScorecardFormat.OPTBINNING, without, "{\"cutoff\": 487.0}"));
+        assertEquals(Status.FORMAT_ERROR, e.statusCode());
+        assertTrue(e.detail().contains("'telephone'") && e.detail().contains("unused_features"), e.detail());
+        assertThrows(CfxException.class,
+                () -> ScorecardImport.fromCsv(schema, ScorecardFormat.OPTBINNING, without, 487.0, null));
+        CfxException unknown = assertThrows(
+                CfxException.class,
+                () -> ScorecardImport.fromCsvWithOptions(
+                        schema, ScorecardFormat.OPTBINNING, without, "{\"cutoff\": 487.0, \"unused\": []}"));
+        assertEquals(Status.FORMAT_ERROR, unknown.statusCode());
+        String options = "{\"cutoff\": 487.0, \"scaling\": {\"factor\": 28.85390081777927, \"offset\": 487.0},"
+                + " \"unused_features\": [\"telephone\"]}";
+        try (ScorecardImport imp = ScorecardImport.fromCsvWithOptions(schema, ScorecardFormat.OPTBINNING, without, options);
+                Model m = imp.model()) {
+            assertTrue(imp.reportJson().replaceAll("\\s", "").contains("\"unused_features\":[\"telephone\"]"),
+                    imp.reportJson());
+            Model.Prediction p = m.predictRaw(schema, split.test().row(0));
+            Model.Prediction q = model.predictRaw(schema, split.test().row(0));
+            assertFalse(Double.isNaN(p.probability()));
+            assertNotEquals(q.score(), p.score());
+        }
+    }
+
+    @Test
     void badTablesAreFormatAndIoErrors() {
         String unknownColumn = "Variable,Bin id,Bin,Points,Colour\nduration_in_month,0,\"(-inf, inf)\",1.0,red\n";
         CfxException e = assertThrows(
