@@ -128,6 +128,42 @@ fn timed(
     Ok((micros, answers))
 }
 
+/// Writes `n` applicants resampled from `declined` to a temporary CSV, streams
+/// them through `explain_portfolio` on `threads` workers into a temporary JSON
+/// lines file (both removed afterwards), and returns the summary and the
+/// stream's seconds.
+fn stream(
+    schema: &Schema,
+    model: &dyn Model,
+    declined: &[Vec<f64>],
+    n: usize,
+    threads: usize,
+) -> cfx::Result<(cfx::coherent::portfolio::PortfolioSummary, f64)> {
+    let dir = std::env::temp_dir();
+    let input = dir.join(format!("cfx-portfolio-{}.csv", std::process::id()));
+    let output = dir.join(format!("cfx-portfolio-{}.jsonl", std::process::id()));
+    write_applicants(schema, declined, n, &input)
+        .map_err(|e| cfx::Error::Io(format!("cannot write {}: {e}", input.display())))?;
+    let config = Config {
+        batch_threads: threads,
+        ..Config::default()
+    };
+    let t = Instant::now();
+    let summary = explain_portfolio(
+        schema,
+        model,
+        &input,
+        &output,
+        &config,
+        &PortfolioOptions::default(),
+        &mut |_| true,
+    );
+    let s = t.elapsed().as_secs_f64();
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(&output);
+    Ok((summary?, s))
+}
+
 /// The HELOC book streamed under the peer's XGBoost model (see the module docs).
 fn trees_portfolio(n: usize, threads: usize) -> cfx::Result<()> {
     let data = heloc(&shared_data_dir().join("heloc.csv"))?;
@@ -152,29 +188,7 @@ fn trees_portfolio(n: usize, threads: usize) -> cfx::Result<()> {
             declined.push(r.clone());
         }
     }
-    let dir = std::env::temp_dir();
-    let input = dir.join(format!("cfx-portfolio-trees-{}.csv", std::process::id()));
-    let output = dir.join(format!("cfx-portfolio-trees-{}.jsonl", std::process::id()));
-    write_applicants(&schema, &declined, n, &input)
-        .map_err(|e| cfx::Error::Io(format!("cannot write {}: {e}", input.display())))?;
-    let config = Config {
-        batch_threads: threads,
-        ..Config::default()
-    };
-    let t = Instant::now();
-    let summary = explain_portfolio(
-        &schema,
-        &model,
-        &input,
-        &output,
-        &config,
-        &PortfolioOptions::default(),
-        &mut |_| true,
-    );
-    let s = t.elapsed().as_secs_f64();
-    let _ = std::fs::remove_file(&input);
-    let _ = std::fs::remove_file(&output);
-    let summary = summary?;
+    let (summary, s) = stream(&schema, &model, &declined, n, threads)?;
     println!(
         "portfolio(trees): {} declined, {} with recourse, {} errors",
         summary.declined, summary.with_recourse, summary.errors
@@ -279,31 +293,9 @@ fn main() -> cfx::Result<()> {
         println!("{side_by_side}");
         return Ok(());
     }
-    let dir = std::env::temp_dir();
-    let input = dir.join(format!("cfx-portfolio-{}.csv", std::process::id()));
-    let output = dir.join(format!("cfx-portfolio-{}.jsonl", std::process::id()));
-    write_applicants(&schema, &declined, n, &input)
-        .map_err(|e| cfx::Error::Io(format!("cannot write {}: {e}", input.display())))?;
     let before = peak_rss_mib();
-    let config = Config {
-        batch_threads: threads,
-        ..Config::default()
-    };
-    let t = Instant::now();
-    let summary = explain_portfolio(
-        &schema,
-        &model,
-        &input,
-        &output,
-        &config,
-        &PortfolioOptions::default(),
-        &mut |_| true,
-    );
-    let s = t.elapsed().as_secs_f64();
+    let (summary, s) = stream(&schema, &model, &declined, n, threads)?;
     let after = peak_rss_mib();
-    let _ = std::fs::remove_file(&input);
-    let _ = std::fs::remove_file(&output);
-    let summary = summary?;
     println!(
         "portfolio: {} declined, {} with recourse, {} errors; peak resident memory {before:.0} MiB before the stream, {after:.0} MiB after",
         summary.declined, summary.with_recourse, summary.errors

@@ -24,17 +24,9 @@ use cfx::model::trees::ImportOptions;
 use cfx::model::{Model, TreeEnsemble};
 use std::path::Path;
 
-fn margins(path: &Path) -> Result<Vec<f64>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines()
-        .skip(1)
-        .map(|l| {
-            l.split_once(',')
-                .and_then(|(_, m)| m.parse::<f64>().ok())
-                .ok_or_else(|| format!("{}: bad line '{l}'", path.display()))
-        })
-        .collect()
-}
+#[path = "common/peer_models.rs"]
+mod peer_models;
+use peer_models::{equal_rows, margins, median};
 
 /// CPU seconds this thread has used (the machine may be shared: wall-clock
 /// times then overstate the solver's work).
@@ -46,22 +38,6 @@ fn thread_cpu_seconds() -> f64 {
     // SAFETY: a valid clock id and a valid out-pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => 0.5 * (v[n / 2 - 1] + v[n / 2]),
-    }
-}
-
-fn equal_rows(model: &TreeEnsemble, rows: &[Vec<f64>], lib: &[f64]) -> usize {
-    rows.iter()
-        .zip(lib)
-        .filter(|(r, m)| (model.margin_raw(r) - **m).abs() <= 1e-6)
-        .count()
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -26,26 +26,9 @@ use cfx::model::trees::ImportOptions;
 use cfx::model::{Model, TreeEnsemble};
 use std::path::Path;
 
-fn margins(path: &Path) -> Result<Vec<f64>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines()
-        .skip(1)
-        .map(|l| {
-            l.split_once(',')
-                .and_then(|(_, m)| m.parse::<f64>().ok())
-                .ok_or_else(|| format!("{}: bad line '{l}'", path.display()))
-        })
-        .collect()
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => 0.5 * (v[n / 2 - 1] + v[n / 2]),
-    }
-}
+#[path = "common/peer_models.rs"]
+mod peer_models;
+use peer_models::{equal_rows, margins, median};
 
 fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
     args.iter()
@@ -126,12 +109,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             TreeEnsemble::from_lightgbm_text(&text, &schema, &opts)?
         };
         let lib = margins(&peers.join(margin_file))?;
-        let equal = d
-            .rows
-            .iter()
-            .zip(&lib)
-            .filter(|(r, m)| (model.margin_raw(r) - **m).abs() <= 1e-6)
-            .count();
+        let equal = equal_rows(&model, &d.rows, &lib);
         println!(
             "{name}: margins equal the library's on {equal}/{} rows",
             lib.len()

@@ -956,18 +956,26 @@ thread_local! {
         std::cell::RefCell::new(separable::Workspace::new());
 }
 
-/// Runs `f` on this thread's workspace, or on a fresh one when it is in use
-/// or already freed (a call made while the thread is being torn down).
-fn with_workspace<T>(f: impl FnOnce(&mut separable::Workspace) -> T) -> T {
+/// Runs `f` on this thread's buffers in `slot`, or on fresh ones when they are
+/// in use or already freed (a call made while the thread is being torn down).
+fn with_thread_buffers<B: Default, T>(
+    slot: &'static std::thread::LocalKey<std::cell::RefCell<B>>,
+    f: impl FnOnce(&mut B) -> T,
+) -> T {
     let mut f = Some(f);
-    let shared = WORKSPACE.try_with(|w| match w.try_borrow_mut() {
-        Ok(mut ws) => Some((f.take().expect("run once"))(&mut ws)),
+    let shared = slot.try_with(|w| match w.try_borrow_mut() {
+        Ok(mut b) => Some((f.take().expect("run once"))(&mut b)),
         Err(_) => None,
     });
     match shared {
         Ok(Some(t)) => t,
-        _ => (f.take().expect("run once"))(&mut separable::Workspace::new()),
+        _ => (f.take().expect("run once"))(&mut B::default()),
     }
+}
+
+/// Runs `f` on this thread's separable workspace ([`with_thread_buffers`]).
+fn with_workspace<T>(f: impl FnOnce(&mut separable::Workspace) -> T) -> T {
+    with_thread_buffers(&WORKSPACE, f)
 }
 
 /// The separable counterpart of [`solve_program`]: the menus built under
@@ -1055,17 +1063,9 @@ thread_local! {
         std::cell::RefCell::new(tree_search::TreeSearch::new());
 }
 
-/// Runs `f` on this thread's tree search (or a fresh one, as [`with_workspace`]).
+/// Runs `f` on this thread's tree search ([`with_thread_buffers`]).
 fn with_tree_search<T>(f: impl FnOnce(&mut tree_search::TreeSearch) -> T) -> T {
-    let mut f = Some(f);
-    let shared = TREE_SEARCH.try_with(|w| match w.try_borrow_mut() {
-        Ok(mut ts) => Some((f.take().expect("run once"))(&mut ts)),
-        Err(_) => None,
-    });
-    match shared {
-        Ok(Some(t)) => t,
-        _ => (f.take().expect("run once"))(&mut tree_search::TreeSearch::new()),
-    }
+    with_thread_buffers(&TREE_SEARCH, f)
 }
 
 /// The tree-search counterpart of [`solve_program`]: the menus of every

@@ -58,6 +58,7 @@
 //! and every answer's acceptance is the library's own sum.
 
 use super::separable::{PRUNE_REL, Pick, Workspace};
+use super::trees::for_each_node;
 use crate::error::{Error, Result};
 use crate::model::TreeEnsemble;
 use crate::model::trees::{Source, Test};
@@ -166,7 +167,7 @@ pub struct TreeSearch {
     mask_start: Vec<usize>,
     masks: Vec<u64>,
     parent: Vec<u32>,
-    /// Tree index of each root position.
+    /// Number of trees.
     n_trees: usize,
     /// The float32 allowance of the bound's test.
     slack: f64,
@@ -302,10 +303,12 @@ impl TreeSearch {
         self.feature_trees.clear();
         self.feature_trees.resize(n, Vec::new());
         for (t, &r) in ens.roots().iter().enumerate() {
-            collect_inner(nodes, r as usize, &mut |k| {
-                let f = nodes[k].feature as usize;
-                if self.feature_trees[f].last() != Some(&t) {
-                    self.feature_trees[f].push(t);
+            for_each_node(nodes, r as usize, |k| {
+                if nodes[k].test != Test::Leaf {
+                    let f = nodes[k].feature as usize;
+                    if self.feature_trees[f].last() != Some(&t) {
+                        self.feature_trees[f].push(t);
+                    }
                 }
             });
         }
@@ -315,7 +318,11 @@ impl TreeSearch {
         let mut magnitude = ens.base_score().abs();
         for &r in ens.roots() {
             let mut m: f64 = 0.0;
-            collect_leaves(nodes, r as usize, &mut |k| m = m.max(nodes[k].value.abs()));
+            for_each_node(nodes, r as usize, |k| {
+                if nodes[k].test == Test::Leaf {
+                    m = m.max(nodes[k].value.abs());
+                }
+            });
             magnitude += m;
         }
         let unit = match ens.source() {
@@ -372,15 +379,10 @@ impl TreeSearch {
         }
         let mut limited = false;
         let mut next_clock_check = 32;
-        let warm = self.greedy(ens, need);
-        if let Some(cost) = warm {
+        if let Some(cost) = self.greedy(ens, need) {
             incumbent = cost;
         }
-        if std::env::var_os("CFX_TREE_SEARCH_TRACE").is_some() {
-            eprintln!("tree search: greedy warm start {warm:?}");
-        }
         let mut pending: Vec<u64> = root;
-        // Evaluate `pending`; solved → incumbent, open → queue.
         // Evaluate a node: solved → incumbent; open → stored, returned.
         let evaluate_and_store =
             |s: &mut TreeSearch, dom: &[u64], incumbent: &mut f64, seq: &mut u64| match s
@@ -529,13 +531,6 @@ impl TreeSearch {
             },
             (true, false) => SearchStatus::LimitWithoutAnswer,
         };
-        if std::env::var_os("CFX_TREE_SEARCH_TRACE").is_some() {
-            eprintln!(
-                "tree search: {nodes} nodes, {:.1} ms, open {}, status {status:?}",
-                start.elapsed().as_secs_f64() * 1e3,
-                self.heap.len()
-            );
-        }
         SearchResult {
             status,
             cost: if found { incumbent } else { f64::NAN },
@@ -661,7 +656,7 @@ impl TreeSearch {
         self.work.clear();
         self.work.extend_from_slice(dom);
         let mut round = 0;
-        let (bound, base) = loop {
+        let bound = loop {
             round += 1;
             // The candidate and the node's least cost.
             let mut base = 0.0;
@@ -703,7 +698,7 @@ impl TreeSearch {
             self.tree_max.clear();
             for (t, &r) in ens.roots().iter().enumerate() {
                 self.leaves.clear();
-                self.walk(ens, r as usize, 0.0, base, limit);
+                self.walk(ens, r as usize, 0.0, base, limit, Visit::Collect);
                 if self.leaves.is_empty() {
                     return Eval::Pruned;
                 }
@@ -752,9 +747,8 @@ impl TreeSearch {
             if bound.is_nan() || bound >= limit {
                 return Eval::Pruned;
             }
-            break (bound, base);
+            break bound;
         };
-        let _ = base;
         // The split: the tree whose witness gains most over the candidate's
         // leaf, at the first test on the witness's path the candidate fails.
         let mut chosen: Option<(f64, usize)> = None;
@@ -840,7 +834,14 @@ impl TreeSearch {
             let threshold = need - self.slack - (total - self.tree_max[t]);
             self.survivors = 0;
             self.touched.clear();
-            self.walk_union(ens, r as usize, 0.0, base, limit, threshold);
+            self.walk(
+                ens,
+                r as usize,
+                0.0,
+                base,
+                limit,
+                Visit::Union { threshold },
+            );
             if self.survivors == 0 {
                 return Propagated::Empty;
             }
@@ -871,40 +872,48 @@ impl TreeSearch {
         }
     }
 
-    /// [`TreeSearch::walk`] for [`TreeSearch::propagate`]: at each leaf with
-    /// rc below `limit` and value at least `threshold`, adds the restricted
-    /// domain of every feature on its path to `acc`, and counts it.
-    fn walk_union(
+    /// Walks the leaves below node `k` reachable under the restricted domains
+    /// `cur` whose rc (`base + extra`) stays below `limit`, restricting each
+    /// tested feature's domain to the side taken; at each leaf, `visit` says
+    /// what to do (see [`Visit`]).
+    fn walk(
         &mut self,
         ens: &TreeEnsemble,
         k: usize,
         extra: f64,
         base: f64,
         limit: f64,
-        threshold: f64,
+        visit: Visit,
     ) {
         let node = ens.nodes()[k];
         if node.test == Test::Leaf {
-            if node.value >= threshold {
-                self.survivors += 1;
-                for j in 0..self.path_features.len() {
-                    let f = self.path_features[j];
-                    for w in self.word_start[f]..self.word_start[f + 1] {
-                        self.acc[w] |= self.cur[w];
+            match visit {
+                Visit::Collect => self.leaves.push((base + extra, node.value, k as u32)),
+                Visit::Union { threshold } if node.value >= threshold => {
+                    self.survivors += 1;
+                    for j in 0..self.path_features.len() {
+                        let f = self.path_features[j];
+                        for w in self.word_start[f]..self.word_start[f + 1] {
+                            self.acc[w] |= self.cur[w];
+                        }
+                        self.count[f] += 1;
                     }
-                    self.count[f] += 1;
                 }
+                Visit::Union { .. } => {}
             }
             return;
         }
         let f = node.feature as usize;
-        if self.on_path[f] == 0 {
-            self.path_features.push(f);
-            if !self.touched.contains(&f) {
-                self.touched.push(f);
+        let union = matches!(visit, Visit::Union { .. });
+        if union {
+            if self.on_path[f] == 0 {
+                self.path_features.push(f);
+                if !self.touched.contains(&f) {
+                    self.touched.push(f);
+                }
             }
+            self.on_path[f] += 1;
         }
-        self.on_path[f] += 1;
         let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
         let ms = self.mask_start[k];
         let old = self.min_cost(f, &self.cur[w0..w1]);
@@ -922,7 +931,7 @@ impl TreeSearch {
             if any {
                 let e = extra + (self.min_cost(f, &self.cur[w0..w1]) - old);
                 if base + e < limit {
-                    self.walk_union(ens, child as usize, e, base, limit, threshold);
+                    self.walk(ens, child as usize, e, base, limit, visit);
                 }
             }
         }
@@ -930,70 +939,22 @@ impl TreeSearch {
             self.cur[w] = self.undo[mark + (w - w0)];
         }
         self.undo.truncate(mark);
-        self.on_path[f] -= 1;
-        if self.on_path[f] == 0 {
-            self.path_features.pop();
-        }
-    }
-
-    /// Collects into `leaves` the leaves below node `k` reachable under the
-    /// restricted domains `cur`, with their rc (`base + extra`) below `limit`.
-    fn walk(&mut self, ens: &TreeEnsemble, k: usize, extra: f64, base: f64, limit: f64) {
-        let node = ens.nodes()[k];
-        if node.test == Test::Leaf {
-            self.leaves.push((base + extra, node.value, k as u32));
-            return;
-        }
-        let f = node.feature as usize;
-        let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
-        let ms = self.mask_start[k];
-        let old = self.min_cost(f, &self.cur[w0..w1]);
-        let mark = self.undo.len();
-        self.undo.extend_from_slice(&self.cur[w0..w1]);
-        for (side, child) in [(true, node.left), (false, node.right)] {
-            let mut any = false;
-            for w in w0..w1 {
-                let m = self.masks[ms + (w - w0)];
-                let d = self.undo[mark + (w - w0)];
-                let v = if side { d & m } else { d & !m };
-                self.cur[w] = v;
-                any |= v != 0;
+        if union {
+            self.on_path[f] -= 1;
+            if self.on_path[f] == 0 {
+                self.path_features.pop();
             }
-            if any {
-                let e = extra + (self.min_cost(f, &self.cur[w0..w1]) - old);
-                if base + e < limit {
-                    self.walk(ens, child as usize, e, base, limit);
-                }
-            }
-        }
-        for w in w0..w1 {
-            self.cur[w] = self.undo[mark + (w - w0)];
-        }
-        self.undo.truncate(mark);
-    }
-}
-
-fn collect_inner(nodes: &[crate::model::trees::Node], k: usize, f: &mut impl FnMut(usize)) {
-    let mut stack = vec![k];
-    while let Some(k) = stack.pop() {
-        let n = &nodes[k];
-        if n.test != Test::Leaf {
-            f(k);
-            stack.push(n.right as usize);
-            stack.push(n.left as usize);
         }
     }
 }
 
-fn collect_leaves(nodes: &[crate::model::trees::Node], k: usize, f: &mut impl FnMut(usize)) {
-    let mut stack = vec![k];
-    while let Some(k) = stack.pop() {
-        let n = &nodes[k];
-        if n.test == Test::Leaf {
-            f(k);
-        } else {
-            stack.push(n.right as usize);
-            stack.push(n.left as usize);
-        }
-    }
+/// What [`TreeSearch::walk`] does at a leaf.
+#[derive(Debug, Clone, Copy)]
+enum Visit {
+    /// Collect `(rc, value, leaf)` into `leaves` (the bound).
+    Collect,
+    /// Propagation ([`TreeSearch::propagate`]): a leaf whose value is at
+    /// least `threshold` survives; the restricted domain of every feature on
+    /// its path joins `acc`, and the survivor is counted.
+    Union { threshold: f64 },
 }

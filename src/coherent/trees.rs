@@ -388,12 +388,22 @@ fn merge(entries: &[(usize, f64)]) -> Vec<(usize, f64)> {
 }
 
 fn collect_leaves(nodes: &[Node], k: usize, f: &mut impl FnMut(usize)) {
+    for_each_node(nodes, k, |q| {
+        if nodes[q].test == Test::Leaf {
+            f(q)
+        }
+    });
+}
+
+/// Visits every node below node `k` (itself included) in pre-order, left
+/// subtree before right: the one walk of a tree's node array that the MIP
+/// builder and the tree search share.
+pub(super) fn for_each_node(nodes: &[Node], k: usize, mut f: impl FnMut(usize)) {
     let mut stack = vec![k];
     while let Some(k) = stack.pop() {
+        f(k);
         let n = &nodes[k];
-        if n.test == Test::Leaf {
-            f(k);
-        } else {
+        if n.test != Test::Leaf {
             stack.push(n.right as usize);
             stack.push(n.left as usize);
         }
