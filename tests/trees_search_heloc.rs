@@ -8,7 +8,9 @@
 //! oracle, 1e-9 relative); an answer found at a node limit is labelled as
 //! such, with a lower bound that the proven optimum respects.
 
-use cfx::coherent::{Config, Outcome, ProvedBy, SolverChoice, explain};
+use cfx::coherent::{
+    Config, DiversityRule, Outcome, ProvedBy, SolverChoice, explain, explain_diverse,
+};
 use cfx::data::{heloc, shared_data_dir};
 use cfx::model::trees::ImportOptions;
 use cfx::model::{Model, TreeEnsemble};
@@ -229,4 +231,54 @@ fn under_the_heloc_preset_the_tree_search_keeps_every_limit_and_equals_highs() {
         }
     }
     assert!(answered >= 4, "answered under the preset: {answered}");
+}
+
+/// The distinct-subsets rule on the tree search and on HiGHS: while the two
+/// sets have changed the same features, the next programs are the same, so
+/// each round's optimal cost must agree.
+#[test]
+fn distinct_subsets_on_the_tree_search_equal_highs_round_by_round() {
+    let Some((schema, rows, models)) = load() else {
+        return;
+    };
+    let search = Config {
+        n_diverse: 3,
+        diversity: DiversityRule::DistinctSubsets,
+        time_limit_seconds: 120.0,
+        batch_threads: 1,
+        ..Config::default()
+    };
+    let highs = Config {
+        solver: SolverChoice::Mip,
+        ..search
+    };
+    let mut compared = 0;
+    for (name, model) in &models {
+        for (k, r) in rows
+            .iter()
+            .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+            .take(4)
+            .enumerate()
+        {
+            let a = explain_diverse(&schema, model, r, &search).unwrap();
+            let h = explain_diverse(&schema, model, r, &highs).unwrap();
+            assert_eq!(a.proved_by, ProvedBy::TreeSearch);
+            for (x, y) in a.counterfactuals.iter().zip(&h.counterfactuals) {
+                assert!(
+                    same_cost(x.cost, y.cost),
+                    "{name} applicant {k}: tree search {} vs HiGHS {}",
+                    x.cost,
+                    y.cost
+                );
+                compared += 1;
+                let changed = |c: &cfx::coherent::Counterfactual| -> Vec<usize> {
+                    c.changes.iter().map(|ch| ch.feature).collect()
+                };
+                if changed(x) != changed(y) {
+                    break;
+                }
+            }
+        }
+    }
+    assert!(compared >= 12, "rounds compared: {compared}");
 }

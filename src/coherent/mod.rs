@@ -84,7 +84,7 @@ pub enum SolverChoice {
     /// The separable solver when the program is separable (a linear model or a
     /// points scorecard, and every constraint per feature: all but
     /// [`DiversityRule::DistinctSubsets`]), the tree search for a tree
-    /// ensemble under the same condition, else HiGHS; also HiGHS should the
+    /// ensemble (the distinct-subsets rule included), else HiGHS; also HiGHS should the
     /// separable branch and bound hit its node limit, or the tree search hit
     /// its node limit before finding any answer (with an answer, the tree
     /// search's answer is returned with its proven lower bound).
@@ -96,7 +96,8 @@ pub enum SolverChoice {
     /// distinct-subsets rule) is an `InvalidArgument` error.
     Separable,
     /// Always the tree-ensemble search of [`tree_search`] (tree ensembles
-    /// only; a call it cannot express is an `InvalidArgument` error).
+    /// only, every diversity rule included; another model is an
+    /// `InvalidArgument` error).
     TreeSearch,
 }
 
@@ -1080,12 +1081,14 @@ fn solve_trees(
     factual: &[f64],
     config: &Config,
     fixes: &[Fix],
+    cuts: &[Vec<usize>],
 ) -> Result<Solved> {
     let start = std::time::Instant::now();
     with_workspace(|ws| {
         ws.build_tree_cells(schema, ens, factual, fixes)?;
         with_tree_search(|ts| {
             ts.prepare(ws, schema, ens)?;
+            ts.set_cuts(ws, schema, factual, cuts)?;
             let mut enc = vec![0.0; schema.encoded_dim()];
             let mut tolerance = config.margin;
             for _ in 0..3 {
@@ -1189,6 +1192,9 @@ enum Backend {
     },
     TreeSearch {
         fixes: Vec<Fix>,
+        /// The distinct-subsets rule's no-good cuts: the changed feature sets
+        /// of the explanations so far.
+        cuts: Vec<Vec<usize>>,
     },
 }
 
@@ -1203,7 +1209,8 @@ struct Run<'a> {
 
 impl<'a> Run<'a> {
     /// Picks the solver by [`Config::solver`]; `cuts` says the procedure needs
-    /// no-good cuts (distinct subsets), which only the MIP can express.
+    /// no-good cuts (distinct subsets), which the MIP and the tree search
+    /// express and the separable solver does not.
     fn new(
         schema: &'a Schema,
         scoring: Scoring<'a>,
@@ -1221,13 +1228,6 @@ impl<'a> Run<'a> {
                 return Err(Error::InvalidArgument(
                     "the tree search takes tree ensembles only; use solver 'auto', \
                      'separable' or 'mip'"
-                        .into(),
-                ));
-            }
-            SolverChoice::TreeSearch if cuts => {
-                return Err(Error::InvalidArgument(
-                    "the tree search cannot express the distinct-subsets rule's \
-                     no-good cuts; use solver 'auto' or 'mip'"
                         .into(),
                 ));
             }
@@ -1249,13 +1249,15 @@ impl<'a> Run<'a> {
             }
             SolverChoice::Separable => true,
         };
-        let trees = tree_model
-            && !cuts
-            && matches!(config.solver, SolverChoice::Auto | SolverChoice::TreeSearch);
+        let trees =
+            tree_model && matches!(config.solver, SolverChoice::Auto | SolverChoice::TreeSearch);
         let backend = if separable {
             Backend::Separable { fixes: Vec::new() }
         } else if trees {
-            Backend::TreeSearch { fixes: Vec::new() }
+            Backend::TreeSearch {
+                fixes: Vec::new(),
+                cuts: Vec::new(),
+            }
         } else {
             Backend::Mip {
                 prog: Box::new(Program::build(
@@ -1294,8 +1296,8 @@ impl<'a> Run<'a> {
             Backend::Separable { fixes } => {
                 with_workspace(|ws| solve_separable(schema, scoring, factual, config, fixes, ws))?
             }
-            Backend::TreeSearch { fixes } => match scoring {
-                Scoring::Trees(ens) => solve_trees(schema, ens, factual, config, fixes)?,
+            Backend::TreeSearch { fixes, cuts } => match scoring {
+                Scoring::Trees(ens) => solve_trees(schema, ens, factual, config, fixes, cuts)?,
                 _ => {
                     return Err(Error::Solver(
                         "internal: the tree search was chosen for another model".into(),
@@ -1316,18 +1318,22 @@ impl<'a> Run<'a> {
         Ok(solved)
     }
 
-    /// Moves to the MIP with the same fixes in place.
+    /// Moves to the MIP with the same fixes and cuts in place.
     fn fall_back_to_mip(&mut self) -> Result<()> {
-        let fixes = match &mut self.backend {
-            Backend::Separable { fixes } | Backend::TreeSearch { fixes } => std::mem::take(fixes),
+        let (fixes, cuts) = match &mut self.backend {
+            Backend::Separable { fixes } => (std::mem::take(fixes), Vec::new()),
+            Backend::TreeSearch { fixes, cuts } => (std::mem::take(fixes), std::mem::take(cuts)),
             Backend::Mip { .. } => return Ok(()),
         };
-        let prog = Program::build(
+        let mut prog = Program::build(
             self.schema,
             self.scoring,
             self.factual,
             self.scoring.first_margin(self.config),
         )?;
+        for cut in &cuts {
+            prog.add_no_good(cut);
+        }
         self.backend = Backend::Mip {
             prog: Box::new(prog),
             saved: Vec::new(),
@@ -1342,7 +1348,7 @@ impl<'a> Run<'a> {
     /// already in place.
     fn push_fix(&mut self, fix: Fix) -> bool {
         match &mut self.backend {
-            Backend::Separable { fixes } | Backend::TreeSearch { fixes } => {
+            Backend::Separable { fixes } | Backend::TreeSearch { fixes, .. } => {
                 fixes.push(fix);
                 true
             }
@@ -1391,7 +1397,7 @@ impl<'a> Run<'a> {
     /// Undoes the last fix added.
     fn pop_fix(&mut self) {
         match &mut self.backend {
-            Backend::Separable { fixes } | Backend::TreeSearch { fixes } => {
+            Backend::Separable { fixes } | Backend::TreeSearch { fixes, .. } => {
                 fixes.pop();
             }
             Backend::Mip { prog, saved } => {
@@ -1466,7 +1472,7 @@ fn blocking_groups(
                 with_workspace(|ws| solve_separable(&s, model, factual, &quick, &[], ws))?
             }
             (ProvedBy::TreeSearch, Scoring::Trees(ens)) => {
-                solve_trees(&s, ens, factual, &quick, &[])?
+                solve_trees(&s, ens, factual, &quick, &[], &[])?
             }
             _ => {
                 let mut prog = Program::build(&s, model, factual, model.first_margin(config))?;
@@ -1605,7 +1611,8 @@ fn same_row(a: &[f64], b: &[f64]) -> bool {
 /// `n_diverse` explanations or when an explanation repeats an earlier one.
 /// Each alternative's `solve_seconds` is the sum over its round's solves.
 /// Every fix acts on one feature, so the separable solver runs Russell's rules;
-/// the distinct-subsets rule's cuts need the MIP ([`SolverChoice`]).
+/// the distinct-subsets rule's cuts need the MIP or, for tree ensembles, the
+/// tree search ([`SolverChoice`]).
 pub fn explain_diverse(
     schema: &Schema,
     model: &dyn Model,
@@ -1622,11 +1629,7 @@ pub fn explain_diverse(
     match config.diversity {
         DiversityRule::Russell => russell(&mut run, &mut ex, false)?,
         DiversityRule::RussellReferenceCode => russell(&mut run, &mut ex, true)?,
-        DiversityRule::DistinctSubsets => {
-            if let Backend::Mip { prog, .. } = &mut run.backend {
-                distinct_subsets(schema, lin, factual, config, prog, &mut ex)?
-            }
-        }
+        DiversityRule::DistinctSubsets => distinct_subsets(&mut run, &mut ex)?,
     }
     Ok(ex)
 }
@@ -1669,15 +1672,8 @@ fn russell(run: &mut Run, ex: &mut Explanation, reference_case_b: bool) -> Resul
     Ok(())
 }
 
-fn distinct_subsets(
-    schema: &Schema,
-    lin: Scoring<'_>,
-    factual: &[f64],
-    config: &Config,
-    prog: &mut Program,
-    ex: &mut Explanation,
-) -> Result<()> {
-    while ex.counterfactuals.len() < config.n_diverse {
+fn distinct_subsets(run: &mut Run, ex: &mut Explanation) -> Result<()> {
+    while ex.counterfactuals.len() < run.config.n_diverse {
         let Some(last) = ex.counterfactuals.last() else {
             break;
         };
@@ -1685,13 +1681,17 @@ fn distinct_subsets(
         if changed.is_empty() {
             break;
         }
-        let zs: Vec<(usize, f64)> = changed
-            .iter()
-            .map(|&i| (prog.changed_indicator(i), 1.0))
-            .collect();
-        prog.mip
-            .add_row(f64::NEG_INFINITY, (changed.len() - 1) as f64, &zs);
-        match solve_program(schema, lin, prog, factual, config)? {
+        match &mut run.backend {
+            Backend::Mip { prog, .. } => prog.add_no_good(&changed),
+            Backend::TreeSearch { cuts, .. } => cuts.push(changed),
+            Backend::Separable { .. } => {
+                return Err(Error::Solver(
+                    "internal: the separable solver was chosen for the distinct-subsets rule"
+                        .into(),
+                ));
+            }
+        }
+        match run.solve()? {
             Solved::Found(cf) => {
                 if ex.counterfactuals.iter().any(|p| same_row(&p.raw, &cf.raw)) {
                     break;

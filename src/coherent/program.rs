@@ -837,6 +837,17 @@ impl Program {
         out
     }
 
+    /// The distinct-subsets rule's no-good cut (Ustun et al. 2019's flipsets): at least
+    /// one of `features` stays unchanged (`Σ_{i ∈ S} z_i ≤ |S| − 1`).
+    pub fn add_no_good(&mut self, features: &[usize]) {
+        let zs: Vec<(usize, f64)> = features
+            .iter()
+            .map(|&i| (self.changed_indicator(i), 1.0))
+            .collect();
+        self.mip
+            .add_row(f64::NEG_INFINITY, (features.len() as f64) - 1.0, &zs);
+    }
+
     /// The binary "feature `i` changed" (added once, on demand): it is forced to 1
     /// when the feature leaves its factual state or its slot moves.
     pub fn changed_indicator(&mut self, i: usize) -> usize {

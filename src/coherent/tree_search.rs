@@ -201,6 +201,12 @@ pub struct TreeSearch {
     child: Vec<u64>,
     best: Vec<usize>,
     picks: Vec<Pick>,
+    // No-good cuts (the distinct-subsets rule, [`TreeSearch::set_cuts`]):
+    // cut `c` holds the features `cut_features[cut_start[c]..cut_start[c + 1]]`.
+    cut_start: Vec<usize>,
+    cut_features: Vec<usize>,
+    /// Per feature, whether its (sorted) option 0 is staying put.
+    stay_first: Vec<bool>,
 }
 
 /// What a bound must stay below to beat the incumbent's cost (relative
@@ -241,6 +247,9 @@ impl TreeSearch {
                 "tree search: menus, model and schema do not match".into(),
             ));
         }
+        self.cut_start.clear();
+        self.cut_start.push(0);
+        self.cut_features.clear();
         self.opt_start.clear();
         self.word_start.clear();
         self.cost.clear();
@@ -333,6 +342,81 @@ impl TreeSearch {
         Ok(())
     }
 
+    /// Sets the distinct-subsets rule's no-good cuts
+    /// ([`super::DiversityRule::DistinctSubsets`]: each further explanation
+    /// leaves at least one feature of every earlier explanation's changed set
+    /// unchanged) for the next solves, replacing
+    /// earlier ones; call after [`TreeSearch::prepare`].
+    ///
+    /// Staying put costs nothing and is sorted first, so a node's candidate
+    /// leaves every feature whose domain still holds "stay" unchanged: a node
+    /// meets every cut as long as each cut has such a feature, and is pruned
+    /// once one has none. The bound ignores the cuts (it stays a relaxation);
+    /// the greedy warm start is kept only if it meets them.
+    pub fn set_cuts(
+        &mut self,
+        ws: &Workspace,
+        schema: &Schema,
+        factual: &[f64],
+        cuts: &[Vec<usize>],
+    ) -> Result<()> {
+        let n = self.opt_start.len() - 1;
+        self.cut_start.clear();
+        self.cut_features.clear();
+        self.cut_start.push(0);
+        self.stay_first.clear();
+        if cuts.is_empty() {
+            return Ok(());
+        }
+        let own = schema.encode(factual)?;
+        let mut x = own.clone();
+        for f in 0..n {
+            let lay = schema.layout(f);
+            let cols = lay.start..lay.start + lay.width;
+            let o = self.menu_index[self.opt_start[f]];
+            ws.write_feature(
+                schema,
+                f,
+                Pick {
+                    option: o,
+                    units: 0.0,
+                },
+                &mut x,
+            )?;
+            let stays = cols.clone().all(|c| (x[c] - own[c]).abs() <= 1e-12);
+            self.stay_first.push(stays);
+            x[cols.clone()].copy_from_slice(&own[cols]);
+        }
+        for cut in cuts {
+            if cut.iter().any(|&f| f >= n) {
+                return Err(Error::InvalidArgument(
+                    "tree search: a cut names a feature the schema does not have".into(),
+                ));
+            }
+            self.cut_features.extend_from_slice(cut);
+            self.cut_start.push(self.cut_features.len());
+        }
+        Ok(())
+    }
+
+    /// Whether every cut still has a feature that may stay put under `dom`.
+    fn cuts_alive(&self, dom: &[u64]) -> bool {
+        (1..self.cut_start.len()).all(|c| {
+            self.cut_features[self.cut_start[c - 1]..self.cut_start[c]]
+                .iter()
+                .any(|&f| self.stay_first[f] && dom[self.word_start[f]] & 1 == 1)
+        })
+    }
+
+    /// Whether the options `opt` (sorted indices) meet every cut.
+    fn meets_cuts(&self, opt: &[usize]) -> bool {
+        (1..self.cut_start.len()).all(|c| {
+            self.cut_features[self.cut_start[c - 1]..self.cut_start[c]]
+                .iter()
+                .any(|&f| self.stay_first[f] && opt[f] == 0)
+        })
+    }
+
     /// The picks of the last answer, one per feature (menu indices).
     pub fn picks(&self) -> &[Pick] {
         &self.picks
@@ -380,7 +464,9 @@ impl TreeSearch {
         let mut limited = false;
         let mut next_clock_check = 32;
         if let Some(cost) = self.greedy(ens, need) {
-            incumbent = cost;
+            if self.meets_cuts(&self.best) {
+                incumbent = cost;
+            }
         }
         let mut pending: Vec<u64> = root;
         // Evaluate a node: solved → incumbent; open → stored, returned.
@@ -669,7 +755,7 @@ impl TreeSearch {
                 self.cand_opt.push(o);
                 base += self.cost[self.opt_start[f] + o];
             }
-            if base >= limit {
+            if base >= limit || !self.cuts_alive(&self.work) {
                 return Eval::Pruned;
             }
             self.cand_leaf.clear();

@@ -180,7 +180,20 @@ fn independent_margin(ens: &TreeEnsemble, raw: &[f64]) -> f64 {
 }
 
 fn brute_force(schema: &Schema, ens: &TreeEnsemble, factual: &[f64], margin: f64) -> Option<f64> {
+    brute_force_with_cuts(schema, ens, factual, margin, &[])
+}
+
+/// [`brute_force`] under the distinct-subsets rule's cuts: every row leaves
+/// at least one feature of each cut at its factual value.
+fn brute_force_with_cuts(
+    schema: &Schema,
+    ens: &TreeEnsemble,
+    factual: &[f64],
+    margin: f64,
+    cuts: &[Vec<usize>],
+) -> Option<f64> {
     let n = schema.n_features();
+    let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
     let cands: Vec<Vec<f64>> = (0..n)
         .map(|i| candidates(schema, ens, factual, i))
         .collect();
@@ -192,7 +205,13 @@ fn brute_force(schema: &Schema, ens: &TreeEnsemble, factual: &[f64], margin: f64
         for i in 0..n {
             row[i] = cands[i][idx[i]];
         }
-        if schema.check_actionable(factual, &row).is_ok() && independent_margin(ens, &row) >= need {
+        let meets = cuts
+            .iter()
+            .all(|cut| cut.iter().any(|&i| same(row[i], factual[i])));
+        if meets
+            && schema.check_actionable(factual, &row).is_ok()
+            && independent_margin(ens, &row) >= need
+        {
             let c = cost(schema, factual, &row).unwrap();
             if best.is_none_or(|b| c < b) {
                 best = Some(c);
@@ -457,6 +476,69 @@ fn tree_diverse_sets_are_distinct_valid_and_actionable_for_both_rules() {
         }
         assert!(multi >= 10, "{rule:?}: {multi} applicants got alternatives");
     }
+}
+
+/// The distinct-subsets rule on the tree search: each alternative is the
+/// brute force's optimum under the cuts of the alternatives before it (an
+/// oracle that shares no code with the search), meets them, and the sets
+/// stop only when the brute force finds nothing more.
+#[test]
+fn tree_search_distinct_subsets_equal_brute_force_under_the_cuts() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(31);
+    let config = Config {
+        n_diverse: 4,
+        diversity: DiversityRule::DistinctSubsets,
+        solver: SolverChoice::TreeSearch,
+        ..Config::default()
+    };
+    let (mut rounds, mut exhausted) = (0, 0);
+    for case in 0..400 {
+        let schema = random_schema(&mut rng);
+        let factual = random_factual(&schema, &mut rng);
+        let source = if case % 2 == 0 {
+            Source::Lightgbm
+        } else {
+            Source::Xgboost
+        };
+        let ens = random_ensemble_of(&schema, &factual, &mut rng, source);
+        let ex = explain_diverse(&schema, &ens, &factual, &config).unwrap();
+        assert_eq!(ex.diversity_stopped, None, "case {case}");
+        let mut cuts: Vec<Vec<usize>> = Vec::new();
+        for (k, cf) in ex.counterfactuals.iter().enumerate() {
+            check_counterfactual(&schema, &ens, &factual, cf);
+            assert_eq!(cf.proved_by, ProvedBy::TreeSearch, "case {case}");
+            let best = brute_force_with_cuts(&schema, &ens, &factual, config.margin, &cuts);
+            match best {
+                Some(b) => assert!(
+                    same_cost(cf.cost, b),
+                    "case {case} round {k}: {} vs {b}",
+                    cf.cost
+                ),
+                None => panic!("case {case} round {k}: the brute force finds nothing"),
+            }
+            for cut in &cuts {
+                assert!(
+                    cut.iter()
+                        .any(|&i| cf.raw[i] == factual[i]
+                            || (cf.raw[i].is_nan() && factual[i].is_nan())),
+                    "case {case} round {k} breaks a cut"
+                );
+            }
+            cuts.push(cf.changes.iter().map(|c| c.feature).collect());
+            rounds += usize::from(k > 0);
+        }
+        if let Some(last) = cuts.last()
+            && !last.is_empty()
+            && ex.counterfactuals.len() < config.n_diverse
+        {
+            let more = brute_force_with_cuts(&schema, &ens, &factual, config.margin, &cuts);
+            assert_eq!(more, None, "case {case}: the search stopped early");
+            exhausted += 1;
+        }
+    }
+    eprintln!("distinct subsets: {rounds} alternatives checked, {exhausted} sets exhausted");
+    assert!(rounds >= 60, "alternatives checked: {rounds}");
+    assert!(exhausted >= 50, "sets exhausted: {exhausted}");
 }
 
 #[test]
