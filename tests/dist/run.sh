@@ -32,7 +32,7 @@ ART="$TMP/artefacts"   # the downloaded files
 APP="$TMP/app"         # the user's project
 RUN="$TMP/elsewhere"   # the folder programs are started from
 mkdir -p "$ART" "$APP" "$RUN"
-cp "$DIST/cfx-$VERSION"-py3-none-linux_*.whl "$DIST/cfx-$VERSION.jar" "$DIST/cfx-csharp-$VERSION.tar.gz" \
+cp "$DIST/cfx-$VERSION"-py3-none-*.whl "$DIST/cfx-$VERSION.jar" "$DIST/cfx-csharp-$VERSION.tar.gz" \
   "$DIST/cfx_$VERSION.tar.gz" "$DIST/cfx-$VERSION"-linux-*.tar.gz "$ART/" \
   || fail "dist/ lacks an artefact (run \`make dist\`)"
 
@@ -76,7 +76,8 @@ snippet c "$APP/c/app.c"
     "$(pc --variable=libdir cfx)/libcfx.a" $static_libs -o app_static) || fail "C quick start does not build"
 (cd "$RUN" && "$APP/c/app_shared" >"$TMP/c_shared.txt" 2>&1) || { cat "$TMP/c_shared.txt" >&2; fail "C (shared) quick start"; }
 check_output "C (shared)" "$TMP/c_shared.txt"
-if ldd "$APP/c/app_static" | grep -q libcfx; then fail "the static C program needs libcfx.so"; fi
+static_deps=$(ldd "$APP/c/app_static")
+if grep -q libcfx <<<"$static_deps"; then fail "the static C program needs libcfx.so"; fi
 (cd "$RUN" && "$APP/c/app_static" >"$TMP/c_static.txt" 2>&1) || { cat "$TMP/c_static.txt" >&2; fail "C (static) quick start"; }
 check_output "C (static)" "$TMP/c_static.txt"
 check_no_root C "$PREFIX"
@@ -84,7 +85,7 @@ ok "C: tarball, pkg-config, shared (rpath) and static programs print the scenari
 
 # 2. Python: the wheel into a fresh virtual environment (numpy and pandas from PyPI).
 python3 -m venv "$TMP/venv"
-"$TMP/venv/bin/python" -m pip install -q --disable-pip-version-check "$ART"/cfx-"$VERSION"-py3-none-linux_*.whl >"$TMP/pip.log" 2>&1 \
+"$TMP/venv/bin/python" -m pip install -q --disable-pip-version-check "$ART"/cfx-"$VERSION"-py3-none-*.whl >"$TMP/pip.log" 2>&1 \
   || { cat "$TMP/pip.log" >&2; fail "pip install of the wheel"; }
 mkdir -p "$APP/python"
 snippet python "$APP/python/quickstart.py"
@@ -94,7 +95,14 @@ check_output Python "$TMP/python.txt"
 rows=$(cd "$RUN" && "$TMP/venv/bin/python" -c "import cfx; print(len(cfx.load_german()))")
 [ "$rows" = "$N_ROWS" ] || fail "python -c 'import cfx; print(len(cfx.load_german()))' printed '$rows'"
 check_no_root Python "$TMP/venv/lib"
-ok "Python: pip install of the wheel, quick start prints the scenario's numbers"
+# The manylinux wheel brings OpenBLAS and gfortran along (auditwheel): libcfx loads them from
+# the installed cfx.libs/, not from the system.
+deps=$(ldd "$TMP"/venv/lib/python3*/site-packages/cfx/lib/libcfx.so)
+for dep in libopenblas libgfortran; do
+  grep -q "$dep.* => .*/site-packages/.*cfx.libs/" <<<"$deps" \
+    || { printf '%s\n' "$deps" >&2; fail "the wheel's libcfx does not load $dep from cfx.libs"; }
+done
+ok "Python: pip install of the wheel, quick start prints the scenario's numbers; OpenBLAS and gfortran vendored"
 
 # 3. Java: the jar on the class path.
 JAR="$ART/cfx-$VERSION.jar"
