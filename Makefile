@@ -9,7 +9,7 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 DEMO_APT_PACKAGES := cmake g++ pkg-config libclang-dev libopenblas-dev libgfortran-12-dev
 # What `make test` needs on top: valgrind for the C examples, and the three bindings' toolchains.
 TEST_APT_PACKAGES := $(DEMO_APT_PACKAGES) valgrind \
-  openjdk-17-jdk-headless junit5 mono-mcs mono-runtime r-base-dev r-cran-testthat python3-venv
+  openjdk-17-jdk-headless junit5 mono-mcs mono-runtime r-base-dev r-cran-jsonlite r-cran-testthat python3-venv
 DATA ?= german
 EXPERIMENTS := robustness_tradeoff plans_under_shift sequential_policies
 CARGO ?= cargo
@@ -24,7 +24,7 @@ DATADIR ?= $(PREFIX)/share/cfx
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
-  demo test ci-free-disk test-install install uninstall java csharp r experiments bench fuzz fuzz-install fuzz-smoke lint \
+  demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
   peers-scorecard peers-trees test-imports
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
@@ -80,6 +80,7 @@ test: deps peers-scorecard peers-trees
 	$(MAKE) --no-print-directory test-imports
 	@$(MAKE) --no-print-directory ci-free-disk
 	bash tests/install/run.sh
+	$(MAKE) --no-print-directory test-dist
 	python3 bindings/check_names.py --self-test
 	bash bindings/java/run-tests.sh
 	bash bindings/csharp/run-tests.sh
@@ -156,8 +157,19 @@ csharp: build
 	sh bindings/csharp/build.sh
 
 r: build
-	$(call apt_install,r-base-dev)
+	$(call apt_install,r-base-dev r-cran-jsonlite)
 	CFX_LIB_DIR=$(CURDIR)/target/release CFX_INCLUDE_DIR=$(CURDIR)/include bash bindings/r/install.sh
+
+# The artefact each ecosystem installs, in dist/ (packaging/dist.sh): the Python wheel, the jar,
+# the C# archive, the R source package and the C tarball, each with libcfx and the bundled data.
+dist: build
+	$(call apt_install,openjdk-17-jdk-headless mono-mcs mono-runtime r-base-dev r-cran-jsonlite python3-venv)
+	bash packaging/dist.sh
+
+# Installs every dist/ artefact the ecosystem's way in an empty folder outside the source tree,
+# with no CFX_* variable, and runs the README's quick start of each language (tests/dist/run.sh).
+test-dist: dist
+	bash tests/dist/run.sh
 
 # Regenerates the committed C header with the pinned cbindgen (tests/header.rs fails on drift).
 header: deps-cbindgen

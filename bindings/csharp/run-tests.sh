@@ -28,10 +28,15 @@ for readme in "$root/README.md" "$here/README.md"; do
   for k in $(printf '%s\n' "$blocks" | cut -f1 | sort -un); do
     n=$((n + 1))
     body=$(printf '%s\n' "$blocks" | awk -F'\t' -v k="$k" '$1 == k {sub(/^[0-9]+\t/, ""); print}')
-    { echo "using System; using System.IO; using Cfx;"
-      echo "public static class Snippet$n { public static void Main() {"
-      printf '%s\n' "$body" | grep -v '^using [A-Za-z.]*;$'
-      echo "} }"; } >"$snip/Snippet$n.cs"
+    if printf '%s\n' "$body" | grep -q 'static void Main('; then
+      # A complete program (the quick start, which make test-dist also compiles as it is).
+      printf '%s\n' "$body" >"$snip/Snippet$n.cs"
+    else
+      { echo "using System; using System.IO; using Cfx;"
+        echo "public static class Snippet$n { public static void Main() {"
+        printf '%s\n' "$body" | grep -v '^using [A-Za-z.]*;$'
+        echo "} }"; } >"$snip/Snippet$n.cs"
+    fi
     expect=$(printf '%s\n' "$body" | sed -n 's|.*// \(.*\) …$|\1|p' | head -n 1)
     if ! mcs -nologo -langversion:7 -warnaserror -r:"$snip/Cfx.dll" -out:"$snip/Snippet$n.exe" "$snip/Snippet$n.cs" >"$snip/mcs$n.log" 2>&1; then
       echo "csharp: snippet $n of $readme does not compile:" >&2; cat "$snip/mcs$n.log" >&2; exit 1

@@ -51,10 +51,15 @@ n=0
 for readme in "$ROOT/README.md" "$HERE/README.md"; do
   while IFS= read -r -d '' block; do
     n=$((n + 1))
-    { echo "import org.cfx.*;"
-      echo "public class Snippet$n { public static void main(String[] args) throws Exception {"
-      printf '%s\n' "$block"
-      echo "} }"; } >"$SNIP/Snippet$n.java"
+    if printf '%s\n' "$block" | grep -q 'public static void main('; then
+      # A complete program (the quick start, which make test-dist also compiles as it is).
+      printf '%s\n' "$block" | sed "s/^public class [A-Za-z0-9_]*/public class Snippet$n/" >"$SNIP/Snippet$n.java"
+    else
+      { echo "import org.cfx.*;"
+        echo "public class Snippet$n { public static void main(String[] args) throws Exception {"
+        printf '%s\n' "$block"
+        echo "} }"; } >"$SNIP/Snippet$n.java"
+    fi
     expect=$(printf '%s\n' "$block" | sed -n 's|.*// \(.*\) …$|\1|p' | head -n 1)
     if ! javac -Xlint:all -Werror -d "$SNIP" -cp "$JAR" "$SNIP/Snippet$n.java" 2>"$SNIP/javac$n.log"; then
       echo "java: snippet $n of $readme does not compile:" >&2; cat "$SNIP/javac$n.log" >&2; failed=$((failed + 1)); continue

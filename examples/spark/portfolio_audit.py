@@ -10,7 +10,8 @@ share of declined applicants with recourse, the cost distribution of the answers
 mean invalidation rate and the most frequent changes. The figures are those of
 ``cfx.portfolio.summarise`` on one machine (bindings/python/tests/test_spark.py checks it).
 
-    spark-submit --py-files cfx.zip --files libcfx.so examples/spark/portfolio_audit.py \\
+    pip install 'dist/cfx-0.1.0-py3-none-manylinux_2_35_x86_64.whl[spark]'
+    spark-submit --master 'local[2]' examples/spark/portfolio_audit.py \\
         --dataset german --group housing --out audit/
 
 Without ``--schema``/``--model`` the dataset's cfx schema is used and a logistic model is
@@ -167,6 +168,11 @@ def main(argv=None):
         "--ignore", help="comma-separated columns that are not features (default: the dataset's label)"
     )
     p.add_argument("--out", help="folder for summary.csv and audit.csv (default: print the summary)")
+    p.add_argument(
+        "--log-level",
+        default="WARN",
+        help="Spark's log level from the session's start (spark.log.level; INFO shows Spark's progress)",
+    )
     a = p.parse_args(argv)
 
     schema_json, model_json = default_inputs(a.dataset, a.data_path)
@@ -177,7 +183,9 @@ def main(argv=None):
         with open(a.model, encoding="utf-8") as f:
             model_json = f.read()
     applicants = a.applicants or a.data_path or _dataset_file(a.dataset)
-    spark = SparkSession.builder.appName("cfx portfolio audit").getOrCreate()
+    spark = (
+        SparkSession.builder.appName("cfx portfolio audit").config("spark.log.level", a.log_level).getOrCreate()
+    )
     start = time.perf_counter()
     audited, summary = run(
         spark,
@@ -215,7 +223,12 @@ def main(argv=None):
 
 def _dataset_file(dataset):
     if dataset == "german":
-        base = os.environ.get("CFX_DATA_DIR") or os.path.join("examples", "data")
+        # In the order libcfx looks: CFX_DATA_DIR, the copy inside the installed wheel
+        # (cfx/share/cfx), a source checkout's examples/data.
+        packaged = os.path.join(os.path.dirname(os.path.abspath(cfx.__file__)), "share", "cfx")
+        base = os.environ.get("CFX_DATA_DIR") or (
+            packaged if os.path.isdir(packaged) else os.path.join("examples", "data")
+        )
         return os.path.join(base, "german_credit.csv")
     shared = os.environ.get("CFX_SHARED_DATA") or os.path.join("..", "shared", "data")
     return os.path.join(shared, {"heloc": "heloc.csv", "taiwan": "taiwan_default.csv"}[dataset])

@@ -31,14 +31,15 @@ soname=$(readelf -d "$PREFIX/lib/libcfx.so.$abi" | sed -n 's/.*Library soname: \
 [ "$soname" = "libcfx.so.$abi" ] || fail "soname is '$soname', expected libcfx.so.$abi"
 ok "layout; soname $soname"
 
-# 2. No path of the source tree (or its target folder) in the installed libraries.
+# 2. No path of the source tree (or its target folder) in the installed libraries or elsewhere in the prefix.
 for f in "lib/libcfx.so.$abi" lib/libcfx.a; do
   if strings -a "$PREFIX/$f" | grep -F -q "$ROOT"; then
     strings -a "$PREFIX/$f" | grep -F "$ROOT" | head -5 >&2
     fail "$f contains the source tree's path $ROOT"
   fi
 done
-ok "no '$ROOT' in the installed libraries"
+python3 "$ROOT/tests/no_build_path.py" "$ROOT" "$PREFIX" || fail "the prefix names the source tree $ROOT"
+ok "no '$ROOT' in the installed files"
 
 # 3. An application outside the source tree, built with pkg-config, run against the prefix only.
 APP="$TMP/app"
@@ -96,16 +97,18 @@ ok "CFX_DATA_DIR without data: IO_ERROR naming the variable"
 mv "$TMP/moved" "$PREFIX"
 
 # 7. The R package against the installed cfx, found through pkg-config (PKG_CONFIG_PATH),
-#    installed from the source folder with --clean: it carries its own libcfx and data, names no
-#    path of the source tree or the prefix, and works with the prefix gone.
+#    installed as `make r` does (bindings/r/install.sh: R CMD build, then R CMD INSTALL of the
+#    tarball): it carries its own libcfx and data, names no path of the source tree or the prefix
+#    (R's .rds files uncompressed too), and works with the prefix gone.
 if command -v R >/dev/null 2>&1; then
   mkdir -p "$TMP/rlib"
-  if ! env -u CFX_ROOT -u CFX_LIB_DIR -u CFX_INCLUDE_DIR PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" R CMD INSTALL --clean --no-multiarch \
-        --library="$TMP/rlib" "$ROOT/bindings/r/cfx" >"$TMP/r.log" 2>&1; then
-    cat "$TMP/r.log" >&2; fail "R CMD INSTALL bindings/r/cfx against the installed cfx"
+  if ! env -u CFX_LIB_DIR -u CFX_INCLUDE_DIR PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" sh "$ROOT/bindings/r/install.sh" \
+        --no-multiarch --library="$TMP/rlib" >"$TMP/r.log" 2>&1; then
+    cat "$TMP/r.log" >&2; fail "bindings/r/install.sh against the installed cfx"
   fi
   grep -q "through pkg-config" "$TMP/r.log" || { cat "$TMP/r.log" >&2; fail "R's configure did not use pkg-config"; }
-  if grep -rlF -e "$ROOT" -e "$PREFIX" "$TMP/rlib/cfx"; then fail "the installed R package names a build path"; fi
+  python3 "$ROOT/tests/no_build_path.py" "$ROOT" "$TMP/rlib/cfx" && python3 "$ROOT/tests/no_build_path.py" "$PREFIX" "$TMP/rlib/cfx" \
+    || fail "the installed R package names a build path"
   mv "$PREFIX" "$TMP/gone"
   rows=$(cd "$TMP" && env -u CFX_ROOT -u LD_LIBRARY_PATH R_LIBS="$TMP/rlib" Rscript --vanilla \
          -e 'cat(cfx::cfx_n_rows(cfx::cfx_load_german()))')

@@ -104,6 +104,23 @@ namespace Cfx
             }
         }
 
+        /// <summary>
+        /// The bundled data file <paramref name="name"/> (german_credit.csv, german_scorecard_table.csv)
+        /// in the <c>share/cfx</c> folder beside Cfx.dll, as the dist archive lays it out (Cfx.dll,
+        /// libcfx.so and share/cfx/ copied into the application's folder, where Mono also finds
+        /// libcfx.so first); null when CFX_DATA_DIR is set (it wins, as in libcfx) or the folder is
+        /// not there, and libcfx then looks itself (CFX_DATA_DIR, an installed prefix's share/cfx,
+        /// examples/data under the current folder).
+        /// </summary>
+        internal static string BundledFile(string name)
+        {
+            if (!string.IsNullOrEmpty(Environment.GetEnvironmentVariable("CFX_DATA_DIR"))) return null;
+            string location = typeof(CfxLibrary).Assembly.Location;
+            if (string.IsNullOrEmpty(location)) return null;
+            string file = System.IO.Path.Combine(System.IO.Path.GetDirectoryName(location), "share", "cfx", name);
+            return System.IO.File.Exists(file) ? file : null;
+        }
+
         /// <summary>The comparison behind <see cref="EnsureCompatible"/> (separate so it can be tested).</summary>
         internal static void CheckAbi(uint libraryAbi, string libraryVersion)
         {

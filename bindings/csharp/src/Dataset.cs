@@ -27,10 +27,12 @@ namespace Cfx
 
         public void Dispose() { h.Dispose(); }
 
-        /// <summary>The Statlog German credit data; null path = the copy bundled with cfx.</summary>
+        /// <summary>The Statlog German credit data; null path = the copy bundled with cfx (beside
+        /// Cfx.dll in share/cfx, else where libcfx finds it).</summary>
         public static Dataset LoadGerman(string path = null)
         {
             CfxLibrary.EnsureCompatible();
+            if (path == null) path = CfxLibrary.BundledFile("german_credit.csv");
             DatasetHandle d;
             int st = Native.cfx_dataset_load_german(Utf8.Encode(path), out d);
             return new Dataset(Call.Owned(st, d));

@@ -101,13 +101,14 @@ namespace Cfx
         /// <see cref="Dataset.LoadGerman"/>) with its documented cutoff and scaling: 20 points double the
         /// odds, odds 50 : 1 of good at 600 points, accepted iff points &gt;= 487.1228762045055
         /// (probability 0.5). A null <paramref name="path"/> means the bundled table, found like
-        /// <see cref="Dataset.LoadGerman"/>'s data (CFX_DATA_DIR, an installed prefix's share/cfx, or
-        /// examples/data under the current folder); otherwise the table at <paramref name="path"/>
+        /// <see cref="Dataset.LoadGerman"/>'s data (CFX_DATA_DIR, share/cfx beside Cfx.dll, an installed
+        /// prefix's share/cfx, or examples/data under the current folder); otherwise the table at <paramref name="path"/>
         /// (<see cref="Status.IoError"/> when it cannot be read).</summary>
         public static ScorecardImport LoadGerman(Schema schema, string path = null)
         {
             if (schema == null) throw new ArgumentNullException("schema");
             CfxLibrary.EnsureCompatible();
+            if (path == null) path = CfxLibrary.BundledFile("german_scorecard_table.csv");
             ScorecardImportHandle imp;
             int st = Native.cfx_scorecard_load_german(schema.Handle, Utf8.Encode(path), out imp);
             return new ScorecardImport(Call.Owned(st, imp));

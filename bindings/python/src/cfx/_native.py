@@ -1,10 +1,13 @@
 """Loading libcfx and calling it: statuses become exceptions, buffers become arrays.
 
 The library is looked up, in this order, at the path in the environment
-variable ``CFX_LIB`` (a file, or a folder holding ``libcfx.so``), next to this
-package (a wheel or a copy that ships ``libcfx.so`` inside ``cfx/``), and
-where the system finds libraries (``ctypes.util.find_library("cfx")``, e.g.
-after ``make install``). Nothing is compiled at install time.
+variable ``CFX_LIB`` (a file, or a folder holding ``libcfx.so``; an override),
+inside this package (the wheel of ``make dist`` ships ``cfx/lib/libcfx.so``
+with the bundled data in ``cfx/share/cfx``, laid out like an installed prefix
+so that libcfx finds the data beside itself; an older copy may sit at
+``cfx/libcfx.so``), and where the system finds libraries
+(``ctypes.util.find_library("cfx")``, e.g. after ``make install``). Nothing is
+compiled at install time.
 """
 
 import ctypes
@@ -31,7 +34,12 @@ def _candidates():
         path = os.path.join(env, _lib_file_name()) if os.path.isdir(env) else env
         yield path, "CFX_LIB"
         return  # an explicit choice is the only one looked at
-    yield os.path.join(os.path.dirname(os.path.abspath(__file__)), _lib_file_name()), "package folder"
+    here = os.path.dirname(os.path.abspath(__file__))
+    inside = os.path.join(here, "lib", _lib_file_name())
+    if os.path.exists(inside):
+        yield inside, "package folder"
+    else:
+        yield os.path.join(here, _lib_file_name()), "package folder"
     found = ctypes.util.find_library("cfx")
     if found:
         yield found, "system library path"
@@ -50,8 +58,8 @@ def _load():
     if not tried:
         tried.append("the system library path (ctypes.util.find_library('cfx') found nothing)")
     raise ImportError(
-        "cfx: libcfx was not found; set CFX_LIB to the library (or its folder), put it next to "
-        "the cfx package, or install it (`make install`). Looked at: " + "; ".join(tried)
+        "cfx: libcfx was not found; install the cfx wheel (`make dist` writes it), set CFX_LIB to "
+        "the library (or its folder), or install libcfx (`make install`). Looked at: " + "; ".join(tried)
     )
 
 
