@@ -117,6 +117,33 @@ fn reword(inner: &str, place: &str) -> String {
     }
 }
 
+/// 64-bit FNV-1a of a byte string: tiny, dependency-free and stable; an
+/// identity check for audit logs and advice ledgers, not a cryptographic
+/// signature.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// `"fnv1a64:<16 hex digits>"` of a document.
+pub fn fingerprint(text: &str) -> String {
+    format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes()))
+}
+
+/// Fingerprint of a schema's canonical JSON ([`crate::schema::Schema::to_json`]).
+pub fn schema_fingerprint(schema: &crate::schema::Schema) -> String {
+    fingerprint(&schema.to_json())
+}
+
+/// Fingerprint of a model's canonical JSON ([`crate::model::AnyModel::to_json`]).
+pub fn model_fingerprint(model: &crate::model::AnyModel) -> String {
+    fingerprint(&model.to_json())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

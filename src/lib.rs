@@ -32,6 +32,7 @@ pub mod model;
 pub mod nn;
 pub mod plan;
 pub mod plausibility;
+pub mod revalidate;
 pub mod robust;
 pub mod schema;
 pub mod sequential;

@@ -12,31 +12,7 @@ use serde::Serialize;
 /// Version of the result envelope (bump when its fields change meaning).
 pub const RESULT_FORMAT_VERSION: u32 = 1;
 
-/// 64-bit FNV-1a of a byte string: tiny, dependency-free and stable; an
-/// identity check for audit logs, not a cryptographic signature.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// `"fnv1a64:<16 hex digits>"` of a document.
-pub fn fingerprint(text: &str) -> String {
-    format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes()))
-}
-
-/// Fingerprint of a schema's canonical JSON ([`Schema::to_json`]).
-pub fn schema_fingerprint(schema: &Schema) -> String {
-    fingerprint(&schema.to_json())
-}
-
-/// Fingerprint of a model's canonical JSON ([`AnyModel::to_json`]).
-pub fn model_fingerprint(model: &AnyModel) -> String {
-    fingerprint(&model.to_json())
-}
+pub use crate::json::{fingerprint, fnv1a64, model_fingerprint, schema_fingerprint};
 
 /// What produced a result.
 #[derive(Debug, Clone, Default)]

@@ -1,0 +1,233 @@
+//! The advice ledger and its re-validation against a new model (issue 28).
+//!
+//! Oracles: the new model's own decision on every advised and repaired row;
+//! HiGHS (an independent solver) for the optimality of each repair; the same
+//! model, which must break nothing; the stream's own single-record calls for
+//! its lines, on every thread count and chunk size.
+
+use cfx::coherent::{Config, SolverChoice, explain};
+use cfx::data::{bundled_german_path, german_credit};
+use cfx::model::{AnyModel, LinearModel, LogisticFit, Model};
+use cfx::revalidate::{
+    AdviceKind, LedgerRecord, PromiseStatus, RevalidateOptions, revalidate, revalidate_ledger,
+};
+use cfx::schema::Schema;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::path::PathBuf;
+
+/// The German schema, the model fitted on the training part, one fitted on a
+/// bootstrap resample of it (seeded), and the held-out rows.
+fn fitted() -> (Schema, AnyModel, AnyModel, Vec<Vec<f64>>) {
+    let d = german_credit(&bundled_german_path()).unwrap();
+    let (train, test) = d.holdout_split();
+    let mut schema = train.schema.clone();
+    schema.fit_weights(&train.rows).unwrap();
+    let x = schema.encode_rows(&train.rows).unwrap();
+    let a = LinearModel::fit(&x, &train.labels, LogisticFit::default()).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(28);
+    let (mut xb, mut yb) = (Vec::new(), Vec::new());
+    for _ in 0..x.len() {
+        let k = rng.random_range(0..x.len());
+        xb.push(x[k].clone());
+        yb.push(train.labels[k]);
+    }
+    let b = LinearModel::fit(&xb, &yb, LogisticFit::default()).unwrap();
+    (schema, AnyModel::Linear(a), AnyModel::Linear(b), test.rows)
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("cfx-revalidate-{}-{name}", std::process::id()))
+}
+
+/// Advice for the first `n` declined held-out applicants under `model`.
+fn ledger(schema: &Schema, model: &AnyModel, rows: &[Vec<f64>], n: usize) -> Vec<LedgerRecord> {
+    let config = Config::default();
+    rows.iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .take(n)
+        .enumerate()
+        .filter_map(|(k, r)| {
+            let ex = explain(schema, model, r, &config).unwrap();
+            let mut rec =
+                LedgerRecord::from_explanation(schema, model, &format!("app-{k}"), &ex).unwrap()?;
+            rec.group = Some(if k % 2 == 0 { "even" } else { "odd" }.into());
+            Some(rec)
+        })
+        .collect()
+}
+
+#[test]
+fn the_same_model_breaks_no_promise() {
+    let (schema, a, _, rows) = fitted();
+    let records = ledger(&schema, &a, &rows, 40);
+    assert!(records.len() >= 30, "records: {}", records.len());
+    for r in &records {
+        assert_eq!(r.kind, AdviceKind::Explain);
+        let v = revalidate(&schema, &a, r, &Config::default()).unwrap();
+        assert_eq!(v.status, PromiseStatus::Kept, "{}", r.id);
+        assert!(v.margin > 0.0 && !v.model_changed && v.repair.is_none());
+        assert!(v.probability.unwrap() > a.threshold());
+    }
+}
+
+#[test]
+fn a_refitted_model_breaks_some_promises_and_every_repair_is_accepted_and_optimal() {
+    let (schema, a, b, rows) = fitted();
+    let records = ledger(&schema, &a, &rows, 60);
+    let highs = Config {
+        solver: SolverChoice::Mip,
+        ..Config::default()
+    };
+    let (mut kept, mut broken) = (0, 0);
+    for r in &records {
+        let v = revalidate(&schema, &b, r, &Config::default()).unwrap();
+        assert!(v.model_changed);
+        let advised_accepted = b.accepts(&schema.encode(&r.advised).unwrap());
+        match v.status {
+            PromiseStatus::Kept => {
+                assert!(advised_accepted, "{}", r.id);
+                kept += 1;
+            }
+            PromiseStatus::Broken => {
+                assert!(!advised_accepted, "{}", r.id);
+                broken += 1;
+                let repair = v.repair.as_ref().expect("a repair");
+                assert!(b.accepts(&schema.encode(&repair.raw).unwrap()), "{}", r.id);
+                assert_eq!(repair.outcome, "optimal");
+                assert_eq!(v.extra_cost, Some(repair.cost));
+                // HiGHS from the advised row: the same optimum.
+                let h = explain(&schema, &b, &r.advised, &highs).unwrap();
+                let hc = h.counterfactuals[0].cost;
+                assert!(
+                    (repair.cost - hc).abs() <= 1e-9 * hc.max(1.0),
+                    "{}: {} vs HiGHS {hc}",
+                    r.id,
+                    repair.cost
+                );
+                let from = v
+                    .applicant_repair
+                    .as_ref()
+                    .expect("a repair from the applicant");
+                assert!(b.accepts(&schema.encode(&from.raw).unwrap()));
+                schema.check_advice(&r.applicant, &from.raw, 0).unwrap();
+            }
+        }
+    }
+    eprintln!("refitted model: {kept} kept, {broken} broken");
+    assert!(kept >= 1 && broken >= 1, "kept {kept}, broken {broken}");
+}
+
+#[test]
+fn the_stream_is_byte_identical_on_any_thread_count_and_chunk_size_and_reports_the_counts() {
+    let (schema, a, b, rows) = fitted();
+    let records = ledger(&schema, &a, &rows, 60);
+    let input = temp("ledger.jsonl");
+    let mut text = String::new();
+    for (k, r) in records.iter().enumerate() {
+        text += &r.to_json();
+        text.push('\n');
+        if k == 5 {
+            text += "{\"format\": \"cfx-ledger\", \"format_version\": 1, \"oops\": 1}\n\n";
+        }
+    }
+    std::fs::write(&input, &text).unwrap();
+    let mut first: Option<Vec<u8>> = None;
+    let mut reports = Vec::new();
+    for (threads, chunk) in [(1, 4096), (2, 1), (3, 7), (2, 4096)] {
+        let out = temp(&format!("out-{threads}-{chunk}.jsonl"));
+        let config = Config {
+            batch_threads: threads,
+            ..Config::default()
+        };
+        let report = revalidate_ledger(
+            &schema,
+            &b,
+            &input,
+            &out,
+            &config,
+            &RevalidateOptions { chunk_rows: chunk },
+        )
+        .unwrap();
+        let bytes = std::fs::read(&out).unwrap();
+        std::fs::remove_file(&out).ok();
+        match &first {
+            None => first = Some(bytes),
+            Some(f) => assert!(f == &bytes, "threads {threads} chunk {chunk}"),
+        }
+        reports.push(report);
+    }
+    std::fs::remove_file(&input).ok();
+    assert!(reports.windows(2).all(|w| w[0] == w[1]));
+    let report = &reports[0];
+    let lines: Vec<serde_json::Value> = String::from_utf8(first.unwrap())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), records.len() + 1);
+    assert_eq!(report.errors, 1);
+    assert!(lines[6]["error"].as_str().unwrap().contains("oops"));
+    // Each line equals the single-record call.
+    let mut broken = 0;
+    for (k, r) in records.iter().enumerate() {
+        let line = &lines[if k <= 5 { k } else { k + 1 }];
+        let mut v =
+            serde_json::to_value(revalidate(&schema, &b, r, &Config::default()).unwrap()).unwrap();
+        v["record"] = (if k <= 5 { k } else { k + 1 }).into();
+        assert_eq!(line, &v, "record {k}");
+        broken += usize::from(line["status"] == "broken");
+    }
+    assert_eq!(report.records, records.len());
+    assert_eq!(report.broken, broken);
+    assert_eq!(report.kept + report.broken, report.records);
+    let groups: usize = report.groups.values().map(|g| g.records).sum();
+    assert_eq!(groups, report.records);
+    if broken > 0 {
+        let q = report.extra_cost.unwrap();
+        assert!(q.min <= q.median && q.median <= q.p90 && q.p90 <= q.max);
+        assert!(!report.features_behind_breaks.is_empty());
+    }
+}
+
+#[test]
+fn a_ledger_of_another_schema_or_format_is_refused_and_writes_nothing() {
+    let (schema, a, b, rows) = fitted();
+    let records = ledger(&schema, &a, &rows, 3);
+    // Another schema: the same features, one of other actionability.
+    let mut other = schema.clone();
+    other.features[0].actionability.mutable = !other.features[0].actionability.mutable;
+    let err = revalidate(&other, &b, &records[0], &Config::default()).unwrap_err();
+    assert!(err.to_string().contains("issued under schema"), "{err}");
+    let input = temp("other.jsonl");
+    let out = temp("other-out.jsonl");
+    std::fs::write(&input, records[0].to_json() + "\n").unwrap();
+    let err = revalidate_ledger(
+        &other,
+        &b,
+        &input,
+        &out,
+        &Config::default(),
+        &RevalidateOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("issued under schema"), "{err}");
+    assert!(!out.exists(), "nothing is written for a refused ledger");
+    // Another format version, unknown keys, wrong lengths.
+    let mut v: serde_json::Value = serde_json::from_str(&records[0].to_json()).unwrap();
+    v["format_version"] = 2.into();
+    assert!(LedgerRecord::from_json(&v.to_string()).is_err());
+    v["format_version"] = 1.into();
+    v["advisd"] = 1.into();
+    let err = LedgerRecord::from_json(&v.to_string()).unwrap_err();
+    assert!(err.to_string().contains("advisd"), "{err}");
+    let mut short = records[0].clone();
+    short.advised.pop();
+    assert!(revalidate(&schema, &b, &short, &Config::default()).is_err());
+    std::fs::remove_file(&input).ok();
+    // A record round-trips through its JSON line.
+    assert_eq!(
+        LedgerRecord::from_json(&records[1].to_json()).unwrap(),
+        records[1]
+    );
+}
