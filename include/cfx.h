@@ -640,6 +640,13 @@ typedef struct cfx_copa_result cfx_copa_result;
 typedef struct cfx_dataset cfx_dataset;
 
 /**
+ * The deployment report of a `cfx_revalidate_ledger` run. Thread-safe: may
+ * be read from many threads at once and freed from any thread, exactly once,
+ * with `cfx_deployment_report_free`.
+ */
+typedef struct cfx_deployment_report cfx_deployment_report;
+
+/**
  * A Monte Carlo estimator (noise model, sample count K, sampling path).
  * Thread-safe (immutable); free with `cfx_estimator_free`.
  */
@@ -1837,6 +1844,108 @@ cfx_status cfx_portfolio_summary_write_svg(const struct cfx_portfolio_summary *s
  * Releases a summary. NULL is a no-op. Any thread, once.
  */
 void cfx_portfolio_summary_free(const struct cfx_portfolio_summary *summary);
+
+/**
+ * The ledger record (one `cfx-ledger` JSON line, format version 1, no line
+ * end; string buffer protocol) of the optimal counterfactual of `result`:
+ * the applicant's row, the advised row, its cost, the kind (`"robust"` when
+ * `result` was computed with a robustness target, else `"explain"`), the
+ * fingerprints of the schema and model `result` was computed under, `id`
+ * (the issuer's opaque id, e.g. an application number), `issued` (opaque
+ * text such as an ISO date; NULL = none) and the cfx version. When
+ * `robust_result` is not NULL, its optimal counterfactual — the robust
+ * version of the same advice (`cfx_config_builder_set_robust_advice`) — is
+ * kept as `robust_advised`, so re-validation can tell whether the robust
+ * advice would have survived the new model. `group` (NULL = none) labels the
+ * record for the deployment report's breakdown. Errors: `NULL_ARGUMENT`;
+ * `NOT_FOUND` when `result` (or `robust_result`) holds no counterfactual
+ * (infeasible, or a time limit without an answer); `INVALID_ARGUMENT` when
+ * `robust_result` is of another applicant, schema or model. Thread-safe.
+ */
+cfx_status cfx_ledger_record_from_coherent_result(const struct cfx_coherent_result *result,
+                                                  const struct cfx_coherent_result *robust_result,
+                                                  const char *id,
+                                                  const char *issued,
+                                                  const char *group,
+                                                  char *buf,
+                                                  size_t cap,
+                                                  size_t *out_len);
+
+/**
+ * Re-validates one ledger record (`record_json`: one `cfx-ledger` line, as
+ * written by `cfx_ledger_record_from_coherent_result`) against `new_model`
+ * and writes the re-validation as JSON (string buffer protocol): `status`
+ * (`"kept"` or `"broken"`), the advised row's `margin` and `probability`
+ * under the new model, `model_changed`, and for a broken promise the exact
+ * engine's cheapest `repair` from the advised row (its cost is `extra_cost`,
+ * what keeping the promise costs more) and `applicant_repair` from the
+ * applicant's row, or `repair_outcome` when there is none; `robust_kept`
+ * when the record holds robust advice. The bytes equal the Rust core's
+ * `serde_json` of [`crate::revalidate::Revalidation`]. `config` may be NULL
+ * (defaults; it sets the repairs' solver and limits). `schema` must be the
+ * schema the advice was issued under. Errors: `NULL_ARGUMENT`;
+ * `FORMAT_ERROR` (not a ledger line, another format version, an unknown
+ * key); `INVALID_ARGUMENT` (another schema's record, rows of the wrong
+ * length or non-finite, a model the exact engine cannot explain, a bad
+ * configuration); `INCOHERENT` (an advised row that is not a real
+ * applicant). Thread-safe (schema, model and config are only read).
+ */
+cfx_status cfx_revalidate_record(const struct cfx_schema *schema,
+                                 const struct cfx_model *new_model,
+                                 const struct cfx_config *config,
+                                 const char *record_json,
+                                 char *buf,
+                                 size_t cap,
+                                 size_t *out_len);
+
+/**
+ * Streams the ledger file `input_path` (one `cfx-ledger` JSON line per
+ * record; blank lines skipped) and re-validates every record against
+ * `new_model`, writing one JSON line per record, in input order, to
+ * `output_path` (created or truncated): the `cfx_revalidate_record` JSON
+ * plus `record` (the record's 0-based number), or `{"error", "record"}` for
+ * a record that cannot be read or re-validated (the run goes on). Records are
+ * read, re-validated and written `chunk_rows` at a time (0 = 4096), so memory
+ * stays flat however long the ledger; `threads` records are re-validated at
+ * once (0 = all cores; each repair uses one solver thread). The output is
+ * byte for byte the same on any thread count and chunk size. `config` may
+ * be NULL (defaults). The ledger is refused before anything is written when
+ * its first record cannot be read (`FORMAT_ERROR`) or was issued under
+ * another schema (`INVALID_ARGUMENT`). Other errors: `NULL_ARGUMENT`,
+ * `INVALID_ARGUMENT` (a bad configuration), `IO_ERROR` (unreadable input,
+ * unwritable output). On success `*out_report` receives the deployment
+ * report (counts, extra-cost quantiles, the features behind breaks, robust
+ * advice broken, per-group counts; read it with
+ * `cfx_deployment_report_to_json`), owned by the caller. Thread-safe
+ * (schema, model and config are only read).
+ */
+cfx_status cfx_revalidate_ledger(const struct cfx_schema *schema,
+                                 const struct cfx_model *new_model,
+                                 const struct cfx_config *config,
+                                 const char *input_path,
+                                 const char *output_path,
+                                 size_t threads,
+                                 size_t chunk_rows,
+                                 const struct cfx_deployment_report **out_report);
+
+/**
+ * The deployment report as JSON (string buffer protocol): `records`,
+ * `kept`, `broken`, `broken_share`, `errors`, `repaired`, `extra_cost`
+ * (`min`, `median`, `p90`, `max`, `mean` of the extra cost of keeping each
+ * repaired promise; null without one), `features_behind_breaks` (`[feature,
+ * count]`, most often first), `robust_records`, `robust_broken` and
+ * `groups` (`{label: {records, broken}}`, `""` for records without a
+ * group). Thread-safe.
+ */
+cfx_status cfx_deployment_report_to_json(const struct cfx_deployment_report *report,
+                                         char *buf,
+                                         size_t cap,
+                                         size_t *out_len);
+
+/**
+ * Releases a deployment report. NULL is a no-op. Any thread, once.
+ */
+void cfx_deployment_report_free(const struct cfx_deployment_report *report);
 
 /**
  * Isotropic Gaussian noise N(0, σ²I) on the value slots of the schema's

@@ -47,8 +47,8 @@ pub struct cfx_coherent_result {
 /// The Rust side of a result: the explanation and its inputs (for the JSON export).
 pub struct CoherentResult {
     pub explanation: Explanation,
-    schema: Arc<Schema>,
-    model: Arc<AnyModel>,
+    pub(super) schema: Arc<Schema>,
+    pub(super) model: Arc<AnyModel>,
 }
 
 unsafe impl ArcHandle for cfx_coherent_result {

@@ -107,6 +107,7 @@ pub mod handle;
 pub mod model;
 pub mod plausibility;
 pub mod portfolio;
+pub mod revalidate;
 pub mod robust;
 pub mod schema;
 pub mod schema_builder;

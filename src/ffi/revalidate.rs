@@ -1,0 +1,242 @@
+//! `cfx_revalidate_*`: the advice ledger and the re-validation of issued
+//! advice against a new model ([`crate::revalidate`], issue 28), from C.
+//!
+//! A ledger record is written from a coherent result (which keeps the schema
+//! and model it was computed under, so their fingerprints need no argument);
+//! one record, or a whole ledger file streamed to a JSON-lines file, is
+//! re-validated against a new model. The stream's deployment report is a
+//! handle (`cfx_deployment_report`), not a buffer argument of the streaming
+//! call: a buffer too small would otherwise mean streaming the whole ledger
+//! again just to learn the report's length.
+
+use super::coherent::{cfx_coherent_result, core_config};
+use super::config::cfx_config;
+use super::handle::{
+    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, out_param, str_in, write_str,
+};
+use super::model::cfx_model;
+use super::schema::cfx_schema;
+use super::status::{FfiError, FfiResult, cfx_status};
+use crate::json::{model_fingerprint, schema_fingerprint};
+use crate::revalidate::{
+    DeploymentReport, LedgerRecord, RevalidateOptions, revalidate, revalidate_ledger,
+};
+use std::ffi::c_char;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// An optional string argument (NULL = none).
+fn optional_str<'a>(p: *const c_char, param: &str) -> FfiResult<Option<&'a str>> {
+    if p.is_null() {
+        Ok(None)
+    } else {
+        str_in(p, param).map(Some)
+    }
+}
+
+/// The ledger record (one `cfx-ledger` JSON line, format version 1, no line
+/// end; string buffer protocol) of the optimal counterfactual of `result`:
+/// the applicant's row, the advised row, its cost, the kind (`"robust"` when
+/// `result` was computed with a robustness target, else `"explain"`), the
+/// fingerprints of the schema and model `result` was computed under, `id`
+/// (the issuer's opaque id, e.g. an application number), `issued` (opaque
+/// text such as an ISO date; NULL = none) and the cfx version. When
+/// `robust_result` is not NULL, its optimal counterfactual — the robust
+/// version of the same advice (`cfx_config_builder_set_robust_advice`) — is
+/// kept as `robust_advised`, so re-validation can tell whether the robust
+/// advice would have survived the new model. `group` (NULL = none) labels the
+/// record for the deployment report's breakdown. Errors: `NULL_ARGUMENT`;
+/// `NOT_FOUND` when `result` (or `robust_result`) holds no counterfactual
+/// (infeasible, or a time limit without an answer); `INVALID_ARGUMENT` when
+/// `robust_result` is of another applicant, schema or model. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_ledger_record_from_coherent_result(
+    result: *const cfx_coherent_result,
+    robust_result: *const cfx_coherent_result,
+    id: *const c_char,
+    issued: *const c_char,
+    group: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let _ = out_param(out_len, "out_len")?;
+        let r = arc_ref(result, "result")?;
+        let id = str_in(id, "id")?;
+        let issued = optional_str(issued, "issued")?;
+        let group = optional_str(group, "group")?;
+        let none = |what: &str| {
+            FfiError::new(
+                cfx_status::NotFound,
+                format!(
+                    "{what} holds no counterfactual ({:?}): there is no advice to record",
+                    r.explanation.outcome
+                ),
+            )
+        };
+        let mut record = LedgerRecord::from_explanation(&r.schema, &r.model, id, &r.explanation)?
+            .ok_or_else(|| none("result"))?;
+        record.issued = issued.map(String::from);
+        record.group = group.map(String::from);
+        if !robust_result.is_null() {
+            let rr = arc_ref(robust_result, "robust_result")?;
+            if schema_fingerprint(&rr.schema) != record.schema
+                || model_fingerprint(&rr.model) != record.model
+                || rr.explanation.factual != r.explanation.factual
+            {
+                return Err(FfiError::invalid(
+                    "robust_result was computed for another applicant, schema or model than \
+                     result: pass the robust advice of the same applicant under the same model",
+                ));
+            }
+            let cf = rr.explanation.counterfactuals.first().ok_or_else(|| FfiError::new(
+                cfx_status::NotFound,
+                format!(
+                    "robust_result holds no counterfactual ({:?}): there is no robust advice to \
+                     record (pass NULL to record the advice alone)",
+                    rr.explanation.outcome
+                ),
+            ))?;
+            record.robust_advised = Some(cf.raw.clone());
+        }
+        write_str(&record.to_json(), buf, cap, out_len, "buf")
+    }
+}
+
+/// Re-validates one ledger record (`record_json`: one `cfx-ledger` line, as
+/// written by `cfx_ledger_record_from_coherent_result`) against `new_model`
+/// and writes the re-validation as JSON (string buffer protocol): `status`
+/// (`"kept"` or `"broken"`), the advised row's `margin` and `probability`
+/// under the new model, `model_changed`, and for a broken promise the exact
+/// engine's cheapest `repair` from the advised row (its cost is `extra_cost`,
+/// what keeping the promise costs more) and `applicant_repair` from the
+/// applicant's row, or `repair_outcome` when there is none; `robust_kept`
+/// when the record holds robust advice. The bytes equal the Rust core's
+/// `serde_json` of [`crate::revalidate::Revalidation`]. `config` may be NULL
+/// (defaults; it sets the repairs' solver and limits). `schema` must be the
+/// schema the advice was issued under. Errors: `NULL_ARGUMENT`;
+/// `FORMAT_ERROR` (not a ledger line, another format version, an unknown
+/// key); `INVALID_ARGUMENT` (another schema's record, rows of the wrong
+/// length or non-finite, a model the exact engine cannot explain, a bad
+/// configuration); `INCOHERENT` (an advised row that is not a real
+/// applicant). Thread-safe (schema, model and config are only read).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_revalidate_record(
+    schema: *const cfx_schema,
+    new_model: *const cfx_model,
+    config: *const cfx_config,
+    record_json: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let _ = out_param(out_len, "out_len")?;
+        let s = arc_ref(schema, "schema")?;
+        let m = arc_ref(new_model, "new_model")?;
+        let cfg = core_config(config)?;
+        let record = LedgerRecord::from_json(str_in(record_json, "record_json")?)?;
+        let v = revalidate(s, m, &record, &cfg)?;
+        let json = serde_json::to_string(&v).map_err(crate::Error::from)?;
+        write_str(&json, buf, cap, out_len, "buf")
+    }
+}
+
+/// The deployment report of a `cfx_revalidate_ledger` run. Thread-safe: may
+/// be read from many threads at once and freed from any thread, exactly once,
+/// with `cfx_deployment_report_free`.
+pub struct cfx_deployment_report {
+    _private: [u8; 0],
+}
+
+unsafe impl ArcHandle for cfx_deployment_report {
+    type Rust = DeploymentReport;
+}
+
+/// Streams the ledger file `input_path` (one `cfx-ledger` JSON line per
+/// record; blank lines skipped) and re-validates every record against
+/// `new_model`, writing one JSON line per record, in input order, to
+/// `output_path` (created or truncated): the `cfx_revalidate_record` JSON
+/// plus `record` (the record's 0-based number), or `{"error", "record"}` for
+/// a record that cannot be read or re-validated (the run goes on). Records are
+/// read, re-validated and written `chunk_rows` at a time (0 = 4096), so memory
+/// stays flat however long the ledger; `threads` records are re-validated at
+/// once (0 = all cores; each repair uses one solver thread). The output is
+/// byte for byte the same on any thread count and chunk size. `config` may
+/// be NULL (defaults). The ledger is refused before anything is written when
+/// its first record cannot be read (`FORMAT_ERROR`) or was issued under
+/// another schema (`INVALID_ARGUMENT`). Other errors: `NULL_ARGUMENT`,
+/// `INVALID_ARGUMENT` (a bad configuration), `IO_ERROR` (unreadable input,
+/// unwritable output). On success `*out_report` receives the deployment
+/// report (counts, extra-cost quantiles, the features behind breaks, robust
+/// advice broken, per-group counts; read it with
+/// `cfx_deployment_report_to_json`), owned by the caller. Thread-safe
+/// (schema, model and config are only read).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_revalidate_ledger(
+    schema: *const cfx_schema,
+    new_model: *const cfx_model,
+    config: *const cfx_config,
+    input_path: *const c_char,
+    output_path: *const c_char,
+    threads: usize,
+    chunk_rows: usize,
+    out_report: *mut *const cfx_deployment_report,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_report, "out_report")?;
+        let s = arc_clone(schema, "schema")?;
+        let m = arc_clone(new_model, "new_model")?;
+        let input = PathBuf::from(str_in(input_path, "input_path")?);
+        let output = PathBuf::from(str_in(output_path, "output_path")?);
+        let mut cfg = core_config(config)?;
+        cfg.batch_threads = threads;
+        cfg.threads = 1;
+        let options = RevalidateOptions {
+            chunk_rows: if chunk_rows == 0 {
+                RevalidateOptions::default().chunk_rows
+            } else {
+                chunk_rows
+            },
+        };
+        // The core runs on a thread of its own, as the portfolio's does:
+        // scoped workers spawned from a C main thread would leave std's record
+        // of that thread unfreed.
+        let worker = std::thread::Builder::new()
+            .spawn(move || revalidate_ledger(&s, m.as_ref(), &input, &output, &cfg, &options))
+            .map_err(|e| {
+                FfiError::new(cfx_status::SolverError, format!("cannot start a thread: {e}"))
+            })?;
+        let report = worker.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+        out.write(arc_into_raw(Arc::new(report)));
+        Ok(())
+    }
+}
+
+/// The deployment report as JSON (string buffer protocol): `records`,
+/// `kept`, `broken`, `broken_share`, `errors`, `repaired`, `extra_cost`
+/// (`min`, `median`, `p90`, `max`, `mean` of the extra cost of keeping each
+/// repaired promise; null without one), `features_behind_breaks` (`[feature,
+/// count]`, most often first), `robust_records`, `robust_broken` and
+/// `groups` (`{label: {records, broken}}`, `""` for records without a
+/// group). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_deployment_report_to_json(
+    report: *const cfx_deployment_report,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(report, "report")?;
+        let json = serde_json::to_string(r).map_err(crate::Error::from)?;
+        write_str(&json, buf, cap, out_len, "buf")
+    }
+}
+
+/// Releases a deployment report. NULL is a no-op. Any thread, once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_deployment_report_free(report: *const cfx_deployment_report) {
+    ffi_boundary! { arc_free(report) }
+}

@@ -1,0 +1,546 @@
+//! The advice ledger and its re-validation through the public C ABI (issue
+//! 28), as a C caller uses them. Oracles: the Rust core — a record's
+//! re-validation JSON equals `cfx::revalidate::revalidate`'s, the streamed
+//! ledger's output equals `cfx::revalidate::revalidate_ledger`'s bytes and
+//! its report equals the core's; the new model's own decision on every
+//! advised row. Bad input is a status and a readable message, nothing else.
+
+use cfx::coherent::Config;
+use cfx::ffi::cfx_status;
+use cfx::ffi::coherent::*;
+use cfx::ffi::config::*;
+use cfx::ffi::data::*;
+use cfx::ffi::error::cfx_last_error_length;
+use cfx::ffi::model::{
+    cfx_model, cfx_model_fit_linear, cfx_model_free, cfx_model_from_json, cfx_model_to_json,
+};
+use cfx::ffi::revalidate::*;
+use cfx::ffi::schema::{cfx_schema, cfx_schema_free, cfx_schema_from_json, cfx_schema_to_json};
+use cfx::model::{AnyModel, Model};
+use cfx::revalidate::{LedgerRecord, RevalidateOptions, revalidate, revalidate_ledger};
+use cfx::schema::Schema;
+use std::ffi::{CString, c_char};
+use std::path::PathBuf;
+use std::ptr::{null, null_mut};
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("cfx-ffi-revalidate-{}-{name}", std::process::id()))
+}
+
+fn c(s: &str) -> CString {
+    CString::new(s).unwrap()
+}
+
+/// A string through the buffer protocol: query the length, then copy.
+fn string_of(f: impl Fn(*mut c_char, usize, *mut usize) -> cfx_status) -> String {
+    let mut n = 0usize;
+    assert_eq!(f(null_mut(), 0, &mut n), cfx_status::BufferTooSmall);
+    let mut buf = vec![0 as c_char; n];
+    let mut m = 0usize;
+    assert_eq!(f(buf.as_mut_ptr(), n, &mut m), cfx_status::Ok);
+    assert_eq!(m, n);
+    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The status of a call and, when it failed, its last-error message.
+fn status_of(f: impl Fn(*mut c_char, usize, *mut usize) -> cfx_status) -> (cfx_status, String) {
+    let mut buf = vec![0 as c_char; 1 << 16];
+    let mut n = 0usize;
+    let st = f(buf.as_mut_ptr(), buf.len(), &mut n);
+    (st, last_error())
+}
+
+fn last_error() -> String {
+    let n = cfx_last_error_length();
+    if n == 0 {
+        return String::new();
+    }
+    let mut buf = vec![0 as c_char; n];
+    unsafe { cfx::ffi::error::cfx_last_error_message(buf.as_mut_ptr(), n) };
+    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The German schema and data, model A fitted on the training part (C = 1),
+/// model B the same with its intercept lowered by 0.4 (promises issued
+/// near A's boundary break), model C fitted with C = 0.05 (some break), the
+/// Rust copies of the schema and models, and the held-out rows.
+struct Inputs {
+    data: *const cfx_dataset,
+    train: *const cfx_dataset,
+    test: *const cfx_dataset,
+    schema: *const cfx_schema,
+    models: [*const cfx_model; 3],
+    rust_schema: Schema,
+    rust_models: Vec<AnyModel>,
+}
+
+impl Drop for Inputs {
+    fn drop(&mut self) {
+        unsafe {
+            cfx_schema_free(self.schema);
+            for m in self.models {
+                cfx_model_free(m);
+            }
+            cfx_dataset_free(self.test);
+            cfx_dataset_free(self.train);
+            cfx_dataset_free(self.data);
+        }
+    }
+}
+
+fn inputs() -> Inputs {
+    unsafe {
+        let (mut data, mut train, mut test) = (null(), null(), null());
+        assert_eq!(cfx_dataset_load_german(null(), &mut data), cfx_status::Ok);
+        assert_eq!(
+            cfx_dataset_holdout_split(data, &mut train, &mut test),
+            cfx_status::Ok
+        );
+        let mut schema = null();
+        assert_eq!(cfx_dataset_schema(data, &mut schema), cfx_status::Ok);
+        let (mut a, mut soft) = (null(), null());
+        assert_eq!(cfx_model_fit_linear(train, 1.0, &mut a), cfx_status::Ok);
+        assert_eq!(cfx_model_fit_linear(train, 0.05, &mut soft), cfx_status::Ok);
+        let schema_json = string_of(|b, n, o| cfx_schema_to_json(schema, b, n, o));
+        let rust_schema = Schema::from_json(&schema_json).unwrap();
+        let a_json = string_of(|b, n, o| cfx_model_to_json(a, b, n, o));
+        let mut v: serde_json::Value = serde_json::from_str(&a_json).unwrap();
+        let bias = v["bias"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no bias in {a_json}"));
+        v["bias"] = (bias - 0.4).into();
+        let mut shifted = null();
+        let shifted_json = c(&v.to_string());
+        assert_eq!(
+            cfx_model_from_json(schema, shifted_json.as_ptr(), &mut shifted),
+            cfx_status::Ok,
+            "{}",
+            last_error()
+        );
+        let models = [a, shifted, soft];
+        let rust_models = models
+            .iter()
+            .map(|&m| {
+                let j = string_of(|b, n, o| cfx_model_to_json(m, b, n, o));
+                AnyModel::from_json(&j, &rust_schema).unwrap()
+            })
+            .collect();
+        Inputs {
+            data,
+            train,
+            test,
+            schema,
+            models,
+            rust_schema,
+            rust_models,
+        }
+    }
+}
+
+/// Explains the first `n` declined held-out applicants under model A through
+/// C and writes their ledger lines (with a robust version of every third,
+/// groups "even"/"odd").
+fn issue(inp: &Inputs, n: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let a = &inp.rust_models[0];
+    let mut robust_cfg = null_mut();
+    let mut robust = null();
+    unsafe {
+        assert_eq!(cfx_config_builder_new(&mut robust_cfg), cfx_status::Ok);
+        assert_eq!(
+            cfx_config_builder_set_robust_advice(robust_cfg, 0.01, 0.2),
+            cfx_status::Ok
+        );
+        assert_eq!(cfx_config_build(robust_cfg, &mut robust), cfx_status::Ok);
+    }
+    let mut row = vec![0.0; inp.rust_schema.n_features()];
+    let mut index = 0usize;
+    while lines.len() < n {
+        let mut len = 0;
+        let st = unsafe { cfx_dataset_row(inp.test, index, row.as_mut_ptr(), row.len(), &mut len) };
+        assert_eq!(st, cfx_status::Ok, "ran out of held-out rows");
+        index += 1;
+        if a.accepts(&inp.rust_schema.encode(&row).unwrap()) {
+            continue;
+        }
+        let k = lines.len();
+        unsafe {
+            let mut r = null();
+            let st = cfx_coherent_explain(
+                inp.schema,
+                inp.models[0],
+                null(),
+                row.as_ptr(),
+                row.len(),
+                &mut r,
+            );
+            assert_eq!(st, cfx_status::Ok, "{}", last_error());
+            let mut rr = null();
+            if k % 3 == 0 {
+                let st = cfx_coherent_explain(
+                    inp.schema,
+                    inp.models[0],
+                    robust,
+                    row.as_ptr(),
+                    row.len(),
+                    &mut rr,
+                );
+                assert_eq!(st, cfx_status::Ok, "{}", last_error());
+            }
+            let id = c(&format!("app-{k}"));
+            let issued = c("2026-12-02");
+            let group = c(if k % 2 == 0 { "even" } else { "odd" });
+            let line = string_of(|b, cap, o| {
+                cfx_ledger_record_from_coherent_result(
+                    r,
+                    rr,
+                    id.as_ptr(),
+                    issued.as_ptr(),
+                    group.as_ptr(),
+                    b,
+                    cap,
+                    o,
+                )
+            });
+            cfx_coherent_result_free(r);
+            cfx_coherent_result_free(rr);
+            lines.push(line);
+        }
+    }
+    unsafe { cfx_config_free(robust) };
+    lines
+}
+
+#[test]
+fn records_and_ledgers_through_c_equal_the_rust_core() {
+    let inp = inputs();
+    let lines = issue(&inp, 12);
+    // The record is the core's record of the same explanation.
+    let first = LedgerRecord::from_json(&lines[0]).unwrap();
+    let ex = cfx::coherent::explain(
+        &inp.rust_schema,
+        &inp.rust_models[0],
+        &first.applicant,
+        &Config::default(),
+    )
+    .unwrap();
+    let mut expected =
+        LedgerRecord::from_explanation(&inp.rust_schema, &inp.rust_models[0], "app-0", &ex)
+            .unwrap()
+            .unwrap();
+    expected.issued = Some("2026-12-02".into());
+    expected.group = Some("even".into());
+    expected.robust_advised = first.robust_advised.clone();
+    assert!(first.robust_advised.is_some());
+    assert_eq!(first, expected);
+    assert!(
+        LedgerRecord::from_json(&lines[1])
+            .unwrap()
+            .robust_advised
+            .is_none()
+    );
+
+    let ledger = temp("ledger.jsonl");
+    std::fs::write(&ledger, lines.join("\n") + "\n").unwrap();
+    let mut broken_seen = [0usize; 3];
+    for (mi, (&m, rm)) in inp.models.iter().zip(&inp.rust_models).enumerate() {
+        // One record at a time: the bytes of the core's re-validation.
+        let mut broken = 0;
+        for line in &lines {
+            let l = c(line);
+            let got = string_of(|b, cap, o| unsafe {
+                cfx_revalidate_record(inp.schema, m, null(), l.as_ptr(), b, cap, o)
+            });
+            let rec = LedgerRecord::from_json(line).unwrap();
+            let want = revalidate(&inp.rust_schema, rm, &rec, &Config::default()).unwrap();
+            assert_eq!(got, serde_json::to_string(&want).unwrap());
+            // Kept means the new model accepts the advised row.
+            let accepted = rm.accepts(&inp.rust_schema.encode(&rec.advised).unwrap());
+            assert_eq!(got.contains("\"status\":\"kept\""), accepted);
+            broken += usize::from(!accepted);
+        }
+        broken_seen[mi] = broken;
+        // The stream: the core's bytes and report, on 1 and 3 threads, chunks of 5.
+        let rust_out = temp(&format!("rust-{mi}.jsonl"));
+        let mut cfg = Config::default();
+        cfg.batch_threads = 1;
+        cfg.threads = 1;
+        let want = revalidate_ledger(
+            &inp.rust_schema,
+            rm,
+            &ledger,
+            &rust_out,
+            &cfg,
+            &RevalidateOptions { chunk_rows: 5 },
+        )
+        .unwrap();
+        assert_eq!(want.broken, broken);
+        for threads in [1, 3] {
+            let out = temp(&format!("c-{mi}-{threads}.jsonl"));
+            let (i, o) = (c(ledger.to_str().unwrap()), c(out.to_str().unwrap()));
+            let mut report = null();
+            let st = unsafe {
+                cfx_revalidate_ledger(
+                    inp.schema,
+                    m,
+                    null(),
+                    i.as_ptr(),
+                    o.as_ptr(),
+                    threads,
+                    5,
+                    &mut report,
+                )
+            };
+            assert_eq!(st, cfx_status::Ok, "{}", last_error());
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                std::fs::read(&rust_out).unwrap()
+            );
+            let json = string_of(|b, cap, ol| unsafe {
+                cfx_deployment_report_to_json(report, b, cap, ol)
+            });
+            assert_eq!(json, serde_json::to_string(&want).unwrap());
+            unsafe { cfx_deployment_report_free(report) };
+            std::fs::remove_file(&out).ok();
+        }
+        std::fs::remove_file(&rust_out).ok();
+    }
+    // The same model breaks nothing; the lowered intercept breaks the
+    // promises issued close to the old boundary (a categorical step may
+    // overshoot it by more than the shift); the report says so.
+    assert_eq!(broken_seen[0], 0);
+    assert!(broken_seen[1] > 0, "{broken_seen:?}");
+    std::fs::remove_file(&ledger).ok();
+}
+
+#[test]
+fn bad_calls_are_statuses_with_messages() {
+    let inp = inputs();
+    let lines = issue(&inp, 1);
+    let line = c(&lines[0]);
+    let (s, m) = (inp.schema, inp.models[0]);
+    let revalidate_line = |text: &str| {
+        let t = c(text);
+        status_of(|b, cap, o| unsafe { cfx_revalidate_record(s, m, null(), t.as_ptr(), b, cap, o) })
+    };
+    // NULLs.
+    let (st, msg) = status_of(|b, cap, o| unsafe {
+        cfx_revalidate_record(null(), m, null(), line.as_ptr(), b, cap, o)
+    });
+    assert_eq!(st, cfx_status::NullArgument);
+    assert!(msg.contains("schema"), "{msg}");
+    let (st, msg) = status_of(|b, cap, o| unsafe {
+        cfx_revalidate_record(s, null(), null(), line.as_ptr(), b, cap, o)
+    });
+    assert_eq!(
+        (st, msg.contains("new_model")),
+        (cfx_status::NullArgument, true),
+        "{msg}"
+    );
+    let (st, _) =
+        status_of(|b, cap, o| unsafe { cfx_revalidate_record(s, m, null(), null(), b, cap, o) });
+    assert_eq!(st, cfx_status::NullArgument);
+    let (st, _) = status_of(|b, cap, _| unsafe {
+        cfx_revalidate_record(s, m, null(), line.as_ptr(), b, cap, null_mut())
+    });
+    assert_eq!(st, cfx_status::NullArgument);
+    let (st, msg) = status_of(|b, cap, o| unsafe {
+        cfx_ledger_record_from_coherent_result(
+            null(),
+            null(),
+            c("x").as_ptr(),
+            null(),
+            null(),
+            b,
+            cap,
+            o,
+        )
+    });
+    assert_eq!(
+        (st, msg.contains("result")),
+        (cfx_status::NullArgument, true),
+        "{msg}"
+    );
+    // Bad JSON, another format or version, an unknown key.
+    let (st, msg) = revalidate_line("{not json");
+    assert_eq!(st, cfx_status::FormatError, "{msg}");
+    assert!(!msg.is_empty());
+    let (st, msg) = revalidate_line(&lines[0].replace("\"cfx-ledger\"", "\"cfx-result\""));
+    assert_eq!(st, cfx_status::FormatError);
+    assert!(msg.contains("cfx-ledger"), "{msg}");
+    let (st, msg) =
+        revalidate_line(&lines[0].replace("\"format_version\":1", "\"format_version\":2"));
+    assert_eq!(st, cfx_status::FormatError);
+    assert!(msg.contains("version"), "{msg}");
+    let (st, msg) = revalidate_line(&lines[0].replacen('{', "{\"colour\":1,", 1));
+    assert_eq!(st, cfx_status::FormatError);
+    assert!(msg.contains("colour"), "{msg}");
+    // Another schema's record; rows of the wrong length.
+    let mut rec = LedgerRecord::from_json(&lines[0]).unwrap();
+    rec.schema = "fnv1a64:0000000000000000".into();
+    let (st, msg) = revalidate_line(&rec.to_json());
+    assert_eq!(st, cfx_status::InvalidArgument);
+    assert!(msg.contains("schema"), "{msg}");
+    let mut rec = LedgerRecord::from_json(&lines[0]).unwrap();
+    rec.advised.pop();
+    let (st, msg) = revalidate_line(&rec.to_json());
+    assert_eq!(st, cfx_status::InvalidArgument);
+    assert!(msg.contains("advised"), "{msg}");
+    // A buffer too small: the needed length, and nothing else.
+    let mut n = 0usize;
+    let mut small = [0 as c_char; 4];
+    let st = unsafe {
+        cfx_revalidate_record(
+            s,
+            m,
+            null(),
+            line.as_ptr(),
+            small.as_mut_ptr(),
+            small.len(),
+            &mut n,
+        )
+    };
+    assert_eq!(st, cfx_status::BufferTooSmall);
+    assert!(n > 4);
+
+    // Streams: unreadable input, unwritable output, another schema, NULLs,
+    // a bad first line; nothing is written and the report is untouched.
+    let ledger = temp("bad-ledger.jsonl");
+    let out = temp("bad-out.jsonl");
+    let stream = |input: &str, output: &str| {
+        let (i, o) = (c(input), c(output));
+        let mut report = null();
+        let st = unsafe {
+            cfx_revalidate_ledger(s, m, null(), i.as_ptr(), o.as_ptr(), 1, 0, &mut report)
+        };
+        assert!(report.is_null());
+        (st, last_error())
+    };
+    let missing = temp("missing.jsonl");
+    let (st, msg) = stream(missing.to_str().unwrap(), out.to_str().unwrap());
+    assert_eq!(st, cfx_status::IoError);
+    assert!(msg.contains("missing.jsonl"), "{msg}");
+    assert!(!out.exists());
+    std::fs::write(&ledger, lines[0].clone() + "\n").unwrap();
+    let (st, msg) = stream(ledger.to_str().unwrap(), "/nonexistent-dir/out.jsonl");
+    assert_eq!(st, cfx_status::IoError);
+    assert!(msg.contains("out.jsonl"), "{msg}");
+    let mut other = LedgerRecord::from_json(&lines[0]).unwrap();
+    other.schema = "fnv1a64:0000000000000000".into();
+    std::fs::write(&ledger, other.to_json() + "\n").unwrap();
+    let (st, msg) = stream(ledger.to_str().unwrap(), out.to_str().unwrap());
+    assert_eq!(st, cfx_status::InvalidArgument);
+    assert!(msg.contains("schema"), "{msg}");
+    assert!(!out.exists());
+    std::fs::write(&ledger, "[1, 2]\n").unwrap();
+    let (st, _) = stream(ledger.to_str().unwrap(), out.to_str().unwrap());
+    assert_eq!(st, cfx_status::FormatError);
+    assert!(!out.exists());
+    let mut report = null();
+    let o = c(out.to_str().unwrap());
+    let st = unsafe { cfx_revalidate_ledger(s, m, null(), null(), o.as_ptr(), 1, 0, &mut report) };
+    assert_eq!(st, cfx_status::NullArgument);
+    let i = c(ledger.to_str().unwrap());
+    let st =
+        unsafe { cfx_revalidate_ledger(s, m, null(), i.as_ptr(), o.as_ptr(), 1, 0, null_mut()) };
+    assert_eq!(st, cfx_status::NullArgument);
+    assert!(!out.exists());
+    let st = unsafe { cfx_deployment_report_to_json(null(), null_mut(), 0, &mut n) };
+    assert_eq!(st, cfx_status::NullArgument);
+    unsafe { cfx_deployment_report_free(null()) };
+    std::fs::remove_file(&ledger).ok();
+}
+
+#[test]
+fn a_result_without_advice_is_not_found_and_a_mismatched_robust_result_is_refused() {
+    // One feature in [0, 10] and a model that accepts only above 100: the
+    // applicant is infeasible, so there is no advice to record.
+    let schema_json = c(r#"{"format_version": 1, "features": [
+        {"name": "income", "kind": "contiguous", "lower": 0.0, "upper": 10.0}]}"#);
+    let model_json = c(r#"{"format_version": 1, "kind": "linear", "weights": [1.0],
+        "bias": -100.0, "threshold": 0.5}"#);
+    unsafe {
+        let (mut schema, mut model, mut r) = (null(), null(), null());
+        assert_eq!(
+            cfx_schema_from_json(schema_json.as_ptr(), &mut schema),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_model_from_json(schema, model_json.as_ptr(), &mut model),
+            cfx_status::Ok
+        );
+        let row = [5.0];
+        assert_eq!(
+            cfx_coherent_explain(schema, model, null(), row.as_ptr(), 1, &mut r),
+            cfx_status::Ok
+        );
+        let id = c("x");
+        let (st, msg) = status_of(|buf, cap, o| {
+            cfx_ledger_record_from_coherent_result(
+                r,
+                null(),
+                id.as_ptr(),
+                null(),
+                null(),
+                buf,
+                cap,
+                o,
+            )
+        });
+        assert_eq!(st, cfx_status::NotFound);
+        assert!(msg.contains("no counterfactual"), "{msg}");
+        cfx_coherent_result_free(r);
+        cfx_model_free(model);
+        cfx_schema_free(schema);
+    }
+    // A robust result of another applicant is refused.
+    let inp = inputs();
+    let lines = issue(&inp, 2);
+    let a = LedgerRecord::from_json(&lines[0]).unwrap();
+    let b = LedgerRecord::from_json(&lines[1]).unwrap();
+    unsafe {
+        let (mut ra, mut rb) = (null(), null());
+        assert_eq!(
+            cfx_coherent_explain(
+                inp.schema,
+                inp.models[0],
+                null(),
+                a.applicant.as_ptr(),
+                a.applicant.len(),
+                &mut ra
+            ),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_coherent_explain(
+                inp.schema,
+                inp.models[0],
+                null(),
+                b.applicant.as_ptr(),
+                b.applicant.len(),
+                &mut rb
+            ),
+            cfx_status::Ok
+        );
+        let id = c("x");
+        let (st, msg) = status_of(|buf, cap, o| {
+            cfx_ledger_record_from_coherent_result(ra, rb, id.as_ptr(), null(), null(), buf, cap, o)
+        });
+        assert_eq!(st, cfx_status::InvalidArgument);
+        assert!(msg.contains("another applicant"), "{msg}");
+        // The same result as its own robust version is accepted.
+        let line = string_of(|buf, cap, o| {
+            cfx_ledger_record_from_coherent_result(ra, ra, id.as_ptr(), null(), null(), buf, cap, o)
+        });
+        let rec = LedgerRecord::from_json(&line).unwrap();
+        assert_eq!(rec.robust_advised.as_ref(), Some(&rec.advised));
+        cfx_coherent_result_free(ra);
+        cfx_coherent_result_free(rb);
+    }
+}
