@@ -12,6 +12,7 @@ C status name and message.
 """
 
 from . import coherent, copa, robust, sequential
+from . import revalidate  # issue 28: the advice ledger and its re-validation
 from ._native import LIB_PATH, CfxError, CfxPanic, has, last_error_message, status_name
 from ._native import LIB as _LIB
 from .coherent import (
@@ -101,6 +102,7 @@ __all__ = [
     "load_german",
     "load_heloc",
     "load_taiwan",
+    "revalidate",
     "robust",
     "sequential",
     "status_name",

@@ -1,0 +1,82 @@
+"""Advice that survives the next model (issue 28): the advice ledger and the
+re-validation of every issued promise when the bank deploys a new model.
+
+`ledger_record` turns an explanation (`cfx.explain`) into one ledger line (JSON, format
+``"cfx-ledger"`` version 1: the applicant's row, the advised row, its cost and the
+fingerprints of the schema and model it was issued under). `revalidate` re-scores one
+record under a new model: ``"kept"``, or ``"broken"`` with the exact engine's cheapest
+repair from the advised row (its cost is the ``extra_cost`` of keeping the promise).
+`revalidate_ledger` streams a whole ledger file into a JSON-lines file (constant memory,
+all threads, the same bytes on any thread count) and returns the deployment report."""
+
+import json
+from ctypes import byref, c_void_p
+
+from . import _native as n
+from ._native import cstr
+from .config import ptr_of
+
+
+def ledger_record(result, id, issued=None, group=None, robust=None):
+    """The ledger line (a JSON string, no line end) of `result`'s optimal counterfactual
+    (a `CoherentResult`, which knows its schema and model). `id` is the issuer's opaque id
+    (an application number), `issued` an opaque date, `group` a label for the report's
+    breakdown, `robust` the `CoherentResult` of the same applicant computed with
+    ``Config(robust_advice=...)``, kept as the record's robust version. Raises `CfxError`
+    ``CFX_STATUS_NOT_FOUND`` when `result` holds no counterfactual."""
+    return n.read_string(
+        "cfx_ledger_record_from_coherent_result",
+        n.ptr_of(result, "CoherentResult"),
+        n.ptr_of(robust, "CoherentResult", optional=True),
+        cstr(id, "id"),
+        cstr(issued, "issued"),
+        cstr(group, "group"),
+    )
+
+
+def revalidate(schema, new_model, record, config=None):
+    """Re-validates one ledger record (its JSON line, or the dict of one) against
+    `new_model`; the re-validation as a dict: ``status`` (``"kept"``/``"broken"``),
+    ``margin``, ``probability``, ``model_changed``, and for a broken promise ``repair``,
+    ``extra_cost`` and ``applicant_repair`` (or ``repair_outcome``), ``robust_kept``.
+    `schema` must be the schema the advice was issued under."""
+    line = record if isinstance(record, str) else json.dumps(record)
+    return json.loads(
+        n.read_string(
+            "cfx_revalidate_record",
+            n.ptr_of(schema, "Schema"),
+            n.ptr_of(new_model, "Model"),
+            ptr_of(config),
+            cstr(line, "record"),
+        )
+    )
+
+
+def revalidate_ledger(schema, new_model, input_path, output_path, config=None, threads=0, chunk_rows=0):
+    """Streams the ledger file `input_path` (one ledger line per record) against
+    `new_model` into `output_path`, one JSON line per record in input order (the
+    `revalidate` dict plus ``record``, its number; or ``{"error", "record"}``), `chunk_rows`
+    records at a time (0 = 4096), `threads` at once (0 = all cores). Returns the deployment
+    report as a dict: ``records``, ``kept``, ``broken``, ``broken_share``, ``errors``,
+    ``repaired``, ``extra_cost`` (quantiles), ``features_behind_breaks``,
+    ``robust_records``, ``robust_broken``, ``groups``. A ledger issued under another
+    schema is refused (`CfxError`) before anything is written."""
+    report = c_void_p()
+    n.call(
+        "cfx_revalidate_ledger",
+        n.ptr_of(schema, "Schema"),
+        n.ptr_of(new_model, "Model"),
+        ptr_of(config),
+        cstr(str(input_path), "input_path"),
+        cstr(str(output_path), "output_path"),
+        int(threads),
+        int(chunk_rows),
+        byref(report),
+    )
+    try:
+        return json.loads(n.read_string("cfx_deployment_report_to_json", report))
+    finally:
+        n.LIB.cfx_deployment_report_free(report)
+
+
+__all__ = ["ledger_record", "revalidate", "revalidate_ledger"]

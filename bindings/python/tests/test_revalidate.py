@@ -1,0 +1,104 @@
+"""The advice ledger and its re-validation against a new model (issue 28) from Python.
+Oracles: the new model's own decision on every advised row (`Model.predict_raw`), the
+per-record re-validations that the streamed report's counts must add up to, and the same
+model, which must break nothing."""
+
+import json
+
+import pytest
+
+import cfx
+from cfx.revalidate import ledger_record, revalidate, revalidate_ledger
+
+
+@pytest.fixture(scope="module")
+def issued(german_path, tmp_path_factory):
+    """Advice for eight declined held-out German applicants under a logistic model (a robust
+    version for every third), the ledger file, and a second model: the same with its
+    intercept lowered by 0.4, built from the first one's JSON."""
+    d = cfx.load_german(german_path)
+    s = d.schema
+    train, test = d.holdout_split()
+    a = cfx.Model.fit_linear(train, 1.0)
+    doc = json.loads(a.to_json())
+    doc["bias"] -= 0.4
+    b = cfx.Model.from_json(s, json.dumps(doc))
+    robust_cfg = cfx.Config(robust_advice=(0.01, 0.2))
+    lines = []
+    for row in test.rows:
+        if len(lines) == 8:
+            break
+        if a.predict_raw(s, row).accepted:
+            continue
+        k = len(lines)
+        with cfx.explain(s, a, row) as r:
+            robust = cfx.explain(s, a, row, robust_cfg) if k % 3 == 0 else None
+            lines.append(ledger_record(r, f"app-{k}", issued="2026-12-02",
+                                       group="even" if k % 2 == 0 else "odd", robust=robust))
+            if robust is not None:
+                robust.close()
+    path = tmp_path_factory.mktemp("ledger") / "ledger.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    yield s, a, b, lines, path
+    for h in (robust_cfg, b, a, test, train, s, d):
+        h.close()
+
+
+def test_records_carry_the_advice_and_fingerprints(issued):
+    s, a, _b, lines, _path = issued
+    rec = json.loads(lines[0])
+    assert rec["format"] == "cfx-ledger" and rec["format_version"] == 1
+    assert rec["id"] == "app-0" and rec["issued"] == "2026-12-02" and rec["group"] == "even"
+    assert rec["model"] == a.fingerprint() and rec["schema"] == s.fingerprint()
+    assert a.predict_raw(s, rec["advised"]).accepted
+    assert not a.predict_raw(s, rec["applicant"]).accepted
+    assert "robust_advised" in rec and "robust_advised" not in json.loads(lines[1])
+
+
+@pytest.mark.parametrize("which", ["same", "shifted"])
+def test_ledger_report_counts_match_the_records(issued, tmp_path, which):
+    s, a, b, lines, path = issued
+    new = a if which == "same" else b
+    per = [revalidate(s, new, line) for line in lines]
+    for line, v in zip(lines, per):
+        accepted = new.predict_raw(s, json.loads(line)["advised"]).accepted
+        assert v["status"] == ("kept" if accepted else "broken")
+        if v["status"] == "broken":
+            assert v["extra_cost"] == v["repair"]["cost"] > 0
+            assert new.predict_raw(s, v["repair"]["raw"]).accepted
+    out = tmp_path / "out.jsonl"
+    report = revalidate_ledger(s, new, path, out, threads=2, chunk_rows=3)
+    broken = sum(v["status"] == "broken" for v in per)
+    assert report["records"] == len(lines) and report["errors"] == 0
+    assert report["broken"] == broken and report["kept"] == len(lines) - broken
+    assert report["robust_records"] == sum(v["robust_kept"] is not None for v in per)
+    assert report["robust_broken"] == sum(v["robust_kept"] is False for v in per)
+    assert sum(g["broken"] for g in report["groups"].values()) == broken
+    streamed = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [x.pop("record") for x in streamed] == list(range(len(lines)))
+    assert streamed == per
+    if which == "same":
+        assert broken == 0 and all(not v["model_changed"] for v in per)
+    else:
+        assert broken > 0 and all(v["model_changed"] for v in per)
+
+
+def test_bad_input_raises_with_a_message(issued, tmp_path):
+    s, a, _b, lines, path = issued
+    with pytest.raises(cfx.CfxError) as e:
+        revalidate(s, a, "{not json")
+    assert e.value.status_name == "CFX_STATUS_FORMAT_ERROR"
+    rec = json.loads(lines[0])
+    rec["schema"] = "fnv1a64:0000000000000000"
+    with pytest.raises(cfx.CfxError) as e:
+        revalidate(s, a, rec)
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT" and "schema" in str(e.value)
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps(rec) + "\n")
+    with pytest.raises(cfx.CfxError) as e:
+        revalidate_ledger(s, a, other, tmp_path / "out.jsonl")
+    assert "schema" in str(e.value)
+    assert not (tmp_path / "out.jsonl").exists()
+    with pytest.raises(cfx.CfxError) as e:
+        revalidate_ledger(s, a, tmp_path / "missing.jsonl", tmp_path / "out.jsonl")
+    assert e.value.status_name == "CFX_STATUS_IO_ERROR"
