@@ -2111,3 +2111,106 @@ JNIEXPORT void FN(portfolioSummaryWriteSvg)(JNIEnv *env, jclass c, jlong s, jbyt
     free(t);
     free(p);
 }
+
+/* ------------------------------------------ advice ledger and re-validation (issue 28) */
+
+/* robust may be 0 (no robust version); issued and group may be null. */
+JNIEXPORT jbyteArray FN(ledgerRecordFromResult)(JNIEnv *env, jclass c, jlong r, jlong robust, jbyteArray id,
+                                                 jbyteArray issued, jbyteArray group) {
+    (void)c;
+    int f1 = 0, f2 = 0, f3 = 0;
+    char *i = cstr_in(env, id, &f1);
+    char *d = f1 ? NULL : cstr_in(env, issued, &f2);
+    char *g = (f1 || f2) ? NULL : cstr_in(env, group, &f3);
+    jbyteArray out = NULL;
+    if (!f1 && !f2 && !f3) {
+        size_t len = 0;
+        cfx_status st = cfx_ledger_record_from_coherent_result(
+            H(const cfx_coherent_result, r), H(const cfx_coherent_result, robust), i, d, g, NULL, 0, &len);
+        char *buf = NULL;
+        if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
+            buf = malloc(len);
+            if (buf == NULL) {
+                throw_named(env, "java/lang/OutOfMemoryError", "ledger record");
+            } else {
+                st = cfx_ledger_record_from_coherent_result(H(const cfx_coherent_result, r),
+                                                            H(const cfx_coherent_result, robust), i, d, g, buf,
+                                                            len, &len);
+            }
+        }
+        if (buf != NULL || st != CFX_STATUS_BUFFER_TOO_SMALL) {
+            if (ok(env, st)) out = bytes_out(env, buf ? buf : "", buf ? strlen(buf) : 0);
+        }
+        free(buf);
+    }
+    free(i);
+    free(d);
+    free(g);
+    return out;
+}
+
+/* The re-validation JSON of one ledger line. */
+JNIEXPORT jbyteArray FN(revalidateRecord)(JNIEnv *env, jclass c, jlong schema, jlong m, jlong config,
+                                           jbyteArray record) {
+    (void)c;
+    int f = 0;
+    char *rec = cstr_in(env, record, &f);
+    if (f) return NULL;
+    size_t len = 0;
+    cfx_status st = cfx_revalidate_record(H(const cfx_schema, schema), H(const cfx_model, m),
+                                          H(const cfx_config, config), rec, NULL, 0, &len);
+    char *buf = NULL;
+    if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
+        buf = malloc(len);
+        if (buf == NULL) {
+            free(rec);
+            throw_named(env, "java/lang/OutOfMemoryError", "re-validation");
+            return NULL;
+        }
+        st = cfx_revalidate_record(H(const cfx_schema, schema), H(const cfx_model, m), H(const cfx_config, config),
+                                   rec, buf, len, &len);
+    }
+    free(rec);
+    jbyteArray out = NULL;
+    if (ok(env, st)) out = bytes_out(env, buf ? buf : "", buf ? strlen(buf) : 0);
+    free(buf);
+    return out;
+}
+
+/* Streams the ledger file and returns the deployment report's JSON (the report handle is
+ * read and freed here). */
+JNIEXPORT jbyteArray FN(revalidateLedger)(JNIEnv *env, jclass c, jlong schema, jlong m, jlong config,
+                                           jbyteArray input, jbyteArray output, jlong threads, jlong chunkRows) {
+    (void)c;
+    int f1 = 0, f2 = 0;
+    char *in = cstr_in(env, input, &f1);
+    char *out = f1 ? NULL : cstr_in(env, output, &f2);
+    jbyteArray json = NULL;
+    if (!f1 && !f2) {
+        const cfx_deployment_report *report = NULL;
+        cfx_status st = cfx_revalidate_ledger(H(const cfx_schema, schema), H(const cfx_model, m),
+                                              H(const cfx_config, config), in, out, (size_t)threads,
+                                              (size_t)chunkRows, &report);
+        if (ok(env, st)) {
+            size_t len = 0;
+            char *buf = NULL;
+            st = cfx_deployment_report_to_json(report, NULL, 0, &len);
+            if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
+                buf = malloc(len);
+                if (buf == NULL) {
+                    throw_named(env, "java/lang/OutOfMemoryError", "deployment report");
+                } else {
+                    st = cfx_deployment_report_to_json(report, buf, len, &len);
+                    if (ok(env, st)) json = bytes_out(env, buf, strlen(buf));
+                }
+            } else {
+                ok(env, st);
+            }
+            free(buf);
+            cfx_deployment_report_free(report);
+        }
+    }
+    free(in);
+    free(out);
+    return json;
+}

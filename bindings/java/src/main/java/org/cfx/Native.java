@@ -590,4 +590,13 @@ final class Native {
 
     static native double[] copaCorrect(
             long u, double[] options, long nOptions, long dim, double rho, double delta, double[] out2);
+
+    // -------------------------------------------- advice ledger and re-validation (issue 28)
+
+    static native byte[] ledgerRecordFromResult(long result, long robust, byte[] id, byte[] issued, byte[] group);
+
+    static native byte[] revalidateRecord(long schema, long model, long config, byte[] record);
+
+    static native byte[] revalidateLedger(
+            long schema, long model, long config, byte[] input, byte[] output, long threads, long chunkRows);
 }
