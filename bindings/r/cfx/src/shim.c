@@ -2506,3 +2506,56 @@ SEXP C_portfolio_summary_write_svg(SEXP summary, SEXP title, SEXP top, SEXP path
                                           str_arg(path, "path")));
     return R_NilValue;
 }
+
+/* ------------------------------------ advice ledger and re-validation (issue 28) */
+
+SEXP C_ledger_record(SEXP result, SEXP robust, SEXP id, SEXP issued, SEXP group)
+{
+    const cfx_coherent_result *r = COHERENT(result);
+    const cfx_coherent_result *rr = Rf_isNull(robust) ? NULL : COHERENT(robust);
+    const char *i = str_arg(id, "id");
+    const char *d = opt_str_arg(issued, "issued");
+    const char *g = opt_str_arg(group, "group");
+    SEXP ch;
+    STRING_OUT(ch, cfx_ledger_record_from_coherent_result(r, rr, i, d, g, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+SEXP C_revalidate_record(SEXP schema, SEXP model, SEXP config, SEXP record)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_model *m = MODEL(model);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    const char *rec = str_arg(record, "record");
+    SEXP ch;
+    STRING_OUT(ch, cfx_revalidate_record(s, m, c, rec, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
+/* Streams the ledger; the deployment report's JSON (the report handle is read
+ * and freed here, before any R error can be raised). */
+SEXP C_revalidate_ledger(SEXP schema, SEXP model, SEXP config, SEXP input, SEXP output,
+                         SEXP threads, SEXP chunk_rows)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_model *m = MODEL(model);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    const char *in = str_arg(input, "input");
+    const char *out = str_arg(output, "output");
+    size_t t = size_arg(threads, "threads");
+    size_t k = size_arg(chunk_rows, "chunk_rows");
+    const cfx_deployment_report *report = NULL;
+    check(cfx_revalidate_ledger(s, m, c, in, out, t, k, &report));
+    size_t need = 0;
+    cfx_status st = cfx_deployment_report_to_json(report, NULL, 0, &need);
+    char *buf = NULL;
+    if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
+        buf = R_alloc(need, 1);
+        st = cfx_deployment_report_to_json(report, buf, need, &need);
+    }
+    cfx_deployment_report_free(report);
+    check(st);
+    if (buf == NULL)
+        return scalar_utf8(Rf_mkCharCE("", CE_UTF8));
+    return scalar_utf8(Rf_mkCharLenCE(buf, (int)(need - 1), CE_UTF8));
+}
