@@ -501,5 +501,19 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_scorecard_import_report(ScorecardImportHandle import, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_scorecard_import_free(IntPtr import);
+        // ------------------------------------ advice ledger and re-validation (issue 28)
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_ledger_record_from_coherent_result(CoherentResultHandle result,
+            CoherentResultHandle robustResult, [In] byte[] id, [In] byte[] issued, [In] byte[] group,
+            [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_revalidate_record(SchemaHandle schema, ModelHandle newModel, ConfigHandle config,
+            [In] byte[] recordJson, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_revalidate_ledger(SchemaHandle schema, ModelHandle newModel, ConfigHandle config,
+            [In] byte[] inputPath, [In] byte[] outputPath, UIntPtr threads, UIntPtr chunkRows, out IntPtr outReport);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_deployment_report_to_json(IntPtr report, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_deployment_report_free(IntPtr report);
     }
 }

@@ -1,0 +1,94 @@
+// The advice ledger and the re-validation of issued advice against a new model (issue 28):
+// cfx_ledger_record_from_coherent_result, cfx_revalidate_record, cfx_revalidate_ledger.
+using System;
+
+namespace Cfx
+{
+    /// <summary>
+    /// The advice ledger: one issued piece of advice as one JSON line ("format": "cfx-ledger",
+    /// version 1) with the applicant's row, the advised row, its cost and the fingerprints of the
+    /// schema and model it was issued under.
+    /// </summary>
+    public static class LedgerRecord
+    {
+        /// <summary>
+        /// The ledger line of the optimal counterfactual of <paramref name="result"/> (which knows its
+        /// schema and model). <paramref name="issued"/> (an opaque date), <paramref name="group"/> (a
+        /// label for the report's breakdown) and <paramref name="robust"/> (the same applicant's
+        /// result under ConfigBuilder.RobustAdvice, kept as the robust version) may be null. A
+        /// result without a counterfactual throws CfxException NOT_FOUND.
+        /// </summary>
+        public static string FromResult(CoherentResult result, string id, string issued = null, string group = null,
+            CoherentResult robust = null)
+        {
+            if (result == null) throw new ArgumentNullException("result");
+            if (id == null) throw new ArgumentNullException("id");
+            var r = result.Handle;
+            var rr = robust != null ? robust.Handle : new CoherentResultHandle();
+            byte[] i = Utf8.Encode(id), d = Utf8.Encode(issued), g = Utf8.Encode(group);
+            return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
+                Native.cfx_ledger_record_from_coherent_result(r, rr, i, d, g, b, c, out n));
+        }
+    }
+
+    /// <summary>
+    /// Re-validating issued advice when the bank deploys a new model: a promise is kept when the
+    /// new model accepts the advised row; a broken one comes with the exact engine's cheapest
+    /// repair from the advised row (its cost is the extra cost of keeping the promise).
+    /// </summary>
+    public static class Revalidation
+    {
+        /// <summary>
+        /// One ledger line re-validated against <paramref name="newModel"/>, as JSON ("status",
+        /// "margin", "probability", "model_changed", and for a broken promise "repair",
+        /// "extra_cost", "applicant_repair"). <paramref name="config"/> may be null.
+        /// </summary>
+        public static string Record(Schema schema, Model newModel, Config config, string record)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (newModel == null) throw new ArgumentNullException("newModel");
+            if (record == null) throw new ArgumentNullException("record");
+            ConfigHandle none;
+            var ch = Config.HandleOrNull(config, out none);
+            var s = schema.Handle;
+            var m = newModel.Handle;
+            var rec = Utf8.Encode(record);
+            return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
+                Native.cfx_revalidate_record(s, m, ch, rec, b, c, out n));
+        }
+
+        /// <summary>
+        /// Streams the ledger file <paramref name="input"/> against <paramref name="newModel"/> into
+        /// <paramref name="output"/>, one JSON line per record in input order, <paramref
+        /// name="chunkRows"/> at a time (0 = 4096) on <paramref name="threads"/> threads (0 = all
+        /// cores; the same bytes on any count). Returns the deployment report as JSON ("records",
+        /// "kept", "broken", "broken_share", "errors", "repaired", "extra_cost",
+        /// "features_behind_breaks", "robust_records", "robust_broken", "groups"). A ledger issued
+        /// under another schema is refused before anything is written.
+        /// </summary>
+        public static string Ledger(Schema schema, Model newModel, Config config, string input, string output,
+            int threads = 0, int chunkRows = 0)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (newModel == null) throw new ArgumentNullException("newModel");
+            if (input == null) throw new ArgumentNullException("input");
+            if (output == null) throw new ArgumentNullException("output");
+            var t = Call.Size(threads, "threads");
+            var k = Call.Size(chunkRows, "chunkRows");
+            ConfigHandle none;
+            var ch = Config.HandleOrNull(config, out none);
+            IntPtr report;
+            Call.Check(Native.cfx_revalidate_ledger(schema.Handle, newModel.Handle, ch, Utf8.Encode(input),
+                Utf8.Encode(output), t, k, out report));
+            try
+            {
+                return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
+                    Native.cfx_deployment_report_to_json(report, b, c, out n));
+            }
+            finally
+            {
+                Native.cfx_deployment_report_free(report);
+            }
+        }
+    }
+}

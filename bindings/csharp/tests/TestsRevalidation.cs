@@ -1,0 +1,115 @@
+// The advice ledger and its re-validation against a new model (issue 28). Oracles: the same model
+// breaks nothing; a model whose intercept is lowered by 0.4 breaks promises issued near the old
+// boundary, each repaired by a row the new model accepts; the streamed report's counts equal the
+// per-record results.
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Text.RegularExpressions;
+using Cfx;
+
+public static partial class Tests
+{
+    static long JsonCount(string json, string key)
+    {
+        var m = Regex.Match(json, "\"" + key + "\":([0-9]+)");
+        A.True(m.Success, key + " in " + json);
+        return long.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture);
+    }
+
+    public static void T_revalidation_of_a_ledger_counts_what_each_record_says()
+    {
+        var dir = Path.Combine(Path.GetTempPath(), "cfx-revalidate-cs-" + System.Diagnostics.Process.GetCurrentProcess().Id);
+        Directory.CreateDirectory(dir);
+        using (var d = Dataset.LoadGerman())
+        using (var s = d.GetSchema())
+        {
+            Dataset train, test;
+            d.HoldoutSplit(out train, out test);
+            using (train)
+            using (test)
+            using (var m = Model.FitLinear(train))
+            {
+                var json = m.ToJson();
+                var b = Regex.Match(json, "\"bias\"\\s*:\\s*(-?[0-9.eE+-]+)");
+                A.True(b.Success, "bias in the model JSON");
+                double bias = double.Parse(b.Groups[1].Value, CultureInfo.InvariantCulture);
+                var shiftedJson = json.Substring(0, b.Groups[1].Index) + (bias - 0.4).ToString("R", CultureInfo.InvariantCulture)
+                    + json.Substring(b.Groups[1].Index + b.Groups[1].Length);
+                Config robust;
+                using (var cb = new ConfigBuilder()) robust = cb.RobustAdvice(0.01, 0.2).Build();
+                using (robust)
+                using (var shifted = Model.FromJson(s, shiftedJson))
+                {
+                    var lines = new List<string>();
+                    for (int i = 0; lines.Count < 6; i++)
+                    {
+                        var row = test.Row(i);
+                        if (m.PredictRaw(s, row).Accepted) continue;
+                        int k = lines.Count;
+                        using (var r = Coherent.Explain(s, m, null, row))
+                        {
+                            CoherentResult rr = k % 3 == 0 ? Coherent.Explain(s, m, robust, row) : null;
+                            lines.Add(LedgerRecord.FromResult(r, "app-" + k, "2026-12-02", k % 2 == 0 ? "even" : "odd", rr));
+                            if (rr != null) rr.Dispose();
+                        }
+                    }
+                    A.True(lines[0].Contains("\"model\":\"" + m.Fingerprint() + "\""), "the model's fingerprint");
+                    A.True(lines[0].Contains("\"schema\":\"" + s.Fingerprint() + "\""), "the schema's fingerprint");
+                    A.True(lines[0].Contains("\"robust_advised\""), "the robust version");
+                    var ledger = Path.Combine(dir, "ledger.jsonl");
+                    File.WriteAllLines(ledger, lines);
+                    foreach (var pair in new[] { Tuple.Create(m, "same"), Tuple.Create(shifted, "shifted") })
+                    {
+                        var nm = pair.Item1;
+                        int broken = 0, robustBroken = 0;
+                        foreach (var line in lines)
+                        {
+                            var v = Revalidation.Record(s, nm, null, line);
+                            if (v.Contains("\"status\":\"broken\""))
+                            {
+                                broken++;
+                                var raw = Regex.Match(v, "\"repair\":\\{[^}]*\"raw\":\\[([^\\]]*)\\]");
+                                A.True(raw.Success, "a repair in " + v);
+                                var rrow = raw.Groups[1].Value.Split(',').Select(x => double.Parse(x, CultureInfo.InvariantCulture)).ToArray();
+                                A.True(nm.PredictRaw(s, rrow).Accepted, "the repair is accepted by the new model");
+                            }
+                            else A.True(v.Contains("\"status\":\"kept\""), "kept: " + v);
+                            if (v.Contains("\"robust_kept\":false")) robustBroken++;
+                        }
+                        var output = Path.Combine(dir, pair.Item2 + ".jsonl");
+                        var report = Revalidation.Ledger(s, nm, null, ledger, output, 2, 4);
+                        A.Eq((long)lines.Count, JsonCount(report, "records"), "records");
+                        A.Eq((long)broken, JsonCount(report, "broken"), "broken");
+                        A.Eq((long)(lines.Count - broken), JsonCount(report, "kept"), "kept");
+                        A.Eq(2L, JsonCount(report, "robust_records"), "robust records");
+                        A.Eq((long)robustBroken, JsonCount(report, "robust_broken"), "robust broken");
+                        A.Eq(0L, JsonCount(report, "errors"), "errors");
+                        var streamed = File.ReadAllLines(output);
+                        A.Eq(lines.Count, streamed.Length, "one line per record");
+                        A.Eq(broken, streamed.Count(l => l.Contains("\"status\":\"broken\"")), "broken lines");
+                        if (pair.Item2 == "same") A.Eq(0, broken, "the same model breaks nothing");
+                        else A.True(broken > 0, "the lowered intercept breaks promises");
+                    }
+                    // Bad input: a status and a message.
+                    var e = A.Throws<CfxException>(() => Revalidation.Record(s, m, null, "{not json"), "bad JSON");
+                    A.Eq("CFX_STATUS_FORMAT_ERROR", e.StatusName, "bad JSON status");
+                    var other = Regex.Replace(lines[0], "\"schema\":\"[^\"]*\"", "\"schema\":\"fnv1a64:0000000000000000\"");
+                    e = A.Throws<CfxException>(() => Revalidation.Record(s, m, null, other), "another schema");
+                    A.Eq("CFX_STATUS_INVALID_ARGUMENT", e.StatusName, "another schema's status");
+                    A.True(e.Message.Contains("schema"), e.Message);
+                    var bad = Path.Combine(dir, "other.jsonl");
+                    File.WriteAllText(bad, other + "\n");
+                    var refused = Path.Combine(dir, "refused.jsonl");
+                    A.Throws<CfxException>(() => Revalidation.Ledger(s, m, null, bad, refused), "another schema's ledger");
+                    A.True(!File.Exists(refused), "nothing written");
+                    e = A.Throws<CfxException>(() => Revalidation.Ledger(s, m, null, Path.Combine(dir, "missing.jsonl"), refused), "a missing ledger");
+                    A.Eq("CFX_STATUS_IO_ERROR", e.StatusName, "missing ledger status");
+                }
+            }
+        }
+        Directory.Delete(dir, true);
+    }
+}
