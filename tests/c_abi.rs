@@ -91,6 +91,10 @@ const PROGRAMS: &[Program] = &[
         name: "thread_teardown",
         args: &TOY,
     },
+    Program {
+        name: "revalidate",
+        args: &[],
+    },
 ];
 
 fn root() -> &'static Path {

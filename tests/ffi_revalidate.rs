@@ -268,9 +268,11 @@ fn records_and_ledgers_through_c_equal_the_rust_core() {
         broken_seen[mi] = broken;
         // The stream: the core's bytes and report, on 1 and 3 threads, chunks of 5.
         let rust_out = temp(&format!("rust-{mi}.jsonl"));
-        let mut cfg = Config::default();
-        cfg.batch_threads = 1;
-        cfg.threads = 1;
+        let cfg = Config {
+            batch_threads: 1,
+            threads: 1,
+            ..Config::default()
+        };
         let want = revalidate_ledger(
             &inp.rust_schema,
             rm,
