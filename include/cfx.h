@@ -1872,6 +1872,22 @@ cfx_status cfx_ledger_record_from_coherent_result(const struct cfx_coherent_resu
                                                   size_t *out_len);
 
 /**
+ * The ledger record (string buffer protocol, as
+ * `cfx_ledger_record_from_coherent_result`) of waiting advice: kind
+ * `"waiting"`, the advised row being the row after waiting and moving, the
+ * cost the wait's plus the move's. `issued` and `group` may be NULL.
+ * Errors: `NULL_ARGUMENT`; `NOT_FOUND` when `advice` holds none
+ * (`NO_ADVICE` or `UNPROVEN`). Thread-safe.
+ */
+cfx_status cfx_ledger_record_from_waiting_advice(const struct cfx_waiting_advice *advice,
+                                                 const char *id,
+                                                 const char *issued,
+                                                 const char *group,
+                                                 char *buf,
+                                                 size_t cap,
+                                                 size_t *out_len);
+
+/**
  * Re-validates one ledger record (`record_json`: one `cfx-ledger` line, as
  * written by `cfx_ledger_record_from_coherent_result`) against `new_model`
  * and writes the re-validation as JSON (string buffer protocol): `status`

@@ -546,3 +546,81 @@ fn a_result_without_advice_is_not_found_and_a_mismatched_robust_result_is_refuse
         cfx_coherent_result_free(rb);
     }
 }
+
+#[test]
+fn waiting_advice_is_recorded_with_the_row_after_waiting() {
+    // German credit under its advice preset, where age changes only by
+    // waiting: the record equals the core's record of the same advice, and
+    // the same model keeps the promise.
+    let inp = inputs();
+    let a = &inp.rust_models[0];
+    let mut preset = null();
+    let st =
+        unsafe { cfx::ffi::schema::cfx_schema_advice_preset(inp.schema, 0, 0.05, &mut preset) };
+    assert_eq!(st, cfx_status::Ok, "{}", last_error());
+    let rust_preset = Schema::from_json(&string_of(|b, n, o| unsafe {
+        cfx_schema_to_json(preset, b, n, o)
+    }))
+    .unwrap();
+    let lines = issue(&inp, 3);
+    let mut recorded = 0;
+    for line in &lines {
+        let applicant = LedgerRecord::from_json(line).unwrap().applicant;
+        let mut advice = null();
+        let st = unsafe {
+            cfx::ffi::waiting_advice::cfx_coherent_explain_with_waiting(
+                preset,
+                inp.models[0],
+                null(),
+                applicant.as_ptr(),
+                applicant.len(),
+                &mut advice,
+            )
+        };
+        assert_eq!(st, cfx_status::Ok, "{}", last_error());
+        let ex = cfx::coherent::waiting::explain_with_waiting(
+            &rust_preset,
+            a,
+            &applicant,
+            &Config::default(),
+        )
+        .unwrap();
+        let id = c("w");
+        let got = status_of(|b, cap, o| unsafe {
+            cfx_ledger_record_from_waiting_advice(advice, id.as_ptr(), null(), null(), b, cap, o)
+        });
+        match LedgerRecord::from_waiting(&rust_preset, a, "w", &applicant, &ex).unwrap() {
+            Some(want) => {
+                assert_eq!(got.0, cfx_status::Ok, "{}", got.1);
+                let line = string_of(|b, cap, o| unsafe {
+                    cfx_ledger_record_from_waiting_advice(
+                        advice,
+                        id.as_ptr(),
+                        null(),
+                        null(),
+                        b,
+                        cap,
+                        o,
+                    )
+                });
+                assert_eq!(LedgerRecord::from_json(&line).unwrap(), want);
+                assert!(line.contains("\"kind\":\"waiting\""));
+                let l = c(&line);
+                let v = string_of(|b, cap, o| unsafe {
+                    cfx_revalidate_record(preset, inp.models[0], null(), l.as_ptr(), b, cap, o)
+                });
+                assert!(v.contains("\"status\":\"kept\""), "{v}");
+                recorded += 1;
+            }
+            None => assert_eq!(got.0, cfx_status::NotFound, "{}", got.1),
+        }
+        unsafe { cfx::ffi::waiting_advice::cfx_waiting_advice_free(advice) };
+    }
+    assert!(recorded > 0);
+    let (st, msg) = status_of(|b, cap, o| unsafe {
+        cfx_ledger_record_from_waiting_advice(null(), c("w").as_ptr(), null(), null(), b, cap, o)
+    });
+    assert_eq!(st, cfx_status::NullArgument);
+    assert!(msg.contains("advice"), "{msg}");
+    unsafe { cfx_schema_free(preset) };
+}

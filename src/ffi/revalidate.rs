@@ -17,6 +17,7 @@ use super::handle::{
 use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
+use super::waiting_advice::cfx_waiting_advice;
 use crate::json::{model_fingerprint, schema_fingerprint};
 use crate::revalidate::{
     DeploymentReport, LedgerRecord, RevalidateOptions, revalidate, revalidate_ledger,
@@ -100,6 +101,45 @@ pub unsafe extern "C" fn cfx_ledger_record_from_coherent_result(
             ))?;
             record.robust_advised = Some(cf.raw.clone());
         }
+        write_str(&record.to_json(), buf, cap, out_len, "buf")
+    }
+}
+
+/// The ledger record (string buffer protocol, as
+/// `cfx_ledger_record_from_coherent_result`) of waiting advice: kind
+/// `"waiting"`, the advised row being the row after waiting and moving, the
+/// cost the wait's plus the move's. `issued` and `group` may be NULL.
+/// Errors: `NULL_ARGUMENT`; `NOT_FOUND` when `advice` holds none
+/// (`NO_ADVICE` or `UNPROVEN`). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_ledger_record_from_waiting_advice(
+    advice: *const cfx_waiting_advice,
+    id: *const c_char,
+    issued: *const c_char,
+    group: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let _ = out_param(out_len, "out_len")?;
+        let a = arc_ref(advice, "advice")?;
+        let id = str_in(id, "id")?;
+        let issued = optional_str(issued, "issued")?;
+        let group = optional_str(group, "group")?;
+        let mut record =
+            LedgerRecord::from_waiting(&a.schema, &a.model, id, &a.applicant, &a.explanation)?
+                .ok_or_else(|| {
+                    FfiError::new(
+                        cfx_status::NotFound,
+                        format!(
+                            "advice holds none ({}): there is no advice to record",
+                            a.explanation.describe()
+                        ),
+                    )
+                })?;
+        record.issued = issued.map(String::from);
+        record.group = group.map(String::from);
         write_str(&record.to_json(), buf, cap, out_len, "buf")
     }
 }

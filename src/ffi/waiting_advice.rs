@@ -33,9 +33,11 @@ pub struct cfx_waiting_advice {
 /// The Rust side: the explanation (the advice, if any, and whether it is
 /// proven) and its inputs (for the JSON export).
 pub struct WaitingResult {
-    explanation: WaitingExplanation,
-    schema: Arc<Schema>,
-    model: Arc<AnyModel>,
+    pub(super) explanation: WaitingExplanation,
+    pub(super) schema: Arc<Schema>,
+    pub(super) model: Arc<AnyModel>,
+    /// The applicant's row, for the advice ledger (`cfx_ledger_record_from_waiting_advice`).
+    pub(super) applicant: Vec<f64>,
 }
 
 unsafe impl ArcHandle for cfx_waiting_advice {
@@ -94,6 +96,7 @@ pub unsafe extern "C" fn cfx_coherent_explain_with_waiting(
             explanation,
             schema: s,
             model: m,
+            applicant: row.to_vec(),
         })));
         Ok(())
     }

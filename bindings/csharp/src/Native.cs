@@ -507,6 +507,9 @@ namespace Cfx
             CoherentResultHandle robustResult, [In] byte[] id, [In] byte[] issued, [In] byte[] group,
             [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_ledger_record_from_waiting_advice(WaitingAdviceHandle advice, [In] byte[] id,
+            [In] byte[] issued, [In] byte[] group, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_revalidate_record(SchemaHandle schema, ModelHandle newModel, ConfigHandle config,
             [In] byte[] recordJson, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)]

@@ -29,6 +29,20 @@ namespace Cfx
             return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
                 Native.cfx_ledger_record_from_coherent_result(r, rr, i, d, g, b, c, out n));
         }
+
+        /// <summary>
+        /// The ledger line of waiting advice (kind "waiting": the advised row is the row after
+        /// waiting and moving). A WaitingAdvice without advice throws CfxException NOT_FOUND.
+        /// </summary>
+        public static string FromAdvice(WaitingAdvice advice, string id, string issued = null, string group = null)
+        {
+            if (advice == null) throw new ArgumentNullException("advice");
+            if (id == null) throw new ArgumentNullException("id");
+            var a = advice.Handle;
+            byte[] i = Utf8.Encode(id), d = Utf8.Encode(issued), g = Utf8.Encode(group);
+            return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
+                Native.cfx_ledger_record_from_waiting_advice(a, i, d, g, b, c, out n));
+        }
     }
 
     /// <summary>

@@ -112,4 +112,42 @@ public static partial class Tests
         }
         Directory.Delete(dir, true);
     }
+
+    public static void T_revalidation_records_waiting_advice_kept_by_its_model()
+    {
+        using (var d = Dataset.LoadGerman())
+        using (var s = d.GetSchema())
+        using (var preset = s.WithAdvicePreset(AdvicePreset.GermanCredit, 0.05))
+        {
+            Dataset train, test;
+            d.HoldoutSplit(out train, out test);
+            using (train)
+            using (test)
+            using (var m = Model.FitLinear(train))
+            {
+                int recorded = 0, seen = 0;
+                for (int i = 0; seen < 3; i++)
+                {
+                    var row = test.Row(i);
+                    if (m.PredictRaw(s, row).Accepted) continue;
+                    seen++;
+                    using (var a = Coherent.ExplainWithWaiting(preset, m, null, row))
+                    {
+                        if (!a.Found)
+                        {
+                            var e = A.Throws<CfxException>(() => LedgerRecord.FromAdvice(a, "w"), "no advice");
+                            A.Eq("CFX_STATUS_NOT_FOUND", e.StatusName, "no advice status");
+                            continue;
+                        }
+                        var rec = LedgerRecord.FromAdvice(a, "w", "2026-12-02");
+                        A.True(rec.Contains("\"kind\":\"waiting\""), rec);
+                        A.True(rec.Contains("\"schema\":\"" + preset.Fingerprint() + "\""), rec);
+                        A.True(Revalidation.Record(preset, m, null, rec).Contains("\"status\":\"kept\""), "kept");
+                        recorded++;
+                    }
+                }
+                A.True(recorded > 0, "some waiting advice recorded");
+            }
+        }
+    }
 }

@@ -102,3 +102,25 @@ def test_bad_input_raises_with_a_message(issued, tmp_path):
     with pytest.raises(cfx.CfxError) as e:
         revalidate_ledger(s, a, tmp_path / "missing.jsonl", tmp_path / "out.jsonl")
     assert e.value.status_name == "CFX_STATUS_IO_ERROR"
+
+
+def test_waiting_advice_is_recorded_and_kept_by_its_model(issued):
+    s, a, _b, lines, _path = issued
+    with s.advice_preset("german", 0.05) as preset:
+        recorded = 0
+        for line in lines[:3]:
+            applicant = json.loads(line)["applicant"]
+            with cfx.explain_with_waiting(preset, a, applicant) as advice:
+                if not advice.found:
+                    with pytest.raises(cfx.CfxError) as e:
+                        ledger_record(advice, "w")
+                    assert e.value.status_name == "CFX_STATUS_NOT_FOUND"
+                    continue
+                rec = ledger_record(advice, "w", issued="2026-12-02")
+                doc = json.loads(rec)
+                assert doc["kind"] == "waiting" and doc["schema"] == preset.fingerprint()
+                assert doc["applicant"] == applicant
+                assert doc["advised"] == list(advice.final_row())
+                assert revalidate(preset, a, rec)["status"] == "kept"
+                recorded += 1
+        assert recorded > 0

@@ -108,6 +108,7 @@ SIGNATURES = {
     'cfx_portfolio_summary_write_svg': (c_int32, [c_void_p, c_char_p, c_size_t, c_char_p], False),
     'cfx_portfolio_summary_free': (None, [c_void_p], False),
     'cfx_ledger_record_from_coherent_result': (c_int32, [c_void_p, c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, c_size_t, POINTER(c_size_t)], False),
+    'cfx_ledger_record_from_waiting_advice': (c_int32, [c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, c_size_t, POINTER(c_size_t)], False),
     'cfx_revalidate_record': (c_int32, [c_void_p, c_void_p, c_void_p, c_char_p, c_char_p, c_size_t, POINTER(c_size_t)], False),
     'cfx_revalidate_ledger': (c_int32, [c_void_p, c_void_p, c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, POINTER(c_void_p)], False),
     'cfx_deployment_report_to_json': (c_int32, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)], False),

@@ -14,16 +14,29 @@ from ctypes import byref, c_void_p
 
 from . import _native as n
 from ._native import cstr
+from .coherent import WaitingAdvice
 from .config import ptr_of
 
 
 def ledger_record(result, id, issued=None, group=None, robust=None):
-    """The ledger line (a JSON string, no line end) of `result`'s optimal counterfactual
-    (a `CoherentResult`, which knows its schema and model). `id` is the issuer's opaque id
-    (an application number), `issued` an opaque date, `group` a label for the report's
-    breakdown, `robust` the `CoherentResult` of the same applicant computed with
-    ``Config(robust_advice=...)``, kept as the record's robust version. Raises `CfxError`
-    ``CFX_STATUS_NOT_FOUND`` when `result` holds no counterfactual."""
+    """The ledger line (a JSON string, no line end) of `result`'s advice: the optimal
+    counterfactual of a `CoherentResult`, or the advice of a `WaitingAdvice` (kind
+    ``"waiting"``: the row after waiting and moving); either knows its schema and model.
+    `id` is the issuer's opaque id (an application number), `issued` an opaque date,
+    `group` a label for the report's breakdown, `robust` (coherent results only) the
+    `CoherentResult` of the same applicant computed with ``Config(robust_advice=...)``,
+    kept as the record's robust version. Raises `CfxError` ``CFX_STATUS_NOT_FOUND`` when
+    there is no advice to record."""
+    if isinstance(result, WaitingAdvice):
+        if robust is not None:
+            raise TypeError("cfx: a robust version is recorded with coherent results only")
+        return n.read_string(
+            "cfx_ledger_record_from_waiting_advice",
+            result.ptr,
+            cstr(id, "id"),
+            cstr(issued, "issued"),
+            cstr(group, "group"),
+        )
     return n.read_string(
         "cfx_ledger_record_from_coherent_result",
         n.ptr_of(result, "CoherentResult"),

@@ -3,8 +3,15 @@
 # cfx_revalidate_ledger.
 
 #' The ledger line (a JSON string) of the optimal counterfactual of a coherent
-#' result, with the fingerprints of the schema and model it was computed under.
+#' result, or of waiting advice (kind "waiting"), with the fingerprints of the
+#' schema and model it was computed under.
 cfx_ledger_record <- function(result, id, issued = NULL, group = NULL, robust = NULL) {
+  if (inherits(result, "cfx_waiting_advice")) {
+    if (!is.null(robust)) stop("cfx: a robust version is recorded with coherent results only", call. = FALSE)
+    return(.cx(C_ledger_record_waiting, result, enc2utf8(as.character(id)),
+               if (is.null(issued)) NULL else enc2utf8(as.character(issued)),
+               if (is.null(group)) NULL else enc2utf8(as.character(group))))
+  }
   .cx(C_ledger_record, result, robust, enc2utf8(as.character(id)),
       if (is.null(issued)) NULL else enc2utf8(as.character(issued)),
       if (is.null(group)) NULL else enc2utf8(as.character(group)))

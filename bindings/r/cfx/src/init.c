@@ -141,6 +141,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_portfolio_summary_to_json", (DL_FUNC)&C_portfolio_summary_to_json, 1},
     {"C_portfolio_summary_write_svg", (DL_FUNC)&C_portfolio_summary_write_svg, 4},
     {"C_ledger_record", (DL_FUNC)&C_ledger_record, 5},
+    {"C_ledger_record_waiting", (DL_FUNC)&C_ledger_record_waiting, 4},
     {"C_revalidate_record", (DL_FUNC)&C_revalidate_record, 4},
     {"C_revalidate_ledger", (DL_FUNC)&C_revalidate_ledger, 7},
     {NULL, NULL, 0}};

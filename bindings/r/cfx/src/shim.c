@@ -2521,6 +2521,17 @@ SEXP C_ledger_record(SEXP result, SEXP robust, SEXP id, SEXP issued, SEXP group)
     return scalar_utf8(ch);
 }
 
+SEXP C_ledger_record_waiting(SEXP advice, SEXP id, SEXP issued, SEXP group)
+{
+    const cfx_waiting_advice *a = WAITING(advice);
+    const char *i = str_arg(id, "id");
+    const char *d = opt_str_arg(issued, "issued");
+    const char *g = opt_str_arg(group, "group");
+    SEXP ch;
+    STRING_OUT(ch, cfx_ledger_record_from_waiting_advice(a, i, d, g, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
 SEXP C_revalidate_record(SEXP schema, SEXP model, SEXP config, SEXP record)
 {
     const cfx_schema *s = SCHEMA(schema);

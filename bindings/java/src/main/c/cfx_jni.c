@@ -2214,3 +2214,35 @@ JNIEXPORT jbyteArray FN(revalidateLedger)(JNIEnv *env, jclass c, jlong schema, j
     free(out);
     return json;
 }
+
+/* The ledger line of waiting advice; issued and group may be null. */
+JNIEXPORT jbyteArray FN(ledgerRecordFromAdvice)(JNIEnv *env, jclass c, jlong a, jbyteArray id, jbyteArray issued,
+                                                 jbyteArray group) {
+    (void)c;
+    int f1 = 0, f2 = 0, f3 = 0;
+    char *i = cstr_in(env, id, &f1);
+    char *d = f1 ? NULL : cstr_in(env, issued, &f2);
+    char *g = (f1 || f2) ? NULL : cstr_in(env, group, &f3);
+    jbyteArray out = NULL;
+    if (!f1 && !f2 && !f3) {
+        size_t len = 0;
+        cfx_status st = cfx_ledger_record_from_waiting_advice(H(const cfx_waiting_advice, a), i, d, g, NULL, 0, &len);
+        char *buf = NULL;
+        if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
+            buf = malloc(len);
+            if (buf == NULL) {
+                throw_named(env, "java/lang/OutOfMemoryError", "ledger record");
+            } else {
+                st = cfx_ledger_record_from_waiting_advice(H(const cfx_waiting_advice, a), i, d, g, buf, len, &len);
+            }
+        }
+        if (buf != NULL || st != CFX_STATUS_BUFFER_TOO_SMALL) {
+            if (ok(env, st)) out = bytes_out(env, buf ? buf : "", buf ? strlen(buf) : 0);
+        }
+        free(buf);
+    }
+    free(i);
+    free(d);
+    free(g);
+    return out;
+}

@@ -77,3 +77,23 @@ test_that("bad input is a classed error with a message", {
   expect_error(cfx_revalidate_ledger(gs, model, file.path(dir, "missing.jsonl"), refused),
                class = "cfx_error_io_error")
 })
+
+test_that("waiting advice is recorded and kept by its model", {
+  preset <- cfx_advice_preset(gs, "german", 0.05)
+  recorded <- 0
+  for (k in 1:3) {
+    a <- cfx_row(split$test, declined[k])
+    w <- cfx_explain_with_waiting(model, a, preset)
+    if (cfx_waiting(w)$outcome != "found") {
+      expect_error(cfx_ledger_record(w, "w"), class = "cfx_error_not_found")
+      next
+    }
+    rec <- cfx_ledger_record(w, "w", issued = "2026-12-02")
+    doc <- jsonlite::fromJSON(rec, simplifyVector = FALSE)
+    expect_identical(doc$kind, "waiting")
+    expect_identical(doc$schema, cfx_fingerprint(preset))
+    expect_identical(cfx_revalidate(preset, model, rec)$status, "kept")
+    recorded <- recorded + 1
+  }
+  expect_gt(recorded, 0)
+})

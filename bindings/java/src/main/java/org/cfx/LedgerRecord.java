@@ -33,4 +33,21 @@ public final class LedgerRecord {
             Reference.reachabilityFence(robust);
         }
     }
+
+    /**
+     * The ledger line of waiting advice (kind "waiting": the advised row is the row after waiting
+     * and moving). {@code issued} and {@code group} may be null. Throws {@link CfxException} with
+     * {@link Status#NOT_FOUND} when the advice holds none.
+     */
+    public static String fromAdvice(WaitingAdvice advice, String id, String issued, String group) {
+        try {
+            return Utf8.str(Native.ledgerRecordFromAdvice(
+                    advice.handle(),
+                    Utf8.cstr(id, "id"),
+                    Utf8.cstrOrNull(issued, "issued"),
+                    Utf8.cstrOrNull(group, "group")));
+        } finally {
+            Reference.reachabilityFence(advice);
+        }
+    }
 }

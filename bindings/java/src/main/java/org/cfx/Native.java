@@ -595,6 +595,8 @@ final class Native {
 
     static native byte[] ledgerRecordFromResult(long result, long robust, byte[] id, byte[] issued, byte[] group);
 
+    static native byte[] ledgerRecordFromAdvice(long advice, byte[] id, byte[] issued, byte[] group);
+
     static native byte[] revalidateRecord(long schema, long model, long config, byte[] record);
 
     static native byte[] revalidateLedger(

@@ -150,4 +150,31 @@ class RevalidationTest {
         assertEquals(Status.IO_ERROR, e.statusCode());
         assertThrows(NullPointerException.class, () -> Revalidation.record(schema, model, null, null));
     }
+
+    @Test
+    void waitingAdviceIsRecordedAndKeptByItsModel() {
+        int recorded = 0;
+        try (Schema preset = schema.advicePreset(AdvicePreset.GERMAN_CREDIT, 0.05)) {
+            for (int k = 0; k < 3; k++) {
+                Matcher m = Pattern.compile("\"applicant\":\\[([^\\]]*)\\]").matcher(lines.get(k));
+                assertTrue(m.find(), lines.get(k));
+                String[] parts = m.group(1).split(",");
+                double[] row = new double[parts.length];
+                for (int j = 0; j < row.length; j++) row[j] = Double.parseDouble(parts[j]);
+                try (WaitingAdvice a = Coherent.explainWithWaiting(preset, model, null, row)) {
+                    if (!a.found()) {
+                        CfxException e = assertThrows(CfxException.class, () -> LedgerRecord.fromAdvice(a, "w", null, null));
+                        assertEquals(Status.NOT_FOUND, e.statusCode());
+                        continue;
+                    }
+                    String rec = LedgerRecord.fromAdvice(a, "w", "2026-12-02", null);
+                    assertTrue(rec.contains("\"kind\":\"waiting\""), rec);
+                    assertTrue(rec.contains("\"schema\":\"" + preset.fingerprint() + "\""), rec);
+                    assertTrue(Revalidation.record(preset, model, null, rec).contains("\"status\":\"kept\""));
+                    recorded++;
+                }
+            }
+        }
+        assertTrue(recorded > 0);
+    }
 }
