@@ -626,7 +626,6 @@ pub unsafe extern "C" fn cfx_copa_result_to_json(
             model: r.checked.as_ref().map(|(_, m)| &**m),
             extra_inputs: vec![("uncertainty".to_string(), fingerprint(&u))],
             seed: Some(r.seed),
-            ..Default::default()
         };
         let v = CopaJson {
             plan: &r.plan,
