@@ -326,3 +326,16 @@ fn an_unchecked_plan_and_a_mismatched_model_are_refused_clearly() {
         cfx_schema_free(s);
     }
 }
+
+/// The bindings' test data (`bindings/testdata/advice_check_schema.json`) is
+/// this test's schema, so their expected outcomes are these.
+#[test]
+fn the_bindings_test_schema_is_this_one() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file =
+        std::fs::read_to_string(root.join("bindings/testdata/advice_check_schema.json")).unwrap();
+    assert_eq!(
+        Schema::from_json(&file).unwrap(),
+        Schema::from_json(&schema_json("")).unwrap()
+    );
+}

@@ -78,7 +78,11 @@ fn check(
         assert_eq!(free.proved_by, ex.proved_by, "case {case}");
     }
     if broke {
-        assert_eq!(ex.proved_by, ProvedBy::Highs, "case {case}: the capped MIP says so");
+        assert_eq!(
+            ex.proved_by,
+            ProvedBy::Highs,
+            "case {case}: the capped MIP says so"
+        );
     }
     broke
 }
@@ -98,16 +102,17 @@ fn capped_linear_optimum_equals_brute_force_over_subsets() {
             let model = random_model(&schema, &factual, &mut rng);
             let n = schema.n_features();
             for cap in 1..n {
-                let oracle = least(
-                    subsets(n, cap)
-                        .iter()
-                        .map(|s| brute_force(&restricted(&schema, s), &model, &factual, config.margin)),
-                );
+                let oracle = least(subsets(n, cap).iter().map(|s| {
+                    brute_force(&restricted(&schema, s), &model, &factual, config.margin)
+                }));
                 let capped = schema.clone().with_max_features_changed(Some(cap)).unwrap();
                 needed += usize::from(check(&capped, cap, &model, &factual, oracle, &config, case));
             }
         }
-        assert!(needed >= 20, "{solver:?}: the cap bit in only {needed} cases");
+        assert!(
+            needed >= 20,
+            "{solver:?}: the cap bit in only {needed} cases"
+        );
     }
 }
 
