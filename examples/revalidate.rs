@@ -15,8 +15,8 @@
 //!
 //! `revalidate: <model>: B/N promises broken (P%), median extra cost C, robust advice broken B'/N', R records per second`
 //!
-//! and writes each deployment report as JSON beside the ledger
-//! (`target/revalidate/`).
+//! and writes each deployment report as JSON and as an HTML page with plots
+//! beside the ledger (`target/revalidate/`).
 
 use cfx::coherent::{Config, Robustness, explain};
 use cfx::data::{heloc, shared_data_dir};
@@ -46,11 +46,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut schema = train.schema.clone();
     schema.fit_weights(&train.rows)?;
     let x = schema.encode_rows(&train.rows)?;
-    let issued_under = AnyModel::Linear(LinearModel::fit(
-        &x,
-        &train.labels,
-        LogisticFit::default(),
-    )?);
+    let issued_under =
+        AnyModel::Linear(LinearModel::fit(&x, &train.labels, LogisticFit::default())?);
 
     // (a) A refit on a bootstrap resample.
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(28);
@@ -149,6 +146,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::write(
             out_dir.join(format!("heloc_{slug}_report.json")),
             serde_json::to_string_pretty(&report)?,
+        )?;
+        std::fs::write(
+            out_dir.join(format!("heloc_{slug}_report.html")),
+            report.to_html(&format!(
+                "HELOC advice issued under the logistic model, re-validated against the {name}"
+            )),
         )?;
         let top: Vec<String> = report
             .features_behind_breaks

@@ -594,6 +594,42 @@ typedef int32_t cfx_waiting_outcome;
 #endif // __cplusplus
 
 /**
+ * What became of a method's answer (`int32_t` in C): the outcome of cfx's
+ * advice check (`advice::check_or_repair`).
+ */
+enum cfx_advice_status
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The method's own row: accepted by the model and actionable.
+   */
+  CFX_ADVICE_STATUS_VALID = 0,
+  /**
+   * The method's row was not advice; the exact engine's cheapest accepted
+   * row over the features the method moved is.
+   */
+  CFX_ADVICE_STATUS_REPAIRED_MOVED_FEATURES = 1,
+  /**
+   * The method's own moves did not suffice; the exact engine's cheapest
+   * accepted row over every actionable feature is the advice.
+   */
+  CFX_ADVICE_STATUS_REPAIRED_WHOLE_SCHEMA = 2,
+  /**
+   * No valid advice found: the method's row is kept for diagnosis only.
+   */
+  CFX_ADVICE_STATUS_NO_ADVICE = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_advice_status cfx_advice_status;
+#else
+typedef int32_t cfx_advice_status;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A group of actionability constraints, as named in infeasibility reports.
  */
 typedef struct ConstraintGroup ConstraintGroup;
@@ -1307,6 +1343,26 @@ cfx_status cfx_copa_plan_new(const struct cfx_schema *schema,
                              const struct cfx_copa_result **out_result);
 
 /**
+ * `cfx_copa_plan_new`, then every option checked with today's `model` (its
+ * encoding that of `schema`) as the robust methods' rows are (issue 25;
+ * `crate::advice`): an option the model accepts and the schema allows is
+ * valid advice; one it declines (or that breaks a rule) is repaired by the
+ * exact engine (Russell 2019) — the cheapest accepted row over the features
+ * the option moved, else over every actionable feature — or is "no valid
+ * advice found". Read each option's outcome with
+ * `cfx_copa_result_option_advice_status` and its advice with
+ * `cfx_copa_result_option_advice_raw`; `cfx_copa_result_describe` then
+ * describes the advice, not the raw options. Thread-safe.
+ */
+cfx_status cfx_copa_plan_new_checked(const struct cfx_schema *schema,
+                                     const struct cfx_uncertainty *uncertainty,
+                                     const struct cfx_model *model,
+                                     const struct cfx_config *config,
+                                     const double *raw,
+                                     size_t raw_len,
+                                     const struct cfx_copa_result **out_result);
+
+/**
  * The number of options J of the plan. Thread-safe.
  */
 cfx_status cfx_copa_result_n_options(const struct cfx_copa_result *result, size_t *out_n);
@@ -1320,6 +1376,30 @@ cfx_status cfx_copa_result_option_raw(const struct cfx_copa_result *result,
                                       double *buf,
                                       size_t cap,
                                       size_t *out_len);
+
+/**
+ * What option `k` (0-based) is as advice, a `cfx_advice_status` (as
+ * `cfx_robust_result_advice_status`): valid, repaired by the exact engine
+ * (over the features the option moved, or over every actionable feature), or
+ * no valid advice. Only for a plan made with `cfx_copa_plan_new_checked`
+ * (else `INVALID_ARGUMENT`); `NOT_FOUND` when `k >= n_options`. Thread-safe.
+ */
+cfx_status cfx_copa_result_option_advice_status(const struct cfx_copa_result *result,
+                                                size_t k,
+                                                int32_t *out_status);
+
+/**
+ * Option `k`'s advice as a raw row (`n_features` values; buffer protocol):
+ * the option itself when valid, the exact engine's repair when repaired, no
+ * values (`*out_len == 0`) when there is no valid advice. Only for a plan
+ * made with `cfx_copa_plan_new_checked` (else `INVALID_ARGUMENT`);
+ * `NOT_FOUND` when `k >= n_options`. Thread-safe.
+ */
+cfx_status cfx_copa_result_option_advice_raw(const struct cfx_copa_result *result,
+                                             size_t k,
+                                             double *buf,
+                                             size_t cap,
+                                             size_t *out_len);
 
 /**
  * The figures of the plan (any out-parameter may be NULL): proximity (mean
@@ -2107,7 +2187,9 @@ cfx_status cfx_estimator_estimate_batch(const struct cfx_estimator *estimator,
  * (`cfx_robust_result_to_json`) says under `advice` whether the row is
  * `valid`, `repaired` (the exact engine's cheapest accepted row over the
  * features the method moved) or `no_advice` (the method's row kept as
- * `best_effort`). Thread-safe.
+ * `best_effort`); so do `cfx_robust_result_advice_status`,
+ * `cfx_robust_result_advice_raw` and `cfx_robust_result_advice_describe`.
+ * Thread-safe.
  */
 cfx_status cfx_robust_generate(const struct cfx_schema *schema,
                                const struct cfx_model *model,
@@ -2151,6 +2233,41 @@ cfx_status cfx_robust_result_encoded(const struct cfx_robust_result *result,
                                      double *buf,
                                      size_t cap,
                                      size_t *out_len);
+
+/**
+ * What the counterfactual is as advice (issue 25), a `cfx_advice_status`:
+ * `CFX_ADVICE_STATUS_VALID` (the method's row is accepted and actionable),
+ * `..._REPAIRED_MOVED_FEATURES` / `..._REPAIRED_WHOLE_SCHEMA` (the method's
+ * row was declined or broke a rule; the exact engine's cheapest accepted row,
+ * over the features the method moved or over every actionable feature, is
+ * the advice: `cfx_robust_result_advice_raw`) or `..._NO_ADVICE` ("no valid
+ * advice found"; `cfx_robust_result_raw` is the method's best effort, for
+ * diagnosis only). Thread-safe.
+ */
+cfx_status cfx_robust_result_advice_status(const struct cfx_robust_result *result,
+                                           int32_t *out_status);
+
+/**
+ * The advice as a raw row (`n_features` values; buffer protocol): the
+ * method's row when valid, the exact engine's repair when repaired, and no
+ * values (`*out_len == 0`) when there is no valid advice. Thread-safe.
+ */
+cfx_status cfx_robust_result_advice_raw(const struct cfx_robust_result *result,
+                                        double *buf,
+                                        size_t cap,
+                                        size_t *out_len);
+
+/**
+ * The advice in one line for a person (string buffer protocol): its changes
+ * in the data's own words and how it was obtained ("… (accepted, probability
+ * 0.612)", "… (repaired by the exact engine over the features the method
+ * moved: the method's own answer was declined by the model …)"), or "no
+ * valid advice found (the method's best effort was …)". Thread-safe.
+ */
+cfx_status cfx_robust_result_advice_describe(const struct cfx_robust_result *result,
+                                             char *buf,
+                                             size_t cap,
+                                             size_t *out_len);
 
 /**
  * The result as versioned JSON (string buffer protocol), with the

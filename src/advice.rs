@@ -243,5 +243,8 @@ pub fn restrict_to_moved(
             f.actionability.mutable = false;
         }
     }
-    Ok(Some(Schema::new_with_waiting(features, schema.waiting())?))
+    Ok(Some(
+        Schema::new_with_waiting(features, schema.waiting())?
+            .with_max_features_changed(schema.max_features_changed)?,
+    ))
 }

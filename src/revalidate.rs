@@ -51,6 +51,8 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
+mod html;
+
 /// The ledger format's name, in every record's `format`.
 pub const LEDGER_FORMAT: &str = "cfx-ledger";
 /// The ledger format's version (bump when a field changes meaning).
@@ -487,6 +489,9 @@ pub struct DeploymentReport {
     pub repaired: usize,
     /// The extra cost of keeping each repaired promise.
     pub extra_cost: Option<CostQuantiles>,
+    /// Its distribution: ten equal-width bins `(low, high, count)` from the
+    /// least to the largest extra cost (empty without repairs).
+    pub extra_cost_histogram: Vec<(f64, f64, usize)>,
     /// Features the repairs of broken promises change, most often first.
     pub features_behind_breaks: Vec<(String, usize)>,
     /// Records holding a robust version, and how many of those it would
@@ -543,6 +548,23 @@ impl Tally {
                 mean: self.extra.iter().sum::<f64>() / self.extra.len() as f64,
             }
         });
+        let mut extra_cost_histogram = Vec::new();
+        if let (Some(&lo), Some(&hi)) = (self.extra.first(), self.extra.last()) {
+            let bins = 10;
+            let width = (hi - lo) / bins as f64;
+            for b in 0..bins {
+                let (a, z) = (lo + b as f64 * width, lo + (b + 1) as f64 * width);
+                extra_cost_histogram.push((a, if b + 1 == bins { hi } else { z }, 0));
+            }
+            for &c in &self.extra {
+                let b = if width > 0.0 {
+                    (((c - lo) / width) as usize).min(bins - 1)
+                } else {
+                    0
+                };
+                extra_cost_histogram[b].2 += 1;
+            }
+        }
         let mut features: Vec<(String, usize)> = self.features.into_iter().collect();
         features.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         DeploymentReport {
@@ -557,6 +579,7 @@ impl Tally {
             errors: self.errors,
             repaired: self.extra.len(),
             extra_cost,
+            extra_cost_histogram,
             features_behind_breaks: features,
             robust_records: self.robust_records,
             robust_broken: self.robust_broken,

@@ -80,8 +80,11 @@ fn run(
 ) -> (Vec<u8>, PortfolioSummary) {
     let stem = input.file_stem().unwrap().to_string_lossy();
     let out = temp(&format!("{stem}-{threads}-{chunk_rows}.jsonl"));
+    // Only the node limit may stop a solve: a time limit would make the
+    // answers depend on the machine's load, and the bytes on the layout.
     let config = Config {
         batch_threads: threads,
+        time_limit_seconds: 3600.0,
         ..Config::default()
     };
     let options = PortfolioOptions {

@@ -187,7 +187,22 @@ fn the_stream_is_byte_identical_on_any_thread_count_and_chunk_size_and_reports_t
         let q = report.extra_cost.unwrap();
         assert!(q.min <= q.median && q.median <= q.p90 && q.p90 <= q.max);
         assert!(!report.features_behind_breaks.is_empty());
+        let binned: usize = report.extra_cost_histogram.iter().map(|h| h.2).sum();
+        assert_eq!(binned, report.repaired);
     }
+    // The HTML page: the counts, four plots, every label escaped.
+    let mut labelled = report.clone();
+    labelled
+        .groups
+        .insert("<script>".into(), Default::default());
+    labelled.robust_records = 5;
+    labelled.robust_broken = 1;
+    let html = labelled.to_html("German credit: refit <B>");
+    assert!(html.contains(&format!("<td>{}</td>", report.records)));
+    assert!(html.contains("refit &lt;B&gt;") && html.contains("&lt;script&gt;"));
+    assert!(!html.contains("<script>"));
+    assert_eq!(html.matches("<svg").count(), 4);
+    assert_eq!(html.matches("</svg>").count(), 4);
 }
 
 #[test]

@@ -187,9 +187,14 @@ fn under_the_heloc_preset_the_tree_search_keeps_every_limit_and_equals_highs() {
     let Some((schema, rows, models)) = load() else {
         return;
     };
-    // Change limits relative to the applicant, immutables, bounds.
+    // Change limits relative to the applicant, immutables, bounds. Without
+    // the preset's cap on features changed: an optimum over it moves the run
+    // to HiGHS (`coherent::cap_tests` checks that path on random ensembles),
+    // and this test is about the tree search's own answers.
     let preset = cfx::data::presets::priced_preset("heloc", &schema)
         .unwrap()
+        .unwrap()
+        .with_max_features_changed(None)
         .unwrap();
     let search = Config {
         time_limit_seconds: 120.0,
@@ -230,7 +235,10 @@ fn under_the_heloc_preset_the_tree_search_keeps_every_limit_and_equals_highs() {
             other => panic!("applicant {k}: {other:?}"),
         }
     }
-    assert!(answered >= 4, "answered under the preset: {answered}");
+    // 2 of the 12 since the preset advises burdens, balances and inquiries
+    // only down and moves nobody out of "no usable trades" (issue 25; 4+
+    // before): the comparison is not empty.
+    assert!(answered >= 2, "answered under the preset: {answered}");
 }
 
 /// The distinct-subsets rule on the tree search and on HiGHS: while the two

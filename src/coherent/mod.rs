@@ -49,6 +49,9 @@ mod tests;
 #[cfg(test)]
 mod separable_tests;
 
+#[cfg(test)]
+mod cap_tests;
+
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::{Model, logit, sigmoid};
 use crate::schema::{COHERENCE_TOL, Change, Direction, FeatureKind, Schema};
@@ -1205,6 +1208,9 @@ struct Run<'a> {
     factual: &'a [f64],
     config: &'a Config,
     backend: Backend,
+    /// The MIP carries the schema's cap on features changed
+    /// ([`Schema::max_features_changed`]).
+    capped: bool,
 }
 
 impl<'a> Run<'a> {
@@ -1275,6 +1281,7 @@ impl<'a> Run<'a> {
             factual,
             config,
             backend,
+            capped: false,
         })
     }
 
@@ -1286,7 +1293,30 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Solves as [`Run::solve_uncapped`]; under a cap on features changed
+    /// ([`Schema::max_features_changed`]) an answer within the cap is also
+    /// optimal under it, so the cap costs nothing then. An answer that changes
+    /// more moves the run to the MIP (HiGHS, named in `proved_by`) with the
+    /// cardinality row Σ changedᵢ ≤ cap, kept for every later solve.
     fn solve(&mut self) -> Result<Solved> {
+        let solved = self.solve_uncapped()?;
+        let Some(cap) = self.schema.max_features_changed else {
+            return Ok(solved);
+        };
+        match &solved {
+            Solved::Found(cf) if !self.capped && cf.changes.len() > cap => {
+                self.fall_back_to_mip()?;
+                if let Backend::Mip { prog, .. } = &mut self.backend {
+                    prog.cap_features_changed(self.schema, cap);
+                }
+                self.capped = true;
+                self.solve_uncapped()
+            }
+            _ => Ok(solved),
+        }
+    }
+
+    fn solve_uncapped(&mut self) -> Result<Solved> {
         let (schema, scoring, factual, config) =
             (self.schema, self.scoring, self.factual, self.config);
         let solved = match &mut self.backend {
@@ -1313,7 +1343,7 @@ impl<'a> Run<'a> {
         );
         if node_limit && config.solver == SolverChoice::Auto {
             self.fall_back_to_mip()?;
-            return self.solve();
+            return self.solve_uncapped();
         }
         Ok(solved)
     }
@@ -1437,7 +1467,9 @@ fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
             }
         }
     }
-    Schema::new_with_waiting(features, schema.waiting())
+    // The cap on features changed is not a group: it stays.
+    Schema::new_with_waiting(features, schema.waiting())?
+        .with_max_features_changed(schema.max_features_changed)
 }
 
 /// Finds the smallest sets of constraint groups whose relaxation restores

@@ -848,6 +848,25 @@ impl Program {
             .add_row(f64::NEG_INFINITY, (features.len() as f64) - 1.0, &zs);
     }
 
+    /// The cardinality row Σᵢ changedᵢ ≤ `cap` over every feature an action
+    /// may move (the schema's `max_features_changed`, issue 25; a feature
+    /// that grows with time moves only by waiting, which is not an action),
+    /// with the "changed" indicators of [`Program::changed_indicator`]. Exact:
+    /// an indicator is forced to 1 whenever its feature moves, so every row
+    /// the program then admits changes at most `cap` features by action.
+    pub fn cap_features_changed(&mut self, schema: &Schema, cap: usize) {
+        let zs: Vec<(usize, f64)> = (0..self.vars.len())
+            .filter(|&i| {
+                let a = &schema.features[i].actionability;
+                a.mutable && a.grows_with_time.is_none()
+            })
+            .map(|i| (self.changed_indicator(i), 1.0))
+            .collect();
+        if zs.len() > cap {
+            self.mip.add_row(f64::NEG_INFINITY, cap as f64, &zs);
+        }
+    }
+
     /// The binary "feature `i` changed" (added once, on demand): it is forced to 1
     /// when the feature leaves its factual state or its slot moves.
     pub fn changed_indicator(&mut self, i: usize) -> usize {

@@ -367,6 +367,11 @@ pub(super) fn one_program(
     let (scoring, _) = super::prepare(schema, model, factual, config)?;
     let mut prog = Program::build(schema, scoring, factual, scoring.first_margin(config))?;
     add_wait_variable(&mut prog, schema, scoring, factual)?;
+    // The cap on features changed by action (issue 25) is a row of this MIP
+    // from the start: HiGHS solves it once either way.
+    if let Some(cap) = schema.max_features_changed {
+        prog.cap_features_changed(schema, cap);
+    }
     let price = schema.waiting().map_or(0.0, |w| w.cost_per_month);
     let wait_alone = prog.wait.as_ref().and_then(|w| w.wait_alone);
     let alone = |months: u32| -> Result<WaitingAdvice> {

@@ -69,6 +69,21 @@ pub const GERMAN_LEVEL_ORDERS: [(&str, &[&str]); 3] = [
 /// The shortest loan duration the German preset advises, in months.
 pub const GERMAN_MIN_DURATION: f64 = 6.0;
 
+/// The most features one piece of German advice changes (issue 25): the
+/// preset leaves a handful of levers (amount, duration, savings, checking
+/// balance, a few categoricals); advice that pulls more than three of them
+/// at once is a programme, not a recommendation an officer hands over.
+pub const GERMAN_MAX_FEATURES_CHANGED: usize = 3;
+
+/// The most features one piece of HELOC advice changes (issue 25): a
+/// recommendation a credit officer signs asks for a few things, not 13
+/// changes at once. Five, not fewer, because the bureau file records one
+/// action in several features: paying off two cards lowers the revolving
+/// burden, the revolving trades with a balance, the share of trades with a
+/// balance and perhaps the high-utilisation trades — four features, one
+/// action.
+pub const HELOC_MAX_FEATURES_CHANGED: usize = 5;
+
 /// The German durations that only time moves (immutable in the preset).
 pub const GERMAN_TIME_DRIVEN: [&str; 2] = ["present_employment_since", "present_residence_since"];
 
@@ -99,7 +114,9 @@ pub const GERMAN_DERIVED: [&str; 1] = ["installment_rate_in_percentage_of_dispos
 /// * [`GERMAN_DERIVED`] — the instalment rate in percent of disposable income —
 ///   follows from the amount, the duration and the income: moving it alone is
 ///   not an action, so the preset makes it immutable (the amount and the
-///   duration stay actionable and carry the applicant's real lever).
+///   duration stay actionable and carry the applicant's real lever);
+/// * one piece of advice changes at most [`GERMAN_MAX_FEATURES_CHANGED`]
+///   features (waiting, which only ages the applicant, is not counted).
 ///
 /// `waiting_cost_per_month` prices one month in the distance's units.
 /// Errors name a missing feature or level (the schema must be the German one).
@@ -138,7 +155,8 @@ pub fn german_credit_advice(schema: &Schema, waiting_cost_per_month: f64) -> Res
             cost_per_month: waiting_cost_per_month,
             max_months: PRESET_MAX_MONTHS,
         }),
-    )
+    )?
+    .with_max_features_changed(Some(GERMAN_MAX_FEATURES_CHANGED))
 }
 
 /// The HELOC features that count months and grow by one each month.
@@ -166,6 +184,22 @@ pub const HELOC_CHANGE_LIMITS: [(&str, Option<f64>, Option<f64>); 12] = [
     ("NumSatisfactoryTrades", Some(3.0), Some(3.0)),
     ("NumTradesOpeninLast12M", Some(3.0), Some(3.0)),
     ("PercentInstallTrades", Some(15.0), Some(15.0)),
+];
+
+/// The HELOC features advice moves only down (issue 25: a preset never
+/// advises a harmful direction, whatever the model's sign): debt burdens,
+/// the share and the counts of trades carrying a balance or a high
+/// utilisation, and recent inquiries. "Take out another loan" or "apply for
+/// more credit" is not advice a lender hands out.
+pub const HELOC_DECREASE_ONLY: [&str; 8] = [
+    "NetFractionRevolvingBurden",
+    "NetFractionInstallBurden",
+    "PercentTradesWBalance",
+    "NumInqLast6M",
+    "NumInqLast6Mexcl7days",
+    "NumBank2NatlTradesWHighUtilization",
+    "NumRevolvingTradesWBalance",
+    "NumInstallTradesWBalance",
 ];
 
 /// The HELOC features no advice moves, in either direction: the bureau's own
@@ -196,8 +230,8 @@ pub const HELOC_IMMUTABLE: [&str; 6] = [
 ///   has 1; more would presume inquiries the record does not hold, and they
 ///   leave the window only with time);
 /// * bank/national trades with high utilisation, revolving and instalment
-///   trades with a balance by at most 2 either way (paying down or off two
-///   cards or loans); the share of trades with a balance by at most 20 points;
+///   trades with a balance down by at most 2 (paying down or off two cards
+///   or loans; never up, [`HELOC_DECREASE_ONLY`]);
 /// * trade counts — total, satisfactory, opened in the last 12 months — by at
 ///   most 3 either way (a person opens or closes a few accounts within two
 ///   years, not sixty), and the share of instalment trades by at most 15
@@ -207,8 +241,13 @@ pub const HELOC_IMMUTABLE: [&str; 6] = [
 ///   delinquency and derogatory counts are history — no advice asks a person
 ///   to acquire a derogatory record (whatever the model's sign) or pretends
 ///   one can be erased;
-/// * nobody is moved into "no usable trades" (−8), on any feature: it is the
-///   absence of a record, not something a person does.
+/// * [`HELOC_DECREASE_ONLY`] — burdens, trades with a balance or high
+///   utilisation, recent inquiries — move only down: no advice asks a person
+///   to take on debt or apply for credit, whatever the model's sign;
+/// * nobody is moved into or out of "no usable trades" (−8), on any feature:
+///   it is the absence of a record, not something a person does;
+/// * one piece of advice changes at most [`HELOC_MAX_FEATURES_CHANGED`]
+///   features (what waiting moves is not counted).
 ///
 /// Everything else as in [`super::heloc`].
 pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Schema> {
@@ -230,15 +269,24 @@ pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Sche
     for name in HELOC_IMMUTABLE {
         feature(&mut feats, name)?.actionability.mutable = false;
     }
+    for name in HELOC_DECREASE_ONLY {
+        feature(&mut feats, name)?.actionability.direction = Direction::DecreaseOnly;
+    }
     // "No usable trades" (−8) is the absence of a record, not a change a
     // person makes: nobody is advised into it (paying off every revolving
-    // card to leave the bureau without usable trades games the data).
+    // card to leave the bureau without usable trades games the data), nor
+    // out of it (opening a first instalment loan so that its burden shows
+    // 0 % creates the record the advice then relies on).
     for f in &mut feats {
         if let FeatureKind::Contiguous { special_states, .. } = &f.kind {
             if special_states.iter().any(|s| s.code == -8.0) {
                 f.actionability.forbidden_transitions.push(Transition {
                     from: "*".into(),
                     to: "-8".into(),
+                });
+                f.actionability.forbidden_transitions.push(Transition {
+                    from: "-8".into(),
+                    to: "value".into(),
                 });
             }
         }
@@ -249,7 +297,8 @@ pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Sche
             cost_per_month: waiting_cost_per_month,
             max_months: PRESET_MAX_MONTHS,
         }),
-    )
+    )?
+    .with_max_features_changed(Some(HELOC_MAX_FEATURES_CHANGED))
 }
 
 /// The price of one month of waiting that the examples use: as the distance

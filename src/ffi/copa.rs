@@ -4,6 +4,7 @@
 //! model parameters θ̃ = (bias, w)) and `cfx_copa_result` are immutable and
 //! `Arc`-backed: share them across threads.
 
+use super::advice::{advice_row, cfx_advice_status};
 use super::config::cfx_config;
 use super::data::cfx_dataset;
 use super::export::{Provenance, fingerprint, result_json};
@@ -11,8 +12,11 @@ use super::handle::{
     ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, count_in, elements, finite, finite_in,
     out_param, write_optional, write_slice, write_str,
 };
+use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
+use crate::advice::Checked;
+use crate::model::{AnyModel, Model};
 use crate::plan::{
     BoundsReading, CopaConfig, CopaPlan, CorrectionConfig, EnsembleConfig, ModelUncertainty,
     SolveStatus, TrivialCase, ValidityBound, copa_plan, correct_plan, lower_validity_bound,
@@ -50,6 +54,9 @@ pub struct CopaResult {
     seed: u64,
     /// What the bounds say (None when a bound's solve was not usable).
     reading: Option<BoundsReadingJson>,
+    /// Each option checked with today's model (`crate::advice`), when the plan
+    /// was made with one (`cfx_copa_plan_new_checked`), with that model.
+    checked: Option<(Vec<Checked>, Arc<AnyModel>)>,
 }
 
 /// [`BoundsReading`] with its sentence, as the result's JSON carries it.
@@ -304,50 +311,140 @@ pub unsafe extern "C" fn cfx_copa_plan_new(
 ) -> cfx_status {
     ffi_boundary! {
         let out = out_param(out_result, "out_result")?;
-        let s = arc_clone(schema, "schema")?;
-        let u = arc_clone(uncertainty, "uncertainty")?;
-        let mut c = CopaConfig::default();
-        if !config.is_null() {
-            let cfg = arc_ref(config, "config")?;
-            if let Some(j) = cfg.n_diverse {
-                c.options = count_in(j, "n_diverse")?;
-            }
-            if let Some(seed) = cfg.seed {
-                c.seed = seed;
-            }
-            if let Some(w) = cfg.copa_robust_weight {
-                c.validity_weight = w;
-            }
-            if let Some(w) = cfg.copa_diversity_weight {
-                c.diversity_weight = w;
-            }
-            if let Some(r) = cfg.copa_radius {
-                c.rho = r;
-            }
-        }
-        let raw = finite_in(raw, raw_len, "raw")?;
-        let plan = copa_plan(&s, &u, raw, c)?;
-        let text = describe(&s, raw, &plan);
-        let reading = plan.read_bounds(&u, c.rho).ok().map(|reading| BoundsReadingJson {
-            in_words: reading.in_words(),
-            reading,
-        });
-        let r = CopaResult {
-            plan,
-            text,
-            schema: s,
-            uncertainty: u,
-            seed: c.seed,
-            reading,
-        };
+        let r = plan_new(schema, uncertainty, None, config, raw, raw_len)?;
         out.write(arc_into_raw(Arc::new(r)));
         Ok(())
     }
 }
 
-/// One line per option, `option k: change; change; …` (or `no change`).
-fn describe(schema: &Schema, raw: &[f64], plan: &CopaPlan) -> String {
+/// `cfx_copa_plan_new`, then every option checked with today's `model` (its
+/// encoding that of `schema`) as the robust methods' rows are (issue 25;
+/// `crate::advice`): an option the model accepts and the schema allows is
+/// valid advice; one it declines (or that breaks a rule) is repaired by the
+/// exact engine (Russell 2019) — the cheapest accepted row over the features
+/// the option moved, else over every actionable feature — or is "no valid
+/// advice found". Read each option's outcome with
+/// `cfx_copa_result_option_advice_status` and its advice with
+/// `cfx_copa_result_option_advice_raw`; `cfx_copa_result_describe` then
+/// describes the advice, not the raw options. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_plan_new_checked(
+    schema: *const cfx_schema,
+    uncertainty: *const cfx_uncertainty,
+    model: *const cfx_model,
+    config: *const cfx_config,
+    raw: *const f64,
+    raw_len: usize,
+    out_result: *mut *const cfx_copa_result,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_result, "out_result")?;
+        let m = arc_clone(model, "model")?;
+        let r = plan_new(schema, uncertainty, Some(m), config, raw, raw_len)?;
+        out.write(arc_into_raw(Arc::new(r)));
+        Ok(())
+    }
+}
+
+/// The plan of `cfx_copa_plan_new`, its options checked with `model` when
+/// one is given.
+fn plan_new(
+    schema: *const cfx_schema,
+    uncertainty: *const cfx_uncertainty,
+    model: Option<Arc<AnyModel>>,
+    config: *const cfx_config,
+    raw: *const f64,
+    raw_len: usize,
+) -> FfiResult<CopaResult> {
+    let s = arc_clone(schema, "schema")?;
+    let u = arc_clone(uncertainty, "uncertainty")?;
+    let mut c = CopaConfig::default();
+    if !config.is_null() {
+        let cfg = arc_ref(config, "config")?;
+        if let Some(j) = cfg.n_diverse {
+            c.options = count_in(j, "n_diverse")?;
+        }
+        if let Some(seed) = cfg.seed {
+            c.seed = seed;
+        }
+        if let Some(w) = cfg.copa_robust_weight {
+            c.validity_weight = w;
+        }
+        if let Some(w) = cfg.copa_diversity_weight {
+            c.diversity_weight = w;
+        }
+        if let Some(r) = cfg.copa_radius {
+            c.rho = r;
+        }
+    }
+    let raw = finite_in(raw, raw_len, "raw")?;
+    if let Some(m) = &model
+        && m.input_dim() != s.encoded_dim()
+    {
+        return Err(FfiError::invalid(format!(
+            "the model takes {} encoded values, the schema encodes {}: give the model fitted on this schema",
+            m.input_dim(),
+            s.encoded_dim()
+        )));
+    }
+    let plan = copa_plan(&s, &u, raw, c)?;
+    let checked = match model {
+        None => None,
+        Some(m) => {
+            let mut all = Vec::with_capacity(plan.raw.len());
+            for option in &plan.raw {
+                all.push(check_option(&s, &m, raw, option)?);
+            }
+            Some((all, m))
+        }
+    };
+    let text = describe(&s, raw, &plan, checked.as_ref().map(|(c, _)| &c[..]));
+    let reading = plan
+        .read_bounds(&u, c.rho)
+        .ok()
+        .map(|reading| BoundsReadingJson {
+            in_words: reading.in_words(),
+            reading,
+        });
+    let r = CopaResult {
+        plan,
+        text,
+        schema: s,
+        uncertainty: u,
+        seed: c.seed,
+        reading,
+        checked,
+    };
+    Ok(r)
+}
+
+/// One option checked and, when it is not advice, repaired by the exact
+/// engine; a model the exact engine cannot take leaves the check alone (a
+/// declined option is then "no valid advice found"), as for the robust methods.
+fn check_option(s: &Schema, m: &AnyModel, raw: &[f64], option: &[f64]) -> FfiResult<Checked> {
+    Ok(
+        crate::advice::check_or_repair(
+            s,
+            m,
+            raw,
+            option,
+            Some(&crate::coherent::Config::default()),
+        )
+        .or_else(|_| crate::advice::check_or_repair(s, m, raw, option, None))?,
+    )
+}
+
+/// One line per option, `option k: change; change; …` (or `no change`);
+/// for a checked plan, the advice each option became
+/// ([`Checked::describe`]).
+fn describe(schema: &Schema, raw: &[f64], plan: &CopaPlan, checked: Option<&[Checked]>) -> String {
     let mut t = String::new();
+    if let Some(checked) = checked {
+        for (k, c) in checked.iter().enumerate() {
+            t.push_str(&format!("option {}: {}\n", k + 1, c.describe()));
+        }
+        return t;
+    }
     for (k, option) in plan.raw.iter().enumerate() {
         let words: Vec<String> = schema
             .describe_changes(raw, option)
@@ -399,6 +496,64 @@ pub unsafe extern "C" fn cfx_copa_result_option_raw(
     }
 }
 
+/// Option `k`'s advice check (k 0-based), for a plan made with
+/// `cfx_copa_plan_new_checked`: `NOT_FOUND` when `k >= n_options`,
+/// `INVALID_ARGUMENT` when the plan was made without a model.
+fn option_checked(r: &CopaResult, k: usize) -> FfiResult<&Checked> {
+    let Some((checked, _)) = &r.checked else {
+        return Err(FfiError::invalid(
+            "the plan was made without a model, so its options are not checked as advice: make it with cfx_copa_plan_new_checked".to_string(),
+        ));
+    };
+    checked.get(k).ok_or_else(|| {
+        FfiError::new(
+            cfx_status::NotFound,
+            format!(
+                "option {k} is out of range (the plan has {})",
+                checked.len()
+            ),
+        )
+    })
+}
+
+/// What option `k` (0-based) is as advice, a `cfx_advice_status` (as
+/// `cfx_robust_result_advice_status`): valid, repaired by the exact engine
+/// (over the features the option moved, or over every actionable feature), or
+/// no valid advice. Only for a plan made with `cfx_copa_plan_new_checked`
+/// (else `INVALID_ARGUMENT`); `NOT_FOUND` when `k >= n_options`. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_result_option_advice_status(
+    result: *const cfx_copa_result,
+    k: usize,
+    out_status: *mut i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_status, "out_status")?;
+        let c = option_checked(arc_ref(result, "result")?, k)?;
+        out.write(cfx_advice_status::of(c) as i32);
+        Ok(())
+    }
+}
+
+/// Option `k`'s advice as a raw row (`n_features` values; buffer protocol):
+/// the option itself when valid, the exact engine's repair when repaired, no
+/// values (`*out_len == 0`) when there is no valid advice. Only for a plan
+/// made with `cfx_copa_plan_new_checked` (else `INVALID_ARGUMENT`);
+/// `NOT_FOUND` when `k >= n_options`. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_copa_result_option_advice_raw(
+    result: *const cfx_copa_result,
+    k: usize,
+    buf: *mut f64,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let c = option_checked(arc_ref(result, "result")?, k)?;
+        write_slice(advice_row(c), buf, cap, out_len, "buf")
+    }
+}
+
 /// The figures of the plan (any out-parameter may be NULL): proximity (mean
 /// ℓ2 distance to the applicant, encoded), diversity (det K), the validity
 /// proxy min_j μ̂ᵀx̃_j/‖Σ̂^{1/2}x̃_j‖, and the bounds L* and U* at the
@@ -447,6 +602,9 @@ struct CopaJson<'a> {
     /// What L* and U* say and, when vacuous, why (`cfx::plan::BoundsReading`).
     #[serde(skip_serializing_if = "Option::is_none")]
     bounds_reading: Option<&'a BoundsReadingJson>,
+    /// Each option as advice (`crate::advice::Checked`), for a checked plan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    advice: Option<&'a [Checked]>,
 }
 
 /// The result as versioned JSON (kind `"copa_plan"`; string buffer protocol),
@@ -465,14 +623,15 @@ pub unsafe extern "C" fn cfx_copa_result_to_json(
         let u = serde_json::to_string(&*r.uncertainty).map_err(crate::Error::from)?;
         let p = Provenance {
             schema: Some(&r.schema),
+            model: r.checked.as_ref().map(|(_, m)| &**m),
             extra_inputs: vec![("uncertainty".to_string(), fingerprint(&u))],
             seed: Some(r.seed),
-            ..Default::default()
         };
         let v = CopaJson {
             plan: &r.plan,
             description: &r.text,
             bounds_reading: r.reading.as_ref(),
+            advice: r.checked.as_ref().map(|(c, _)| &c[..]),
         };
         write_str(&result_json("copa_plan", &p, &v)?, buf, cap, out_len, "buf")
     }

@@ -97,6 +97,7 @@
 
 #[macro_use]
 pub mod boundary;
+pub mod advice;
 pub mod coherent;
 pub mod config;
 pub mod copa;

@@ -11,6 +11,7 @@
 //! `cfx_estimator_exact_rate`) never allocate on success (tested with a
 //! counting allocator in `tests/robust_no_alloc.rs`).
 
+use super::advice::{advice_row, cfx_advice_status};
 use super::config::{SolverConfig, cfx_config};
 use super::export::{Provenance, model_fingerprint, result_json, schema_fingerprint};
 use super::handle::{
@@ -493,7 +494,9 @@ fn generate(
 /// (`cfx_robust_result_to_json`) says under `advice` whether the row is
 /// `valid`, `repaired` (the exact engine's cheapest accepted row over the
 /// features the method moved) or `no_advice` (the method's row kept as
-/// `best_effort`). Thread-safe.
+/// `best_effort`); so do `cfx_robust_result_advice_status`,
+/// `cfx_robust_result_advice_raw` and `cfx_robust_result_advice_describe`.
+/// Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_robust_generate(
     schema: *const cfx_schema,
@@ -595,6 +598,61 @@ pub unsafe extern "C" fn cfx_robust_result_encoded(
     ffi_boundary! {
         let r = arc_ref(result, "result")?;
         write_slice(&r.encoded, buf, cap, out_len, "buf")
+    }
+}
+
+/// What the counterfactual is as advice (issue 25), a `cfx_advice_status`:
+/// `CFX_ADVICE_STATUS_VALID` (the method's row is accepted and actionable),
+/// `..._REPAIRED_MOVED_FEATURES` / `..._REPAIRED_WHOLE_SCHEMA` (the method's
+/// row was declined or broke a rule; the exact engine's cheapest accepted row,
+/// over the features the method moved or over every actionable feature, is
+/// the advice: `cfx_robust_result_advice_raw`) or `..._NO_ADVICE` ("no valid
+/// advice found"; `cfx_robust_result_raw` is the method's best effort, for
+/// diagnosis only). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_robust_result_advice_status(
+    result: *const cfx_robust_result,
+    out_status: *mut i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_status, "out_status")?;
+        let r = arc_ref(result, "result")?;
+        out.write(cfx_advice_status::of(&r.advice) as i32);
+        Ok(())
+    }
+}
+
+/// The advice as a raw row (`n_features` values; buffer protocol): the
+/// method's row when valid, the exact engine's repair when repaired, and no
+/// values (`*out_len == 0`) when there is no valid advice. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_robust_result_advice_raw(
+    result: *const cfx_robust_result,
+    buf: *mut f64,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(result, "result")?;
+        write_slice(advice_row(&r.advice), buf, cap, out_len, "buf")
+    }
+}
+
+/// The advice in one line for a person (string buffer protocol): its changes
+/// in the data's own words and how it was obtained ("… (accepted, probability
+/// 0.612)", "… (repaired by the exact engine over the features the method
+/// moved: the method's own answer was declined by the model …)"), or "no
+/// valid advice found (the method's best effort was …)". Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_robust_result_advice_describe(
+    result: *const cfx_robust_result,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(result, "result")?;
+        write_str(&r.advice.describe(), buf, cap, out_len, "buf")
     }
 }
 

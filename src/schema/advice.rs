@@ -229,6 +229,27 @@ impl Schema {
         Ok(s)
     }
 
+    /// The same schema with at most `cap` features changed per piece of
+    /// advice (`None`: no cap); validated (a cap of 0 is refused).
+    pub fn with_max_features_changed(mut self, cap: Option<usize>) -> Result<Schema> {
+        self.max_features_changed = cap;
+        self.validate_and_index()?;
+        Ok(self)
+    }
+
+    /// How many features advice that waits `months` and then moves `from` to
+    /// `to` changes by action: those where `to` differs from the row after
+    /// waiting (what time moves is not an action).
+    pub fn features_changed(&self, from: &[f64], to: &[f64], months: u32) -> Result<usize> {
+        crate::error::check_len("advice row", self.n_features(), to.len())?;
+        let waited = self.after_waiting(from, months)?;
+        Ok(waited
+            .iter()
+            .zip(to)
+            .filter(|(a, b)| (*a - *b).abs() > COHERENCE_TOL)
+            .count())
+    }
+
     /// Indices of the features that grow with time.
     pub fn time_features(&self) -> Vec<usize> {
         (0..self.n_features())
@@ -284,7 +305,8 @@ impl Schema {
     /// Checks advice that waits `months` and then moves `from` to `to`: the
     /// wait is within the schema's maximum, and `to` differs from the row after
     /// waiting only by moves that respect every actionability rule, the change
-    /// limits included (measured from the applicant's own values).
+    /// limits included (measured from the applicant's own values), and it
+    /// changes no more features than `max_features_changed`.
     pub fn check_advice(&self, from: &[f64], to: &[f64], months: u32) -> Result<()> {
         if months > 0 {
             let w = self.waiting.ok_or_else(|| {
@@ -316,6 +338,14 @@ impl Schema {
                         self.features[i].name, from[i], to[i]
                     )));
                 }
+            }
+        }
+        if let Some(cap) = self.max_features_changed {
+            let n = self.features_changed(from, to, months)?;
+            if n > cap {
+                return Err(Error::InvalidArgument(format!(
+                    "the advice changes {n} features, more than the {cap} one piece of advice may change (max_features_changed)"
+                )));
             }
         }
         Ok(())

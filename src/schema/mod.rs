@@ -545,6 +545,12 @@ pub struct Schema {
     /// The "wait `m` months" action (format 2; see [`advice`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting: Option<Waiting>,
+    /// The most features one piece of advice may change (format 2; issue 25:
+    /// a plan option that changes 13 features is not advice a person can
+    /// follow). Every method honours it: [`Schema::check_advice`] refuses
+    /// more, the exact engine solves under it, `crate::advice` repairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_features_changed: Option<usize>,
     #[serde(skip)]
     layout: Vec<FeatureLayout>,
     #[serde(skip)]
@@ -564,6 +570,7 @@ impl Schema {
             format_version: SCHEMA_FORMAT_VERSION,
             features,
             waiting: None,
+            max_features_changed: None,
             layout: Vec::new(),
             forbidden: Vec::new(),
             dim: 0,
@@ -604,6 +611,9 @@ impl Schema {
         if self.waiting.is_some() {
             return Some("waiting");
         }
+        if self.max_features_changed.is_some() {
+            return Some("max_features_changed");
+        }
         self.features.iter().find_map(|f| {
             let a = &f.actionability;
             if a.max_increase.is_some() {
@@ -639,6 +649,11 @@ impl Schema {
                     w.max_months
                 )));
             }
+        }
+        if self.max_features_changed == Some(0) {
+            return Err(Error::InvalidSchema(
+                "max_features_changed must be at least 1 (0 would forbid every advice)".into(),
+            ));
         }
         for f in &mut self.features {
             f.round_integer_bounds_inward()?;

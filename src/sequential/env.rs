@@ -622,6 +622,28 @@ impl<'a> Environment<'a> {
         self.last_violation.as_ref()
     }
 
+    /// Whether the next row changes at most the schema's
+    /// `max_features_changed` features by action, counted from the
+    /// applicant's own row (the time features move only by waiting and are
+    /// not counted). Allocation-free.
+    fn within_cap(&self) -> Result<()> {
+        let Some(cap) = self.schema.max_features_changed else {
+            return Ok(());
+        };
+        let n = (0..self.raw0.len())
+            .filter(|i| {
+                !self.time_features.contains(i)
+                    && (self.raw_next[*i] - self.raw0[*i]).abs() > crate::schema::COHERENCE_TOL
+            })
+            .count();
+        if n > cap {
+            return Err(Error::InvalidArgument(format!(
+                "the plan changes {n} features, more than the {cap} one piece of advice may change (max_features_changed)"
+            )));
+        }
+        Ok(())
+    }
+
     /// Starts an episode at the raw row `raw` (validated and encoded).
     pub fn reset(&mut self, raw: &[f64]) -> Result<()> {
         check_len("raw row", self.schema.n_features(), raw.len())?;
@@ -726,6 +748,9 @@ impl<'a> Environment<'a> {
                     }
                 })
         };
+        // The schema's cap on features changed (issue 25) counts the whole
+        // plan so far, from the applicant's own row.
+        let checked = checked.and_then(|()| self.within_cap());
         if let Err(e) = checked {
             self.last_violation = Some(e);
             self.used[k] = true;

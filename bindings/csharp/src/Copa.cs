@@ -27,6 +27,20 @@ namespace Cfx
         Trivial = 8,
     }
 
+    /// <summary>What a method's answer is as advice (cfx_advice_status, issue 25): accepted by the
+    /// model, repaired by the exact engine, or no valid advice.</summary>
+    public enum AdviceStatus
+    {
+        /// <summary>The method's own row: accepted by the model and actionable.</summary>
+        Valid = 0,
+        /// <summary>The exact engine's cheapest accepted row over the features the method moved.</summary>
+        RepairedMovedFeatures = 1,
+        /// <summary>The exact engine's cheapest accepted row over every actionable feature.</summary>
+        RepairedWholeSchema = 2,
+        /// <summary>No valid advice found; the method's row is kept for diagnosis only.</summary>
+        NoAdvice = 3,
+    }
+
     /// <summary>L* ≤ P(every option stays valid) ≤ U* under the future model.</summary>
     public struct CopaBounds
     {
@@ -209,6 +223,32 @@ namespace Cfx
                 if (none != null) none.Dispose();
             }
         }
+
+        /// <summary>Plan, then every option checked with today's <paramref name="model"/> (fitted on
+        /// <paramref name="schema"/>): an option the model declines is repaired by the exact engine or is
+        /// "no valid advice found"; read CopaResult.OptionAdviceStatus(k) and OptionAdvice(k).</summary>
+        public static CopaResult PlanChecked(Schema schema, Uncertainty uncertainty, Model model, Config config,
+            double[] raw)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (uncertainty == null) throw new ArgumentNullException("uncertainty");
+            if (model == null) throw new ArgumentNullException("model");
+            if (raw == null) throw new ArgumentNullException("raw");
+            CfxLibrary.EnsureCompatible();
+            ConfigHandle none;
+            var ch = Config.HandleOrNull(config, out none);
+            try
+            {
+                CopaResultHandle r;
+                int st = Native.cfx_copa_plan_new_checked(schema.Handle, uncertainty.Handle, model.Handle, ch, raw,
+                    (UIntPtr)raw.Length, out r);
+                return new CopaResult(Call.Owned(st, r));
+            }
+            finally
+            {
+                if (none != null) none.Dispose();
+            }
+        }
     }
 
     /// <summary>A COPA plan with its metrics, bounds and description (cfx_copa_result). Immutable, thread-safe.</summary>
@@ -237,6 +277,24 @@ namespace Cfx
             return Call.Doubles((double[] b, UIntPtr c, out UIntPtr n) => Native.cfx_copa_result_option_raw(r, i, b, c, out n), 32);
         }
 
+        /// <summary>What option <paramref name="k"/> is as advice, for a plan made with PlanChecked
+        /// (else INVALID_ARGUMENT); NOT_FOUND past the end.</summary>
+        public AdviceStatus OptionAdviceStatus(int k)
+        {
+            int st;
+            Call.Check(Native.cfx_copa_result_option_advice_status(Handle, Call.Size(k, "k"), out st));
+            return (AdviceStatus)st;
+        }
+
+        /// <summary>Option <paramref name="k"/>'s advice as a raw row (the option or its repair; empty
+        /// when there is none).</summary>
+        public double[] OptionAdvice(int k)
+        {
+            var r = Handle;
+            var i = Call.Size(k, "k");
+            return Call.Doubles((double[] b, UIntPtr c, out UIntPtr n) => Native.cfx_copa_result_option_advice_raw(r, i, b, c, out n), 32);
+        }
+
         public CopaMetrics Metrics
         {
             get
@@ -248,7 +306,8 @@ namespace Cfx
             }
         }
 
-        /// <summary>The plan in plain words, one line per option ("option 1: …").</summary>
+        /// <summary>The plan in plain words, one line per option ("option 1: …"); for a plan made with
+        /// PlanChecked, the advice each option became.</summary>
         public string Describe()
         {
             var r = Handle;

@@ -274,6 +274,14 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_robust_result_to_json(RobustResultHandle result, SchemaHandle schema, ModelHandle model,
             [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_robust_result_advice_status(RobustResultHandle result, out int outStatus);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_robust_result_advice_raw(RobustResultHandle result,
+            [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_robust_result_advice_describe(RobustResultHandle result,
+            [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_robust_result_free(IntPtr result);
         [DllImport(Lib, CallingConvention = CC)] internal static extern double cfx_robust_bound_confidence(UIntPtr k, double m);
 
@@ -402,6 +410,15 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_copa_plan_new(SchemaHandle schema, UncertaintyHandle uncertainty, ConfigHandle config,
             [In] double[] raw, UIntPtr rawLen, out CopaResultHandle outResult);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_plan_new_checked(SchemaHandle schema, UncertaintyHandle uncertainty,
+            ModelHandle model, ConfigHandle config, [In] double[] raw, UIntPtr rawLen, out CopaResultHandle outResult);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_result_option_advice_status(CopaResultHandle result, UIntPtr k,
+            out int outStatus);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_copa_result_option_advice_raw(CopaResultHandle result, UIntPtr k,
+            [Out] double[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_copa_result_n_options(CopaResultHandle result, out UIntPtr outN);
         [DllImport(Lib, CallingConvention = CC)]

@@ -259,6 +259,31 @@ namespace Cfx
             return Call.String((byte[] b, UIntPtr c, out UIntPtr n) => Native.cfx_robust_result_to_json(r, s, m, b, c, out n));
         }
 
+        /// <summary>What the counterfactual is as advice: Valid (the model accepts it), repaired by the
+        /// exact engine, or NoAdvice (Raw() is then the method's best effort, for diagnosis only).</summary>
+        public Cfx.AdviceStatus AdviceStatus
+        {
+            get { int st; Call.Check(Native.cfx_robust_result_advice_status(Handle, out st)); return (Cfx.AdviceStatus)st; }
+        }
+
+        /// <summary>The advice as a raw row: the method's row or the exact engine's repair; empty when
+        /// there is none.</summary>
+        public double[] Advice()
+        {
+            var r = Handle;
+            return Call.Doubles((double[] b, UIntPtr c, out UIntPtr n) => Native.cfx_robust_result_advice_raw(r, b, c, out n), 32);
+        }
+
+        /// <summary>The advice in one line for a person and how it was obtained, or
+        /// "no valid advice found (…)".</summary>
+        public string Describe()
+        {
+            var r = Handle;
+            return Call.String((byte[] b, UIntPtr c, out UIntPtr n) => Native.cfx_robust_result_advice_describe(r, b, c, out n));
+        }
+
+        public override string ToString() { return "RobustResult[" + AdviceStatus + ": " + Describe() + "]"; }
+
         /// <summary>1 − exp(−2Km²), the confidence of CROCO's bound (NaN for m ≤ 0).</summary>
         public static double BoundConfidence(int k, double m)
         {

@@ -10,6 +10,7 @@ import numpy as np
 from . import _native as n
 from ._native import Handle
 from .config import ptr_of
+from .robust import advice_status
 
 COPA_STATUSES = {
     0: "optimal",
@@ -118,7 +119,19 @@ class CopaResult(Handle):
         n.call("cfx_copa_result_metrics", self.ptr, *[byref(v) for v in vals])
         return Metrics(*[v.value for v in vals])
 
+    def advice_status(self, k):
+        """What option `k` is as advice (a name of `cfx.robust.ADVICE_STATUSES`), for a plan made
+        with `plan_checked` (else CfxError INVALID_ARGUMENT)."""
+        out = c_int32()
+        n.call("cfx_copa_result_option_advice_status", self.ptr, int(k), byref(out))
+        return advice_status(out.value)
+
+    def advice(self, k):
+        """Option `k`'s advice as a raw row (the option or its repair); empty when there is none."""
+        return n.read_doubles("cfx_copa_result_option_advice_raw", self.ptr, int(k))
+
     def describe(self):
+        """One line per option; for a plan made with `plan_checked`, the advice each option became."""
         return n.read_string("cfx_copa_result_describe", self.ptr)
 
     def to_json(self):
@@ -134,6 +147,24 @@ def plan(schema, uncertainty, row, config=None):
             "cfx_copa_plan_new",
             n.ptr_of(schema, "Schema"),
             n.ptr_of(uncertainty, "Uncertainty"),
+            ptr_of(config),
+            p,
+            a.size,
+        )
+    )
+
+
+def plan_checked(schema, uncertainty, model, row, config=None):
+    """`plan`, then every option checked with today's `model` (fitted on `schema`): an option the
+    model declines is repaired by the exact engine or is "no valid advice found"; read
+    `advice_status(k)` and `advice(k)`."""
+    a, p = n.doubles(row)
+    return CopaResult(
+        n.new_handle(
+            "cfx_copa_plan_new_checked",
+            n.ptr_of(schema, "Schema"),
+            n.ptr_of(uncertainty, "Uncertainty"),
+            n.ptr_of(model, "Model"),
             ptr_of(config),
             p,
             a.size,

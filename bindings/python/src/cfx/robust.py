@@ -148,6 +148,20 @@ class Estimator(Handle):
         return gamma, theta
 
 
+#: What a method's answer is as advice (`cfx_advice_status`, issue 25).
+ADVICE_STATUSES = {
+    0: "valid",
+    1: "repaired_moved_features",
+    2: "repaired_whole_schema",
+    3: "no_advice",
+}
+
+
+def advice_status(code):
+    """The name of a `cfx_advice_status` code."""
+    return ADVICE_STATUSES[code]
+
+
 class RobustResult(Handle):
     """A robust counterfactual with its figures."""
 
@@ -164,6 +178,27 @@ class RobustResult(Handle):
 
     def encoded(self):
         return n.read_doubles("cfx_robust_result_encoded", self.ptr)
+
+    @property
+    def advice_status(self):
+        """What the counterfactual is as advice: ``"valid"`` (the model accepts it),
+        ``"repaired_moved_features"`` / ``"repaired_whole_schema"`` (the exact engine's cheapest
+        accepted row over the features the method moved / every actionable feature), or
+        ``"no_advice"`` (`raw()` is then the method's best effort, for diagnosis only)."""
+        out = c_int32()
+        n.call("cfx_robust_result_advice_status", self.ptr, byref(out))
+        return advice_status(out.value)
+
+    def advice(self):
+        """The advice as a raw row (the method's row or its repair); empty when there is none."""
+        return n.read_doubles("cfx_robust_result_advice_raw", self.ptr)
+
+    def describe(self):
+        """The advice in one line for a person and how it was obtained, or "no valid advice found (…)"."""
+        return n.read_string("cfx_robust_result_advice_describe", self.ptr)
+
+    def __str__(self):
+        return f"RobustResult[{self.advice_status}: {self.describe()}]"
 
     def to_json(self, schema=None, model=None):
         """Versioned JSON; `schema`/`model`, when given, must be those the result was made with."""

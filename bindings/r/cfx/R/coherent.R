@@ -44,10 +44,12 @@ cfx_counterfactual <- function(result, k = 1) {
 }
 
 #' The explanation in plain words, one line per counterfactual (for a COPA
-#' plan, one line per option; for waiting advice, "wait 9 months (...), then ...").
+#' plan, one line per option; for waiting advice, "wait 9 months (...), then ...";
+#' for a robust result, the advice and how it was obtained, or "no valid advice found (...)").
 cfx_describe <- function(result) {
   if (inherits(result, "cfx_copa_result")) return(.fam_call("copa", "C_copa_describe", result))
   if (inherits(result, "cfx_waiting_advice")) return(.fam_call("coherent", "C_waiting_describe", result))
+  if (inherits(result, "cfx_robust_result")) return(.fam_call("robust", "C_robust_advice_describe", result))
   .fam_call("coherent", "C_coherent_describe", result)
 }
 

@@ -51,9 +51,15 @@ cfx_copa_bounds <- function(uncertainty, options, rho = 0) {
 #' A COPA plan for one applicant (data frame row or raw vector): `config`
 #' supplies n_diverse (the number of options), seed, copa_weights and
 #' copa_radius (NULL: 5 options, diversity 50 / validity 2, rho 0, seed 0).
-cfx_copa_plan <- function(uncertainty, applicant, schema, config = NULL) {
+#' With today's `model`, every option is checked as advice (issue 25): one
+#' the model declines is repaired by the exact engine or is "no valid advice
+#' found" (`cfx_advice_status`, `cfx_advice_row`, `cfx_describe`).
+cfx_copa_plan <- function(uncertainty, applicant, schema, config = NULL, model = NULL) {
   raw <- .raw_matrix(schema, applicant)
   if (nrow(raw) != 1L) stop("cfx: 'applicant' must be one applicant", call. = FALSE)
+  if (!is.null(model)) {
+    return(.cp("C_copa_plan_new_checked", schema, uncertainty, model, config, raw[1L, ]))
+  }
   .cp("C_copa_plan_new", schema, uncertainty, config, raw[1L, ])
 }
 

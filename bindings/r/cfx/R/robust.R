@@ -83,6 +83,40 @@ cfx_robust <- function(model, applicant, schema, noise, method = c("croco", "pro
 
 .robust_keep <- function(x) .Call(C_handle_prot, x)
 
+# Names of the cfx_advice_status codes (0-based), as the C enum spells them (issue 25).
+.advice_statuses <- c("valid", "repaired_moved_features", "repaired_whole_schema", "no_advice")
+
+#' What a method's answer is as advice: "valid" (the model accepts it),
+#' "repaired_moved_features" / "repaired_whole_schema" (the exact engine's
+#' cheapest accepted row over the features the method moved / every
+#' actionable feature) or "no_advice". For a robust result, or option `k`
+#' (1-based) of a COPA plan made with a model.
+cfx_advice_status <- function(result, k = NULL) {
+  code <- if (inherits(result, "cfx_copa_result")) {
+    if (is.null(k)) stop("cfx: give the option 'k' of a COPA plan", call. = FALSE)
+    .fam_call("copa", "C_copa_option_advice_status", result, as.numeric(k) - 1)
+  } else {
+    .rb("C_robust_advice_status", result)
+  }
+  .advice_statuses[code + 1L]
+}
+
+#' The advice as a one-row data frame (no rows when there is no valid advice):
+#' the method's row, or the exact engine's repair. For a robust result, or
+#' option `k` (1-based) of a COPA plan made with a model.
+cfx_advice_row <- function(result, k = NULL) {
+  if (inherits(result, "cfx_copa_result")) {
+    if (is.null(k)) stop("cfx: give the option 'k' of a COPA plan", call. = FALSE)
+    raw <- .fam_call("copa", "C_copa_option_advice_raw", result, as.numeric(k) - 1)
+    schema <- .Call(C_handle_prot, result)
+  } else {
+    raw <- .rb("C_robust_advice_raw", result)
+    schema <- .robust_keep(result)$schema
+  }
+  nf <- length(.features(schema))
+  .raw_data_frame(schema, matrix(raw, nrow = length(raw) %/% nf, ncol = nf))
+}
+
 #' The figures of a robust counterfactual: valid, target_met, probability,
 #' distance, gamma and theta on fresh draws, bound and confidence.
 cfx_robust_summary <- function(result) {
@@ -117,5 +151,6 @@ print.cfx_robust_result <- function(x, ...) {
               toupper(keep$method), if (s$valid) "valid" else "not valid",
               if (s$target_met) "met" else "not met", .pct(s$probability), s$distance,
               .pct(s$gamma), .pct(s$bound), .pct(s$confidence)))
+  cat("Advice: ", cfx_describe(x), "\n", sep = "")
   invisible(x)
 }

@@ -1875,6 +1875,37 @@ SEXP C_robust_to_json(SEXP result, SEXP schema, SEXP model)
     return scalar_utf8(ch);
 }
 
+/* The advice check of a robust result (issue 25): a cfx_advice_status code. */
+SEXP C_robust_advice_status(SEXP result)
+{
+    int32_t st = -1;
+    check(cfx_robust_result_advice_status(ROBUST(result), &st));
+    return Rf_ScalarInteger((int)st);
+}
+
+/* The advice row (numeric(0) when there is no valid advice). */
+SEXP C_robust_advice_raw(SEXP result)
+{
+    const cfx_robust_result *r = ROBUST(result);
+    size_t need = 0, len = 0;
+    cfx_status st = cfx_robust_result_advice_raw(r, NULL, 0, &need);
+    if (st != CFX_STATUS_BUFFER_TOO_SMALL)
+        check(st);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)need));
+    if (need > 0)
+        check(cfx_robust_result_advice_raw(r, REAL(out), need, &len));
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP C_robust_advice_describe(SEXP result)
+{
+    const cfx_robust_result *r = ROBUST(result);
+    SEXP ch;
+    STRING_OUT(ch, cfx_robust_result_advice_describe(r, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
 SEXP C_robust_bound_confidence(SEXP k, SEXP m)
 {
     return Rf_ScalarReal(cfx_robust_bound_confidence(size_arg(k, "k"), num_arg(m, "m")));
@@ -2178,6 +2209,48 @@ SEXP C_copa_plan_new(SEXP schema, SEXP uncertainty, SEXP config, SEXP raw)
     R_SetExternalPtrAddr(h, (void *)res);
     UNPROTECT(1);
     return h;
+}
+
+/* A plan whose options are checked with today's model (issue 25); the
+ * result keeps `schema` alive (the C result keeps its own model). */
+SEXP C_copa_plan_new_checked(SEXP schema, SEXP uncertainty, SEXP model, SEXP config, SEXP raw)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_uncertainty *u = UNCERTAINTY(uncertainty);
+    const cfx_model *m = MODEL(model);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    size_t len;
+    const double *r = dbl_arg(raw, "raw", &len);
+    SEXP h = new_handle_prot(K_COPA, schema);
+    const cfx_copa_result *res = NULL;
+    check(cfx_copa_plan_new_checked(s, u, m, c, r, len, &res));
+    R_SetExternalPtrAddr(h, (void *)res);
+    UNPROTECT(1);
+    return h;
+}
+
+/* Option k's (0-based) advice check: a cfx_advice_status code. */
+SEXP C_copa_option_advice_status(SEXP result, SEXP k)
+{
+    int32_t st = -1;
+    check(cfx_copa_result_option_advice_status(COPA(result), size_arg(k, "k"), &st));
+    return Rf_ScalarInteger((int)st);
+}
+
+/* Option k's (0-based) advice row (numeric(0) when there is none). */
+SEXP C_copa_option_advice_raw(SEXP result, SEXP k)
+{
+    const cfx_copa_result *r = COPA(result);
+    size_t kk = size_arg(k, "k");
+    size_t need = 0, len = 0;
+    cfx_status st = cfx_copa_result_option_advice_raw(r, kk, NULL, 0, &need);
+    if (st != CFX_STATUS_BUFFER_TOO_SMALL)
+        check(st);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)need));
+    if (need > 0)
+        check(cfx_copa_result_option_advice_raw(r, kk, REAL(out), need, &len));
+    UNPROTECT(1);
+    return out;
 }
 
 SEXP C_copa_n_options(SEXP result)

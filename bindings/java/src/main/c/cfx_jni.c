@@ -1275,6 +1275,62 @@ JNIEXPORT void FN(robustResultEncoded)(JNIEnv *env, jclass c, jlong r, jdoubleAr
     result_array(env, cfx_robust_result_encoded, r, out);
 }
 
+/* The advice check of a robust result (issue 25): a cfx_advice_status code. */
+JNIEXPORT jint FN(robustResultAdviceStatus)(JNIEnv *env, jclass c, jlong r) {
+    (void)c;
+    int32_t status = -1;
+    if (!ok(env, cfx_robust_result_advice_status(H(const cfx_robust_result, r), &status))) return -1;
+    return status;
+}
+
+/* A row sized by the buffer protocol: f(ctx, k, buf, cap, &len) twice; an empty row is an empty array. */
+typedef cfx_status (*sized_row_fn)(const void *, size_t, double *, size_t, size_t *);
+
+static jdoubleArray sized_row(JNIEnv *env, sized_row_fn f, const void *h, size_t k) {
+    size_t len = 0;
+    cfx_status st = f(h, k, NULL, 0, &len);
+    if (st != CFX_STATUS_OK && st != CFX_STATUS_BUFFER_TOO_SMALL) {
+        throw_status(env, st);
+        return NULL;
+    }
+    double *buf = malloc(sizeof(double) * (len > 0 ? len : 1));
+    if (buf == NULL) {
+        throw_named(env, "java/lang/OutOfMemoryError", "advice row");
+        return NULL;
+    }
+    size_t got = 0;
+    st = f(h, k, len > 0 ? buf : NULL, len, &got);
+    if (st != CFX_STATUS_OK) {
+        free(buf);
+        throw_status(env, st);
+        return NULL;
+    }
+    jdoubleArray a = (*env)->NewDoubleArray(env, (jsize)got);
+    if (a != NULL && got > 0) (*env)->SetDoubleArrayRegion(env, a, 0, (jsize)got, buf);
+    free(buf);
+    return a;
+}
+
+static cfx_status robust_advice_row(const void *h, size_t k, double *buf, size_t cap, size_t *len) {
+    (void)k;
+    return cfx_robust_result_advice_raw((const cfx_robust_result *)h, buf, cap, len);
+}
+
+static cfx_status copa_advice_row(const void *h, size_t k, double *buf, size_t cap, size_t *len) {
+    return cfx_copa_result_option_advice_raw((const cfx_copa_result *)h, k, buf, cap, len);
+}
+
+/* The advice row of a robust result (empty when there is no valid advice). */
+JNIEXPORT jdoubleArray FN(robustResultAdviceRaw)(JNIEnv *env, jclass c, jlong r) {
+    (void)c;
+    return sized_row(env, robust_advice_row, H(const cfx_robust_result, r), 0);
+}
+
+JNIEXPORT jbyteArray FN(robustResultAdviceDescribe)(JNIEnv *env, jclass c, jlong r) {
+    (void)c;
+    RETURN_STRING(env, cfx_robust_result_advice_describe(H(const cfx_robust_result, r), buf_, cap_, &len_));
+}
+
 JNIEXPORT jbyteArray FN(robustResultToJson)(JNIEnv *env, jclass c, jlong r, jlong schema, jlong m) {
     (void)c;
     RETURN_STRING(env, cfx_robust_result_to_json(H(const cfx_robust_result, r), H(const cfx_schema, schema),
@@ -1860,6 +1916,34 @@ JNIEXPORT jlong FN(copaPlanNew)(JNIEnv *env, jclass c, jlong schema, jlong u, jl
     (*env)->ReleaseDoubleArrayElements(env, raw, pr, JNI_ABORT);
     if (!ok(env, st)) return 0;
     return J(r);
+}
+
+/* cfx_copa_plan_new_checked: the plan's options checked with today's model (issue 25). */
+JNIEXPORT jlong FN(copaPlanNewChecked)(JNIEnv *env, jclass c, jlong schema, jlong u, jlong m, jlong config,
+                                       jdoubleArray raw) {
+    (void)c;
+    if (!non_null(env, raw, "raw")) return 0;
+    jsize n = (*env)->GetArrayLength(env, raw);
+    double *pr = (*env)->GetDoubleArrayElements(env, raw, NULL);
+    if (pr == NULL) return 0;
+    const cfx_copa_result *r = NULL;
+    cfx_status st = cfx_copa_plan_new_checked(H(const cfx_schema, schema), UNC(u), H(const cfx_model, m),
+                                              H(const cfx_config, config), pr, (size_t)n, &r);
+    (*env)->ReleaseDoubleArrayElements(env, raw, pr, JNI_ABORT);
+    if (!ok(env, st)) return 0;
+    return J(r);
+}
+
+JNIEXPORT jint FN(copaOptionAdviceStatus)(JNIEnv *env, jclass c, jlong r, jlong k) {
+    (void)c;
+    int32_t status = -1;
+    if (!ok(env, cfx_copa_result_option_advice_status(COPA(r), (size_t)k, &status))) return -1;
+    return status;
+}
+
+JNIEXPORT jdoubleArray FN(copaOptionAdviceRaw)(JNIEnv *env, jclass c, jlong r, jlong k) {
+    (void)c;
+    return sized_row(env, copa_advice_row, COPA(r), (size_t)k);
 }
 
 JNIEXPORT jlong FN(copaNOptions)(JNIEnv *env, jclass c, jlong r) {

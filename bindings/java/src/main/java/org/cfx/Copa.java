@@ -105,6 +105,27 @@ public final class Copa {
         }
     }
 
+    /**
+     * {@link #plan}, then every option checked with today's {@code model} (fitted on {@code schema}):
+     * an option the model declines is repaired by the exact engine or is "no valid advice found";
+     * read {@link CopaResult#adviceStatus} and {@link CopaResult#advice}.
+     */
+    public static CopaResult planChecked(
+            Schema schema, Uncertainty uncertainty, Model model, Config config, double[] raw) {
+        Objects.requireNonNull(raw, "raw");
+        require();
+        try {
+            long c = config == null ? 0 : config.handle();
+            return new CopaResult(
+                    Native.copaPlanNewChecked(schema.handle(), uncertainty.handle(), model.handle(), c, raw));
+        } finally {
+            Reference.reachabilityFence(schema);
+            Reference.reachabilityFence(uncertainty);
+            Reference.reachabilityFence(model);
+            Reference.reachabilityFence(config);
+        }
+    }
+
     /** Row-major copy of rows that must all have {@code width} values. */
     static double[] flatten(double[][] rows, int width, String what) {
         double[] flat = new double[Math.multiplyExact(rows.length, width)];

@@ -52,7 +52,10 @@ public final class CopaResult extends NativeResource {
         return new Metrics(o[0], o[1], o[2], o[3], o[4]);
     }
 
-    /** The plan in plain words, one line per option ({@code "option 1: …"}). */
+    /**
+     * The plan in plain words, one line per option ({@code "option 1: …"}); for a plan made with
+     * {@link Copa#planChecked}, the advice each option became.
+     */
     public String describe() {
         try {
             return Utf8.str(Native.copaDescribe(handle()));
@@ -65,6 +68,27 @@ public final class CopaResult extends NativeResource {
     public String toJson() {
         try {
             return Utf8.str(Native.copaToJson(handle()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * What option {@code k} is as advice, for a plan made with {@link Copa#planChecked} (else
+     * {@link CfxException} INVALID_ARGUMENT): valid, repaired by the exact engine, or no valid advice.
+     */
+    public AdviceStatus adviceStatus(int k) {
+        try {
+            return AdviceStatus.of(Native.copaOptionAdviceStatus(handle(), Utf8.index(k, "option")));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Option {@code k}'s advice as a raw row (the option, or its repair; empty when there is none). */
+    public double[] advice(int k) {
+        try {
+            return Native.copaOptionAdviceRaw(handle(), Utf8.index(k, "option"));
         } finally {
             Reference.reachabilityFence(this);
         }

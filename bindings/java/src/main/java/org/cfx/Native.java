@@ -465,6 +465,12 @@ final class Native {
 
     static native byte[] robustResultToJson(long r, long schema, long m);
 
+    static native int robustResultAdviceStatus(long r);
+
+    static native double[] robustResultAdviceRaw(long r);
+
+    static native byte[] robustResultAdviceDescribe(long r);
+
     static native double robustBoundConfidence(long k, double m);
 
     // --------------------------------------------------------------------------- coherent
@@ -577,6 +583,12 @@ final class Native {
     static native void copaBounds(long u, double[] options, long nOptions, long dim, double rho, double[] out4);
 
     static native long copaPlanNew(long schema, long u, long config, double[] raw);
+
+    static native long copaPlanNewChecked(long schema, long u, long m, long config, double[] raw);
+
+    static native int copaOptionAdviceStatus(long r, long k);
+
+    static native double[] copaOptionAdviceRaw(long r, long k);
 
     static native long copaNOptions(long r);
 

@@ -64,4 +64,40 @@ public final class RobustResult extends NativeResource {
             Reference.reachabilityFence(model);
         }
     }
+
+    /**
+     * What the counterfactual is as advice: {@link AdviceStatus#VALID} (the model accepts it),
+     * repaired by the exact engine, or {@link AdviceStatus#NO_ADVICE} ({@link #raw} is then the
+     * method's best effort, for diagnosis only, never advice).
+     */
+    public AdviceStatus adviceStatus() {
+        try {
+            return AdviceStatus.of(Native.robustResultAdviceStatus(handle()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The advice as a raw row: the method's row, or the exact engine's repair; empty when there is none. */
+    public double[] advice() {
+        try {
+            return Native.robustResultAdviceRaw(handle());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The advice in one line for a person, and how it was obtained; or "no valid advice found (…)". */
+    public String describe() {
+        try {
+            return Utf8.str(Native.robustResultAdviceDescribe(handle()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RobustResult[" + adviceStatus() + ": " + describe() + "]";
+    }
 }

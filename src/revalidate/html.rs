@@ -1,0 +1,174 @@
+//! The deployment report as one self-contained HTML page with inline SVG
+//! plots (no script, no external file), for a model-risk committee's pack.
+
+use super::DeploymentReport;
+use std::fmt::Write;
+
+/// Escapes text for HTML and SVG.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Horizontal bars: one row per `(label, value, note)`, scaled to `max`.
+fn bars(title: &str, rows: &[(String, f64, String)], max: f64) -> String {
+    let (label_w, bar_w, row_h) = (260.0, 360.0, 22.0);
+    let height = 30.0 + row_h * rows.len().max(1) as f64;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        "<figure><figcaption>{}</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" \
+         width=\"{}\" height=\"{height}\" role=\"img\">",
+        esc(title),
+        label_w + bar_w + 120.0
+    );
+    for (k, (label, value, note)) in rows.iter().enumerate() {
+        let y = 10.0 + row_h * k as f64;
+        let w = if max > 0.0 { bar_w * value / max } else { 0.0 };
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"12\">{}</text>\
+             <rect x=\"{label_w}\" y=\"{y}\" width=\"{w:.1}\" height=\"{}\" fill=\"#4a78b0\"/>\
+             <text x=\"{:.1}\" y=\"{}\" font-size=\"12\">{}</text>",
+            label_w - 6.0,
+            y + 14.0,
+            esc(label),
+            row_h - 6.0,
+            label_w + w + 4.0,
+            y + 14.0,
+            esc(note)
+        );
+    }
+    if rows.is_empty() {
+        svg.push_str("<text x=\"10\" y=\"24\" font-size=\"12\">none</text>");
+    }
+    svg.push_str("</svg></figure>\n");
+    svg
+}
+
+impl DeploymentReport {
+    /// The report as a self-contained HTML page titled `title`: the counts,
+    /// and bar plots of the broken share per group, the extra cost's
+    /// distribution, the features behind the breaks and the issued against
+    /// the robust advice.
+    pub fn to_html(&self, title: &str) -> String {
+        let mut page = String::new();
+        let _ = write!(
+            page,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <title>{t}</title><style>body{{font-family:sans-serif;max-width:60em;margin:2em}}\
+             td,th{{padding:0.2em 0.8em;text-align:right}}th{{text-align:left}}\
+             figcaption{{font-weight:bold;margin-top:1em}}</style></head><body>\n<h1>{t}</h1>\n",
+            t = esc(title)
+        );
+        let pct = |a: usize, b: usize| {
+            if b > 0 {
+                format!("{:.1}%", 100.0 * a as f64 / b as f64)
+            } else {
+                "–".into()
+            }
+        };
+        let _ = write!(
+            page,
+            "<table>\
+             <tr><th>promises re-validated</th><td>{}</td></tr>\
+             <tr><th>kept</th><td>{}</td></tr>\
+             <tr><th>broken</th><td>{} ({})</td></tr>\
+             <tr><th>broken, with a proven repair</th><td>{}</td></tr>\
+             <tr><th>records that could not be read or re-validated</th><td>{}</td></tr>\
+             <tr><th>robust version broken</th><td>{} of {} ({})</td></tr>",
+            self.records,
+            self.kept,
+            self.broken,
+            pct(self.broken, self.records),
+            self.repaired,
+            self.errors,
+            self.robust_broken,
+            self.robust_records,
+            pct(self.robust_broken, self.robust_records)
+        );
+        if let Some(q) = &self.extra_cost {
+            let _ = write!(
+                page,
+                "<tr><th>extra cost to keep a promise: median (90th percentile, max)</th>\
+                 <td>{:.3} ({:.3}, {:.3})</td></tr>",
+                q.median, q.p90, q.max
+            );
+        }
+        page.push_str("</table>\n");
+        let groups: Vec<(String, f64, String)> = self
+            .groups
+            .iter()
+            .map(|(g, c)| {
+                let share = if c.records > 0 {
+                    c.broken as f64 / c.records as f64
+                } else {
+                    0.0
+                };
+                let label = if g.is_empty() { "(no group)" } else { g };
+                (
+                    label.to_string(),
+                    share,
+                    format!(
+                        "{} of {} ({})",
+                        c.broken,
+                        c.records,
+                        pct(c.broken, c.records)
+                    ),
+                )
+            })
+            .collect();
+        page += &bars("Share of promises broken, by group", &groups, 1.0);
+        let hist: Vec<(String, f64, String)> = self
+            .extra_cost_histogram
+            .iter()
+            .map(|&(a, b, n)| (format!("{a:.3} – {b:.3}"), n as f64, n.to_string()))
+            .collect();
+        let hmax = hist.iter().map(|h| h.1).fold(0.0, f64::max);
+        page += &bars(
+            "Extra cost of keeping a broken promise (repairs from the advised row)",
+            &hist,
+            hmax,
+        );
+        let features: Vec<(String, f64, String)> = self
+            .features_behind_breaks
+            .iter()
+            .take(12)
+            .map(|(f, n)| (f.clone(), *n as f64, n.to_string()))
+            .collect();
+        let fmax = features.iter().map(|f| f.1).fold(0.0, f64::max);
+        page += &bars("Features the repairs change most often", &features, fmax);
+        if self.robust_records > 0 {
+            let cmp = vec![
+                (
+                    "issued advice".to_string(),
+                    self.broken as f64,
+                    format!("{} broken", self.broken),
+                ),
+                (
+                    "its robust version".to_string(),
+                    self.robust_broken as f64,
+                    format!("{} broken", self.robust_broken),
+                ),
+            ];
+            let m = (self.broken.max(self.robust_broken)) as f64;
+            page += &bars(
+                "Promises broken: issued advice against its robust version",
+                &cmp,
+                m,
+            );
+        }
+        page.push_str("</body></html>\n");
+        page
+    }
+}
