@@ -399,22 +399,24 @@ impl TreeSearch {
         Ok(())
     }
 
-    /// Whether every cut still has a feature that may stay put under `dom`.
-    fn cuts_alive(&self, dom: &[u64]) -> bool {
+    /// Whether every cut has a feature `f` with `stays(f)` (and a stay
+    /// option).
+    fn every_cut_has(&self, stays: impl Fn(usize) -> bool) -> bool {
         (1..self.cut_start.len()).all(|c| {
             self.cut_features[self.cut_start[c - 1]..self.cut_start[c]]
                 .iter()
-                .any(|&f| self.stay_first[f] && dom[self.word_start[f]] & 1 == 1)
+                .any(|&f| self.stay_first[f] && stays(f))
         })
+    }
+
+    /// Whether every cut still has a feature that may stay put under `dom`.
+    fn cuts_alive(&self, dom: &[u64]) -> bool {
+        self.every_cut_has(|f| dom[self.word_start[f]] & 1 == 1)
     }
 
     /// Whether the options `opt` (sorted indices) meet every cut.
     fn meets_cuts(&self, opt: &[usize]) -> bool {
-        (1..self.cut_start.len()).all(|c| {
-            self.cut_features[self.cut_start[c - 1]..self.cut_start[c]]
-                .iter()
-                .any(|&f| self.stay_first[f] && opt[f] == 0)
-        })
+        self.every_cut_has(|f| opt[f] == 0)
     }
 
     /// The picks of the last answer, one per feature (menu indices).
