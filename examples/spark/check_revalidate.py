@@ -5,16 +5,19 @@ Spark's local mode (not part of `make test`: it needs PySpark and Java 17).
 Issues a ledger for every declined held-out German applicant under a logistic model (a robust
 version of the advice, σ² = 0.01 and at most 20% invalidated, for every third; the applicant's
 housing as the group), adds a blank line, a line that is not a record and a record under
-another schema fingerprint (each gets an error line, not a refusal), and re-validates it
-against the same model with its intercept lowered by 0.4: with
-`cfx.revalidate.revalidate_ledger` on one machine, and with the Spark job run by
-`spark-submit --master local[2]` twice, once with the ledger split into file partitions of 512
-bytes (so that nearly every record begins a partition, the error lines included) and once shuffled into three
-partitions (`--partitions 3`). The Spark lines, concatenated, must be byte-identical to the
-single-machine output and the Spark report equal to the single-machine report; a ledger whose
-first record names another schema must be refused by both. Last line:
+another schema fingerprint (each gets an error line, not a refusal), and re-validates it with
+`cfx.revalidate.revalidate_ledger` on one machine and with the Spark job run by
+`spark-submit --master local[2]`: against the same model with its intercept lowered by 0.4,
+once in file partitions of 512 bytes (nearly every record begins a partition, the error lines
+included) and once shuffled into three partitions (`--partitions 3`); and against the German
+XGBoost test model (bindings/testdata/german_trees_xgboost.json, read from its file by the job
+with `--model-format xgboost`) in partitions of 2048 bytes. The Spark lines, concatenated, must
+be byte-identical to the single-machine output and the Spark report equal to the single-machine
+report; a ledger whose first record names another schema must be refused by both with the same
+message. Last line:
 
-    check_revalidate: N records (B broken, E errors): Spark lines byte-identical and reports equal in 2 runs
+    check_revalidate: N records (E errors; broken: B by the shifted model, X by XGBoost):
+    Spark lines byte-identical and reports equal in 3 runs
 
 Run with a Python that has PySpark 4, pandas < 3, PyArrow and cfx (README "Portfolio runs on
 Spark"; from a source checkout, the package bindings/python and CFX_LIB set to
@@ -93,11 +96,16 @@ def issue(work):
     return paths
 
 
-def single_machine(paths, out):
+def single_machine(paths, out, xgboost=None):
+    """The single-machine re-validation (report, refusal message of the foreign ledger) against
+    the shifted model, or the XGBoost model read from the file `xgboost`."""
     with open(paths["schema.json"], encoding="utf-8") as f:
         s = cfx.Schema.from_json(f.read())
-    with open(paths["model_new.json"], encoding="utf-8") as f:
-        m = cfx.Model.from_json(s, f.read())
+    if xgboost:
+        m = cfx.Model.from_xgboost(s, xgboost)
+    else:
+        with open(paths["model_new.json"], encoding="utf-8") as f:
+            m = cfx.Model.from_json(s, f.read())
     with s, m, cfx.Config(**CONFIG) as c:
         rep = revalidate_ledger(s, m, paths["ledger.jsonl"], out, c, threads=2)
         try:
@@ -113,7 +121,7 @@ def read_bytes(path):
         return f.read()
 
 
-def spark_submit(paths, out, *extra, conf=()):
+def spark_submit(paths, out, *extra, conf=(), model=None):
     submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
     cmd = [submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false"]
@@ -126,9 +134,8 @@ def spark_submit(paths, out, *extra, conf=()):
         "--schema",
         paths["schema.json"],
     ]
+    cmd += model or ["--model", paths["model_new.json"]]
     cmd += [
-        "--model",
-        paths["model_new.json"],
         "--time-limit",
         str(CONFIG["time_limit"]),
         "--out",
@@ -159,33 +166,48 @@ def main(argv):
             3,
         ),
     }
-    for name, (extra, conf, least) in runs.items():
-        out = os.path.join(work, "spark-" + name.split()[0])
-        p = spark_submit(paths, out, *extra, conf=conf)
+    # The bank moves to gradient boosting: the German XGBoost test model, read from its file by
+    # the job and shipped to the executors as cfx's model JSON.
+    xgb = os.path.join(ROOT, "bindings", "testdata", "german_trees_xgboost.json")
+    xgb_out = os.path.join(work, "single-xgboost.jsonl")
+    xgb_single, _ = single_machine(paths, xgb_out, xgboost=xgb)
+    assert xgb_single["broken"] > 0 and xgb_single["repaired"] > 0, xgb_single
+    runs["xgboost model, small file partitions"] = (
+        [],
+        ["spark.sql.files.maxPartitionBytes=2048"],
+        5,
+        ["--model", xgb, "--model-format", "xgboost"],
+    )
+    expected = {name: (single, single_bytes) for name in runs}
+    expected["xgboost model, small file partitions"] = (xgb_single, read_bytes(xgb_out))
+    for name, (extra, conf, least, *model) in runs.items():
+        out = os.path.join(work, "spark-" + name.split(",")[0].replace(" ", "-"))
+        want, want_bytes = expected[name]
+        p = spark_submit(paths, out, *extra, conf=conf, model=model[0] if model else None)
         if p.returncode != 0:
             sys.exit(f"check_revalidate: the Spark job failed ({name}):\n{p.stdout}\n{p.stderr}")
         tasks = int(re.search(r"; (\d+) partitions", p.stdout).group(1))
         assert tasks >= least, f"{name}: {tasks} partitions"
         parts = sorted(glob.glob(os.path.join(out, "revalidated", "part-*")))
         spark_bytes = b"".join(read_bytes(q) for q in parts)
-        assert spark_bytes == single_bytes, f"{name}: the Spark lines differ from the single-machine lines"
+        assert spark_bytes == want_bytes, f"{name}: the Spark lines differ from the single-machine lines"
         with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
             spark_report = json.load(f)
-        assert spark_report == single, f"{name}: reports differ:\n{spark_report}\n{single}"
+        assert spark_report == want, f"{name}: reports differ:\n{spark_report}\n{want}"
         print(f"check_revalidate: {name}: {len(parts)} part files; {p.stdout.strip().splitlines()[-1]}")
 
     out = os.path.join(work, "spark-foreign")
     p = spark_submit(dict(paths, **{"ledger.jsonl": paths["foreign.jsonl"]}), out)
     assert p.returncode == 2, f"the Spark job took a ledger under another schema:\n{p.stdout}\n{p.stderr}"
-    said = (p.stdout + p.stderr).replace(
-        paths["foreign.jsonl"], "<ledger>"
-    )  # spark-submit: Python's stderr on stdout
+    # spark-submit passes the driver's stderr to its stdout.
+    said = (p.stdout + p.stderr).replace(paths["foreign.jsonl"], "<ledger>")
     assert refused in said, (refused, said)
     assert not os.path.exists(os.path.join(out, "revalidated")), "the refused job wrote lines"
 
     print(
-        f"check_revalidate: {single['records'] + single['errors']} records ({single['broken']} broken, "
-        f"{single['errors']} errors): Spark lines byte-identical and reports equal in {len(runs)} runs"
+        f"check_revalidate: {single['records'] + single['errors']} records ({single['errors']} errors; "
+        f"broken: {single['broken']} by the shifted model, {xgb_single['broken']} by XGBoost): "
+        f"Spark lines byte-identical and reports equal in {len(runs)} runs"
     )
     return 0
 

@@ -25,7 +25,7 @@ machine.
         --ledger ledger.jsonl --model new_model.json --dataset german --out revalidated/
 
 ``--model`` is the new model: cfx's model JSON (`Model.to_json`), or an XGBoost JSON or
-LightGBM text model with ``--model-format``; ``--schema`` the schema JSON the advice was
+LightGBM text model with ``--model-format`` (import options as ``--model-options``); ``--schema`` the schema JSON the advice was
 issued under (default: the ``--dataset``'s cfx schema). A ledger whose first record cannot be
 read or names another schema is refused before anything is written, as on one machine.
 """
@@ -260,14 +260,16 @@ def default_schema(dataset, path):
         return s.to_json()
 
 
-def read_model(schema_json, path, kind):
-    """The new model as cfx's JSON, whatever file it comes as (shipped to the executors so)."""
+def read_model(schema_json, path, kind, options=None):
+    """The new model as cfx's JSON, whatever file it comes as (shipped to the executors so);
+    `options` are the XGBoost/LightGBM import options (JSON, README "Your gradient-boosted
+    model")."""
     with cfx.Schema.from_json(schema_json) as s:
         if kind == "cfx":
             with open(path, encoding="utf-8") as f, cfx.Model.from_json(s, f.read()) as m:
                 return m.to_json()
         reader = cfx.Model.from_xgboost if kind == "xgboost" else cfx.Model.from_lightgbm
-        with reader(s, path) as m:
+        with reader(s, path, options) as m:
             return m.to_json()
 
 
@@ -278,6 +280,7 @@ def main(argv=None):
     )
     p.add_argument("--model", required=True, help="the model being deployed")
     p.add_argument("--model-format", default="cfx", choices=["cfx", "xgboost", "lightgbm"])
+    p.add_argument("--model-options", help="import options of an XGBoost/LightGBM model (JSON)")
     p.add_argument("--schema", help="schema JSON file the advice was issued under (default: the dataset's)")
     p.add_argument("--dataset", default="german", choices=["german", "heloc", "taiwan"])
     p.add_argument("--data-path", help="the dataset's CSV (default: cfx's bundled/shared copy)")
@@ -301,7 +304,7 @@ def main(argv=None):
             schema_json = f.read()
     else:
         schema_json = default_schema(a.dataset, a.data_path)
-    model_json = read_model(schema_json, a.model, a.model_format)
+    model_json = read_model(schema_json, a.model, a.model_format, a.model_options)
     spark = (
         SparkSession.builder.appName("cfx ledger re-validation")
         .config("spark.log.level", a.log_level)
