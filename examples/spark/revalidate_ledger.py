@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""Deployment day on Apache Spark: re-validates an advice ledger too big for one machine
+against the model being deployed (issue 28; README "Re-validating issued advice when the
+model changes").
+
+Reads the ledger (JSON lines, ``"format": "cfx-ledger"``), numbers its records in file order
+(blank lines skipped, as cfx's own reader does), and re-validates each partition with the
+Python binding's ledger call (`cfx.revalidate.revalidate_ledger`, the schema and model built
+from their JSON once per partition): the partition's lines go to a local file behind
+one record already known to belong to the schema, so a partition is never refused for its
+first line, and the per-record lines cfx writes are kept byte for byte, only their
+``"record"`` number set to the record's place in the whole ledger. The lines are written in
+the ledger's order (``--out``/revalidated/part-* files, concatenated in name order), and the
+deployment report (records, kept, broken and their share, errors, the extra cost's
+quantiles, mean and histogram, the features behind breaks, robust versions broken, counts per
+group) is aggregated from the per-record results: counts and features in Spark SQL; the
+extra costs, one number per repaired promise, are streamed in ascending order to the driver
+and summed there in that order, as the single-machine report sums them, so every figure is
+the same double. examples/spark/check_revalidate.sh checks, in Spark's local mode, that the
+lines are byte-identical and the report equal to `cfx.revalidate.revalidate_ledger` on one
+machine.
+
+    pip install 'dist/cfx-0.1.0-py3-none-manylinux_2_35_x86_64.whl[spark]'
+    spark-submit --master 'local[2]' examples/spark/revalidate_ledger.py \\
+        --ledger ledger.jsonl --model new_model.json --dataset german --out revalidated/
+
+``--model`` is the new model: cfx's model JSON (`Model.to_json`), or an XGBoost JSON or
+LightGBM text model with ``--model-format`` (import options as ``--model-options``); ``--schema`` the schema JSON the advice was
+issued under (default: the ``--dataset``'s cfx schema). A ledger whose first record cannot be
+read or names another schema is refused before anything is written, as on one machine.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+import time
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    ArrayType,
+    BooleanType,
+    DoubleType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+import cfx
+from cfx.revalidate import revalidate_ledger
+
+#: One row per ledger record: its number, cfx's output line, and what the report counts.
+RESULT_SCHEMA = StructType(
+    [
+        StructField("record", LongType(), False),
+        StructField("line", StringType(), False),
+        StructField("error", BooleanType(), False),
+        StructField("group", StringType(), True),
+        StructField("broken", BooleanType(), True),
+        StructField("extra_cost", DoubleType(), True),
+        StructField("features", ArrayType(StringType()), True),
+        StructField("robust_kept", BooleanType(), True),
+    ]
+)
+
+#: The single-machine report's bins of the extra cost.
+HISTOGRAM_BINS = 10
+
+# The top-level "record" key of one output line. cfx writes no other key of that name, and a
+# string value holds its quotes escaped, so this matches once and only the number.
+_RECORD = re.compile(r'"record":(\d+)')
+
+
+def _handles(schema_json, model_json, config_json):
+    """The schema, model and configuration from their JSON (a few milliseconds; built once per
+    partition, and closed after it, rather than kept in the job's closure, which Spark
+    ships anew with every task)."""
+    s = cfx.Schema.from_json(schema_json)
+    return s, cfx.Model.from_json(s, model_json), cfx.Config(**json.loads(config_json))
+
+
+def _result(number, line, ledger_line):
+    """One result row from cfx's output line `line` of the ledger line `ledger_line`."""
+    v = json.loads(line)
+    if "error" in v:
+        return (number, line, True, None, None, None, None, None)
+    repair = v.get("repair")
+    features = [c.split(":", 1)[0] for c in repair["changes"]] if repair else []
+    group = json.loads(ledger_line).get("group") or ""
+    return (
+        number,
+        line,
+        False,
+        group,
+        v["status"] == "broken",
+        v.get("extra_cost"),
+        features,
+        v.get("robust_kept"),
+    )
+
+
+def revalidate_partition(records, sentinel, schema_json, model_json, config_json, threads):
+    """Re-validates one partition of (ledger line, record number) pairs with the ledger call."""
+    schema, model, config = _handles(schema_json, model_json, config_json)
+    with schema, model, config, tempfile.TemporaryDirectory(prefix="cfx-revalidate-") as tmp:
+        ledger, out = os.path.join(tmp, "ledger.jsonl"), os.path.join(tmp, "revalidated.jsonl")
+        numbers = []
+        with open(ledger, "w", encoding="utf-8", newline="\n") as f:
+            f.write(sentinel + "\n")
+            for line, number in records:
+                f.write(line + "\n")
+                numbers.append(number)
+        if not numbers:
+            return
+        revalidate_ledger(schema, model, ledger, out, config, threads=threads)
+        # Lines end at "\n" only, as cfx reads and writes them.
+        with (
+            open(ledger, encoding="utf-8", newline="\n") as lf,
+            open(out, encoding="utf-8", newline="\n") as of,
+        ):
+            lf.readline(), of.readline()  # the sentinel's
+            for number, ledger_line, line in zip(numbers, lf, of):
+                line = line.rstrip("\n")
+                fixed, n = _RECORD.subn(f'"record":{number}', line, count=1)
+                if n != 1:
+                    raise RuntimeError(f"cfx wrote a line without its record number: {line[:200]}")
+                yield _result(number, fixed, ledger_line)
+
+
+def check_first_record(first, schema, model, config, ledger_path):
+    """Refuses the ledger as the single-machine call does when its first record cannot be read
+    or was issued under another schema (the same message, naming the ledger)."""
+    with tempfile.TemporaryDirectory(prefix="cfx-revalidate-") as tmp:
+        path = os.path.join(tmp, "first.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(first + "\n")
+        try:
+            revalidate_ledger(schema, model, path, os.path.join(tmp, "out.jsonl"), config, threads=1)
+        except cfx.CfxError as e:
+            raise type(e)(e.status, e.message.replace(path, str(ledger_path))) from None
+
+
+def run(spark, ledger_path, schema_json, model_json, config=None, partitions=None, threads=1):
+    """Re-validates the ledger; returns the per-record results (a Spark frame of
+    `RESULT_SCHEMA`, cached) and the number of partitions (tasks) they were computed in, after
+    refusing a ledger the single-machine call refuses."""
+    config_json = json.dumps(config or {}, sort_keys=True)
+    text = spark.read.text(str(ledger_path)).rdd.map(lambda r: r[0].strip())
+    lines = text.filter(lambda line: line != "")
+    first = lines.take(1)
+    if first:
+        schema, model, cfg = _handles(schema_json, model_json, config_json)
+        with schema, model, cfg:
+            check_first_record(first[0], schema, model, cfg, ledger_path)
+    sentinel = first[0] if first else ""
+    numbered = lines.zipWithIndex()
+    if partitions:
+        numbered = numbered.repartition(partitions)
+    bc = spark.sparkContext.broadcast((sentinel, schema_json, model_json, config_json))
+
+    def job(records):
+        s, sj, mj, cj = bc.value
+        return revalidate_partition(records, s, sj, mj, cj, threads)
+
+    results = spark.createDataFrame(numbered.mapPartitions(job), RESULT_SCHEMA)
+    return results.persist(), numbered.getNumPartitions()
+
+
+def _quantile_index(n, p):
+    """The single-machine report's order statistic: round((n - 1) p), halves away from zero."""
+    x = (n - 1) * p
+    f = math.floor(x)
+    return int(f + 1 if x - f >= 0.5 else f)
+
+
+def report(results):
+    """The deployment report of the per-record results, as the single-machine call returns it."""
+    ok = results.where(~F.col("error"))
+    c = results.agg(
+        F.sum(F.when(~F.col("error"), 1).otherwise(0)).alias("records"),
+        F.sum(F.when(F.col("broken"), 1).otherwise(0)).alias("broken"),
+        F.sum(F.when(F.col("error"), 1).otherwise(0)).alias("errors"),
+        F.sum(F.when(F.col("robust_kept").isNotNull(), 1).otherwise(0)).alias("robust_records"),
+        F.sum(F.when(F.col("robust_kept") == F.lit(False), 1).otherwise(0)).alias("robust_broken"),
+        F.count("extra_cost").alias("repaired"),
+        F.min("extra_cost").alias("lo"),
+        F.max("extra_cost").alias("hi"),
+    ).first()
+    records, broken = int(c["records"] or 0), int(c["broken"] or 0)
+    repaired = int(c["repaired"])
+
+    extra_cost, histogram = None, []
+    if repaired:
+        lo, hi = c["lo"], c["hi"]
+        width = (hi - lo) / HISTOGRAM_BINS
+        histogram = [
+            [lo + b * width, hi if b + 1 == HISTOGRAM_BINS else lo + (b + 1) * width, 0]
+            for b in range(HISTOGRAM_BINS)
+        ]
+        picks = {_quantile_index(repaired, 0.5): "median", _quantile_index(repaired, 0.9): "p90"}
+        at, total = {}, 0.0
+        costs = results.where(F.col("extra_cost").isNotNull()).select("extra_cost").orderBy("extra_cost")
+        for k, row in enumerate(costs.toLocalIterator()):
+            x = row[0]
+            total += x  # in ascending order, as the single-machine report sums
+            if k in picks:
+                at[picks[k]] = x
+            b = min(int((x - lo) / width), HISTOGRAM_BINS - 1) if width > 0 else 0
+            histogram[b][2] += 1
+        extra_cost = {
+            "min": lo,
+            "median": at["median"],
+            "p90": at["p90"],
+            "max": hi,
+            "mean": total / repaired,
+        }
+
+    features = (
+        ok.select(F.explode("features").alias("feature"))
+        .groupBy("feature")
+        .count()
+        .orderBy(F.col("count").desc(), F.col("feature").asc())
+        .collect()
+    )
+    groups = ok.groupBy("group").agg(
+        F.count(F.lit(1)).alias("records"), F.sum(F.when(F.col("broken"), 1).otherwise(0)).alias("broken")
+    )
+    return {
+        "records": records,
+        "kept": records - broken,
+        "broken": broken,
+        "broken_share": broken / records if records else 0.0,
+        "errors": int(c["errors"] or 0),
+        "repaired": repaired,
+        "extra_cost": extra_cost,
+        "extra_cost_histogram": histogram,
+        "features_behind_breaks": [[r["feature"], int(r["count"])] for r in features],
+        "robust_records": int(c["robust_records"] or 0),
+        "robust_broken": int(c["robust_broken"] or 0),
+        "groups": {
+            g["group"]: {"records": int(g["records"]), "broken": int(g["broken"])}
+            for g in sorted(groups.collect(), key=lambda g: g["group"])
+        },
+    }
+
+
+def write_lines(results, folder):
+    """The per-record lines in the ledger's order: part files to concatenate in name order."""
+    results.select("record", "line").orderBy("record").select("line").write.mode("overwrite").text(folder)
+
+
+def default_schema(dataset, path):
+    loader = {"german": cfx.load_german, "heloc": cfx.load_heloc, "taiwan": cfx.load_taiwan}[dataset]
+    with loader(path) as d, d.schema as s:
+        return s.to_json()
+
+
+def read_model(schema_json, path, kind, options=None):
+    """The new model as cfx's JSON, whatever file it comes as (shipped to the executors so);
+    `options` are the XGBoost/LightGBM import options (JSON, README "Your gradient-boosted
+    model")."""
+    with cfx.Schema.from_json(schema_json) as s:
+        if kind == "cfx":
+            with open(path, encoding="utf-8") as f, cfx.Model.from_json(s, f.read()) as m:
+                return m.to_json()
+        reader = cfx.Model.from_xgboost if kind == "xgboost" else cfx.Model.from_lightgbm
+        with reader(s, path, options) as m:
+            return m.to_json()
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument(
+        "--ledger", required=True, help="the advice ledger: one JSON-lines file, its lines in issue order"
+    )
+    p.add_argument("--model", required=True, help="the model being deployed")
+    p.add_argument("--model-format", default="cfx", choices=["cfx", "xgboost", "lightgbm"])
+    p.add_argument("--model-options", help="import options of an XGBoost/LightGBM model (JSON)")
+    p.add_argument("--schema", help="schema JSON file the advice was issued under (default: the dataset's)")
+    p.add_argument("--dataset", default="german", choices=["german", "heloc", "taiwan"])
+    p.add_argument("--data-path", help="the dataset's CSV (default: cfx's bundled/shared copy)")
+    p.add_argument("--time-limit", type=float, default=60.0, help="seconds per MIP solve")
+    p.add_argument("--partitions", type=int, help="repartition the ledger's records into this many tasks")
+    p.add_argument("--threads", type=int, default=1, help="cfx threads per Spark task")
+    p.add_argument("--out", required=True, help="folder for report.json and revalidated/part-*")
+    p.add_argument(
+        "--log-level",
+        default="WARN",
+        help="Spark's log level from the session's start (spark.log.level; INFO shows Spark's progress)",
+    )
+    a = p.parse_args(argv)
+
+    if os.path.isdir(a.ledger):
+        # Spark orders the files of a folder by size, not name: the record numbers would not
+        # be the ledger's order.
+        p.error(f"--ledger {a.ledger} is a folder: give one ledger file (concatenate its parts)")
+    if a.schema:
+        with open(a.schema, encoding="utf-8") as f:
+            schema_json = f.read()
+    else:
+        schema_json = default_schema(a.dataset, a.data_path)
+    model_json = read_model(schema_json, a.model, a.model_format, a.model_options)
+    spark = (
+        SparkSession.builder.appName("cfx ledger re-validation")
+        .config("spark.log.level", a.log_level)
+        .getOrCreate()
+    )
+    start = time.perf_counter()
+    try:
+        results, tasks = run(
+            spark, a.ledger, schema_json, model_json, {"time_limit": a.time_limit}, a.partitions, a.threads
+        )
+    except cfx.CfxError as e:
+        print(f"revalidate_ledger: refused: {e}", file=sys.stderr)
+        spark.stop()
+        return 2
+    os.makedirs(a.out, exist_ok=True)
+    write_lines(results, os.path.join(a.out, "revalidated"))
+    rep = report(results)
+    seconds = time.perf_counter() - start
+    with open(os.path.join(a.out, "report.json"), "w", encoding="utf-8") as f:
+        json.dump(rep, f, indent=1)
+        f.write("\n")
+    median = rep["extra_cost"]["median"] if rep["extra_cost"] else float("nan")
+    print(
+        f"revalidate: {rep['broken']}/{rep['records']} promises broken ({100 * rep['broken_share']:.1f}%), "
+        f"median extra cost {median:.3f}, robust advice broken {rep['robust_broken']}/{rep['robust_records']}, "
+        f"{rep['errors']} errors; {tasks} partitions, {seconds:.1f} s"
+    )
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
