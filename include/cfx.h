@@ -1953,6 +1953,29 @@ cfx_status cfx_ledger_record_from_coherent_result(const struct cfx_coherent_resu
 
 /**
  * The ledger record (string buffer protocol, as
+ * `cfx_ledger_record_from_coherent_result`) of counterfactual `k` of a
+ * diverse result (`cfx_coherent_explain_diverse`): id `"<id>/<k>"`, kind
+ * `"explain"` for the optimal one (`k = 0`) and `"diverse"` for the others,
+ * as the Rust core's `LedgerRecord::from_diverse`, so every option the
+ * applicant was shown can be re-validated. `robust_result`, `issued` and
+ * `group` as in `cfx_ledger_record_from_coherent_result` (NULL = none).
+ * Errors: `NULL_ARGUMENT`; `NOT_FOUND` when `result` has no counterfactual
+ * `k` (`k` at or beyond `cfx_coherent_result_count`) or `robust_result`
+ * holds none; `INVALID_ARGUMENT` when `robust_result` is of another
+ * applicant, schema or model. Thread-safe.
+ */
+cfx_status cfx_ledger_record_from_coherent_result_at(const struct cfx_coherent_result *result,
+                                                     size_t k,
+                                                     const struct cfx_coherent_result *robust_result,
+                                                     const char *id,
+                                                     const char *issued,
+                                                     const char *group,
+                                                     char *buf,
+                                                     size_t cap,
+                                                     size_t *out_len);
+
+/**
+ * The ledger record (string buffer protocol, as
  * `cfx_ledger_record_from_coherent_result`) of waiting advice: kind
  * `"waiting"`, the advised row being the row after waiting and moving, the
  * cost the wait's plus the move's. `issued` and `group` may be NULL.
@@ -2034,6 +2057,23 @@ cfx_status cfx_revalidate_ledger(const struct cfx_schema *schema,
  * group). Thread-safe.
  */
 cfx_status cfx_deployment_report_to_json(const struct cfx_deployment_report *report,
+                                         char *buf,
+                                         size_t cap,
+                                         size_t *out_len);
+
+/**
+ * The deployment report as one self-contained HTML page (string buffer
+ * protocol; UTF-8): the counts, and inline SVG bar plots of the broken share
+ * per group, the extra cost's distribution, the features behind the breaks
+ * and — when the ledger held robust advice — the issued against the robust
+ * advice; no script, no external file, for a model-risk committee's pack.
+ * `title` (UTF-8, HTML-escaped in the page; NULL = a default title) heads
+ * the page. The bytes equal the Rust core's `DeploymentReport::to_html`.
+ * Errors: `NULL_ARGUMENT`; `INVALID_ARGUMENT` (a title that is not UTF-8).
+ * Thread-safe.
+ */
+cfx_status cfx_deployment_report_to_html(const struct cfx_deployment_report *report,
+                                         const char *title,
                                          char *buf,
                                          size_t cap,
                                          size_t *out_len);

@@ -176,15 +176,30 @@ impl LedgerRecord {
         id: &str,
         ex: &Explanation,
     ) -> Result<Vec<LedgerRecord>> {
+        (0..ex.counterfactuals.len())
+            .filter_map(|k| Self::from_diverse_at(schema, model, id, ex, k).transpose())
+            .collect()
+    }
+
+    /// The record of counterfactual `k` of a diverse set (id `"<id>/<k>"`,
+    /// kind [`AdviceKind::Explain`] for the optimal one, `k = 0`, else
+    /// [`AdviceKind::Diverse`]): element `k` of [`Self::from_diverse`]; `None`
+    /// when the set has no counterfactual `k`.
+    pub fn from_diverse_at(
+        schema: &Schema,
+        model: &AnyModel,
+        id: &str,
+        ex: &Explanation,
+        k: usize,
+    ) -> Result<Option<LedgerRecord>> {
+        let kind = if k == 0 {
+            AdviceKind::Explain
+        } else {
+            AdviceKind::Diverse
+        };
         ex.counterfactuals
-            .iter()
-            .enumerate()
-            .map(|(k, cf)| {
-                let kind = if k == 0 {
-                    AdviceKind::Explain
-                } else {
-                    AdviceKind::Diverse
-                };
+            .get(k)
+            .map(|cf| {
                 Self::new(
                     schema,
                     model,
@@ -195,7 +210,7 @@ impl LedgerRecord {
                     cf.cost,
                 )
             })
-            .collect()
+            .transpose()
     }
 
     /// The record of waiting advice; `None` when there is none.

@@ -308,6 +308,23 @@ fn records_and_ledgers_through_c_equal_the_rust_core() {
                 cfx_deployment_report_to_json(report, b, cap, ol)
             });
             assert_eq!(json, serde_json::to_string(&want).unwrap());
+            // The HTML page: the core's bytes, under a given title and the
+            // default one (NULL).
+            let title = c("German credit: refit <B>");
+            let html = string_of(|b, cap, ol| unsafe {
+                cfx_deployment_report_to_html(report, title.as_ptr(), b, cap, ol)
+            });
+            assert_eq!(html, want.to_html("German credit: refit <B>"));
+            assert!(html.contains("refit &lt;B&gt;"));
+            // Four plots: the ledger holds robust advice.
+            assert_eq!(html.matches("<svg").count(), 4);
+            let plain = string_of(|b, cap, ol| unsafe {
+                cfx_deployment_report_to_html(report, null(), b, cap, ol)
+            });
+            assert_eq!(
+                plain,
+                want.to_html(cfx::revalidate::DeploymentReport::DEFAULT_TITLE)
+            );
             unsafe { cfx_deployment_report_free(report) };
             std::fs::remove_file(&out).ok();
         }
@@ -453,6 +470,9 @@ fn bad_calls_are_statuses_with_messages() {
         unsafe { cfx_revalidate_ledger(s, m, null(), i.as_ptr(), o.as_ptr(), 1, 0, null_mut()) };
     assert_eq!(st, cfx_status::NullArgument);
     assert!(!out.exists());
+    let st = unsafe { cfx_deployment_report_to_html(null(), null(), null_mut(), 0, &mut n) };
+    assert_eq!(st, cfx_status::NullArgument);
+    assert!(last_error().contains("report"), "{}", last_error());
     let st = unsafe { cfx_deployment_report_to_json(null(), null_mut(), 0, &mut n) };
     assert_eq!(st, cfx_status::NullArgument);
     unsafe { cfx_deployment_report_free(null()) };
@@ -623,4 +643,143 @@ fn waiting_advice_is_recorded_with_the_row_after_waiting() {
     assert_eq!(st, cfx_status::NullArgument);
     assert!(msg.contains("advice"), "{msg}");
     unsafe { cfx_schema_free(preset) };
+}
+
+#[test]
+fn diverse_sets_are_recorded_option_by_option_and_reported_as_html() {
+    let inp = inputs();
+    let a = &inp.rust_models[0];
+    let mut row = vec![0.0; inp.rust_schema.n_features()];
+    let mut index = 0usize;
+    loop {
+        let mut len = 0;
+        let st = unsafe { cfx_dataset_row(inp.test, index, row.as_mut_ptr(), row.len(), &mut len) };
+        assert_eq!(st, cfx_status::Ok, "ran out of held-out rows");
+        index += 1;
+        if !a.accepts(&inp.rust_schema.encode(&row).unwrap()) {
+            break;
+        }
+    }
+    let mut r = null();
+    let st = unsafe {
+        cfx_coherent_explain_diverse(
+            inp.schema,
+            inp.models[0],
+            null(),
+            row.as_ptr(),
+            row.len(),
+            &mut r,
+        )
+    };
+    assert_eq!(st, cfx_status::Ok, "{}", last_error());
+    let mut count = 0usize;
+    assert_eq!(
+        unsafe { cfx_coherent_result_count(r, &mut count) },
+        cfx_status::Ok
+    );
+    // Oracle: the core's records of the same diverse set.
+    let ex = cfx::coherent::explain_diverse(&inp.rust_schema, a, &row, &Config::default()).unwrap();
+    let want = LedgerRecord::from_diverse(&inp.rust_schema, a, "app-7", &ex).unwrap();
+    assert_eq!(want.len(), count);
+    assert!(count > 1, "a diverse set of one: {count}");
+    let id = c("app-7");
+    let group = c("north");
+    let mut lines = Vec::new();
+    for (k, expected) in want.iter().enumerate() {
+        let line = string_of(|b, cap, o| unsafe {
+            cfx_ledger_record_from_coherent_result_at(
+                r,
+                k,
+                null(),
+                id.as_ptr(),
+                null(),
+                group.as_ptr(),
+                b,
+                cap,
+                o,
+            )
+        });
+        let got = LedgerRecord::from_json(&line).unwrap();
+        let mut expected = expected.clone();
+        expected.group = Some("north".into());
+        assert_eq!(got, expected);
+        assert_eq!(got.id, format!("app-7/{k}"));
+        let kind = if k == 0 { "\"explain\"" } else { "\"diverse\"" };
+        assert!(line.contains(&format!("\"kind\":{kind}")), "{line}");
+        lines.push(line);
+    }
+    // k out of range: NOT_FOUND, with the count in the message.
+    let (st, msg) = status_of(|b, cap, o| unsafe {
+        cfx_ledger_record_from_coherent_result_at(
+            r,
+            count,
+            null(),
+            id.as_ptr(),
+            null(),
+            null(),
+            b,
+            cap,
+            o,
+        )
+    });
+    assert_eq!(st, cfx_status::NotFound);
+    assert!(msg.contains(&format!("has {count}")), "{msg}");
+    let (st, msg) = status_of(|b, cap, o| unsafe {
+        cfx_ledger_record_from_coherent_result_at(
+            null(),
+            0,
+            null(),
+            id.as_ptr(),
+            null(),
+            null(),
+            b,
+            cap,
+            o,
+        )
+    });
+    assert_eq!(st, cfx_status::NullArgument);
+    assert!(msg.contains("result"), "{msg}");
+    unsafe { cfx_coherent_result_free(r) };
+
+    // The diverse ledger re-validated against the same model: nothing broken,
+    // and a page of three plots (no robust advice) with the record count.
+    let ledger = temp("diverse.jsonl");
+    let out = temp("diverse-out.jsonl");
+    std::fs::write(&ledger, lines.join("\n") + "\n").unwrap();
+    let (i, o) = (c(ledger.to_str().unwrap()), c(out.to_str().unwrap()));
+    let mut report = null();
+    let st = unsafe {
+        cfx_revalidate_ledger(
+            inp.schema,
+            inp.models[0],
+            null(),
+            i.as_ptr(),
+            o.as_ptr(),
+            1,
+            0,
+            &mut report,
+        )
+    };
+    assert_eq!(st, cfx_status::Ok, "{}", last_error());
+    let html = string_of(|b, cap, ol| unsafe {
+        cfx_deployment_report_to_html(report, null(), b, cap, ol)
+    });
+    assert_eq!(html.matches("<svg").count(), 3);
+    assert!(
+        html.contains(&format!(
+            "<tr><th>promises re-validated</th><td>{count}</td></tr>"
+        )),
+        "{html}"
+    );
+    assert!(html.contains("<tr><th>broken</th><td>0 (0.0%)</td></tr>"));
+    // A title that is not UTF-8: INVALID_ARGUMENT naming it.
+    let bad = [0x66u8, 0xff, 0x00];
+    let (st, msg) = status_of(|b, cap, ol| unsafe {
+        cfx_deployment_report_to_html(report, bad.as_ptr().cast(), b, cap, ol)
+    });
+    assert_eq!(st, cfx_status::InvalidArgument);
+    assert!(msg.contains("title") && msg.contains("UTF-8"), "{msg}");
+    unsafe { cfx_deployment_report_free(report) };
+    std::fs::remove_file(&ledger).ok();
+    std::fs::remove_file(&out).ok();
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks examples/spark/revalidate_ledger.py against the single-machine re-validation, in
-Spark's local mode (not part of `make test`: it needs PySpark and Java 17).
+Spark's local mode (run by `make test` through bindings/python/tests/test_spark_revalidate.py;
+it needs PySpark and Java 17).
 
 Issues a ledger for every declined held-out German applicant under a logistic model (a robust
 version of the advice, σ² = 0.01 and at most 20% invalidated, for every third; the applicant's

@@ -62,47 +62,108 @@ pub unsafe extern "C" fn cfx_ledger_record_from_coherent_result(
     out_len: *mut usize,
 ) -> cfx_status {
     ffi_boundary! {
-        let _ = out_param(out_len, "out_len")?;
-        let r = arc_ref(result, "result")?;
-        let id = str_in(id, "id")?;
-        let issued = optional_str(issued, "issued")?;
-        let group = optional_str(group, "group")?;
-        let none = |what: &str| {
+        let record = coherent_record(result, None, robust_result, id, issued, group, out_len)?;
+        write_str(&record.to_json(), buf, cap, out_len, "buf")
+    }
+}
+
+/// The ledger record (string buffer protocol, as
+/// `cfx_ledger_record_from_coherent_result`) of counterfactual `k` of a
+/// diverse result (`cfx_coherent_explain_diverse`): id `"<id>/<k>"`, kind
+/// `"explain"` for the optimal one (`k = 0`) and `"diverse"` for the others,
+/// as the Rust core's `LedgerRecord::from_diverse`, so every option the
+/// applicant was shown can be re-validated. `robust_result`, `issued` and
+/// `group` as in `cfx_ledger_record_from_coherent_result` (NULL = none).
+/// Errors: `NULL_ARGUMENT`; `NOT_FOUND` when `result` has no counterfactual
+/// `k` (`k` at or beyond `cfx_coherent_result_count`) or `robust_result`
+/// holds none; `INVALID_ARGUMENT` when `robust_result` is of another
+/// applicant, schema or model. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_ledger_record_from_coherent_result_at(
+    result: *const cfx_coherent_result,
+    k: usize,
+    robust_result: *const cfx_coherent_result,
+    id: *const c_char,
+    issued: *const c_char,
+    group: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let record = coherent_record(result, Some(k), robust_result, id, issued, group, out_len)?;
+        write_str(&record.to_json(), buf, cap, out_len, "buf")
+    }
+}
+
+/// The ledger record of a coherent result: its optimal counterfactual
+/// (`at = None`, kind by the result's robustness target) or counterfactual
+/// `k` of a diverse set (`at = Some(k)`), with the robust version, issue
+/// text and group filled in.
+fn coherent_record(
+    result: *const cfx_coherent_result,
+    at: Option<usize>,
+    robust_result: *const cfx_coherent_result,
+    id: *const c_char,
+    issued: *const c_char,
+    group: *const c_char,
+    out_len: *mut usize,
+) -> FfiResult<LedgerRecord> {
+    let _ = out_param(out_len, "out_len")?;
+    let r = arc_ref(result, "result")?;
+    let id = str_in(id, "id")?;
+    let issued = optional_str(issued, "issued")?;
+    let group = optional_str(group, "group")?;
+    let none = |what: &str| {
+        FfiError::new(
+            cfx_status::NotFound,
+            format!(
+                "{what} holds no counterfactual ({:?}): there is no advice to record",
+                r.explanation.outcome
+            ),
+        )
+    };
+    let mut record = match at {
+        None => LedgerRecord::from_explanation(&r.schema, &r.model, id, &r.explanation)?
+            .ok_or_else(|| none("result"))?,
+        Some(k) => LedgerRecord::from_diverse_at(&r.schema, &r.model, id, &r.explanation, k)?
+            .ok_or_else(|| {
+                FfiError::new(
+                    cfx_status::NotFound,
+                    format!(
+                        "counterfactual {k} does not exist (the result has {}): pass k below \
+                         cfx_coherent_result_count",
+                        r.explanation.counterfactuals.len()
+                    ),
+                )
+            })?,
+    };
+    record.issued = issued.map(String::from);
+    record.group = group.map(String::from);
+    if !robust_result.is_null() {
+        let rr = arc_ref(robust_result, "robust_result")?;
+        if schema_fingerprint(&rr.schema) != record.schema
+            || model_fingerprint(&rr.model) != record.model
+            || rr.explanation.factual != r.explanation.factual
+        {
+            return Err(FfiError::invalid(
+                "robust_result was computed for another applicant, schema or model than \
+                 result: pass the robust advice of the same applicant under the same model",
+            ));
+        }
+        let cf = rr.explanation.counterfactuals.first().ok_or_else(|| {
             FfiError::new(
-                cfx_status::NotFound,
-                format!(
-                    "{what} holds no counterfactual ({:?}): there is no advice to record",
-                    r.explanation.outcome
-                ),
-            )
-        };
-        let mut record = LedgerRecord::from_explanation(&r.schema, &r.model, id, &r.explanation)?
-            .ok_or_else(|| none("result"))?;
-        record.issued = issued.map(String::from);
-        record.group = group.map(String::from);
-        if !robust_result.is_null() {
-            let rr = arc_ref(robust_result, "robust_result")?;
-            if schema_fingerprint(&rr.schema) != record.schema
-                || model_fingerprint(&rr.model) != record.model
-                || rr.explanation.factual != r.explanation.factual
-            {
-                return Err(FfiError::invalid(
-                    "robust_result was computed for another applicant, schema or model than \
-                     result: pass the robust advice of the same applicant under the same model",
-                ));
-            }
-            let cf = rr.explanation.counterfactuals.first().ok_or_else(|| FfiError::new(
                 cfx_status::NotFound,
                 format!(
                     "robust_result holds no counterfactual ({:?}): there is no robust advice to \
                      record (pass NULL to record the advice alone)",
                     rr.explanation.outcome
                 ),
-            ))?;
-            record.robust_advised = Some(cf.raw.clone());
-        }
-        write_str(&record.to_json(), buf, cap, out_len, "buf")
+            )
+        })?;
+        record.robust_advised = Some(cf.raw.clone());
     }
+    Ok(record)
 }
 
 /// The ledger record (string buffer protocol, as
@@ -272,6 +333,31 @@ pub unsafe extern "C" fn cfx_deployment_report_to_json(
         let r = arc_ref(report, "report")?;
         let json = serde_json::to_string(r).map_err(crate::Error::from)?;
         write_str(&json, buf, cap, out_len, "buf")
+    }
+}
+
+/// The deployment report as one self-contained HTML page (string buffer
+/// protocol; UTF-8): the counts, and inline SVG bar plots of the broken share
+/// per group, the extra cost's distribution, the features behind the breaks
+/// and — when the ledger held robust advice — the issued against the robust
+/// advice; no script, no external file, for a model-risk committee's pack.
+/// `title` (UTF-8, HTML-escaped in the page; NULL = a default title) heads
+/// the page. The bytes equal the Rust core's `DeploymentReport::to_html`.
+/// Errors: `NULL_ARGUMENT`; `INVALID_ARGUMENT` (a title that is not UTF-8).
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_deployment_report_to_html(
+    report: *const cfx_deployment_report,
+    title: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let _ = out_param(out_len, "out_len")?;
+        let r = arc_ref(report, "report")?;
+        let title = optional_str(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
+        write_str(&r.to_html(title), buf, cap, out_len, "buf")
     }
 }
 

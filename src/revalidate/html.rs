@@ -57,6 +57,11 @@ fn bars(title: &str, rows: &[(String, f64, String)], max: f64) -> String {
 }
 
 impl DeploymentReport {
+    /// The page title used when the caller gives none (the C API's NULL
+    /// title, the bindings' default).
+    pub const DEFAULT_TITLE: &'static str =
+        "cfx deployment report: advice re-validated against a new model";
+
     /// The report as a self-contained HTML page titled `title`: the counts,
     /// and bar plots of the broken share per group, the extra cost's
     /// distribution, the features behind the breaks and the issued against

@@ -534,6 +534,13 @@ namespace Cfx
             [In] byte[] inputPath, [In] byte[] outputPath, UIntPtr threads, UIntPtr chunkRows, out IntPtr outReport);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_deployment_report_to_json(IntPtr report, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_ledger_record_from_coherent_result_at(CoherentResultHandle result, UIntPtr k,
+            CoherentResultHandle robustResult, [In] byte[] id, [In] byte[] issued, [In] byte[] group,
+            [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_deployment_report_to_html(IntPtr report, [In] byte[] title, [Out] byte[] buf,
+            UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)] internal static extern void cfx_deployment_report_free(IntPtr report);
     }
 }

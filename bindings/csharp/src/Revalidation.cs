@@ -1,6 +1,8 @@
 // The advice ledger and the re-validation of issued advice against a new model (issue 28):
-// cfx_ledger_record_from_coherent_result, cfx_revalidate_record, cfx_revalidate_ledger.
+// cfx_ledger_record_from_coherent_result(_at), cfx_revalidate_record, cfx_revalidate_ledger,
+// cfx_deployment_report_to_json/_to_html.
 using System;
+using System.IO;
 
 namespace Cfx
 {
@@ -16,16 +18,25 @@ namespace Cfx
         /// schema and model). <paramref name="issued"/> (an opaque date), <paramref name="group"/> (a
         /// label for the report's breakdown) and <paramref name="robust"/> (the same applicant's
         /// result under ConfigBuilder.RobustAdvice, kept as the robust version) may be null. A
-        /// result without a counterfactual throws CfxException NOT_FOUND.
+        /// result without a counterfactual throws CfxException NOT_FOUND. Given <paramref
+        /// name="index"/>, the line of counterfactual <paramref name="index"/> of a diverse result
+        /// (Coherent.ExplainDiverse) instead: id "&lt;id&gt;/&lt;index&gt;", kind "explain" for 0 and
+        /// "diverse" for the others; an index at or beyond Count throws CfxException NOT_FOUND.
         /// </summary>
         public static string FromResult(CoherentResult result, string id, string issued = null, string group = null,
-            CoherentResult robust = null)
+            CoherentResult robust = null, int? index = null)
         {
             if (result == null) throw new ArgumentNullException("result");
             if (id == null) throw new ArgumentNullException("id");
             var r = result.Handle;
             var rr = robust != null ? robust.Handle : new CoherentResultHandle();
             byte[] i = Utf8.Encode(id), d = Utf8.Encode(issued), g = Utf8.Encode(group);
+            if (index.HasValue)
+            {
+                var k = Call.Size(index.Value, "index");
+                return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
+                    Native.cfx_ledger_record_from_coherent_result_at(r, k, rr, i, d, g, b, c, out n));
+            }
             return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
                 Native.cfx_ledger_record_from_coherent_result(r, rr, i, d, g, b, c, out n));
         }
@@ -78,10 +89,14 @@ namespace Cfx
         /// cores; the same bytes on any count). Returns the deployment report as JSON ("records",
         /// "kept", "broken", "broken_share", "errors", "repaired", "extra_cost",
         /// "features_behind_breaks", "robust_records", "robust_broken", "groups"). A ledger issued
-        /// under another schema is refused before anything is written.
+        /// under another schema is refused before anything is written. Given <paramref
+        /// name="htmlPath"/>, the report is also written there as one self-contained HTML page (the
+        /// counts and SVG bar plots: broken share per group, extra cost, features behind the breaks,
+        /// and issued against robust advice when the ledger holds some) headed <paramref
+        /// name="title"/> (null = cfx's default title).
         /// </summary>
         public static string Ledger(Schema schema, Model newModel, Config config, string input, string output,
-            int threads = 0, int chunkRows = 0)
+            int threads = 0, int chunkRows = 0, string htmlPath = null, string title = null)
         {
             if (schema == null) throw new ArgumentNullException("schema");
             if (newModel == null) throw new ArgumentNullException("newModel");
@@ -96,8 +111,16 @@ namespace Cfx
                 Utf8.Encode(output), t, k, out report));
             try
             {
-                return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
+                var json = Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
                     Native.cfx_deployment_report_to_json(report, b, c, out n));
+                if (htmlPath != null)
+                {
+                    var t8 = Utf8.Encode(title);
+                    var page = Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
+                        Native.cfx_deployment_report_to_html(report, t8, b, c, out n));
+                    File.WriteAllText(htmlPath, page, new System.Text.UTF8Encoding(false));
+                }
+                return json;
             }
             finally
             {

@@ -87,6 +87,15 @@ public static partial class Tests
                         A.Eq(2L, JsonCount(report, "robust_records"), "robust records");
                         A.Eq((long)robustBroken, JsonCount(report, "robust_broken"), "robust broken");
                         A.Eq(0L, JsonCount(report, "errors"), "errors");
+                        // The same run with the HTML page: the same JSON; the page has the
+                        // record count and four plots (the ledger holds robust advice).
+                        var page = Path.Combine(dir, pair.Item2 + ".html");
+                        A.Eq(report, Revalidation.Ledger(s, nm, null, ledger, output, 2, 4, page, "Refit <B>"), "the same report");
+                        var html = File.ReadAllText(page);
+                        A.True(html.Contains("<h1>Refit &lt;B&gt;</h1>"), "the escaped title");
+                        A.True(html.Contains("<tr><th>promises re-validated</th><td>" + lines.Count + "</td></tr>"), "the record count");
+                        A.True(html.Contains("<tr><th>broken</th><td>" + broken + " ("), "the broken count");
+                        A.Eq(4, Regex.Matches(html, "<svg").Count, "four plots");
                         var streamed = File.ReadAllLines(output);
                         A.Eq(lines.Count, streamed.Length, "one line per record");
                         A.Eq(broken, streamed.Count(l => l.Contains("\"status\":\"broken\"")), "broken lines");
@@ -107,6 +116,47 @@ public static partial class Tests
                     A.True(!File.Exists(refused), "nothing written");
                     e = A.Throws<CfxException>(() => Revalidation.Ledger(s, m, null, Path.Combine(dir, "missing.jsonl"), refused), "a missing ledger");
                     A.Eq("CFX_STATUS_IO_ERROR", e.StatusName, "missing ledger status");
+                    var never = Path.Combine(dir, "never.html");
+                    e = A.Throws<CfxException>(() => Revalidation.Ledger(s, m, null, bad, refused, 1, 0, never), "another schema's ledger, with a page");
+                    A.Eq("CFX_STATUS_INVALID_ARGUMENT", e.StatusName, "another schema's ledger status");
+                    A.True(!File.Exists(never), "no page written");
+
+                    // A diverse set, option by option. Oracle: the set's own rows and costs (the
+                    // core's LedgerRecord::from_diverse); option 0 is the plain record under id "app-0/0".
+                    var applicant = Regex.Match(lines[0], "\"applicant\":\\[([^\\]]*)\\]").Groups[1].Value
+                        .Split(',').Select(x => double.Parse(x, CultureInfo.InvariantCulture)).ToArray();
+                    var recs = new List<string>();
+                    using (var r = Coherent.ExplainDiverse(s, m, null, applicant))
+                    {
+                        int n = r.Count;
+                        A.True(n > 1, "a diverse set of " + n);
+                        for (int k = 0; k < n; k++)
+                        {
+                            var rec = LedgerRecord.FromResult(r, "app-0", null, "north", null, k);
+                            A.True(rec.Contains("\"id\":\"app-0/" + k + "\""), rec);
+                            A.True(rec.Contains("\"kind\":\"" + (k == 0 ? "explain" : "diverse") + "\""), rec);
+                            var advised = Regex.Match(rec, "\"advised\":\\[([^\\]]*)\\]").Groups[1].Value
+                                .Split(',').Select(x => double.Parse(x, CultureInfo.InvariantCulture)).ToArray();
+                            A.True(advised.SequenceEqual(r.Counterfactual(k)), "advised row " + k + ": " + rec);
+                            var cost = double.Parse(Regex.Match(rec, "\"cost\":([^,}]*)").Groups[1].Value, CultureInfo.InvariantCulture);
+                            A.True(cost == r.Certificate(k).Cost, "cost " + k + ": " + rec);
+                            recs.Add(rec);
+                        }
+                        A.Eq(LedgerRecord.FromResult(r, "app-0/0", null, "north"), recs[0], "option 0 is the plain record");
+                        e = A.Throws<CfxException>(() => LedgerRecord.FromResult(r, "app-0", index: n), "index out of range");
+                        A.Eq("CFX_STATUS_NOT_FOUND", e.StatusName, "index out of range status");
+                        A.True(e.Message.Contains("has " + n), e.Message);
+                        A.Throws<ArgumentOutOfRangeException>(() => LedgerRecord.FromResult(r, "app-0", index: -1), "a negative index");
+                    }
+                    var diverse = Path.Combine(dir, "diverse.jsonl");
+                    File.WriteAllLines(diverse, recs);
+                    var dpage = Path.Combine(dir, "diverse.html");
+                    var dreport = Revalidation.Ledger(s, m, null, diverse, Path.Combine(dir, "diverse-out.jsonl"), htmlPath: dpage);
+                    A.Eq((long)recs.Count, JsonCount(dreport, "records"), "diverse records");
+                    A.Eq(0L, JsonCount(dreport, "broken"), "the same model breaks no option");
+                    var dhtml = File.ReadAllText(dpage);
+                    A.Eq(3, Regex.Matches(dhtml, "<svg").Count, "three plots without robust advice");
+                    A.True(dhtml.Contains("<tr><th>promises re-validated</th><td>" + recs.Count + "</td></tr>"), "the diverse record count");
                 }
             }
         }

@@ -67,7 +67,16 @@ def test_ledger_report_counts_match_the_records(issued, tmp_path, which):
             assert v["extra_cost"] == v["repair"]["cost"] > 0
             assert new.predict_raw(s, v["repair"]["raw"]).accepted
     out = tmp_path / "out.jsonl"
-    report = revalidate_ledger(s, new, path, out, threads=2, chunk_rows=3)
+    page_path = tmp_path / "report.html"
+    report = revalidate_ledger(s, new, path, out, threads=2, chunk_rows=3,
+                               html_path=page_path, title="Refit <B>")
+    page = page_path.read_text(encoding="utf-8")
+    # The page: the title escaped, the record count, four plots (the ledger holds
+    # robust advice), the broken count.
+    assert "<h1>Refit &lt;B&gt;</h1>" in page
+    assert f"<tr><th>promises re-validated</th><td>{len(lines)}</td></tr>" in page
+    assert page.count("<svg") == 4
+    assert f"<tr><th>broken</th><td>{report['broken']} (" in page
     broken = sum(v["status"] == "broken" for v in per)
     assert report["records"] == len(lines) and report["errors"] == 0
     assert report["broken"] == broken and report["kept"] == len(lines) - broken
@@ -124,3 +133,42 @@ def test_waiting_advice_is_recorded_and_kept_by_its_model(issued):
                 assert revalidate(preset, a, rec)["status"] == "kept"
                 recorded += 1
         assert recorded > 0
+
+
+def test_diverse_sets_are_recorded_option_by_option(issued, tmp_path):
+    s, a, _b, lines, _path = issued
+    applicant = json.loads(lines[0])["applicant"]
+    with cfx.explain_diverse(s, a, applicant) as r:
+        count = len(r)
+        assert count > 1
+        recs = [json.loads(ledger_record(r, "app-0", group="north", index=k)) for k in range(count)]
+        # Oracle: the set's own rows and costs; option 0 is the plain record of the
+        # optimal counterfactual under id "app-0/0".
+        for k, rec in enumerate(recs):
+            assert rec["id"] == f"app-0/{k}" and rec["group"] == "north"
+            assert rec["kind"] == ("explain" if k == 0 else "diverse")
+            assert rec["advised"] == list(r.counterfactual(k))
+            assert rec["cost"] == r.certificate(k).cost
+            assert rec["applicant"] == applicant
+        plain = json.loads(ledger_record(r, "app-0/0", group="north"))
+        assert recs[0] == plain
+        with pytest.raises(cfx.CfxError) as e:
+            ledger_record(r, "app-0", index=count)
+        assert e.value.status_name == "CFX_STATUS_NOT_FOUND" and f"has {count}" in str(e.value)
+        with pytest.raises(TypeError):
+            ledger_record(r, "app-0", index=-1)
+    ledger = tmp_path / "diverse.jsonl"
+    ledger.write_text("\n".join(json.dumps(x) for x in recs) + "\n")
+    page_path = tmp_path / "diverse.html"
+    report = revalidate_ledger(s, a, ledger, tmp_path / "out.jsonl", html_path=page_path)
+    assert report["records"] == count and report["broken"] == 0
+    page = page_path.read_text(encoding="utf-8")
+    # Three plots: no robust advice in this ledger.
+    assert page.count("<svg") == 3
+    assert f"<tr><th>promises re-validated</th><td>{count}</td></tr>" in page
+    # A title that is not UTF-8: a status and a message naming it.
+    with pytest.raises(cfx.CfxError) as e:
+        revalidate_ledger(s, a, ledger, tmp_path / "out2.jsonl", html_path=tmp_path / "x.html",
+                          title=b"f\xff")
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT" and "title" in str(e.value)
+    assert not (tmp_path / "x.html").exists()

@@ -7,7 +7,8 @@ fingerprints of the schema and model it was issued under). `revalidate` re-score
 record under a new model: ``"kept"``, or ``"broken"`` with the exact engine's cheapest
 repair from the advised row (its cost is the ``extra_cost`` of keeping the promise).
 `revalidate_ledger` streams a whole ledger file into a JSON-lines file (constant memory,
-all threads, the same bytes on any thread count) and returns the deployment report."""
+all threads, the same bytes on any thread count) and returns the deployment report; given
+``html_path`` it also writes the report as a self-contained HTML page with SVG plots."""
 
 import json
 from ctypes import byref, c_void_p
@@ -18,21 +19,38 @@ from .coherent import WaitingAdvice
 from .config import ptr_of
 
 
-def ledger_record(result, id, issued=None, group=None, robust=None):
+def ledger_record(result, id, issued=None, group=None, robust=None, index=None):
     """The ledger line (a JSON string, no line end) of `result`'s advice: the optimal
     counterfactual of a `CoherentResult`, or the advice of a `WaitingAdvice` (kind
     ``"waiting"``: the row after waiting and moving); either knows its schema and model.
     `id` is the issuer's opaque id (an application number), `issued` an opaque date,
     `group` a label for the report's breakdown, `robust` (coherent results only) the
     `CoherentResult` of the same applicant computed with ``Config(robust_advice=...)``,
-    kept as the record's robust version. Raises `CfxError` ``CFX_STATUS_NOT_FOUND`` when
-    there is no advice to record."""
+    kept as the record's robust version. `index` (coherent results only) records
+    counterfactual `index` of a diverse set (`cfx.explain_diverse`) instead: id
+    ``"<id>/<index>"``, kind ``"explain"`` for 0 and ``"diverse"`` for the others. Raises
+    `CfxError` ``CFX_STATUS_NOT_FOUND`` when there is no advice to record (or no
+    counterfactual `index`)."""
     if isinstance(result, WaitingAdvice):
         if robust is not None:
             raise TypeError("cfx: a robust version is recorded with coherent results only")
+        if index is not None:
+            raise TypeError("cfx: an index is for the diverse sets of coherent results only")
         return n.read_string(
             "cfx_ledger_record_from_waiting_advice",
             result.ptr,
+            cstr(id, "id"),
+            cstr(issued, "issued"),
+            cstr(group, "group"),
+        )
+    if index is not None:
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise TypeError(f"cfx: index must be a non-negative int, got {index!r}")
+        return n.read_string(
+            "cfx_ledger_record_from_coherent_result_at",
+            n.ptr_of(result, "CoherentResult"),
+            index,
+            n.ptr_of(robust, "CoherentResult", optional=True),
             cstr(id, "id"),
             cstr(issued, "issued"),
             cstr(group, "group"),
@@ -65,7 +83,17 @@ def revalidate(schema, new_model, record, config=None):
     )
 
 
-def revalidate_ledger(schema, new_model, input_path, output_path, config=None, threads=0, chunk_rows=0):
+def revalidate_ledger(
+    schema,
+    new_model,
+    input_path,
+    output_path,
+    config=None,
+    threads=0,
+    chunk_rows=0,
+    html_path=None,
+    title=None,
+):
     """Streams the ledger file `input_path` (one ledger line per record) against
     `new_model` into `output_path`, one JSON line per record in input order (the
     `revalidate` dict plus ``record``, its number; or ``{"error", "record"}``), `chunk_rows`
@@ -73,7 +101,11 @@ def revalidate_ledger(schema, new_model, input_path, output_path, config=None, t
     report as a dict: ``records``, ``kept``, ``broken``, ``broken_share``, ``errors``,
     ``repaired``, ``extra_cost`` (quantiles), ``features_behind_breaks``,
     ``robust_records``, ``robust_broken``, ``groups``. A ledger issued under another
-    schema is refused (`CfxError`) before anything is written."""
+    schema is refused (`CfxError`) before anything is written. Given `html_path`, the
+    report is also written there as one self-contained HTML page (the counts and SVG bar
+    plots: broken share per group, extra cost, features behind the breaks, and issued
+    against robust advice when the ledger holds some) headed `title` (None = cfx's
+    default title)."""
     report = c_void_p()
     n.call(
         "cfx_revalidate_ledger",
@@ -87,7 +119,12 @@ def revalidate_ledger(schema, new_model, input_path, output_path, config=None, t
         byref(report),
     )
     try:
-        return json.loads(n.read_string("cfx_deployment_report_to_json", report))
+        result = json.loads(n.read_string("cfx_deployment_report_to_json", report))
+        if html_path is not None:
+            page = n.read_string("cfx_deployment_report_to_html", report, cstr(title, "title"))
+            with open(html_path, "w", encoding="utf-8") as f:
+                f.write(page)
+        return result
     finally:
         n.LIB.cfx_deployment_report_free(report)
 

@@ -1,14 +1,26 @@
 # The advice ledger and the re-validation of issued advice against a new model
-# (issue 28): cfx_ledger_record_from_coherent_result, cfx_revalidate_record,
-# cfx_revalidate_ledger.
+# (issue 28): cfx_ledger_record_from_coherent_result(_at), cfx_revalidate_record,
+# cfx_revalidate_ledger, cfx_deployment_report_to_json/_to_html.
 
 #' The ledger line (a JSON string) of the optimal counterfactual of a coherent
 #' result, or of waiting advice (kind "waiting"), with the fingerprints of the
-#' schema and model it was computed under.
-cfx_ledger_record <- function(result, id, issued = NULL, group = NULL, robust = NULL) {
+#' schema and model it was computed under. `index` (1-based) records
+#' counterfactual `index` of a diverse result (`cfx_explain(..., diverse =
+#' TRUE)`) instead: id "<id>/<index - 1>", kind "explain" for the first and
+#' "diverse" for the others.
+cfx_ledger_record <- function(result, id, issued = NULL, group = NULL, robust = NULL,
+                              index = NULL) {
   if (inherits(result, "cfx_waiting_advice")) {
     if (!is.null(robust)) stop("cfx: a robust version is recorded with coherent results only", call. = FALSE)
+    if (!is.null(index)) stop("cfx: an index is for the diverse sets of coherent results only", call. = FALSE)
     return(.cx(C_ledger_record_waiting, result, enc2utf8(as.character(id)),
+               if (is.null(issued)) NULL else enc2utf8(as.character(issued)),
+               if (is.null(group)) NULL else enc2utf8(as.character(group))))
+  }
+  if (!is.null(index)) {
+    if (!is.numeric(index) || length(index) != 1 || is.na(index) || index < 1 || index != floor(index))
+      stop("cfx: 'index' must be a single whole number of at least 1", call. = FALSE)
+    return(.cx(C_ledger_record_at, result, as.numeric(index) - 1, robust, enc2utf8(as.character(id)),
                if (is.null(issued)) NULL else enc2utf8(as.character(issued)),
                if (is.null(group)) NULL else enc2utf8(as.character(group))))
   }
@@ -27,10 +39,22 @@ cfx_revalidate <- function(schema, new_model, record, config = NULL) {
 }
 
 #' Streams the ledger file `input` against `new_model` into the JSON-lines
-#' file `output` and returns the deployment report (a list).
+#' file `output` and returns the deployment report (a list). Given
+#' `html_path`, the report is also written there as one self-contained HTML
+#' page with SVG plots, headed `title` (NULL = cfx's default title).
 cfx_revalidate_ledger <- function(schema, new_model, input, output, config = NULL,
-                                  threads = 0, chunk_rows = 0) {
-  json <- .cx(C_revalidate_ledger, schema, new_model, config, enc2utf8(path.expand(input)),
-              enc2utf8(path.expand(output)), as.numeric(threads), as.numeric(chunk_rows))
-  jsonlite::fromJSON(json, simplifyVector = FALSE)
+                                  threads = 0, chunk_rows = 0, html_path = NULL, title = NULL) {
+  if (is.null(html_path)) {
+    json <- .cx(C_revalidate_ledger, schema, new_model, config, enc2utf8(path.expand(input)),
+                enc2utf8(path.expand(output)), as.numeric(threads), as.numeric(chunk_rows))
+    return(jsonlite::fromJSON(json, simplifyVector = FALSE))
+  }
+  if (!is.character(html_path) || length(html_path) != 1 || is.na(html_path))
+    stop("cfx: 'html_path' must be a single string", call. = FALSE)
+  both <- .cx(C_revalidate_ledger_html, schema, new_model, config, enc2utf8(path.expand(input)),
+              enc2utf8(path.expand(output)), as.numeric(threads), as.numeric(chunk_rows), title)
+  con <- file(path.expand(html_path), open = "wb")
+  on.exit(close(con))
+  writeBin(charToRaw(enc2utf8(both[2])), con)
+  jsonlite::fromJSON(both[1], simplifyVector = FALSE)
 }

@@ -147,9 +147,11 @@ static const R_CallMethodDef call_methods[] = {
     {"C_portfolio_summary_to_json", (DL_FUNC)&C_portfolio_summary_to_json, 1},
     {"C_portfolio_summary_write_svg", (DL_FUNC)&C_portfolio_summary_write_svg, 4},
     {"C_ledger_record", (DL_FUNC)&C_ledger_record, 5},
+    {"C_ledger_record_at", (DL_FUNC)&C_ledger_record_at, 6},
     {"C_ledger_record_waiting", (DL_FUNC)&C_ledger_record_waiting, 4},
     {"C_revalidate_record", (DL_FUNC)&C_revalidate_record, 4},
     {"C_revalidate_ledger", (DL_FUNC)&C_revalidate_ledger, 7},
+    {"C_revalidate_ledger_html", (DL_FUNC)&C_revalidate_ledger_html, 8},
     {NULL, NULL, 0}};
 
 void R_init_cfx(DllInfo *dll)

@@ -2594,6 +2594,20 @@ SEXP C_ledger_record(SEXP result, SEXP robust, SEXP id, SEXP issued, SEXP group)
     return scalar_utf8(ch);
 }
 
+/* k is 0-based (the R wrapper subtracts 1). */
+SEXP C_ledger_record_at(SEXP result, SEXP k, SEXP robust, SEXP id, SEXP issued, SEXP group)
+{
+    const cfx_coherent_result *r = COHERENT(result);
+    size_t at = size_arg(k, "index");
+    const cfx_coherent_result *rr = Rf_isNull(robust) ? NULL : COHERENT(robust);
+    const char *i = str_arg(id, "id");
+    const char *d = opt_str_arg(issued, "issued");
+    const char *g = opt_str_arg(group, "group");
+    SEXP ch;
+    STRING_OUT(ch, cfx_ledger_record_from_coherent_result_at(r, at, rr, i, d, g, buf_, cap_, &need_));
+    return scalar_utf8(ch);
+}
+
 SEXP C_ledger_record_waiting(SEXP advice, SEXP id, SEXP issued, SEXP group)
 {
     const cfx_waiting_advice *a = WAITING(advice);
@@ -2642,4 +2656,52 @@ SEXP C_revalidate_ledger(SEXP schema, SEXP model, SEXP config, SEXP input, SEXP 
     if (buf == NULL)
         return scalar_utf8(Rf_mkCharCE("", CE_UTF8));
     return scalar_utf8(Rf_mkCharLenCE(buf, (int)(need - 1), CE_UTF8));
+}
+
+/* A deployment report's text: JSON, or (html) the HTML page headed title;
+ * *st_out gets the status. R_alloc'ed, so safe to leave on an R error. */
+static char *report_text(const cfx_deployment_report *report, int html, const char *title, size_t *need,
+                         cfx_status *st_out)
+{
+    char *buf = NULL;
+    *need = 0;
+    cfx_status st = html ? cfx_deployment_report_to_html(report, title, NULL, 0, need)
+                         : cfx_deployment_report_to_json(report, NULL, 0, need);
+    if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
+        buf = R_alloc(*need, 1);
+        st = html ? cfx_deployment_report_to_html(report, title, buf, *need, need)
+                  : cfx_deployment_report_to_json(report, buf, *need, need);
+    }
+    *st_out = st;
+    return buf;
+}
+
+/* Streams the ledger; c(report JSON, report HTML page headed title, NULL = the
+ * default title). The report handle is read and freed here, before any R error
+ * can be raised. */
+SEXP C_revalidate_ledger_html(SEXP schema, SEXP model, SEXP config, SEXP input, SEXP output,
+                              SEXP threads, SEXP chunk_rows, SEXP title)
+{
+    const cfx_schema *s = SCHEMA(schema);
+    const cfx_model *m = MODEL(model);
+    const cfx_config *c = Rf_isNull(config) ? NULL : CONFIG(config);
+    const char *in = str_arg(input, "input");
+    const char *out = str_arg(output, "output");
+    size_t t = size_arg(threads, "threads");
+    size_t k = size_arg(chunk_rows, "chunk_rows");
+    const char *ti = opt_str_arg(title, "title");
+    const cfx_deployment_report *report = NULL;
+    check(cfx_revalidate_ledger(s, m, c, in, out, t, k, &report));
+    size_t jn = 0, hn = 0;
+    cfx_status js = CFX_STATUS_OK, hs = CFX_STATUS_OK;
+    char *json = report_text(report, 0, NULL, &jn, &js);
+    char *html = js == CFX_STATUS_OK ? report_text(report, 1, ti, &hn, &hs) : NULL;
+    cfx_deployment_report_free(report);
+    check(js);
+    check(hs);
+    SEXP res = PROTECT(Rf_allocVector(STRSXP, 2));
+    SET_STRING_ELT(res, 0, Rf_mkCharLenCE(json ? json : "", json ? (int)(jn - 1) : 0, CE_UTF8));
+    SET_STRING_ELT(res, 1, Rf_mkCharLenCE(html ? html : "", html ? (int)(hn - 1) : 0, CE_UTF8));
+    UNPROTECT(1);
+    return res;
 }

@@ -143,8 +143,10 @@ SEXP C_portfolio_summary_describe(SEXP summary, SEXP top);
 SEXP C_portfolio_summary_to_json(SEXP summary);
 SEXP C_portfolio_summary_write_svg(SEXP summary, SEXP title, SEXP top, SEXP path);
 SEXP C_ledger_record(SEXP result, SEXP robust, SEXP id, SEXP issued, SEXP group);
+SEXP C_ledger_record_at(SEXP result, SEXP k, SEXP robust, SEXP id, SEXP issued, SEXP group);
 SEXP C_ledger_record_waiting(SEXP advice, SEXP id, SEXP issued, SEXP group);
 SEXP C_revalidate_record(SEXP schema, SEXP model, SEXP config, SEXP record);
 SEXP C_revalidate_ledger(SEXP schema, SEXP model, SEXP config, SEXP input, SEXP output, SEXP threads, SEXP chunk_rows);
+SEXP C_revalidate_ledger_html(SEXP schema, SEXP model, SEXP config, SEXP input, SEXP output, SEXP threads, SEXP chunk_rows, SEXP title);
 
 #endif

@@ -2299,6 +2299,85 @@ JNIEXPORT jbyteArray FN(revalidateLedger)(JNIEnv *env, jclass c, jlong schema, j
     return json;
 }
 
+/* The ledger line of counterfactual k of a diverse result; robust may be 0, issued and
+ * group may be null. */
+JNIEXPORT jbyteArray FN(ledgerRecordFromResultAt)(JNIEnv *env, jclass c, jlong r, jlong k, jlong robust,
+                                                   jbyteArray id, jbyteArray issued, jbyteArray group) {
+    (void)c;
+    int f1 = 0, f2 = 0, f3 = 0;
+    char *i = cstr_in(env, id, &f1);
+    char *d = f1 ? NULL : cstr_in(env, issued, &f2);
+    char *g = (f1 || f2) ? NULL : cstr_in(env, group, &f3);
+    jbyteArray out = NULL;
+    if (!f1 && !f2 && !f3) {
+        size_t len = 0;
+        cfx_status st = cfx_ledger_record_from_coherent_result_at(
+            H(const cfx_coherent_result, r), (size_t)k, H(const cfx_coherent_result, robust), i, d, g, NULL, 0,
+            &len);
+        char *buf = NULL;
+        if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
+            buf = malloc(len);
+            if (buf == NULL) {
+                throw_named(env, "java/lang/OutOfMemoryError", "ledger record");
+            } else {
+                st = cfx_ledger_record_from_coherent_result_at(H(const cfx_coherent_result, r), (size_t)k,
+                                                               H(const cfx_coherent_result, robust), i, d, g, buf,
+                                                               len, &len);
+            }
+        }
+        if (buf != NULL || st != CFX_STATUS_BUFFER_TOO_SMALL) {
+            if (ok(env, st)) out = bytes_out(env, buf ? buf : "", buf ? strlen(buf) : 0);
+        }
+        free(buf);
+    }
+    free(i);
+    free(d);
+    free(g);
+    return out;
+}
+
+static jbyteArray report_json(JNIEnv *env, const cfx_deployment_report *report) {
+    RETURN_STRING(env, cfx_deployment_report_to_json(report, buf_, cap_, &len_));
+}
+
+static jbyteArray report_html(JNIEnv *env, const cfx_deployment_report *report, const char *title) {
+    RETURN_STRING(env, cfx_deployment_report_to_html(report, title, buf_, cap_, &len_));
+}
+
+/* Streams the ledger file and returns {report JSON, report HTML page headed title (null =
+ * cfx's default)} (the report handle is read and freed here). */
+JNIEXPORT jobjectArray FN(revalidateLedgerWithHtml)(JNIEnv *env, jclass c, jlong schema, jlong m, jlong config,
+                                                    jbyteArray input, jbyteArray output, jlong threads,
+                                                    jlong chunkRows, jbyteArray title) {
+    (void)c;
+    int f1 = 0, f2 = 0, f3 = 0;
+    char *in = cstr_in(env, input, &f1);
+    char *out = f1 ? NULL : cstr_in(env, output, &f2);
+    char *t = (f1 || f2) ? NULL : cstr_in(env, title, &f3);
+    jobjectArray pair = NULL;
+    if (!f1 && !f2 && !f3) {
+        const cfx_deployment_report *report = NULL;
+        cfx_status st = cfx_revalidate_ledger(H(const cfx_schema, schema), H(const cfx_model, m),
+                                              H(const cfx_config, config), in, out, (size_t)threads,
+                                              (size_t)chunkRows, &report);
+        if (ok(env, st)) {
+            jbyteArray json = report_json(env, report);
+            jbyteArray html = json ? report_html(env, report, t) : NULL;
+            jclass bytes = html ? (*env)->FindClass(env, "[B") : NULL;
+            if (bytes != NULL) pair = (*env)->NewObjectArray(env, 2, bytes, NULL);
+            if (pair != NULL) {
+                (*env)->SetObjectArrayElement(env, pair, 0, json);
+                (*env)->SetObjectArrayElement(env, pair, 1, html);
+            }
+            cfx_deployment_report_free(report);
+        }
+    }
+    free(in);
+    free(out);
+    free(t);
+    return pair;
+}
+
 /* The ledger line of waiting advice; issued and group may be null. */
 JNIEXPORT jbyteArray FN(ledgerRecordFromAdvice)(JNIEnv *env, jclass c, jlong a, jbyteArray id, jbyteArray issued,
                                                  jbyteArray group) {

@@ -58,6 +58,18 @@ for (which in c("same", "shifted")) {
     expect_equal(rep$robust_records, 2)
     robust_broken <- sum(vapply(per, function(v) isFALSE(v$robust_kept), TRUE))
     expect_equal(rep$robust_broken, robust_broken)
+    # The same run with the HTML page: the same report; the page has the record
+    # count and four plots (the ledger holds robust advice).
+    page <- file.path(dir, paste0(which, ".html"))
+    again <- cfx_revalidate_ledger(gs, nm, ledger, out, threads = 2, chunk_rows = 4,
+                                   html_path = page, title = "Refit <B>")
+    expect_identical(again, rep)
+    html <- paste(readLines(page, encoding = "UTF-8", warn = FALSE), collapse = "\n")
+    expect_true(grepl("<h1>Refit &lt;B&gt;</h1>", html, fixed = TRUE))
+    expect_true(grepl(paste0("<tr><th>promises re-validated</th><td>", length(lines), "</td></tr>"),
+                      html, fixed = TRUE))
+    expect_true(grepl(paste0("<tr><th>broken</th><td>", broken, " ("), html, fixed = TRUE))
+    expect_equal(lengths(regmatches(html, gregexpr("<svg", html, fixed = TRUE))), 4)
     streamed <- readLines(out)
     expect_length(streamed, length(lines))
     expect_equal(sum(grepl("\"status\":\"broken\"", streamed, fixed = TRUE)), broken)
@@ -76,6 +88,52 @@ test_that("bad input is a classed error with a message", {
   expect_false(file.exists(refused))
   expect_error(cfx_revalidate_ledger(gs, model, file.path(dir, "missing.jsonl"), refused),
                class = "cfx_error_io_error")
+  never <- file.path(dir, "never.html")
+  expect_error(cfx_revalidate_ledger(gs, model, bad, refused, html_path = never),
+               class = "cfx_error_invalid_argument")
+  expect_false(file.exists(never))
+})
+
+test_that("a diverse set is recorded option by option and the report is a page", {
+  a <- cfx_row(split$test, declined[1])
+  r <- cfx_explain(model, a, gs, diverse = TRUE)
+  set <- cfx:::.coherent(r)
+  n <- nrow(set$counterfactuals)
+  expect_gt(n, 1)
+  recs <- character()
+  for (k in seq_len(n)) {
+    recs[k] <- cfx_ledger_record(r, "app-1", group = "north", index = k)
+    doc <- jsonlite::fromJSON(recs[k], simplifyVector = FALSE)
+    # Oracle: the set's own rows (the core's LedgerRecord::from_diverse).
+    expect_identical(doc$id, paste0("app-1/", k - 1))
+    expect_identical(doc$kind, if (k == 1) "explain" else "diverse")
+    expect_identical(doc$group, "north")
+    expect_identical(as.numeric(unlist(doc$advised)), as.numeric(set$counterfactuals[k, ]))
+    expect_identical(doc$cost, set$cost[k])
+  }
+  expect_identical(recs[1], cfx_ledger_record(r, "app-1/0", group = "north"))
+  expect_error(cfx_ledger_record(r, "app-1", index = n + 1), paste0("has ", n),
+               class = "cfx_error_not_found")
+  expect_error(cfx_ledger_record(r, "app-1", index = 0), "index")
+  diverse <- file.path(dir, "diverse.jsonl")
+  writeLines(recs, diverse)
+  page <- file.path(dir, "diverse.html")
+  rep <- cfx_revalidate_ledger(gs, model, diverse, file.path(dir, "diverse-out.jsonl"),
+                               html_path = page)
+  expect_equal(rep$records, n)
+  expect_equal(rep$broken, 0)
+  html <- paste(readLines(page, encoding = "UTF-8", warn = FALSE), collapse = "\n")
+  # Three plots: no robust advice in this ledger.
+  expect_equal(lengths(regmatches(html, gregexpr("<svg", html, fixed = TRUE))), 3)
+  expect_true(grepl(paste0("<tr><th>promises re-validated</th><td>", n, "</td></tr>"),
+                    html, fixed = TRUE))
+  # A title that is not one string: an error naming it, before anything is
+  # streamed or written (R itself re-encodes any string to UTF-8 before C).
+  expect_error(cfx_revalidate_ledger(gs, model, diverse, file.path(dir, "d2.jsonl"),
+                                     html_path = file.path(dir, "x.html"), title = 42),
+               "title")
+  expect_false(file.exists(file.path(dir, "d2.jsonl")))
+  expect_false(file.exists(file.path(dir, "x.html")))
 })
 
 test_that("waiting advice is recorded and kept by its model", {

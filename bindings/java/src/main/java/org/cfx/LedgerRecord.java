@@ -35,6 +35,31 @@ public final class LedgerRecord {
     }
 
     /**
+     * The ledger line of counterfactual {@code k} of a diverse result ({@link
+     * Coherent#explainDiverse}): id {@code "<id>/<k>"}, kind "explain" for the optimal one ({@code k
+     * = 0}) and "diverse" for the others, so every option the applicant was shown can be
+     * re-validated. The other arguments as {@link #fromResult(CoherentResult, String, String,
+     * String, CoherentResult)}. Throws {@link CfxException} with {@link Status#NOT_FOUND} when
+     * {@code result} has no counterfactual {@code k}, {@link IndexOutOfBoundsException} when
+     * {@code k} is negative.
+     */
+    public static String fromResult(
+            CoherentResult result, long k, String id, String issued, String group, CoherentResult robust) {
+        try {
+            return Utf8.str(Native.ledgerRecordFromResultAt(
+                    result.handle(),
+                    Utf8.index(k, "k"),
+                    robust == null ? 0 : robust.handle(),
+                    Utf8.cstr(id, "id"),
+                    Utf8.cstrOrNull(issued, "issued"),
+                    Utf8.cstrOrNull(group, "group")));
+        } finally {
+            Reference.reachabilityFence(result);
+            Reference.reachabilityFence(robust);
+        }
+    }
+
+    /**
      * The ledger line of waiting advice (kind "waiting": the advised row is the row after waiting
      * and moving). {@code issued} and {@code group} may be null. Throws {@link CfxException} with
      * {@link Status#NOT_FOUND} when the advice holds none.

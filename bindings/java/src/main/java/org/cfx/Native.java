@@ -607,10 +607,24 @@ final class Native {
 
     static native byte[] ledgerRecordFromResult(long result, long robust, byte[] id, byte[] issued, byte[] group);
 
+    static native byte[] ledgerRecordFromResultAt(
+            long result, long k, long robust, byte[] id, byte[] issued, byte[] group);
+
     static native byte[] ledgerRecordFromAdvice(long advice, byte[] id, byte[] issued, byte[] group);
 
     static native byte[] revalidateRecord(long schema, long model, long config, byte[] record);
 
     static native byte[] revalidateLedger(
             long schema, long model, long config, byte[] input, byte[] output, long threads, long chunkRows);
+
+    /** {report JSON, report HTML page}; {@code title} may be null (the default title). */
+    static native byte[][] revalidateLedgerWithHtml(
+            long schema,
+            long model,
+            long config,
+            byte[] input,
+            byte[] output,
+            long threads,
+            long chunkRows,
+            byte[] title);
 }

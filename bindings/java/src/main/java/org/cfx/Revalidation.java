@@ -1,6 +1,10 @@
 package org.cfx;
 
+import java.io.IOException;
 import java.lang.ref.Reference;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
 
 /**
  * Re-validating issued advice when the bank deploys a new model (issue 28; {@code
@@ -58,5 +62,45 @@ public final class Revalidation {
             Reference.reachabilityFence(newModel);
             Reference.reachabilityFence(config);
         }
+    }
+
+    /**
+     * As {@link #ledger(Schema, Model, Config, String, String, int, int)}, and also writes the
+     * deployment report to {@code htmlPath} as one self-contained HTML page ({@code
+     * cfx_deployment_report_to_html}): the counts and SVG bar plots of the broken share per group,
+     * the extra cost, the features behind the breaks and, when the ledger holds robust advice, the
+     * issued against the robust advice; headed {@code title} (null = cfx's default title). Returns
+     * the report's JSON. Throws {@link IOException} when the page cannot be written.
+     */
+    public static String ledger(
+            Schema schema,
+            Model newModel,
+            Config config,
+            String input,
+            String output,
+            int threads,
+            int chunkRows,
+            Path htmlPath,
+            String title)
+            throws IOException {
+        Objects.requireNonNull(htmlPath, "htmlPath");
+        byte[][] pair;
+        try {
+            pair = Native.revalidateLedgerWithHtml(
+                    schema.handle(),
+                    newModel.handle(),
+                    config == null ? 0 : config.handle(),
+                    Utf8.cstr(input, "input"),
+                    Utf8.cstr(output, "output"),
+                    Utf8.count(threads, "threads"),
+                    Utf8.count(chunkRows, "chunkRows"),
+                    Utf8.cstrOrNull(title, "title"));
+        } finally {
+            Reference.reachabilityFence(schema);
+            Reference.reachabilityFence(newModel);
+            Reference.reachabilityFence(config);
+        }
+        Files.write(htmlPath, pair[1]);
+        return Utf8.str(pair[0]);
     }
 }

@@ -110,6 +110,17 @@ class RevalidationTest {
         assertEquals(2, count(report, "robust_records"), report);
         assertEquals(robustBroken, count(report, "robust_broken"), report);
         assertEquals(0, count(report, "errors"), report);
+        // The same run with the HTML page: the same JSON, a page with the record count and
+        // four plots (the ledger holds robust advice).
+        Path page = dir.resolve(same ? "same.html" : "shifted.html");
+        String again = Revalidation.ledger(
+                schema, newModel, null, ledger.toString(), out.toString(), 2, 4, page, "Refit <B>");
+        assertEquals(report, again);
+        String html = Files.readString(page);
+        assertTrue(html.contains("<h1>Refit &lt;B&gt;</h1>"), html);
+        assertTrue(html.contains("<tr><th>promises re-validated</th><td>" + lines.size() + "</td></tr>"), html);
+        assertTrue(html.contains("<tr><th>broken</th><td>" + broken + " ("), html);
+        assertEquals(4, html.split("<svg", -1).length - 1, html);
         List<String> streamed = Files.readAllLines(out);
         assertEquals(lines.size(), streamed.size());
         assertEquals(broken, streamed.stream().filter(l -> l.contains("\"status\":\"broken\"")).count());
@@ -149,6 +160,63 @@ class RevalidationTest {
                 schema, model, null, dir.resolve("missing.jsonl").toString(), out.toString(), 1, 0));
         assertEquals(Status.IO_ERROR, e.statusCode());
         assertThrows(NullPointerException.class, () -> Revalidation.record(schema, model, null, null));
+        Path page = dir.resolve("never.html");
+        e = assertThrows(CfxException.class, () -> Revalidation.ledger(
+                schema, model, null, bad.toString(), out.toString(), 1, 0, page, null));
+        assertEquals(Status.INVALID_ARGUMENT, e.statusCode());
+        assertFalse(Files.exists(page));
+        assertThrows(NullPointerException.class, () -> Revalidation.ledger(
+                schema, model, null, ledger.toString(), out.toString(), 1, 0, null, null));
+    }
+
+    static double[] numbers(String json, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\":\\[([^\\]]*)\\]").matcher(json);
+        assertTrue(m.find(), key + " in " + json);
+        String[] parts = m.group(1).split(",");
+        double[] row = new double[parts.length];
+        for (int j = 0; j < row.length; j++) row[j] = Double.parseDouble(parts[j]);
+        return row;
+    }
+
+    @Test
+    void diverseSetsAreRecordedOptionByOptionAndReportedAsHtml() throws Exception {
+        double[] applicant = numbers(lines.get(0), "applicant");
+        List<String> recs = new ArrayList<>();
+        try (CoherentResult r = Coherent.explainDiverse(schema, model, null, applicant)) {
+            int n = r.count();
+            assertTrue(n > 1, "a diverse set of " + n);
+            for (int k = 0; k < n; k++) {
+                String rec = LedgerRecord.fromResult(r, k, "app-0", null, "north", null);
+                // Oracle: the set's own rows and costs (the core's LedgerRecord::from_diverse).
+                assertTrue(rec.contains("\"id\":\"app-0/" + k + "\""), rec);
+                assertTrue(rec.contains("\"kind\":\"" + (k == 0 ? "explain" : "diverse") + "\""), rec);
+                assertTrue(rec.contains("\"group\":\"north\""), rec);
+                assertArrayEquals(r.counterfactual(k), numbers(rec, "advised"), rec);
+                assertArrayEquals(applicant, numbers(rec, "applicant"), rec);
+                Matcher cost = Pattern.compile("\"cost\":([^,}]*)").matcher(rec);
+                assertTrue(cost.find(), rec);
+                assertEquals(r.certificate(k).cost(), Double.parseDouble(cost.group(1)), rec);
+                recs.add(rec);
+            }
+            assertEquals(LedgerRecord.fromResult(r, "app-0/0", null, "north", null), recs.get(0));
+            CfxException e = assertThrows(CfxException.class,
+                    () -> LedgerRecord.fromResult(r, n, "app-0", null, null, null));
+            assertEquals(Status.NOT_FOUND, e.statusCode());
+            assertTrue(e.getMessage().contains("has " + n), e.getMessage());
+            assertThrows(IndexOutOfBoundsException.class,
+                    () -> LedgerRecord.fromResult(r, -1, "app-0", null, null, null));
+        }
+        Path diverse = dir.resolve("diverse.jsonl");
+        Files.write(diverse, recs);
+        Path page = dir.resolve("diverse.html");
+        String report = Revalidation.ledger(
+                schema, model, null, diverse.toString(), dir.resolve("diverse-out.jsonl").toString(), 1, 0, page, null);
+        assertEquals(recs.size(), count(report, "records"), report);
+        assertEquals(0, count(report, "broken"), report);
+        String html = Files.readString(page);
+        // Three plots: no robust advice in this ledger.
+        assertEquals(3, html.split("<svg", -1).length - 1, html);
+        assertTrue(html.contains("<tr><th>promises re-validated</th><td>" + recs.size() + "</td></tr>"), html);
     }
 
     @Test
