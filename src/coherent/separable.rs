@@ -284,7 +284,7 @@ impl Workspace {
     /// Builds every feature's menu for a points scorecard and a coherent
     /// factual raw row, under the schema's actionability and Russell's fixes
     /// `fixes`: one point option per reachable special state, level and value
-    /// bin (a bin's cheapest reachable point, see [`piecewise_menu`]). The
+    /// bin (a bin's cheapest reachable point, see `piecewise_menu`). The
     /// factual score is the card's points total of the factual.
     pub fn build_scorecard(
         &mut self,
@@ -317,7 +317,7 @@ impl Workspace {
     /// raw row, under the schema's actionability and Russell's fixes `fixes`:
     /// one point option per reachable special state, level and *cell* of the
     /// value range (the intervals the ensemble's split thresholds cut it into,
-    /// [`super::trees::feature_cuts`]; on a cell every test on the feature goes
+    /// `trees::feature_cuts`; on a cell every test on the feature goes
     /// one way, so its cheapest reachable point stands for all of it). Every
     /// option is kept: what an option gains depends on the other features, and
     /// the tree search ([`super::tree_search`]) reads it from the trees. The

@@ -1,5 +1,5 @@
 //! An exact solver for tree ensembles, as [`super::separable`] is for additive
-//! models: the program of the tree MIP ([`super::trees`]: OCEAN's formulation,
+//! models: the program of the tree MIP (`coherent::trees`: OCEAN's formulation,
 //! Parmentier & Vidal 2021, over Russell 2019's mixed polytope), the same
 //! answers, proven optimal, without HiGHS.
 //!
@@ -41,7 +41,7 @@
 //! # The search
 //! Best first on that bound. At each node the *candidate* — every feature at
 //! the cheapest option of its domain — is scored exactly, summed as the library
-//! sums it ([`TreeEnsemble::sum_tree_values`]); if it is accepted, its cost
+//! sums it (`TreeEnsemble::sum_tree_values`); if it is accepted, its cost
 //! `Σ_f min cost(D_f)` is the least cost of any point of the node, so the node
 //! is solved. Otherwise, among the trees whose bound-attaining leaf (the
 //! *witness*) differs from the candidate's, the one with the largest value

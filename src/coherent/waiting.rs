@@ -45,7 +45,7 @@
 //! breakpoint instead of a column per encoded slot. The time features'
 //! own columns keep the applicant's values (they are immutable to actions)
 //! and the read-back puts the chosen month's encoding in their place
-//! ([`WaitColumns::apply`]). The robust margin of [`Config::robustness`]
+//! (`WaitColumns::apply`). The robust margin of [`Config::robustness`]
 //! (`σ‖w_S‖·Φ⁻¹(1 − γ)`, `S` the mutable features' slots) does not involve the
 //! time features, so the same constant margin holds for the final row.
 //!

@@ -30,7 +30,7 @@ use std::collections::HashSet;
 
 /// Version of the schema JSON format written by [`Schema::to_json`].
 /// Version 2 adds change limits, time growth and the waiting action
-/// ([`advice`]); version 1 documents (without those keys) are still read.
+/// (the `advice` module); version 1 documents (without those keys) are still read.
 pub const SCHEMA_FORMAT_VERSION: u32 = 2;
 
 /// The longest wait a schema may declare (50 years): advice beyond it is no
@@ -143,7 +143,7 @@ pub struct Actionability {
     /// a level not listed is outside the order). With an order, `direction`
     /// speaks of it instead of the level index — `increase_only`: only to a
     /// better listed level, `decrease_only`: only to a worse one — and the
-    /// schema turns it into forbidden transitions ([`Feature::order_rules`]),
+    /// schema turns it into forbidden transitions (`Feature::order_rules`),
     /// so every method that honours forbidden transitions honours the order
     /// (format 2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -369,7 +369,7 @@ impl Feature {
     /// The direction that constrains the raw level index (or, for a contiguous
     /// feature, the value): the declared direction, except for a categorical
     /// with a [`Actionability::level_order`], whose direction is carried by
-    /// [`Feature::order_rules`] instead.
+    /// `Feature::order_rules` instead.
     pub fn index_direction(&self) -> Direction {
         if self.is_contiguous() || self.actionability.level_order.is_empty() {
             self.actionability.direction
@@ -542,7 +542,7 @@ impl Feature {
 pub struct Schema {
     pub format_version: u32,
     pub features: Vec<Feature>,
-    /// The "wait `m` months" action (format 2; see [`advice`]).
+    /// The "wait `m` months" action (format 2; see the `advice` module).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting: Option<Waiting>,
     /// The most features one piece of advice may change (format 2; issue 25:
