@@ -287,6 +287,35 @@ typedef int32_t cfx_direction;
 #endif // __cplusplus
 
 /**
+ * How a change limit is given (`int32_t` in C).
+ */
+enum cfx_change_limit
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No limit (the value is ignored).
+   */
+  CFX_CHANGE_LIMIT_NONE = 0,
+  /**
+   * In the feature's raw units (e.g. 12 months).
+   */
+  CFX_CHANGE_LIMIT_UNITS = 1,
+  /**
+   * As a fraction of the applicant's value (e.g. 0.5: half of it).
+   */
+  CFX_CHANGE_LIMIT_FRACTION = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_change_limit cfx_change_limit;
+#else
+typedef int32_t cfx_change_limit;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Which distance weights a schema carries (`int32_t` in C), as reported by
  * `cfx_schema_weights_kind`.
  */
