@@ -114,6 +114,8 @@ class Header:
     structs: list
     callbacks: list
     constants: dict  # 'CFX_ABI_VERSION' -> 2, 'CFX_VERSION_STRING' -> '0.1.0'
+    rows: dict = None  # types.toml [rows]: 'fn.array' -> what a row's width is
+    out_arrays: dict = None  # types.toml [out_arrays]: 'fn.param' -> count parameter
 
     def function(self, name):
         for f in self.functions:
@@ -265,10 +267,14 @@ def parse(text, types_path=os.path.join(HERE, "types.toml")):
     header = Header(functions, enums, handles, handle_docs, structs, callbacks, constants)
     _apply_types(header, _load_types(types_path))
     _check(header)
+    for f in header.functions:
+        groups(f, header)  # every parameter list must follow a convention
     return header
 
 
 def _apply_types(header, types):
+    header.rows = dict(types.get("rows", {}))
+    header.out_arrays = dict(types.get("out_arrays", {}))
     enum_names = {e.name for e in header.enums}
     for key, meaning in types.get("int32", {}).items():
         fname, _, pname = key.partition(".")
@@ -311,3 +317,125 @@ if __name__ == "__main__":
     h = load()
     print(f"{len(h.functions)} functions, {len(h.enums)} enums, {len(h.handles)} handles, "
           f"{len(h.structs)} structs, {len(h.callbacks)} callbacks, constants {sorted(h.constants)}")
+
+
+# ------------------------------------------------------------ parameter groups
+#
+# The C API follows a few conventions (see the header's opening comment), so
+# every parameter list reads as a sequence of groups that each binding
+# marshals the same way. `groups(function, header)` returns them in order:
+#
+#   handle      one handle in (`const cfx_model *model`)
+#   handle_out  a new handle written on success (`const cfx_model **out_model`)
+#   str         a NUL-terminated UTF-8 string in (`const char *json`)
+#   scalar      a number, char or flag by value (meaning set for int32_t)
+#   arrays      one or more input arrays and their shared count:
+#               (`const double *x, size_t x_len`); `count` is the size_t that
+#               follows; `per_element` is False when it counts rows of a
+#               row-major matrix rather than elements (types.toml [rows]), so
+#               the caller must supply it
+#   buffer      the caller-buffer protocol: one or more output arrays (or a
+#               char string) followed by `size_t cap, size_t *out_len`;
+#               BUFFER_TOO_SMALL writes the needed length to *out_len
+#   out         one value written on success (`double *out_rate`,
+#               `struct cfx_portfolio_counts *out_counts`); may be NULL when
+#               the doc says so
+#   out_array   an output array without a cap of its own, whose length is
+#               another parameter's count (types.toml [out_arrays]), e.g.
+#               `out_gamma` of cfx_estimator_estimate_batch (n_points values)
+#   callback    a callback type and its `void *user_data`
+#   nullable string arrays are `arrays` whose element type is `const char *`.
+
+
+@dataclass
+class Group:
+    kind: str
+    params: list  # the C parameters of the group, in order
+    count: Param = None  # arrays: the shared count; buffer: `cap`
+    out_len: Param = None  # buffer only
+    per_element: bool = True  # arrays: the count counts elements of each array
+
+    @property
+    def names(self):
+        return [p.name for p in self.params]
+
+
+def groups(function, header):
+    """The parameter groups of `function` (see above); raises ValueError for a
+    parameter list that follows none of the conventions, so a new function
+    with a new shape is noticed when the bindings are regenerated."""
+    ps = function.params
+    out = []
+    i = 0
+    handles = set(header.handles)
+    callbacks = {c.name for c in header.callbacks}
+    while i < len(ps):
+        p = ps[i]
+        t = p.type
+        if t.base in handles and t.stars == 1:
+            out.append(Group("handle", [p]))
+            i += 1
+        elif t.base in handles and t.stars == 2:
+            out.append(Group("handle_out", [p]))
+            i += 1
+        elif t.base in callbacks:
+            if i + 1 >= len(ps) or ps[i + 1].type != CType("void", 1):
+                raise ValueError(f"{function.name}: callback {p.name} without user_data")
+            out.append(Group("callback", [p, ps[i + 1]]))
+            i += 2
+        elif t.const and t.stars >= 1 and not (t.base == "char" and t.stars == 1):
+            # input arrays (numbers, or strings when `const char **`) up to their count
+            j = i
+            while j < len(ps) and ps[j].type.const and ps[j].type.stars >= 1 and not (
+                ps[j].type.base == "char" and ps[j].type.stars == 1
+            ):
+                j += 1
+            if j >= len(ps) or ps[j].type != CType("size_t"):
+                raise ValueError(f"{function.name}: input array {p.name} is not followed by its size_t count")
+            arrays = ps[i:j]
+            count = ps[j]
+            per = not any(f"{function.name}.{a.name}" in header.rows for a in arrays)
+            out.append(Group("arrays", arrays, count=count, per_element=per))
+            i = j + 1
+        elif t.base == "char" and t.stars == 1 and t.const:
+            out.append(Group("str", [p]))
+            i += 1
+        elif t.stars == 1 and not t.const and t.base != "void":
+            # caller buffers up to `size_t cap, size_t *out_len`, else out-parameters
+            j = i
+            while j < len(ps) and ps[j].type.stars == 1 and not ps[j].type.const and ps[j].name != "out_len":
+                j += 1
+            if j + 1 == len(ps) and ps[j].type == CType("size_t") and ps[j].name == "cap":
+                # `char *buf, size_t cap` with no out_len (cfx_last_error_message:
+                # the length comes from cfx_last_error_length)
+                out.append(Group("buffer", ps[i:j], count=ps[j]))
+                i = j + 1
+            elif (
+                j + 1 < len(ps)
+                and ps[j].type == CType("size_t")
+                and ps[j].name == "cap"
+                and ps[j + 1].type == CType("size_t", 1)
+                and ps[j + 1].name == "out_len"
+            ):
+                out.append(Group("buffer", ps[i:j], count=ps[j], out_len=ps[j + 1]))
+                i = j + 2
+            elif p.name.startswith("out_"):
+                key = f"{function.name}.{p.name}"
+                if key in header.out_arrays:
+                    # an output array whose length another parameter gives
+                    # (types.toml [out_arrays]); it has no cap of its own
+                    cp = [q for q in ps if q.name == header.out_arrays[key]]
+                    if not cp:
+                        raise ValueError(f"types.toml: {function.name} has no parameter {header.out_arrays[key]}")
+                    out.append(Group("out_array", [p], count=cp[0]))
+                else:
+                    out.append(Group("out", [p]))
+                i += 1
+            else:
+                raise ValueError(f"{function.name}: buffer {p.name} is not followed by `size_t cap, size_t *out_len`")
+        elif t.stars == 0:
+            out.append(Group("scalar", [p]))
+            i += 1
+        else:
+            raise ValueError(f"{function.name}: no convention reads the parameter {p.name} ({t.c()})")
+    return out

@@ -7,12 +7,36 @@ than corrupting memory."""
 
 import json
 
+from cfx_header import groups
+
 
 def _param(p):
     d = {"name": p.name, "c_type": p.type.c()}
     if p.meaning:
         d["meaning"] = p.meaning
     return d
+
+
+def _function(f, header):
+    kinds = {}
+    for g in groups(f, header):
+        for p in g.params:
+            kinds[p.name] = g.kind
+        if g.count is not None and g.kind in ("arrays", "buffer"):
+            kinds[g.count.name] = "count" if g.kind == "arrays" else "cap"
+        if g.out_len is not None:
+            kinds[g.out_len.name] = "out_len"
+    params = []
+    for p in f.params:
+        d = _param(p)
+        d["group"] = kinds[p.name]
+        params.append(d)
+    return {
+        "name": f.name,
+        "returns": f.ret.c(),
+        "params": params,
+        **({"testing_only": True} if f.testing_only else {}),
+    }
 
 
 def manifest(header):
@@ -31,15 +55,7 @@ def manifest(header):
         "callbacks": [
             {"name": c.name, "returns": c.ret.c(), "params": [_param(p) for p in c.params]} for c in header.callbacks
         ],
-        "functions": [
-            {
-                "name": f.name,
-                "returns": f.ret.c(),
-                "params": [_param(p) for p in f.params],
-                **({"testing_only": True} if f.testing_only else {}),
-            }
-            for f in header.functions
-        ],
+        "functions": [_function(f, header) for f in header.functions],
     }
 
 
