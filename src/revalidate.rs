@@ -15,8 +15,8 @@
 //! the fingerprints of the schema and model it was issued under
 //! ([`crate::json::schema_fingerprint`], [`crate::json::model_fingerprint`]),
 //! an opaque id and issue date, the cfx version, and optionally the robust
-//! version of the advice and a group label for the report. Unknown keys are
-//! refused, as everywhere in cfx.
+//! version of the advice, its COPA-corrected version and a group label for
+//! the report. Unknown keys are refused, as everywhere in cfx.
 //!
 //! # Re-validation
 //! [`revalidate`] re-scores the advised row under the new model (any kind cfx
@@ -28,7 +28,10 @@
 //! promise — and from the applicant's original row — what the advice should
 //! have been under the new model. A robust version of the advice, when the
 //! record holds one, is re-scored too, so the report can say how many
-//! promises would have survived had the robust advice been issued.
+//! promises would have survived had the robust advice been issued; so is a
+//! COPA-corrected version ([`copa_corrected_advice`]: the advised row moved by
+//! Bui, Nguyen & Nguyen's (2022, §3) correction so that it stays valid under
+//! more of the models the issuer's refits suggest).
 //!
 //! [`revalidate_ledger`] streams a ledger file on all threads in chunks and
 //! writes one JSON line per record, in order, byte for byte the same on any
@@ -102,6 +105,10 @@ pub struct LedgerRecord {
     /// The robust version of the same advice, when one was computed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robust_advised: Option<Vec<f64>>,
+    /// The COPA-corrected version of the same advice
+    /// ([`copa_corrected_advice`]), when one was computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copa_advised: Option<Vec<f64>>,
     /// A label for the report's breakdown (a region, a product).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
@@ -145,6 +152,7 @@ impl LedgerRecord {
             advised: advised.to_vec(),
             cost,
             robust_advised: None,
+            copa_advised: None,
             group: None,
         })
     }
@@ -264,6 +272,66 @@ impl LedgerRecord {
     }
 }
 
+/// The COPA-corrected version of the advice `advised` for the applicant
+/// `applicant` (Bui, Nguyen & Nguyen 2022, §3, [`crate::plan::correct_plan_in_box`]):
+/// the advised row, as a one-option plan, is moved by the Requirement
+/// projection and the Mahalanobis improvement so that it stays valid under
+/// more of the models within the Gelbrich ball around `uncertainty` (the
+/// issuer's estimate of how its logistic model may move: the moments of its
+/// refits). Only what the advice may move moves: the value of each contiguous
+/// feature that both the applicant and the advised row hold as a value, inside
+/// the applicant's change limits and direction (the intersection of both
+/// rows' [`crate::plan::copa_box`]); categorical levels and states stay as
+/// advised; the result is snapped onto integer and step grids and decoded.
+///
+/// `None` when the corrected row breaks a rule of the schema for the
+/// applicant ([`Schema::check_advice`]) — a version nobody could follow is
+/// not kept. Only the issuing model's θ-space matters here (the uncertainty's
+/// dimension is the schema's encoded dimension plus the intercept); the new
+/// model re-validating the record may be of any kind.
+pub fn copa_corrected_advice(
+    schema: &Schema,
+    uncertainty: &crate::plan::ModelUncertainty,
+    applicant: &[f64],
+    advised: &[f64],
+    config: crate::plan::CorrectionConfig,
+) -> Result<Option<Vec<f64>>> {
+    use crate::plan::{copa_box, correct_plan_in_box, decode_options, with_intercept};
+    let d = schema.encoded_dim();
+    crate::error::check_len(
+        "COPA correction: uncertainty dimension (encoded features + intercept)",
+        d + 1,
+        uncertainty.dim(),
+    )?;
+    let x = schema.encode(advised)?;
+    let from_advised = copa_box(schema, advised)?;
+    let from_applicant = copa_box(schema, applicant)?;
+    let x0 = schema.encode(applicant)?;
+    let mut bx = from_advised.clone();
+    for v in 0..d {
+        if bx.lo[v] == bx.hi[v] {
+            continue;
+        }
+        if from_applicant.lo[v] == from_applicant.hi[v] && x0[v] != x[v] {
+            // the applicant's value slot could not move (a state, or
+            // immutable): hold the advised value
+            bx.lo[v] = x[v];
+            bx.hi[v] = x[v];
+            continue;
+        }
+        bx.lo[v] = bx.lo[v].max(from_applicant.lo[v]).min(x[v]);
+        bx.hi[v] = bx.hi[v].min(from_applicant.hi[v]).max(x[v]);
+    }
+    let corrected = correct_plan_in_box(&[with_intercept(&x)], uncertainty, config, &bx)?;
+    let option = corrected.plan[0][1..].to_vec();
+    let (raw, _) = decode_options(schema, uncertainty, advised, &[option])?;
+    let row = raw.into_iter().next().expect("one option in, one out");
+    Ok(schema
+        .check_advice(applicant, &row, 0)
+        .is_ok()
+        .then_some(row))
+}
+
 /// A repair the exact engine proved (or found, at a limit) under the new model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Repair {
@@ -271,6 +339,9 @@ pub struct Repair {
     pub changes: Vec<String>,
     /// Its cost from the row it starts at.
     pub cost: f64,
+    /// The names of the features it changes, in schema order (the changes'
+    /// own words may hold any character, so the report counts these).
+    pub features: Vec<String>,
     /// `"optimal"`, or `"time_limit"` (found, not proven optimal).
     pub outcome: &'static str,
     pub proved_by: ProvedBy,
@@ -283,6 +354,7 @@ impl Repair {
         Repair {
             changes: cf.changes.iter().map(|c| c.to_string()).collect(),
             cost: cf.cost,
+            features: cf.changes.iter().map(|c| c.name.clone()).collect(),
             outcome: if cf.status == Outcome::Optimal {
                 "optimal"
             } else {
@@ -298,6 +370,7 @@ impl Repair {
         Repair {
             changes: Vec::new(),
             cost: 0.0,
+            features: Vec::new(),
             outcome: "optimal",
             proved_by: ProvedBy::Highs,
             raw: row.to_vec(),
@@ -322,6 +395,9 @@ pub struct Revalidation {
     /// model (what the advice should have been); `None` when the promise is
     /// kept, or when the engine found none (see `repair_outcome`).
     pub applicant_repair: Option<Repair>,
+    /// Whether the COPA-corrected version of the advice is accepted by the
+    /// new model (`None`: the record holds none).
+    pub copa_kept: Option<bool>,
     /// The extra cost of keeping a broken promise: the repair's cost from
     /// the advised row.
     pub extra_cost: Option<f64>,
@@ -335,6 +411,10 @@ pub struct Revalidation {
     /// The advised row's probability of acceptance under the new model (a
     /// scorecard without a scaling has none).
     pub probability: Option<f64>,
+    /// The record's 0-based number in a ledger stream ([`revalidate_ledger`]);
+    /// absent for a single record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<usize>,
     /// The cheapest repair from the advised row (what more the person must
     /// do); `None` when the promise is kept or none was found.
     pub repair: Option<Repair>,
@@ -423,13 +503,22 @@ fn revalidate_with(
         }
         None => None,
     };
+    let copa_kept = match &record.copa_advised {
+        Some(r) => {
+            check_row(schema, id, "COPA-corrected advised", r)?;
+            Some(model.accepts(&schema.encode(r)?))
+        }
+        None => None,
+    };
     let mut out = Revalidation {
         applicant_repair: None,
+        copa_kept,
         extra_cost: None,
         id: id.clone(),
         margin,
         model_changed: record.model != model_fp,
         probability,
+        record: None,
         repair: None,
         repair_outcome: None,
         robust_kept,
@@ -513,6 +602,10 @@ pub struct DeploymentReport {
     /// have broken.
     pub robust_records: usize,
     pub robust_broken: usize,
+    /// Records holding a COPA-corrected version, and how many of those it
+    /// would have broken.
+    pub copa_records: usize,
+    pub copa_broken: usize,
     /// Per group label (records without one are under `""`).
     pub groups: BTreeMap<String, GroupCounts>,
 }
@@ -527,6 +620,8 @@ struct Tally {
     features: BTreeMap<String, usize>,
     robust_records: usize,
     robust_broken: usize,
+    copa_records: usize,
+    copa_broken: usize,
     groups: BTreeMap<String, GroupCounts>,
 }
 
@@ -541,6 +636,8 @@ impl Tally {
         }
         self.robust_records += o.robust_records;
         self.robust_broken += o.robust_broken;
+        self.copa_records += o.copa_records;
+        self.copa_broken += o.copa_broken;
         for (k, v) in o.groups {
             let g = self.groups.entry(k).or_default();
             g.records += v.records;
@@ -598,6 +695,8 @@ impl Tally {
             features_behind_breaks: features,
             robust_records: self.robust_records,
             robust_broken: self.robust_broken,
+            copa_records: self.copa_records,
+            copa_broken: self.copa_broken,
             groups: self.groups,
         }
     }
@@ -621,7 +720,7 @@ fn one_line(
         Ok((r, v))
     });
     match result {
-        Ok((record, v)) => {
+        Ok((record, mut v)) => {
             tally.records += 1;
             let group = tally
                 .groups
@@ -636,17 +735,20 @@ fn one_line(
                 tally.extra.push(c);
             }
             if let Some(r) = &v.repair {
-                for f in r.changes.iter().filter_map(|c| c.split(':').next()) {
-                    *tally.features.entry(f.to_string()).or_default() += 1;
+                for f in &r.features {
+                    *tally.features.entry(f.clone()).or_default() += 1;
                 }
             }
             if let Some(k) = v.robust_kept {
                 tally.robust_records += 1;
                 tally.robust_broken += usize::from(!k);
             }
-            let mut obj = serde_json::to_value(&v).expect("a re-validation serialises");
-            obj["record"] = number.into();
-            serde_json::to_writer(&mut *out, &obj).expect("writing to memory");
+            if let Some(k) = v.copa_kept {
+                tally.copa_records += 1;
+                tally.copa_broken += usize::from(!k);
+            }
+            v.record = Some(number);
+            serde_json::to_writer(&mut *out, &v).expect("writing to memory");
         }
         Err(e) => {
             tally.errors += 1;

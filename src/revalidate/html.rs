@@ -64,8 +64,8 @@ impl DeploymentReport {
 
     /// The report as a self-contained HTML page titled `title`: the counts,
     /// and bar plots of the broken share per group, the extra cost's
-    /// distribution, the features behind the breaks and the issued against
-    /// the robust advice.
+    /// distribution, the features behind the breaks and the issued advice
+    /// against its robust and COPA-corrected versions.
     pub fn to_html(&self, title: &str) -> String {
         let mut page = String::new();
         let _ = write!(
@@ -91,7 +91,8 @@ impl DeploymentReport {
              <tr><th>broken</th><td>{} ({})</td></tr>\
              <tr><th>broken, with a proven repair</th><td>{}</td></tr>\
              <tr><th>records that could not be read or re-validated</th><td>{}</td></tr>\
-             <tr><th>robust version broken</th><td>{} of {} ({})</td></tr>",
+             <tr><th>robust version broken</th><td>{} of {} ({})</td></tr>\
+             <tr><th>COPA-corrected version broken</th><td>{} of {} ({})</td></tr>",
             self.records,
             self.kept,
             self.broken,
@@ -100,7 +101,10 @@ impl DeploymentReport {
             self.errors,
             self.robust_broken,
             self.robust_records,
-            pct(self.robust_broken, self.robust_records)
+            pct(self.robust_broken, self.robust_records),
+            self.copa_broken,
+            self.copa_records,
+            pct(self.copa_broken, self.copa_records)
         );
         if let Some(q) = &self.extra_cost {
             let _ = write!(
@@ -153,22 +157,29 @@ impl DeploymentReport {
             .collect();
         let fmax = features.iter().map(|f| f.1).fold(0.0, f64::max);
         page += &bars("Features the repairs change most often", &features, fmax);
-        if self.robust_records > 0 {
-            let cmp = vec![
-                (
-                    "issued advice".to_string(),
-                    self.broken as f64,
-                    format!("{} broken", self.broken),
-                ),
-                (
+        if self.robust_records > 0 || self.copa_records > 0 {
+            let mut cmp = vec![(
+                "issued advice".to_string(),
+                self.broken as f64,
+                format!("{} broken", self.broken),
+            )];
+            if self.robust_records > 0 {
+                cmp.push((
                     "its robust version".to_string(),
                     self.robust_broken as f64,
-                    format!("{} broken", self.robust_broken),
-                ),
-            ];
-            let m = (self.broken.max(self.robust_broken)) as f64;
+                    format!("{} of {} broken", self.robust_broken, self.robust_records),
+                ));
+            }
+            if self.copa_records > 0 {
+                cmp.push((
+                    "its COPA-corrected version".to_string(),
+                    self.copa_broken as f64,
+                    format!("{} of {} broken", self.copa_broken, self.copa_records),
+                ));
+            }
+            let m = cmp.iter().map(|c| c.1).fold(0.0, f64::max);
             page += &bars(
-                "Promises broken: issued advice against its robust version",
+                "Promises broken: issued advice against its robust and COPA-corrected versions",
                 &cmp,
                 m,
             );
