@@ -104,6 +104,69 @@ class AbiManifestTest {
         assertTrue(checked > 150, "checked only " + checked + " descriptors");
     }
 
+    /**
+     * The hand-written Java enums (their public shape is richer than the C enums': docs, helper
+     * methods, Status.UNKNOWN) name and number every variant of their C enum and nothing else:
+     * the constant's {@code code} field, or its ordinal when it has none, is the C value.
+     */
+    @Test
+    void everyJavaEnumMirrorsItsCEnum() throws Exception {
+        Map<String, Object> abi = asMap(new Json(Files.readString(TestData.root().resolve("bindings/gen/abi.json"))).value());
+        Map<String, Map<String, Integer>> cEnums = new TreeMap<>();
+        for (Object e : asList(abi.get("enums"))) {
+            Map<String, Object> en = asMap(e);
+            String name = (String) en.get("name");
+            Map<String, Integer> variants = new TreeMap<>();
+            for (Object v : asList(en.get("variants"))) {
+                Map<String, Object> va = asMap(v);
+                String full = (String) va.get("name");
+                variants.put(full.substring(name.length() + 1), ((Double) va.get("value")).intValue());
+            }
+            cEnums.put(name, variants);
+        }
+        Map<Class<?>, String> mirrors = new LinkedHashMap<>();
+        mirrors.put(Status.class, "cfx_status");
+        mirrors.put(Model.Kind.class, "cfx_model_kind");
+        mirrors.put(ScorecardFormat.class, "cfx_scorecard_format");
+        mirrors.put(NoiseModel.class, "cfx_noise_model");
+        mirrors.put(DiversityRule.class, "cfx_diversity_rule");
+        mirrors.put(Direction.class, "cfx_direction");
+        mirrors.put(ChangeLimit.Kind.class, "cfx_change_limit");
+        mirrors.put(WeightsKind.class, "cfx_weights_kind");
+        mirrors.put(CoherentResult.Outcome.class, "cfx_coherent_outcome");
+        mirrors.put(Sampling.class, "cfx_sampling");
+        mirrors.put(RobustMethod.class, "cfx_robust_method");
+        mirrors.put(Sequential.Reward.class, "cfx_reward_kind");
+        mirrors.put(CopaStatus.class, "cfx_copa_status");
+        mirrors.put(Solver.class, "cfx_solver_choice");
+        mirrors.put(ProvedBy.class, "cfx_proved_by");
+        mirrors.put(WaitingAdvice.Outcome.class, "cfx_waiting_outcome");
+        mirrors.put(AdviceStatus.class, "cfx_advice_status");
+        assertEquals(cEnums.keySet(), new TreeSet<>(mirrors.values()), "a C enum without a Java mirror (or a stale one)");
+        List<String> problems = new ArrayList<>();
+        for (Map.Entry<Class<?>, String> m : mirrors.entrySet()) {
+            Map<String, Integer> java = new TreeMap<>();
+            java.lang.reflect.Field code = null;
+            try {
+                code = m.getKey().getDeclaredField("code");
+                code.setAccessible(true);
+            } catch (NoSuchFieldException none) {
+                // numbered by ordinal
+            }
+            for (Object constant : m.getKey().getEnumConstants()) {
+                int value = code == null ? ((Enum<?>) constant).ordinal() : ((Number) code.get(constant)).intValue();
+                java.put(((Enum<?>) constant).name(), value);
+            }
+            if (m.getKey() == Status.class) {
+                assertEquals(-1, java.remove("UNKNOWN"), "Status.UNKNOWN is the binding's -1 for numbers it does not know");
+            }
+            if (!java.equals(cEnums.get(m.getValue()))) {
+                problems.add(m.getKey().getName() + " " + java + " but " + m.getValue() + " is " + cEnums.get(m.getValue()));
+            }
+        }
+        assertEquals(List.of(), problems);
+    }
+
     /** The JVM descriptor a C function's manifest entry gives under the binding's rules. */
     static String descriptor(
             Map<String, Object> f,
