@@ -32,6 +32,7 @@ slot, the sliced batch hot path).
 
 import os
 import re
+import textwrap
 import tomllib
 
 from cfx_header import HERE, groups
@@ -79,12 +80,6 @@ SCALAR = {
     "int64_t": ("long", "jlong"),
     "uint32_t": ("long", "jlong"),
     "char": ("byte", "jbyte"),
-}
-
-ARRAY_IN = {  # element C type -> (Java type, JNI type, Java element kind)
-    "double": ("double[]", "jdoubleArray"),
-    "size_t": ("long[]", "jlongArray"),
-    "char": ("byte[][]", "jobjectArray"),  # const char ** (stars 2)
 }
 
 BUFFER = {  # element C type -> (Java array, JNI array, New*Array, Set*ArrayRegion, JNI element)
@@ -357,7 +352,6 @@ class Plan:
             cn = self.jp("long", count)
             self.setup.append(f'if (!non_negative(env, {cn}, "{count}")) goto done;')
             self.setup.append(f"n_{count} = (size_t){cn};")
-            width, model = None, None
             width, model = self._rows_width(g)
             if model is not None:
                 self.decls.append("size_t w_ = 0;")
@@ -542,7 +536,8 @@ def plans(header):
 
 
 def c_file(header, ps):
-    lines = ["/* " + GENERATED_NOTE.replace("\n", "\n * ") + " *",
+    lines = ["/* " + GENERATED_NOTE.replace("\n", "\n * "),
+             " *",
              " * The JNI entry points of org.cfx.NativeGenerated, one per C function, by the",
              " * rules of emit_java.py; the shared helpers and their safety rules are in",
              " * cfx_jni_common.h. */",
@@ -584,7 +579,10 @@ def java_file(header, ps):
     ]
     for p in ps:
         out.append("")
-        out.append(f"    /** {_javadoc(p.f)} */")
+        out.append("    /**")
+        for line in textwrap.wrap(_javadoc(p.f), 96, break_long_words=False, break_on_hyphens=False):
+            out.append(f"     * {line}")
+        out.append("     */")
         decl = p.java_decl()
         if len(decl) + 4 > 110:
             head, _, rest = decl.partition("(")

@@ -16,112 +16,267 @@ final class NativeGenerated {
 
     private NativeGenerated() {}
 
-    /** {@code cfx_coherent_explain}: The optimal coherent counterfactual of a declined applicant ({@code row}: one raw value per feature; categorical = level index) under a logistic model, or a proof that none exists. {@code config} may be NULL (defaults: 10 s per solve, 1 thread, MIP gap 1e-9, margin 1e-6). Errors: {@code INVALID_ARGUMENT} for an MLP model, an applicant already accepted, or a bad configuration; {@code DIMENSION_MISMATCH}; {@code INCOHERENT} for an incoherent row. Infeasibility and time limits are outcomes, not errors. {@code *out_result} is owned by the caller. Thread-safe (schema, model and config are only read). */
+    /**
+     * {@code cfx_coherent_explain}: The optimal coherent counterfactual of a declined applicant
+     * ({@code row}: one raw value per feature; categorical = level index) under a logistic model, or a
+     * proof that none exists. {@code config} may be NULL (defaults: 10 s per solve, 1 thread, MIP gap
+     * 1e-9, margin 1e-6). Errors: {@code INVALID_ARGUMENT} for an MLP model, an applicant already
+     * accepted, or a bad configuration; {@code DIMENSION_MISMATCH}; {@code INCOHERENT} for an
+     * incoherent row. Infeasibility and time limits are outcomes, not errors. {@code *out_result} is
+     * owned by the caller. Thread-safe (schema, model and config are only read).
+     */
     static native long coherentExplain(long schema, long model, long config, double[] row);
 
-    /** {@code cfx_coherent_explain_diverse}: The optimal counterfactual followed by up to {@code n_diverse − 1} diverse alternatives (configuration: {@code cfx_config_builder_set_n_diverse}, default 5, and {@code cfx_config_builder_set_diversity_rule}, default Russell's procedure with rule (b) read as intended). Otherwise as {@code cfx_coherent_explain}. Thread-safe. */
+    /**
+     * {@code cfx_coherent_explain_diverse}: The optimal counterfactual followed by up to {@code
+     * n_diverse − 1} diverse alternatives (configuration: {@code cfx_config_builder_set_n_diverse},
+     * default 5, and {@code cfx_config_builder_set_diversity_rule}, default Russell's procedure with
+     * rule (b) read as intended). Otherwise as {@code cfx_coherent_explain}. Thread-safe.
+     */
     static native long coherentExplainDiverse(long schema, long model, long config, double[] row);
 
-    /** {@code cfx_coherent_result_outcome}: The solver outcome (a {@code cfx_coherent_outcome} value) and, optionally (NULL = not wanted), the bit mask of blocking constraint groups of an infeasible outcome (0 otherwise). Thread-safe. */
+    /**
+     * {@code cfx_coherent_result_outcome}: The solver outcome (a {@code cfx_coherent_outcome} value)
+     * and, optionally (NULL = not wanted), the bit mask of blocking constraint groups of an infeasible
+     * outcome (0 otherwise). Thread-safe.
+     */
     static native void coherentResultOutcome(long result, long[] out);
 
-    /** {@code cfx_coherent_result_proved_by}: The solver that proved the result, optimum or infeasibility (a {@code cfx_proved_by} value); choose it with {@code cfx_config_builder_set_solver}. Thread-safe. */
+    /**
+     * {@code cfx_coherent_result_proved_by}: The solver that proved the result, optimum or
+     * infeasibility (a {@code cfx_proved_by} value); choose it with {@code
+     * cfx_config_builder_set_solver}. Thread-safe.
+     */
     static native int coherentResultProvedBy(long result);
 
-    /** {@code cfx_coherent_result_count}: The number of counterfactuals in the result (0 when there is none). Thread-safe. */
+    /**
+     * {@code cfx_coherent_result_count}: The number of counterfactuals in the result (0 when there is
+     * none). Thread-safe.
+     */
     static native long coherentResultCount(long result);
 
-    /** {@code cfx_coherent_result_counterfactual}: The raw row of counterfactual {@code k} (0 = the optimal one) into {@code buf} (array buffer protocol; one value per feature). {@code NOT_FOUND} when {@code k} is out of range. Thread-safe. */
+    /**
+     * {@code cfx_coherent_result_counterfactual}: The raw row of counterfactual {@code k} (0 = the
+     * optimal one) into {@code buf} (array buffer protocol; one value per feature). {@code NOT_FOUND}
+     * when {@code k} is out of range. Thread-safe.
+     */
     static native double[] coherentResultCounterfactual(long result, long k);
 
-    /** {@code cfx_coherent_result_certificate}: The certificate of counterfactual {@code k}: weighted L1 cost (Russell 2019, eq. 16), model score and probability, HiGHS objective value, relative MIP gap, and wall-clock solve seconds. Every out-parameter is optional (NULL = not wanted). {@code NOT_FOUND} when {@code k} is out of range. Thread-safe. */
+    /**
+     * {@code cfx_coherent_result_certificate}: The certificate of counterfactual {@code k}: weighted
+     * L1 cost (Russell 2019, eq. 16), model score and probability, HiGHS objective value, relative MIP
+     * gap, and wall-clock solve seconds. Every out-parameter is optional (NULL = not wanted). {@code
+     * NOT_FOUND} when {@code k} is out of range. Thread-safe.
+     */
     static native void coherentResultCertificate(long result, long k, double[] out);
 
-    /** {@code cfx_coherent_result_invalidation_rate}: The exact invalidation rate Γ of counterfactual {@code k} under the robust-advice noise ({@code cfx_config_builder_set_robust_advice}), at most its target; NaN when the result was computed without robust advice. {@code NOT_FOUND} when {@code k} is out of range. Thread-safe. */
+    /**
+     * {@code cfx_coherent_result_invalidation_rate}: The exact invalidation rate Γ of counterfactual
+     * {@code k} under the robust-advice noise ({@code cfx_config_builder_set_robust_advice}), at most
+     * its target; NaN when the result was computed without robust advice. {@code NOT_FOUND} when
+     * {@code k} is out of range. Thread-safe.
+     */
     static native double coherentResultInvalidationRate(long result, long k);
 
-    /** {@code cfx_coherent_result_describe}: The explanation in plain words, one line per counterfactual, e.g. {@code optimal (cost 1.687, probability 0.503): MSinceMostRecentInqexcl7days: 0 → 12} (string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_coherent_result_describe}: The explanation in plain words, one line per
+     * counterfactual, e.g. {@code optimal (cost 1.687, probability 0.503):
+     * MSinceMostRecentInqexcl7days: 0 → 12} (string buffer protocol). Thread-safe.
+     */
     static native byte[] coherentResultDescribe(long result);
 
-    /** {@code cfx_coherent_result_to_json}: The result as versioned JSON (kind {@code "coherent"}; string buffer protocol). Solve times are left out so the bytes depend only on the inputs; read them with {@code cfx_coherent_result_certificate}. Thread-safe. */
+    /**
+     * {@code cfx_coherent_result_to_json}: The result as versioned JSON (kind {@code "coherent"};
+     * string buffer protocol). Solve times are left out so the bytes depend only on the inputs; read
+     * them with {@code cfx_coherent_result_certificate}. Thread-safe.
+     */
     static native byte[] coherentResultToJson(long result);
 
-    /** {@code cfx_coherent_result_free}: Releases a result. NULL is a no-op. Any thread, once. */
+    /**
+     * {@code cfx_coherent_result_free}: Releases a result. NULL is a no-op. Any thread, once.
+     */
     static native void coherentResultFree(long result);
 
-    /** {@code cfx_coherent_explain_batch}: The optimal coherent counterfactual of each of {@code n_rows} applicants ({@code rows}: {@code n_rows × n_features} raw values, row-major; {@code rows_len} must equal {@code n_rows × n_features}, else {@code DIMENSION_MISMATCH}; NULL only with {@code n_rows == 0}, which gives an empty batch). The configuration's thread count ({@code cfx_config_builder_set_threads}, default 1) is the number of applicants solved at once; each solve uses one HiGHS thread, so applicant {@code i}'s answer equals {@code cfx_coherent_explain} of row {@code i} with one thread, whatever the count. An applicant that cannot be explained (already accepted, incoherent) does not fail the call: its status and message are read with {@code cfx_coherent_batch_status}/{@code cfx_coherent_batch_error}. Errors of the call itself: {@code NULL_ARGUMENT}, {@code DIMENSION_MISMATCH}, {@code INVALID_ARGUMENT} (a NaN or infinite value, an MLP model, a bad configuration). {@code *out_batch} is owned by the caller. Thread-safe (schema, model and config are only read). */
+    /**
+     * {@code cfx_coherent_explain_batch}: The optimal coherent counterfactual of each of {@code
+     * n_rows} applicants ({@code rows}: {@code n_rows × n_features} raw values, row-major; {@code
+     * rows_len} must equal {@code n_rows × n_features}, else {@code DIMENSION_MISMATCH}; NULL only
+     * with {@code n_rows == 0}, which gives an empty batch). The configuration's thread count ({@code
+     * cfx_config_builder_set_threads}, default 1) is the number of applicants solved at once; each
+     * solve uses one HiGHS thread, so applicant {@code i}'s answer equals {@code cfx_coherent_explain}
+     * of row {@code i} with one thread, whatever the count. An applicant that cannot be explained
+     * (already accepted, incoherent) does not fail the call: its status and message are read with
+     * {@code cfx_coherent_batch_status}/{@code cfx_coherent_batch_error}. Errors of the call itself:
+     * {@code NULL_ARGUMENT}, {@code DIMENSION_MISMATCH}, {@code INVALID_ARGUMENT} (a NaN or infinite
+     * value, an MLP model, a bad configuration). {@code *out_batch} is owned by the caller.
+     * Thread-safe (schema, model and config are only read).
+     */
     static native long coherentExplainBatch(long schema, long model, long config, double[] rows, long nRows);
 
-    /** {@code cfx_coherent_batch_count}: The number of applicants in the batch ({@code n_rows} of the call). Thread-safe. */
+    /**
+     * {@code cfx_coherent_batch_count}: The number of applicants in the batch ({@code n_rows} of the
+     * call). Thread-safe.
+     */
     static native long coherentBatchCount(long batch);
 
-    /** {@code cfx_coherent_batch_status}: The status of applicant {@code i} (a {@code cfx_status} value: {@code CFX_STATUS_OK} when it was explained, else why not, e.g. {@code CFX_STATUS_INVALID_ARGUMENT} for an applicant already accepted). {@code NOT_FOUND} when {@code i} is out of range. Thread-safe. */
+    /**
+     * {@code cfx_coherent_batch_status}: The status of applicant {@code i} (a {@code cfx_status}
+     * value: {@code CFX_STATUS_OK} when it was explained, else why not, e.g. {@code
+     * CFX_STATUS_INVALID_ARGUMENT} for an applicant already accepted). {@code NOT_FOUND} when {@code
+     * i} is out of range. Thread-safe.
+     */
     static native int coherentBatchStatus(long batch, long i);
 
-    /** {@code cfx_coherent_batch_error}: Why applicant {@code i} was not explained (empty when it was; string buffer protocol). {@code NOT_FOUND} when {@code i} is out of range. Thread-safe. */
+    /**
+     * {@code cfx_coherent_batch_error}: Why applicant {@code i} was not explained (empty when it was;
+     * string buffer protocol). {@code NOT_FOUND} when {@code i} is out of range. Thread-safe.
+     */
     static native byte[] coherentBatchError(long batch, long i);
 
-    /** {@code cfx_coherent_batch_result}: The result of applicant {@code i} as a {@code cfx_coherent_result} (read it with the {@code cfx_coherent_result_*} functions; {@code *out_result} is a new reference owned by the caller, free it with {@code cfx_coherent_result_free}; the batch may be freed first). When the applicant was not explained, returns its status with its message as the last error; {@code NOT_FOUND} when {@code i} is out of range. Thread-safe. */
+    /**
+     * {@code cfx_coherent_batch_result}: The result of applicant {@code i} as a {@code
+     * cfx_coherent_result} (read it with the {@code cfx_coherent_result_*} functions; {@code
+     * *out_result} is a new reference owned by the caller, free it with {@code
+     * cfx_coherent_result_free}; the batch may be freed first). When the applicant was not explained,
+     * returns its status with its message as the last error; {@code NOT_FOUND} when {@code i} is out
+     * of range. Thread-safe.
+     */
     static native long coherentBatchResult(long batch, long i);
 
-    /** {@code cfx_coherent_batch_to_json}: The batch as versioned JSON (kind {@code "coherent_batch"}; string buffer protocol): {@code result.applicants} lists, in input order, each applicant's status name, error message (null when explained) and explanation (as in {@code cfx_coherent_result_to_json}, without solve times; null when not explained). Thread-safe. */
+    /**
+     * {@code cfx_coherent_batch_to_json}: The batch as versioned JSON (kind {@code "coherent_batch"};
+     * string buffer protocol): {@code result.applicants} lists, in input order, each applicant's
+     * status name, error message (null when explained) and explanation (as in {@code
+     * cfx_coherent_result_to_json}, without solve times; null when not explained). Thread-safe.
+     */
     static native byte[] coherentBatchToJson(long batch);
 
-    /** {@code cfx_coherent_batch_free}: Releases a batch. Results taken from it with {@code cfx_coherent_batch_result} stay valid. NULL is a no-op. Any thread, once. */
+    /**
+     * {@code cfx_coherent_batch_free}: Releases a batch. Results taken from it with {@code
+     * cfx_coherent_batch_result} stay valid. NULL is a no-op. Any thread, once.
+     */
     static native void coherentBatchFree(long batch);
 
-    /** {@code cfx_config_builder_new}: A new builder with every setting unset (each method's defaults apply). {@code *out_builder} is owned by the caller. */
+    /**
+     * {@code cfx_config_builder_new}: A new builder with every setting unset (each method's defaults
+     * apply). {@code *out_builder} is owned by the caller.
+     */
     static native long configBuilderNew();
 
-    /** {@code cfx_config_builder_set_time_limit}: Time limit per solve in seconds (> 0). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_time_limit}: Time limit per solve in seconds (> 0). Not
+     * thread-safe (builder).
+     */
     static native void configBuilderSetTimeLimit(long b, double seconds);
 
-    /** {@code cfx_config_builder_set_threads}: Solver threads (≥ 1). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_threads}: Solver threads (≥ 1). Not thread-safe (builder).
+     */
     static native void configBuilderSetThreads(long b, long threads);
 
-    /** {@code cfx_config_builder_set_mip_gap}: Relative MIP gap (≥ 0). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_mip_gap}: Relative MIP gap (≥ 0). Not thread-safe (builder).
+     */
     static native void configBuilderSetMipGap(long b, double gap);
 
-    /** {@code cfx_config_builder_set_margin}: Score margin beyond the threshold (≥ 0). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_margin}: Score margin beyond the threshold (≥ 0). Not thread-safe
+     * (builder).
+     */
     static native void configBuilderSetMargin(long b, double margin);
 
-    /** {@code cfx_config_builder_set_n_diverse}: How many counterfactuals {@code cfx_coherent_explain_diverse} returns at most, the optimum included (≥ 1; 1 = the optimum alone); for a COPA plan, the number of options. Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_n_diverse}: How many counterfactuals {@code
+     * cfx_coherent_explain_diverse} returns at most, the optimum included (≥ 1; 1 = the optimum
+     * alone); for a COPA plan, the number of options. Not thread-safe (builder).
+     */
     static native void configBuilderSetNDiverse(long b, long n);
 
-    /** {@code cfx_config_builder_set_diversity_rule}: Diversity rule: a {@code cfx_diversity_rule} value. Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_diversity_rule}: Diversity rule: a {@code cfx_diversity_rule}
+     * value. Not thread-safe (builder).
+     */
     static native void configBuilderSetDiversityRule(long b, int rule);
 
-    /** {@code cfx_config_builder_set_solver}: The solver of coherent counterfactuals: a {@code cfx_solver_choice} value (default auto: the exact separable solver for linear models and scorecards whenever every constraint is per feature, else HiGHS). The result names the solver that proved it ({@code cfx_coherent_result_proved_by}). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_solver}: The solver of coherent counterfactuals: a {@code
+     * cfx_solver_choice} value (default auto: the exact separable solver for linear models and
+     * scorecards whenever every constraint is per feature, else HiGHS). The result names the solver
+     * that proved it ({@code cfx_coherent_result_proved_by}). Not thread-safe (builder).
+     */
     static native void configBuilderSetSolver(long b, int solver);
 
-    /** {@code cfx_config_builder_set_node_limit}: Branch-and-bound nodes the exact separable solver may visit per solve (≥ 1; default 200,000, far more than credit applicants need). Past it, a solve with solver auto is handed to HiGHS, and one with solver separable ends unproven: {@code cfx_coherent_result_outcome} says {@code UNKNOWN} (raw status −3 in the result's JSON), and waiting advice says so through {@code cfx_waiting_advice_proven} and the {@code UNPROVEN} outcome. Deterministic, unlike the time limit. Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_node_limit}: Branch-and-bound nodes the exact separable solver may
+     * visit per solve (≥ 1; default 200,000, far more than credit applicants need). Past it, a solve
+     * with solver auto is handed to HiGHS, and one with solver separable ends unproven: {@code
+     * cfx_coherent_result_outcome} says {@code UNKNOWN} (raw status −3 in the result's JSON), and
+     * waiting advice says so through {@code cfx_waiting_advice_proven} and the {@code UNPROVEN}
+     * outcome. Deterministic, unlike the time limit. Not thread-safe (builder).
+     */
     static native void configBuilderSetNodeLimit(long b, long nodes);
 
-    /** {@code cfx_config_builder_set_n_samples}: Monte Carlo sample count K (≥ 1). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_n_samples}: Monte Carlo sample count K (≥ 1). Not thread-safe
+     * (builder).
+     */
     static native void configBuilderSetNSamples(long b, long k);
 
-    /** {@code cfx_config_builder_set_bound_m}: The {@code m > 0} of the invalidation bound (CROCO: Guyomard et al. 2023, "Generating robust counterfactual explanations", Proposition 2). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_bound_m}: The {@code m > 0} of the invalidation bound (CROCO:
+     * Guyomard et al. 2023, "Generating robust counterfactual explanations", Proposition 2). Not
+     * thread-safe (builder).
+     */
     static native void configBuilderSetBoundM(long b, double m);
 
-    /** {@code cfx_config_builder_set_target}: Target rate in [0, 1] and its tolerance ε ≥ 0 (e.g. CROCO's Γ̄_t and robustness ε). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_target}: Target rate in [0, 1] and its tolerance ε ≥ 0 (e.g.
+     * CROCO's Γ̄_t and robustness ε). Not thread-safe (builder).
+     */
     static native void configBuilderSetTarget(long b, double target, double epsilon);
 
-    /** {@code cfx_config_builder_set_robust_advice}: Robust advice from the exact engine (coherent methods, logistic models): every counterfactual must keep its invalidation rate Γ — the chance that the model declines the applicant's implementation slipped by Gaussian noise of variance {@code sigma2} (≥ 0) on each changeable value's encoded slot — at most {@code invalidation_target} (strictly between 0 and 1). The answer is then the cheapest coherent counterfactual meeting that target, proven optimal (closed-form margin σ‖w_S‖·Φ⁻¹(1 − γ)); read its Γ with {@code cfx_coherent_result_invalidation_rate}. A scorecard or tree ensemble refuses it ({@code INVALID_ARGUMENT}). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_robust_advice}: Robust advice from the exact engine (coherent
+     * methods, logistic models): every counterfactual must keep its invalidation rate Γ — the chance
+     * that the model declines the applicant's implementation slipped by Gaussian noise of variance
+     * {@code sigma2} (≥ 0) on each changeable value's encoded slot — at most {@code
+     * invalidation_target} (strictly between 0 and 1). The answer is then the cheapest coherent
+     * counterfactual meeting that target, proven optimal (closed-form margin σ‖w_S‖·Φ⁻¹(1 − γ)); read
+     * its Γ with {@code cfx_coherent_result_invalidation_rate}. A scorecard or tree ensemble refuses
+     * it ({@code INVALID_ARGUMENT}). Not thread-safe (builder).
+     */
     static native void configBuilderSetRobustAdvice(long b, double sigma2, double invalidationTarget);
 
-    /** {@code cfx_config_builder_set_seed}: Seed of every random step (same inputs + seed → same bits). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_seed}: Seed of every random step (same inputs + seed → same bits).
+     * Not thread-safe (builder).
+     */
     static native void configBuilderSetSeed(long b, long seed);
 
-    /** {@code cfx_config_builder_set_copa_weights}: COPA loss weights (≥ 0): robustness and diversity (COPA: Bui, Nguyen & Nguyen 2022, "Counterfactual plans under distributional ambiguity", problem 6). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_copa_weights}: COPA loss weights (≥ 0): robustness and diversity
+     * (COPA: Bui, Nguyen & Nguyen 2022, "Counterfactual plans under distributional ambiguity", problem
+     * 6). Not thread-safe (builder).
+     */
     static native void configBuilderSetCopaWeights(long b, double robustWeight, double diversityWeight);
 
-    /** {@code cfx_config_builder_set_copa_radius}: COPA ambiguity radius ρ ≥ 0. Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_copa_radius}: COPA ambiguity radius ρ ≥ 0. Not thread-safe
+     * (builder).
+     */
     static native void configBuilderSetCopaRadius(long b, double rho);
 
-    /** {@code cfx_config_builder_set_rl_episodes}: RL training length: episodes (≥ 1) and steps per episode (≥ 1). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_rl_episodes}: RL training length: episodes (≥ 1) and steps per
+     * episode (≥ 1). Not thread-safe (builder).
+     */
     static native void configBuilderSetRlEpisodes(long b, long episodes, long maxSteps);
 
-    /** {@code cfx_config_builder_set_rl_training}: RL optimisation: discount γ in [0, 1], learning rates of the actor and of the action parameters (> 0), mini-batch size (≥ 1), replay capacity (≥ batch size). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_rl_training}: RL optimisation: discount γ in [0, 1], learning
+     * rates of the actor and of the action parameters (> 0), mini-batch size (≥ 1), replay capacity (≥
+     * batch size). Not thread-safe (builder).
+     */
     static native void configBuilderSetRlTraining(
             long b,
             double discount,
@@ -130,37 +285,77 @@ final class NativeGenerated {
             long batchSize,
             long replayCapacity);
 
-    /** {@code cfx_config_builder_set_rl_exploration}: RL ε-greedy exploration from {@code start} down to {@code end} (both in [0, 1], end ≤ start). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_rl_exploration}: RL ε-greedy exploration from {@code start} down
+     * to {@code end} (both in [0, 1], end ≤ start). Not thread-safe (builder).
+     */
     static native void configBuilderSetRlExploration(long b, double start, double end);
 
-    /** {@code cfx_config_builder_set_rl_hidden}: RL network hidden-layer widths ({@code n_hidden ≥ 1} values, each ≥ 1). Not thread-safe (builder). */
+    /**
+     * {@code cfx_config_builder_set_rl_hidden}: RL network hidden-layer widths ({@code n_hidden ≥ 1}
+     * values, each ≥ 1). Not thread-safe (builder).
+     */
     static native void configBuilderSetRlHidden(long b, long[] hidden);
 
-    /** {@code cfx_config_build}: Turns the builder into an immutable configuration. The builder is consumed in every case (success or failure, as long as it is not NULL): do not use or free it afterwards. {@code *out_config} is owned by the caller. */
+    /**
+     * {@code cfx_config_build}: Turns the builder into an immutable configuration. The builder is
+     * consumed in every case (success or failure, as long as it is not NULL): do not use or free it
+     * afterwards. {@code *out_config} is owned by the caller.
+     */
     static native long configBuild(long builder);
 
-    /** {@code cfx_config_to_json}: The settings as JSON (unset settings are {@code null}; string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_config_to_json}: The settings as JSON (unset settings are {@code null}; string buffer
+     * protocol). Thread-safe.
+     */
     static native byte[] configToJson(long config);
 
-    /** {@code cfx_config_builder_free}: Releases a builder that was not built. NULL is a no-op. Any thread, once. */
+    /**
+     * {@code cfx_config_builder_free}: Releases a builder that was not built. NULL is a no-op. Any
+     * thread, once.
+     */
     static native void configBuilderFree(long builder);
 
-    /** {@code cfx_config_free}: Releases a configuration. NULL is a no-op. Any thread, once. */
+    /**
+     * {@code cfx_config_free}: Releases a configuration. NULL is a no-op. Any thread, once.
+     */
     static native void configFree(long config);
 
-    /** {@code cfx_uncertainty_new}: Moments given by the caller: {@code mean} has {@code d} values (θ = (bias, w), the intercept first, {@code d} ≥ 2), {@code cov} is Σ̂ row-major with {@code cov_len == d·d} values, symmetric positive semidefinite. Non-finite values are refused. On success {@code *out_uncertainty} owns a new handle. Thread-safe. */
+    /**
+     * {@code cfx_uncertainty_new}: Moments given by the caller: {@code mean} has {@code d} values (θ =
+     * (bias, w), the intercept first, {@code d} ≥ 2), {@code cov} is Σ̂ row-major with {@code cov_len
+     * == d·d} values, symmetric positive semidefinite. Non-finite values are refused. On success
+     * {@code *out_uncertainty} owns a new handle. Thread-safe.
+     */
     static native long uncertaintyNew(double[] mean, double[] cov);
 
-    /** {@code cfx_uncertainty_from_dataset}: Moments estimated from {@code refits} (≥ 2) logistic regressions, each refitted on a random half of {@code train} (seeded with {@code seed}); Σ̂ is 1.5 × the sample covariance (COPA's experiments use 1000 refits). On success {@code *out_uncertainty} owns a new handle. Thread-safe. */
+    /**
+     * {@code cfx_uncertainty_from_dataset}: Moments estimated from {@code refits} (≥ 2) logistic
+     * regressions, each refitted on a random half of {@code train} (seeded with {@code seed}); Σ̂ is
+     * 1.5 × the sample covariance (COPA's experiments use 1000 refits). On success {@code
+     * *out_uncertainty} owns a new handle. Thread-safe.
+     */
     static native long uncertaintyFromDataset(long train, long refits, long seed);
 
-    /** {@code cfx_uncertainty_dim}: The dimension d of θ (1 + the encoded dimension). Thread-safe. */
+    /**
+     * {@code cfx_uncertainty_dim}: The dimension d of θ (1 + the encoded dimension). Thread-safe.
+     */
     static native long uncertaintyDim(long uncertainty);
 
-    /** {@code cfx_uncertainty_free}: Frees an uncertainty (NULL is a no-op). Any thread, once. */
+    /**
+     * {@code cfx_uncertainty_free}: Frees an uncertainty (NULL is a no-op). Any thread, once.
+     */
     static native void uncertaintyFree(long uncertainty);
 
-    /** {@code cfx_copa_bounds}: The bounds L* ≤ P(every option stays valid) ≤ U* of a plan under the future model, over every law within Gelbrich distance {@code rho} (finite, ≥ 0) of the moments (Bui, Nguyen & Nguyen 2022, Theorems 2.2–2.3). {@code options} holds {@code n_options} encoded rows **without** the intercept, row-major, {@code dim} values each ({@code dim == d − 1}). {@code *out_lower}/{@code *out_upper} receive the bounds (NaN when the solver's outcome is not usable); {@code out_lower_status}/{@code out_upper_status} (may be NULL) receive {@code cfx_copa_status} codes. A failed solve is not an error: read the status. Thread-safe. */
+    /**
+     * {@code cfx_copa_bounds}: The bounds L* ≤ P(every option stays valid) ≤ U* of a plan under the
+     * future model, over every law within Gelbrich distance {@code rho} (finite, ≥ 0) of the moments
+     * (Bui, Nguyen & Nguyen 2022, Theorems 2.2–2.3). {@code options} holds {@code n_options} encoded
+     * rows **without** the intercept, row-major, {@code dim} values each ({@code dim == d − 1}).
+     * {@code *out_lower}/{@code *out_upper} receive the bounds (NaN when the solver's outcome is not
+     * usable); {@code out_lower_status}/{@code out_upper_status} (may be NULL) receive {@code
+     * cfx_copa_status} codes. A failed solve is not an error: read the status. Thread-safe.
+     */
     static native void copaBounds(
             long uncertainty,
             double[] options,
@@ -169,7 +364,16 @@ final class NativeGenerated {
             double rho,
             double[] out);
 
-    /** {@code cfx_copa_correct}: Corrects a plan (Bui, Nguyen & Nguyen 2022, §3): the Requirement projection of every option onto {x : μ̂ᵀx̃ ≥ 0.1}, then the Mahalanobis improvement (perturbation limit {@code delta} ≥ 0) of the ⌈J/2⌉ options with the largest dual weights of L* at radius {@code rho} (finite, ≥ 0). Every coordinate may move (no schema constraints). {@code options} as in {@code cfx_copa_bounds} ({@code n_options × dim}, no intercept); the corrected options go to {@code buf} in the same layout (buffer protocol, {@code n_options × dim} values). {@code out_lower_before}/{@code out_lower_after} (may be NULL) receive L* of the plan as given and as corrected (NaN when a solve was not usable). Thread-safe. */
+    /**
+     * {@code cfx_copa_correct}: Corrects a plan (Bui, Nguyen & Nguyen 2022, §3): the Requirement
+     * projection of every option onto {x : μ̂ᵀx̃ ≥ 0.1}, then the Mahalanobis improvement
+     * (perturbation limit {@code delta} ≥ 0) of the ⌈J/2⌉ options with the largest dual weights of L*
+     * at radius {@code rho} (finite, ≥ 0). Every coordinate may move (no schema constraints). {@code
+     * options} as in {@code cfx_copa_bounds} ({@code n_options × dim}, no intercept); the corrected
+     * options go to {@code buf} in the same layout (buffer protocol, {@code n_options × dim} values).
+     * {@code out_lower_before}/{@code out_lower_after} (may be NULL) receive L* of the plan as given
+     * and as corrected (NaN when a solve was not usable). Thread-safe.
+     */
     static native double[] copaCorrect(
             long uncertainty,
             double[] options,
@@ -179,10 +383,29 @@ final class NativeGenerated {
             double delta,
             double[] out);
 
-    /** {@code cfx_copa_plan_new}: A COPA plan (Bui, Nguyen & Nguyen 2022, §4) for the raw applicant row {@code raw} ({@code raw_len == n_features}): only the value slots of mutable contiguous features move, within their actionable ranges and directions; every option decodes into a coherent raw row. {@code uncertainty} must have {@code d == 1 + encoded_dim}. {@code config} may be NULL (COPA defaults: 5 options, weights diversity 50 / validity 2, ρ = 0, seed 0); it supplies {@code n_diverse} (the number of options J), {@code seed}, {@code copa_weights} (validity λ₂ = robust weight, diversity λ₁) and {@code copa_radius} (ρ of the reported bounds). On success {@code *out_result} owns a new handle. Thread-safe. */
+    /**
+     * {@code cfx_copa_plan_new}: A COPA plan (Bui, Nguyen & Nguyen 2022, §4) for the raw applicant row
+     * {@code raw} ({@code raw_len == n_features}): only the value slots of mutable contiguous features
+     * move, within their actionable ranges and directions; every option decodes into a coherent raw
+     * row. {@code uncertainty} must have {@code d == 1 + encoded_dim}. {@code config} may be NULL
+     * (COPA defaults: 5 options, weights diversity 50 / validity 2, ρ = 0, seed 0); it supplies {@code
+     * n_diverse} (the number of options J), {@code seed}, {@code copa_weights} (validity λ₂ = robust
+     * weight, diversity λ₁) and {@code copa_radius} (ρ of the reported bounds). On success {@code
+     * *out_result} owns a new handle. Thread-safe.
+     */
     static native long copaPlanNew(long schema, long uncertainty, long config, double[] raw);
 
-    /** {@code cfx_copa_plan_new_checked}: {@code cfx_copa_plan_new}, then every option checked with today's {@code model} (its encoding that of {@code schema}) as the robust methods' rows are (issue 25; {@code crate::advice}): an option the model accepts and the schema allows is valid advice; one it declines (or that breaks a rule) is repaired by the exact engine (Russell 2019) — the cheapest accepted row over the features the option moved, else over every actionable feature — or is "no valid advice found". Read each option's outcome with {@code cfx_copa_result_option_advice_status} and its advice with {@code cfx_copa_result_option_advice_raw}; {@code cfx_copa_result_describe} then describes the advice, not the raw options. Thread-safe. */
+    /**
+     * {@code cfx_copa_plan_new_checked}: {@code cfx_copa_plan_new}, then every option checked with
+     * today's {@code model} (its encoding that of {@code schema}) as the robust methods' rows are
+     * (issue 25; {@code crate::advice}): an option the model accepts and the schema allows is valid
+     * advice; one it declines (or that breaks a rule) is repaired by the exact engine (Russell 2019) —
+     * the cheapest accepted row over the features the option moved, else over every actionable feature
+     * — or is "no valid advice found". Read each option's outcome with {@code
+     * cfx_copa_result_option_advice_status} and its advice with {@code
+     * cfx_copa_result_option_advice_raw}; {@code cfx_copa_result_describe} then describes the advice,
+     * not the raw options. Thread-safe.
+     */
     static native long copaPlanNewChecked(
             long schema,
             long uncertainty,
@@ -190,43 +413,104 @@ final class NativeGenerated {
             long config,
             double[] raw);
 
-    /** {@code cfx_copa_result_n_options}: The number of options J of the plan. Thread-safe. */
+    /**
+     * {@code cfx_copa_result_n_options}: The number of options J of the plan. Thread-safe.
+     */
     static native long copaResultNOptions(long result);
 
-    /** {@code cfx_copa_result_option_raw}: Option {@code k} (0-based) as a raw row ({@code n_features} values; buffer protocol). {@code NOT_FOUND} when {@code k >= n_options}. Thread-safe. */
+    /**
+     * {@code cfx_copa_result_option_raw}: Option {@code k} (0-based) as a raw row ({@code n_features}
+     * values; buffer protocol). {@code NOT_FOUND} when {@code k >= n_options}. Thread-safe.
+     */
     static native double[] copaResultOptionRaw(long result, long k);
 
-    /** {@code cfx_copa_result_option_advice_status}: What option {@code k} (0-based) is as advice, a {@code cfx_advice_status} (as {@code cfx_robust_result_advice_status}): valid, repaired by the exact engine (over the features the option moved, or over every actionable feature), or no valid advice. Only for a plan made with {@code cfx_copa_plan_new_checked} (else {@code INVALID_ARGUMENT}); {@code NOT_FOUND} when {@code k >= n_options}. Thread-safe. */
+    /**
+     * {@code cfx_copa_result_option_advice_status}: What option {@code k} (0-based) is as advice, a
+     * {@code cfx_advice_status} (as {@code cfx_robust_result_advice_status}): valid, repaired by the
+     * exact engine (over the features the option moved, or over every actionable feature), or no valid
+     * advice. Only for a plan made with {@code cfx_copa_plan_new_checked} (else {@code
+     * INVALID_ARGUMENT}); {@code NOT_FOUND} when {@code k >= n_options}. Thread-safe.
+     */
     static native int copaResultOptionAdviceStatus(long result, long k);
 
-    /** {@code cfx_copa_result_option_advice_raw}: Option {@code k}'s advice as a raw row ({@code n_features} values; buffer protocol): the option itself when valid, the exact engine's repair when repaired, no values ({@code *out_len == 0}) when there is no valid advice. Only for a plan made with {@code cfx_copa_plan_new_checked} (else {@code INVALID_ARGUMENT}); {@code NOT_FOUND} when {@code k >= n_options}. Thread-safe. */
+    /**
+     * {@code cfx_copa_result_option_advice_raw}: Option {@code k}'s advice as a raw row ({@code
+     * n_features} values; buffer protocol): the option itself when valid, the exact engine's repair
+     * when repaired, no values ({@code *out_len == 0}) when there is no valid advice. Only for a plan
+     * made with {@code cfx_copa_plan_new_checked} (else {@code INVALID_ARGUMENT}); {@code NOT_FOUND}
+     * when {@code k >= n_options}. Thread-safe.
+     */
     static native double[] copaResultOptionAdviceRaw(long result, long k);
 
-    /** {@code cfx_copa_result_metrics}: The figures of the plan (any out-parameter may be NULL): proximity (mean ℓ2 distance to the applicant, encoded), diversity (det K), the validity proxy min_j μ̂ᵀx̃_j/‖Σ̂^{1/2}x̃_j‖, and the bounds L* and U* at the configured ρ (NaN when their solve was not usable). Thread-safe. */
+    /**
+     * {@code cfx_copa_result_metrics}: The figures of the plan (any out-parameter may be NULL):
+     * proximity (mean ℓ2 distance to the applicant, encoded), diversity (det K), the validity proxy
+     * min_j μ̂ᵀx̃_j/‖Σ̂^{1/2}x̃_j‖, and the bounds L* and U* at the configured ρ (NaN when their solve
+     * was not usable). Thread-safe.
+     */
     static native void copaResultMetrics(long result, double[] out);
 
-    /** {@code cfx_copa_result_describe}: The plan in plain words, one line per option ({@code option 1: …}), as written when the plan was made (string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_copa_result_describe}: The plan in plain words, one line per option ({@code option 1:
+     * …}), as written when the plan was made (string buffer protocol). Thread-safe.
+     */
     static native byte[] copaResultDescribe(long result);
 
-    /** {@code cfx_copa_result_to_json}: The result as versioned JSON (kind {@code "copa_plan"}; string buffer protocol), with the schema and uncertainty fingerprints and the seed, and under {@code bounds_reading} what L* and U* say (when vacuous, why in numbers, and its sentence in {@code in_words}). Thread-safe. */
+    /**
+     * {@code cfx_copa_result_to_json}: The result as versioned JSON (kind {@code "copa_plan"}; string
+     * buffer protocol), with the schema and uncertainty fingerprints and the seed, and under {@code
+     * bounds_reading} what L* and U* say (when vacuous, why in numbers, and its sentence in {@code
+     * in_words}). Thread-safe.
+     */
     static native byte[] copaResultToJson(long result);
 
-    /** {@code cfx_copa_result_free}: Frees a result (NULL is a no-op). Any thread, once. */
+    /**
+     * {@code cfx_copa_result_free}: Frees a result (NULL is a no-op). Any thread, once.
+     */
     static native void copaResultFree(long result);
 
-    /** {@code cfx_dataset_load_german}: Loads the Statlog German credit CSV with cfx's schema (immutable personal status and foreign-worker status, age only increasing) and fitted distance weights. {@code path} NULL means the bundled copy, looked up at run time in {@code $CFX_DATA_DIR} when set (only there), else in {@code <prefix>/share/cfx} beside the installed library ({@code <prefix>/lib/libcfx.so}, as {@code make install} lays it out), else in {@code examples/data} under the current directory (a source checkout). On success {@code *out_dataset} owns a new handle. Errors: {@code IO_ERROR} (naming the places looked in when the bundled copy is found nowhere), {@code DATA_ERROR}. */
+    /**
+     * {@code cfx_dataset_load_german}: Loads the Statlog German credit CSV with cfx's schema
+     * (immutable personal status and foreign-worker status, age only increasing) and fitted distance
+     * weights. {@code path} NULL means the bundled copy, looked up at run time in {@code
+     * $CFX_DATA_DIR} when set (only there), else in {@code <prefix>/share/cfx} beside the installed
+     * library ({@code <prefix>/lib/libcfx.so}, as {@code make install} lays it out), else in {@code
+     * examples/data} under the current directory (a source checkout). On success {@code *out_dataset}
+     * owns a new handle. Errors: {@code IO_ERROR} (naming the places looked in when the bundled copy
+     * is found nowhere), {@code DATA_ERROR}.
+     */
     static native long datasetLoadGerman(byte[] path);
 
-    /** {@code cfx_dataset_load_heloc}: Loads the FICO HELOC CSV (special codes −7/−8/−9 as special states). {@code path} NULL means {@code heloc.csv} in cfx's shared data folder: {@code $CFX_SHARED_DATA}, else {@code ../shared/data} relative to the current directory. */
+    /**
+     * {@code cfx_dataset_load_heloc}: Loads the FICO HELOC CSV (special codes −7/−8/−9 as special
+     * states). {@code path} NULL means {@code heloc.csv} in cfx's shared data folder: {@code
+     * $CFX_SHARED_DATA}, else {@code ../shared/data} relative to the current directory.
+     */
     static native long datasetLoadHeloc(byte[] path);
 
-    /** {@code cfx_dataset_load_taiwan}: Loads the Taiwan credit-card default CSV. {@code path} NULL means {@code taiwan_default.csv} in cfx's shared data folder ({@code $CFX_SHARED_DATA}, else {@code ../shared/data}). */
+    /**
+     * {@code cfx_dataset_load_taiwan}: Loads the Taiwan credit-card default CSV. {@code path} NULL
+     * means {@code taiwan_default.csv} in cfx's shared data folder ({@code $CFX_SHARED_DATA}, else
+     * {@code ../shared/data}).
+     */
     static native long datasetLoadTaiwan(byte[] path);
 
-    /** {@code cfx_dataset_from_csv}: Reads a comma-separated CSV with a header whose columns include every feature of {@code schema} (by name) and a label column {@code target}; a row's label is 1 when its {@code target} cell equals {@code favourable}, else 0. The same as {@code cfx_dataset_from_csv_ex(schema, path, target, favourable, ',', 1, out)}. */
+    /**
+     * {@code cfx_dataset_from_csv}: Reads a comma-separated CSV with a header whose columns include
+     * every feature of {@code schema} (by name) and a label column {@code target}; a row's label is 1
+     * when its {@code target} cell equals {@code favourable}, else 0. The same as {@code
+     * cfx_dataset_from_csv_ex(schema, path, target, favourable, ',', 1, out)}.
+     */
     static native long datasetFromCsv(long schema, byte[] path, byte[] target, byte[] favourable);
 
-    /** {@code cfx_dataset_from_csv_ex}: Reads a CSV of applicants under {@code schema}, with the field {@code delimiter} (an ASCII character such as {@code ','} or {@code ';'}, common in European credit files; not a quote or line end) and {@code has_header} 1 when the first line names the columns (features found by name, in any order), 0 when it does not (the columns are then, in order, the schema's features and the label column). A row's label is 1 when its {@code target} cell equals {@code favourable}, else 0. The dataset keeps its own reference to the schema. */
+    /**
+     * {@code cfx_dataset_from_csv_ex}: Reads a CSV of applicants under {@code schema}, with the field
+     * {@code delimiter} (an ASCII character such as {@code ','} or {@code ';'}, common in European
+     * credit files; not a quote or line end) and {@code has_header} 1 when the first line names the
+     * columns (features found by name, in any order), 0 when it does not (the columns are then, in
+     * order, the schema's features and the label column). A row's label is 1 when its {@code target}
+     * cell equals {@code favourable}, else 0. The dataset keeps its own reference to the schema.
+     */
     static native long datasetFromCsvEx(
             long schema,
             byte[] path,
@@ -235,7 +519,11 @@ final class NativeGenerated {
             byte delimiter,
             boolean hasHeader);
 
-    /** {@code cfx_dataset_infer_csv}: Infers a schema from a CSV file and reads its rows under it: the one call that takes a lender's own file to a dataset whose schema has distance weights fitted on its rows (take it with {@code cfx_dataset_schema}). */
+    /**
+     * {@code cfx_dataset_infer_csv}: Infers a schema from a CSV file and reads its rows under it: the
+     * one call that takes a lender's own file to a dataset whose schema has distance weights fitted on
+     * its rows (take it with {@code cfx_dataset_schema}).
+     */
     static native long datasetInferCsv(
             byte[] path,
             byte[] target,
@@ -248,43 +536,90 @@ final class NativeGenerated {
             byte[][] specialLabels,
             byte[][] specialColumns);
 
-    /** {@code cfx_dataset_n_rows}: The number of rows. Thread-safe. */
+    /**
+     * {@code cfx_dataset_n_rows}: The number of rows. Thread-safe.
+     */
     static native long datasetNRows(long dataset);
 
-    /** {@code cfx_dataset_schema}: A new handle to the dataset's schema (free it with {@code cfx_schema_free}). Thread-safe. */
+    /**
+     * {@code cfx_dataset_schema}: A new handle to the dataset's schema (free it with {@code
+     * cfx_schema_free}). Thread-safe.
+     */
     static native long datasetSchema(long dataset);
 
-    /** {@code cfx_dataset_fitted_schema}: A new schema handle: the dataset's schema with distance weights fitted on the dataset's rows (Russell 2019, "Efficient search for diverse coherent explanations", §3.2: 1/MAD per value slot, 1/(1.48·std) per indicator). A schema built in code or read from JSON has unit weights ({@code cfx_schema_weights_kind}), and the answers change for most applicants when this fit is missed; fit on the training rows, then build the model and every method on the returned schema. The dataset is unchanged. Thread-safe. */
+    /**
+     * {@code cfx_dataset_fitted_schema}: A new schema handle: the dataset's schema with distance
+     * weights fitted on the dataset's rows (Russell 2019, "Efficient search for diverse coherent
+     * explanations", §3.2: 1/MAD per value slot, 1/(1.48·std) per indicator). A schema built in code
+     * or read from JSON has unit weights ({@code cfx_schema_weights_kind}), and the answers change for
+     * most applicants when this fit is missed; fit on the training rows, then build the model and
+     * every method on the returned schema. The dataset is unchanged. Thread-safe.
+     */
     static native long datasetFittedSchema(long dataset);
 
-    /** {@code cfx_dataset_row}: Raw row {@code index} ({@code n_features} values, array buffer protocol); {@code NOT_FOUND} when out of range. Thread-safe. */
+    /**
+     * {@code cfx_dataset_row}: Raw row {@code index} ({@code n_features} values, array buffer
+     * protocol); {@code NOT_FOUND} when out of range. Thread-safe.
+     */
     static native void datasetRow(long dataset, long index, double[] out);
 
-    /** {@code cfx_dataset_label}: The label of row {@code index} (1 favourable, 0 otherwise). Thread-safe. */
+    /**
+     * {@code cfx_dataset_label}: The label of row {@code index} (1 favourable, 0 otherwise).
+     * Thread-safe.
+     */
     static native double datasetLabel(long dataset, long index);
 
-    /** {@code cfx_dataset_holdout_split}: The fixed 70/30 hold-out split (row {@code i} is held out when {@code i mod 10 ≥ 7}): two new handles, both owned by the caller. Both out-parameters are written only on success. Thread-safe. */
+    /**
+     * {@code cfx_dataset_holdout_split}: The fixed 70/30 hold-out split (row {@code i} is held out
+     * when {@code i mod 10 ≥ 7}): two new handles, both owned by the caller. Both out-parameters are
+     * written only on success. Thread-safe.
+     */
     static native void datasetHoldoutSplit(long dataset, long[] out);
 
-    /** {@code cfx_dataset_free}: Releases a dataset handle. NULL is a no-op. May be called from any thread, exactly once per handle. */
+    /**
+     * {@code cfx_dataset_free}: Releases a dataset handle. NULL is a no-op. May be called from any
+     * thread, exactly once per handle.
+     */
     static native void datasetFree(long dataset);
 
-    /** {@code cfx_last_error_length}: Bytes needed to copy the last error message of the calling thread, including the terminating NUL; 0 when the last call succeeded. */
+    /**
+     * {@code cfx_last_error_length}: Bytes needed to copy the last error message of the calling
+     * thread, including the terminating NUL; 0 when the last call succeeded.
+     */
     static native long lastErrorLength();
 
-    /** {@code cfx_model_linear_new}: A logistic-regression model {@code score = w·x + b} over the encoded space, accepted when {@code sigmoid(score) > threshold} (0 < threshold < 1). All values must be finite. On success {@code *out_model} owns a new handle. */
+    /**
+     * {@code cfx_model_linear_new}: A logistic-regression model {@code score = w·x + b} over the
+     * encoded space, accepted when {@code sigmoid(score) > threshold} (0 < threshold < 1). All values
+     * must be finite. On success {@code *out_model} owns a new handle.
+     */
     static native long modelLinearNew(double[] weights, double bias, double threshold);
 
-    /** {@code cfx_model_from_json}: Reads a model from JSON (as written by {@code cfx_model_to_json}) and checks its input dimension against {@code schema}'s encoded dimension ({@code DIMENSION_MISMATCH} when they differ). Errors: {@code FORMAT_ERROR} (also for an unknown or misspelled key, named in the message), {@code INVALID_ARGUMENT}. */
+    /**
+     * {@code cfx_model_from_json}: Reads a model from JSON (as written by {@code cfx_model_to_json})
+     * and checks its input dimension against {@code schema}'s encoded dimension ({@code
+     * DIMENSION_MISMATCH} when they differ). Errors: {@code FORMAT_ERROR} (also for an unknown or
+     * misspelled key, named in the message), {@code INVALID_ARGUMENT}.
+     */
     static native long modelFromJson(long schema, byte[] json);
 
-    /** {@code cfx_model_to_json}: Writes the model as JSON (string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_model_to_json}: Writes the model as JSON (string buffer protocol). Thread-safe.
+     */
     static native byte[] modelToJson(long model);
 
-    /** {@code cfx_model_fit_linear}: Fits L2-regularised logistic regression on the encoded rows of {@code dataset} (scikit-learn's {@code LogisticRegression(C=c)} objective), threshold 0.5. {@code c} must be positive and finite. Thread-safe with respect to {@code dataset}. */
+    /**
+     * {@code cfx_model_fit_linear}: Fits L2-regularised logistic regression on the encoded rows of
+     * {@code dataset} (scikit-learn's {@code LogisticRegression(C=c)} objective), threshold 0.5.
+     * {@code c} must be positive and finite. Thread-safe with respect to {@code dataset}.
+     */
     static native long modelFitLinear(long dataset, double c);
 
-    /** {@code cfx_model_train_mlp}: Trains an MLP on the encoded rows of {@code dataset} (binary cross-entropy, Adam, mini-batches), threshold 0.5. {@code hidden}: the hidden-layer widths ({@code n_hidden} values, each positive); the same {@code seed} gives the same bits. */
+    /**
+     * {@code cfx_model_train_mlp}: Trains an MLP on the encoded rows of {@code dataset} (binary
+     * cross-entropy, Adam, mini-batches), threshold 0.5. {@code hidden}: the hidden-layer widths
+     * ({@code n_hidden} values, each positive); the same {@code seed} gives the same bits.
+     */
     static native long modelTrainMlp(
             long dataset,
             long[] hidden,
@@ -294,31 +629,75 @@ final class NativeGenerated {
             double l2,
             long seed);
 
-    /** {@code cfx_model_get_kind}: The model kind ({@code CFX_MODEL_KIND_LINEAR}, {@code CFX_MODEL_KIND_MLP}, {@code CFX_MODEL_KIND_SCORECARD} or {@code CFX_MODEL_KIND_TREES}) as {@code int32_t}. */
+    /**
+     * {@code cfx_model_get_kind}: The model kind ({@code CFX_MODEL_KIND_LINEAR}, {@code
+     * CFX_MODEL_KIND_MLP}, {@code CFX_MODEL_KIND_SCORECARD} or {@code CFX_MODEL_KIND_TREES}) as {@code
+     * int32_t}.
+     */
     static native int modelGetKind(long model);
 
-    /** {@code cfx_model_input_dim}: The input dimension (must equal the schema's encoded dimension). Thread-safe. */
+    /**
+     * {@code cfx_model_input_dim}: The input dimension (must equal the schema's encoded dimension).
+     * Thread-safe.
+     */
     static native long modelInputDim(long model);
 
-    /** {@code cfx_model_threshold}: The decision threshold on the probability. Thread-safe. */
+    /**
+     * {@code cfx_model_threshold}: The decision threshold on the probability. Thread-safe.
+     */
     static native double modelThreshold(long model);
 
-    /** {@code cfx_model_predict}: Score, probability and decision of one encoded row ({@code x_len == input_dim}, finite values). Any of the three out-parameters may be NULL when not wanted; the others are written on success. {@code *out_accepted} is 1 when the probability is strictly above the threshold, else 0. For a scorecard the score is the points total, {@code *out_accepted} is 1 when points ≥ cutoff, and the probability is NaN when the scorecard has no scaling. {@code INVALID_ARGUMENT} when the score is not a number (finite weights near 1e308 whose terms overflow to opposite infinities); nothing is written then. A score that overflows one way only is ±infinity, with probability 1 or 0 and its decision. Thread-safe. */
+    /**
+     * {@code cfx_model_predict}: Score, probability and decision of one encoded row ({@code x_len ==
+     * input_dim}, finite values). Any of the three out-parameters may be NULL when not wanted; the
+     * others are written on success. {@code *out_accepted} is 1 when the probability is strictly above
+     * the threshold, else 0. For a scorecard the score is the points total, {@code *out_accepted} is 1
+     * when points ≥ cutoff, and the probability is NaN when the scorecard has no scaling. {@code
+     * INVALID_ARGUMENT} when the score is not a number (finite weights near 1e308 whose terms overflow
+     * to opposite infinities); nothing is written then. A score that overflows one way only is
+     * ±infinity, with probability 1 or 0 and its decision. Thread-safe.
+     */
     static native void modelPredict(long model, double[] x, double[] out);
 
-    /** {@code cfx_model_predict_raw}: Like {@code cfx_model_predict} for a raw applicant row ({@code raw_len == n_features} of {@code schema}), encoded through {@code schema} first. {@code DIMENSION_MISMATCH} when the schema and the model disagree. Thread-safe. */
+    /**
+     * {@code cfx_model_predict_raw}: Like {@code cfx_model_predict} for a raw applicant row ({@code
+     * raw_len == n_features} of {@code schema}), encoded through {@code schema} first. {@code
+     * DIMENSION_MISMATCH} when the schema and the model disagree. Thread-safe.
+     */
     static native void modelPredictRaw(long model, long schema, double[] raw, double[] out);
 
-    /** {@code cfx_model_fingerprint}: The fingerprint of the model's canonical JSON ({@code "fnv1a64:<hex>"}), as written in result exports (string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_model_fingerprint}: The fingerprint of the model's canonical JSON ({@code
+     * "fnv1a64:<hex>"}), as written in result exports (string buffer protocol). Thread-safe.
+     */
     static native byte[] modelFingerprint(long model);
 
-    /** {@code cfx_model_free}: Releases a model handle. NULL is a no-op. May be called from any thread, exactly once per handle. */
+    /**
+     * {@code cfx_model_free}: Releases a model handle. NULL is a no-op. May be called from any thread,
+     * exactly once per handle.
+     */
     static native void modelFree(long model);
 
-    /** {@code cfx_plausibility_fit}: Fits plausible ranges on training data: {@code rows} is {@code n_rows × n_features} raw values, row-major ({@code rows_len} must equal that product, else {@code DIMENSION_MISMATCH}), {@code labels} one 0/1 value per row (1 = accepted; only those rows are used). Errors: {@code INVALID_ARGUMENT} for non-finite values, a label other than 0 or 1, or no accepted row; {@code INCOHERENT} for an incoherent row. {@code *out_plausibility} is owned by the caller. Thread-safe. */
+    /**
+     * {@code cfx_plausibility_fit}: Fits plausible ranges on training data: {@code rows} is {@code
+     * n_rows × n_features} raw values, row-major ({@code rows_len} must equal that product, else
+     * {@code DIMENSION_MISMATCH}), {@code labels} one 0/1 value per row (1 = accepted; only those rows
+     * are used). Errors: {@code INVALID_ARGUMENT} for non-finite values, a label other than 0 or 1, or
+     * no accepted row; {@code INCOHERENT} for an incoherent row. {@code *out_plausibility} is owned by
+     * the caller. Thread-safe.
+     */
     static native long plausibilityFit(long schema, double[] rows, long nRows, double[] labels);
 
-    /** {@code cfx_plausibility_assess}: The flags of an advice row against the applicant's row (both raw, one value per feature): per feature, {@code out_flags[i]} is −1 when the advice does not change feature {@code i}, 0 when the new value is plausible, 1 when it lands outside the 1–99% range of accepted applicants (or in a state or level fewer than 1% of them have); {@code out_distances[i]} is how far outside the range, in the feature's units (0 inside or for a state, NaN when unchanged). Both buffers follow the array buffer protocol with the same capacity {@code cap} (n_features values each). Errors: {@code DIMENSION_MISMATCH}, {@code INVALID_ARGUMENT} (non-finite values), {@code INCOHERENT}. Thread-safe. */
+    /**
+     * {@code cfx_plausibility_assess}: The flags of an advice row against the applicant's row (both
+     * raw, one value per feature): per feature, {@code out_flags[i]} is −1 when the advice does not
+     * change feature {@code i}, 0 when the new value is plausible, 1 when it lands outside the 1–99%
+     * range of accepted applicants (or in a state or level fewer than 1% of them have); {@code
+     * out_distances[i]} is how far outside the range, in the feature's units (0 inside or for a state,
+     * NaN when unchanged). Both buffers follow the array buffer protocol with the same capacity {@code
+     * cap} (n_features values each). Errors: {@code DIMENSION_MISMATCH}, {@code INVALID_ARGUMENT}
+     * (non-finite values), {@code INCOHERENT}. Thread-safe.
+     */
     static native void plausibilityAssess(
             long plausibility,
             double[] factual,
@@ -326,10 +705,25 @@ final class NativeGenerated {
             int[] outFlags,
             double[] outDistances);
 
-    /** {@code cfx_plausibility_free}: Frees plausible ranges (NULL is a no-op). Thread-safe; once per handle. */
+    /**
+     * {@code cfx_plausibility_free}: Frees plausible ranges (NULL is a no-op). Thread-safe; once per
+     * handle.
+     */
     static native void plausibilityFree(long plausibility);
 
-    /** {@code cfx_portfolio_summarize}: Summarises the JSON-lines file {@code output_path} written by {@code cfx_portfolio_explain}: the share of declined applicants with recourse, the quantiles of the recourse cost and the changes asked most often. With a {@code group_column} (NULL = no breakdown), the same per group of that column of the applicants' CSV {@code input_path} (read alongside, row by row): each distinct cell is a group when {@code n_edges == 0}, else the cells are numbers cut into bands {@code < e₀, [e₀, e₁), …, ≥ e_k} by the strictly increasing {@code edges}, a special state of the feature (e.g. HELOC's −9) being a group of its own. {@code input_path} may be NULL without a group column. Errors: {@code NULL_ARGUMENT}, {@code INVALID_ARGUMENT} (bad edges), {@code IO_ERROR}, {@code FORMAT_ERROR} (a line that is not the portfolio's JSON; an unknown key is named), {@code DATA_ERROR} (rows out of sequence, no such column, a cell that is not a number). {@code *out_summary} is owned by the caller. Thread-safe. */
+    /**
+     * {@code cfx_portfolio_summarize}: Summarises the JSON-lines file {@code output_path} written by
+     * {@code cfx_portfolio_explain}: the share of declined applicants with recourse, the quantiles of
+     * the recourse cost and the changes asked most often. With a {@code group_column} (NULL = no
+     * breakdown), the same per group of that column of the applicants' CSV {@code input_path} (read
+     * alongside, row by row): each distinct cell is a group when {@code n_edges == 0}, else the cells
+     * are numbers cut into bands {@code < e₀, [e₀, e₁), …, ≥ e_k} by the strictly increasing {@code
+     * edges}, a special state of the feature (e.g. HELOC's −9) being a group of its own. {@code
+     * input_path} may be NULL without a group column. Errors: {@code NULL_ARGUMENT}, {@code
+     * INVALID_ARGUMENT} (bad edges), {@code IO_ERROR}, {@code FORMAT_ERROR} (a line that is not the
+     * portfolio's JSON; an unknown key is named), {@code DATA_ERROR} (rows out of sequence, no such
+     * column, a cell that is not a number). {@code *out_summary} is owned by the caller. Thread-safe.
+     */
     static native long portfolioSummarize(
             long schema,
             byte[] inputPath,
@@ -337,31 +731,76 @@ final class NativeGenerated {
             byte[] groupColumn,
             double[] edges);
 
-    /** {@code cfx_portfolio_summary_counts}: The summary of all applicants ({@code group == -1}) or of group {@code group} (0-based, in the order of {@code cfx_portfolio_summary_group_name}): row, decision and recourse counts, the share of declined applicants with recourse (NaN without declined applicants) and the recourse cost's median and 90th percentile (type-7 quantiles; NaN without recourse). Every out-parameter is optional (NULL = not wanted). {@code NOT_FOUND} for a group out of range. Thread-safe. */
+    /**
+     * {@code cfx_portfolio_summary_counts}: The summary of all applicants ({@code group == -1}) or of
+     * group {@code group} (0-based, in the order of {@code cfx_portfolio_summary_group_name}): row,
+     * decision and recourse counts, the share of declined applicants with recourse (NaN without
+     * declined applicants) and the recourse cost's median and 90th percentile (type-7 quantiles; NaN
+     * without recourse). Every out-parameter is optional (NULL = not wanted). {@code NOT_FOUND} for a
+     * group out of range. Thread-safe.
+     */
     static native void portfolioSummaryCounts(long summary, long group, double[] out);
 
-    /** {@code cfx_portfolio_summary_n_groups}: The number of groups (0 without a breakdown). Thread-safe. */
+    /**
+     * {@code cfx_portfolio_summary_n_groups}: The number of groups (0 without a breakdown).
+     * Thread-safe.
+     */
     static native long portfolioSummaryNGroups(long summary);
 
-    /** {@code cfx_portfolio_summary_group_name}: The label of group {@code group} ({@code -1} gives {@code "all"}; string buffer protocol). {@code NOT_FOUND} for a group out of range. Thread-safe. */
+    /**
+     * {@code cfx_portfolio_summary_group_name}: The label of group {@code group} ({@code -1} gives
+     * {@code "all"}; string buffer protocol). {@code NOT_FOUND} for a group out of range. Thread-safe.
+     */
     static native byte[] portfolioSummaryGroupName(long summary, long group);
 
-    /** {@code cfx_portfolio_summary_cost_quantiles}: The recourse-cost quantiles of all applicants ({@code group == -1}) or of one group: {@code [n, mean, min, p10, p25, median, p75, p90, max]} (9 values, array buffer protocol; all NaN but {@code n = 0} without recourse). Thread-safe. */
+    /**
+     * {@code cfx_portfolio_summary_cost_quantiles}: The recourse-cost quantiles of all applicants
+     * ({@code group == -1}) or of one group: {@code [n, mean, min, p10, p25, median, p75, p90, max]}
+     * (9 values, array buffer protocol; all NaN but {@code n = 0} without recourse). Thread-safe.
+     */
     static native double[] portfolioSummaryCostQuantiles(long summary, long group);
 
-    /** {@code cfx_portfolio_summary_describe}: The summary as a plain-text table (the {@code top} changes asked most often, then one line per group; string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_portfolio_summary_describe}: The summary as a plain-text table (the {@code top}
+     * changes asked most often, then one line per group; string buffer protocol). Thread-safe.
+     */
     static native byte[] portfolioSummaryDescribe(long summary, long top);
 
-    /** {@code cfx_portfolio_summary_to_json}: The whole summary as JSON ({@code overall}, {@code group_column}, {@code groups}, each with counts, share, cost quantiles and every change count; string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_portfolio_summary_to_json}: The whole summary as JSON ({@code overall}, {@code
+     * group_column}, {@code groups}, each with counts, share, cost quantiles and every change count;
+     * string buffer protocol). Thread-safe.
+     */
     static native byte[] portfolioSummaryToJson(long summary);
 
-    /** {@code cfx_portfolio_summary_write_svg}: Draws the summary as an SVG chart (share with recourse and median cost per group, the {@code top} changes asked most often) into the file {@code svg_path} (created or truncated). {@code IO_ERROR} when it cannot be written. Thread-safe. */
+    /**
+     * {@code cfx_portfolio_summary_write_svg}: Draws the summary as an SVG chart (share with recourse
+     * and median cost per group, the {@code top} changes asked most often) into the file {@code
+     * svg_path} (created or truncated). {@code IO_ERROR} when it cannot be written. Thread-safe.
+     */
     static native void portfolioSummaryWriteSvg(long summary, byte[] title, long top, byte[] svgPath);
 
-    /** {@code cfx_portfolio_summary_free}: Releases a summary. NULL is a no-op. Any thread, once. */
+    /**
+     * {@code cfx_portfolio_summary_free}: Releases a summary. NULL is a no-op. Any thread, once.
+     */
     static native void portfolioSummaryFree(long summary);
 
-    /** {@code cfx_ledger_record_from_coherent_result}: The ledger record (one {@code cfx-ledger} JSON line, format version 1, no line end; string buffer protocol) of the optimal counterfactual of {@code result}: the applicant's row, the advised row, its cost, the kind ({@code "robust"} when {@code result} was computed with a robustness target, else {@code "explain"}), the fingerprints of the schema and model {@code result} was computed under, {@code id} (the issuer's opaque id, e.g. an application number), {@code issued} (opaque text such as an ISO date; NULL = none) and the cfx version. When {@code robust_result} is not NULL, its optimal counterfactual — the robust version of the same advice ({@code cfx_config_builder_set_robust_advice}) — is kept as {@code robust_advised}, so re-validation can tell whether the robust advice would have survived the new model. {@code group} (NULL = none) labels the record for the deployment report's breakdown. Errors: {@code NULL_ARGUMENT}; {@code NOT_FOUND} when {@code result} (or {@code robust_result}) holds no counterfactual (infeasible, or a time limit without an answer); {@code INVALID_ARGUMENT} when {@code robust_result} is of another applicant, schema or model. Thread-safe. */
+    /**
+     * {@code cfx_ledger_record_from_coherent_result}: The ledger record (one {@code cfx-ledger} JSON
+     * line, format version 1, no line end; string buffer protocol) of the optimal counterfactual of
+     * {@code result}: the applicant's row, the advised row, its cost, the kind ({@code "robust"} when
+     * {@code result} was computed with a robustness target, else {@code "explain"}), the fingerprints
+     * of the schema and model {@code result} was computed under, {@code id} (the issuer's opaque id,
+     * e.g. an application number), {@code issued} (opaque text such as an ISO date; NULL = none) and
+     * the cfx version. When {@code robust_result} is not NULL, its optimal counterfactual — the robust
+     * version of the same advice ({@code cfx_config_builder_set_robust_advice}) — is kept as {@code
+     * robust_advised}, so re-validation can tell whether the robust advice would have survived the new
+     * model. {@code group} (NULL = none) labels the record for the deployment report's breakdown.
+     * Errors: {@code NULL_ARGUMENT}; {@code NOT_FOUND} when {@code result} (or {@code robust_result})
+     * holds no counterfactual (infeasible, or a time limit without an answer); {@code
+     * INVALID_ARGUMENT} when {@code robust_result} is of another applicant, schema or model.
+     * Thread-safe.
+     */
     static native byte[] ledgerRecordFromCoherentResult(
             long result,
             long robustResult,
@@ -369,7 +808,18 @@ final class NativeGenerated {
             byte[] issued,
             byte[] group);
 
-    /** {@code cfx_ledger_record_from_coherent_result_at}: The ledger record (string buffer protocol, as {@code cfx_ledger_record_from_coherent_result}) of counterfactual {@code k} of a diverse result ({@code cfx_coherent_explain_diverse}): id {@code "<id>/<k>"}, kind {@code "explain"} for the optimal one ({@code k = 0}) and {@code "diverse"} for the others, as the Rust core's {@code LedgerRecord::from_diverse}, so every option the applicant was shown can be re-validated. {@code robust_result}, {@code issued} and {@code group} as in {@code cfx_ledger_record_from_coherent_result} (NULL = none). Errors: {@code NULL_ARGUMENT}; {@code NOT_FOUND} when {@code result} has no counterfactual {@code k} ({@code k} at or beyond {@code cfx_coherent_result_count}) or {@code robust_result} holds none; {@code INVALID_ARGUMENT} when {@code robust_result} is of another applicant, schema or model. Thread-safe. */
+    /**
+     * {@code cfx_ledger_record_from_coherent_result_at}: The ledger record (string buffer protocol, as
+     * {@code cfx_ledger_record_from_coherent_result}) of counterfactual {@code k} of a diverse result
+     * ({@code cfx_coherent_explain_diverse}): id {@code "<id>/<k>"}, kind {@code "explain"} for the
+     * optimal one ({@code k = 0}) and {@code "diverse"} for the others, as the Rust core's {@code
+     * LedgerRecord::from_diverse}, so every option the applicant was shown can be re-validated. {@code
+     * robust_result}, {@code issued} and {@code group} as in {@code
+     * cfx_ledger_record_from_coherent_result} (NULL = none). Errors: {@code NULL_ARGUMENT}; {@code
+     * NOT_FOUND} when {@code result} has no counterfactual {@code k} ({@code k} at or beyond {@code
+     * cfx_coherent_result_count}) or {@code robust_result} holds none; {@code INVALID_ARGUMENT} when
+     * {@code robust_result} is of another applicant, schema or model. Thread-safe.
+     */
     static native byte[] ledgerRecordFromCoherentResultAt(
             long result,
             long k,
@@ -378,13 +828,52 @@ final class NativeGenerated {
             byte[] issued,
             byte[] group);
 
-    /** {@code cfx_ledger_record_from_waiting_advice}: The ledger record (string buffer protocol, as {@code cfx_ledger_record_from_coherent_result}) of waiting advice: kind {@code "waiting"}, the advised row being the row after waiting and moving, the cost the wait's plus the move's. {@code issued} and {@code group} may be NULL. Errors: {@code NULL_ARGUMENT}; {@code NOT_FOUND} when {@code advice} holds none ({@code NO_ADVICE} or {@code UNPROVEN}). Thread-safe. */
+    /**
+     * {@code cfx_ledger_record_from_waiting_advice}: The ledger record (string buffer protocol, as
+     * {@code cfx_ledger_record_from_coherent_result}) of waiting advice: kind {@code "waiting"}, the
+     * advised row being the row after waiting and moving, the cost the wait's plus the move's. {@code
+     * issued} and {@code group} may be NULL. Errors: {@code NULL_ARGUMENT}; {@code NOT_FOUND} when
+     * {@code advice} holds none ({@code NO_ADVICE} or {@code UNPROVEN}). Thread-safe.
+     */
     static native byte[] ledgerRecordFromWaitingAdvice(long advice, byte[] id, byte[] issued, byte[] group);
 
-    /** {@code cfx_revalidate_record}: Re-validates one ledger record ({@code record_json}: one {@code cfx-ledger} line, as written by {@code cfx_ledger_record_from_coherent_result}) against {@code new_model} and writes the re-validation as JSON (string buffer protocol): {@code status} ({@code "kept"} or {@code "broken"}), the advised row's {@code margin} and {@code probability} under the new model, {@code model_changed}, and for a broken promise the exact engine's cheapest {@code repair} from the advised row (its cost is {@code extra_cost}, what keeping the promise costs more) and {@code applicant_repair} from the applicant's row, or {@code repair_outcome} when there is none; {@code robust_kept} when the record holds robust advice. The bytes equal the Rust core's {@code serde_json} of [{@code crate::revalidate::Revalidation}]. {@code config} may be NULL (defaults; it sets the repairs' solver and limits). {@code schema} must be the schema the advice was issued under. Errors: {@code NULL_ARGUMENT}; {@code FORMAT_ERROR} (not a ledger line, another format version, an unknown key); {@code INVALID_ARGUMENT} (another schema's record, rows of the wrong length or non-finite, a model the exact engine cannot explain, a bad configuration); {@code INCOHERENT} (an advised row that is not a real applicant). Thread-safe (schema, model and config are only read). */
+    /**
+     * {@code cfx_revalidate_record}: Re-validates one ledger record ({@code record_json}: one {@code
+     * cfx-ledger} line, as written by {@code cfx_ledger_record_from_coherent_result}) against {@code
+     * new_model} and writes the re-validation as JSON (string buffer protocol): {@code status} ({@code
+     * "kept"} or {@code "broken"}), the advised row's {@code margin} and {@code probability} under the
+     * new model, {@code model_changed}, and for a broken promise the exact engine's cheapest {@code
+     * repair} from the advised row (its cost is {@code extra_cost}, what keeping the promise costs
+     * more) and {@code applicant_repair} from the applicant's row, or {@code repair_outcome} when
+     * there is none; {@code robust_kept} when the record holds robust advice. The bytes equal the Rust
+     * core's {@code serde_json} of [{@code crate::revalidate::Revalidation}]. {@code config} may be
+     * NULL (defaults; it sets the repairs' solver and limits). {@code schema} must be the schema the
+     * advice was issued under. Errors: {@code NULL_ARGUMENT}; {@code FORMAT_ERROR} (not a ledger line,
+     * another format version, an unknown key); {@code INVALID_ARGUMENT} (another schema's record, rows
+     * of the wrong length or non-finite, a model the exact engine cannot explain, a bad
+     * configuration); {@code INCOHERENT} (an advised row that is not a real applicant). Thread-safe
+     * (schema, model and config are only read).
+     */
     static native byte[] revalidateRecord(long schema, long newModel, long config, byte[] recordJson);
 
-    /** {@code cfx_revalidate_ledger}: Streams the ledger file {@code input_path} (one {@code cfx-ledger} JSON line per record; blank lines skipped) and re-validates every record against {@code new_model}, writing one JSON line per record, in input order, to {@code output_path} (created or truncated): the {@code cfx_revalidate_record} JSON plus {@code record} (the record's 0-based number), or {@code {"error", "record"}} for a record that cannot be read or re-validated (the run goes on). Records are read, re-validated and written {@code chunk_rows} at a time (0 = 4096), so memory stays flat however long the ledger; {@code threads} records are re-validated at once (0 = all cores; each repair uses one solver thread). The output is byte for byte the same on any thread count and chunk size. {@code config} may be NULL (defaults). The ledger is refused before anything is written when its first record cannot be read ({@code FORMAT_ERROR}) or was issued under another schema ({@code INVALID_ARGUMENT}). Other errors: {@code NULL_ARGUMENT}, {@code INVALID_ARGUMENT} (a bad configuration), {@code IO_ERROR} (unreadable input, unwritable output). On success {@code *out_report} receives the deployment report (counts, extra-cost quantiles, the features behind breaks, robust advice broken, per-group counts; read it with {@code cfx_deployment_report_to_json}), owned by the caller. Thread-safe (schema, model and config are only read). */
+    /**
+     * {@code cfx_revalidate_ledger}: Streams the ledger file {@code input_path} (one {@code
+     * cfx-ledger} JSON line per record; blank lines skipped) and re-validates every record against
+     * {@code new_model}, writing one JSON line per record, in input order, to {@code output_path}
+     * (created or truncated): the {@code cfx_revalidate_record} JSON plus {@code record} (the record's
+     * 0-based number), or {@code {"error", "record"}} for a record that cannot be read or re-validated
+     * (the run goes on). Records are read, re-validated and written {@code chunk_rows} at a time (0 =
+     * 4096), so memory stays flat however long the ledger; {@code threads} records are re-validated at
+     * once (0 = all cores; each repair uses one solver thread). The output is byte for byte the same
+     * on any thread count and chunk size. {@code config} may be NULL (defaults). The ledger is refused
+     * before anything is written when its first record cannot be read ({@code FORMAT_ERROR}) or was
+     * issued under another schema ({@code INVALID_ARGUMENT}). Other errors: {@code NULL_ARGUMENT},
+     * {@code INVALID_ARGUMENT} (a bad configuration), {@code IO_ERROR} (unreadable input, unwritable
+     * output). On success {@code *out_report} receives the deployment report (counts, extra-cost
+     * quantiles, the features behind breaks, robust advice broken, per-group counts; read it with
+     * {@code cfx_deployment_report_to_json}), owned by the caller. Thread-safe (schema, model and
+     * config are only read).
+     */
     static native long revalidateLedger(
             long schema,
             long newModel,
@@ -394,43 +883,98 @@ final class NativeGenerated {
             long threads,
             long chunkRows);
 
-    /** {@code cfx_deployment_report_to_json}: The deployment report as JSON (string buffer protocol): {@code records}, {@code kept}, {@code broken}, {@code broken_share}, {@code errors}, {@code repaired}, {@code extra_cost} ({@code min}, {@code median}, {@code p90}, {@code max}, {@code mean} of the extra cost of keeping each repaired promise; null without one), {@code features_behind_breaks} ({@code [feature, count]}, most often first), {@code robust_records}, {@code robust_broken} and {@code groups} ({@code {label: {records, broken}}}, {@code ""} for records without a group). Thread-safe. */
+    /**
+     * {@code cfx_deployment_report_to_json}: The deployment report as JSON (string buffer protocol):
+     * {@code records}, {@code kept}, {@code broken}, {@code broken_share}, {@code errors}, {@code
+     * repaired}, {@code extra_cost} ({@code min}, {@code median}, {@code p90}, {@code max}, {@code
+     * mean} of the extra cost of keeping each repaired promise; null without one), {@code
+     * features_behind_breaks} ({@code [feature, count]}, most often first), {@code robust_records},
+     * {@code robust_broken} and {@code groups} ({@code {label: {records, broken}}}, {@code ""} for
+     * records without a group). Thread-safe.
+     */
     static native byte[] deploymentReportToJson(long report);
 
-    /** {@code cfx_deployment_report_to_html}: The deployment report as one self-contained HTML page (string buffer protocol; UTF-8): the counts, and inline SVG bar plots of the broken share per group, the extra cost's distribution, the features behind the breaks and — when the ledger held robust advice — the issued against the robust advice; no script, no external file, for a model-risk committee's pack. {@code title} (UTF-8, HTML-escaped in the page; NULL = a default title) heads the page. The bytes equal the Rust core's {@code DeploymentReport::to_html}. Errors: {@code NULL_ARGUMENT}; {@code INVALID_ARGUMENT} (a title that is not UTF-8). Thread-safe. */
+    /**
+     * {@code cfx_deployment_report_to_html}: The deployment report as one self-contained HTML page
+     * (string buffer protocol; UTF-8): the counts, and inline SVG bar plots of the broken share per
+     * group, the extra cost's distribution, the features behind the breaks and — when the ledger held
+     * robust advice — the issued against the robust advice; no script, no external file, for a
+     * model-risk committee's pack. {@code title} (UTF-8, HTML-escaped in the page; NULL = a default
+     * title) heads the page. The bytes equal the Rust core's {@code DeploymentReport::to_html}.
+     * Errors: {@code NULL_ARGUMENT}; {@code INVALID_ARGUMENT} (a title that is not UTF-8).
+     * Thread-safe.
+     */
     static native byte[] deploymentReportToHtml(long report, byte[] title);
 
-    /** {@code cfx_deployment_report_free}: Releases a deployment report. NULL is a no-op. Any thread, once. */
+    /**
+     * {@code cfx_deployment_report_free}: Releases a deployment report. NULL is a no-op. Any thread,
+     * once.
+     */
     static native void deploymentReportFree(long report);
 
-    /** {@code cfx_noise_gaussian_new}: Isotropic Gaussian noise N(0, σ²I) on the value slots of the schema's mutable contiguous features. {@code sigma2} is the **variance** σ² (CROCO's {@code sigma2}; 0.01 in the paper), finite and ≥ 0. Thread-safe. */
+    /**
+     * {@code cfx_noise_gaussian_new}: Isotropic Gaussian noise N(0, σ²I) on the value slots of the
+     * schema's mutable contiguous features. {@code sigma2} is the **variance** σ² (CROCO's {@code
+     * sigma2}; 0.01 in the paper), finite and ≥ 0. Thread-safe.
+     */
     static native long noiseGaussianNew(long schema, double sigma2);
 
-    /** {@code cfx_noise_new}: Noise on chosen encoded columns: {@code kind} is a {@code cfx_noise_model} ({@code CFX_NOISE_MODEL_GAUSSIAN}: {@code scale[j]} is the **variance** σ_j² on {@code columns[j]}, as {@code sigma2} of {@code cfx_noise_gaussian_new}; {@code CFX_NOISE_MODEL_UNIFORM}: {@code scale[j]} is the half-width {@code h} of U[−h, h]). Columns sorted and distinct; {@code n_scale == n_columns}; every scale finite and ≥ 0. */
+    /**
+     * {@code cfx_noise_new}: Noise on chosen encoded columns: {@code kind} is a {@code
+     * cfx_noise_model} ({@code CFX_NOISE_MODEL_GAUSSIAN}: {@code scale[j]} is the **variance** σ_j² on
+     * {@code columns[j]}, as {@code sigma2} of {@code cfx_noise_gaussian_new}; {@code
+     * CFX_NOISE_MODEL_UNIFORM}: {@code scale[j]} is the half-width {@code h} of U[−h, h]). Columns
+     * sorted and distinct; {@code n_scale == n_columns}; every scale finite and ≥ 0.
+     */
     static native long noiseNew(int kind, long[] columns, double[] scale);
 
-    /** {@code cfx_noise_free}: Frees a noise model (NULL is a no-op). Any thread, once. */
+    /**
+     * {@code cfx_noise_free}: Frees a noise model (NULL is a no-op). Any thread, once.
+     */
     static native void noiseFree(long noise);
 
-    /** {@code cfx_estimator_new}: An estimator of Γ̃ and Θ̃ with {@code k} ≥ 2 samples; {@code sampling} is a {@code cfx_sampling}. Thread-safe. */
+    /**
+     * {@code cfx_estimator_new}: An estimator of Γ̃ and Θ̃ with {@code k} ≥ 2 samples; {@code
+     * sampling} is a {@code cfx_sampling}. Thread-safe.
+     */
     static native long estimatorNew(long noise, long k, int sampling);
 
-    /** {@code cfx_estimator_free}: Frees an estimator (NULL is a no-op). Any thread, once. */
+    /**
+     * {@code cfx_estimator_free}: Frees an estimator (NULL is a no-op). Any thread, once.
+     */
     static native void estimatorFree(long estimator);
 
-    /** {@code cfx_workspace_new}: A workspace sized for {@code model}, its generator seeded with {@code seed}. Not thread-safe: use it from one thread at a time. */
+    /**
+     * {@code cfx_workspace_new}: A workspace sized for {@code model}, its generator seeded with {@code
+     * seed}. Not thread-safe: use it from one thread at a time.
+     */
     static native long workspaceNew(long model, long seed);
 
-    /** {@code cfx_workspace_reseed}: Restarts the workspace's generator from {@code seed}. Not thread-safe. */
+    /**
+     * {@code cfx_workspace_reseed}: Restarts the workspace's generator from {@code seed}. Not
+     * thread-safe.
+     */
     static native void workspaceReseed(long ws, long seed);
 
-    /** {@code cfx_workspace_free}: Frees a workspace (NULL is a no-op). Any thread, once. */
+    /**
+     * {@code cfx_workspace_free}: Frees a workspace (NULL is a no-op). Any thread, once.
+     */
     static native void workspaceFree(long ws);
 
-    /** {@code cfx_estimator_estimate}: Γ̃ (fraction of K noisy copies the model rejects, Guyomard et al. 2023, eq. 3) and Θ̃ (mean of 1 − f) with their standard errors, at the encoded point {@code x}. Any out-parameter may be NULL. Never allocates on success. The estimator and model are thread-safe; the workspace is not (one per thread). */
+    /**
+     * {@code cfx_estimator_estimate}: Γ̃ (fraction of K noisy copies the model rejects, Guyomard et
+     * al. 2023, eq. 3) and Θ̃ (mean of 1 − f) with their standard errors, at the encoded point {@code
+     * x}. Any out-parameter may be NULL. Never allocates on success. The estimator and model are
+     * thread-safe; the workspace is not (one per thread).
+     */
     static native void estimatorEstimate(long estimator, long model, long ws, double[] x, double[] out);
 
-    /** {@code cfx_estimator_bound}: CROCO's bound (Guyomard et al. 2023, Propositions 1–2; Hoeffding form derived): Θ̃ from K draws, {@code bound = (m + Θ̃)/(1 − t)} and its confidence {@code 1 − exp(−2Km²)}; {@code m} > 0. Any out-parameter may be NULL. Never allocates on success. Workspace: one per thread. */
+    /**
+     * {@code cfx_estimator_bound}: CROCO's bound (Guyomard et al. 2023, Propositions 1–2; Hoeffding
+     * form derived): Θ̃ from K draws, {@code bound = (m + Θ̃)/(1 − t)} and its confidence {@code 1 −
+     * exp(−2Km²)}; {@code m} > 0. Any out-parameter may be NULL. Never allocates on success.
+     * Workspace: one per thread.
+     */
     static native void estimatorBound(
             long estimator,
             long model,
@@ -439,13 +983,27 @@ final class NativeGenerated {
             double m,
             double[] out);
 
-    /** {@code cfx_estimator_probe_rate}: PROBE's first-order invalidation rate 1 − Φ(g/√(∇gᵀΣ∇g)) with the estimator's (Gaussian) noise; no sampling. Never allocates on success. Workspace: one per thread. */
+    /**
+     * {@code cfx_estimator_probe_rate}: PROBE's first-order invalidation rate 1 − Φ(g/√(∇gᵀΣ∇g)) with
+     * the estimator's (Gaussian) noise; no sampling. Never allocates on success. Workspace: one per
+     * thread.
+     */
     static native double estimatorProbeRate(long estimator, long model, long ws, double[] x);
 
-    /** {@code cfx_estimator_exact_rate}: The exact Γ of a logistic model under the estimator's Gaussian noise, Φ((logit(t) − (w·x + b))/√(wᵀΣw)) (Guyomard et al. 2023, §2.3). {@code INVALID_ARGUMENT} for an MLP or uniform noise. Never allocates on success. Thread-safe. */
+    /**
+     * {@code cfx_estimator_exact_rate}: The exact Γ of a logistic model under the estimator's Gaussian
+     * noise, Φ((logit(t) − (w·x + b))/√(wᵀΣw)) (Guyomard et al. 2023, §2.3). {@code INVALID_ARGUMENT}
+     * for an MLP or uniform noise. Never allocates on success. Thread-safe.
+     */
     static native double estimatorExactRate(long estimator, long model, double[] x);
 
-    /** {@code cfx_estimator_estimate_batch}: Γ̃ and Θ̃ for {@code n_points} encoded rows ({@code points} row-major, {@code n_points × input_dim} values) on {@code threads} threads (0 = all cores). Random streams are per fixed chunk of points, so the same {@code seed} gives the same bits for any thread count. {@code out_gamma}/{@code out_theta} hold {@code n_points} values each (either may be NULL). Allocates one workspace per thread. Thread-safe. */
+    /**
+     * {@code cfx_estimator_estimate_batch}: Γ̃ and Θ̃ for {@code n_points} encoded rows ({@code
+     * points} row-major, {@code n_points × input_dim} values) on {@code threads} threads (0 = all
+     * cores). Random streams are per fixed chunk of points, so the same {@code seed} gives the same
+     * bits for any thread count. {@code out_gamma}/{@code out_theta} hold {@code n_points} values each
+     * (either may be NULL). Allocates one workspace per thread. Thread-safe.
+     */
     static native void estimatorEstimateBatch(
             long estimator,
             long model,
@@ -456,7 +1014,20 @@ final class NativeGenerated {
             double[] outGamma,
             double[] outTheta);
 
-    /** {@code cfx_robust_generate}: Generates a robust counterfactual for the raw applicant row {@code raw} ({@code raw_len == n_features}) with {@code method} (a {@code cfx_robust_method}) under {@code noise}, all searches and evaluations seeded. {@code config} may be NULL (the paper defaults); it supplies {@code n_samples} (CROCO's K; PROBE's check samples), {@code bound_m} (CROCO's m), {@code target} (Γ̄_t / PROBE's target), {@code target_epsilon} and {@code seed}. Only numerical features move; the result is coherent and rounded. A target that was not met is not an error: read {@code target_met}. A row the model declines is not advice: the result's JSON ({@code cfx_robust_result_to_json}) says under {@code advice} whether the row is {@code valid}, {@code repaired} (the exact engine's cheapest accepted row over the features the method moved) or {@code no_advice} (the method's row kept as {@code best_effort}); so do {@code cfx_robust_result_advice_status}, {@code cfx_robust_result_advice_raw} and {@code cfx_robust_result_advice_describe}. Thread-safe. */
+    /**
+     * {@code cfx_robust_generate}: Generates a robust counterfactual for the raw applicant row {@code
+     * raw} ({@code raw_len == n_features}) with {@code method} (a {@code cfx_robust_method}) under
+     * {@code noise}, all searches and evaluations seeded. {@code config} may be NULL (the paper
+     * defaults); it supplies {@code n_samples} (CROCO's K; PROBE's check samples), {@code bound_m}
+     * (CROCO's m), {@code target} (Γ̄_t / PROBE's target), {@code target_epsilon} and {@code seed}.
+     * Only numerical features move; the result is coherent and rounded. A target that was not met is
+     * not an error: read {@code target_met}. A row the model declines is not advice: the result's JSON
+     * ({@code cfx_robust_result_to_json}) says under {@code advice} whether the row is {@code valid},
+     * {@code repaired} (the exact engine's cheapest accepted row over the features the method moved)
+     * or {@code no_advice} (the method's row kept as {@code best_effort}); so do {@code
+     * cfx_robust_result_advice_status}, {@code cfx_robust_result_advice_raw} and {@code
+     * cfx_robust_result_advice_describe}. Thread-safe.
+     */
     static native long robustGenerate(
             long schema,
             long model,
@@ -465,79 +1036,187 @@ final class NativeGenerated {
             long config,
             double[] raw);
 
-    /** {@code cfx_robust_result_summary}: The figures of a robust counterfactual (any out-parameter may be NULL): validity (1/0), whether the method's target was met (1/0), probability, L1 distance (encoded), Γ̃ and Θ̃ on 10,000 fresh draws, the bound (m = 0.02) and its confidence. Thread-safe. */
+    /**
+     * {@code cfx_robust_result_summary}: The figures of a robust counterfactual (any out-parameter may
+     * be NULL): validity (1/0), whether the method's target was met (1/0), probability, L1 distance
+     * (encoded), Γ̃ and Θ̃ on 10,000 fresh draws, the bound (m = 0.02) and its confidence.
+     * Thread-safe.
+     */
     static native void robustResultSummary(long result, double[] out);
 
-    /** {@code cfx_robust_result_raw}: The counterfactual as a raw row ({@code n_features} values; buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_robust_result_raw}: The counterfactual as a raw row ({@code n_features} values;
+     * buffer protocol). Thread-safe.
+     */
     static native void robustResultRaw(long result, double[] buf);
 
-    /** {@code cfx_robust_result_encoded}: The counterfactual encoded ({@code encoded_dim} values; buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_robust_result_encoded}: The counterfactual encoded ({@code encoded_dim} values;
+     * buffer protocol). Thread-safe.
+     */
     static native void robustResultEncoded(long result, double[] buf);
 
-    /** {@code cfx_robust_result_advice_status}: What the counterfactual is as advice (issue 25), a {@code cfx_advice_status}: {@code CFX_ADVICE_STATUS_VALID} (the method's row is accepted and actionable), {@code ..._REPAIRED_MOVED_FEATURES} / {@code ..._REPAIRED_WHOLE_SCHEMA} (the method's row was declined or broke a rule; the exact engine's cheapest accepted row, over the features the method moved or over every actionable feature, is the advice: {@code cfx_robust_result_advice_raw}) or {@code ..._NO_ADVICE} ("no valid advice found"; {@code cfx_robust_result_raw} is the method's best effort, for diagnosis only). Thread-safe. */
+    /**
+     * {@code cfx_robust_result_advice_status}: What the counterfactual is as advice (issue 25), a
+     * {@code cfx_advice_status}: {@code CFX_ADVICE_STATUS_VALID} (the method's row is accepted and
+     * actionable), {@code ..._REPAIRED_MOVED_FEATURES} / {@code ..._REPAIRED_WHOLE_SCHEMA} (the
+     * method's row was declined or broke a rule; the exact engine's cheapest accepted row, over the
+     * features the method moved or over every actionable feature, is the advice: {@code
+     * cfx_robust_result_advice_raw}) or {@code ..._NO_ADVICE} ("no valid advice found"; {@code
+     * cfx_robust_result_raw} is the method's best effort, for diagnosis only). Thread-safe.
+     */
     static native int robustResultAdviceStatus(long result);
 
-    /** {@code cfx_robust_result_advice_raw}: The advice as a raw row ({@code n_features} values; buffer protocol): the method's row when valid, the exact engine's repair when repaired, and no values ({@code *out_len == 0}) when there is no valid advice. Thread-safe. */
+    /**
+     * {@code cfx_robust_result_advice_raw}: The advice as a raw row ({@code n_features} values; buffer
+     * protocol): the method's row when valid, the exact engine's repair when repaired, and no values
+     * ({@code *out_len == 0}) when there is no valid advice. Thread-safe.
+     */
     static native double[] robustResultAdviceRaw(long result);
 
-    /** {@code cfx_robust_result_advice_describe}: The advice in one line for a person (string buffer protocol): its changes in the data's own words and how it was obtained ("… (accepted, probability 0.612)", "… (repaired by the exact engine over the features the method moved: the method's own answer was declined by the model …)"), or "no valid advice found (the method's best effort was …)". Thread-safe. */
+    /**
+     * {@code cfx_robust_result_advice_describe}: The advice in one line for a person (string buffer
+     * protocol): its changes in the data's own words and how it was obtained ("… (accepted,
+     * probability 0.612)", "… (repaired by the exact engine over the features the method moved: the
+     * method's own answer was declined by the model …)"), or "no valid advice found (the method's best
+     * effort was …)". Thread-safe.
+     */
     static native byte[] robustResultAdviceDescribe(long result);
 
-    /** {@code cfx_robust_result_to_json}: The result as versioned JSON (string buffer protocol), with the fingerprints of the schema and model the result was computed with (kept in the result), and under {@code guarantee_limits} the floor m/(1 − t) below which CROCO's bound cannot go for its margin and the model's threshold. {@code schema} and {@code model} may be NULL; when given, they must be those (the same fingerprints), else {@code INVALID_ARGUMENT}. Thread-safe. */
+    /**
+     * {@code cfx_robust_result_to_json}: The result as versioned JSON (string buffer protocol), with
+     * the fingerprints of the schema and model the result was computed with (kept in the result), and
+     * under {@code guarantee_limits} the floor m/(1 − t) below which CROCO's bound cannot go for its
+     * margin and the model's threshold. {@code schema} and {@code model} may be NULL; when given, they
+     * must be those (the same fingerprints), else {@code INVALID_ARGUMENT}. Thread-safe.
+     */
     static native byte[] robustResultToJson(long result, long schema, long model);
 
-    /** {@code cfx_robust_result_free}: Frees a result (NULL is a no-op). Any thread, once. */
+    /**
+     * {@code cfx_robust_result_free}: Frees a result (NULL is a no-op). Any thread, once.
+     */
     static native void robustResultFree(long result);
 
-    /** {@code cfx_robust_bound_confidence}: {@code 1 − exp(−2Km²)}, the confidence of CROCO's bound with K draws and margin m (derived Hoeffding form). Returns NaN for m ≤ 0 or non-finite m. */
+    /**
+     * {@code cfx_robust_bound_confidence}: {@code 1 − exp(−2Km²)}, the confidence of CROCO's bound
+     * with K draws and margin m (derived Hoeffding form). Returns NaN for m ≤ 0 or non-finite m.
+     */
     static native double robustBoundConfidence(long k, double m);
 
-    /** {@code cfx_schema_from_json}: Reads and validates a schema from JSON ({@code json}: NUL-terminated UTF-8). On success {@code *out_schema} owns a new handle (free with {@code cfx_schema_free}). Errors: {@code FORMAT_ERROR} (malformed JSON, unsupported version, an unknown or misspelled key, named with its place in the message), {@code INVALID_SCHEMA} (inconsistent features), {@code NULL_ARGUMENT}. */
+    /**
+     * {@code cfx_schema_from_json}: Reads and validates a schema from JSON ({@code json}:
+     * NUL-terminated UTF-8). On success {@code *out_schema} owns a new handle (free with {@code
+     * cfx_schema_free}). Errors: {@code FORMAT_ERROR} (malformed JSON, unsupported version, an unknown
+     * or misspelled key, named with its place in the message), {@code INVALID_SCHEMA} (inconsistent
+     * features), {@code NULL_ARGUMENT}.
+     */
     static native long schemaFromJson(byte[] json);
 
-    /** {@code cfx_schema_to_json}: Writes the schema as JSON (UTF-8, NUL-terminated) into {@code buf}; {@code *out_len} gets the bytes needed including the NUL (also on {@code BUFFER_TOO_SMALL}, so {@code (NULL, 0, &n)} queries the size). Thread-safe. */
+    /**
+     * {@code cfx_schema_to_json}: Writes the schema as JSON (UTF-8, NUL-terminated) into {@code buf};
+     * {@code *out_len} gets the bytes needed including the NUL (also on {@code BUFFER_TOO_SMALL}, so
+     * {@code (NULL, 0, &n)} queries the size). Thread-safe.
+     */
     static native byte[] schemaToJson(long schema);
 
-    /** {@code cfx_schema_n_features}: The number of features (the length of a raw row). Thread-safe. */
+    /**
+     * {@code cfx_schema_n_features}: The number of features (the length of a raw row). Thread-safe.
+     */
     static native long schemaNFeatures(long schema);
 
-    /** {@code cfx_schema_encoded_dim}: The encoded dimension (the length of a model's input). Thread-safe. */
+    /**
+     * {@code cfx_schema_encoded_dim}: The encoded dimension (the length of a model's input).
+     * Thread-safe.
+     */
     static native long schemaEncodedDim(long schema);
 
-    /** {@code cfx_schema_feature_name}: The name of feature {@code index} into {@code buf} (string buffer protocol). {@code NOT_FOUND} when {@code index >= n_features}. Thread-safe. */
+    /**
+     * {@code cfx_schema_feature_name}: The name of feature {@code index} into {@code buf} (string
+     * buffer protocol). {@code NOT_FOUND} when {@code index >= n_features}. Thread-safe.
+     */
     static native byte[] schemaFeatureName(long schema, long index);
 
-    /** {@code cfx_schema_index_of}: The index of the feature called {@code name}; {@code NOT_FOUND} if there is none. Thread-safe. */
+    /**
+     * {@code cfx_schema_index_of}: The index of the feature called {@code name}; {@code NOT_FOUND} if
+     * there is none. Thread-safe.
+     */
     static native long schemaIndexOf(long schema, byte[] name);
 
-    /** {@code cfx_schema_encode}: Encodes a raw row ({@code raw_len == n_features}; categorical values are level indices, special codes allowed) into {@code out} ({@code encoded_dim} values; array buffer protocol with {@code *out_len}). Errors: {@code DIMENSION_MISMATCH}, {@code INVALID_ARGUMENT} (NaN/inf, out-of-range value). Thread-safe. */
+    /**
+     * {@code cfx_schema_encode}: Encodes a raw row ({@code raw_len == n_features}; categorical values
+     * are level indices, special codes allowed) into {@code out} ({@code encoded_dim} values; array
+     * buffer protocol with {@code *out_len}). Errors: {@code DIMENSION_MISMATCH}, {@code
+     * INVALID_ARGUMENT} (NaN/inf, out-of-range value). Thread-safe.
+     */
     static native void schemaEncode(long schema, double[] raw, double[] out);
 
-    /** {@code cfx_schema_decode}: Decodes an encoded vector ({@code x_len == encoded_dim}) into a raw row ({@code n_features} values into {@code out}). Incoherent vectors (two indicators on, a slot outside [0, 1], …) are refused with {@code INCOHERENT} naming the feature. Thread-safe. */
+    /**
+     * {@code cfx_schema_decode}: Decodes an encoded vector ({@code x_len == encoded_dim}) into a raw
+     * row ({@code n_features} values into {@code out}). Incoherent vectors (two indicators on, a slot
+     * outside [0, 1], …) are refused with {@code INCOHERENT} naming the feature. Thread-safe.
+     */
     static native void schemaDecode(long schema, double[] x, double[] out);
 
-    /** {@code cfx_schema_describe_changes}: The changes from raw row {@code from} to raw row {@code to} in the data's own words, one line per changed feature ({@code name: old → new\n}), into {@code buf} (string buffer protocol). Both rows must have {@code n_features} finite values. Thread-safe. */
+    /**
+     * {@code cfx_schema_describe_changes}: The changes from raw row {@code from} to raw row {@code to}
+     * in the data's own words, one line per changed feature ({@code name: old → new\n}), into {@code
+     * buf} (string buffer protocol). Both rows must have {@code n_features} finite values.
+     * Thread-safe.
+     */
     static native byte[] schemaDescribeChanges(long schema, double[] from, double[] to);
 
-    /** {@code cfx_schema_fit_weights}: A new schema equal to {@code schema} with distance weights fitted on raw rows ({@code rows}: {@code n_rows × n_features} values, row-major). The input handle is unchanged (handles are immutable). Thread-safe. */
+    /**
+     * {@code cfx_schema_fit_weights}: A new schema equal to {@code schema} with distance weights
+     * fitted on raw rows ({@code rows}: {@code n_rows × n_features} values, row-major). The input
+     * handle is unchanged (handles are immutable). Thread-safe.
+     */
     static native long schemaFitWeights(long schema, double[] rows, long nRows, long nCols);
 
-    /** {@code cfx_schema_weights_kind}: Which distance weights the schema carries (a {@code cfx_weights_kind} value in {@code *out_kind}): {@code CFX_WEIGHTS_KIND_UNIT} means every cost is measured in unit weights, which changes most answers; see {@code cfx_dataset_fitted_schema}. Thread-safe. */
+    /**
+     * {@code cfx_schema_weights_kind}: Which distance weights the schema carries (a {@code
+     * cfx_weights_kind} value in {@code *out_kind}): {@code CFX_WEIGHTS_KIND_UNIT} means every cost is
+     * measured in unit weights, which changes most answers; see {@code cfx_dataset_fitted_schema}.
+     * Thread-safe.
+     */
     static native int schemaWeightsKind(long schema);
 
-    /** {@code cfx_schema_fingerprint}: The fingerprint of the schema's canonical JSON ({@code "fnv1a64:<hex>"}), as written in result exports (string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_schema_fingerprint}: The fingerprint of the schema's canonical JSON ({@code
+     * "fnv1a64:<hex>"}), as written in result exports (string buffer protocol). Thread-safe.
+     */
     static native byte[] schemaFingerprint(long schema);
 
-    /** {@code cfx_schema_advice_preset}: An actionability preset (issue #16) applied to a schema of its dataset ({@code cfx_dataset_load_german} / {@code _heloc}): 0 German credit (age only by waiting; no move into "no checking account", "critical account", "unknown/ no savings account", "for free" housing; amount −50 %/+25 %, duration ±12 months; employment, savings and checking balance never to a worse level), 1 HELOC (the month-counting features only by waiting; burden −30 points, inquiries and high-utilisation trades −2 per recommendation, derogatory counts never down). Waiting costs {@code waiting_cost_per_month} per month, up to 24 months. {@code NOT_FOUND} when the schema lacks a feature the preset names. {@code *out_schema} is owned by the caller; thread-safe. */
+    /**
+     * {@code cfx_schema_advice_preset}: An actionability preset (issue #16) applied to a schema of its
+     * dataset ({@code cfx_dataset_load_german} / {@code _heloc}): 0 German credit (age only by
+     * waiting; no move into "no checking account", "critical account", "unknown/ no savings account",
+     * "for free" housing; amount −50 %/+25 %, duration ±12 months; employment, savings and checking
+     * balance never to a worse level), 1 HELOC (the month-counting features only by waiting; burden
+     * −30 points, inquiries and high-utilisation trades −2 per recommendation, derogatory counts never
+     * down). Waiting costs {@code waiting_cost_per_month} per month, up to 24 months. {@code
+     * NOT_FOUND} when the schema lacks a feature the preset names. {@code *out_schema} is owned by the
+     * caller; thread-safe.
+     */
     static native long schemaAdvicePreset(long schema, int preset, double waitingCostPerMonth);
 
-    /** {@code cfx_schema_free}: Releases a schema handle. NULL is a no-op. Objects that hold the schema (models, datasets) keep their own reference. May be called from any thread, exactly once per handle. */
+    /**
+     * {@code cfx_schema_free}: Releases a schema handle. NULL is a no-op. Objects that hold the schema
+     * (models, datasets) keep their own reference. May be called from any thread, exactly once per
+     * handle.
+     */
     static native void schemaFree(long schema);
 
-    /** {@code cfx_schema_builder_new}: A new, empty schema builder; {@code *out_builder} is owned by the caller. */
+    /**
+     * {@code cfx_schema_builder_new}: A new, empty schema builder; {@code *out_builder} is owned by
+     * the caller.
+     */
     static native long schemaBuilderNew();
 
-    /** {@code cfx_schema_builder_add_contiguous}: Appends a contiguous feature with raw range {@code [lower, upper]}; {@code integer} is 1 for whole numbers, 0 otherwise. Names are checked when the schema is built. Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_add_contiguous}: Appends a contiguous feature with raw range {@code
+     * [lower, upper]}; {@code integer} is 1 for whole numbers, 0 otherwise. Names are checked when the
+     * schema is built. Not thread-safe (builder).
+     */
     static native void schemaBuilderAddContiguous(
             long builder,
             byte[] name,
@@ -545,19 +1224,38 @@ final class NativeGenerated {
             double upper,
             boolean integer);
 
-    /** {@code cfx_schema_builder_add_categorical}: Appends a categorical feature with {@code n_levels} level names (UTF-8, NUL-terminated; raw values are level indices). Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_add_categorical}: Appends a categorical feature with {@code n_levels}
+     * level names (UTF-8, NUL-terminated; raw values are level indices). Not thread-safe (builder).
+     */
     static native void schemaBuilderAddCategorical(long builder, byte[] name, byte[][] levels);
 
-    /** {@code cfx_schema_builder_add_special_state}: Declares a special code of the last added feature, which must be contiguous (e.g. −7 "no delinquency record"). Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_add_special_state}: Declares a special code of the last added feature,
+     * which must be contiguous (e.g. −7 "no delinquency record"). Not thread-safe (builder).
+     */
     static native void schemaBuilderAddSpecialState(long builder, double code, byte[] label);
 
-    /** {@code cfx_schema_builder_set_actionability}: Sets the actionability of the last added feature: {@code mutable_} 1 or 0 and a {@code cfx_direction} value. Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_set_actionability}: Sets the actionability of the last added feature:
+     * {@code mutable_} 1 or 0 and a {@code cfx_direction} value. Not thread-safe (builder).
+     */
     static native void schemaBuilderSetActionability(long builder, boolean mutable, int direction);
 
-    /** {@code cfx_schema_builder_set_actionable_bounds}: Sets the actionable bounds of the last added feature, which must be contiguous: the applicant may be advised values in {@code [lower, upper]} only (raw units, finite, within the feature's range, {@code lower ≤ upper}; checked when the schema is built). Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_set_actionable_bounds}: Sets the actionable bounds of the last added
+     * feature, which must be contiguous: the applicant may be advised values in {@code [lower, upper]}
+     * only (raw units, finite, within the feature's range, {@code lower ≤ upper}; checked when the
+     * schema is built). Not thread-safe (builder).
+     */
     static native void schemaBuilderSetActionableBounds(long builder, double lower, double upper);
 
-    /** {@code cfx_schema_builder_set_change_limits}: Sets the change limits of the last added feature, relative to the applicant's value: the largest increase and decrease, each with a {@code cfx_change_limit} kind. Checked when the schema is built (contiguous features only, non-negative). Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_set_change_limits}: Sets the change limits of the last added feature,
+     * relative to the applicant's value: the largest increase and decrease, each with a {@code
+     * cfx_change_limit} kind. Checked when the schema is built (contiguous features only,
+     * non-negative). Not thread-safe (builder).
+     */
     static native void schemaBuilderSetChangeLimits(
             long builder,
             int increaseKind,
@@ -565,31 +1263,81 @@ final class NativeGenerated {
             int decreaseKind,
             double maxDecrease);
 
-    /** {@code cfx_schema_builder_set_cost_scale}: Sets the cost scale of the last added feature (finite, > 0): it multiplies the feature's distance weights, so 2 makes every change of it cost twice as much. Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_set_cost_scale}: Sets the cost scale of the last added feature
+     * (finite, > 0): it multiplies the feature's distance weights, so 2 makes every change of it cost
+     * twice as much. Not thread-safe (builder).
+     */
     static native void schemaBuilderSetCostScale(long builder, double costScale);
 
-    /** {@code cfx_schema_builder_set_time_growth}: Declares that the last added feature grows by {@code per_month} raw units per month of waiting and moves no other way (it becomes immutable to actions); {@code ends_in} (NULL: none) names the special state it enters past its upper bound. The schema needs a waiting action ({@code cfx_schema_builder_set_waiting}). Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_set_time_growth}: Declares that the last added feature grows by {@code
+     * per_month} raw units per month of waiting and moves no other way (it becomes immutable to
+     * actions); {@code ends_in} (NULL: none) names the special state it enters past its upper bound.
+     * The schema needs a waiting action ({@code cfx_schema_builder_set_waiting}). Not thread-safe
+     * (builder).
+     */
     static native void schemaBuilderSetTimeGrowth(long builder, double perMonth, byte[] endsIn);
 
-    /** {@code cfx_schema_builder_add_forbidden_transition}: Forbids the move from state {@code from} to state {@code to} of the last added feature. A state is named {@code "value"} (a contiguous feature's range), a special state's label or code ({@code "-9"}), a level name, or {@code "*"} (any state); an unknown name is {@code NOT_FOUND} when the schema is built. Call once per forbidden move. Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_add_forbidden_transition}: Forbids the move from state {@code from} to
+     * state {@code to} of the last added feature. A state is named {@code "value"} (a contiguous
+     * feature's range), a special state's label or code ({@code "-9"}), a level name, or {@code "*"}
+     * (any state); an unknown name is {@code NOT_FOUND} when the schema is built. Call once per
+     * forbidden move. Not thread-safe (builder).
+     */
     static native void schemaBuilderAddForbiddenTransition(long builder, byte[] from, byte[] to);
 
-    /** {@code cfx_schema_builder_set_level_order}: Orders the levels of the last added feature, which must be categorical: {@code levels} ({@code n_levels} names, UTF-8, NUL-terminated) from worst to best, all of its levels or some. With an order, the feature's direction ({@code cfx_schema_builder_set_actionability}) speaks of it — increase: only to a better listed level — instead of the level index; every method honours it as forbidden transitions. A name that is not a level is {@code INVALID_SCHEMA} when the schema is built. Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_set_level_order}: Orders the levels of the last added feature, which
+     * must be categorical: {@code levels} ({@code n_levels} names, UTF-8, NUL-terminated) from worst
+     * to best, all of its levels or some. With an order, the feature's direction ({@code
+     * cfx_schema_builder_set_actionability}) speaks of it — increase: only to a better listed level —
+     * instead of the level index; every method honours it as forbidden transitions. A name that is not
+     * a level is {@code INVALID_SCHEMA} when the schema is built. Not thread-safe (builder).
+     */
     static native void schemaBuilderSetLevelOrder(long builder, byte[][] levels);
 
-    /** {@code cfx_schema_builder_set_step}: Puts the last added feature, which must be contiguous, on the grid {@code lower + k·step} ({@code step} finite, > 0; whole for an integer feature, whose lower bound must then be whole too; the upper bound must lie on the grid — checked when the schema is built). Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_set_step}: Puts the last added feature, which must be contiguous, on
+     * the grid {@code lower + k·step} ({@code step} finite, > 0; whole for an integer feature, whose
+     * lower bound must then be whole too; the upper bound must lie on the grid — checked when the
+     * schema is built). Not thread-safe (builder).
+     */
     static native void schemaBuilderSetStep(long builder, double step);
 
-    /** {@code cfx_schema_builder_set_waiting}: Gives the schema a "wait {@code m} months" action: its cost per month (in the distance's units) and the longest wait, at most 600 months. Not thread-safe (builder). */
+    /**
+     * {@code cfx_schema_builder_set_waiting}: Gives the schema a "wait {@code m} months" action: its
+     * cost per month (in the distance's units) and the longest wait, at most 600 months. Not
+     * thread-safe (builder).
+     */
     static native void schemaBuilderSetWaiting(long builder, double costPerMonth, long maxMonths);
 
-    /** {@code cfx_schema_build}: Validates the features and turns the builder into an immutable schema ({@code INVALID_SCHEMA} for duplicate names, empty levels, lower > upper, …). The builder is consumed in every case (unless NULL): do not use or free it afterwards. {@code *out_schema} is owned by the caller. */
+    /**
+     * {@code cfx_schema_build}: Validates the features and turns the builder into an immutable schema
+     * ({@code INVALID_SCHEMA} for duplicate names, empty levels, lower > upper, …). The builder is
+     * consumed in every case (unless NULL): do not use or free it afterwards. {@code *out_schema} is
+     * owned by the caller.
+     */
     static native long schemaBuild(long builder);
 
-    /** {@code cfx_schema_builder_free}: Releases a builder that was not built. NULL is a no-op. Any thread, once. */
+    /**
+     * {@code cfx_schema_builder_free}: Releases a builder that was not built. NULL is a no-op. Any
+     * thread, once.
+     */
     static native void schemaBuilderFree(long builder);
 
-    /** {@code cfx_scorecard_import_csv}: Imports a scorecard from CSV text in {@code format} (a {@code cfx_scorecard_format}) against {@code schema}. The tables carry neither the cutoff nor the scaling: {@code cutoff} (accepted iff points ≥ cutoff) and, when {@code has_scaling} is 1, the scaling {@code log-odds = (points − scaling_offset)/scaling_factor} (factor > 0); with {@code has_scaling} 0 the two are ignored and the model has no probability (NaN). A bin that cannot be mapped onto the schema, an unknown column, or a gap/overlap of bins is {@code CFX_STATUS_FORMAT_ERROR} naming the CSV row; so is a schema feature the table does not score (declare it deliberately unused with {@code cfx_scorecard_import_csv_with_options}). On success {@code *out_import} owns a new handle. Thread-safe. */
+    /**
+     * {@code cfx_scorecard_import_csv}: Imports a scorecard from CSV text in {@code format} (a {@code
+     * cfx_scorecard_format}) against {@code schema}. The tables carry neither the cutoff nor the
+     * scaling: {@code cutoff} (accepted iff points ≥ cutoff) and, when {@code has_scaling} is 1, the
+     * scaling {@code log-odds = (points − scaling_offset)/scaling_factor} (factor > 0); with {@code
+     * has_scaling} 0 the two are ignored and the model has no probability (NaN). A bin that cannot be
+     * mapped onto the schema, an unknown column, or a gap/overlap of bins is {@code
+     * CFX_STATUS_FORMAT_ERROR} naming the CSV row; so is a schema feature the table does not score
+     * (declare it deliberately unused with {@code cfx_scorecard_import_csv_with_options}). On success
+     * {@code *out_import} owns a new handle. Thread-safe.
+     */
     static native long scorecardImportCsv(
             long schema,
             int format,
@@ -599,10 +1347,24 @@ final class NativeGenerated {
             double scalingFactor,
             double scalingOffset);
 
-    /** {@code cfx_scorecard_import_csv_with_options}: Like {@code cfx_scorecard_import_csv}, with the options as a JSON object {@code options_json}: {@code cutoff} (required; accepted iff points ≥ cutoff), {@code scaling} (optional {@code {"factor": …, "offset": …}}, log-odds = (points − offset)/factor), {@code refuse_unlisted_levels} (optbinning: refuse a categorical level no bin lists instead of scoring it with the variable's {@code Missing} row; default false) and {@code unused_features} (schema features the table deliberately does not score; default none). A schema feature the table does not score and {@code unused_features} does not name, a name there that is no schema feature or that the table scores, malformed JSON or an unknown key is {@code CFX_STATUS_FORMAT_ERROR} saying which. On success {@code *out_import} owns a new handle. Thread-safe. */
+    /**
+     * {@code cfx_scorecard_import_csv_with_options}: Like {@code cfx_scorecard_import_csv}, with the
+     * options as a JSON object {@code options_json}: {@code cutoff} (required; accepted iff points ≥
+     * cutoff), {@code scaling} (optional {@code {"factor": …, "offset": …}}, log-odds = (points −
+     * offset)/factor), {@code refuse_unlisted_levels} (optbinning: refuse a categorical level no bin
+     * lists instead of scoring it with the variable's {@code Missing} row; default false) and {@code
+     * unused_features} (schema features the table deliberately does not score; default none). A schema
+     * feature the table does not score and {@code unused_features} does not name, a name there that is
+     * no schema feature or that the table scores, malformed JSON or an unknown key is {@code
+     * CFX_STATUS_FORMAT_ERROR} saying which. On success {@code *out_import} owns a new handle.
+     * Thread-safe.
+     */
     static native long scorecardImportCsvWithOptions(long schema, int format, byte[] csv, byte[] optionsJson);
 
-    /** {@code cfx_scorecard_import_path}: Like {@code cfx_scorecard_import_csv}, reading the CSV from the file at {@code path} ({@code CFX_STATUS_IO_ERROR} when it cannot be read). Thread-safe. */
+    /**
+     * {@code cfx_scorecard_import_path}: Like {@code cfx_scorecard_import_csv}, reading the CSV from
+     * the file at {@code path} ({@code CFX_STATUS_IO_ERROR} when it cannot be read). Thread-safe.
+     */
     static native long scorecardImportPath(
             long schema,
             int format,
@@ -612,114 +1374,284 @@ final class NativeGenerated {
             double scalingFactor,
             double scalingOffset);
 
-    /** {@code cfx_scorecard_load_german}: The German credit points scorecard bundled with cfx (optbinning 1.0.0, its detailed table {@code german_scorecard_table.csv}; {@code examples/data/german_scorecard.md}) imported against {@code schema} (the schema of {@code cfx_dataset_load_german}) with its documented cutoff and scaling: 20 points double the odds, odds 50 : 1 of good at 600 points, accepted iff points ≥ 487.1228762045055 (probability 0.5). {@code path} NULL means the bundled table, looked up like the German credit data ({@code cfx_dataset_load_german}): in {@code $CFX_DATA_DIR} when set (only there), else in {@code <prefix>/share/cfx} beside the installed library, else in {@code examples/data} under the current directory; otherwise the table at {@code path}. On success {@code *out_import} owns a new handle. Errors: {@code IO_ERROR} (naming where it looked), {@code FORMAT_ERROR} (a table that does not fit {@code schema}). Thread-safe. */
+    /**
+     * {@code cfx_scorecard_load_german}: The German credit points scorecard bundled with cfx
+     * (optbinning 1.0.0, its detailed table {@code german_scorecard_table.csv}; {@code
+     * examples/data/german_scorecard.md}) imported against {@code schema} (the schema of {@code
+     * cfx_dataset_load_german}) with its documented cutoff and scaling: 20 points double the odds,
+     * odds 50 : 1 of good at 600 points, accepted iff points ≥ 487.1228762045055 (probability 0.5).
+     * {@code path} NULL means the bundled table, looked up like the German credit data ({@code
+     * cfx_dataset_load_german}): in {@code $CFX_DATA_DIR} when set (only there), else in {@code
+     * <prefix>/share/cfx} beside the installed library, else in {@code examples/data} under the
+     * current directory; otherwise the table at {@code path}. On success {@code *out_import} owns a
+     * new handle. Errors: {@code IO_ERROR} (naming where it looked), {@code FORMAT_ERROR} (a table
+     * that does not fit {@code schema}). Thread-safe.
+     */
     static native long scorecardLoadGerman(long schema, byte[] path);
 
-    /** {@code cfx_scorecard_import_model}: The imported scorecard as a model: {@code *out_model} owns a new reference (free it with {@code cfx_model_free}; it stays valid after the import is freed). Thread-safe. */
+    /**
+     * {@code cfx_scorecard_import_model}: The imported scorecard as a model: {@code *out_model} owns a
+     * new reference (free it with {@code cfx_model_free}; it stays valid after the import is freed).
+     * Thread-safe.
+     */
     static native long scorecardImportModel(long import_);
 
-    /** {@code cfx_scorecard_import_report}: The import report as JSON (string buffer protocol): {@code format}, {@code characteristics}, {@code bins} (mapped), {@code base_points}, {@code ignored} (each with {@code row}, {@code feature}, {@code bin}, {@code reason}), {@code unused_features} (schema features the table does not score, declared unused: 0 points) and {@code missing_row_levels}. Thread-safe. */
+    /**
+     * {@code cfx_scorecard_import_report}: The import report as JSON (string buffer protocol): {@code
+     * format}, {@code characteristics}, {@code bins} (mapped), {@code base_points}, {@code ignored}
+     * (each with {@code row}, {@code feature}, {@code bin}, {@code reason}), {@code unused_features}
+     * (schema features the table does not score, declared unused: 0 points) and {@code
+     * missing_row_levels}. Thread-safe.
+     */
     static native byte[] scorecardImportReport(long import_);
 
-    /** {@code cfx_scorecard_import_free}: Releases an import handle. NULL is a no-op. May be called from any thread, exactly once per handle. */
+    /**
+     * {@code cfx_scorecard_import_free}: Releases an import handle. NULL is a no-op. May be called
+     * from any thread, exactly once per handle.
+     */
     static native void scorecardImportFree(long import_);
 
-    /** {@code cfx_policy_from_json}: Reads a policy from JSON (as written by {@code cfx_policy_to_json}); refuses other format versions, unknown or misspelled keys (named in the message) and malformed networks ({@code FORMAT_ERROR}, {@code DIMENSION_MISMATCH}). On success {@code *out_policy} owns a new handle. */
+    /**
+     * {@code cfx_policy_from_json}: Reads a policy from JSON (as written by {@code
+     * cfx_policy_to_json}); refuses other format versions, unknown or misspelled keys (named in the
+     * message) and malformed networks ({@code FORMAT_ERROR}, {@code DIMENSION_MISMATCH}). On success
+     * {@code *out_policy} owns a new handle.
+     */
     static native long policyFromJson(byte[] json);
 
-    /** {@code cfx_policy_to_json}: Writes the policy as versioned JSON (string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_policy_to_json}: Writes the policy as versioned JSON (string buffer protocol).
+     * Thread-safe.
+     */
     static native byte[] policyToJson(long policy);
 
-    /** {@code cfx_policy_save}: Saves the policy as a JSON file at {@code path} ({@code IO_ERROR} on failure). Thread-safe. */
+    /**
+     * {@code cfx_policy_save}: Saves the policy as a JSON file at {@code path} ({@code IO_ERROR} on
+     * failure). Thread-safe.
+     */
     static native void policySave(long policy, byte[] path);
 
-    /** {@code cfx_policy_load}: Loads a policy saved by {@code cfx_policy_save}. On success {@code *out_policy} owns a new handle. */
+    /**
+     * {@code cfx_policy_load}: Loads a policy saved by {@code cfx_policy_save}. On success {@code
+     * *out_policy} owns a new handle.
+     */
     static native long policyLoad(byte[] path);
 
-    /** {@code cfx_policy_n_actions}: The number of actions K (the schema's mutable features). Thread-safe. */
+    /**
+     * {@code cfx_policy_n_actions}: The number of actions K (the schema's mutable features).
+     * Thread-safe.
+     */
     static native long policyNActions(long policy);
 
-    /** {@code cfx_policy_answer}: The policy's greedy plan for one applicant ({@code raw}: a raw row of {@code schema}, {@code raw_len == n_features}). {@code schema} must have the mutable features the policy was trained on ({@code INVALID_ARGUMENT} / {@code DIMENSION_MISMATCH} otherwise). A plan that finds no counterfactual is a value ({@code cfx_plan_success} gives 0), not an error. On success {@code *out_plan} owns a new handle. Thread-safe. */
+    /**
+     * {@code cfx_policy_answer}: The policy's greedy plan for one applicant ({@code raw}: a raw row of
+     * {@code schema}, {@code raw_len == n_features}). {@code schema} must have the mutable features
+     * the policy was trained on ({@code INVALID_ARGUMENT} / {@code DIMENSION_MISMATCH} otherwise). A
+     * plan that finds no counterfactual is a value ({@code cfx_plan_success} gives 0), not an error.
+     * On success {@code *out_plan} owns a new handle. Thread-safe.
+     */
     static native long policyAnswer(long policy, long schema, long model, double[] raw);
 
-    /** {@code cfx_policy_evaluate}: The evaluation metrics of Panagiotou & Ntoutsi 2023 for the policy on the declined applicants of {@code test} (greedy episodes), written into {@code *out_metrics}. Thread-safe. */
+    /**
+     * {@code cfx_policy_evaluate}: The evaluation metrics of Panagiotou & Ntoutsi 2023 for the policy
+     * on the declined applicants of {@code test} (greedy episodes), written into {@code *out_metrics}.
+     * Thread-safe.
+     */
     static native void policyEvaluate(long policy, long model, long test, double[] out);
 
-    /** {@code cfx_policy_free}: Releases a policy handle. NULL is a no-op. May be called from any thread, exactly once per handle. */
+    /**
+     * {@code cfx_policy_free}: Releases a policy handle. NULL is a no-op. May be called from any
+     * thread, exactly once per handle.
+     */
     static native void policyFree(long policy);
 
-    /** {@code cfx_plan_n_steps}: The number of steps of the plan (0 when the applicant is already accepted). Thread-safe. */
+    /**
+     * {@code cfx_plan_n_steps}: The number of steps of the plan (0 when the applicant is already
+     * accepted). Thread-safe.
+     */
     static native long planNSteps(long plan);
 
-    /** {@code cfx_plan_success}: {@code *out_success} = 1 when the plan ends accepted (or the applicant already was), else 0; {@code *out_initial_probability} (may be NULL) = the probability before any step. Thread-safe. */
+    /**
+     * {@code cfx_plan_success}: {@code *out_success} = 1 when the plan ends accepted (or the applicant
+     * already was), else 0; {@code *out_initial_probability} (may be NULL) = the probability before
+     * any step. Thread-safe.
+     */
     static native void planSuccess(long plan, double[] out);
 
-    /** {@code cfx_plan_step}: Step {@code index} (0-based) of the plan: the raw feature index, its raw value before and after, and the probability of the favourable outcome after the step. A "wait" step (schemas with a waiting action) moves no single feature: its index is the schema's number of features, its values 0 and the months waited ({@code cfx_plan_step_text} lists what time moved). Any out-parameter may be NULL when not wanted. {@code NOT_FOUND} when {@code index} is past the last step. Thread-safe. */
+    /**
+     * {@code cfx_plan_step}: Step {@code index} (0-based) of the plan: the raw feature index, its raw
+     * value before and after, and the probability of the favourable outcome after the step. A "wait"
+     * step (schemas with a waiting action) moves no single feature: its index is the schema's number
+     * of features, its values 0 and the months waited ({@code cfx_plan_step_text} lists what time
+     * moved). Any out-parameter may be NULL when not wanted. {@code NOT_FOUND} when {@code index} is
+     * past the last step. Thread-safe.
+     */
     static native void planStep(long plan, long index, double[] out);
 
-    /** {@code cfx_plan_step_text}: Step {@code index} in words, {@code "<feature>: <from> → <to>"} with the data's own level and special-state names, or {@code "wait <m> months: <feature> <from> → <to>, …"} for a wait (string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_plan_step_text}: Step {@code index} in words, {@code "<feature>: <from> → <to>"} with
+     * the data's own level and special-state names, or {@code "wait <m> months: <feature> <from> →
+     * <to>, …"} for a wait (string buffer protocol). Thread-safe.
+     */
     static native byte[] planStepText(long plan, long index);
 
-    /** {@code cfx_plan_to_json}: The plan as versioned result JSON ({@code kind} "sequential_plan"; inputs: the schema, model and policy fingerprints; the policy's training seed), string buffer protocol. Thread-safe. */
+    /**
+     * {@code cfx_plan_to_json}: The plan as versioned result JSON ({@code kind} "sequential_plan";
+     * inputs: the schema, model and policy fingerprints; the policy's training seed), string buffer
+     * protocol. Thread-safe.
+     */
     static native byte[] planToJson(long plan);
 
-    /** {@code cfx_plan_free}: Releases a plan handle. NULL is a no-op. May be called from any thread, exactly once per handle. */
+    /**
+     * {@code cfx_plan_free}: Releases a plan handle. NULL is a no-op. May be called from any thread,
+     * exactly once per handle.
+     */
     static native void planFree(long plan);
 
-    /** {@code cfx_status_str}: A static, NUL-terminated name for a status number, e.g. {@code "CFX_STATUS_NULL_ARGUMENT"}; {@code "CFX_STATUS_UNKNOWN"} for a number that is not a status. The status is passed as {@code int32_t} so any number is safe. */
+    /**
+     * {@code cfx_status_str}: A static, NUL-terminated name for a status number, e.g. {@code
+     * "CFX_STATUS_NULL_ARGUMENT"}; {@code "CFX_STATUS_UNKNOWN"} for a number that is not a status. The
+     * status is passed as {@code int32_t} so any number is safe.
+     */
     static native byte[] statusStr(int status);
 
-    /** {@code cfx_testing_panic}: Panics on purpose inside the boundary; returns {@code CFX_STATUS_PANIC} with a last-error message containing "deliberate panic". Only built with the {@code testing} feature, so each binding can prove a Rust panic becomes an error and the process keeps working. Thread-safe. */
+    /**
+     * {@code cfx_testing_panic}: Panics on purpose inside the boundary; returns {@code
+     * CFX_STATUS_PANIC} with a last-error message containing "deliberate panic". Only built with the
+     * {@code testing} feature, so each binding can prove a Rust panic becomes an error and the process
+     * keeps working. Thread-safe.
+     */
     static native void testingPanic();
 
-    /** {@code cfx_model_from_xgboost_json}: Imports an XGBoost JSON model ({@code Booster.save_model("m.json")}, objective {@code binary:logistic}) given as a string. On success {@code *out_model} owns a new handle. */
+    /**
+     * {@code cfx_model_from_xgboost_json}: Imports an XGBoost JSON model ({@code
+     * Booster.save_model("m.json")}, objective {@code binary:logistic}) given as a string. On success
+     * {@code *out_model} owns a new handle.
+     */
     static native long modelFromXgboostJson(long schema, byte[] json, byte[] optionsJson);
 
-    /** {@code cfx_model_from_xgboost_file}: Imports an XGBoost JSON model from a file ({@code CFX_STATUS_IO_ERROR} when it cannot be read). On success {@code *out_model} owns a new handle. */
+    /**
+     * {@code cfx_model_from_xgboost_file}: Imports an XGBoost JSON model from a file ({@code
+     * CFX_STATUS_IO_ERROR} when it cannot be read). On success {@code *out_model} owns a new handle.
+     */
     static native long modelFromXgboostFile(long schema, byte[] path, byte[] optionsJson);
 
-    /** {@code cfx_model_from_lightgbm_text}: Imports a LightGBM text model ({@code Booster.save_model("m.txt")}, objective {@code binary}) given as a string. On success {@code *out_model} owns a new handle. */
+    /**
+     * {@code cfx_model_from_lightgbm_text}: Imports a LightGBM text model ({@code
+     * Booster.save_model("m.txt")}, objective {@code binary}) given as a string. On success {@code
+     * *out_model} owns a new handle.
+     */
     static native long modelFromLightgbmText(long schema, byte[] text, byte[] optionsJson);
 
-    /** {@code cfx_model_from_lightgbm_file}: Imports a LightGBM text model from a file ({@code CFX_STATUS_IO_ERROR} when it cannot be read). On success {@code *out_model} owns a new handle. */
+    /**
+     * {@code cfx_model_from_lightgbm_file}: Imports a LightGBM text model from a file ({@code
+     * CFX_STATUS_IO_ERROR} when it cannot be read). On success {@code *out_model} owns a new handle.
+     */
     static native long modelFromLightgbmFile(long schema, byte[] path, byte[] optionsJson);
 
-    /** {@code cfx_version_string}: The cfx version as a static NUL-terminated string, e.g. {@code "0.1.0"}. Never NULL, never freed. Thread-safe. */
+    /**
+     * {@code cfx_version_string}: The cfx version as a static NUL-terminated string, e.g. {@code
+     * "0.1.0"}. Never NULL, never freed. Thread-safe.
+     */
     static native byte[] versionString();
 
-    /** {@code cfx_version_major}: The major version number. Thread-safe. */
+    /**
+     * {@code cfx_version_major}: The major version number. Thread-safe.
+     */
     static native long versionMajor();
 
-    /** {@code cfx_version_minor}: The minor version number. Thread-safe. */
+    /**
+     * {@code cfx_version_minor}: The minor version number. Thread-safe.
+     */
     static native long versionMinor();
 
-    /** {@code cfx_version_patch}: The patch version number. Thread-safe. */
+    /**
+     * {@code cfx_version_patch}: The patch version number. Thread-safe.
+     */
     static native long versionPatch();
 
-    /** {@code cfx_coherent_explain_with_waiting}: The cheapest advice for a declined applicant ({@code row}: one raw value per feature; categorical = level index) when waiting is an action of the schema ({@code cfx_schema_builder_set_waiting}, {@code cfx_schema_advice_preset}): the exact minimum over every allowed wait {@code m} of {@code cost_per_month·m} plus the optimal coherent counterfactual of the row after waiting, each proven by the configured solver. Without a waiting action it is {@code cfx_coherent_explain}'s optimum. {@code config} may be NULL (defaults, as in {@code cfx_coherent_explain}). When no wait and no move is accepted the call succeeds and {@code cfx_waiting_advice_outcome} says {@code NO_ADVICE}. A solve that stops at a limit (the time limit, the separable solver's node limit) or with another status is not an error either: the call succeeds with the best advice found, which {@code cfx_waiting_advice_proven} says is not proven optimal, or with {@code UNPROVEN} when none was found. Errors: {@code INVALID_ARGUMENT} for an applicant already accepted, an MLP model, a NaN value or a bad configuration; {@code DIMENSION_MISMATCH}; {@code INCOHERENT} for an incoherent row. {@code *out_advice} is owned by the caller. Thread-safe (schema, model and config are only read). */
+    /**
+     * {@code cfx_coherent_explain_with_waiting}: The cheapest advice for a declined applicant ({@code
+     * row}: one raw value per feature; categorical = level index) when waiting is an action of the
+     * schema ({@code cfx_schema_builder_set_waiting}, {@code cfx_schema_advice_preset}): the exact
+     * minimum over every allowed wait {@code m} of {@code cost_per_month·m} plus the optimal coherent
+     * counterfactual of the row after waiting, each proven by the configured solver. Without a waiting
+     * action it is {@code cfx_coherent_explain}'s optimum. {@code config} may be NULL (defaults, as in
+     * {@code cfx_coherent_explain}). When no wait and no move is accepted the call succeeds and {@code
+     * cfx_waiting_advice_outcome} says {@code NO_ADVICE}. A solve that stops at a limit (the time
+     * limit, the separable solver's node limit) or with another status is not an error either: the
+     * call succeeds with the best advice found, which {@code cfx_waiting_advice_proven} says is not
+     * proven optimal, or with {@code UNPROVEN} when none was found. Errors: {@code INVALID_ARGUMENT}
+     * for an applicant already accepted, an MLP model, a NaN value or a bad configuration; {@code
+     * DIMENSION_MISMATCH}; {@code INCOHERENT} for an incoherent row. {@code *out_advice} is owned by
+     * the caller. Thread-safe (schema, model and config are only read).
+     */
     static native long coherentExplainWithWaiting(long schema, long model, long config, double[] row);
 
-    /** {@code cfx_waiting_advice_outcome}: Whether there is advice (a {@code cfx_waiting_outcome} value). Thread-safe. */
+    /**
+     * {@code cfx_waiting_advice_outcome}: Whether there is advice (a {@code cfx_waiting_outcome}
+     * value). Thread-safe.
+     */
     static native int waitingAdviceOutcome(long advice);
 
-    /** {@code cfx_waiting_advice_proven}: Whether the outcome is proven ({@code *out_proven}: 1 or 0): with {@code FOUND}, 1 when the advice is the proven optimum over every allowed wait and 0 when a solve stopped at a limit or with another status (the advice is the best found, accepted by the model but perhaps not the cheapest); always 1 with {@code NO_ADVICE} and 0 with {@code UNPROVEN}. Thread-safe. */
+    /**
+     * {@code cfx_waiting_advice_proven}: Whether the outcome is proven ({@code *out_proven}: 1 or 0):
+     * with {@code FOUND}, 1 when the advice is the proven optimum over every allowed wait and 0 when a
+     * solve stopped at a limit or with another status (the advice is the best found, accepted by the
+     * model but perhaps not the cheapest); always 1 with {@code NO_ADVICE} and 0 with {@code
+     * UNPROVEN}. Thread-safe.
+     */
     static native boolean waitingAdviceProven(long advice);
 
-    /** {@code cfx_waiting_advice_summary}: The advice in numbers: months to wait (0: act now), the wait's cost ({@code cost_per_month · months}), the total cost (the wait's plus the moves' weighted L1 cost, Russell 2019 eq. 16) and the solver that proved the moves' optimum (a {@code cfx_proved_by} value, or −1 when waiting alone is accepted and nothing moves). Every out-parameter is optional (NULL = not wanted). {@code NOT_FOUND} when there is no advice. Thread-safe. */
+    /**
+     * {@code cfx_waiting_advice_summary}: The advice in numbers: months to wait (0: act now), the
+     * wait's cost ({@code cost_per_month · months}), the total cost (the wait's plus the moves'
+     * weighted L1 cost, Russell 2019 eq. 16) and the solver that proved the moves' optimum (a {@code
+     * cfx_proved_by} value, or −1 when waiting alone is accepted and nothing moves). Every
+     * out-parameter is optional (NULL = not wanted). {@code NOT_FOUND} when there is no advice.
+     * Thread-safe.
+     */
     static native void waitingAdviceSummary(long advice, double[] out);
 
-    /** {@code cfx_waiting_advice_waited_row}: The applicant's raw row after waiting, before any move (array buffer protocol; one value per feature). {@code NOT_FOUND} when there is no advice. Thread-safe. */
+    /**
+     * {@code cfx_waiting_advice_waited_row}: The applicant's raw row after waiting, before any move
+     * (array buffer protocol; one value per feature). {@code NOT_FOUND} when there is no advice.
+     * Thread-safe.
+     */
     static native double[] waitingAdviceWaitedRow(long advice);
 
-    /** {@code cfx_waiting_advice_final_row}: The raw row to reach: the waited row, moved (equal to the waited row when waiting alone is accepted; array buffer protocol). {@code NOT_FOUND} when there is no advice. Thread-safe. */
+    /**
+     * {@code cfx_waiting_advice_final_row}: The raw row to reach: the waited row, moved (equal to the
+     * waited row when waiting alone is accepted; array buffer protocol). {@code NOT_FOUND} when there
+     * is no advice. Thread-safe.
+     */
     static native double[] waitingAdviceFinalRow(long advice);
 
-    /** {@code cfx_waiting_advice_describe}: The advice in plain words, e.g. {@code wait 9 months (age_in_years: 28 → 28; …), then duration_in_month: 30 → 24}, or {@code no change} / the moves alone when it does not wait, followed by {@code (not proven optimal: <why>)} when it is not proven; with {@code NO_ADVICE} a sentence starting {@code no advice:}, with {@code UNPROVEN} one starting {@code no advice found, and none proven impossible:} that names the limit (string buffer protocol). Thread-safe. */
+    /**
+     * {@code cfx_waiting_advice_describe}: The advice in plain words, e.g. {@code wait 9 months
+     * (age_in_years: 28 → 28; …), then duration_in_month: 30 → 24}, or {@code no change} / the moves
+     * alone when it does not wait, followed by {@code (not proven optimal: <why>)} when it is not
+     * proven; with {@code NO_ADVICE} a sentence starting {@code no advice:}, with {@code UNPROVEN} one
+     * starting {@code no advice found, and none proven impossible:} that names the limit (string
+     * buffer protocol). Thread-safe.
+     */
     static native byte[] waitingAdviceDescribe(long advice);
 
-    /** {@code cfx_waiting_advice_to_json}: The advice as versioned JSON (kind {@code "waiting_advice"}; string buffer protocol). {@code result} is {@code null} with {@code NO_ADVICE}; otherwise an object with {@code "proven"} ({@code cfx_waiting_advice_proven}) and, when not proven, {@code "unproven"}: the outcome of the solve that stopped (e.g. {@code {"status": "time_limit", "has_solution": true}}, or {@code {"status": "unknown", "raw_status": -3}} for the separable solver's node limit). With {@code FOUND} the object also has the advice's fields ({@code months}, {@code wait_cost}, {@code waited}, {@code raw}, {@code counterfactual}, {@code cost}, {@code wait_changes}, {@code proved_by}); with {@code UNPROVEN} it has no others. The moves' solve time is left out so the bytes depend only on the inputs. Thread-safe. */
+    /**
+     * {@code cfx_waiting_advice_to_json}: The advice as versioned JSON (kind {@code "waiting_advice"};
+     * string buffer protocol). {@code result} is {@code null} with {@code NO_ADVICE}; otherwise an
+     * object with {@code "proven"} ({@code cfx_waiting_advice_proven}) and, when not proven, {@code
+     * "unproven"}: the outcome of the solve that stopped (e.g. {@code {"status": "time_limit",
+     * "has_solution": true}}, or {@code {"status": "unknown", "raw_status": -3}} for the separable
+     * solver's node limit). With {@code FOUND} the object also has the advice's fields ({@code
+     * months}, {@code wait_cost}, {@code waited}, {@code raw}, {@code counterfactual}, {@code cost},
+     * {@code wait_changes}, {@code proved_by}); with {@code UNPROVEN} it has no others. The moves'
+     * solve time is left out so the bytes depend only on the inputs. Thread-safe.
+     */
     static native byte[] waitingAdviceToJson(long advice);
 
-    /** {@code cfx_waiting_advice_free}: Releases the advice. NULL is a no-op. Any thread, once. */
+    /**
+     * {@code cfx_waiting_advice_free}: Releases the advice. NULL is a no-op. Any thread, once.
+     */
     static native void waitingAdviceFree(long advice);
 }
