@@ -33,7 +33,7 @@ mkdir -p "$OUT/classes" "$OUT/native" "$OUT/jar-native/org/cfx/native/$PLATFORM"
 #    folder and OUT/native), else through the system's library path; no build path is recorded.
 cc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared "${TESTING[@]}" \
   -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -I"$ROOT/include" \
-  "$HERE/src/main/c/cfx_jni.c" -o "$OUT/native/libcfx_jni.so" \
+  "$HERE/src/main/c/cfx_jni.c" "$HERE/src/main/c/cfx_jni_generated.c" -o "$OUT/native/libcfx_jni.so" \
   -L"$LIBDIR" -lcfx -Wl,-rpath,'$ORIGIN'
 cp "$LIBDIR/libcfx.so" "$OUT/native/libcfx.so.$ABI"
 strip --strip-debug "$OUT/native/libcfx.so.$ABI"

@@ -10,13 +10,15 @@ public final class Cfx {
     /** {@code cfx_version_string()}, e.g. "0.1.0". */
     public static String version() {
         Native.load();
-        return Native.versionString();
+        return Utf8.str(NativeGenerated.versionString());
     }
 
     /** {@code {major, minor, patch}} from {@code cfx_version_major/minor/patch()}. */
     public static int[] versionNumbers() {
         Native.load();
-        return new int[] {Native.versionMajor(), Native.versionMinor(), Native.versionPatch()};
+        return new int[] {
+            (int) NativeGenerated.versionMajor(), (int) NativeGenerated.versionMinor(), (int) NativeGenerated.versionPatch()
+        };
     }
 
     /** {@code cfx_abi_version()} of the loaded library. */
@@ -28,7 +30,7 @@ public final class Cfx {
     /** {@code cfx_status_str(status)}: the C name of any number ("CFX_STATUS_UNKNOWN" if none). */
     public static String statusName(int status) {
         Native.load();
-        return Native.statusName(status);
+        return Utf8.str(NativeGenerated.statusStr(status));
     }
 
     /**
@@ -53,6 +55,6 @@ public final class Cfx {
      */
     public static void testingPanic() {
         Native.load();
-        Native.testingPanic();
+        NativeGenerated.testingPanic();
     }
 }

@@ -43,7 +43,7 @@ public final class Coherent {
         Objects.requireNonNull(raw, "raw");
         try {
             long c = config == null ? 0 : config.handle();
-            return new WaitingAdvice(Native.waitingExplain(schema.handle(), model.handle(), c, raw));
+            return new WaitingAdvice(NativeGenerated.coherentExplainWithWaiting(schema.handle(), model.handle(), c, raw));
         } finally {
             Reference.reachabilityFence(schema);
             Reference.reachabilityFence(model);
@@ -74,7 +74,7 @@ public final class Coherent {
             double[] flat = Copa.flatten(rows, width, "rows");
             long c = config == null ? 0 : config.handle();
             return new CoherentBatch(
-                    Native.coherentExplainBatch(schema.handle(), model.handle(), c, flat, rows.length));
+                    NativeGenerated.coherentExplainBatch(schema.handle(), model.handle(), c, flat, rows.length));
         } finally {
             Reference.reachabilityFence(schema);
             Reference.reachabilityFence(model);
@@ -87,7 +87,10 @@ public final class Coherent {
         Objects.requireNonNull(raw, "raw");
         try {
             long c = config == null ? 0 : config.handle();
-            return new CoherentResult(Native.coherentExplain(schema.handle(), model.handle(), c, raw, diverse));
+            return new CoherentResult(
+                    diverse
+                            ? NativeGenerated.coherentExplainDiverse(schema.handle(), model.handle(), c, raw)
+                            : NativeGenerated.coherentExplain(schema.handle(), model.handle(), c, raw));
         } finally {
             Reference.reachabilityFence(schema);
             Reference.reachabilityFence(model);

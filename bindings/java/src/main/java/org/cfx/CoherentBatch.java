@@ -15,7 +15,7 @@ public final class CoherentBatch extends NativeResource {
     /** The number of applicants. */
     public int count() {
         try {
-            return Math.toIntExact(Native.coherentBatchCount(handle()));
+            return Math.toIntExact(NativeGenerated.coherentBatchCount(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -24,7 +24,7 @@ public final class CoherentBatch extends NativeResource {
     /** {@link Status#OK} when applicant {@code i} was explained, else why not. */
     public Status status(int i) {
         try {
-            return Status.of(Native.coherentBatchStatus(handle(), Utf8.index(i, "applicant")));
+            return Status.of(NativeGenerated.coherentBatchStatus(handle(), Utf8.index(i, "applicant")));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -33,7 +33,7 @@ public final class CoherentBatch extends NativeResource {
     /** Why applicant {@code i} was not explained ("" when it was). */
     public String error(int i) {
         try {
-            return Utf8.str(Native.coherentBatchError(handle(), Utf8.index(i, "applicant")));
+            return Utf8.str(NativeGenerated.coherentBatchError(handle(), Utf8.index(i, "applicant")));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -45,7 +45,7 @@ public final class CoherentBatch extends NativeResource {
      */
     public CoherentResult result(int i) {
         try {
-            return new CoherentResult(Native.coherentBatchResult(handle(), Utf8.index(i, "applicant")));
+            return new CoherentResult(NativeGenerated.coherentBatchResult(handle(), Utf8.index(i, "applicant")));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -54,7 +54,7 @@ public final class CoherentBatch extends NativeResource {
     /** Versioned JSON (kind "coherent_batch"): each applicant's status, error and explanation. */
     public String toJson() {
         try {
-            return Utf8.str(Native.coherentBatchToJson(handle()));
+            return Utf8.str(NativeGenerated.coherentBatchToJson(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -23,7 +23,7 @@ public final class CoherentResult extends NativeResource {
     private long[] outcomeAndMask() {
         long[] o = new long[2];
         try {
-            Native.coherentOutcome(handle(), o);
+            NativeGenerated.coherentResultOutcome(handle(), o);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -46,7 +46,7 @@ public final class CoherentResult extends NativeResource {
     /** The solver that proved the result, optimum or infeasibility ({@code cfx_proved_by}). */
     public ProvedBy provedBy() {
         try {
-            return ProvedBy.of(Native.coherentProvedBy(handle()));
+            return ProvedBy.of(NativeGenerated.coherentResultProvedBy(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -55,7 +55,7 @@ public final class CoherentResult extends NativeResource {
     /** The number of counterfactuals (0 when there is none). */
     public int count() {
         try {
-            return Math.toIntExact(Native.coherentCount(handle()));
+            return Math.toIntExact(NativeGenerated.coherentResultCount(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -64,7 +64,7 @@ public final class CoherentResult extends NativeResource {
     /** The raw row of counterfactual {@code k} (0 = the optimal one). */
     public double[] counterfactual(int k) {
         try {
-            return Native.coherentCounterfactual(handle(), Utf8.index(k, "counterfactual"));
+            return NativeGenerated.coherentResultCounterfactual(handle(), Utf8.index(k, "counterfactual"));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -73,7 +73,7 @@ public final class CoherentResult extends NativeResource {
     public Certificate certificate(int k) {
         double[] o = new double[6];
         try {
-            Native.coherentCertificate(handle(), Utf8.index(k, "counterfactual"), o);
+            NativeGenerated.coherentResultCertificate(handle(), Utf8.index(k, "counterfactual"), o);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -86,7 +86,7 @@ public final class CoherentResult extends NativeResource {
      */
     public double invalidationRate(int k) {
         try {
-            return Native.coherentInvalidationRate(handle(), Utf8.index(k, "counterfactual"));
+            return NativeGenerated.coherentResultInvalidationRate(handle(), Utf8.index(k, "counterfactual"));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -95,7 +95,7 @@ public final class CoherentResult extends NativeResource {
     /** The explanation in plain words, one line per counterfactual. */
     public String describe() {
         try {
-            return Utf8.str(Native.coherentDescribe(handle()));
+            return Utf8.str(NativeGenerated.coherentResultDescribe(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -104,7 +104,7 @@ public final class CoherentResult extends NativeResource {
     /** Versioned JSON (kind "coherent"); solve times left out so the bytes depend only on the inputs. */
     public String toJson() {
         try {
-            return Utf8.str(Native.coherentToJson(handle()));
+            return Utf8.str(NativeGenerated.coherentResultToJson(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -16,7 +16,7 @@ public final class Config extends NativeResource {
     /** The settings as JSON (unset settings are null). */
     public String toJson() {
         try {
-            return Utf8.str(Native.configToJson(handle()));
+            return Utf8.str(NativeGenerated.configToJson(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }

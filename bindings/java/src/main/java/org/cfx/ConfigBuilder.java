@@ -15,7 +15,7 @@ public final class ConfigBuilder extends NativeResource {
 
     private static long newHandle() {
         Native.load();
-        return Native.configBuilderNew();
+        return NativeGenerated.configBuilderNew();
     }
 
     private interface Setter {
@@ -33,22 +33,22 @@ public final class ConfigBuilder extends NativeResource {
 
     /** Time limit per solve in seconds (> 0). */
     public ConfigBuilder timeLimit(double seconds) {
-        return with(b -> Native.cbSetTimeLimit(b, seconds));
+        return with(b -> NativeGenerated.configBuilderSetTimeLimit(b, seconds));
     }
 
     /** Solver threads (≥ 1). */
     public ConfigBuilder threads(int threads) {
-        return with(b -> Native.cbSetThreads(b, Utf8.count(threads, "threads")));
+        return with(b -> NativeGenerated.configBuilderSetThreads(b, Utf8.count(threads, "threads")));
     }
 
     /** Relative MIP gap (≥ 0). */
     public ConfigBuilder mipGap(double gap) {
-        return with(b -> Native.cbSetMipGap(b, gap));
+        return with(b -> NativeGenerated.configBuilderSetMipGap(b, gap));
     }
 
     /** Score margin beyond the threshold (≥ 0). */
     public ConfigBuilder margin(double margin) {
-        return with(b -> Native.cbSetMargin(b, margin));
+        return with(b -> NativeGenerated.configBuilderSetMargin(b, margin));
     }
 
     /**
@@ -56,18 +56,18 @@ public final class ConfigBuilder extends NativeResource {
      * included (≥ 1; 1 = the optimum alone); for {@link Copa#plan}, the number of options.
      */
     public ConfigBuilder nDiverse(int n) {
-        return with(b -> Native.cbSetNDiverse(b, Utf8.count(n, "n_diverse")));
+        return with(b -> NativeGenerated.configBuilderSetNDiverse(b, Utf8.count(n, "n_diverse")));
     }
 
     public ConfigBuilder diversityRule(DiversityRule rule) {
         Objects.requireNonNull(rule, "rule");
-        return with(b -> Native.cbSetDiversityRule(b, rule.code));
+        return with(b -> NativeGenerated.configBuilderSetDiversityRule(b, rule.code));
     }
 
     /** The solver of coherent counterfactuals (default {@link Solver#AUTO}). */
     public ConfigBuilder solver(Solver solver) {
         java.util.Objects.requireNonNull(solver, "solver");
-        return with(b -> Native.cbSetSolver(b, solver.code));
+        return with(b -> NativeGenerated.configBuilderSetSolver(b, solver.code));
     }
 
     /**
@@ -77,42 +77,42 @@ public final class ConfigBuilder extends NativeResource {
      * WaitingAdvice#proven()}). Deterministic, unlike the time limit.
      */
     public ConfigBuilder nodeLimit(long nodes) {
-        return with(b -> Native.cbSetNodeLimit(b, Utf8.count(nodes, "nodes")));
+        return with(b -> NativeGenerated.configBuilderSetNodeLimit(b, Utf8.count(nodes, "nodes")));
     }
 
     /** Solver by its C number ({@code cfx_solver_choice}, validated by the library). */
     public ConfigBuilder solver(int solver) {
-        return with(b -> Native.cbSetSolver(b, solver));
+        return with(b -> NativeGenerated.configBuilderSetSolver(b, solver));
     }
 
     /** Diversity rule by its C number (validated by the library). */
     public ConfigBuilder diversityRule(int rule) {
-        return with(b -> Native.cbSetDiversityRule(b, rule));
+        return with(b -> NativeGenerated.configBuilderSetDiversityRule(b, rule));
     }
 
     /** Monte Carlo sample count K (≥ 1). */
     public ConfigBuilder nSamples(int k) {
-        return with(b -> Native.cbSetNSamples(b, Utf8.count(k, "n_samples")));
+        return with(b -> NativeGenerated.configBuilderSetNSamples(b, Utf8.count(k, "n_samples")));
     }
 
     /** The m > 0 of the invalidation bound. */
     public ConfigBuilder boundM(double m) {
-        return with(b -> Native.cbSetBoundM(b, m));
+        return with(b -> NativeGenerated.configBuilderSetBoundM(b, m));
     }
 
     /** Target rate in [0, 1] and tolerance ε ≥ 0. */
     public ConfigBuilder target(double target, double epsilon) {
-        return with(b -> Native.cbSetTarget(b, target, epsilon));
+        return with(b -> NativeGenerated.configBuilderSetTarget(b, target, epsilon));
     }
 
     /** Seed of every random step (an unsigned 64-bit value in a long). */
     public ConfigBuilder seed(long seed) {
-        return with(b -> Native.cbSetSeed(b, seed));
+        return with(b -> NativeGenerated.configBuilderSetSeed(b, seed));
     }
 
     /** COPA loss weights (≥ 0). */
     public ConfigBuilder copaWeights(double robustWeight, double diversityWeight) {
-        return with(b -> Native.cbSetCopaWeights(b, robustWeight, diversityWeight));
+        return with(b -> NativeGenerated.configBuilderSetCopaWeights(b, robustWeight, diversityWeight));
     }
 
     /**
@@ -121,25 +121,25 @@ public final class ConfigBuilder extends NativeResource {
      * {@code invalidationTarget} (strictly between 0 and 1), proven optimal.
      */
     public ConfigBuilder robustAdvice(double sigma2, double invalidationTarget) {
-        return with(b -> Native.cbSetRobustAdvice(b, sigma2, invalidationTarget));
+        return with(b -> NativeGenerated.configBuilderSetRobustAdvice(b, sigma2, invalidationTarget));
     }
 
     /** COPA ambiguity radius ρ ≥ 0. */
     public ConfigBuilder copaRadius(double rho) {
-        return with(b -> Native.cbSetCopaRadius(b, rho));
+        return with(b -> NativeGenerated.configBuilderSetCopaRadius(b, rho));
     }
 
     /** RL episodes (≥ 1) and steps per episode (≥ 1). */
     public ConfigBuilder rlEpisodes(int episodes, int maxSteps) {
         return with(
-                b -> Native.cbSetRlEpisodes(b, Utf8.count(episodes, "episodes"), Utf8.count(maxSteps, "max_steps")));
+                b -> NativeGenerated.configBuilderSetRlEpisodes(b, Utf8.count(episodes, "episodes"), Utf8.count(maxSteps, "max_steps")));
     }
 
     /** RL discount, learning rates, mini-batch size and replay capacity. */
     public ConfigBuilder rlTraining(
             double discount, double learningRateActor, double learningRateParam, int batchSize, int replayCapacity) {
         return with(
-                b -> Native.cbSetRlTraining(
+                b -> NativeGenerated.configBuilderSetRlTraining(
                         b,
                         discount,
                         learningRateActor,
@@ -150,7 +150,7 @@ public final class ConfigBuilder extends NativeResource {
 
     /** RL ε-greedy exploration from start down to end. */
     public ConfigBuilder rlExploration(double start, double end) {
-        return with(b -> Native.cbSetRlExploration(b, start, end));
+        return with(b -> NativeGenerated.configBuilderSetRlExploration(b, start, end));
     }
 
     /** RL hidden-layer widths. */
@@ -160,7 +160,7 @@ public final class ConfigBuilder extends NativeResource {
         for (int i = 0; i < widths.length; i++) {
             w[i] = Utf8.count(widths[i], "hidden width");
         }
-        return with(b -> Native.cbSetRlHidden(b, w));
+        return with(b -> NativeGenerated.configBuilderSetRlHidden(b, w));
     }
 
     /** The immutable configuration. Consumes this builder (also when building fails). */
@@ -171,6 +171,6 @@ public final class ConfigBuilder extends NativeResource {
         } finally {
             Reference.reachabilityFence(this);
         }
-        return new Config(Native.configBuild(b));
+        return new Config(NativeGenerated.configBuild(b));
     }
 }

@@ -52,7 +52,7 @@ public final class Copa {
         double[] flat = flatten(options, dim, "options");
         double[] o = new double[4];
         try {
-            Native.copaBounds(uncertainty.handle(), flat, options.length, dim, rho, o);
+            NativeGenerated.copaBounds(uncertainty.handle(), flat, options.length, dim, rho, o);
         } finally {
             Reference.reachabilityFence(uncertainty);
         }
@@ -76,7 +76,7 @@ public final class Copa {
         double[] o = new double[2];
         double[] fixed;
         try {
-            fixed = Native.copaCorrect(uncertainty.handle(), flat, options.length, dim, rho, delta, o);
+            fixed = NativeGenerated.copaCorrect(uncertainty.handle(), flat, options.length, dim, rho, delta, o);
         } finally {
             Reference.reachabilityFence(uncertainty);
         }
@@ -97,7 +97,7 @@ public final class Copa {
         require();
         try {
             long c = config == null ? 0 : config.handle();
-            return new CopaResult(Native.copaPlanNew(schema.handle(), uncertainty.handle(), c, raw));
+            return new CopaResult(NativeGenerated.copaPlanNew(schema.handle(), uncertainty.handle(), c, raw));
         } finally {
             Reference.reachabilityFence(schema);
             Reference.reachabilityFence(uncertainty);
@@ -117,7 +117,7 @@ public final class Copa {
         try {
             long c = config == null ? 0 : config.handle();
             return new CopaResult(
-                    Native.copaPlanNewChecked(schema.handle(), uncertainty.handle(), model.handle(), c, raw));
+                    NativeGenerated.copaPlanNewChecked(schema.handle(), uncertainty.handle(), model.handle(), c, raw));
         } finally {
             Reference.reachabilityFence(schema);
             Reference.reachabilityFence(uncertainty);

@@ -17,7 +17,7 @@ public final class CopaResult extends NativeResource {
     /** The number of options J. */
     public int nOptions() {
         try {
-            return Math.toIntExact(Native.copaNOptions(handle()));
+            return Math.toIntExact(NativeGenerated.copaResultNOptions(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -26,7 +26,7 @@ public final class CopaResult extends NativeResource {
     /** Option {@code k} (0-based) as a raw row; {@link CfxException} NOT_FOUND when k ≥ nOptions(). */
     public double[] option(int k) {
         try {
-            return Native.copaOptionRaw(handle(), Utf8.index(k, "option"));
+            return NativeGenerated.copaResultOptionRaw(handle(), Utf8.index(k, "option"));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -45,7 +45,7 @@ public final class CopaResult extends NativeResource {
     public Metrics metrics() {
         double[] o = new double[5];
         try {
-            Native.copaMetrics(handle(), o);
+            NativeGenerated.copaResultMetrics(handle(), o);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -58,7 +58,7 @@ public final class CopaResult extends NativeResource {
      */
     public String describe() {
         try {
-            return Utf8.str(Native.copaDescribe(handle()));
+            return Utf8.str(NativeGenerated.copaResultDescribe(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -67,7 +67,7 @@ public final class CopaResult extends NativeResource {
     /** Versioned result JSON (kind "copa_plan"; same bytes in every language). */
     public String toJson() {
         try {
-            return Utf8.str(Native.copaToJson(handle()));
+            return Utf8.str(NativeGenerated.copaResultToJson(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -79,7 +79,7 @@ public final class CopaResult extends NativeResource {
      */
     public AdviceStatus adviceStatus(int k) {
         try {
-            return AdviceStatus.of(Native.copaOptionAdviceStatus(handle(), Utf8.index(k, "option")));
+            return AdviceStatus.of(NativeGenerated.copaResultOptionAdviceStatus(handle(), Utf8.index(k, "option")));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -88,7 +88,7 @@ public final class CopaResult extends NativeResource {
     /** Option {@code k}'s advice as a raw row (the option, or its repair; empty when there is none). */
     public double[] advice(int k) {
         try {
-            return Native.copaOptionAdviceRaw(handle(), Utf8.index(k, "option"));
+            return NativeGenerated.copaResultOptionAdviceRaw(handle(), Utf8.index(k, "option"));
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -14,10 +14,10 @@ public final class Dataset extends NativeResource {
 
     Dataset(long handle) {
         super(Native.KIND_DATASET, handle);
-        this.nRows = Math.toIntExact(Native.datasetNRows(handle));
-        long s = Native.datasetSchema(handle);
+        this.nRows = Math.toIntExact(NativeGenerated.datasetNRows(handle));
+        long s = NativeGenerated.datasetSchema(handle);
         try {
-            this.nFeatures = Math.toIntExact(Native.schemaNFeatures(s));
+            this.nFeatures = Math.toIntExact(NativeGenerated.schemaNFeatures(s));
         } finally {
             Native.free(Native.KIND_SCHEMA, s);
         }
@@ -26,26 +26,26 @@ public final class Dataset extends NativeResource {
     /** The Statlog German credit data; {@code path == null} means the copy bundled with cfx. */
     public static Dataset loadGerman(String path) {
         Native.load();
-        return new Dataset(Native.datasetLoadGerman(Utf8.cstrOrNull(path, "path")));
+        return new Dataset(NativeGenerated.datasetLoadGerman(Utf8.cstrOrNull(path, "path")));
     }
 
     /** FICO HELOC; {@code path == null} means cfx's shared data folder. */
     public static Dataset loadHeloc(String path) {
         Native.load();
-        return new Dataset(Native.datasetLoadHeloc(Utf8.cstrOrNull(path, "path")));
+        return new Dataset(NativeGenerated.datasetLoadHeloc(Utf8.cstrOrNull(path, "path")));
     }
 
     /** Taiwan credit-card default; {@code path == null} means cfx's shared data folder. */
     public static Dataset loadTaiwan(String path) {
         Native.load();
-        return new Dataset(Native.datasetLoadTaiwan(Utf8.cstrOrNull(path, "path")));
+        return new Dataset(NativeGenerated.datasetLoadTaiwan(Utf8.cstrOrNull(path, "path")));
     }
 
     /** A CSV read under {@code schema}; label 1 where column {@code target} equals {@code favourable}. */
     public static Dataset fromCsv(Schema schema, String path, String target, String favourable) {
         try {
             return new Dataset(
-                    Native.datasetFromCsv(
+                    NativeGenerated.datasetFromCsv(
                             schema.handle(),
                             Utf8.cstr(path, "path"),
                             Utf8.cstr(target, "target"),
@@ -67,7 +67,7 @@ public final class Dataset extends NativeResource {
         }
         try {
             return new Dataset(
-                    Native.datasetFromCsvEx(
+                    NativeGenerated.datasetFromCsvEx(
                             schema.handle(),
                             Utf8.cstr(path, "path"),
                             Utf8.cstr(target, "target"),
@@ -117,7 +117,7 @@ public final class Dataset extends NativeResource {
             columns[i] = Utf8.cstrOrNull(s.column(), "column");
         }
         return new Dataset(
-                Native.datasetInferCsv(
+                NativeGenerated.datasetInferCsv(
                         Utf8.cstr(path, "path"),
                         Utf8.cstr(target, "target"),
                         Utf8.cstr(favourable, "favourable"),
@@ -145,7 +145,7 @@ public final class Dataset extends NativeResource {
      */
     public Schema fittedSchema() {
         try {
-            return new Schema(Native.datasetFittedSchema(handle()));
+            return new Schema(NativeGenerated.datasetFittedSchema(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -154,7 +154,7 @@ public final class Dataset extends NativeResource {
     /** A new handle to the dataset's schema (close it separately). */
     public Schema schema() {
         try {
-            return new Schema(Native.datasetSchema(handle()));
+            return new Schema(NativeGenerated.datasetSchema(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -164,7 +164,7 @@ public final class Dataset extends NativeResource {
     public double[] row(int index) {
         double[] out = new double[nFeatures];
         try {
-            Native.datasetRow(handle(), Utf8.index(index, "row"), out);
+            NativeGenerated.datasetRow(handle(), Utf8.index(index, "row"), out);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -183,7 +183,7 @@ public final class Dataset extends NativeResource {
     /** The label of row {@code index} (1 favourable, 0 otherwise). */
     public double label(int index) {
         try {
-            return Native.datasetLabel(handle(), Utf8.index(index, "row"));
+            return NativeGenerated.datasetLabel(handle(), Utf8.index(index, "row"));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -218,7 +218,7 @@ public final class Dataset extends NativeResource {
     public Split holdoutSplit() {
         long[] out = new long[2];
         try {
-            Native.datasetHoldoutSplit(handle(), out);
+            NativeGenerated.datasetHoldoutSplit(handle(), out);
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -27,7 +27,7 @@ public final class Estimator extends NativeResource {
         Objects.requireNonNull(sampling, "sampling");
         Robustness.require();
         try {
-            return new Estimator(Native.estimatorNew(noise.handle(), Utf8.count(k, "k"), sampling.code));
+            return new Estimator(NativeGenerated.estimatorNew(noise.handle(), Utf8.count(k, "k"), sampling.code));
         } finally {
             Reference.reachabilityFence(noise);
         }
@@ -38,7 +38,7 @@ public final class Estimator extends NativeResource {
         Objects.requireNonNull(x, "x");
         double[] o = new double[4];
         try {
-            Native.estimatorEstimate(handle(), model.handle(), ws.handle(), x, o);
+            NativeGenerated.estimatorEstimate(handle(), model.handle(), ws.handle(), x, o);
         } finally {
             Reference.reachabilityFence(this);
             Reference.reachabilityFence(model);
@@ -52,7 +52,7 @@ public final class Estimator extends NativeResource {
         Objects.requireNonNull(x, "x");
         double[] o = new double[3];
         try {
-            Native.estimatorBound(handle(), model.handle(), ws.handle(), x, m, o);
+            NativeGenerated.estimatorBound(handle(), model.handle(), ws.handle(), x, m, o);
         } finally {
             Reference.reachabilityFence(this);
             Reference.reachabilityFence(model);
@@ -65,7 +65,7 @@ public final class Estimator extends NativeResource {
     public double probeRate(Model model, Workspace ws, double[] x) {
         Objects.requireNonNull(x, "x");
         try {
-            return Native.estimatorProbeRate(handle(), model.handle(), ws.handle(), x);
+            return NativeGenerated.estimatorProbeRate(handle(), model.handle(), ws.handle(), x);
         } finally {
             Reference.reachabilityFence(this);
             Reference.reachabilityFence(model);
@@ -77,7 +77,7 @@ public final class Estimator extends NativeResource {
     public double exactRate(Model model, double[] x) {
         Objects.requireNonNull(x, "x");
         try {
-            return Native.estimatorExactRate(handle(), model.handle(), x);
+            return NativeGenerated.estimatorExactRate(handle(), model.handle(), x);
         } finally {
             Reference.reachabilityFence(this);
             Reference.reachabilityFence(model);
@@ -98,7 +98,7 @@ public final class Estimator extends NativeResource {
         double[] g = new double[n];
         double[] t = new double[n];
         try {
-            Native.estimatorEstimateBatch(handle(), model.handle(), points, n, seed, Utf8.count(threads, "threads"), g, t);
+            NativeGenerated.estimatorEstimateBatch(handle(), model.handle(), points, n, seed, Utf8.count(threads, "threads"), g, t);
         } finally {
             Reference.reachabilityFence(this);
             Reference.reachabilityFence(model);

@@ -22,7 +22,7 @@ public final class LedgerRecord {
     public static String fromResult(
             CoherentResult result, String id, String issued, String group, CoherentResult robust) {
         try {
-            return Utf8.str(Native.ledgerRecordFromResult(
+            return Utf8.str(NativeGenerated.ledgerRecordFromCoherentResult(
                     result.handle(),
                     robust == null ? 0 : robust.handle(),
                     Utf8.cstr(id, "id"),
@@ -46,7 +46,7 @@ public final class LedgerRecord {
     public static String fromResult(
             CoherentResult result, long k, String id, String issued, String group, CoherentResult robust) {
         try {
-            return Utf8.str(Native.ledgerRecordFromResultAt(
+            return Utf8.str(NativeGenerated.ledgerRecordFromCoherentResultAt(
                     result.handle(),
                     Utf8.index(k, "k"),
                     robust == null ? 0 : robust.handle(),
@@ -66,7 +66,7 @@ public final class LedgerRecord {
      */
     public static String fromAdvice(WaitingAdvice advice, String id, String issued, String group) {
         try {
-            return Utf8.str(Native.ledgerRecordFromAdvice(
+            return Utf8.str(NativeGenerated.ledgerRecordFromWaitingAdvice(
                     advice.handle(),
                     Utf8.cstr(id, "id"),
                     Utf8.cstrOrNull(issued, "issued"),

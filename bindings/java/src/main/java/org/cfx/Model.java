@@ -30,20 +30,20 @@ public final class Model extends NativeResource {
 
     Model(long handle) {
         super(Native.KIND_MODEL, handle);
-        this.inputDim = Math.toIntExact(Native.modelInputDim(handle));
+        this.inputDim = Math.toIntExact(NativeGenerated.modelInputDim(handle));
     }
 
     /** Logistic regression {@code score = w·x + b}, accepted when sigmoid(score) > threshold. */
     public static Model linear(double[] weights, double bias, double threshold) {
         Objects.requireNonNull(weights, "weights");
         Native.load();
-        return new Model(Native.modelLinearNew(weights, bias, threshold));
+        return new Model(NativeGenerated.modelLinearNew(weights, bias, threshold));
     }
 
     /** Reads a model from JSON, checking its input dimension against {@code schema}. */
     public static Model fromJson(Schema schema, String json) {
         try {
-            return new Model(Native.modelFromJson(schema.handle(), Utf8.cstr(json, "json")));
+            return new Model(NativeGenerated.modelFromJson(schema.handle(), Utf8.cstr(json, "json")));
         } finally {
             Reference.reachabilityFence(schema);
         }
@@ -58,12 +58,12 @@ public final class Model extends NativeResource {
      * {@link CfxException} with {@link Status#FORMAT_ERROR} naming it.
      */
     public static Model fromXgboostJson(Schema schema, String json, String optionsJson) {
-        return importTrees(schema, json, "json", optionsJson, Native::modelFromXgboostJson);
+        return importTrees(schema, json, "json", optionsJson, NativeGenerated::modelFromXgboostJson);
     }
 
     /** {@link #fromXgboostJson} of the file at {@code path} ({@link Status#IO_ERROR} when unreadable). */
     public static Model fromXgboostFile(Schema schema, String path, String optionsJson) {
-        return importTrees(schema, path, "path", optionsJson, Native::modelFromXgboostFile);
+        return importTrees(schema, path, "path", optionsJson, NativeGenerated::modelFromXgboostFile);
     }
 
     /**
@@ -71,12 +71,12 @@ public final class Model extends NativeResource {
      * onto {@code schema}; {@code optionsJson} as in {@link #fromXgboostJson}.
      */
     public static Model fromLightgbmText(Schema schema, String text, String optionsJson) {
-        return importTrees(schema, text, "text", optionsJson, Native::modelFromLightgbmText);
+        return importTrees(schema, text, "text", optionsJson, NativeGenerated::modelFromLightgbmText);
     }
 
     /** {@link #fromLightgbmText} of the file at {@code path} ({@link Status#IO_ERROR} when unreadable). */
     public static Model fromLightgbmFile(Schema schema, String path, String optionsJson) {
-        return importTrees(schema, path, "path", optionsJson, Native::modelFromLightgbmFile);
+        return importTrees(schema, path, "path", optionsJson, NativeGenerated::modelFromLightgbmFile);
     }
 
     /** One of the four tree importers of the shim. */
@@ -98,7 +98,7 @@ public final class Model extends NativeResource {
     /** L2-regularised logistic regression fitted on the encoded rows (sklearn's {@code C}). */
     public static Model fitLinear(Dataset data, double c) {
         try {
-            return new Model(Native.modelFitLinear(data.handle(), c));
+            return new Model(NativeGenerated.modelFitLinear(data.handle(), c));
         } finally {
             Reference.reachabilityFence(data);
         }
@@ -114,7 +114,7 @@ public final class Model extends NativeResource {
         }
         try {
             return new Model(
-                    Native.modelTrainMlp(
+                    NativeGenerated.modelTrainMlp(
                             data.handle(),
                             h,
                             Utf8.count(epochs, "epochs"),
@@ -130,7 +130,7 @@ public final class Model extends NativeResource {
     /** The model as JSON. */
     public String toJson() {
         try {
-            return Utf8.str(Native.modelToJson(handle()));
+            return Utf8.str(NativeGenerated.modelToJson(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -139,7 +139,7 @@ public final class Model extends NativeResource {
     /** {@code "fnv1a64:<hex>"} of the canonical JSON, as written in result exports. */
     public String fingerprint() {
         try {
-            return Utf8.str(Native.modelFingerprint(handle()));
+            return Utf8.str(NativeGenerated.modelFingerprint(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -147,7 +147,7 @@ public final class Model extends NativeResource {
 
     public Kind kind() {
         try {
-            int k = Native.modelKind(handle());
+            int k = NativeGenerated.modelGetKind(handle());
             return switch (k) {
                 case 0 -> Kind.LINEAR;
                 case 1 -> Kind.MLP;
@@ -168,7 +168,7 @@ public final class Model extends NativeResource {
 
     public double threshold() {
         try {
-            return Native.modelThreshold(handle());
+            return NativeGenerated.modelThreshold(handle());
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -179,7 +179,7 @@ public final class Model extends NativeResource {
         Objects.requireNonNull(x, "x");
         double[] out = new double[3];
         try {
-            Native.modelPredict(handle(), x, out);
+            NativeGenerated.modelPredict(handle(), x, out);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -191,7 +191,7 @@ public final class Model extends NativeResource {
         Objects.requireNonNull(raw, "raw");
         double[] out = new double[3];
         try {
-            Native.modelPredictRaw(handle(), schema.handle(), raw, out);
+            NativeGenerated.modelPredictRaw(handle(), schema.handle(), raw, out);
         } finally {
             Reference.reachabilityFence(this);
             Reference.reachabilityFence(schema);

@@ -13,7 +13,7 @@ public final class Noise extends NativeResource {
     public static Noise gaussian(Schema schema, double sigma2) {
         Robustness.require();
         try {
-            return new Noise(Native.noiseGaussianNew(schema.handle(), sigma2));
+            return new Noise(NativeGenerated.noiseGaussianNew(schema.handle(), sigma2));
         } finally {
             Reference.reachabilityFence(schema);
         }
@@ -33,6 +33,6 @@ public final class Noise extends NativeResource {
         for (int i = 0; i < c.length; i++) {
             c[i] = Utf8.count(columns[i], "column");
         }
-        return new Noise(Native.noiseNew(kind.code, c, scale));
+        return new Noise(NativeGenerated.noiseNew(kind.code, c, scale));
     }
 }

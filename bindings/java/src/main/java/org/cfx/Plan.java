@@ -14,7 +14,7 @@ public final class Plan extends NativeResource {
     /** The number of steps (0 when the applicant is already accepted). */
     public int nSteps() {
         try {
-            return Math.toIntExact(Native.planNSteps(handle()));
+            return Math.toIntExact(NativeGenerated.planNSteps(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -23,7 +23,7 @@ public final class Plan extends NativeResource {
     private double[] success() {
         double[] o = new double[2];
         try {
-            Native.planSuccess(handle(), o);
+            NativeGenerated.planSuccess(handle(), o);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -43,7 +43,7 @@ public final class Plan extends NativeResource {
     public Step step(int index) {
         double[] o = new double[4];
         try {
-            Native.planStep(handle(), Utf8.index(index, "step"), o);
+            NativeGenerated.planStep(handle(), Utf8.index(index, "step"), o);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -53,7 +53,7 @@ public final class Plan extends NativeResource {
     /** Step {@code index} in the data's own words, {@code "<feature>: <from> → <to>"}. */
     public String stepText(int index) {
         try {
-            return Utf8.str(Native.planStepText(handle(), Utf8.index(index, "step")));
+            return Utf8.str(NativeGenerated.planStepText(handle(), Utf8.index(index, "step")));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -62,7 +62,7 @@ public final class Plan extends NativeResource {
     /** Versioned result JSON (kind "sequential_plan"). */
     public String toJson() {
         try {
-            return Utf8.str(Native.planToJson(handle()));
+            return Utf8.str(NativeGenerated.planToJson(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -37,7 +37,7 @@ public final class Plausibility extends NativeResource {
         try {
             int width = schema.nFeatures();
             double[] flat = Copa.flatten(rows, width, "rows");
-            return new Plausibility(Native.plausibilityFit(schema.handle(), flat, rows.length, labels), width);
+            return new Plausibility(NativeGenerated.plausibilityFit(schema.handle(), flat, rows.length, labels), width);
         } finally {
             Reference.reachabilityFence(schema);
         }
@@ -50,7 +50,7 @@ public final class Plausibility extends NativeResource {
         int[] flags = new int[width];
         double[] distances = new double[width];
         try {
-            Native.plausibilityAssess(handle(), factual, advice, flags, distances);
+            NativeGenerated.plausibilityAssess(handle(), factual, advice, flags, distances);
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -21,17 +21,17 @@ public final class Policy extends NativeResource {
 
     public static Policy fromJson(String json) {
         Sequential.require();
-        return new Policy(Native.policyFromJson(Utf8.cstr(json, "json")));
+        return new Policy(NativeGenerated.policyFromJson(Utf8.cstr(json, "json")));
     }
 
     public static Policy load(String path) {
         Sequential.require();
-        return new Policy(Native.policyLoad(Utf8.cstr(path, "path")));
+        return new Policy(NativeGenerated.policyLoad(Utf8.cstr(path, "path")));
     }
 
     public String toJson() {
         try {
-            return Utf8.str(Native.policyToJson(handle()));
+            return Utf8.str(NativeGenerated.policyToJson(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -39,7 +39,7 @@ public final class Policy extends NativeResource {
 
     public void save(String path) {
         try {
-            Native.policySave(handle(), Utf8.cstr(path, "path"));
+            NativeGenerated.policySave(handle(), Utf8.cstr(path, "path"));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -48,7 +48,7 @@ public final class Policy extends NativeResource {
     /** The number of actions (the schema's mutable features). */
     public int nActions() {
         try {
-            return Math.toIntExact(Native.policyNActions(handle()));
+            return Math.toIntExact(NativeGenerated.policyNActions(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -58,7 +58,7 @@ public final class Policy extends NativeResource {
     public Plan answer(Schema schema, Model model, double[] raw) {
         Objects.requireNonNull(raw, "raw");
         try {
-            return new Plan(Native.policyAnswer(handle(), schema.handle(), model.handle(), raw));
+            return new Plan(NativeGenerated.policyAnswer(handle(), schema.handle(), model.handle(), raw));
         } finally {
             Reference.reachabilityFence(this);
             Reference.reachabilityFence(schema);
@@ -70,7 +70,7 @@ public final class Policy extends NativeResource {
     public Metrics evaluate(Model model, Dataset test) {
         double[] o = new double[7];
         try {
-            Native.policyEvaluate(handle(), model.handle(), test.handle(), o);
+            NativeGenerated.policyEvaluate(handle(), model.handle(), test.handle(), o);
         } finally {
             Reference.reachabilityFence(this);
             Reference.reachabilityFence(model);

@@ -32,7 +32,7 @@ public final class PortfolioSummary extends NativeResource {
     public static PortfolioSummary summarize(
             Schema schema, String input, String output, String groupColumn, double[] edges) {
         try {
-            return new PortfolioSummary(Native.portfolioSummarize(
+            return new PortfolioSummary(NativeGenerated.portfolioSummarize(
                     schema.handle(),
                     Utf8.cstrOrNull(input, "input"),
                     Utf8.cstr(output, "output"),
@@ -46,7 +46,7 @@ public final class PortfolioSummary extends NativeResource {
     /** The number of groups (0 without a breakdown). */
     public int groupCount() {
         try {
-            return Math.toIntExact(Native.portfolioSummaryNGroups(handle()));
+            return Math.toIntExact(NativeGenerated.portfolioSummaryNGroups(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -55,8 +55,8 @@ public final class PortfolioSummary extends NativeResource {
     private Group groupAt(long g) {
         double[] v = new double[8];
         try {
-            Native.portfolioSummaryCounts(handle(), g, v);
-            String name = Utf8.str(Native.portfolioSummaryGroupName(handle(), g));
+            NativeGenerated.portfolioSummaryCounts(handle(), g, v);
+            String name = Utf8.str(NativeGenerated.portfolioSummaryGroupName(handle(), g));
             return new Group(name, (long) v[0], (long) v[1], (long) v[2], (long) v[3], (long) v[4], v[5], v[6], v[7]);
         } finally {
             Reference.reachabilityFence(this);
@@ -75,19 +75,17 @@ public final class PortfolioSummary extends NativeResource {
 
     /** {n, mean, min, p10, p25, median, p75, p90, max} of the recourse cost of group {@code g} (-1 = all). */
     public double[] costQuantiles(int g) {
-        double[] v = new double[9];
         try {
-            Native.portfolioSummaryCostQuantiles(handle(), g, v);
+            return NativeGenerated.portfolioSummaryCostQuantiles(handle(), g);
         } finally {
             Reference.reachabilityFence(this);
         }
-        return v;
     }
 
     /** The summary as a plain-text table with the {@code top} changes asked most often. */
     public String describe(int top) {
         try {
-            return Utf8.str(Native.portfolioSummaryDescribe(handle(), Utf8.count(top, "top")));
+            return Utf8.str(NativeGenerated.portfolioSummaryDescribe(handle(), Utf8.count(top, "top")));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -96,7 +94,7 @@ public final class PortfolioSummary extends NativeResource {
     /** The whole summary as JSON. */
     public String toJson() {
         try {
-            return Utf8.str(Native.portfolioSummaryToJson(handle()));
+            return Utf8.str(NativeGenerated.portfolioSummaryToJson(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -105,7 +103,7 @@ public final class PortfolioSummary extends NativeResource {
     /** Draws the summary as an SVG chart into the file {@code path}. */
     public void writeSvg(String title, int top, String path) {
         try {
-            Native.portfolioSummaryWriteSvg(
+            NativeGenerated.portfolioSummaryWriteSvg(
                     handle(), Utf8.cstr(title, "title"), Utf8.count(top, "top"), Utf8.cstr(path, "path"));
         } finally {
             Reference.reachabilityFence(this);

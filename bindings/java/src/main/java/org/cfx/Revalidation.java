@@ -24,7 +24,7 @@ public final class Revalidation {
      */
     public static String record(Schema schema, Model newModel, Config config, String record) {
         try {
-            return Utf8.str(Native.revalidateRecord(
+            return Utf8.str(NativeGenerated.revalidateRecord(
                     schema.handle(),
                     newModel.handle(),
                     config == null ? 0 : config.handle(),
@@ -49,14 +49,19 @@ public final class Revalidation {
     public static String ledger(
             Schema schema, Model newModel, Config config, String input, String output, int threads, int chunkRows) {
         try {
-            return Utf8.str(Native.revalidateLedger(
+            long report = NativeGenerated.revalidateLedger(
                     schema.handle(),
                     newModel.handle(),
                     config == null ? 0 : config.handle(),
                     Utf8.cstr(input, "input"),
                     Utf8.cstr(output, "output"),
                     Utf8.count(threads, "threads"),
-                    Utf8.count(chunkRows, "chunkRows")));
+                    Utf8.count(chunkRows, "chunkRows"));
+            try {
+                return Utf8.str(NativeGenerated.deploymentReportToJson(report));
+            } finally {
+                NativeGenerated.deploymentReportFree(report);
+            }
         } finally {
             Reference.reachabilityFence(schema);
             Reference.reachabilityFence(newModel);
@@ -86,15 +91,22 @@ public final class Revalidation {
         Objects.requireNonNull(htmlPath, "htmlPath");
         byte[][] pair;
         try {
-            pair = Native.revalidateLedgerWithHtml(
+            long report = NativeGenerated.revalidateLedger(
                     schema.handle(),
                     newModel.handle(),
                     config == null ? 0 : config.handle(),
                     Utf8.cstr(input, "input"),
                     Utf8.cstr(output, "output"),
                     Utf8.count(threads, "threads"),
-                    Utf8.count(chunkRows, "chunkRows"),
-                    Utf8.cstrOrNull(title, "title"));
+                    Utf8.count(chunkRows, "chunkRows"));
+            try {
+                pair = new byte[][] {
+                    NativeGenerated.deploymentReportToJson(report),
+                    NativeGenerated.deploymentReportToHtml(report, Utf8.cstrOrNull(title, "title"))
+                };
+            } finally {
+                NativeGenerated.deploymentReportFree(report);
+            }
         } finally {
             Reference.reachabilityFence(schema);
             Reference.reachabilityFence(newModel);

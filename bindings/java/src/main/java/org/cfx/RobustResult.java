@@ -25,7 +25,7 @@ public final class RobustResult extends NativeResource {
     public Summary summary() {
         double[] o = new double[8];
         try {
-            Native.robustResultSummary(handle(), o);
+            NativeGenerated.robustResultSummary(handle(), o);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -36,7 +36,7 @@ public final class RobustResult extends NativeResource {
     public double[] raw(Schema schema) {
         double[] out = new double[schema.nFeatures()];
         try {
-            Native.robustResultRaw(handle(), out);
+            NativeGenerated.robustResultRaw(handle(), out);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -47,7 +47,7 @@ public final class RobustResult extends NativeResource {
     public double[] encoded(Schema schema) {
         double[] out = new double[schema.encodedDim()];
         try {
-            Native.robustResultEncoded(handle(), out);
+            NativeGenerated.robustResultEncoded(handle(), out);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -57,7 +57,7 @@ public final class RobustResult extends NativeResource {
     /** Versioned JSON with the schema and model fingerprints (same bytes in every language). */
     public String toJson(Schema schema, Model model) {
         try {
-            return Utf8.str(Native.robustResultToJson(handle(), schema.handle(), model.handle()));
+            return Utf8.str(NativeGenerated.robustResultToJson(handle(), schema.handle(), model.handle()));
         } finally {
             Reference.reachabilityFence(this);
             Reference.reachabilityFence(schema);
@@ -72,7 +72,7 @@ public final class RobustResult extends NativeResource {
      */
     public AdviceStatus adviceStatus() {
         try {
-            return AdviceStatus.of(Native.robustResultAdviceStatus(handle()));
+            return AdviceStatus.of(NativeGenerated.robustResultAdviceStatus(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -81,7 +81,7 @@ public final class RobustResult extends NativeResource {
     /** The advice as a raw row: the method's row, or the exact engine's repair; empty when there is none. */
     public double[] advice() {
         try {
-            return Native.robustResultAdviceRaw(handle());
+            return NativeGenerated.robustResultAdviceRaw(handle());
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -90,7 +90,7 @@ public final class RobustResult extends NativeResource {
     /** The advice in one line for a person, and how it was obtained; or "no valid advice found (…)". */
     public String describe() {
         try {
-            return Utf8.str(Native.robustResultAdviceDescribe(handle()));
+            return Utf8.str(NativeGenerated.robustResultAdviceDescribe(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -24,7 +24,7 @@ public final class Robustness {
     /** {@code 1 − exp(−2Km²)}, the confidence of CROCO's bound (NaN for m ≤ 0). */
     public static double boundConfidence(long k, double m) {
         require();
-        return Native.robustBoundConfidence(Utf8.count(k, "k"), m);
+        return NativeGenerated.robustBoundConfidence(Utf8.count(k, "k"), m);
     }
 
     /**
@@ -40,7 +40,7 @@ public final class Robustness {
         try {
             long c = config == null ? 0 : config.handle();
             return new RobustResult(
-                    Native.robustGenerate(schema.handle(), model.handle(), noise.handle(), method.code, c, raw));
+                    NativeGenerated.robustGenerate(schema.handle(), model.handle(), noise.handle(), method.code, c, raw));
         } finally {
             java.lang.ref.Reference.reachabilityFence(schema);
             java.lang.ref.Reference.reachabilityFence(model);

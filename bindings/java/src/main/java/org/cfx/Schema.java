@@ -16,8 +16,8 @@ public final class Schema extends NativeResource {
 
     Schema(long handle) {
         super(Native.KIND_SCHEMA, handle);
-        this.nFeatures = Math.toIntExact(Native.schemaNFeatures(handle));
-        this.encodedDim = Math.toIntExact(Native.schemaEncodedDim(handle));
+        this.nFeatures = Math.toIntExact(NativeGenerated.schemaNFeatures(handle));
+        this.encodedDim = Math.toIntExact(NativeGenerated.schemaEncodedDim(handle));
     }
 
     /** A builder for a schema defined in code (the alternative to {@link #fromJson}). */
@@ -28,13 +28,13 @@ public final class Schema extends NativeResource {
     /** Reads and validates a schema from JSON ({@code cfx_schema_from_json}). */
     public static Schema fromJson(String json) {
         Native.load();
-        return new Schema(Native.schemaFromJson(Utf8.cstr(json, "json")));
+        return new Schema(NativeGenerated.schemaFromJson(Utf8.cstr(json, "json")));
     }
 
     /** The schema as JSON ({@code cfx_schema_to_json}). */
     public String toJson() {
         try {
-            return Utf8.str(Native.schemaToJson(handle()));
+            return Utf8.str(NativeGenerated.schemaToJson(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -43,7 +43,7 @@ public final class Schema extends NativeResource {
     /** {@code "fnv1a64:<hex>"} of the canonical JSON, as written in result exports. */
     public String fingerprint() {
         try {
-            return Utf8.str(Native.schemaFingerprint(handle()));
+            return Utf8.str(NativeGenerated.schemaFingerprint(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -64,7 +64,7 @@ public final class Schema extends NativeResource {
     /** The name of feature {@code index}. */
     public String featureName(int index) {
         try {
-            return Utf8.str(Native.schemaFeatureName(handle(), Utf8.index(index, "feature index")));
+            return Utf8.str(NativeGenerated.schemaFeatureName(handle(), Utf8.index(index, "feature index")));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -73,7 +73,7 @@ public final class Schema extends NativeResource {
     /** The index of the feature called {@code name}; {@link CfxException} NOT_FOUND if none. */
     public int indexOf(String name) {
         try {
-            return Math.toIntExact(Native.schemaIndexOf(handle(), Utf8.cstr(name, "name")));
+            return Math.toIntExact(NativeGenerated.schemaIndexOf(handle(), Utf8.cstr(name, "name")));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -91,7 +91,7 @@ public final class Schema extends NativeResource {
         Objects.requireNonNull(raw, "raw");
         Objects.requireNonNull(out, "out");
         try {
-            Native.schemaEncode(handle(), raw, out);
+            NativeGenerated.schemaEncode(handle(), raw, out);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -102,7 +102,7 @@ public final class Schema extends NativeResource {
         Objects.requireNonNull(x, "x");
         double[] out = new double[nFeatures];
         try {
-            Native.schemaDecode(handle(), x, out);
+            NativeGenerated.schemaDecode(handle(), x, out);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -114,7 +114,7 @@ public final class Schema extends NativeResource {
         Objects.requireNonNull(from, "from");
         Objects.requireNonNull(to, "to");
         try {
-            return Utf8.str(Native.schemaDescribeChanges(handle(), from, to));
+            return Utf8.str(NativeGenerated.schemaDescribeChanges(handle(), from, to));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -126,7 +126,7 @@ public final class Schema extends NativeResource {
      */
     public WeightsKind weightsKind() {
         try {
-            return WeightsKind.of(Native.schemaWeightsKind(handle()));
+            return WeightsKind.of(NativeGenerated.schemaWeightsKind(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -141,7 +141,7 @@ public final class Schema extends NativeResource {
     public Schema advicePreset(AdvicePreset preset, double waitingCostPerMonth) {
         Objects.requireNonNull(preset, "preset");
         try {
-            return new Schema(Native.schemaAdvicePreset(handle(), preset.code, waitingCostPerMonth));
+            return new Schema(NativeGenerated.schemaAdvicePreset(handle(), preset.code, waitingCostPerMonth));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -159,7 +159,7 @@ public final class Schema extends NativeResource {
             System.arraycopy(rows[i], 0, flat, i * nFeatures, nFeatures);
         }
         try {
-            return new Schema(Native.schemaFitWeights(handle(), flat, rows.length, nFeatures));
+            return new Schema(NativeGenerated.schemaFitWeights(handle(), flat, rows.length, nFeatures));
         } finally {
             Reference.reachabilityFence(this);
         }

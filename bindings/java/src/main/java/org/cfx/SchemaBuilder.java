@@ -15,7 +15,7 @@ public final class SchemaBuilder extends NativeResource {
 
     private static long newHandle() {
         Native.load();
-        return Native.schemaBuilderNew();
+        return NativeGenerated.schemaBuilderNew();
     }
 
     private interface Step {
@@ -34,7 +34,7 @@ public final class SchemaBuilder extends NativeResource {
     /** A contiguous feature with raw range [lower, upper]; {@code integer} for whole numbers. */
     public SchemaBuilder contiguous(String name, double lower, double upper, boolean integer) {
         byte[] n = Utf8.cstr(name, "name");
-        return with(b -> Native.sbAddContiguous(b, n, lower, upper, integer));
+        return with(b -> NativeGenerated.schemaBuilderAddContiguous(b, n, lower, upper, integer));
     }
 
     /** A categorical feature; raw values are indices into {@code levels}. */
@@ -45,7 +45,7 @@ public final class SchemaBuilder extends NativeResource {
         for (int i = 0; i < levels.length; i++) {
             l[i] = Utf8.cstr(levels[i], "levels[" + i + "]");
         }
-        return with(b -> Native.sbAddCategorical(b, n, l));
+        return with(b -> NativeGenerated.schemaBuilderAddCategorical(b, n, l));
     }
 
     /**
@@ -59,24 +59,24 @@ public final class SchemaBuilder extends NativeResource {
         for (int i = 0; i < levels.length; i++) {
             l[i] = Utf8.cstr(levels[i], "levels[" + i + "]");
         }
-        return with(b -> Native.sbSetLevelOrder(b, l));
+        return with(b -> NativeGenerated.schemaBuilderSetLevelOrder(b, l));
     }
 
     /** A special code of the last (contiguous) feature, e.g. −7 "no delinquency record". */
     public SchemaBuilder specialState(double code, String label) {
         byte[] l = Utf8.cstr(label, "label");
-        return with(b -> Native.sbAddSpecialState(b, code, l));
+        return with(b -> NativeGenerated.schemaBuilderAddSpecialState(b, code, l));
     }
 
     /** Actionability of the last feature added. */
     public SchemaBuilder actionability(boolean mutable, Direction direction) {
         Objects.requireNonNull(direction, "direction");
-        return with(b -> Native.sbSetActionability(b, mutable, direction.code));
+        return with(b -> NativeGenerated.schemaBuilderSetActionability(b, mutable, direction.code));
     }
 
     /** Actionability with a direction given by its C number (validated by the library). */
     public SchemaBuilder actionability(boolean mutable, int direction) {
-        return with(b -> Native.sbSetActionability(b, mutable, direction));
+        return with(b -> NativeGenerated.schemaBuilderSetActionability(b, mutable, direction));
     }
 
     /**
@@ -84,12 +84,12 @@ public final class SchemaBuilder extends NativeResource {
      * inside the feature's range; checked by {@link #build()}).
      */
     public SchemaBuilder actionableBounds(double lower, double upper) {
-        return with(b -> Native.sbSetActionableBounds(b, lower, upper));
+        return with(b -> NativeGenerated.schemaBuilderSetActionableBounds(b, lower, upper));
     }
 
     /** Cost scale (&gt; 0) of the last feature: multiplies its distance weights. */
     public SchemaBuilder costScale(double costScale) {
-        return with(b -> Native.sbSetCostScale(b, costScale));
+        return with(b -> NativeGenerated.schemaBuilderSetCostScale(b, costScale));
     }
 
     /**
@@ -99,12 +99,12 @@ public final class SchemaBuilder extends NativeResource {
     public SchemaBuilder forbidTransition(String from, String to) {
         byte[] f = Utf8.cstr(from, "from");
         byte[] t = Utf8.cstr(to, "to");
-        return with(b -> Native.sbAddForbiddenTransition(b, f, t));
+        return with(b -> NativeGenerated.schemaBuilderAddForbiddenTransition(b, f, t));
     }
 
     /** Puts the last (contiguous) feature on the grid lower + k·step (checked by {@link #build()}). */
     public SchemaBuilder step(double step) {
-        return with(b -> Native.sbSetStep(b, step));
+        return with(b -> NativeGenerated.schemaBuilderSetStep(b, step));
     }
 
     /**
@@ -115,7 +115,7 @@ public final class SchemaBuilder extends NativeResource {
     public SchemaBuilder changeLimits(ChangeLimit maxIncrease, ChangeLimit maxDecrease) {
         Objects.requireNonNull(maxIncrease, "maxIncrease");
         Objects.requireNonNull(maxDecrease, "maxDecrease");
-        return with(b -> Native.sbSetChangeLimits(
+        return with(b -> NativeGenerated.schemaBuilderSetChangeLimits(
                 b, maxIncrease.kind.code, maxIncrease.value, maxDecrease.kind.code, maxDecrease.value));
     }
 
@@ -126,7 +126,7 @@ public final class SchemaBuilder extends NativeResource {
      */
     public SchemaBuilder timeGrowth(double perMonth, String endsIn) {
         byte[] e = Utf8.cstrOrNull(endsIn, "endsIn");
-        return with(b -> Native.sbSetTimeGrowth(b, perMonth, e));
+        return with(b -> NativeGenerated.schemaBuilderSetTimeGrowth(b, perMonth, e));
     }
 
     /**
@@ -137,7 +137,7 @@ public final class SchemaBuilder extends NativeResource {
         if (maxMonths < 0) {
             throw new IllegalArgumentException("maxMonths must be >= 0, got " + maxMonths);
         }
-        return with(b -> Native.sbSetWaiting(b, costPerMonth, maxMonths));
+        return with(b -> NativeGenerated.schemaBuilderSetWaiting(b, costPerMonth, maxMonths));
     }
 
     /** The immutable schema ({@link CfxException} INVALID_SCHEMA when inconsistent). Consumes the builder. */
@@ -148,6 +148,6 @@ public final class SchemaBuilder extends NativeResource {
         } finally {
             Reference.reachabilityFence(this);
         }
-        return new Schema(Native.schemaBuild(b));
+        return new Schema(NativeGenerated.schemaBuild(b));
     }
 }

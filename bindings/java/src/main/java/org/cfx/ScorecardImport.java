@@ -50,7 +50,7 @@ public final class ScorecardImport extends NativeResource {
         byte[] options = Utf8.cstr(optionsJson, "optionsJson");
         try {
             return new ScorecardImport(
-                    Native.scorecardImportWithOptions(schema.handle(), format.code, text, options));
+                    NativeGenerated.scorecardImportCsvWithOptions(schema.handle(), format.code, text, options));
         } finally {
             Reference.reachabilityFence(schema);
         }
@@ -75,7 +75,7 @@ public final class ScorecardImport extends NativeResource {
         Objects.requireNonNull(schema, "schema");
         try {
             return new ScorecardImport(
-                    Native.scorecardLoadGerman(schema.handle(), Utf8.cstrOrNull(path, "path")));
+                    NativeGenerated.scorecardLoadGerman(schema.handle(), Utf8.cstrOrNull(path, "path")));
         } finally {
             Reference.reachabilityFence(schema);
         }
@@ -86,16 +86,14 @@ public final class ScorecardImport extends NativeResource {
         Objects.requireNonNull(schema, "schema");
         Objects.requireNonNull(format, "format");
         try {
+            double factor = scaling != null ? scaling.factor() : 0.0;
+            double offset = scaling != null ? scaling.offset() : 0.0;
             return new ScorecardImport(
-                    Native.scorecardImport(
-                            schema.handle(),
-                            format.code,
-                            text,
-                            fromPath,
-                            cutoff,
-                            scaling != null,
-                            scaling != null ? scaling.factor() : 0.0,
-                            scaling != null ? scaling.offset() : 0.0));
+                    fromPath
+                            ? NativeGenerated.scorecardImportPath(
+                                    schema.handle(), format.code, text, cutoff, scaling != null, factor, offset)
+                            : NativeGenerated.scorecardImportCsv(
+                                    schema.handle(), format.code, text, cutoff, scaling != null, factor, offset));
         } finally {
             Reference.reachabilityFence(schema);
         }
@@ -104,7 +102,7 @@ public final class ScorecardImport extends NativeResource {
     /** The scorecard as a model (a new handle, valid after this import is closed). */
     public Model model() {
         try {
-            return new Model(Native.scorecardImportModel(handle()));
+            return new Model(NativeGenerated.scorecardImportModel(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -118,7 +116,7 @@ public final class ScorecardImport extends NativeResource {
      */
     public String reportJson() {
         try {
-            return Utf8.str(Native.scorecardImportReport(handle()));
+            return Utf8.str(NativeGenerated.scorecardImportReport(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }

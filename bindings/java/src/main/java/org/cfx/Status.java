@@ -42,6 +42,6 @@ public enum Status {
 
     /** The library's own name for this status ({@code cfx_status_str}). */
     public String cName() {
-        return Native.statusName(code);
+        return Utf8.str(NativeGenerated.statusStr(code));
     }
 }

@@ -20,7 +20,7 @@ public final class Uncertainty extends NativeResource {
         Objects.requireNonNull(mean, "mean");
         Objects.requireNonNull(cov, "cov");
         Copa.require();
-        return new Uncertainty(Native.uncertaintyNew(mean, Copa.flatten(cov, mean.length, "cov")));
+        return new Uncertainty(NativeGenerated.uncertaintyNew(mean, Copa.flatten(cov, mean.length, "cov")));
     }
 
     /** Like {@link #fromMoments(double[], double[][])} with Σ̂ row-major ({@code d·d} values). */
@@ -28,7 +28,7 @@ public final class Uncertainty extends NativeResource {
         Objects.requireNonNull(mean, "mean");
         Objects.requireNonNull(cov, "cov");
         Copa.require();
-        return new Uncertainty(Native.uncertaintyNew(mean, cov));
+        return new Uncertainty(NativeGenerated.uncertaintyNew(mean, cov));
     }
 
     /**
@@ -38,7 +38,7 @@ public final class Uncertainty extends NativeResource {
     public static Uncertainty fromDataset(Dataset train, long refits, long seed) {
         Copa.require();
         try {
-            return new Uncertainty(Native.uncertaintyFromDataset(train.handle(), Utf8.count(refits, "refits"), seed));
+            return new Uncertainty(NativeGenerated.uncertaintyFromDataset(train.handle(), Utf8.count(refits, "refits"), seed));
         } finally {
             Reference.reachabilityFence(train);
         }
@@ -47,7 +47,7 @@ public final class Uncertainty extends NativeResource {
     /** The dimension d of θ (1 + the encoded dimension). */
     public int dim() {
         try {
-            return Math.toIntExact(Native.uncertaintyDim(handle()));
+            return Math.toIntExact(NativeGenerated.uncertaintyDim(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }

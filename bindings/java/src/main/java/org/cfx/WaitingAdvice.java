@@ -36,7 +36,7 @@ public final class WaitingAdvice extends NativeResource {
     public Outcome outcome() {
         int k;
         try {
-            k = Native.waitingOutcome(handle());
+            k = NativeGenerated.waitingAdviceOutcome(handle());
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -59,7 +59,7 @@ public final class WaitingAdvice extends NativeResource {
      */
     public boolean proven() {
         try {
-            return Native.waitingProven(handle());
+            return NativeGenerated.waitingAdviceProven(handle());
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -72,7 +72,7 @@ public final class WaitingAdvice extends NativeResource {
     public Summary summary() {
         double[] o = new double[4];
         try {
-            Native.waitingSummary(handle(), o);
+            NativeGenerated.waitingAdviceSummary(handle(), o);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -84,7 +84,7 @@ public final class WaitingAdvice extends NativeResource {
     /** The applicant's raw row after waiting, before any move. */
     public double[] waitedRow() {
         try {
-            return Native.waitingRow(handle(), false);
+            return NativeGenerated.waitingAdviceWaitedRow(handle());
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -93,7 +93,7 @@ public final class WaitingAdvice extends NativeResource {
     /** The raw row to reach: the waited row, moved. */
     public double[] finalRow() {
         try {
-            return Native.waitingRow(handle(), true);
+            return NativeGenerated.waitingAdviceFinalRow(handle());
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -106,7 +106,7 @@ public final class WaitingAdvice extends NativeResource {
      */
     public String describe() {
         try {
-            return Utf8.str(Native.waitingDescribe(handle()));
+            return Utf8.str(NativeGenerated.waitingAdviceDescribe(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -118,7 +118,7 @@ public final class WaitingAdvice extends NativeResource {
      */
     public String toJson() {
         try {
-            return Utf8.str(Native.waitingToJson(handle()));
+            return Utf8.str(NativeGenerated.waitingAdviceToJson(handle()));
         } finally {
             Reference.reachabilityFence(this);
         }

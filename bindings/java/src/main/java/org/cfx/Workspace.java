@@ -15,7 +15,7 @@ public final class Workspace extends NativeResource {
     public static Workspace create(Model model, long seed) {
         Robustness.require();
         try {
-            return new Workspace(Native.workspaceNew(model.handle(), seed));
+            return new Workspace(NativeGenerated.workspaceNew(model.handle(), seed));
         } finally {
             Reference.reachabilityFence(model);
         }
@@ -24,7 +24,7 @@ public final class Workspace extends NativeResource {
     /** Restarts the generator from {@code seed}. */
     public void reseed(long seed) {
         try {
-            Native.workspaceReseed(handle(), seed);
+            NativeGenerated.workspaceReseed(handle(), seed);
         } finally {
             Reference.reachabilityFence(this);
         }
