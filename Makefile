@@ -25,7 +25,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees test-imports
+  peers-scorecard peers-trees test-imports bindings test-bindings-gen
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
 deps: deps-apt-test deps-cbindgen
@@ -75,7 +75,8 @@ peers-scorecard:
 peers-trees:
 	python3 benches/peers/trees_train.py
 
-test: deps peers-scorecard peers-trees
+# The generated binding files are checked first: a stale one fails in a second, before any build.
+test: test-bindings-gen deps peers-scorecard peers-trees
 	$(CARGO) test --release
 	$(MAKE) --no-print-directory test-imports
 	@$(MAKE) --no-print-directory ci-free-disk
@@ -174,6 +175,19 @@ test-dist: dist
 # Regenerates the committed C header with the pinned cbindgen (tests/header.rs fails on drift).
 header: deps-cbindgen
 	cbindgen --config cbindgen.toml --crate cfx --output include/cfx.h
+
+# Regenerates the bindings' mechanical layer from the committed include/cfx.h (bindings/gen/:
+# the JNI entry points and Native.java, C#'s DllImports, SafeHandles and enums, R's .Call shims
+# and registration, Python's ctypes signatures and enums, and the ABI manifest abi.json). It
+# reads the header only, so it needs no build: after changing src/ffi, run `make header` first,
+# then `make bindings`, and commit both.
+bindings:
+	python3 bindings/gen/generate.py
+
+# Fails, naming the files, when a committed generated file differs from what `make bindings`
+# writes from the committed header (cheap: Python only; `make test` runs it first).
+test-bindings-gen:
+	python3 bindings/gen/generate.py --check
 
 # Paper reproductions and long runs (not part of `make test`).
 experiments: deps

@@ -3,9 +3,6 @@ using System;
 
 namespace Cfx
 {
-    /// <summary>What the MIP solver said.</summary>
-    public enum CoherentOutcome { Optimal = 0, TimeLimit = 1, Infeasible = 2, Unknown = 3 }
-
     /// <summary>Constraint groups that block recourse in an infeasible outcome.</summary>
     [Flags]
     public enum BlockingGroups : uint

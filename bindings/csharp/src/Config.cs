@@ -2,44 +2,6 @@ using System;
 
 namespace Cfx
 {
-    /// <summary>Noise models (cfx_noise_model). A Gaussian is always given by its variance σ²
-    /// (CROCO's sigma2), never by σ; a uniform noise by its half-width h.</summary>
-    public enum NoiseModel { Gaussian = 0, Uniform = 1 }
-    /// <summary>Which solver proves coherent counterfactuals (cfx_solver_choice).</summary>
-    public enum SolverChoice
-    {
-        /// <summary>The exact separable solver for linear models and scorecards, the exact tree search for tree
-        /// ensembles, when every constraint is per feature; else HiGHS.</summary>
-        Auto = 0,
-        /// <summary>Always the HiGHS mixed-integer program.</summary>
-        Mip = 1,
-        /// <summary>Always the separable solver (a call it cannot express is refused).</summary>
-        Separable = 2,
-        /// <summary>Always the tree-ensemble search (tree models only; a call it cannot express is refused).</summary>
-        TreeSearch = 3,
-    }
-
-    /// <summary>The solver that proved a coherent result (cfx_proved_by).</summary>
-    public enum ProvedBy
-    {
-        /// <summary>HiGHS on the mixed-integer program (Russell 2019).</summary>
-        Highs = 0,
-        /// <summary>The exact separable branch and bound.</summary>
-        Separable = 1,
-        /// <summary>The exact best-first search over a tree ensemble's split cells.</summary>
-        TreeSearch = 2,
-    }
-
-    public enum DiversityRule
-    {
-        /// <summary>Russell's fix_values as published in the reference code.</summary>
-        RussellCode = 0,
-        /// <summary>Russell's procedure with rule (b) read as intended.</summary>
-        RussellIntended = 1,
-        /// <summary>Each alternative changes a different set of features.</summary>
-        DistinctSubsets = 2,
-    }
-
     /// <summary>
     /// A mutable configuration builder (cfx_config_builder). Setters return the
     /// builder; <see cref="Build"/> consumes it (it is disposed afterwards, in

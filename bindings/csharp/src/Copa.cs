@@ -3,44 +3,6 @@ using System;
 
 namespace Cfx
 {
-    /// <summary>How a validity bound was obtained (cfx_copa_status). A failed solve is not an
-    /// error: its bound is NaN and its status says why.</summary>
-    public enum CopaStatus
-    {
-        /// <summary>Solved to the default tolerances.</summary>
-        Optimal = 0,
-        /// <summary>Solved to reduced tolerances only; usable but less precise.</summary>
-        NearOptimal = 1,
-        /// <summary>No feasible point; the bound is NaN.</summary>
-        Infeasible = 2,
-        /// <summary>Unbounded; the bound is NaN.</summary>
-        Unbounded = 3,
-        /// <summary>The iteration or time limit stopped the solver; the bound is NaN.</summary>
-        Limit = 4,
-        /// <summary>The solver failed numerically; the bound is NaN.</summary>
-        NumericalFailure = 5,
-        /// <summary>Some option has μ̂ᵀx̃ ≤ 0, so L* = 0 (Proposition 2.4); no program ran.</summary>
-        TrivialMeanOutside = 6,
-        /// <summary>Every option has μ̂ᵀx̃ &gt; 0, so U* = 1 (Proposition 2.4); no program ran.</summary>
-        TrivialMeanInside = 7,
-        /// <summary>A degenerate input decided the value in closed form; no program ran.</summary>
-        Trivial = 8,
-    }
-
-    /// <summary>What a method's answer is as advice (cfx_advice_status, issue 25): accepted by the
-    /// model, repaired by the exact engine, or no valid advice.</summary>
-    public enum AdviceStatus
-    {
-        /// <summary>The method's own row: accepted by the model and actionable.</summary>
-        Valid = 0,
-        /// <summary>The exact engine's cheapest accepted row over the features the method moved.</summary>
-        RepairedMovedFeatures = 1,
-        /// <summary>The exact engine's cheapest accepted row over every actionable feature.</summary>
-        RepairedWholeSchema = 2,
-        /// <summary>No valid advice found; the method's row is kept for diagnosis only.</summary>
-        NoAdvice = 3,
-    }
-
     /// <summary>L* ≤ P(every option stays valid) ≤ U* under the future model.</summary>
     public struct CopaBounds
     {

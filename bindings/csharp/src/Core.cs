@@ -8,25 +8,6 @@ using System.Text;
 
 namespace Cfx
 {
-    /// <summary>The status numbers of cfx.h (never renumbered).</summary>
-    public enum Status
-    {
-        Ok = 0,
-        NullArgument = 1,
-        InvalidArgument = 2,
-        DimensionMismatch = 3,
-        BufferTooSmall = 4,
-        NotFound = 5,
-        InvalidSchema = 6,
-        Incoherent = 7,
-        DataError = 8,
-        FormatError = 9,
-        IoError = 10,
-        SolverError = 11,
-        Cancelled = 12,
-        Panic = 99,
-    }
-
     /// <summary>
     /// A cfx call returned a non-OK status. <see cref="StatusName"/> is the C
     /// name (e.g. "CFX_STATUS_INVALID_ARGUMENT") and <see cref="NativeMessage"/>

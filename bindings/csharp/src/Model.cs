@@ -2,17 +2,6 @@ using System;
 
 namespace Cfx
 {
-    /// <summary>Model kinds (cfx_model_kind).</summary>
-    public enum ModelKind
-    {
-        Linear = 0,
-        Mlp = 1,
-        /// <summary>A points scorecard (<see cref="ScorecardImport"/>): score = points, accepted when points ≥ cutoff.</summary>
-        Scorecard = 2,
-        /// <summary>A gradient-boosted tree ensemble imported from XGBoost or LightGBM.</summary>
-        Trees = 3
-    }
-
     /// <summary>Score, probability and decision of one applicant.</summary>
     public struct Prediction
     {

@@ -106,10 +106,10 @@ namespace Cfx
             var k = Call.Size(chunkRows, "chunkRows");
             ConfigHandle none;
             var ch = Config.HandleOrNull(config, out none);
-            IntPtr report;
-            Call.Check(Native.cfx_revalidate_ledger(schema.Handle, newModel.Handle, ch, Utf8.Encode(input),
-                Utf8.Encode(output), t, k, out report));
-            try
+            DeploymentReportHandle r;
+            int st = Native.cfx_revalidate_ledger(schema.Handle, newModel.Handle, ch, Utf8.Encode(input),
+                Utf8.Encode(output), t, k, out r);
+            using (var report = Call.Owned(st, r))
             {
                 var json = Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
                     Native.cfx_deployment_report_to_json(report, b, c, out n));
@@ -121,10 +121,6 @@ namespace Cfx
                     File.WriteAllText(htmlPath, page, new System.Text.UTF8Encoding(false));
                 }
                 return json;
-            }
-            finally
-            {
-                Native.cfx_deployment_report_free(report);
             }
         }
     }

@@ -3,12 +3,6 @@ using System;
 
 namespace Cfx
 {
-    /// <summary>How the estimator draws noisy copies.</summary>
-    public enum Sampling { Auto = 0, Generic = 1 }
-
-    /// <summary>Robust counterfactual generators.</summary>
-    public enum RobustMethod { Wachter = 0, Probe = 1, Croco = 2 }
-
     /// <summary>A noise distribution over the encoded space (cfx_noise). Immutable, thread-safe.</summary>
     public sealed class Noise : IDisposable
     {

@@ -2,17 +2,6 @@ using System;
 
 namespace Cfx
 {
-    /// <summary>Which distance weights a schema carries (cfx_weights_kind).</summary>
-    public enum WeightsKind
-    {
-        /// <summary>No feature has weights: costs use unit weights.</summary>
-        Unit = 0,
-        /// <summary>Every feature has weights (fitted on data, or given in JSON).</summary>
-        Fitted = 1,
-        /// <summary>Some features have weights, the others use unit weights.</summary>
-        Mixed = 2,
-    }
-
     /// <summary>The actionability presets of the bundled datasets (cfx_schema_advice_preset).</summary>
     public enum AdvicePreset
     {

@@ -3,12 +3,6 @@ using System.Runtime.InteropServices;
 
 namespace Cfx
 {
-    /// <summary>Directions a mutable feature may move in.</summary>
-    public enum Direction { Any = 0, IncreaseOnly = 1, DecreaseOnly = 2 }
-
-    /// <summary>How a change limit is given (cfx_change_limit).</summary>
-    public enum ChangeLimitKind { None = 0, Units = 1, Fraction = 2 }
-
     /// <summary>
     /// The largest move of a contiguous feature away from the applicant's own
     /// value (issue #16): none, in the feature's raw units (12 months), or as a

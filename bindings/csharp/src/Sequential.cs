@@ -4,9 +4,6 @@ using System.Runtime.InteropServices;
 
 namespace Cfx
 {
-    /// <summary>The reward a policy learns from (Panagiotou & Ntoutsi 2023, eqs. 2–3).</summary>
-    public enum RewardKind { Binary = 0, Probability = 1 }
-
     /// <summary>Training progress passed to the progress callback.</summary>
     public struct TrainingProgress
     {
@@ -152,7 +149,7 @@ namespace Cfx
         {
             if (model == null) throw new ArgumentNullException("model");
             if (test == null) throw new ArgumentNullException("test");
-            Native.MetricsNative m;
+            Native.SequentialMetricsNative m;
             Call.Check(Native.cfx_policy_evaluate(Handle, model.Handle, test.Handle, out m));
             return new SequentialMetrics
             {

@@ -43,18 +43,6 @@ namespace Cfx
         public ProvedBy? ProvedBy;
     }
 
-    /// <summary>Whether there is advice (cfx_waiting_outcome).</summary>
-    public enum WaitingOutcome
-    {
-        /// <summary>Advice was found: the proven optimum, unless <see cref="WaitingAdvice.Proven"/> is false.</summary>
-        Found = 0,
-        /// <summary>Proven: no wait within the schema's maximum and no move is accepted.</summary>
-        NoAdvice = 1,
-        /// <summary>No advice was found and none was proven impossible: a solve stopped at a limit (time,
-        /// nodes) or with another status first (<see cref="WaitingAdvice.Describe"/> says which).</summary>
-        Unproven = 2,
-    }
-
     /// <summary>The cheapest advice for one applicant when waiting is an action (cfx_waiting_advice).
     /// Without advice (NoAdvice, Unproven) every accessor but Outcome, Found, Proven, Describe and ToJson
     /// throws CfxException (NOT_FOUND). A solve stopped at a limit is not an error: the advice then says

@@ -18,6 +18,7 @@ from ctypes import POINTER, byref, c_char_p, c_double, c_size_t, c_void_p
 
 import numpy as np
 
+from ._enums import Status
 from ._signatures import SIGNATURES
 
 _LIB_NAMES = {"linux": "libcfx.so", "darwin": "libcfx.dylib", "win32": "cfx.dll"}
@@ -128,9 +129,9 @@ class CfxPanic(CfxError):
     """
 
 
-PANIC = 99
-OK = 0
-BUFFER_TOO_SMALL = 4
+PANIC = int(Status.PANIC)
+OK = int(Status.OK)
+BUFFER_TOO_SMALL = int(Status.BUFFER_TOO_SMALL)
 
 
 def check(status):

@@ -7,12 +7,13 @@ from ctypes import byref, c_double, c_int32, c_size_t, c_uint32
 import numpy as np
 
 from . import _native as n
+from ._enums import CoherentOutcome, ProvedBy, WaitingOutcome, values_to_names
 from ._native import Handle
 from .config import ptr_of
 
-OUTCOMES = {0: "optimal", 1: "time_limit", 2: "infeasible", 3: "unknown"}
+OUTCOMES = values_to_names(CoherentOutcome)
 #: `cfx_proved_by`: the solver that proved an optimum or an infeasibility.
-PROVED_BY = {0: "highs", 1: "separable", 2: "tree_search"}
+PROVED_BY = values_to_names(ProvedBy)
 
 Certificate = namedtuple("Certificate", "cost score probability objective mip_gap solve_seconds")
 
@@ -78,7 +79,7 @@ class CoherentResult(Handle):
 #: `cfx_waiting_outcome`: whether waiting advice was found. ``"no_advice"`` is proven (no wait
 #: and no move is accepted); ``"unproven"``: none found and none proven impossible (a solve
 #: stopped at a limit first).
-WAITING_OUTCOMES = {0: "found", 1: "no_advice", 2: "unproven"}
+WAITING_OUTCOMES = values_to_names(WaitingOutcome)
 
 WaitingSummary = namedtuple("WaitingSummary", "months wait_cost total_cost proved_by")
 

@@ -4,14 +4,15 @@ import json
 from ctypes import byref, c_size_t, c_void_p
 
 from . import _native as n
+from ._enums import DiversityRule, NoiseModel, SolverChoice, names_to_values
 from ._native import Handle
 
-NOISE_MODELS = {"gaussian": 0, "uniform": 1}
-DIVERSITY_RULES = {"russell_code": 0, "russell_intended": 1, "distinct_subsets": 2}
+NOISE_MODELS = names_to_values(NoiseModel)
+DIVERSITY_RULES = names_to_values(DiversityRule)
 #: `cfx_solver_choice`: auto (the exact separable solver for linear models and scorecards, the
 #: exact tree search for tree ensembles, whenever every constraint is per feature, else HiGHS),
 #: always the MIP, the separable one, or the tree search.
-SOLVERS = {"auto": 0, "mip": 1, "separable": 2, "tree_search": 3}
+SOLVERS = names_to_values(SolverChoice)
 
 
 def _enum(table, value, what):

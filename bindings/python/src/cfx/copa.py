@@ -8,21 +8,12 @@ from ctypes import POINTER, byref, c_double, c_int32, c_size_t
 import numpy as np
 
 from . import _native as n
+from ._enums import CopaStatus, values_to_names
 from ._native import Handle
 from .config import ptr_of
 from .robust import advice_status
 
-COPA_STATUSES = {
-    0: "optimal",
-    1: "near_optimal",
-    2: "infeasible",
-    3: "unbounded",
-    4: "limit",
-    5: "numerical_failure",
-    6: "trivial_mean_outside",
-    7: "trivial_mean_inside",
-    8: "trivial",
-}
+COPA_STATUSES = values_to_names(CopaStatus)
 
 Bounds = namedtuple("Bounds", "lower upper lower_status upper_status")
 Correction = namedtuple("Correction", "options lower_before lower_after")

@@ -13,9 +13,10 @@ from ctypes import POINTER, byref, c_double, c_int32, c_size_t
 import numpy as np
 
 from . import _native as n
+from ._enums import ModelKind, values_to_names
 from ._native import Handle, cstr
 
-KINDS = {0: "linear", 1: "mlp", 2: "scorecard", 3: "trees"}
+KINDS = values_to_names(ModelKind)
 
 Prediction = namedtuple("Prediction", "score probability accepted")
 

@@ -8,11 +8,12 @@ from ctypes import POINTER, byref, c_double, c_int32, c_size_t
 import numpy as np
 
 from . import _native as n
+from ._enums import AdviceStatus, RobustMethod, Sampling, names_to_values, values_to_names
 from ._native import Handle
 from .config import NOISE_MODELS, ptr_of
 
-SAMPLINGS = {"auto": 0, "generic": 1}
-METHODS = {"wachter": 0, "probe": 1, "croco": 2}
+SAMPLINGS = names_to_values(Sampling)
+METHODS = names_to_values(RobustMethod)
 
 Estimate = namedtuple("Estimate", "gamma gamma_se theta theta_se")
 Bound = namedtuple("Bound", "theta bound confidence")
@@ -149,12 +150,7 @@ class Estimator(Handle):
 
 
 #: What a method's answer is as advice (`cfx_advice_status`, issue 25).
-ADVICE_STATUSES = {
-    0: "valid",
-    1: "repaired_moved_features",
-    2: "repaired_whole_schema",
-    3: "no_advice",
-}
+ADVICE_STATUSES = values_to_names(AdviceStatus)
 
 
 def advice_status(code):

@@ -6,16 +6,17 @@ from ctypes import byref, c_int32, c_size_t
 import numpy as np
 
 from . import _native as n
+from ._enums import ChangeLimit, Direction, WeightsKind, names_to_values, values_to_names
 from ._native import Handle, cstr
 
-DIRECTIONS = {"any": 0, "increase_only": 1, "decrease_only": 2}
+DIRECTIONS = names_to_values(Direction)
 #: `cfx_weights_kind`: which distance weights a schema carries.
-WEIGHTS_KINDS = {0: "unit", 1: "fitted", 2: "mixed"}
+WEIGHTS_KINDS = values_to_names(WeightsKind)
 #: The actionability presets of `Schema.advice_preset` (issue #16).
 ADVICE_PRESETS = {"german": 0, "heloc": 1}
 #: `cfx_change_limit`: a change limit in the feature's raw units or as a fraction of the
 #: applicant's value (None: no limit).
-CHANGE_LIMIT_KINDS = {"units": 1, "fraction": 2}
+CHANGE_LIMIT_KINDS = names_to_values(ChangeLimit, exclude=("NONE",))
 
 
 class Schema(Handle):

