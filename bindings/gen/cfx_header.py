@@ -313,10 +313,6 @@ def load(path=HEADER):
         return parse(f.read())
 
 
-if __name__ == "__main__":
-    h = load()
-    print(f"{len(h.functions)} functions, {len(h.enums)} enums, {len(h.handles)} handles, "
-          f"{len(h.structs)} structs, {len(h.callbacks)} callbacks, constants {sorted(h.constants)}")
 
 
 # ------------------------------------------------------------ parameter groups
@@ -439,3 +435,9 @@ def groups(function, header):
         else:
             raise ValueError(f"{function.name}: no convention reads the parameter {p.name} ({t.c()})")
     return out
+
+
+if __name__ == "__main__":
+    h = load()
+    print(f"{len(h.functions)} functions, {len(h.enums)} enums, {len(h.handles)} handles, "
+          f"{len(h.structs)} structs, {len(h.callbacks)} callbacks, constants {sorted(h.constants)}")
