@@ -25,7 +25,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees test-imports bindings test-bindings-gen
+  peers-scorecard peers-trees test-imports bindings test-bindings-gen test-docs
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
 deps: deps-apt-test deps-cbindgen
@@ -87,6 +87,17 @@ test: test-bindings-gen deps peers-scorecard peers-trees
 	bash bindings/csharp/run-tests.sh
 	bash bindings/r/run-tests.sh
 	bash bindings/python/run-tests.sh
+	python3 tests/docs/run_snippets.py
+
+# Every snippet of README.md and docs/guide/ (issue 26). The Rust ones are doctests
+# (src/lib.rs, module `guide`), which `cargo test --release` runs; tests/docs/run_snippets.py
+# compiles and runs the others against target/release/libcfx.so and what the bindings' tests
+# build (the jar, Cfx.dll, the R package in bindings/r/lib, target/python-venv), and fails on
+# a block that is neither run nor marked. `make test` runs it after those tests.
+test-docs:
+	$(CARGO) build --release --lib
+	$(CARGO) test --release --doc
+	python3 tests/docs/run_snippets.py
 
 # Under CI only (the CI machine's disk is small): once `cargo test` has run them, the test
 # executables (`target/release/deps/<test>-<hash>`, no extension) and the examples (some 2 GB)

@@ -39,3 +39,51 @@ pub mod sequential;
 pub mod workers;
 
 pub use error::{Error, Result};
+
+/// The Rust snippets of `README.md` and of every chapter of `docs/guide/`,
+/// compiled and run as doctests by `cargo test --release` (issue 26: no snippet
+/// may go stale). Set-up a reader does not need to see is in rustdoc's hidden
+/// `# ` lines; the doctests run in the crate root, where `examples/data` and
+/// `../shared/data` are found. `tests/docs/run_snippets.py` checks that every
+/// Markdown file is listed here and runs the other languages' snippets.
+#[cfg(doctest)]
+pub mod guide {
+    #[doc = include_str!("../README.md")]
+    pub struct Readme;
+    #[doc = include_str!("../docs/guide/README.md")]
+    pub struct Contents;
+    #[doc = include_str!("../docs/guide/schemas-and-presets.md")]
+    pub struct SchemasAndPresets;
+    #[doc = include_str!("../docs/guide/exact-engine.md")]
+    pub struct ExactEngine;
+    #[doc = include_str!("../docs/guide/scorecards.md")]
+    pub struct Scorecards;
+    #[doc = include_str!("../docs/guide/gradient-boosted-models.md")]
+    pub struct GradientBoostedModels;
+    #[doc = include_str!("../docs/guide/robustness.md")]
+    pub struct Robustness;
+    #[doc = include_str!("../docs/guide/plans.md")]
+    pub struct Plans;
+    #[doc = include_str!("../docs/guide/revalidation.md")]
+    pub struct Revalidation;
+    #[doc = include_str!("../docs/guide/sequential.md")]
+    pub struct Sequential;
+    #[doc = include_str!("../docs/guide/c-abi.md")]
+    pub struct CAbi;
+    #[doc = include_str!("../docs/guide/bindings.md")]
+    pub struct Bindings;
+    #[doc = include_str!("../docs/guide/portfolio-and-spark.md")]
+    pub struct PortfolioAndSpark;
+    #[doc = include_str!("../docs/guide/data.md")]
+    pub struct Data;
+    #[doc = include_str!("../docs/guide/architecture.md")]
+    pub struct Architecture;
+    #[doc = include_str!("../docs/guide/demo.md")]
+    pub struct Demo;
+    #[doc = include_str!("../docs/guide/hardening.md")]
+    pub struct Hardening;
+    #[doc = include_str!("../docs/guide/benchmarks-and-experiments.md")]
+    pub struct BenchmarksAndExperiments;
+    #[doc = include_str!("../docs/guide/development.md")]
+    pub struct Development;
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the cfx Java binding (JNI shim + classes) and runs its JUnit 5 tests.
 # Last line: "java: N passed, M failed"; exit status non-zero on any failure.
-# Also compiles the Java snippets of README.md and bindings/java/README.md against the jar and runs them.
+# Also compiles the Java snippets of bindings/java/README.md against the jar and runs them (those of
+# README.md and docs/guide/ are run by tests/docs/run_snippets.py, `make test-docs`).
 # Needs: JDK 17 (javac, java), gcc, junit5 jars in /usr/share/java (Debian `junit5`).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -40,7 +41,7 @@ failed=${failed:-0}
 aborted=${aborted:-0}
 if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then failed=1; fi
 
-# 4. The README snippets, compiled against the jar alone and run from an empty folder with no
+# 4. The binding README's snippets, compiled against the jar alone and run from an empty folder with no
 #    java.library.path, LD_LIBRARY_PATH or CFX_DATA_DIR: the binding loads its natives and finds
 #    the bundled data from inside the jar.
 #    A snippet's comment "// <output> …" is the start of what it must print.
@@ -48,7 +49,7 @@ JAR="$BUILD/cfx-$(sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head 
 SNIP="$BUILD/snippets"
 rm -rf "$SNIP" && mkdir -p "$SNIP"
 n=0
-for readme in "$ROOT/README.md" "$HERE/README.md"; do
+for readme in "$HERE/README.md"; do
   while IFS= read -r -d '' block; do
     n=$((n + 1))
     if printf '%s\n' "$block" | grep -q 'public static void main('; then
@@ -75,7 +76,7 @@ for readme in "$ROOT/README.md" "$HERE/README.md"; do
     passed=$((passed + 1))
   done < <(awk '/^```java$/ {inb=1; b=""; next} inb && /^```$/ {inb=0; printf "%s%c", b, 0; next} inb {b = b $0 "\n"}' "$readme")
 done
-[ "$n" -ge 2 ] || { echo "java: found $n README snippets, expected at least 2" >&2; failed=$((failed + 1)); }
+[ "$n" -ge 1 ] || { echo "java: found $n README snippets, expected at least 1" >&2; failed=$((failed + 1)); }
 # Skipped = tests of entry points that this cfx.h does not declare yet (assumptions).
 echo "java: $passed passed, $failed failed, $aborted skipped"
 [ "$status" = 0 ] && [ "$failed" = 0 ]

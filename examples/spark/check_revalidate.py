@@ -20,7 +20,7 @@ message. Last line:
     check_revalidate: N records (E errors; broken: B by the shifted model, X by XGBoost):
     Spark lines byte-identical and reports equal in 3 runs
 
-Run with a Python that has PySpark 4, pandas < 3, PyArrow and cfx (README "Portfolio runs on
+Run with a Python that has PySpark 4, pandas < 3, PyArrow and cfx (docs/guide/portfolio-and-spark.md, "Portfolio runs on
 Spark"; from a source checkout, the package bindings/python and CFX_LIB set to
 target/release/libcfx.so):
 

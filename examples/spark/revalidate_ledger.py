@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Deployment day on Apache Spark: re-validates an advice ledger too big for one machine
-against the model being deployed (issue 28; README "Re-validating issued advice when the
+against the model being deployed (issue 28; docs/guide/revalidation.md, "Re-validating issued advice when the
 model changes").
 
 Reads the ledger (JSON lines, ``"format": "cfx-ledger"``), numbers its records in file order
@@ -262,7 +262,7 @@ def default_schema(dataset, path):
 
 def read_model(schema_json, path, kind, options=None):
     """The new model as cfx's JSON, whatever file it comes as (shipped to the executors so);
-    `options` are the XGBoost/LightGBM import options (JSON, README "Your gradient-boosted
+    `options` are the XGBoost/LightGBM import options (JSON, docs/guide/gradient-boosted-models.md, "Your gradient-boosted
     model")."""
     with cfx.Schema.from_json(schema_json) as s:
         if kind == "cfx":

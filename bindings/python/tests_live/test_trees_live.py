@@ -6,7 +6,7 @@ library itself.
 
 Tolerances: XGBoost stores thresholds and leaf values as float32 and sums a margin in
 float32, while cfx sums the same float32 leaves in float64, so margins agree to 1e-6 (the
-bound cfx's own tree tests state for 100 trees, README "Your gradient-boosted model") and
+bound cfx's own tree tests state for 100 trees, docs/guide/gradient-boosted-models.md) and
 XGBoost's float32 probability to a relative 1e-6. LightGBM's text model carries float64
 thresholds and leaves and LightGBM sums in float64: 1e-9 there (order of summation only).
 The models are trained on cfx's hold-out split (row i trains when i % 10 < 7), seeded and

@@ -97,7 +97,7 @@ class Model(Handle):
         """An XGBoost model (objective binary:logistic): a `Booster`/`XGBClassifier`, its JSON
         text, or the path of a saved ``.json`` model. `options`: dict or JSON (`columns`,
         `special_as_missing`, `threshold`, `trees`, `category_codes`, `unseen_levels`,
-        `missing_levels`; README "Your gradient-boosted model").
+        `missing_levels`; docs/guide/gradient-boosted-models.md).
 
         An `XGBClassifier` fitted with early stopping is read as its `predict_proba` scores:
         with its first `best_iteration + 1` rounds (`"trees": "best_iteration"`, unless
