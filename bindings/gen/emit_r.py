@@ -26,7 +26,8 @@ the parameter groups of `cfx_header.groups` in order:
   buffer, out, out_array
               none: the result. A buffer is filled through the caller-buffer
               protocol inside C (first try with a scratch buffer, again with the
-              needed length on BUFFER_TOO_SMALL) and returned as character(1)
+              needed length on BUFFER_TOO_SMALL, so one call in the common case)
+              and returned as character(1)
               (a char buffer), numeric (double) or integer (int32_t) vector.
               Out-parameters: double, size_t, uint32_t and int64_t as numeric,
               int32_t enums/numbers as integer, booleans as logical, structs as
@@ -99,7 +100,8 @@ def consumes(f):
     return bool(re.search(r"consumed in every case", f.doc))
 
 
-def row_widths(header, ov):
+def row_widths(ov):
+    """overrides_r.toml [rows]: 'fn.array' -> the width of one row."""
     return dict(ov.get("rows", {}))
 
 
@@ -107,7 +109,7 @@ def r_groups(f, header, ov):
     """The reader's groups, with the row-counted arrays of overrides_r.toml
     [rows] that types.toml does not list marked per_element = False."""
     gs = groups(f, header)
-    widths = row_widths(header, ov)
+    widths = row_widths(ov)
     for g in gs:
         if g.kind == "arrays" and any(f"{f.name}.{a.name}" in widths for a in g.params):
             g.per_element = False
@@ -197,20 +199,13 @@ def _strip_out(name):
     return name[len("out_"):] if name.startswith("out_") else name
 
 
-def _width_expr(f, width, handle_vars):
-    m = re.fullmatch(r"input_dim\((\w+)\)", width)
-    if m:
-        return None, m.group(1)
-    return f"v_{width}", None
-
-
 def function_code(f, header, ov):
     gs = r_groups(f, header, ov)
     args = r_args(f, header, ov)
     sig = ", ".join(f"SEXP a_{a}" for a in args) or "void"
     lines = [f"SEXP {entry(f)}({sig})", "{"]
     body = []
-    widths = row_widths(header, ov)
+    widths = row_widths(ov)
 
     if is_free(f, header):
         h = f.params[0].type.base
@@ -295,9 +290,8 @@ def function_code(f, header, ov):
         elif g.kind == "out":
             p = g.params[0]
             t = p.type.base
-            ctype = t if t not in {s.name for s in header.structs} else t
             init = "{0}" if t in {s.name for s in header.structs} else "0"
-            body.append(f"{ctype} o_{p.name} = {init};")
+            body.append(f"{t} o_{p.name} = {init};")
             call_args.append(f"&o_{p.name}")
             outputs.append((_strip_out(p.name), _out_value(p, header, f"o_{p.name}")))
         elif g.kind == "out_array":
@@ -341,7 +335,8 @@ def function_code(f, header, ov):
 
     call = f"{f.name}({', '.join(call_args)})"
     if buffers is not None:
-        body.append("size_t cap = CFXR_FIRST_CAP, out_len = 0;")
+        first = "CFXR_FIRST_CAP_CHAR" if any(p.type.base == "char" for p in buffers.params) else "CFXR_FIRST_CAP"
+        body.append(f"size_t cap = {first}, out_len = 0;")
         for p in buffers.params:
             ct, _, _ = _BUF_ELT.get(p.type.base, ("char", None, None))
             body.append(f"{ct} *b_{p.name} = ({ct} *)R_alloc(cap, sizeof({ct}));")

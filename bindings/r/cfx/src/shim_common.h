@@ -8,9 +8,11 @@
 #include <Rinternals.h>
 #include "cfx.h"
 
-/* Elements of the first scratch buffer of a caller-buffer call; a longer
- * result is fetched again with the length the library asked for. */
+/* Elements (numbers) or bytes (strings) of the first scratch buffer of a
+ * caller-buffer call; a longer result is fetched again with the length the
+ * library asked for (the old shim always called twice). */
 #define CFXR_FIRST_CAP 1024
+#define CFXR_FIRST_CAP_CHAR 16384
 
 /* Raises the R error of a non-OK status (only ever after the cfx call returned). */
 void cfxr_check(cfx_status st);

@@ -223,7 +223,7 @@ SEXP C_cfx_coherent_result_invalidation_rate(SEXP a_result, SEXP a_k)
 SEXP C_cfx_coherent_result_describe(SEXP a_result)
 {
     const struct cfx_coherent_result *v_result = (const struct cfx_coherent_result *)cfxr_handle(a_result, CFXR_K_COHERENT_RESULT, "result", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_coherent_result_describe(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -242,7 +242,7 @@ SEXP C_cfx_coherent_result_describe(SEXP a_result)
 SEXP C_cfx_coherent_result_to_json(SEXP a_result)
 {
     const struct cfx_coherent_result *v_result = (const struct cfx_coherent_result *)cfxr_handle(a_result, CFXR_K_COHERENT_RESULT, "result", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_coherent_result_to_json(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -305,7 +305,7 @@ SEXP C_cfx_coherent_batch_error(SEXP a_batch, SEXP a_i)
 {
     const struct cfx_coherent_batch *v_batch = (const struct cfx_coherent_batch *)cfxr_handle(a_batch, CFXR_K_COHERENT_BATCH, "batch", 0);
     size_t v_i = cfxr_size(a_i, "i");
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_coherent_batch_error(v_batch, v_i, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -338,7 +338,7 @@ SEXP C_cfx_coherent_batch_result(SEXP a_batch, SEXP a_i)
 SEXP C_cfx_coherent_batch_to_json(SEXP a_batch)
 {
     const struct cfx_coherent_batch *v_batch = (const struct cfx_coherent_batch *)cfxr_handle(a_batch, CFXR_K_COHERENT_BATCH, "batch", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_coherent_batch_to_json(v_batch, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -570,7 +570,7 @@ SEXP C_cfx_config_build(SEXP a_builder)
 SEXP C_cfx_config_to_json(SEXP a_config)
 {
     const struct cfx_config *v_config = (const struct cfx_config *)cfxr_handle(a_config, CFXR_K_CONFIG, "config", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_config_to_json(v_config, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -834,7 +834,7 @@ SEXP C_cfx_copa_result_metrics(SEXP a_result)
 SEXP C_cfx_copa_result_describe(SEXP a_result)
 {
     const struct cfx_copa_result *v_result = (const struct cfx_copa_result *)cfxr_handle(a_result, CFXR_K_COPA_RESULT, "result", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_copa_result_describe(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -853,7 +853,7 @@ SEXP C_cfx_copa_result_describe(SEXP a_result)
 SEXP C_cfx_copa_result_to_json(SEXP a_result)
 {
     const struct cfx_copa_result *v_result = (const struct cfx_copa_result *)cfxr_handle(a_result, CFXR_K_COPA_RESULT, "result", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_copa_result_to_json(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1111,7 +1111,7 @@ SEXP C_cfx_model_from_json(SEXP a_schema, SEXP a_json)
 SEXP C_cfx_model_to_json(SEXP a_model)
 {
     const struct cfx_model *v_model = (const struct cfx_model *)cfxr_handle(a_model, CFXR_K_MODEL, "model", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_model_to_json(v_model, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1260,7 +1260,7 @@ SEXP C_cfx_model_probability_batch(SEXP a_model, SEXP a_x, SEXP a_n_rows)
 SEXP C_cfx_model_fingerprint(SEXP a_model)
 {
     const struct cfx_model *v_model = (const struct cfx_model *)cfxr_handle(a_model, CFXR_K_MODEL, "model", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_model_fingerprint(v_model, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1392,7 +1392,7 @@ SEXP C_cfx_portfolio_summary_group_name(SEXP a_summary, SEXP a_group)
 {
     const struct cfx_portfolio_summary *v_summary = (const struct cfx_portfolio_summary *)cfxr_handle(a_summary, CFXR_K_PORTFOLIO_SUMMARY, "summary", 0);
     int64_t v_group = cfxr_i64(a_group, "group");
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_portfolio_summary_group_name(v_summary, v_group, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1434,7 +1434,7 @@ SEXP C_cfx_portfolio_summary_describe(SEXP a_summary, SEXP a_top)
 {
     const struct cfx_portfolio_summary *v_summary = (const struct cfx_portfolio_summary *)cfxr_handle(a_summary, CFXR_K_PORTFOLIO_SUMMARY, "summary", 0);
     size_t v_top = cfxr_size(a_top, "top");
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_portfolio_summary_describe(v_summary, v_top, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1453,7 +1453,7 @@ SEXP C_cfx_portfolio_summary_describe(SEXP a_summary, SEXP a_top)
 SEXP C_cfx_portfolio_summary_to_json(SEXP a_summary)
 {
     const struct cfx_portfolio_summary *v_summary = (const struct cfx_portfolio_summary *)cfxr_handle(a_summary, CFXR_K_PORTFOLIO_SUMMARY, "summary", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_portfolio_summary_to_json(v_summary, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1493,7 +1493,7 @@ SEXP C_cfx_ledger_record_from_coherent_result(SEXP a_result, SEXP a_robust_resul
     const char *v_id = cfxr_str(a_id, "id", 0);
     const char *v_issued = cfxr_str(a_issued, "issued", 1);
     const char *v_group = cfxr_str(a_group, "group", 1);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_ledger_record_from_coherent_result(v_result, v_robust_result, v_id, v_issued, v_group, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1517,7 +1517,7 @@ SEXP C_cfx_ledger_record_from_coherent_result_at(SEXP a_result, SEXP a_k, SEXP a
     const char *v_id = cfxr_str(a_id, "id", 0);
     const char *v_issued = cfxr_str(a_issued, "issued", 1);
     const char *v_group = cfxr_str(a_group, "group", 1);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_ledger_record_from_coherent_result_at(v_result, v_k, v_robust_result, v_id, v_issued, v_group, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1539,7 +1539,7 @@ SEXP C_cfx_ledger_record_from_waiting_advice(SEXP a_advice, SEXP a_id, SEXP a_is
     const char *v_id = cfxr_str(a_id, "id", 0);
     const char *v_issued = cfxr_str(a_issued, "issued", 1);
     const char *v_group = cfxr_str(a_group, "group", 1);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_ledger_record_from_waiting_advice(v_advice, v_id, v_issued, v_group, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1561,7 +1561,7 @@ SEXP C_cfx_revalidate_record(SEXP a_schema, SEXP a_new_model, SEXP a_config, SEX
     const struct cfx_model *v_new_model = (const struct cfx_model *)cfxr_handle(a_new_model, CFXR_K_MODEL, "new_model", 0);
     const struct cfx_config *v_config = (const struct cfx_config *)cfxr_handle(a_config, CFXR_K_CONFIG, "config", 1);
     const char *v_record_json = cfxr_str(a_record_json, "record_json", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_revalidate_record(v_schema, v_new_model, v_config, v_record_json, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1599,7 +1599,7 @@ SEXP C_cfx_revalidate_ledger(SEXP a_schema, SEXP a_new_model, SEXP a_config, SEX
 SEXP C_cfx_deployment_report_to_json(SEXP a_report)
 {
     const struct cfx_deployment_report *v_report = (const struct cfx_deployment_report *)cfxr_handle(a_report, CFXR_K_DEPLOYMENT_REPORT, "report", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_deployment_report_to_json(v_report, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1619,7 +1619,7 @@ SEXP C_cfx_deployment_report_to_html(SEXP a_report, SEXP a_title)
 {
     const struct cfx_deployment_report *v_report = (const struct cfx_deployment_report *)cfxr_handle(a_report, CFXR_K_DEPLOYMENT_REPORT, "report", 0);
     const char *v_title = cfxr_str(a_title, "title", 1);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_deployment_report_to_html(v_report, v_title, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1950,7 +1950,7 @@ SEXP C_cfx_robust_result_advice_raw(SEXP a_result)
 SEXP C_cfx_robust_result_advice_describe(SEXP a_result)
 {
     const struct cfx_robust_result *v_result = (const struct cfx_robust_result *)cfxr_handle(a_result, CFXR_K_ROBUST_RESULT, "result", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_robust_result_advice_describe(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -1971,7 +1971,7 @@ SEXP C_cfx_robust_result_to_json(SEXP a_result, SEXP a_schema, SEXP a_model)
     const struct cfx_robust_result *v_result = (const struct cfx_robust_result *)cfxr_handle(a_result, CFXR_K_ROBUST_RESULT, "result", 0);
     const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 1);
     const struct cfx_model *v_model = (const struct cfx_model *)cfxr_handle(a_model, CFXR_K_MODEL, "model", 1);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_robust_result_to_json(v_result, v_schema, v_model, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -2017,7 +2017,7 @@ SEXP C_cfx_schema_from_json(SEXP a_json)
 SEXP C_cfx_schema_to_json(SEXP a_schema)
 {
     const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_schema_to_json(v_schema, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -2055,7 +2055,7 @@ SEXP C_cfx_schema_feature_name(SEXP a_schema, SEXP a_index)
 {
     const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
     size_t v_index = cfxr_size(a_index, "index");
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_schema_feature_name(v_schema, v_index, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -2134,7 +2134,7 @@ SEXP C_cfx_schema_describe_changes(SEXP a_schema, SEXP a_from, SEXP a_to)
     const double *v_from = cfxr_doubles(a_from, "from", &n_from);
     size_t n_to = 0;
     const double *v_to = cfxr_doubles(a_to, "to", &n_to);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_schema_describe_changes(v_schema, v_from, n_from, v_to, n_to, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -2183,7 +2183,7 @@ SEXP C_cfx_schema_weights_kind(SEXP a_schema)
 SEXP C_cfx_schema_fingerprint(SEXP a_schema)
 {
     const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_schema_fingerprint(v_schema, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -2459,7 +2459,7 @@ SEXP C_cfx_scorecard_import_model(SEXP a_import)
 SEXP C_cfx_scorecard_import_report(SEXP a_import)
 {
     const struct cfx_scorecard_import *v_import = (const struct cfx_scorecard_import *)cfxr_handle(a_import, CFXR_K_SCORECARD_IMPORT, "import", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_scorecard_import_report(v_import, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -2497,7 +2497,7 @@ SEXP C_cfx_policy_from_json(SEXP a_json)
 SEXP C_cfx_policy_to_json(SEXP a_policy)
 {
     const struct cfx_policy *v_policy = (const struct cfx_policy *)cfxr_handle(a_policy, CFXR_K_POLICY, "policy", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_policy_to_json(v_policy, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -2628,7 +2628,7 @@ SEXP C_cfx_plan_step_text(SEXP a_plan, SEXP a_index)
 {
     const struct cfx_plan *v_plan = (const struct cfx_plan *)cfxr_handle(a_plan, CFXR_K_PLAN, "plan", 0);
     size_t v_index = cfxr_size(a_index, "index");
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_plan_step_text(v_plan, v_index, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -2647,7 +2647,7 @@ SEXP C_cfx_plan_step_text(SEXP a_plan, SEXP a_index)
 SEXP C_cfx_plan_to_json(SEXP a_plan)
 {
     const struct cfx_plan *v_plan = (const struct cfx_plan *)cfxr_handle(a_plan, CFXR_K_PLAN, "plan", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_plan_to_json(v_plan, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -2872,7 +2872,7 @@ SEXP C_cfx_waiting_advice_final_row(SEXP a_advice)
 SEXP C_cfx_waiting_advice_describe(SEXP a_advice)
 {
     const struct cfx_waiting_advice *v_advice = (const struct cfx_waiting_advice *)cfxr_handle(a_advice, CFXR_K_WAITING_ADVICE, "advice", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_waiting_advice_describe(v_advice, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
@@ -2891,7 +2891,7 @@ SEXP C_cfx_waiting_advice_describe(SEXP a_advice)
 SEXP C_cfx_waiting_advice_to_json(SEXP a_advice)
 {
     const struct cfx_waiting_advice *v_advice = (const struct cfx_waiting_advice *)cfxr_handle(a_advice, CFXR_K_WAITING_ADVICE, "advice", 0);
-    size_t cap = CFXR_FIRST_CAP, out_len = 0;
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
     char *b_buf = (char *)R_alloc(cap, sizeof(char));
     cfx_status st = cfx_waiting_advice_to_json(v_advice, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
