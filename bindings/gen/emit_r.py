@@ -339,7 +339,9 @@ def function_code(f, header, ov):
         body.append(f"size_t cap = {first}, out_len = 0;")
         for p in buffers.params:
             ct, _, _ = _BUF_ELT.get(p.type.base, ("char", None, None))
-            body.append(f"{ct} *b_{p.name} = ({ct} *)R_alloc(cap, sizeof({ct}));")
+            # the first try writes into the C stack (no allocation per call)
+            body.append(f"{ct} first_{p.name}[{first}];")
+            body.append(f"{ct} *b_{p.name} = first_{p.name};")
         body.append(f"cfx_status st = {call};")
         body.append("if (st == CFX_STATUS_BUFFER_TOO_SMALL) {")
         body.append("    cap = out_len > 0 ? out_len : 1;")

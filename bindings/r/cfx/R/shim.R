@@ -9,9 +9,9 @@
 # columns, one row per row of m.
 .map_rows <- function(f, handle, m, width) {
   if (!is.matrix(m) || !is.double(m)) stop("cfx: rows must be a double matrix", call. = FALSE)
-  out <- matrix(0, nrow(m), width)
-  for (i in seq_len(nrow(m))) out[i, ] <- .Call(f, handle, m[i, ])
-  out
+  tm <- t(m)
+  out <- vapply(seq_len(nrow(m)), function(i) .Call(f, handle, tm[, i]), numeric(width))
+  matrix(out, nrow(m), width, byrow = TRUE)
 }
 
 # TRUE/FALSE, refusing anything else (what the C API's int32_t flags take).
@@ -37,9 +37,8 @@
   s <- .Call(C_cfx_dataset_schema, dataset)
   nf <- .Call(C_cfx_schema_n_features, s)
   .Call(C_cfx_schema_free, s)
-  out <- matrix(0, n, nf)
-  for (i in seq_len(n)) out[i, ] <- .Call(C_cfx_dataset_row, dataset, i - 1)
-  out
+  out <- vapply(seq_len(n) - 1, function(i) .Call(C_cfx_dataset_row, dataset, i), numeric(nf))
+  matrix(out, n, nf, byrow = TRUE)
 }
 
 # One number, refusing anything else (named as the R argument).

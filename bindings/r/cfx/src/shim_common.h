@@ -8,11 +8,12 @@
 #include <Rinternals.h>
 #include "cfx.h"
 
-/* Elements (numbers) or bytes (strings) of the first scratch buffer of a
- * caller-buffer call; a longer result is fetched again with the length the
- * library asked for (the old shim always called twice). */
-#define CFXR_FIRST_CAP 1024
-#define CFXR_FIRST_CAP_CHAR 16384
+/* Elements (numbers) or bytes (strings) of the first buffer of a
+ * caller-buffer call, on the C stack; a longer result is fetched again into
+ * R_alloc scratch with the length the library asked for (the old shim always
+ * called twice). */
+#define CFXR_FIRST_CAP 512
+#define CFXR_FIRST_CAP_CHAR 8192
 
 /* Raises the R error of a non-OK status (only ever after the cfx call returned). */
 void cfxr_check(cfx_status st);

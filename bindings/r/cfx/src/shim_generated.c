@@ -168,7 +168,8 @@ SEXP C_cfx_coherent_result_counterfactual(SEXP a_result, SEXP a_k)
     const struct cfx_coherent_result *v_result = (const struct cfx_coherent_result *)cfxr_handle(a_result, CFXR_K_COHERENT_RESULT, "result", 0);
     size_t v_k = cfxr_size(a_k, "k");
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_buf = (double *)R_alloc(cap, sizeof(double));
+    double first_buf[CFXR_FIRST_CAP];
+    double *b_buf = first_buf;
     cfx_status st = cfx_coherent_result_counterfactual(v_result, v_k, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -224,7 +225,8 @@ SEXP C_cfx_coherent_result_describe(SEXP a_result)
 {
     const struct cfx_coherent_result *v_result = (const struct cfx_coherent_result *)cfxr_handle(a_result, CFXR_K_COHERENT_RESULT, "result", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_coherent_result_describe(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -243,7 +245,8 @@ SEXP C_cfx_coherent_result_to_json(SEXP a_result)
 {
     const struct cfx_coherent_result *v_result = (const struct cfx_coherent_result *)cfxr_handle(a_result, CFXR_K_COHERENT_RESULT, "result", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_coherent_result_to_json(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -306,7 +309,8 @@ SEXP C_cfx_coherent_batch_error(SEXP a_batch, SEXP a_i)
     const struct cfx_coherent_batch *v_batch = (const struct cfx_coherent_batch *)cfxr_handle(a_batch, CFXR_K_COHERENT_BATCH, "batch", 0);
     size_t v_i = cfxr_size(a_i, "i");
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_coherent_batch_error(v_batch, v_i, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -339,7 +343,8 @@ SEXP C_cfx_coherent_batch_to_json(SEXP a_batch)
 {
     const struct cfx_coherent_batch *v_batch = (const struct cfx_coherent_batch *)cfxr_handle(a_batch, CFXR_K_COHERENT_BATCH, "batch", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_coherent_batch_to_json(v_batch, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -571,7 +576,8 @@ SEXP C_cfx_config_to_json(SEXP a_config)
 {
     const struct cfx_config *v_config = (const struct cfx_config *)cfxr_handle(a_config, CFXR_K_CONFIG, "config", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_config_to_json(v_config, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -689,7 +695,8 @@ SEXP C_cfx_copa_correct(SEXP a_uncertainty, SEXP a_options, SEXP a_n_options, SE
         Rf_errorcall(R_NilValue, "cfx: 'options' must hold n_options x %.0f values, not %.0f",
                      (double)w_options, (double)n_options);
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_buf = (double *)R_alloc(cap, sizeof(double));
+    double first_buf[CFXR_FIRST_CAP];
+    double *b_buf = first_buf;
     cfx_status st = cfx_copa_correct(v_uncertainty, v_options, v_n_options, v_dim, v_rho, v_delta, b_buf, cap, &out_len, &o_out_lower_before, &o_out_lower_after);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -760,7 +767,8 @@ SEXP C_cfx_copa_result_option_raw(SEXP a_result, SEXP a_k)
     const struct cfx_copa_result *v_result = (const struct cfx_copa_result *)cfxr_handle(a_result, CFXR_K_COPA_RESULT, "result", 0);
     size_t v_k = cfxr_size(a_k, "k");
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_buf = (double *)R_alloc(cap, sizeof(double));
+    double first_buf[CFXR_FIRST_CAP];
+    double *b_buf = first_buf;
     cfx_status st = cfx_copa_result_option_raw(v_result, v_k, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -792,7 +800,8 @@ SEXP C_cfx_copa_result_option_advice_raw(SEXP a_result, SEXP a_k)
     const struct cfx_copa_result *v_result = (const struct cfx_copa_result *)cfxr_handle(a_result, CFXR_K_COPA_RESULT, "result", 0);
     size_t v_k = cfxr_size(a_k, "k");
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_buf = (double *)R_alloc(cap, sizeof(double));
+    double first_buf[CFXR_FIRST_CAP];
+    double *b_buf = first_buf;
     cfx_status st = cfx_copa_result_option_advice_raw(v_result, v_k, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -835,7 +844,8 @@ SEXP C_cfx_copa_result_describe(SEXP a_result)
 {
     const struct cfx_copa_result *v_result = (const struct cfx_copa_result *)cfxr_handle(a_result, CFXR_K_COPA_RESULT, "result", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_copa_result_describe(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -854,7 +864,8 @@ SEXP C_cfx_copa_result_to_json(SEXP a_result)
 {
     const struct cfx_copa_result *v_result = (const struct cfx_copa_result *)cfxr_handle(a_result, CFXR_K_COPA_RESULT, "result", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_copa_result_to_json(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1019,7 +1030,8 @@ SEXP C_cfx_dataset_row(SEXP a_dataset, SEXP a_index)
     const struct cfx_dataset *v_dataset = (const struct cfx_dataset *)cfxr_handle(a_dataset, CFXR_K_DATASET, "dataset", 0);
     size_t v_index = cfxr_size(a_index, "index");
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_out = (double *)R_alloc(cap, sizeof(double));
+    double first_out[CFXR_FIRST_CAP];
+    double *b_out = first_out;
     cfx_status st = cfx_dataset_row(v_dataset, v_index, b_out, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1112,7 +1124,8 @@ SEXP C_cfx_model_to_json(SEXP a_model)
 {
     const struct cfx_model *v_model = (const struct cfx_model *)cfxr_handle(a_model, CFXR_K_MODEL, "model", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_model_to_json(v_model, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1240,7 +1253,8 @@ SEXP C_cfx_model_probability_batch(SEXP a_model, SEXP a_x, SEXP a_n_rows)
         Rf_errorcall(R_NilValue, "cfx: 'x' must hold n_rows x %.0f values, not %.0f",
                      (double)w_x, (double)n_x);
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_out = (double *)R_alloc(cap, sizeof(double));
+    double first_out[CFXR_FIRST_CAP];
+    double *b_out = first_out;
     cfx_status st = cfx_model_probability_batch(v_model, v_x, v_n_rows, b_out, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1261,7 +1275,8 @@ SEXP C_cfx_model_fingerprint(SEXP a_model)
 {
     const struct cfx_model *v_model = (const struct cfx_model *)cfxr_handle(a_model, CFXR_K_MODEL, "model", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_model_fingerprint(v_model, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1308,8 +1323,10 @@ SEXP C_cfx_plausibility_assess(SEXP a_plausibility, SEXP a_factual, SEXP a_advic
     size_t n_advice = 0;
     const double *v_advice = cfxr_doubles(a_advice, "advice", &n_advice);
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    int32_t *b_out_flags = (int32_t *)R_alloc(cap, sizeof(int32_t));
-    double *b_out_distances = (double *)R_alloc(cap, sizeof(double));
+    int32_t first_out_flags[CFXR_FIRST_CAP];
+    int32_t *b_out_flags = first_out_flags;
+    double first_out_distances[CFXR_FIRST_CAP];
+    double *b_out_distances = first_out_distances;
     cfx_status st = cfx_plausibility_assess(v_plausibility, v_factual, n_factual, v_advice, n_advice, b_out_flags, b_out_distances, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1393,7 +1410,8 @@ SEXP C_cfx_portfolio_summary_group_name(SEXP a_summary, SEXP a_group)
     const struct cfx_portfolio_summary *v_summary = (const struct cfx_portfolio_summary *)cfxr_handle(a_summary, CFXR_K_PORTFOLIO_SUMMARY, "summary", 0);
     int64_t v_group = cfxr_i64(a_group, "group");
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_portfolio_summary_group_name(v_summary, v_group, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1413,7 +1431,8 @@ SEXP C_cfx_portfolio_summary_cost_quantiles(SEXP a_summary, SEXP a_group)
     const struct cfx_portfolio_summary *v_summary = (const struct cfx_portfolio_summary *)cfxr_handle(a_summary, CFXR_K_PORTFOLIO_SUMMARY, "summary", 0);
     int64_t v_group = cfxr_i64(a_group, "group");
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_buf = (double *)R_alloc(cap, sizeof(double));
+    double first_buf[CFXR_FIRST_CAP];
+    double *b_buf = first_buf;
     cfx_status st = cfx_portfolio_summary_cost_quantiles(v_summary, v_group, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1435,7 +1454,8 @@ SEXP C_cfx_portfolio_summary_describe(SEXP a_summary, SEXP a_top)
     const struct cfx_portfolio_summary *v_summary = (const struct cfx_portfolio_summary *)cfxr_handle(a_summary, CFXR_K_PORTFOLIO_SUMMARY, "summary", 0);
     size_t v_top = cfxr_size(a_top, "top");
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_portfolio_summary_describe(v_summary, v_top, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1454,7 +1474,8 @@ SEXP C_cfx_portfolio_summary_to_json(SEXP a_summary)
 {
     const struct cfx_portfolio_summary *v_summary = (const struct cfx_portfolio_summary *)cfxr_handle(a_summary, CFXR_K_PORTFOLIO_SUMMARY, "summary", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_portfolio_summary_to_json(v_summary, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1494,7 +1515,8 @@ SEXP C_cfx_ledger_record_from_coherent_result(SEXP a_result, SEXP a_robust_resul
     const char *v_issued = cfxr_str(a_issued, "issued", 1);
     const char *v_group = cfxr_str(a_group, "group", 1);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_ledger_record_from_coherent_result(v_result, v_robust_result, v_id, v_issued, v_group, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1518,7 +1540,8 @@ SEXP C_cfx_ledger_record_from_coherent_result_at(SEXP a_result, SEXP a_k, SEXP a
     const char *v_issued = cfxr_str(a_issued, "issued", 1);
     const char *v_group = cfxr_str(a_group, "group", 1);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_ledger_record_from_coherent_result_at(v_result, v_k, v_robust_result, v_id, v_issued, v_group, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1540,7 +1563,8 @@ SEXP C_cfx_ledger_record_from_waiting_advice(SEXP a_advice, SEXP a_id, SEXP a_is
     const char *v_issued = cfxr_str(a_issued, "issued", 1);
     const char *v_group = cfxr_str(a_group, "group", 1);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_ledger_record_from_waiting_advice(v_advice, v_id, v_issued, v_group, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1562,7 +1586,8 @@ SEXP C_cfx_revalidate_record(SEXP a_schema, SEXP a_new_model, SEXP a_config, SEX
     const struct cfx_config *v_config = (const struct cfx_config *)cfxr_handle(a_config, CFXR_K_CONFIG, "config", 1);
     const char *v_record_json = cfxr_str(a_record_json, "record_json", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_revalidate_record(v_schema, v_new_model, v_config, v_record_json, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1600,7 +1625,8 @@ SEXP C_cfx_deployment_report_to_json(SEXP a_report)
 {
     const struct cfx_deployment_report *v_report = (const struct cfx_deployment_report *)cfxr_handle(a_report, CFXR_K_DEPLOYMENT_REPORT, "report", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_deployment_report_to_json(v_report, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1620,7 +1646,8 @@ SEXP C_cfx_deployment_report_to_html(SEXP a_report, SEXP a_title)
     const struct cfx_deployment_report *v_report = (const struct cfx_deployment_report *)cfxr_handle(a_report, CFXR_K_DEPLOYMENT_REPORT, "report", 0);
     const char *v_title = cfxr_str(a_title, "title", 1);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_deployment_report_to_html(v_report, v_title, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1879,7 +1906,8 @@ SEXP C_cfx_robust_result_raw(SEXP a_result)
 {
     const struct cfx_robust_result *v_result = (const struct cfx_robust_result *)cfxr_handle(a_result, CFXR_K_ROBUST_RESULT, "result", 0);
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_buf = (double *)R_alloc(cap, sizeof(double));
+    double first_buf[CFXR_FIRST_CAP];
+    double *b_buf = first_buf;
     cfx_status st = cfx_robust_result_raw(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1900,7 +1928,8 @@ SEXP C_cfx_robust_result_encoded(SEXP a_result)
 {
     const struct cfx_robust_result *v_result = (const struct cfx_robust_result *)cfxr_handle(a_result, CFXR_K_ROBUST_RESULT, "result", 0);
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_buf = (double *)R_alloc(cap, sizeof(double));
+    double first_buf[CFXR_FIRST_CAP];
+    double *b_buf = first_buf;
     cfx_status st = cfx_robust_result_encoded(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1930,7 +1959,8 @@ SEXP C_cfx_robust_result_advice_raw(SEXP a_result)
 {
     const struct cfx_robust_result *v_result = (const struct cfx_robust_result *)cfxr_handle(a_result, CFXR_K_ROBUST_RESULT, "result", 0);
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_buf = (double *)R_alloc(cap, sizeof(double));
+    double first_buf[CFXR_FIRST_CAP];
+    double *b_buf = first_buf;
     cfx_status st = cfx_robust_result_advice_raw(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1951,7 +1981,8 @@ SEXP C_cfx_robust_result_advice_describe(SEXP a_result)
 {
     const struct cfx_robust_result *v_result = (const struct cfx_robust_result *)cfxr_handle(a_result, CFXR_K_ROBUST_RESULT, "result", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_robust_result_advice_describe(v_result, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -1972,7 +2003,8 @@ SEXP C_cfx_robust_result_to_json(SEXP a_result, SEXP a_schema, SEXP a_model)
     const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 1);
     const struct cfx_model *v_model = (const struct cfx_model *)cfxr_handle(a_model, CFXR_K_MODEL, "model", 1);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_robust_result_to_json(v_result, v_schema, v_model, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2018,7 +2050,8 @@ SEXP C_cfx_schema_to_json(SEXP a_schema)
 {
     const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_schema_to_json(v_schema, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2056,7 +2089,8 @@ SEXP C_cfx_schema_feature_name(SEXP a_schema, SEXP a_index)
     const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
     size_t v_index = cfxr_size(a_index, "index");
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_schema_feature_name(v_schema, v_index, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2087,7 +2121,8 @@ SEXP C_cfx_schema_encode(SEXP a_schema, SEXP a_raw)
     size_t n_raw = 0;
     const double *v_raw = cfxr_doubles(a_raw, "raw", &n_raw);
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_out = (double *)R_alloc(cap, sizeof(double));
+    double first_out[CFXR_FIRST_CAP];
+    double *b_out = first_out;
     cfx_status st = cfx_schema_encode(v_schema, v_raw, n_raw, b_out, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2110,7 +2145,8 @@ SEXP C_cfx_schema_decode(SEXP a_schema, SEXP a_x)
     size_t n_x = 0;
     const double *v_x = cfxr_doubles(a_x, "x", &n_x);
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_out = (double *)R_alloc(cap, sizeof(double));
+    double first_out[CFXR_FIRST_CAP];
+    double *b_out = first_out;
     cfx_status st = cfx_schema_decode(v_schema, v_x, n_x, b_out, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2135,7 +2171,8 @@ SEXP C_cfx_schema_describe_changes(SEXP a_schema, SEXP a_from, SEXP a_to)
     size_t n_to = 0;
     const double *v_to = cfxr_doubles(a_to, "to", &n_to);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_schema_describe_changes(v_schema, v_from, n_from, v_to, n_to, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2184,7 +2221,8 @@ SEXP C_cfx_schema_fingerprint(SEXP a_schema)
 {
     const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_schema_fingerprint(v_schema, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2460,7 +2498,8 @@ SEXP C_cfx_scorecard_import_report(SEXP a_import)
 {
     const struct cfx_scorecard_import *v_import = (const struct cfx_scorecard_import *)cfxr_handle(a_import, CFXR_K_SCORECARD_IMPORT, "import", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_scorecard_import_report(v_import, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2498,7 +2537,8 @@ SEXP C_cfx_policy_to_json(SEXP a_policy)
 {
     const struct cfx_policy *v_policy = (const struct cfx_policy *)cfxr_handle(a_policy, CFXR_K_POLICY, "policy", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_policy_to_json(v_policy, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2629,7 +2669,8 @@ SEXP C_cfx_plan_step_text(SEXP a_plan, SEXP a_index)
     const struct cfx_plan *v_plan = (const struct cfx_plan *)cfxr_handle(a_plan, CFXR_K_PLAN, "plan", 0);
     size_t v_index = cfxr_size(a_index, "index");
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_plan_step_text(v_plan, v_index, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2648,7 +2689,8 @@ SEXP C_cfx_plan_to_json(SEXP a_plan)
 {
     const struct cfx_plan *v_plan = (const struct cfx_plan *)cfxr_handle(a_plan, CFXR_K_PLAN, "plan", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_plan_to_json(v_plan, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2831,7 +2873,8 @@ SEXP C_cfx_waiting_advice_waited_row(SEXP a_advice)
 {
     const struct cfx_waiting_advice *v_advice = (const struct cfx_waiting_advice *)cfxr_handle(a_advice, CFXR_K_WAITING_ADVICE, "advice", 0);
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_buf = (double *)R_alloc(cap, sizeof(double));
+    double first_buf[CFXR_FIRST_CAP];
+    double *b_buf = first_buf;
     cfx_status st = cfx_waiting_advice_waited_row(v_advice, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2852,7 +2895,8 @@ SEXP C_cfx_waiting_advice_final_row(SEXP a_advice)
 {
     const struct cfx_waiting_advice *v_advice = (const struct cfx_waiting_advice *)cfxr_handle(a_advice, CFXR_K_WAITING_ADVICE, "advice", 0);
     size_t cap = CFXR_FIRST_CAP, out_len = 0;
-    double *b_buf = (double *)R_alloc(cap, sizeof(double));
+    double first_buf[CFXR_FIRST_CAP];
+    double *b_buf = first_buf;
     cfx_status st = cfx_waiting_advice_final_row(v_advice, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2873,7 +2917,8 @@ SEXP C_cfx_waiting_advice_describe(SEXP a_advice)
 {
     const struct cfx_waiting_advice *v_advice = (const struct cfx_waiting_advice *)cfxr_handle(a_advice, CFXR_K_WAITING_ADVICE, "advice", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_waiting_advice_describe(v_advice, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
@@ -2892,7 +2937,8 @@ SEXP C_cfx_waiting_advice_to_json(SEXP a_advice)
 {
     const struct cfx_waiting_advice *v_advice = (const struct cfx_waiting_advice *)cfxr_handle(a_advice, CFXR_K_WAITING_ADVICE, "advice", 0);
     size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
-    char *b_buf = (char *)R_alloc(cap, sizeof(char));
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
     cfx_status st = cfx_waiting_advice_to_json(v_advice, b_buf, cap, &out_len);
     if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
         cap = out_len > 0 ? out_len : 1;
