@@ -8,11 +8,12 @@
 cfx_explain <- function(model, applicant, schema, config = NULL, diverse = FALSE) {
   raw <- .raw_matrix(schema, applicant)
   if (nrow(raw) != 1L) stop("cfx: 'applicant' must be one applicant", call. = FALSE)
-  .fam_call("coherent", "C_coherent_explain", schema, model, config, raw[1L, ], isTRUE(diverse))
+  .fam_call("coherent", if (isTRUE(diverse)) "C_cfx_coherent_explain_diverse" else "C_cfx_coherent_explain",
+            schema, model, config, raw[1L, ])
 }
 
 # Everything a result holds, in one library round trip.
-.coherent <- function(result) .fam_call("coherent", "C_coherent_result", result)
+.coherent <- function(result) .cxr(.coherent_all(result))
 
 #' The solver outcome ("optimal", "time_limit", "infeasible" or "unknown") and
 #' the bit mask of the constraint groups that block an infeasible applicant.
@@ -39,7 +40,7 @@ as.data.frame.cfx_coherent_result <- function(x, ...) {
 
 #' Counterfactual `k` (1 = the optimal one) as a one-row data frame.
 cfx_counterfactual <- function(result, k = 1) {
-  raw <- .fam_call("coherent", "C_coherent_counterfactual", result, as.numeric(k) - 1)
+  raw <- .fam_call("coherent", "C_cfx_coherent_result_counterfactual", result, as.numeric(k) - 1)
   .raw_data_frame(.Call(C_handle_prot, result), matrix(raw, nrow = 1L))
 }
 
@@ -47,13 +48,13 @@ cfx_counterfactual <- function(result, k = 1) {
 #' plan, one line per option; for waiting advice, "wait 9 months (...), then ...";
 #' for a robust result, the advice and how it was obtained, or "no valid advice found (...)").
 cfx_describe <- function(result) {
-  if (inherits(result, "cfx_copa_result")) return(.fam_call("copa", "C_copa_describe", result))
-  if (inherits(result, "cfx_waiting_advice")) return(.fam_call("coherent", "C_waiting_describe", result))
-  if (inherits(result, "cfx_robust_result")) return(.fam_call("robust", "C_robust_advice_describe", result))
-  .fam_call("coherent", "C_coherent_describe", result)
+  if (inherits(result, "cfx_copa_result")) return(.fam_call("copa", "C_cfx_copa_result_describe", result))
+  if (inherits(result, "cfx_waiting_advice")) return(.fam_call("coherent", "C_cfx_waiting_advice_describe", result))
+  if (inherits(result, "cfx_robust_result")) return(.fam_call("robust", "C_cfx_robust_result_advice_describe", result))
+  .fam_call("coherent", "C_cfx_coherent_result_describe", result)
 }
 
-cfx_to_json.cfx_coherent_result <- function(x) .fam_call("coherent", "C_coherent_to_json", x)
+cfx_to_json.cfx_coherent_result <- function(x) .fam_call("coherent", "C_cfx_coherent_result_to_json", x)
 
 print.cfx_coherent_result <- function(x, ...) {
   if (.freed_line(x, "explanation")) return(invisible(x))
@@ -75,7 +76,8 @@ print.cfx_coherent_result <- function(x, ...) {
 #' cfx_batch_status(). Returns a cfx_coherent_batch.
 cfx_explain_batch <- function(model, applicants, schema, config = NULL) {
   raw <- .raw_matrix(schema, applicants)
-  .fam_call("coherent_batch", "C_coherent_explain_batch", schema, model, config, raw)
+  .fam_call("coherent_batch", "C_cfx_coherent_explain_batch", schema, model, config, .row_major(raw),
+            nrow(raw))
 }
 
 #' One row per applicant of a batch: `status` (the cfx status name,
@@ -83,8 +85,8 @@ cfx_explain_batch <- function(model, applicants, schema, config = NULL) {
 cfx_batch_status <- function(batch) {
   n <- length(batch)
   idx <- seq_len(n) - 1
-  codes <- vapply(idx, function(i) .fam_call("coherent_batch", "C_coherent_batch_status", batch, i), 0L)
-  errors <- vapply(idx, function(i) .fam_call("coherent_batch", "C_coherent_batch_error", batch, i), "")
+  codes <- vapply(idx, function(i) .fam_call("coherent_batch", "C_cfx_coherent_batch_status", batch, i), 0L)
+  errors <- vapply(idx, function(i) .fam_call("coherent_batch", "C_cfx_coherent_batch_error", batch, i), "")
   data.frame(status = vapply(codes, cfx_status_name, ""), error = errors, stringsAsFactors = FALSE)
 }
 
@@ -92,14 +94,14 @@ cfx_batch_status <- function(batch) {
 #' that outlives the batch; an applicant that was not explained raises its
 #' own cfx error (e.g. cfx_error_invalid_argument).
 cfx_batch_result <- function(batch, i) {
-  .fam_call("coherent_batch", "C_coherent_batch_result", batch, as.numeric(i) - 1)
+  .fam_call("coherent_batch", "C_cfx_coherent_batch_result", batch, as.numeric(i) - 1)
 }
 
 length.cfx_coherent_batch <- function(x) {
-  as.integer(.fam_call("coherent_batch", "C_coherent_batch_count", x))
+  as.integer(.fam_call("coherent_batch", "C_cfx_coherent_batch_count", x))
 }
 
-cfx_to_json.cfx_coherent_batch <- function(x) .fam_call("coherent_batch", "C_coherent_batch_to_json", x)
+cfx_to_json.cfx_coherent_batch <- function(x) .fam_call("coherent_batch", "C_cfx_coherent_batch_to_json", x)
 
 print.cfx_coherent_batch <- function(x, ...) {
   if (.freed_line(x, "batch")) return(invisible(x))
@@ -120,7 +122,7 @@ print.cfx_coherent_batch <- function(x, ...) {
 cfx_explain_with_waiting <- function(model, applicant, schema, config = NULL) {
   raw <- .raw_matrix(schema, applicant)
   if (nrow(raw) != 1L) stop("cfx: 'applicant' must be one applicant", call. = FALSE)
-  .fam_call("coherent", "C_waiting_explain", schema, model, config, raw[1L, ])
+  .fam_call("coherent", "C_cfx_coherent_explain_with_waiting", schema, model, config, raw[1L, ])
 }
 
 #' Waiting advice as a list: `found`, `outcome` ("found"; "no_advice": proven
@@ -132,14 +134,14 @@ cfx_explain_with_waiting <- function(model, applicant, schema, config = NULL) {
 #' "separable", or NA when waiting alone is accepted), `waited` (the raw row
 #' after waiting) and `final` (the raw row to reach).
 cfx_waiting <- function(advice) {
-  r <- .fam_call("coherent", "C_waiting_advice", advice)
+  r <- .cxr(.waiting_all(advice))
   r$outcome <- c("found", "no_advice", "unproven")[r$outcome + 1L]
   if (!r$found) return(r)
   r$proved_by <- if (r$proved_by < 0L) NA_character_ else c("highs", "separable", "tree_search")[r$proved_by + 1L]
   r
 }
 
-cfx_to_json.cfx_waiting_advice <- function(x) .fam_call("coherent", "C_waiting_to_json", x)
+cfx_to_json.cfx_waiting_advice <- function(x) .fam_call("coherent", "C_cfx_waiting_advice_to_json", x)
 
 print.cfx_waiting_advice <- function(x, ...) {
   if (.freed_line(x, "waiting advice")) return(invisible(x))

@@ -68,17 +68,26 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
 }
 
 #' The low-level builder behind cfx_config(): a mutable handle.
-cfx_config_builder <- function() .cx(C_config_builder_new)
+cfx_config_builder <- function() .cx(C_cfx_config_builder_new)
 
 #' Applies one setting to a builder (see cfx_config() for names and values).
 cfx_config_set <- function(builder, name, value) {
   value <- if (identical(name, "seed") && is.character(value)) value else as.numeric(value)
-  invisible(.cx(C_config_builder_set, builder, name, value))
+  setter <- if (is.character(name) && length(name) == 1L) .config_setters[[name]] else NULL
+  if (is.null(setter)) {
+    stop(sprintf("cfx: unknown configuration setting '%s'", paste(name, collapse = " ")), call. = FALSE)
+  }
+  if (setter$n > 0L && (!is.double(value) || length(value) != setter$n)) {
+    stop(sprintf("cfx: setting '%s' takes %d number(s)", name, setter$n), call. = FALSE)
+  }
+  args <- if (setter$n > 0L) as.list(value) else list(value)
+  f <- get(setter$f, envir = asNamespace("cfx"))
+  invisible(do.call(.cx_call, c(list(sys.call(), f, builder), args), quote = TRUE))
 }
 
 #' Turns a builder into an immutable configuration; the builder is consumed
 #' (it is freed, also when building fails).
-cfx_config_build <- function(builder) .cx(C_config_build, builder)
+cfx_config_build <- function(builder) .cx(C_cfx_config_build, builder)
 
 #' The settings of a configuration as a list (NULL = the method's default).
 as.list.cfx_config <- function(x, ...) {
@@ -106,3 +115,28 @@ print.cfx_config_builder <- function(x, ...) {
   cat("A cfx configuration builder (use cfx_config_set(), then cfx_config_build()).\n")
   invisible(x)
 }
+
+# Each setting's builder entry point (by name: the symbols exist once the
+# package's library is loaded) and how many numbers it takes (0: the value
+# goes as it is, e.g. a seed string or the hidden layer sizes).
+.config_setters <- list(
+  time_limit = list(f = "C_cfx_config_builder_set_time_limit", n = 1L),
+  threads = list(f = "C_cfx_config_builder_set_threads", n = 1L),
+  mip_gap = list(f = "C_cfx_config_builder_set_mip_gap", n = 1L),
+  margin = list(f = "C_cfx_config_builder_set_margin", n = 1L),
+  n_diverse = list(f = "C_cfx_config_builder_set_n_diverse", n = 1L),
+  solver = list(f = "C_cfx_config_builder_set_solver", n = 1L),
+  node_limit = list(f = "C_cfx_config_builder_set_node_limit", n = 1L),
+  diversity_rule = list(f = "C_cfx_config_builder_set_diversity_rule", n = 1L),
+  n_samples = list(f = "C_cfx_config_builder_set_n_samples", n = 1L),
+  bound_m = list(f = "C_cfx_config_builder_set_bound_m", n = 1L),
+  target = list(f = "C_cfx_config_builder_set_target", n = 2L),
+  copa_weights = list(f = "C_cfx_config_builder_set_copa_weights", n = 2L),
+  copa_radius = list(f = "C_cfx_config_builder_set_copa_radius", n = 1L),
+  robust_advice = list(f = "C_cfx_config_builder_set_robust_advice", n = 2L),
+  rl_episodes = list(f = "C_cfx_config_builder_set_rl_episodes", n = 2L),
+  rl_training = list(f = "C_cfx_config_builder_set_rl_training", n = 5L),
+  rl_exploration = list(f = "C_cfx_config_builder_set_rl_exploration", n = 2L),
+  seed = list(f = "C_cfx_config_builder_set_seed", n = 0L),
+  rl_hidden = list(f = "C_cfx_config_builder_set_rl_hidden", n = 0L)
+)

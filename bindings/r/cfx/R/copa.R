@@ -22,17 +22,17 @@ cfx_uncertainty <- function(mean, cov) {
   if (!is.matrix(cov)) cov <- if (length(cov) == length(mean)) diag(as.numeric(cov), length(mean)) else
     matrix(as.numeric(cov), nrow = length(mean))
   storage.mode(cov) <- "double"
-  .cp("C_uncertainty_new", mean, cov)
+  .cp("C_cfx_uncertainty_new", mean, .row_major(cov))
 }
 
 #' The uncertainty estimated from `refits` logistic regressions, each refitted
 #' on a random half of `train` (seeded); the covariance is 1.5 x the sample one.
 cfx_uncertainty_from_dataset <- function(train, refits = 1000, seed = 0) {
-  .cp("C_uncertainty_from_dataset", train, as.numeric(refits), .seed(seed))
+  .cp("C_cfx_uncertainty_from_dataset", train, as.numeric(refits), .seed(seed))
 }
 
 #' The dimension d of theta (1 + the encoded dimension).
-cfx_uncertainty_dim <- function(uncertainty) .cp("C_uncertainty_dim", uncertainty)
+cfx_uncertainty_dim <- function(uncertainty) .cp("C_cfx_uncertainty_dim", uncertainty)
 
 #' The bounds L* <= P(every option stays valid) <= U* of a plan given as
 #' encoded options (one row each, without the intercept) under every law within
@@ -41,7 +41,8 @@ cfx_uncertainty_dim <- function(uncertainty) .cp("C_uncertainty_dim", uncertaint
 cfx_copa_bounds <- function(uncertainty, options, rho = 0) {
   if (!is.matrix(options)) options <- matrix(as.numeric(options), nrow = 1L)
   storage.mode(options) <- "double"
-  v <- .cp("C_copa_bounds", uncertainty, options, as.numeric(rho))
+  v <- .cp("C_cfx_copa_bounds", uncertainty, .row_major(options), nrow(options), ncol(options),
+           as.numeric(rho))
   list(lower = v[["lower"]], upper = v[["upper"]],
        lower_status = .copa_status_name(v[["lower_status"]]),
        upper_status = .copa_status_name(v[["upper_status"]]),
@@ -58,31 +59,31 @@ cfx_copa_plan <- function(uncertainty, applicant, schema, config = NULL, model =
   raw <- .raw_matrix(schema, applicant)
   if (nrow(raw) != 1L) stop("cfx: 'applicant' must be one applicant", call. = FALSE)
   if (!is.null(model)) {
-    return(.cp("C_copa_plan_new_checked", schema, uncertainty, model, config, raw[1L, ]))
+    return(.cp("C_cfx_copa_plan_new_checked", schema, uncertainty, model, config, raw[1L, ]))
   }
-  .cp("C_copa_plan_new", schema, uncertainty, config, raw[1L, ])
+  .cp("C_cfx_copa_plan_new", schema, uncertainty, config, raw[1L, ])
 }
 
 #' The number of options of a plan.
-cfx_copa_n_options <- function(result) .cp("C_copa_n_options", result)
+cfx_copa_n_options <- function(result) .cp("C_cfx_copa_result_n_options", result)
 
 #' Option `k` (1-based) of a plan as a one-row data frame; a `k` past the
 #' last option is a cfx_error_not_found.
 cfx_copa_option <- function(result, k) {
-  raw <- .cp("C_copa_option", result, as.numeric(k) - 1)
+  raw <- .cp("C_cfx_copa_result_option_raw", result, as.numeric(k) - 1)
   .raw_data_frame(.Call(C_handle_prot, result), matrix(raw, nrow = 1L))
 }
 
 #' The figures of a plan: proximity, diversity, the validity proxy, and the
 #' bounds lower (L*) and upper (U*) at the configured rho.
-cfx_copa_metrics <- function(result) as.list(.cp("C_copa_metrics", result))
+cfx_copa_metrics <- function(result) as.list(.cp("C_cfx_copa_result_metrics", result))
 
 #' Every option of a plan, one row each (a data frame of raw values).
 as.data.frame.cfx_copa_result <- function(x, ...) {
-  .raw_data_frame(.Call(C_handle_prot, x), .cp("C_copa_options", x))
+  .raw_data_frame(.Call(C_handle_prot, x), .cxr(.copa_options(x)))
 }
 
-cfx_to_json.cfx_copa_result <- function(x) .cp("C_copa_to_json", x)
+cfx_to_json.cfx_copa_result <- function(x) .cp("C_cfx_copa_result_to_json", x)
 
 print.cfx_copa_result <- function(x, ...) {
   if (.freed_line(x, "COPA plan")) return(invisible(x))
@@ -111,5 +112,8 @@ print.cfx_uncertainty <- function(x, ...) {
 cfx_copa_correct <- function(uncertainty, options, rho = 0, delta = 0.1) {
   if (!is.matrix(options)) options <- matrix(as.numeric(options), nrow = 1L)
   storage.mode(options) <- "double"
-  .fam_call("copa_correct", "C_copa_correct", uncertainty, options, as.numeric(rho), as.numeric(delta))
+  r <- .fam_call("copa_correct", "C_cfx_copa_correct", uncertainty, .row_major(options), nrow(options),
+                 ncol(options), as.numeric(rho), as.numeric(delta))
+  list(options = matrix(r$buf, nrow = nrow(options), ncol = ncol(options), byrow = TRUE),
+       lower_before = r$lower_before, lower_after = r$lower_after)
 }

@@ -1,13 +1,13 @@
 #' Loads the bundled Statlog German credit data (or the CSV at `path`) with
 #' cfx's schema: 1000 applicants, 20 features, label 1 = good risk.
-cfx_load_german <- function(path = NULL) .cx(C_dataset_load, 0L, .opt_path(path))
+cfx_load_german <- function(path = NULL) .cx(C_cfx_dataset_load_german, .opt_path(path))
 
 #' Loads the FICO HELOC data (`path` NULL: heloc.csv in cfx's shared data folder).
-cfx_load_heloc <- function(path = NULL) .cx(C_dataset_load, 1L, .opt_path(path))
+cfx_load_heloc <- function(path = NULL) .cx(C_cfx_dataset_load_heloc, .opt_path(path))
 
 #' Loads the Taiwan credit-card default data (`path` NULL: the library's
 #' default file in cfx's shared data folder).
-cfx_load_taiwan <- function(path = NULL) .cx(C_dataset_load, 2L, .opt_path(path))
+cfx_load_taiwan <- function(path = NULL) .cx(C_cfx_dataset_load_taiwan, .opt_path(path))
 
 .opt_path <- function(path) if (is.null(path)) NULL else enc2utf8(path.expand(path))
 
@@ -19,9 +19,10 @@ cfx_load_taiwan <- function(path = NULL) .cx(C_dataset_load, 2L, .opt_path(path)
 cfx_read_dataset <- function(schema, path, target, favourable, delimiter = ",", header = TRUE) {
   path <- enc2utf8(path.expand(path))
   if (identical(delimiter, ",") && isTRUE(header)) {
-    .cx(C_dataset_from_csv, schema, path, target, as.character(favourable))
+    .cx(C_cfx_dataset_from_csv, schema, path, target, as.character(favourable))
   } else {
-    .cx(C_dataset_from_csv_ex, schema, path, target, as.character(favourable), delimiter, header)
+    .cx(C_cfx_dataset_from_csv_ex, schema, path, target, as.character(favourable), delimiter,
+        .flag(header, "header"))
   }
 }
 
@@ -51,7 +52,8 @@ cfx_infer_dataset <- function(path, target, favourable, delimiter = ",", header 
     stop("cfx: 'special_codes' must be a data frame (code, label, column) or a named numeric vector",
          call. = FALSE)
   }
-  .cx(C_dataset_infer_csv, path, target, as.character(favourable), delimiter, header,
+  .cx(C_cfx_dataset_infer_csv, path, target, as.character(favourable), delimiter,
+      .flag(header, "header"),
       enc2utf8(as.character(drop)), enc2utf8(as.character(categorical)), codes,
       enc2utf8(labels), enc2utf8(columns))
 }
@@ -60,45 +62,45 @@ cfx_infer_dataset <- function(path, target, favourable, delimiter = ",", header 
 #' schema; the dataset is unchanged). A schema built in code or read from JSON
 #' has unit weights, which changes most answers: build the model and every
 #' method on this one.
-cfx_fitted_schema <- function(dataset) .cx(C_dataset_fitted_schema, dataset)
+cfx_fitted_schema <- function(dataset) .cx(C_cfx_dataset_fitted_schema, dataset)
 
 #' Number of applicants.
-cfx_n_rows <- function(dataset) .cx(C_dataset_n_rows, dataset)
+cfx_n_rows <- function(dataset) .cx(C_cfx_dataset_n_rows, dataset)
 
 dim.cfx_dataset <- function(x) {
   c(as.integer(cfx_n_rows(x)), as.integer(cfx_n_features(cfx_schema(x))))
 }
 
 #' Labels (1 = favourable, 0 otherwise) of every applicant.
-cfx_labels <- function(dataset) .cx(C_dataset_labels, dataset)
+cfx_labels <- function(dataset) .cxr(.labels(dataset))
 
 #' Applicant `i` (1-based) as a one-row data frame.
 cfx_row <- function(dataset, i) {
   s <- cfx_schema(dataset)
   on.exit(cfx_free(s))
-  raw <- .cx(C_dataset_row, dataset, as.numeric(i) - 1)
+  raw <- .cx(C_cfx_dataset_row, dataset, as.numeric(i) - 1)
   .raw_data_frame(s, matrix(raw, nrow = 1L))
 }
 
 #' Label of applicant `i` (1-based).
-cfx_label <- function(dataset, i) .cx(C_dataset_label, dataset, as.numeric(i) - 1)
+cfx_label <- function(dataset, i) .cx(C_cfx_dataset_label, dataset, as.numeric(i) - 1)
 
 #' Raw rows as a numeric matrix (categorical values are 0-based level indices).
-cfx_raw_rows <- function(dataset) .cx(C_dataset_rows, dataset)
+cfx_raw_rows <- function(dataset) .cxr(.dataset_rows(dataset))
 
 #' The applicants as a data frame (factors for categorical features), with a
 #' `label` column (1 = favourable) unless `labels = FALSE`.
 as.data.frame.cfx_dataset <- function(x, row.names = NULL, optional = FALSE, labels = TRUE, ...) {
   s <- cfx_schema(x)
   on.exit(cfx_free(s))
-  df <- .raw_data_frame(s, .cx(C_dataset_rows, x))
-  if (labels) df$label <- as.integer(.cx(C_dataset_labels, x))
+  df <- .raw_data_frame(s, .cxr(.dataset_rows(x)))
+  if (labels) df$label <- as.integer(.cxr(.labels(x)))
   df
 }
 
 #' The fixed 70/30 hold-out split (applicant i, counted from 0, is held out
 #' when i mod 10 >= 7): a list of two datasets, `train` and `test`.
-cfx_holdout_split <- function(dataset) .cx(C_dataset_holdout_split, dataset)
+cfx_holdout_split <- function(dataset) .cx(C_cfx_dataset_holdout_split, dataset)
 
 print.cfx_dataset <- function(x, ...) {
   if (.freed_line(x, "dataset")) return(invisible(x))

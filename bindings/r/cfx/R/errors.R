@@ -6,8 +6,14 @@
 # last-error message).
 .cx <- function(.NAME, ...) .cx_call(sys.call(-1L), .NAME, ...)
 
-.cx_call <- function(call, .NAME, ...) {
-  tryCatch(.Call(.NAME, ...), error = function(e) {
+.cx_call <- function(call, .NAME, ...) .cx_eval(call, .Call(.NAME, ...))
+
+# Evaluates `expr` (several shim calls, e.g. one per row) with the errors of
+# .cx, attributed to the caller of the function that called .cxr.
+.cxr <- function(expr) .cx_eval(sys.call(-1L), expr)
+
+.cx_eval <- function(call, expr) {
+  tryCatch(expr, error = function(e) {
     cond <- .as_cfx_error(conditionMessage(e), call)
     if (is.null(cond)) {
       e$call <- call
@@ -43,15 +49,15 @@ cfx_error <- function(status, code, detail, call = NULL) {
 }
 
 #' Name of a status number, e.g. cfx_status_name(2) is "CFX_STATUS_INVALID_ARGUMENT".
-cfx_status_name <- function(code) .Call(C_status_str, as.integer(code))
+cfx_status_name <- function(code) .Call(C_cfx_status_str, as.integer(code))
 
 #' The calling thread's last cfx error message ("" after a successful call).
-cfx_last_error <- function() .Call(C_last_error)
+cfx_last_error <- function() .Call(C_cfx_last_error_message)
 
 #' Makes the library panic on purpose (only in a library built with the
 #' `testing` feature): proves a Rust panic becomes an R error of class
 #' `cfx_error_panic` and the session lives on.
-cfx_testing_panic <- function() invisible(.cx(C_testing_panic))
+cfx_testing_panic <- function() invisible(.cx(C_cfx_testing_panic))
 
 #' Which method families this build of the package has: their entry points
 #' are compiled only when the cfx.h it was built against declares them.

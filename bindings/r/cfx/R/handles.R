@@ -24,11 +24,11 @@ cfx_is_live <- function(x) .Call(C_is_live, x)
 #' Fingerprint of a schema's or model's canonical JSON ("fnv1a64:<hex>"),
 #' as written in result exports.
 cfx_fingerprint <- function(x) UseMethod("cfx_fingerprint")
-cfx_fingerprint.cfx_schema <- function(x) .cx(C_schema_fingerprint, x)
-cfx_fingerprint.cfx_model <- function(x) .cx(C_model_fingerprint, x)
+cfx_fingerprint.cfx_schema <- function(x) .cx(C_cfx_schema_fingerprint, x)
+cfx_fingerprint.cfx_model <- function(x) .cx(C_cfx_model_fingerprint, x)
 
 #' Writes a handle as JSON (schema, model or configuration).
 cfx_to_json <- function(x) UseMethod("cfx_to_json")
-cfx_to_json.cfx_schema <- function(x) .cx(C_schema_to_json, x)
-cfx_to_json.cfx_model <- function(x) .cx(C_model_to_json, x)
-cfx_to_json.cfx_config <- function(x) .cx(C_config_to_json, x)
+cfx_to_json.cfx_schema <- function(x) .cx(C_cfx_schema_to_json, x)
+cfx_to_json.cfx_model <- function(x) .cx(C_cfx_model_to_json, x)
+cfx_to_json.cfx_config <- function(x) .cx(C_cfx_config_to_json, x)

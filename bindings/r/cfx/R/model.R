@@ -1,19 +1,19 @@
 #' A logistic-regression model score = w.x + b over the encoded space, which
 #' accepts an applicant when sigmoid(score) > threshold.
 cfx_linear_model <- function(weights, bias, threshold = 0.5) {
-  .cx(C_model_linear_new, as.numeric(weights), as.numeric(bias), as.numeric(threshold))
+  .cx(C_cfx_model_linear_new, as.numeric(weights), as.numeric(bias), as.numeric(threshold))
 }
 
 #' Fits L2-regularised logistic regression (scikit-learn's
 #' LogisticRegression(C = C) objective) on a dataset; threshold 0.5.
-cfx_fit_linear <- function(dataset, C = 1) .cx(C_model_fit_linear, dataset, as.numeric(C))
+cfx_fit_linear <- function(dataset, C = 1) .cx(C_cfx_model_fit_linear, dataset, .num1(C, "C"))
 
 #' Trains a multi-layer perceptron (ReLU hidden layers, Adam) on a dataset;
 #' threshold 0.5. The same seed gives the same model, bit for bit. `seed` is
 #' a whole number or a decimal string (for seeds above 2^53).
 cfx_train_mlp <- function(dataset, hidden = 16, epochs = 50, batch_size = 32,
                           learning_rate = 1e-3, l2 = 0, seed = 0) {
-  .cx(C_model_train_mlp, dataset, as.numeric(hidden), as.numeric(epochs),
+  .cx(C_cfx_model_train_mlp, dataset, as.numeric(hidden), as.numeric(epochs),
       as.numeric(batch_size), as.numeric(learning_rate), as.numeric(l2),
       if (is.character(seed)) seed else as.numeric(seed))
 }
@@ -21,7 +21,7 @@ cfx_train_mlp <- function(dataset, hidden = 16, epochs = 50, batch_size = 32,
 #' Reads a model from JSON (as written by cfx_to_json()), checking it against
 #' the schema's encoded dimension.
 cfx_model_from_json <- function(schema, json) {
-  .cx(C_model_from_json, schema, paste(json, collapse = "\n"))
+  .cx(C_cfx_model_from_json, schema, paste(json, collapse = "\n"))
 }
 
 cfx_read_model <- function(schema, file) {
@@ -37,19 +37,19 @@ cfx_read_model <- function(schema, file) {
 #' (model column = list(feature = , level = )), `special_as_missing`
 #' (features whose special states the model saw as missing) and `threshold`.
 cfx_model_from_xgboost <- function(schema, json, options = NULL) {
-  .cx(C_model_from_trees, schema, 0L, paste(json, collapse = "\n"), .tree_options(options))
+  .cx(C_cfx_model_from_xgboost_json, schema, paste(json, collapse = "\n"), .tree_options(options))
 }
 
 cfx_read_xgboost <- function(schema, file, options = NULL) {
-  .cx(C_model_from_trees, schema, 1L, .tree_file(file), .tree_options(options))
+  .cx(C_cfx_model_from_xgboost_file, schema, .tree_file(file), .tree_options(options))
 }
 
 cfx_model_from_lightgbm <- function(schema, text, options = NULL) {
-  .cx(C_model_from_trees, schema, 2L, paste(text, collapse = "\n"), .tree_options(options))
+  .cx(C_cfx_model_from_lightgbm_text, schema, paste(text, collapse = "\n"), .tree_options(options))
 }
 
 cfx_read_lightgbm <- function(schema, file, options = NULL) {
-  .cx(C_model_from_trees, schema, 3L, .tree_file(file), .tree_options(options))
+  .cx(C_cfx_model_from_lightgbm_file, schema, .tree_file(file), .tree_options(options))
 }
 
 .tree_file <- function(file) {
@@ -76,7 +76,7 @@ cfx_write_model <- function(model, file) {
 }
 
 #' Kind ("linear", "mlp", "scorecard" or "trees"), input dimension and decision threshold of a model.
-cfx_model_info <- function(model) .cx(C_model_info, model)
+cfx_model_info <- function(model) .cxr(.model_info(model))
 
 print.cfx_model <- function(x, ...) {
   if (.freed_line(x, "model")) return(invisible(x))
@@ -103,15 +103,15 @@ predict.cfx_model <- function(object, newdata, schema = NULL, ...) {
   if (inherits(newdata, "cfx_dataset")) {
     schema <- cfx_schema(newdata)
     on.exit(cfx_free(schema))
-    raw <- .cx(C_dataset_rows, newdata)
-    p <- .cx(C_model_predict_raw, object, schema, raw)
+    raw <- .cxr(.dataset_rows(newdata))
+    p <- .cxr(.predict_rows(C_cfx_model_predict_raw, object, schema, raw))
   } else if (!is.null(schema)) {
-    p <- .cx(C_model_predict_raw, object, schema, .raw_matrix(schema, newdata))
+    p <- .cxr(.predict_rows(C_cfx_model_predict_raw, object, schema, .raw_matrix(schema, newdata)))
   } else {
     if (is.data.frame(newdata)) stop("cfx: a data frame of applicants needs its schema", call. = FALSE)
     x <- if (is.matrix(newdata)) newdata else matrix(as.numeric(newdata), nrow = 1L)
     storage.mode(x) <- "double"
-    p <- .cx(C_model_predict, object, x)
+    p <- .cxr(.predict_rows(C_cfx_model_predict, object, NULL, x))
   }
   out <- data.frame(score = p$score, probability = p$probability, accepted = p$accepted)
   attr(out, "threshold") <- cfx_model_info(object)$threshold
@@ -142,5 +142,5 @@ cfx_probability <- function(model, x, schema = NULL) {
   if (!is.null(schema)) x <- cfx_encode(schema, x)
   if (!is.matrix(x)) x <- matrix(as.numeric(x), nrow = 1L)
   storage.mode(x) <- "double"
-  .cx(C_model_probability_batch, model, x)
+  .cx(C_cfx_model_probability_batch, model, .row_major(x), nrow(x))
 }

@@ -3,7 +3,8 @@
 #' states and levels. Returns a cfx_plausibility handle.
 cfx_plausibility <- function(dataset) {
   s <- cfx_schema(dataset)
-  .cx(C_plausibility_fit, s, cfx_raw_rows(dataset), cfx_labels(dataset))
+  raw <- cfx_raw_rows(dataset)
+  .cx(C_cfx_plausibility_fit, s, .row_major(raw), nrow(raw), as.numeric(cfx_labels(dataset)))
 }
 
 #' Plausibility of an advice row against the applicant's row (each a one-row
@@ -16,8 +17,8 @@ cfx_assess_plausibility <- function(ranges, applicant, advice) {
   a <- .raw_matrix(schema, applicant)
   b <- .raw_matrix(schema, advice)
   if (nrow(a) != 1L || nrow(b) != 1L) stop("cfx: 'applicant' and 'advice' must be one row each", call. = FALSE)
-  r <- .cx(C_plausibility_assess, ranges, a[1L, ], b[1L, ])
+  r <- .cx(C_cfx_plausibility_assess, ranges, a[1L, ], b[1L, ])
   data.frame(feature = names(schema),
-             flag = c("unchanged", "plausible", "implausible")[r$flag + 2L],
-             distance = r$distance, stringsAsFactors = FALSE)
+             flag = c("unchanged", "plausible", "implausible")[r$flags + 2L],
+             distance = r$distances, stringsAsFactors = FALSE)
 }

@@ -12,7 +12,7 @@
 #' returned. Returns c(rows, accepted, declined, with_recourse, errors).
 cfx_explain_portfolio <- function(schema, model, input, output, config = NULL,
                                   ignore_columns = character(), threads = 0, progress = NULL) {
-  .cx(C_portfolio_explain, schema, model, config, enc2utf8(path.expand(input)),
+  .cx(C_cfx_portfolio_explain, schema, model, config, enc2utf8(path.expand(input)),
       enc2utf8(path.expand(output)), enc2utf8(as.character(ignore_columns)), as.numeric(threads),
       progress)
 }
@@ -23,7 +23,7 @@ cfx_explain_portfolio <- function(schema, model, input, output, config = NULL,
 #' file `input`, per group: one group per distinct cell, or with `edges`
 #' numeric bands "< e0", "[e0, e1)", ..., "≥ ek" (a special state apart).
 cfx_portfolio_summary <- function(schema, output, input = NULL, group_column = NULL, edges = numeric()) {
-  .cx(C_portfolio_summarize, schema, if (is.null(input)) NULL else enc2utf8(path.expand(input)),
+  .cx(C_cfx_portfolio_summarize, schema, if (is.null(input)) NULL else enc2utf8(path.expand(input)),
       enc2utf8(path.expand(output)), if (is.null(group_column)) NULL else enc2utf8(group_column),
       as.numeric(edges))
 }
@@ -31,19 +31,19 @@ cfx_portfolio_summary <- function(schema, output, input = NULL, group_column = N
 #' One row per group ("all" first): counts, share with recourse and the
 #' recourse cost quantiles (type 7).
 as.data.frame.cfx_portfolio_summary <- function(x, ...) {
-  as.data.frame(.cx(C_portfolio_summary_table, x), stringsAsFactors = FALSE)
+  as.data.frame(.cxr(.portfolio_table(x)), stringsAsFactors = FALSE)
 }
 
 #' The summary as a plain-text table with the `top` changes asked most often.
-cfx_portfolio_table <- function(summary, top = 5) .cx(C_portfolio_summary_describe, summary, as.numeric(top))
+cfx_portfolio_table <- function(summary, top = 5) .cx(C_cfx_portfolio_summary_describe, summary, as.numeric(top))
 
 #' Draws the summary as an SVG chart into the file `path`.
 cfx_portfolio_svg <- function(summary, path, title = "portfolio", top = 5) {
-  invisible(.cx(C_portfolio_summary_write_svg, summary, enc2utf8(title), as.numeric(top),
+  invisible(.cx(C_cfx_portfolio_summary_write_svg, summary, enc2utf8(title), as.numeric(top),
                 enc2utf8(path.expand(path))))
 }
 
-cfx_to_json.cfx_portfolio_summary <- function(x) .cx(C_portfolio_summary_to_json, x)
+cfx_to_json.cfx_portfolio_summary <- function(x) .cx(C_cfx_portfolio_summary_to_json, x)
 
 print.cfx_portfolio_summary <- function(x, ...) {
   if (.freed_line(x, "portfolio summary")) return(invisible(x))
@@ -52,4 +52,4 @@ print.cfx_portfolio_summary <- function(x, ...) {
 }
 
 #' The solver that proved a coherent result: "highs", "separable" or "tree_search".
-cfx_proved_by <- function(result) c("highs", "separable", "tree_search")[.cx(C_coherent_proved_by, result) + 1L]
+cfx_proved_by <- function(result) c("highs", "separable", "tree_search")[.cx(C_cfx_coherent_result_proved_by, result) + 1L]

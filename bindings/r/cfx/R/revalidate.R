@@ -13,18 +13,18 @@ cfx_ledger_record <- function(result, id, issued = NULL, group = NULL, robust = 
   if (inherits(result, "cfx_waiting_advice")) {
     if (!is.null(robust)) stop("cfx: a robust version is recorded with coherent results only", call. = FALSE)
     if (!is.null(index)) stop("cfx: an index is for the diverse sets of coherent results only", call. = FALSE)
-    return(.cx(C_ledger_record_waiting, result, enc2utf8(as.character(id)),
+    return(.cx(C_cfx_ledger_record_from_waiting_advice, result, enc2utf8(as.character(id)),
                if (is.null(issued)) NULL else enc2utf8(as.character(issued)),
                if (is.null(group)) NULL else enc2utf8(as.character(group))))
   }
   if (!is.null(index)) {
     if (!is.numeric(index) || length(index) != 1 || is.na(index) || index < 1 || index != floor(index))
       stop("cfx: 'index' must be a single whole number of at least 1", call. = FALSE)
-    return(.cx(C_ledger_record_at, result, as.numeric(index) - 1, robust, enc2utf8(as.character(id)),
+    return(.cx(C_cfx_ledger_record_from_coherent_result_at, result, as.numeric(index) - 1, robust, enc2utf8(as.character(id)),
                if (is.null(issued)) NULL else enc2utf8(as.character(issued)),
                if (is.null(group)) NULL else enc2utf8(as.character(group))))
   }
-  .cx(C_ledger_record, result, robust, enc2utf8(as.character(id)),
+  .cx(C_cfx_ledger_record_from_coherent_result, result, robust, enc2utf8(as.character(id)),
       if (is.null(issued)) NULL else enc2utf8(as.character(issued)),
       if (is.null(group)) NULL else enc2utf8(as.character(group)))
 }
@@ -34,7 +34,7 @@ cfx_ledger_record <- function(result, id, issued = NULL, group = NULL, robust = 
 #' `margin`, `probability`, `model_changed` and, for a broken promise, `repair`,
 #' `extra_cost` and `applicant_repair`.
 cfx_revalidate <- function(schema, new_model, record, config = NULL) {
-  json <- .cx(C_revalidate_record, schema, new_model, config, enc2utf8(as.character(record)))
+  json <- .cx(C_cfx_revalidate_record, schema, new_model, config, enc2utf8(as.character(record)))
   jsonlite::fromJSON(json, simplifyVector = FALSE)
 }
 
@@ -44,17 +44,19 @@ cfx_revalidate <- function(schema, new_model, record, config = NULL) {
 #' page with SVG plots, headed `title` (NULL = cfx's default title).
 cfx_revalidate_ledger <- function(schema, new_model, input, output, config = NULL,
                                   threads = 0, chunk_rows = 0, html_path = NULL, title = NULL) {
-  if (is.null(html_path)) {
-    json <- .cx(C_revalidate_ledger, schema, new_model, config, enc2utf8(path.expand(input)),
-                enc2utf8(path.expand(output)), as.numeric(threads), as.numeric(chunk_rows))
-    return(jsonlite::fromJSON(json, simplifyVector = FALSE))
-  }
-  if (!is.character(html_path) || length(html_path) != 1 || is.na(html_path))
+  if (!is.null(html_path) && (!is.character(html_path) || length(html_path) != 1 || is.na(html_path)))
     stop("cfx: 'html_path' must be a single string", call. = FALSE)
-  both <- .cx(C_revalidate_ledger_html, schema, new_model, config, enc2utf8(path.expand(input)),
-              enc2utf8(path.expand(output)), as.numeric(threads), as.numeric(chunk_rows), title)
-  con <- file(path.expand(html_path), open = "wb")
-  on.exit(close(con))
-  writeBin(charToRaw(enc2utf8(both[2])), con)
-  jsonlite::fromJSON(both[1], simplifyVector = FALSE)
+  if (!is.null(title) && (!is.character(title) || length(title) != 1 || is.na(title)))
+    stop("cfx: 'title' must be a single string or NULL", call. = FALSE)
+  report <- .cx(C_cfx_revalidate_ledger, schema, new_model, config, enc2utf8(path.expand(input)),
+                enc2utf8(path.expand(output)), as.numeric(threads), as.numeric(chunk_rows))
+  on.exit(.Call(C_cfx_deployment_report_free, report))
+  json <- .cx(C_cfx_deployment_report_to_json, report)
+  if (!is.null(html_path)) {
+    html <- .cx(C_cfx_deployment_report_to_html, report, title)
+    con <- file(path.expand(html_path), open = "wb")
+    on.exit(close(con), add = TRUE)
+    writeBin(charToRaw(enc2utf8(html)), con)
+  }
+  jsonlite::fromJSON(json, simplifyVector = FALSE)
 }

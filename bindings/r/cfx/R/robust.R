@@ -6,50 +6,50 @@
 
 #' Isotropic Gaussian noise N(0, sigma2 I) on the mutable contiguous value
 #' slots of a schema (`sigma2` is the variance, CROCO's 0.01).
-cfx_noise_gaussian <- function(schema, sigma2) .rb("C_noise_gaussian_new", schema, as.numeric(sigma2))
+cfx_noise_gaussian <- function(schema, sigma2) .rb("C_cfx_noise_gaussian_new", schema, as.numeric(sigma2))
 
 #' Noise on chosen encoded columns (1-based, increasing): Gaussian with
 #' variances `scale` (sigma^2 per column, as `sigma2` of `cfx_noise_gaussian`),
 #' or uniform on [-scale, scale].
 cfx_noise <- function(columns, scale, kind = c("gaussian", "uniform")) {
   kind <- match.arg(kind)
-  .rb("C_noise_new", match(kind, c("gaussian", "uniform")) - 1L, as.numeric(columns) - 1,
+  .rb("C_cfx_noise_new", match(kind, c("gaussian", "uniform")) - 1L, as.numeric(columns) - 1,
       as.numeric(scale))
 }
 
 #' A Monte Carlo estimator with `k` samples of `noise`.
 cfx_estimator <- function(noise, k, sampling = c("auto", "generic")) {
   sampling <- match.arg(sampling)
-  .rb("C_estimator_new", noise, as.numeric(k), match(sampling, c("auto", "generic")) - 1L)
+  .rb("C_cfx_estimator_new", noise, as.numeric(k), match(sampling, c("auto", "generic")) - 1L)
 }
 
 #' A workspace (buffers and a seeded xoshiro256++ generator) for `model`.
-cfx_workspace <- function(model, seed = 0) .rb("C_workspace_new", model, .seed(seed))
+cfx_workspace <- function(model, seed = 0) .rb("C_cfx_workspace_new", model, .seed(seed))
 
 #' Restarts a workspace's generator.
-cfx_reseed <- function(workspace, seed) invisible(.rb("C_workspace_reseed", workspace, .seed(seed)))
+cfx_reseed <- function(workspace, seed) invisible(.rb("C_cfx_workspace_reseed", workspace, .seed(seed)))
 
 .seed <- function(seed) if (is.character(seed)) seed else as.numeric(seed)
 
 #' The invalidation rate Gamma (share of noisy copies rejected) and Theta
 #' (mean of 1 - f) with standard errors, at an encoded point.
 cfx_estimate <- function(estimator, model, workspace, x) {
-  .rb("C_estimator_estimate", estimator, model, workspace, as.numeric(x))
+  unlist(.rb("C_cfx_estimator_estimate", estimator, model, workspace, as.numeric(x)))
 }
 
 #' CROCO's bound (m + Theta)/(1 - t) and its confidence 1 - exp(-2 K m^2).
 cfx_bound <- function(estimator, model, workspace, x, m) {
-  .rb("C_estimator_bound", estimator, model, workspace, as.numeric(x), as.numeric(m))
+  unlist(.rb("C_cfx_estimator_bound", estimator, model, workspace, as.numeric(x), as.numeric(m)))
 }
 
 #' PROBE's first-order invalidation rate (no sampling).
 cfx_probe_rate <- function(estimator, model, workspace, x) {
-  .rb("C_estimator_probe_rate", estimator, model, workspace, as.numeric(x))
+  .rb("C_cfx_estimator_probe_rate", estimator, model, workspace, as.numeric(x))
 }
 
 #' The exact Gamma of a logistic model under Gaussian noise.
 cfx_exact_rate <- function(estimator, model, x) {
-  .rb("C_estimator_exact_rate", estimator, model, as.numeric(x))
+  .rb("C_cfx_estimator_exact_rate", estimator, model, as.numeric(x))
 }
 
 #' Gamma and Theta for every row of an encoded matrix (a data frame), on
@@ -58,12 +58,12 @@ cfx_exact_rate <- function(estimator, model, x) {
 cfx_estimate_batch <- function(estimator, model, x, seed = 0, threads = 1) {
   if (!is.matrix(x)) x <- matrix(as.numeric(x), nrow = 1L)
   storage.mode(x) <- "double"
-  as.data.frame(.rb("C_estimator_estimate_batch", estimator, model, x, .seed(seed),
+  as.data.frame(.rb("C_cfx_estimator_estimate_batch", estimator, model, .row_major(x), nrow(x), .seed(seed),
                     as.numeric(threads)))
 }
 
 #' Confidence 1 - exp(-2 K m^2) of CROCO's bound (NaN for m <= 0).
-cfx_bound_confidence <- function(k, m) .rb("C_robust_bound_confidence", as.numeric(k), as.numeric(m))
+cfx_bound_confidence <- function(k, m) .rb("C_cfx_robust_bound_confidence", as.numeric(k), as.numeric(m))
 
 .robust_methods <- c("wachter", "probe", "croco")
 
@@ -76,12 +76,14 @@ cfx_robust <- function(model, applicant, schema, noise, method = c("croco", "pro
   method <- match.arg(method)
   raw <- .raw_matrix(schema, applicant)
   if (nrow(raw) != 1L) stop("cfx: 'applicant' must be one applicant", call. = FALSE)
-  r <- .rb("C_robust_generate", schema, model, noise, match(method, .robust_methods) - 1L,
-           config, raw[1L, ], list(schema = schema, model = model, method = method))
+  r <- .rb("C_cfx_robust_generate", schema, model, noise, match(method, .robust_methods) - 1L,
+           config, raw[1L, ])
+  # (the handle keeps the schema alive itself; the model and method go with it for printing)
+  attr(r, "cfx_keep") <- list(schema = schema, model = model, method = method)
   r
 }
 
-.robust_keep <- function(x) .Call(C_handle_prot, x)
+.robust_keep <- function(x) attr(x, "cfx_keep")
 
 # Names of the cfx_advice_status codes (0-based), as the C enum spells them (issue 25).
 .advice_statuses <- c("valid", "repaired_moved_features", "repaired_whole_schema", "no_advice")
@@ -94,9 +96,9 @@ cfx_robust <- function(model, applicant, schema, noise, method = c("croco", "pro
 cfx_advice_status <- function(result, k = NULL) {
   code <- if (inherits(result, "cfx_copa_result")) {
     if (is.null(k)) stop("cfx: give the option 'k' of a COPA plan", call. = FALSE)
-    .fam_call("copa", "C_copa_option_advice_status", result, as.numeric(k) - 1)
+    .fam_call("copa", "C_cfx_copa_result_option_advice_status", result, as.numeric(k) - 1)
   } else {
-    .rb("C_robust_advice_status", result)
+    .rb("C_cfx_robust_result_advice_status", result)
   }
   .advice_statuses[code + 1L]
 }
@@ -107,10 +109,10 @@ cfx_advice_status <- function(result, k = NULL) {
 cfx_advice_row <- function(result, k = NULL) {
   if (inherits(result, "cfx_copa_result")) {
     if (is.null(k)) stop("cfx: give the option 'k' of a COPA plan", call. = FALSE)
-    raw <- .fam_call("copa", "C_copa_option_advice_raw", result, as.numeric(k) - 1)
+    raw <- .fam_call("copa", "C_cfx_copa_result_option_advice_raw", result, as.numeric(k) - 1)
     schema <- .Call(C_handle_prot, result)
   } else {
-    raw <- .rb("C_robust_advice_raw", result)
+    raw <- .rb("C_cfx_robust_result_advice_raw", result)
     schema <- .robust_keep(result)$schema
   }
   nf <- length(.features(schema))
@@ -120,26 +122,22 @@ cfx_advice_row <- function(result, k = NULL) {
 #' The figures of a robust counterfactual: valid, target_met, probability,
 #' distance, gamma and theta on fresh draws, bound and confidence.
 cfx_robust_summary <- function(result) {
-  v <- .rb("C_robust_summary", result)
-  out <- as.list(v)
-  out$valid <- v[["valid"]] == 1
-  out$target_met <- v[["target_met"]] == 1
-  out
+  .rb("C_cfx_robust_result_summary", result)
 }
 
 #' The robust counterfactual encoded (one row).
-cfx_robust_encoded <- function(result) matrix(.rb("C_robust_encoded", result), nrow = 1L)
+cfx_robust_encoded <- function(result) matrix(.rb("C_cfx_robust_result_encoded", result), nrow = 1L)
 
 #' The robust counterfactual as a one-row data frame with its figures.
 as.data.frame.cfx_robust_result <- function(x, ...) {
   keep <- .robust_keep(x)
-  df <- .raw_data_frame(keep$schema, matrix(.rb("C_robust_raw", x), nrow = 1L))
+  df <- .raw_data_frame(keep$schema, matrix(.rb("C_cfx_robust_result_raw", x), nrow = 1L))
   cbind(df, as.data.frame(cfx_robust_summary(x)))
 }
 
 cfx_to_json.cfx_robust_result <- function(x) {
   keep <- .robust_keep(x)
-  .rb("C_robust_to_json", x, keep$schema, keep$model)
+  .rb("C_cfx_robust_result_to_json", x, keep$schema, keep$model)
 }
 
 print.cfx_robust_result <- function(x, ...) {

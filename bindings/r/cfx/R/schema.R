@@ -1,6 +1,6 @@
 #' Reads a schema from JSON text (as written by cfx_to_json()).
 cfx_schema_from_json <- function(json) {
-  .cx(C_schema_from_json, paste(json, collapse = "\n"))
+  .cx(C_cfx_schema_from_json, paste(json, collapse = "\n"))
 }
 
 #' Reads a schema from a JSON file.
@@ -17,31 +17,31 @@ cfx_write_schema <- function(schema, file) {
 #' The schema of a dataset (a new handle), or the schema itself.
 cfx_schema <- function(x) UseMethod("cfx_schema")
 cfx_schema.cfx_schema <- function(x) x
-cfx_schema.cfx_dataset <- function(x) .cx(C_dataset_schema, x)
+cfx_schema.cfx_dataset <- function(x) .cx(C_cfx_dataset_schema, x)
 
 #' Number of features (length of a raw row).
-cfx_n_features <- function(schema) .cx(C_schema_n_features, cfx_schema(schema))
+cfx_n_features <- function(schema) .cx(C_cfx_schema_n_features, cfx_schema(schema))
 
 #' Encoded dimension (length of a model input).
-cfx_encoded_dim <- function(schema) .cx(C_schema_encoded_dim, cfx_schema(schema))
+cfx_encoded_dim <- function(schema) .cx(C_cfx_schema_encoded_dim, cfx_schema(schema))
 
 #' Feature names, in schema order.
-names.cfx_schema <- function(x) .cx(C_schema_feature_names, x)
+names.cfx_schema <- function(x) .cxr(.feature_names(x))
 
 #' The name of feature `i` (1-based).
 cfx_feature_name <- function(schema, i) {
-  .cx(C_schema_feature_name, schema, as.numeric(i) - 1)
+  .cx(C_cfx_schema_feature_name, schema, as.numeric(i) - 1)
 }
 
 #' The 1-based position of a feature, by name.
 cfx_feature_index <- function(schema, name) {
-  vapply(name, function(n) .cx(C_schema_index_of, schema, n) + 1, numeric(1),
+  vapply(name, function(n) .cx(C_cfx_schema_index_of, schema, n) + 1, numeric(1),
          USE.NAMES = FALSE)
 }
 
 # Features of a schema as plain R lists, read from its JSON.
 .features <- function(schema) {
-  doc <- jsonlite::fromJSON(.cx(C_schema_to_json, schema), simplifyVector = FALSE)
+  doc <- jsonlite::fromJSON(.cx(C_cfx_schema_to_json, schema), simplifyVector = FALSE)
   lapply(doc$features, function(f) {
     act <- f$actionability
     list(
@@ -148,7 +148,7 @@ print.cfx_schema <- function(x, ...) {
 #' Encodes applicants (data frame, matrix or vector of raw values) into the
 #' model's encoded space: a matrix with one row per applicant.
 cfx_encode <- function(schema, data) {
-  .cx(C_schema_encode, schema, .raw_matrix(schema, data))
+  .cxr(.map_rows(C_cfx_schema_encode, schema, .raw_matrix(schema, data), .Call(C_cfx_schema_encoded_dim, schema)))
 }
 
 #' Decodes encoded rows (a matrix or one vector) into a data frame of
@@ -156,7 +156,7 @@ cfx_encode <- function(schema, data) {
 cfx_decode <- function(schema, x) {
   if (!is.matrix(x)) x <- matrix(as.numeric(x), nrow = 1L)
   storage.mode(x) <- "double"
-  .raw_data_frame(schema, .cx(C_schema_decode, schema, x))
+  .raw_data_frame(schema, .cxr(.map_rows(C_cfx_schema_decode, schema, x, .Call(C_cfx_schema_n_features, schema))))
 }
 
 #' What changes between two applicants, in the data's own words: a data frame
@@ -165,7 +165,7 @@ cfx_describe_changes <- function(schema, from, to) {
   f <- .raw_matrix(schema, from)
   t <- .raw_matrix(schema, to)
   if (nrow(f) != 1L || nrow(t) != 1L) stop("cfx: 'from' and 'to' must be one applicant each", call. = FALSE)
-  text <- .cx(C_schema_describe_changes, schema, f[1L, ], t[1L, ])
+  text <- .cx(C_cfx_schema_describe_changes, schema, f[1L, ], t[1L, ])
   lines <- strsplit(text, "\n", fixed = TRUE)[[1L]]
   lines <- lines[nzchar(lines)]
   names <- names(schema)
@@ -214,7 +214,7 @@ print.cfx_changes <- function(x, ...) {
 #' weights until `cfx_fit_weights` or `cfx_fitted_schema`), "fitted" (every
 #' feature) or "mixed".
 cfx_weights_kind <- function(schema) {
-  c("unit", "fitted", "mixed")[.cx(C_schema_weights_kind, schema) + 1L]
+  c("unit", "fitted", "mixed")[.cx(C_cfx_schema_weights_kind, schema) + 1L]
 }
 
 #' The schema of a bundled dataset (`cfx_load_german`, `cfx_load_heloc`) with
@@ -223,12 +223,15 @@ cfx_weights_kind <- function(schema) {
 #' costing `waiting_cost_per_month` per month.
 cfx_advice_preset <- function(schema, preset = c("german", "heloc"), waiting_cost_per_month) {
   preset <- match.arg(preset)
-  .cx(C_schema_advice_preset, schema, match(preset, c("german", "heloc")) - 1L,
+  .cx(C_cfx_schema_advice_preset, schema, match(preset, c("german", "heloc")) - 1L,
       as.numeric(waiting_cost_per_month))
 }
 
 cfx_fit_weights <- function(schema, data) {
-  .cx(C_schema_fit_weights, schema, .raw_matrix(schema, data))
+  {
+    raw <- .raw_matrix(schema, data)
+    .cx(C_cfx_schema_fit_weights, schema, .row_major(raw), nrow(raw), ncol(raw))
+  }
 }
 
 .num_text <- function(v) format(v, scientific = FALSE, trim = TRUE, digits = 15)

