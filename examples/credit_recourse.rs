@@ -321,10 +321,13 @@ fn plan_advice(
     // Only options today's model accepts are advice (`cfx::advice`): a
     // declined option is repaired by the exact engine over the features it
     // moved, or dropped.
+    // Options that are the same row (COPA's box can bind them all at the
+    // same limits) are listed once.
     let mut given: Vec<Vec<f64>> = Vec::new();
-    for (k, option) in plan.raw.iter().enumerate() {
+    for group in cfx::plan::coinciding_options(&plan.raw) {
+        let option = &plan.raw[group[0]];
         let c = check_or_repair(schema, model, raw, option, Some(&MipConfig::default()))?;
-        println!("  option {}: {}", k + 1, c.describe());
+        println!("  {}: {}", cfx::plan::options_label(&group), c.describe());
         if let Some(advice) = &c.advice {
             warn(&ranges.assess(schema, raw, advice)?);
             given.push(schema.encode(advice)?);
@@ -342,7 +345,8 @@ fn plan_advice(
     // The distribution-free bounds only when they say something: at ρ = 0
     // with L* = 0 and U* = 1 they are no news for an applicant.
     let reading = plan.read_bounds(&mu, cfg.rho)?;
-    if reading.meaning == cfx::plan::BoundsMeaning::Informative && given.len() == plan.raw.len() {
+    let distinct = cfx::plan::coinciding_options(&plan.raw).len();
+    if reading.meaning == cfx::plan::BoundsMeaning::Informative && given.len() == distinct {
         println!(
             "  between {:.0}% and {:.0}% of all future models within Gelbrich distance ρ = {} of the estimated mean and covariance accept every option",
             100.0 * plan.lower.value,

@@ -143,7 +143,16 @@ fn assert_as_in_rust(limit: &str, plan: &Plan) {
     let model = AnyModel::from_json(MODEL, &schema).unwrap();
     assert_eq!(plan.options.len(), 5, "COPA's default J");
     let lines: Vec<&str> = plan.text.lines().collect();
-    assert_eq!(lines.len(), plan.options.len(), "{}", plan.text);
+    // Options that are the same row share one line (`cfx::plan::coinciding_options`).
+    let rows: Vec<Vec<f64>> = plan
+        .options
+        .iter()
+        .zip(&plan.advice)
+        .map(|(o, a)| if a.is_empty() { o.clone() } else { a.clone() })
+        .collect();
+    let groups = cfx::plan::coinciding_options(&rows);
+    assert_eq!(lines.len(), groups.len(), "{}", plan.text);
+    let line_of = |k: usize| groups.iter().position(|g| g.contains(&k)).unwrap();
     for (k, option) in plan.options.iter().enumerate() {
         let c = check_or_repair(&schema, &model, &RAW, option, Some(&Config::default())).unwrap();
         let code = match (c.outcome, c.repair_scope) {
@@ -160,7 +169,11 @@ fn assert_as_in_rust(limit: &str, plan: &Plan) {
             c.advice.clone().unwrap_or_default(),
             "option {k}"
         );
-        assert_eq!(lines[k], format!("option {}: {}", k + 1, c.describe()));
+        let g = &groups[line_of(k)];
+        assert_eq!(
+            lines[line_of(k)],
+            format!("{}: {}", cfx::plan::options_label(g), c.describe())
+        );
         assert_eq!(
             plan.json["result"]["advice"][k]["outcome"],
             match c.outcome {

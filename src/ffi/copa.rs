@@ -434,20 +434,26 @@ fn check_option(s: &Schema, m: &AnyModel, raw: &[f64], option: &[f64]) -> FfiRes
     )
 }
 
-/// One line per option, `option k: change; change; …` (or `no change`);
-/// for a checked plan, the advice each option became
+/// One line per distinct option, `option k: change; change; …` (or `no
+/// change`; options that are the same row share one line, `options 1, 2 and
+/// 3 (the same row): …`); for a checked plan, the advice each option became
 /// ([`Checked::describe`]).
 fn describe(schema: &Schema, raw: &[f64], plan: &CopaPlan, checked: Option<&[Checked]>) -> String {
     let mut t = String::new();
     if let Some(checked) = checked {
-        for (k, c) in checked.iter().enumerate() {
-            t.push_str(&format!("option {}: {}\n", k + 1, c.describe()));
+        let rows: Vec<Vec<f64>> = checked
+            .iter()
+            .map(|c| c.advice.clone().unwrap_or_else(|| c.best_effort.clone()))
+            .collect();
+        for g in crate::plan::coinciding_options(&rows) {
+            let label = crate::plan::options_label(&g);
+            t.push_str(&format!("{label}: {}\n", checked[g[0]].describe()));
         }
         return t;
     }
-    for (k, option) in plan.raw.iter().enumerate() {
+    for g in crate::plan::coinciding_options(&plan.raw) {
         let words: Vec<String> = schema
-            .describe_changes(raw, option)
+            .describe_changes(raw, &plan.raw[g[0]])
             .iter()
             .map(|c| c.to_string())
             .collect();
@@ -456,7 +462,7 @@ fn describe(schema: &Schema, raw: &[f64], plan: &CopaPlan, checked: Option<&[Che
         } else {
             words.join("; ")
         };
-        t.push_str(&format!("option {}: {}\n", k + 1, words));
+        t.push_str(&format!("{}: {}\n", crate::plan::options_label(&g), words));
     }
     t
 }

@@ -85,6 +85,36 @@ pub struct CopaPlan {
     pub iterations: usize,
 }
 
+/// The options that are the same row, grouped: indices in order of first
+/// occurrence (`[[0, 1, 2, 3, 4]]` when all five coincide). COPA's diversity
+/// term (a DPP over the options) cannot separate options that its box binds
+/// at the same corner — under a preset's change limits every option may end
+/// at the same limits — and a person offered "five options" that are one row
+/// is misled; callers that describe a plan list each distinct row once, with
+/// the options it stands for.
+pub fn coinciding_options(rows: &[Vec<f64>]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (k, row) in rows.iter().enumerate() {
+        match groups.iter_mut().find(|g| rows[g[0]] == *row) {
+            Some(g) => g.push(k),
+            None => groups.push(vec![k]),
+        }
+    }
+    groups
+}
+
+/// "option 3" or "options 1, 2 and 4 (the same row)", 1-based.
+pub fn options_label(group: &[usize]) -> String {
+    match group {
+        [k] => format!("option {}", k + 1),
+        _ => {
+            let names: Vec<String> = group.iter().map(|k| (k + 1).to_string()).collect();
+            let (last, rest) = names.split_last().expect("a group is never empty");
+            format!("options {} and {last} (the same row)", rest.join(", "))
+        }
+    }
+}
+
 impl CopaPlan {
     /// Fills each option's plausibility flags (issue 16); `factual` is the
     /// applicant's raw row. Needs the raw options ([`copa_plan`]'s).

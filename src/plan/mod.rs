@@ -34,8 +34,8 @@ pub use bounds::{
 };
 pub use conic::SolveStatus;
 pub use copa::{
-    CopaConfig, CopaPlan, DPP_DIAGONAL, EncodedBox, copa_box, copa_plan, copa_plan_encoded,
-    decode_options, plan_metrics,
+    CopaConfig, CopaPlan, DPP_DIAGONAL, EncodedBox, coinciding_options, copa_box, copa_plan,
+    copa_plan_encoded, decode_options, options_label, plan_metrics,
 };
 pub use correction::{
     CorrectedPlan, CorrectionConfig, Improvement, correct_plan, correct_plan_in_box,

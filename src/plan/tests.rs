@@ -1553,3 +1553,20 @@ fn reading_refuses_bad_input() {
     nan.value = f64::NAN;
     assert!(BoundsReading::new(&plan, &u, 0.0, &nan, &up).is_err());
 }
+
+#[test]
+fn coinciding_options_are_grouped_in_order_of_first_occurrence() {
+    use super::{coinciding_options, options_label};
+    let (a, b, c) = (vec![1.0, 2.0], vec![1.0, 3.0], vec![0.0, 2.0]);
+    let rows = vec![a.clone(), b.clone(), a.clone(), c, b];
+    let groups = coinciding_options(&rows);
+    assert_eq!(groups, vec![vec![0, 2], vec![1, 4], vec![3]]);
+    assert_eq!(options_label(&groups[0]), "options 1 and 3 (the same row)");
+    assert_eq!(options_label(&groups[2]), "option 4");
+    let all = coinciding_options(&vec![a; 5]);
+    assert_eq!(
+        options_label(&all[0]),
+        "options 1, 2, 3, 4 and 5 (the same row)"
+    );
+    assert!(coinciding_options(&[]).is_empty());
+}

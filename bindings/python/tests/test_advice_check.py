@@ -53,17 +53,20 @@ def test_checked_copa_options_are_valid_or_repaired(toy):
         cfx.copa.plan(s, u, APPLICANT) as unchecked,
     ):
         assert len(valid) == 5
+        # The box binds all five options at the same limit: one row, described once.
         lines = valid.describe().splitlines()
+        assert len(lines) == 1
+        assert lines[0].startswith("options 1, 2, 3, 4 and 5 (the same row): income: 30000 → 100000 (accepted")
         for k in range(5):
             assert valid.advice_status(k) == "valid"
             assert np.array_equal(valid.advice(k), valid.option(k))
-            assert lines[k].startswith(f"option {k + 1}: income: 30000 → 100000 (accepted")
         lines = repaired.describe().splitlines()
+        assert len(lines) == 1
+        assert "repaired by the exact engine over the features the method moved" in lines[0]
         for k in range(5):
             assert repaired.advice_status(k) == "repaired_moved_features"
             assert repaired.advice(k).tolist() == [58334.0, -7.0, 1.0, 30.0]
             assert not m.predict_raw(s, repaired.option(k)).accepted
-            assert "repaired by the exact engine over the features the method moved" in lines[k]
         # The repair is the cheapest accepted income: one less is declined.
         assert m.predict_raw(s, [58334.0, -7.0, 1.0, 30.0]).accepted
         assert not m.predict_raw(s, [58333.0, -7.0, 1.0, 30.0]).accepted
