@@ -48,15 +48,19 @@ public static partial class Tests
         using (var unchecked_ = Copa.Plan(s, u, null, Applicant))
         {
             A.Eq(5, valid.OptionCount, "five options");
+            // The box binds all five options at the same limit: one row, described once.
             var lines = valid.Describe().TrimEnd('\n').Split('\n');
+            A.Eq(1, lines.Length, "one line for the five coinciding options");
+            A.True(lines[0].StartsWith("options 1, 2, 3, 4 and 5 (the same row): income: 30000 → 100000 (accepted"), lines[0]);
             for (int k = 0; k < 5; k++)
             {
                 A.Eq(AdviceStatus.Valid, valid.OptionAdviceStatus(k), "option " + k + " valid");
                 A.SameBits(valid.Option(k), valid.OptionAdvice(k), "valid advice is the option");
                 A.Eq(100000.0, valid.Option(k)[0], "income to its upper bound");
-                A.True(lines[k].StartsWith("option " + (k + 1) + ": income: 30000 → 100000 (accepted"), lines[k]);
             }
             lines = repaired.Describe().TrimEnd('\n').Split('\n');
+            A.Eq(1, lines.Length, "one line for the five coinciding repairs");
+            A.True(lines[0].Contains("repaired by the exact engine over the features the method moved"), lines[0]);
             for (int k = 0; k < 5; k++)
             {
                 A.Eq(AdviceStatus.RepairedMovedFeatures, repaired.OptionAdviceStatus(k), "option " + k + " repaired");
@@ -65,7 +69,6 @@ public static partial class Tests
                 A.True(m.PredictRaw(s, a).Accepted, "accepted");
                 A.True(!m.PredictRaw(s, new[] { 58333.0, -7, 1, 30 }).Accepted, "one less is declined");
                 A.True(!m.PredictRaw(s, repaired.Option(k)).Accepted, "the option itself is declined");
-                A.True(lines[k].Contains("repaired by the exact engine over the features the method moved"), lines[k]);
             }
             A.True(repaired.ToJson().Contains("\"outcome\": \"repaired\""), "the JSON agrees");
             var e = A.Status(Status.InvalidArgument, () => unchecked_.OptionAdviceStatus(0), "a plan made without a model");
