@@ -12,8 +12,8 @@ first line, and the per-record lines cfx writes are kept byte for byte, only the
 ``"record"`` number set to the record's place in the whole ledger. The lines are written in
 the ledger's order (``--out``/revalidated/part-* files, concatenated in name order), and the
 deployment report (records, kept, broken and their share, errors, the extra cost's
-quantiles, mean and histogram, the features behind breaks, robust versions broken, counts per
-group) is aggregated from the per-record results: counts and features in Spark SQL; the
+quantiles, mean and histogram, the features behind breaks, robust and COPA-corrected versions
+broken, counts per group) is aggregated from the per-record results: counts and features in Spark SQL; the
 extra costs, one number per repaired promise, are streamed in ascending order to the driver
 and summed there in that order, as the single-machine report sums them, so every figure is
 the same double. examples/spark/check_revalidate.sh checks, in Spark's local mode, that the
@@ -65,6 +65,7 @@ RESULT_SCHEMA = StructType(
         StructField("extra_cost", DoubleType(), True),
         StructField("features", ArrayType(StringType()), True),
         StructField("robust_kept", BooleanType(), True),
+        StructField("copa_kept", BooleanType(), True),
     ]
 )
 
@@ -88,9 +89,9 @@ def _result(number, line, ledger_line):
     """One result row from cfx's output line `line` of the ledger line `ledger_line`."""
     v = json.loads(line)
     if "error" in v:
-        return (number, line, True, None, None, None, None, None)
+        return (number, line, True, None, None, None, None, None, None)
     repair = v.get("repair")
-    features = [c.split(":", 1)[0] for c in repair["changes"]] if repair else []
+    features = list(repair["features"]) if repair else []
     group = json.loads(ledger_line).get("group") or ""
     return (
         number,
@@ -101,6 +102,7 @@ def _result(number, line, ledger_line):
         v.get("extra_cost"),
         features,
         v.get("robust_kept"),
+        v.get("copa_kept"),
     )
 
 
@@ -187,6 +189,8 @@ def report(results):
         F.sum(F.when(F.col("error"), 1).otherwise(0)).alias("errors"),
         F.sum(F.when(F.col("robust_kept").isNotNull(), 1).otherwise(0)).alias("robust_records"),
         F.sum(F.when(F.col("robust_kept") == F.lit(False), 1).otherwise(0)).alias("robust_broken"),
+        F.sum(F.when(F.col("copa_kept").isNotNull(), 1).otherwise(0)).alias("copa_records"),
+        F.sum(F.when(F.col("copa_kept") == F.lit(False), 1).otherwise(0)).alias("copa_broken"),
         F.count("extra_cost").alias("repaired"),
         F.min("extra_cost").alias("lo"),
         F.max("extra_cost").alias("hi"),
@@ -242,6 +246,8 @@ def report(results):
         "features_behind_breaks": [[r["feature"], int(r["count"])] for r in features],
         "robust_records": int(c["robust_records"] or 0),
         "robust_broken": int(c["robust_broken"] or 0),
+        "copa_records": int(c["copa_records"] or 0),
+        "copa_broken": int(c["copa_broken"] or 0),
         "groups": {
             g["group"]: {"records": int(g["records"]), "broken": int(g["broken"])}
             for g in sorted(groups.collect(), key=lambda g: g["group"])
