@@ -54,7 +54,10 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
+mod from_portfolio;
 mod html;
+
+pub use from_portfolio::{PortfolioLedgerCounts, PortfolioLedgerOptions, ledger_from_portfolio};
 
 /// The ledger format's name, in every record's `format`.
 pub const LEDGER_FORMAT: &str = "cfx-ledger";
@@ -126,6 +129,22 @@ impl LedgerRecord {
         advised: &[f64],
         cost: f64,
     ) -> Result<LedgerRecord> {
+        let fingerprints = (schema_fingerprint(schema), model_fingerprint(model));
+        Self::with_fingerprints(schema, &fingerprints, id, kind, applicant, advised, cost)
+    }
+
+    /// [`Self::new`] with the schema's and model's fingerprints computed once
+    /// by the caller (a model's fingerprint hashes its whole JSON, too much to
+    /// repeat for every record of a stream).
+    fn with_fingerprints(
+        schema: &Schema,
+        (schema_fp, model_fp): &(String, String),
+        id: &str,
+        kind: AdviceKind,
+        applicant: &[f64],
+        advised: &[f64],
+        cost: f64,
+    ) -> Result<LedgerRecord> {
         let n = schema.n_features();
         if applicant.len() != n || advised.len() != n {
             return Err(Error::InvalidArgument(format!(
@@ -145,8 +164,8 @@ impl LedgerRecord {
             id: id.into(),
             issued: None,
             cfx_version: env!("CARGO_PKG_VERSION").into(),
-            schema: schema_fingerprint(schema),
-            model: model_fingerprint(model),
+            schema: schema_fp.clone(),
+            model: model_fp.clone(),
             kind,
             applicant: applicant.to_vec(),
             advised: advised.to_vec(),
