@@ -17,6 +17,9 @@
 //! an opaque id and issue date, the cfx version, and optionally the robust
 //! version of the advice, its COPA-corrected version and a group label for
 //! the report. Unknown keys are refused, as everywhere in cfx.
+//! [`ledger_from_portfolio`] keeps a portfolio run's answers as records
+//! (the portfolio's lines lack the applicant's row, so it reads the run's CSV
+//! beside them).
 //!
 //! # Re-validation
 //! [`revalidate`] re-scores the advised row under the new model (any kind cfx
