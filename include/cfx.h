@@ -2020,6 +2020,68 @@ cfx_status cfx_ledger_record_from_waiting_advice(const struct cfx_waiting_advice
                                                  size_t *out_len);
 
 /**
+ * Keeps a portfolio run's answers as a ledger: reads the run's input CSV
+ * `csv_path` and its output `explanations_path` (`cfx_portfolio_explain`'s
+ * JSON lines) in lockstep, one row at a time, and writes one `cfx-ledger`
+ * record per declined applicant with a counterfactual to `ledger_path`
+ * (created or truncated; kind `"explain"`, the applicant's row from the CSV,
+ * the advised row and cost from the line, fingerprints of `schema` and
+ * `model`, which must be the run's). `options_json` may be NULL (defaults)
+ * or a JSON object with the optional keys `ignore_columns` (the run's
+ * ignored columns, so the CSV reads as the run read it), `id_column` (the
+ * column of each record's id, e.g. an application number; default
+ * `"row-<k>"`, `k` the 0-based data row), `group_column` (each record's
+ * group; an empty cell gives none) and `issued` (every record's issue
+ * text); unknown keys are refused (`FORMAT_ERROR`). The id and group columns
+ * count as ignored. `error` lines are skipped. On success
+ * `*out_records` receives the number of records written. Errors (the
+ * ledger file is removed): `NULL_ARGUMENT`; `IO_ERROR` (unreadable input,
+ * unwritable output); `INVALID_ARGUMENT` (`ledger_path` names an input);
+ * `DATA_ERROR` (a header the run would refuse or without the id or group
+ * column, an empty id, and files that are not one run's input and output
+ * under `model`: a line of another row, more or fewer lines than data rows,
+ * a probability or decision `model` does not give that row);
+ * `FORMAT_ERROR` (a line that is not a portfolio line). Thread-safe
+ * (schema and model are only read).
+ */
+cfx_status cfx_ledger_from_portfolio(const struct cfx_schema *schema,
+                                     const struct cfx_model *model,
+                                     const char *csv_path,
+                                     const char *explanations_path,
+                                     const char *ledger_path,
+                                     const char *options_json,
+                                     size_t *out_records);
+
+/**
+ * The ledger record `record_json` (one `cfx-ledger` line) with its
+ * COPA-corrected version kept as `copa_advised` (string buffer protocol):
+ * the advised row moved by Bui, Nguyen & Nguyen's (2022, §3) correction —
+ * the Requirement projection, then the Mahalanobis improvement with
+ * perturbation limit `delta` (finite, ≥ 0) at Gelbrich radius `rho`
+ * (finite, ≥ 0) — inside what the applicant may change, so that it stays
+ * valid under more of the models `uncertainty` (the moments of the issuer's
+ * refits, `d == 1 + encoded_dim`) suggests; as the Rust core's
+ * `copa_corrected_advice`. Re-validation (`cfx_revalidate_record`,
+ * `cfx_revalidate_ledger`) then says whether that version would have
+ * survived the new model. `schema` must be the one the record was issued
+ * under. When the corrected row breaks a rule of the schema for the
+ * applicant (a limit, a direction, a grid), no version is kept: the call
+ * returns `NOT_FOUND`, writes nothing, and the record stays as it was.
+ * Errors: `NULL_ARGUMENT`; `FORMAT_ERROR` (not a ledger line);
+ * `INVALID_ARGUMENT` (another schema's record, an uncertainty of another
+ * dimension, `rho` or `delta` not finite); `NOT_FOUND` as above.
+ * Thread-safe.
+ */
+cfx_status cfx_ledger_record_add_copa_version(const struct cfx_schema *schema,
+                                              const struct cfx_uncertainty *uncertainty,
+                                              const char *record_json,
+                                              double rho,
+                                              double delta,
+                                              char *buf,
+                                              size_t cap,
+                                              size_t *out_len);
+
+/**
  * Re-validates one ledger record (`record_json`: one `cfx-ledger` line, as
  * written by `cfx_ledger_record_from_coherent_result`) against `new_model`
  * and writes the re-validation as JSON (string buffer protocol): `status`

@@ -17,6 +17,9 @@
 //! an opaque id and issue date, the cfx version, and optionally the robust
 //! version of the advice, its COPA-corrected version and a group label for
 //! the report. Unknown keys are refused, as everywhere in cfx.
+//! [`ledger_from_portfolio`] keeps a portfolio run's answers as records
+//! (the portfolio's lines lack the applicant's row, so it reads the run's CSV
+//! beside them).
 //!
 //! # Re-validation
 //! [`revalidate`] re-scores the advised row under the new model (any kind cfx
@@ -54,7 +57,10 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
+mod from_portfolio;
 mod html;
+
+pub use from_portfolio::{PortfolioLedgerCounts, PortfolioLedgerOptions, ledger_from_portfolio};
 
 /// The ledger format's name, in every record's `format`.
 pub const LEDGER_FORMAT: &str = "cfx-ledger";
@@ -126,6 +132,22 @@ impl LedgerRecord {
         advised: &[f64],
         cost: f64,
     ) -> Result<LedgerRecord> {
+        let fingerprints = (schema_fingerprint(schema), model_fingerprint(model));
+        Self::with_fingerprints(schema, &fingerprints, id, kind, applicant, advised, cost)
+    }
+
+    /// [`Self::new`] with the schema's and model's fingerprints computed once
+    /// by the caller (a model's fingerprint hashes its whole JSON, too much to
+    /// repeat for every record of a stream).
+    fn with_fingerprints(
+        schema: &Schema,
+        (schema_fp, model_fp): &(String, String),
+        id: &str,
+        kind: AdviceKind,
+        applicant: &[f64],
+        advised: &[f64],
+        cost: f64,
+    ) -> Result<LedgerRecord> {
         let n = schema.n_features();
         if applicant.len() != n || advised.len() != n {
             return Err(Error::InvalidArgument(format!(
@@ -145,8 +167,8 @@ impl LedgerRecord {
             id: id.into(),
             issued: None,
             cfx_version: env!("CARGO_PKG_VERSION").into(),
-            schema: schema_fingerprint(schema),
-            model: model_fingerprint(model),
+            schema: schema_fp.clone(),
+            model: model_fp.clone(),
             kind,
             applicant: applicant.to_vec(),
             advised: advised.to_vec(),

@@ -783,3 +783,201 @@ fn diverse_sets_are_recorded_option_by_option_and_reported_as_html() {
     std::fs::remove_file(&ledger).ok();
     std::fs::remove_file(&out).ok();
 }
+
+/// A portfolio run through C kept as a ledger through C: the same bytes as the
+/// Rust core's conversion, one record per declined applicant with advice, each
+/// kept by the same model; COPA versions through C equal the core's
+/// `copa_corrected_advice`; bad input is a status and a message, no ledger.
+#[test]
+fn portfolio_lines_and_copa_versions_through_c_equal_the_rust_core() {
+    use cfx::ffi::copa::{cfx_uncertainty_free, cfx_uncertainty_from_dataset};
+    use cfx::ffi::portfolio::{cfx_portfolio_counts, cfx_portfolio_explain};
+    use cfx::plan::{CorrectionConfig, EnsembleConfig, ModelUncertainty};
+    use cfx::revalidate::{PortfolioLedgerOptions, copa_corrected_advice, ledger_from_portfolio};
+    let inp = inputs();
+    let csv = cfx::data::bundled_german_path();
+    let csv_c = c(csv.to_str().unwrap());
+    let (lines, ledger, core) = (
+        temp("book.jsonl"),
+        temp("book-ledger.jsonl"),
+        temp("core.jsonl"),
+    );
+    let (lines_c, ledger_c) = (c(lines.to_str().unwrap()), c(ledger.to_str().unwrap()));
+    let label = c("creditability");
+    let ignore = [label.as_ptr()];
+    let mut counts = cfx_portfolio_counts {
+        rows: 0,
+        accepted: 0,
+        declined: 0,
+        with_recourse: 0,
+        errors: 0,
+    };
+    let st = unsafe {
+        cfx_portfolio_explain(
+            inp.schema,
+            inp.models[0],
+            null(),
+            csv_c.as_ptr(),
+            lines_c.as_ptr(),
+            ignore.as_ptr(),
+            1,
+            2,
+            None,
+            null_mut(),
+            &mut counts,
+        )
+    };
+    assert_eq!(st, cfx_status::Ok, "{}", last_error());
+    let options = c(r#"{"ignore_columns": ["creditability"], "issued": "2026-12-02"}"#);
+    let mut records = 0usize;
+    let st = unsafe {
+        cfx_ledger_from_portfolio(
+            inp.schema,
+            inp.models[0],
+            csv_c.as_ptr(),
+            lines_c.as_ptr(),
+            ledger_c.as_ptr(),
+            options.as_ptr(),
+            &mut records,
+        )
+    };
+    assert_eq!(st, cfx_status::Ok, "{}", last_error());
+    assert_eq!(records, counts.with_recourse);
+    assert!(records >= 100, "{records} records");
+    let expected = ledger_from_portfolio(
+        &inp.rust_schema,
+        &inp.rust_models[0],
+        &csv,
+        &lines,
+        &core,
+        &PortfolioLedgerOptions {
+            ignore_columns: vec!["creditability".into()],
+            issued: Some("2026-12-02".into()),
+            ..PortfolioLedgerOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(expected.records, records);
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    assert_eq!(text, std::fs::read_to_string(&core).unwrap());
+    let report = revalidate_ledger(
+        &inp.rust_schema,
+        &inp.rust_models[0],
+        &ledger,
+        &temp("book-revalidated.jsonl"),
+        &Config::default(),
+        &RevalidateOptions::default(),
+    )
+    .unwrap();
+    assert_eq!((report.records, report.broken), (records, 0));
+
+    // Bad input: a status, a message, no ledger.
+    let other = temp("book-other.jsonl");
+    let other_c = c(other.to_str().unwrap());
+    let call = |options: *const c_char, out: *mut usize| unsafe {
+        let st = cfx_ledger_from_portfolio(
+            inp.schema,
+            inp.models[0],
+            csv_c.as_ptr(),
+            lines_c.as_ptr(),
+            other_c.as_ptr(),
+            options,
+            out,
+        );
+        (st, last_error())
+    };
+    let mut n = 7usize;
+    let unknown = c(r#"{"ignore_columns": ["creditability"], "id": "x"}"#);
+    let (st, msg) = call(unknown.as_ptr(), &mut n);
+    assert_eq!(st, cfx_status::FormatError, "{msg}");
+    assert!(msg.contains("unknown field `id`"), "{msg}");
+    let (st, msg) = call(null(), &mut n);
+    assert_eq!(st, cfx_status::DataError, "{msg}");
+    assert!(msg.contains("creditability"), "{msg}");
+    let (st, _) = call(options.as_ptr(), null_mut());
+    assert_eq!(st, cfx_status::NullArgument);
+    assert_eq!(n, 7, "out_records written on failure");
+    assert!(!other.exists());
+
+    // COPA versions through C equal the core's.
+    let mut unc = null();
+    assert_eq!(
+        unsafe { cfx_uncertainty_from_dataset(inp.train, 50, 3, &mut unc) },
+        cfx_status::Ok
+    );
+    let d = cfx::data::german_credit(&csv).unwrap();
+    let (train, _) = d.holdout_split();
+    let rust_unc = ModelUncertainty::from_ensemble(
+        &train.encoded(),
+        &train.labels,
+        EnsembleConfig {
+            refits: 50,
+            cov_scale: 1.5,
+            seed: 3,
+            ..EnsembleConfig::default()
+        },
+    )
+    .unwrap();
+    let cfg = CorrectionConfig {
+        rho: 0.02,
+        delta: 0.2,
+        ..CorrectionConfig::default()
+    };
+    let (mut with, mut without) = (0, 0);
+    for line in text.lines().take(15) {
+        let rec = LedgerRecord::from_json(line).unwrap();
+        let want = copa_corrected_advice(
+            &inp.rust_schema,
+            &rust_unc,
+            &rec.applicant,
+            &rec.advised,
+            cfg,
+        )
+        .unwrap();
+        let line_c = c(line);
+        let add = |b: *mut c_char, cap: usize, o: *mut usize| unsafe {
+            cfx_ledger_record_add_copa_version(
+                inp.schema,
+                unc,
+                line_c.as_ptr(),
+                0.02,
+                0.2,
+                b,
+                cap,
+                o,
+            )
+        };
+        match want {
+            Some(row) => {
+                let got = LedgerRecord::from_json(&string_of(add)).unwrap();
+                let mut expected = rec.clone();
+                expected.copa_advised = Some(row);
+                assert_eq!(got, expected);
+                with += 1;
+            }
+            None => {
+                let (st, msg) = status_of(add);
+                assert_eq!(st, cfx_status::NotFound);
+                assert!(msg.contains("breaks a rule of the schema"), "{msg}");
+                without += 1;
+            }
+        }
+    }
+    assert!(with >= 8, "{with} COPA versions, {without} refused");
+    let line_c = c(text.lines().next().unwrap());
+    let mut other_schema = LedgerRecord::from_json(text.lines().next().unwrap()).unwrap();
+    other_schema.schema = "fnv1a64:0000000000000000".into();
+    let other_c = c(&other_schema.to_json());
+    for (record, rho, want) in [
+        (other_c.as_ptr(), 0.02, cfx_status::InvalidArgument),
+        (line_c.as_ptr(), f64::NAN, cfx_status::InvalidArgument),
+        (null(), 0.02, cfx_status::NullArgument),
+    ] {
+        let (st, msg) = status_of(|b, cap, o| unsafe {
+            cfx_ledger_record_add_copa_version(inp.schema, unc, record, rho, 0.2, b, cap, o)
+        });
+        assert_eq!(st, want, "{msg}");
+        assert!(!msg.is_empty());
+    }
+    unsafe { cfx_uncertainty_free(unc) };
+}

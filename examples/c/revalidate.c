@@ -5,7 +5,11 @@
  * against the same model, which breaks nothing, and against the same model
  * with its intercept lowered by 0.4; the report's counts equal the
  * per-record results. A ledger of another schema is refused before anything
- * is written. Files go to target/ffi-testing/ under the current directory.
+ * is written. Then a portfolio run over the bundled German file
+ * (cfx_portfolio_explain) is kept as a ledger (cfx_ledger_from_portfolio),
+ * which the same model keeps whole, and the first record gets its
+ * COPA-corrected version (cfx_ledger_record_add_copa_version). Files go to
+ * target/ffi-testing/ under the current directory.
  * Usage: revalidate */
 #include "common.h"
 
@@ -13,6 +17,9 @@
 #define OUT "target/ffi-testing/revalidate_out.jsonl"
 #define OTHER "target/ffi-testing/revalidate_other.jsonl"
 #define REFUSED "target/ffi-testing/revalidate_refused.jsonl"
+#define BOOK "examples/data/german_credit.csv"
+#define ANSWERS "target/ffi-testing/revalidate_portfolio.jsonl"
+#define BOOK_LEDGER "target/ffi-testing/revalidate_portfolio_ledger.jsonl"
 #define N 8
 
 /* The model's JSON with its "bias" lowered by `by`, as a new model. */
@@ -131,6 +138,42 @@ int main(void) {
   if (f) fclose(f);
   st = cfx_revalidate_record(schema, model, NULL, "{not json", NULL, 0, &len);
   printf("bad JSON: %s\n", cfx_status_str(st));
+
+  /* A portfolio run kept as a ledger, and one record's COPA-corrected version. */
+  {
+    const char *ignore[1] = {"creditability"};
+    cfx_portfolio_counts counts;
+    const cfx_uncertainty *unc = NULL;
+    char first[8192], copa[16384] = "";
+    size_t records = 0;
+    CHECK(cfx_portfolio_explain(schema, model, NULL, BOOK, ANSWERS, ignore, 1, 2, NULL, NULL, &counts));
+    CHECK(cfx_ledger_from_portfolio(schema, model, BOOK, ANSWERS, BOOK_LEDGER,
+                                    "{\"ignore_columns\": [\"creditability\"], \"issued\": \"2026-12-02\"}",
+                                    &records));
+    CHECK(cfx_revalidate_ledger(schema, model, NULL, BOOK_LEDGER, OUT, 2, 0, &report));
+    GET_STRING(report_json, cfx_deployment_report_to_json, report);
+    printf("portfolio: %zu rows, %zu with advice; ledger: %zu records, %ld broken by the same model\n",
+           counts.rows, counts.with_recourse, records, field(report_json, "\"broken\":"));
+    free(report_json);
+    cfx_deployment_report_free(report);
+    st = cfx_ledger_from_portfolio(schema, model, BOOK, ANSWERS, BOOK_LEDGER, "{\"id\": \"x\"}", &records);
+    printf("unknown option: %s\n", cfx_status_str(st));
+
+    /* The first record whose COPA-corrected version the schema allows (a
+       version that breaks a rule for the applicant is NOT_FOUND). */
+    CHECK(cfx_uncertainty_from_dataset(train, 50, 3, &unc));
+    f = fopen(BOOK_LEDGER, "rb");
+    if (!f) exit(1);
+    for (i = 0; fgets(first, sizeof first, f); i++) {
+      first[strcspn(first, "\n")] = '\0';
+      st = cfx_ledger_record_add_copa_version(schema, unc, first, 0.01, 0.1, copa, sizeof copa, &len);
+      if (st == CFX_STATUS_OK) break;
+      if (st != CFX_STATUS_NOT_FOUND) CHECK(st);
+    }
+    fclose(f);
+    printf("COPA version: record %zu, %s\n", i, strstr(copa, "\"copa_advised\":[") ? "kept" : "missing");
+    cfx_uncertainty_free(unc);
+  }
 
   for (i = 0; i < n_lines; i++) free(lines[i]);
   cfx_model_free(models[1]);

@@ -11,16 +11,19 @@
 
 use super::coherent::{cfx_coherent_result, core_config};
 use super::config::cfx_config;
+use super::copa::cfx_uncertainty;
 use super::handle::{
-    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, out_param, str_in, write_str,
+    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite, out_param, str_in, write_str,
 };
 use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
 use super::waiting_advice::cfx_waiting_advice;
 use crate::json::{model_fingerprint, schema_fingerprint};
+use crate::plan::CorrectionConfig;
 use crate::revalidate::{
-    DeploymentReport, LedgerRecord, RevalidateOptions, revalidate, revalidate_ledger,
+    DeploymentReport, LedgerRecord, PortfolioLedgerOptions, RevalidateOptions,
+    copa_corrected_advice, ledger_from_portfolio, revalidate, revalidate_ledger,
 };
 use std::ffi::c_char;
 use std::path::PathBuf;
@@ -201,6 +204,140 @@ pub unsafe extern "C" fn cfx_ledger_record_from_waiting_advice(
                 })?;
         record.issued = issued.map(String::from);
         record.group = group.map(String::from);
+        write_str(&record.to_json(), buf, cap, out_len, "buf")
+    }
+}
+
+/// The `options_json` of `cfx_ledger_from_portfolio` (unknown keys refused).
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct PortfolioLedgerJson {
+    #[serde(default)]
+    ignore_columns: Vec<String>,
+    #[serde(default)]
+    id_column: Option<String>,
+    #[serde(default)]
+    group_column: Option<String>,
+    #[serde(default)]
+    issued: Option<String>,
+}
+
+/// Keeps a portfolio run's answers as a ledger: reads the run's input CSV
+/// `csv_path` and its output `explanations_path` (`cfx_portfolio_explain`'s
+/// JSON lines) in lockstep, one row at a time, and writes one `cfx-ledger`
+/// record per declined applicant with a counterfactual to `ledger_path`
+/// (created or truncated; kind `"explain"`, the applicant's row from the CSV,
+/// the advised row and cost from the line, fingerprints of `schema` and
+/// `model`, which must be the run's). `options_json` may be NULL (defaults)
+/// or a JSON object with the optional keys `ignore_columns` (the run's
+/// ignored columns, so the CSV reads as the run read it), `id_column` (the
+/// column of each record's id, e.g. an application number; default
+/// `"row-<k>"`, `k` the 0-based data row), `group_column` (each record's
+/// group; an empty cell gives none) and `issued` (every record's issue
+/// text); unknown keys are refused (`FORMAT_ERROR`). The id and group columns
+/// count as ignored. `error` lines are skipped. On success
+/// `*out_records` receives the number of records written. Errors (the
+/// ledger file is removed): `NULL_ARGUMENT`; `IO_ERROR` (unreadable input,
+/// unwritable output); `INVALID_ARGUMENT` (`ledger_path` names an input);
+/// `DATA_ERROR` (a header the run would refuse or without the id or group
+/// column, an empty id, and files that are not one run's input and output
+/// under `model`: a line of another row, more or fewer lines than data rows,
+/// a probability or decision `model` does not give that row);
+/// `FORMAT_ERROR` (a line that is not a portfolio line). Thread-safe
+/// (schema and model are only read).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_ledger_from_portfolio(
+    schema: *const cfx_schema,
+    model: *const cfx_model,
+    csv_path: *const c_char,
+    explanations_path: *const c_char,
+    ledger_path: *const c_char,
+    options_json: *const c_char,
+    out_records: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_records, "out_records")?;
+        let s = arc_ref(schema, "schema")?;
+        let m = arc_ref(model, "model")?;
+        let csv = PathBuf::from(str_in(csv_path, "csv_path")?);
+        let lines = PathBuf::from(str_in(explanations_path, "explanations_path")?);
+        let ledger = PathBuf::from(str_in(ledger_path, "ledger_path")?);
+        let o: PortfolioLedgerJson = match optional_str(options_json, "options_json")? {
+            None => PortfolioLedgerJson::default(),
+            Some(text) => serde_json::from_str(text).map_err(|e| {
+                crate::Error::Format(format!("portfolio ledger options: {e}"))
+            })?,
+        };
+        let options = PortfolioLedgerOptions {
+            ignore_columns: o.ignore_columns,
+            id_column: o.id_column,
+            group_column: o.group_column,
+            issued: o.issued,
+        };
+        let counts = ledger_from_portfolio(s, m, &csv, &lines, &ledger, &options)?;
+        out.write(counts.records);
+        Ok(())
+    }
+}
+
+/// The ledger record `record_json` (one `cfx-ledger` line) with its
+/// COPA-corrected version kept as `copa_advised` (string buffer protocol):
+/// the advised row moved by Bui, Nguyen & Nguyen's (2022, §3) correction —
+/// the Requirement projection, then the Mahalanobis improvement with
+/// perturbation limit `delta` (finite, ≥ 0) at Gelbrich radius `rho`
+/// (finite, ≥ 0) — inside what the applicant may change, so that it stays
+/// valid under more of the models `uncertainty` (the moments of the issuer's
+/// refits, `d == 1 + encoded_dim`) suggests; as the Rust core's
+/// `copa_corrected_advice`. Re-validation (`cfx_revalidate_record`,
+/// `cfx_revalidate_ledger`) then says whether that version would have
+/// survived the new model. `schema` must be the one the record was issued
+/// under. When the corrected row breaks a rule of the schema for the
+/// applicant (a limit, a direction, a grid), no version is kept: the call
+/// returns `NOT_FOUND`, writes nothing, and the record stays as it was.
+/// Errors: `NULL_ARGUMENT`; `FORMAT_ERROR` (not a ledger line);
+/// `INVALID_ARGUMENT` (another schema's record, an uncertainty of another
+/// dimension, `rho` or `delta` not finite); `NOT_FOUND` as above.
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_ledger_record_add_copa_version(
+    schema: *const cfx_schema,
+    uncertainty: *const cfx_uncertainty,
+    record_json: *const c_char,
+    rho: f64,
+    delta: f64,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let _ = out_param(out_len, "out_len")?;
+        let s = arc_ref(schema, "schema")?;
+        let u = arc_ref(uncertainty, "uncertainty")?;
+        let mut record = LedgerRecord::from_json(str_in(record_json, "record_json")?)?;
+        let cfg = CorrectionConfig {
+            rho: finite(rho, "rho")?,
+            delta: finite(delta, "delta")?,
+            ..CorrectionConfig::default()
+        };
+        if record.schema != schema_fingerprint(s) {
+            return Err(FfiError::invalid(format!(
+                "ledger record '{}' was issued under another schema (fingerprint {}): pass the \
+                 schema it was issued under",
+                record.id, record.schema
+            )));
+        }
+        let corrected = copa_corrected_advice(s, u, &record.applicant, &record.advised, cfg)?
+            .ok_or_else(|| {
+                FfiError::new(
+                    cfx_status::NotFound,
+                    format!(
+                        "ledger record '{}': the COPA-corrected version breaks a rule of the \
+                         schema for this applicant, so none is kept (keep the record as it was)",
+                        record.id
+                    ),
+                )
+            })?;
+        record.copa_advised = Some(corrected);
         write_str(&record.to_json(), buf, cap, out_len, "buf")
     }
 }

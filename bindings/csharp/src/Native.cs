@@ -363,6 +363,14 @@ namespace Cfx
         internal static extern int cfx_ledger_record_from_waiting_advice(WaitingAdviceHandle advice, [In] byte[] id,
             [In] byte[] issued, [In] byte[] group, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_ledger_from_portfolio(SchemaHandle schema, ModelHandle model,
+            [In] byte[] csvPath, [In] byte[] explanationsPath, [In] byte[] ledgerPath, [In] byte[] optionsJson,
+            out UIntPtr outRecords);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_ledger_record_add_copa_version(SchemaHandle schema,
+            UncertaintyHandle uncertainty, [In] byte[] recordJson, double rho, double delta, [Out] byte[] buf,
+            UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_revalidate_record(SchemaHandle schema, ModelHandle newModel, ConfigHandle config,
             [In] byte[] recordJson, [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)]

@@ -54,6 +54,78 @@ namespace Cfx
             return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
                 Native.cfx_ledger_record_from_waiting_advice(a, i, d, g, b, c, out n));
         }
+
+        /// <summary>
+        /// Keeps a portfolio run's answers (Portfolio.Explain) as the ledger file <paramref
+        /// name="ledger"/>: one line per declined applicant with a counterfactual (kind "explain"),
+        /// the applicant's row read from the run's input <paramref name="csv"/>, the advice from its
+        /// output <paramref name="explanations"/>, both read in lockstep. <paramref name="schema"/>,
+        /// <paramref name="model"/> and <paramref name="ignoreColumns"/> must be the run's. The id is
+        /// the <paramref name="idColumn"/> cell (null: "row-&lt;k&gt;"), the group the <paramref
+        /// name="groupColumn"/> cell (null: none), <paramref name="issued"/> every record's issue
+        /// text. Returns the number of records written. Files that are not one run's input and
+        /// output under the model throw CfxException DATA_ERROR and leave no ledger.
+        /// </summary>
+        public static long FromPortfolio(Schema schema, Model model, string csv, string explanations, string ledger,
+            string[] ignoreColumns = null, string idColumn = null, string groupColumn = null, string issued = null)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (model == null) throw new ArgumentNullException("model");
+            if (csv == null) throw new ArgumentNullException("csv");
+            if (explanations == null) throw new ArgumentNullException("explanations");
+            if (ledger == null) throw new ArgumentNullException("ledger");
+            var o = new System.Text.StringBuilder("{\"ignore_columns\":[");
+            var ignore = ignoreColumns ?? new string[0];
+            for (int k = 0; k < ignore.Length; k++)
+            {
+                if (k > 0) o.Append(',');
+                o.Append(Json(ignore[k] ?? throw new ArgumentNullException("ignoreColumns")));
+            }
+            o.Append(']');
+            if (idColumn != null) o.Append(",\"id_column\":").Append(Json(idColumn));
+            if (groupColumn != null) o.Append(",\"group_column\":").Append(Json(groupColumn));
+            if (issued != null) o.Append(",\"issued\":").Append(Json(issued));
+            o.Append('}');
+            UIntPtr records;
+            Call.Check(Native.cfx_ledger_from_portfolio(schema.Handle, model.Handle, Utf8.Encode(csv),
+                Utf8.Encode(explanations), Utf8.Encode(ledger), Utf8.Encode(o.ToString()), out records));
+            return (long)records.ToUInt64();
+        }
+
+        /// <summary>
+        /// The ledger line <paramref name="record"/> with its COPA-corrected version kept as
+        /// "copa_advised" (Bui, Nguyen &amp; Nguyen 2022, §3): the advised row moved, inside what the
+        /// applicant may change, so that it stays valid under more of the models <paramref
+        /// name="uncertainty"/> suggests (Gelbrich radius <paramref name="rho"/>, perturbation limit
+        /// <paramref name="delta"/>). <paramref name="schema"/> must be the one the record was issued
+        /// under. A corrected row that breaks a rule of the schema for the applicant throws
+        /// CfxException NOT_FOUND: no version is kept, the record stays as it was.
+        /// </summary>
+        public static string WithCopaVersion(Schema schema, Uncertainty uncertainty, string record,
+            double rho = 0.01, double delta = 0.1)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (uncertainty == null) throw new ArgumentNullException("uncertainty");
+            if (record == null) throw new ArgumentNullException("record");
+            var s = schema.Handle;
+            var u = uncertainty.Handle;
+            byte[] r = Utf8.Encode(record);
+            return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
+                Native.cfx_ledger_record_add_copa_version(s, u, r, rho, delta, b, c, out n));
+        }
+
+        /// <summary>A JSON string literal of <paramref name="s"/>.</summary>
+        private static string Json(string s)
+        {
+            var b = new System.Text.StringBuilder("\"");
+            foreach (char c in s)
+            {
+                if (c == '"' || c == '\\') b.Append('\\').Append(c);
+                else if (c < 0x20) b.Append("\\u").Append(((int)c).ToString("x4"));
+                else b.Append(c);
+            }
+            return b.Append('"').ToString();
+        }
     }
 
     /// <summary>

@@ -200,4 +200,78 @@ public static partial class Tests
             }
         }
     }
+
+    /// A portfolio run on the first 120 German applicants (an application id and a branch before
+    /// their columns) kept as a ledger: one record per declined applicant with advice, each with the
+    /// advised row of its portfolio line, kept by the same model; files of another run are refused
+    /// and leave no ledger; COPA versions leave the rest of the record as it was.
+    public static void T_portfolio_lines_become_ledger_records_with_copa_versions()
+    {
+        var dir = Path.Combine(Path.GetTempPath(), "cfx-ledger-portfolio-cs-" + System.Diagnostics.Process.GetCurrentProcess().Id);
+        Directory.CreateDirectory(dir);
+        var german = File.ReadAllLines(Path.Combine(Root, "examples/data/german_credit.csv"));
+        var branches = new[] { "north", "south", "" };
+        var book = new List<string> { "application_id,branch," + german[0] };
+        for (int k = 0; k < 120; k++) book.Add(string.Format(CultureInfo.InvariantCulture, "A{0:D4},{1},{2}", k, branches[k % 3], german[k + 1]));
+        var csv = Path.Combine(dir, "book.csv");
+        File.WriteAllLines(csv, book);
+        using (var d = Dataset.LoadGerman())
+        using (var s = d.GetSchema())
+        {
+            Dataset train, test;
+            d.HoldoutSplit(out train, out test);
+            using (train)
+            using (test)
+            using (var m = Model.FitLinear(train))
+            using (var unc = Uncertainty.FromDataset(train, 50, 3))
+            {
+                var ignore = new[] { "creditability", "application_id", "branch" };
+                var answers = Path.Combine(dir, "book.jsonl");
+                var counts = Portfolio.Explain(s, m, null, csv, answers, ignore, 1);
+                var ledger = Path.Combine(dir, "ledger.jsonl");
+                long n = LedgerRecord.FromPortfolio(s, m, csv, answers, ledger, ignore, "application_id", "branch", "2026-12-02");
+                A.Eq(counts.WithRecourse, n, "one record per declined applicant with advice");
+                A.True(n >= 10, "records: " + n);
+                var records = File.ReadAllLines(ledger);
+                var advised = File.ReadAllLines(answers).Where(l => l.Contains("\"counterfactual\":{")).ToArray();
+                A.Eq(advised.Length, records.Length, "records");
+                for (int j = 0; j < records.Length; j++)
+                {
+                    int k = (int)JsonCount(advised[j], "row");
+                    A.True(records[j].Contains(string.Format(CultureInfo.InvariantCulture, "\"id\":\"A{0:D4}\"", k)), records[j]);
+                    A.Eq(branches[k % 3] != "", records[j].Contains("\"group\":\"" + branches[k % 3] + "\""), "group of " + k);
+                    var raw = Regex.Match(advised[j], "\"raw\":(\\[[^\\]]*\\])").Groups[1].Value;
+                    A.True(records[j].Contains("\"advised\":" + raw), "advised row of " + k);
+                    A.True(records[j].Contains("\"kind\":\"explain\"") && records[j].Contains("\"issued\":\"2026-12-02\""), records[j]);
+                }
+                var report = Revalidation.Ledger(s, m, null, ledger, Path.Combine(dir, "out.jsonl"), 1, 0);
+                A.Eq(n, JsonCount(report, "records"), "records re-validated");
+                A.Eq(0L, JsonCount(report, "broken"), "the same model breaks nothing");
+
+                var shortAnswers = Path.Combine(dir, "short.jsonl");
+                File.WriteAllLines(shortAnswers, File.ReadAllLines(answers).Take(119));
+                var other = Path.Combine(dir, "other.jsonl");
+                var e = A.Status(Status.DataError, () => LedgerRecord.FromPortfolio(s, m, csv, shortAnswers, other, ignore), "a cancelled run");
+                A.True(e.NativeMessage.Contains("explanations end"), e.NativeMessage);
+                A.True(!File.Exists(other), "a refused conversion left a ledger");
+                A.Status(Status.DataError, () => LedgerRecord.FromPortfolio(s, m, csv, answers, other), "columns the run ignored");
+
+                int with = 0;
+                foreach (var rec in records)
+                {
+                    string got;
+                    try { got = LedgerRecord.WithCopaVersion(s, unc, rec, 0.01, 0.1); }
+                    catch (CfxException x) { A.Eq(Status.NotFound, x.Status, x.Message); continue; }
+                    with++;
+                    A.True(got.Contains("\"copa_advised\":["), got);
+                    A.Eq(rec, Regex.Replace(got, ",\"copa_advised\":\\[[^\\]]*\\]", ""), "the rest of the record is kept");
+                    var v = Revalidation.Record(s, m, null, got);
+                    A.True(Regex.IsMatch(v, "\"copa_kept\":(true|false)"), v);
+                }
+                A.True(with >= records.Length / 2, with + " of " + records.Length + " COPA versions");
+                var otherSchema = Regex.Replace(records[0], "\"schema\":\"[^\"]*\"", "\"schema\":\"fnv1a64:0000000000000000\"");
+                A.Status(Status.InvalidArgument, () => LedgerRecord.WithCopaVersion(s, unc, otherSchema), "another schema's record");
+            }
+        }
+    }
 }

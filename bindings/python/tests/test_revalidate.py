@@ -172,3 +172,78 @@ def test_diverse_sets_are_recorded_option_by_option(issued, tmp_path):
                           title=b"f\xff")
     assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT" and "title" in str(e.value)
     assert not (tmp_path / "x.html").exists()
+
+
+def test_portfolio_lines_become_ledger_records_with_copa_versions(german_path, tmp_path):
+    """A portfolio run on the first 120 German applicants (an application id and a branch
+    before their columns) kept as a ledger: one record per declined applicant with advice,
+    each the advice the portfolio line gave, kept by the same model; a COPA version added
+    where the schema allows one, and re-validated."""
+    from cfx.copa import Uncertainty
+    from cfx.portfolio import explain_csv
+    from cfx.revalidate import add_copa_version, ledger_from_portfolio
+
+    with open(german_path, encoding="utf-8") as f:
+        text = f.read()
+    head, *rows = text.splitlines()
+    branches = ["north", "south", ""]
+    csv = tmp_path / "book.csv"
+    csv.write_text(
+        "\n".join([f"application_id,branch,{head}"]
+                  + [f"A{k:04d},{branches[k % 3]},{r}" for k, r in enumerate(rows[:120])]) + "\n")
+    d = cfx.load_german(german_path)
+    s = d.schema
+    train, test = d.holdout_split()
+    a = cfx.Model.fit_linear(train, 1.0)
+    ignore = ["creditability", "application_id", "branch"]
+    lines_path = tmp_path / "book.jsonl"
+    counts = explain_csv(s, a, csv, lines_path, ignore=ignore, threads=1)
+    ledger = tmp_path / "ledger.jsonl"
+    n = ledger_from_portfolio(s, a, csv, lines_path, ledger, ignore=ignore,
+                              id_column="application_id", group_column="branch", issued="2026-12-02")
+    assert n == counts.with_recourse and n >= 10
+    answers = [json.loads(l) for l in lines_path.read_text().splitlines()]
+    advised = [x for x in answers if x.get("counterfactual")]
+    records = [json.loads(l) for l in ledger.read_text().splitlines()]
+    assert len(records) == len(advised)
+    for rec, x in zip(records, advised):
+        k = x["row"]
+        assert rec["id"] == f"A{k:04d}" and rec["kind"] == "explain" and rec["issued"] == "2026-12-02"
+        assert rec.get("group") == (branches[k % 3] or None)
+        assert rec["advised"] == x["counterfactual"]["raw"] and rec["cost"] == x["counterfactual"]["cost"]
+        assert rec["model"] == a.fingerprint() and not a.predict_raw(s, rec["applicant"]).accepted
+    report = revalidate_ledger(s, a, ledger, tmp_path / "out.jsonl", threads=1)
+    assert (report["records"], report["broken"]) == (n, 0)
+
+    # Files of another run are refused and leave no ledger; unknown options are refused.
+    short = tmp_path / "short.jsonl"
+    short.write_text("\n".join(lines_path.read_text().splitlines()[:-1]) + "\n")
+    other = tmp_path / "other-ledger.jsonl"
+    with pytest.raises(cfx.CfxError) as e:
+        ledger_from_portfolio(s, a, csv, short, other, ignore=ignore)
+    assert e.value.status_name == "CFX_STATUS_DATA_ERROR" and "explanations end" in str(e.value)
+    assert not other.exists()
+    with pytest.raises(cfx.CfxError) as e:
+        ledger_from_portfolio(s, a, csv, lines_path, other)
+    assert "application_id" in str(e.value)
+
+    # COPA versions: within the applicant's limits, the rest of the record unchanged.
+    unc = Uncertainty.from_dataset(train, refits=50, seed=3)
+    with_copa = 0
+    for rec in records:
+        try:
+            got = json.loads(add_copa_version(s, unc, rec))
+        except cfx.CfxError as err:
+            assert err.status_name == "CFX_STATUS_NOT_FOUND", err
+            continue
+        with_copa += 1
+        c = got.pop("copa_advised")
+        assert got == rec and len(c) == len(rec["advised"])
+        v = revalidate(s, a, dict(got, copa_advised=c))
+        assert v["copa_kept"] is not None
+    assert with_copa >= len(records) // 2
+    with pytest.raises(cfx.CfxError) as e:
+        add_copa_version(s, unc, dict(records[0], schema="fnv1a64:0000000000000000"))
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
+    for h in (unc, a, test, train, s, d):
+        h.close()

@@ -113,6 +113,8 @@ SIGNATURES = {
     'cfx_ledger_record_from_coherent_result': (c_int32, [c_void_p, c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, c_size_t, POINTER(c_size_t)], False),
     'cfx_ledger_record_from_coherent_result_at': (c_int32, [c_void_p, c_size_t, c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, c_size_t, POINTER(c_size_t)], False),
     'cfx_ledger_record_from_waiting_advice': (c_int32, [c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, c_size_t, POINTER(c_size_t)], False),
+    'cfx_ledger_from_portfolio': (c_int32, [c_void_p, c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, POINTER(c_size_t)], False),
+    'cfx_ledger_record_add_copa_version': (c_int32, [c_void_p, c_void_p, c_char_p, c_double, c_double, c_char_p, c_size_t, POINTER(c_size_t)], False),
     'cfx_revalidate_record': (c_int32, [c_void_p, c_void_p, c_void_p, c_char_p, c_char_p, c_size_t, POINTER(c_size_t)], False),
     'cfx_revalidate_ledger': (c_int32, [c_void_p, c_void_p, c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, POINTER(c_void_p)], False),
     'cfx_deployment_report_to_json': (c_int32, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)], False),

@@ -8,10 +8,13 @@ record under a new model: ``"kept"``, or ``"broken"`` with the exact engine's ch
 repair from the advised row (its cost is the ``extra_cost`` of keeping the promise).
 `revalidate_ledger` streams a whole ledger file into a JSON-lines file (constant memory,
 all threads, the same bytes on any thread count) and returns the deployment report; given
-``html_path`` it also writes the report as a self-contained HTML page with SVG plots."""
+``html_path`` it also writes the report as a self-contained HTML page with SVG plots.
+
+`ledger_from_portfolio` keeps a portfolio run's answers (`cfx.portfolio.explain_csv`) as a
+ledger file; `add_copa_version` adds a record's COPA-corrected version (``copa_advised``)."""
 
 import json
-from ctypes import byref, c_void_p
+from ctypes import byref, c_size_t, c_void_p
 
 from . import _native as n
 from ._native import cstr
@@ -129,4 +132,60 @@ def revalidate_ledger(
         n.LIB.cfx_deployment_report_free(report)
 
 
-__all__ = ["ledger_record", "revalidate", "revalidate_ledger"]
+def ledger_from_portfolio(
+    schema,
+    model,
+    csv_path,
+    explanations_path,
+    ledger_path,
+    ignore=(),
+    id_column=None,
+    group_column=None,
+    issued=None,
+):
+    """Writes the ledger `ledger_path` of a portfolio run: one ledger line per declined
+    applicant with a counterfactual (kind ``"explain"``), the applicant's row read from the
+    run's input `csv_path`, the advice from its output `explanations_path`, both read in
+    lockstep. `schema`, `model` and `ignore` must be the run's (`explain_csv`'s). The id is
+    the `id_column` cell (default ``"row-<k>"``), the group the `group_column` cell (none
+    when empty), `issued` every record's issue text. Returns the number of records written.
+    Files that are not one run's input and output under `model` (rows or line counts that
+    disagree, a probability the model does not give) raise `CfxError` and leave no ledger."""
+    options = {"ignore_columns": [str(c) for c in ignore]}
+    for key, value in (("id_column", id_column), ("group_column", group_column), ("issued", issued)):
+        if value is not None:
+            options[key] = str(value)
+    out = c_size_t()
+    n.call(
+        "cfx_ledger_from_portfolio",
+        n.ptr_of(schema, "Schema"),
+        n.ptr_of(model, "Model"),
+        cstr(str(csv_path), "csv_path"),
+        cstr(str(explanations_path), "explanations_path"),
+        cstr(str(ledger_path), "ledger_path"),
+        cstr(json.dumps(options), "options"),
+        byref(out),
+    )
+    return out.value
+
+
+def add_copa_version(schema, uncertainty, record, rho=0.01, delta=0.1):
+    """The ledger line `record` (or the dict of one) with its COPA-corrected version kept
+    as ``copa_advised`` (Bui, Nguyen & Nguyen 2022, §3: the advised row moved, inside what
+    the applicant may change, so that it stays valid under more of the models the
+    `cfx.copa.Uncertainty` suggests; Gelbrich radius `rho`, perturbation limit `delta`).
+    `schema` must be the one the record was issued under. Raises `CfxError`
+    ``CFX_STATUS_NOT_FOUND`` when the corrected row breaks a rule of the schema for the
+    applicant: no version is kept, the record stays as it was."""
+    line = record if isinstance(record, str) else json.dumps(record)
+    return n.read_string(
+        "cfx_ledger_record_add_copa_version",
+        n.ptr_of(schema, "Schema"),
+        n.ptr_of(uncertainty, "Uncertainty"),
+        cstr(line, "record"),
+        float(rho),
+        float(delta),
+    )
+
+
+__all__ = ["add_copa_version", "ledger_from_portfolio", "ledger_record", "revalidate", "revalidate_ledger"]

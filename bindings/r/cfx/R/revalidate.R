@@ -60,3 +60,37 @@ cfx_revalidate_ledger <- function(schema, new_model, input, output, config = NUL
   }
   jsonlite::fromJSON(json, simplifyVector = FALSE)
 }
+
+#' Keeps a portfolio run's answers (cfx_explain_portfolio()) as the ledger
+#' file `ledger`: one line per declined applicant with a counterfactual (kind
+#' "explain"), the applicant's row read from the run's input `csv`, the advice
+#' from its output `explanations`, both read in lockstep. `schema`, `model`
+#' and `ignore_columns` must be the run's. The id is the `id_column` cell
+#' (NULL: "row-<k>"), the group the `group_column` cell (none when empty),
+#' `issued` every record's issue text. Returns the number of records written.
+cfx_ledger_from_portfolio <- function(schema, model, csv, explanations, ledger,
+                                      ignore_columns = character(), id_column = NULL,
+                                      group_column = NULL, issued = NULL) {
+  options <- list(ignore_columns = I(enc2utf8(as.character(ignore_columns))))
+  for (key in c("id_column", "group_column", "issued")) {
+    value <- get(key)
+    if (is.null(value)) next
+    if (!is.character(value) || length(value) != 1 || is.na(value))
+      stop(sprintf("cfx: '%s' must be a single string or NULL", key), call. = FALSE)
+    options[[key]] <- enc2utf8(value)
+  }
+  json <- as.character(jsonlite::toJSON(options, auto_unbox = TRUE))
+  .cx(C_cfx_ledger_from_portfolio, schema, model, enc2utf8(path.expand(csv)),
+      enc2utf8(path.expand(explanations)), enc2utf8(path.expand(ledger)), json)
+}
+
+#' The ledger line `record` (or the list of one) with its COPA-corrected
+#' version kept as `copa_advised` (Bui, Nguyen & Nguyen 2022, section 3), at
+#' Gelbrich radius `rho` with perturbation limit `delta`. A corrected row that
+#' breaks a rule of the schema for the applicant is a `cfx_error_not_found`
+#' condition: no version is kept, the record stays as it was.
+cfx_ledger_add_copa_version <- function(schema, uncertainty, record, rho = 0.01, delta = 0.1) {
+  if (is.list(record)) record <- jsonlite::toJSON(record, auto_unbox = TRUE, digits = NA)
+  .cx(C_cfx_ledger_record_add_copa_version, schema, uncertainty,
+      enc2utf8(as.character(record)), as.numeric(rho), as.numeric(delta))
+}

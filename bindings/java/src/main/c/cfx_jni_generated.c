@@ -1911,6 +1911,68 @@ JNIEXPORT jbyteArray JNICALL Java_org_cfx_NativeGenerated_ledgerRecordFromWaitin
     return result_;
 }
 
+/* cfx_ledger_from_portfolio */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_ledgerFromPortfolio(JNIEnv *env, jclass cls, jlong j_schema, jlong j_model, jbyteArray j_csv_path, jbyteArray j_explanations_path, jbyteArray j_ledger_path, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    size_t r_out_records = 0;
+    char *s_csv_path = NULL;
+    char *s_explanations_path = NULL;
+    char *s_ledger_path = NULL;
+    char *s_options_json = NULL;
+    s_csv_path = cstr_in(env, j_csv_path, &fail_);
+    if (fail_) goto done;
+    s_explanations_path = cstr_in(env, j_explanations_path, &fail_);
+    if (fail_) goto done;
+    s_ledger_path = cstr_in(env, j_ledger_path, &fail_);
+    if (fail_) goto done;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_ledger_from_portfolio(HANDLE(const struct cfx_schema *, j_schema), HANDLE(const struct cfx_model *, j_model), s_csv_path, s_explanations_path, s_ledger_path, s_options_json, &r_out_records);
+    if (!ok(env, st_)) goto done;
+    result_ = (jlong)r_out_records;
+    done:
+    free(s_csv_path);
+    free(s_explanations_path);
+    free(s_ledger_path);
+    free(s_options_json);
+    return result_;
+}
+
+/* cfx_ledger_record_add_copa_version */
+JNIEXPORT jbyteArray JNICALL Java_org_cfx_NativeGenerated_ledgerRecordAddCopaVersion(JNIEnv *env, jclass cls, jlong j_schema, jlong j_uncertainty, jbyteArray j_record_json, jdouble j_rho, jdouble j_delta) {
+    (void)env;
+    (void)cls;
+    jbyteArray result_ = NULL;
+    int fail_ = 0;
+    char *s_record_json = NULL;
+    char *buf_ = NULL;
+    size_t cap_ = 0, len_ = 0;
+    s_record_json = cstr_in(env, j_record_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    for (;;) {
+        st_ = cfx_ledger_record_add_copa_version(HANDLE(const struct cfx_schema *, j_schema), HANDLE(const struct cfx_uncertainty *, j_uncertainty), s_record_json, (double)j_rho, (double)j_delta, buf_, cap_, &len_);
+        if (st_ == CFX_STATUS_BUFFER_TOO_SMALL && len_ > cap_) {
+            free(buf_);
+            cap_ = len_;
+            buf_ = malloc(cap_ * sizeof(char));
+            if (buf_ == NULL) { throw_named(env, "java/lang/OutOfMemoryError", "cfx buffer"); goto done; }
+            continue;
+        }
+        break;
+    }
+    if (!ok(env, st_)) goto done;
+    result_ = bytes_out(env, buf_ ? buf_ : "", text_len(buf_, cap_));
+    done:
+    free(s_record_json);
+    free(buf_);
+    return result_;
+}
+
 /* cfx_revalidate_record */
 JNIEXPORT jbyteArray JNICALL Java_org_cfx_NativeGenerated_revalidateRecord(JNIEnv *env, jclass cls, jlong j_schema, jlong j_new_model, jlong j_config, jbyteArray j_record_json) {
     (void)env;

@@ -1,6 +1,8 @@
 package org.cfx;
 
 import java.lang.ref.Reference;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * The advice ledger (issue 28): one issued piece of advice as one JSON line ({@code "format":
@@ -74,5 +76,87 @@ public final class LedgerRecord {
         } finally {
             Reference.reachabilityFence(advice);
         }
+    }
+
+    /**
+     * Keeps a portfolio run's answers ({@link Portfolio#explain}) as the ledger file {@code
+     * ledger}: one line per declined applicant with a counterfactual (kind "explain"), the
+     * applicant's row read from the run's input {@code csv}, the advice from its output {@code
+     * explanations}, both read in lockstep. {@code schema}, {@code model} and {@code ignoreColumns}
+     * must be the run's. The id is the {@code idColumn} cell (null: {@code "row-<k>"}), the group
+     * the {@code groupColumn} cell (null: none), {@code issued} every record's issue text (null:
+     * none). Returns the number of records written. Files that are not one run's input and output
+     * under {@code model} throw {@link CfxException} ({@link Status#DATA_ERROR}) and leave no
+     * ledger.
+     */
+    public static long fromPortfolio(
+            Schema schema,
+            Model model,
+            String csv,
+            String explanations,
+            String ledger,
+            List<String> ignoreColumns,
+            String idColumn,
+            String groupColumn,
+            String issued) {
+        Objects.requireNonNull(ignoreColumns, "ignoreColumns");
+        StringBuilder o = new StringBuilder("{\"ignore_columns\":[");
+        for (int i = 0; i < ignoreColumns.size(); i++) {
+            if (i > 0) o.append(',');
+            o.append(json(Objects.requireNonNull(ignoreColumns.get(i), "ignore column")));
+        }
+        o.append(']');
+        if (idColumn != null) o.append(",\"id_column\":").append(json(idColumn));
+        if (groupColumn != null) o.append(",\"group_column\":").append(json(groupColumn));
+        if (issued != null) o.append(",\"issued\":").append(json(issued));
+        o.append('}');
+        try {
+            return NativeGenerated.ledgerFromPortfolio(
+                    schema.handle(),
+                    model.handle(),
+                    Utf8.cstr(csv, "csv"),
+                    Utf8.cstr(explanations, "explanations"),
+                    Utf8.cstr(ledger, "ledger"),
+                    Utf8.cstr(o.toString(), "options"));
+        } finally {
+            Reference.reachabilityFence(schema);
+            Reference.reachabilityFence(model);
+        }
+    }
+
+    /**
+     * The ledger line {@code record} with its COPA-corrected version kept as {@code copa_advised}
+     * (Bui, Nguyen &amp; Nguyen 2022, §3): the advised row moved, inside what the applicant may
+     * change, so that it stays valid under more of the models {@code uncertainty} suggests
+     * (Gelbrich radius {@code rho}, perturbation limit {@code delta}). {@code schema} must be the
+     * one the record was issued under. Throws {@link CfxException} with {@link Status#NOT_FOUND}
+     * when the corrected row breaks a rule of the schema for the applicant: no version is kept, the
+     * record stays as it was.
+     */
+    public static String withCopaVersion(
+            Schema schema, Uncertainty uncertainty, String record, double rho, double delta) {
+        try {
+            return Utf8.str(NativeGenerated.ledgerRecordAddCopaVersion(
+                    schema.handle(), uncertainty.handle(), Utf8.cstr(record, "record"), rho, delta));
+        } finally {
+            Reference.reachabilityFence(schema);
+            Reference.reachabilityFence(uncertainty);
+        }
+    }
+
+    /** A JSON string literal of {@code s}. */
+    private static String json(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append('"').toString();
     }
 }

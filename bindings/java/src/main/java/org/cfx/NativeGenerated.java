@@ -838,6 +838,60 @@ final class NativeGenerated {
     static native byte[] ledgerRecordFromWaitingAdvice(long advice, byte[] id, byte[] issued, byte[] group);
 
     /**
+     * {@code cfx_ledger_from_portfolio}: Keeps a portfolio run's answers as a ledger: reads the run's
+     * input CSV {@code csv_path} and its output {@code explanations_path} ({@code
+     * cfx_portfolio_explain}'s JSON lines) in lockstep, one row at a time, and writes one {@code
+     * cfx-ledger} record per declined applicant with a counterfactual to {@code ledger_path} (created
+     * or truncated; kind {@code "explain"}, the applicant's row from the CSV, the advised row and cost
+     * from the line, fingerprints of {@code schema} and {@code model}, which must be the run's).
+     * {@code options_json} may be NULL (defaults) or a JSON object with the optional keys {@code
+     * ignore_columns} (the run's ignored columns, so the CSV reads as the run read it), {@code
+     * id_column} (the column of each record's id, e.g. an application number; default {@code
+     * "row-<k>"}, {@code k} the 0-based data row), {@code group_column} (each record's group; an empty
+     * cell gives none) and {@code issued} (every record's issue text); unknown keys are refused
+     * ({@code FORMAT_ERROR}). The id and group columns count as ignored. {@code error} lines are
+     * skipped. On success {@code *out_records} receives the number of records written. Errors (the
+     * ledger file is removed): {@code NULL_ARGUMENT}; {@code IO_ERROR} (unreadable input, unwritable
+     * output); {@code INVALID_ARGUMENT} ({@code ledger_path} names an input); {@code DATA_ERROR} (a
+     * header the run would refuse or without the id or group column, an empty id, and files that are
+     * not one run's input and output under {@code model}: a line of another row, more or fewer lines
+     * than data rows, a probability or decision {@code model} does not give that row); {@code
+     * FORMAT_ERROR} (a line that is not a portfolio line). Thread-safe (schema and model are only
+     * read).
+     */
+    static native long ledgerFromPortfolio(
+            long schema,
+            long model,
+            byte[] csvPath,
+            byte[] explanationsPath,
+            byte[] ledgerPath,
+            byte[] optionsJson);
+
+    /**
+     * {@code cfx_ledger_record_add_copa_version}: The ledger record {@code record_json} (one {@code
+     * cfx-ledger} line) with its COPA-corrected version kept as {@code copa_advised} (string buffer
+     * protocol): the advised row moved by Bui, Nguyen & Nguyen's (2022, §3) correction — the
+     * Requirement projection, then the Mahalanobis improvement with perturbation limit {@code delta}
+     * (finite, ≥ 0) at Gelbrich radius {@code rho} (finite, ≥ 0) — inside what the applicant may
+     * change, so that it stays valid under more of the models {@code uncertainty} (the moments of the
+     * issuer's refits, {@code d == 1 + encoded_dim}) suggests; as the Rust core's {@code
+     * copa_corrected_advice}. Re-validation ({@code cfx_revalidate_record}, {@code
+     * cfx_revalidate_ledger}) then says whether that version would have survived the new model. {@code
+     * schema} must be the one the record was issued under. When the corrected row breaks a rule of the
+     * schema for the applicant (a limit, a direction, a grid), no version is kept: the call returns
+     * {@code NOT_FOUND}, writes nothing, and the record stays as it was. Errors: {@code
+     * NULL_ARGUMENT}; {@code FORMAT_ERROR} (not a ledger line); {@code INVALID_ARGUMENT} (another
+     * schema's record, an uncertainty of another dimension, {@code rho} or {@code delta} not finite);
+     * {@code NOT_FOUND} as above. Thread-safe.
+     */
+    static native byte[] ledgerRecordAddCopaVersion(
+            long schema,
+            long uncertainty,
+            byte[] recordJson,
+            double rho,
+            double delta);
+
+    /**
      * {@code cfx_revalidate_record}: Re-validates one ledger record ({@code record_json}: one {@code
      * cfx-ledger} line, as written by {@code cfx_ledger_record_from_coherent_result}) against {@code
      * new_model} and writes the re-validation as JSON (string buffer protocol): {@code status} ({@code

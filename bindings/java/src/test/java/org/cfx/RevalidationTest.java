@@ -245,4 +245,76 @@ class RevalidationTest {
         }
         assertTrue(recorded > 0);
     }
+
+    /**
+     * A portfolio run on the first 120 German applicants (an application id and a branch before
+     * their columns) kept as a ledger: one record per declined applicant with advice, each with the
+     * advised row of its portfolio line, kept by the same model; files of another run are refused
+     * and leave no ledger; COPA versions leave the rest of the record as it was.
+     */
+    @Test
+    void portfolioLinesBecomeLedgerRecordsWithCopaVersions() throws Exception {
+        List<String> german = Files.readAllLines(Path.of(TestData.germanPath()));
+        String[] branches = {"north", "south", ""};
+        List<String> book = new ArrayList<>();
+        book.add("application_id,branch," + german.get(0));
+        for (int k = 0; k < 120; k++) {
+            book.add(String.format("A%04d,%s,%s", k, branches[k % 3], german.get(k + 1)));
+        }
+        Path csv = dir.resolve("book.csv");
+        Files.write(csv, book);
+        List<String> ignore = List.of("creditability", "application_id", "branch");
+        Path answers = dir.resolve("book.jsonl");
+        Portfolio.Counts counts = Portfolio.explain(schema, model, null, csv.toString(), answers.toString(), ignore, 1, null);
+        Path out = dir.resolve("portfolio-ledger.jsonl");
+        long n = LedgerRecord.fromPortfolio(
+                schema, model, csv.toString(), answers.toString(), out.toString(), ignore, "application_id", "branch", "2026-12-02");
+        assertEquals(counts.withRecourse(), n);
+        assertTrue(n >= 10, "records: " + n);
+        List<String> records = Files.readAllLines(out);
+        List<String> advised = new ArrayList<>();
+        for (String l : Files.readAllLines(answers)) if (l.contains("\"counterfactual\":{")) advised.add(l);
+        assertEquals(advised.size(), records.size());
+        for (int j = 0; j < records.size(); j++) {
+            String rec = records.get(j);
+            int k = (int) count(advised.get(j), "row");
+            assertTrue(rec.contains(String.format("\"id\":\"A%04d\"", k)), rec);
+            assertEquals(!branches[k % 3].isEmpty(), rec.contains("\"group\":\"" + branches[k % 3] + "\""), rec);
+            assertArrayEquals(numbers(advised.get(j), "raw"), numbers(rec, "advised"), rec);
+            assertTrue(rec.contains("\"kind\":\"explain\"") && rec.contains("\"issued\":\"2026-12-02\""), rec);
+        }
+        String report = Revalidation.ledger(schema, model, null, out.toString(), dir.resolve("p-out.jsonl").toString(), 1, 0);
+        assertEquals(n, count(report, "records"));
+        assertEquals(0, count(report, "broken"));
+
+        Path shortAnswers = dir.resolve("short.jsonl");
+        Files.write(shortAnswers, Files.readAllLines(answers).subList(0, 119));
+        Path other = dir.resolve("other-ledger.jsonl");
+        CfxException e = assertThrows(CfxException.class, () -> LedgerRecord.fromPortfolio(
+                schema, model, csv.toString(), shortAnswers.toString(), other.toString(), ignore, null, null, null));
+        assertEquals(Status.DATA_ERROR, e.statusCode());
+        assertTrue(e.getMessage().contains("explanations end"), e.getMessage());
+        assertFalse(Files.exists(other));
+
+        try (Uncertainty unc = Uncertainty.fromDataset(split.train(), 50, 3)) {
+            int with = 0;
+            for (String rec : records) {
+                String got;
+                try {
+                    got = LedgerRecord.withCopaVersion(schema, unc, rec, 0.01, 0.1);
+                } catch (CfxException x) {
+                    assertEquals(Status.NOT_FOUND, x.statusCode(), x.getMessage());
+                    continue;
+                }
+                with++;
+                assertTrue(got.contains("\"copa_advised\":["), got);
+                assertEquals(rec, got.replaceFirst(",\"copa_advised\":\\[[^\\]]*\\]", ""));
+                assertTrue(Revalidation.record(schema, model, null, got).matches(".*\"copa_kept\":(true|false).*"));
+            }
+            assertTrue(with >= records.size() / 2, with + " of " + records.size());
+            String otherSchema = records.get(0).replaceFirst("\"schema\":\"[^\"]*\"", "\"schema\":\"fnv1a64:0000000000000000\"");
+            e = assertThrows(CfxException.class, () -> LedgerRecord.withCopaVersion(schema, unc, otherSchema, 0.01, 0.1));
+            assertEquals(Status.INVALID_ARGUMENT, e.statusCode());
+        }
+    }
 }
