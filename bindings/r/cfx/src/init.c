@@ -117,6 +117,8 @@ static const R_CallMethodDef call_methods[] = {
     {"C_cfx_ledger_record_from_coherent_result", (DL_FUNC)&C_cfx_ledger_record_from_coherent_result, 5},
     {"C_cfx_ledger_record_from_coherent_result_at", (DL_FUNC)&C_cfx_ledger_record_from_coherent_result_at, 6},
     {"C_cfx_ledger_record_from_waiting_advice", (DL_FUNC)&C_cfx_ledger_record_from_waiting_advice, 4},
+    {"C_cfx_ledger_from_portfolio", (DL_FUNC)&C_cfx_ledger_from_portfolio, 6},
+    {"C_cfx_ledger_record_add_copa_version", (DL_FUNC)&C_cfx_ledger_record_add_copa_version, 5},
     {"C_cfx_revalidate_record", (DL_FUNC)&C_cfx_revalidate_record, 4},
     {"C_cfx_revalidate_ledger", (DL_FUNC)&C_cfx_revalidate_ledger, 7},
     {"C_cfx_deployment_report_to_json", (DL_FUNC)&C_cfx_deployment_report_to_json, 1},

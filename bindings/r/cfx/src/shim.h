@@ -142,6 +142,8 @@ SEXP C_cfx_portfolio_summary_free(SEXP summary);
 SEXP C_cfx_ledger_record_from_coherent_result(SEXP result, SEXP robust_result, SEXP id, SEXP issued, SEXP group);
 SEXP C_cfx_ledger_record_from_coherent_result_at(SEXP result, SEXP k, SEXP robust_result, SEXP id, SEXP issued, SEXP group);
 SEXP C_cfx_ledger_record_from_waiting_advice(SEXP advice, SEXP id, SEXP issued, SEXP group);
+SEXP C_cfx_ledger_from_portfolio(SEXP schema, SEXP model, SEXP csv_path, SEXP explanations_path, SEXP ledger_path, SEXP options_json);
+SEXP C_cfx_ledger_record_add_copa_version(SEXP schema, SEXP uncertainty, SEXP record_json, SEXP rho, SEXP delta);
 SEXP C_cfx_revalidate_record(SEXP schema, SEXP new_model, SEXP config, SEXP record_json);
 SEXP C_cfx_revalidate_ledger(SEXP schema, SEXP new_model, SEXP config, SEXP input_path, SEXP output_path, SEXP threads, SEXP chunk_rows);
 SEXP C_cfx_deployment_report_to_json(SEXP report);

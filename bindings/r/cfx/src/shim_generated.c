@@ -1578,6 +1578,44 @@ SEXP C_cfx_ledger_record_from_waiting_advice(SEXP a_advice, SEXP a_id, SEXP a_is
     return res_;
 }
 
+/* cfx_ledger_from_portfolio */
+SEXP C_cfx_ledger_from_portfolio(SEXP a_schema, SEXP a_model, SEXP a_csv_path, SEXP a_explanations_path, SEXP a_ledger_path, SEXP a_options_json)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    const struct cfx_model *v_model = (const struct cfx_model *)cfxr_handle(a_model, CFXR_K_MODEL, "model", 0);
+    const char *v_csv_path = cfxr_str(a_csv_path, "csv_path", 0);
+    const char *v_explanations_path = cfxr_str(a_explanations_path, "explanations_path", 0);
+    const char *v_ledger_path = cfxr_str(a_ledger_path, "ledger_path", 0);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 1);
+    size_t o_out_records = 0;
+    cfxr_check(cfx_ledger_from_portfolio(v_schema, v_model, v_csv_path, v_explanations_path, v_ledger_path, v_options_json, &o_out_records));
+    return Rf_ScalarReal((double)o_out_records);
+}
+
+/* cfx_ledger_record_add_copa_version */
+SEXP C_cfx_ledger_record_add_copa_version(SEXP a_schema, SEXP a_uncertainty, SEXP a_record_json, SEXP a_rho, SEXP a_delta)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    const struct cfx_uncertainty *v_uncertainty = (const struct cfx_uncertainty *)cfxr_handle(a_uncertainty, CFXR_K_UNCERTAINTY, "uncertainty", 0);
+    const char *v_record_json = cfxr_str(a_record_json, "record_json", 0);
+    double v_rho = cfxr_double(a_rho, "rho");
+    double v_delta = cfxr_double(a_delta, "delta");
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
+    cfx_status st = cfx_ledger_record_add_copa_version(v_schema, v_uncertainty, v_record_json, v_rho, v_delta, b_buf, cap, &out_len);
+    if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
+        cap = out_len > 0 ? out_len : 1;
+        b_buf = (char *)R_alloc(cap, sizeof(char));
+        st = cfx_ledger_record_add_copa_version(v_schema, v_uncertainty, v_record_json, v_rho, v_delta, b_buf, cap, &out_len);
+    }
+    cfxr_check(st);
+    SEXP s_buf = PROTECT(cfxr_utf8(b_buf, out_len));
+    SEXP res_ = s_buf;
+    UNPROTECT(1);
+    return res_;
+}
+
 /* cfx_revalidate_record */
 SEXP C_cfx_revalidate_record(SEXP a_schema, SEXP a_new_model, SEXP a_config, SEXP a_record_json)
 {
