@@ -289,9 +289,10 @@ fn no_method_moves_an_ordered_level_down_under_the_german_preset() {
         if !f.actionability.level_order.is_empty() {
             f.actionability.level_order.clear();
             f.actionability.direction = cfx::schema::Direction::Any;
-            // employment too (the preset freezes it as a duration): the
-            // contrast is the orders' own
+            // employment too (the preset moves it only by waiting, up its
+            // duration bands): the contrast is the orders' own
             f.actionability.mutable = true;
+            f.actionability.grows_with_time = None;
         }
     }
     let unordered = Schema::new_with_waiting(unordered.features, schema.waiting()).unwrap();
@@ -374,9 +375,11 @@ fn a_level_order_reads_validates_and_forbids_moves_down() {
         }
     }
     // A level of another feature.
-    // Not a level (the last mention of '... < 1 year' is in the order).
-    let at = json.rfind("\"... < 1 year\"").unwrap();
-    assert!(json[..at].contains("\"level_order\""));
+    // Not a level (the first mention of '... < 1 year' after employment's
+    // order; its duration bands, which name it too, come later).
+    let feature_at = json.find("\"present_employment_since\"").unwrap();
+    let order_at = feature_at + json[feature_at..].find("\"level_order\"").unwrap();
+    let at = order_at + json[order_at..].find("\"... < 1 year\"").unwrap();
     let bad = format!(
         "{}\"... < 2 years\"{}",
         &json[..at],

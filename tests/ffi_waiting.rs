@@ -352,6 +352,7 @@ fn a_node_limit_gives_unproven_advice_through_the_c_abi() {
                 .grows_with_time(TimeGrowth {
                     per_month: 1.0,
                     ends_in: None,
+                    ..Default::default()
                 }),
         ],
         Some(Waiting {

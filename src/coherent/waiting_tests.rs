@@ -38,6 +38,22 @@ fn random_time_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
         f = f.grows_with_time(TimeGrowth {
             per_month,
             ends_in: ends.then(|| "aged off".into()),
+            ..Default::default()
+        });
+        feats.push(f);
+    }
+    if rng.random_bool(0.5) {
+        // A categorical of duration bands (German credit's employment): it
+        // moves up its order only by waiting, a band at a time.
+        let mut f = Feature::categorical("tenure", &["none", "long", "short", "mid"]);
+        f.actionability.level_order = vec!["short".into(), "mid".into(), "long".into()];
+        f = f.grows_with_time(TimeGrowth {
+            band_months: [
+                ("short".to_string(), rng.random_range(1..=4)),
+                ("mid".to_string(), rng.random_range(1..=6)),
+            ]
+            .into(),
+            ..Default::default()
         });
         feats.push(f);
     }
@@ -192,6 +208,7 @@ fn random_wide_time_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
         f = f.grows_with_time(TimeGrowth {
             per_month,
             ends_in: ends.then(|| "aged off".into()),
+            ..Default::default()
         });
         feats.push(f);
     }
@@ -346,6 +363,7 @@ fn the_wait_variable_has_one_binary_per_breakpoint_month() {
                 .grows_with_time(TimeGrowth {
                     per_month: 1.0 / 12.0,
                     ends_in: None,
+                    ..Default::default()
                 }),
         ],
         Some(Waiting {
@@ -397,6 +415,7 @@ fn limited_case(price: f64, months_weight: f64) -> (Schema, crate::model::Linear
                 .grows_with_time(TimeGrowth {
                     per_month: 1.0,
                     ends_in: None,
+                    ..Default::default()
                 }),
         ],
         Some(Waiting {

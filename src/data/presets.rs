@@ -32,6 +32,7 @@ fn grows_with_time(f: &mut Feature, per_month: f64) {
     f.actionability.grows_with_time = Some(TimeGrowth {
         per_month,
         ends_in: None,
+        ..Default::default()
     });
 }
 
@@ -87,6 +88,16 @@ pub const HELOC_MAX_FEATURES_CHANGED: usize = 5;
 /// The German durations that only time moves (immutable in the preset).
 pub const GERMAN_TIME_DRIVEN: [&str; 2] = ["present_employment_since", "present_residence_since"];
 
+/// The German employment bands and their widths in months (the first three
+/// of [`GERMAN_LEVEL_ORDERS`]' employment order; "unemployed" is not a
+/// duration, and the last band has no next): an applicant "< 1 year" in a job
+/// is certainly "1 <= ... < 4 years" in it after 12 months, and so on.
+pub const GERMAN_EMPLOYMENT_BANDS: [(&str, u32); 3] = [
+    ("... < 1 year", 12),
+    ("1 <= ... < 4 years", 36),
+    ("4 <= ... < 7 years", 36),
+];
+
 /// The German features that follow from others (immutable in the preset).
 pub const GERMAN_DERIVED: [&str; 1] = ["installment_rate_in_percentage_of_disposable_income"];
 
@@ -107,10 +118,12 @@ pub const GERMAN_DERIVED: [&str; 1] = ["installment_rate_in_percentage_of_dispos
 ///   "no checking account", are not amounts (and are forbidden targets anyway);
 /// * [`GERMAN_TIME_DRIVEN`] — present employment since and present residence
 ///   since — are durations: only time moves them, and "change job" or "move
-///   house" to gain seniority is not advice. They are duration *bands*
-///   (categorical, or 1–4 codes), and the schema's time growth is for
-///   contiguous features in units per month, so the preset makes them
-///   immutable rather than moved by waiting;
+///   house" to gain seniority is not advice. Employment is a categorical of
+///   duration bands: waiting moves it up a band when the months pass the
+///   band's width ([`GERMAN_EMPLOYMENT_BANDS`], counted from the band's start,
+///   since the data does not say how far into it the applicant is).
+///   Residence is a 1–4 code whose bands Statlog does not define, so only
+///   its immutability is known: the preset holds it;
 /// * [`GERMAN_DERIVED`] — the instalment rate in percent of disposable income —
 ///   follows from the amount, the duration and the income: moving it alone is
 ///   not an action, so the preset makes it immutable (the amount and the
@@ -142,6 +155,15 @@ pub fn german_credit_advice(schema: &Schema, waiting_cost_per_month: f64) -> Res
     for name in GERMAN_TIME_DRIVEN.into_iter().chain(GERMAN_DERIVED) {
         feature(&mut feats, name)?.actionability.mutable = false;
     }
+    // Employment moves up its bands by waiting (issue 25).
+    let employment = feature(&mut feats, "present_employment_since")?;
+    employment.actionability.grows_with_time = Some(TimeGrowth {
+        band_months: GERMAN_EMPLOYMENT_BANDS
+            .iter()
+            .map(|(band, months)| (band.to_string(), *months))
+            .collect(),
+        ..Default::default()
+    });
     let amount = feature(&mut feats, "credit_amount")?;
     amount.actionability.max_decrease = Some(ChangeLimit::Fraction(0.5));
     amount.actionability.max_increase = Some(ChangeLimit::Fraction(0.25));

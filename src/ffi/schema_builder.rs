@@ -285,7 +285,7 @@ pub unsafe extern "C" fn cfx_schema_builder_set_time_growth(
             Some(str_in(ends_in, "ends_in")?.to_string())
         };
         let f = last(builder)?;
-        let g = f.clone().grows_with_time(TimeGrowth { per_month, ends_in });
+        let g = f.clone().grows_with_time(TimeGrowth { per_month, ends_in, ..Default::default() });
         *f = g;
         Ok(())
     }

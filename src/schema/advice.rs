@@ -17,10 +17,18 @@
 //!   state that time leads into (`ends_in`), into that state once the value
 //!   would pass `U`. A special state is not a number of months: in one,
 //!   waiting leaves the feature as it is.
+//! * **Duration bands.** A categorical whose levels are bands of a duration
+//!   ("present employment since: < 1 year, 1 to 4 years, …") also moves only
+//!   with time: up its [`Actionability::level_order`](super::Actionability)
+//!   by one band each time the months pass the band's width
+//!   ([`TimeGrowth::band_months`]). The data says which band an applicant is
+//!   in, not how far into it, so cfx assumes the least — that they just
+//!   entered it: advice never promises a band earlier than certain.
 
 use super::{COHERENCE_TOL, Feature, FeatureKind, Schema};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The largest move of a contiguous feature away from the applicant's value.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -69,6 +77,14 @@ pub struct TimeGrowth {
     /// would pass the upper bound; `None`: it stays at the upper bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_in: Option<String>,
+    /// For a categorical of duration bands (module docs): per band, the
+    /// months from its start to the next band of the feature's
+    /// `level_order` (German credit's employment: `"... < 1 year": 12`,
+    /// `"1 <= ... < 4 years": 36`, `"4 <= ... < 7 years": 36`). A level not
+    /// listed (unemployed, the last band) is never left by waiting. Empty for
+    /// contiguous features, which grow by `per_month`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub band_months: BTreeMap<String, u32>,
 }
 
 fn one() -> f64 {
@@ -80,6 +96,7 @@ impl Default for TimeGrowth {
         TimeGrowth {
             per_month: 1.0,
             ends_in: None,
+            band_months: BTreeMap::new(),
         }
     }
 }
@@ -115,7 +132,8 @@ impl Feature {
         self
     }
 
-    /// Declares the feature moved by waiting only (immutable otherwise).
+    /// Declares the feature moved by waiting only (immutable otherwise); for a
+    /// categorical, `growth.band_months` gives its duration bands.
     pub fn grows_with_time(mut self, growth: TimeGrowth) -> Feature {
         self.actionability.mutable = false;
         self.actionability.grows_with_time = Some(growth);
@@ -133,8 +151,8 @@ impl Feature {
             if limited {
                 return Err("change limits apply to contiguous features only".into());
             }
-            if a.grows_with_time.is_some() {
-                return Err("only a contiguous feature can grow with time".into());
+            if let Some(g) = &a.grows_with_time {
+                return self.validate_bands(g, has_waiting);
             }
             return Ok(());
         };
@@ -155,6 +173,12 @@ impl Feature {
                 "the feature grows with time but the schema declares no 'waiting' action".into(),
             );
         }
+        if !g.band_months.is_empty() {
+            return Err(
+                "band_months is for a categorical of duration bands; a contiguous feature grows by per_month"
+                    .into(),
+            );
+        }
         if !g.per_month.is_finite() || g.per_month <= 0.0 {
             return Err(format!("per_month must be positive, got {}", g.per_month));
         }
@@ -171,10 +195,80 @@ impl Feature {
         Ok(())
     }
 
+    /// A categorical's duration bands: immutable but for waiting, an order to
+    /// move along, every band named a level of the order other than its last,
+    /// at least one month wide.
+    fn validate_bands(&self, g: &TimeGrowth, has_waiting: bool) -> std::result::Result<(), String> {
+        let a = &self.actionability;
+        // the order the bands move along must itself be sound first
+        self.order_rules()?;
+        if g.band_months.is_empty() {
+            return Err(
+                "a categorical grows with time only as duration bands: give band_months".into(),
+            );
+        }
+        if a.mutable {
+            return Err(
+                "a feature that grows with time moves only by waiting: declare it \"mutable\": false"
+                    .into(),
+            );
+        }
+        if !has_waiting {
+            return Err(
+                "the feature grows with time but the schema declares no 'waiting' action".into(),
+            );
+        }
+        if g.ends_in.is_some() {
+            return Err("ends_in is for contiguous features; a band ends in the next band".into());
+        }
+        let order = &a.level_order;
+        if order.is_empty() {
+            return Err(
+                "duration bands move up the feature's level_order: declare one (worst to best)"
+                    .into(),
+            );
+        }
+        for (band, &months) in &g.band_months {
+            match order.iter().position(|l| l == band) {
+                None => {
+                    return Err(format!(
+                        "band_months names '{band}', which is not in the feature's level_order"
+                    ));
+                }
+                Some(p) if p + 1 == order.len() => {
+                    return Err(format!(
+                        "band_months names '{band}', the last level of the order: there is no next band"
+                    ));
+                }
+                Some(_) => {}
+            }
+            if months == 0 {
+                return Err(format!("band '{band}' must last at least one month"));
+            }
+        }
+        Ok(())
+    }
+
     /// Where the feature stands after `months` of waiting, from raw value `raw`
     /// (`None` when it does not grow with time or `raw` is a special state).
+    /// A categorical of duration bands gives its level index as a value.
     pub fn after_waiting(&self, raw: f64, months: u32) -> Option<AfterWaiting> {
         let g = self.actionability.grows_with_time.as_ref()?;
+        if let FeatureKind::Categorical { levels } = &self.kind {
+            let order = &self.actionability.level_order;
+            let mut level = self.state_of(raw).ok()?;
+            let mut left = months;
+            while let Some(&width) = g.band_months.get(&levels[level]) {
+                let at = order.iter().position(|l| *l == levels[level])?;
+                let next = order.get(at + 1)?;
+                if left < width {
+                    break;
+                }
+                left -= width;
+                level = levels.iter().position(|l| l == next)?;
+            }
+            return Some(AfterWaiting::Value(level as f64));
+        }
         let FeatureKind::Contiguous {
             upper,
             integer,

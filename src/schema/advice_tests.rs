@@ -20,10 +20,12 @@ fn advised() -> Schema {
                 .grows_with_time(TimeGrowth {
                     per_month: 1.0,
                     ends_in: Some("aged off the record".into()),
+                    ..Default::default()
                 }),
             Feature::contiguous("age", 18.0, 75.0).grows_with_time(TimeGrowth {
                 per_month: 1.0 / 12.0,
                 ends_in: None,
+                ..Default::default()
             }),
         ],
         Some(Waiting {
@@ -74,6 +76,7 @@ fn waiting_moves_every_time_feature_together_capped_or_into_its_end_state() {
                 .grows_with_time(TimeGrowth {
                     per_month: 1.0 / 12.0,
                     ends_in: None,
+                    ..Default::default()
                 }),
         ],
         Some(Waiting {
@@ -223,7 +226,8 @@ fn inconsistent_limits_and_time_declarations_are_invalid_schemas() {
                 .integer()
                 .grows_with_time(TimeGrowth {
                     per_month: 0.0,
-                    ends_in: None
+                    ends_in: None,
+                    ..Default::default()
                 }),
             wait
         )
@@ -233,7 +237,8 @@ fn inconsistent_limits_and_time_declarations_are_invalid_schemas() {
         bad(
             Feature::contiguous("t", 0.0, 9.0).grows_with_time(TimeGrowth {
                 per_month: 1.0,
-                ends_in: Some("gone".into())
+                ends_in: Some("gone".into()),
+                ..Default::default()
             }),
             wait
         )
@@ -251,4 +256,94 @@ fn inconsistent_limits_and_time_declarations_are_invalid_schemas() {
     ] {
         assert!(bad(Feature::contiguous("x", 0.0, 1.0), Some(w)).contains("waiting"));
     }
+}
+
+/// Employment as German credit has it: duration bands that only waiting moves.
+fn banded(bands: &[(&str, u32)]) -> std::result::Result<Schema, crate::Error> {
+    let mut f = Feature::categorical(
+        "employment",
+        &[
+            "unemployed",
+            "< 1 year",
+            "1 to 4 years",
+            "4 to 7 years",
+            ">= 7 years",
+        ],
+    );
+    f.actionability.level_order = [
+        "unemployed",
+        "< 1 year",
+        "1 to 4 years",
+        "4 to 7 years",
+        ">= 7 years",
+    ]
+    .iter()
+    .map(|l| l.to_string())
+    .collect();
+    let f = f.grows_with_time(TimeGrowth {
+        band_months: bands.iter().map(|(b, m)| (b.to_string(), *m)).collect(),
+        ..Default::default()
+    });
+    Schema::new_with_waiting(
+        vec![Feature::contiguous("amount", 250.0, 20000.0), f],
+        Some(Waiting {
+            cost_per_month: 0.1,
+            max_months: 120,
+        }),
+    )
+}
+
+#[test]
+fn duration_bands_move_up_a_band_each_time_the_months_pass_its_width() {
+    let s = banded(&[("< 1 year", 12), ("1 to 4 years", 36), ("4 to 7 years", 36)]).unwrap();
+    let level = |from: f64, m: u32| s.after_waiting(&[1000.0, from], m).unwrap()[1];
+    // "< 1 year" (index 1): 11 months may not be a year yet; 12 are.
+    assert_eq!(level(1.0, 11), 1.0);
+    assert_eq!(level(1.0, 12), 2.0);
+    assert_eq!(level(1.0, 47), 2.0);
+    assert_eq!(level(1.0, 48), 3.0);
+    assert_eq!(level(1.0, 84), 4.0);
+    assert_eq!(level(1.0, 120), 4.0, "the last band stays");
+    assert_eq!(level(0.0, 120), 0.0, "unemployed is not a duration");
+    assert_eq!(level(3.0, 36), 4.0);
+    // The amount is untouched; waiting counts nothing as an action.
+    assert_eq!(s.after_waiting(&[1000.0, 1.0], 12).unwrap()[0], 1000.0);
+    assert_eq!(
+        s.features_changed(&[1000.0, 1.0], &[1000.0, 2.0], 12)
+            .unwrap(),
+        0
+    );
+    // Advice that waits 12 months may hold the next band; moving it by action is refused.
+    s.check_advice(&[1000.0, 1.0], &[1000.0, 2.0], 12).unwrap();
+    assert!(s.check_advice(&[1000.0, 1.0], &[1000.0, 2.0], 11).is_err());
+    assert!(s.check_advice(&[1000.0, 1.0], &[1000.0, 2.0], 0).is_err());
+    // The schema's JSON keeps the bands.
+    let back = Schema::from_json(&s.to_json()).unwrap();
+    assert_eq!(back, s);
+}
+
+#[test]
+fn duration_bands_are_refused_when_they_cannot_be_followed() {
+    let bad = |bands: &[(&str, u32)]| banded(bands).unwrap_err().to_string();
+    assert!(bad(&[("2 years", 12)]).contains("not in the feature's level_order"));
+    assert!(bad(&[(">= 7 years", 12)]).contains("last level"));
+    assert!(bad(&[("< 1 year", 0)]).contains("at least one month"));
+    assert!(bad(&[]).contains("band_months"));
+    // A categorical band feature needs an order, and contiguous features grow per month.
+    let no_order = Feature::categorical("e", &["a", "b"]).grows_with_time(TimeGrowth {
+        band_months: [("a".to_string(), 3)].into(),
+        ..Default::default()
+    });
+    let w = Some(Waiting {
+        cost_per_month: 0.1,
+        max_months: 12,
+    });
+    let e = Schema::new_with_waiting(vec![no_order], w).unwrap_err();
+    assert!(e.to_string().contains("level_order"), "{e}");
+    let contiguous = Feature::contiguous("t", 0.0, 10.0).grows_with_time(TimeGrowth {
+        band_months: [("a".to_string(), 3)].into(),
+        ..Default::default()
+    });
+    let e = Schema::new_with_waiting(vec![contiguous], w).unwrap_err();
+    assert!(e.to_string().contains("band_months"), "{e}");
 }

@@ -6,7 +6,7 @@ using Cfx;
 public static partial class Tests
 {
     /// <summary>German credit under the preset at 0.001 per month: the first declined applicant who waits
-    /// (age moves by the months waited, nothing else by the wait), the description says so, the final
+    /// (age moves by the months waited, employment by its bands, nothing else by the wait), the description says so, the final
     /// row is accepted; an accepted applicant is refused.</summary>
     public static void T_waiting_advice_waits_and_ages_only_by_time()
     {
@@ -41,8 +41,13 @@ public static partial class Tests
                     int age = Array.IndexOf(s.FeatureNames(), "age_in_years");
                     var waited = a.WaitedRow();
                     A.Eq(raw[age] + Math.Floor(w.Months / 12.0), waited[age], "age after waiting");
+                    // Employment moves up a band only once its months pass the band's width (12
+                    // months at least, the preset's narrowest band); nothing else moves by waiting.
+                    int employment = Array.IndexOf(s.FeatureNames(), "present_employment_since");
+                    if (w.Months < 12) A.Eq(raw[employment], waited[employment], "no band passed yet");
                     for (int j = 0; j < raw.Length; j++)
-                        if (j != age) A.Eq(raw[j], waited[j], "waiting moves only age, feature " + j);
+                        if (j != age && j != employment)
+                            A.Eq(raw[j], waited[j], "waiting moves only age and employment, feature " + j);
                     A.True(m.PredictRaw(s, a.FinalRow()).Accepted, "the final row is accepted");
                     A.True(a.Describe().StartsWith("wait " + w.Months + " months"), a.Describe());
                     A.True(a.ToJson().Contains("\"kind\": \"waiting_advice\""), "json kind");
