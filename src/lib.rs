@@ -30,6 +30,7 @@ pub mod ffi;
 pub mod json;
 pub mod model;
 pub mod nn;
+pub mod noise;
 pub mod plan;
 pub mod plausibility;
 pub mod revalidate;

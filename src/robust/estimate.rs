@@ -12,8 +12,8 @@
 //! models implement with SIMD-friendly block code; Θ̃'s `1 − σ` uses a
 //! vectorisable `exp` ([`exp_det`]) and eight fixed partial sums.
 
-use super::noise::{NoiseKind, NoiseModel};
-use super::normal::{normal_cdf, normal_quantile};
+use crate::noise::{NoiseKind, NoiseModel};
+use crate::noise::{normal_cdf, normal_quantile};
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::{LinearModel, Model, PERTURBED_BLOCK, logit, sigmoid, simd_fn};
 use rand::{Rng, SeedableRng};

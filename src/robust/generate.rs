@@ -30,8 +30,8 @@
 use super::estimate::{
     Bound, Estimator, McRate, Sampling, Workspace, invalidation_bound, probe_parts,
 };
-use super::noise::{NoiseKind, NoiseModel};
-use super::normal::normal_pdf;
+use crate::noise::{NoiseKind, NoiseModel};
+use crate::noise::normal_pdf;
 use crate::error::{Error, Result, check_len};
 use crate::model::{Model, sigmoid};
 use crate::schema::{Change, Direction, FeatureKind, Schema};

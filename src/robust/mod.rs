@@ -17,8 +17,6 @@
 mod batch;
 mod estimate;
 mod generate;
-mod noise;
-mod normal;
 
 pub use batch::BATCH_CHUNK;
 pub use estimate::{
@@ -29,8 +27,11 @@ pub use generate::{
     CrocoConfig, Evaluation, Method, ProbeConfig, RobustCounterfactual, WachterConfig, croco,
     probe, wachter,
 };
-pub use noise::{NoiseKind, NoiseModel};
-pub use normal::{normal_cdf, normal_pdf, normal_quantile};
+/// The noise models now live in [`crate::noise`], below the methods that share them;
+/// re-exported here so existing paths keep working.
+pub use crate::noise::{NoiseKind, NoiseModel};
+/// The standard normal distribution now lives in [`crate::noise`]; re-exported here.
+pub use crate::noise::{normal_cdf, normal_pdf, normal_quantile};
 
 #[cfg(test)]
 mod tests;

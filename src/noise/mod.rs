@@ -8,6 +8,15 @@
 //! categorical columns back (`reconstruct_encoding_constraints`), which leaves
 //! exactly the numerical columns perturbed; choosing those columns up front is
 //! the same distribution without wasting draws.
+//!
+//! This module sits below the methods: the robustness estimators and
+//! generators (`robust`) and the exact engine's robust-to-slips target
+//! (`coherent`) share these noise models and the standard normal, so that no
+//! method imports another.
+
+mod normal;
+
+pub use normal::{normal_cdf, normal_pdf, normal_quantile};
 
 use crate::error::{Error, Result};
 use crate::schema::Schema;
