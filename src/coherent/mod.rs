@@ -167,12 +167,12 @@ pub struct Config {
 /// `Γ(x̌) ≤ invalidation_target`, Γ the probability that the model declines
 /// the applicant's slightly-off implementation `x̌ + ε`, ε ~ N(0, σ²I) on the
 /// value slot of every mutable contiguous feature (the default noise columns
-/// of `robust`, [`crate::robust::NoiseModel::gaussian_for_schema`]; σ² a
+/// of [`crate::noise`], [`crate::noise::NoiseModel::gaussian_for_schema`]; σ² a
 /// variance, as CROCO's `sigma2`, Guyomard et al. 2023 §2.2).
 ///
 /// For a linear (logistic) model Γ has a closed form and "Γ ≤ γ" is exactly
 /// the linear constraint `score ≥ logit(t) + σ‖w_S‖·Φ⁻¹(1 − γ)`
-/// ([`crate::robust::linear_robust_margin`]), `w_S` the weights of the noisy
+/// ([`crate::noise::linear_robust_margin`]), `w_S` the weights of the noisy
 /// columns. Both solvers add that margin to the decision row, so the answer is
 /// the cheapest coherent, actionable counterfactual meeting the target,
 /// proven optimal rather than searched for by CROCO's or PROBE's descent.
@@ -189,8 +189,8 @@ pub struct Robustness {
 
 impl Robustness {
     /// The noise the target speaks of, on `schema`'s default columns.
-    pub fn noise(&self, schema: &Schema) -> Result<crate::robust::NoiseModel> {
-        crate::robust::NoiseModel::gaussian_for_schema(schema, self.sigma2)
+    pub fn noise(&self, schema: &Schema) -> Result<crate::noise::NoiseModel> {
+        crate::noise::NoiseModel::gaussian_for_schema(schema, self.sigma2)
     }
 
     /// The target in words, e.g. `robust to slips (σ² = 0.01, ≤ 10% declined)`.
@@ -408,7 +408,7 @@ pub struct Counterfactual {
     /// The solver that proved it.
     pub proved_by: ProvedBy,
     /// With [`Config::robustness`]: the exact invalidation rate Γ of this
-    /// answer under the target's noise ([`crate::robust::linear_invalidation_rate`]),
+    /// answer under the target's noise ([`crate::noise::linear_invalidation_rate`]),
     /// at most the target by construction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invalidation_rate: Option<f64>,
@@ -666,7 +666,7 @@ fn prepare_row<'m>(
     let scoring = if let Some(lin) = model.as_linear() {
         let robust = match &config.robustness {
             Some(r) => {
-                crate::robust::linear_robust_margin(lin, &r.noise(schema)?, r.invalidation_target)?
+                crate::noise::linear_robust_margin(lin, &r.noise(schema)?, r.invalidation_target)?
             }
             None => 0.0,
         };
@@ -786,7 +786,7 @@ fn checked_counterfactual(
         return Ok(None);
     }
     let invalidation_rate = match (robustness, model) {
-        (Some(r), Scoring::Linear(lin, _)) => Some(crate::robust::linear_invalidation_rate(
+        (Some(r), Scoring::Linear(lin, _)) => Some(crate::noise::linear_invalidation_rate(
             lin,
             &encoded,
             &r.noise(schema)?,

@@ -21,7 +21,7 @@ mod generate;
 pub use batch::BATCH_CHUNK;
 pub use estimate::{
     Bound, Estimate, Estimator, GuaranteeLimits, McRate, Sampling, Workspace, bound_confidence,
-    invalidation_bound, linear_invalidation_rate, linear_robust_margin, probe_invalidation_rate,
+    invalidation_bound, probe_invalidation_rate,
 };
 pub use generate::{
     CrocoConfig, Evaluation, Method, ProbeConfig, RobustCounterfactual, WachterConfig, croco,
@@ -32,6 +32,9 @@ pub use generate::{
 pub use crate::noise::{NoiseKind, NoiseModel};
 /// The standard normal distribution now lives in [`crate::noise`]; re-exported here.
 pub use crate::noise::{normal_cdf, normal_pdf, normal_quantile};
+/// The closed-form rate and margin of a linear model now live in [`crate::noise`]
+/// (the exact engine shares them); re-exported here.
+pub use crate::noise::{linear_invalidation_rate, linear_robust_margin};
 
 #[cfg(test)]
 mod tests;
