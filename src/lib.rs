@@ -33,6 +33,7 @@ pub mod nn;
 pub mod noise;
 pub mod plan;
 pub mod plausibility;
+pub mod portfolio;
 pub mod revalidate;
 pub mod robust;
 pub mod schema;

@@ -25,8 +25,6 @@
 //! everything but the distinct-subsets rule's no-good cuts. Both read their answers back through the same decode-and-check.
 
 mod highs;
-pub mod portfolio;
-pub mod portfolio_summary;
 mod program;
 pub mod separable;
 pub mod tree_search;
@@ -51,6 +49,13 @@ mod separable_tests;
 
 #[cfg(test)]
 mod cap_tests;
+
+/// The portfolio pipeline (CSV in, JSON lines out) now lives in
+/// [`crate::portfolio`], above the methods; this path is kept for existing code.
+pub use crate::portfolio;
+/// The portfolio summary now lives in [`crate::portfolio::summary`]; this path
+/// is kept for existing code.
+pub use crate::portfolio::summary as portfolio_summary;
 
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::{Model, logit, sigmoid};
