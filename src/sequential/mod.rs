@@ -21,11 +21,10 @@
 mod agent;
 mod env;
 mod metrics;
+mod policy;
 
-pub use agent::{
-    EpisodeEnd, POLICY_FORMAT_VERSION, PdqnConfig, Plan, PlanStep, Policy, PolicyWorkspace,
-    Progress, RolloutStep, Trainer, Training, train,
-};
+pub use agent::{EpisodeEnd, PdqnConfig, Progress, Trainer, Training, train};
+pub use policy::{POLICY_FORMAT_VERSION, Plan, PlanStep, Policy, PolicyWorkspace, RolloutStep};
 pub use env::{
     ActionSpace, Environment, Failure, RewardKind, RewardParams, StepOutcome, StepResult,
     WAIT_ACTION,
