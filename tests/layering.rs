@@ -169,15 +169,28 @@ fn violations(root: &Path) -> Vec<String> {
     files.sort();
     let mut bad = Vec::new();
     for file in files {
-        let rel = file.strip_prefix(root).unwrap().to_str().unwrap().to_string();
+        let rel = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
         let inside = file.strip_prefix(&src).unwrap();
-        let first = inside.components().next().unwrap().as_os_str().to_str().unwrap();
+        let first = inside
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_str()
+            .unwrap();
         let from = first.trim_end_matches(".rs");
         if from == "lib" {
             continue;
         }
         if layer(from).is_none() {
-            bad.push(format!("{rel}: module `{from}` has no layer in tests/layering.rs"));
+            bad.push(format!(
+                "{rel}: module `{from}` has no layer in tests/layering.rs"
+            ));
             continue;
         }
         let text = fs::read_to_string(&file).unwrap();
@@ -188,16 +201,18 @@ fn violations(root: &Path) -> Vec<String> {
                 continue;
             }
             let test = whole_file_test || in_test;
-            if OLD_PATHS.iter().any(|&(f, l)| f == rel && l == code.trim_end()) {
+            if OLD_PATHS
+                .iter()
+                .any(|&(f, l)| f == rel && l == code.trim_end())
+            {
                 continue;
             }
             for to in referenced(code) {
                 if matches!(to.as_str(), "Error" | "Result") {
                     continue; // the crate root's re-exports of `error`
                 }
-                let method_to_method = layer(from) == Some(METHODS)
-                    && layer(&to) == Some(METHODS)
-                    && from != to;
+                let method_to_method =
+                    layer(from) == Some(METHODS) && layer(&to) == Some(METHODS) && from != to;
                 if (!test && !allowed(from, &to)) || method_to_method {
                     bad.push(format!("{rel}:{}: {from} -> {to}", n + 1));
                 }
@@ -238,9 +253,10 @@ fn the_scan_sees_imports_groups_and_test_code() {
         referenced("use crate::{coherent::explain, schema::Schema};"),
         ["coherent", "schema"]
     );
-    assert_eq!(referenced("let g = crate::robust::normal_cdf(x) + crate::model::logit(t);"), [
-        "robust", "model"
-    ]);
+    assert_eq!(
+        referenced("let g = crate::robust::normal_cdf(x) + crate::model::logit(t);"),
+        ["robust", "model"]
+    );
     assert!(referenced("$crate::x").is_empty());
     assert!(!allowed("coherent", "robust"));
     assert!(!allowed("data", "model"));

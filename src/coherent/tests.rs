@@ -1457,8 +1457,7 @@ fn robust_advice_meets_its_target_at_the_brute_force_optimum() {
                     }
                 }
             }
-            let by_hand =
-                sigma2.sqrt() * norm2.sqrt() * crate::noise::normal_quantile(1.0 - gamma);
+            let by_hand = sigma2.sqrt() * norm2.sqrt() * crate::noise::normal_quantile(1.0 - gamma);
             let oracle = brute_force(&schema, &model, &factual, by_hand + config.margin);
             let ex = explain(&schema, &model, &factual, &config).unwrap();
             match (oracle, ex.counterfactuals.first()) {
@@ -1472,9 +1471,8 @@ fn robust_advice_meets_its_target_at_the_brute_force_optimum() {
                     let g = cf.invalidation_rate.expect("robust answers carry Γ");
                     let noise =
                         crate::noise::NoiseModel::gaussian_for_schema(&schema, sigma2).unwrap();
-                    let exact =
-                        crate::noise::linear_invalidation_rate(&model, &cf.encoded, &noise)
-                            .unwrap();
+                    let exact = crate::noise::linear_invalidation_rate(&model, &cf.encoded, &noise)
+                        .unwrap();
                     assert!((g - exact).abs() < 1e-15);
                     assert!(g <= gamma * (1.0 + 1e-9), "case {case}: Γ = {g} > {gamma}");
                     found += 1;

@@ -7,11 +7,11 @@
 mod csv;
 pub mod presets;
 
-pub use csv::{CsvOptions, Table, parse_csv, parse_csv_with, read_csv, read_csv_with};
 /// The bundled German scorecard's loader and its import options now live in
 /// [`crate::model::scorecard`] (data knows files, not models); this path is
 /// kept for existing code.
 pub use crate::model::scorecard::{german_scorecard, german_scorecard_options};
+pub use csv::{CsvOptions, Table, parse_csv, parse_csv_with, read_csv, read_csv_with};
 
 use crate::error::{Error, Result};
 use crate::schema::{Direction, Feature, FeatureKind, Schema, SpecialState, Transition};

@@ -17,8 +17,8 @@ use super::handle::{
 use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
-use crate::portfolio::{PortfolioOptions, explain_portfolio};
 use crate::portfolio::summary::{GroupBy, PortfolioReport, summarize};
+use crate::portfolio::{PortfolioOptions, explain_portfolio};
 use std::ffi::{c_char, c_void};
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

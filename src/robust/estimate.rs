@@ -13,10 +13,10 @@
 //! models implement with SIMD-friendly block code; Θ̃'s `1 − σ` uses a
 //! vectorisable `exp` ([`exp_det`]) and eight fixed partial sums.
 
-use crate::noise::{NoiseKind, NoiseModel};
-use crate::noise::normal_cdf;
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::{LinearModel, Model, PERTURBED_BLOCK, logit, sigmoid, simd_fn};
+use crate::noise::normal_cdf;
+use crate::noise::{NoiseKind, NoiseModel};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;

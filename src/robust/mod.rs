@@ -18,6 +18,14 @@ mod batch;
 mod estimate;
 mod generate;
 
+/// The noise models now live in [`crate::noise`], below the methods that share them;
+/// re-exported here so existing paths keep working.
+pub use crate::noise::{NoiseKind, NoiseModel};
+/// The closed-form rate and margin of a linear model now live in [`crate::noise`]
+/// (the exact engine shares them); re-exported here.
+pub use crate::noise::{linear_invalidation_rate, linear_robust_margin};
+/// The standard normal distribution now lives in [`crate::noise`]; re-exported here.
+pub use crate::noise::{normal_cdf, normal_pdf, normal_quantile};
 pub use batch::BATCH_CHUNK;
 pub use estimate::{
     Bound, Estimate, Estimator, GuaranteeLimits, McRate, Sampling, Workspace, bound_confidence,
@@ -27,14 +35,6 @@ pub use generate::{
     CrocoConfig, Evaluation, Method, ProbeConfig, RobustCounterfactual, WachterConfig, croco,
     probe, wachter,
 };
-/// The noise models now live in [`crate::noise`], below the methods that share them;
-/// re-exported here so existing paths keep working.
-pub use crate::noise::{NoiseKind, NoiseModel};
-/// The standard normal distribution now lives in [`crate::noise`]; re-exported here.
-pub use crate::noise::{normal_cdf, normal_pdf, normal_quantile};
-/// The closed-form rate and margin of a linear model now live in [`crate::noise`]
-/// (the exact engine shares them); re-exported here.
-pub use crate::noise::{linear_invalidation_rate, linear_robust_margin};
 
 #[cfg(test)]
 mod tests;
