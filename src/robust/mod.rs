@@ -2,14 +2,16 @@
 //! is advice to be invalidated when the applicant implements it only
 //! approximately, a guarantee on that risk, and generators that meet a target.
 //!
-//! - [`NoiseModel`]: Gaussian N(0, σ²I) (σ² a variance, as CROCO's `sigma2`),
-//!   diagonal Gaussian, uniform box — on a set of encoded columns (default: the
-//!   value slots of mutable contiguous features).
+//! - [`NoiseModel`] (from [`crate::noise`], shared with the exact engine):
+//!   Gaussian N(0, σ²I) (σ² a variance, as CROCO's `sigma2`), diagonal
+//!   Gaussian, uniform box — on a set of encoded columns (default: the value
+//!   slots of mutable contiguous features).
 //! - [`Estimator`] + [`Workspace`]: Γ̃ (Guyomard et al. 2023, eq. 3) and Θ̃ with standard
 //!   errors, allocation-free; the CROCO bound [`invalidation_bound`]
 //!   (Propositions 1–2, Hoeffding form derived); PROBE's
 //!   [`probe_invalidation_rate`]; the exact [`linear_invalidation_rate`] and
-//!   the score margin [`linear_robust_margin`] that meets a target Γ exactly;
+//!   the score margin [`linear_robust_margin`] that meets a target Γ exactly
+//!   (both in [`crate::noise`]);
 //!   multi-core [`Estimator::estimate_batch`] with per-chunk jump() streams.
 //! - Generators [`wachter`], [`probe`], [`croco`] returning a
 //!   [`RobustCounterfactual`] with validity, distance, Γ̃, Θ̃, bound, confidence.
