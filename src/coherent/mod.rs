@@ -29,14 +29,15 @@
 //! diversity procedures in `diverse.rs`, the program in `program.rs` (with
 //! `trees.rs` for tree ensembles) and its solvers in `highs.rs`,
 //! [`separable`] and [`tree_search`]; this file routes by model class, runs
-//! one explanation's solves ([`explain`], [`explain_batch`]) and finds the
-//! constraint groups that block an infeasible one. The robustness target's
+//! one explanation's solves ([`explain`], [`explain_batch`]); `infeasible.rs`
+//! finds the constraint groups that block an infeasible one. The robustness target's
 //! noise and closed-form margin come from [`crate::noise`], below the methods.
 
 mod config;
 mod diverse;
 mod explanation;
 mod highs;
+mod infeasible;
 mod program;
 pub mod separable;
 pub mod tree_search;
@@ -75,8 +76,9 @@ pub use explanation::{ConstraintGroup, Counterfactual, Explanation, Outcome, cos
 
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::model::{Model, logit, sigmoid};
-use crate::schema::{COHERENCE_TOL, Direction, Schema};
+use crate::schema::{COHERENCE_TOL, Schema};
 use highs::{MipSolution, MipStatus, Options};
+use infeasible::blocking_groups;
 use program::{Program, Scoring};
 
 /// Checks the inputs and returns the model's class and the factual's score.
@@ -862,99 +864,6 @@ impl<'a> Run<'a> {
             }
         }
     }
-}
-
-/// The schema with the given constraint groups lifted (used to find what blocks
-/// recourse).
-fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
-    let mut features = schema.features.clone();
-    for f in &mut features {
-        for g in groups {
-            match g {
-                // A feature that grows with time is immutable to actions.
-                ConstraintGroup::Immutables => {
-                    f.actionability.mutable = true;
-                    f.actionability.grows_with_time = None;
-                }
-                ConstraintGroup::Directions => f.actionability.direction = Direction::Any,
-                // Change limits are bounds relative to the applicant.
-                ConstraintGroup::Bounds => {
-                    f.actionability.lower = None;
-                    f.actionability.upper = None;
-                    f.actionability.max_increase = None;
-                    f.actionability.max_decrease = None;
-                }
-                ConstraintGroup::ForbiddenTransitions => {
-                    f.actionability.forbidden_transitions.clear()
-                }
-            }
-        }
-    }
-    // The cap on features changed is not a group: it stays.
-    Schema::new_with_waiting(features, schema.waiting())?
-        .with_max_features_changed(schema.max_features_changed)
-}
-
-/// Finds the smallest sets of constraint groups whose relaxation restores
-/// recourse, by re-solving with each subset of groups relaxed (by size, skipping
-/// supersets of sets already found), on the solver that proved infeasibility.
-/// Returns them with the sets whose re-solve ended undecided (neither an answer
-/// nor a proof of infeasibility).
-fn blocking_groups(
-    schema: &Schema,
-    model: Scoring<'_>,
-    factual: &[f64],
-    config: &Config,
-    by: ProvedBy,
-) -> Result<Outcome> {
-    let mut found: Vec<u32> = Vec::new();
-    let mut undecided: Vec<u32> = Vec::new();
-    let mut subsets: Vec<u32> = (1u32..16).collect();
-    subsets.sort_by_key(|m| (m.count_ones(), *m));
-    let mut quick = *config;
-    quick.mip_gap = 1e-2; // feasibility is all that matters here
-    for mask in subsets {
-        if found.iter().any(|&f| f & !mask == 0) {
-            continue;
-        }
-        let groups: Vec<ConstraintGroup> = ConstraintGroup::ALL
-            .into_iter()
-            .filter(|g| mask & g.bit() != 0)
-            .collect();
-        let s = relaxed(schema, &groups)?;
-        let solved = match (by, model) {
-            (ProvedBy::Separable, Scoring::Linear(..) | Scoring::Scorecard(_)) => {
-                with_workspace(|ws| solve_separable(&s, model, factual, &quick, &[], ws))?
-            }
-            (ProvedBy::TreeSearch, Scoring::Trees(ens)) => {
-                solve_trees(&s, ens, factual, &quick, &[], &[])?
-            }
-            _ => {
-                let mut prog = Program::build(&s, model, factual, model.first_margin(config))?;
-                solve_program(&s, model, &mut prog, factual, &quick)?
-            }
-        };
-        match solved {
-            Solved::Found(..) => found.push(mask),
-            Solved::NoSolution(Outcome::Infeasible { .. }) => {}
-            Solved::NoSolution(_) => undecided.push(mask),
-        }
-    }
-    let groups = |masks: Vec<u32>| -> Vec<Vec<ConstraintGroup>> {
-        masks
-            .into_iter()
-            .map(|m| {
-                ConstraintGroup::ALL
-                    .into_iter()
-                    .filter(|g| m & g.bit() != 0)
-                    .collect()
-            })
-            .collect()
-    };
-    Ok(Outcome::Infeasible {
-        blocking: groups(found),
-        undecided: groups(undecided),
-    })
 }
 
 fn new_explanation(

@@ -1,7 +1,7 @@
 use super::random_instances::{self, LINEAR_ORACLE, random_factual};
 use super::*;
 use crate::model::LinearModel;
-use crate::schema::{Feature, FeatureKind, FeatureWeights, Transition};
+use crate::schema::{Direction, Feature, FeatureKind, FeatureWeights, Transition};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::cell::RefCell;
