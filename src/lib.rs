@@ -6,17 +6,32 @@
 //! [`model::Model`]; every answer is decoded back through the same schema, so
 //! coherence is checked in one place.
 //!
-//! | module | owns |
-//! |---|---|
-//! | [`schema`] | feature kinds, actionability, encoding/decoding, distance weights, JSON |
-//! | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split |
-//! | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
-//! | [`model`] | the `Model` trait, logistic regression, MLP |
-//! | [`coherent`] | optimal coherent counterfactuals by MIP (Russell 2019) on HiGHS, diversity, infeasibility reasons |
-//! | [`robust`] | noise models, allocation-free Γ̃/Θ̃ estimators and bounds, Wachter/PROBE/CROCO |
-//! | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (Panagiotou & Ntoutsi 2023) |
-//! | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
-//! | [`plan`] | COPA: model uncertainty, Gelbrich distance, L*/U* validity bounds (SDPs), corrections, plan generator |
+//! The modules stand in layers; each uses only the layers below it
+//! (`tests/layering.rs` enforces this):
+//!
+//! | layer | module | owns |
+//! |---|---|---|
+//! | core | [`schema`] | feature kinds, actionability, encoding/decoding, distance weights, JSON |
+//! | core | [`model`] | the `Model` trait, logistic regression, MLP, points scorecards (and the bundled German one), tree ensembles, their importers |
+//! | core | [`nn`] | dense layers, backprop, Adam (shared by the MLP and the RL agent) |
+//! | core | [`json`], [`error`], [`workers`] | strict JSON reading and fingerprints, the error type, worker threads |
+//! | shared | [`data`] | CSV loading, schema inference, the real credit datasets, hold-out split (no models) |
+//! | shared | [`noise`] | noise models, the standard normal, the closed-form invalidation rate and robust margin of a linear model (Guyomard et al. 2023) |
+//! | shared | [`plausibility`] | the accepted applicants' 1–99% ranges that flag implausible advice |
+//! | method | [`coherent`] | optimal coherent counterfactuals by MIP (Russell 2019) on HiGHS, the separable and tree solvers, diversity, infeasibility reasons, waiting |
+//! | method | [`robust`] | Monte Carlo Γ̃/Θ̃ estimators and bounds, Wachter/PROBE/CROCO |
+//! | method | [`plan`] | COPA: model uncertainty, Gelbrich distance, L*/U* validity bounds (SDPs), corrections, plan generator |
+//! | method | [`sequential`] | RL sequential counterfactuals: environment, rewards, P-DQN, policy files, metrics (Panagiotou & Ntoutsi 2023) |
+//! | above the methods | [`advice`] | checks any method's answer against the model and the advice rules, repairs it with the exact engine |
+//! | above the methods | [`revalidate`] | re-validates a ledger of given advice under a new model or schema |
+//! | above the methods | [`portfolio`] | a book of applicants from CSV explained into JSON lines, and its summary |
+//! | C ABI | [`ffi`] | the C ABI: opaque handles, `cfx_status`, last error, panic boundary (header `include/cfx.h`) |
+//!
+//! No method imports another: what several methods share (the noise models,
+//! the closed forms) sits below them, and what combines methods sits above.
+//! `data` reads files and infers schemas but knows no model. Items that moved
+//! between modules are re-exported at their old paths (`robust::NoiseModel`,
+//! `coherent::portfolio`, `data::german_scorecard`, …).
 
 // Numerical kernels index several arrays with one loop variable; iterator
 // chains would hide the equations they implement.
@@ -30,8 +45,10 @@ pub mod ffi;
 pub mod json;
 pub mod model;
 pub mod nn;
+pub mod noise;
 pub mod plan;
 pub mod plausibility;
+pub mod portfolio;
 pub mod revalidate;
 pub mod robust;
 pub mod schema;

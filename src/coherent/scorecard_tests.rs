@@ -16,6 +16,7 @@ use super::tests::random_schema;
 use super::*;
 use crate::model::Model;
 use crate::model::scorecard::{Bin, BinRange, Characteristic, Scorecard};
+use crate::schema::{Direction, FeatureKind};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -1,7 +1,7 @@
 use super::random_instances::{self, LINEAR_ORACLE, random_factual};
 use super::*;
 use crate::model::LinearModel;
-use crate::schema::{Feature, FeatureWeights, Transition};
+use crate::schema::{Direction, Feature, FeatureKind, FeatureWeights, Transition};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::cell::RefCell;
@@ -1457,8 +1457,7 @@ fn robust_advice_meets_its_target_at_the_brute_force_optimum() {
                     }
                 }
             }
-            let by_hand =
-                sigma2.sqrt() * norm2.sqrt() * crate::robust::normal_quantile(1.0 - gamma);
+            let by_hand = sigma2.sqrt() * norm2.sqrt() * crate::noise::normal_quantile(1.0 - gamma);
             let oracle = brute_force(&schema, &model, &factual, by_hand + config.margin);
             let ex = explain(&schema, &model, &factual, &config).unwrap();
             match (oracle, ex.counterfactuals.first()) {
@@ -1471,10 +1470,9 @@ fn robust_advice_meets_its_target_at_the_brute_force_optimum() {
                     );
                     let g = cf.invalidation_rate.expect("robust answers carry Γ");
                     let noise =
-                        crate::robust::NoiseModel::gaussian_for_schema(&schema, sigma2).unwrap();
-                    let exact =
-                        crate::robust::linear_invalidation_rate(&model, &cf.encoded, &noise)
-                            .unwrap();
+                        crate::noise::NoiseModel::gaussian_for_schema(&schema, sigma2).unwrap();
+                    let exact = crate::noise::linear_invalidation_rate(&model, &cf.encoded, &noise)
+                        .unwrap();
                     assert!((g - exact).abs() < 1e-15);
                     assert!(g <= gamma * (1.0 + 1e-9), "case {case}: Γ = {g} > {gamma}");
                     found += 1;

@@ -300,7 +300,7 @@ fn one_mip_with_waiting_as_a_variable_equals_the_outer_loop() {
                     None => assert_eq!(a.raw, a.waited),
                 }
                 if let Some(r) = robustness {
-                    let gamma = crate::robust::linear_invalidation_rate(
+                    let gamma = crate::noise::linear_invalidation_rate(
                         &model,
                         &enc,
                         &r.noise(&schema).unwrap(),

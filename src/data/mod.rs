@@ -7,11 +7,13 @@
 mod csv;
 pub mod presets;
 
+/// The bundled German scorecard's loader and its import options now live in
+/// [`crate::model::scorecard`] (data knows files, not models); this path is
+/// kept for existing code.
+pub use crate::model::scorecard::{german_scorecard, german_scorecard_options};
 pub use csv::{CsvOptions, Table, parse_csv, parse_csv_with, read_csv, read_csv_with};
 
 use crate::error::{Error, Result};
-use crate::model::ScoreScaling;
-use crate::model::scorecard::import::{ImportOptions, Imported, from_optbinning_path};
 use crate::schema::{Direction, Feature, FeatureKind, Schema, SpecialState, Transition};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -526,30 +528,6 @@ pub fn bundled_german_scorecard() -> Result<PathBuf> {
 
 /// The table file of the bundled German scorecard.
 const GERMAN_SCORECARD_FILE: &str = "german_scorecard_table.csv";
-
-/// What the bundled German scorecard's table does not say, as
-/// `examples/data/german_scorecard.md` documents it: optbinning's
-/// `pdo_odds` scaling with 20 points to double the odds and odds 50 : 1 of
-/// good at 600 points, and the cutoff at probability 0.5 of good (the score
-/// at odds 1 : 1, 487.12…), the threshold of cfx's other models.
-pub fn german_scorecard_options() -> ImportOptions {
-    let scaling = ScoreScaling::from_pdo(20.0, 50.0, 600.0)
-        .expect("20 points to double the odds, odds 50 at 600 points is a valid scaling");
-    ImportOptions {
-        cutoff: scaling.offset,
-        scaling: Some(scaling),
-        refuse_unlisted_levels: false,
-        unused_features: Vec::new(),
-    }
-}
-
-/// The bundled German points scorecard (made with optbinning 1.0.0 on the
-/// training part of `german_credit.csv`; `examples/data/german_scorecard.md`)
-/// read from `path` against `schema` (the schema of [`german_credit`]) with
-/// [`german_scorecard_options`]. `path` is usually [`bundled_german_scorecard`].
-pub fn german_scorecard(schema: &Schema, path: &Path) -> Result<Imported> {
-    from_optbinning_path(schema, path, &german_scorecard_options())
-}
 
 fn set<F: FnMut(&mut Feature)>(schema: &mut Schema, name: &str, mut f: F) -> Result<()> {
     let i = schema.index_of(name)?;

@@ -1,7 +1,7 @@
 //! `cfx_portfolio_*`: a whole book of applicants explained from a CSV file
-//! into a JSON-lines file ([`crate::coherent::portfolio`], issue 14), and the
+//! into a JSON-lines file ([`crate::portfolio`], issue 14), and the
 //! portfolio summary read back from that file
-//! ([`crate::coherent::portfolio_summary`]).
+//! ([`crate::portfolio::summary`]).
 //!
 //! The explaining call runs the core on one coordinating thread (whose workers
 //! explain each chunk on all requested cores) and relays every progress report
@@ -17,8 +17,8 @@ use super::handle::{
 use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
-use crate::coherent::portfolio::{PortfolioOptions, explain_portfolio};
-use crate::coherent::portfolio_summary::{GroupBy, PortfolioReport, summarize};
+use crate::portfolio::summary::{GroupBy, PortfolioReport, summarize};
+use crate::portfolio::{PortfolioOptions, explain_portfolio};
 use std::ffi::{c_char, c_void};
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -320,7 +320,7 @@ pub unsafe extern "C" fn cfx_portfolio_summary_counts(
 fn group_at(
     r: &PortfolioReport,
     group: i64,
-) -> FfiResult<&crate::coherent::portfolio_summary::GroupSummary> {
+) -> FfiResult<&crate::portfolio::summary::GroupSummary> {
     if group == -1 {
         return Ok(&r.overall);
     }

@@ -241,7 +241,7 @@ pub unsafe extern "C" fn cfx_scorecard_load_german(
         } else {
             std::path::PathBuf::from(str_in(path, "path")?)
         };
-        let Imported { scorecard, report } = crate::data::german_scorecard(s, &path)?;
+        let Imported { scorecard, report } = crate::model::scorecard::german_scorecard(s, &path)?;
         let h = handle(scorecard, &report)?;
         out.write(arc_into_raw(Arc::new(h)));
         Ok(())

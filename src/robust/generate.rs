@@ -30,10 +30,10 @@
 use super::estimate::{
     Bound, Estimator, McRate, Sampling, Workspace, invalidation_bound, probe_parts,
 };
-use super::noise::{NoiseKind, NoiseModel};
-use super::normal::normal_pdf;
 use crate::error::{Error, Result, check_len};
 use crate::model::{Model, sigmoid};
+use crate::noise::normal_pdf;
+use crate::noise::{NoiseKind, NoiseModel};
 use crate::schema::{Change, Direction, FeatureKind, Schema};
 
 /// Which generator produced a counterfactual.

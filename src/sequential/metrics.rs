@@ -1,8 +1,8 @@
 //! Panagiotou & Ntoutsi 2023's evaluation metrics (§4.4 of `seed-formulas.md`) and the flow
 //! data behind its Sankey diagrams (Panagiotou & Ntoutsi 2023, Figure 1).
 
-use super::agent::{Policy, RolloutStep};
 use super::env::StepOutcome;
+use super::policy::{Policy, RolloutStep};
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::schema::Schema;

@@ -21,11 +21,9 @@
 mod agent;
 mod env;
 mod metrics;
+mod policy;
 
-pub use agent::{
-    EpisodeEnd, POLICY_FORMAT_VERSION, PdqnConfig, Plan, PlanStep, Policy, PolicyWorkspace,
-    Progress, RolloutStep, Trainer, Training, train,
-};
+pub use agent::{EpisodeEnd, PdqnConfig, Progress, Trainer, Training, train};
 pub use env::{
     ActionSpace, Environment, Failure, RewardKind, RewardParams, StepOutcome, StepResult,
     WAIT_ACTION,
@@ -34,6 +32,7 @@ pub use metrics::{
     EpisodeRecord, Evaluation, SankeyFlows, SankeyLink, SankeyNode, SequentialMetrics,
     action_entropy, evaluate, flows_of, metrics_of,
 };
+pub use policy::{POLICY_FORMAT_VERSION, Plan, PlanStep, Policy, PolicyWorkspace, RolloutStep};
 
 #[cfg(test)]
 mod tests;

@@ -47,7 +47,10 @@
 //! the bin. Intervals lying wholly outside `[L, U]` are allowed (they are never
 //! reached by a coherent applicant).
 
+mod bundled;
 pub mod import;
+
+pub use bundled::{german_scorecard, german_scorecard_options};
 
 use super::Model;
 use crate::error::{Error, Result, check_len};

@@ -493,7 +493,7 @@ fn monte_carlo_rates_under_a_stump_equal_the_closed_form() {
     let est = Estimator::new(NoiseModel::gaussian(0.01, vec![0]).unwrap(), k).unwrap();
     let mut ws = Workspace::new(&m, 7);
     let e = est.estimate(&m, &x, &mut ws).unwrap();
-    let gamma = crate::robust::normal_cdf(-1.0);
+    let gamma = crate::noise::normal_cdf(-1.0);
     let theta = gamma * (1.0 - sigmoid(-1.0)) + (1.0 - gamma) * (1.0 - sigmoid(1.0));
     assert!(
         (e.invalidation.value - gamma).abs() < 4.0 * e.invalidation.std_error,

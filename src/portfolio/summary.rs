@@ -1,6 +1,6 @@
 //! The portfolio summary (issue 14): who carries the burden of recourse.
 //!
-//! Read back from the JSON-lines file of [`super::portfolio::explain_portfolio`]
+//! Read back from the JSON-lines file of [`super::explain_portfolio`]
 //! (and, for a breakdown, the applicants' CSV it was made from, joined row by
 //! row): the share of declined applicants who have a counterfactual, the
 //! distribution of the recourse cost (the weighted L1 cost of Russell 2019,
@@ -13,7 +13,7 @@
 //! Both files are read one line at a time; the report keeps one cost per
 //! applicant with recourse (for exact quantiles) and one counter per feature.
 
-use super::portfolio::{cells, next_record};
+use super::{cells, next_record};
 use crate::error::{Error, Result};
 use crate::schema::{FeatureKind, Schema, fmt_num};
 use serde::{Deserialize, Serialize};
@@ -334,7 +334,7 @@ impl GroupColumn {
 }
 
 /// Summarises the portfolio output `output` (JSON lines of
-/// [`super::portfolio::explain_portfolio`]). With `group_by`, `input` (the
+/// [`super::explain_portfolio`]). With `group_by`, `input` (the
 /// applicants' CSV that output was made from) is read alongside, record `k`
 /// giving the group of output row `k`; without it `input` is not read.
 ///

@@ -25,7 +25,9 @@
 //!
 //! `row` counts data records from 0.
 
-use super::{Config, Explanation, Outcome, ProvedBy, explain};
+pub mod summary;
+
+use crate::coherent::{Config, Explanation, Outcome, ProvedBy, explain};
 use crate::data::{CsvOptions, parse_csv_with, row_under_schema_into};
 use crate::error::{Error, Result};
 use crate::model::Model;

@@ -8,6 +8,18 @@
 //! categorical columns back (`reconstruct_encoding_constraints`), which leaves
 //! exactly the numerical columns perturbed; choosing those columns up front is
 //! the same distribution without wasting draws.
+//!
+//! This module sits below the methods: the robustness estimators and
+//! generators (`robust`) and the exact engine's robust-to-slips target
+//! (`coherent`) share these noise models, the standard normal and the closed
+//! forms of a linear model under Gaussian noise ([`linear_invalidation_rate`],
+//! [`linear_robust_margin`]), so that no method imports another.
+
+mod linear;
+mod normal;
+
+pub use linear::{linear_invalidation_rate, linear_robust_margin};
+pub use normal::{normal_cdf, normal_pdf, normal_quantile};
 
 use crate::error::{Error, Result};
 use crate::schema::Schema;
