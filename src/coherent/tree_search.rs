@@ -53,21 +53,6 @@
 //! limit it returns the incumbent with the least open bound as a proven lower
 //! bound on the optimum.
 //!
-//! # The incumbent matters as much as the bound
-//! Every leaf whose rc reaches the incumbent's cost leaves the staircases and
-//! the propagation, so a cheaper incumbent raises every node's bound. A greedy
-//! heuristic (single-feature moves by margin gained per unit of cost, then
-//! each move taken back as far as the acceptance allows) seeds the incumbent
-//! at the root and runs again from the domains of a node being split every
-//! [`HEURISTIC_EVERY`] to [`HEURISTIC_MAX`] nodes, as MIP solvers run primal
-//! heuristics inside the tree (Berthold 2006). Measured on the LightGBM 500×31 HELOC
-//! model (BENCHMARKS.md): where the root's greedy answer costs 6.79 and 4,000
-//! nodes do not improve it, the node heuristic finds the proven optimum, 1.94,
-//! within the same 4,000 nodes. Splitting a feature's domain by direction
-//! (below, at, above the applicant's value) first, which forbids trees to
-//! move the feature opposite ways, lowered the bound reached in as many
-//! nodes and was not kept.
-//!
 //! The bound adds leaf values in f64; XGBoost sums in float32, so the bound's
 //! test allows the float32 rounding of the whole sum ([`TreeSearch::prepare`]),
 //! and every answer's acceptance is the library's own sum.
@@ -143,14 +128,6 @@ impl Ord for Open {
 /// Nodes between two dives of the search (see [`TreeSearch::solve`]).
 const PLUNGE_EVERY: usize = 256;
 
-/// Nodes between two runs of the greedy heuristic from the domains of the
-/// node being split (see [`TreeSearch::solve`]), after a run that improved
-/// the incumbent; each run that does not doubles the interval, up to
-/// [`HEURISTIC_MAX`] (as MIP solvers call primal heuristics less often while
-/// they fail).
-const HEURISTIC_EVERY: usize = 16;
-const HEURISTIC_MAX: usize = 256;
-
 /// Propagation rounds per node evaluation (the last round only bounds).
 const PROPAGATION_ROUNDS: usize = 4;
 
@@ -217,7 +194,6 @@ pub struct TreeSearch {
     feature_trees: Vec<Vec<usize>>,
     greedy_leaf: Vec<f64>,
     greedy_try: Vec<f64>,
-    greedy_opt: Vec<usize>,
     // The search.
     slab: Vec<u64>,
     free: Vec<usize>,
@@ -489,10 +465,9 @@ impl TreeSearch {
         }
         let mut limited = false;
         let mut next_clock_check = 32;
-        if let Some(cost) = self.greedy(ens, need, &root) {
-            if self.meets_cuts(&self.greedy_opt) {
+        if let Some(cost) = self.greedy(ens, need) {
+            if self.meets_cuts(&self.best) {
                 incumbent = cost;
-                self.best.clone_from(&self.greedy_opt);
             }
         }
         let mut pending: Vec<u64> = root;
@@ -546,8 +521,6 @@ impl TreeSearch {
         // incumbent's cost; the order of the search changes nothing else.
         let mut plunge: Option<Open> = None;
         let mut next_plunge = 0usize;
-        let mut next_heuristic = 0usize;
-        let mut heuristic_gap = HEURISTIC_EVERY / 2;
         loop {
             let top = match plunge.take() {
                 Some(p) => p,
@@ -585,19 +558,6 @@ impl TreeSearch {
             pending.extend_from_slice(&self.slab[top.at..top.at + words]);
             self.free.push(top.at);
             let before = incumbent;
-            // The greedy heuristic from this node's domains, now and then: a
-            // cheaper incumbent shortens every tree's staircase and prunes.
-            if nodes >= next_heuristic {
-                heuristic_gap = (2 * heuristic_gap).min(HEURISTIC_MAX);
-                if let Some(cost) = self.greedy(ens, need, &pending) {
-                    if cost < incumbent && self.meets_cuts(&self.greedy_opt) {
-                        incumbent = cost;
-                        self.best.clone_from(&self.greedy_opt);
-                        heuristic_gap = HEURISTIC_EVERY;
-                    }
-                }
-                next_heuristic = nodes + heuristic_gap;
-            }
             let mut children: [Option<Open>; 2] = [None, None];
             for (j, side) in [true, false].into_iter().enumerate() {
                 self.child.clear();
@@ -678,25 +638,16 @@ impl TreeSearch {
         nodes[k].value
     }
 
-    /// A greedy heuristic within the domains `dom` (its answers only seed or
-    /// improve the incumbent, so that the bound prunes by a smaller cost):
-    /// from every feature's cheapest option in `dom`, repeatedly take the
-    /// single-feature move that gains the most margin per unit of cost — or,
-    /// once one exists, the cheapest move that gets the applicant accepted —
-    /// then take each move back to the cheapest option of its domain that
-    /// keeps the acceptance, dearest move first. Returns the answer's cost
-    /// (its options in `greedy_opt`), or `None`.
-    fn greedy(&mut self, ens: &TreeEnsemble, need: f64, dom: &[u64]) -> Option<f64> {
+    /// A greedy warm start (its answer only seeds the incumbent, so that the
+    /// bound prunes from the first node): from every feature's cheapest
+    /// option, repeatedly take the single-feature move that gains the most
+    /// margin per unit of cost — or, once one exists, the cheapest move that
+    /// gets the applicant accepted — then undo every move the acceptance does
+    /// not need. Returns the answer's cost (in `best`), or `None`.
+    fn greedy(&mut self, ens: &TreeEnsemble, need: f64) -> Option<f64> {
         let n = self.opt_start.len() - 1;
         let roots = ens.roots();
-        let mut opt: Vec<usize> = std::mem::take(&mut self.greedy_opt);
-        opt.clear();
-        for f in 0..n {
-            opt.push(lowest_bit(
-                &dom[self.word_start[f]..self.word_start[f + 1]],
-            )?);
-        }
-        let first = opt.clone();
+        let mut opt: Vec<usize> = vec![0; n];
         self.greedy_leaf.clear();
         for &r in roots {
             let v = self.leaf_value(ens, r as usize, &opt);
@@ -717,9 +668,8 @@ impl TreeSearch {
                 let cur_cost = self.cost[self.opt_start[f] + opt[f]];
                 let trees = std::mem::take(&mut self.feature_trees[f]);
                 let keep = opt[f];
-                let w0 = self.word_start[f];
                 for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
-                    if o == keep || !bit(&dom[w0..], o) {
+                    if o == keep {
                         continue;
                     }
                     opt[f] = o;
@@ -744,10 +694,7 @@ impl TreeSearch {
                 opt[f] = keep;
                 self.feature_trees[f] = trees;
             }
-            let Some((f, o, m, _)) = finishing.or(by_ratio) else {
-                self.greedy_opt = opt;
-                return None;
-            };
+            let (f, o, m, _) = finishing.or(by_ratio)?;
             opt[f] = o;
             margin = m;
             for j in 0..self.feature_trees[f].len() {
@@ -757,13 +704,10 @@ impl TreeSearch {
             accepted = exact(self) >= need;
         }
         if !accepted {
-            self.greedy_opt = opt;
             return None;
         }
-        // Take the moves back as far as the acceptance allows, dearest first:
-        // each to the cheapest option of its domain that keeps it (options
-        // are sorted by cost, so the first that does is the cheapest).
-        let mut moved: Vec<usize> = (0..n).filter(|&f| opt[f] != first[f]).collect();
+        // Undo the moves the acceptance does not need, dearest first.
+        let mut moved: Vec<usize> = (0..n).filter(|&f| opt[f] != 0).collect();
         moved.sort_by(|&a, &b| {
             let ca = self.cost[self.opt_start[a] + opt[a]];
             let cb = self.cost[self.opt_start[b] + opt[b]];
@@ -771,27 +715,22 @@ impl TreeSearch {
         });
         for f in moved {
             let keep = opt[f];
-            let w0 = self.word_start[f];
-            for o in first[f]..keep {
-                if !bit(&dom[w0..], o) {
-                    continue;
-                }
-                opt[f] = o;
-                self.greedy_try.clear();
-                self.greedy_try.extend_from_slice(&self.greedy_leaf);
-                for j in 0..self.feature_trees[f].len() {
-                    let t = self.feature_trees[f][j];
-                    self.greedy_try[t] = self.leaf_value(ens, roots[t] as usize, &opt);
-                }
-                if ens.sum_tree_values(self.greedy_try.iter().copied()) >= need {
-                    std::mem::swap(&mut self.greedy_leaf, &mut self.greedy_try);
-                    break;
-                }
+            opt[f] = 0;
+            self.greedy_try.clear();
+            self.greedy_try.extend_from_slice(&self.greedy_leaf);
+            for j in 0..self.feature_trees[f].len() {
+                let t = self.feature_trees[f][j];
+                self.greedy_try[t] = self.leaf_value(ens, roots[t] as usize, &opt);
+            }
+            if ens.sum_tree_values(self.greedy_try.iter().copied()) >= need {
+                std::mem::swap(&mut self.greedy_leaf, &mut self.greedy_try);
+            } else {
                 opt[f] = keep;
             }
         }
         let cost = (0..n).map(|f| self.cost[self.opt_start[f] + opt[f]]).sum();
-        self.greedy_opt = opt;
+        self.best.clear();
+        self.best.extend_from_slice(&opt);
         Some(cost)
     }
 
