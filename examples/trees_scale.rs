@@ -3,6 +3,7 @@
 //! ```text
 //! python3 benches/peers/trees_train.py     # writes the models into target/peers
 //! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit 60] [--all]
+//!     [--model NAME] [--from K] [--limit 60] [--node-limit N]
 //! ```
 //!
 //! Trains nothing itself: it reads the peer's HELOC models (XGBoost 100 trees
@@ -13,7 +14,9 @@
 //! program (`SolverChoice::Mip`, `--highs-limit` seconds each, on the first
 //! `--highs-n` of them, default all), one thread. `--all` explains every
 //! declined held-out applicant; `--model NAME` runs the models whose name
-//! contains NAME, `--from K` starts at the K-th applicant. Prints one line per model, last:
+//! contains NAME, `--from K` starts at the K-th applicant; `--limit S` and
+//! `--node-limit N` set the tree search's time and node limits (default 60 s
+//! and the library's default). Prints one line per model, last:
 //!
 //! `trees_scale: <model>: proven P/N, median T ms (highs median H ms, R×), identical costs on M/M`
 //!
@@ -84,7 +87,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
     ];
     let search = Config {
-        time_limit_seconds: 60.0,
+        time_limit_seconds: arg(&args, "--limit", 60.0),
+        node_limit: arg(&args, "--node-limit", Config::default().node_limit),
         batch_threads: 1,
         ..Config::default()
     };

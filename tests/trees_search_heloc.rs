@@ -141,7 +141,10 @@ fn an_answer_at_the_node_limit_is_labelled_with_a_lower_bound_the_optimum_respec
         return;
     };
     let (_, model) = &models[0];
+    // The proofs (up to some 60,000 nodes) get the time a loaded machine
+    // needs; the default 10 s is a wall-clock limit.
     let full = Config {
+        time_limit_seconds: 120.0,
         batch_threads: 1,
         ..Config::default()
     };
