@@ -603,8 +603,10 @@ fn change_limits_time_and_presets_through_the_c_api() {
         let json = string_of(|buf, cap, need| cfx_schema_to_json(advised, buf, cap, need));
         let rust = cfx::schema::Schema::from_json(&json).unwrap();
         let age = rust.index_of("age_in_years").unwrap();
+        let employment = rust.index_of("present_employment_since").unwrap();
         assert!(!rust.features[age].actionability.mutable);
-        assert_eq!(rust.time_features(), vec![age]);
+        // Age grows by the month; employment moves up its duration bands.
+        assert_eq!(rust.time_features(), vec![employment, age]);
         // The HELOC preset needs HELOC's features: NOT_FOUND on German.
         let mut wrong = null();
         assert_eq!(
