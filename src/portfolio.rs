@@ -25,17 +25,21 @@
 //!
 //! `row` counts data records from 0.
 
+mod input;
 pub mod summary;
 
+pub(crate) use input::ApplicantsCsv;
+use input::{RawChunk, RecordAt, RecordReader, check_width, csv_cells, plain_cells};
+
 use crate::coherent::{Config, Explanation, Outcome, ProvedBy, explain};
-use crate::data::{CsvOptions, parse_csv_with, row_under_schema_into};
+use crate::data::row_under_schema_into;
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::schema::{Change, Schema};
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufWriter, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::{Mutex, mpsc};
@@ -87,139 +91,6 @@ impl PortfolioSummary {
     }
 }
 
-/// Reads one CSV record (several lines when a quoted field holds line ends);
-/// `None` at the end of the file.
-pub(super) fn next_record(reader: &mut impl BufRead, buf: &mut String) -> Result<Option<()>> {
-    buf.clear();
-    Ok(append_record(reader, buf)?.map(|_| ()))
-}
-
-/// Appends one CSV record (several lines when a quoted field holds line ends;
-/// blank lines between records skipped) to `text` and returns its byte range
-/// there; `None` at the end of the file, `text` unchanged.
-fn append_record(
-    reader: &mut impl BufRead,
-    text: &mut String,
-) -> Result<Option<std::ops::Range<usize>>> {
-    let start = text.len();
-    let mut quotes = 0usize;
-    loop {
-        let line_start = text.len();
-        let n = reader
-            .read_line(text)
-            .map_err(|e| Error::Io(format!("cannot read the applicants: {e}")))?;
-        if n == 0 {
-            if text[start..].trim().is_empty() {
-                text.truncate(start);
-                return Ok(None);
-            }
-            return Ok(Some(start..text.len()));
-        }
-        quotes += text.as_bytes()[line_start..]
-            .iter()
-            .filter(|&&b| b == b'"')
-            .count();
-        if quotes % 2 == 1 {
-            continue; // inside a quoted field
-        }
-        if text[start..].trim().is_empty() {
-            text.truncate(start);
-            continue; // a blank line between records
-        }
-        return Ok(Some(start..text.len()));
-    }
-}
-
-/// The cells of a record that holds no quote, no line end and no byte-order
-/// mark, trimmed: such a record is split at its commas exactly as the CSV
-/// reader of [`cells`] would split it, without building a reader per record
-/// (which cost a fifth of a portfolio run). `None` for any other record.
-fn plain_cells(record: &str) -> Option<impl Iterator<Item = &str>> {
-    let plain = !record.starts_with('\u{feff}')
-        && !record.bytes().any(|b| matches!(b, b'"' | b'\r' | b'\n'));
-    plain.then(|| record.split(',').map(str::trim))
-}
-
-/// The cells of one record, trimmed. Parsed as a headerless one-row table:
-/// read as a header it would be refused as a file without data rows, and a
-/// data row's repeated values would be refused as duplicate column names.
-pub(super) fn cells(record: &str) -> Result<Vec<String>> {
-    if let Some(plain) = plain_cells(record) {
-        return Ok(plain.map(String::from).collect());
-    }
-    csv_cells(record)
-}
-
-/// [`cells`] through the CSV reader (quoted fields, embedded line ends).
-fn csv_cells(record: &str) -> Result<Vec<String>> {
-    let opts = CsvOptions {
-        has_header: false,
-        ..CsvOptions::default()
-    };
-    let mut table = parse_csv_with(record.as_bytes(), &opts)?;
-    Ok(table
-        .rows
-        .pop()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|c| c.trim().to_string())
-        .collect())
-}
-
-/// The position of one record in its chunk's text.
-#[derive(Debug, Clone)]
-struct RecordAt {
-    range: std::ops::Range<usize>,
-    /// The file line the record starts on (1-based; the header is line 1),
-    /// counted as the serial reader always has: blank lines between records
-    /// are not counted.
-    line: usize,
-}
-
-/// Raw records, read in order and not yet parsed: the serial input work.
-#[derive(Debug, Default)]
-struct RawChunk {
-    /// 0-based data-row index of the first record.
-    first_row: usize,
-    text: String,
-    records: Vec<RecordAt>,
-}
-
-/// The serial reader: records in file order, with their lines and rows.
-struct RecordReader<R> {
-    reader: R,
-    /// The last line read (the header's is 1).
-    line: usize,
-    next_row: usize,
-}
-
-impl<R: BufRead> RecordReader<R> {
-    /// Refills `chunk` (its buffers reused) with up to `rows` records; an
-    /// empty chunk at the end of the file.
-    fn fill(&mut self, chunk: &mut RawChunk, rows: usize) -> Result<()> {
-        chunk.text.clear();
-        chunk.records.clear();
-        chunk.first_row = self.next_row;
-        while chunk.records.len() < rows {
-            let Some(range) = append_record(&mut self.reader, &mut chunk.text)? else {
-                break;
-            };
-            self.line += 1;
-            let newlines = chunk.text.as_bytes()[range.clone()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
-            chunk.records.push(RecordAt {
-                range,
-                line: self.line,
-            });
-            self.line += newlines.saturating_sub(1);
-            self.next_row += 1;
-        }
-        Ok(())
-    }
-}
-
 /// A worker's buffers, reused from row to row and chunk to chunk.
 #[derive(Debug, Default)]
 struct Scratch {
@@ -257,16 +128,7 @@ impl Stream<'_> {
         cells: &mut Vec<&'t str>,
         scratch: &mut Scratch,
     ) -> Result<()> {
-        let fields = |n: usize| {
-            if n == self.header_len {
-                Ok(())
-            } else {
-                Err(Error::Data(format!(
-                    "row {}: {n} fields, but the header has {}",
-                    at.line, self.header_len
-                )))
-            }
-        };
+        let fields = |n: usize| check_width(n, self.header_len, at.line);
         match plain_cells(record) {
             Some(plain) => {
                 cells.clear();
@@ -514,40 +376,13 @@ pub fn explain_portfolio(
             "the portfolio stream needs a linear (logistic) model or a tree ensemble".into(),
         ));
     }
-    let file = std::fs::File::open(input)
-        .map_err(|e| Error::Io(format!("cannot read '{}': {e}", input.display())))?;
-    let mut reader = BufReader::new(file);
-    let mut record = String::new();
-    if next_record(&mut reader, &mut record)?.is_none() {
-        return Err(Error::Data(format!(
-            "'{}' is empty (no header)",
-            input.display()
-        )));
-    }
-    let header = cells(record.trim_start_matches('\u{feff}'))?;
-    for h in &header {
-        let known = schema.features.iter().any(|f| &f.name == h)
-            || options.ignore_columns.iter().any(|c| c == h);
-        if !known {
-            return Err(Error::Data(format!(
-                "column '{h}' of '{}' is neither a feature of the schema nor an ignored column",
-                input.display()
-            )));
-        }
-    }
-    let cols = schema
-        .features
-        .iter()
-        .map(|f| {
-            header.iter().position(|h| h == &f.name).ok_or_else(|| {
-                Error::Data(format!(
-                    "'{}' has no column for feature '{}'",
-                    input.display(),
-                    f.name
-                ))
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let applicants = ApplicantsCsv::open(input)?;
+    let cols = applicants.feature_columns(
+        schema,
+        |c| options.ignore_columns.iter().any(|i| i == c),
+        "",
+    )?;
+    let header_len = applicants.header().len();
     let out = std::fs::File::create(output)
         .map_err(|e| Error::Io(format!("cannot write '{}': {e}", output.display())))?;
     let mut out = BufWriter::new(out);
@@ -556,13 +391,9 @@ pub fn explain_portfolio(
         model,
         config,
         cols,
-        header_len: header.len(),
+        header_len,
     };
-    let mut records = RecordReader {
-        reader,
-        line: 1, // the header's
-        next_row: 0,
-    };
+    let mut records = applicants.into_records();
     let threads = if config.batch_threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -693,35 +524,4 @@ fn in_parallel<R: BufRead>(
             }
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The in-place split agrees with the CSV reader on every record it
-    /// accepts, and leaves quoted fields, line ends and byte-order marks to
-    /// the reader.
-    #[test]
-    fn plain_cells_agree_with_the_csv_reader() {
-        let records = [
-            "1,2,3",
-            " a , b ,c ",
-            ",,",
-            "x",
-            "é,ü , ß",
-            "  ,1",
-            "a\tb,c",
-            "12.5,-7,A11",
-        ];
-        for r in records {
-            let plain: Vec<String> = plain_cells(r).unwrap().map(String::from).collect();
-            assert_eq!(plain, csv_cells(r).unwrap(), "{r:?}");
-            assert_eq!(cells(r).unwrap(), plain, "{r:?}");
-        }
-        for r in ["\"a,b\",c", "a\rb,c", "\u{feff}a,b", "a,\"\"", "a\nb"] {
-            assert!(plain_cells(r).is_none(), "{r:?}");
-        }
-        assert_eq!(cells("\"a,b\", c").unwrap(), vec!["a,b", "c"]);
-    }
 }

@@ -181,7 +181,7 @@ fn german_output_is_the_same_bytes_for_every_thread_count_and_chunk_size() {
     };
     assert!(error(5).contains("column 'purpose'"), "{}", error(5));
     assert!(
-        error(6).contains("row 9: 20 fields, but the header has 21"),
+        error(6).contains("line 9: 20 fields, but the header has 21"),
         "{}",
         error(6)
     );

@@ -13,7 +13,7 @@
 //! Both files are read one line at a time; the report keeps one cost per
 //! applicant with recourse (for exact quantiles) and one counter per feature.
 
-use super::{cells, next_record};
+use super::ApplicantsCsv;
 use crate::error::{Error, Result};
 use crate::schema::{FeatureKind, Schema, fmt_num};
 use serde::{Deserialize, Serialize};
@@ -282,54 +282,34 @@ fn group_of(cell: &str, by: &GroupBy, schema: &Schema, row: usize) -> Result<(us
 
 /// The group column of the applicants' CSV, one cell per data record.
 struct GroupColumn {
-    reader: BufReader<std::fs::File>,
-    record: String,
+    applicants: ApplicantsCsv<BufReader<std::fs::File>>,
     col: usize,
-    width: usize,
 }
 
 impl GroupColumn {
     fn open(input: &Path, column: &str) -> Result<GroupColumn> {
-        let file = std::fs::File::open(input)
-            .map_err(|e| Error::Io(format!("cannot read '{}': {e}", input.display())))?;
-        let mut reader = BufReader::new(file);
-        let mut record = String::new();
-        if next_record(&mut reader, &mut record)?.is_none() {
-            return Err(Error::Data(format!(
-                "'{}' is empty (no header)",
-                input.display()
-            )));
-        }
-        let header = cells(record.trim_start_matches('\u{feff}'))?;
-        let col = header.iter().position(|h| h == column).ok_or_else(|| {
-            Error::Data(format!(
-                "'{}' has no column '{column}' to group by",
-                input.display()
-            ))
-        })?;
-        Ok(GroupColumn {
-            reader,
-            record,
-            col,
-            width: header.len(),
-        })
+        let applicants = ApplicantsCsv::open(input)?;
+        let col = applicants
+            .header()
+            .iter()
+            .position(|h| h == column)
+            .ok_or_else(|| {
+                Error::Data(format!(
+                    "'{}' has no column '{column}' to group by",
+                    input.display()
+                ))
+            })?;
+        Ok(GroupColumn { applicants, col })
     }
 
     fn next(&mut self, row: usize) -> Result<String> {
-        if next_record(&mut self.reader, &mut self.record)?.is_none() {
+        if !self.applicants.next_record()? {
             return Err(Error::Data(format!(
                 "the applicants' file ends before row {row} of the output"
             )));
         }
-        let c = cells(self.record.trim_end_matches(['\r', '\n']))?;
-        if c.len() != self.width {
-            return Err(Error::Data(format!(
-                "row {row} of the applicants has {} fields, the header {}",
-                c.len(),
-                self.width
-            )));
-        }
-        Ok(c[self.col].clone())
+        self.applicants.check_width()?;
+        Ok(self.applicants.cells()[self.col].clone())
     }
 }
 

@@ -8,11 +8,10 @@
 //! portfolio's input CSV and its output lines in lockstep, one record and one
 //! line at a time (constant memory however long the book): line `k` must say
 //! `"row": k`, and both must end together, else the files are not one run's
-//! input and output and the conversion is refused. The CSV is read as the
-//! portfolio reads it: RFC 4180 records (the `csv` crate, as
-//! [`crate::data::parse_csv_with`]), blank lines skipped, cells trimmed, a
-//! header naming every feature and no column other than the ignored ones,
-//! values under the schema by [`crate::data::row_under_schema_into`].
+//! input and output and the conversion is refused. The CSV is read by the
+//! portfolio's own reader (`portfolio::input`: the same records, blank lines,
+//! trimmed cells, header rules and line numbers), values under the schema by
+//! [`crate::data::row_under_schema_into`].
 //!
 //! Each row is checked against its line: the model must give the applicant
 //! the probability the line reports and decide as it says, so a CSV or model
@@ -23,6 +22,7 @@ use super::{AdviceKind, LedgerRecord};
 use crate::error::{Error, Result};
 use crate::json::{model_fingerprint, schema_fingerprint};
 use crate::model::{AnyModel, Model};
+use crate::portfolio::ApplicantsCsv;
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -147,13 +147,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The portfolio's input, one data row at a time.
-struct Rows<'a, R: std::io::Read> {
+/// The portfolio's input, one data row at a time, read by the portfolio's
+/// own reader.
+struct Rows<'a, R> {
     schema: &'a Schema,
-    reader: ::csv::Reader<R>,
-    record: ::csv::StringRecord,
-    name: String,
-    header_len: usize,
+    applicants: ApplicantsCsv<R>,
     /// `cols[i]`: the column of feature `i`.
     cols: Vec<usize>,
     id: Option<usize>,
@@ -161,127 +159,77 @@ struct Rows<'a, R: std::io::Read> {
     raw: Vec<f64>,
 }
 
-impl<'a, R: std::io::Read> Rows<'a, R> {
+impl<'a, R: BufRead> Rows<'a, R> {
     fn open(
         schema: &'a Schema,
         input: R,
         path: &Path,
         options: &PortfolioLedgerOptions,
     ) -> Result<Self> {
-        let name = path.display().to_string();
-        let reader = ::csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(input);
-        let mut rows = Rows {
+        let applicants = ApplicantsCsv::new(input, &path.display().to_string())?;
+        let other = |c: &str| {
+            options.ignore_columns.iter().any(|i| i == c)
+                || [&options.id_column, &options.group_column]
+                    .iter()
+                    .any(|e| e.as_deref() == Some(c))
+        };
+        let cols = applicants.feature_columns(
             schema,
-            reader,
-            record: ::csv::StringRecord::new(),
-            name,
-            header_len: 0,
-            cols: Vec::new(),
-            id: None,
-            group: None,
-            raw: Vec::new(),
-        };
-        if !rows.next_record()? {
-            return Err(Error::Data(format!("'{}' is empty (no header)", rows.name)));
-        }
-        let header: Vec<String> = rows
-            .record
-            .iter()
-            .enumerate()
-            .map(|(j, c)| {
-                let c = if j == 0 {
-                    c.trim_start_matches('\u{feff}')
-                } else {
-                    c
-                };
-                c.trim().to_string()
-            })
-            .collect();
-        let extra = [&options.id_column, &options.group_column];
-        for h in &header {
-            let known = schema.features.iter().any(|f| &f.name == h)
-                || options.ignore_columns.iter().any(|c| c == h)
-                || extra.iter().any(|c| c.as_deref() == Some(h.as_str()));
-            if !known {
-                return Err(Error::Data(format!(
-                    "column '{h}' of '{}' is neither a feature of the schema nor an ignored \
-                     column: pass the portfolio run's ignore_columns",
-                    rows.name
-                )));
-            }
-        }
-        let column = |name: &str, what: &str| {
-            header.iter().position(|h| h == name).ok_or_else(|| {
-                Error::Data(format!("'{}' has no column for {what} '{name}'", rows.name))
-            })
-        };
-        let cols = schema
-            .features
-            .iter()
-            .map(|f| column(&f.name, "feature"))
-            .collect::<Result<Vec<_>>>()?;
+            other,
+            ": pass the portfolio run's ignore_columns",
+        )?;
         let id = options
             .id_column
             .as_deref()
-            .map(|c| column(c, "the id column"))
+            .map(|c| applicants.column(c, "the id column"))
             .transpose()?;
         let group = options
             .group_column
             .as_deref()
-            .map(|c| column(c, "the group column"))
+            .map(|c| applicants.column(c, "the group column"))
             .transpose()?;
-        rows.header_len = header.len();
-        rows.cols = cols;
-        rows.id = id;
-        rows.group = group;
-        Ok(rows)
+        Ok(Rows {
+            schema,
+            applicants,
+            cols,
+            id,
+            group,
+            raw: Vec::new(),
+        })
     }
 
-    /// Reads the next record that is not blank; `false` at the end.
+    /// Reads the next data record; `false` at the end.
     fn next_record(&mut self) -> Result<bool> {
-        loop {
-            let more = self
-                .reader
-                .read_record(&mut self.record)
-                .map_err(|e| Error::Data(format!("'{}': {e}", self.name)))?;
-            if !more {
-                return Ok(false);
-            }
-            let blank = self.record.len() == 1 && self.record[0].trim().is_empty();
-            if !blank {
-                return Ok(true);
-            }
-        }
+        self.applicants.next_record()
     }
 
     /// The file line of the current record (1-based).
-    fn line(&self) -> u64 {
-        self.record.position().map_or(0, |p| p.line())
+    fn line(&self) -> usize {
+        self.applicants.line()
     }
 
     /// The current record's values under the schema, into `self.raw`.
     fn parse(&mut self, row: usize) -> Result<()> {
-        if self.record.len() != self.header_len {
-            return Err(Error::Data(format!(
-                "line {}: {} fields, but the header has {}",
-                self.line(),
-                self.record.len(),
-                self.header_len
-            )));
-        }
-        let cells: Vec<&str> = self.record.iter().collect();
-        crate::data::row_under_schema_into(&cells, self.schema, &self.cols, row, &mut self.raw)
+        self.applicants.check_width()?;
+        crate::data::row_under_schema_into(
+            self.applicants.cells(),
+            self.schema,
+            &self.cols,
+            row,
+            &mut self.raw,
+        )
     }
 
     fn cell(&self, col: usize) -> &str {
-        self.record[col].trim()
+        &self.applicants.cells()[col]
+    }
+
+    fn name(&self) -> &str {
+        self.applicants.name()
     }
 }
 
-fn convert<R: std::io::Read>(
+fn convert<R: BufRead>(
     schema: &Schema,
     model: &AnyModel,
     rows: &mut Rows<'_, R>,
@@ -296,7 +244,7 @@ fn convert<R: std::io::Read>(
     let mut line_no = 0usize;
     let mut encoded = vec![0.0; schema.encoded_dim()];
     let lines_name = explanations.display().to_string();
-    let csv_name = rows.name.clone();
+    let csv_name = rows.name().to_string();
     let not_one_run = |what: String| {
         Error::Data(format!(
             "{what}: '{}' is not the portfolio output of '{}' (pass the CSV, options and model \
@@ -398,7 +346,7 @@ fn convert<R: std::io::Read>(
                 if id.is_empty() {
                     return Err(Error::Data(format!(
                         "'{}' line {}: the id column is empty (every record needs an id)",
-                        rows.name,
+                        rows.name(),
                         rows.line()
                     )));
                 }
