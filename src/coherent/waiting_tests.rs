@@ -180,9 +180,7 @@ fn closed_early(schema: &Schema, factual: &[f64], waited: &[f64]) -> bool {
         ) else {
             return false;
         };
-        t < *upper
-            && f.state_of(factual[i]).unwrap() == 0
-            && f.state_of(waited[i]).unwrap() != 0
+        t < *upper && f.state_of(factual[i]).unwrap() == 0 && f.state_of(waited[i]).unwrap() != 0
     })
 }
 
