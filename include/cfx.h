@@ -2648,6 +2648,46 @@ cfx_status cfx_schema_builder_set_time_growth(struct cfx_schema_builder *builder
                                               const char *ends_in);
 
 /**
+ * Closes the last added feature's time window early: once its value would
+ * pass `ends_after` (raw units, finite, within the feature's range) it
+ * enters the special state its time growth ends in, instead of only past its
+ * upper bound — a bureau's window that closes before the data's largest
+ * value (HELOC's months since the last inquiry read −7 after 23 months).
+ * Call after `cfx_schema_builder_set_time_growth` with a non-NULL `ends_in`
+ * (`INVALID_ARGUMENT` when the feature does not grow with time; the range
+ * and `ends_in` are checked when the schema is built). Not thread-safe
+ * (builder).
+ */
+cfx_status cfx_schema_builder_set_time_growth_ends_after(struct cfx_schema_builder *builder,
+                                                         double ends_after);
+
+/**
+ * Declares one duration band of the last added feature, which must be
+ * categorical (German credit's "present employment since"): waiting
+ * `months` (≥ 1) from the start of band `level` moves the feature to the
+ * next level of its order (`cfx_schema_builder_set_level_order`). The
+ * feature then moves only by waiting (it becomes immutable to actions);
+ * call once per band; a level not declared is never left by waiting. A name
+ * that is not a level of the feature is `NOT_FOUND` here; a band without a
+ * next level in the order, a level outside the order, 0 months or a schema
+ * without a waiting action is `INVALID_SCHEMA` when the schema is built.
+ * Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_band_months(struct cfx_schema_builder *builder,
+                                              const char *level,
+                                              uint32_t months);
+
+/**
+ * Caps the features one piece of advice may change by action at `cap`
+ * (≥ 1; what waiting moves is not counted): every method honours it, as
+ * the schema JSON's `"max_features_changed"`. Without a call there is no
+ * cap; 0 is `INVALID_ARGUMENT` (it would forbid every advice). Not
+ * thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_max_features_changed(struct cfx_schema_builder *builder,
+                                                       size_t cap);
+
+/**
  * Forbids the move from state `from` to state `to` of the last added
  * feature. A state is named `"value"` (a contiguous feature's range), a
  * special state's label or code (`"-9"`), a level name, or `"*"` (any

@@ -622,3 +622,154 @@ fn change_limits_time_and_presets_through_the_c_api() {
         cfx_dataset_free(d);
     }
 }
+
+/// The builder's last advice setters (issue 25): the cap on features changed,
+/// duration bands and a time window that closes early give the schema JSON's
+/// fields; a bad value is a status and a message, and nothing is built.
+#[test]
+fn cap_bands_and_early_windows_through_the_builder() {
+    use cfx::ffi::schema_builder::*;
+    let c = |s: &str| CString::new(s).unwrap();
+    let names = ["unemployed", "< 1 year", "1 to 4 years", ">= 4 years"].map(c);
+    let levels: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    let (job, inq, gone, amount) = (c("job"), c("inq"), c("gone"), c("amount"));
+    let last_error = || cfx::ffi::error::last_error().unwrap();
+    unsafe {
+        // A builder with employment bands, an inquiry window closing after 23
+        // of 24 months and a cap of 2.
+        let draft = || {
+            let mut b = null_mut();
+            assert_eq!(cfx_schema_builder_new(&mut b), cfx_status::Ok);
+            cfx_schema_builder_add_contiguous(b, amount.as_ptr(), 250.0, 20000.0, 0);
+            cfx_schema_builder_add_categorical(b, job.as_ptr(), levels.as_ptr(), 4);
+            assert_eq!(
+                cfx_schema_builder_set_level_order(b, levels.as_ptr(), 4),
+                cfx_status::Ok
+            );
+            cfx_schema_builder_add_contiguous(b, inq.as_ptr(), 0.0, 24.0, 1);
+            cfx_schema_builder_add_special_state(b, -7.0, gone.as_ptr());
+            assert_eq!(
+                cfx_schema_builder_set_time_growth(b, 1.0, gone.as_ptr()),
+                cfx_status::Ok
+            );
+            cfx_schema_builder_set_waiting(b, 0.1, 24);
+            b
+        };
+        let b = draft();
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_ends_after(b, 23.0),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_set_max_features_changed(b, 2),
+            cfx_status::Ok
+        );
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::Ok);
+        let json = string_of(|buf, cap, need| cfx_schema_to_json(s, buf, cap, need));
+        cfx_schema_free(s);
+        let rust = cfx::schema::Schema::from_json(&json).unwrap();
+        assert_eq!(rust.max_features_changed, Some(2));
+        let g = rust.features[2]
+            .actionability
+            .grows_with_time
+            .as_ref()
+            .unwrap();
+        assert_eq!(g.ends_after, Some(23.0));
+        // 0 months since the last inquiry, 24 months on: the window has closed.
+        assert_eq!(
+            rust.after_waiting(&[1000.0, 1.0, 0.0], 24).unwrap()[2],
+            -7.0
+        );
+
+        // Duration bands on the categorical, added last.
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        cfx_schema_builder_add_categorical(b, job.as_ptr(), levels.as_ptr(), 4);
+        cfx_schema_builder_set_level_order(b, levels.as_ptr(), 4);
+        assert_eq!(
+            cfx_schema_builder_set_band_months(b, levels[1], 12),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_schema_builder_set_band_months(b, levels[2], 36),
+            cfx_status::Ok
+        );
+        let nope = c("retired");
+        assert_eq!(
+            cfx_schema_builder_set_band_months(b, nope.as_ptr(), 12),
+            cfx_status::NotFound
+        );
+        assert!(last_error().contains("retired"), "{}", last_error());
+        cfx_schema_builder_set_waiting(b, 0.1, 60);
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::Ok);
+        let json = string_of(|buf, cap, need| cfx_schema_to_json(s, buf, cap, need));
+        cfx_schema_free(s);
+        let rust = cfx::schema::Schema::from_json(&json).unwrap();
+        assert!(!rust.features[0].actionability.mutable);
+        // "< 1 year" (1): 12 months to "1 to 4 years", 36 more to ">= 4 years".
+        assert_eq!(rust.after_waiting(&[1.0], 11).unwrap(), vec![1.0]);
+        assert_eq!(rust.after_waiting(&[1.0], 12).unwrap(), vec![2.0]);
+        assert_eq!(rust.after_waiting(&[1.0], 48).unwrap(), vec![3.0]);
+
+        // Bad values: a status and a message, nothing built.
+        let b = draft();
+        assert_eq!(
+            cfx_schema_builder_set_max_features_changed(b, 0),
+            cfx_status::InvalidArgument
+        );
+        assert!(last_error().contains("at least 1"), "{}", last_error());
+        assert_eq!(
+            cfx_schema_builder_set_band_months(b, levels[1], 12),
+            cfx_status::InvalidArgument,
+            "bands on the contiguous inquiry feature"
+        );
+        assert!(last_error().contains("categorical"), "{}", last_error());
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_ends_after(b, f64::NAN),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_ends_after(b, 30.0),
+            cfx_status::Ok
+        );
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::InvalidSchema);
+        assert!(s.is_null());
+        assert!(last_error().contains("ends_after"), "{}", last_error());
+        // ends_after on a feature that does not grow with time.
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        cfx_schema_builder_add_contiguous(b, amount.as_ptr(), 250.0, 20000.0, 0);
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_ends_after(b, 300.0),
+            cfx_status::InvalidArgument
+        );
+        assert!(last_error().contains("does not grow with time"));
+        // A band with no next level in the order is refused at build.
+        cfx_schema_builder_add_categorical(b, job.as_ptr(), levels.as_ptr(), 4);
+        cfx_schema_builder_set_level_order(b, levels.as_ptr(), 4);
+        assert_eq!(
+            cfx_schema_builder_set_band_months(b, levels[3], 12),
+            cfx_status::Ok
+        );
+        cfx_schema_builder_set_waiting(b, 0.1, 24);
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::InvalidSchema);
+        assert!(last_error().contains("no next band"), "{}", last_error());
+        // NULL builders are refused too.
+        assert_eq!(
+            cfx_schema_builder_set_max_features_changed(null_mut(), 2),
+            cfx_status::NullArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_set_band_months(null_mut(), levels[1], 12),
+            cfx_status::NullArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_ends_after(null_mut(), 1.0),
+            cfx_status::NullArgument
+        );
+    }
+}

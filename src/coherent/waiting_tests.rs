@@ -15,8 +15,19 @@ fn proven(w: WaitingExplanation) -> Option<WaitingAdvice> {
     w.advice
 }
 
+/// Half the features that end in a special state close before their upper
+/// bound (`TimeGrowth::ends_after`, a reporting window shorter than the
+/// data's range): anywhere in `[0, upper]`, whole or not.
+fn random_ends_after(rng: &mut Xoshiro256PlusPlus, ends: bool, upper: f64) -> Option<f64> {
+    (ends && rng.random_bool(0.5)).then(|| {
+        let t = rng.random_range(0.0..=upper);
+        if rng.random_bool(0.5) { t.round() } else { t }
+    })
+}
+
 /// A random limited schema with one or two features that grow with time
-/// (integer or real, capped or ending in a special state) and a waiting action.
+/// (integer or real, capped or ending in a special state, at the upper bound
+/// or before it) and a waiting action.
 fn random_time_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
     let mut feats = random_limited_schema(rng).features;
     for t in 0..rng.random_range(1..=2) {
@@ -38,6 +49,7 @@ fn random_time_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
         f = f.grows_with_time(TimeGrowth {
             per_month,
             ends_in: ends.then(|| "aged off".into()),
+            ends_after: random_ends_after(rng, ends, upper),
             ..Default::default()
         });
         feats.push(f);
@@ -101,7 +113,7 @@ fn waiting_advice_equals_brute_force_over_every_wait_for_both_solvers() {
             solver,
             ..Config::default()
         };
-        let (mut feasible, mut waited, mut infeasible) = (0, 0, 0);
+        let (mut feasible, mut waited, mut infeasible, mut early) = (0, 0, 0, 0);
         for case in 0..250 {
             let schema = random_time_schema(&mut rng);
             let factual = random_factual(&schema, &mut rng);
@@ -134,6 +146,9 @@ fn waiting_advice_equals_brute_force_over_every_wait_for_both_solvers() {
                     feasible += 1;
                     if advice.months > 0 {
                         waited += 1;
+                        if closed_early(&schema, &factual, &advice.waited) {
+                            early += 1;
+                        }
                     }
                 }
                 (None, None) => infeasible += 1,
@@ -147,7 +162,26 @@ fn waiting_advice_equals_brute_force_over_every_wait_for_both_solvers() {
         assert!(feasible >= 100, "feasible: {feasible}");
         assert!(waited >= 20, "answers that wait: {waited}");
         assert!(infeasible >= 1, "infeasible: {infeasible}");
+        assert!(early >= 3, "answers past a window closed early: {early}");
     }
+}
+
+/// True when the wait took a time feature whose window closes before its
+/// upper bound (`ends_after < U`) from a value into its end state.
+fn closed_early(schema: &Schema, factual: &[f64], waited: &[f64]) -> bool {
+    schema.time_features().into_iter().any(|i| {
+        let f = &schema.features[i];
+        let (Some(t), crate::schema::FeatureKind::Contiguous { upper, .. }) = (
+            f.actionability
+                .grows_with_time
+                .as_ref()
+                .and_then(|g| g.ends_after),
+            &f.kind,
+        ) else {
+            return false;
+        };
+        t < *upper && f.state_of(factual[i]).unwrap() == 0 && f.state_of(waited[i]).unwrap() != 0
+    })
 }
 
 #[test]
@@ -177,7 +211,8 @@ fn without_a_waiting_action_the_advice_is_the_plain_optimum() {
 /// A random limited schema with one to three features that grow with time —
 /// real-valued, integer, or on a step grid (so that growth is floored to whole
 /// steps, e.g. 1/12 of a year per month), capped at their upper bound or
-/// ending in a special state — and a waiting action of up to 36 months that
+/// ending in a special state (at the upper bound or at an earlier
+/// `ends_after`) — and a waiting action of up to 36 months that
 /// is free in about one case in five.
 fn random_wide_time_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
     let mut feats = random_limited_schema(rng).features;
@@ -208,6 +243,7 @@ fn random_wide_time_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
         f = f.grows_with_time(TimeGrowth {
             per_month,
             ends_in: ends.then(|| "aged off".into()),
+            ends_after: random_ends_after(rng, ends, upper),
             ..Default::default()
         });
         feats.push(f);
@@ -240,8 +276,8 @@ fn random_wide_time_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
 #[test]
 fn one_mip_with_waiting_as_a_variable_equals_the_outer_loop() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2016);
-    let (mut feasible, mut waited, mut free, mut ended, mut robust, mut infeasible) =
-        (0, 0, 0, 0, 0, 0);
+    let (mut feasible, mut waited, mut free, mut ended, mut early, mut robust, mut infeasible) =
+        (0, 0, 0, 0, 0, 0, 0);
     let mut worst = 0.0f64;
     for case in 0..300 {
         let schema = random_wide_time_schema(&mut rng);
@@ -326,6 +362,9 @@ fn one_mip_with_waiting_as_a_variable_equals_the_outer_loop() {
                     if specials {
                         ended += 1;
                     }
+                    if closed_early(&schema, &factual, &a.waited) {
+                        early += 1;
+                    }
                 }
             }
             (None, None) => infeasible += 1,
@@ -339,13 +378,15 @@ fn one_mip_with_waiting_as_a_variable_equals_the_outer_loop() {
     }
     eprintln!(
         "one MIP vs outer loop: {feasible} feasible ({waited} wait, {free} free waits, \
-         {ended} into an ended state, {robust} robust), {infeasible} infeasible; \
+         {ended} into an ended state, {early} of them before the upper bound, {robust} robust), \
+         {infeasible} infeasible; \
          worst relative difference {worst:e}"
     );
     assert!(feasible >= 150, "feasible: {feasible}");
     assert!(waited >= 30, "answers that wait: {waited}");
     assert!(free >= 3, "free waits: {free}");
     assert!(ended >= 3, "waits into an ended state: {ended}");
+    assert!(early >= 3, "waits past a window closed early: {early}");
     assert!(robust >= 40, "robust answers: {robust}");
     assert!(infeasible >= 1, "infeasible: {infeasible}");
 }

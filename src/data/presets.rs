@@ -190,6 +190,29 @@ pub const HELOC_TIME_FEATURES: [&str; 5] = [
     "MSinceMostRecentInqexcl7days",
 ];
 
+/// The HELOC month counters whose bureau window closes, and the last month
+/// it holds: past it the feature reads −7, "condition not met" (no such
+/// event in the window), not a larger number of months. In the FICO data the
+/// months since the most recent inquiry (excluding the last 7 days) count
+/// 31–35 rows at each of 20, 21, 22 and 23 months, 8 at 24 and none above,
+/// against 1855 rows at −7 (717 of the 3519 accepted training applicants):
+/// the window closes during the 24th month, so the preset ends it after 23.
+/// An applicant whose last inquiry is 0 months old and who waits 24 months
+/// is told −7, where most such files are, not 24, which fewer than 1 % of
+/// accepted applicants have.
+///
+/// The months since the most recent delinquency are not listed, though the
+/// data shows a window too (9–23 rows at each of 72–81 months, 1 each at 82
+/// and 83: the seven years a delinquency is reported): there −7 means "never
+/// delinquent" — all 4664 rows at −7 have `MaxDelqEver` "current and never
+/// delinquent" or "unknown", none a delinquency grade, while every row with a
+/// month count has one. A delinquency leaving the file changes the whole
+/// record (`MaxDelqEver`, `PercentTradesNeverDelq`, which the preset holds),
+/// so waiting does not lead into −7 there: the months are capped at the
+/// data's 83, as is every other counter (the age of the oldest trade, of the
+/// newest, the average).
+pub const HELOC_WINDOWS: [(&str, f64); 1] = [("MSinceMostRecentInqexcl7days", 23.0)];
+
 /// The HELOC change limits per recommendation, `(feature, max_increase,
 /// max_decrease)` in the feature's units, for an applicant in the value state
 /// (see [`heloc_advice`] for why each).
@@ -239,9 +262,11 @@ pub const HELOC_IMMUTABLE: [&str; 6] = [
 
 /// FICO HELOC, as advice: the month-counting features ([`HELOC_TIME_FEATURES`])
 /// move only by waiting, all together, one month per month, capped at their
-/// upper bounds (a special state such as −7 "condition not met" stays as it
-/// is: waiting does not erase a recorded delinquency, and [`super::heloc`]
-/// already forbids the move). Change limits ([`HELOC_CHANGE_LIMITS`]), what
+/// upper bounds — except the months since the most recent inquiry, which
+/// enter −7 "condition not met" once the inquiry leaves the bureau's window
+/// after 23 months ([`HELOC_WINDOWS`]). A special state stays as it is, and
+/// waiting does not erase a recorded delinquency (the months since it are
+/// capped; [`super::heloc`] forbids the move to −7). Change limits ([`HELOC_CHANGE_LIMITS`]), what
 /// one recommendation can ask of a person within the two years the presets
 /// wait at most:
 /// * revolving and instalment burden (balance over limit, in percent) down by
@@ -282,6 +307,14 @@ pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Sche
             )));
         }
         grows_with_time(f, 1.0);
+        if let Some(&(_, last_month)) = HELOC_WINDOWS.iter().find(|(n, _)| *n == name) {
+            f.actionability.grows_with_time = Some(TimeGrowth {
+                per_month: 1.0,
+                ends_in: Some("-7".into()),
+                ends_after: Some(last_month),
+                ..Default::default()
+            });
+        }
     }
     for (name, up, down) in HELOC_CHANGE_LIMITS {
         let f = feature(&mut feats, name)?;

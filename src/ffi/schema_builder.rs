@@ -42,11 +42,13 @@ pub struct cfx_schema_builder {
     _private: [u8; 0],
 }
 
-/// What a builder holds: the features so far and the waiting action, if any.
+/// What a builder holds: the features so far, the waiting action and the cap
+/// on features changed, if any.
 #[derive(Default)]
 pub struct SchemaDraft {
     features: Vec<Feature>,
     waiting: Option<Waiting>,
+    max_features_changed: Option<usize>,
 }
 
 unsafe impl BoxHandle for cfx_schema_builder {
@@ -291,6 +293,95 @@ pub unsafe extern "C" fn cfx_schema_builder_set_time_growth(
     }
 }
 
+/// Closes the last added feature's time window early: once its value would
+/// pass `ends_after` (raw units, finite, within the feature's range) it
+/// enters the special state its time growth ends in, instead of only past its
+/// upper bound — a bureau's window that closes before the data's largest
+/// value (HELOC's months since the last inquiry read −7 after 23 months).
+/// Call after `cfx_schema_builder_set_time_growth` with a non-NULL `ends_in`
+/// (`INVALID_ARGUMENT` when the feature does not grow with time; the range
+/// and `ends_in` are checked when the schema is built). Not thread-safe
+/// (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_time_growth_ends_after(
+    builder: *mut cfx_schema_builder,
+    ends_after: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let t = finite(ends_after, "ends_after")?;
+        let f = last(builder)?;
+        let name = f.name.clone();
+        let g = f.actionability.grows_with_time.as_mut().ok_or_else(|| {
+            FfiError::invalid(format!(
+                "feature '{name}' does not grow with time: call cfx_schema_builder_set_time_growth first"
+            ))
+        })?;
+        g.ends_after = Some(t);
+        Ok(())
+    }
+}
+
+/// Declares one duration band of the last added feature, which must be
+/// categorical (German credit's "present employment since"): waiting
+/// `months` (≥ 1) from the start of band `level` moves the feature to the
+/// next level of its order (`cfx_schema_builder_set_level_order`). The
+/// feature then moves only by waiting (it becomes immutable to actions);
+/// call once per band; a level not declared is never left by waiting. A name
+/// that is not a level of the feature is `NOT_FOUND` here; a band without a
+/// next level in the order, a level outside the order, 0 months or a schema
+/// without a waiting action is `INVALID_SCHEMA` when the schema is built.
+/// Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_band_months(
+    builder: *mut cfx_schema_builder,
+    level: *const c_char,
+    months: u32,
+) -> cfx_status {
+    ffi_boundary! {
+        let level = str_in(level, "level")?.to_string();
+        let f = last(builder)?;
+        let FeatureKind::Categorical { levels } = &f.kind else {
+            return Err(FfiError::invalid(format!(
+                "feature '{}' is contiguous: duration bands belong to categorical features (a contiguous feature grows per month: cfx_schema_builder_set_time_growth)",
+                f.name
+            )));
+        };
+        if !levels.contains(&level) {
+            return Err(FfiError::new(
+                cfx_status::NotFound,
+                format!("feature '{}' has no level '{level}'", f.name),
+            ));
+        }
+        let mut g = f.actionability.grows_with_time.clone().unwrap_or_default();
+        g.band_months.insert(level, months);
+        let grown = f.clone().grows_with_time(g);
+        *f = grown;
+        Ok(())
+    }
+}
+
+/// Caps the features one piece of advice may change by action at `cap`
+/// (≥ 1; what waiting moves is not counted): every method honours it, as
+/// the schema JSON's `"max_features_changed"`. Without a call there is no
+/// cap; 0 is `INVALID_ARGUMENT` (it would forbid every advice). Not
+/// thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_max_features_changed(
+    builder: *mut cfx_schema_builder,
+    cap: usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let draft = box_mut(builder, "builder")?;
+        if cap == 0 {
+            return Err(FfiError::invalid(
+                "max_features_changed must be at least 1 (0 would forbid every advice; for no cap, do not set one)",
+            ));
+        }
+        draft.max_features_changed = Some(cap);
+        Ok(())
+    }
+}
+
 /// Forbids the move from state `from` to state `to` of the last added
 /// feature. A state is named `"value"` (a contiguous feature's range), a
 /// special state's label or code (`"-9"`), a level name, or `"*"` (any
@@ -390,7 +481,8 @@ pub unsafe extern "C" fn cfx_schema_build(
     ffi_boundary! {
         let draft = box_take(builder, "builder")?;
         let out = out_param(out_schema, "out_schema")?;
-        let s = Schema::new_with_waiting(draft.features, draft.waiting)?;
+        let s = Schema::new_with_waiting(draft.features, draft.waiting)?
+            .with_max_features_changed(draft.max_features_changed)?;
         out.write(arc_into_raw(Arc::new(s)));
         Ok(())
     }

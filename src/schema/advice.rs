@@ -15,8 +15,9 @@
 //!   ([`Waiting`], one per schema) moves every such feature by `m·per_month`
 //!   at once, capped at its upper bound `U` — or, where the data has a special
 //!   state that time leads into (`ends_in`), into that state once the value
-//!   would pass `U`. A special state is not a number of months: in one,
-//!   waiting leaves the feature as it is.
+//!   would pass `U`, or an earlier threshold where a reporting window closes
+//!   before the data's largest value (`ends_after`). A special state is not a
+//!   number of months: in one, waiting leaves the feature as it is.
 //! * **Duration bands.** A categorical whose levels are bands of a duration
 //!   ("present employment since: < 1 year, 1 to 4 years, …") also moves only
 //!   with time: up its [`Actionability::level_order`](super::Actionability)
@@ -74,9 +75,20 @@ pub struct TimeGrowth {
     #[serde(default = "one")]
     pub per_month: f64,
     /// The special state (label or code) the feature enters once its value
-    /// would pass the upper bound; `None`: it stays at the upper bound.
+    /// would pass the upper bound (or `ends_after`); `None`: it stays at the
+    /// upper bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_in: Option<String>,
+    /// With `ends_in`: the value past which the feature is in that state
+    /// (`None`: the upper bound `U`; within `[L, U]`). A bureau's reporting
+    /// window can close before the data's largest value: FICO HELOC's months
+    /// since the most recent inquiry reach 24 in 8 rows against 31–35 at
+    /// each of 20–23 months, and read −7 ("condition not met": no inquiry in
+    /// the window) past it, so the HELOC preset ends them after 23 months.
+    /// A wait that moves nothing (zero months, or less than a grid step)
+    /// leaves even a value already past it as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_after: Option<f64>,
     /// For a categorical of duration bands (module docs): per band, the
     /// months from its start to the next band of the feature's
     /// `level_order` (German credit's employment: `"... < 1 year": 12`,
@@ -96,6 +108,7 @@ impl Default for TimeGrowth {
         TimeGrowth {
             per_month: 1.0,
             ends_in: None,
+            ends_after: None,
             band_months: BTreeMap::new(),
         }
     }
@@ -147,7 +160,13 @@ impl Feature {
         for l in [a.max_increase, a.max_decrease].into_iter().flatten() {
             l.validate()?;
         }
-        let FeatureKind::Contiguous { special_states, .. } = &self.kind else {
+        let FeatureKind::Contiguous {
+            lower,
+            upper,
+            special_states,
+            ..
+        } = &self.kind
+        else {
             if limited {
                 return Err("change limits apply to contiguous features only".into());
             }
@@ -192,6 +211,19 @@ impl Feature {
                 ));
             }
         }
+        if let Some(t) = g.ends_after {
+            if g.ends_in.is_none() {
+                return Err(
+                    "ends_after says when the feature enters its ends_in state: give ends_in too"
+                        .into(),
+                );
+            }
+            if !t.is_finite() || t < *lower || t > *upper {
+                return Err(format!(
+                    "ends_after must lie within the feature's range [{lower}, {upper}], got {t}"
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -218,8 +250,11 @@ impl Feature {
                 "the feature grows with time but the schema declares no 'waiting' action".into(),
             );
         }
-        if g.ends_in.is_some() {
-            return Err("ends_in is for contiguous features; a band ends in the next band".into());
+        if g.ends_in.is_some() || g.ends_after.is_some() {
+            return Err(
+                "ends_in and ends_after are for contiguous features; a band ends in the next band"
+                    .into(),
+            );
         }
         let order = &a.level_order;
         if order.is_empty() {
@@ -296,7 +331,14 @@ impl Feature {
             growth
         };
         let grown = raw + growth;
-        if grown <= upper + COHERENCE_TOL {
+        // Where the value state ends: `ends_after` (default `U`) when time
+        // leads into a special state; a wait that moves nothing leaves even a
+        // value already past it (an applicant at 24 when the window is 23).
+        let end = match (&g.ends_in, g.ends_after) {
+            (Some(_), Some(t)) if growth > 0.0 => t,
+            _ => *upper,
+        };
+        if grown <= end + COHERENCE_TOL {
             return Some(AfterWaiting::Value(grown));
         }
         match &g.ends_in {

@@ -347,3 +347,99 @@ fn duration_bands_are_refused_when_they_cannot_be_followed() {
     let e = Schema::new_with_waiting(vec![contiguous], w).unwrap_err();
     assert!(e.to_string().contains("band_months"), "{e}");
 }
+
+/// Months since the last inquiry as FICO HELOC has them: 0–24 in the data,
+/// −7 ("condition not met") once the bureau's window has closed, after 23.
+fn inquiry_window(ends_after: Option<f64>) -> std::result::Result<Schema, crate::Error> {
+    Schema::new_with_waiting(
+        vec![
+            Feature::contiguous("inq", 0.0, 24.0)
+                .integer()
+                .with_special(-7.0, "condition not met")
+                .with_special(-8.0, "no usable trades")
+                .grows_with_time(TimeGrowth {
+                    per_month: 1.0,
+                    ends_in: Some("-7".into()),
+                    ends_after,
+                    ..Default::default()
+                }),
+            Feature::contiguous("age", 18.0, 75.0).grows_with_time(TimeGrowth {
+                per_month: 1.0 / 12.0,
+                ..Default::default()
+            }),
+        ],
+        Some(Waiting {
+            cost_per_month: 0.1,
+            max_months: 24,
+        }),
+    )
+}
+
+#[test]
+fn ends_after_closes_the_window_before_the_upper_bound() {
+    let s = inquiry_window(Some(23.0)).unwrap();
+    let inq = |from: f64, m: u32| s.after_waiting(&[from, 30.0], m).unwrap()[0];
+    // Up to the threshold the months count; one more and the window has closed.
+    assert_eq!(inq(0.0, 23), 23.0);
+    assert_eq!(inq(0.0, 24), -7.0);
+    assert_eq!(inq(20.0, 3), 23.0);
+    assert_eq!(inq(20.0, 4), -7.0);
+    // The data's own 24 is kept as it stands; any month of waiting closes it.
+    assert_eq!(inq(24.0, 0), 24.0);
+    assert_eq!(inq(24.0, 1), -7.0);
+    // A special state is not a number of months: waiting leaves it.
+    assert_eq!(inq(-8.0, 24), -8.0);
+    assert_eq!(inq(-7.0, 24), -7.0);
+    // Without ends_after the window closes past the upper bound, 24.
+    let u = inquiry_window(None).unwrap();
+    assert_eq!(u.after_waiting(&[0.0, 30.0], 24).unwrap()[0], 24.0);
+    assert_eq!(u.after_waiting(&[0.0, 30.0], 25).unwrap()[0], -7.0);
+    // Advice that waits 24 months holds −7, not 24; the check agrees.
+    let to = s.after_waiting(&[0.0, 30.0], 24).unwrap();
+    s.check_advice(&[0.0, 30.0], &to, 24).unwrap();
+    assert!(s.check_advice(&[0.0, 30.0], &[24.0, 32.0], 24).is_err());
+    // The threshold survives the schema's JSON, and is omitted when unset.
+    let json = s.to_json();
+    assert!(json.contains("\"ends_after\": 23.0"), "{json}");
+    assert_eq!(Schema::from_json(&json).unwrap(), s);
+    assert!(!u.to_json().contains("ends_after"));
+}
+
+#[test]
+fn ends_after_is_refused_outside_the_range_or_without_a_state_to_end_in() {
+    for t in [-1.0, 24.5, f64::NAN, f64::INFINITY] {
+        let e = inquiry_window(Some(t)).unwrap_err().to_string();
+        assert!(e.contains("ends_after") && e.contains("[0, 24]"), "{e}");
+    }
+    // The bounds themselves are fine.
+    inquiry_window(Some(0.0)).unwrap();
+    inquiry_window(Some(24.0)).unwrap();
+    let w = Some(Waiting {
+        cost_per_month: 0.1,
+        max_months: 12,
+    });
+    let no_state = Feature::contiguous("t", 0.0, 10.0).grows_with_time(TimeGrowth {
+        ends_after: Some(5.0),
+        ..Default::default()
+    });
+    let e = Schema::new_with_waiting(vec![no_state], w).unwrap_err();
+    assert!(e.to_string().contains("give ends_in too"), "{e}");
+    let mut band = Feature::categorical("e", &["a", "b"]);
+    band.actionability.level_order = vec!["a".into(), "b".into()];
+    let band = band.grows_with_time(TimeGrowth {
+        band_months: [("a".to_string(), 3)].into(),
+        ends_after: Some(1.0),
+        ..Default::default()
+    });
+    let e = Schema::new_with_waiting(vec![band], w).unwrap_err();
+    assert!(e.to_string().contains("ends_after"), "{e}");
+    // Through the schema JSON the same rule holds.
+    let json = r#"{"format_version": 2, "features": [
+        {"name": "t", "kind": "contiguous", "lower": 0, "upper": 10,
+         "special_states": [{"code": -7, "label": "gone"}],
+         "actionability": {"mutable": false,
+            "grows_with_time": {"ends_in": "gone", "ends_after": 11}}}],
+        "waiting": {"cost_per_month": 0.1, "max_months": 12}}"#;
+    let e = Schema::from_json(json).unwrap_err().to_string();
+    assert!(e.contains("ends_after") && e.contains("got 11"), "{e}");
+}

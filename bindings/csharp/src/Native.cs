@@ -511,6 +511,15 @@ namespace Cfx
         internal static extern int cfx_schema_builder_set_time_growth(SchemaBuilderHandle builder, double perMonth,
             [In] byte[] endsIn);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_time_growth_ends_after(SchemaBuilderHandle builder,
+            double endsAfter);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_band_months(SchemaBuilderHandle builder, [In] byte[] level,
+            uint months);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_max_features_changed(SchemaBuilderHandle builder,
+            UIntPtr cap);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_builder_add_forbidden_transition(SchemaBuilderHandle builder,
             [In] byte[] from, [In] byte[] to);
         [DllImport(Lib, CallingConvention = CC)]

@@ -189,6 +189,41 @@ namespace Cfx
             return this;
         }
 
+        /// <summary>Closes the last added feature's time window early: once its value would pass
+        /// <paramref name="endsAfter"/> (within the feature's range) it enters the state named by
+        /// <see cref="SetTimeGrowth"/>'s endsIn, instead of only past its upper bound (HELOC's months
+        /// since the last inquiry read −7 after 23 months). Call after SetTimeGrowth with an endsIn;
+        /// checked by <see cref="Build"/>.</summary>
+        public SchemaBuilder SetTimeGrowthEndsAfter(double endsAfter)
+        {
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_time_growth_ends_after(Handle, endsAfter));
+            return this;
+        }
+
+        /// <summary>One duration band of the last added (categorical) feature: waiting
+        /// <paramref name="months"/> (≥ 1) from the start of band <paramref name="level"/> moves it to
+        /// the next level of its level order; the feature then moves only by waiting. Call once per
+        /// band. An unknown level is NOT_FOUND here; a band without a next level is INVALID_SCHEMA
+        /// from <see cref="Build"/>.</summary>
+        public SchemaBuilder SetBandMonths(string level, int months)
+        {
+            if (level == null) throw new ArgumentNullException(nameof(level));
+            if (months < 0) throw new ArgumentOutOfRangeException(nameof(months), "must be >= 0");
+            var l = Utf8.Encode(level);
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_band_months(Handle, l, (uint)months));
+            return this;
+        }
+
+        /// <summary>At most <paramref name="cap"/> (≥ 1) features changed by one piece of advice (what
+        /// waiting moves is not counted); every method honours it. Without a call there is no cap; 0
+        /// is INVALID_ARGUMENT.</summary>
+        public SchemaBuilder SetMaxFeaturesChanged(int cap)
+        {
+            if (cap < 0) throw new ArgumentOutOfRangeException(nameof(cap), "must be >= 1");
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_max_features_changed(Handle, (UIntPtr)cap));
+            return this;
+        }
+
         /// <summary>Gives the schema a "wait m months" action: its cost per month (in the distance's
         /// units) and the longest wait (1 to 600 months; checked by <see cref="Build"/>).</summary>
         public SchemaBuilder SetWaiting(double costPerMonth, int maxMonths)

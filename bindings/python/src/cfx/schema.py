@@ -259,6 +259,35 @@ class SchemaBuilder(Handle):
         n.call("cfx_schema_builder_set_time_growth", self.ptr, float(per_month), cstr(ends_in, "ends_in"))
         return self
 
+    def set_time_growth_ends_after(self, ends_after):
+        """Closes the last added feature's time window early: once its value would pass
+        `ends_after` (within the feature's range) it enters the state `set_time_growth` named in
+        `ends_in`, instead of only past its upper bound (HELOC's months since the last inquiry read
+        −7 after 23 months). Call after `set_time_growth` with an `ends_in`."""
+        n.call("cfx_schema_builder_set_time_growth_ends_after", self.ptr, float(ends_after))
+        return self
+
+    def set_band_months(self, level, months):
+        """One duration band of the last added (categorical) feature: waiting `months` (≥ 1) from
+        the start of band `level` moves it to the next level of its level order; the feature then
+        moves only by waiting. Call once per band. An unknown level is ``CFX_STATUS_NOT_FOUND``
+        here; a band without a next level is ``CFX_STATUS_INVALID_SCHEMA`` from `build`."""
+        months = int(months)
+        if months < 0:
+            raise ValueError(f"months must be >= 0, got {months}")
+        n.call("cfx_schema_builder_set_band_months", self.ptr, cstr(level, "level"), months)
+        return self
+
+    def set_max_features_changed(self, cap):
+        """At most `cap` (≥ 1) features changed by one piece of advice (what waiting moves is
+        not counted); every method honours it. Without a call there is no cap; 0 is
+        ``CFX_STATUS_INVALID_ARGUMENT``."""
+        cap = int(cap)
+        if cap < 0:
+            raise ValueError(f"cap must be >= 1, got {cap}")
+        n.call("cfx_schema_builder_set_max_features_changed", self.ptr, cap)
+        return self
+
     def add_forbidden_transition(self, from_state, to_state):
         """Forbids the move `from_state` → `to_state` of the last added feature: ``"value"`` (a
         contiguous feature's range), a special state's label or code (``"-9"``), a level name,

@@ -100,6 +100,31 @@ cfx_set_time_growth <- function(builder, per_month = 1, ends_in = NULL) {
   invisible(builder)
 }
 
+#' Closes the last added feature's time window early: once its value would
+#' pass `ends_after` (within the feature's range) it enters the state
+#' `cfx_set_time_growth` named in `ends_in`, instead of only past its upper
+#' bound. Call after `cfx_set_time_growth` with an `ends_in`.
+cfx_set_time_growth_ends_after <- function(builder, ends_after) {
+  .cx(C_cfx_schema_builder_set_time_growth_ends_after, builder, as.numeric(ends_after))
+  invisible(builder)
+}
+
+#' One duration band of the last added (categorical) feature: waiting
+#' `months` from the start of band `level` moves it to the next level of its
+#' order; the feature then moves only by waiting. Call once per band.
+cfx_set_band_months <- function(builder, level, months) {
+  .cx(C_cfx_schema_builder_set_band_months, builder, enc2utf8(as.character(level)),
+      as.numeric(months))
+  invisible(builder)
+}
+
+#' At most `cap` (>= 1) features changed by one piece of advice (what waiting
+#' moves is not counted). Without a call there is no cap; 0 is refused.
+cfx_set_max_features_changed <- function(builder, cap) {
+  .cx(C_cfx_schema_builder_set_max_features_changed, builder, as.numeric(cap))
+  invisible(builder)
+}
+
 #' Gives the schema a "wait m months" action: its cost per month (in the
 #' distance's units) and the longest wait (1 to 600 months; checked when built).
 cfx_set_waiting <- function(builder, cost_per_month, max_months) {

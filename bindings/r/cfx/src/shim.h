@@ -195,6 +195,9 @@ SEXP C_cfx_schema_builder_set_actionable_bounds(SEXP builder, SEXP lower, SEXP u
 SEXP C_cfx_schema_builder_set_change_limits(SEXP builder, SEXP increase_kind, SEXP max_increase, SEXP decrease_kind, SEXP max_decrease);
 SEXP C_cfx_schema_builder_set_cost_scale(SEXP builder, SEXP cost_scale);
 SEXP C_cfx_schema_builder_set_time_growth(SEXP builder, SEXP per_month, SEXP ends_in);
+SEXP C_cfx_schema_builder_set_time_growth_ends_after(SEXP builder, SEXP ends_after);
+SEXP C_cfx_schema_builder_set_band_months(SEXP builder, SEXP level, SEXP months);
+SEXP C_cfx_schema_builder_set_max_features_changed(SEXP builder, SEXP cap);
 SEXP C_cfx_schema_builder_add_forbidden_transition(SEXP builder, SEXP from, SEXP to);
 SEXP C_cfx_schema_builder_set_level_order(SEXP builder, SEXP levels);
 SEXP C_cfx_schema_builder_set_step(SEXP builder, SEXP step);

@@ -2391,6 +2391,34 @@ SEXP C_cfx_schema_builder_set_time_growth(SEXP a_builder, SEXP a_per_month, SEXP
     return R_NilValue;
 }
 
+/* cfx_schema_builder_set_time_growth_ends_after */
+SEXP C_cfx_schema_builder_set_time_growth_ends_after(SEXP a_builder, SEXP a_ends_after)
+{
+    struct cfx_schema_builder *v_builder = (struct cfx_schema_builder *)cfxr_handle(a_builder, CFXR_K_SCHEMA_BUILDER, "builder", 0);
+    double v_ends_after = cfxr_double(a_ends_after, "ends_after");
+    cfxr_check(cfx_schema_builder_set_time_growth_ends_after(v_builder, v_ends_after));
+    return R_NilValue;
+}
+
+/* cfx_schema_builder_set_band_months */
+SEXP C_cfx_schema_builder_set_band_months(SEXP a_builder, SEXP a_level, SEXP a_months)
+{
+    struct cfx_schema_builder *v_builder = (struct cfx_schema_builder *)cfxr_handle(a_builder, CFXR_K_SCHEMA_BUILDER, "builder", 0);
+    const char *v_level = cfxr_str(a_level, "level", 0);
+    uint32_t v_months = cfxr_u32(a_months, "months");
+    cfxr_check(cfx_schema_builder_set_band_months(v_builder, v_level, v_months));
+    return R_NilValue;
+}
+
+/* cfx_schema_builder_set_max_features_changed */
+SEXP C_cfx_schema_builder_set_max_features_changed(SEXP a_builder, SEXP a_cap)
+{
+    struct cfx_schema_builder *v_builder = (struct cfx_schema_builder *)cfxr_handle(a_builder, CFXR_K_SCHEMA_BUILDER, "builder", 0);
+    size_t v_cap = cfxr_size(a_cap, "cap");
+    cfxr_check(cfx_schema_builder_set_max_features_changed(v_builder, v_cap));
+    return R_NilValue;
+}
+
 /* cfx_schema_builder_add_forbidden_transition */
 SEXP C_cfx_schema_builder_add_forbidden_transition(SEXP a_builder, SEXP a_from, SEXP a_to)
 {

@@ -2973,6 +2973,45 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetTimeGrowth(J
     free(s_ends_in);
 }
 
+/* cfx_schema_builder_set_time_growth_ends_after */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetTimeGrowthEndsAfter(JNIEnv *env, jclass cls, jlong j_builder, jdouble j_ends_after) {
+    (void)env;
+    (void)cls;
+    cfx_status st_;
+    st_ = cfx_schema_builder_set_time_growth_ends_after(HANDLE(struct cfx_schema_builder *, j_builder), (double)j_ends_after);
+    if (!ok(env, st_)) goto done;
+    done:
+    ;
+}
+
+/* cfx_schema_builder_set_band_months */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetBandMonths(JNIEnv *env, jclass cls, jlong j_builder, jbyteArray j_level, jlong j_months) {
+    (void)env;
+    (void)cls;
+    int fail_ = 0;
+    char *s_level = NULL;
+    s_level = cstr_in(env, j_level, &fail_);
+    if (fail_) goto done;
+    if (!fits_u32(env, j_months, "months")) goto done;
+    cfx_status st_;
+    st_ = cfx_schema_builder_set_band_months(HANDLE(struct cfx_schema_builder *, j_builder), s_level, (uint32_t)j_months);
+    if (!ok(env, st_)) goto done;
+    done:
+    free(s_level);
+}
+
+/* cfx_schema_builder_set_max_features_changed */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetMaxFeaturesChanged(JNIEnv *env, jclass cls, jlong j_builder, jlong j_cap) {
+    (void)env;
+    (void)cls;
+    if (!non_negative(env, j_cap, "cap")) goto done;
+    cfx_status st_;
+    st_ = cfx_schema_builder_set_max_features_changed(HANDLE(struct cfx_schema_builder *, j_builder), (size_t)j_cap);
+    if (!ok(env, st_)) goto done;
+    done:
+    ;
+}
+
 /* cfx_schema_builder_add_forbidden_transition */
 JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderAddForbiddenTransition(JNIEnv *env, jclass cls, jlong j_builder, jbyteArray j_from, jbyteArray j_to) {
     (void)env;

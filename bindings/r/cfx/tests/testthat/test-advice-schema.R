@@ -86,3 +86,88 @@ test_that("the German preset names its limits and its waiting", {
   expect_error(cfx_advice_preset(s, "german", NaN), class = "cfx_error_invalid_argument")
   expect_error(cfx_advice_preset(s, "taiwan", 0.1), "should be one of")
 })
+
+# The builder's last advice setters (issue 25), each shown to take effect on a model whose answer
+# is known by hand, and each refusing a bad value.
+capped_pair <- function(cap = NULL) {
+  # a, b in [0, 6]; the model accepts a/6 + b/6 >= 1.6 (encoded slots), so (3, 3) needs both
+  # features to move: one alone reaches 1.5.
+  b <- cfx_schema_builder() |> cfx_add_contiguous("a", 0, 6) |> cfx_add_contiguous("b", 0, 6)
+  if (!is.null(cap)) cfx_set_max_features_changed(b, cap)
+  cfx_schema_build(b)
+}
+
+test_that("a cap of one leaves no single change that flips the decision", {
+  skip_if_not(isTRUE(cfx_families()[["coherent"]]), "cfx.h has no coherent entry points")
+  m <- cfx_linear_model(c(1, 1), -1.6)
+  free <- capped_pair()
+  one <- capped_pair(1)
+  expect_match(cfx_to_json(one), "\"max_features_changed\": 1", fixed = TRUE)
+  expect_false(grepl("max_features_changed", cfx_to_json(free), fixed = TRUE))
+  r <- cfx_explain(m, c(3, 3), free)
+  expect_identical(cfx_outcome(r)$outcome, "optimal")
+  cf <- cfx_counterfactual(r)
+  expect_true(cf$a != 3 && cf$b != 3)
+  expect_identical(cfx_outcome(cfx_explain(m, c(3, 3), one))$outcome, "infeasible")
+  expect_identical(cfx_outcome(cfx_explain(m, c(3, 3), capped_pair(2)))$outcome, "optimal")
+  b <- cfx_schema_builder() |> cfx_add_contiguous("a", 0, 6)
+  expect_error(cfx_set_max_features_changed(b, 0), "at least 1", class = "cfx_error_invalid_argument")
+  expect_error(cfx_set_max_features_changed(b, -1), "cap")
+  cfx_free(b)
+})
+
+test_that("band months make waiting move the job up its order", {
+  skip_if_not(isTRUE(cfx_families()[["coherent"]]), "cfx.h has no coherent entry points")
+  levels <- c("< 1 year", "1 to 4 years", ">= 4 years")
+  s <- cfx_schema_builder() |>
+    cfx_add_categorical("job", levels) |>
+    cfx_set_level_order(levels) |>
+    cfx_set_band_months("< 1 year", 12) |>
+    cfx_set_band_months("1 to 4 years", 36) |>
+    cfx_set_waiting(0.01, 24) |>
+    cfx_schema_build()
+  expect_match(cfx_to_json(s), "\"band_months\"", fixed = TRUE)
+  # every level but the first is accepted; only waiting moves the job
+  w <- cfx_waiting(cfx_explain_with_waiting(cfx_linear_model(c(0, 5, 5), -3), 0, s))
+  expect_true(w$found)
+  expect_identical(w$months, 12L)
+  expect_identical(w$waited, 1)
+  b <- cfx_schema_builder() |> cfx_add_categorical("job", c("a", "b"))
+  expect_error(cfx_set_band_months(b, "c", 12), class = "cfx_error_not_found")
+  expect_error(cfx_set_band_months(b, "a", -1), "months")
+  cfx_free(b)
+  b <- cfx_schema_builder() |> cfx_add_contiguous("m", 0, 10)
+  expect_error(cfx_set_band_months(b, "a", 12), class = "cfx_error_invalid_argument")
+  cfx_free(b)
+  expect_error(cfx_schema_builder() |> cfx_add_categorical("job", c("a", "b")) |>
+                 cfx_set_level_order(c("a", "b")) |> cfx_set_band_months("b", 12) |>
+                 cfx_set_waiting(1, 12) |> cfx_schema_build(),
+               "no next band", class = "cfx_error_invalid_schema")
+})
+
+inquiries <- function() {
+  # months since the last inquiry in [0, 24]; the model accepts only "gone" (-7)
+  cfx_schema_builder() |>
+    cfx_add_contiguous("inq", 0, 24, integer = TRUE) |>
+    cfx_add_special_state(-7, "gone") |>
+    cfx_set_time_growth(1, ends_in = "gone")
+}
+
+test_that("ends_after closes the window before the upper bound", {
+  skip_if_not(isTRUE(cfx_families()[["coherent"]]), "cfx.h has no coherent entry points")
+  early <- inquiries() |> cfx_set_time_growth_ends_after(23) |> cfx_set_waiting(0.01, 24) |>
+    cfx_schema_build()
+  late <- inquiries() |> cfx_set_waiting(0.01, 24) |> cfx_schema_build()
+  m <- cfx_linear_model(c(0, 5), -3)
+  expect_match(cfx_to_json(early), "\"ends_after\": 23", fixed = TRUE)
+  w <- cfx_waiting(cfx_explain_with_waiting(m, 0, early))
+  expect_true(w$found)
+  expect_identical(w$months, 24L)
+  expect_identical(w$waited, -7)
+  expect_identical(cfx_waiting(cfx_explain_with_waiting(m, 0, late))$outcome, "no_advice")
+  expect_error(inquiries() |> cfx_set_time_growth_ends_after(30) |> cfx_set_waiting(0.01, 24) |>
+                 cfx_schema_build(), "ends_after", class = "cfx_error_invalid_schema")
+  b <- cfx_schema_builder() |> cfx_add_contiguous("m", 0, 10)
+  expect_error(cfx_set_time_growth_ends_after(b, 5), class = "cfx_error_invalid_argument")
+  cfx_free(b)
+})

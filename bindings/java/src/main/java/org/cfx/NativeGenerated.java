@@ -1334,6 +1334,38 @@ final class NativeGenerated {
     static native void schemaBuilderSetTimeGrowth(long builder, double perMonth, byte[] endsIn);
 
     /**
+     * {@code cfx_schema_builder_set_time_growth_ends_after}: Closes the last added feature's time
+     * window early: once its value would pass {@code ends_after} (raw units, finite, within the
+     * feature's range) it enters the special state its time growth ends in, instead of only past its
+     * upper bound — a bureau's window that closes before the data's largest value (HELOC's months
+     * since the last inquiry read −7 after 23 months). Call after {@code
+     * cfx_schema_builder_set_time_growth} with a non-NULL {@code ends_in} ({@code INVALID_ARGUMENT}
+     * when the feature does not grow with time; the range and {@code ends_in} are checked when the
+     * schema is built). Not thread-safe (builder).
+     */
+    static native void schemaBuilderSetTimeGrowthEndsAfter(long builder, double endsAfter);
+
+    /**
+     * {@code cfx_schema_builder_set_band_months}: Declares one duration band of the last added
+     * feature, which must be categorical (German credit's "present employment since"): waiting {@code
+     * months} (≥ 1) from the start of band {@code level} moves the feature to the next level of its
+     * order ({@code cfx_schema_builder_set_level_order}). The feature then moves only by waiting (it
+     * becomes immutable to actions); call once per band; a level not declared is never left by
+     * waiting. A name that is not a level of the feature is {@code NOT_FOUND} here; a band without a
+     * next level in the order, a level outside the order, 0 months or a schema without a waiting
+     * action is {@code INVALID_SCHEMA} when the schema is built. Not thread-safe (builder).
+     */
+    static native void schemaBuilderSetBandMonths(long builder, byte[] level, long months);
+
+    /**
+     * {@code cfx_schema_builder_set_max_features_changed}: Caps the features one piece of advice may
+     * change by action at {@code cap} (≥ 1; what waiting moves is not counted): every method honours
+     * it, as the schema JSON's {@code "max_features_changed"}. Without a call there is no cap; 0 is
+     * {@code INVALID_ARGUMENT} (it would forbid every advice). Not thread-safe (builder).
+     */
+    static native void schemaBuilderSetMaxFeaturesChanged(long builder, long cap);
+
+    /**
      * {@code cfx_schema_builder_add_forbidden_transition}: Forbids the move from state {@code from} to
      * state {@code to} of the last added feature. A state is named {@code "value"} (a contiguous
      * feature's range), a special state's label or code ({@code "-9"}), a level name, or {@code "*"}

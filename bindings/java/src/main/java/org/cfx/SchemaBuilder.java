@@ -130,6 +130,43 @@ public final class SchemaBuilder extends NativeResource {
     }
 
     /**
+     * Closes the last feature's time window early: once its value would pass {@code endsAfter}
+     * (within the feature's range) it enters the state named by {@link #timeGrowth}'s {@code
+     * endsIn}, instead of only past its upper bound (HELOC's months since the last inquiry read −7
+     * after 23 months). Call after {@code timeGrowth} with an {@code endsIn}; checked by {@link
+     * #build()}.
+     */
+    public SchemaBuilder timeGrowthEndsAfter(double endsAfter) {
+        return with(b -> NativeGenerated.schemaBuilderSetTimeGrowthEndsAfter(b, endsAfter));
+    }
+
+    /**
+     * One duration band of the last (categorical) feature: waiting {@code months} (≥ 1) from the
+     * start of band {@code level} moves it to the next level of its {@link #levelOrder}; the feature
+     * then moves only by waiting. Call once per band (German credit's employment: "... &lt; 1 year"
+     * 12, "1 &lt;= ... &lt; 4 years" 36). An unknown level is NOT_FOUND here; a band without a next
+     * level is INVALID_SCHEMA from {@link #build()}.
+     */
+    public SchemaBuilder bandMonths(String level, int months) {
+        if (months < 0) {
+            throw new IllegalArgumentException("months must be >= 0, got " + months);
+        }
+        byte[] l = Utf8.cstr(level, "level");
+        return with(b -> NativeGenerated.schemaBuilderSetBandMonths(b, l, months));
+    }
+
+    /**
+     * At most {@code cap} (≥ 1) features changed by one piece of advice (what waiting moves is not
+     * counted); every method honours it. Without a call there is no cap; 0 is INVALID_ARGUMENT.
+     */
+    public SchemaBuilder maxFeaturesChanged(int cap) {
+        if (cap < 0) {
+            throw new IllegalArgumentException("cap must be >= 1, got " + cap);
+        }
+        return with(b -> NativeGenerated.schemaBuilderSetMaxFeaturesChanged(b, cap));
+    }
+
+    /**
      * Gives the schema a "wait m months" action: its cost per month (in the distance's units) and
      * the longest wait (0 to 600 months).
      */

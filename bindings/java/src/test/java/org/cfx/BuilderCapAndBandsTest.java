@@ -1,0 +1,118 @@
+package org.cfx;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The builder's last advice setters (issue 25), each shown to take effect on a model whose answer
+ * is known by hand, and each refusing a bad value.
+ */
+class BuilderCapAndBandsTest {
+    /**
+     * a, b in [0, 6]; the model accepts a/6 + b/6 ≥ 1.6 (encoded slots), so (3, 3) needs both to
+     * move: one alone reaches 1.5.
+     */
+    static Schema pair(int cap) {
+        SchemaBuilder b = Schema.builder().contiguous("a", 0, 6, false).contiguous("b", 0, 6, false);
+        return (cap > 0 ? b.maxFeaturesChanged(cap) : b).build();
+    }
+
+    @Test
+    void aCapOfOneLeavesNoSingleChangeThatFlipsTheDecision() {
+        assumeTrue(Coherent.available(), "cfx.h has no coherent entry points");
+        double[] applicant = {3, 3};
+        try (Model m = Model.linear(new double[] {1, 1}, -1.6, 0.5);
+                Schema free = pair(0);
+                Schema one = pair(1);
+                Schema two = pair(2)) {
+            assertTrue(one.toJson().contains("\"max_features_changed\": 1"), one.toJson());
+            assertFalse(free.toJson().contains("max_features_changed"));
+            try (CoherentResult r = Coherent.explain(free, m, null, applicant)) {
+                assertEquals(CoherentResult.Outcome.OPTIMAL, r.outcome());
+                double[] cf = r.counterfactual(0);
+                assertTrue(cf[0] != 3 && cf[1] != 3, "both move: " + cf[0] + ", " + cf[1]);
+            }
+            try (CoherentResult r = Coherent.explain(one, m, null, applicant)) {
+                assertEquals(CoherentResult.Outcome.INFEASIBLE, r.outcome(), "one slot at 1 and one at 0.5 is still declined");
+            }
+            try (CoherentResult r = Coherent.explain(two, m, null, applicant)) {
+                assertEquals(CoherentResult.Outcome.OPTIMAL, r.outcome());
+            }
+        }
+        try (SchemaBuilder b = Schema.builder().contiguous("a", 0, 6, false)) {
+            CfxException e = assertThrows(CfxException.class, () -> b.maxFeaturesChanged(0));
+            assertEquals(Status.INVALID_ARGUMENT, e.statusCode());
+            assertTrue(e.getMessage().contains("at least 1"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> b.maxFeaturesChanged(-1));
+        }
+    }
+
+    /** The model accepts every job level but the first; only waiting moves the job, a band at a time. */
+    @Test
+    void bandMonthsMakeWaitingMoveTheJobUpItsOrder() {
+        assumeTrue(Coherent.available(), "cfx.h has no coherent entry points");
+        try (Schema s = Schema.builder()
+                        .categorical("job", "< 1 year", "1 to 4 years", ">= 4 years")
+                        .levelOrder("< 1 year", "1 to 4 years", ">= 4 years")
+                        .bandMonths("< 1 year", 12)
+                        .bandMonths("1 to 4 years", 36)
+                        .waiting(0.01, 24)
+                        .build();
+                Model m = Model.linear(new double[] {0, 5, 5}, -3, 0.5);
+                WaitingAdvice a = Coherent.explainWithWaiting(s, m, null, new double[] {0})) {
+            assertTrue(s.toJson().contains("\"band_months\""), s.toJson());
+            assertTrue(a.found());
+            assertEquals(12, a.summary().months());
+            assertArrayEquals(new double[] {1}, a.waitedRow());
+        }
+        try (SchemaBuilder b = Schema.builder().categorical("job", "a", "b")) {
+            assertEquals(Status.NOT_FOUND, assertThrows(CfxException.class, () -> b.bandMonths("c", 12)).statusCode());
+            assertThrows(IllegalArgumentException.class, () -> b.bandMonths("a", -1));
+        }
+        try (SchemaBuilder b = Schema.builder().contiguous("m", 0, 10, true)) {
+            assertEquals(Status.INVALID_ARGUMENT,
+                    assertThrows(CfxException.class, () -> b.bandMonths("a", 12)).statusCode());
+        }
+        SchemaBuilder last = Schema.builder().categorical("job", "a", "b").levelOrder("a", "b").bandMonths("b", 12).waiting(1, 12);
+        CfxException e = assertThrows(CfxException.class, last::build);
+        assertEquals(Status.INVALID_SCHEMA, e.statusCode());
+        assertTrue(e.getMessage().contains("no next band"), e.getMessage());
+    }
+
+    /** Months since the last inquiry in [0, 24]; the model accepts only "gone" (−7). */
+    static SchemaBuilder inquiries() {
+        return Schema.builder()
+                .contiguous("inq", 0, 24, true)
+                .specialState(-7, "gone")
+                .timeGrowth(1, "gone");
+    }
+
+    @Test
+    void endsAfterClosesTheWindowBeforeTheUpperBound() {
+        assumeTrue(Coherent.available(), "cfx.h has no coherent entry points");
+        double[] applicant = {0};
+        try (Schema early = inquiries().timeGrowthEndsAfter(23).waiting(0.01, 24).build();
+                Schema late = inquiries().waiting(0.01, 24).build();
+                Model m = Model.linear(new double[] {0, 5}, -3, 0.5)) {
+            assertTrue(early.toJson().contains("\"ends_after\": 23"), early.toJson());
+            try (WaitingAdvice a = Coherent.explainWithWaiting(early, m, null, applicant)) {
+                assertTrue(a.found());
+                assertEquals(24, a.summary().months());
+                assertArrayEquals(new double[] {-7}, a.waitedRow());
+            }
+            try (WaitingAdvice a = Coherent.explainWithWaiting(late, m, null, applicant)) {
+                assertEquals(WaitingAdvice.Outcome.NO_ADVICE, a.outcome(), "24 months old after 24 months");
+            }
+        }
+        SchemaBuilder outside = inquiries().timeGrowthEndsAfter(30).waiting(0.01, 24);
+        CfxException e = assertThrows(CfxException.class, outside::build);
+        assertEquals(Status.INVALID_SCHEMA, e.statusCode());
+        assertTrue(e.getMessage().contains("ends_after"), e.getMessage());
+        try (SchemaBuilder b = Schema.builder().contiguous("m", 0, 10, true)) {
+            assertEquals(Status.INVALID_ARGUMENT,
+                    assertThrows(CfxException.class, () -> b.timeGrowthEndsAfter(5)).statusCode());
+        }
+    }
+}

@@ -1,0 +1,95 @@
+"""The builder's last advice setters (issue 25), each shown to take effect on a model whose answer
+is known by hand, and each refusing a bad value."""
+
+import pytest
+
+import cfx
+
+
+def capped_pair(cap=None):
+    """a, b in [0, 6]; the model accepts a/6 + b/6 >= 1.6 (encoded slots), so (3, 3) needs both
+    features to move: one alone reaches 1.5."""
+    b = cfx.SchemaBuilder().add_contiguous("a", 0, 6).add_contiguous("b", 0, 6)
+    return (b if cap is None else b.set_max_features_changed(cap)).build()
+
+
+def test_a_cap_of_one_leaves_no_single_change_that_flips_the_decision():
+    applicant = [3.0, 3.0]
+    with cfx.Model.linear([1.0, 1.0], -1.6) as m, capped_pair() as free, capped_pair(1) as one:
+        assert '"max_features_changed": 1' in one.to_json()
+        assert "max_features_changed" not in free.to_json()
+        with cfx.explain(free, m, applicant) as r:
+            assert r.outcome == "optimal"
+            cf = r.counterfactual(0)
+            assert cf[0] != 3 and cf[1] != 3, cf
+        with cfx.explain(one, m, applicant) as r:
+            assert r.outcome == "infeasible"  # one slot at 1 and one at 0.5 is still declined
+        with capped_pair(2) as two, cfx.explain(two, m, applicant) as r:
+            assert r.outcome == "optimal"
+    b = cfx.SchemaBuilder().add_contiguous("a", 0, 6)
+    with pytest.raises(cfx.CfxError) as e:
+        b.set_max_features_changed(0)
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT" and "at least 1" in e.value.message
+    with pytest.raises(ValueError):
+        b.set_max_features_changed(-1)
+
+
+def test_band_months_make_waiting_move_the_job_up_its_order():
+    levels = ["< 1 year", "1 to 4 years", ">= 4 years"]
+    with (
+        cfx.SchemaBuilder()
+        .add_categorical("job", levels)
+        .set_level_order(levels)
+        .set_band_months("< 1 year", 12)
+        .set_band_months("1 to 4 years", 36)
+        .set_waiting(0.01, 24)
+        .build() as s,
+        cfx.Model.linear([0.0, 5.0, 5.0], -3.0) as m,  # every level but the first is accepted
+        cfx.explain_with_waiting(s, m, [0.0]) as a,
+    ):
+        assert '"band_months"' in s.to_json()
+        assert a.found and a.months == 12
+        assert list(a.waited_row()) == [1.0]
+    b = cfx.SchemaBuilder().add_categorical("job", ["a", "b"])
+    with pytest.raises(cfx.CfxError) as e:
+        b.set_band_months("c", 12)
+    assert e.value.status_name == "CFX_STATUS_NOT_FOUND"
+    with pytest.raises(ValueError):
+        b.set_band_months("a", -1)
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.SchemaBuilder().add_contiguous("m", 0, 10, integer=True).set_band_months("a", 12)
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
+    with pytest.raises(cfx.CfxError) as e:
+        b = cfx.SchemaBuilder().add_categorical("job", ["a", "b"]).set_level_order(["a", "b"])
+        b.set_band_months("b", 12).set_waiting(1, 12).build()
+    assert e.value.status_name == "CFX_STATUS_INVALID_SCHEMA" and "no next band" in e.value.message
+
+
+def inquiries():
+    """Months since the last inquiry in [0, 24]; the model accepts only "gone" (-7)."""
+    return (
+        cfx.SchemaBuilder()
+        .add_contiguous("inq", 0, 24, integer=True)
+        .add_special_state(-7, "gone")
+        .set_time_growth(1, "gone")
+    )
+
+
+def test_ends_after_closes_the_window_before_the_upper_bound():
+    with (
+        inquiries().set_time_growth_ends_after(23).set_waiting(0.01, 24).build() as early,
+        inquiries().set_waiting(0.01, 24).build() as late,
+        cfx.Model.linear([0.0, 5.0], -3.0) as m,
+    ):
+        assert '"ends_after": 23' in early.to_json()
+        with cfx.explain_with_waiting(early, m, [0.0]) as a:
+            assert a.found and a.months == 24
+            assert list(a.waited_row()) == [-7.0]
+        with cfx.explain_with_waiting(late, m, [0.0]) as a:
+            assert a.outcome == "no_advice"  # 24 months old after 24 months
+    with pytest.raises(cfx.CfxError) as e:
+        inquiries().set_time_growth_ends_after(30).set_waiting(0.01, 24).build()
+    assert e.value.status_name == "CFX_STATUS_INVALID_SCHEMA" and "ends_after" in e.value.message
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.SchemaBuilder().add_contiguous("m", 0, 10, integer=True).set_time_growth_ends_after(5)
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
