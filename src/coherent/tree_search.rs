@@ -39,9 +39,12 @@
 //! domains cut by the split thresholds).
 //!
 //! # The search
-//! Best first on that bound. At each node the *candidate* — every feature at
-//! the cheapest option of its domain — is scored exactly, summed as the library
-//! sums it (`TreeEnsemble::sum_tree_values`); if it is accepted, its cost
+//! Best first on that bound. Incumbents come from solved nodes and from the
+//! primal heuristic ([`super::tree_primal`]), run at the root and, within a
+//! budget of tree walks, from the domains of nodes about to be split. At each
+//! node the *candidate* — every feature at the cheapest option of its domain —
+//! is scored exactly, summed as the library sums it
+//! (`TreeEnsemble::sum_tree_values`); if it is accepted, its cost
 //! `Σ_f min cost(D_f)` is the least cost of any point of the node, so the node
 //! is solved. Otherwise, among the trees whose bound-attaining leaf (the
 //! *witness*) differs from the candidate's, the one with the largest value
@@ -58,6 +61,7 @@
 //! and every answer's acceptance is the library's own sum.
 
 use super::separable::{PRUNE_REL, Pick, Workspace};
+use super::tree_primal::{Menus, Primal};
 use super::trees::for_each_node;
 use crate::error::{Error, Result};
 use crate::model::TreeEnsemble;
@@ -128,6 +132,19 @@ impl Ord for Open {
 /// Nodes between two dives of the search (see [`TreeSearch::solve`]).
 const PLUNGE_EVERY: usize = 256;
 
+/// Nodes between two runs of the primal heuristic ([`super::tree_primal`])
+/// after a run that improved the incumbent; the interval doubles up to
+/// `HEURISTIC_LAST` while runs fail.
+const HEURISTIC_FIRST: usize = 16;
+const HEURISTIC_LAST: usize = 256;
+
+/// The heuristic spends about one tree walk per `HEURISTIC_SHARE` trees per
+/// node evaluated (beyond its run at the root). A node's evaluation walks
+/// every tree several times (the candidate, the bound, each propagation
+/// round), so this caps the heuristic at a small share of the search's work,
+/// counted, so that the search stays deterministic.
+const HEURISTIC_SHARE: u64 = 2;
+
 /// Propagation rounds per node evaluation (the last round only bounds).
 const PROPAGATION_ROUNDS: usize = 4;
 
@@ -191,9 +208,11 @@ pub struct TreeSearch {
     path_features: Vec<usize>,
     touched: Vec<usize>,
     survivors: usize,
-    feature_trees: Vec<Vec<usize>>,
-    greedy_leaf: Vec<f64>,
-    greedy_try: Vec<f64>,
+    /// The primal heuristic ([`super::tree_primal`]), and whether it runs at
+    /// the root only (tests set this to measure what the runs inside the
+    /// search bring).
+    primal: Primal,
+    root_heuristic_only: bool,
     // The search.
     slab: Vec<u64>,
     free: Vec<usize>,
@@ -308,19 +327,7 @@ impl TreeSearch {
             }
         }
         self.n_trees = ens.roots().len();
-        // The trees that test each feature (for the greedy warm start).
-        self.feature_trees.clear();
-        self.feature_trees.resize(n, Vec::new());
-        for (t, &r) in ens.roots().iter().enumerate() {
-            for_each_node(nodes, r as usize, |k| {
-                if nodes[k].test != Test::Leaf {
-                    let f = nodes[k].feature as usize;
-                    if self.feature_trees[f].last() != Some(&t) {
-                        self.feature_trees[f].push(t);
-                    }
-                }
-            });
-        }
+        self.primal.prepare(ens, n);
         // The float32 sum of XGBoost rounds each partial sum to a relative
         // 2^-24: at most (trees + 1)·2^-24 times the largest partial sum, which
         // is at most |base| + Σ_t max |leaf|. LightGBM sums in f64.
@@ -352,7 +359,7 @@ impl TreeSearch {
     /// leaves every feature whose domain still holds "stay" unchanged: a node
     /// meets every cut as long as each cut has such a feature, and is pruned
     /// once one has none. The bound ignores the cuts (it stays a relaxation);
-    /// the greedy warm start is kept only if it meets them.
+    /// the heuristic's answers are kept only if they meet them.
     pub fn set_cuts(
         &mut self,
         ws: &Workspace,
@@ -419,6 +426,31 @@ impl TreeSearch {
         self.every_cut_has(|f| opt[f] == 0)
     }
 
+    /// The menus as the primal heuristic reads them (for its tests).
+    #[cfg(test)]
+    pub(super) fn menus(&self) -> Menus<'_> {
+        Menus {
+            opt_start: &self.opt_start,
+            word_start: &self.word_start,
+            cost: &self.cost,
+            mask_start: &self.mask_start,
+            masks: &self.masks,
+        }
+    }
+
+    /// The menu index of feature `f`'s sorted option `o` (for the primal
+    /// heuristic's tests).
+    #[cfg(test)]
+    pub(super) fn menu_option(&self, f: usize, o: usize) -> usize {
+        self.menu_index[self.opt_start[f] + o]
+    }
+
+    /// Runs the primal heuristic at the root only (for its tests).
+    #[cfg(test)]
+    pub(super) fn set_root_heuristic_only(&mut self, only: bool) {
+        self.root_heuristic_only = only;
+    }
+
     /// The picks of the last answer, one per feature (menu indices).
     pub fn picks(&self) -> &[Pick] {
         &self.picks
@@ -465,11 +497,11 @@ impl TreeSearch {
         }
         let mut limited = false;
         let mut next_clock_check = 32;
-        if let Some(cost) = self.greedy(ens, need) {
-            if self.meets_cuts(&self.best) {
-                incumbent = cost;
-            }
-        }
+        self.primal.walks = 0;
+        self.heuristic(ens, &root, need, u64::MAX, &mut incumbent);
+        let root_walks = self.primal.walks;
+        let mut heuristic_interval = HEURISTIC_FIRST;
+        let mut next_heuristic = HEURISTIC_FIRST;
         let mut pending: Vec<u64> = root;
         // Evaluate a node: solved → incumbent; open → stored, returned.
         let evaluate_and_store =
@@ -557,6 +589,29 @@ impl TreeSearch {
             pending.clear();
             pending.extend_from_slice(&self.slab[top.at..top.at + words]);
             self.free.push(top.at);
+            // The primal heuristic from this node's domains: adaptive (the
+            // interval resets when it improves the incumbent, doubles while it
+            // fails) and within a budget of tree walks per node evaluated. A
+            // run starts when the budget holds what the run at the root took,
+            // and may take twice that.
+            let allowance = root_walks + (nodes * self.n_trees) as u64 / HEURISTIC_SHARE;
+            let run = root_walks.max(1);
+            if !self.root_heuristic_only
+                && nodes >= next_heuristic
+                && self.primal.walks + run <= allowance
+            {
+                let limit = self.primal.walks + 2 * run;
+                let improved = self.heuristic(ens, &pending, need, limit, &mut incumbent);
+                heuristic_interval = if improved {
+                    HEURISTIC_FIRST
+                } else {
+                    (2 * heuristic_interval).min(HEURISTIC_LAST)
+                };
+                next_heuristic = nodes + heuristic_interval;
+                if improved && top.bound >= cutoff(incumbent) {
+                    continue;
+                }
+            }
             let before = incumbent;
             let mut children: [Option<Open>; 2] = [None, None];
             for (j, side) in [true, false].into_iter().enumerate() {
@@ -626,112 +681,34 @@ impl TreeSearch {
         }
     }
 
-    /// The value of the leaf tree `t` (root `r`) sends the options `opt` to.
-    fn leaf_value(&self, ens: &TreeEnsemble, r: usize, opt: &[usize]) -> f64 {
-        let nodes = ens.nodes();
-        let mut k = r;
-        while nodes[k].test != Test::Leaf {
-            let f = nodes[k].feature as usize;
-            let left = bit(&self.masks[self.mask_start[k]..], opt[f]);
-            k = if left { nodes[k].left } else { nodes[k].right } as usize;
+    /// Runs the primal heuristic ([`super::tree_primal`]) from the domains
+    /// `dom` until its walks pass `budget`; its answer becomes the incumbent
+    /// (in `best`) when cheaper and it meets the cuts. Whether it did.
+    fn heuristic(
+        &mut self,
+        ens: &TreeEnsemble,
+        dom: &[u64],
+        need: f64,
+        budget: u64,
+        incumbent: &mut f64,
+    ) -> bool {
+        let menus = Menus {
+            opt_start: &self.opt_start,
+            word_start: &self.word_start,
+            cost: &self.cost,
+            mask_start: &self.mask_start,
+            masks: &self.masks,
+        };
+        let Some(cost) = self.primal.run(&menus, ens, dom, need, budget) else {
+            return false;
+        };
+        if cost < *incumbent && self.meets_cuts(self.primal.answer()) {
+            *incumbent = cost;
+            self.best.clear();
+            self.best.extend_from_slice(self.primal.answer());
+            return true;
         }
-        nodes[k].value
-    }
-
-    /// A greedy warm start (its answer only seeds the incumbent, so that the
-    /// bound prunes from the first node): from every feature's cheapest
-    /// option, repeatedly take the single-feature move that gains the most
-    /// margin per unit of cost — or, once one exists, the cheapest move that
-    /// gets the applicant accepted — then undo every move the acceptance does
-    /// not need. Returns the answer's cost (in `best`), or `None`.
-    fn greedy(&mut self, ens: &TreeEnsemble, need: f64) -> Option<f64> {
-        let n = self.opt_start.len() - 1;
-        let roots = ens.roots();
-        let mut opt: Vec<usize> = vec![0; n];
-        self.greedy_leaf.clear();
-        for &r in roots {
-            let v = self.leaf_value(ens, r as usize, &opt);
-            self.greedy_leaf.push(v);
-        }
-        let exact = |s: &TreeSearch| ens.sum_tree_values(s.greedy_leaf.iter().copied());
-        let mut margin: f64 = ens.base_score() + self.greedy_leaf.iter().sum::<f64>();
-        let mut accepted = exact(self) >= need;
-        for _ in 0..4 * n + 8 {
-            if accepted {
-                break;
-            }
-            // (feature, option, margin after, cost increase), best by ratio,
-            // and the cheapest that reaches the need.
-            let mut by_ratio: Option<(usize, usize, f64, f64)> = None;
-            let mut finishing: Option<(usize, usize, f64, f64)> = None;
-            for f in 0..n {
-                let cur_cost = self.cost[self.opt_start[f] + opt[f]];
-                let trees = std::mem::take(&mut self.feature_trees[f]);
-                let keep = opt[f];
-                for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
-                    if o == keep {
-                        continue;
-                    }
-                    opt[f] = o;
-                    let mut m = margin;
-                    for &t in &trees {
-                        m += self.leaf_value(ens, roots[t] as usize, &opt) - self.greedy_leaf[t];
-                    }
-                    let dc = self.cost[self.opt_start[f] + o] - cur_cost;
-                    let gain = m - margin;
-                    if m >= need && finishing.is_none_or(|b| dc < b.3) {
-                        finishing = Some((f, o, m, dc));
-                    }
-                    if gain > 0.0 {
-                        let ratio = gain / dc.max(1e-12);
-                        let better =
-                            by_ratio.is_none_or(|b| ratio > (b.2 - margin) / b.3.max(1e-12));
-                        if better {
-                            by_ratio = Some((f, o, m, dc));
-                        }
-                    }
-                }
-                opt[f] = keep;
-                self.feature_trees[f] = trees;
-            }
-            let (f, o, m, _) = finishing.or(by_ratio)?;
-            opt[f] = o;
-            margin = m;
-            for j in 0..self.feature_trees[f].len() {
-                let t = self.feature_trees[f][j];
-                self.greedy_leaf[t] = self.leaf_value(ens, roots[t] as usize, &opt);
-            }
-            accepted = exact(self) >= need;
-        }
-        if !accepted {
-            return None;
-        }
-        // Undo the moves the acceptance does not need, dearest first.
-        let mut moved: Vec<usize> = (0..n).filter(|&f| opt[f] != 0).collect();
-        moved.sort_by(|&a, &b| {
-            let ca = self.cost[self.opt_start[a] + opt[a]];
-            let cb = self.cost[self.opt_start[b] + opt[b]];
-            cb.total_cmp(&ca)
-        });
-        for f in moved {
-            let keep = opt[f];
-            opt[f] = 0;
-            self.greedy_try.clear();
-            self.greedy_try.extend_from_slice(&self.greedy_leaf);
-            for j in 0..self.feature_trees[f].len() {
-                let t = self.feature_trees[f][j];
-                self.greedy_try[t] = self.leaf_value(ens, roots[t] as usize, &opt);
-            }
-            if ens.sum_tree_values(self.greedy_try.iter().copied()) >= need {
-                std::mem::swap(&mut self.greedy_leaf, &mut self.greedy_try);
-            } else {
-                opt[f] = keep;
-            }
-        }
-        let cost = (0..n).map(|f| self.cost[self.opt_start[f] + opt[f]]).sum();
-        self.best.clear();
-        self.best.extend_from_slice(&opt);
-        Some(cost)
+        false
     }
 
     /// Evaluates the node with domains `dom`: narrows the domains by

@@ -290,7 +290,7 @@ pub(crate) fn random_ensemble_of(
     ens
 }
 
-fn grow(
+pub(crate) fn grow(
     schema: &Schema,
     depth: usize,
     rng: &mut Xoshiro256PlusPlus,
