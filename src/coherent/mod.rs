@@ -40,6 +40,7 @@ mod highs;
 mod infeasible;
 mod program;
 pub mod separable;
+mod tree_bound;
 pub mod tree_search;
 mod trees;
 /// The random schemas and ensembles of the tree MIP's oracle, shared with the
