@@ -56,7 +56,7 @@ const MAX_GROUP: usize = 2048;
 
 /// Pairs of combinations tried per node, over all merges (those whose value
 /// can still reach `τ`); small, because every node pays it and the bound's
-/// gain must outweigh it (measured on XGBoost 500×6, BENCHMARKS.md).
+/// gain must outweigh it (tuned on HELOC's 500-tree models, BENCHMARKS.md).
 const BUDGET: usize = 2_000;
 
 /// What the bound reads of the search's node (borrowed from the search).
