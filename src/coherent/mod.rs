@@ -40,6 +40,7 @@ mod highs;
 mod infeasible;
 mod program;
 pub mod separable;
+mod tree_bound;
 mod tree_primal;
 pub mod tree_search;
 mod trees;

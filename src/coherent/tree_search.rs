@@ -38,6 +38,10 @@
 //! same way for robustness; Khouna, Emine, Ferry & Vidal 2026 search interval
 //! domains cut by the split thresholds).
 //!
+//! [`TreeSearch::set_merged_bound`] replaces the trees' staircases by those of
+//! groups of trees whose leaves must agree (`coherent::tree_bound`, Veritas's
+//! merging): a tighter bound, fewer nodes, but dearer nodes; off by default.
+//!
 //! # The search
 //! Best first on that bound. Incumbents come from solved nodes and from the
 //! primal heuristic ([`super::tree_primal`]), run at the root and, within a
@@ -61,6 +65,7 @@
 //! and every answer's acceptance is the library's own sum.
 
 use super::separable::{PRUNE_REL, Pick, Workspace};
+use super::tree_bound::{MergedBound, Space};
 use super::tree_primal::{Menus, Primal};
 use super::trees::for_each_node;
 use crate::error::{Error, Result};
@@ -226,6 +231,10 @@ pub struct TreeSearch {
     cut_features: Vec<usize>,
     /// Per feature, whether its (sorted) option 0 is staying put.
     stay_first: Vec<bool>,
+    /// The merged bound ([`super::tree_bound`]), and whether it is on
+    /// ([`TreeSearch::set_merged_bound`]).
+    merged: MergedBound,
+    merged_on: bool,
 }
 
 /// What a bound must stay below to beat the incumbent's cost (relative
@@ -449,6 +458,16 @@ impl TreeSearch {
     #[cfg(test)]
     pub(super) fn set_root_heuristic_only(&mut self, only: bool) {
         self.root_heuristic_only = only;
+    }
+
+    /// Turns the merged bound of `coherent::tree_bound` (trees grouped so that
+    /// their leaves must agree, Devos, Meert & Davis 2021) on or off for the
+    /// next solves; off by default. It is admissible and never below the
+    /// per-tree bound, and needs up to three times fewer nodes on HELOC's
+    /// models, but costs more per node than it saves on most of them
+    /// (BENCHMARKS.md, issue 24), so the search does not use it unasked.
+    pub fn set_merged_bound(&mut self, on: bool) {
+        self.merged_on = on;
     }
 
     /// The picks of the last answer, one per feature (menu indices).
@@ -761,6 +780,9 @@ impl TreeSearch {
             self.cur.extend_from_slice(&self.work);
             self.events.clear();
             self.tree_max.clear();
+            if self.merged_on {
+                self.merged.clear();
+            }
             for (t, &r) in ens.roots().iter().enumerate() {
                 self.leaves.clear();
                 self.walk(ens, r as usize, 0.0, base, limit, Visit::Collect);
@@ -769,6 +791,9 @@ impl TreeSearch {
                 }
                 self.leaves
                     .sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+                if self.merged_on {
+                    self.merged.push_tree(&self.leaves);
+                }
                 let mut top = f64::NEG_INFINITY;
                 for &(rc, value, leaf) in &self.leaves {
                     if value > top {
@@ -812,7 +837,28 @@ impl TreeSearch {
             if bound.is_nan() || bound >= limit {
                 return Eval::Pruned;
             }
-            break bound;
+            if !self.merged_on {
+                break bound;
+            }
+            let space = Space {
+                nodes,
+                parent: &self.parent,
+                mask_start: &self.mask_start,
+                masks: &self.masks,
+                opt_start: &self.opt_start,
+                word_start: &self.word_start,
+                cost: &self.cost,
+                dom: &self.work,
+                base,
+            };
+            let need = need - self.slack;
+            match self
+                .merged
+                .bound(&space, ens.base_score(), need, limit, bound)
+            {
+                Some(b) => break b,
+                None => return Eval::Pruned,
+            }
         };
         // The split: the tree whose witness gains most over the candidate's
         // leaf, at the first test on the witness's path the candidate fails.

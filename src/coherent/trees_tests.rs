@@ -629,3 +629,46 @@ fn tree_search_limits_infeasibility_and_diversity_agree_with_the_mip() {
     assert!(blocked >= 3, "infeasible with blocking groups: {blocked}");
     assert!(diverse >= 20, "applicants with alternatives: {diverse}");
 }
+
+#[test]
+fn tree_search_under_the_merged_bound_equals_brute_force_on_random_small_ensembles() {
+    use crate::coherent::separable::Workspace;
+    use crate::coherent::tree_search::{SearchStatus, TreeSearch};
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2024);
+    let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
+    let mut feasible = 0;
+    for case in 0..400 {
+        let schema = random_schema(&mut rng);
+        let factual = random_factual(&schema, &mut rng);
+        let source = if case % 2 == 0 {
+            Source::Xgboost
+        } else {
+            Source::Lightgbm
+        };
+        let ens = random_ensemble_of(&schema, &factual, &mut rng, source);
+        let margin = Config::default().margin;
+        let oracle = brute_force(&schema, &ens, &factual, margin);
+        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+        ts.prepare(&ws, &schema, &ens).unwrap();
+        ts.set_merged_bound(true);
+        let res = ts.solve(
+            &ens,
+            logit(ens.threshold()) + margin,
+            1_000_000,
+            f64::INFINITY,
+        );
+        match oracle {
+            Some(best) => {
+                assert_eq!(res.status, SearchStatus::Optimal, "case {case}");
+                assert!(
+                    same_cost(res.cost, best),
+                    "case {case}: {} vs {best}",
+                    res.cost
+                );
+                feasible += 1;
+            }
+            None => assert_eq!(res.status, SearchStatus::Infeasible, "case {case}"),
+        }
+    }
+    assert!(feasible >= 200, "feasible cases: {feasible}");
+}
