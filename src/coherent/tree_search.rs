@@ -44,7 +44,7 @@
 //!
 //! # The search
 //! Best first on that bound. Incumbents come from solved nodes and from the
-//! primal heuristic ([`super::tree_primal`]), run at the root and, within a
+//! primal heuristic (`coherent::tree_primal`), run at the root and, within a
 //! budget of tree walks, from the domains of nodes about to be split. At each
 //! node the *candidate* — every feature at the cheapest option of its domain —
 //! is scored exactly, summed as the library sums it
