@@ -551,15 +551,7 @@ mod tests {
 
     fn grow(rng: &mut Xoshiro256PlusPlus, depth: usize, n: usize, nodes: &mut Vec<Node>) -> u32 {
         let k = nodes.len();
-        nodes.push(Node {
-            test: Test::Leaf,
-            feature: 0,
-            threshold: 0.0,
-            default_left: false,
-            left: 0,
-            right: 0,
-            value: rng.random_range(-1.0..1.0),
-        });
+        nodes.push(Node::leaf(rng.random_range(-1.0..1.0)));
         if depth > 0 && rng.random_bool(0.8) {
             let left = grow(rng, depth - 1, n, nodes);
             let right = grow(rng, depth - 1, n, nodes);
