@@ -1020,18 +1020,10 @@ fn every_heloc_answer_is_accepted_or_no_advice() {
     assert!(copa.over_cap > 0, "{copa:?}");
 }
 
-/// A P-DQN plan shows no step that changes nothing: a short training under
-/// the German preset, then the plans of the first 40 declined applicants —
-/// every step shown changes its feature (or waiting moves something), the
-/// steps replayed give the final row, and no step moves a duration or the
-/// instalment rate. Idle steps the policy took are counted (`idle_steps`),
-/// not shown.
-#[test]
-fn pdqn_plans_have_no_idle_steps_under_the_german_preset() {
-    use cfx::sequential::{PdqnConfig, RewardKind, RewardParams, train};
-    let (schema, model, mut declined, tr) = german();
-    declined.truncate(40);
-    let cfg = PdqnConfig {
+/// A short P-DQN training (400 episodes, seed 7): enough for plans to end,
+/// cheap enough for a test.
+fn short_pdqn() -> cfx::sequential::PdqnConfig {
+    cfx::sequential::PdqnConfig {
         episodes: 400,
         hidden: vec![16],
         batch_size: 16,
@@ -1041,8 +1033,22 @@ fn pdqn_plans_have_no_idle_steps_under_the_german_preset() {
         replay_capacity: 4000,
         progress_every: 400,
         seed: 7,
-        ..PdqnConfig::default()
-    };
+        ..cfx::sequential::PdqnConfig::default()
+    }
+}
+
+/// A P-DQN plan shows no step that changes nothing: a short training under
+/// the German preset, then the plans of the first 40 declined applicants —
+/// every step shown changes its feature (or waiting moves something), the
+/// steps replayed give the final row, and no step moves a duration or the
+/// instalment rate. Idle steps the policy took are counted (`idle_steps`),
+/// not shown.
+#[test]
+fn pdqn_plans_have_no_idle_steps_under_the_german_preset() {
+    use cfx::sequential::{RewardKind, RewardParams, train};
+    let (schema, model, mut declined, tr) = german();
+    declined.truncate(40);
+    let cfg = short_pdqn();
     let policy = train(
         &schema,
         &model,
@@ -1176,7 +1182,7 @@ fn beyond_the_inquiry_window(s: &Schema, row: &[f64]) -> bool {
 /// −7 after 24 months, and a wait of 24 months is within the preset.
 #[test]
 fn heloc_waiting_never_leaves_an_inquiry_beyond_its_window() {
-    use cfx::sequential::{PdqnConfig, RewardKind, RewardParams, train};
+    use cfx::sequential::{RewardKind, RewardParams, train};
     let Some(h) = heloc_declined(40) else {
         return;
     };
@@ -1208,18 +1214,7 @@ fn heloc_waiting_never_leaves_an_inquiry_beyond_its_window() {
             waited += usize::from(a.months > 0);
         }
     }
-    let cfg = PdqnConfig {
-        episodes: 400,
-        hidden: vec![16],
-        batch_size: 16,
-        epsilon_steps: 800,
-        epsilon_final: 0.2,
-        initial_memory: 100,
-        replay_capacity: 4000,
-        progress_every: 400,
-        seed: 7,
-        ..PdqnConfig::default()
-    };
+    let cfg = short_pdqn();
     let train_rows: Vec<Vec<f64>> = {
         let d = heloc(&common::shared("heloc.csv").unwrap()).unwrap();
         d.holdout_split().0.rows

@@ -3,8 +3,7 @@
 //! force over the domains.
 
 use super::{Menus, Primal};
-use crate::coherent::random_instances::random_factual;
-use crate::coherent::random_trees::{grow, random_ensemble_of, random_schema};
+use crate::coherent::random_trees::{grow, random_tree_case};
 use crate::coherent::separable::{Pick, Workspace};
 use crate::coherent::tree_search::{SearchStatus, TreeSearch};
 use crate::coherent::{Config, cost};
@@ -69,14 +68,8 @@ fn primal_answers_are_accepted_inside_the_domains_and_no_cheaper_than_brute_forc
     let mut ts = TreeSearch::new();
     let mut primal = Primal::default();
     for case in 0..300 {
-        let schema = random_schema(&mut rng);
-        let factual = random_factual(&schema, &mut rng);
-        let source = if case % 2 == 0 {
-            Source::Xgboost
-        } else {
-            Source::Lightgbm
-        };
-        let ens = random_ensemble_of(&schema, &factual, &mut rng, source);
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
         let need = logit(ens.threshold()) + margin;
         ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
         ts.prepare(&ws, &schema, &ens).unwrap();

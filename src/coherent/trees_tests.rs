@@ -251,6 +251,20 @@ pub(crate) fn random_ensemble(
     random_ensemble_of(schema, factual, rng, Source::Lightgbm)
 }
 
+/// Oracle case `case` of a random test: a schema, an applicant and an
+/// ensemble summed as `sources[case % 2]` sums (drawn in that order), so
+/// that the tests alternate XGBoost's float32 sums with LightGBM's.
+pub(crate) fn random_tree_case(
+    rng: &mut Xoshiro256PlusPlus,
+    case: usize,
+    sources: [Source; 2],
+) -> (Schema, Vec<f64>, TreeEnsemble) {
+    let schema = random_schema(rng);
+    let factual = random_factual(&schema, rng);
+    let ens = random_ensemble_of(&schema, &factual, rng, sources[case % 2]);
+    (schema, factual, ens)
+}
+
 /// [`random_ensemble`], summed as `source` sums.
 pub(crate) fn random_ensemble_of(
     schema: &Schema,
@@ -387,15 +401,9 @@ fn tree_mip_and_tree_search_optima_equal_brute_force_on_random_small_ensembles()
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2021);
     let (mut feasible, mut infeasible) = (0, 0);
     for case in 0..400 {
-        let schema = random_schema(&mut rng);
-        let factual = random_factual(&schema, &mut rng);
         // Every other case sums as XGBoost does (float32).
-        let source = if case % 2 == 0 {
-            Source::Xgboost
-        } else {
-            Source::Lightgbm
-        };
-        let ens = random_ensemble_of(&schema, &factual, &mut rng, source);
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
         let oracle = brute_force(&schema, &ens, &factual, Config::default().margin);
         for (solver, by) in [
             (SolverChoice::Mip, ProvedBy::Highs),
@@ -493,14 +501,8 @@ fn tree_search_distinct_subsets_equal_brute_force_under_the_cuts() {
     };
     let (mut rounds, mut exhausted) = (0, 0);
     for case in 0..400 {
-        let schema = random_schema(&mut rng);
-        let factual = random_factual(&schema, &mut rng);
-        let source = if case % 2 == 0 {
-            Source::Lightgbm
-        } else {
-            Source::Xgboost
-        };
-        let ens = random_ensemble_of(&schema, &factual, &mut rng, source);
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Lightgbm, Source::Xgboost]);
         let ex = explain_diverse(&schema, &ens, &factual, &config).unwrap();
         assert_eq!(ex.diversity_stopped, None, "case {case}");
         let mut cuts: Vec<Vec<usize>> = Vec::new();
@@ -638,14 +640,8 @@ fn tree_search_under_the_merged_bound_equals_brute_force_on_random_small_ensembl
     let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
     let mut feasible = 0;
     for case in 0..400 {
-        let schema = random_schema(&mut rng);
-        let factual = random_factual(&schema, &mut rng);
-        let source = if case % 2 == 0 {
-            Source::Xgboost
-        } else {
-            Source::Lightgbm
-        };
-        let ens = random_ensemble_of(&schema, &factual, &mut rng, source);
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
         let margin = Config::default().margin;
         let oracle = brute_force(&schema, &ens, &factual, margin);
         ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
