@@ -3,7 +3,7 @@
 //! ```text
 //! python3 benches/peers/trees_train.py     # writes the models into target/peers
 //! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit 60] [--all]
-//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged]]
+//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget]]
 //! ```
 //!
 //! Trains nothing itself: it reads the peer's HELOC models (XGBoost 100 trees
@@ -20,7 +20,8 @@
 //! `--search` runs the tree search itself on each applicant (no HiGHS) and
 //! prints its status, nodes and proven bound, the figures to compare bounds by
 //! on a loaded machine; with `--merged`, under the merged bound
-//! (`TreeSearch::set_merged_bound`). Prints one line per model, last:
+//! (`TreeSearch::set_merged_bound`); with `--no-budget`, without the
+//! feature-budget bound (`TreeSearch::set_budget_bound`). Prints one line per model, last:
 //!
 //! `trees_scale: <model>: proven P/N, median T ms, tree search cpu C s in all (highs median H ms, R×), identical costs on M/M`
 //!
@@ -128,6 +129,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let raw_search = args.iter().any(|a| a == "--search");
     let merged = args.iter().any(|a| a == "--merged");
+    let budget = !args.iter().any(|a| a == "--no-budget");
     for (name, file, margin_file) in models {
         if !name.contains(only.as_str()) {
             continue;
@@ -165,6 +167,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let mut ts = TreeSearch::new();
                 ts.prepare(&ws, &schema, &model)?;
                 ts.set_merged_bound(merged);
+                ts.set_budget_bound(budget);
                 let need = logit(model.threshold()) + Config::default().margin;
                 let res = ts.solve(&model, need, search.node_limit, search.time_limit_seconds);
                 let t = t.elapsed().as_secs_f64() * 1e3;

@@ -41,6 +41,7 @@ mod infeasible;
 mod program;
 pub mod separable;
 mod tree_bound;
+mod tree_budget;
 mod tree_primal;
 pub mod tree_search;
 mod trees;

@@ -453,4 +453,4 @@ fn options(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 
 #[cfg(test)]
 #[path = "tree_primal_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -66,6 +66,7 @@
 
 use super::separable::{PRUNE_REL, Pick, Workspace};
 use super::tree_bound::{MergedBound, Space};
+use super::tree_budget::FeatureBudget;
 use super::tree_primal::{Menus, Primal};
 use super::trees::for_each_node;
 use crate::error::{Error, Result};
@@ -235,6 +236,12 @@ pub struct TreeSearch {
     /// ([`TreeSearch::set_merged_bound`]).
     merged: MergedBound,
     merged_on: bool,
+    /// The feature-budget bound ([`super::tree_budget`]), on unless
+    /// [`TreeSearch::set_budget_bound`] turned it off; `dom_min` holds each
+    /// feature's least cost in the node being evaluated.
+    budget: FeatureBudget,
+    budget_off: bool,
+    dom_min: Vec<f64>,
 }
 
 /// What a bound must stay below to beat the incumbent's cost (relative
@@ -244,6 +251,15 @@ fn below_incumbent(incumbent: f64) -> f64 {
         incumbent - PRUNE_REL * incumbent.abs()
     } else {
         f64::INFINITY
+    }
+}
+
+/// The least cost of a feature's options in `words` (its domain words;
+/// `cost` from its first option on), infinite when empty.
+fn least_cost(cost: &[f64], words: &[u64]) -> f64 {
+    match lowest_bit(words) {
+        Some(o) => cost[o],
+        None => f64::INFINITY,
     }
 }
 
@@ -454,6 +470,24 @@ impl TreeSearch {
         self.menu_index[self.opt_start[f] + o]
     }
 
+    /// Evaluates one node with domains `dom` and no incumbent (for the
+    /// bounds' tests): `None` when pruned (no accepted point in the node),
+    /// `Some((true, cost))` when its candidate is accepted at its least cost,
+    /// `Some((false, bound))` with its lower bound otherwise.
+    #[cfg(test)]
+    pub(super) fn node_bound(
+        &mut self,
+        ens: &TreeEnsemble,
+        dom: &[u64],
+        need: f64,
+    ) -> Option<(bool, f64)> {
+        match self.evaluate(ens, dom, need, f64::INFINITY) {
+            Eval::Pruned => None,
+            Eval::Solved { cost } => Some((true, cost)),
+            Eval::Open { bound, .. } => Some((false, bound)),
+        }
+    }
+
     /// Runs the primal heuristic at the root only (for its tests).
     #[cfg(test)]
     pub(super) fn set_root_heuristic_only(&mut self, only: bool) {
@@ -470,6 +504,15 @@ impl TreeSearch {
         self.merged_on = on;
     }
 
+    /// Turns the feature-budget bound of `coherent::tree_budget` (each leaf's
+    /// gain charged to the features its path moves; an LP over features) on
+    /// or off for the next solves; on by default. The search takes the larger
+    /// of it and the per-tree bound, so it never loosens the bound; off, the
+    /// search is the per-tree one (for comparisons, BENCHMARKS.md issue 24).
+    pub fn set_budget_bound(&mut self, on: bool) {
+        self.budget_off = !on;
+    }
+
     /// The picks of the last answer, one per feature (menu indices).
     pub fn picks(&self) -> &[Pick] {
         &self.picks
@@ -481,10 +524,7 @@ impl TreeSearch {
 
     /// The least cost of feature `f`'s options in `words` (its domain words).
     fn min_cost(&self, f: usize, words: &[u64]) -> f64 {
-        match lowest_bit(words) {
-            Some(o) => self.cost[self.opt_start[f] + o],
-            None => f64::INFINITY,
-        }
+        least_cost(&self.cost[self.opt_start[f]..], words)
     }
 
     /// Finds the cheapest answer whose margin reaches `need`, within
@@ -745,13 +785,16 @@ impl TreeSearch {
             // The candidate and the node's least cost.
             let mut base = 0.0;
             self.cand_opt.clear();
+            self.dom_min.clear();
             for f in 0..n {
                 let words = &self.work[self.word_start[f]..self.word_start[f + 1]];
                 let Some(o) = lowest_bit(words) else {
                     return Eval::Pruned;
                 };
                 self.cand_opt.push(o);
-                base += self.cost[self.opt_start[f] + o];
+                let c = self.cost[self.opt_start[f] + o];
+                self.dom_min.push(c);
+                base += c;
             }
             if base >= limit || !self.cuts_alive(&self.work) {
                 return Eval::Pruned;
@@ -783,11 +826,23 @@ impl TreeSearch {
             if self.merged_on {
                 self.merged.clear();
             }
+            if !self.budget_off {
+                self.budget.clear();
+                self.on_path.clear();
+                self.on_path.resize(n, 0);
+                self.path_features.clear();
+            }
             for (t, &r) in ens.roots().iter().enumerate() {
                 self.leaves.clear();
+                if !self.budget_off {
+                    self.budget.begin_tree();
+                }
                 self.walk(ens, r as usize, 0.0, base, limit, Visit::Collect);
                 if self.leaves.is_empty() {
                     return Eval::Pruned;
+                }
+                if !self.budget_off {
+                    self.budget.end_tree(t);
                 }
                 self.leaves
                     .sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
@@ -836,6 +891,15 @@ impl TreeSearch {
             }
             if bound.is_nan() || bound >= limit {
                 return Eval::Pruned;
+            }
+            if !self.budget_off {
+                match self.budget.extra(ens.base_score(), need - self.slack) {
+                    Some(extra) => bound = bound.max(base + extra),
+                    None => return Eval::Pruned,
+                }
+                if bound >= limit {
+                    return Eval::Pruned;
+                }
             }
             if !self.merged_on {
                 break bound;
@@ -999,7 +1063,24 @@ impl TreeSearch {
         let node = ens.nodes()[k];
         if node.test == Test::Leaf {
             match visit {
-                Visit::Collect => self.leaves.push((base + extra, node.value, k as u32)),
+                Visit::Collect => {
+                    self.leaves.push((base + extra, node.value, k as u32));
+                    if !self.budget_off {
+                        // The leaf's extra cost in each feature its path
+                        // tests, for the feature-budget bound.
+                        let (cost, opt_start, word_start) =
+                            (&self.cost, &self.opt_start, &self.word_start);
+                        let (cur, dom_min) = (&self.cur, &self.dom_min);
+                        self.budget.push_leaf(
+                            node.value,
+                            self.path_features.iter().map(|&f| {
+                                let words = &cur[word_start[f]..word_start[f + 1]];
+                                let c = least_cost(&cost[opt_start[f]..], words);
+                                (f as u32, c - dom_min[f])
+                            }),
+                        );
+                    }
+                }
                 Visit::Union { threshold } if node.value >= threshold => {
                     self.survivors += 1;
                     for j in 0..self.path_features.len() {
@@ -1016,10 +1097,13 @@ impl TreeSearch {
         }
         let f = node.feature as usize;
         let union = matches!(visit, Visit::Union { .. });
-        if union {
+        // The features on the path: the propagation's union needs them, and
+        // so does the feature-budget bound when collecting.
+        let track = union || !self.budget_off;
+        if track {
             if self.on_path[f] == 0 {
                 self.path_features.push(f);
-                if !self.touched.contains(&f) {
+                if union && !self.touched.contains(&f) {
                     self.touched.push(f);
                 }
             }
@@ -1050,7 +1134,7 @@ impl TreeSearch {
             self.cur[w] = self.undo[mark + (w - w0)];
         }
         self.undo.truncate(mark);
-        if union {
+        if track {
             self.on_path[f] -= 1;
             if self.on_path[f] == 0 {
                 self.path_features.pop();
