@@ -36,10 +36,8 @@ struct Counts {
 fn check_node(
     ts: &mut TreeSearch,
     ws: &Workspace,
-    schema: &crate::schema::Schema,
-    ens: &crate::model::TreeEnsemble,
+    (schema, ens, need): (&crate::schema::Schema, &crate::model::TreeEnsemble, f64),
     dom: &[u64],
-    need: f64,
     what: &str,
     counts: &mut Counts,
 ) {
@@ -130,7 +128,7 @@ fn budget_bound_is_admissible_on_random_node_domains() {
         for _ in 0..30 {
             let dom = random_domains(&ts.menus(), &mut rng, 0.2);
             let what = format!("small case {case}");
-            check_node(&mut ts, &ws, &schema, &ens, &dom, need, &what, &mut small);
+            check_node(&mut ts, &ws, (&schema, &ens, need), &dom, &what, &mut small);
         }
     }
     let mut wide = Counts::default();
@@ -154,7 +152,7 @@ fn budget_bound_is_admissible_on_random_node_domains() {
                 }
             }
             let what = format!("wide case {case}");
-            check_node(&mut ts, &ws, &schema, &ens, &dom, need, &what, &mut wide);
+            check_node(&mut ts, &ws, (&schema, &ens, need), &dom, &what, &mut wide);
         }
     }
     eprintln!("budget bound: small ensembles {small:?}; wide ensembles {wide:?}");
