@@ -303,7 +303,8 @@ fn the_merged_bound_proves_within_a_node_limit_the_per_tree_bound_does_not_reach
     };
     let (_, model) = &models[0];
     // XGBoost's 10th declined applicant: the per-tree bound proves its optimum
-    // in 13,971 nodes, the merged bound in 5,291 (BENCHMARKS.md, issue 24).
+    // in 12,773 nodes, the merged bound in 4,957, the feature-budget bound in
+    // 481 (when written; BENCHMARKS.md, issue 24).
     let r = rows
         .iter()
         .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
@@ -314,6 +315,9 @@ fn the_merged_bound_proves_within_a_node_limit_the_per_tree_bound_does_not_reach
     ws.build_tree_cells(&schema, model, r, &[]).unwrap();
     let mut ts = TreeSearch::new();
     ts.prepare(&ws, &schema, model).unwrap();
+    // The per-tree bound alone, then the merged bound on top of it (the
+    // feature-budget bound, on by default, is measured at the end).
+    ts.set_budget_bound(false);
     let full = ts.solve(model, need, 1_000_000, f64::INFINITY);
     assert_eq!(full.status, SearchStatus::Optimal);
     assert!(full.nodes > 8_000, "per-tree bound: {} nodes", full.nodes);
@@ -342,4 +346,16 @@ fn the_merged_bound_proves_within_a_node_limit_the_per_tree_bound_does_not_reach
     let hx = explain(&schema, model, r, &highs).unwrap();
     assert_eq!(hx.outcome, Outcome::Optimal);
     assert!(same_cost(hx.counterfactuals[0].cost, merged.cost));
+    // The feature-budget bound (the default) proves the same optimum in
+    // fewer nodes than the per-tree bound alone.
+    ts.set_merged_bound(false);
+    ts.set_budget_bound(true);
+    let budget = ts.solve(model, need, 1_000_000, f64::INFINITY);
+    assert_eq!(budget.status, SearchStatus::Optimal, "budget bound");
+    assert!(same_cost(budget.cost, full.cost));
+    eprintln!(
+        "nodes: per-tree {}, merged {}, feature-budget {}",
+        full.nodes, merged.nodes, budget.nodes
+    );
+    assert!(budget.nodes < full.nodes, "{} nodes", budget.nodes);
 }

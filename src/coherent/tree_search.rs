@@ -38,6 +38,14 @@
 //! same way for robustness; Khouna, Emine, Ferry & Vidal 2026 search interval
 //! domains cut by the split thresholds).
 //!
+//! That bound lets each tree spend the whole budget `C` on its own feature,
+//! so an answer that must move several features is charged only its dearest
+//! move. The feature-budget bound (`coherent::tree_budget`, on by default,
+//! [`TreeSearch::set_budget_bound`]) charges it for each: every leaf's gain is
+//! shared among the features its path moves, and an LP over features finds
+//! the least total extra cost that buys enough gain. The node's bound is the
+//! larger of the two.
+//!
 //! [`TreeSearch::set_merged_bound`] replaces the trees' staircases by those of
 //! groups of trees whose leaves must agree (`coherent::tree_bound`, Veritas's
 //! merging): a tighter bound, fewer nodes, but dearer nodes; off by default.
