@@ -242,8 +242,11 @@ fn waiting_advice(
     let Some(w) = schema.waiting() else {
         return Ok(());
     };
-    // Time alone: the cheapest change after the longest wait, against now.
-    let later = schema.after_waiting(raw, w.max_months)?;
+    // Time alone: the cheapest change after the longest wait this applicant
+    // may make (shorter than the preset's maximum when a longer one would
+    // carry a month count past the data's largest), against now.
+    let longest = schema.longest_wait(raw)?;
+    let later = schema.after_waiting(raw, longest)?;
     let now = explain(schema, model, raw, &MipConfig::default())?;
     let now_cost = now.counterfactuals.first().map(|c| c.cost);
     let after = if model.accepts(&schema.encode(&later)?) {
@@ -262,7 +265,7 @@ fn waiting_advice(
         .collect();
     println!(
         "  after {} months ({}): {after}{}",
-        w.max_months,
+        longest,
         if aged.is_empty() {
             "no time feature moves".into()
         } else {
@@ -281,7 +284,7 @@ fn waiting_advice(
         ),
         Some(a) => println!(
             "  no wait of up to {} months is worth its price ({:.4} per month): acting now stays the cheapest advice [cost {:.3}]",
-            w.max_months, w.cost_per_month, a.cost
+            longest, w.cost_per_month, a.cost
         ),
         None => println!("  no advice within the preset, with or without waiting"),
     }

@@ -2544,10 +2544,11 @@ cfx_status cfx_schema_fingerprint(const struct cfx_schema *schema,
 /**
  * An actionability preset (issue #16) applied to a schema of its dataset
  * (`cfx_dataset_load_german` / `_heloc`): 0 German credit (age only by
- * waiting; no move into "no checking account", "critical account", "unknown/
+ * waiting, never past 75; no move into "no checking account", "critical account", "unknown/
  * no savings account", "for free" housing; amount −50 %/+25 %, duration ±12
  * months; employment, savings and checking balance never to a worse level),
- * 1 HELOC (the month-counting features only by waiting; burden −30 points,
+ * 1 HELOC (the month-counting features only by waiting, a wait that would
+ * carry one past the data's largest value refused; burden −30 points,
  * inquiries and high-utilisation trades −2 per recommendation, derogatory
  * counts never down). Waiting
  * costs `waiting_cost_per_month` per month, up to 24 months. `NOT_FOUND`
@@ -2660,6 +2661,21 @@ cfx_status cfx_schema_builder_set_time_growth(struct cfx_schema_builder *builder
  */
 cfx_status cfx_schema_builder_set_time_growth_ends_after(struct cfx_schema_builder *builder,
                                                          double ends_after);
+
+/**
+ * Says what waiting does once the last added feature's value would pass its
+ * upper bound: `refuse` 1 refuses such a wait (the applicant may wait only
+ * as long as the feature stays within its range; the schema JSON's
+ * `"past_upper": "refuse"`), 0 caps the value at the bound (the default).
+ * The bound is the data's largest value, not the end of time: a capped
+ * value is one the bureau would not report. Call after
+ * `cfx_schema_builder_set_time_growth` (`INVALID_ARGUMENT` when the feature
+ * does not grow with time, or for a `refuse` other than 0 or 1); refusing
+ * together with an `ends_in` state, or on a categorical, is
+ * `INVALID_SCHEMA` when the schema is built. Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_time_growth_refuse_past_upper(struct cfx_schema_builder *builder,
+                                                                int32_t refuse);
 
 /**
  * Declares one duration band of the last added feature, which must be

@@ -1178,8 +1178,9 @@ fn beyond_the_inquiry_window(s: &Schema, row: &[f64]) -> bool {
 /// inquiry beyond the bureau's window (23 months; −7 past it), whether it
 /// comes from waiting alone, the exact engine's waiting advice or a P-DQN plan
 /// (a short `R^prob` training), on the first 40 declined held-out applicants.
-/// The check is not empty: every one of them with an inquiry on record ends in
-/// −7 after 24 months, and a wait of 24 months is within the preset.
+/// The check is not empty: every one of them with an inquiry on record who may
+/// wait 24 months (no other month count would pass its bound) ends in −7
+/// after 24 months, and a wait of 24 months is within the preset.
 #[test]
 fn heloc_waiting_never_leaves_an_inquiry_beyond_its_window() {
     use cfx::sequential::{RewardKind, RewardParams, train};
@@ -1190,13 +1191,14 @@ fn heloc_waiting_never_leaves_an_inquiry_beyond_its_window() {
     let inq = s.index_of("MSinceMostRecentInqexcl7days").unwrap();
     let mut closed = 0;
     for raw in &h.declined {
-        for m in 0..=s.waiting().unwrap().max_months {
+        let longest = s.longest_wait(raw).unwrap();
+        for m in 0..=longest {
             assert!(!beyond_the_inquiry_window(
                 s,
                 &s.after_waiting(raw, m).unwrap()
             ));
         }
-        if raw[inq] >= 0.0 {
+        if raw[inq] >= 0.0 && longest == 24 {
             assert_eq!(s.after_waiting(raw, 24).unwrap()[inq], -7.0);
             closed += 1;
         }
@@ -1250,4 +1252,169 @@ fn heloc_waiting_never_leaves_an_inquiry_beyond_its_window() {
     // Both methods wait here (25 and 18 of 40 when written): the check is not empty.
     assert!(waited >= 5, "exact engine answers that wait: {waited}");
     assert!(plans_waiting >= 5, "P-DQN plans that wait: {plans_waiting}");
+}
+
+/// The presets' month counters and age refuse to be carried past their
+/// upper bounds (the data's largest values; issue 25): which features
+/// refuse and which keep their end state, and the longest wait of
+/// applicants near a bound, worked by hand.
+#[test]
+fn the_presets_refuse_waits_past_the_upper_bounds() {
+    use cfx::schema::{FeatureKind, PastUpper};
+    let refusing = |s: &Schema| -> Vec<(String, f64)> {
+        s.features
+            .iter()
+            .filter_map(|f| {
+                let g = f.actionability.grows_with_time.as_ref()?;
+                let FeatureKind::Contiguous { upper, .. } = &f.kind else {
+                    return None;
+                };
+                (g.past_upper == PastUpper::Refuse).then(|| (f.name.clone(), *upper))
+            })
+            .collect()
+    };
+    let (schema, _, declined, _) = german();
+    assert_eq!(refusing(&schema), vec![("age_in_years".to_string(), 75.0)]);
+    let age = schema.index_of("age_in_years").unwrap();
+    let mut raw = declined[0].clone();
+    // Whole years, 1/12 a month: from 74, 75 after 12 months, 76 after 24.
+    for (years, longest) in [(30.0, 24), (73.0, 24), (74.0, 23), (75.0, 11)] {
+        raw[age] = years;
+        assert_eq!(schema.longest_wait(&raw).unwrap(), longest, "age {years}");
+    }
+    let Some(h) = heloc_declined(40) else {
+        return;
+    };
+    let s = &h.schema;
+    assert_eq!(
+        refusing(s),
+        [
+            ("MSinceOldestTradeOpen", 803.0),
+            ("MSinceMostRecentTradeOpen", 383.0),
+            ("AverageMInFile", 383.0),
+            ("MSinceMostRecentDelq", 83.0),
+        ]
+        .map(|(n, u)| (n.to_string(), u))
+    );
+    // The inquiry window still ends in −7 rather than refusing.
+    let inq = s.index_of("MSinceMostRecentInqexcl7days").unwrap();
+    let g = s.features[inq]
+        .actionability
+        .grows_with_time
+        .as_ref()
+        .unwrap();
+    assert_eq!(
+        (g.past_upper, g.ends_in.as_deref()),
+        (PastUpper::Cap, Some("-7"))
+    );
+    let delq = s.index_of("MSinceMostRecentDelq").unwrap();
+    // The other counters far from their bounds (or in a special state).
+    let far = |r: &[f64]| {
+        [
+            ("MSinceOldestTradeOpen", 790.0),
+            ("MSinceMostRecentTradeOpen", 370.0),
+            ("AverageMInFile", 370.0),
+        ]
+        .iter()
+        .all(|&(n, most)| r[s.index_of(n).unwrap()] <= most)
+    };
+    let mut near = 0;
+    for raw in &h.declined {
+        if raw[delq] >= 0.0 && far(raw) {
+            let mut r = raw.clone();
+            r[delq] = 80.0;
+            assert_eq!(s.longest_wait(&r).unwrap(), 3);
+            r[delq] = 83.0;
+            assert_eq!(s.longest_wait(&r).unwrap(), 0);
+            assert!(s.after_waiting(&r, 1).is_err());
+            near += 1;
+        }
+    }
+    assert!(near >= 5, "{near}");
+}
+
+/// Under the HELOC preset, applicants moved near the bound of the months
+/// since their most recent delinquency (within 0–24 months of 83): the
+/// exact engine's waiting advice (one MIP and outer loop, equal) and a short
+/// P-DQN's plans never wait past the applicant's longest wait nor carry a
+/// refusing feature past its bound.
+#[test]
+fn heloc_waiting_advice_never_passes_a_refusing_bound() {
+    use cfx::schema::PastUpper;
+    use cfx::sequential::{RewardKind, RewardParams, train};
+    let Some(h) = heloc_declined(40) else {
+        return;
+    };
+    let s = &h.schema;
+    let delq = s.index_of("MSinceMostRecentDelq").unwrap();
+    let refusing: Vec<(usize, f64)> = (0..s.n_features())
+        .filter(|&i| {
+            s.features[i]
+                .actionability
+                .grows_with_time
+                .as_ref()
+                .is_some_and(|g| g.past_upper == PastUpper::Refuse)
+        })
+        .map(|i| match &s.features[i].kind {
+            cfx::schema::FeatureKind::Contiguous { upper, .. } => (i, *upper),
+            cfx::schema::FeatureKind::Categorical { .. } => unreachable!("contiguous"),
+        })
+        .collect();
+    let near: Vec<Vec<f64>> = h
+        .declined
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r[delq] >= 0.0)
+        .map(|(k, r)| {
+            let mut r = r.clone();
+            r[delq] = 83.0 - (k % 25) as f64;
+            r
+        })
+        .filter(|r| !h.model.accepts(&s.encode(r).unwrap()))
+        .collect();
+    assert!(near.len() >= 10, "{}", near.len());
+    let within = |r: &[f64], row: &[f64], months: u32, what: &str| {
+        assert!(
+            months <= s.longest_wait(r).unwrap(),
+            "{what}: {months} months"
+        );
+        for &(i, upper) in &refusing {
+            assert!(row[i] <= upper, "{what}: {} {}", s.features[i].name, row[i]);
+        }
+    };
+    let (answered, waited) = one_mip_equals_outer_loop(s, &h.model, &near, None, "HELOC near");
+    eprintln!(
+        "HELOC near the bound: {answered} of {} answered, {waited} wait",
+        near.len()
+    );
+    assert!(answered >= near.len() / 2, "{answered}");
+    let mip = Config {
+        solver: SolverChoice::Mip,
+        ..Config::default()
+    };
+    let mut limited = 0;
+    for r in &near {
+        limited += usize::from(s.longest_wait(r).unwrap() < 24);
+        if let Some(a) = proven_advice(s, &h.model, r, &mip) {
+            within(r, &a.waited, a.months, "exact engine");
+            within(r, &a.raw, a.months, "exact engine");
+        }
+    }
+    assert!(limited >= 5, "{limited}");
+    let policy = train(
+        s,
+        &h.model,
+        &near,
+        RewardKind::Probability,
+        RewardParams::default(),
+        &short_pdqn(),
+        |_| true,
+    )
+    .unwrap()
+    .policy;
+    for r in &near {
+        let plan = policy.answer(s, &h.model, r).unwrap();
+        let months = plan.steps.iter().map(|st| st.months).sum();
+        within(r, &plan.final_row, months, "P-DQN");
+    }
 }

@@ -773,3 +773,107 @@ fn cap_bands_and_early_windows_through_the_builder() {
         );
     }
 }
+
+/// A time feature that refuses to pass its upper bound, through the
+/// builder: the schema JSON's `"past_upper": "refuse"`, the applicant's
+/// longest wait shortened by it, 0 back to capping; a bad flag, the call on
+/// a feature that does not grow with time, refusing with an `ends_in` state
+/// and a NULL builder are statuses with messages.
+#[test]
+fn refusing_to_pass_the_upper_bound_through_the_builder() {
+    use cfx::ffi::schema_builder::*;
+    use cfx::schema::PastUpper;
+    let c = |s: &str| CString::new(s).unwrap();
+    let (since, gone, amount) = (c("since"), c("gone"), c("amount"));
+    let last_error = || cfx::ffi::error::last_error().unwrap();
+    unsafe {
+        let draft = |ends_in: *const c_char| {
+            let mut b = null_mut();
+            assert_eq!(cfx_schema_builder_new(&mut b), cfx_status::Ok);
+            cfx_schema_builder_add_contiguous(b, amount.as_ptr(), 250.0, 20000.0, 0);
+            cfx_schema_builder_add_contiguous(b, since.as_ptr(), 0.0, 83.0, 1);
+            cfx_schema_builder_add_special_state(b, -7.0, gone.as_ptr());
+            assert_eq!(
+                cfx_schema_builder_set_time_growth(b, 1.0, ends_in),
+                cfx_status::Ok
+            );
+            cfx_schema_builder_set_waiting(b, 0.1, 24);
+            b
+        };
+        let built = |b| {
+            let mut s = null();
+            assert_eq!(cfx_schema_build(b, &mut s), cfx_status::Ok);
+            let json = string_of(|buf, cap, need| cfx_schema_to_json(s, buf, cap, need));
+            cfx_schema_free(s);
+            cfx::schema::Schema::from_json(&json).unwrap()
+        };
+        let b = draft(std::ptr::null());
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_refuse_past_upper(b, 1),
+            cfx_status::Ok
+        );
+        let rust = built(b);
+        let g = rust.features[1]
+            .actionability
+            .grows_with_time
+            .as_ref()
+            .unwrap();
+        assert_eq!(g.past_upper, PastUpper::Refuse);
+        assert!(rust.to_json().contains("\"past_upper\": \"refuse\""));
+        // 80 months since: 3 more reach 83, the fourth would pass it.
+        assert_eq!(rust.longest_wait(&[1000.0, 80.0]).unwrap(), 3);
+        assert!(rust.after_waiting(&[1000.0, 80.0], 4).is_err());
+        // 0 sets capping back.
+        let b = draft(std::ptr::null());
+        cfx_schema_builder_set_time_growth_refuse_past_upper(b, 1);
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_refuse_past_upper(b, 0),
+            cfx_status::Ok
+        );
+        let rust = built(b);
+        assert_eq!(rust.longest_wait(&[1000.0, 80.0]).unwrap(), 24);
+        assert_eq!(rust.after_waiting(&[1000.0, 80.0], 4).unwrap()[1], 83.0);
+
+        // Bad values: a status and a message, nothing built.
+        let b = draft(std::ptr::null());
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_refuse_past_upper(b, 2),
+            cfx_status::InvalidArgument
+        );
+        assert!(last_error().contains("refuse"), "{}", last_error());
+        cfx_schema_builder_free(b);
+        // With an end state, refusing is a contradiction found at build.
+        let b = draft(gone.as_ptr());
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_refuse_past_upper(b, 1),
+            cfx_status::Ok
+        );
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::InvalidSchema);
+        assert!(s.is_null());
+        assert!(
+            last_error().contains("past_upper") && last_error().contains("ends_in"),
+            "{}",
+            last_error()
+        );
+        // On a feature that does not grow with time, or before any feature.
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_refuse_past_upper(b, 1),
+            cfx_status::InvalidArgument
+        );
+        assert!(last_error().contains("no feature"), "{}", last_error());
+        cfx_schema_builder_add_contiguous(b, amount.as_ptr(), 250.0, 20000.0, 0);
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_refuse_past_upper(b, 1),
+            cfx_status::InvalidArgument
+        );
+        assert!(last_error().contains("does not grow with time"));
+        cfx_schema_builder_free(b);
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_refuse_past_upper(null_mut(), 1),
+            cfx_status::NullArgument
+        );
+    }
+}

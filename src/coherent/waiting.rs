@@ -15,7 +15,10 @@
 //! min over m ∈ {0, …, M} of  cost_per_month·m + OPT(after_waiting(x, m))
 //! ```
 //!
-//! and cfx finds it in one of two exact ways.
+//! where `M` is [`Schema::longest_wait`]`(x)`: the schema's `max_months`,
+//! shortened for this applicant when a longer wait would carry a feature
+//! that refuses to pass its upper bound past it (`past_upper: refuse`). cfx
+//! finds the minimum in one of two exact ways, both over these months only.
 //!
 //! # One MIP (HiGHS)
 //! On the MIP path ([`Config::solver`] `Mip`, a linear model or a points
@@ -312,17 +315,19 @@ pub(super) fn add_wait_variable(
     let Some(w) = schema.waiting() else {
         return Ok(());
     };
+    // The applicant's own limit (module docs): no breakpoint lies beyond it.
+    let longest = schema.longest_wait(factual)?;
     let base = additive_score(schema, scoring, factual)?;
     let months_col = prog
         .mip
-        .add_col(w.cost_per_month, 0.0, f64::from(w.max_months), true);
+        .add_col(w.cost_per_month, 0.0, f64::from(longest), true);
     let mut one = Vec::new();
     let mut link = vec![(months_col, 1.0)];
     let mut decision = Vec::new();
     let mut breakpoints = Vec::new();
     let mut last: Option<Vec<f64>> = None;
     let mut wait_alone = None;
-    for k in 0..=w.max_months {
+    for k in 0..=longest {
         let row = schema.after_waiting(factual, k)?;
         if last.as_ref() == Some(&row) {
             continue;
@@ -451,9 +456,9 @@ pub(super) fn outer_loop(
     factual: &[f64],
     config: &Config,
 ) -> Result<WaitingExplanation> {
-    let (price, max) = schema
-        .waiting()
-        .map_or((0.0, 0), |w| (w.cost_per_month, w.max_months));
+    let price = schema.waiting().map_or(0.0, |w| w.cost_per_month);
+    // The applicant's own limit (module docs); 0 without waiting.
+    let max = schema.longest_wait(factual)?;
     let robust = super::prepare(schema, model, factual, config)?.0;
     let mut best: Option<WaitingAdvice> = None;
     // The first month whose solve proved nothing: the least total its advice

@@ -660,3 +660,167 @@ fn the_one_mip_at_a_limit_reports_unproven_advice() {
     );
     assert_eq!((w.advice.as_ref(), w.unproven), (Some(&alone), None));
 }
+
+/// `schema` with, in about two cases of three, each contiguous time feature
+/// that enters no end state refusing to pass its upper bound
+/// (`past_upper: refuse`); the features that refuse.
+fn refusing_variant(rng: &mut Xoshiro256PlusPlus, schema: &Schema) -> (Schema, Vec<usize>) {
+    let mut feats = schema.features.clone();
+    let mut refused = Vec::new();
+    for (i, f) in feats.iter_mut().enumerate() {
+        let contiguous = f.is_contiguous();
+        if let Some(g) = &mut f.actionability.grows_with_time {
+            if contiguous && g.ends_in.is_none() && rng.random_bool(2.0 / 3.0) {
+                g.past_upper = crate::schema::PastUpper::Refuse;
+                refused.push(i);
+            }
+        }
+    }
+    let s = Schema::new_with_waiting(feats, schema.waiting()).unwrap();
+    (s, refused)
+}
+
+/// `schema` with the upper bounds of `features` raised far out of reach of
+/// any wait (on their grids): its waits grow those values as they truly
+/// would, neither capped nor refused.
+fn widened(schema: &Schema, features: &[usize]) -> Schema {
+    let mut feats = schema.features.clone();
+    for &i in features {
+        if let crate::schema::FeatureKind::Contiguous { upper, step, .. } = &mut feats[i].kind {
+            *upper += 1000.0 * step.unwrap_or(1.0);
+        }
+    }
+    Schema::new_with_waiting(feats, schema.waiting()).unwrap()
+}
+
+/// The upper bound of contiguous feature `i`.
+fn upper_of(schema: &Schema, i: usize) -> f64 {
+    match &schema.features[i].kind {
+        crate::schema::FeatureKind::Contiguous { upper, .. } => *upper,
+        crate::schema::FeatureKind::Categorical { .. } => unreachable!("contiguous"),
+    }
+}
+
+/// The optimum when waits past an upper bound are refused, by enumeration
+/// apart from the code under test: every month up to the schema's maximum
+/// whose truly grown values ([`widened`]) stay within the refusing features'
+/// bounds, its waited row read from the capping schema (the same row
+/// there), priced with brute force on that schema; and the months allowed.
+fn refusing_oracle(
+    capped: &Schema,
+    refused: &[usize],
+    model: &crate::model::LinearModel,
+    factual: &[f64],
+    margin: f64,
+) -> (Option<(f64, u32)>, Vec<u32>) {
+    let wide = widened(capped, refused);
+    let w = capped.waiting().unwrap();
+    let mut best: Option<(f64, u32)> = None;
+    let mut allowed = Vec::new();
+    for m in 0..=w.max_months {
+        let grown = wide.after_waiting(factual, m).unwrap();
+        if refused
+            .iter()
+            .any(|&i| grown[i] > upper_of(capped, i) + crate::schema::COHERENCE_TOL)
+        {
+            continue;
+        }
+        allowed.push(m);
+        let waited = capped.after_waiting(factual, m).unwrap();
+        let inner = if model.accepts(&capped.encode(&waited).unwrap()) {
+            Some(0.0)
+        } else {
+            brute_force(capped, model, &waited, margin)
+        };
+        if let Some(c) = inner {
+            let total = c + w.cost_per_month * f64::from(m);
+            if best.is_none_or(|(b, _)| total < b - 1e-12) {
+                best = Some((total, m));
+            }
+        }
+    }
+    (best, allowed)
+}
+
+/// Waiting that refuses to carry a feature past its upper bound, on both
+/// exact paths (the one MIP's months and breakpoints, the outer loop over
+/// months), against the cheapest advice over every allowed wait enumerated
+/// apart ([`refusing_oracle`]): the same cost; the months within
+/// [`Schema::longest_wait`], which is the last allowed month (the allowed
+/// months are `0..=` it); no refusing feature past its bound; the advice
+/// allowed by `check_advice`. The oracle differs from the capping schema's
+/// optimum in enough cases that the limit is seen to bind.
+#[test]
+fn waiting_that_refuses_past_the_upper_bound_equals_enumeration_of_the_allowed_waits() {
+    for solver in [SolverChoice::Mip, SolverChoice::Separable] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2025);
+        let config = Config {
+            solver,
+            ..Config::default()
+        };
+        let (mut feasible, mut waited, mut limited, mut binding, mut infeasible) = (0, 0, 0, 0, 0);
+        for case in 0..600 {
+            let capped = random_time_schema(&mut rng);
+            let (schema, refused) = refusing_variant(&mut rng, &capped);
+            let factual = random_factual(&schema, &mut rng);
+            let model = random_model(&schema, &factual, &mut rng);
+            let (expected, allowed) =
+                refusing_oracle(&capped, &refused, &model, &factual, config.margin);
+            let longest = schema.longest_wait(&factual).unwrap();
+            let max = schema.waiting().unwrap().max_months;
+            assert_eq!(allowed, (0..=longest).collect::<Vec<_>>(), "case {case}");
+            if longest < max {
+                limited += 1;
+                let cap = oracle(&capped, &model, &factual, config.margin);
+                let differ = match (expected, cap) {
+                    (Some((a, _)), Some((b, _))) => (a - b).abs() > 1e-9,
+                    (a, b) => a.is_some() != b.is_some(),
+                };
+                binding += usize::from(differ);
+            }
+            let got = proven(explain_with_waiting(&schema, &model, &factual, &config).unwrap());
+            let ctx = || format!("case {case} ({solver:?})\n{}", schema.to_json());
+            match (expected, got) {
+                (Some((best, _)), Some(advice)) => {
+                    assert!(
+                        (advice.cost - best).abs() < 1e-6,
+                        "{} (wait {}) vs enumeration {best}: {}",
+                        advice.cost,
+                        advice.months,
+                        ctx()
+                    );
+                    assert!(advice.months <= longest, "{}", ctx());
+                    for &i in &refused {
+                        assert!(advice.waited[i] <= upper_of(&schema, i) + 1e-9, "{}", ctx());
+                    }
+                    assert_eq!(
+                        advice.waited,
+                        capped.after_waiting(&factual, advice.months).unwrap()
+                    );
+                    schema
+                        .check_advice(&factual, &advice.raw, advice.months)
+                        .unwrap();
+                    assert!(model.accepts(&schema.encode(&advice.raw).unwrap()));
+                    feasible += 1;
+                    waited += usize::from(advice.months > 0);
+                }
+                (None, None) => infeasible += 1,
+                (e, g) => panic!(
+                    "enumeration {e:?} vs {:?}: {}",
+                    g.map(|a| (a.cost, a.months)),
+                    ctx()
+                ),
+            }
+        }
+        eprintln!(
+            "refusing waits ({solver:?}): {feasible} feasible ({waited} wait), {limited} \
+             applicants with a shortened wait ({binding} whose optimum it changes), \
+             {infeasible} infeasible"
+        );
+        assert!(feasible >= 250, "feasible: {feasible}");
+        assert!(waited >= 60, "answers that wait: {waited}");
+        assert!(limited >= 100, "shortened waits: {limited}");
+        assert!(binding >= 10, "optima the refusal changes: {binding}");
+        assert!(infeasible >= 1, "infeasible: {infeasible}");
+    }
+}

@@ -7,7 +7,8 @@
 
 use crate::error::Result;
 use crate::schema::{
-    ChangeLimit, Direction, Feature, FeatureKind, Schema, TimeGrowth, Transition, Waiting,
+    ChangeLimit, Direction, Feature, FeatureKind, PastUpper, Schema, TimeGrowth, Transition,
+    Waiting,
 };
 
 /// The longest wait the presets suggest: two years.
@@ -26,12 +27,18 @@ fn forbid_moving_into(f: &mut Feature, level: &str) {
     });
 }
 
+/// Declares `f` moved only by waiting, `per_month` a month, and never past
+/// its upper bound: a wait that would carry it past is refused
+/// ([`PastUpper::Refuse`]). The bound is the data's largest value; capping at
+/// it would pile advised rows where few accepted applicants are and report a
+/// count the bureau would not (it keeps counting).
 fn grows_with_time(f: &mut Feature, per_month: f64) {
     f.actionability.mutable = false;
     f.actionability.direction = Direction::Any;
     f.actionability.grows_with_time = Some(TimeGrowth {
         per_month,
         ends_in: None,
+        past_upper: PastUpper::Refuse,
         ..Default::default()
     });
 }
@@ -102,7 +109,9 @@ pub const GERMAN_EMPLOYMENT_BANDS: [(&str, u32); 3] = [
 pub const GERMAN_DERIVED: [&str; 1] = ["installment_rate_in_percentage_of_disposable_income"];
 
 /// Statlog German credit, as advice:
-/// * age grows only by waiting (1/12 year per month, in whole years);
+/// * age grows only by waiting (1/12 year per month, in whole years), and
+///   no wait carries it past the data's oldest applicant (75): such a wait
+///   is refused, not capped at 75 ([`PastUpper::Refuse`]);
 /// * nobody is told to move into "no checking account", "critical account/
 ///   other credits existing", "unknown/ no savings account" or "for free"
 ///   housing: those moves game the data rather than improve the applicant;
@@ -208,9 +217,10 @@ pub const HELOC_TIME_FEATURES: [&str; 5] = [
 /// delinquent" or "unknown", none a delinquency grade, while every row with a
 /// month count has one. A delinquency leaving the file changes the whole
 /// record (`MaxDelqEver`, `PercentTradesNeverDelq`, which the preset holds),
-/// so waiting does not lead into −7 there: the months are capped at the
-/// data's 83, as is every other counter (the age of the oldest trade, of the
-/// newest, the average).
+/// so waiting does not lead into −7 there. Nor does it pass the data's 83:
+/// a wait that would carry the months past it is refused, as for every other
+/// counter (the age of the oldest trade, of the newest, the average; see
+/// [`heloc_advice`]).
 pub const HELOC_WINDOWS: [(&str, f64); 1] = [("MSinceMostRecentInqexcl7days", 23.0)];
 
 /// The HELOC change limits per recommendation, `(feature, max_increase,
@@ -261,12 +271,15 @@ pub const HELOC_IMMUTABLE: [&str; 6] = [
 ];
 
 /// FICO HELOC, as advice: the month-counting features ([`HELOC_TIME_FEATURES`])
-/// move only by waiting, all together, one month per month, capped at their
-/// upper bounds — except the months since the most recent inquiry, which
+/// move only by waiting, all together, one month per month, never past their
+/// upper bounds (the data's largest: a wait that would carry one past is
+/// refused, [`PastUpper::Refuse`], since the bureau would report a larger
+/// count, not the bound, and a row piled at the bound is unlike accepted
+/// applicants) — except the months since the most recent inquiry, which
 /// enter −7 "condition not met" once the inquiry leaves the bureau's window
 /// after 23 months ([`HELOC_WINDOWS`]). A special state stays as it is, and
-/// waiting does not erase a recorded delinquency (the months since it are
-/// capped; [`super::heloc`] forbids the move to −7). Change limits ([`HELOC_CHANGE_LIMITS`]), what
+/// waiting does not erase a recorded delinquency ([`super::heloc`] forbids
+/// the move to −7). Change limits ([`HELOC_CHANGE_LIMITS`]), what
 /// one recommendation can ask of a person within the two years the presets
 /// wait at most:
 /// * revolving and instalment burden (balance over limit, in percent) down by
@@ -308,6 +321,7 @@ pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Sche
         }
         grows_with_time(f, 1.0);
         if let Some(&(_, last_month)) = HELOC_WINDOWS.iter().find(|(n, _)| *n == name) {
+            // The window's end says what time leads into: −7, not a refusal.
             f.actionability.grows_with_time = Some(TimeGrowth {
                 per_month: 1.0,
                 ends_in: Some("-7".into()),

@@ -270,10 +270,11 @@ pub unsafe extern "C" fn cfx_schema_fingerprint(
 
 /// An actionability preset (issue #16) applied to a schema of its dataset
 /// (`cfx_dataset_load_german` / `_heloc`): 0 German credit (age only by
-/// waiting; no move into "no checking account", "critical account", "unknown/
+/// waiting, never past 75; no move into "no checking account", "critical account", "unknown/
 /// no savings account", "for free" housing; amount −50 %/+25 %, duration ±12
 /// months; employment, savings and checking balance never to a worse level),
-/// 1 HELOC (the month-counting features only by waiting; burden −30 points,
+/// 1 HELOC (the month-counting features only by waiting, a wait that would
+/// carry one past the data's largest value refused; burden −30 points,
 /// inquiries and high-utilisation trades −2 per recommendation, derogatory
 /// counts never down). Waiting
 /// costs `waiting_cost_per_month` per month, up to 24 months. `NOT_FOUND`

@@ -9,7 +9,8 @@ use super::handle::{
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
 use crate::schema::{
-    ChangeLimit, Direction, Feature, FeatureKind, Schema, TimeGrowth, Transition, Waiting,
+    ChangeLimit, Direction, Feature, FeatureKind, PastUpper, Schema, TimeGrowth, Transition,
+    Waiting,
 };
 use std::ffi::c_char;
 use std::sync::Arc;
@@ -317,6 +318,35 @@ pub unsafe extern "C" fn cfx_schema_builder_set_time_growth_ends_after(
             ))
         })?;
         g.ends_after = Some(t);
+        Ok(())
+    }
+}
+
+/// Says what waiting does once the last added feature's value would pass its
+/// upper bound: `refuse` 1 refuses such a wait (the applicant may wait only
+/// as long as the feature stays within its range; the schema JSON's
+/// `"past_upper": "refuse"`), 0 caps the value at the bound (the default).
+/// The bound is the data's largest value, not the end of time: a capped
+/// value is one the bureau would not report. Call after
+/// `cfx_schema_builder_set_time_growth` (`INVALID_ARGUMENT` when the feature
+/// does not grow with time, or for a `refuse` other than 0 or 1); refusing
+/// together with an `ends_in` state, or on a categorical, is
+/// `INVALID_SCHEMA` when the schema is built. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_time_growth_refuse_past_upper(
+    builder: *mut cfx_schema_builder,
+    refuse: i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let refuse = flag(refuse, "refuse")?;
+        let f = last(builder)?;
+        let name = f.name.clone();
+        let g = f.actionability.grows_with_time.as_mut().ok_or_else(|| {
+            FfiError::invalid(format!(
+                "feature '{name}' does not grow with time: call cfx_schema_builder_set_time_growth first"
+            ))
+        })?;
+        g.past_upper = if refuse { PastUpper::Refuse } else { PastUpper::Cap };
         Ok(())
     }
 }

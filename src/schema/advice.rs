@@ -18,6 +18,12 @@
 //!   would pass `U`, or an earlier threshold where a reporting window closes
 //!   before the data's largest value (`ends_after`). A special state is not a
 //!   number of months: in one, waiting leaves the feature as it is.
+//! * **Refusing to pass `U`.** A cap is not what the bureau would report: the
+//!   months keep growing, and a value piled at the data's largest is unlike
+//!   the accepted applicants. A feature may instead refuse to be carried past
+//!   `U` ([`PastUpper::Refuse`]): a wait that would is not offered. How long
+//!   an applicant may wait is then a property of the applicant, computed in
+//!   one place ([`Schema::longest_wait`]) that every waiting method asks.
 //! * **Duration bands.** A categorical whose levels are bands of a duration
 //!   ("present employment since: < 1 year, 1 to 4 years, …") also moves only
 //!   with time: up its [`Actionability::level_order`](super::Actionability)
@@ -97,6 +103,39 @@ pub struct TimeGrowth {
     /// contiguous features, which grow by `per_month`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub band_months: BTreeMap<String, u32>,
+    /// What a wait that would carry the value past the upper bound `U` does
+    /// (contiguous features without `ends_in`): stay at `U`
+    /// ([`PastUpper::Cap`], the default) or be refused
+    /// ([`PastUpper::Refuse`]). JSON `"past_upper": "cap" | "refuse"`.
+    #[serde(default, skip_serializing_if = "PastUpper::is_cap")]
+    pub past_upper: PastUpper,
+}
+
+/// What waiting does to a time feature whose value would pass its upper
+/// bound `U` (and that enters no special state there, `ends_in`).
+///
+/// `U` is the data's largest value, not the end of time: a bureau keeps
+/// counting the months since the oldest trade past it. Capping keeps the
+/// row within the schema but piles it at `U`, where few accepted applicants
+/// are (cfx's plausibility check flags such values), and reports a number
+/// the bureau would not. Refusing keeps every advised row a row the data
+/// could hold: the wait is simply not offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PastUpper {
+    /// The value stays at `U` (`"cap"`; the behaviour of schemas that do not
+    /// say).
+    #[default]
+    Cap,
+    /// A wait that would carry the value past `U` is refused (`"refuse"`):
+    /// the applicant may wait only as long as [`Schema::longest_wait`] says.
+    Refuse,
+}
+
+impl PastUpper {
+    fn is_cap(&self) -> bool {
+        *self == PastUpper::Cap
+    }
 }
 
 fn one() -> f64 {
@@ -110,6 +149,7 @@ impl Default for TimeGrowth {
             ends_in: None,
             ends_after: None,
             band_months: BTreeMap::new(),
+            past_upper: PastUpper::Cap,
         }
     }
 }
@@ -125,11 +165,14 @@ pub struct Waiting {
 }
 
 /// Where a time feature stands after waiting: a value, or the special state
-/// (index `≥ 1`, see the schema module docs) that time ends in.
+/// (index `≥ 1`, see the schema module docs) that time ends in — or nowhere:
+/// the wait would carry a feature that refuses to pass its upper bound past
+/// it ([`PastUpper::Refuse`]), and is not allowed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum AfterWaiting {
     Value(f64),
     Special(usize),
+    Refused,
 }
 
 impl Feature {
@@ -211,6 +254,12 @@ impl Feature {
                 ));
             }
         }
+        if g.past_upper == PastUpper::Refuse && g.ends_in.is_some() {
+            return Err(
+                "past_upper \"refuse\" and ends_in both say what waiting does past the upper bound: give one"
+                    .into(),
+            );
+        }
         if let Some(t) = g.ends_after {
             if g.ends_in.is_none() {
                 return Err(
@@ -250,9 +299,9 @@ impl Feature {
                 "the feature grows with time but the schema declares no 'waiting' action".into(),
             );
         }
-        if g.ends_in.is_some() || g.ends_after.is_some() {
+        if g.ends_in.is_some() || g.ends_after.is_some() || !g.past_upper.is_cap() {
             return Err(
-                "ends_in and ends_after are for contiguous features; a band ends in the next band"
+                "ends_in, ends_after and past_upper are for contiguous features; a band ends in the next band"
                     .into(),
             );
         }
@@ -287,6 +336,8 @@ impl Feature {
     /// Where the feature stands after `months` of waiting, from raw value `raw`
     /// (`None` when it does not grow with time or `raw` is a special state).
     /// A categorical of duration bands gives its level index as a value.
+    /// [`AfterWaiting::Refused`] when the feature refuses to pass its upper
+    /// bound ([`PastUpper::Refuse`]) and the wait would carry it past.
     pub fn after_waiting(&self, raw: f64, months: u32) -> Option<AfterWaiting> {
         let g = self.actionability.grows_with_time.as_ref()?;
         if let FeatureKind::Categorical { levels } = &self.kind {
@@ -341,13 +392,38 @@ impl Feature {
         if grown <= end + COHERENCE_TOL {
             return Some(AfterWaiting::Value(grown));
         }
-        match &g.ends_in {
-            Some(name) => special_states
+        match (&g.ends_in, g.past_upper) {
+            (Some(name), _) => special_states
                 .iter()
                 .position(|s| &s.label == name || name.parse::<f64>().ok() == Some(s.code))
                 .map(|j| AfterWaiting::Special(j + 1)),
-            None => Some(AfterWaiting::Value(raw.max(*upper))),
+            (None, PastUpper::Refuse) => Some(AfterWaiting::Refused),
+            (None, PastUpper::Cap) => Some(AfterWaiting::Value(raw.max(*upper))),
         }
+    }
+
+    /// The most months (up to `max`) the feature lets an applicant at raw
+    /// value `raw` wait: `max` unless it refuses to pass its upper bound,
+    /// else the last month before a wait would carry it past. Waiting longer
+    /// only grows the value, so the months allowed are `0..=` this; found by
+    /// bisection over [`Feature::after_waiting`] itself, so the limit and the
+    /// growth (grid steps, rounding) can never disagree. Never allocates.
+    fn longest_wait(&self, raw: f64, max: u32) -> u32 {
+        let refused = |m: u32| matches!(self.after_waiting(raw, m), Some(AfterWaiting::Refused));
+        if !refused(max) {
+            return max;
+        }
+        // Invariant: `lo` is allowed (0 always is: it moves nothing), `hi` refused.
+        let (mut lo, mut hi) = (0, max);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if refused(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        lo
     }
 }
 
@@ -419,11 +495,41 @@ impl Schema {
         Some((lo_l, hi_l))
     }
 
+    /// The most months applicant `raw` may wait: the schema's `max_months`,
+    /// shortened so that no feature refusing to pass its upper bound
+    /// ([`PastUpper::Refuse`]) is carried past it; 0 without a waiting
+    /// action. Every wait from 0 up to it is allowed, none beyond. The one
+    /// definition every waiting method asks (the exact engine's months, the
+    /// P-DQN's waiting action, [`Schema::check_advice`]). Never allocates.
+    pub fn longest_wait(&self, raw: &[f64]) -> Result<u32> {
+        crate::error::check_len("raw row", self.n_features(), raw.len())?;
+        let Some(w) = self.waiting else {
+            return Ok(0);
+        };
+        Ok(self
+            .features
+            .iter()
+            .zip(raw)
+            .fold(w.max_months, |m, (f, &r)| f.longest_wait(r, m)))
+    }
+
     /// The raw row `raw` after `months` of waiting: every time feature grown
     /// (capped, or in the state time ends in), every other feature unchanged.
+    /// A wait past [`Schema::longest_wait`] is refused
+    /// (`InvalidArgument`, naming the feature it would carry past its upper
+    /// bound).
     pub fn after_waiting(&self, raw: &[f64], months: u32) -> Result<Vec<f64>> {
+        let mut out = vec![0.0; raw.len()];
+        self.after_waiting_into(raw, months, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Schema::after_waiting`] into `out` (the row's length). Allocates
+    /// only for an error's text.
+    pub fn after_waiting_into(&self, raw: &[f64], months: u32, out: &mut [f64]) -> Result<()> {
         crate::error::check_len("raw row", self.n_features(), raw.len())?;
-        let mut out = raw.to_vec();
+        crate::error::check_len("waited row", self.n_features(), out.len())?;
+        out.copy_from_slice(raw);
         for (i, f) in self.features.iter().enumerate() {
             match f.after_waiting(raw[i], months) {
                 Some(AfterWaiting::Value(v)) => out[i] = v,
@@ -432,14 +538,29 @@ impl Schema {
                         out[i] = special_states[j - 1].code;
                     }
                 }
+                Some(AfterWaiting::Refused) => {
+                    let upper = match &f.kind {
+                        FeatureKind::Contiguous { upper, .. } => *upper,
+                        FeatureKind::Categorical { .. } => f64::NAN,
+                    };
+                    return Err(Error::InvalidArgument(format!(
+                        "waiting {months} months would carry '{}' from {} past its upper bound {upper}, \
+                         which it refuses (past_upper: refuse): this applicant may wait at most {} months",
+                        f.name,
+                        raw[i],
+                        self.longest_wait(raw)?
+                    )));
+                }
                 None => {}
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Checks advice that waits `months` and then moves `from` to `to`: the
-    /// wait is within the schema's maximum, and `to` differs from the row after
+    /// wait is within the schema's maximum and carries no feature past an
+    /// upper bound it refuses to pass ([`Schema::longest_wait`]), and `to`
+    /// differs from the row after
     /// waiting only by moves that respect every actionability rule, the change
     /// limits included (measured from the applicant's own values), and it
     /// changes no more features than `max_features_changed`.

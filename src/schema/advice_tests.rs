@@ -443,3 +443,220 @@ fn ends_after_is_refused_outside_the_range_or_without_a_state_to_end_in() {
     let e = Schema::from_json(json).unwrap_err().to_string();
     assert!(e.contains("ends_after") && e.contains("got 11"), "{e}");
 }
+
+/// Months since an event (0..24, whole months) and age (18..75, real, 1/12
+/// of a year a month), both refusing to pass their upper bounds, beside a
+/// capped counter (0..10); waiting up to `max_months`.
+fn refusing(max_months: u32) -> Schema {
+    Schema::new_with_waiting(
+        vec![
+            Feature::contiguous("since", 0.0, 24.0)
+                .integer()
+                .with_special(-8.0, "no record")
+                .grows_with_time(TimeGrowth {
+                    past_upper: PastUpper::Refuse,
+                    ..Default::default()
+                }),
+            Feature::contiguous("age", 18.0, 75.0).grows_with_time(TimeGrowth {
+                per_month: 1.0 / 12.0,
+                past_upper: PastUpper::Refuse,
+                ..Default::default()
+            }),
+            Feature::contiguous("capped", 0.0, 10.0)
+                .integer()
+                .grows_with_time(TimeGrowth::default()),
+        ],
+        Some(Waiting {
+            cost_per_month: 0.1,
+            max_months,
+        }),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_refusing_feature_shortens_the_wait_to_its_upper_bound() {
+    let s = refusing(24);
+    // 15 months since: 9 more reach 24; age 30 is far from 75.
+    assert_eq!(s.longest_wait(&[15.0, 30.0, 0.0]).unwrap(), 9);
+    assert_eq!(s.after_waiting(&[15.0, 30.0, 0.0], 9).unwrap()[0], 24.0);
+    // Age 74.5 reaches 75 after 6 months; the least limit wins.
+    assert_eq!(s.longest_wait(&[15.0, 74.5, 0.0]).unwrap(), 6);
+    // At the bound no wait that moves the value is allowed.
+    assert_eq!(s.longest_wait(&[24.0, 30.0, 0.0]).unwrap(), 0);
+    // A special state is not a number of months: it sets no limit, and the
+    // capped counter never does.
+    assert_eq!(s.longest_wait(&[-8.0, 30.0, 9.0]).unwrap(), 24);
+    assert_eq!(refusing(5).longest_wait(&[15.0, 30.0, 0.0]).unwrap(), 5);
+    // Without a waiting action nobody waits.
+    let plain = Schema::new(vec![Feature::contiguous("x", 0.0, 1.0)]).unwrap();
+    assert_eq!(plain.longest_wait(&[0.5]).unwrap(), 0);
+    assert!(s.longest_wait(&[1.0]).is_err());
+    // A longer wait is refused, not capped, naming the feature and the limit.
+    let e = s
+        .after_waiting(&[15.0, 30.0, 0.0], 10)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("'since'") && e.contains("upper bound 24") && e.contains("at most 9 months"),
+        "{e}"
+    );
+    let e = s
+        .check_advice(&[15.0, 30.0, 0.0], &[25.0, 30.0 + 10.0 / 12.0, 10.0], 10)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("refuses") && e.contains("at most 9 months"),
+        "{e}"
+    );
+    // Within the limit the advice is checked as before.
+    let to = s.after_waiting(&[15.0, 30.0, 0.0], 9).unwrap();
+    s.check_advice(&[15.0, 30.0, 0.0], &to, 9).unwrap();
+    // The same schema capping instead waits the full 24 months, piling at 24.
+    let mut capped = s.clone();
+    for f in &mut capped.features {
+        if let Some(g) = &mut f.actionability.grows_with_time {
+            g.past_upper = PastUpper::Cap;
+        }
+    }
+    assert_eq!(capped.longest_wait(&[15.0, 74.5, 0.0]).unwrap(), 24);
+    assert_eq!(
+        capped.after_waiting(&[15.0, 74.5, 0.0], 24).unwrap(),
+        vec![24.0, 75.0, 10.0]
+    );
+}
+
+/// The limit against brute force: on integer, step and real grids with
+/// several growth rates, every wait up to [`Schema::longest_wait`] leaves each
+/// refusing feature within its range and every longer one would not. The
+/// oracle grows the value on the same schema with the upper bound raised out
+/// of reach (so no cap or refusal applies) and compares with the true bound.
+#[test]
+fn the_longest_wait_is_the_last_month_within_the_upper_bound_by_brute_force() {
+    let mut checked = 0;
+    for (grain, integer) in [(0.0, false), (1.0, true), (0.5, false), (3.0, true)] {
+        for per_month in [1.0, 0.4, 1.0 / 12.0, 2.5] {
+            let feature = |upper: f64, past_upper: PastUpper| {
+                let mut f = Feature::contiguous("t", 0.0, upper);
+                if integer {
+                    f = f.integer();
+                }
+                if grain > 0.0 && grain != 1.0 {
+                    if let FeatureKind::Contiguous { step, .. } = &mut f.kind {
+                        *step = Some(grain);
+                    }
+                }
+                f.grows_with_time(TimeGrowth {
+                    per_month,
+                    past_upper,
+                    ..Default::default()
+                })
+            };
+            let w = Some(Waiting {
+                cost_per_month: 0.1,
+                max_months: 40,
+            });
+            let upper = 12.0;
+            let s = Schema::new_with_waiting(vec![feature(upper, PastUpper::Refuse)], w).unwrap();
+            let wide = Schema::new_with_waiting(vec![feature(1200.0, PastUpper::Cap)], w).unwrap();
+            let mut start = 0.0;
+            while start <= upper {
+                let grown = |m: u32| wide.after_waiting(&[start], m).unwrap()[0];
+                let expected = (0..=40u32)
+                    .take_while(|&m| grown(m) <= upper + COHERENCE_TOL)
+                    .last()
+                    .unwrap();
+                let got = s.longest_wait(&[start]).unwrap();
+                assert_eq!(
+                    got, expected,
+                    "grain {grain}, {per_month}/month from {start}"
+                );
+                for m in 0..=40 {
+                    match s.after_waiting(&[start], m) {
+                        Ok(row) => {
+                            assert!(m <= got);
+                            assert_eq!(row[0], grown(m));
+                            assert!(row[0] <= upper + COHERENCE_TOL);
+                        }
+                        Err(_) => assert!(m > got),
+                    }
+                }
+                checked += 1;
+                start += if grain > 0.0 { grain } else { 0.7 };
+            }
+        }
+    }
+    assert!(checked >= 100, "{checked}");
+}
+
+#[test]
+fn past_upper_round_trips_through_json_and_bad_values_are_refused() {
+    let s = refusing(24);
+    let json = s.to_json();
+    assert_eq!(
+        json.matches("\"past_upper\": \"refuse\"").count(),
+        2,
+        "{json}"
+    );
+    assert_eq!(Schema::from_json(&json).unwrap(), s);
+    // The default is omitted, and "cap" is read as the default.
+    assert!(!advised().to_json().contains("past_upper"));
+    let doc = |value: &str| {
+        format!(
+            r#"{{"format_version": 2, "features": [
+            {{"name": "t", "kind": "contiguous", "lower": 0, "upper": 10,
+             "actionability": {{"mutable": false,
+                "grows_with_time": {{"past_upper": {value}}}}}}}],
+            "waiting": {{"cost_per_month": 0.1, "max_months": 12}}}}"#
+        )
+    };
+    let cap = Schema::from_json(&doc("\"cap\"")).unwrap();
+    let g = cap.features[0]
+        .actionability
+        .grows_with_time
+        .as_ref()
+        .unwrap();
+    assert_eq!(g.past_upper, PastUpper::Cap);
+    assert_eq!(cap.longest_wait(&[5.0]).unwrap(), 12);
+    let refuse = Schema::from_json(&doc("\"refuse\"")).unwrap();
+    assert_eq!(refuse.longest_wait(&[5.0]).unwrap(), 5);
+    for bad in ["\"clamp\"", "\"Refuse\"", "true", "1"] {
+        let e = Schema::from_json(&doc(bad)).unwrap_err().to_string();
+        assert!(e.contains("past_upper"), "{bad}: {e}");
+    }
+    let e = Schema::from_json(&doc("\"clamp\""))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("clamp") && e.contains("refuse"), "{e}");
+}
+
+#[test]
+fn refusing_is_for_contiguous_features_without_an_end_state() {
+    let w = Some(Waiting {
+        cost_per_month: 0.1,
+        max_months: 12,
+    });
+    // `ends_in` already says what happens past the bound: both is refused.
+    let both = Feature::contiguous("t", 0.0, 10.0)
+        .with_special(-7.0, "gone")
+        .grows_with_time(TimeGrowth {
+            ends_in: Some("gone".into()),
+            past_upper: PastUpper::Refuse,
+            ..Default::default()
+        });
+    let e = Schema::new_with_waiting(vec![both], w)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("past_upper") && e.contains("ends_in"), "{e}");
+    let mut band = Feature::categorical("e", &["a", "b"]);
+    band.actionability.level_order = vec!["a".into(), "b".into()];
+    let band = band.grows_with_time(TimeGrowth {
+        band_months: [("a".to_string(), 3)].into(),
+        past_upper: PastUpper::Refuse,
+        ..Default::default()
+    });
+    let e = Schema::new_with_waiting(vec![band], w)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("past_upper"), "{e}");
+}

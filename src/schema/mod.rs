@@ -21,7 +21,7 @@ mod encoding;
 mod feature;
 mod weights;
 
-pub use advice::{AfterWaiting, ChangeLimit, TimeGrowth, Waiting};
+pub use advice::{AfterWaiting, ChangeLimit, PastUpper, TimeGrowth, Waiting};
 pub use encoding::{COHERENCE_TOL, FeatureLayout};
 pub use feature::{Actionability, Direction, Feature, FeatureKind, SpecialState, Transition};
 pub use weights::{FeatureWeights, WeightsKind};

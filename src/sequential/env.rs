@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result, check_len};
 use crate::model::{Model, sigmoid};
-use crate::schema::{AfterWaiting, Direction, FeatureKind, Schema, Waiting};
+use crate::schema::{Direction, FeatureKind, Schema, Waiting};
 use serde::{Deserialize, Serialize};
 
 /// Which reward of Panagiotou & Ntoutsi 2023 the agent learns from.
@@ -116,8 +116,13 @@ pub const WAIT_ACTION: &str = "wait";
 ///   feature may move into from its current state (forbidden transitions and,
 ///   for a categorical, the direction over the level order); staying is
 ///   always among them;
-/// * "wait": `m = min(⌊v·M⌋, M − 1) + 1 ∈ {1, …, M}` months (`M` the schema's
-///   `max_months`, `M` equal segments).
+/// * "wait": `m = min(⌊v·M⌋, M − 1) + 1 ∈ {1, …, M}` months, `M` equal
+///   segments, `M` the applicant's [`Schema::longest_wait`] — the schema's
+///   `max_months`, shortened when a longer wait would carry a feature that
+///   refuses to pass its upper bound past it ([`ActionSpace::months_within`]).
+///   An applicant who may not wait at all (`M = 0`) is offered the shortest
+///   wait, which the schema refuses: choosing it is a violation, like any
+///   move the rules forbid.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionSpace {
     pub(crate) features: Vec<usize>,
@@ -234,10 +239,21 @@ impl ActionSpace {
         out
     }
 
-    /// The months "wait" with parameter `u` waits (`0` without a waiting action).
+    /// The months "wait" with parameter `u` waits under the schema's
+    /// `max_months` alone (`0` without a waiting action); an applicant's own
+    /// limit is [`ActionSpace::months_within`].
     pub fn months(&self, u: f64) -> u32 {
+        self.months_within(u, u32::MAX)
+    }
+
+    /// The months "wait" with parameter `u` waits for an applicant who may
+    /// wait at most `longest` months ([`Schema::longest_wait`]): `u` spread
+    /// over `{1, …, min(longest, max_months)}`, so every wait offered is
+    /// allowed; `1` when `longest` is 0 (that wait is refused by the schema,
+    /// the step a violation); `0` without a waiting action.
+    pub fn months_within(&self, u: f64, longest: u32) -> u32 {
         let Some(w) = self.wait else { return 0 };
-        let m = w.max_months.max(1) as usize;
+        let m = w.max_months.min(longest).max(1) as usize;
         (segment(unit(u), m).0 + 1) as u32
     }
 
@@ -507,6 +523,11 @@ pub struct Environment<'a> {
     max_steps: usize,
     /// The features "wait" moves.
     time_features: Vec<usize>,
+    /// The applicant's [`Schema::longest_wait`], set by `reset`: the wait
+    /// action's months stay within it. Time features are immutable to every
+    /// other action and "wait" is taken at most once, so the applicant's own
+    /// values are the ones a wait starts from.
+    longest_wait: u32,
 }
 
 impl<'a> Environment<'a> {
@@ -553,6 +574,7 @@ impl<'a> Environment<'a> {
             last_violation: None,
             max_steps: k,
             time_features: schema.time_features(),
+            longest_wait: 0,
         })
     }
 
@@ -649,6 +671,7 @@ impl<'a> Environment<'a> {
         check_len("raw row", self.schema.n_features(), raw.len())?;
         crate::error::check_finite("raw row", raw)?;
         self.schema.encode_into(raw, &mut self.x0)?;
+        self.longest_wait = self.schema.longest_wait(raw)?;
         self.raw0.copy_from_slice(raw);
         self.raw.copy_from_slice(raw);
         self.x.copy_from_slice(&self.x0);
@@ -675,7 +698,8 @@ impl<'a> Environment<'a> {
     ///
     /// "Wait" (an extension for advice schemas; the paper has no waiting)
     /// moves every time feature by `m` months as [`Schema::after_waiting`]
-    /// says, `m` = [`ActionSpace::months`]`(u)`; its result reports `from = 0`,
+    /// says, `m` = [`ActionSpace::months_within`]`(u, `the applicant's
+    /// [`Schema::longest_wait`]`)`; its result reports `from = 0`,
     /// `to = m`. Its `δ` is `cost_per_month·m`, the price the schema puts on
     /// time — the time features' own movement is the wait, not an effort, as
     /// in the exact engine's waiting advice — so `R^prob` earns
@@ -712,18 +736,16 @@ impl<'a> Environment<'a> {
                 (to, 0)
             }
             None => {
-                let months = self.actions.months(u);
-                for &i in &self.time_features {
-                    let f = &self.schema.features[i];
-                    match f.after_waiting(self.raw[i], months) {
-                        Some(AfterWaiting::Value(v)) => self.raw_next[i] = v,
-                        Some(AfterWaiting::Special(j)) => {
-                            if let FeatureKind::Contiguous { special_states, .. } = &f.kind {
-                                self.raw_next[i] = special_states[j - 1].code;
-                            }
-                        }
-                        None => {}
-                    }
+                let months = self.actions.months_within(u, self.longest_wait);
+                // Only an applicant who may not wait at all is refused here
+                // (`months_within`): a violation, as any forbidden move.
+                if let Err(e) =
+                    self.schema
+                        .after_waiting_into(&self.raw, months, &mut self.raw_next)
+                {
+                    self.last_violation = Some(e);
+                    self.used[k] = true;
+                    return Ok(fail(self, Failure::Violation));
                 }
                 (f64::from(months), months)
             }

@@ -353,11 +353,19 @@ impl Policy {
                 }
                 None => {
                     let months = st.to as u32;
-                    let waited_row = schema.after_waiting(&row, months)?;
-                    let waited = schema.describe_changes(&row, &waited_row);
-                    if applied {
-                        row = waited_row;
-                    }
+                    // A wait the schema refused (past an upper bound a
+                    // feature refuses to pass) moved nothing.
+                    let waited = match schema.after_waiting(&row, months) {
+                        Ok(waited_row) => {
+                            let waited = schema.describe_changes(&row, &waited_row);
+                            if applied {
+                                row = waited_row;
+                            }
+                            waited
+                        }
+                        Err(_) if !applied => Vec::new(),
+                        Err(e) => return Err(e),
+                    };
                     PlanStep {
                         feature: schema.n_features(),
                         name: super::WAIT_ACTION.into(),

@@ -536,8 +536,7 @@ fn works_with_an_mlp_model() {
         },
     )
     .unwrap();
-    let mut cfg = small_config(5);
-    cfg.episodes = 300;
+    let cfg = small_config(5);
     let t = train(
         &s,
         &mlp,
@@ -1239,6 +1238,131 @@ fn the_wait_step_is_after_waiting_and_priced_per_month() {
         let again = env.step(w, u).unwrap();
         assert_eq!(again.outcome, StepOutcome::Failure(Failure::Reused));
     }
+}
+
+/// [`advice_schema`] with months on file refusing to pass 120
+/// (`past_upper: refuse`) instead of capping there.
+fn refusing_advice_schema() -> Schema {
+    let mut s = advice_schema();
+    s.features[4]
+        .actionability
+        .grows_with_time
+        .as_mut()
+        .unwrap()
+        .past_upper = crate::schema::PastUpper::Refuse;
+    Schema::new_with_waiting(s.features, s.waiting).unwrap()
+}
+
+/// With a feature that refuses to pass its upper bound, "wait" spreads its
+/// parameter over the applicant's own allowed months
+/// ([`Schema::longest_wait`]): every one of them is offered, none beyond,
+/// the feature never passes its bound, and every step is allowed advice. An
+/// applicant already at the bound may not wait: that action is a violation
+/// saying why, and the plan built from it moves nothing.
+#[test]
+fn the_wait_action_stays_within_the_applicants_longest_wait() {
+    let s = refusing_advice_schema();
+    let m = advice_model();
+    let mut env =
+        Environment::new(&s, &m, RewardKind::Probability, RewardParams::default()).unwrap();
+    let w = env.actions().wait_action().unwrap();
+    for (on_file, longest) in [(100.0, 12), (108.0, 12), (115.0, 5), (119.0, 1)] {
+        let row = [30.0, 40.0, 0.0, 5.0, on_file];
+        assert_eq!(s.longest_wait(&row).unwrap(), longest);
+        let mut offered = std::collections::BTreeSet::new();
+        for g in 0..=400 {
+            let u = -1.0 + g as f64 / 200.0;
+            env.reset(&row).unwrap();
+            let r = env.step(w, u).unwrap();
+            assert_ne!(
+                r.outcome,
+                StepOutcome::Failure(Failure::Violation),
+                "{on_file}, u {u}: {:?}",
+                env.last_violation()
+            );
+            let months = r.to as u32;
+            offered.insert(months);
+            assert!(env.raw()[4] <= 120.0);
+            assert_eq!(env.raw(), s.after_waiting(&row, months).unwrap().as_slice());
+            s.check_advice(&row, env.raw(), months).unwrap();
+        }
+        assert_eq!(offered, (1..=longest).collect(), "from {on_file}");
+    }
+    // At the bound: no wait is allowed.
+    let row = [30.0, 40.0, 0.0, 5.0, 120.0];
+    assert_eq!(s.longest_wait(&row).unwrap(), 0);
+    for u in [-1.0, 0.0, 1.0] {
+        env.reset(&row).unwrap();
+        let r = env.step(w, u).unwrap();
+        assert_eq!(r.outcome, StepOutcome::Failure(Failure::Violation));
+        assert_eq!(env.raw(), row.as_slice());
+        let why = env.last_violation().unwrap().to_string();
+        assert!(
+            why.contains("months_on_file") && why.contains("at most 0 months"),
+            "{why}"
+        );
+    }
+    // Other actions are untouched by the limit.
+    env.reset(&row).unwrap();
+    let r = env.step(0, 1.0).unwrap();
+    assert_ne!(r.outcome, StepOutcome::Failure(Failure::Violation));
+    // The same applicants on the capping schema wait the full 12 months.
+    let capped = advice_schema();
+    let mut env = Environment::new(
+        &capped,
+        &m,
+        RewardKind::Probability,
+        RewardParams::default(),
+    )
+    .unwrap();
+    env.reset(&row).unwrap();
+    assert_eq!(env.step(w, 1.0).unwrap().to, 12.0);
+}
+
+/// A trained policy on the refusing schema, for applicants near the bound:
+/// its plans never wait past an applicant's longest wait and never carry
+/// months on file past 120, including the plans of applicants who may not
+/// wait at all (whose refused waits appear in no plan). The model needs
+/// income up by 20 and, from fewer than 114 months on file, a few months of
+/// waiting too: `2·income/100 + 6·months/120 − 6.1`.
+#[test]
+fn a_trained_policy_never_waits_past_the_upper_bound() {
+    let s = refusing_advice_schema();
+    let m = LinearModel::new(vec![2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0], -6.1, 0.5).unwrap();
+    let rows: Vec<Vec<f64>> = (0..12)
+        .map(|i| vec![5.0 + f64::from(i % 3), 50.0, 0.0, 5.0, 109.0 + f64::from(i)])
+        .collect();
+    let cfg = small_config(5);
+    let t = train(
+        &s,
+        &m,
+        &rows,
+        RewardKind::Probability,
+        RewardParams::default(),
+        &cfg,
+        |_| true,
+    )
+    .unwrap();
+    let (mut waits, mut successes) = (0, 0);
+    for r in &rows {
+        let plan = t.policy.answer(&s, &m, r).unwrap();
+        assert!(plan.final_row[4] <= 120.0, "{:?}", plan.final_row);
+        let months: u32 = plan.steps.iter().map(|st| st.months).sum();
+        assert!(months <= s.longest_wait(r).unwrap());
+        waits += usize::from(months > 0);
+        if plan.success {
+            s.check_advice(r, &plan.final_row, months).unwrap();
+            successes += 1;
+        }
+    }
+    eprintln!(
+        "plans that wait: {waits} of {}, {successes} accepted",
+        rows.len()
+    );
+    assert!(
+        waits >= 1 && successes >= 6,
+        "{waits} wait, {successes} accepted"
+    );
 }
 
 /// One feature that only time moves: the only way to acceptance is to wait

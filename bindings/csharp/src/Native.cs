@@ -514,6 +514,9 @@ namespace Cfx
         internal static extern int cfx_schema_builder_set_time_growth_ends_after(SchemaBuilderHandle builder,
             double endsAfter);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_time_growth_refuse_past_upper(SchemaBuilderHandle builder,
+            int refuse);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_builder_set_band_months(SchemaBuilderHandle builder, [In] byte[] level,
             uint months);
         [DllImport(Lib, CallingConvention = CC)]

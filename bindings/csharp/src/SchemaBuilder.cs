@@ -200,6 +200,18 @@ namespace Cfx
             return this;
         }
 
+        /// <summary>Says what waiting does once the last added feature's value would pass its upper
+        /// bound: <paramref name="refuse"/> true refuses such a wait (the applicant may wait only as
+        /// long as the feature stays within its range; JSON "past_upper": "refuse"), false caps the
+        /// value at the bound (the default). The bound is the data's largest value, not the end of
+        /// time: a capped value is one the bureau would not report. Call after SetTimeGrowth;
+        /// refusing with an endsIn state is INVALID_SCHEMA from <see cref="Build"/>.</summary>
+        public SchemaBuilder SetTimeGrowthRefusePastUpper(bool refuse = true)
+        {
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_time_growth_refuse_past_upper(Handle, refuse ? 1 : 0));
+            return this;
+        }
+
         /// <summary>One duration band of the last added (categorical) feature: waiting
         /// <paramref name="months"/> (≥ 1) from the start of band <paramref name="level"/> moves it to
         /// the next level of its level order; the feature then moves only by waiting. Call once per

@@ -102,4 +102,42 @@ public static partial class Tests
         using (var b = new SchemaBuilder().AddContiguous("m", 0, 10, true))
             A.Status(Status.InvalidArgument, () => b.SetTimeGrowthEndsAfter(5), "no time growth");
     }
+
+    // Months since a delinquency in [0, 83] and the file's age in [0, 100], both growing a month a
+    // month; refuse makes the first refuse to pass 83. The model below accepts a file of 60 months
+    // or more, whatever the delinquency.
+    static Schema Delinquency(bool refuse)
+    {
+        return new SchemaBuilder()
+            .AddContiguous("delq", 0, 83, true).SetTimeGrowth(1).SetTimeGrowthRefusePastUpper(refuse)
+            .AddContiguous("file", 0, 100, true).SetTimeGrowth(1)
+            .SetWaiting(0.01, 24)
+            .Build();
+    }
+
+    public static void T_builder_refusing_past_the_upper_bound_shortens_the_wait()
+    {
+        var applicant = new double[] { 80, 50 };
+        using (var capped = Delinquency(false))
+        using (var refusing = Delinquency(true))
+        using (var m = Model.Linear(new double[] { 0, 10 }, -5.95))
+        {
+            A.True(refusing.ToJson().Contains("\"past_upper\": \"refuse\""), refusing.ToJson());
+            A.True(!capped.ToJson().Contains("past_upper"), capped.ToJson());
+            using (var a = Coherent.ExplainWithWaiting(capped, m, null, applicant))
+            {
+                A.True(a.Found, "advice found");
+                A.Eq(10, a.Summary.Months, "ten months");
+                A.Eq(83.0, a.WaitedRow()[0], "the delinquency piled at 83");
+                A.Eq(60.0, a.WaitedRow()[1], "a file of 60 months");
+            }
+            using (var a = Coherent.ExplainWithWaiting(refusing, m, null, applicant))
+                A.Eq(WaitingOutcome.NoAdvice, a.Outcome, "at most 3 months: the file only 53 months old");
+        }
+        var e = A.Status(Status.InvalidSchema,
+            () => Inquiries().SetTimeGrowthRefusePastUpper().SetWaiting(0.01, 24).Build(), "refusing with an end state");
+        A.True(e.Message.Contains("past_upper"), e.Message);
+        using (var b = new SchemaBuilder().AddContiguous("m", 0, 10, true))
+            A.Status(Status.InvalidArgument, () => b.SetTimeGrowthRefusePastUpper(), "no time growth");
+    }
 }

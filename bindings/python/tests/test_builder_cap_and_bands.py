@@ -93,3 +93,42 @@ def test_ends_after_closes_the_window_before_the_upper_bound():
     with pytest.raises(cfx.CfxError) as e:
         cfx.SchemaBuilder().add_contiguous("m", 0, 10, integer=True).set_time_growth_ends_after(5)
     assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
+
+
+def delinquency(refuse):
+    """Months since a delinquency in [0, 83] and the file's age in [0, 100], both growing a month a
+    month; `refuse` makes the first refuse to pass 83. The model below accepts a file of 60 months
+    or more, whatever the delinquency."""
+    return (
+        cfx.SchemaBuilder()
+        .add_contiguous("delq", 0, 83, integer=True)
+        .set_time_growth(1)
+        .set_time_growth_refuse_past_upper(refuse)
+        .add_contiguous("file", 0, 100, integer=True)
+        .set_time_growth(1)
+        .set_waiting(0.01, 24)
+        .build()
+    )
+
+
+def test_refusing_past_the_upper_bound_shortens_the_wait():
+    applicant = [80.0, 50.0]
+    with (
+        delinquency(False) as capped,
+        delinquency(True) as refusing,
+        cfx.Model.linear([0.0, 10.0], -5.95) as m,
+    ):
+        assert '"past_upper": "refuse"' in refusing.to_json()
+        assert "past_upper" not in capped.to_json()
+        with cfx.explain_with_waiting(capped, m, applicant) as a:
+            # ten months, the delinquency piled at 83
+            assert a.found and a.months == 10
+            assert list(a.waited_row()) == [83.0, 60.0]
+        with cfx.explain_with_waiting(refusing, m, applicant) as a:
+            assert a.outcome == "no_advice"  # at most 3 months: the file only 53 months old
+    with pytest.raises(cfx.CfxError) as e:
+        inquiries().set_time_growth_refuse_past_upper().set_waiting(0.01, 24).build()
+    assert e.value.status_name == "CFX_STATUS_INVALID_SCHEMA" and "past_upper" in e.value.message
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.SchemaBuilder().add_contiguous("m", 0, 10, integer=True).set_time_growth_refuse_past_upper()
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"

@@ -167,6 +167,7 @@ SIGNATURES = {
     'cfx_schema_builder_set_cost_scale': (c_int32, [c_void_p, c_double], False),
     'cfx_schema_builder_set_time_growth': (c_int32, [c_void_p, c_double, c_char_p], False),
     'cfx_schema_builder_set_time_growth_ends_after': (c_int32, [c_void_p, c_double], False),
+    'cfx_schema_builder_set_time_growth_refuse_past_upper': (c_int32, [c_void_p, c_int32], False),
     'cfx_schema_builder_set_band_months': (c_int32, [c_void_p, c_char_p, c_uint32], False),
     'cfx_schema_builder_set_max_features_changed': (c_int32, [c_void_p, c_size_t], False),
     'cfx_schema_builder_add_forbidden_transition': (c_int32, [c_void_p, c_char_p, c_char_p], False),

@@ -267,6 +267,16 @@ class SchemaBuilder(Handle):
         n.call("cfx_schema_builder_set_time_growth_ends_after", self.ptr, float(ends_after))
         return self
 
+    def set_time_growth_refuse_past_upper(self, refuse=True):
+        """Says what waiting does once the last added feature's value would pass its upper bound:
+        `refuse` true refuses such a wait (the applicant may wait only as long as the feature stays
+        within its range; JSON ``"past_upper": "refuse"``), false caps the value at the bound (the
+        default). The bound is the data's largest value, not the end of time: a capped value is one
+        the bureau would not report. Call after `set_time_growth`; refusing with an `ends_in` state
+        is ``CFX_STATUS_INVALID_SCHEMA`` from `build`."""
+        n.call("cfx_schema_builder_set_time_growth_refuse_past_upper", self.ptr, 1 if refuse else 0)
+        return self
+
     def set_band_months(self, level, months):
         """One duration band of the last added (categorical) feature: waiting `months` (≥ 1) from
         the start of band `level` moves it to the next level of its level order; the feature then

@@ -109,6 +109,18 @@ cfx_set_time_growth_ends_after <- function(builder, ends_after) {
   invisible(builder)
 }
 
+#' Says what waiting does once the last added feature's value would pass its
+#' upper bound: `refuse` TRUE refuses such a wait (the applicant may wait only
+#' as long as the feature stays within its range; JSON `"past_upper":
+#' "refuse"`), FALSE caps the value at the bound (the default). The bound is
+#' the data's largest value, not the end of time. Call after
+#' `cfx_set_time_growth`; refusing with an `ends_in` state is refused by
+#' `cfx_schema_build`.
+cfx_set_time_growth_refuse_past_upper <- function(builder, refuse = TRUE) {
+  .cx(C_cfx_schema_builder_set_time_growth_refuse_past_upper, builder, isTRUE(refuse))
+  invisible(builder)
+}
+
 #' One duration band of the last added (categorical) feature: waiting
 #' `months` from the start of band `level` moves it to the next level of its
 #' order; the feature then moves only by waiting. Call once per band.

@@ -171,6 +171,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_cfx_schema_builder_set_cost_scale", (DL_FUNC)&C_cfx_schema_builder_set_cost_scale, 2},
     {"C_cfx_schema_builder_set_time_growth", (DL_FUNC)&C_cfx_schema_builder_set_time_growth, 3},
     {"C_cfx_schema_builder_set_time_growth_ends_after", (DL_FUNC)&C_cfx_schema_builder_set_time_growth_ends_after, 2},
+    {"C_cfx_schema_builder_set_time_growth_refuse_past_upper", (DL_FUNC)&C_cfx_schema_builder_set_time_growth_refuse_past_upper, 2},
     {"C_cfx_schema_builder_set_band_months", (DL_FUNC)&C_cfx_schema_builder_set_band_months, 3},
     {"C_cfx_schema_builder_set_max_features_changed", (DL_FUNC)&C_cfx_schema_builder_set_max_features_changed, 2},
     {"C_cfx_schema_builder_add_forbidden_transition", (DL_FUNC)&C_cfx_schema_builder_add_forbidden_transition, 3},

@@ -196,6 +196,7 @@ SEXP C_cfx_schema_builder_set_change_limits(SEXP builder, SEXP increase_kind, SE
 SEXP C_cfx_schema_builder_set_cost_scale(SEXP builder, SEXP cost_scale);
 SEXP C_cfx_schema_builder_set_time_growth(SEXP builder, SEXP per_month, SEXP ends_in);
 SEXP C_cfx_schema_builder_set_time_growth_ends_after(SEXP builder, SEXP ends_after);
+SEXP C_cfx_schema_builder_set_time_growth_refuse_past_upper(SEXP builder, SEXP refuse);
 SEXP C_cfx_schema_builder_set_band_months(SEXP builder, SEXP level, SEXP months);
 SEXP C_cfx_schema_builder_set_max_features_changed(SEXP builder, SEXP cap);
 SEXP C_cfx_schema_builder_add_forbidden_transition(SEXP builder, SEXP from, SEXP to);

@@ -2400,6 +2400,15 @@ SEXP C_cfx_schema_builder_set_time_growth_ends_after(SEXP a_builder, SEXP a_ends
     return R_NilValue;
 }
 
+/* cfx_schema_builder_set_time_growth_refuse_past_upper */
+SEXP C_cfx_schema_builder_set_time_growth_refuse_past_upper(SEXP a_builder, SEXP a_refuse)
+{
+    struct cfx_schema_builder *v_builder = (struct cfx_schema_builder *)cfxr_handle(a_builder, CFXR_K_SCHEMA_BUILDER, "builder", 0);
+    int32_t v_refuse = cfxr_bool(a_refuse, "refuse");
+    cfxr_check(cfx_schema_builder_set_time_growth_refuse_past_upper(v_builder, v_refuse));
+    return R_NilValue;
+}
+
 /* cfx_schema_builder_set_band_months */
 SEXP C_cfx_schema_builder_set_band_months(SEXP a_builder, SEXP a_level, SEXP a_months)
 {

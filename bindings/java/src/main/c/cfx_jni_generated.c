@@ -2984,6 +2984,17 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetTimeGrowthEn
     ;
 }
 
+/* cfx_schema_builder_set_time_growth_refuse_past_upper */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetTimeGrowthRefusePastUpper(JNIEnv *env, jclass cls, jlong j_builder, jboolean j_refuse) {
+    (void)env;
+    (void)cls;
+    cfx_status st_;
+    st_ = cfx_schema_builder_set_time_growth_refuse_past_upper(HANDLE(struct cfx_schema_builder *, j_builder), (j_refuse ? 1 : 0));
+    if (!ok(env, st_)) goto done;
+    done:
+    ;
+}
+
 /* cfx_schema_builder_set_band_months */
 JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetBandMonths(JNIEnv *env, jclass cls, jlong j_builder, jbyteArray j_level, jlong j_months) {
     (void)env;

@@ -171,3 +171,40 @@ test_that("ends_after closes the window before the upper bound", {
   expect_error(cfx_set_time_growth_ends_after(b, 5), class = "cfx_error_invalid_argument")
   cfx_free(b)
 })
+
+delinquency <- function(refuse) {
+  # months since a delinquency in [0, 83] and the file's age in [0, 100], both
+  # growing a month a month; `refuse` makes the first refuse to pass 83
+  cfx_schema_builder() |>
+    cfx_add_contiguous("delq", 0, 83, integer = TRUE) |>
+    cfx_set_time_growth(1) |>
+    cfx_set_time_growth_refuse_past_upper(refuse) |>
+    cfx_add_contiguous("file", 0, 100, integer = TRUE) |>
+    cfx_set_time_growth(1) |>
+    cfx_set_waiting(0.01, 24) |>
+    cfx_schema_build()
+}
+
+test_that("refusing past the upper bound shortens the wait", {
+  skip_if_not(isTRUE(cfx_families()[["coherent"]]), "cfx.h has no coherent entry points")
+  capped <- delinquency(FALSE)
+  refusing <- delinquency(TRUE)
+  # accepted with a file of 60 months or more, whatever the delinquency
+  m <- cfx_linear_model(c(0, 10), -5.95)
+  expect_match(cfx_to_json(refusing), "\"past_upper\": \"refuse\"", fixed = TRUE)
+  expect_false(grepl("past_upper", cfx_to_json(capped), fixed = TRUE))
+  # capped: ten months, the delinquency piled at 83
+  w <- cfx_waiting(cfx_explain_with_waiting(m, c(80, 50), capped))
+  expect_true(w$found)
+  expect_identical(w$months, 10L)
+  expect_identical(w$waited, c(83, 60))
+  # refusing: at most 3 months, the file only 53 months old
+  expect_identical(cfx_waiting(cfx_explain_with_waiting(m, c(80, 50), refusing))$outcome,
+                   "no_advice")
+  expect_error(inquiries() |> cfx_set_time_growth_refuse_past_upper() |>
+                 cfx_set_waiting(0.01, 24) |> cfx_schema_build(),
+               "past_upper", class = "cfx_error_invalid_schema")
+  b <- cfx_schema_builder() |> cfx_add_contiguous("m", 0, 10)
+  expect_error(cfx_set_time_growth_refuse_past_upper(b), class = "cfx_error_invalid_argument")
+  cfx_free(b)
+})

@@ -1243,10 +1243,11 @@ final class NativeGenerated {
     /**
      * {@code cfx_schema_advice_preset}: An actionability preset (issue #16) applied to a schema of its
      * dataset ({@code cfx_dataset_load_german} / {@code _heloc}): 0 German credit (age only by
-     * waiting; no move into "no checking account", "critical account", "unknown/ no savings account",
-     * "for free" housing; amount −50 %/+25 %, duration ±12 months; employment, savings and checking
-     * balance never to a worse level), 1 HELOC (the month-counting features only by waiting; burden
-     * −30 points, inquiries and high-utilisation trades −2 per recommendation, derogatory counts never
+     * waiting, never past 75; no move into "no checking account", "critical account", "unknown/ no
+     * savings account", "for free" housing; amount −50 %/+25 %, duration ±12 months; employment,
+     * savings and checking balance never to a worse level), 1 HELOC (the month-counting features only
+     * by waiting, a wait that would carry one past the data's largest value refused; burden −30
+     * points, inquiries and high-utilisation trades −2 per recommendation, derogatory counts never
      * down). Waiting costs {@code waiting_cost_per_month} per month, up to 24 months. {@code
      * NOT_FOUND} when the schema lacks a feature the preset names. {@code *out_schema} is owned by the
      * caller; thread-safe.
@@ -1344,6 +1345,19 @@ final class NativeGenerated {
      * schema is built). Not thread-safe (builder).
      */
     static native void schemaBuilderSetTimeGrowthEndsAfter(long builder, double endsAfter);
+
+    /**
+     * {@code cfx_schema_builder_set_time_growth_refuse_past_upper}: Says what waiting does once the
+     * last added feature's value would pass its upper bound: {@code refuse} 1 refuses such a wait (the
+     * applicant may wait only as long as the feature stays within its range; the schema JSON's {@code
+     * "past_upper": "refuse"}), 0 caps the value at the bound (the default). The bound is the data's
+     * largest value, not the end of time: a capped value is one the bureau would not report. Call
+     * after {@code cfx_schema_builder_set_time_growth} ({@code INVALID_ARGUMENT} when the feature does
+     * not grow with time, or for a {@code refuse} other than 0 or 1); refusing together with an {@code
+     * ends_in} state, or on a categorical, is {@code INVALID_SCHEMA} when the schema is built. Not
+     * thread-safe (builder).
+     */
+    static native void schemaBuilderSetTimeGrowthRefusePastUpper(long builder, boolean refuse);
 
     /**
      * {@code cfx_schema_builder_set_band_months}: Declares one duration band of the last added

@@ -141,6 +141,18 @@ public final class SchemaBuilder extends NativeResource {
     }
 
     /**
+     * Says what waiting does once the last feature's value would pass its upper bound: {@code
+     * refuse} true refuses such a wait (the applicant may wait only as long as the feature stays
+     * within its range; JSON {@code "past_upper": "refuse"}), false caps the value at the bound (the
+     * default). The bound is the data's largest value, not the end of time: a capped value is one
+     * the bureau would not report. Call after {@link #timeGrowth}; refusing with an {@code endsIn}
+     * state is INVALID_SCHEMA from {@link #build()}.
+     */
+    public SchemaBuilder timeGrowthRefusePastUpper(boolean refuse) {
+        return with(b -> NativeGenerated.schemaBuilderSetTimeGrowthRefusePastUpper(b, refuse));
+    }
+
+    /**
      * One duration band of the last (categorical) feature: waiting {@code months} (≥ 1) from the
      * start of band {@code level} moves it to the next level of its {@link #levelOrder}; the feature
      * then moves only by waiting. Call once per band (German credit's employment: "... &lt; 1 year"

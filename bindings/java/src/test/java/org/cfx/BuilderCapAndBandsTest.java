@@ -115,4 +115,55 @@ class BuilderCapAndBandsTest {
                     assertThrows(CfxException.class, () -> b.timeGrowthEndsAfter(5)).statusCode());
         }
     }
+
+    /**
+     * Months since a delinquency in [0, 83] and the file's age in [0, 100], both growing a month a
+     * month; {@code refuse} makes the first refuse to pass 83. The model accepts a file of 60
+     * months or more, whatever the delinquency.
+     */
+    static Schema delinquency(boolean refuse) {
+        return Schema.builder()
+                .contiguous("delq", 0, 83, true)
+                .timeGrowth(1, null)
+                .timeGrowthRefusePastUpper(refuse)
+                .contiguous("file", 0, 100, true)
+                .timeGrowth(1, null)
+                .waiting(0.01, 24)
+                .build();
+    }
+
+    @Test
+    void refusingPastTheUpperBoundShortensTheWait() {
+        assumeTrue(Coherent.available(), "cfx.h has no coherent entry points");
+        double[] applicant = {80, 50};
+        try (Schema capped = delinquency(false);
+                Schema refusing = delinquency(true);
+                Model m = Model.linear(new double[] {0, 10}, -5.95, 0.5)) {
+            assertTrue(refusing.toJson().contains("\"past_upper\": \"refuse\""), refusing.toJson());
+            assertFalse(capped.toJson().contains("past_upper"));
+            // Capped: ten months, the delinquency piled at 83.
+            try (WaitingAdvice a = Coherent.explainWithWaiting(capped, m, null, applicant)) {
+                assertTrue(a.found());
+                assertEquals(10, a.summary().months());
+                assertArrayEquals(new double[] {83, 60}, a.waitedRow());
+            }
+            // Refusing: at most 3 months, the file only 53 months old.
+            try (WaitingAdvice a = Coherent.explainWithWaiting(refusing, m, null, applicant)) {
+                assertEquals(WaitingAdvice.Outcome.NO_ADVICE, a.outcome());
+            }
+        }
+        SchemaBuilder withEnd = Schema.builder()
+                .contiguous("inq", 0, 24, true)
+                .specialState(-7, "gone")
+                .timeGrowth(1, "gone")
+                .timeGrowthRefusePastUpper(true)
+                .waiting(0.01, 24);
+        CfxException e = assertThrows(CfxException.class, withEnd::build);
+        assertEquals(Status.INVALID_SCHEMA, e.statusCode());
+        assertTrue(e.getMessage().contains("past_upper"), e.getMessage());
+        try (SchemaBuilder b = Schema.builder().contiguous("m", 0, 10, true)) {
+            assertEquals(Status.INVALID_ARGUMENT,
+                    assertThrows(CfxException.class, () -> b.timeGrowthRefusePastUpper(true)).statusCode());
+        }
+    }
 }
