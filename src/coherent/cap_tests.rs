@@ -55,7 +55,7 @@ fn check(
         (None, None) => {}
         (Some(c), Some(cf)) => {
             assert!(
-                (cf.cost - c).abs() <= 1e-6 * (1.0 + c.abs()),
+                super::tests::same_cost(cf.cost, c),
                 "case {case}, cap {cap}: cost {} vs oracle {c}",
                 cf.cost
             );

@@ -417,7 +417,7 @@ fn scorecard_optimum_equals_brute_force(solver: SolverChoice, by: ProvedBy) {
                 assert_eq!(ex.outcome, Outcome::Optimal, "case {case}");
                 check_answer(&schema, &card, &factual, cf);
                 assert!(
-                    (cf.cost - best).abs() < 1e-6,
+                    same_cost(cf.cost, best),
                     "case {case}: {by:?} {} vs brute force {best}\n{}\n{factual:?}\n{}",
                     cf.cost,
                     schema.to_json(),

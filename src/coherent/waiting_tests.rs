@@ -123,7 +123,7 @@ fn waiting_advice_equals_brute_force_over_every_wait_for_both_solvers() {
             match (expected, got) {
                 (Some((best, _)), Some(advice)) => {
                     assert!(
-                        (advice.cost - best).abs() < 1e-6,
+                        super::tests::same_cost(advice.cost, best),
                         "case {case} ({solver:?}): {} (wait {}) vs brute force {best}\n{}",
                         advice.cost,
                         advice.months,
@@ -783,7 +783,7 @@ fn waiting_that_refuses_past_the_upper_bound_equals_enumeration_of_the_allowed_w
             match (expected, got) {
                 (Some((best, _)), Some(advice)) => {
                     assert!(
-                        (advice.cost - best).abs() < 1e-6,
+                        super::tests::same_cost(advice.cost, best),
                         "{} (wait {}) vs enumeration {best}: {}",
                         advice.cost,
                         advice.months,
