@@ -281,14 +281,6 @@ pub(crate) fn solve(mip: &Mip, opts: &Options) -> MipSolution {
         // are found by the root LP at once, and the jump took about half of the
         // solve time on HELOC (measured: median 6.3 → 3.1 ms CPU per applicant).
         && set_bool(&h, "mip_heuristic_run_feasibility_jump", false)
-        // RENS's sub-MIP can run far past `time_limit` (HiGHS checks the limit
-        // between LP solves, and an LP inside the sub-MIP ran for more than
-        // ten minutes on one HELOC applicant under a 100-tree XGBoost model,
-        // the same in HiGHS's issues 885 and 2226). Without it that applicant
-        // is proven in 2.7 s and the median over 20 others is no slower
-        // (BENCHMARKS.md, issue 24): a limit that holds matters more to a
-        // batch over a book than a heuristic our root LPs rarely need.
-        && set_bool(&h, "mip_heuristic_run_rens", false)
         && set_double(&h, "mip_rel_gap", opts.mip_rel_gap.max(0.0))
         && set_double(&h, "mip_abs_gap", opts.mip_abs_gap.max(0.0))
         && set_double(&h, "primal_feasibility_tolerance", opts.feasibility_tol)
