@@ -182,6 +182,18 @@ fn last_contiguous<'a>(b: *mut cfx_schema_builder, what: &str) -> FfiResult<&'a 
     Ok(f)
 }
 
+/// The time growth of the last added feature, which the time-growth setters
+/// after `cfx_schema_builder_set_time_growth` refine.
+fn last_time_growth<'a>(b: *mut cfx_schema_builder) -> FfiResult<&'a mut TimeGrowth> {
+    let f = last(b)?;
+    let name = &f.name;
+    f.actionability.grows_with_time.as_mut().ok_or_else(|| {
+        FfiError::invalid(format!(
+            "feature '{name}' does not grow with time: call cfx_schema_builder_set_time_growth first"
+        ))
+    })
+}
+
 /// Sets the actionable bounds of the last added feature, which must be
 /// contiguous: the applicant may be advised values in `[lower, upper]` only
 /// (raw units, finite, within the feature's range, `lower ≤ upper`; checked
@@ -310,13 +322,7 @@ pub unsafe extern "C" fn cfx_schema_builder_set_time_growth_ends_after(
 ) -> cfx_status {
     ffi_boundary! {
         let t = finite(ends_after, "ends_after")?;
-        let f = last(builder)?;
-        let name = f.name.clone();
-        let g = f.actionability.grows_with_time.as_mut().ok_or_else(|| {
-            FfiError::invalid(format!(
-                "feature '{name}' does not grow with time: call cfx_schema_builder_set_time_growth first"
-            ))
-        })?;
+        let g = last_time_growth(builder)?;
         g.ends_after = Some(t);
         Ok(())
     }
@@ -339,13 +345,7 @@ pub unsafe extern "C" fn cfx_schema_builder_set_time_growth_refuse_past_upper(
 ) -> cfx_status {
     ffi_boundary! {
         let refuse = flag(refuse, "refuse")?;
-        let f = last(builder)?;
-        let name = f.name.clone();
-        let g = f.actionability.grows_with_time.as_mut().ok_or_else(|| {
-            FfiError::invalid(format!(
-                "feature '{name}' does not grow with time: call cfx_schema_builder_set_time_growth first"
-            ))
-        })?;
+        let g = last_time_growth(builder)?;
         g.past_upper = if refuse { PastUpper::Refuse } else { PastUpper::Cap };
         Ok(())
     }
