@@ -6,7 +6,7 @@
 use crate::coherent::Config;
 use crate::coherent::random_trees::random_tree_case;
 use crate::coherent::separable::Workspace;
-use crate::coherent::tree_primal::tests::{many_cells, random_domains, raw_row};
+use crate::coherent::tree_primal::tests::{brute_force_over, many_cells, random_domains};
 use crate::coherent::tree_search::TreeSearch;
 use crate::model::trees::Source;
 use crate::model::{Model, logit};
@@ -41,43 +41,9 @@ fn check_node(
     what: &str,
     counts: &mut Counts,
 ) {
-    let n = schema.n_features();
-    let m = ts.menus();
-    let options: Vec<Vec<usize>> = (0..n)
-        .map(|f| {
-            (0..m.opt_start[f + 1] - m.opt_start[f])
-                .filter(|&o| dom[m.word_start[f] + o / 64] >> (o % 64) & 1 == 1)
-                .collect()
-        })
-        .collect();
-    if options.iter().map(|s| s.len()).product::<usize>() > 3000 {
+    let Some(optimum) = brute_force_over(schema, ws, ts, ens, dom, need, 3000) else {
         return;
-    }
-    let cost: Vec<Vec<f64>> = (0..n)
-        .map(|f| {
-            options[f]
-                .iter()
-                .map(|&o| m.cost[m.opt_start[f] + o])
-                .collect()
-        })
-        .collect();
-    let mut optimum = f64::INFINITY;
-    let mut idx = vec![0usize; n];
-    'product: loop {
-        let opt: Vec<usize> = (0..n).map(|f| options[f][idx[f]]).collect();
-        let c: f64 = (0..n).map(|f| cost[f][idx[f]]).sum();
-        if c < optimum && ens.margin_raw(&raw_row(schema, ws, ts, &opt)) >= need {
-            optimum = c;
-        }
-        for f in 0..n {
-            idx[f] += 1;
-            if idx[f] < options[f].len() {
-                continue 'product;
-            }
-            idx[f] = 0;
-        }
-        break;
-    }
+    };
     counts.domains += 1;
     ts.set_budget_bound(false);
     let per_tree = ts.node_bound(ens, dom, need);

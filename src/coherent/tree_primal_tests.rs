@@ -63,6 +63,54 @@ pub(in crate::coherent) fn random_domains(
     dom
 }
 
+/// The cheapest option vector inside the node domains `dom` whose raw row
+/// the model's own raw-row walk accepts (margin ≥ `need`), by enumerating the
+/// domains' product: infinity when none is, `None` when the product has more
+/// than `max_product` rows. Shares nothing with the search but the menus.
+pub(in crate::coherent) fn brute_force_over(
+    schema: &Schema,
+    ws: &Workspace,
+    ts: &TreeSearch,
+    ens: &TreeEnsemble,
+    dom: &[u64],
+    need: f64,
+    max_product: usize,
+) -> Option<f64> {
+    let m = ts.menus();
+    let n = schema.n_features();
+    let options: Vec<Vec<usize>> = (0..n)
+        .map(|f| {
+            (0..m.opt_start[f + 1] - m.opt_start[f])
+                .filter(|&o| bit(&dom[m.word_start[f]..], o))
+                .collect()
+        })
+        .collect();
+    if options.iter().map(|s| s.len()).product::<usize>() > max_product {
+        return None;
+    }
+    let mut best = f64::INFINITY;
+    let mut idx = vec![0usize; n];
+    loop {
+        let opt: Vec<usize> = (0..n).map(|f| options[f][idx[f]]).collect();
+        let c: f64 = (0..n).map(|f| m.cost[m.opt_start[f] + opt[f]]).sum();
+        if c < best && ens.margin_raw(&raw_row(schema, ws, ts, &opt)) >= need {
+            best = c;
+        }
+        let mut f = 0;
+        while f < n {
+            idx[f] += 1;
+            if idx[f] < options[f].len() {
+                break;
+            }
+            idx[f] = 0;
+            f += 1;
+        }
+        if f == n {
+            return Some(best);
+        }
+    }
+}
+
 /// Every answer of the heuristic lies in the domains it was given, costs
 /// what its options cost (and what `coherent::cost` says of its raw row), and
 /// is accepted by the model's own raw-row scoring; it is never cheaper than
@@ -86,40 +134,9 @@ fn primal_answers_are_accepted_inside_the_domains_and_no_cheaper_than_brute_forc
         let m = ts.menus();
         let dom = random_domains(&m, &mut rng, 0.3);
         let n = schema.n_features();
-        // Brute force over the domains' product, scored on raw rows.
-        let mut best = f64::INFINITY;
-        let sizes: Vec<Vec<usize>> = (0..n)
-            .map(|f| {
-                (0..m.opt_start[f + 1] - m.opt_start[f])
-                    .filter(|&o| bit(&dom[m.word_start[f]..], o))
-                    .collect()
-            })
-            .collect();
-        let product: usize = sizes.iter().map(|s| s.len()).product();
-        if product > 4000 {
+        let Some(best) = brute_force_over(&schema, &ws, &ts, &ens, &dom, need, 4000) else {
             continue;
-        }
-        let mut idx = vec![0usize; n];
-        loop {
-            let opt: Vec<usize> = (0..n).map(|f| sizes[f][idx[f]]).collect();
-            let raw = raw_row(&schema, &ws, &ts, &opt);
-            if ens.margin_raw(&raw) >= need {
-                let c: f64 = (0..n).map(|f| m.cost[m.opt_start[f] + opt[f]]).sum();
-                best = best.min(c);
-            }
-            let mut f = 0;
-            while f < n {
-                idx[f] += 1;
-                if idx[f] < sizes[f].len() {
-                    break;
-                }
-                idx[f] = 0;
-                f += 1;
-            }
-            if f == n {
-                break;
-            }
-        }
+        };
         feasible += usize::from(best.is_finite());
         let Some(c) = primal.run(&m, &ens, &dom, need, u64::MAX) else {
             continue;
