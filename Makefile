@@ -25,7 +25,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees test-imports bindings test-bindings-gen test-docs
+  peers-scorecard peers-trees test-imports bindings test-bindings-gen test-docs trees-every-applicant
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
 deps: deps-apt-test deps-cbindgen
@@ -205,6 +205,14 @@ experiments: deps
 	@for ex in $(EXPERIMENTS); do \
 	  if [ -f examples/$$ex.rs ]; then $(CARGO) run --release --example $$ex || exit 1; fi; \
 	done
+
+# Issue 24's oracle over every declined held-out HELOC applicant: the tree
+# search against HiGHS (each solve in a child process of its own, killed if it
+# overruns its limit) under the 100-tree XGBoost and LightGBM peer models;
+# fails unless every answer is identical. About 50 minutes on 2 cores.
+trees-every-applicant: deps peers-trees
+	$(CARGO) run --release --example trees_scale -- --all --highs-child --strict --model "xgboost 100x4"
+	$(CARGO) run --release --example trees_scale -- --all --highs-child --strict --model "lightgbm 100x15"
 
 bench: deps
 	$(CARGO) bench

@@ -4,6 +4,7 @@
 //! python3 benches/peers/trees_train.py     # writes the models into target/peers
 //! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit 60] [--all]
 //!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget]]
+//!     [--highs-child] [--strict]
 //! ```
 //!
 //! Trains nothing itself: it reads the peer's HELOC models (XGBoost 100 trees
@@ -21,7 +22,21 @@
 //! prints its status, nodes and proven bound, the figures to compare bounds by
 //! on a loaded machine; with `--merged`, under the merged bound
 //! (`TreeSearch::set_merged_bound`); with `--no-budget`, without the
-//! feature-budget bound (`TreeSearch::set_budget_bound`). Prints one line per model, last:
+//! feature-budget bound (`TreeSearch::set_budget_bound`).
+//!
+//! `--highs-child` solves each applicant's HiGHS program in a child process
+//! of its own (this example again, with `--highs-solve`) and kills it when it
+//! runs `--highs-limit` seconds past its own time limit. HiGHS does not always
+//! hold its time limit (an LP inside its RENS sub-MIP, or root cut separation,
+//! can run for many minutes past it), so a run over every declined applicant
+//! needs a watchdog; each child also starts from a fresh HiGHS, so no solve
+//! depends on the ones before it. A killed solve is reported as such and
+//! counted on a line of its own; it is never counted as agreement.
+//! `--strict` makes the run an oracle check: it fails unless both solvers
+//! proved every applicant (optimal or infeasible) with identical answers
+//! (`make trees-every-applicant`).
+//!
+//! Prints one line per model, last:
 //!
 //! `trees_scale: <model>: proven P/N, median T ms, tree search cpu C s in all (highs median H ms, R×), identical costs on M/M`
 //!
@@ -74,8 +89,90 @@ fn timed(
     Ok((ex, t.elapsed().as_secs_f64() * 1e3, cpu_ms() - c))
 }
 
+/// What a HiGHS solve answered, as the parent compares it: the outcome
+/// (`optimal`, `infeasible` or another outcome's name), wall-clock
+/// milliseconds and the cost of the first counterfactual.
+struct HighsAnswer {
+    outcome: String,
+    ms: f64,
+    cost: Option<f64>,
+}
+
+impl HighsAnswer {
+    fn of(ex: &Explanation, ms: f64) -> Self {
+        let outcome = match ex.outcome {
+            Outcome::Optimal => "optimal".to_string(),
+            Outcome::Infeasible { .. } => "infeasible".to_string(),
+            ref o => format!("{o:?}").replace(char::is_whitespace, ""),
+        };
+        let cost = ex.counterfactuals.first().map(|c| c.cost);
+        HighsAnswer { outcome, ms, cost }
+    }
+
+    /// The child's one line: `highs-solve: OUTCOME MS COST` (`-` for no cost;
+    /// the cost printed exactly, to 17 significant digits).
+    fn line(&self) -> String {
+        format!(
+            "highs-solve: {} {:.3} {}",
+            self.outcome,
+            self.ms,
+            self.cost.map_or("-".into(), |c| format!("{c:.17e}"))
+        )
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        let l = text.lines().find_map(|l| l.strip_prefix("highs-solve: "))?;
+        let mut it = l.split(' ');
+        let outcome = it.next()?.to_string();
+        let ms = it.next()?.parse().ok()?;
+        let cost = it.next()?.parse().ok();
+        Some(HighsAnswer { outcome, ms, cost })
+    }
+}
+
+/// Runs `exe --model NAME --only K --highs-solve …` and waits at most
+/// `deadline` seconds; `None` when the child had to be killed (or failed).
+fn highs_in_child(
+    name: &str,
+    k: usize,
+    highs_limit: f64,
+    deadline: f64,
+) -> Result<Option<HighsAnswer>, Box<dyn std::error::Error>> {
+    use std::io::Read;
+    let mut child = std::process::Command::new(std::env::current_exe()?)
+        .args([
+            "--model",
+            name,
+            "--all",
+            "--only",
+            &k.to_string(),
+            "--highs-solve",
+        ])
+        .args(["--highs-limit", &highs_limit.to_string()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait()?.is_some() {
+            let mut text = String::new();
+            if let Some(mut out) = child.stdout.take() {
+                out.read_to_string(&mut text)?;
+            }
+            return Ok(HighsAnswer::parse(&text));
+        }
+        if start.elapsed().as_secs_f64() > deadline {
+            child.kill()?;
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
+    let highs_solve = args.iter().any(|a| a == "--highs-solve");
+    let highs_child = args.iter().any(|a| a == "--highs-child");
     let all = args.iter().any(|a| a == "--all");
     let n: usize = if all {
         usize::MAX
@@ -130,6 +227,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let raw_search = args.iter().any(|a| a == "--search");
     let merged = args.iter().any(|a| a == "--merged");
     let budget = !args.iter().any(|a| a == "--no-budget");
+    let strict = args.iter().any(|a| a == "--strict");
+    let mut failures = Vec::new();
     for (name, file, margin_file) in models {
         if !name.contains(only.as_str()) {
             continue;
@@ -141,12 +240,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             TreeEnsemble::from_lightgbm_text(&text, &schema, &opts)?
         };
-        let lib = margins(&peers.join(margin_file))?;
-        let equal = equal_rows(&model, &d.rows, &lib);
-        println!(
-            "{name}: margins equal the library's on {equal}/{} rows",
-            lib.len()
-        );
+        if !highs_solve {
+            let lib = margins(&peers.join(margin_file))?;
+            let equal = equal_rows(&model, &d.rows, &lib);
+            println!(
+                "{name}: margins equal the library's on {equal}/{} rows",
+                lib.len()
+            );
+        }
         let declined: Vec<&Vec<f64>> = test
             .rows
             .iter()
@@ -154,10 +255,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .take(n)
             .collect();
         let (mut proven, mut ms, mut highs_ms) = (0, Vec::new(), Vec::new());
-        let (mut compared, mut identical) = (0, 0);
+        let (mut compared, mut identical, mut overran) = (0, 0, Vec::new());
         let mut cpu_total = 0.0;
         for (k, r) in declined.iter().enumerate().skip(from) {
             if !only_k.is_empty() && !only_k.contains(&k) {
+                continue;
+            }
+            if highs_solve {
+                let (hx, ht, _) = timed(&schema, &model, r, &highs)?;
+                println!("{}", HighsAnswer::of(&hx, ht).line());
                 continue;
             }
             if raw_search {
@@ -198,16 +304,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ex.outcome,
                 cost.map_or("-".into(), |c| format!("{c:.6}"))
             );
-            if k < highs_n {
+            let answer = if k >= highs_n {
+                None
+            } else if highs_child {
+                let deadline = 2.0 * highs_limit + 5.0;
+                let got = highs_in_child(name, k, highs_limit, deadline)?;
+                if got.is_none() {
+                    overran.push(k);
+                    line += &format!("; highs killed after {deadline:.0} s (time limit not held)");
+                }
+                got
+            } else {
                 let (hx, ht, _) = timed(&schema, &model, r, &highs)?;
+                Some(HighsAnswer::of(&hx, ht))
+            };
+            if let Some(h) = answer {
+                let (ht, hcost) = (h.ms, h.cost);
                 highs_ms.push(ht);
-                let hcost = hx.counterfactuals.first().map(|c| c.cost);
                 line += &format!(
-                    "; highs {:?} {ht:.0} ms cost {}",
-                    hx.outcome,
+                    "; highs {} {ht:.0} ms cost {}",
+                    h.outcome,
                     hcost.map_or("-".into(), |c| format!("{c:.6}"))
                 );
-                if ex.outcome == Outcome::Optimal && hx.outcome == Outcome::Optimal {
+                if ex.outcome == Outcome::Optimal && h.outcome == "optimal" {
                     compared += 1;
                     let same = match (cost, hcost) {
                         (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * a.abs().max(1.0),
@@ -220,16 +339,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     }
                 }
                 // Both proven infeasible also agree.
-                if matches!(ex.outcome, Outcome::Infeasible { .. })
-                    && matches!(hx.outcome, Outcome::Infeasible { .. })
-                {
+                if matches!(ex.outcome, Outcome::Infeasible { .. }) && h.outcome == "infeasible" {
                     compared += 1;
                     identical += 1;
                 }
             }
-            if !all || k < 40 {
+            if !all || highs_child || k < 40 || line.contains("COSTS DIFFER") {
                 println!("{line}");
             }
+        }
+        if highs_solve {
+            continue;
+        }
+        if !overran.is_empty() {
+            lines.push(format!(
+                "trees_scale: {name}: highs killed past its time limit on {} applicants: {overran:?}",
+                overran.len()
+            ));
+        }
+        if strict && (identical != ms.len() || compared != ms.len()) {
+            failures.push(format!(
+                "{name}: identical on {identical} of {} applicants ({compared} compared)",
+                ms.len()
+            ));
         }
         let (t, h) = (median(&mut ms), median(&mut highs_ms));
         println!("  {name}: tree search cpu {:.1} s in all", cpu_total * 1e-3);
@@ -241,6 +373,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     for l in &lines {
         println!("{l}");
+    }
+    if !failures.is_empty() {
+        return Err(format!("trees_scale --strict: {}", failures.join("; ")).into());
     }
     Ok(())
 }
