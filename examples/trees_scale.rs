@@ -344,9 +344,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     identical += 1;
                 }
             }
-            if !all || highs_child || k < 40 || line.contains("COSTS DIFFER") {
-                println!("{line}");
-            }
+            // Every applicant's line, before the next solve starts: a run
+            // that stops shows where.
+            println!("{line}");
         }
         if highs_solve {
             continue;
