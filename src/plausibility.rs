@@ -22,6 +22,12 @@
 //! (`coherent::Explanation::assess_plausibility`,
 //! `robust::RobustCounterfactual::plausibility`, the COPA plan's and the
 //! P-DQN plan's), and the C ABI assesses any raw row (`cfx_plausibility_*`).
+//!
+//! Waiting is the one move no method chooses freely: a month counter grows
+//! with the wait whether or not accepted applicants are where it lands.
+//! [`Plausibility::advise_waits_within`] turns the ranges into the schema's
+//! advised ranges, so that every waiting method (the exact engine, the P-DQN)
+//! offers only waits that land them inside.
 
 use crate::error::{Error, Result, check_finite, check_len};
 use crate::schema::{FeatureKind, Schema, fmt_num};
@@ -247,6 +253,26 @@ impl Plausibility {
         Ok(out)
     }
 
+    /// `schema` with every contiguous time feature's
+    /// [`crate::schema::TimeGrowth::advised_range`] set to its plausible
+    /// range (the accepted applicants' 1–99% points): no method then advises
+    /// a wait that moves a month counter to where accepted applicants are
+    /// not, which this check would flag. A time feature with no accepted
+    /// applicant in range, and a categorical of duration bands, keep theirs.
+    /// Errors: ranges fitted for another schema.
+    pub fn advise_waits_within(&self, schema: &Schema) -> Result<Schema> {
+        self.check(schema)?;
+        let mut out = schema.clone();
+        for i in schema.time_features() {
+            if let (true, Some(range)) =
+                (schema.features[i].is_contiguous(), self.features[i].range)
+            {
+                out = out.with_advised_range(i, Some(range))?;
+            }
+        }
+        Ok(out)
+    }
+
     /// Whether any changed value of `advice` is implausible.
     pub fn any_implausible(
         &self,
@@ -374,5 +400,55 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("extra"), "{err}");
+    }
+
+    /// Advised ranges from the plausible ones: every month counter gets its
+    /// fitted 1–99% range, and then no advisable wait, from any applicant
+    /// value, moves it to where [`Plausibility::assess`] flags it (the two
+    /// definitions agree), while every wait the range drops is one it flags.
+    #[test]
+    fn advised_ranges_are_the_plausible_ranges_and_agree_with_the_flags() {
+        use crate::schema::{TimeGrowth, Waiting};
+        let s = Schema::new_with_waiting(
+            vec![
+                Feature::contiguous("months", 0.0, 200.0)
+                    .integer()
+                    .grows_with_time(TimeGrowth::default()),
+                Feature::contiguous("amount", 0.0, 1000.0),
+            ],
+            Some(Waiting {
+                cost_per_month: 0.1,
+                max_months: 24,
+            }),
+        )
+        .unwrap();
+        let rows: Vec<Vec<f64>> = (1..=100).map(|k| vec![f64::from(k), 5.0]).collect();
+        let p = Plausibility::fit(&s, &rows, &vec![1.0; rows.len()]).unwrap();
+        let within = p.advise_waits_within(&s).unwrap();
+        let g = within.features[0].actionability.grows_with_time.as_ref();
+        let (lo, hi) = g.and_then(|g| g.advised_range).unwrap();
+        assert!((lo - 1.99).abs() < 1e-12 && (hi - 99.01).abs() < 1e-12);
+        assert!(within.features[1].actionability.grows_with_time.is_none());
+        let (mut kept, mut dropped) = (0, 0);
+        for start in 0..=180 {
+            let row = [f64::from(start), 5.0];
+            let advisable = within.advisable_waits(&row).unwrap();
+            for m in 0..=24 {
+                let waited = s.after_waiting(&row, m).unwrap();
+                let flagged = p.any_implausible(&s, &row, &waited).unwrap();
+                assert_eq!(advisable.contains(&m), !flagged, "from {start}, {m} months");
+                if m > 0 {
+                    kept += usize::from(!flagged);
+                    dropped += usize::from(flagged);
+                }
+            }
+        }
+        assert!(
+            kept > 1000 && dropped > 1000,
+            "{kept} kept, {dropped} dropped"
+        );
+        // Ranges fitted for another schema are refused.
+        let other = Schema::new(vec![Feature::contiguous("x", 0.0, 1.0)]).unwrap();
+        assert!(p.advise_waits_within(&other).is_err());
     }
 }

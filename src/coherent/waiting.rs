@@ -12,13 +12,16 @@
 //! are the wait, priced at `cost_per_month·m` instead). The answer is
 //!
 //! ```text
-//! min over m ∈ {0, …, M} of  cost_per_month·m + OPT(after_waiting(x, m))
+//! min over m ∈ W(x) of  cost_per_month·m + OPT(after_waiting(x, m))
 //! ```
 //!
-//! where `M` is [`Schema::longest_wait`]`(x)`: the schema's `max_months`,
-//! shortened for this applicant when a longer wait would carry a feature
-//! that refuses to pass its upper bound past it (`past_upper: refuse`). cfx
-//! finds the minimum in one of two exact ways, both over these months only.
+//! where `W(x)` is [`Schema::advisable_waits`]`(x)`: the months from 0 to the
+//! schema's `max_months`, shortened for this applicant when a longer wait
+//! would carry a feature that refuses to pass its upper bound past it
+//! (`past_upper: refuse`, [`Schema::longest_wait`]), without the waits that
+//! would leave a time feature outside its advised range
+//! ([`crate::schema::TimeGrowth::advised_range`]). cfx finds the minimum in
+//! one of two exact ways, both over these months only.
 //!
 //! # One MIP (HiGHS)
 //! On the MIP path ([`Config::solver`] `Mip`, a linear model or a points
@@ -30,12 +33,14 @@
 //! Σ_b z_b = 1,   m = Σ_b k_b·z_b,
 //! ```
 //!
-//! where the breakpoints `k_0 = 0 < k_1 < …` are the months at which the waited
-//! row differs from the month before (a time feature steps to its next grid
-//! point, reaches its cap, or enters the state time ends in). Every month of a
-//! run without a change waits for the same row and costs more than the run's
-//! first month (the price is non-negative), so the first month of each run is
-//! the only one an optimum needs: the breakpoint form is exact and has far
+//! where the breakpoints `k_0 = 0 < k_1 < …` are the months of `W(x)` at which
+//! the waited row differs from the one of the month of `W(x)` before (a time
+//! feature steps to its next grid point, reaches its cap, or enters the state
+//! time ends in). Every month of a run without a change waits for the same row
+//! and costs more than the run's first month (the price is non-negative), so
+//! the first month of each run is the only one an optimum needs (whether a
+//! month is advisable depends on its waited row alone, so a run is advisable
+//! throughout or not at all): the breakpoint form is exact and has far
 //! fewer binaries than one per month (German's age steps once in 12 months).
 //! Each time feature's encoding after the wait is `Σ_b z_b·enc_i(after_waiting
 //! (x, k_b))`, floors, caps and `ends_in` states included, since each `z_b`
@@ -315,8 +320,10 @@ pub(super) fn add_wait_variable(
     let Some(w) = schema.waiting() else {
         return Ok(());
     };
-    // The applicant's own limit (module docs): no breakpoint lies beyond it.
-    let longest = schema.longest_wait(factual)?;
+    // The applicant's own months (module docs): no breakpoint lies beyond
+    // the longest, none at a wait the schema does not advise.
+    let waits = schema.advisable_waits(factual)?;
+    let longest = waits.last().copied().unwrap_or(0);
     let base = additive_score(schema, scoring, factual)?;
     let months_col = prog
         .mip
@@ -327,7 +334,7 @@ pub(super) fn add_wait_variable(
     let mut breakpoints = Vec::new();
     let mut last: Option<Vec<f64>> = None;
     let mut wait_alone = None;
-    for k in 0..=longest {
+    for k in waits {
         let row = schema.after_waiting(factual, k)?;
         if last.as_ref() == Some(&row) {
             continue;
@@ -457,15 +464,15 @@ pub(super) fn outer_loop(
     config: &Config,
 ) -> Result<WaitingExplanation> {
     let price = schema.waiting().map_or(0.0, |w| w.cost_per_month);
-    // The applicant's own limit (module docs); 0 without waiting.
-    let max = schema.longest_wait(factual)?;
+    // The applicant's own months (module docs); only 0 without waiting.
+    let waits = schema.advisable_waits(factual)?;
     let robust = super::prepare(schema, model, factual, config)?.0;
     let mut best: Option<WaitingAdvice> = None;
     // The first month whose solve proved nothing: the least total its advice
     // could have (its wait's cost; the waits' costs grow with the month, so
     // later such months could have no less) and that solve's outcome.
     let mut unproven: Option<(f64, Outcome)> = None;
-    for m in 0..=max {
+    for m in waits {
         let wait_cost = price * f64::from(m);
         if best.as_ref().is_some_and(|b| wait_cost >= b.cost) {
             break;

@@ -824,3 +824,140 @@ fn waiting_that_refuses_past_the_upper_bound_equals_enumeration_of_the_allowed_w
         assert!(infeasible >= 1, "infeasible: {infeasible}");
     }
 }
+
+/// `schema` with a random advised range on about two in three of its
+/// contiguous time features (anywhere in `[0, U]`, so that an applicant may
+/// lie below, inside or above it), and those features.
+fn advised_variant(rng: &mut Xoshiro256PlusPlus, schema: &Schema) -> (Schema, Vec<usize>) {
+    let mut s = schema.clone();
+    let mut ranged = Vec::new();
+    for i in schema.time_features() {
+        if !schema.features[i].is_contiguous() || !rng.random_bool(0.67) {
+            continue;
+        }
+        let upper = upper_of(schema, i);
+        let low = rng.random_range(0.0..=0.7 * upper);
+        let high = rng.random_range(low..=upper);
+        s = s.with_advised_range(i, Some((low, high))).unwrap();
+        ranged.push(i);
+    }
+    (s, ranged)
+}
+
+/// The optimum when waits must leave each ranged time feature unchanged, in
+/// a special state or inside its advised range, by enumeration apart from
+/// the code under test: every month up to the schema's maximum, its waited
+/// row read from the schema without ranges (`plain`, the same growth), kept
+/// when that row passes the rule as written here, priced with brute force;
+/// and the months kept.
+fn advised_oracle(
+    plain: &Schema,
+    ranged: &Schema,
+    features: &[usize],
+    model: &crate::model::LinearModel,
+    factual: &[f64],
+    margin: f64,
+) -> (Option<(f64, u32)>, Vec<u32>) {
+    let w = plain.waiting().unwrap();
+    let tol = crate::schema::COHERENCE_TOL;
+    let mut best: Option<(f64, u32)> = None;
+    let mut kept = Vec::new();
+    for m in 0..=w.max_months {
+        let waited = plain.after_waiting(factual, m).unwrap();
+        let lands_well = features.iter().all(|&i| {
+            let g = ranged.features[i].actionability.grows_with_time.as_ref();
+            let (low, high) = g.and_then(|g| g.advised_range).unwrap();
+            (waited[i] - factual[i]).abs() <= tol
+                || plain.features[i].state_of(waited[i]).unwrap() != 0
+                || (low - tol..=high + tol).contains(&waited[i])
+        });
+        if !lands_well {
+            continue;
+        }
+        kept.push(m);
+        let inner = if model.accepts(&plain.encode(&waited).unwrap()) {
+            Some(0.0)
+        } else {
+            brute_force(plain, model, &waited, margin)
+        };
+        if let Some(c) = inner {
+            let total = c + w.cost_per_month * f64::from(m);
+            if best.is_none_or(|(b, _)| total < b - 1e-12) {
+                best = Some((total, m));
+            }
+        }
+    }
+    (best, kept)
+}
+
+/// Waits limited to the time features' advised ranges
+/// ([`crate::schema::TimeGrowth::advised_range`]), on both exact paths (the
+/// one MIP's breakpoints, the outer loop), against the cheapest advice over
+/// the months enumerated apart ([`advised_oracle`]): the same cost, every
+/// wait advised among those months, the advice allowed by `check_advice`;
+/// [`Schema::advisable_waits`] equals the months enumerated. Enough cases
+/// have a gap ("now, or from month k") and enough optima differ from the
+/// schema without ranges that the ranges are seen to bind.
+#[test]
+fn waiting_within_advised_ranges_equals_enumeration_of_the_advisable_waits() {
+    for solver in [SolverChoice::Mip, SolverChoice::Separable] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2512);
+        let config = Config {
+            solver,
+            ..Config::default()
+        };
+        let (mut feasible, mut waited, mut gaps, mut binding, mut infeasible) = (0, 0, 0, 0, 0);
+        for case in 0..500 {
+            let plain = random_time_schema(&mut rng);
+            let (schema, ranged) = advised_variant(&mut rng, &plain);
+            let factual = random_factual(&schema, &mut rng);
+            let model = random_model(&schema, &factual, &mut rng);
+            let (expected, kept) =
+                advised_oracle(&plain, &schema, &ranged, &model, &factual, config.margin);
+            let ctx = || format!("case {case} ({solver:?})\n{}", schema.to_json());
+            assert_eq!(schema.advisable_waits(&factual).unwrap(), kept, "{}", ctx());
+            if kept.windows(2).any(|p| p[1] > p[0] + 1) {
+                gaps += 1;
+            }
+            let unranged = oracle(&plain, &model, &factual, config.margin);
+            binding += usize::from(match (expected, unranged) {
+                (Some((a, _)), Some((b, _))) => (a - b).abs() > 1e-9,
+                (a, b) => a.is_some() != b.is_some(),
+            });
+            let got = proven(explain_with_waiting(&schema, &model, &factual, &config).unwrap());
+            match (expected, got) {
+                (Some((best, _)), Some(advice)) => {
+                    assert!(
+                        super::tests::same_cost(advice.cost, best),
+                        "{} (wait {}) vs enumeration {best}: {}",
+                        advice.cost,
+                        advice.months,
+                        ctx()
+                    );
+                    assert!(kept.contains(&advice.months), "{}", ctx());
+                    schema
+                        .check_advice(&factual, &advice.raw, advice.months)
+                        .unwrap();
+                    assert!(model.accepts(&schema.encode(&advice.raw).unwrap()));
+                    feasible += 1;
+                    waited += usize::from(advice.months > 0);
+                }
+                (None, None) => infeasible += 1,
+                (e, g) => panic!(
+                    "enumeration {e:?} vs {:?}: {}",
+                    g.map(|a| (a.cost, a.months)),
+                    ctx()
+                ),
+            }
+        }
+        eprintln!(
+            "advised ranges ({solver:?}): {feasible} feasible ({waited} wait), {gaps} with a \
+             gap in the advisable waits, {binding} optima the ranges change, {infeasible} infeasible"
+        );
+        assert!(feasible >= 200, "feasible: {feasible}");
+        assert!(waited >= 40, "answers that wait: {waited}");
+        assert!(gaps >= 20, "gaps: {gaps}");
+        assert!(binding >= 20, "optima the ranges change: {binding}");
+        assert!(infeasible >= 1, "infeasible: {infeasible}");
+    }
+}

@@ -109,6 +109,19 @@ pub struct TimeGrowth {
     /// ([`PastUpper::Refuse`]). JSON `"past_upper": "cap" | "refuse"`.
     #[serde(default, skip_serializing_if = "PastUpper::is_cap")]
     pub past_upper: PastUpper,
+    /// Where a wait may leave the feature's value (contiguous features; `None`:
+    /// anywhere the growth takes it). A wait that moves the value to outside
+    /// `[low, high]` is not advised ([`Schema::advisable_waits`]); a wait
+    /// that leaves the value unchanged, or carries it into the state time
+    /// ends in, is judged by the other features. Month counters grow whether
+    /// or not the model has seen accepted applicants there: "wait 10 months:
+    /// the oldest trade 21 → 31 months" lands where almost no accepted
+    /// applicant is, so the model's acceptance there rests on no evidence
+    /// (cfx's plausibility check flags it). [`crate::plausibility::Plausibility::advise_waits_within`]
+    /// sets this range to the 1–99% range of the accepted applicants.
+    /// JSON `"advised_range": [low, high]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advised_range: Option<(f64, f64)>,
 }
 
 /// What waiting does to a time feature whose value would pass its upper
@@ -150,6 +163,7 @@ impl Default for TimeGrowth {
             ends_after: None,
             band_months: BTreeMap::new(),
             past_upper: PastUpper::Cap,
+            advised_range: None,
         }
     }
 }
@@ -260,6 +274,13 @@ impl Feature {
                     .into(),
             );
         }
+        if let Some((low, high)) = g.advised_range {
+            if !low.is_finite() || !high.is_finite() || low > high {
+                return Err(format!(
+                    "advised_range must be two finite values, low ≤ high, got [{low}, {high}]"
+                ));
+            }
+        }
         if let Some(t) = g.ends_after {
             if g.ends_in.is_none() {
                 return Err(
@@ -299,9 +320,13 @@ impl Feature {
                 "the feature grows with time but the schema declares no 'waiting' action".into(),
             );
         }
-        if g.ends_in.is_some() || g.ends_after.is_some() || !g.past_upper.is_cap() {
+        if g.ends_in.is_some()
+            || g.ends_after.is_some()
+            || !g.past_upper.is_cap()
+            || g.advised_range.is_some()
+        {
             return Err(
-                "ends_in, ends_after and past_upper are for contiguous features; a band ends in the next band"
+                "ends_in, ends_after, past_upper and advised_range are for contiguous features; a band ends in the next band"
                     .into(),
             );
         }
@@ -402,6 +427,24 @@ impl Feature {
         }
     }
 
+    /// Where a wait of `months` from raw value `raw` leaves the feature
+    /// outside its [`TimeGrowth::advised_range`]: the new value and the range
+    /// (`None` when the wait is advisable for this feature: no range, the
+    /// value unchanged, in a special state, or inside the range).
+    fn outside_advised_range(&self, raw: f64, months: u32) -> Option<(f64, (f64, f64))> {
+        let g = self.actionability.grows_with_time.as_ref()?;
+        let (low, high) = g.advised_range?;
+        match self.after_waiting(raw, months)? {
+            AfterWaiting::Value(v)
+                if (v - raw).abs() > COHERENCE_TOL
+                    && (v < low - COHERENCE_TOL || v > high + COHERENCE_TOL) =>
+            {
+                Some((v, (low, high)))
+            }
+            _ => None,
+        }
+    }
+
     /// The most months (up to `max`) the feature lets an applicant at raw
     /// value `raw` wait: `max` unless it refuses to pass its upper bound,
     /// else the last month before a wait would carry it past. Waiting longer
@@ -445,6 +488,25 @@ impl Schema {
     /// advice (`None`: no cap); validated (a cap of 0 is refused).
     pub fn with_max_features_changed(mut self, cap: Option<usize>) -> Result<Schema> {
         self.max_features_changed = cap;
+        self.validate_and_index()?;
+        Ok(self)
+    }
+
+    /// The same schema with time feature `i`'s
+    /// [`TimeGrowth::advised_range`] set to `range` (`None`: cleared);
+    /// validated. Errors: no feature `i`, or one that does not grow with time.
+    pub fn with_advised_range(mut self, i: usize, range: Option<(f64, f64)>) -> Result<Schema> {
+        let n = self.n_features();
+        let f = self.features.get_mut(i).ok_or_else(|| {
+            Error::InvalidArgument(format!("feature {i} does not exist (there are {n})"))
+        })?;
+        let g = f.actionability.grows_with_time.as_mut().ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "feature '{}' does not grow with time: an advised range is where waiting may lead it",
+                f.name
+            ))
+        })?;
+        g.advised_range = range;
         self.validate_and_index()?;
         Ok(self)
     }
@@ -513,6 +575,42 @@ impl Schema {
             .fold(w.max_months, |m, (f, &r)| f.longest_wait(r, m)))
     }
 
+    /// The months applicant `raw` may be advised to wait, ascending: every
+    /// `m` from 0 to [`Schema::longest_wait`] after which no time feature the
+    /// wait moves lies outside its [`TimeGrowth::advised_range`]. 0 is always
+    /// among them (it moves nothing); without ranges they are `0..=`
+    /// [`Schema::longest_wait`]. The one definition of the waits cfx advises:
+    /// the exact engine's months (one MIP and the outer loop), the P-DQN's
+    /// waiting action and [`Schema::check_advice`] all take it from here. A
+    /// counter that the range's low end lies ahead of makes the set a gap
+    /// then a run ("now, or in 17 to 24 months"), which is why it is a list
+    /// and not a limit.
+    pub fn advisable_waits(&self, raw: &[f64]) -> Result<Vec<u32>> {
+        let mut out = Vec::new();
+        self.advisable_waits_into(raw, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Schema::advisable_waits`] into `out` (cleared first). Allocates only
+    /// when `out` lacks the capacity (`max_months + 1` always suffices).
+    pub fn advisable_waits_into(&self, raw: &[f64], out: &mut Vec<u32>) -> Result<()> {
+        out.clear();
+        let longest = self.longest_wait(raw)?;
+        out.extend((0..=longest).filter(|&m| self.outside_advised_range(raw, m).is_none()));
+        Ok(())
+    }
+
+    /// The first time feature a wait of `months` leaves outside its advised
+    /// range, with its new value and the range (`None`: every one is
+    /// inside, unchanged or in a special state).
+    fn outside_advised_range(&self, raw: &[f64], months: u32) -> Option<(usize, f64, (f64, f64))> {
+        self.features
+            .iter()
+            .zip(raw)
+            .enumerate()
+            .find_map(|(i, (f, &r))| f.outside_advised_range(r, months).map(|(v, lh)| (i, v, lh)))
+    }
+
     /// The raw row `raw` after `months` of waiting: every time feature grown
     /// (capped, or in the state time ends in), every other feature unchanged.
     /// A wait past [`Schema::longest_wait`] is refused
@@ -558,8 +656,9 @@ impl Schema {
     }
 
     /// Checks advice that waits `months` and then moves `from` to `to`: the
-    /// wait is within the schema's maximum and carries no feature past an
-    /// upper bound it refuses to pass ([`Schema::longest_wait`]), and `to`
+    /// wait is within the schema's maximum, carries no feature past an
+    /// upper bound it refuses to pass ([`Schema::longest_wait`]) and leaves
+    /// none outside its advised range ([`Schema::advisable_waits`]), and `to`
     /// differs from the row after
     /// waiting only by moves that respect every actionability rule, the change
     /// limits included (measured from the applicant's own values), and it
@@ -577,6 +676,13 @@ impl Schema {
             }
         }
         let waited = self.after_waiting(from, months)?;
+        if let Some((i, v, (low, high))) = self.outside_advised_range(from, months) {
+            return Err(Error::InvalidArgument(format!(
+                "waiting {months} months would bring '{}' from {} to {v}, outside the range \
+                 [{low}, {high}] waits may lead it into (advised_range)",
+                self.features[i].name, from[i]
+            )));
+        }
         self.check_actionable(&waited, to)?;
         for i in 0..self.n_features() {
             if self.features[i].actionability.grows_with_time.is_some() {

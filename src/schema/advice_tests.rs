@@ -660,3 +660,98 @@ fn refusing_is_for_contiguous_features_without_an_end_state() {
         .to_string();
     assert!(e.contains("past_upper"), "{e}");
 }
+
+/// Advised ranges (issue 25): a wait may not move a month counter to outside
+/// its range; a value the wait leaves unchanged, or carries into the state
+/// time ends in, is not judged. Hand-counted: the delinquency counter
+/// `3 + m` is in `[10, 20]` for `m` in 7..=17 and ends in −7 past 24 (`m` ≥
+/// 22); the age `30 + m/12` stays within `[30, 31]` for `m` ≤ 12.
+#[test]
+fn advised_ranges_leave_only_the_waits_that_land_inside() {
+    let delq = advised().with_advised_range(2, Some((10.0, 20.0))).unwrap();
+    let row = [5000.0, 24.0, 3.0, 30.0];
+    let mut expect = vec![0];
+    expect.extend(7..=17);
+    expect.extend(22..=24);
+    assert_eq!(delq.advisable_waits(&row).unwrap(), expect);
+    let both = delq
+        .clone()
+        .with_advised_range(3, Some((30.0, 31.0)))
+        .unwrap();
+    let mut expect = vec![0];
+    expect.extend(7..=12);
+    assert_eq!(both.advisable_waits(&row).unwrap(), expect);
+    // An applicant already in the end state is not moved by waiting.
+    assert_eq!(
+        delq.advisable_waits(&[5000.0, 24.0, -7.0, 30.0]).unwrap(),
+        (0..=24).collect::<Vec<_>>()
+    );
+    // Without ranges every month up to the longest wait.
+    assert_eq!(
+        advised().advisable_waits(&row).unwrap(),
+        (0..=24).collect::<Vec<_>>()
+    );
+    // check_advice refuses a wait out of range, naming the feature and the rule.
+    let e = delq
+        .check_advice(&row, &delq.after_waiting(&row, 3).unwrap(), 3)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("'delq'") && e.contains("advised_range") && e.contains("to 6"),
+        "{e}"
+    );
+    delq.check_advice(&row, &delq.after_waiting(&row, 7).unwrap(), 7)
+        .unwrap();
+    delq.check_advice(&row, &delq.after_waiting(&row, 23).unwrap(), 23)
+        .unwrap();
+    // JSON: `"advised_range": [low, high]`, omitted when absent, round-trips.
+    let json = both.to_json();
+    assert_eq!(json.matches("\"advised_range\"").count(), 2, "{json}");
+    assert_eq!(Schema::from_json(&json).unwrap(), both);
+    assert!(!advised().to_json().contains("advised_range"));
+}
+
+#[test]
+fn advised_ranges_are_checked() {
+    let e = advised()
+        .with_advised_range(2, Some((20.0, 10.0)))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("advised_range") && e.contains("low ≤ high"),
+        "{e}"
+    );
+    let e = advised()
+        .with_advised_range(2, Some((f64::NAN, 10.0)))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("advised_range"), "{e}");
+    let e = advised()
+        .with_advised_range(0, Some((1.0, 2.0)))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("'amount' does not grow with time"), "{e}");
+    assert!(advised().with_advised_range(9, None).is_err());
+    // Clearing gives the schema back.
+    let cleared = advised()
+        .with_advised_range(2, Some((1.0, 2.0)))
+        .and_then(|s| s.with_advised_range(2, None))
+        .unwrap();
+    assert_eq!(cleared, advised());
+    // Duration bands end in the next band: no range.
+    let mut band = Feature::categorical("e", &["a", "b"]);
+    band.actionability.level_order = vec!["a".into(), "b".into()];
+    let band = band.grows_with_time(TimeGrowth {
+        band_months: [("a".to_string(), 3)].into(),
+        advised_range: Some((0.0, 1.0)),
+        ..Default::default()
+    });
+    let w = Some(Waiting {
+        cost_per_month: 0.1,
+        max_months: 12,
+    });
+    let e = Schema::new_with_waiting(vec![band], w)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("advised_range"), "{e}");
+}

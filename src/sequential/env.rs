@@ -116,13 +116,15 @@ pub const WAIT_ACTION: &str = "wait";
 ///   feature may move into from its current state (forbidden transitions and,
 ///   for a categorical, the direction over the level order); staying is
 ///   always among them;
-/// * "wait": `m = min(⌊v·M⌋, M − 1) + 1 ∈ {1, …, M}` months, `M` equal
-///   segments, `M` the applicant's [`Schema::longest_wait`] — the schema's
+/// * "wait": the `(min(⌊v·n⌋, n − 1) + 1)`-th of the `n` months `w_1 < … <
+///   w_n` the applicant may be advised to wait ([`Schema::advisable_waits`]
+///   without 0), `n` equal segments — the months up to the schema's
 ///   `max_months`, shortened when a longer wait would carry a feature that
-///   refuses to pass its upper bound past it ([`ActionSpace::months_within`]).
-///   An applicant who may not wait at all (`M = 0`) is offered the shortest
-///   wait, which the schema refuses: choosing it is a violation, like any
-///   move the rules forbid.
+///   refuses to pass its upper bound past it, without the waits that would
+///   leave a time feature outside its advised range
+///   ([`ActionSpace::months_among`]). An applicant who may not wait at all
+///   (`n = 0`) is offered the shortest wait, which the schema refuses:
+///   choosing it is a violation, like any move the rules forbid.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionSpace {
     pub(crate) features: Vec<usize>,
@@ -255,6 +257,23 @@ impl ActionSpace {
         let Some(w) = self.wait else { return 0 };
         let m = w.max_months.min(longest).max(1) as usize;
         (segment(unit(u), m).0 + 1) as u32
+    }
+
+    /// The months "wait" with parameter `u` waits for an applicant who may be
+    /// advised to wait the months `waits` (ascending, ≥ 1: the non-zero
+    /// [`Schema::advisable_waits`]): `u` spread over them in equal segments,
+    /// so every wait offered is advisable; `1` when `waits` is empty (that
+    /// wait is refused by the schema, the step a violation); `0` without a
+    /// waiting action. With waits `1..=longest` it is
+    /// [`ActionSpace::months_within`]`(u, longest)`.
+    pub fn months_among(&self, u: f64, waits: &[u32]) -> u32 {
+        if self.wait.is_none() {
+            return 0;
+        }
+        if waits.is_empty() {
+            return 1;
+        }
+        waits[segment(unit(u), waits.len()).0]
     }
 
     /// The raw value feature action `k` with parameter `u` sets under the
@@ -523,11 +542,12 @@ pub struct Environment<'a> {
     max_steps: usize,
     /// The features "wait" moves.
     time_features: Vec<usize>,
-    /// The applicant's [`Schema::longest_wait`], set by `reset`: the wait
-    /// action's months stay within it. Time features are immutable to every
-    /// other action and "wait" is taken at most once, so the applicant's own
-    /// values are the ones a wait starts from.
-    longest_wait: u32,
+    /// The months the applicant may be advised to wait, 0 excluded
+    /// ([`Schema::advisable_waits`]), set by `reset`: the wait action takes
+    /// one of them. Time features are immutable to every other action and
+    /// "wait" is taken at most once, so the applicant's own values are the
+    /// ones a wait starts from.
+    waits: Vec<u32>,
 }
 
 impl<'a> Environment<'a> {
@@ -574,7 +594,7 @@ impl<'a> Environment<'a> {
             last_violation: None,
             max_steps: k,
             time_features: schema.time_features(),
-            longest_wait: 0,
+            waits: Vec::with_capacity(schema.waiting().map_or(1, |w| w.max_months as usize + 1)),
         })
     }
 
@@ -671,7 +691,8 @@ impl<'a> Environment<'a> {
         check_len("raw row", self.schema.n_features(), raw.len())?;
         crate::error::check_finite("raw row", raw)?;
         self.schema.encode_into(raw, &mut self.x0)?;
-        self.longest_wait = self.schema.longest_wait(raw)?;
+        self.schema.advisable_waits_into(raw, &mut self.waits)?;
+        self.waits.retain(|&m| m > 0);
         self.raw0.copy_from_slice(raw);
         self.raw.copy_from_slice(raw);
         self.x.copy_from_slice(&self.x0);
@@ -698,8 +719,8 @@ impl<'a> Environment<'a> {
     ///
     /// "Wait" (an extension for advice schemas; the paper has no waiting)
     /// moves every time feature by `m` months as [`Schema::after_waiting`]
-    /// says, `m` = [`ActionSpace::months_within`]`(u, `the applicant's
-    /// [`Schema::longest_wait`]`)`; its result reports `from = 0`,
+    /// says, `m` = [`ActionSpace::months_among`]`(u, `the applicant's
+    /// [`Schema::advisable_waits`]`)`; its result reports `from = 0`,
     /// `to = m`. Its `δ` is `cost_per_month·m`, the price the schema puts on
     /// time — the time features' own movement is the wait, not an effort, as
     /// in the exact engine's waiting advice — so `R^prob` earns
@@ -736,9 +757,10 @@ impl<'a> Environment<'a> {
                 (to, 0)
             }
             None => {
-                let months = self.actions.months_within(u, self.longest_wait);
-                // Only an applicant who may not wait at all is refused here
-                // (`months_within`): a violation, as any forbidden move.
+                let months = self.actions.months_among(u, &self.waits);
+                // Only an applicant who may not wait at all is refused (here,
+                // or by `check_advice` below for a wait out of its advised
+                // range; `months_among`): a violation, as any forbidden move.
                 if let Err(e) =
                     self.schema
                         .after_waiting_into(&self.raw, months, &mut self.raw_next)

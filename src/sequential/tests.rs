@@ -1319,6 +1319,59 @@ fn the_wait_action_stays_within_the_applicants_longest_wait() {
     assert_eq!(env.step(w, 1.0).unwrap().to, 12.0);
 }
 
+/// With an advised range on months on file (`[110, 118]`), "wait" spreads
+/// its parameter over exactly the applicant's advisable months
+/// ([`Schema::advisable_waits`] without 0): a gap before the range is
+/// skipped, a wait past it never offered, and every step is allowed advice.
+/// An applicant no wait can land inside may not wait: a violation naming the
+/// range.
+#[test]
+fn the_wait_action_offers_only_the_advisable_waits() {
+    let s = advice_schema()
+        .with_advised_range(4, Some((110.0, 118.0)))
+        .unwrap();
+    let m = advice_model();
+    let mut env =
+        Environment::new(&s, &m, RewardKind::Probability, RewardParams::default()).unwrap();
+    let w = env.actions().wait_action().unwrap();
+    for (on_file, first, last) in [(100.0, 10, 12), (105.0, 5, 12), (117.0, 1, 1)] {
+        let row = [30.0, 40.0, 0.0, 5.0, on_file];
+        let mut advisable = vec![0];
+        advisable.extend(first..=last);
+        assert_eq!(s.advisable_waits(&row).unwrap(), advisable, "{on_file}");
+        let mut offered = std::collections::BTreeSet::new();
+        for g in 0..=400 {
+            let u = -1.0 + g as f64 / 200.0;
+            env.reset(&row).unwrap();
+            let r = env.step(w, u).unwrap();
+            assert_ne!(
+                r.outcome,
+                StepOutcome::Failure(Failure::Violation),
+                "{on_file}, u {u}: {:?}",
+                env.last_violation()
+            );
+            let months = r.to as u32;
+            offered.insert(months);
+            assert!((110.0..=118.0).contains(&env.raw()[4]), "{:?}", env.raw());
+            s.check_advice(&row, env.raw(), months).unwrap();
+        }
+        assert_eq!(offered, (first..=last).collect(), "from {on_file}");
+    }
+    let row = [30.0, 40.0, 0.0, 5.0, 118.0];
+    assert_eq!(s.advisable_waits(&row).unwrap(), vec![0]);
+    for u in [-1.0, 0.0, 1.0] {
+        env.reset(&row).unwrap();
+        let r = env.step(w, u).unwrap();
+        assert_eq!(r.outcome, StepOutcome::Failure(Failure::Violation));
+        assert_eq!(env.raw(), row.as_slice());
+        let why = env.last_violation().unwrap().to_string();
+        assert!(
+            why.contains("months_on_file") && why.contains("advised_range"),
+            "{why}"
+        );
+    }
+}
+
 /// A trained policy on the refusing schema, for applicants near the bound:
 /// its plans never wait past an applicant's longest wait and never carry
 /// months on file past 120, including the plans of applicants who may not
