@@ -1813,6 +1813,18 @@ cfx_status cfx_plausibility_assess(const struct cfx_plausibility *plausibility,
                                    size_t *out_len);
 
 /**
+ * The schema the ranges were fitted for, with every contiguous feature that
+ * grows with time limited to waits that land it inside its plausible range
+ * (its advised range set to the accepted applicants' 1–99% range): no
+ * method then advises "wait 10 months" to a month counter that the wait
+ * leaves where accepted applicants are not. Features without an accepted
+ * applicant in range keep theirs. `*out_schema` is owned by the caller
+ * (free with `cfx_schema_free`); thread-safe.
+ */
+cfx_status cfx_plausibility_advise_waits(const struct cfx_plausibility *plausibility,
+                                         const struct cfx_schema **out_schema);
+
+/**
  * Frees plausible ranges (NULL is a no-op). Thread-safe; once per handle.
  */
 void cfx_plausibility_free(const struct cfx_plausibility *plausibility);
@@ -2676,6 +2688,23 @@ cfx_status cfx_schema_builder_set_time_growth_ends_after(struct cfx_schema_build
  */
 cfx_status cfx_schema_builder_set_time_growth_refuse_past_upper(struct cfx_schema_builder *builder,
                                                                 int32_t refuse);
+
+/**
+ * Limits where waiting may lead the last added feature: a wait that would
+ * move its value to outside `[low, high]` (raw units) is not advised by any
+ * method (the schema JSON's `"advised_range": [low, high]`); a wait that
+ * leaves the value unchanged or carries it into its `ends_in` state is not
+ * judged by it. A month counter grows whether or not accepted applicants
+ * are where it lands; `cfx_plausibility_advise_waits` sets these ranges
+ * from the accepted applicants' 1–99% range. Call after
+ * `cfx_schema_builder_set_time_growth` (`INVALID_ARGUMENT` when the
+ * feature does not grow with time, or for a non-finite bound); `low >
+ * high`, or a range on a categorical, is `INVALID_SCHEMA` when the schema is
+ * built. Not thread-safe (builder).
+ */
+cfx_status cfx_schema_builder_set_time_growth_advised_range(struct cfx_schema_builder *builder,
+                                                            double low,
+                                                            double high);
 
 /**
  * Declares one duration band of the last added feature, which must be

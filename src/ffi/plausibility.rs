@@ -112,6 +112,27 @@ fn assess(
     write_slice(&distances, out_distances, cap, out_len, "out_distances")
 }
 
+/// The schema the ranges were fitted for, with every contiguous feature that
+/// grows with time limited to waits that land it inside its plausible range
+/// (its advised range set to the accepted applicants' 1–99% range): no
+/// method then advises "wait 10 months" to a month counter that the wait
+/// leaves where accepted applicants are not. Features without an accepted
+/// applicant in range keep theirs. `*out_schema` is owned by the caller
+/// (free with `cfx_schema_free`); thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_plausibility_advise_waits(
+    plausibility: *const cfx_plausibility,
+    out_schema: *mut *const cfx_schema,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_schema, "out_schema")?;
+        let p = arc_ref(plausibility, "plausibility")?;
+        let within = p.ranges.advise_waits_within(&p.schema)?;
+        out.write(arc_into_raw(Arc::new(within)));
+        Ok(())
+    }
+}
+
 /// Frees plausible ranges (NULL is a no-op). Thread-safe; once per handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_plausibility_free(plausibility: *const cfx_plausibility) {

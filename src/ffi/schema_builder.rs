@@ -351,6 +351,32 @@ pub unsafe extern "C" fn cfx_schema_builder_set_time_growth_refuse_past_upper(
     }
 }
 
+/// Limits where waiting may lead the last added feature: a wait that would
+/// move its value to outside `[low, high]` (raw units) is not advised by any
+/// method (the schema JSON's `"advised_range": [low, high]`); a wait that
+/// leaves the value unchanged or carries it into its `ends_in` state is not
+/// judged by it. A month counter grows whether or not accepted applicants
+/// are where it lands; `cfx_plausibility_advise_waits` sets these ranges
+/// from the accepted applicants' 1–99% range. Call after
+/// `cfx_schema_builder_set_time_growth` (`INVALID_ARGUMENT` when the
+/// feature does not grow with time, or for a non-finite bound); `low >
+/// high`, or a range on a categorical, is `INVALID_SCHEMA` when the schema is
+/// built. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_time_growth_advised_range(
+    builder: *mut cfx_schema_builder,
+    low: f64,
+    high: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let low = finite(low, "low")?;
+        let high = finite(high, "high")?;
+        let g = last_time_growth(builder)?;
+        g.advised_range = Some((low, high));
+        Ok(())
+    }
+}
+
 /// Declares one duration band of the last added feature, which must be
 /// categorical (German credit's "present employment since"): waiting
 /// `months` (≥ 1) from the start of band `level` moves the feature to the

@@ -319,6 +319,9 @@ namespace Cfx
             UIntPtr factualLen, [In] double[] advice, UIntPtr adviceLen, [Out] int[] outFlags,
             [Out] double[] outDistances, UIntPtr cap, out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_plausibility_advise_waits(PlausibilityHandle plausibility,
+            out SchemaHandle outSchema);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern void cfx_plausibility_free(IntPtr plausibility);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_portfolio_explain(SchemaHandle schema, ModelHandle model, ConfigHandle config,
@@ -516,6 +519,9 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_builder_set_time_growth_refuse_past_upper(SchemaBuilderHandle builder,
             int refuse);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_time_growth_advised_range(SchemaBuilderHandle builder,
+            double low, double high);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_builder_set_band_months(SchemaBuilderHandle builder, [In] byte[] level,
             uint months);

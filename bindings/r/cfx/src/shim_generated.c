@@ -1350,6 +1350,19 @@ SEXP C_cfx_plausibility_assess(SEXP a_plausibility, SEXP a_factual, SEXP a_advic
     return res_;
 }
 
+/* cfx_plausibility_advise_waits */
+SEXP C_cfx_plausibility_advise_waits(SEXP a_plausibility)
+{
+    const struct cfx_plausibility *v_plausibility = (const struct cfx_plausibility *)cfxr_handle(a_plausibility, CFXR_K_PLAUSIBILITY, "plausibility", 0);
+    SEXP h_out_schema = cfxr_new_handle(CFXR_K_SCHEMA, cfxr_prot_of(a_plausibility)); /* PROTECTed */
+    const struct cfx_schema * o_out_schema = NULL;
+    cfxr_check(cfx_plausibility_advise_waits(v_plausibility, &o_out_schema));
+    R_SetExternalPtrAddr(h_out_schema, (void *)o_out_schema);
+    SEXP res_ = h_out_schema;
+    UNPROTECT(1);
+    return res_;
+}
+
 /* cfx_plausibility_free */
 SEXP C_cfx_plausibility_free(SEXP a_plausibility)
 {
@@ -2406,6 +2419,16 @@ SEXP C_cfx_schema_builder_set_time_growth_refuse_past_upper(SEXP a_builder, SEXP
     struct cfx_schema_builder *v_builder = (struct cfx_schema_builder *)cfxr_handle(a_builder, CFXR_K_SCHEMA_BUILDER, "builder", 0);
     int32_t v_refuse = cfxr_bool(a_refuse, "refuse");
     cfxr_check(cfx_schema_builder_set_time_growth_refuse_past_upper(v_builder, v_refuse));
+    return R_NilValue;
+}
+
+/* cfx_schema_builder_set_time_growth_advised_range */
+SEXP C_cfx_schema_builder_set_time_growth_advised_range(SEXP a_builder, SEXP a_low, SEXP a_high)
+{
+    struct cfx_schema_builder *v_builder = (struct cfx_schema_builder *)cfxr_handle(a_builder, CFXR_K_SCHEMA_BUILDER, "builder", 0);
+    double v_low = cfxr_double(a_low, "low");
+    double v_high = cfxr_double(a_high, "high");
+    cfxr_check(cfx_schema_builder_set_time_growth_advised_range(v_builder, v_low, v_high));
     return R_NilValue;
 }
 

@@ -1586,6 +1586,21 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_plausibilityAssess(JNIEnv *e
     free(o_out_distances);
 }
 
+/* cfx_plausibility_advise_waits */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_plausibilityAdviseWaits(JNIEnv *env, jclass cls, jlong j_plausibility) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    const struct cfx_schema * r_out_schema = NULL;
+    cfx_status st_;
+    st_ = cfx_plausibility_advise_waits(HANDLE(const struct cfx_plausibility *, j_plausibility), &r_out_schema);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_schema);
+    done:
+    ;
+    return result_;
+}
+
 /* cfx_plausibility_free */
 JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_plausibilityFree(JNIEnv *env, jclass cls, jlong j_plausibility) {
     (void)env;
@@ -2990,6 +3005,17 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetTimeGrowthRe
     (void)cls;
     cfx_status st_;
     st_ = cfx_schema_builder_set_time_growth_refuse_past_upper(HANDLE(struct cfx_schema_builder *, j_builder), (j_refuse ? 1 : 0));
+    if (!ok(env, st_)) goto done;
+    done:
+    ;
+}
+
+/* cfx_schema_builder_set_time_growth_advised_range */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetTimeGrowthAdvisedRange(JNIEnv *env, jclass cls, jlong j_builder, jdouble j_low, jdouble j_high) {
+    (void)env;
+    (void)cls;
+    cfx_status st_;
+    st_ = cfx_schema_builder_set_time_growth_advised_range(HANDLE(struct cfx_schema_builder *, j_builder), (double)j_low, (double)j_high);
     if (!ok(env, st_)) goto done;
     done:
     ;

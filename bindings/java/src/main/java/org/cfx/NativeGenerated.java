@@ -706,6 +706,16 @@ final class NativeGenerated {
             double[] outDistances);
 
     /**
+     * {@code cfx_plausibility_advise_waits}: The schema the ranges were fitted for, with every
+     * contiguous feature that grows with time limited to waits that land it inside its plausible range
+     * (its advised range set to the accepted applicants' 1–99% range): no method then advises "wait 10
+     * months" to a month counter that the wait leaves where accepted applicants are not. Features
+     * without an accepted applicant in range keep theirs. {@code *out_schema} is owned by the caller
+     * (free with {@code cfx_schema_free}); thread-safe.
+     */
+    static native long plausibilityAdviseWaits(long plausibility);
+
+    /**
      * {@code cfx_plausibility_free}: Frees plausible ranges (NULL is a no-op). Thread-safe; once per
      * handle.
      */
@@ -1358,6 +1368,19 @@ final class NativeGenerated {
      * thread-safe (builder).
      */
     static native void schemaBuilderSetTimeGrowthRefusePastUpper(long builder, boolean refuse);
+
+    /**
+     * {@code cfx_schema_builder_set_time_growth_advised_range}: Limits where waiting may lead the last
+     * added feature: a wait that would move its value to outside {@code [low, high]} (raw units) is
+     * not advised by any method (the schema JSON's {@code "advised_range": [low, high]}); a wait that
+     * leaves the value unchanged or carries it into its {@code ends_in} state is not judged by it. A
+     * month counter grows whether or not accepted applicants are where it lands; {@code
+     * cfx_plausibility_advise_waits} sets these ranges from the accepted applicants' 1–99% range. Call
+     * after {@code cfx_schema_builder_set_time_growth} ({@code INVALID_ARGUMENT} when the feature does
+     * not grow with time, or for a non-finite bound); {@code low > high}, or a range on a categorical,
+     * is {@code INVALID_SCHEMA} when the schema is built. Not thread-safe (builder).
+     */
+    static native void schemaBuilderSetTimeGrowthAdvisedRange(long builder, double low, double high);
 
     /**
      * {@code cfx_schema_builder_set_band_months}: Declares one duration band of the last added
