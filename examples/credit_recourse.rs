@@ -57,6 +57,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let schema = advice_schema(&which, &d.schema)?;
     let ranges = Plausibility::fit(&schema, &train.rows, &train.labels)?;
+    // Waits land month counters where accepted applicants are: each time
+    // feature's advised range is its 1–99% range among them.
+    let schema = ranges.advise_waits_within(&schema)?;
+    print_advised_ranges(&schema);
     let declined: Vec<usize> = (0..test.rows.len())
         .filter(|&i| !model.accepts(&test_x[i]))
         .take(N_APPLICANTS)
@@ -232,6 +236,24 @@ fn advice_schema(
     Ok(advised)
 }
 
+/// The advised ranges of the time features, when any: where a wait may lead them.
+fn print_advised_ranges(schema: &cfx::schema::Schema) {
+    let ranges: Vec<String> = schema
+        .features
+        .iter()
+        .filter_map(|f| {
+            let (lo, hi) = f.actionability.grows_with_time.as_ref()?.advised_range?;
+            Some(format!("{} {lo:.0}–{hi:.0}", f.name))
+        })
+        .collect();
+    if !ranges.is_empty() {
+        println!(
+            "waits advised only where accepted applicants are (their 1–99% range): {}",
+            ranges.join(", ")
+        );
+    }
+}
+
 /// The cheapest advice when waiting is one of the actions (exact: the optimum
 /// over every wait, `coherent::waiting`), and whether time helps.
 fn waiting_advice(
@@ -243,9 +265,10 @@ fn waiting_advice(
         return Ok(());
     };
     // Time alone: the cheapest change after the longest wait this applicant
-    // may make (shorter than the preset's maximum when a longer one would
-    // carry a month count past the data's largest), against now.
-    let longest = schema.longest_wait(raw)?;
+    // may be advised (shorter than the preset's maximum when a longer one
+    // would carry a month count past the data's largest or out of its
+    // advised range), against now.
+    let longest = schema.advisable_waits(raw)?.last().copied().unwrap_or(0);
     let later = schema.after_waiting(raw, longest)?;
     let now = explain(schema, model, raw, &MipConfig::default())?;
     let now_cost = now.counterfactuals.first().map(|c| c.cost);
@@ -283,7 +306,7 @@ fn waiting_advice(
             a.wait_cost
         ),
         Some(a) => println!(
-            "  no wait of up to {} months is worth its price ({:.4} per month): acting now stays the cheapest advice [cost {:.3}]",
+            "  no advisable wait of up to {} months is worth its price ({:.4} per month): acting now stays the cheapest advice [cost {:.3}]",
             longest, w.cost_per_month, a.cost
         ),
         None => println!("  no advice within the preset, with or without waiting"),

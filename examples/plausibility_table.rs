@@ -225,6 +225,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let schema = advised.as_ref().unwrap_or(&train_part.schema);
     let train = &train_part;
     let ranges = Plausibility::fit(schema, &train.rows, &train.labels)?;
+    // Waits land month counters where accepted applicants are (the preset's
+    // time features get the accepted applicants' 1–99% ranges as advised ranges).
+    let within = ranges.advise_waits_within(schema)?;
+    let schema = &within;
     let declined: Vec<Vec<f64>> = test
         .rows
         .iter()

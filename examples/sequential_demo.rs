@@ -11,10 +11,13 @@
 //! The agent acts under the data set's advice preset
 //! (`cfx::data::presets::priced_preset`, as `examples/credit_recourse.rs`):
 //! every action it can take stays within the change limits, age moves only by
-//! waiting, and "wait m months" is one of its actions.
+//! waiting, and "wait m months" is one of its actions — for the months that
+//! leave every month counter inside the accepted applicants' 1–99% range
+//! (`Plausibility::advise_waits_within`).
 
 use cfx::data;
 use cfx::model::{LinearModel, LogisticFit, Model};
+use cfx::plausibility::Plausibility;
 use cfx::sequential::{PdqnConfig, RewardKind, RewardParams, evaluate, train};
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
@@ -31,6 +34,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = LinearModel::fit(&tr.encoded(), &tr.labels, LogisticFit::default())?;
     // A preset changes actionability only: the model scores its rows unchanged.
     let schema = data::presets::priced_preset(&which, &d.schema)?.ok_or("no advice preset")?;
+    // Waits land month counters where accepted applicants are (the advised
+    // ranges: their 1–99% range), as in the exact engine's advice.
+    let schema = Plausibility::fit(&schema, &tr.rows, &tr.labels)?.advise_waits_within(&schema)?;
     let w = schema.waiting().expect("presets declare waiting");
     println!(
         "advice preset (cfx::data::presets): waiting up to {} months ({:.4} per month in the distance)",

@@ -426,7 +426,8 @@ struct Heloc {
     schema: Schema,
     /// The logistic model fitted on the training part.
     model: LinearModel,
-    /// The training part, encoded, and its labels.
+    /// The training part, raw and encoded, and its labels.
+    rows: Vec<Vec<f64>>,
     x: Vec<Vec<f64>>,
     labels: Vec<f64>,
     /// The first declined held-out applicants.
@@ -456,6 +457,7 @@ fn heloc_declined(n: usize) -> Option<Heloc> {
         fitted,
         schema,
         model,
+        rows: train.rows,
         x,
         labels: train.labels,
         declined,
@@ -491,6 +493,7 @@ fn every_method_keeps_the_heloc_change_limits() {
         x,
         labels,
         declined,
+        ..
     }) = heloc_declined(40)
     else {
         return;
@@ -1416,5 +1419,114 @@ fn heloc_waiting_advice_never_passes_a_refusing_bound() {
         let plan = policy.answer(s, &h.model, r).unwrap();
         let months = plan.steps.iter().map(|st| st.months).sum();
         within(r, &plan.final_row, months, "P-DQN");
+    }
+}
+
+/// The time features `to` moves outside the plausible ranges of the accepted
+/// training applicants (their names), as cfx's plausibility check flags them.
+fn implausible_time_moves(
+    s: &Schema,
+    p: &cfx::plausibility::Plausibility,
+    from: &[f64],
+    to: &[f64],
+) -> Vec<String> {
+    let time = s.time_features();
+    p.assess(s, from, to)
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.implausible && time.contains(&f.feature))
+        .map(|f| f.to_string())
+        .collect()
+}
+
+/// Issue 25: with the advised ranges of the accepted training applicants
+/// (`Plausibility::advise_waits_within`), no waiting answer under either
+/// preset moves a time feature to where cfx's plausibility check flags it —
+/// the exact engine's waiting advice (one MIP and outer loop, equal) and a
+/// short P-DQN's plans on the first 40 declined held-out applicants. The
+/// ranges bind: without them some HELOC answers wait into flagged values
+/// (3 of 40 when written, MSinceOldestTradeOpen 21 → 31 among them), and the advice changes for
+/// those applicants. Every answer is still signable advice.
+#[test]
+fn waits_land_time_features_where_accepted_applicants_are() {
+    use cfx::plausibility::Plausibility;
+    use cfx::sequential::{RewardKind, RewardParams, train};
+    let (gs, gm, mut gd, gtrain) = german();
+    gd.truncate(40);
+    let mut cases = vec![(
+        "German",
+        gs.clone(),
+        gm,
+        gd,
+        gtrain.rows.clone(),
+        gtrain.labels.clone(),
+    )];
+    if let Some(h) = heloc_declined(40) {
+        cases.push(("HELOC", h.schema, h.model, h.declined, h.rows, h.labels));
+    }
+    for (what, plain, model, declined, rows, labels) in cases {
+        let p = Plausibility::fit(&plain, &rows, &labels).unwrap();
+        let s = p.advise_waits_within(&plain).unwrap();
+        let (answered, waited) = one_mip_equals_outer_loop(&s, &model, &declined, None, what);
+        let (mut flagged_without, mut changed) = (0, 0);
+        for raw in &declined {
+            let with = proven_advice(&s, &model, raw, &Config::default());
+            if let Some(a) = &with {
+                check_waiting_advice(&s, &model, raw, a, what);
+                let moves = implausible_time_moves(&s, &p, raw, &a.raw);
+                assert!(moves.is_empty(), "{what}: {} — {moves:?}", a.describe());
+            }
+            let without = proven_advice(&plain, &model, raw, &Config::default());
+            if let Some(b) = &without {
+                if !implausible_time_moves(&plain, &p, raw, &b.raw).is_empty() {
+                    flagged_without += 1;
+                    assert!(
+                        with.as_ref().is_none_or(|a| a.raw != b.raw),
+                        "{what}: the ranges left a flagged wait: {}",
+                        b.describe()
+                    );
+                }
+            }
+            changed += usize::from(with.map(|a| a.raw) != without.map(|b| b.raw));
+        }
+        let policy = train(
+            &s,
+            &model,
+            &rows,
+            RewardKind::Probability,
+            RewardParams::default(),
+            &short_pdqn(),
+            |_| true,
+        )
+        .unwrap()
+        .policy;
+        let mut plans_waiting = 0;
+        for raw in &declined {
+            let plan = policy.answer(&s, &model, raw).unwrap();
+            let months: u32 = plan.steps.iter().map(|st| st.months).sum();
+            plans_waiting += usize::from(months > 0);
+            let moves = implausible_time_moves(&s, &p, raw, &plan.final_row);
+            assert!(
+                moves.is_empty(),
+                "{what}: P-DQN waits {months} months: {moves:?}"
+            );
+            if plan.violation.is_none() {
+                s.check_advice(raw, &plan.final_row, months).unwrap();
+            }
+        }
+        eprintln!(
+            "{what}: exact engine {answered} answers ({waited} wait), {changed} changed by the \
+             ranges, {flagged_without} flagged without them; P-DQN {plans_waiting} plans wait"
+        );
+        assert!(
+            waited >= 3,
+            "{what}: exact engine answers that wait: {waited}"
+        );
+        if what == "HELOC" {
+            assert!(
+                flagged_without >= 1,
+                "HELOC: flagged without ranges: {flagged_without}"
+            );
+        }
     }
 }
