@@ -1,4 +1,4 @@
-// Plausibility flags: cfx_plausibility_fit / _assess.
+// Plausibility flags: cfx_plausibility_fit / _assess / _advise_waits.
 using System;
 
 namespace Cfx
@@ -61,6 +61,19 @@ namespace Cfx
             Call.Check(Native.cfx_plausibility_assess(Handle, factual, (UIntPtr)factual.Length, advice,
                 (UIntPtr)advice.Length, flags, dist, (UIntPtr)width, out n));
             return new PlausibilityAssessment(flags, dist);
+        }
+
+        /// <summary>The schema these ranges were fitted for, with every contiguous feature that grows with
+        /// time limited to waits that land it inside its plausible range (its advised range,
+        /// <see cref="SchemaBuilder.SetTimeGrowthAdvisedRange"/>, set to the accepted applicants' 1-99% range):
+        /// no method then advises a wait that moves a month counter to where accepted applicants are not. A
+        /// feature with no accepted applicant in range keeps its own. A new schema, owned by the
+        /// caller.</summary>
+        public Schema AdviseWaits()
+        {
+            SchemaHandle o;
+            int st = Native.cfx_plausibility_advise_waits(Handle, out o);
+            return new Schema(Call.Owned(st, o));
         }
     }
 }

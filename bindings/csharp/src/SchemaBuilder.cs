@@ -212,6 +212,20 @@ namespace Cfx
             return this;
         }
 
+        /// <summary>Limits where waiting may lead the last added feature: a wait that would move its value
+        /// outside [<paramref name="low"/>, <paramref name="high"/>] (raw units) is not advised by any method
+        /// (JSON "advised_range": [low, high]); a wait that leaves the value unchanged or carries it into its
+        /// endsIn state is not judged by it. A month counter grows whether or not accepted applicants are
+        /// where it lands; <see cref="Plausibility.AdviseWaits"/> sets these ranges from the accepted
+        /// applicants' 1-99% range. Call after SetTimeGrowth (INVALID_ARGUMENT when the feature does not
+        /// grow with time, or for a non-finite bound); low &gt; high is INVALID_SCHEMA from
+        /// <see cref="Build"/>.</summary>
+        public SchemaBuilder SetTimeGrowthAdvisedRange(double low, double high)
+        {
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_time_growth_advised_range(Handle, low, high));
+            return this;
+        }
+
         /// <summary>One duration band of the last added (categorical) feature: waiting
         /// <paramref name="months"/> (≥ 1) from the start of band <paramref name="level"/> moves it to
         /// the next level of its level order; the feature then moves only by waiting. Call once per

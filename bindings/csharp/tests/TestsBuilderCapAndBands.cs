@@ -1,6 +1,9 @@
 // The builder's last advice setters (issue 25), each shown to take effect on a model whose answer is
 // known by hand, and each refusing a bad value.
 using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Text.RegularExpressions;
 using Cfx;
 
 public static partial class Tests
@@ -139,5 +142,128 @@ public static partial class Tests
         A.True(e.Message.Contains("past_upper"), e.Message);
         using (var b = new SchemaBuilder().AddContiguous("m", 0, 10, true))
             A.Status(Status.InvalidArgument, () => b.SetTimeGrowthRefusePastUpper(), "no time growth");
+    }
+
+    // The file's age in [0, 100] months, growing a month a month (range null, or where a wait may
+    // take it), and x in [0, 10], integer. The model's score is 10*file/100 - 3*x/10 - 2.45: with
+    // x = 0 a file of 25 months or more is accepted, with x = 10 one of 55; a month of waiting
+    // (cost 0.01) adds 0.1, lowering x by 1 (cost 0.1) adds 0.3.
+    static Schema Files(double[] range)
+    {
+        var b = new SchemaBuilder().AddContiguous("file", 0, 100, true).SetTimeGrowth(1);
+        if (range != null) b.SetTimeGrowthAdvisedRange(range[0], range[1]);
+        return b.AddContiguous("x", 0, 10, true).SetWaiting(0.01, 24).Build();
+    }
+
+    static Model FilesModel() { return Model.Linear(new double[] { 10, -3 }, -2.45); }
+
+    // Every "advised_range": [low, high] of a schema's JSON, in feature order.
+    static List<double[]> AdvisedRanges(Schema s)
+    {
+        var found = new List<double[]>();
+        foreach (Match m in Regex.Matches(s.ToJson(), @"""advised_range""\s*:\s*\[\s*([^,\s]+)\s*,\s*([^\]\s]+)\s*\]"))
+            found.Add(new[] { double.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture),
+                              double.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture) });
+        return found;
+    }
+
+    static void SameRow(double[] expected, double[] actual, string what)
+    {
+        A.Eq(expected.Length, actual.Length, what + " length");
+        for (int i = 0; i < expected.Length; i++) A.Near(expected[i], actual[i], 1e-12, what + "[" + i + "]");
+    }
+
+    public static void T_builder_an_advised_range_keeps_waits_where_it_says()
+    {
+        using (var free = Files(null))
+        using (var ranged = Files(new double[] { 30, 40 }))
+        using (var m = FilesModel())
+        {
+            var r = AdvisedRanges(ranged);
+            A.Eq(1, r.Count, ranged.ToJson());
+            SameRow(new double[] { 30, 40 }, r[0], "the advised range");
+            A.True(!free.ToJson().Contains("advised_range"), free.ToJson());
+            // File 20: five months reach 25; within [30, 40] the waits are 0 and 10 to 20.
+            using (var a = Coherent.ExplainWithWaiting(free, m, null, new double[] { 20, 0 }))
+            {
+                A.True(a.Found, "advice found");
+                A.Eq(5, a.Summary.Months, "five months without the range");
+                SameRow(new double[] { 25, 0 }, a.FinalRow(), "a file of 25 months");
+            }
+            using (var a = Coherent.ExplainWithWaiting(ranged, m, null, new double[] { 20, 0 }))
+            {
+                A.True(a.Found, "advice found");
+                A.Eq(10, a.Summary.Months, "ten months within [30, 40]");
+                A.Near(0.10, a.Summary.TotalCost, 1e-9, "ten months' cost");
+                SameRow(new double[] { 30, 0 }, a.FinalRow(), "a file of 30 months");
+            }
+            // File 45, x 10: ten months (55) cost 0.10, below lowering x to 6 (0.4); above the range
+            // every wait leaves it, so x moves.
+            using (var a = Coherent.ExplainWithWaiting(free, m, null, new double[] { 45, 10 }))
+            {
+                A.Eq(10, a.Summary.Months, "ten months without the range");
+                SameRow(new double[] { 55, 10 }, a.FinalRow(), "a file of 55 months");
+            }
+            using (var a = Coherent.ExplainWithWaiting(ranged, m, null, new double[] { 45, 10 }))
+            {
+                A.Eq(0, a.Summary.Months, "no advisable wait above the range");
+                A.Near(0.4, a.Summary.TotalCost, 1e-9, "x lowered by 4");
+                SameRow(new double[] { 45, 6 }, a.FinalRow(), "x at 6");
+            }
+        }
+        // A wait into the ends_in state is not judged: from 20, five months carry the inquiry out of
+        // the window although 21 to 24 lie outside [0, 5].
+        using (var s = Inquiries().SetTimeGrowthAdvisedRange(0, 5).SetWaiting(0.01, 24).Build())
+        using (var m = Model.Linear(new double[] { 0, 5 }, -3))
+        using (var a = Coherent.ExplainWithWaiting(s, m, null, new double[] { 20 }))
+        {
+            A.True(a.Found, "advice found");
+            A.Eq(5, a.Summary.Months, "five months into gone");
+            SameRow(new double[] { -7 }, a.WaitedRow(), "gone");
+        }
+        var e = A.Status(Status.InvalidSchema, () => Files(new double[] { 40, 30 }), "low above high");
+        A.True(e.Message.Contains("advised_range"), e.Message);
+        using (var b = new SchemaBuilder().AddContiguous("file", 0, 100, true).SetTimeGrowth(1))
+            A.Status(Status.InvalidArgument, () => b.SetTimeGrowthAdvisedRange(double.NaN, 40), "a NaN bound");
+        using (var b = new SchemaBuilder().AddContiguous("m", 0, 10, true))
+            A.Status(Status.InvalidArgument, () => b.SetTimeGrowthAdvisedRange(0, 5), "no time growth");
+    }
+
+    public static void T_builder_plausibility_advises_waits_within_the_accepted_applicants_range()
+    {
+        // Accepted files 30..=40: the type-7 1% and 99% points are 30 + 0.1 and 39 + 0.9. The
+        // declined rows (0, 60 and 100 months) are not counted.
+        var rows = new double[14][];
+        var labels = new double[14];
+        for (int k = 0; k < 11; k++)
+        {
+            rows[k] = new double[] { 30 + k, 5 };
+            labels[k] = 1;
+        }
+        rows[11] = new double[] { 0, 0 };
+        rows[12] = new double[] { 60, 10 };
+        rows[13] = new double[] { 100, 3 };
+        using (var free = Files(null))
+        using (var m = FilesModel())
+        using (var p = Plausibility.Fit(free, rows, labels))
+        using (var within = p.AdviseWaits())
+        {
+            var r = AdvisedRanges(within);
+            A.Eq(1, r.Count, within.ToJson());
+            A.Near(30.1, r[0][0], 1e-9, "the 1% point");
+            A.Near(39.9, r[0][1], 1e-9, "the 99% point");
+            A.True(!free.ToJson().Contains("advised_range"), "the fitted schema is unchanged");
+            // File 20: waits 0 and 11 to 19 land inside [30.1, 39.9]; 11 months are accepted.
+            using (var a = Coherent.ExplainWithWaiting(within, m, null, new double[] { 20, 0 }))
+            {
+                A.Eq(11, a.Summary.Months, "eleven months");
+                SameRow(new double[] { 31, 0 }, a.FinalRow(), "a file of 31 months");
+            }
+            using (var a = Coherent.ExplainWithWaiting(within, m, null, new double[] { 45, 10 }))
+            {
+                A.Eq(0, a.Summary.Months, "no advisable wait above the range");
+                SameRow(new double[] { 45, 6 }, a.FinalRow(), "x at 6");
+            }
+        }
     }
 }

@@ -1,6 +1,8 @@
 """The builder's last advice setters (issue 25), each shown to take effect on a model whose answer
 is known by hand, and each refusing a bad value."""
 
+import json
+
 import pytest
 
 import cfx
@@ -132,3 +134,80 @@ def test_refusing_past_the_upper_bound_shortens_the_wait():
     with pytest.raises(cfx.CfxError) as e:
         cfx.SchemaBuilder().add_contiguous("m", 0, 10, integer=True).set_time_growth_refuse_past_upper()
     assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
+
+
+def files(advised_range=None):
+    """The file's age in [0, 100] months, growing a month a month (`advised_range` limits where
+    a wait may take it), and x in [0, 10], integer. The model's score is
+    10·file/100 − 3·x/10 − 2.45: a file of 25 months or more is accepted with x = 0, and with
+    x = 10 one of 55; lowering x by 1 (cost 0.1) adds 0.3 to the score, waiting a month (cost
+    0.01) adds 0.1."""
+    b = cfx.SchemaBuilder().add_contiguous("file", 0, 100, integer=True).set_time_growth(1)
+    if advised_range is not None:
+        b.set_time_growth_advised_range(*advised_range)
+    return b.add_contiguous("x", 0, 10, integer=True).set_waiting(0.01, 24).build()
+
+
+def advised_range_of(schema):
+    """The advised ranges of the schema's JSON, by feature name."""
+    doc = json.loads(schema.to_json())
+    return {
+        f["name"]: f["actionability"]["grows_with_time"]["advised_range"]
+        for f in doc["features"]
+        if "advised_range" in (f.get("actionability", {}).get("grows_with_time") or {})
+    }
+
+
+def test_an_advised_range_keeps_waits_where_it_says():
+    with files() as free, files((30, 40)) as ranged, cfx.Model.linear([10.0, -3.0], -2.45) as m:
+        assert advised_range_of(ranged) == {"file": [30.0, 40.0]}
+        assert "advised_range" not in free.to_json()
+        # File 20: five months reach 25; within [30, 40] the waits are 0 and 10 to 20.
+        with cfx.explain_with_waiting(free, m, [20.0, 0.0]) as a:
+            assert a.found and a.months == 5 and list(a.final_row()) == [25.0, 0.0]
+        with cfx.explain_with_waiting(ranged, m, [20.0, 0.0]) as a:
+            assert a.found and a.months == 10 and list(a.final_row()) == [30.0, 0.0]
+            assert a.cost == pytest.approx(0.10, abs=1e-9)
+        # File 45, x 10: ten months (55) cost 0.10, below lowering x to 6 (0.4); above the
+        # range every wait leaves it, so x moves.
+        with cfx.explain_with_waiting(free, m, [45.0, 10.0]) as a:
+            assert a.found and a.months == 10 and list(a.final_row()) == [55.0, 10.0]
+        with cfx.explain_with_waiting(ranged, m, [45.0, 10.0]) as a:
+            assert a.found and a.months == 0 and list(a.final_row()) == [45.0, 6.0]
+            assert a.cost == pytest.approx(0.4, abs=1e-9)
+    # A wait into the ends_in state is not judged: from 20, five months carry the inquiry out of
+    # the window although 21 to 24 lie outside [0, 5].
+    with (
+        inquiries().set_time_growth_advised_range(0, 5).set_waiting(0.01, 24).build() as s,
+        cfx.Model.linear([0.0, 5.0], -3.0) as m,
+        cfx.explain_with_waiting(s, m, [20.0]) as a,
+    ):
+        assert a.found and a.months == 5 and list(a.waited_row()) == [-7.0]
+    with pytest.raises(cfx.CfxError) as e:
+        files((40, 30))
+    assert e.value.status_name == "CFX_STATUS_INVALID_SCHEMA" and "advised_range" in e.value.message
+    b = cfx.SchemaBuilder().add_contiguous("file", 0, 100).set_time_growth(1)
+    with pytest.raises(cfx.CfxError) as e:
+        b.set_time_growth_advised_range(float("nan"), 40)
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.SchemaBuilder().add_contiguous("m", 0, 10).set_time_growth_advised_range(0, 5)
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
+
+
+def test_plausibility_advises_waits_within_the_accepted_applicants_range():
+    # Accepted files 30..=40: the type-7 1% and 99% points are 30 + 0.1 and 39 + 0.9. The
+    # declined rows (0, 60 and 100 months) are not counted.
+    rows = [[float(f), 5.0] for f in range(30, 41)] + [[0.0, 0.0], [60.0, 10.0], [100.0, 3.0]]
+    labels = [1.0] * 11 + [0.0] * 3
+    with files() as free, cfx.Model.linear([10.0, -3.0], -2.45) as m:
+        with cfx.Plausibility.fit(free, rows, labels) as p, p.advise_waits() as within:
+            ranges = advised_range_of(within)
+            assert list(ranges) == ["file"]
+            assert ranges["file"] == pytest.approx([30.1, 39.9], abs=1e-9)
+            assert "advised_range" not in free.to_json()  # the fitted schema is unchanged
+            # File 20: waits 0 and 11 to 19 land inside [30.1, 39.9]; 11 months are accepted.
+            with cfx.explain_with_waiting(within, m, [20.0, 0.0]) as a:
+                assert a.found and a.months == 11 and list(a.final_row()) == [31.0, 0.0]
+            with cfx.explain_with_waiting(within, m, [45.0, 10.0]) as a:
+                assert a.found and a.months == 0 and list(a.final_row()) == [45.0, 6.0]

@@ -2,7 +2,8 @@
 
 Per feature, the 1–99 % range of the training data's accepted applicants' values and the
 shares of their special states and levels; `Plausibility.assess` flags the changed values of
-any advice row (coherent, robust, COPA or sequential)."""
+any advice row (coherent, robust, COPA or sequential), and `Plausibility.advise_waits` gives
+the schema whose waits land month counters inside those ranges."""
 
 from collections import namedtuple
 from ctypes import POINTER, byref, c_int32, c_size_t
@@ -11,6 +12,7 @@ import numpy as np
 
 from . import _native as n
 from ._native import Handle
+from .schema import Schema
 
 Assessment = namedtuple("Assessment", "flags distances")
 Assessment.__doc__ = """Per feature: `flags` −1 unchanged, 0 plausible, 1 implausible (outside
@@ -66,6 +68,15 @@ class Plausibility(Handle):
             byref(out),
         )
         return Assessment(flags[: out.value], dist[: out.value])
+
+    def advise_waits(self):
+        """The schema these ranges were fitted for, with every contiguous feature that grows with
+        time limited to waits that land it inside its plausible range (its advised range,
+        `SchemaBuilder.set_time_growth_advised_range`, set to the accepted applicants' 1–99 %
+        range): no method then advises a wait that moves a month counter to where accepted
+        applicants are not. A feature with no accepted applicant in range keeps its own. A new
+        `Schema`; this handle is unchanged."""
+        return Schema(n.new_handle("cfx_plausibility_advise_waits", self.ptr))
 
 
 __all__ = ["Assessment", "Plausibility"]

@@ -277,6 +277,18 @@ class SchemaBuilder(Handle):
         n.call("cfx_schema_builder_set_time_growth_refuse_past_upper", self.ptr, 1 if refuse else 0)
         return self
 
+    def set_time_growth_advised_range(self, low, high):
+        """Limits where waiting may lead the last added feature: a wait that would move its value
+        outside ``[low, high]`` (raw units) is not advised by any method (JSON ``"advised_range":
+        [low, high]``); a wait that leaves the value unchanged or carries it into its `ends_in`
+        state is not judged by it. A month counter grows whether or not accepted applicants are
+        where it lands; `Plausibility.advise_waits` sets these ranges from the accepted
+        applicants' 1–99 % range. Call after `set_time_growth` (``CFX_STATUS_INVALID_ARGUMENT``
+        when the feature does not grow with time, or for a non-finite bound); ``low > high`` is
+        ``CFX_STATUS_INVALID_SCHEMA`` from `build`."""
+        n.call("cfx_schema_builder_set_time_growth_advised_range", self.ptr, float(low), float(high))
+        return self
+
     def set_band_months(self, level, months):
         """One duration band of the last added (categorical) feature: waiting `months` (≥ 1) from
         the start of band `level` moves it to the next level of its level order; the feature then

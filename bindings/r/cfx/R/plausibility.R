@@ -22,3 +22,10 @@ cfx_assess_plausibility <- function(ranges, applicant, advice) {
              flag = c("unchanged", "plausible", "implausible")[r$flags + 2L],
              distance = r$distances, stringsAsFactors = FALSE)
 }
+
+#' The schema the ranges were fitted for, with every contiguous feature that
+#' grows with time limited to waits that land it inside its plausible range
+#' (its advised range, as `cfx_set_time_growth_advised_range` sets it, the
+#' accepted applicants' 1-99% range): no method then advises a wait that moves
+#' a month counter to where accepted applicants are not. A new schema handle.
+cfx_plausibility_advise_waits <- function(ranges) .cx(C_cfx_plausibility_advise_waits, ranges)

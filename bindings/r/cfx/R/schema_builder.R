@@ -121,6 +121,18 @@ cfx_set_time_growth_refuse_past_upper <- function(builder, refuse = TRUE) {
   invisible(builder)
 }
 
+#' Limits where waiting may lead the last added feature: a wait that would move
+#' its value outside `[low, high]` (raw units) is not advised by any method
+#' (JSON `"advised_range": [low, high]`); a wait that leaves the value
+#' unchanged or carries it into its `ends_in` state is not judged by it.
+#' `cfx_plausibility_advise_waits` sets these ranges from the accepted
+#' applicants' 1-99% range. Call after `cfx_set_time_growth`; `low > high` is
+#' refused by `cfx_schema_build`.
+cfx_set_time_growth_advised_range <- function(builder, low, high) {
+  .cx(C_cfx_schema_builder_set_time_growth_advised_range, builder, as.numeric(low), as.numeric(high))
+  invisible(builder)
+}
+
 #' One duration band of the last added (categorical) feature: waiting
 #' `months` from the start of band `level` moves it to the next level of its
 #' order; the feature then moves only by waiting. Call once per band.

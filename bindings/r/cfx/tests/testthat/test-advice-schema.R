@@ -208,3 +208,99 @@ test_that("refusing past the upper bound shortens the wait", {
   expect_error(cfx_set_time_growth_refuse_past_upper(b), class = "cfx_error_invalid_argument")
   cfx_free(b)
 })
+
+files <- function(advised_range = NULL) {
+  # the file's age in [0, 100] months, growing a month a month (`advised_range`
+  # limits where a wait may take it), and x in [0, 10], integer
+  b <- cfx_schema_builder() |>
+    cfx_add_contiguous("file", 0, 100, integer = TRUE) |>
+    cfx_set_time_growth(1)
+  if (!is.null(advised_range)) cfx_set_time_growth_advised_range(b, advised_range[1], advised_range[2])
+  b |>
+    cfx_add_contiguous("x", 0, 10, integer = TRUE) |>
+    cfx_set_waiting(0.01, 24) |>
+    cfx_schema_build()
+}
+
+# The score 10 * file / 100 - 3 * x / 10 - 2.45: with x = 0 a file of 25
+# months or more is accepted, with x = 10 one of 55; a month of waiting (cost
+# 0.01) adds 0.1, lowering x by 1 (cost 0.1) adds 0.3.
+files_model <- function() cfx_linear_model(c(10, -3), -2.45)
+
+# The advised ranges of a schema's JSON, by feature name.
+advised_ranges <- function(schema) {
+  doc <- jsonlite::fromJSON(cfx_to_json(schema), simplifyVector = FALSE)
+  out <- list()
+  for (f in doc$features) {
+    r <- f$actionability$grows_with_time$advised_range
+    if (!is.null(r)) out[[f$name]] <- unlist(r)
+  }
+  out
+}
+
+test_that("an advised range keeps waits where it says", {
+  skip_if_not(isTRUE(cfx_families()[["coherent"]]), "cfx.h has no coherent entry points")
+  free <- files()
+  ranged <- files(c(30, 40))
+  m <- files_model()
+  expect_identical(advised_ranges(ranged), list(file = c(30, 40)))
+  expect_false(grepl("advised_range", cfx_to_json(free), fixed = TRUE))
+  # file 20: five months reach 25; within [30, 40] the waits are 0 and 10 to 20
+  w <- cfx_waiting(cfx_explain_with_waiting(m, c(20, 0), free))
+  expect_identical(w$months, 5L)
+  expect_identical(w$final, c(25, 0))
+  w <- cfx_waiting(cfx_explain_with_waiting(m, c(20, 0), ranged))
+  expect_true(w$found)
+  expect_identical(w$months, 10L)
+  expect_equal(w$total_cost, 0.10, tolerance = 1e-9)
+  expect_identical(w$final, c(30, 0))
+  # file 45, x 10: ten months (55) cost 0.10, below lowering x to 6 (0.4);
+  # above the range every wait leaves it, so x moves
+  w <- cfx_waiting(cfx_explain_with_waiting(m, c(45, 10), free))
+  expect_identical(w$months, 10L)
+  expect_identical(w$final, c(55, 10))
+  w <- cfx_waiting(cfx_explain_with_waiting(m, c(45, 10), ranged))
+  expect_identical(w$months, 0L)
+  expect_equal(w$total_cost, 0.4, tolerance = 1e-9)
+  expect_identical(w$final, c(45, 6))
+  # a wait into the ends_in state is not judged: from 20, five months carry
+  # the inquiry out of the window although 21 to 24 lie outside [0, 5]
+  s <- inquiries() |> cfx_set_time_growth_advised_range(0, 5) |>
+    cfx_set_waiting(0.01, 24) |> cfx_schema_build()
+  w <- cfx_waiting(cfx_explain_with_waiting(cfx_linear_model(c(0, 5), -3), 20, s))
+  expect_identical(w$months, 5L)
+  expect_identical(w$waited, -7)
+  expect_error(files(c(40, 30)), "advised_range", class = "cfx_error_invalid_schema")
+  b <- cfx_schema_builder() |> cfx_add_contiguous("file", 0, 100) |> cfx_set_time_growth(1)
+  expect_error(cfx_set_time_growth_advised_range(b, NaN, 40), class = "cfx_error_invalid_argument")
+  cfx_free(b)
+  b <- cfx_schema_builder() |> cfx_add_contiguous("m", 0, 10)
+  expect_error(cfx_set_time_growth_advised_range(b, 0, 5), class = "cfx_error_invalid_argument")
+  cfx_free(b)
+})
+
+test_that("plausibility advises waits within the accepted applicants' range", {
+  skip_if_not(isTRUE(cfx_families()[["coherent"]]), "cfx.h has no coherent entry points")
+  free <- files()
+  # accepted files 30..=40: the type-7 1% and 99% points are 30 + 0.1 and
+  # 39 + 0.9; the declined rows (0, 60 and 100 months) are not counted
+  rows <- data.frame(file = c(30:40, 0, 60, 100), x = c(rep(5, 11), 0, 10, 3),
+                     accepted = c(rep(1, 11), 0, 0, 0))
+  f <- tempfile(fileext = ".csv")
+  utils::write.csv(rows, f, row.names = FALSE)
+  ranges <- cfx_plausibility(cfx_read_dataset(free, f, target = "accepted", favourable = "1"))
+  within <- cfx_plausibility_advise_waits(ranges)
+  r <- advised_ranges(within)
+  expect_identical(names(r), "file")
+  expect_equal(r$file, c(30.1, 39.9), tolerance = 1e-9)
+  expect_false(grepl("advised_range", cfx_to_json(free), fixed = TRUE))
+  m <- files_model()
+  # file 20: waits 0 and 11 to 19 land inside [30.1, 39.9]; 11 months are accepted
+  w <- cfx_waiting(cfx_explain_with_waiting(m, c(20, 0), within))
+  expect_identical(w$months, 11L)
+  expect_identical(w$final, c(31, 0))
+  w <- cfx_waiting(cfx_explain_with_waiting(m, c(45, 10), within))
+  expect_identical(w$months, 0L)
+  expect_identical(w$final, c(45, 6))
+  unlink(f)
+})

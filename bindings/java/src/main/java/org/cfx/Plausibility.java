@@ -56,4 +56,19 @@ public final class Plausibility extends NativeResource {
         }
         return new Assessment(flags, distances);
     }
+
+    /**
+     * The schema these ranges were fitted for, with every contiguous feature that grows with time
+     * limited to waits that land it inside its plausible range (its advised range, {@link
+     * SchemaBuilder#timeGrowthAdvisedRange}, set to the accepted applicants' 1–99% range): no method
+     * then advises a wait that moves a month counter to where accepted applicants are not. A feature
+     * with no accepted applicant in range keeps its own. A new schema, owned by the caller.
+     */
+    public Schema adviseWaits() {
+        try {
+            return new Schema(NativeGenerated.plausibilityAdviseWaits(handle()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
 }

@@ -153,6 +153,20 @@ public final class SchemaBuilder extends NativeResource {
     }
 
     /**
+     * Limits where waiting may lead the last feature: a wait that would move its value outside
+     * {@code [low, high]} (raw units) is not advised by any method (JSON {@code "advised_range":
+     * [low, high]}); a wait that leaves the value unchanged or carries it into its {@code endsIn}
+     * state is not judged by it. A month counter grows whether or not accepted applicants are where
+     * it lands; {@link Plausibility#adviseWaits} sets these ranges from the accepted applicants'
+     * 1–99% range. Call after {@link #timeGrowth} (INVALID_ARGUMENT when the feature does not grow
+     * with time, or for a non-finite bound); {@code low > high} is INVALID_SCHEMA from {@link
+     * #build()}.
+     */
+    public SchemaBuilder timeGrowthAdvisedRange(double low, double high) {
+        return with(b -> NativeGenerated.schemaBuilderSetTimeGrowthAdvisedRange(b, low, high));
+    }
+
+    /**
      * One duration band of the last (categorical) feature: waiting {@code months} (≥ 1) from the
      * start of band {@code level} moves it to the next level of its {@link #levelOrder}; the feature
      * then moves only by waiting. Call once per band (German credit's employment: "... &lt; 1 year"

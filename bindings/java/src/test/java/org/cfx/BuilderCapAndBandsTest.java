@@ -3,6 +3,10 @@ package org.cfx;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -164,6 +168,132 @@ class BuilderCapAndBandsTest {
         try (SchemaBuilder b = Schema.builder().contiguous("m", 0, 10, true)) {
             assertEquals(Status.INVALID_ARGUMENT,
                     assertThrows(CfxException.class, () -> b.timeGrowthRefusePastUpper(true)).statusCode());
+        }
+    }
+
+    /**
+     * The file's age in [0, 100] months, growing a month a month ({@code range} null, or where a
+     * wait may take it), and x in [0, 10], integer. The model's score is 10·file/100 − 3·x/10 −
+     * 2.45: with x = 0 a file of 25 months or more is accepted, with x = 10 one of 55; a month of
+     * waiting (cost 0.01) adds 0.1, lowering x by 1 (cost 0.1) adds 0.3.
+     */
+    static Schema files(double[] range) {
+        SchemaBuilder b = Schema.builder().contiguous("file", 0, 100, true).timeGrowth(1, null);
+        if (range != null) {
+            b.timeGrowthAdvisedRange(range[0], range[1]);
+        }
+        return b.contiguous("x", 0, 10, true).waiting(0.01, 24).build();
+    }
+
+    static Model filesModel() {
+        return Model.linear(new double[] {10, -3}, -2.45, 0.5);
+    }
+
+    /** Every {@code "advised_range": [low, high]} of a schema's JSON, in feature order. */
+    static List<double[]> advisedRanges(Schema s) {
+        Matcher m = Pattern.compile("\"advised_range\"\\s*:\\s*\\[\\s*([^,\\s]+)\\s*,\\s*([^\\]\\s]+)\\s*\\]")
+                .matcher(s.toJson());
+        List<double[]> out = new ArrayList<>();
+        while (m.find()) {
+            out.add(new double[] {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2))});
+        }
+        return out;
+    }
+
+    @Test
+    void anAdvisedRangeKeepsWaitsWhereItSays() {
+        assumeTrue(Coherent.available(), "cfx.h has no coherent entry points");
+        try (Schema free = files(null);
+                Schema ranged = files(new double[] {30, 40});
+                Model m = filesModel()) {
+            List<double[]> r = advisedRanges(ranged);
+            assertEquals(1, r.size(), ranged.toJson());
+            assertArrayEquals(new double[] {30, 40}, r.get(0));
+            assertFalse(free.toJson().contains("advised_range"));
+            // File 20: five months reach 25; within [30, 40] the waits are 0 and 10 to 20.
+            try (WaitingAdvice a = Coherent.explainWithWaiting(free, m, null, new double[] {20, 0})) {
+                assertTrue(a.found());
+                assertEquals(5, a.summary().months());
+                assertArrayEquals(new double[] {25, 0}, a.finalRow(), 1e-12);
+            }
+            try (WaitingAdvice a = Coherent.explainWithWaiting(ranged, m, null, new double[] {20, 0})) {
+                assertTrue(a.found());
+                assertEquals(10, a.summary().months());
+                assertEquals(0.10, a.summary().totalCost(), 1e-9);
+                assertArrayEquals(new double[] {30, 0}, a.finalRow(), 1e-12);
+            }
+            // File 45, x 10: ten months (55) cost 0.10, below lowering x to 6 (0.4); above the
+            // range every wait leaves it, so x moves.
+            try (WaitingAdvice a = Coherent.explainWithWaiting(free, m, null, new double[] {45, 10})) {
+                assertEquals(10, a.summary().months());
+                assertArrayEquals(new double[] {55, 10}, a.finalRow(), 1e-12);
+            }
+            try (WaitingAdvice a = Coherent.explainWithWaiting(ranged, m, null, new double[] {45, 10})) {
+                assertEquals(0, a.summary().months());
+                assertEquals(0.4, a.summary().totalCost(), 1e-9);
+                assertArrayEquals(new double[] {45, 6}, a.finalRow(), 1e-12);
+            }
+        }
+        // A wait into the ends_in state is not judged: from 20, five months carry the inquiry out
+        // of the window although 21 to 24 lie outside [0, 5].
+        try (Schema s = Schema.builder()
+                        .contiguous("inq", 0, 24, true)
+                        .specialState(-7, "gone")
+                        .timeGrowth(1, "gone")
+                        .timeGrowthAdvisedRange(0, 5)
+                        .waiting(0.01, 24)
+                        .build();
+                Model m = Model.linear(new double[] {0, 5}, -3, 0.5);
+                WaitingAdvice a = Coherent.explainWithWaiting(s, m, null, new double[] {20})) {
+            assertTrue(a.found());
+            assertEquals(5, a.summary().months());
+            assertArrayEquals(new double[] {-7}, a.waitedRow(), 1e-12);
+        }
+        CfxException e = assertThrows(CfxException.class, () -> files(new double[] {40, 30}));
+        assertEquals(Status.INVALID_SCHEMA, e.statusCode());
+        assertTrue(e.getMessage().contains("advised_range"), e.getMessage());
+        try (SchemaBuilder b = Schema.builder().contiguous("file", 0, 100, true).timeGrowth(1, null)) {
+            assertEquals(Status.INVALID_ARGUMENT,
+                    assertThrows(CfxException.class, () -> b.timeGrowthAdvisedRange(Double.NaN, 40)).statusCode());
+        }
+        try (SchemaBuilder b = Schema.builder().contiguous("m", 0, 10, true)) {
+            assertEquals(Status.INVALID_ARGUMENT,
+                    assertThrows(CfxException.class, () -> b.timeGrowthAdvisedRange(0, 5)).statusCode());
+        }
+    }
+
+    @Test
+    void plausibilityAdvisesWaitsWithinTheAcceptedApplicantsRange() {
+        assumeTrue(Coherent.available(), "cfx.h has no coherent entry points");
+        // Accepted files 30..=40: the type-7 1% and 99% points are 30 + 0.1 and 39 + 0.9. The
+        // declined rows (0, 60 and 100 months) are not counted.
+        double[][] rows = new double[14][];
+        double[] labels = new double[14];
+        for (int k = 0; k < 11; k++) {
+            rows[k] = new double[] {30 + k, 5};
+            labels[k] = 1;
+        }
+        rows[11] = new double[] {0, 0};
+        rows[12] = new double[] {60, 10};
+        rows[13] = new double[] {100, 3};
+        try (Schema free = files(null);
+                Model m = filesModel();
+                Plausibility p = Plausibility.fit(free, rows, labels);
+                Schema within = p.adviseWaits()) {
+            List<double[]> r = advisedRanges(within);
+            assertEquals(1, r.size(), within.toJson());
+            assertEquals(30.1, r.get(0)[0], 1e-9);
+            assertEquals(39.9, r.get(0)[1], 1e-9);
+            assertFalse(free.toJson().contains("advised_range"), "the fitted schema is unchanged");
+            // File 20: waits 0 and 11 to 19 land inside [30.1, 39.9]; 11 months are accepted.
+            try (WaitingAdvice a = Coherent.explainWithWaiting(within, m, null, new double[] {20, 0})) {
+                assertEquals(11, a.summary().months());
+                assertArrayEquals(new double[] {31, 0}, a.finalRow(), 1e-12);
+            }
+            try (WaitingAdvice a = Coherent.explainWithWaiting(within, m, null, new double[] {45, 10})) {
+                assertEquals(0, a.summary().months());
+                assertArrayEquals(new double[] {45, 6}, a.finalRow(), 1e-12);
+            }
         }
     }
 }
