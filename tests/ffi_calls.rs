@@ -877,3 +877,240 @@ fn refusing_to_pass_the_upper_bound_through_the_builder() {
         );
     }
 }
+
+/// Advised ranges through the C ABI. The builder's range on a growing file
+/// age keeps the exact engine's waits inside it (the schema JSON's
+/// `"advised_range"`; a wait into the `ends_in` state is not judged), and
+/// `cfx_plausibility_advise_waits` sets it to the accepted applicants'
+/// 1–99% range; a bad range is a status and a message.
+///
+/// The file's age in [0, 100] months grows a month a month; x in [0, 10] is
+/// an integer. The model's score is `10·file/100 − 3·x/10 − 2.45`: with
+/// x = 0 a file of 25 months or more is accepted, with x = 10 one of 55;
+/// a month of waiting (cost 0.01) adds 0.1 to the score, lowering x by 1
+/// (cost 0.1 in unit weights) adds 0.3.
+#[test]
+fn advised_ranges_through_the_builder_and_from_plausibility() {
+    use cfx::ffi::plausibility::*;
+    use cfx::ffi::schema_builder::*;
+    use cfx::ffi::waiting_advice::*;
+    let c = |s: &str| CString::new(s).unwrap();
+    let (file, x, inq, gone) = (c("file"), c("x"), c("inq"), c("gone"));
+    let last_error = || cfx::ffi::error::last_error().unwrap();
+    unsafe {
+        let files = |range: Option<(f64, f64)>| {
+            let mut b = null_mut();
+            assert_eq!(cfx_schema_builder_new(&mut b), cfx_status::Ok);
+            cfx_schema_builder_add_contiguous(b, file.as_ptr(), 0.0, 100.0, 1);
+            assert_eq!(
+                cfx_schema_builder_set_time_growth(b, 1.0, null()),
+                cfx_status::Ok
+            );
+            if let Some((low, high)) = range {
+                assert_eq!(
+                    cfx_schema_builder_set_time_growth_advised_range(b, low, high),
+                    cfx_status::Ok
+                );
+            }
+            cfx_schema_builder_add_contiguous(b, x.as_ptr(), 0.0, 10.0, 1);
+            cfx_schema_builder_set_waiting(b, 0.01, 24);
+            let mut s = null();
+            let st = cfx_schema_build(b, &mut s);
+            (st, s)
+        };
+        let rust_of = |s: *const cfx_schema| {
+            let json = string_of(|buf, cap, need| cfx_schema_to_json(s, buf, cap, need));
+            (cfx::schema::Schema::from_json(&json).unwrap(), json)
+        };
+        let range_of = |rust: &cfx::schema::Schema, i: usize| {
+            let g = rust.features[i].actionability.grows_with_time.as_ref();
+            g.and_then(|g| g.advised_range)
+        };
+        let mut model = null();
+        assert_eq!(
+            cfx_model_linear_new([10.0, -3.0].as_ptr(), 2, -2.45, 0.5, &mut model),
+            cfx_status::Ok
+        );
+        // Months, total cost and final row of the advice (None: no advice).
+        let advise = |s: *const cfx_schema, m: *const cfx_model, row: &[f64]| {
+            let mut a = null();
+            assert_eq!(
+                cfx_coherent_explain_with_waiting(s, m, null(), row.as_ptr(), row.len(), &mut a),
+                cfx_status::Ok
+            );
+            let mut outcome = -1;
+            cfx_waiting_advice_outcome(a, &mut outcome);
+            let out = (outcome == cfx_waiting_outcome::Found as i32).then(|| {
+                let (mut months, mut total) = (0u32, 0.0);
+                assert_eq!(
+                    cfx_waiting_advice_summary(a, &mut months, null_mut(), &mut total, null_mut()),
+                    cfx_status::Ok
+                );
+                let mut row = vec![0.0; 4];
+                let mut n = 0;
+                assert_eq!(
+                    cfx_waiting_advice_final_row(a, row.as_mut_ptr(), 4, &mut n),
+                    cfx_status::Ok
+                );
+                row.truncate(n);
+                (months, total, row)
+            });
+            cfx_waiting_advice_free(a);
+            out
+        };
+
+        let (st, free) = files(None);
+        assert_eq!(st, cfx_status::Ok);
+        let (st, ranged) = files(Some((30.0, 40.0)));
+        assert_eq!(st, cfx_status::Ok);
+        let (rust, json) = rust_of(ranged);
+        assert!(json.contains("\"advised_range\""), "{json}");
+        assert_eq!(range_of(&rust, 0), Some((30.0, 40.0)));
+        assert_eq!(range_of(&rust, 1), None);
+        assert!(!rust_of(free).1.contains("advised_range"));
+        // File 20: the waits that land in [30, 40] are 10 to 20 months; file
+        // 45: none but 0.
+        let within: Vec<u32> = std::iter::once(0).chain(10..=20).collect();
+        assert_eq!(rust.advisable_waits(&[20.0, 0.0]).unwrap(), within);
+        assert_eq!(rust.advisable_waits(&[45.0, 10.0]).unwrap(), vec![0]);
+        // Five months reach 25 without the range; within it, ten (30).
+        let (months, cost, row) = advise(free, model, &[20.0, 0.0]).unwrap();
+        assert_eq!((months, row), (5, vec![25.0, 0.0]));
+        assert!((cost - 0.05).abs() < 1e-9, "{cost}");
+        let (months, cost, row) = advise(ranged, model, &[20.0, 0.0]).unwrap();
+        assert_eq!((months, row), (10, vec![30.0, 0.0]));
+        assert!((cost - 0.10).abs() < 1e-9, "{cost}");
+        // File 45, x 10: ten months (55) cost 0.10, less than lowering x to 6
+        // (0.4); above the range every wait leaves it, so x moves.
+        let (months, cost, row) = advise(free, model, &[45.0, 10.0]).unwrap();
+        assert_eq!((months, row), (10, vec![55.0, 10.0]));
+        assert!((cost - 0.10).abs() < 1e-9, "{cost}");
+        let (months, cost, row) = advise(ranged, model, &[45.0, 10.0]).unwrap();
+        assert_eq!((months, row), (0, vec![45.0, 6.0]));
+        assert!((cost - 0.4).abs() < 1e-9, "{cost}");
+
+        // The plausible range of accepted files 30..=40 (type-7 quantiles:
+        // 30 + 0.1·1 and 39 + 0.9·1); declined rows are not counted.
+        let mut rows = Vec::new();
+        for f in 30..=40 {
+            rows.extend([f64::from(f), 5.0]);
+        }
+        rows.extend([0.0, 0.0, 60.0, 10.0, 100.0, 3.0]);
+        let labels: Vec<f64> = (0..14).map(|k| f64::from(u8::from(k < 11))).collect();
+        let mut p = null();
+        assert_eq!(
+            cfx_plausibility_fit(
+                free,
+                rows.as_ptr(),
+                rows.len(),
+                14,
+                labels.as_ptr(),
+                labels.len(),
+                &mut p
+            ),
+            cfx_status::Ok
+        );
+        let mut advised = null();
+        assert_eq!(
+            cfx_plausibility_advise_waits(p, &mut advised),
+            cfx_status::Ok
+        );
+        let (rust, json) = rust_of(advised);
+        assert_eq!(json.matches("\"advised_range\"").count(), 1, "{json}");
+        let (low, high) = range_of(&rust, 0).unwrap();
+        assert!((low - 30.1).abs() < 1e-9 && (high - 39.9).abs() < 1e-9);
+        // The fitted schema itself is unchanged.
+        assert!(!rust_of(free).1.contains("advised_range"));
+        // File 20: waits 0 and 11 to 19 land in [30.1, 39.9]; 11 is accepted.
+        let within: Vec<u32> = std::iter::once(0).chain(11..=19).collect();
+        assert_eq!(rust.advisable_waits(&[20.0, 0.0]).unwrap(), within);
+        let (months, _, row) = advise(advised, model, &[20.0, 0.0]).unwrap();
+        assert_eq!((months, row), (11, vec![31.0, 0.0]));
+        let (months, _, row) = advise(advised, model, &[45.0, 10.0]).unwrap();
+        assert_eq!((months, row), (0, vec![45.0, 6.0]));
+        assert_eq!(
+            cfx_plausibility_advise_waits(null(), &mut advised),
+            cfx_status::NullArgument
+        );
+        assert_eq!(
+            cfx_plausibility_advise_waits(p, null_mut()),
+            cfx_status::NullArgument
+        );
+        cfx_schema_free(advised);
+        cfx_plausibility_free(p);
+        cfx_schema_free(ranged);
+        cfx_schema_free(free);
+        cfx_model_free(model);
+
+        // A wait into the ends_in state is not judged: months since the last
+        // inquiry in [0, 24], "gone" (-7) past 24, the range [0, 5]; from 20,
+        // waits of 1 to 4 months (21 to 24) are not advised, 5 and more are.
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        cfx_schema_builder_add_contiguous(b, inq.as_ptr(), 0.0, 24.0, 1);
+        cfx_schema_builder_add_special_state(b, -7.0, gone.as_ptr());
+        cfx_schema_builder_set_time_growth(b, 1.0, gone.as_ptr());
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_advised_range(b, 0.0, 5.0),
+            cfx_status::Ok
+        );
+        cfx_schema_builder_set_waiting(b, 0.01, 24);
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::Ok);
+        let (rust, _) = rust_of(s);
+        let waits: Vec<u32> = std::iter::once(0).chain(5..=24).collect();
+        assert_eq!(rust.advisable_waits(&[20.0]).unwrap(), waits);
+        // From 2: 1 to 3 months land in [3, 5], 4 to 22 in [6, 24], then gone.
+        let waits: Vec<u32> = (0..=3).chain(23..=24).collect();
+        assert_eq!(rust.advisable_waits(&[2.0]).unwrap(), waits);
+        // The model accepts only "gone": five months.
+        let mut m = null();
+        cfx_model_linear_new([0.0, 5.0].as_ptr(), 2, -3.0, 0.5, &mut m);
+        let (months, _, row) = advise(s, m, &[20.0]).unwrap();
+        assert_eq!((months, row), (5, vec![-7.0]));
+        cfx_model_free(m);
+        cfx_schema_free(s);
+
+        // low > high is found at build; a non-finite bound and a feature
+        // that does not grow with time at once; a NULL builder.
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        cfx_schema_builder_add_contiguous(b, file.as_ptr(), 0.0, 100.0, 1);
+        cfx_schema_builder_set_time_growth(b, 1.0, null());
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_advised_range(b, f64::NAN, 40.0),
+            cfx_status::InvalidArgument
+        );
+        assert!(last_error().contains("low"), "{}", last_error());
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_advised_range(b, 30.0, f64::INFINITY),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_advised_range(b, 40.0, 30.0),
+            cfx_status::Ok
+        );
+        cfx_schema_builder_set_waiting(b, 0.01, 24);
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::InvalidSchema);
+        assert!(s.is_null());
+        assert!(
+            last_error().contains("advised_range") && last_error().contains("low ≤ high"),
+            "{}",
+            last_error()
+        );
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        cfx_schema_builder_add_contiguous(b, x.as_ptr(), 0.0, 10.0, 1);
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_advised_range(b, 0.0, 5.0),
+            cfx_status::InvalidArgument
+        );
+        assert!(last_error().contains("does not grow with time"));
+        cfx_schema_builder_free(b);
+        assert_eq!(
+            cfx_schema_builder_set_time_growth_advised_range(null_mut(), 0.0, 5.0),
+            cfx_status::NullArgument
+        );
+    }
+}
