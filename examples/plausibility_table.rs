@@ -31,7 +31,10 @@
 //! `--preset` runs every method under the data set's advice preset
 //! (`cfx::data::presets::priced_preset`: change limits, waiting, no moves
 //! that game the data) — "after"; without it, the plain schema — "before".
-//! The model and the plausible ranges are the same either way.
+//! The model and the plausible ranges are the same either way. Under a preset
+//! the waits are limited to the plausible ranges too, as in `make demo`
+//! (`Plausibility::advise_waits_within`: no wait carries a month counter out
+//! of the accepted applicants' 1–99% range).
 //!
 //! `cargo run --release --example plausibility_table -- [german|heloc] [applicants] [--preset] [--episodes N]`
 //! (defaults german, 40; HELOC is read from ../shared/data).
