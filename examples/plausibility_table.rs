@@ -36,8 +36,11 @@
 //! (`Plausibility::advise_waits_within`: no wait carries a month counter out
 //! of the accepted applicants' 1–99% range).
 //!
-//! `cargo run --release --example plausibility_table -- [german|heloc] [applicants] [--preset] [--episodes N]`
-//! (defaults german, 40; HELOC is read from ../shared/data).
+//! `cargo run --release --example plausibility_table -- [german|heloc] [applicants] [--preset] [--episodes N] [--strict]`
+//! (defaults german, 40; HELOC is read from ../shared/data). With `--strict` the
+//! run fails unless every answer of every method is valid and no method's
+//! implausible share exceeds 5% (issue 25's targets; `make plausibility-targets`
+//! runs both presets so).
 
 use cfx::advice::{Outcome, RepairScope, check_after_waiting, check_or_repair};
 use cfx::coherent::waiting::explain_with_waiting;
@@ -188,11 +191,12 @@ struct Ctx<'a> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut positional = Vec::new();
-    let (mut preset, mut episodes) = (false, 3000usize);
+    let (mut preset, mut episodes, mut strict) = (false, 3000usize, false);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--preset" => preset = true,
+            "--strict" => strict = true,
             "--episodes" => {
                 episodes = args.next().ok_or("--episodes needs a number")?.parse()?;
             }
@@ -424,5 +428,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tallies.len(),
         short[worst]
     );
+    // Issue 25's targets: every answer valid for every method, and at most
+    // 5% implausible for each (the share unrounded).
+    if strict && (all_valid < tallies.len() || share > MAX_IMPLAUSIBLE_SHARE + 1e-12) {
+        return Err(format!(
+            "--strict: the targets are every answer valid for {n}/{n} methods and at most {:.0}% \
+             implausible for each",
+            100.0 * MAX_IMPLAUSIBLE_SHARE,
+            n = tallies.len()
+        )
+        .into());
+    }
     Ok(())
 }
+
+/// Issue 25's target for every method's implausible share (`--strict`).
+const MAX_IMPLAUSIBLE_SHARE: f64 = 0.05;
