@@ -216,7 +216,7 @@ trees-every-applicant: deps peers-trees
 	$(CARGO) run --release --example trees_scale -- --all --highs-child --strict --model "lightgbm 100x15"
 
 # Issue 25's targets on both presets (the first 40 declined held-out applicants,
-# about 8 minutes): every answer of every method valid, at most 5% implausible.
+# about 2 minutes once built): every answer of every method valid, at most 5% implausible.
 plausibility-targets: deps
 	$(CARGO) run --release --example plausibility_table -- german 40 --preset --strict
 	$(CARGO) run --release --example plausibility_table -- heloc 40 --preset --strict

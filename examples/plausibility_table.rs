@@ -429,8 +429,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         short[worst]
     );
     // Issue 25's targets: every answer valid for every method, and at most
-    // 5% implausible for each (the share unrounded).
-    if strict && (all_valid < tallies.len() || share > MAX_IMPLAUSIBLE_SHARE + 1e-12) {
+    // 5% implausible for each (the share unrounded, in percent).
+    if strict && (all_valid < tallies.len() || share > 100.0 * MAX_IMPLAUSIBLE_SHARE + 1e-9) {
         return Err(format!(
             "--strict: the targets are every answer valid for {n}/{n} methods and at most {:.0}% \
              implausible for each",
