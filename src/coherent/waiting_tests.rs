@@ -79,16 +79,18 @@ fn random_time_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
     .unwrap()
 }
 
-/// min over m of cost·m + (0 if the waited row is accepted, else the brute-force optimum).
-fn oracle(
+/// min over the months `months` of cost·m + (0 if the waited row, read from
+/// `schema`, is accepted, else the brute-force optimum), and its month.
+fn cheapest_over(
     schema: &Schema,
     model: &crate::model::LinearModel,
     factual: &[f64],
+    months: impl IntoIterator<Item = u32>,
     margin: f64,
 ) -> Option<(f64, u32)> {
     let w = schema.waiting().unwrap();
     let mut best: Option<(f64, u32)> = None;
-    for m in 0..=w.max_months {
+    for m in months {
         let waited = schema.after_waiting(factual, m).unwrap();
         let inner = if model.accepts(&schema.encode(&waited).unwrap()) {
             Some(0.0)
@@ -103,6 +105,23 @@ fn oracle(
         }
     }
     best
+}
+
+/// min over every month up to the schema's maximum of cost·m + (0 if the
+/// waited row is accepted, else the brute-force optimum).
+fn oracle(
+    schema: &Schema,
+    model: &crate::model::LinearModel,
+    factual: &[f64],
+    margin: f64,
+) -> Option<(f64, u32)> {
+    cheapest_over(
+        schema,
+        model,
+        factual,
+        0..=schema.waiting().unwrap().max_months,
+        margin,
+    )
 }
 
 #[test]
@@ -714,31 +733,15 @@ fn refusing_oracle(
     margin: f64,
 ) -> (Option<(f64, u32)>, Vec<u32>) {
     let wide = widened(capped, refused);
-    let w = capped.waiting().unwrap();
-    let mut best: Option<(f64, u32)> = None;
-    let mut allowed = Vec::new();
-    for m in 0..=w.max_months {
-        let grown = wide.after_waiting(factual, m).unwrap();
-        if refused
-            .iter()
-            .any(|&i| grown[i] > upper_of(capped, i) + crate::schema::COHERENCE_TOL)
-        {
-            continue;
-        }
-        allowed.push(m);
-        let waited = capped.after_waiting(factual, m).unwrap();
-        let inner = if model.accepts(&capped.encode(&waited).unwrap()) {
-            Some(0.0)
-        } else {
-            brute_force(capped, model, &waited, margin)
-        };
-        if let Some(c) = inner {
-            let total = c + w.cost_per_month * f64::from(m);
-            if best.is_none_or(|(b, _)| total < b - 1e-12) {
-                best = Some((total, m));
-            }
-        }
-    }
+    let allowed: Vec<u32> = (0..=capped.waiting().unwrap().max_months)
+        .filter(|&m| {
+            let grown = wide.after_waiting(factual, m).unwrap();
+            refused
+                .iter()
+                .all(|&i| grown[i] <= upper_of(capped, i) + crate::schema::COHERENCE_TOL)
+        })
+        .collect();
+    let best = cheapest_over(capped, model, factual, allowed.iter().copied(), margin);
     (best, allowed)
 }
 
@@ -858,35 +861,20 @@ fn advised_oracle(
     factual: &[f64],
     margin: f64,
 ) -> (Option<(f64, u32)>, Vec<u32>) {
-    let w = plain.waiting().unwrap();
     let tol = crate::schema::COHERENCE_TOL;
-    let mut best: Option<(f64, u32)> = None;
-    let mut kept = Vec::new();
-    for m in 0..=w.max_months {
-        let waited = plain.after_waiting(factual, m).unwrap();
-        let lands_well = features.iter().all(|&i| {
-            let g = ranged.features[i].actionability.grows_with_time.as_ref();
-            let (low, high) = g.and_then(|g| g.advised_range).unwrap();
-            (waited[i] - factual[i]).abs() <= tol
-                || plain.features[i].state_of(waited[i]).unwrap() != 0
-                || (low - tol..=high + tol).contains(&waited[i])
-        });
-        if !lands_well {
-            continue;
-        }
-        kept.push(m);
-        let inner = if model.accepts(&plain.encode(&waited).unwrap()) {
-            Some(0.0)
-        } else {
-            brute_force(plain, model, &waited, margin)
-        };
-        if let Some(c) = inner {
-            let total = c + w.cost_per_month * f64::from(m);
-            if best.is_none_or(|(b, _)| total < b - 1e-12) {
-                best = Some((total, m));
-            }
-        }
-    }
+    let kept: Vec<u32> = (0..=plain.waiting().unwrap().max_months)
+        .filter(|&m| {
+            let waited = plain.after_waiting(factual, m).unwrap();
+            features.iter().all(|&i| {
+                let g = ranged.features[i].actionability.grows_with_time.as_ref();
+                let (low, high) = g.and_then(|g| g.advised_range).unwrap();
+                (waited[i] - factual[i]).abs() <= tol
+                    || plain.features[i].state_of(waited[i]).unwrap() != 0
+                    || (low - tol..=high + tol).contains(&waited[i])
+            })
+        })
+        .collect();
+    let best = cheapest_over(plain, model, factual, kept.iter().copied(), margin);
     (best, kept)
 }
 
