@@ -180,6 +180,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cutoff: 487.1228762045055,
         scaling: Some(ScoreScaling::new(28.85390081777927, 487.1228762045055)?),
         refuse_unlisted_levels: false,
+        favourable: Default::default(),
         unused_features: Vec::new(),
     };
     let card = from_optbinning_path(&d.schema, &table, &options)?.scorecard;

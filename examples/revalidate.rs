@@ -69,6 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             cutoff: 630.4667319422892,
             scaling: Some(ScoreScaling::new(46.267864502602755, 630.4667319422892)?),
             refuse_unlisted_levels: false,
+            favourable: Default::default(),
             unused_features: Vec::new(),
         },
     )?

@@ -44,6 +44,7 @@ fn main() -> cfx::Result<()> {
         cutoff: 630.4667319422892,
         scaling: Some(ScoreScaling::new(46.267864502602755, 630.4667319422892)?),
         refuse_unlisted_levels: false,
+        favourable: Default::default(),
         unused_features: Vec::new(),
     };
     let imported = from_optbinning_path(&schema, &dir.join("heloc_scorecard_table.csv"), &options)?;

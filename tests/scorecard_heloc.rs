@@ -36,6 +36,7 @@ fn setup() -> Option<(Schema, Scorecard, Vec<Vec<f64>>)> {
         cutoff: 630.4667319422892,
         scaling: Some(ScoreScaling::new(46.267864502602755, 630.4667319422892).unwrap()),
         refuse_unlisted_levels: false,
+        favourable: Default::default(),
         unused_features: Vec::new(),
     };
     let card = from_optbinning_path(&schema, &table, &options)

@@ -64,6 +64,7 @@ fn check(d: &data::Dataset, table: &Path, scores: &Path) {
         cutoff: 0.0,
         scaling: None,
         refuse_unlisted_levels: false,
+        favourable: Default::default(),
         unused_features: Vec::new(),
     };
     let sc = from_optbinning_path(&d.schema, table, &options)

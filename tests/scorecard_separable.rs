@@ -20,6 +20,7 @@ fn german() -> (Schema, Scorecard, Vec<Vec<f64>>) {
         cutoff: 487.1228762045055,
         scaling: Some(ScoreScaling::new(28.85390081777927, 487.1228762045055).unwrap()),
         refuse_unlisted_levels: false,
+        favourable: Default::default(),
         unused_features: Vec::new(),
     };
     let table = bundled_german_path().with_file_name("german_scorecard_table.csv");

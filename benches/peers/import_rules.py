@@ -25,7 +25,26 @@ Rows are written as cfx raw rows: a NaN in `a` as the special code -99 (the
 tests declare it missing), `c` as the level index. Margins are the Python repr
 of the float64 margin (XGBoost's float32 widened exactly).
 
-Usage:  python3 benches/peers/import_rules.py [--out DIR]
+Issue 38's cases (`--part issue38` writes only these):
+
+* xgb_pd.json, xgb_pd_rows.csv, xgb_pd_margins.csv, xgb_pd_labels.csv
+      an XGBoost model of the probability of DEFAULT (label 1 = default) on
+      a, b; the labels of its rows (1 = default): imported with class 0
+      favourable, cfx's score is minus the margin and the favourable rows rank
+      first; imported as class 1 favourable, the ranking check refuses it.
+* xgb_missing7.json, xgb_missing7_rows.csv, xgb_missing7_margins.csv
+      XGBClassifier(missing=-7) on a (-7 in a fifth of the rows, a special
+      state of the schema) and b; margins from the live classifier, which
+      sends -7 down each split's default branch (the JSON does not record it).
+* xgb_intcat.json, xgb_intcat_rows.csv, xgb_intcat_margins.csv
+      a pandas categorical of integers (1, 2, 5, 9): XGBoost >= 3.1 stores
+      its categories as numbers (`cats.enc[].type` and `values`).
+* xgb_ordinal.json, xgb_ordinal_rows.csv, xgb_ordinal_margins.csv
+      a plain integer column e (values 1-4) split numerically, which the
+      tests read as a categorical whose level names are numbers ("1"...):
+      refused unless category_codes give each level's value.
+
+Usage:  python3 benches/peers/import_rules.py [--out DIR] [--part all|issue38]
 It runs in the environment of trees_train.py (benches/peers/.venv-trees).
 """
 
@@ -122,8 +141,13 @@ def main():
 
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "import_rules"))
+    p.add_argument("--part", choices=["all", "issue38"], default="all")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    issue38(args.out)
+    if args.part == "issue38":
+        print(f"issue 38 rules written to {args.out}")
+        return
     rng = np.random.default_rng(SEED)
     df, y = synthetic(800, rng)
 
@@ -174,6 +198,77 @@ def main():
         trees_train.write_margins(os.path.join(args.out, f"{name}_margins.csv"),
                                   booster.predict(rows, raw_score=True))
     print(f"import rules written to {args.out}")
+
+
+def issue38(out):
+    """The favourable-class, `missing` and integer-category cases (see the module docs)."""
+    import numpy as np
+    import pandas as pd
+    import xgboost as xgb
+
+    rng = np.random.default_rng(SEED + 38)
+    n = 600
+    a = np.round(rng.uniform(-6.0, 6.0, n), 3)
+    b = np.round(rng.normal(0.0, 2.0, n), 3).clip(-6.5, 6.5)  # -7 outside b's range
+    params = {"objective": "binary:logistic", "max_depth": 3, "eta": 0.3, "seed": SEED,
+              "nthread": 1, "tree_method": "hist"}
+
+    def rows_of(frame, cols, path):
+        with open(path, "w") as f:
+            f.write(",".join(cols) + "\n")
+            for r in frame[cols].itertuples(index=False):
+                f.write(",".join(repr(float(v)) for v in r) + "\n")
+
+    # 1. A probability-of-default model: default more likely when a is low.
+    default = (rng.random(n) < 1 / (1 + np.exp(0.9 * a - 0.3 * b))).astype(np.int64)
+    df = pd.DataFrame({"a": a, "b": b})
+    bst = xgb.train(params, xgb.DMatrix(df, label=default), num_boost_round=6)
+    bst.save_model(os.path.join(out, "xgb_pd.json"))
+    rows_of(df, ["a", "b"], os.path.join(out, "xgb_pd_rows.csv"))
+    trees_train.write_margins(os.path.join(out, "xgb_pd_margins.csv"),
+                              bst.predict(xgb.DMatrix(df), output_margin=True))
+    with open(os.path.join(out, "xgb_pd_labels.csv"), "w") as f:
+        f.write("default\n" + "".join(f"{int(v)}\n" for v in default))
+
+    # 2. XGBClassifier(missing=-7): -7 in a fifth of a.
+    a7 = a.copy()
+    a7[rng.random(n) < 0.2] = -7.0
+    y7 = (rng.random(n) < 1 / (1 + np.exp(-(0.8 * np.where(a7 == -7.0, 2.0, a7) + 0.3 * b)))
+          ).astype(np.int64)
+    df7 = pd.DataFrame({"a": a7, "b": b})
+    clf = xgb.XGBClassifier(n_estimators=6, max_depth=3, learning_rate=0.3, random_state=SEED,
+                            n_jobs=1, tree_method="hist", missing=-7.0)
+    clf.fit(df7, y7)
+    clf.get_booster().save_model(os.path.join(out, "xgb_missing7.json"))
+    rows_of(df7, ["a", "b"], os.path.join(out, "xgb_missing7_rows.csv"))
+    trees_train.write_margins(os.path.join(out, "xgb_missing7_margins.csv"),
+                              clf.predict(df7, output_margin=True))
+
+    # 3. Integer categories 1, 2, 5, 9 (written as numbers by XGBoost >= 3.1).
+    values = np.array([1, 2, 5, 9])
+    k = rng.integers(0, 4, n)
+    yc = (rng.random(n) < 1 / (1 + np.exp(-(0.5 * a + np.array([0.0, 1.5, -1.0, 0.5])[k])))
+          ).astype(np.int64)
+    dfc = pd.DataFrame({"a": a, "c": pd.Series(values[k]).astype("category")})
+    bst = xgb.train(dict(params, max_cat_to_onehot=1),
+                    xgb.DMatrix(dfc, label=yc, enable_categorical=True), num_boost_round=6)
+    bst.save_model(os.path.join(out, "xgb_intcat.json"))
+    rows_of(pd.DataFrame({"a": a, "c": k}), ["a", "c"], os.path.join(out, "xgb_intcat_rows.csv"))
+    trees_train.write_margins(os.path.join(out, "xgb_intcat_margins.csv"),
+                              bst.predict(xgb.DMatrix(dfc, enable_categorical=True),
+                                          output_margin=True))
+
+    # 4. A plain integer column e in 1..4, split numerically.
+    e = rng.integers(1, 5, n)
+    ye = (rng.random(n) < 1 / (1 + np.exp(-(0.5 * a + 0.9 * (e - 2.5))))).astype(np.int64)
+    dfe = pd.DataFrame({"a": a, "e": e.astype(np.float64)})
+    bst = xgb.train(params, xgb.DMatrix(dfe, label=ye), num_boost_round=6)
+    bst.save_model(os.path.join(out, "xgb_ordinal.json"))
+    # cfx raw rows: e as the level index of the schema's levels "1".."4".
+    rows_of(pd.DataFrame({"a": a, "e": e - 1}), ["a", "e"],
+            os.path.join(out, "xgb_ordinal_rows.csv"))
+    trees_train.write_margins(os.path.join(out, "xgb_ordinal_margins.csv"),
+                              bst.predict(xgb.DMatrix(dfe), output_margin=True))
 
 
 if __name__ == "__main__":

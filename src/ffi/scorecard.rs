@@ -71,6 +71,7 @@ fn options(cutoff: f64, has_scaling: i32, factor: f64, offset: f64) -> FfiResult
         cutoff: finite(cutoff, "cutoff")?,
         scaling,
         refuse_unlisted_levels: false,
+        favourable: Default::default(),
         unused_features: Vec::new(),
     })
 }
@@ -141,6 +142,10 @@ struct JsonOptions {
     refuse_unlisted_levels: bool,
     #[serde(default)]
     unused_features: Vec<String>,
+    #[serde(default)]
+    favourable_class: Option<i64>,
+    #[serde(default)]
+    score_is: Option<crate::model::favourable::ScoreIs>,
 }
 
 #[derive(serde::Deserialize)]
@@ -156,6 +161,10 @@ fn json_options(text: &str) -> FfiResult<ImportOptions> {
     let (has, factor, offset) = o.scaling.map_or((0, 0.0, 0.0), |s| (1, s.factor, s.offset));
     Ok(ImportOptions {
         refuse_unlisted_levels: o.refuse_unlisted_levels,
+        favourable: crate::model::favourable::FavourableDeclaration {
+            favourable_class: o.favourable_class,
+            score_is: o.score_is,
+        },
         unused_features: o.unused_features,
         ..options(o.cutoff, has, factor, offset)?
     })
@@ -166,8 +175,14 @@ fn json_options(text: &str) -> FfiResult<ImportOptions> {
 /// `scaling` (optional `{"factor": …, "offset": …}`, log-odds =
 /// (points − offset)/factor), `refuse_unlisted_levels` (optbinning: refuse a
 /// categorical level no bin lists instead of scoring it with the variable's
-/// `Missing` row; default false) and `unused_features` (schema features the
-/// table deliberately does not score; default none). A schema feature the table
+/// `Missing` row; default false), `unused_features` (schema features the
+/// table deliberately does not score; default none) and `favourable_class`
+/// (0: the table's non-events — class 0 — are the favourable outcome, as when
+/// the event is default; 1: its events are) or its words `score_is`: an
+/// optbinning table with `Non-event`/`Event` counts must then give its
+/// favourable applicants more points (area under the ROC curve of the bins'
+/// points > 0.5), else `CFX_STATUS_INVALID_ARGUMENT`; undeclared, the report
+/// says what the counts show. A schema feature the table
 /// does not score and `unused_features` does not name, a name there that is no
 /// schema feature or that the table scores, malformed JSON or an unknown key is
 /// `CFX_STATUS_FORMAT_ERROR` saying which. On success `*out_import` owns a new
@@ -267,8 +282,11 @@ pub unsafe extern "C" fn cfx_scorecard_import_model(
 /// The import report as JSON (string buffer protocol): `format`,
 /// `characteristics`, `bins` (mapped), `base_points`, `ignored` (each with
 /// `row`, `feature`, `bin`, `reason`), `unused_features` (schema features the
-/// table does not score, declared unused: 0 points) and `missing_row_levels`.
-/// Thread-safe.
+/// table does not score, declared unused: 0 points), `missing_row_levels`,
+/// `rounded_edges` (optbinning variables whose every numeric edge is printed
+/// with two decimals: they look rounded), `favourable` (what the points are
+/// taken to mean, starting `FAVOURABLE CLASS NOT DECLARED` when undeclared) and
+/// `non_event_auc` (from an optbinning table's counts, or null). Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_scorecard_import_report(
     import: *const cfx_scorecard_import,

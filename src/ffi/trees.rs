@@ -7,11 +7,21 @@
 //! `options_json` may be NULL (defaults) or a JSON object with the optional
 //! keys `columns` (model column → `{"feature": …, "level": …}`),
 //! `special_as_missing` (feature names whose special states the model saw as
-//! missing values), `threshold`, `trees` (`"all"` or `"best_iteration"`, required
+//! missing values), `threshold` (the cutoff on the library's probability,
+//! default 0.5: accepted above it, or below it when class 0 is favourable), `trees` (`"all"` or `"best_iteration"`, required
 //! for an XGBoost model recording `best_iteration`), `category_codes` (feature →
 //! level → the library's category code, for a model without category names),
 //! `unseen_levels` (feature → levels the model never saw) and `missing_levels`
-//! (feature → the level standing for a missing value); an unknown key is
+//! (feature → the level standing for a missing value), `favourable_class` (0 or
+//! 1: which class of the model is the favourable outcome; 0 for a model of the
+//! probability of default, whose margin cfx then negates) or its words
+//! `score_is` (`"probability_of_default"` / `"probability_of_favourable"`) —
+//! undeclared, class 1 is assumed and the import report says so in capitals;
+//! check the declaration on labelled applicants with
+//! `cfx_model_check_favourable` — and `missing` (XGBoost only: the value the
+//! live `XGBClassifier(missing=…)` treats as missing, which the JSON does not
+//! record; a special state's code equal to it reaches the trees as missing, a
+//! value inside a feature's range is refused); an unknown key is
 //! `CFX_STATUS_FORMAT_ERROR`. A model the importer does not understand, or one it
 //! could only read by guessing, is `CFX_STATUS_FORMAT_ERROR` with the reason and
 //! the option to give in `cfx_last_error_message`. What the import assumed is the

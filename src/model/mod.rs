@@ -7,7 +7,8 @@
 //! [`Model::log_odds_of_score`], so that every method decides exactly as the
 //! model does.
 
-mod linear;
+pub mod favourable;
+pub(crate) mod linear;
 mod mlp;
 pub mod scorecard;
 pub mod trees;

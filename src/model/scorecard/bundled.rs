@@ -13,8 +13,9 @@ use std::path::Path;
 /// What the bundled German scorecard's table does not say, as
 /// `examples/data/german_scorecard.md` documents it: optbinning's
 /// `pdo_odds` scaling with 20 points to double the odds and odds 50 : 1 of
-/// good at 600 points, and the cutoff at probability 0.5 of good (the score
-/// at odds 1 : 1, 487.12…), the threshold of cfx's other models.
+/// good at 600 points, the cutoff at probability 0.5 of good (the score
+/// at odds 1 : 1, 487.12…), the threshold of cfx's other models, and its
+/// favourable class: 0, the non-events (good credit).
 pub fn german_scorecard_options() -> ImportOptions {
     let scaling = ScoreScaling::from_pdo(20.0, 50.0, 600.0)
         .expect("20 points to double the odds, odds 50 at 600 points is a valid scaling");
@@ -22,6 +23,12 @@ pub fn german_scorecard_options() -> ImportOptions {
         cutoff: scaling.offset,
         scaling: Some(scaling),
         refuse_unlisted_levels: false,
+        // optbinning's event (target 1) is bad credit: the non-events are
+        // the favourable outcome (examples/data/german_scorecard.md).
+        favourable: crate::model::favourable::FavourableDeclaration {
+            favourable_class: Some(0),
+            score_is: None,
+        },
         unused_features: Vec::new(),
     }
 }

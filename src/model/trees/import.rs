@@ -15,6 +15,7 @@
 
 use super::{FeatureInput, Node, Source, Test, TreeEnsemble};
 use crate::error::{Error, Result};
+use crate::model::favourable::{FavourableDeclaration, ScoreIs};
 use crate::schema::{FeatureKind, Schema};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -52,9 +53,27 @@ pub struct ImportOptions {
     /// as missing values (NaN) rather than as their codes.
     #[serde(default)]
     pub special_as_missing: Vec<String>,
-    /// The decision threshold on the probability (default 0.5).
+    /// The decision threshold on the library's probability (default 0.5):
+    /// accepted above it when class 1 is favourable, below it when class 0 is
+    /// (the cutoff on the probability of default).
     #[serde(default)]
     pub threshold: Option<f64>,
+    /// Which class of the model is the favourable outcome: 1 (the model
+    /// predicts repayment) or 0 (it predicts default: cfx negates its margin).
+    /// Undeclared (with [`ImportOptions::score_is`]), class 1 is assumed and
+    /// the import report says so loudly (see [`crate::model::favourable`]).
+    #[serde(default)]
+    pub favourable_class: Option<i64>,
+    /// The same declaration in words: `"probability_of_default"` (class 0
+    /// favourable) or `"probability_of_favourable"` (class 1).
+    #[serde(default)]
+    pub score_is: Option<ScoreIs>,
+    /// XGBoost's `missing` (the constructor argument of `XGBClassifier`, or
+    /// the `DMatrix`'s): a finite value that XGBoost treats as missing (each
+    /// split's default branch), compared in float32. The JSON model does not
+    /// record it. LightGBM has no such setting (refused there).
+    #[serde(default)]
+    pub missing: Option<f64>,
     /// Which trees to use when the model records `best_iteration`; required
     /// then (the library's two predictors disagree), ignored otherwise.
     #[serde(default)]
@@ -193,8 +212,107 @@ fn resolve(schema: &Schema, options: &ImportOptions, col: &str) -> Result<Column
     }
 }
 
-/// The schema's features as the trees will see them.
-fn inputs(schema: &Schema, options: &ImportOptions) -> Result<Vec<FeatureInput>> {
+/// XGBoost's `missing` value (the import option): which special states
+/// (feature index, code bits) reach the trees as missing because their code
+/// equals it in float32, as XGBoost compares. Refused: the option on a
+/// LightGBM model, a non-finite value, a value inside a used contiguous
+/// feature's range (applicants there would take the default branch at one
+/// point of an interval, which cfx's exact search does not represent: declare
+/// it a special state of the schema), or one equal to what a categorical
+/// column feeds the trees (a level code, or a one-hot column's 0/1).
+fn check_missing_value(
+    lib: &LibModel,
+    schema: &Schema,
+    options: &ImportOptions,
+    cols: &[Column],
+    level_codes_of: &BTreeMap<(usize, bool), Vec<LevelCode>>,
+) -> Result<Vec<(usize, u64)>> {
+    let Some(m) = options.missing else {
+        return Ok(Vec::new());
+    };
+    if lib.source != Source::Xgboost {
+        return Err(Error::InvalidArgument(
+            "import option 'missing' is XGBoost's setting; LightGBM has none (its missing \
+             values are NaN, or zero under zero_as_missing, which the model file records)"
+                .into(),
+        ));
+    }
+    if !m.is_finite() {
+        return Err(Error::InvalidArgument(format!(
+            "import option 'missing' {m} is not a finite number (NaN is XGBoost's default and \
+             needs no option)"
+        )));
+    }
+    let m32 = m as f32;
+    let mut out = Vec::new();
+    for (c, col) in cols.iter().enumerate() {
+        let name = &lib.columns[c];
+        match *col {
+            Column::Value(i) => {
+                let f = &schema.features[i];
+                let FeatureKind::Contiguous {
+                    lower,
+                    upper,
+                    special_states,
+                    ..
+                } = &f.kind
+                else {
+                    continue;
+                };
+                if (*lower as f32) <= m32 && m32 <= (*upper as f32) {
+                    return Err(format(format!(
+                        "feature '{}': XGBoost's missing value {m} lies inside its range \
+                         [{lower}, {upper}]; applicants with that value take each split's \
+                         default branch, which cfx's exact search cannot represent inside a \
+                         range: declare {m} a special state of the feature in the schema",
+                        f.name
+                    )));
+                }
+                out.extend(
+                    special_states
+                        .iter()
+                        .filter(|s| s.code as f32 == m32)
+                        .map(|s| (i, s.code.to_bits())),
+                );
+            }
+            Column::OneHot(i, _) => {
+                if m32 == 0.0 || m32 == 1.0 {
+                    return Err(format(format!(
+                        "model column '{name}' is a one-hot column of feature '{}' (0/1), and \
+                         XGBoost's missing value {m} would make its {m} entries missing: cfx \
+                         does not read that model (retrain with missing=NaN)",
+                        schema.features[i].name
+                    )));
+                }
+            }
+            Column::Ordinal(i) => {
+                let clash = level_codes_of.iter().any(|(&(col, _), codes)| {
+                    col == c
+                        && codes
+                            .iter()
+                            .any(|k| matches!(k, LevelCode::Code(v) if *v as f32 == m32))
+                });
+                if clash {
+                    return Err(format(format!(
+                        "model column '{name}' (feature '{}') feeds the trees a level code equal \
+                         to XGBoost's missing value {m}: that level would be scored as missing; \
+                         cfx does not read that model (retrain with missing=NaN)",
+                        schema.features[i].name
+                    )));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The schema's features as the trees will see them (`missing_states`: the
+/// special states that equal XGBoost's `missing`, as (feature, code bits)).
+fn inputs(
+    schema: &Schema,
+    options: &ImportOptions,
+    missing_states: &[(usize, u64)],
+) -> Result<Vec<FeatureInput>> {
     for name in &options.special_as_missing {
         let f = schema
             .features
@@ -208,11 +326,21 @@ fn inputs(schema: &Schema, options: &ImportOptions) -> Result<Vec<FeatureInput>>
             )));
         }
     }
-    Ok(schema
+    let mut out: Vec<FeatureInput> = schema
         .features
         .iter()
         .map(|f| FeatureInput::of_feature(f, options.special_as_missing.contains(&f.name)))
-        .collect())
+        .collect();
+    for (i, input) in out.iter_mut().enumerate() {
+        if let FeatureInput::Value { specials, .. } = input {
+            for s in specials.iter_mut() {
+                if missing_states.contains(&(i, s.code.to_bits())) {
+                    s.as_missing = true;
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Checks that every feature and level the categorical options name exists.
@@ -331,6 +459,20 @@ fn level_codes(
         } else if native {
             unmatched.push(level.clone());
             LevelCode::Unseen
+        } else if level.trim().parse::<f64>().is_ok() {
+            // A level named like a number ("1", "2") on a column the model
+            // splits numerically: it may have seen the number (the raw
+            // column) or the position (pandas' codes); cfx never guesses.
+            return Err(format(format!(
+                "feature '{}': model column '{col}' splits numerically and level '{level}' is \
+                 named like a number: cfx cannot tell whether the model saw each level's value \
+                 ({level}) or its position among the levels ({}); give the value the model saw \
+                 for each level in category_codes, e.g. {{\"{}\": {{\"{level}\": {level}, …}}}} \
+                 (codes must be integers: for non-integer values, make the feature contiguous)",
+                f.name,
+                out.len(),
+                f.name
+            )));
         } else {
             LevelCode::Code(out.len() as i64)
         };
@@ -393,12 +535,24 @@ pub(super) fn build(
     options: &ImportOptions,
 ) -> Result<TreeEnsemble> {
     check_level_options(schema, options)?;
+    // Which class is favourable, decided once: a class-0 model is negated
+    // leaf by leaf (exact: a sign flip) so that cfx's score is the log-odds
+    // of the favourable outcome everywhere downstream.
+    let favourable = FavourableDeclaration {
+        favourable_class: options.favourable_class,
+        score_is: options.score_is,
+    }
+    .resolve()?;
+    let cutoff = options.threshold.unwrap_or(0.5);
+    crate::model::linear::check_threshold(cutoff)?;
+    let sign = if favourable.flips() { -1.0 } else { 1.0 };
     let cols: Vec<Column> = lib
         .columns
         .iter()
         .map(|c| resolve(schema, options, c))
         .collect::<Result<_>>()?;
     let mut report = lib.report.clone();
+    report.push(favourable.report_line(cutoff));
     // The level codes of every integer-coded categorical column the trees
     // split on, natively (`true`) or numerically (`false`), decided once.
     let mut level_codes_of: BTreeMap<(usize, bool), Vec<LevelCode>> = BTreeMap::new();
@@ -430,9 +584,27 @@ pub(super) fn build(
             }
         }
     }
+    let missing_states = check_missing_value(&lib, schema, options, &cols, &level_codes_of)?;
     for (i, f) in schema.features.iter().enumerate() {
         if let FeatureKind::Contiguous { special_states, .. } = &f.kind {
-            if !special_states.is_empty() && cols.contains(&Column::Value(i)) {
+            if let Some(m) = options.missing {
+                for s in special_states {
+                    if missing_states.contains(&(i, s.code.to_bits())) {
+                        report.push(format!(
+                            "feature '{}': special state {} equals XGBoost's missing value {m} \
+                             (the import option 'missing'): it reaches the trees as missing \
+                             (each split's default branch)",
+                            f.name, s.code
+                        ));
+                    }
+                }
+            }
+            let as_codes: Vec<String> = special_states
+                .iter()
+                .filter(|s| !missing_states.contains(&(i, s.code.to_bits())))
+                .map(|s| s.code.to_string())
+                .collect();
+            if !as_codes.is_empty() && cols.contains(&Column::Value(i)) {
                 report.push(if options.special_as_missing.contains(&f.name) {
                     format!(
                         "feature '{}': special states reach the trees as missing values (NaN)",
@@ -442,11 +614,7 @@ pub(super) fn build(
                     format!(
                         "feature '{}': special states reach the trees as their codes ({})",
                         f.name,
-                        special_states
-                            .iter()
-                            .map(|s| s.code.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        as_codes.join(", ")
                     )
                 });
             }
@@ -506,7 +674,7 @@ pub(super) fn build(
                     if !v.is_finite() {
                         return Err(format(format!("tree {t}: a leaf value is not finite")));
                     }
-                    Node::leaf(*v)
+                    Node::leaf(sign * *v)
                 }
                 &LibNode::Numeric {
                     column,
@@ -606,9 +774,9 @@ pub(super) fn build(
     }
     Ok(TreeEnsemble::new(
         lib.source,
-        lib.base_score,
-        options.threshold.unwrap_or(0.5),
-        inputs(schema, options)?,
+        sign * lib.base_score,
+        favourable.threshold(cutoff),
+        inputs(schema, options, &missing_states)?,
         roots,
         nodes,
         level_left,

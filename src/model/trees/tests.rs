@@ -842,3 +842,165 @@ fn a_recorded_best_iteration_needs_a_choice_of_trees() {
         }
     }
 }
+
+/// Issue 38's schema for the committed `xgb_pd` / `xgb_missing7` models: `a`
+/// with the special state −7 (XGBoost's `missing` in `xgb_missing7`).
+fn issue38_schema() -> Schema {
+    Schema::new(vec![
+        Feature::contiguous("a", -6.0, 6.0).with_special(-7.0, "no record"),
+        // −7 lies outside b's range: XGBoost's `missing` applies to every column.
+        Feature::contiguous("b", -6.5, 6.5),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn a_probability_of_default_model_is_negated_exactly_and_ranked_on_labels() {
+    use crate::model::favourable::check_ranking;
+    let s = issue38_schema();
+    let json = rules_file("xgb_pd.json");
+    let rows = rules_rows(&rules_file("xgb_pd_rows.csv"));
+    let lib = margins(&rules_file("xgb_pd_margins.csv"));
+    let default: Vec<bool> = rules_file("xgb_pd_labels.csv")
+        .lines()
+        .skip(1)
+        .map(|l| l == "1")
+        .collect();
+    let repaid: Vec<bool> = default.iter().map(|d| !d).collect();
+    // Undeclared: class 1 assumed, and the report says so loudly.
+    let plain = TreeEnsemble::from_xgboost_json(&json, &s, &ImportOptions::default()).unwrap();
+    assert!(
+        plain
+            .import_report()
+            .iter()
+            .any(|l| l.contains("NOT DECLARED"))
+    );
+    assert!(worst_rules(&plain, &s, &rows, &lib) <= 1e-6);
+    // Declared as a model of default, by either option: cfx's score is minus
+    // the library's margin, bit for bit (a sign flip of every leaf and of the
+    // float32 base score), and the cutoff 0.3 on the probability of default
+    // becomes 0.7 on the favourable probability.
+    for opts in [
+        r#"{"favourable_class": 0, "threshold": 0.3}"#,
+        r#"{"score_is": "probability_of_default", "threshold": 0.3}"#,
+    ] {
+        let o: ImportOptions = serde_json::from_str(opts).unwrap();
+        let m = TreeEnsemble::from_xgboost_json(&json, &s, &o).unwrap();
+        for (r, &l) in rows.iter().zip(&lib) {
+            assert_eq!(m.margin_raw(r), -plain.margin_raw(r));
+            assert!((m.margin_raw(r) + l).abs() <= 1e-6);
+            // Accepted iff the library's probability of default is below 0.3.
+            let p_default = crate::model::sigmoid(l);
+            if (p_default - 0.3).abs() > 1e-9 {
+                assert_eq!(
+                    m.accepts(&s.encode(r).unwrap()),
+                    p_default < 0.3,
+                    "row {r:?}"
+                );
+            }
+        }
+        assert!((m.threshold() - 0.7).abs() < 1e-15);
+        assert!(m.import_report().iter().any(|l| l.contains("DEFAULT")));
+        // The labels agree with the declaration: repaid applicants rank first.
+        let scores: Vec<f64> = rows.iter().map(|r| m.margin_raw(r)).collect();
+        assert!(check_ranking(&scores, &repaid).unwrap() > 0.7);
+    }
+    // Read the other way round, the labelled rows refuse it.
+    let scores: Vec<f64> = rows.iter().map(|r| plain.margin_raw(r)).collect();
+    let e = check_ranking(&scores, &repaid).unwrap_err().to_string();
+    assert!(e.contains("favourable_class"), "{e}");
+    // A contradiction between the two declarations is refused.
+    let o: ImportOptions =
+        serde_json::from_str(r#"{"favourable_class": 1, "score_is": "probability_of_default"}"#)
+            .unwrap();
+    assert!(TreeEnsemble::from_xgboost_json(&json, &s, &o).is_err());
+}
+
+#[test]
+fn xgboost_missing_sends_the_value_down_the_default_branch_as_the_live_classifier() {
+    let s = issue38_schema();
+    let json = rules_file("xgb_missing7.json");
+    let rows = rules_rows(&rules_file("xgb_missing7_rows.csv"));
+    let lib = margins(&rules_file("xgb_missing7_margins.csv"));
+    let o: ImportOptions = serde_json::from_str(r#"{"missing": -7}"#).unwrap();
+    let m = TreeEnsemble::from_xgboost_json(&json, &s, &o).unwrap();
+    assert!(worst_rules(&m, &s, &rows, &lib) <= 1e-6);
+    assert!(
+        m.import_report()
+            .iter()
+            .any(|l| l.contains("missing value -7"))
+    );
+    // Without the option −7 reaches the trees as a number: rows differ.
+    let plain = TreeEnsemble::from_xgboost_json(&json, &s, &ImportOptions::default()).unwrap();
+    let wrong = rows
+        .iter()
+        .zip(&lib)
+        .filter(|(r, l)| (plain.margin_raw(r) - *l).abs() > 1e-6)
+        .count();
+    assert!(wrong > 50, "{wrong}");
+    // A missing value inside a feature's range, on one-hot columns, or on a
+    // LightGBM model is refused, naming the cause.
+    let inside: ImportOptions = serde_json::from_str(r#"{"missing": 1.5}"#).unwrap();
+    let e = TreeEnsemble::from_xgboost_json(&json, &s, &inside)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("inside its range"), "{e}");
+    let sl = rules_schema(true);
+    let e = TreeEnsemble::from_lightgbm_text(&rules_file("lgbm.txt"), &sl, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("LightGBM has none"), "{e}");
+    let one_hot: ImportOptions = serde_json::from_str(r#"{"missing": 0}"#).unwrap();
+    let e = TreeEnsemble::from_xgboost_json(
+        &tiny_xgb("binary:logistic", r#"["home=own","years"]"#),
+        &tiny_schema(),
+        &one_hot,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("one-hot"), "{e}");
+}
+
+#[test]
+fn integer_categories_and_numeric_level_names_are_read_or_refused() {
+    // XGBoost ≥ 3.1 writes integer pandas categories as numbers.
+    let s = Schema::new(vec![
+        Feature::contiguous("a", -6.0, 6.0),
+        Feature::categorical("c", &["1", "2", "5", "9"]),
+    ])
+    .unwrap();
+    let m = TreeEnsemble::from_xgboost_json(
+        &rules_file("xgb_intcat.json"),
+        &s,
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let rows = rules_rows(&rules_file("xgb_intcat_rows.csv"));
+    let lib = margins(&rules_file("xgb_intcat_margins.csv"));
+    assert!(worst_rules(&m, &s, &rows, &lib) <= 1e-6);
+    // A plain integer column split numerically, declared categorical with
+    // levels named "1".."4": refused without the values, exact with them.
+    let s = Schema::new(vec![
+        Feature::contiguous("a", -6.0, 6.0),
+        Feature::categorical("e", &["1", "2", "3", "4"]),
+    ])
+    .unwrap();
+    let json = rules_file("xgb_ordinal.json");
+    let e = TreeEnsemble::from_xgboost_json(&json, &s, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("named like a number"), "{e}");
+    let o: ImportOptions =
+        serde_json::from_str(r#"{"category_codes": {"e": {"1": 1, "2": 2, "3": 3, "4": 4}}}"#)
+            .unwrap();
+    let m = TreeEnsemble::from_xgboost_json(&json, &s, &o).unwrap();
+    let rows = rules_rows(&rules_file("xgb_ordinal_rows.csv"));
+    let lib = margins(&rules_file("xgb_ordinal_margins.csv"));
+    assert!(worst_rules(&m, &s, &rows, &lib) <= 1e-6);
+    // The positions (what cfx fed before) score other margins.
+    let pos: ImportOptions =
+        serde_json::from_str(r#"{"category_codes": {"e": {"1": 0, "2": 1, "3": 2, "4": 3}}}"#)
+            .unwrap();
+    let p = TreeEnsemble::from_xgboost_json(&json, &s, &pos).unwrap();
+    assert!(worst_unchecked(&p, &rows, &lib) > 1e-6);
+}

@@ -19,9 +19,12 @@
 //! `default_left`, `split_type` (0 numeric, 1 categorical) with
 //! `categories_nodes`, `categories_segments`, `categories_sizes` and
 //! `categories` for categorical splits, whose codes index
-//! `gradient_booster.model.cats.enc[feature].values` (category names, written
-//! by XGBoost ≥ 3.1; without them [`ImportOptions::category_codes`] is
-//! required). A numeric split sends `x < threshold` (in float32) left; a
+//! `gradient_booster.model.cats.enc[feature]` (category names, written
+//! by XGBoost ≥ 3.1: strings as `offsets` into UTF-8 `values`, integer
+//! categories as a `type` and the integers themselves, named by their decimal
+//! text; without them [`ImportOptions::category_codes`] is required). The
+//! option [`ImportOptions::missing`] gives the live object's `missing` value,
+//! which the JSON does not record. A numeric split sends `x < threshold` (in float32) left; a
 //! categorical split sends the codes of its set right and a missing category
 //! its `default_left` way. Per-node statistics (`loss_changes`, `sum_hessian`,
 //! `base_weights`, `parents`) are not needed and not read; any key this
@@ -226,6 +229,25 @@ fn category_names(model: &Value, n_cols: usize) -> Result<Vec<Option<Vec<String>
         .as_array()
         .ok_or_else(|| format("'cats.enc' is not an array".into()))?;
     for (c, e) in enc.iter().enumerate() {
+        if let Some(t) = e.get("type") {
+            // Integer categories (pandas categories of int8…uint64, XGBoost
+            // ≥ 3.1): `values` are the categories themselves, by code; their
+            // names are their decimal text ("1", "5"), as the schema writes
+            // the levels.
+            let t = number(t, "cats.enc.type")?;
+            if !(9.0..=16.0).contains(&t) || t.fract() != 0.0 {
+                return Err(format(format!(
+                    "cats.enc[{c}] has category type {t}, which cfx does not read (integer \
+                     categories, types 9–16, and strings are read)"
+                )));
+            }
+            only_keys(e, &["type", "values"], "cats.enc")?;
+            let values = ints(get(e, "values", "cats.enc")?, "cats.enc.values")?;
+            if c < n_cols && !values.is_empty() {
+                out[c] = Some(values.iter().map(|v| v.to_string()).collect());
+            }
+            continue;
+        }
         let offsets = ints(get(e, "offsets", "cats.enc")?, "cats.enc.offsets")?;
         let values = ints(get(e, "values", "cats.enc")?, "cats.enc.values")?;
         if offsets.is_empty() {

@@ -18,6 +18,7 @@ pub(crate) fn heloc_options() -> ImportOptions {
         cutoff: 630.4667319422892,
         scaling: Some(ScoreScaling::new(46.267864502602755, 630.4667319422892).unwrap()),
         refuse_unlisted_levels: false,
+        favourable: Default::default(),
         unused_features: Vec::new(),
     }
 }
@@ -72,6 +73,10 @@ const OPTIONS: ImportOptions = ImportOptions {
     cutoff: 500.0,
     scaling: None,
     refuse_unlisted_levels: false,
+    favourable: crate::model::favourable::FavourableDeclaration {
+        favourable_class: None,
+        score_is: None,
+    },
     unused_features: Vec::new(),
 };
 
@@ -332,6 +337,7 @@ fn a_level_no_bin_lists_is_scored_by_the_missing_row_as_optbinning_does() {
     // The old refusal, as an option.
     let refuse = ImportOptions {
         refuse_unlisted_levels: true,
+        favourable: Default::default(),
         unused_features: Vec::new(),
         ..OPTIONS
     };
@@ -391,4 +397,119 @@ fn a_characteristic_absent_from_the_table_is_refused_unless_declared_unused() {
         msg.contains("'age'") && msg.contains("the table scores it"),
         "{msg}"
     );
+}
+
+/// A table of `amount` (real-valued) and `duration` (integer) with the given
+/// printed edges, the other two features declared unused.
+fn edges_table(amount_edge: &str, duration_edge: &str) -> String {
+    format!(
+        "Variable,Bin id,Bin,Count,Non-event,Event,Points\n\
+         amount,0,\"(-inf, {amount_edge})\",10,8,2,20\n\
+         amount,1,\"[{amount_edge}, inf)\",10,4,6,5\n\
+         amount,2,Special,0,0,0,0\n\
+         amount,3,Missing,0,0,0,0\n\
+         duration,0,\"(-inf, {duration_edge})\",10,9,1,30\n\
+         duration,1,\"[{duration_edge}, inf)\",10,3,7,10\n\
+         duration,2,Special,0,0,0,0\n\
+         duration,3,Missing,0,0,0,0\n"
+    )
+}
+
+#[test]
+fn edges_printed_with_two_decimals_are_reported_where_the_rounding_can_matter() {
+    let s = small_schema();
+    let opts = unused(&["age", "status"]);
+    let rounded = |a: &str, d: &str| {
+        from_optbinning_csv(&s, &edges_table(a, d), &opts)
+            .unwrap()
+            .report
+            .rounded_edges
+    };
+    // A real-valued feature printed with two decimals: the split may lie
+    // 0.005 away. An integer feature's x.50 edge is exact; its 8.00 is not.
+    assert_eq!(rounded("4000.10", "8.50"), vec!["amount".to_string()]);
+    assert_eq!(rounded("4000.1", "8.50"), Vec::<String>::new());
+    assert_eq!(rounded("4000.098761", "8.5"), Vec::<String>::new());
+    assert_eq!(
+        rounded("4000.10", "8.00"),
+        vec!["amount".to_string(), "duration".to_string()]
+    );
+    let text = from_optbinning_csv(&s, &edges_table("4000.10", "8.50"), &opts)
+        .unwrap()
+        .report
+        .to_text();
+    assert!(
+        text.contains("ROUNDED") && text.contains("amount"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_favourable_class_is_checked_against_the_tables_counts() {
+    let s = small_schema();
+    let table = edges_table("4000.1", "8.5");
+    // Oracle: each variable's (non-event, event) applicant pairs counted one
+    // by one from the CSV's counts, ties one half, averaged over variables.
+    let mut aucs = Vec::new();
+    for var in ["amount", "duration"] {
+        let bins: Vec<(f64, u32, u32)> = table
+            .lines()
+            .skip(1)
+            .filter(|l| l.starts_with(var))
+            .map(|l| {
+                let c: Vec<&str> = l.rsplitn(4, ',').collect();
+                (
+                    c[0].parse().unwrap(),
+                    c[2].parse().unwrap(),
+                    c[1].parse().unwrap(),
+                )
+            })
+            .collect();
+        let (mut wins, mut pairs) = (0.0, 0.0);
+        for &(p, ne, _) in &bins {
+            for &(q, _, ev) in &bins {
+                for _ in 0..ne * ev {
+                    pairs += 1.0;
+                    wins += if p > q {
+                        1.0
+                    } else if p == q {
+                        0.5
+                    } else {
+                        0.0
+                    };
+                }
+            }
+        }
+        aucs.push(wins / pairs);
+    }
+    let expected = (aucs[0] + aucs[1]) / 2.0;
+    let with = |c: Option<i64>| ImportOptions {
+        favourable: crate::model::favourable::FavourableDeclaration {
+            favourable_class: c,
+            score_is: None,
+        },
+        ..unused(&["age", "status"])
+    };
+    let r = from_optbinning_csv(&s, &table, &with(None)).unwrap().report;
+    assert!((r.non_event_auc.unwrap() - expected).abs() < 1e-12);
+    assert!(
+        r.favourable.starts_with("FAVOURABLE CLASS NOT DECLARED"),
+        "{}",
+        r.favourable
+    );
+    let r = from_optbinning_csv(&s, &table, &with(Some(0)))
+        .unwrap()
+        .report;
+    assert!(r.favourable.contains("(declared)"), "{}", r.favourable);
+    let e = from_optbinning_csv(&s, &table, &with(Some(1)))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("BELOW") && e.contains("favourable_class"), "{e}");
+    // The bundled German card (event = bad) ranks its good applicants first.
+    let g = crate::data::german_credit(&crate::data::bundled_german_path()).unwrap();
+    let path = crate::data::bundled_german_scorecard().unwrap();
+    let imp = super::super::bundled::german_scorecard(&g.schema, &path).unwrap();
+    let auc = imp.report.non_event_auc.unwrap();
+    assert!(auc > 0.55, "{auc}");
+    assert!(imp.report.favourable.contains("(declared)"));
 }
