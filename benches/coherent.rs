@@ -77,6 +77,7 @@ fn scorecard_bench(c: &mut Criterion, data: &Dataset, schema: &Schema) {
         cutoff: 630.4667319422892,
         scaling: Some(ScoreScaling::new(46.267864502602755, 630.4667319422892).expect("scaling")),
         refuse_unlisted_levels: false,
+        favourable: Default::default(),
         unused_features: Vec::new(),
     };
     let card = from_optbinning_path(schema, &table, &options)

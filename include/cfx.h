@@ -1714,6 +1714,20 @@ cfx_status cfx_model_input_dim(const struct cfx_model *model, size_t *out_dim);
 cfx_status cfx_model_threshold(const struct cfx_model *model, double *out_threshold);
 
 /**
+ * Checks on the labelled applicants of `dataset` (labels 1 = the favourable
+ * outcome) that the model ranks the favourable ones above the others, and
+ * writes the area under the ROC curve of its score (> 0.5) to `*out_auc`.
+ * A model ranked the other way round (AUC ≤ 0.5) — typically a model of the
+ * probability of default imported as a model of repayment — is
+ * `CFX_STATUS_INVALID_ARGUMENT`, with a message saying what to declare at
+ * import (`"favourable_class"`), and nothing written; so is a dataset of one
+ * label only or of another encoded width. Thread-safe.
+ */
+cfx_status cfx_model_check_favourable(const struct cfx_model *model,
+                                      const struct cfx_dataset *dataset,
+                                      double *out_auc);
+
+/**
  * Score, probability and decision of one encoded row (`x_len == input_dim`,
  * finite values). Any of the three out-parameters may be NULL when not
  * wanted; the others are written on success. `*out_accepted` is 1 when the
@@ -2814,8 +2828,14 @@ cfx_status cfx_scorecard_import_csv(const struct cfx_schema *schema,
  * `scaling` (optional `{"factor": …, "offset": …}`, log-odds =
  * (points − offset)/factor), `refuse_unlisted_levels` (optbinning: refuse a
  * categorical level no bin lists instead of scoring it with the variable's
- * `Missing` row; default false) and `unused_features` (schema features the
- * table deliberately does not score; default none). A schema feature the table
+ * `Missing` row; default false), `unused_features` (schema features the
+ * table deliberately does not score; default none) and `favourable_class`
+ * (0: the table's non-events — class 0 — are the favourable outcome, as when
+ * the event is default; 1: its events are) or its words `score_is`: an
+ * optbinning table with `Non-event`/`Event` counts must then give its
+ * favourable applicants more points (area under the ROC curve of the bins'
+ * points > 0.5), else `CFX_STATUS_INVALID_ARGUMENT`; undeclared, the report
+ * says what the counts show. A schema feature the table
  * does not score and `unused_features` does not name, a name there that is no
  * schema feature or that the table scores, malformed JSON or an unknown key is
  * `CFX_STATUS_FORMAT_ERROR` saying which. On success `*out_import` owns a new
@@ -2869,8 +2889,11 @@ cfx_status cfx_scorecard_import_model(const struct cfx_scorecard_import *import,
  * The import report as JSON (string buffer protocol): `format`,
  * `characteristics`, `bins` (mapped), `base_points`, `ignored` (each with
  * `row`, `feature`, `bin`, `reason`), `unused_features` (schema features the
- * table does not score, declared unused: 0 points) and `missing_row_levels`.
- * Thread-safe.
+ * table does not score, declared unused: 0 points), `missing_row_levels`,
+ * `rounded_edges` (optbinning variables whose every numeric edge is printed
+ * with two decimals: they look rounded), `favourable` (what the points are
+ * taken to mean, starting `FAVOURABLE CLASS NOT DECLARED` when undeclared) and
+ * `non_event_auc` (from an optbinning table's counts, or null). Thread-safe.
  */
 cfx_status cfx_scorecard_import_report(const struct cfx_scorecard_import *import,
                                        char *buf,

@@ -88,3 +88,94 @@ fn tree_models_load_from_strings_and_files_through_the_c_abi() {
     }
     std::fs::remove_file(&path).ok();
 }
+
+/// `cfx_model_check_favourable` on the German applicants and the hand-written
+/// German trees of bindings/testdata (margins in its README): the AUC equals
+/// the hand margins' pairwise count over every (good, bad) pair; declared a
+/// model of default, the same trees are refused with the option to change.
+#[test]
+fn the_favourable_class_is_checked_on_labelled_applicants_through_the_c_abi() {
+    use cfx::ffi::data::*;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let german = cfx::data::german_credit(&cfx::data::bundled_german_path()).unwrap();
+    let sc = &german.schema;
+    let (dur, amt) = (
+        sc.index_of("duration_in_month").unwrap(),
+        sc.index_of("credit_amount").unwrap(),
+    );
+    let chk = sc.index_of("status_of_existing_checking_account").unwrap();
+    let none = match &sc.features[chk].kind {
+        cfx::schema::FeatureKind::Categorical { levels } => levels
+            .iter()
+            .position(|l| l == "no checking account")
+            .unwrap() as f64,
+        _ => unreachable!(),
+    };
+    let hand = |r: &[f64]| {
+        (if r[dur] < 24.0 { 0.5 } else { -0.5 })
+            + if r[amt] < 4000.0 {
+                if r[dur] < 12.0 { 0.5 } else { 0.375 }
+            } else {
+                -0.375
+            }
+            + if r[chk] == none { 0.25 } else { -0.25 }
+    };
+    let (mut wins, mut pairs) = (0.0, 0.0);
+    for (a, la) in german.rows.iter().zip(&german.labels) {
+        for (b, lb) in german.rows.iter().zip(&german.labels) {
+            if *la == 1.0 && *lb == 0.0 {
+                let (x, y) = (hand(a), hand(b));
+                pairs += 1.0;
+                wins += if x > y {
+                    1.0
+                } else if x == y {
+                    0.5
+                } else {
+                    0.0
+                };
+            }
+        }
+    }
+    let expected = wins / pairs;
+    assert!(expected > 0.5);
+    let path = CString::new(
+        root.join("bindings/testdata/german_trees_xgboost.json")
+            .to_str()
+            .unwrap(),
+    )
+    .unwrap();
+    let good = CString::new(r#"{"favourable_class": 1}"#).unwrap();
+    let bad = CString::new(r#"{"score_is": "probability_of_default"}"#).unwrap();
+    let (mut d, mut s, mut m, mut m0) = (null(), null(), null(), null());
+    unsafe {
+        assert_eq!(cfx_dataset_load_german(null(), &mut d), cfx_status::Ok);
+        assert_eq!(cfx_dataset_schema(d, &mut s), cfx_status::Ok);
+        assert_eq!(
+            cfx_model_from_xgboost_file(s, path.as_ptr(), good.as_ptr(), &mut m),
+            cfx_status::Ok
+        );
+        assert_eq!(
+            cfx_model_from_xgboost_file(s, path.as_ptr(), bad.as_ptr(), &mut m0),
+            cfx_status::Ok
+        );
+        let mut auc = f64::NAN;
+        assert_eq!(cfx_model_check_favourable(m, d, &mut auc), cfx_status::Ok);
+        assert!((auc - expected).abs() < 1e-12, "{auc} vs {expected}");
+        let mut untouched = -1.0;
+        assert_eq!(
+            cfx_model_check_favourable(m0, d, &mut untouched),
+            cfx_status::InvalidArgument
+        );
+        assert_eq!(untouched, -1.0);
+        let msg = cfx::ffi::error::last_error().unwrap_or_default();
+        assert!(msg.contains("favourable_class"), "{msg}");
+        assert_eq!(
+            cfx_model_check_favourable(m, null(), &mut auc),
+            cfx_status::NullArgument
+        );
+        cfx_model_free(m);
+        cfx_model_free(m0);
+        cfx_schema_free(s);
+        cfx_dataset_free(d);
+    }
+}

@@ -150,6 +150,20 @@ def raw_rows(a, b, c=None, level_index=None):
 NAN_A = {"special_as_missing": ["a"]}
 
 
+def _refused_value(import_fn, *needles):
+    """A refusal by the Python binding itself (a ValueError before the C call)."""
+    try:
+        m = import_fn()
+    except ValueError as e:
+        msg = str(e)
+        for nd in needles:
+            if nd not in msg:
+                raise AssertionError(f"refused, but the message lacks '{nd}': {msg}") from None
+        return f"refused: {msg[:110]}"
+    m.close()
+    raise AssertionError("accepted, expected a refusal")
+
+
 # --------------------------------------------------------------------------------------------
 # XGBoost and LightGBM
 
@@ -330,6 +344,113 @@ def trees_part(suite):
     suite.case("xgboost a column the schema lacks", lambda: suite.refused(
         from_x(cfx.SchemaBuilder().add_contiguous("a", -8, 8).build(), good), "'b'"))
 
+    # Issue 38: which class is favourable, XGBoost's `missing`, integer categories.
+    a0, b0, _, y0 = data(nan_a=False)
+    num0 = pd.DataFrame({"a": a0, "b": b0})
+    rows0 = raw_rows(a0, b0)
+    defaulted = 1 - y0  # a model of DEFAULT: class 1 = the unfavourable outcome
+    pd_clf = xgb.XGBClassifier(n_estimators=8, max_depth=3, learning_rate=0.3, random_state=SEED,
+                               n_jobs=1, tree_method="hist")
+    pd_clf.fit(num0, defaulted)
+    suite.built(bytes(pd_clf.get_booster().save_raw(raw_format="json")))
+    pd_margin = pd_clf.predict(num0, output_margin=True)
+    suite.case("xgboost model of default, favourable=0 (live classes_)", lambda: suite.exact(
+        s_ab, lambda: cfx.Model.from_xgboost(s_ab, pd_clf, favourable=0), rows0,
+        -pd_margin.astype(np.float64), report_has=["favourable class 0 (declared)"]))
+    suite.case("xgboost model of default, score_is=probability_of_default (file)",
+               lambda: suite.exact(
+                   s_ab, from_x(s_ab, xjson(pd_clf.get_booster()),
+                                {"score_is": "probability_of_default"}),
+                   rows0, -pd_margin.astype(np.float64), report_has=["DEFAULT"]))
+
+    def labelled_dataset():
+        import tempfile
+
+        tmp = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False)
+        with tmp:
+            tmp.write("a,b,outcome\n")
+            for r, d in zip(rows0, defaulted):
+                tmp.write(f"{r[0]!r},{int(r[1])},{'default' if d else 'repaid'}\n")
+        try:
+            return cfx.Dataset.from_csv(s_ab, tmp.name, "outcome", "repaid")
+        finally:
+            os.unlink(tmp.name)
+
+    def undeclared_checked():
+        with labelled_dataset() as ds:
+            return suite.refused(lambda: cfx.Model.from_xgboost(s_ab, pd_clf, check_on=ds),
+                                 "favourable_class", "AUC")
+    suite.case("xgboost model of default, undeclared, refused by its labelled rows",
+               undeclared_checked)
+
+    def declared_checked():
+        with labelled_dataset() as ds:
+            out = suite.exact(s_ab, lambda: cfx.Model.from_xgboost(
+                s_ab, pd_clf, favourable=0, check_on=ds), rows0, -pd_margin.astype(np.float64))
+            with cfx.Model.from_xgboost(s_ab, pd_clf, favourable=0) as m:
+                auc = m.check_favourable(ds)
+            # Oracle: the AUC of the library's own margin (of default) for the defaulters.
+            p = pd_margin.astype(np.float64)
+            pos, neg = p[defaulted == 1], p[defaulted == 0]
+            ref = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+                   ) / (len(pos) * len(neg))
+            assert abs(auc - ref) < 1e-9, (auc, ref)
+            return f"{out}; AUC {auc:.4f} = the library's AUC for default"
+    suite.case("xgboost model of default, favourable=0, checked on its labelled rows",
+               declared_checked)
+    suite.case("xgboost favourable label not in classes_", lambda: _refused_value(
+        lambda: cfx.Model.from_xgboost(s_ab, pd_clf, favourable="good"), "classes_"))
+
+    # XGBClassifier(missing=-7): -7 (a special state of the schema) goes down the default
+    # branch; the JSON does not record it, the live classifier does.
+    a7 = np.clip(a0, -6.5, 8.0)
+    a7[np.arange(n) % 5 == 0] = -7.0
+    y7 = (np.random.default_rng(SEED + 7).random(n)
+          < 1 / (1 + np.exp(-(0.8 * np.where(a7 == -7.0, 2.0, a7) + 0.15 * b0 - 1.5)))
+          ).astype(np.int64)
+    f7 = pd.DataFrame({"a": a7, "b": b0})
+    s7 = (cfx.SchemaBuilder().add_contiguous("a", -6.5, 8).add_special_state(-7, "no record")
+          .add_contiguous("b", 0, 20, integer=True).build())
+    rows7 = [[float(p), float(q)] for p, q in zip(a7, b0)]
+    clf7 = xgb.XGBClassifier(n_estimators=8, max_depth=3, learning_rate=0.3, random_state=SEED,
+                             n_jobs=1, tree_method="hist", missing=-7.0)
+    clf7.fit(f7, y7)
+    suite.built(bytes(clf7.get_booster().save_raw(raw_format="json")))
+    m7 = clf7.predict(f7, output_margin=True)
+    suite.case("xgboost XGBClassifier(missing=-7) (live)", lambda: suite.exact(
+        s7, lambda: cfx.Model.from_xgboost(s7, clf7), rows7, m7,
+        report_has=["equals XGBoost's missing value -7"]))
+    suite.case("xgboost missing=-7 as an option on the file", lambda: suite.exact(
+        s7, from_x(s7, xjson(clf7.get_booster()), {"missing": -7}), rows7, m7))
+    clf_in = xgb.XGBClassifier(n_estimators=4, max_depth=3, random_state=SEED, n_jobs=1,
+                               tree_method="hist", missing=2.0)
+    clf_in.fit(num0, y0)
+    suite.case("xgboost missing inside a feature's range (live)", lambda: suite.refused(
+        lambda: cfx.Model.from_xgboost(s_ab, clf_in), "inside its range"))
+    suite.case("xgboost missing contradicting the options (live)", lambda: _refused_value(
+        lambda: cfx.Model.from_xgboost(s7, clf7, {"missing": -8}), "missing"))
+
+    # Integer categories (XGBoost >= 3.1 writes them as numbers) and numeric level names.
+    ints = np.array([1, 2, 5, 9])
+    fi = pd.DataFrame({"a": a0, "c": pd.Series(ints[c]).astype("category")})
+    s_int = (cfx.SchemaBuilder().add_contiguous("a", -8, 8).add_special_state(-99, "not reported")
+             .add_categorical("c", ["1", "2", "5", "9"]).build())
+    rows_int = [[float(p), float(k)] for p, k in zip(a0, c)]
+    icat = xtrain({"objective": "binary:logistic", "max_cat_to_onehot": 1}, fi,
+                  enable_categorical=True)
+    suite.case("xgboost integer pandas categories (numbers in cats.enc)", lambda: suite.exact(
+        s_int, from_x(s_int, xjson(icat)), rows_int, xmargin(icat, fi, enable_categorical=True),
+        report_has=["'9'=3"]))
+    fe = pd.DataFrame({"a": a0, "c": (c + 1).astype(np.float64)})
+    s_e = (cfx.SchemaBuilder().add_contiguous("a", -8, 8).add_special_state(-99, "not reported")
+           .add_categorical("c", ["1", "2", "3", "4"]).build())
+    ordi = xtrain({"objective": "binary:logistic"}, fe)
+    suite.case("xgboost numeric split, level names like numbers, no codes", lambda: suite.refused(
+        from_x(s_e, xjson(ordi)), "named like a number", "category_codes"))
+    suite.case("xgboost numeric split, level names like numbers, their values", lambda: suite.exact(
+        s_e, from_x(s_e, xjson(ordi), {"category_codes": {"c": {"1": 1, "2": 2, "3": 3, "4": 4}}}),
+        rows_int, xmargin(ordi, fe)))
+
     # ---------------------------------------------------------------- LightGBM
     lbase = {"objective": "binary", "num_leaves": 7, "learning_rate": 0.3, "seed": SEED,
              "deterministic": True, "num_threads": 1, "verbose": -1, "min_data_per_group": 5,
@@ -348,6 +469,23 @@ def trees_part(suite):
         return bst.predict(x, raw_score=True)
 
     plain = ltrain({}, num)
+
+    # Issue 38: an LGBMClassifier on string labels; classes_ maps the favourable label.
+    words = np.where(y == 1, "repaid", "default")
+    lclf = lgb.LGBMClassifier(n_estimators=8, num_leaves=7, learning_rate=0.3, random_state=SEED,
+                              n_jobs=1, deterministic=True, verbose=-1)
+    lclf.fit(num, words)
+    suite.built(lclf.booster_.model_to_string())
+    lraw = lclf.predict(num, raw_score=True)
+    # classes_ is sorted: ['default', 'repaid'], so class 1 = repaid.
+    suite.case("lightgbm string labels, favourable='repaid' (live classes_)", lambda: suite.exact(
+        s_ab, lambda: cfx.Model.from_lightgbm(s_ab, lclf, NAN_A, favourable="repaid"), rows_ab,
+        lraw, report_has=["favourable class 1 (declared)"]))
+    suite.case("lightgbm string labels, favourable='default' negated", lambda: suite.exact(
+        s_ab, lambda: cfx.Model.from_lightgbm(s_ab, lclf, NAN_A, favourable="default"), rows_ab,
+        -lraw, report_has=["favourable class 0 (declared)"]))
+    suite.case("lightgbm the XGBoost-only option missing", lambda: suite.refused(
+        from_l(s_ab, lclf, {**NAN_A, "missing": -7}), "LightGBM has none"))
     suite.case("lightgbm binary", lambda: suite.exact(
         s_ab, from_l(s_ab, plain.model_to_string(), NAN_A), rows_ab, lmargin(plain, num),
         report_has=["all 8 trees"]))
@@ -549,6 +687,36 @@ def scorecard_part(suite):
         assert off > 0, "the rounded table scored every row as optbinning (no edge rounded?)"
         return f"the printed (rounded) table scores {off} of {len(rows)} rows differently"
     suite.case("optbinning printed table rounds edges", rounded_differs)
+
+    def rounded_reported():
+        printed = sc.table(style="detailed")
+        printed = printed.assign(Bin=[b if isinstance(b, str) else list(b)
+                                      for b in printed["Bin"]])
+        with cfx.ScorecardImport.from_table(s, printed, 500.0) as imp:
+            rep = imp.report()
+        assert rep["rounded_edges"] == ["x"], rep
+        with cfx.ScorecardImport.from_table(s, exact_csv, 500.0) as imp:
+            assert imp.report()["rounded_edges"] == [], imp.report()
+        return "the printed table's report names 'x' as rounded; the exact table's names none"
+    suite.case("optbinning printed table: the report says its edges look rounded",
+               rounded_reported)
+
+    def favourable_declared():
+        # y = 1 is the event; points favour the non-events (class 0), optbinning's default.
+        imp = cfx.ScorecardImport.from_table_with_options(s, exact_csv, 500.0, favourable_class=0)
+        with imp:
+            rep = imp.report()
+        assert "declared" in rep["favourable"] and rep["non_event_auc"] > 0.5, rep
+        return f"class 0 declared, points rank the non-events first (AUC {rep['non_event_auc']:.3f})"
+    suite.case("optbinning favourable_class=0 checked on the table's counts", favourable_declared)
+    suite.case("optbinning favourable_class=1 contradicted by the table's counts",
+               lambda: suite.refused(lambda: cfx.ScorecardImport.from_table_with_options(
+                   s, exact_csv, 500.0, favourable_class=1), "BELOW"))
+    suite.case("optbinning live Scorecard, favourable_class=1 contradicts it",
+               lambda: _refused_value(lambda: cfx.from_optbinning(
+                   s, sc, cutoff=500.0, favourable_class=1), "reverse_scorecard"))
+    suite.case("optbinning live Scorecard, favourable_class=0 (exact)", lambda: exact_points(
+        lambda: cfx.from_optbinning(s, sc, cutoff=500.0, favourable_class=0)))
 
     def command():
         import pickle

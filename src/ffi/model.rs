@@ -204,6 +204,29 @@ pub unsafe extern "C" fn cfx_model_threshold(
     }
 }
 
+/// Checks on the labelled applicants of `dataset` (labels 1 = the favourable
+/// outcome) that the model ranks the favourable ones above the others, and
+/// writes the area under the ROC curve of its score (> 0.5) to `*out_auc`.
+/// A model ranked the other way round (AUC ≤ 0.5) — typically a model of the
+/// probability of default imported as a model of repayment — is
+/// `CFX_STATUS_INVALID_ARGUMENT`, with a message saying what to declare at
+/// import (`"favourable_class"`), and nothing written; so is a dataset of one
+/// label only or of another encoded width. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_model_check_favourable(
+    model: *const cfx_model,
+    dataset: *const cfx_dataset,
+    out_auc: *mut f64,
+) -> cfx_status {
+    ffi_boundary! {
+        let out = out_param(out_auc, "out_auc")?;
+        let m = arc_ref(model, "model")?;
+        let d = arc_ref(dataset, "dataset")?;
+        out.write(crate::model::favourable::check_on_dataset(m, d)?);
+        Ok(())
+    }
+}
+
 /// The probability and the decision at a score, as the model itself decides:
 /// `sigmoid(score) > threshold` for the probability models (unchanged), `points
 /// ≥ cutoff` for a scorecard, whose probability is NaN without a scaling.

@@ -173,6 +173,20 @@ namespace Cfx
             }
         }
 
+        /// <summary>The area under the ROC curve of this model's score on the labelled applicants of
+        /// <paramref name="data"/> (labels 1 = the favourable outcome); a <see cref="CfxException"/>
+        /// when the model ranks the favourable applicants below the others (AUC ≤ 0.5: a model of default
+        /// imported as a model of repayment, or the reverse), saying which class to declare at import
+        /// (<c>favourable_class</c>).</summary>
+        public double CheckFavourable(Dataset data)
+        {
+            if (data == null) throw new ArgumentNullException("data");
+            double auc;
+            Call.Check(Native.cfx_model_check_favourable(Handle, data.Handle, out auc));
+            GC.KeepAlive(data);
+            return auc;
+        }
+
         public double Threshold
         {
             get { double t; Call.Check(Native.cfx_model_threshold(Handle, out t)); return t; }

@@ -298,6 +298,9 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_model_threshold(ModelHandle model, out double outThreshold);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_check_favourable(ModelHandle model, DatasetHandle dataset,
+            out double outAuc);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_model_predict(ModelHandle model, [In] double[] x, UIntPtr xLen,
             out double outScore, out double outProbability, out int outAccepted);
         [DllImport(Lib, CallingConvention = CC)]

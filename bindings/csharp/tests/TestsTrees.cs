@@ -128,6 +128,42 @@ public static partial class Tests
         }
     }
 
+    public static void T_tree_models_declare_the_favourable_class_and_check_it_on_the_German_labels()
+    {
+        using (var german = Dataset.LoadGerman(GermanCsv))
+        using (var s = german.GetSchema())
+        {
+            int dur = s.IndexOf("duration_in_month"), amt = s.IndexOf("credit_amount");
+            var none = GermanNoCheckingAccount();
+            var margins = Enumerable.Range(0, german.RowCount)
+                .Select(i => TreesHandMargin(german.Row(i)[dur], german.Row(i)[amt], none[i])).ToArray();
+            // Oracle: every (good, bad) pair of the hand margins, ties one half.
+            double wins = 0, pairs = 0;
+            for (int i = 0; i < margins.Length; i++)
+            {
+                if (german.Label(i) != 1.0) continue;
+                for (int j = 0; j < margins.Length; j++)
+                {
+                    if (german.Label(j) == 1.0) continue;
+                    wins += margins[i] > margins[j] ? 1.0 : (margins[i] == margins[j] ? 0.5 : 0.0);
+                    pairs++;
+                }
+            }
+            A.True(wins / pairs > 0.5, "the hand model ranks good applicants first");
+            using (var m = Model.FromXgboostFile(s, TreesXgboostPath, "{\"favourable_class\": 1}"))
+            {
+                A.Near(wins / pairs, m.CheckFavourable(german), 1e-12, "AUC of the declared model");
+                A.True(m.ToJson().Contains("favourable class 1 (declared)"), m.ToJson());
+            }
+            using (var m = Model.FromXgboostFile(s, TreesXgboostPath, "{\"favourable_class\": 0}"))
+            {
+                A.Eq(-margins[0], m.PredictRaw(s, german.Row(0)).Score, "negated margin");
+                var e = A.Throws<CfxException>(() => m.CheckFavourable(german), "a model ranked backwards");
+                A.True(e.Message.Contains("favourable_class"), e.Message);
+            }
+        }
+    }
+
     public static void T_tree_importers_refuse_bad_models_options_and_paths_with_the_reason()
     {
         using (var german = Dataset.LoadGerman(GermanCsv))

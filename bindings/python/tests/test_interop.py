@@ -147,6 +147,42 @@ def test_xgboost_and_lightgbm_files_score_the_hand_margins_on_every_german_row(g
                 m.close()
 
 
+def test_the_favourable_class_is_declared_and_checked_on_the_german_labels(german_path):
+    xgb_path = os.path.join(ROOT, "bindings", "testdata", "german_trees_xgboost.json")
+    with cfx.load_german(german_path) as d, d.schema as s:
+        frame = d.to_frame()
+        margins = np.array(
+            [
+                hand_margin(
+                    r.duration_in_month,
+                    r.credit_amount,
+                    r.status_of_existing_checking_account == "no checking account",
+                )
+                for r in frame.itertuples()
+            ]
+        )
+        good = np.asarray(d.labels) == 1
+        # Oracle: every (good, bad) pair of the hand margins, ties one half.
+        diff = margins[good][:, None] - margins[~good][None, :]
+        expected = ((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size
+        assert expected > 0.5
+        with cfx.Model.from_xgboost(s, xgb_path, favourable=1, check_on=d) as m:
+            assert m.check_favourable(d) == pytest.approx(expected, abs=1e-12)
+            assert "favourable class 1 (declared)" in m.report
+        with cfx.Model.from_xgboost(s, xgb_path, {"favourable_class": 0}) as m:
+            np.testing.assert_array_equal(m.scores(d.encoded()), -margins)
+            with pytest.raises(cfx.CfxError, match="favourable_class"):
+                m.check_favourable(d)
+        # Refused at import when the labelled rows are given.
+        with pytest.raises(cfx.CfxError, match="favourable_class"):
+            cfx.Model.from_xgboost(s, xgb_path, favourable=0, check_on=d)
+        # Without a live classifier's classes_, the favourable class is its index.
+        with pytest.raises(ValueError, match="class index"):
+            cfx.Model.from_xgboost(s, xgb_path, favourable="good")
+        with pytest.raises(ValueError, match="favourable_class"):
+            cfx.Model.from_xgboost(s, xgb_path, {"favourable_class": 1}, favourable=0)
+
+
 @pytest.mark.parametrize(
     "library,model_file,margins_file",
     [

@@ -141,3 +141,32 @@ def test_live_lgbmclassifier_scores_as_lightgbm_on_every_heloc_row(heloc):
         lambda cf: clf.predict(_frame(x, cf), raw_score=True)[0],
         lambda cf: clf.predict(_frame(x, cf))[0],
     )
+
+
+def test_live_xgbclassifier_of_default_with_missing_minus_7_scores_as_xgboost(heloc):
+    """Issue 38: a model of DEFAULT (class 1 = "Bad") fitted with `missing=-7` (HELOC's "no
+    record" code). cfx reads `clf.missing` from the live object (the JSON does not record it)
+    and, declared `favourable=0`, scores minus XGBoost's margin on every row; the labelled
+    HELOC rows accept the declaration and refuse the undeclared reading."""
+    import xgboost as xgb
+
+    path, x, y, train = heloc
+    bad = 1 - y
+    clf = xgb.XGBClassifier(
+        n_estimators=N_TREES, max_depth=3, learning_rate=0.2, random_state=SEED, n_jobs=1,
+        tree_method="hist", missing=-7.0,
+    )
+    clf.fit(x[train], bad[train])
+    margins = clf.predict(x, output_margin=True).astype(np.float64)
+    assert (x == -7).any(axis=None), "HELOC has -7 codes"
+    with cfx.load_heloc(path) as d, d.schema as s:
+        enc = d.encoded()
+        with cfx.Model.from_xgboost(s, clf, favourable=0, check_on=d) as m:
+            assert float(np.max(np.abs(m.scores(enc) + margins))) <= XGB_TOL
+            assert "equals XGBoost's missing value -7" in m.report
+            assert m.check_favourable(d) > 0.7
+        # Read as if -7 were a number (the JSON alone), many rows differ.
+        with cfx.Model.from_xgboost(s, clf.get_booster(), {"favourable_class": 0}) as m:
+            assert int(np.sum(np.abs(m.scores(enc) + margins) > XGB_TOL)) > 50
+        with pytest.raises(cfx.CfxError, match="favourable_class"):
+            cfx.Model.from_xgboost(s, clf, check_on=d)

@@ -92,6 +92,7 @@ SIGNATURES = {
     'cfx_model_get_kind': (c_int32, [c_void_p, POINTER(c_int32)], False),
     'cfx_model_input_dim': (c_int32, [c_void_p, POINTER(c_size_t)], False),
     'cfx_model_threshold': (c_int32, [c_void_p, POINTER(c_double)], False),
+    'cfx_model_check_favourable': (c_int32, [c_void_p, c_void_p, POINTER(c_double)], False),
     'cfx_model_predict': (c_int32, [c_void_p, POINTER(c_double), c_size_t, POINTER(c_double), POINTER(c_double), POINTER(c_int32)], False),
     'cfx_model_predict_raw': (c_int32, [c_void_p, c_void_p, POINTER(c_double), c_size_t, POINTER(c_double), POINTER(c_double), POINTER(c_int32)], False),
     'cfx_model_probability_batch': (c_int32, [c_void_p, POINTER(c_double), c_size_t, POINTER(c_double), c_size_t, POINTER(c_size_t)], False),

@@ -27,6 +27,68 @@ def _options(options):
     return cstr(options if isinstance(options, str) else json.dumps(options), "options")
 
 
+def _as_dict(options):
+    if options is None:
+        return {}
+    if isinstance(options, str):
+        return json.loads(options)
+    return dict(options)
+
+
+def _set_option(options, key, value, where):
+    """Sets a read-off setting, refusing one the caller's options contradict."""
+    if key in options and options[key] != value:
+        raise ValueError(
+            f"cfx: options say {key}={options[key]!r} but the {where} says {value!r}"
+        )
+    options[key] = value
+
+
+def _favourable(model, options, favourable):
+    """Reads which class is favourable: `favourable` is a label of the live object's
+    ``classes_`` (mapped to its class index) or, without ``classes_``, the index 0 or 1."""
+    if favourable is None:
+        return options
+    options = _as_dict(options)
+    classes = getattr(model, "classes_", None)
+    if classes is not None:
+        classes = [c.item() if hasattr(c, "item") else c for c in classes]
+        if len(classes) != 2:
+            raise ValueError(f"cfx: a binary classifier has two classes_, this one {classes}")
+        if favourable not in classes:
+            raise ValueError(
+                f"cfx: favourable={favourable!r} is not one of the model's classes_ {classes}"
+            )
+        index = classes.index(favourable)
+    elif favourable in (0, 1):
+        index = int(favourable)
+    else:
+        raise ValueError(
+            f"cfx: favourable={favourable!r}: without a live classifier's classes_ give the class "
+            "index, 0 or 1"
+        )
+    _set_option(options, "favourable_class", index, "model's classes_ with favourable")
+    return options
+
+
+def _xgboost_missing(model, options):
+    """A live XGBoost sklearn estimator's `missing` (NaN needs no option)."""
+    if not hasattr(model, "missing"):
+        return options
+    m = model.missing
+    try:
+        m = float(m)
+    except (TypeError, ValueError):
+        raise ValueError(f"cfx: cannot read XGBoost's missing={model.missing!r}") from None
+    if m != m:  # NaN, XGBoost's default
+        return options
+    if m in (float("inf"), float("-inf")):
+        raise ValueError(f"cfx: XGBoost's missing={m} is not read (only NaN or a finite value)")
+    options = _as_dict(options)
+    _set_option(options, "missing", m, "model's missing")
+    return options
+
+
 class Model(Handle):
     """An immutable model (`cfx_model`); inputs are encoded rows (`Schema.encode`)."""
 
@@ -93,16 +155,28 @@ class Model(Handle):
             return cls.from_json(schema, model.to_json())
 
     @classmethod
-    def from_xgboost(cls, schema, model, options=None):
+    def from_xgboost(cls, schema, model, options=None, favourable=None, check_on=None):
         """An XGBoost model (objective binary:logistic): a `Booster`/`XGBClassifier`, its JSON
         text, or the path of a saved ``.json`` model. `options`: dict or JSON (`columns`,
         `special_as_missing`, `threshold`, `trees`, `category_codes`, `unseen_levels`,
-        `missing_levels`; docs/guide/gradient-boosted-models.md).
+        `missing_levels`, `favourable_class`, `score_is`, `missing`;
+        docs/guide/gradient-boosted-models.md).
+
+        `favourable`: the favourable outcome's label in the live classifier's ``classes_``
+        (or the class index 0/1): a model of default (class 1 = default) needs
+        ``favourable=0``, and cfx negates its margin. Undeclared, class 1 is assumed and the
+        report says so. `check_on`: a labelled `Dataset` (1 = favourable) on which the
+        imported model must rank the favourable applicants first (`check_favourable`).
 
         An `XGBClassifier` fitted with early stopping is read as its `predict_proba` scores:
         with its first `best_iteration + 1` rounds (`"trees": "best_iteration"`, unless
         `options` says otherwise); a Booster or file recording `best_iteration` needs the
-        choice in `options`. What the import assumed is in `Model.import_report`."""
+        choice in `options`. The classifier's `missing` (values XGBoost sends down each
+        split's default branch, which the JSON does not record) is read into the option
+        `missing`; a Booster or file needs it in `options`. What the import assumed is in
+        `Model.import_report`."""
+        options = _favourable(model, options, favourable)
+        options = _xgboost_missing(model, options)
         if hasattr(model, "get_booster"):
             try:
                 best = model.best_iteration
@@ -120,7 +194,7 @@ class Model(Handle):
         if hasattr(model, "save_raw"):
             model = bytes(model.save_raw(raw_format="json")).decode("utf-8")
         if isinstance(model, os.PathLike) or (isinstance(model, str) and not model.lstrip().startswith("{")):
-            return cls(
+            imported = cls(
                 n.new_handle(
                     "cfx_model_from_xgboost_file",
                     n.ptr_of(schema, "Schema"),
@@ -128,25 +202,47 @@ class Model(Handle):
                     _options(options),
                 )
             )
-        return cls(
-            n.new_handle(
-                "cfx_model_from_xgboost_json",
-                n.ptr_of(schema, "Schema"),
-                cstr(model, "json"),
-                _options(options),
+        else:
+            imported = cls(
+                n.new_handle(
+                    "cfx_model_from_xgboost_json",
+                    n.ptr_of(schema, "Schema"),
+                    cstr(model, "json"),
+                    _options(options),
+                )
             )
-        )
+        return imported._checked_on(check_on)
+
+    def _checked_on(self, dataset):
+        if dataset is not None:
+            try:
+                self.check_favourable(dataset)
+            except Exception:
+                self.close()
+                raise
+        return self
+
+    def check_favourable(self, dataset):
+        """The area under the ROC curve of the model's score on the labelled `dataset`
+        (1 = favourable); raises when the model ranks the favourable applicants below the
+        others (AUC ≤ 0.5: a model of default read as a model of repayment, or the reverse),
+        saying what to declare."""
+        out = c_double()
+        n.call("cfx_model_check_favourable", self.ptr, n.ptr_of(dataset, "Dataset"), byref(out))
+        return out.value
 
     @classmethod
-    def from_lightgbm(cls, schema, model, options=None):
+    def from_lightgbm(cls, schema, model, options=None, favourable=None, check_on=None):
         """A LightGBM model (objective binary): a `Booster`/`LGBMClassifier`, its text model,
-        or the path of a saved ``.txt`` model."""
+        or the path of a saved ``.txt`` model. `favourable` and `check_on` as in
+        `from_xgboost` (an `LGBMClassifier`'s ``classes_`` may be any two labels)."""
+        options = _favourable(model, options, favourable)
         if hasattr(model, "booster_"):
             model = model.booster_
         if hasattr(model, "model_to_string"):
             model = model.model_to_string()
         if isinstance(model, os.PathLike) or (isinstance(model, str) and "\n" not in model):
-            return cls(
+            imported = cls(
                 n.new_handle(
                     "cfx_model_from_lightgbm_file",
                     n.ptr_of(schema, "Schema"),
@@ -154,14 +250,16 @@ class Model(Handle):
                     _options(options),
                 )
             )
-        return cls(
-            n.new_handle(
-                "cfx_model_from_lightgbm_text",
-                n.ptr_of(schema, "Schema"),
-                cstr(model, "text"),
-                _options(options),
+        else:
+            imported = cls(
+                n.new_handle(
+                    "cfx_model_from_lightgbm_text",
+                    n.ptr_of(schema, "Schema"),
+                    cstr(model, "text"),
+                    _options(options),
+                )
             )
-        )
+        return imported._checked_on(check_on)
 
     # Reading -----------------------------------------------------------------
 

@@ -78,16 +78,21 @@ class ScorecardImport(Handle):
         fmt="optbinning",
         unused_features=(),
         refuse_unlisted_levels=False,
+        favourable_class=None,
     ):
         """Like `from_table`, with the options a table does not carry: `unused_features`, the
         schema features the table deliberately does not score (any other unscored feature is
-        refused, naming the option), and `refuse_unlisted_levels` (refuse a categorical level
-        no bin lists instead of scoring it with its variable's ``Missing`` row)."""
+        refused, naming the option), `refuse_unlisted_levels` (refuse a categorical level
+        no bin lists instead of scoring it with its variable's ``Missing`` row) and
+        `favourable_class` (0: the table's non-events are the favourable outcome, as when the
+        event is default; 1: its events are), checked against an optbinning table's counts."""
         options = {
             "cutoff": float(cutoff),
             "refuse_unlisted_levels": bool(refuse_unlisted_levels),
             "unused_features": [str(f) for f in unused_features],
         }
+        if favourable_class is not None:
+            options["favourable_class"] = int(favourable_class)
         if scaling is not None:
             factor, offset = scaling
             options["scaling"] = {"factor": float(factor), "offset": float(offset)}
@@ -171,20 +176,49 @@ def exact_table(scorecard):
     return table.assign(Bin=labels)
 
 
-def from_optbinning(schema, scorecard_or_table, cutoff, scaling=None):
+def from_optbinning(schema, scorecard_or_table, cutoff, scaling=None, favourable_class=None):
     """A `Model` from optbinning: a fitted `optbinning.Scorecard` (its detailed table is
     read in memory with its exact numeric edges, `exact_table`, no file written) or the
     table itself (whose printed numeric edges optbinning rounds to two decimals) (DataFrame, CSV text, or the path
     of its CSV file: a string without a line break). The table carries neither the cutoff
     nor the scaling: accepted iff points ≥ `cutoff`; `scaling` = (factor, offset) with
     log-odds(good) = (points − offset)/factor, e.g. factor = pdo/ln 2 for optbinning's
-    ``pdo_odds``."""
+    ``pdo_odds``.
+
+    `favourable_class`: which class of the card's target is the favourable outcome (0 when
+    the event, target 1, is default). cfx accepts points ≥ cutoff, so higher points must mean
+    the favourable outcome: checked against the table's Non-event/Event counts, and for a live
+    Scorecard against its ``reverse_scorecard`` (higher points favour the non-events unless
+    reversed); a card that favours the other class is refused."""
     table = scorecard_or_table
     if hasattr(table, "table") and callable(table.table):
         # A live Scorecard: its exact splits, not the printed (rounded) edges.
+        reverse = bool(getattr(table, "reverse_scorecard", False))
+        if favourable_class is None and reverse:
+            raise ValueError(
+                "cfx: this Scorecard was fitted with reverse_scorecard=True (higher points for "
+                "the events): say which class is favourable (favourable_class=0 or 1); cfx "
+                "accepts points >= cutoff"
+            )
+        if favourable_class is not None and (int(favourable_class) == 0) == reverse:
+            raise ValueError(
+                f"cfx: with reverse_scorecard={reverse} this Scorecard gives higher points to "
+                f"class {1 - int(favourable_class)}, but favourable_class={favourable_class}; cfx "
+                "accepts points >= cutoff, so it would accept the unfavourable applicants "
+                "(refit with reverse_scorecard=" + str(not reverse) + ")"
+            )
         table = exact_table(table)
     if isinstance(table, os.PathLike) or (isinstance(table, str) and "\n" not in table):
-        with ScorecardImport.from_path(schema, table, cutoff, scaling) as imp:
+        if favourable_class is not None:
+            with open(os.fspath(table)) as f:
+                table = f.read()
+        else:
+            with ScorecardImport.from_path(schema, table, cutoff, scaling) as imp:
+                return imp.model()
+    if favourable_class is not None:
+        with ScorecardImport.from_table_with_options(
+            schema, table, cutoff, scaling, favourable_class=favourable_class
+        ) as imp:
             return imp.model()
     with ScorecardImport.from_table(schema, table, cutoff, scaling) as imp:
         return imp.model()

@@ -48,6 +48,15 @@ cfx_model_from_lightgbm <- function(schema, text, options = NULL) {
   .cx(C_cfx_model_from_lightgbm_text, schema, paste(text, collapse = "\n"), .tree_options(options))
 }
 
+#' The area under the ROC curve of a model's score on the labelled applicants
+#' of a dataset (labels 1 = the favourable outcome); an error of class
+#' cfx_error_invalid_argument when the model ranks the favourable applicants
+#' below the others (AUC <= 0.5: a model of default imported as a model of
+#' repayment, or the reverse), saying which class to declare at import.
+cfx_check_favourable <- function(model, dataset) {
+  .cx(C_cfx_model_check_favourable, model, dataset)
+}
+
 cfx_read_lightgbm <- function(schema, file, options = NULL) {
   .cx(C_cfx_model_from_lightgbm_file, schema, .tree_file(file), .tree_options(options))
 }

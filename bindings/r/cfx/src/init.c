@@ -96,6 +96,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_cfx_model_get_kind", (DL_FUNC)&C_cfx_model_get_kind, 1},
     {"C_cfx_model_input_dim", (DL_FUNC)&C_cfx_model_input_dim, 1},
     {"C_cfx_model_threshold", (DL_FUNC)&C_cfx_model_threshold, 1},
+    {"C_cfx_model_check_favourable", (DL_FUNC)&C_cfx_model_check_favourable, 2},
     {"C_cfx_model_predict", (DL_FUNC)&C_cfx_model_predict, 2},
     {"C_cfx_model_predict_raw", (DL_FUNC)&C_cfx_model_predict_raw, 3},
     {"C_cfx_model_probability_batch", (DL_FUNC)&C_cfx_model_probability_batch, 3},

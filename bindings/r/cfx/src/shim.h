@@ -121,6 +121,7 @@ SEXP C_cfx_model_train_mlp(SEXP dataset, SEXP hidden, SEXP epochs, SEXP batch_si
 SEXP C_cfx_model_get_kind(SEXP model);
 SEXP C_cfx_model_input_dim(SEXP model);
 SEXP C_cfx_model_threshold(SEXP model);
+SEXP C_cfx_model_check_favourable(SEXP model, SEXP dataset);
 SEXP C_cfx_model_predict(SEXP model, SEXP x);
 SEXP C_cfx_model_predict_raw(SEXP model, SEXP schema, SEXP raw);
 SEXP C_cfx_model_probability_batch(SEXP model, SEXP x, SEXP n_rows);

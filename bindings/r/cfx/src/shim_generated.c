@@ -1200,6 +1200,16 @@ SEXP C_cfx_model_threshold(SEXP a_model)
     return Rf_ScalarReal(o_out_threshold);
 }
 
+/* cfx_model_check_favourable */
+SEXP C_cfx_model_check_favourable(SEXP a_model, SEXP a_dataset)
+{
+    const struct cfx_model *v_model = (const struct cfx_model *)cfxr_handle(a_model, CFXR_K_MODEL, "model", 0);
+    const struct cfx_dataset *v_dataset = (const struct cfx_dataset *)cfxr_handle(a_dataset, CFXR_K_DATASET, "dataset", 0);
+    double o_out_auc = 0;
+    cfxr_check(cfx_model_check_favourable(v_model, v_dataset, &o_out_auc));
+    return Rf_ScalarReal(o_out_auc);
+}
+
 /* cfx_model_predict */
 SEXP C_cfx_model_predict(SEXP a_model, SEXP a_x)
 {

@@ -1430,6 +1430,21 @@ JNIEXPORT jdouble JNICALL Java_org_cfx_NativeGenerated_modelThreshold(JNIEnv *en
     return result_;
 }
 
+/* cfx_model_check_favourable */
+JNIEXPORT jdouble JNICALL Java_org_cfx_NativeGenerated_modelCheckFavourable(JNIEnv *env, jclass cls, jlong j_model, jlong j_dataset) {
+    (void)env;
+    (void)cls;
+    jdouble result_ = 0;
+    double r_out_auc = 0;
+    cfx_status st_;
+    st_ = cfx_model_check_favourable(HANDLE(const struct cfx_model *, j_model), HANDLE(const struct cfx_dataset *, j_dataset), &r_out_auc);
+    if (!ok(env, st_)) goto done;
+    result_ = (jdouble)r_out_auc;
+    done:
+    ;
+    return result_;
+}
+
 /* cfx_model_predict */
 JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_modelPredict(JNIEnv *env, jclass cls, jlong j_model, jdoubleArray j_x, jdoubleArray j_out) {
     (void)env;

@@ -56,6 +56,22 @@ test_that("both formats, from text and from a file, score the hand margins on ev
   expect_equal(cfx_model_info(cfx_read_xgboost(g$s, xgb_path, list(threshold = 0.6)))$threshold, 0.6)
 })
 
+test_that("the favourable class is declared and checked on the German labels", {
+  g <- german_trees()
+  margin <- hand_margin(g$duration, g$amount, g$none)
+  good <- cfx_labels(g$d) == 1
+  # Oracle: every (good, bad) pair of the hand margins, ties one half.
+  diff <- outer(margin[good], margin[!good], "-")
+  expected <- (sum(diff > 0) + 0.5 * sum(diff == 0)) / length(diff)
+  expect_gt(expected, 0.5)
+  m <- cfx_read_xgboost(g$s, xgb_path, list(favourable_class = 1))
+  expect_equal(cfx_check_favourable(m, g$d), expected, tolerance = 1e-12)
+  expect_match(cfx_to_json(m), "favourable class 1 (declared)", fixed = TRUE)
+  d <- cfx_read_xgboost(g$s, xgb_path, list(score_is = "probability_of_default"))
+  expect_identical(predict(d, g$d)$score, -margin)
+  expect_error(cfx_check_favourable(d, g$d), "favourable_class", class = "cfx_error_invalid_argument")
+})
+
 test_that("declined applicants get the cheaper of the two single changes that flip the trees", {
   g <- german_trees()
   xgb <- cfx_read_xgboost(g$s, xgb_path)

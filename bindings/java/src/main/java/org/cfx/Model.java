@@ -166,6 +166,22 @@ public final class Model extends NativeResource {
         return inputDim;
     }
 
+    /**
+     * The area under the ROC curve of this model's score on the labelled applicants of {@code data}
+     * (labels 1 = the favourable outcome); a {@link CfxException} when the model ranks the
+     * favourable applicants below the others (AUC ≤ 0.5: a model of default imported as a model of
+     * repayment, or the reverse), saying which class to declare at import ({@code favourable_class}).
+     */
+    public double checkFavourable(Dataset data) {
+        Objects.requireNonNull(data, "data");
+        try {
+            return NativeGenerated.modelCheckFavourable(handle(), data.handle());
+        } finally {
+            Reference.reachabilityFence(this);
+            Reference.reachabilityFence(data);
+        }
+    }
+
     public double threshold() {
         try {
             return NativeGenerated.modelThreshold(handle());

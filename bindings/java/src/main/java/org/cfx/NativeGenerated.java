@@ -648,6 +648,17 @@ final class NativeGenerated {
     static native double modelThreshold(long model);
 
     /**
+     * {@code cfx_model_check_favourable}: Checks on the labelled applicants of {@code dataset} (labels
+     * 1 = the favourable outcome) that the model ranks the favourable ones above the others, and
+     * writes the area under the ROC curve of its score (> 0.5) to {@code *out_auc}. A model ranked the
+     * other way round (AUC ≤ 0.5) — typically a model of the probability of default imported as a
+     * model of repayment — is {@code CFX_STATUS_INVALID_ARGUMENT}, with a message saying what to
+     * declare at import ({@code "favourable_class"}), and nothing written; so is a dataset of one
+     * label only or of another encoded width. Thread-safe.
+     */
+    static native double modelCheckFavourable(long model, long dataset);
+
+    /**
      * {@code cfx_model_predict}: Score, probability and decision of one encoded row ({@code x_len ==
      * input_dim}, finite values). Any of the three out-parameters may be NULL when not wanted; the
      * others are written on success. {@code *out_accepted} is 1 when the probability is strictly above
@@ -1475,12 +1486,16 @@ final class NativeGenerated {
      * options as a JSON object {@code options_json}: {@code cutoff} (required; accepted iff points ≥
      * cutoff), {@code scaling} (optional {@code {"factor": …, "offset": …}}, log-odds = (points −
      * offset)/factor), {@code refuse_unlisted_levels} (optbinning: refuse a categorical level no bin
-     * lists instead of scoring it with the variable's {@code Missing} row; default false) and {@code
-     * unused_features} (schema features the table deliberately does not score; default none). A schema
-     * feature the table does not score and {@code unused_features} does not name, a name there that is
-     * no schema feature or that the table scores, malformed JSON or an unknown key is {@code
-     * CFX_STATUS_FORMAT_ERROR} saying which. On success {@code *out_import} owns a new handle.
-     * Thread-safe.
+     * lists instead of scoring it with the variable's {@code Missing} row; default false), {@code
+     * unused_features} (schema features the table deliberately does not score; default none) and
+     * {@code favourable_class} (0: the table's non-events — class 0 — are the favourable outcome, as
+     * when the event is default; 1: its events are) or its words {@code score_is}: an optbinning table
+     * with {@code Non-event}/{@code Event} counts must then give its favourable applicants more points
+     * (area under the ROC curve of the bins' points > 0.5), else {@code CFX_STATUS_INVALID_ARGUMENT};
+     * undeclared, the report says what the counts show. A schema feature the table does not score and
+     * {@code unused_features} does not name, a name there that is no schema feature or that the table
+     * scores, malformed JSON or an unknown key is {@code CFX_STATUS_FORMAT_ERROR} saying which. On
+     * success {@code *out_import} owns a new handle. Thread-safe.
      */
     static native long scorecardImportCsvWithOptions(long schema, int format, byte[] csv, byte[] optionsJson);
 
@@ -1523,8 +1538,11 @@ final class NativeGenerated {
      * {@code cfx_scorecard_import_report}: The import report as JSON (string buffer protocol): {@code
      * format}, {@code characteristics}, {@code bins} (mapped), {@code base_points}, {@code ignored}
      * (each with {@code row}, {@code feature}, {@code bin}, {@code reason}), {@code unused_features}
-     * (schema features the table does not score, declared unused: 0 points) and {@code
-     * missing_row_levels}. Thread-safe.
+     * (schema features the table does not score, declared unused: 0 points), {@code
+     * missing_row_levels}, {@code rounded_edges} (optbinning variables whose every numeric edge is
+     * printed with two decimals: they look rounded), {@code favourable} (what the points are taken to
+     * mean, starting {@code FAVOURABLE CLASS NOT DECLARED} when undeclared) and {@code non_event_auc}
+     * (from an optbinning table's counts, or null). Thread-safe.
      */
     static native byte[] scorecardImportReport(long import_);
 

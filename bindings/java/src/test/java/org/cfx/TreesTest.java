@@ -75,6 +75,42 @@ class TreesTest {
     }
 
     @Test
+    void theFavourableClassIsDeclaredAndCheckedOnTheGermanLabels() throws Exception {
+        String xgbJson = Files.readString(Path.of(xgboostPath));
+        int dur = schema.indexOf("duration_in_month");
+        int amt = schema.indexOf("credit_amount");
+        boolean[] none = noCheckingAccount();
+        // Oracle: the hand margins over every (good, bad) pair of German applicants, ties one half.
+        double wins = 0;
+        long pairs = 0;
+        for (int i = 0; i < german.nRows(); i++) {
+            if (german.label(i) != 1.0) continue;
+            double[] gi = german.row(i);
+            double mi = handMargin(gi[dur], gi[amt], none[i]);
+            for (int j = 0; j < german.nRows(); j++) {
+                if (german.label(j) == 1.0) continue;
+                double[] gj = german.row(j);
+                double mj = handMargin(gj[dur], gj[amt], none[j]);
+                wins += mi > mj ? 1.0 : (mi == mj ? 0.5 : 0.0);
+                pairs++;
+            }
+        }
+        double expected = wins / pairs;
+        assertTrue(expected > 0.5, "the hand model ranks good applicants first: " + expected);
+        try (Model m = Model.fromXgboostJson(schema, xgbJson, "{\"favourable_class\": 1}")) {
+            assertEquals(expected, m.checkFavourable(german), 1e-12);
+            assertTrue(m.toJson().contains("favourable class 1 (declared)"), m.toJson());
+        }
+        // Declared a model of default: the margin is negated and the labels refuse it.
+        try (Model m = Model.fromXgboostJson(schema, xgbJson, "{\"score_is\": \"probability_of_default\"}")) {
+            double[] raw = german.row(0);
+            assertEquals(-handMargin(raw[dur], raw[amt], none[0]), m.predictRaw(schema, raw).score(), 0.0);
+            CfxException e = assertThrows(CfxException.class, () -> m.checkFavourable(german));
+            assertTrue(e.getMessage().contains("favourable_class"), e.getMessage());
+        }
+    }
+
+    @Test
     void bothFormatsFromTextAndFileScoreTheHandMarginsOnEveryGermanRow() throws Exception {
         String xgbJson = Files.readString(Path.of(xgboostPath));
         String lgbText = Files.readString(Path.of(lightgbmPath));
