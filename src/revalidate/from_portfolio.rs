@@ -101,6 +101,7 @@ pub fn ledger_from_portfolio(
     ledger: &Path,
     options: &PortfolioLedgerOptions,
 ) -> Result<PortfolioLedgerCounts> {
+    crate::model::check_model_for_schema(model, schema, "the schema")?;
     for input in [csv, explanations] {
         if same_file(input, ledger) {
             return Err(Error::InvalidArgument(format!(
