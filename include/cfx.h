@@ -2115,16 +2115,19 @@ cfx_status cfx_ledger_record_add_copa_version(const struct cfx_schema *schema,
  * under the new model, `model_changed`, and for a broken promise the exact
  * engine's cheapest `repair` from the advised row (its cost is `extra_cost`,
  * what keeping the promise costs more) and `applicant_repair` from the
- * applicant's row, or `repair_outcome` when there is none; `robust_kept`
+ * applicant's row, or `repair_outcome` and `no_repair_reason` when there
+ * is none; `outcome` (`"kept"`, `"repaired"` or `"no_repair"`); `robust_kept`
  * when the record holds robust advice. The bytes equal the Rust core's
  * `serde_json` of [`crate::revalidate::Revalidation`]. `config` may be NULL
  * (defaults; it sets the repairs' solver and limits). `schema` must be the
  * schema the advice was issued under. Errors: `NULL_ARGUMENT`;
  * `FORMAT_ERROR` (not a ledger line, another format version, an unknown
  * key); `INVALID_ARGUMENT` (another schema's record, rows of the wrong
- * length or non-finite, a model the exact engine cannot explain, a bad
- * configuration); `INCOHERENT` (an advised row that is not a real
- * applicant). Thread-safe (schema, model and config are only read).
+ * length or non-finite, a bad configuration, a scorecard or tree ensemble
+ * read with another schema); `DIMENSION_MISMATCH` (a new model of another
+ * encoded dimension than the schema's); `INCOHERENT` (an advised row that
+ * is not a real applicant). A new model the exact engine cannot repair for
+ * is no error: its broken promises are `"no_repair"`. Thread-safe (schema, model and config are only read).
  */
 cfx_status cfx_revalidate_record(const struct cfx_schema *schema,
                                  const struct cfx_model *new_model,
@@ -2166,12 +2169,17 @@ cfx_status cfx_revalidate_ledger(const struct cfx_schema *schema,
 
 /**
  * The deployment report as JSON (string buffer protocol): `records`,
- * `kept`, `broken`, `broken_share`, `errors`, `repaired`, `extra_cost`
+ * `kept`, `broken`, `broken_share`, `errors`, `repaired` (of which
+ * `repaired_proven`), `no_repair` (by reason: `no_repair_reasons`),
+ * `decision_margin`, `extra_cost`
  * (`min`, `median`, `p90`, `max`, `mean` of the extra cost of keeping each
  * repaired promise; null without one), `features_behind_breaks` (`[feature,
- * count]`, most often first), `robust_records`, `robust_broken` and
+ * count]`, most often first), `robust_records`, `robust_broken`,
  * `groups` (`{label: {records, broken}}`, `""` for records without a
- * group). Thread-safe.
+ * group), `new_model` and `old_models` (`fingerprint`, `label`, `records`),
+ * `promises` (an applicant's alternatives counted as one promise) and
+ * `contacts` (every broken record: `record`, `id`, `promise`, `group`,
+ * `broke`, `repair`, `extra_cost`, `repair_status`). Thread-safe.
  */
 cfx_status cfx_deployment_report_to_json(const struct cfx_deployment_report *report,
                                          char *buf,

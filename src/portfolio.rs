@@ -381,6 +381,7 @@ pub fn explain_portfolio(
             "chunk_rows must be at least 1".into(),
         ));
     }
+    crate::model::check_model_for_schema(model, schema, "the schema")?;
     if model.as_linear().is_none() && model.as_trees().is_none() {
         return Err(Error::InvalidArgument(
             "the portfolio stream needs a linear (logistic) model or a tree ensemble".into(),

@@ -36,10 +36,21 @@
 //! Bui, Nguyen & Nguyen's (2022, §3) correction so that it stays valid under
 //! more of the models the issuer's refits suggest).
 //!
+//! Every record ends in one [`PromiseOutcome`] — kept, repaired, or broken
+//! without a repair (with the reason: no accepted row within the schema's
+//! rules, a solver limit, or a new model the exact engine cannot repair
+//! for) — or in an error line when it cannot be read or re-validated; the
+//! [`DeploymentReport`]'s counts add up, count an applicant's alternatives as
+//! one promise with options ([`PromiseCounts`]), name the models
+//! ([`ModelName`]) and list the customers to contact ([`Contact`]) (issue 41).
+//! The new model must be made for the schema
+//! ([`crate::model::check_model_for_schema`]), else nothing is re-validated.
+//!
 //! [`revalidate_ledger`] streams a ledger file on all threads in chunks and
 //! writes one JSON line per record, in order, byte for byte the same on any
 //! thread count and chunk size; memory is the chunk plus, for the report,
-//! one number per broken promise.
+//! one number and one contact per broken promise and one count per
+//! applicant with alternatives.
 //!
 //! The schema is the one contract between the ledger and the new model: a
 //! record issued under another schema (another fingerprint) cannot be
@@ -289,6 +300,21 @@ impl LedgerRecord {
         crate::json::from_value(&v, "ledger record")
     }
 
+    /// Checks that the record was issued under the schema of fingerprint
+    /// `schema_fp` ([`crate::json::schema_fingerprint`]): rows and costs of
+    /// a record mean something only under its own schema (issue 41: inputs
+    /// that belong together). The refusal names the record and both schemas.
+    pub fn check_issued_under(&self, schema_fp: &str) -> Result<()> {
+        if self.schema == schema_fp {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument(format!(
+            "ledger record '{}' was issued under schema {}, not this schema ({schema_fp}): \
+             use the schema the advice was issued under",
+            self.id, self.schema
+        )))
+    }
+
     /// One JSON line (no line end).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a ledger record serialises")
@@ -365,9 +391,15 @@ pub struct Repair {
     /// The names of the features it changes, in schema order (the changes'
     /// own words may hold any character, so the report counts these).
     pub features: Vec<String>,
-    /// `"optimal"`, or `"time_limit"` (found, not proven optimal).
+    /// `"optimal"` (proven optimal for the decision rule the exact engine
+    /// solves: score ≥ threshold + [`Config::margin`], see
+    /// [`DeploymentReport::decision_margin`]), `"time_limit"` (found, not
+    /// proven optimal), or `"no_change_needed"` (the row is already
+    /// accepted: nothing was solved).
     pub outcome: &'static str,
-    pub proved_by: ProvedBy,
+    /// The solver that proved or found the repair; `None` for
+    /// `"no_change_needed"`, where no solver ran.
+    pub proved_by: Option<ProvedBy>,
     /// The repaired raw row.
     pub raw: Vec<f64>,
 }
@@ -383,7 +415,7 @@ impl Repair {
             } else {
                 "time_limit"
             },
-            proved_by: cf.proved_by,
+            proved_by: Some(cf.proved_by),
             raw: cf.raw.clone(),
         }
     }
@@ -394,8 +426,8 @@ impl Repair {
             changes: Vec::new(),
             cost: 0.0,
             features: Vec::new(),
-            outcome: "optimal",
-            proved_by: ProvedBy::Highs,
+            outcome: "no_change_needed",
+            proved_by: None,
             raw: row.to_vec(),
         }
     }
@@ -409,6 +441,25 @@ pub enum PromiseStatus {
     Kept,
     /// The new model declines it.
     Broken,
+}
+
+/// What re-validation found for one promise, in full: [`PromiseStatus`]
+/// says kept or broken; this also says whether a broken promise has a
+/// repair. Every re-validated record has exactly one, so the report's
+/// counts add up (`kept + repaired + no_repair = records`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromiseOutcome {
+    /// The new model accepts the advised row.
+    Kept,
+    /// Broken, and the exact engine found a repair from the advised row
+    /// (proven optimal or at a limit: [`Repair::outcome`]).
+    Repaired,
+    /// Broken, without a repair: `repair_outcome` says why in one word,
+    /// `no_repair_reason` in a sentence (no accepted row within the schema's
+    /// rules, a solver limit without an incumbent, or a new model the exact
+    /// engine cannot repair for, such as an MLP).
+    NoRepair,
 }
 
 /// What re-validating one ledger record found (keys in alphabetical order).
@@ -431,6 +482,11 @@ pub struct Revalidation {
     pub margin: f64,
     /// Whether the new model is the one the advice was issued under.
     pub model_changed: bool,
+    /// Why a broken promise has no repair, in words (`None` unless
+    /// `outcome` is `"no_repair"`).
+    pub no_repair_reason: Option<String>,
+    /// Kept, repaired or without repair ([`PromiseOutcome`]).
+    pub outcome: PromiseOutcome,
     /// The advised row's probability of acceptance under the new model (a
     /// scorecard without a scaling has none).
     pub probability: Option<f64>,
@@ -441,8 +497,10 @@ pub struct Revalidation {
     /// The cheapest repair from the advised row (what more the person must
     /// do); `None` when the promise is kept or none was found.
     pub repair: Option<Repair>,
-    /// Why a broken promise has no repair: `"infeasible"` (no change the
-    /// schema allows is accepted) or the solver's limit.
+    /// Why a broken promise has no repair, in one word: `"infeasible"` (no
+    /// change the schema allows is accepted), `"time_limit"` (the solver's
+    /// limit, without an incumbent) or `"not_repairable"` (the exact engine
+    /// refused the new model or the row: `no_repair_reason` says why).
     pub repair_outcome: Option<String>,
     /// Whether the robust version of the advice is accepted by the new model
     /// (`None`: the record holds none).
@@ -483,6 +541,7 @@ pub fn revalidate(
     record: &LedgerRecord,
     config: &Config,
 ) -> Result<Revalidation> {
+    crate::model::check_model_for_schema(new_model, schema, "the schema")?;
     let fp = schema_fingerprint(schema);
     revalidate_with(
         schema,
@@ -503,13 +562,7 @@ fn revalidate_with(
     config: &Config,
 ) -> Result<Revalidation> {
     let id = &record.id;
-    if record.schema != schema_fp {
-        return Err(Error::InvalidArgument(format!(
-            "ledger record '{id}' was issued under schema {}, not this schema ({schema_fp}): \
-             re-validate with the schema the advice was issued under",
-            record.schema
-        )));
-    }
+    record.check_issued_under(schema_fp)?;
     check_row(schema, id, "applicant", &record.applicant)?;
     check_row(schema, id, "advised", &record.advised)?;
     let model: &dyn Model = new_model;
@@ -540,6 +593,8 @@ fn revalidate_with(
         id: id.clone(),
         margin,
         model_changed: record.model != model_fp,
+        no_repair_reason: None,
+        outcome: PromiseOutcome::Kept,
         probability,
         record: None,
         repair: None,
@@ -551,21 +606,41 @@ fn revalidate_with(
         return Ok(out);
     }
     out.status = PromiseStatus::Broken;
-    let ex = explain(schema, model, &record.advised, config)?;
-    match ex.counterfactuals.first() {
-        Some(cf) => {
-            out.extra_cost = Some(cf.cost);
-            out.repair = Some(Repair::of(cf));
+    // The promise is broken whatever the repair search answers: a model the
+    // exact engine cannot repair for (an MLP) is a broken promise without a
+    // repair, not an unreadable record.
+    match explain(schema, model, &record.advised, config) {
+        Ok(ex) => match ex.counterfactuals.first() {
+            Some(cf) => {
+                out.outcome = PromiseOutcome::Repaired;
+                out.extra_cost = Some(cf.cost);
+                out.repair = Some(Repair::of(cf));
+            }
+            None => {
+                out.outcome = PromiseOutcome::NoRepair;
+                let label = outcome_label(&ex.outcome);
+                out.no_repair_reason = Some(match label.as_str() {
+                    "infeasible" => {
+                        "no change the schema allows is accepted by the new model".to_string()
+                    }
+                    "time_limit" => "the solver's time limit, before it found any repair".into(),
+                    other => format!("the solver ended with {other}"),
+                });
+                out.repair_outcome = Some(label);
+            }
+        },
+        Err(e) => {
+            out.outcome = PromiseOutcome::NoRepair;
+            out.repair_outcome = Some("not_repairable".into());
+            out.no_repair_reason = Some(e.to_string());
         }
-        None => out.repair_outcome = Some(outcome_label(&ex.outcome)),
     }
     out.applicant_repair = if model.accepts(&schema.encode(&record.applicant)?) {
         Some(Repair::none(&record.applicant))
     } else {
-        explain(schema, model, &record.applicant, config)?
-            .counterfactuals
-            .first()
-            .map(Repair::of)
+        explain(schema, model, &record.applicant, config)
+            .ok()
+            .and_then(|ex| ex.counterfactuals.first().map(Repair::of))
     };
     Ok(out)
 }
@@ -575,12 +650,86 @@ fn revalidate_with(
 pub struct RevalidateOptions {
     /// Records read, re-validated and written at a time (default 4096).
     pub chunk_rows: usize,
+    /// The caller's names of models, by fingerprint
+    /// ([`crate::json::model_fingerprint`]): the report names the new model
+    /// and the models the advice was issued under with them ("scorecard
+    /// 2025-Q4", "XGBoost challenger").
+    pub model_labels: BTreeMap<String, String>,
 }
 
 impl Default for RevalidateOptions {
     fn default() -> Self {
-        RevalidateOptions { chunk_rows: 4096 }
+        RevalidateOptions {
+            chunk_rows: 4096,
+            model_labels: BTreeMap::new(),
+        }
     }
+}
+
+/// A model the report names: its fingerprint, the caller's label for it
+/// ([`RevalidateOptions::model_labels`]) and, for a model advice was issued
+/// under, how many records were.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct ModelName {
+    pub fingerprint: String,
+    pub label: Option<String>,
+    /// Records issued under it (0 for the new model unless advice was).
+    pub records: usize,
+}
+
+/// Promises counted per applicant (module docs): the alternatives of a
+/// diverse set (records `"<id>/<k>"`) are one promise with options, kept
+/// while at least one option is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct PromiseCounts {
+    /// Applicants with a re-validated promise (`kept + broken`).
+    pub promises: usize,
+    pub kept: usize,
+    /// Promises none of whose options the new model accepts.
+    pub broken: usize,
+    /// Promises of two or more options.
+    pub with_options: usize,
+    /// Promises with options of which some, not all, are broken: still
+    /// kept, but the applicant should hear which options no longer hold.
+    pub options_partly_broken: usize,
+}
+
+/// A customer to contact: one broken promise (one option of a set), what
+/// broke and what to offer instead.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Contact {
+    /// The record's 0-based number in the ledger.
+    pub record: usize,
+    /// The record's id (`"<id>/<k>"` for option `k` of a set).
+    pub id: String,
+    /// The applicant's promise id (the id without `"/<k>"`).
+    pub promise: String,
+    pub group: Option<String>,
+    /// What broke, in words (the new model's decision on the advised row).
+    pub broke: String,
+    /// The repair from the advised row in words (`feature: from → to`);
+    /// empty when there is none.
+    pub repair: Vec<String>,
+    /// The repair's extra cost, when there is one.
+    pub extra_cost: Option<f64>,
+    /// `"optimal"` or `"time_limit"` for a repair; `"no repair: <reason>"`
+    /// without one.
+    pub repair_status: String,
+}
+
+/// The applicant's promise id of a record and whether the record is one
+/// option of a set: `"<id>/<k>"` of a diverse set ([`LedgerRecord::from_diverse`])
+/// is option `k` of promise `<id>` when it holds diverse advice, or when it
+/// is the set's first (`k = 0`, kind `explain`).
+fn promise_of(record: &LedgerRecord) -> (&str, bool) {
+    if let Some((base, k)) = record.id.rsplit_once('/')
+        && !base.is_empty()
+        && k.parse::<usize>().is_ok()
+        && (record.kind == AdviceKind::Diverse || (record.kind == AdviceKind::Explain && k == "0"))
+    {
+        return (base, true);
+    }
+    (&record.id, false)
 }
 
 /// Counts of one group of the report.
@@ -604,16 +753,42 @@ pub struct CostQuantiles {
 /// before signing off a new model.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct DeploymentReport {
-    /// Records re-validated (errors excluded).
+    /// Records re-validated (errors excluded): `kept + broken`.
     pub records: usize,
     pub kept: usize,
+    /// Broken records: `repaired + no_repair`.
     pub broken: usize,
     /// `broken / records`.
     pub broken_share: f64,
-    /// Records that could not be read or re-validated.
+    /// Records that could not be read or re-validated (not counted in
+    /// `records`).
     pub errors: usize,
-    /// Broken promises with a repair from the advised row.
+    /// Broken promises with a repair from the advised row (proven optimal
+    /// or found at a limit).
     pub repaired: usize,
+    /// Of those, the repairs proven optimal — for the decision rule the
+    /// exact engine solves, score ≥ threshold + `decision_margin`.
+    pub repaired_proven: usize,
+    /// Broken promises without a repair.
+    pub no_repair: usize,
+    /// Why, by [`Revalidation::repair_outcome`] (`"infeasible"`,
+    /// `"time_limit"`, `"not_repairable"`).
+    pub no_repair_reasons: BTreeMap<String, usize>,
+    /// The safety margin of the repairs' decision rule ([`Config::margin`],
+    /// in the new model's score units): a repair "proven optimal" is the
+    /// cheapest row scoring at least this much above the threshold; a row
+    /// accepted with less to spare could be cheaper.
+    pub decision_margin: f64,
+    /// The new model (fingerprint and the caller's label).
+    pub new_model: ModelName,
+    /// The models the re-validated advice was issued under, by fingerprint.
+    pub old_models: Vec<ModelName>,
+    /// The records counted per applicant, alternatives as options of one
+    /// promise ([`PromiseCounts`]).
+    pub promises: PromiseCounts,
+    /// Every broken record, in ledger order: whom to contact, what broke,
+    /// and the repair or why there is none.
+    pub contacts: Vec<Contact>,
     /// The extra cost of keeping each repaired promise.
     pub extra_cost: Option<CostQuantiles>,
     /// Its distribution: ten equal-width bins `(low, high, count)` from the
@@ -639,6 +814,14 @@ struct Tally {
     records: usize,
     broken: usize,
     errors: usize,
+    repaired_proven: usize,
+    no_repair: BTreeMap<String, usize>,
+    old_models: BTreeMap<String, usize>,
+    /// Promises of one record: (records, kept).
+    singles: (usize, usize),
+    /// Options per promise id: (options, kept).
+    options: BTreeMap<String, (usize, usize)>,
+    contacts: Vec<Contact>,
     extra: Vec<f64>,
     features: BTreeMap<String, usize>,
     robust_records: usize,
@@ -653,6 +836,21 @@ impl Tally {
         self.records += o.records;
         self.broken += o.broken;
         self.errors += o.errors;
+        self.repaired_proven += o.repaired_proven;
+        for (k, v) in o.no_repair {
+            *self.no_repair.entry(k).or_default() += v;
+        }
+        for (k, v) in o.old_models {
+            *self.old_models.entry(k).or_default() += v;
+        }
+        self.singles.0 += o.singles.0;
+        self.singles.1 += o.singles.1;
+        for (k, (n, kept)) in o.options {
+            let e = self.options.entry(k).or_default();
+            e.0 += n;
+            e.1 += kept;
+        }
+        self.contacts.extend(o.contacts);
         self.extra.extend(o.extra);
         for (k, v) in o.features {
             *self.features.entry(k).or_default() += v;
@@ -668,7 +866,12 @@ impl Tally {
         }
     }
 
-    fn report(mut self) -> DeploymentReport {
+    fn report(
+        mut self,
+        new_model: &str,
+        config: &Config,
+        options: &RevalidateOptions,
+    ) -> DeploymentReport {
         let extra_cost = (!self.extra.is_empty()).then(|| {
             self.extra.sort_by(f64::total_cmp);
             let q = |p: f64| {
@@ -702,10 +905,38 @@ impl Tally {
         }
         let mut features: Vec<(String, usize)> = self.features.into_iter().collect();
         features.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let name = |fp: &str, records: usize| ModelName {
+            fingerprint: fp.to_string(),
+            label: options.model_labels.get(fp).cloned(),
+            records,
+        };
+        let mut promises = PromiseCounts {
+            promises: self.singles.0 + self.options.len(),
+            kept: self.singles.1,
+            ..PromiseCounts::default()
+        };
+        for &(n, kept) in self.options.values() {
+            promises.kept += usize::from(kept > 0);
+            promises.with_options += usize::from(n > 1);
+            promises.options_partly_broken += usize::from(kept > 0 && kept < n);
+        }
+        promises.broken = promises.promises - promises.kept;
+        let no_repair = self.no_repair.values().sum();
         DeploymentReport {
             records: self.records,
             kept: self.records - self.broken,
             broken: self.broken,
+            repaired_proven: self.repaired_proven,
+            no_repair,
+            no_repair_reasons: self.no_repair,
+            decision_margin: config.margin,
+            new_model: name(
+                new_model,
+                self.old_models.get(new_model).copied().unwrap_or(0),
+            ),
+            old_models: self.old_models.iter().map(|(fp, &n)| name(fp, n)).collect(),
+            promises,
+            contacts: self.contacts,
             broken_share: if self.records > 0 {
                 self.broken as f64 / self.records as f64
             } else {
@@ -753,6 +984,62 @@ fn one_line(
             if v.status == PromiseStatus::Broken {
                 tally.broken += 1;
                 group.broken += 1;
+            }
+            *tally.old_models.entry(record.model.clone()).or_default() += 1;
+            let kept = usize::from(v.status == PromiseStatus::Kept);
+            match promise_of(&record) {
+                (base, true) => {
+                    let e = tally.options.entry(base.to_string()).or_default();
+                    e.0 += 1;
+                    e.1 += kept;
+                }
+                (_, false) => {
+                    tally.singles.0 += 1;
+                    tally.singles.1 += kept;
+                }
+            }
+            match v.outcome {
+                PromiseOutcome::Kept => {}
+                PromiseOutcome::Repaired => {
+                    let proven = v.repair.as_ref().is_some_and(|r| r.outcome == "optimal");
+                    tally.repaired_proven += usize::from(proven);
+                }
+                PromiseOutcome::NoRepair => {
+                    let why = v.repair_outcome.clone().unwrap_or_default();
+                    *tally.no_repair.entry(why).or_default() += 1;
+                }
+            }
+            if v.status == PromiseStatus::Broken {
+                let broke = match v.probability {
+                    Some(p) => format!(
+                        "the new model declines the advised row (probability {p:.4}, {:.4} \
+                         below its threshold in score units)",
+                        -v.margin
+                    ),
+                    None => format!(
+                        "the new model declines the advised row ({:.4} points below its cutoff)",
+                        -v.margin
+                    ),
+                };
+                let repair_status = match (&v.repair, &v.no_repair_reason) {
+                    (Some(r), _) => r.outcome.to_string(),
+                    (None, Some(why)) => format!("no repair: {why}"),
+                    (None, None) => "no repair".to_string(),
+                };
+                tally.contacts.push(Contact {
+                    record: number,
+                    id: record.id.clone(),
+                    promise: promise_of(&record).0.to_string(),
+                    group: record.group.clone(),
+                    broke,
+                    repair: v
+                        .repair
+                        .as_ref()
+                        .map(|r| r.changes.clone())
+                        .unwrap_or_default(),
+                    extra_cost: v.extra_cost,
+                    repair_status,
+                });
             }
             if let Some(c) = v.extra_cost {
                 tally.extra.push(c);
@@ -809,6 +1096,7 @@ pub fn revalidate_ledger(
             "chunk_rows must be at least 1".into(),
         ));
     }
+    crate::model::check_model_for_schema(new_model, schema, "the schema")?;
     let schema_fp = schema_fingerprint(schema);
     let model_fp = model_fingerprint(new_model);
     let file = std::fs::File::open(input)
@@ -902,5 +1190,5 @@ pub fn revalidate_ledger(
         pending.clear();
     }
     out.commit()?;
-    Ok(tally.report())
+    Ok(tally.report(&model_fp, config, options))
 }

@@ -279,7 +279,10 @@ fn records_and_ledgers_through_c_equal_the_rust_core() {
             &ledger,
             &rust_out,
             &cfg,
-            &RevalidateOptions { chunk_rows: 5 },
+            &RevalidateOptions {
+                chunk_rows: 5,
+                ..RevalidateOptions::default()
+            },
         )
         .unwrap();
         assert_eq!(want.broken, broken);

@@ -150,7 +150,10 @@ fn the_stream_is_byte_identical_on_any_thread_count_and_chunk_size_and_reports_t
             &input,
             &out,
             &config,
-            &RevalidateOptions { chunk_rows: chunk },
+            &RevalidateOptions {
+                chunk_rows: chunk,
+                ..RevalidateOptions::default()
+            },
         )
         .unwrap();
         let bytes = std::fs::read(&out).unwrap();
@@ -354,4 +357,227 @@ fn copa_corrected_versions_follow_the_rules_and_are_counted_by_the_report() {
             .to_html("copa")
             .contains("COPA-corrected version broken")
     );
+}
+
+/// An MLP trained (seeded) on the same training part as [`fitted`]'s models.
+fn mlp() -> AnyModel {
+    let d = german_credit(&bundled_german_path()).unwrap();
+    let (train, _) = d.holdout_split();
+    let mut schema = train.schema.clone();
+    schema.fit_weights(&train.rows).unwrap();
+    let x = schema.encode_rows(&train.rows).unwrap();
+    let opts = cfx::model::MlpTraining {
+        hidden: vec![16],
+        epochs: 20,
+        seed: 41,
+        ..Default::default()
+    };
+    AnyModel::Mlp(cfx::model::MlpModel::train(&x, &train.labels, &opts).unwrap())
+}
+
+/// Issue 41, honest outcomes: a new model the exact engine cannot repair for
+/// (an MLP) breaks promises that are counted as broken without a repair,
+/// with the reason, not as unreadable records; the report's counts add up.
+/// Oracle: the MLP's own decision on every advised row.
+#[test]
+fn promises_an_mlp_breaks_are_broken_without_repair_and_the_counts_add_up() {
+    let (schema, a, _, rows) = fitted();
+    let new = mlp();
+    let records = ledger(&schema, &a, &rows, 60);
+    let input = temp("mlp-ledger.jsonl");
+    let output = temp("mlp-out.jsonl");
+    let text: String = records.iter().map(|r| r.to_json() + "\n").collect();
+    std::fs::write(&input, text).unwrap();
+    let report = revalidate_ledger(
+        &schema,
+        &new,
+        &input,
+        &output,
+        &Config::default(),
+        &RevalidateOptions::default(),
+    )
+    .unwrap();
+    let out = std::fs::read_to_string(&output).unwrap();
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), records.len());
+    let mut broken = 0;
+    for (r, v) in records.iter().zip(&lines) {
+        assert!(v.get("error").is_none(), "{}: {v}", r.id);
+        let accepted = new.accepts(&schema.encode(&r.advised).unwrap());
+        if accepted {
+            assert_eq!(v["status"], "kept", "{}", r.id);
+            assert_eq!(v["outcome"], "kept", "{}", r.id);
+        } else {
+            broken += 1;
+            assert_eq!(v["status"], "broken", "{}", r.id);
+            assert_eq!(v["outcome"], "no_repair", "{}", r.id);
+            assert_eq!(v["repair_outcome"], "not_repairable", "{}", r.id);
+            let why = v["no_repair_reason"].as_str().unwrap();
+            assert!(why.contains("MLP"), "{}: {why}", r.id);
+            assert!(v["repair"].is_null());
+        }
+    }
+    eprintln!("MLP: {broken} of {} promises broken", records.len());
+    assert!(
+        broken >= 1,
+        "the MLP breaks no promise: the test shows nothing"
+    );
+    assert_eq!(report.errors, 0);
+    assert_eq!(report.records, records.len());
+    assert_eq!(report.broken, broken);
+    assert_eq!(report.kept + report.broken, report.records);
+    assert_eq!(report.repaired + report.no_repair, report.broken);
+    assert_eq!(report.no_repair, broken);
+    assert_eq!(report.repaired_proven, 0);
+    assert_eq!(
+        report.no_repair_reasons.get("not_repairable").copied(),
+        Some(broken)
+    );
+    assert_eq!(report.contacts.len(), broken);
+    for c in &report.contacts {
+        assert!(c.repair.is_empty() && c.repair_status.starts_with("no repair: "));
+        assert_eq!(lines[c.record]["id"], c.id.as_str());
+    }
+    let html = report.to_html("t");
+    assert!(html.contains("<tr><th>broken, with a proven repair</th><td>0</td></tr>"));
+    assert!(html.contains(&format!(
+        "<tr><th>broken, no repair</th><td>{broken}</td></tr>"
+    )));
+    assert!(html.contains("Customers to contact"));
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(&output);
+}
+
+/// Issue 41: an applicant's alternatives are one promise with options
+/// (kept while one option is), the report names the models with the
+/// caller's labels, counts only proven repairs as proven, and a repair
+/// that needs no change names no solver. Oracles: the refitted model's own
+/// decisions, grouped by hand; the repairs' own outcome labels.
+#[test]
+fn alternatives_are_one_promise_and_the_report_names_the_models() {
+    let (schema, a, b, rows) = fitted();
+    let config = Config {
+        n_diverse: 3,
+        ..Config::default()
+    };
+    let mut records = Vec::new();
+    for (k, r) in rows
+        .iter()
+        .filter(|r| !a.accepts(&schema.encode(r).unwrap()))
+        .take(25)
+        .enumerate()
+    {
+        let ex = cfx::coherent::explain_diverse(&schema, &a, r, &config).unwrap();
+        records.extend(LedgerRecord::from_diverse(&schema, &a, &format!("app-{k}"), &ex).unwrap());
+    }
+    let input = temp("diverse-ledger.jsonl");
+    let output = temp("diverse-out.jsonl");
+    let text: String = records.iter().map(|r| r.to_json() + "\n").collect();
+    std::fs::write(&input, text).unwrap();
+    let (fa, fb) = (
+        cfx::json::model_fingerprint(&a),
+        cfx::json::model_fingerprint(&b),
+    );
+    let mut options = RevalidateOptions::default();
+    options
+        .model_labels
+        .insert(fa.clone(), "logistic 2025".into());
+    options
+        .model_labels
+        .insert(fb.clone(), "logistic 2026".into());
+    let report =
+        revalidate_ledger(&schema, &b, &input, &output, &Config::default(), &options).unwrap();
+    // by hand: options per applicant, kept when one option is
+    let mut by_promise: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    for r in &records {
+        let base = r.id.rsplit_once('/').unwrap().0.to_string();
+        let e = by_promise.entry(base).or_default();
+        e.0 += 1;
+        e.1 += usize::from(b.accepts(&schema.encode(&r.advised).unwrap()));
+    }
+    let p = report.promises;
+    assert_eq!(p.promises, by_promise.len());
+    assert_eq!(p.kept, by_promise.values().filter(|v| v.1 > 0).count());
+    assert_eq!(p.broken, p.promises - p.kept);
+    assert_eq!(
+        p.with_options,
+        by_promise.values().filter(|v| v.0 > 1).count()
+    );
+    assert_eq!(
+        p.options_partly_broken,
+        by_promise.values().filter(|v| v.1 > 0 && v.1 < v.0).count()
+    );
+    assert!(p.with_options >= 5, "{p:?}");
+    assert!(p.promises < report.records);
+    assert_eq!(report.new_model.fingerprint, fb);
+    assert_eq!(report.new_model.label.as_deref(), Some("logistic 2026"));
+    assert_eq!(report.old_models.len(), 1);
+    assert_eq!(report.old_models[0].fingerprint, fa);
+    assert_eq!(report.old_models[0].label.as_deref(), Some("logistic 2025"));
+    assert_eq!(report.old_models[0].records, records.len());
+    assert_eq!(report.decision_margin, Config::default().margin);
+    // proven repairs: those whose repair is labelled optimal
+    let out = std::fs::read_to_string(&output).unwrap();
+    let mut proven = 0;
+    let mut no_change = 0;
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        proven += usize::from(v["repair"]["outcome"] == "optimal");
+        if v["applicant_repair"]["outcome"] == "no_change_needed" {
+            no_change += 1;
+            assert!(v["applicant_repair"]["proved_by"].is_null(), "{v}");
+            assert_eq!(v["applicant_repair"]["changes"], serde_json::json!([]));
+        } else if !v["applicant_repair"].is_null() {
+            assert!(v["applicant_repair"]["proved_by"].is_string(), "{v}");
+        }
+    }
+    eprintln!("{p:?}; {proven} proven repairs, {no_change} applicants need no change");
+    assert_eq!(report.repaired_proven, proven);
+    assert_eq!(
+        report.kept + report.repaired + report.no_repair,
+        report.records
+    );
+    assert_eq!(report.contacts.len(), report.broken);
+    let html = report.to_html("t");
+    assert!(html.contains("logistic 2026") && html.contains(&fa));
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(&output);
+}
+
+/// Issue 41, inputs that belong together: a new model built for another
+/// schema (one feature more) is refused, naming both, before anything is
+/// written — never "kept" on the wrong columns, never a panic.
+#[test]
+fn a_new_model_for_another_schema_is_refused_naming_both() {
+    let (schema, a, _, rows) = fitted();
+    let records = ledger(&schema, &a, &rows, 3);
+    let AnyModel::Linear(lin) = &a else {
+        unreachable!()
+    };
+    let mut w = lin.weights.clone();
+    w.push(0.3);
+    let wider = AnyModel::Linear(LinearModel::new(w, lin.bias, lin.threshold).unwrap());
+    let e = revalidate(&schema, &wider, &records[0], &Config::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("model") && e.contains("schema"), "{e}");
+    let input = temp("wider-ledger.jsonl");
+    let output = temp("wider-out.jsonl");
+    std::fs::write(&input, records[0].to_json() + "\n").unwrap();
+    let e = revalidate_ledger(
+        &schema,
+        &wider,
+        &input,
+        &output,
+        &Config::default(),
+        &RevalidateOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("model") && e.contains("schema"), "{e}");
+    assert!(!output.exists());
+    let _ = std::fs::remove_file(&input);
 }

@@ -276,6 +276,14 @@ fn distinct_subsets_on_the_tree_search_equal_highs_round_by_round() {
             let a = explain_diverse(&schema, model, r, &search).unwrap();
             let h = explain_diverse(&schema, model, r, &highs).unwrap();
             assert_eq!(a.proved_by, ProvedBy::TreeSearch);
+            assert!(
+                !a.counterfactuals.is_empty() && !h.counterfactuals.is_empty(),
+                "{name} applicant {k}: no alternative"
+            );
+            // While both sets change the same features, their cuts are the
+            // same, so the sets must be equally long: a shorter one would
+            // pass a comparison by `zip` alone.
+            let mut same_cuts = true;
             for (x, y) in a.counterfactuals.iter().zip(&h.counterfactuals) {
                 assert!(
                     same_cost(x.cost, y.cost),
@@ -288,8 +296,17 @@ fn distinct_subsets_on_the_tree_search_equal_highs_round_by_round() {
                     c.changes.iter().map(|ch| ch.feature).collect()
                 };
                 if changed(x) != changed(y) {
+                    same_cuts = false;
                     break;
                 }
+            }
+            if same_cuts {
+                assert_eq!(
+                    a.counterfactuals.len(),
+                    h.counterfactuals.len(),
+                    "{name} applicant {k}: tree search and HiGHS give sets of different lengths \
+                     under the same cuts"
+                );
             }
         }
     }

@@ -20,6 +20,14 @@ every machine, without Python):
       the same data with zero_as_missing (missing type Zero on every numeric
       split, both default directions);
       rows at and next to every threshold, exact zeros, tiny values and NaN.
+* lgbm_wide.txt, lgbm_wide_rows.csv, lgbm_wide_margins.csv
+      LightGBM with a categorical `w` of 40 levels: its splits' bitsets span
+      two 32-bit words (the script checks that one does, with a level >= 32
+      in it); rows: every level at several values of `b`.
+* xgb_onehot.json, xgb_onehot_rows.csv, xgb_onehot_margins.csv
+      XGBoost with its default max_cat_to_onehot (4) and a categorical `k` of
+      three levels, so its categorical splits are one-hot (one level against
+      the rest); rows: every level at several values of `b`.
 
 Rows are written as cfx raw rows: a NaN in `a` as the special code -99 (the
 tests declare it missing), `c` as the level index. Margins are the Python repr
@@ -44,7 +52,8 @@ Issue 38's cases (`--part issue38` writes only these):
       tests read as a categorical whose level names are numbers ("1"...):
       refused unless category_codes give each level's value.
 
-Usage:  python3 benches/peers/import_rules.py [--out DIR] [--part all|issue38]
+Usage:  python3 benches/peers/import_rules.py [--out DIR] [--part all|issue38] [--only wide_onehot]
+(--only wide_onehot writes the wide and one-hot models only.)
 It runs in the environment of trees_train.py (benches/peers/.venv-trees).
 """
 
@@ -131,6 +140,79 @@ def probe_frame(df, thresholds):
     return out
 
 
+WIDE = [f"L{k:02d}" for k in range(40)]
+THREE = ["low", "mid", "high"]
+
+
+def wide_and_onehot(out):
+    """The LightGBM model with a 40-level categorical and the XGBoost model with default one-hot
+    categorical splits, their rows and the libraries' margins (module docs)."""
+    import json
+    import re
+
+    import numpy as np
+    import pandas as pd
+    import lightgbm as lgb
+    import xgboost as xgb
+
+    rng = np.random.default_rng(SEED + 1)
+    n = 4000
+    effect = rng.normal(0.0, 1.5, len(WIDE))
+    w = rng.integers(0, len(WIDE), n)
+    b = np.round(rng.normal(0.0, 1.5, n), 2)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(effect[w] + 0.5 * b)))).astype(np.int64)
+    df = pd.DataFrame({"b": b, "w": pd.Categorical.from_codes(w, categories=WIDE)})
+    ds = lgb.Dataset(df, label=y, categorical_feature=["w"], free_raw_data=False)
+    booster = lgb.train({"objective": "binary", "num_leaves": 8, "learning_rate": 0.3,
+                         "seed": SEED, "deterministic": True, "num_threads": 1,
+                         "min_data_per_group": 5, "cat_smooth": 1.0, "max_cat_threshold": 40,
+                         "verbose": -1}, ds, num_boost_round=8)
+    path = os.path.join(out, "lgbm_wide.txt")
+    booster.save_model(path)
+    # At least one split's bitset spans two words and holds a level >= 32.
+    text = open(path, encoding="utf-8").read()
+    wide_split = False
+    for bounds, words in zip(re.findall(r"^cat_boundaries=(.*)$", text, re.M),
+                             re.findall(r"^cat_threshold=(.*)$", text, re.M)):
+        bounds = [int(v) for v in bounds.split()]
+        words = [int(v) for v in words.split()]
+        for lo, hi in zip(bounds, bounds[1:]):
+            if hi - lo >= 2 and any(words[lo + 1:hi]):
+                wide_split = True
+    assert wide_split, "no LightGBM split holds a level >= 32: change the seed"
+    bs = [-2.0, -0.5, 0.0, 0.7, 2.5]
+    rows = pd.DataFrame({"b": [v for _ in WIDE for v in bs],
+                         "w": pd.Categorical([lv for lv in WIDE for _ in bs], categories=WIDE)})
+    with open(os.path.join(out, "lgbm_wide_rows.csv"), "w") as f:
+        f.write("b,w\n")
+        for _, r in rows.iterrows():
+            f.write(f"{float(r['b'])!r},{WIDE.index(r['w'])}\n")
+    trees_train.write_margins(os.path.join(out, "lgbm_wide_margins.csv"),
+                              booster.predict(rows, raw_score=True))
+
+    k = rng.integers(0, len(THREE), n)
+    b = np.round(rng.normal(0.0, 1.5, n), 2)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(np.array([-1.0, 0.3, 1.2])[k] + 0.5 * b)))).astype(np.int64)
+    df = pd.DataFrame({"b": b, "k": pd.Categorical.from_codes(k, categories=THREE)})
+    bst = xgb.train({"objective": "binary:logistic", "max_depth": 3, "eta": 0.3, "seed": SEED,
+                     "nthread": 1, "tree_method": "hist"},
+                    xgb.DMatrix(df, label=y, enable_categorical=True), num_boost_round=6)
+    model = json.loads(bst.save_raw(raw_format="json"))
+    cat_nodes = sum(st == 1 for t in model["learner"]["gradient_booster"]["model"]["trees"]
+                    for st in t["split_type"])
+    assert cat_nodes > 0, "no categorical split: change the seed"
+    bst.save_model(os.path.join(out, "xgb_onehot.json"))
+    rows = pd.DataFrame({"b": [v for _ in THREE for v in bs],
+                         "k": pd.Categorical([lv for lv in THREE for _ in bs], categories=THREE)})
+    with open(os.path.join(out, "xgb_onehot_rows.csv"), "w") as f:
+        f.write("b,k\n")
+        for _, r in rows.iterrows():
+            f.write(f"{float(r['b'])!r},{THREE.index(r['k'])}\n")
+    trees_train.write_margins(
+        os.path.join(out, "xgb_onehot_margins.csv"),
+        bst.predict(xgb.DMatrix(rows, enable_categorical=True), output_margin=True))
+
+
 def main():
     peer_venv.enter(trees_train.VENV, trees_train.PINS, __file__)
     import json
@@ -142,8 +224,13 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "import_rules"))
     p.add_argument("--part", choices=["all", "issue38"], default="all")
+    p.add_argument("--only", choices=["wide_onehot"])
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    if args.only == "wide_onehot":
+        wide_and_onehot(args.out)
+        print(f"wide and one-hot models written to {args.out}")
+        return
     issue38(args.out)
     if args.part == "issue38":
         print(f"issue 38 rules written to {args.out}")
@@ -197,6 +284,7 @@ def main():
         write_rows(os.path.join(args.out, f"{name}_rows.csv"), rows, ["a", "b", "d", "c"])
         trees_train.write_margins(os.path.join(args.out, f"{name}_margins.csv"),
                                   booster.predict(rows, raw_score=True))
+    wide_and_onehot(args.out)
     print(f"import rules written to {args.out}")
 
 

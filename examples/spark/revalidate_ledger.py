@@ -66,6 +66,12 @@ RESULT_SCHEMA = StructType(
         StructField("features", ArrayType(StringType()), True),
         StructField("robust_kept", BooleanType(), True),
         StructField("copa_kept", BooleanType(), True),
+        StructField("proven", BooleanType(), True),
+        StructField("no_repair", StringType(), True),
+        StructField("old_model", StringType(), True),
+        StructField("promise", StringType(), True),
+        StructField("is_option", BooleanType(), True),
+        StructField("contact", StringType(), True),
     ]
 )
 
@@ -85,14 +91,31 @@ def _handles(schema_json, model_json, config_json):
     return s, cfx.Model.from_json(s, model_json), cfx.Config(**json.loads(config_json))
 
 
-def _result(number, line, ledger_line):
-    """One result row from cfx's output line `line` of the ledger line `ledger_line`."""
+def _promise(record):
+    """The applicant's promise id of a ledger record and whether it is one option of a set, by
+    the single-machine report's rule: "<id>/<k>" of diverse advice, or of the set's first
+    (k = 0, kind explain)."""
+    rid = record["id"]
+    base, sep, k = rid.rpartition("/")
+    if sep and base and k.isdigit() and (record["kind"] == "diverse" or (record["kind"] == "explain" and k == "0")):
+        return base, True
+    return rid, False
+
+
+def _result(number, line, ledger_line, contact):
+    """One result row from cfx's output line `line` of the ledger line `ledger_line`, with the
+    contact cfx's own report lists for it (JSON, its record number set; None unless broken)."""
     v = json.loads(line)
     if "error" in v:
-        return (number, line, True, None, None, None, None, None, None)
+        return (number, line, True, None, None, None, None, None, None, None, None, None, None, None, None)
     repair = v.get("repair")
     features = list(repair["features"]) if repair else []
-    group = json.loads(ledger_line).get("group") or ""
+    record = json.loads(ledger_line)
+    group = record.get("group") or ""
+    promise, is_option = _promise(record)
+    if contact is not None:
+        contact = dict(contact, record=number)
+        contact = json.dumps(contact)
     return (
         number,
         line,
@@ -103,6 +126,12 @@ def _result(number, line, ledger_line):
         features,
         v.get("robust_kept"),
         v.get("copa_kept"),
+        bool(repair) and repair["outcome"] == "optimal",
+        v["repair_outcome"] if v.get("outcome") == "no_repair" else None,
+        record["model"],
+        promise,
+        is_option,
+        contact,
     )
 
 
@@ -119,46 +148,52 @@ def revalidate_partition(records, sentinel, schema_json, model_json, config_json
                 numbers.append(number)
         if not numbers:
             return
-        revalidate_ledger(schema, model, ledger, out, config, threads=threads)
+        rep = revalidate_ledger(schema, model, ledger, out, config, threads=threads)
+        # cfx's own contacts, by the partition file's record number (the sentinel is 0)
+        contacts = {c["record"]: c for c in rep["contacts"]}
         # Lines end at "\n" only, as cfx reads and writes them.
         with (
             open(ledger, encoding="utf-8", newline="\n") as lf,
             open(out, encoding="utf-8", newline="\n") as of,
         ):
             lf.readline(), of.readline()  # the sentinel's
-            for number, ledger_line, line in zip(numbers, lf, of):
+            for local, (number, ledger_line, line) in enumerate(zip(numbers, lf, of), start=1):
                 line = line.rstrip("\n")
                 fixed, n = _RECORD.subn(f'"record":{number}', line, count=1)
                 if n != 1:
                     raise RuntimeError(f"cfx wrote a line without its record number: {line[:200]}")
-                yield _result(number, fixed, ledger_line)
+                yield _result(number, fixed, ledger_line, contacts.get(local))
 
 
 def check_first_record(first, schema, model, config, ledger_path):
     """Refuses the ledger as the single-machine call does when its first record cannot be read
-    or was issued under another schema (the same message, naming the ledger)."""
+    or was issued under another schema (the same message, naming the ledger); returns the
+    first record's report (its new model and decision margin are the whole ledger's)."""
     with tempfile.TemporaryDirectory(prefix="cfx-revalidate-") as tmp:
         path = os.path.join(tmp, "first.jsonl")
         with open(path, "w", encoding="utf-8") as f:
             f.write(first + "\n")
         try:
-            revalidate_ledger(schema, model, path, os.path.join(tmp, "out.jsonl"), config, threads=1)
+            return revalidate_ledger(schema, model, path, os.path.join(tmp, "out.jsonl"), config, threads=1)
         except cfx.CfxError as e:
             raise type(e)(e.status, e.message.replace(path, str(ledger_path))) from None
 
 
 def run(spark, ledger_path, schema_json, model_json, config=None, partitions=None, threads=1):
     """Re-validates the ledger; returns the per-record results (a Spark frame of
-    `RESULT_SCHEMA`, cached) and the number of partitions (tasks) they were computed in, after
+    `RESULT_SCHEMA`, cached), the number of partitions (tasks) they were computed in, and what
+    the report takes of the whole run (the new model's fingerprint, the decision margin), after
     refusing a ledger the single-machine call refuses."""
     config_json = json.dumps(config or {}, sort_keys=True)
     text = spark.read.text(str(ledger_path)).rdd.map(lambda r: r[0].strip())
     lines = text.filter(lambda line: line != "")
     first = lines.take(1)
-    if first:
-        schema, model, cfg = _handles(schema_json, model_json, config_json)
-        with schema, model, cfg:
-            check_first_record(first[0], schema, model, cfg, ledger_path)
+    schema, model, cfg = _handles(schema_json, model_json, config_json)
+    with schema, model, cfg:
+        run_facts = {"new_model": model.fingerprint(), "decision_margin": None}
+        if first:
+            first_report = check_first_record(first[0], schema, model, cfg, ledger_path)
+            run_facts["decision_margin"] = first_report["decision_margin"]
     sentinel = first[0] if first else ""
     numbered = lines.zipWithIndex()
     if partitions:
@@ -170,7 +205,7 @@ def run(spark, ledger_path, schema_json, model_json, config=None, partitions=Non
         return revalidate_partition(records, s, sj, mj, cj, threads)
 
     results = spark.createDataFrame(numbered.mapPartitions(job), RESULT_SCHEMA)
-    return results.persist(), numbered.getNumPartitions()
+    return results.persist(), numbered.getNumPartitions(), run_facts
 
 
 def _quantile_index(n, p):
@@ -180,8 +215,9 @@ def _quantile_index(n, p):
     return int(f + 1 if x - f >= 0.5 else f)
 
 
-def report(results):
-    """The deployment report of the per-record results, as the single-machine call returns it."""
+def report(results, run_facts):
+    """The deployment report of the per-record results, as the single-machine call returns it
+    (`run_facts`: the new model's fingerprint and the decision margin, from `run`)."""
     ok = results.where(~F.col("error"))
     c = results.agg(
         F.sum(F.when(~F.col("error"), 1).otherwise(0)).alias("records"),
@@ -192,6 +228,7 @@ def report(results):
         F.sum(F.when(F.col("copa_kept").isNotNull(), 1).otherwise(0)).alias("copa_records"),
         F.sum(F.when(F.col("copa_kept") == F.lit(False), 1).otherwise(0)).alias("copa_broken"),
         F.count("extra_cost").alias("repaired"),
+        F.sum(F.when(F.col("proven"), 1).otherwise(0)).alias("repaired_proven"),
         F.min("extra_cost").alias("lo"),
         F.max("extra_cost").alias("hi"),
     ).first()
@@ -231,6 +268,36 @@ def report(results):
         .orderBy(F.col("count").desc(), F.col("feature").asc())
         .collect()
     )
+    no_repair = ok.where(F.col("no_repair").isNotNull()).groupBy("no_repair").count().collect()
+    old_models = {r["old_model"]: int(r["count"]) for r in ok.groupBy("old_model").count().collect()}
+    options = (
+        ok.where(F.col("is_option"))
+        .groupBy("promise")
+        .agg(
+            F.count(F.lit(1)).alias("n"),
+            F.sum(F.when(~F.col("broken"), 1).otherwise(0)).alias("kept"),
+        )
+        .agg(
+            F.count(F.lit(1)).alias("promises"),
+            F.sum(F.when(F.col("kept") > 0, 1).otherwise(0)).alias("kept"),
+            F.sum(F.when(F.col("n") > 1, 1).otherwise(0)).alias("with_options"),
+            F.sum(F.when((F.col("kept") > 0) & (F.col("kept") < F.col("n")), 1).otherwise(0)).alias("partly"),
+        )
+        .first()
+    )
+    singles = ok.where(~F.col("is_option")).agg(
+        F.count(F.lit(1)).alias("n"), F.sum(F.when(~F.col("broken"), 1).otherwise(0)).alias("kept")
+    ).first()
+    promises = int(options["promises"] or 0) + int(singles["n"] or 0)
+    promises_kept = int(options["kept"] or 0) + int(singles["kept"] or 0)
+    contacts = [
+        json.loads(r["contact"])
+        for r in ok.where(F.col("contact").isNotNull()).select("record", "contact").orderBy("record").toLocalIterator()
+    ]
+    new_fp = run_facts["new_model"]
+    margin = run_facts["decision_margin"]
+    if margin is None:  # an empty ledger: the configuration's margin, as cfx reports it
+        margin = 1e-6
     groups = ok.groupBy("group").agg(
         F.count(F.lit(1)).alias("records"), F.sum(F.when(F.col("broken"), 1).otherwise(0)).alias("broken")
     )
@@ -241,6 +308,22 @@ def report(results):
         "broken_share": broken / records if records else 0.0,
         "errors": int(c["errors"] or 0),
         "repaired": repaired,
+        "repaired_proven": int(c["repaired_proven"] or 0),
+        "no_repair": sum(int(r["count"]) for r in no_repair),
+        "no_repair_reasons": {r["no_repair"]: int(r["count"]) for r in sorted(no_repair, key=lambda r: r["no_repair"])},
+        "decision_margin": margin,
+        "new_model": {"fingerprint": new_fp, "label": None, "records": old_models.get(new_fp, 0)},
+        "old_models": [
+            {"fingerprint": fp, "label": None, "records": n} for fp, n in sorted(old_models.items())
+        ],
+        "promises": {
+            "promises": promises,
+            "kept": promises_kept,
+            "broken": promises - promises_kept,
+            "with_options": int(options["with_options"] or 0),
+            "options_partly_broken": int(options["partly"] or 0),
+        },
+        "contacts": contacts,
         "extra_cost": extra_cost,
         "extra_cost_histogram": histogram,
         "features_behind_breaks": [[r["feature"], int(r["count"])] for r in features],
@@ -318,7 +401,7 @@ def main(argv=None):
     )
     start = time.perf_counter()
     try:
-        results, tasks = run(
+        results, tasks, run_facts = run(
             spark, a.ledger, schema_json, model_json, {"time_limit": a.time_limit}, a.partitions, a.threads
         )
     except cfx.CfxError as e:
@@ -327,7 +410,7 @@ def main(argv=None):
         return 2
     os.makedirs(a.out, exist_ok=True)
     write_lines(results, os.path.join(a.out, "revalidated"))
-    rep = report(results)
+    rep = report(results, run_facts)
     seconds = time.perf_counter() - start
     with open(os.path.join(a.out, "report.json"), "w", encoding="utf-8") as f:
         json.dump(rep, f, indent=1)

@@ -108,10 +108,10 @@ fn prepare_row<'m>(
     refuse_accepted: bool,
 ) -> Result<(Scoring<'m>, f64)> {
     config.validate()?;
+    crate::model::check_model_for_schema(model, schema, "the schema")?;
     check_len("raw row", schema.n_features(), factual.len())?;
     check_finite("applicant row", factual)?;
     if let Some(card) = model.as_scorecard() {
-        card.check_schema(schema)?;
         let x = schema.encode(factual)?;
         schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
         let points = card.score_raw(schema, factual)?;
@@ -147,14 +147,6 @@ fn prepare_row<'m>(
                 .into(),
         ));
     };
-    check_len(
-        "model input dimension vs schema encoded dimension",
-        schema.encoded_dim(),
-        model.input_dim(),
-    )?;
-    if let Scoring::Trees(ens) = scoring {
-        ens.check_schema(schema)?;
-    }
     let x = schema.encode(factual)?;
     schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
     let score = model.score(&x);
@@ -970,6 +962,9 @@ pub fn explain_batch(
     diverse: bool,
 ) -> Result<Vec<Result<Explanation>>> {
     config.validate()?;
+    // A model made for another schema fails every row alike: refused as a
+    // call, not as one error per row.
+    crate::model::check_model_for_schema(model, schema, "the schema")?;
     if rows.is_empty() {
         return Ok(Vec::new());
     }

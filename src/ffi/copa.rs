@@ -16,7 +16,7 @@ use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiError, FfiResult, cfx_status};
 use crate::advice::Checked;
-use crate::model::{AnyModel, Model};
+use crate::model::AnyModel;
 use crate::plan::{
     BoundsReading, CopaConfig, CopaPlan, CorrectionConfig, EnsembleConfig, ModelUncertainty,
     SolveStatus, TrivialCase, ValidityBound, copa_plan, correct_plan, lower_validity_bound,
@@ -378,14 +378,8 @@ fn plan_new(
         }
     }
     let raw = finite_in(raw, raw_len, "raw")?;
-    if let Some(m) = &model
-        && m.input_dim() != s.encoded_dim()
-    {
-        return Err(FfiError::invalid(format!(
-            "the model takes {} encoded values, the schema encodes {}: give the model fitted on this schema",
-            m.input_dim(),
-            s.encoded_dim()
-        )));
+    if let Some(m) = &model {
+        crate::model::check_model_for_schema(m.as_ref(), &s, "the schema")?;
     }
     let plan = copa_plan(&s, &u, raw, c)?;
     let checked = match model {

@@ -315,11 +315,7 @@ pub unsafe extern "C" fn cfx_model_predict_raw(
     ffi_boundary! {
         let m = arc_ref(model, "model")?;
         let s = arc_ref(schema, "schema")?;
-        crate::error::check_len(
-            "model input dimension vs schema encoded dimension",
-            s.encoded_dim(),
-            m.input_dim(),
-        )?;
+        crate::model::check_model_for_schema(m, s, "the schema")?;
         let x = s.encode(finite_in(raw, raw_len, "raw")?)?;
         predict_into(m, &x, out_score, out_probability, out_accepted)
     }

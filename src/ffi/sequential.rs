@@ -191,6 +191,7 @@ pub unsafe extern "C" fn cfx_policy_train(
             cfx_reward_kind::Binary => RewardKind::Binary,
             cfx_reward_kind::Probability => RewardKind::Probability,
         };
+        crate::model::check_model_for_schema(m, &d.schema, "the training dataset's schema")?;
         let pdqn = pdqn_config(cfg);
         let params = RewardParams::paper(m.threshold());
         let trained = sequential::train(&d.schema, m, &d.rows, kind, params, &pdqn, |p: &Progress| {
@@ -334,6 +335,8 @@ pub unsafe extern "C" fn cfx_policy_evaluate(
         let p = arc_ref(policy, "policy")?;
         let m = arc_ref(model, "model")?;
         let d = arc_ref(test, "test")?;
+        p.check_made_for(&d.schema, "the test dataset's schema")?;
+        crate::model::check_model_for_schema(m, &d.schema, "the test dataset's schema")?;
         let e = sequential::evaluate(p, &d.schema, m, &d.rows)?.metrics;
         out.write(cfx_sequential_metrics {
             n_instances: e.n_instances,

@@ -219,6 +219,42 @@ pub trait Model: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// Checks that `model` was made for `schema` — the one check every entry
+/// point taking both runs before it scores anything (issue 41): the model
+/// takes the schema's encoded dimension, and a model that knows its features
+/// (a scorecard, a tree ensemble) knows them at the schema's places. A linear
+/// or MLP model knows only its dimension, so a model built for another schema
+/// of the same encoded dimension is beyond any check.
+///
+/// `whose` names where the schema comes from in the message ("the schema",
+/// "the training dataset's schema", …), so the refusal names both inputs: a
+/// model of another dimension would otherwise score the rows on the wrong
+/// columns, or index past their end.
+pub fn check_model_for_schema<M: Model + ?Sized>(
+    model: &M,
+    schema: &Schema,
+    whose: &str,
+) -> Result<()> {
+    if model.input_dim() != schema.encoded_dim() {
+        return Err(Error::DimensionMismatch {
+            what: format!(
+                "the model was not made for {whose}: the model takes {} encoded values,                  {whose} has {} features encoding {}; give a model built on this schema",
+                model.input_dim(),
+                schema.n_features(),
+                schema.encoded_dim()
+            ),
+            expected: schema.encoded_dim(),
+            got: model.input_dim(),
+        });
+    }
+    let by_name = match (model.as_scorecard(), model.as_trees()) {
+        (Some(card), _) => card.check_schema(schema),
+        (None, Some(trees)) => trees.check_schema(schema),
+        (None, None) => Ok(()),
+    };
+    by_name.map_err(|e| Error::InvalidArgument(format!("the model was not made for {whose}: {e}")))
+}
+
 /// Refuses a model without an input gradient, for the methods that follow the
 /// gradient (Wachter, PROBE, CROCO, COPA): the one place that check lives.
 pub fn require_input_gradient<M: Model + ?Sized>(model: &M, method: &str) -> Result<()> {

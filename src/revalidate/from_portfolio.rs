@@ -104,6 +104,7 @@ pub fn ledger_from_portfolio(
     ledger: &Path,
     options: &PortfolioLedgerOptions,
 ) -> Result<PortfolioLedgerCounts> {
+    crate::model::check_model_for_schema(model, schema, "the schema")?;
     crate::output::check_not_input(ledger, &[csv, explanations])?;
     let open = |p: &Path| {
         std::fs::File::open(p)

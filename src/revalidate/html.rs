@@ -90,6 +90,8 @@ impl DeploymentReport {
              <tr><th>kept</th><td>{}</td></tr>\
              <tr><th>broken</th><td>{} ({})</td></tr>\
              <tr><th>broken, with a proven repair</th><td>{}</td></tr>\
+             <tr><th>broken, with a repair found at a limit (not proven optimal)</th><td>{}</td></tr>\
+             <tr><th>broken, no repair</th><td>{}</td></tr>\
              <tr><th>records that could not be read or re-validated</th><td>{}</td></tr>\
              <tr><th>robust version broken</th><td>{} of {} ({})</td></tr>\
              <tr><th>COPA-corrected version broken</th><td>{} of {} ({})</td></tr>",
@@ -97,7 +99,9 @@ impl DeploymentReport {
             self.kept,
             self.broken,
             pct(self.broken, self.records),
-            self.repaired,
+            self.repaired_proven,
+            self.repaired - self.repaired_proven,
+            self.no_repair,
             self.errors,
             self.robust_broken,
             self.robust_records,
@@ -114,7 +118,72 @@ impl DeploymentReport {
                 q.median, q.p90, q.max
             );
         }
+        let _ = write!(
+            page,
+            "<tr><th>applicants' promises (alternatives of one applicant count once)</th>\
+             <td>{}: {} kept, {} broken; {} with options, {} with some options broken</td></tr>",
+            self.promises.promises,
+            self.promises.kept,
+            self.promises.broken,
+            self.promises.with_options,
+            self.promises.options_partly_broken
+        );
+        let model = |m: &super::ModelName| match &m.label {
+            Some(l) => format!("{} ({})", esc(l), esc(&m.fingerprint)),
+            None => esc(&m.fingerprint),
+        };
+        let _ = write!(
+            page,
+            "<tr><th>new model</th><td>{}</td></tr>",
+            model(&self.new_model)
+        );
+        for m in &self.old_models {
+            let _ = write!(
+                page,
+                "<tr><th>advice issued under</th><td>{}: {} records</td></tr>",
+                model(m),
+                m.records
+            );
+        }
         page.push_str("</table>\n");
+        let _ = writeln!(
+            page,
+            "<p>A repair is proven optimal for the rule the exact engine solves: a score at \
+             least {} above the new model's threshold (the safety margin, in its score units). \
+             A row accepted with less to spare could cost less.</p>",
+            self.decision_margin
+        );
+        if !self.no_repair_reasons.is_empty() {
+            page.push_str(
+                "<table><tr><th>broken without repair, because</th><th>records</th></tr>",
+            );
+            for (why, n) in &self.no_repair_reasons {
+                let _ = write!(page, "<tr><td>{}</td><td>{n}</td></tr>", esc(why));
+            }
+            page.push_str("</table>\n");
+        }
+        if !self.contacts.is_empty() {
+            page.push_str(
+                "<h2>Customers to contact</h2>\n<table><tr><th>record</th><th>id</th>\
+                 <th>what broke</th><th>repair</th></tr>",
+            );
+            for c in &self.contacts {
+                let repair = if c.repair.is_empty() {
+                    c.repair_status.clone()
+                } else {
+                    format!("{} ({})", c.repair.join("; "), c.repair_status)
+                };
+                let _ = write!(
+                    page,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    c.record,
+                    esc(&c.id),
+                    esc(&c.broke),
+                    esc(&repair)
+                );
+            }
+            page.push_str("</table>\n");
+        }
         let groups: Vec<(String, f64, String)> = self
             .groups
             .iter()

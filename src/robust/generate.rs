@@ -30,7 +30,7 @@
 use super::estimate::{
     Bound, Estimator, McRate, Sampling, Workspace, invalidation_bound, probe_parts,
 };
-use crate::error::{Error, Result, check_len};
+use crate::error::{Error, Result};
 use crate::model::{Model, sigmoid};
 use crate::noise::normal_pdf;
 use crate::noise::{NoiseKind, NoiseModel};
@@ -272,12 +272,8 @@ impl Setup {
         noise: &NoiseModel,
         raw: &[f64],
     ) -> Result<Setup> {
+        crate::model::check_model_for_schema(model, schema, "the schema")?;
         crate::model::require_input_gradient(model, "a gradient counterfactual generator")?;
-        check_len(
-            "model input vs schema encoded dimension",
-            schema.encoded_dim(),
-            model.input_dim(),
-        )?;
         noise.check_dim(schema.encoded_dim())?;
         let x0 = schema.encode(raw)?;
         let (mut cols, mut feats, mut lo, mut hi) = (vec![], vec![], vec![], vec![]);

@@ -558,11 +558,7 @@ impl<'a> Environment<'a> {
         reward: RewardKind,
         params: RewardParams,
     ) -> Result<Environment<'a>> {
-        check_len(
-            "model input vs schema encoded dimension",
-            schema.encoded_dim(),
-            model.input_dim(),
-        )?;
+        crate::model::check_model_for_schema(model, schema, "the schema")?;
         params.validate()?;
         if model.as_scorecard().is_some() {
             return Err(Error::InvalidArgument(

@@ -191,6 +191,26 @@ impl Policy {
         Ok(actions)
     }
 
+    /// [`Policy::check_schema`] with a refusal that names both inputs
+    /// (issue 41): `whose` says where the schema comes from ("the schema",
+    /// "the test dataset's schema").
+    pub fn check_made_for(&self, schema: &Schema, whose: &str) -> Result<ActionSpace> {
+        self.check_schema(schema).map_err(|e| match e {
+            Error::DimensionMismatch {
+                what,
+                expected,
+                got,
+            } => Error::DimensionMismatch {
+                what: format!("the policy was not made for {whose}: {what}"),
+                expected,
+                got,
+            },
+            other => {
+                Error::InvalidArgument(format!("the policy was not made for {whose}: {other}"))
+            }
+        })
+    }
+
     fn validate(&self) -> Result<()> {
         self.actor_param.validate()?;
         self.q.validate()?;
@@ -250,7 +270,7 @@ impl Policy {
         schema: &'a Schema,
         model: &'a dyn Model,
     ) -> Result<Environment<'a>> {
-        self.check_schema(schema)?;
+        self.check_made_for(schema, "the schema")?;
         let mut env = Environment::new(schema, model, self.reward, self.reward_params)?;
         env.set_max_steps(self.config.max_steps)?;
         Ok(env)
@@ -315,7 +335,6 @@ impl Policy {
     /// The policy's plan for one applicant (raw row): its greedy steps, each
     /// as feature, from → to in words and the probability after the step.
     pub fn answer(&self, schema: &Schema, model: &dyn Model, raw: &[f64]) -> Result<Plan> {
-        self.check_schema(schema)?;
         let mut env = self.environment(schema, model)?;
         let mut ws = self.workspace();
         let mut steps = Vec::with_capacity(self.n_actions());

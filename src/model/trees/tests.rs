@@ -971,6 +971,24 @@ fn integer_categories_and_numeric_level_names_are_read_or_refused() {
     .unwrap();
     let m = TreeEnsemble::from_xgboost_json(
         &rules_file("xgb_intcat.json"),
+/// Issue 41, tests that can fail: a LightGBM categorical split over 40
+/// levels stores its set in a bitset of two 32-bit words, and XGBoost's
+/// default `max_cat_to_onehot` (4) makes the splits of a three-level
+/// categorical one-hot (one level against the rest). Oracle: the libraries'
+/// own margins (`benches/peers/import_rules.py`, `--only wide_onehot`) on
+/// every level at five values of `b`. A reader of the first word only — every
+/// level from 32 on sent right — fails these rows.
+#[test]
+fn wide_lightgbm_bitsets_and_default_one_hot_xgboost_splits_match_the_libraries() {
+    let names: Vec<String> = (0..40).map(|k| format!("L{k:02}")).collect();
+    let levels: Vec<&str> = names.iter().map(String::as_str).collect();
+    let s = Schema::new(vec![
+        Feature::contiguous("b", -8.0, 8.0),
+        Feature::categorical("w", &levels),
+    ])
+    .unwrap();
+    let m = TreeEnsemble::from_lightgbm_text(
+        &rules_file("lgbm_wide.txt"),
         &s,
         &ImportOptions::default(),
     )
@@ -1003,4 +1021,68 @@ fn integer_categories_and_numeric_level_names_are_read_or_refused() {
             .unwrap();
     let p = TreeEnsemble::from_xgboost_json(&json, &s, &pos).unwrap();
     assert!(worst_unchecked(&p, &rows, &lib) > 1e-6);
+    let rows = rules_rows(&rules_file("lgbm_wide_rows.csv"));
+    let lib = margins(&rules_file("lgbm_wide_margins.csv"));
+    assert_eq!((rows.len(), lib.len()), (200, 200));
+    let w = worst_rules(&m, &s, &rows, &lib);
+    assert!(
+        w <= 1e-6,
+        "LightGBM, 40 levels: worst margin difference {w}"
+    );
+    let high_left = m
+        .nodes()
+        .iter()
+        .filter_map(|n| match n.test {
+            Test::Levels(off) => Some(off as usize),
+            _ => None,
+        })
+        .filter(|&off| (32..40).any(|k| m.level_left[off + k]))
+        .count();
+    assert!(high_left > 0, "no split sends a level from 32 on left");
+    let mut first_word_only = m.clone();
+    for n in m.nodes() {
+        if let Test::Levels(off) = n.test {
+            for k in 32..40 {
+                first_word_only.level_left[off as usize + k] = false;
+            }
+        }
+    }
+    assert!(worst_unchecked(&first_word_only, &rows, &lib) > 1e-6);
+
+    let s = Schema::new(vec![
+        Feature::contiguous("b", -8.0, 8.0),
+        Feature::categorical("k", &["low", "mid", "high"]),
+    ])
+    .unwrap();
+    let x = TreeEnsemble::from_xgboost_json(
+        &rules_file("xgb_onehot.json"),
+        &s,
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let rows = rules_rows(&rules_file("xgb_onehot_rows.csv"));
+    let lib = margins(&rules_file("xgb_onehot_margins.csv"));
+    assert_eq!((rows.len(), lib.len()), (15, 15));
+    let one_hot = x
+        .nodes()
+        .iter()
+        .filter_map(|n| match n.test {
+            Test::Levels(off) => Some(off as usize),
+            _ => None,
+        })
+        .filter(|&off| (0..3).filter(|&k| !x.level_left[off + k]).count() == 1)
+        .count();
+    assert!(one_hot > 0, "no one-hot split (one level against the rest)");
+    let w = worst_unchecked(&x, &rows, &lib);
+    assert!(w <= 1e-6, "XGBoost one-hot: worst margin difference {w}");
+    // the oracle sees the categorical splits: every level sent left moves margins
+    let mut all_left = x.clone();
+    for n in x.nodes() {
+        if let Test::Levels(off) = n.test {
+            for k in 0..3 {
+                all_left.level_left[off as usize + k] = true;
+            }
+        }
+    }
+    assert!(worst_unchecked(&all_left, &rows, &lib) > 1e-6);
 }

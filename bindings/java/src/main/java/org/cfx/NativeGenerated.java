@@ -919,15 +919,18 @@ final class NativeGenerated {
      * "kept"} or {@code "broken"}), the advised row's {@code margin} and {@code probability} under the
      * new model, {@code model_changed}, and for a broken promise the exact engine's cheapest {@code
      * repair} from the advised row (its cost is {@code extra_cost}, what keeping the promise costs
-     * more) and {@code applicant_repair} from the applicant's row, or {@code repair_outcome} when
-     * there is none; {@code robust_kept} when the record holds robust advice. The bytes equal the Rust
-     * core's {@code serde_json} of [{@code crate::revalidate::Revalidation}]. {@code config} may be
-     * NULL (defaults; it sets the repairs' solver and limits). {@code schema} must be the schema the
-     * advice was issued under. Errors: {@code NULL_ARGUMENT}; {@code FORMAT_ERROR} (not a ledger line,
-     * another format version, an unknown key); {@code INVALID_ARGUMENT} (another schema's record, rows
-     * of the wrong length or non-finite, a model the exact engine cannot explain, a bad
-     * configuration); {@code INCOHERENT} (an advised row that is not a real applicant). Thread-safe
-     * (schema, model and config are only read).
+     * more) and {@code applicant_repair} from the applicant's row, or {@code repair_outcome} and
+     * {@code no_repair_reason} when there is none; {@code outcome} ({@code "kept"}, {@code "repaired"}
+     * or {@code "no_repair"}); {@code robust_kept} when the record holds robust advice. The bytes
+     * equal the Rust core's {@code serde_json} of [{@code crate::revalidate::Revalidation}]. {@code
+     * config} may be NULL (defaults; it sets the repairs' solver and limits). {@code schema} must be
+     * the schema the advice was issued under. Errors: {@code NULL_ARGUMENT}; {@code FORMAT_ERROR} (not
+     * a ledger line, another format version, an unknown key); {@code INVALID_ARGUMENT} (another
+     * schema's record, rows of the wrong length or non-finite, a bad configuration, a scorecard or
+     * tree ensemble read with another schema); {@code DIMENSION_MISMATCH} (a new model of another
+     * encoded dimension than the schema's); {@code INCOHERENT} (an advised row that is not a real
+     * applicant). A new model the exact engine cannot repair for is no error: its broken promises are
+     * {@code "no_repair"}. Thread-safe (schema, model and config are only read).
      */
     static native byte[] revalidateRecord(long schema, long newModel, long config, byte[] recordJson);
 
@@ -961,11 +964,16 @@ final class NativeGenerated {
     /**
      * {@code cfx_deployment_report_to_json}: The deployment report as JSON (string buffer protocol):
      * {@code records}, {@code kept}, {@code broken}, {@code broken_share}, {@code errors}, {@code
-     * repaired}, {@code extra_cost} ({@code min}, {@code median}, {@code p90}, {@code max}, {@code
-     * mean} of the extra cost of keeping each repaired promise; null without one), {@code
-     * features_behind_breaks} ({@code [feature, count]}, most often first), {@code robust_records},
-     * {@code robust_broken} and {@code groups} ({@code {label: {records, broken}}}, {@code ""} for
-     * records without a group). Thread-safe.
+     * repaired} (of which {@code repaired_proven}), {@code no_repair} (by reason: {@code
+     * no_repair_reasons}), {@code decision_margin}, {@code extra_cost} ({@code min}, {@code median},
+     * {@code p90}, {@code max}, {@code mean} of the extra cost of keeping each repaired promise; null
+     * without one), {@code features_behind_breaks} ({@code [feature, count]}, most often first),
+     * {@code robust_records}, {@code robust_broken}, {@code groups} ({@code {label: {records,
+     * broken}}}, {@code ""} for records without a group), {@code new_model} and {@code old_models}
+     * ({@code fingerprint}, {@code label}, {@code records}), {@code promises} (an applicant's
+     * alternatives counted as one promise) and {@code contacts} (every broken record: {@code record},
+     * {@code id}, {@code promise}, {@code group}, {@code broke}, {@code repair}, {@code extra_cost},
+     * {@code repair_status}). Thread-safe.
      */
     static native byte[] deploymentReportToJson(long report);
 
