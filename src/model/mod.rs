@@ -9,6 +9,7 @@
 
 mod linear;
 mod mlp;
+pub mod pmml;
 pub mod scorecard;
 pub mod trees;
 
