@@ -1844,6 +1844,24 @@ cfx_status cfx_plausibility_advise_waits(const struct cfx_plausibility *plausibi
 void cfx_plausibility_free(const struct cfx_plausibility *plausibility);
 
 /**
+ * Imports a PMML document given as a string (see the module docs). On
+ * success `*out_model` owns a new handle.
+ */
+cfx_status cfx_model_from_pmml_str(const struct cfx_schema *schema,
+                                   const char *pmml,
+                                   const char *options_json,
+                                   const struct cfx_model **out_model);
+
+/**
+ * Imports a PMML file (`CFX_STATUS_IO_ERROR` when it cannot be read). On
+ * success `*out_model` owns a new handle.
+ */
+cfx_status cfx_model_from_pmml_file(const struct cfx_schema *schema,
+                                    const char *path,
+                                    const char *options_json,
+                                    const struct cfx_model **out_model);
+
+/**
  * Explains every applicant of the CSV file `input_path` (a header naming the
  * schema's features, categorical levels by name; the `n_ignore` columns named
  * in `ignore_columns`, e.g. the outcome label, are skipped, any other unknown

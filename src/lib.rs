@@ -78,6 +78,8 @@ pub mod guide {
     pub struct Scorecards;
     #[doc = include_str!("../docs/guide/gradient-boosted-models.md")]
     pub struct GradientBoostedModels;
+    #[doc = include_str!("../docs/guide/pmml.md")]
+    pub struct Pmml;
     #[doc = include_str!("../docs/guide/robustness.md")]
     pub struct Robustness;
     #[doc = include_str!("../docs/guide/plans.md")]

@@ -107,6 +107,7 @@ pub mod export;
 pub mod handle;
 pub mod model;
 pub mod plausibility;
+pub mod pmml;
 pub mod portfolio;
 pub mod revalidate;
 pub mod robust;

@@ -17,6 +17,9 @@ pub struct LinearModel {
     pub bias: f64,
     #[serde(default = "half")]
     pub threshold: f64,
+    /// What the import from a model file (PMML) assumed, one line per fact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub import_report: Vec<String>,
 }
 
 /// L2-regularised logistic regression, the same objective as scikit-learn's
@@ -48,6 +51,7 @@ impl LinearModel {
             weights,
             bias,
             threshold,
+            import_report: Vec::new(),
         };
         m.validate()?;
         Ok(m)

@@ -98,6 +98,24 @@ namespace Cfx
             return ImportTrees(schema, path, "path", optionsJson, Native.cfx_model_from_lightgbm_file);
         }
 
+        /// <summary>
+        /// Imports a PMML 4.x document (a Scorecard or a binary logit RegressionModel) onto
+        /// <paramref name="schema"/>, exactly or refused (<see cref="Status.FormatError"/> naming the
+        /// element and its line). <paramref name="optionsJson"/> declares what the file does not say:
+        /// favourable_class (a classifier), accept and cutoff (a scorecard), optional threshold,
+        /// scaling, special_as_missing (docs/guide/pmml.md).
+        /// </summary>
+        public static Model FromPmmlString(Schema schema, string pmml, string optionsJson = null)
+        {
+            return ImportTrees(schema, pmml, "pmml", optionsJson, Native.cfx_model_from_pmml_str);
+        }
+
+        /// <summary><see cref="FromPmmlString"/> of the file at <paramref name="path"/> (<see cref="Status.IoError"/> when unreadable).</summary>
+        public static Model FromPmmlFile(Schema schema, string path, string optionsJson = null)
+        {
+            return ImportTrees(schema, path, "path", optionsJson, Native.cfx_model_from_pmml_file);
+        }
+
         private delegate int TreeImporter(SchemaHandle schema, byte[] textOrPath, byte[] optionsJson, out ModelHandle m);
 
         private static Model ImportTrees(Schema schema, string textOrPath, string what, string optionsJson, TreeImporter import)

@@ -327,6 +327,12 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern void cfx_plausibility_free(IntPtr plausibility);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_pmml_str(SchemaHandle schema, [In] byte[] pmml,
+            [In] byte[] optionsJson, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_pmml_file(SchemaHandle schema, [In] byte[] path,
+            [In] byte[] optionsJson, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_portfolio_explain(SchemaHandle schema, ModelHandle model, ConfigHandle config,
             [In] byte[] inputPath, [In] byte[] outputPath, [In] IntPtr[] ignoreColumns, UIntPtr nIgnore,
             UIntPtr threads, PortfolioProgressFn progress, IntPtr userData, out PortfolioCountsNative outCounts);

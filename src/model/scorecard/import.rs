@@ -959,6 +959,8 @@ impl<'s> Builder<'s> {
             cutoff: options.cutoff,
             scaling: options.scaling,
             characteristics,
+            reasons: None,
+            import_report: Vec::new(),
             compiled: Vec::new(),
             dim: 0,
         };

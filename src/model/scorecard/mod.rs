@@ -49,8 +49,10 @@
 
 mod bundled;
 pub mod import;
+mod reasons;
 
 pub use bundled::{german_scorecard, german_scorecard_options};
+pub use reasons::{BinReason, CharacteristicReasons, ReasonCodeAlgorithm, ReasonCodes};
 
 use super::Model;
 use crate::error::{Error, Result, check_len};
@@ -220,6 +222,13 @@ pub struct Scorecard {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scaling: Option<ScoreScaling>,
     pub characteristics: Vec<Characteristic>,
+    /// The reason codes and baselines of an imported PMML scorecard
+    /// (kept for adverse-action reasons; they do not change the score).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasons: Option<ReasonCodes>,
+    /// What the import from a model file assumed, one line per fact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub import_report: Vec<String>,
     /// Compiled against the schema by [`Scorecard::new`] / `AnyModel::from_json`.
     #[serde(skip)]
     compiled: Vec<Compiled>,
@@ -271,6 +280,8 @@ impl Scorecard {
             cutoff,
             scaling,
             characteristics,
+            reasons: None,
+            import_report: Vec::new(),
             compiled: Vec::new(),
             dim: 0,
         };

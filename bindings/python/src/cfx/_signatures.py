@@ -102,6 +102,8 @@ SIGNATURES = {
     'cfx_plausibility_assess': (c_int32, [c_void_p, POINTER(c_double), c_size_t, POINTER(c_double), c_size_t, POINTER(c_int32), POINTER(c_double), c_size_t, POINTER(c_size_t)], False),
     'cfx_plausibility_advise_waits': (c_int32, [c_void_p, POINTER(c_void_p)], False),
     'cfx_plausibility_free': (None, [c_void_p], False),
+    'cfx_model_from_pmml_str': (c_int32, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p)], False),
+    'cfx_model_from_pmml_file': (c_int32, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p)], False),
     'cfx_portfolio_explain': (c_int32, [c_void_p, c_void_p, c_void_p, c_char_p, c_char_p, POINTER(c_char_p), c_size_t, c_size_t, PORTFOLIO_PROGRESS_FN, c_void_p, POINTER(PortfolioCounts)], False),
     'cfx_portfolio_summarize': (c_int32, [c_void_p, c_char_p, c_char_p, c_char_p, POINTER(c_double), c_size_t, POINTER(c_void_p)], False),
     'cfx_portfolio_summary_counts': (c_int32, [c_void_p, c_int64, POINTER(PortfolioCounts), POINTER(c_double), POINTER(c_double), POINTER(c_double)], False),

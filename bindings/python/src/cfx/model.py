@@ -261,6 +261,32 @@ class Model(Handle):
             )
         return imported._checked_on(check_on)
 
+    @classmethod
+    def from_pmml(cls, schema, pmml, options=None):
+        """A PMML 4.x model (a ``Scorecard`` or a binary logit ``RegressionModel``): its XML
+        text or the path of a ``.pmml`` file, read exactly or refused naming the element and its
+        line. `options` (dict or JSON) declares what the file does not say: `favourable_class`
+        (a classifier), `accept` and `cutoff` (a scorecard), optional `threshold`, `scaling`,
+        `special_as_missing` (docs/guide/pmml.md). What the import assumed is in
+        `Model.import_report`."""
+        if isinstance(pmml, os.PathLike) or (isinstance(pmml, str) and not pmml.lstrip().startswith("<")):
+            return cls(
+                n.new_handle(
+                    "cfx_model_from_pmml_file",
+                    n.ptr_of(schema, "Schema"),
+                    cstr(os.fspath(pmml)),
+                    _options(options),
+                )
+            )
+        return cls(
+            n.new_handle(
+                "cfx_model_from_pmml_str",
+                n.ptr_of(schema, "Schema"),
+                cstr(pmml, "pmml"),
+                _options(options),
+            )
+        )
+
     # Reading -----------------------------------------------------------------
 
     def to_json(self):
@@ -268,8 +294,9 @@ class Model(Handle):
 
     @property
     def import_report(self):
-        """What the import of a library's tree model assumed, one line per fact (trees used,
-        objective, special states, categorical levels); empty for other models."""
+        """What the import of a model file assumed, one line per fact (trees: trees used,
+        objective, special states, categorical levels; PMML: the declared favourable class or
+        cutoff side, fields, special states); empty for other models."""
         doc = json.loads(self.to_json())
 
         def find(v):

@@ -61,6 +61,19 @@ cfx_read_lightgbm <- function(schema, file, options = NULL) {
   .cx(C_cfx_model_from_lightgbm_file, schema, .tree_file(file), .tree_options(options))
 }
 
+#' Imports a PMML 4.x model (a Scorecard or a binary logit RegressionModel)
+#' onto a schema, exactly or refused naming the element and its line. `options`
+#' (a JSON string or a named list) declares what the file does not say:
+#' `favourable_class` (a classifier), `accept` and `cutoff` (a scorecard),
+#' optional `threshold`, `scaling`, `special_as_missing`.
+cfx_model_from_pmml <- function(schema, pmml, options = NULL) {
+  .cx(C_cfx_model_from_pmml_str, schema, enc2utf8(paste(pmml, collapse = "\n")), .tree_options(options))
+}
+
+cfx_read_pmml <- function(schema, file, options = NULL) {
+  .cx(C_cfx_model_from_pmml_file, schema, .tree_file(file), .tree_options(options))
+}
+
 .tree_file <- function(file) {
   if (!is.character(file) || length(file) != 1L || is.na(file))
     stop("cfx: 'file' must be a single path", call. = FALSE)

@@ -106,6 +106,8 @@ static const R_CallMethodDef call_methods[] = {
     {"C_cfx_plausibility_assess", (DL_FUNC)&C_cfx_plausibility_assess, 3},
     {"C_cfx_plausibility_advise_waits", (DL_FUNC)&C_cfx_plausibility_advise_waits, 1},
     {"C_cfx_plausibility_free", (DL_FUNC)&C_cfx_plausibility_free, 1},
+    {"C_cfx_model_from_pmml_str", (DL_FUNC)&C_cfx_model_from_pmml_str, 3},
+    {"C_cfx_model_from_pmml_file", (DL_FUNC)&C_cfx_model_from_pmml_file, 3},
     {"C_cfx_portfolio_explain", (DL_FUNC)&C_cfx_portfolio_explain, 8},
     {"C_cfx_portfolio_summarize", (DL_FUNC)&C_cfx_portfolio_summarize, 5},
     {"C_cfx_portfolio_summary_counts", (DL_FUNC)&C_cfx_portfolio_summary_counts, 2},

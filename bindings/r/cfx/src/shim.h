@@ -131,6 +131,8 @@ SEXP C_cfx_plausibility_fit(SEXP schema, SEXP rows, SEXP n_rows, SEXP labels);
 SEXP C_cfx_plausibility_assess(SEXP plausibility, SEXP factual, SEXP advice);
 SEXP C_cfx_plausibility_advise_waits(SEXP plausibility);
 SEXP C_cfx_plausibility_free(SEXP plausibility);
+SEXP C_cfx_model_from_pmml_str(SEXP schema, SEXP pmml, SEXP options_json);
+SEXP C_cfx_model_from_pmml_file(SEXP schema, SEXP path, SEXP options_json);
 SEXP C_cfx_portfolio_explain(SEXP schema, SEXP model, SEXP config, SEXP input_path, SEXP output_path, SEXP ignore_columns, SEXP threads, SEXP progress);
 SEXP C_cfx_portfolio_summarize(SEXP schema, SEXP input_path, SEXP output_path, SEXP group_column, SEXP edges);
 SEXP C_cfx_portfolio_summary_counts(SEXP summary, SEXP group);

@@ -1379,6 +1379,36 @@ SEXP C_cfx_plausibility_free(SEXP a_plausibility)
     return cfxr_free_kind(a_plausibility, CFXR_K_PLAUSIBILITY);
 }
 
+/* cfx_model_from_pmml_str */
+SEXP C_cfx_model_from_pmml_str(SEXP a_schema, SEXP a_pmml, SEXP a_options_json)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    const char *v_pmml = cfxr_str(a_pmml, "pmml", 0);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 1);
+    SEXP h_out_model = cfxr_new_handle(CFXR_K_MODEL, a_schema); /* PROTECTed */
+    const struct cfx_model * o_out_model = NULL;
+    cfxr_check(cfx_model_from_pmml_str(v_schema, v_pmml, v_options_json, &o_out_model));
+    R_SetExternalPtrAddr(h_out_model, (void *)o_out_model);
+    SEXP res_ = h_out_model;
+    UNPROTECT(1);
+    return res_;
+}
+
+/* cfx_model_from_pmml_file */
+SEXP C_cfx_model_from_pmml_file(SEXP a_schema, SEXP a_path, SEXP a_options_json)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    const char *v_path = cfxr_str(a_path, "path", 0);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 1);
+    SEXP h_out_model = cfxr_new_handle(CFXR_K_MODEL, a_schema); /* PROTECTed */
+    const struct cfx_model * o_out_model = NULL;
+    cfxr_check(cfx_model_from_pmml_file(v_schema, v_path, v_options_json, &o_out_model));
+    R_SetExternalPtrAddr(h_out_model, (void *)o_out_model);
+    SEXP res_ = h_out_model;
+    UNPROTECT(1);
+    return res_;
+}
+
 /* cfx_portfolio_summarize */
 SEXP C_cfx_portfolio_summarize(SEXP a_schema, SEXP a_input_path, SEXP a_output_path, SEXP a_group_column, SEXP a_edges)
 {

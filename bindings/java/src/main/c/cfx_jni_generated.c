@@ -1623,6 +1623,52 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_plausibilityFree(JNIEnv *env
     cfx_plausibility_free(HANDLE(const struct cfx_plausibility *, j_plausibility));
 }
 
+/* cfx_model_from_pmml_str */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromPmmlStr(JNIEnv *env, jclass cls, jlong j_schema, jbyteArray j_pmml, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    const struct cfx_model * r_out_model = NULL;
+    char *s_pmml = NULL;
+    char *s_options_json = NULL;
+    s_pmml = cstr_in(env, j_pmml, &fail_);
+    if (fail_) goto done;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_model_from_pmml_str(HANDLE(const struct cfx_schema *, j_schema), s_pmml, s_options_json, &r_out_model);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_model);
+    done:
+    free(s_pmml);
+    free(s_options_json);
+    return result_;
+}
+
+/* cfx_model_from_pmml_file */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromPmmlFile(JNIEnv *env, jclass cls, jlong j_schema, jbyteArray j_path, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    const struct cfx_model * r_out_model = NULL;
+    char *s_path = NULL;
+    char *s_options_json = NULL;
+    s_path = cstr_in(env, j_path, &fail_);
+    if (fail_) goto done;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_model_from_pmml_file(HANDLE(const struct cfx_schema *, j_schema), s_path, s_options_json, &r_out_model);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_model);
+    done:
+    free(s_path);
+    free(s_options_json);
+    return result_;
+}
+
 /* cfx_portfolio_summarize */
 JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_portfolioSummarize(JNIEnv *env, jclass cls, jlong j_schema, jbyteArray j_input_path, jbyteArray j_output_path, jbyteArray j_group_column, jdoubleArray j_edges) {
     (void)env;

@@ -79,7 +79,23 @@ public final class Model extends NativeResource {
         return importTrees(schema, path, "path", optionsJson, NativeGenerated::modelFromLightgbmFile);
     }
 
-    /** One of the four tree importers of the shim. */
+    /**
+     * Imports a PMML 4.x document (a {@code Scorecard} or a binary logit {@code RegressionModel})
+     * onto {@code schema}, exactly or refused ({@link Status#FORMAT_ERROR} naming the element and
+     * its line). {@code optionsJson} declares what the file does not say: {@code favourable_class}
+     * (a classifier), {@code accept} and {@code cutoff} (a scorecard), optional {@code threshold},
+     * {@code scaling}, {@code special_as_missing} (docs/guide/pmml.md).
+     */
+    public static Model fromPmmlString(Schema schema, String pmml, String optionsJson) {
+        return importTrees(schema, pmml, "pmml", optionsJson, NativeGenerated::modelFromPmmlStr);
+    }
+
+    /** {@link #fromPmmlString} of the file at {@code path} ({@link Status#IO_ERROR} when unreadable). */
+    public static Model fromPmmlFile(Schema schema, String path, String optionsJson) {
+        return importTrees(schema, path, "path", optionsJson, NativeGenerated::modelFromPmmlFile);
+    }
+
+    /** One of the model-file importers of the shim (trees, PMML): the same signature. */
     private interface TreeImporter {
         long call(long schema, byte[] textOrPath, byte[] options);
     }

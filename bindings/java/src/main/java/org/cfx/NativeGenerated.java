@@ -733,6 +733,18 @@ final class NativeGenerated {
     static native void plausibilityFree(long plausibility);
 
     /**
+     * {@code cfx_model_from_pmml_str}: Imports a PMML document given as a string (see the module
+     * docs). On success {@code *out_model} owns a new handle.
+     */
+    static native long modelFromPmmlStr(long schema, byte[] pmml, byte[] optionsJson);
+
+    /**
+     * {@code cfx_model_from_pmml_file}: Imports a PMML file ({@code CFX_STATUS_IO_ERROR} when it
+     * cannot be read). On success {@code *out_model} owns a new handle.
+     */
+    static native long modelFromPmmlFile(long schema, byte[] path, byte[] optionsJson);
+
+    /**
      * {@code cfx_portfolio_summarize}: Summarises the JSON-lines file {@code output_path} written by
      * {@code cfx_portfolio_explain}: the share of declined applicants with recourse, the quantiles of
      * the recourse cost and the changes asked most often. With a {@code group_column} (NULL = no
