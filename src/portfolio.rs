@@ -352,7 +352,7 @@ struct Explained {
 /// the run. [`Config::batch_threads`] workers (0: all cores) parse, explain
 /// and format chunks; the output does not depend on their number.
 ///
-/// Errors (nothing is explained): a bad configuration, a model other than a linear (logistic) model or a tree ensemble, an
+/// Errors (nothing is explained): a bad configuration, a model other than a linear (logistic) model, a tree ensemble or a ReLU network, an
 /// unreadable input or unwritable output, a header missing a feature or naming
 /// a column neither a feature nor in [`PortfolioOptions::ignore_columns`].
 /// Errors of single rows are lines of the output, not errors of the call.
@@ -371,9 +371,11 @@ pub fn explain_portfolio(
             "chunk_rows must be at least 1".into(),
         ));
     }
-    if model.as_linear().is_none() && model.as_trees().is_none() {
+    if model.as_linear().is_none() && model.as_trees().is_none() && model.as_mlp().is_none() {
         return Err(Error::InvalidArgument(
-            "the portfolio stream needs a linear (logistic) model or a tree ensemble".into(),
+            "the portfolio stream needs a linear (logistic) model, a tree ensemble or a ReLU \
+             network"
+                .into(),
         ));
     }
     let applicants = ApplicantsCsv::open(input)?;

@@ -138,7 +138,7 @@ fn strings<'a>(p: *const *const c_char, n: usize, param: &str) -> FfiResult<Vec<
 /// on the caller's thread after each chunk with `user_data`, and returning
 /// `false` stops the run with `CFX_STATUS_CANCELLED`: the output then ends
 /// after the last row reported, every line whole, and `*out_counts` is not
-/// written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (a model other than a linear one or a tree ensemble, a
+/// written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (a model other than a linear one, a tree ensemble or a ReLU network, a
 /// bad configuration), `IO_ERROR` (unreadable input, unwritable output),
 /// `DATA_ERROR` (a header without a feature or with an unknown column).
 /// Thread-safe (schema, model and config are only read).
