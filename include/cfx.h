@@ -911,10 +911,11 @@ extern "C" {
 
 /**
  * The optimal coherent counterfactual of a declined applicant (`row`: one raw
- * value per feature; categorical = level index) under a logistic model, or a
- * proof that none exists. `config` may be NULL (defaults: 10 s per solve,
- * 1 thread, MIP gap 1e-9, margin 1e-6). Errors: `INVALID_ARGUMENT` for an MLP
- * model, an applicant already accepted, or a bad configuration;
+ * value per feature; categorical = level index) under a logistic model, a
+ * scorecard, a tree ensemble or a ReLU network, or a proof that none exists.
+ * `config` may be NULL (defaults: 10 s per solve, 1 thread, MIP gap 1e-9,
+ * margin 1e-6). Errors: `INVALID_ARGUMENT` for an MLP with tanh or sigmoid
+ * units, an applicant already accepted, or a bad configuration;
  * `DIMENSION_MISMATCH`; `INCOHERENT` for an incoherent row. Infeasibility and
  * time limits are outcomes, not errors. `*out_result` is owned by the caller.
  * Thread-safe (schema, model and config are only read).
@@ -1036,7 +1037,7 @@ void cfx_coherent_result_free(const struct cfx_coherent_result *result);
  * does not fail the call: its status and message are read with
  * `cfx_coherent_batch_status`/`cfx_coherent_batch_error`. Errors of the call
  * itself: `NULL_ARGUMENT`, `DIMENSION_MISMATCH`, `INVALID_ARGUMENT` (a NaN or
- * infinite value, an MLP model, a bad configuration). `*out_batch` is owned by
+ * infinite value, an MLP with tanh or sigmoid units, a bad configuration). `*out_batch` is owned by
  * the caller. Thread-safe (schema, model and config are only read).
  */
 cfx_status cfx_coherent_explain_batch(const struct cfx_schema *schema,
@@ -1880,7 +1881,7 @@ cfx_status cfx_model_from_pmml_file(const struct cfx_schema *schema,
  * on the caller's thread after each chunk with `user_data`, and returning
  * `false` stops the run with `CFX_STATUS_CANCELLED`: the output then ends
  * after the last row reported, every line whole, and `*out_counts` is not
- * written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (a model other than a linear one or a tree ensemble, a
+ * written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (a model other than a linear one, a tree ensemble or a ReLU network, a
  * bad configuration), `IO_ERROR` (unreadable input, unwritable output),
  * `DATA_ERROR` (a header without a feature or with an unknown column).
  * Thread-safe (schema, model and config are only read).
@@ -3159,7 +3160,8 @@ uint32_t cfx_abi_version(void);
  * with another status is not an error either: the call succeeds with the
  * best advice found, which `cfx_waiting_advice_proven` says is not proven
  * optimal, or with `UNPROVEN` when none was found. Errors:
- * `INVALID_ARGUMENT` for an applicant already accepted, an MLP model, a NaN
+ * `INVALID_ARGUMENT` for an applicant already accepted, an MLP with tanh or
+ * sigmoid units, a NaN
  * value or a bad configuration; `DIMENSION_MISMATCH`; `INCOHERENT` for an
  * incoherent row. `*out_advice` is owned by the caller. Thread-safe (schema,
  * model and config are only read).

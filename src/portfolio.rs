@@ -361,7 +361,7 @@ struct Explained {
 /// and format chunks; the output does not depend on their number.
 ///
 /// Errors (nothing is explained, `output` is untouched): `output` naming the input (the same file,
-/// a symbolic or hard link to it), a bad configuration, a model other than a linear (logistic) model or a tree ensemble, an
+/// a symbolic or hard link to it), a bad configuration, a model other than a linear (logistic) model, a tree ensemble or a ReLU network, an
 /// unreadable input or unwritable output, a header missing a feature or naming
 /// a column neither a feature nor in [`PortfolioOptions::ignore_columns`].
 /// Errors of single rows are lines of the output, not errors of the call.
@@ -382,9 +382,11 @@ pub fn explain_portfolio(
         ));
     }
     crate::model::check_model_for_schema(model, schema, "the schema")?;
-    if model.as_linear().is_none() && model.as_trees().is_none() {
+    if model.as_linear().is_none() && model.as_trees().is_none() && model.as_mlp().is_none() {
         return Err(Error::InvalidArgument(
-            "the portfolio stream needs a linear (logistic) model or a tree ensemble".into(),
+            "the portfolio stream needs a linear (logistic) model, a tree ensemble or a ReLU \
+             network"
+                .into(),
         ));
     }
     let applicants = ApplicantsCsv::open(input)?;

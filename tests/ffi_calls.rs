@@ -1114,3 +1114,116 @@ fn advised_ranges_through_the_builder_and_from_plausibility() {
         );
     }
 }
+
+/// A ReLU network trained through the C ABI is explained by the exact engine
+/// through the same entry point as any model: proven optimal by HiGHS, and
+/// the network itself (`cfx_model_predict`) accepts the answer. A tanh
+/// network is refused with `INVALID_ARGUMENT` and a message saying why.
+#[test]
+fn the_exact_engine_explains_an_mlp_through_the_c_api() {
+    use cfx::ffi::coherent::*;
+    use cfx::ffi::error::cfx_last_error_message;
+    unsafe {
+        let mut d = null();
+        assert_eq!(cfx_dataset_load_german(null(), &mut d), cfx_status::Ok);
+        let (mut tr, mut te) = (null(), null());
+        assert_eq!(
+            cfx_dataset_holdout_split(d, &mut tr, &mut te),
+            cfx_status::Ok
+        );
+        let mut schema = null();
+        assert_eq!(cfx_dataset_schema(tr, &mut schema), cfx_status::Ok);
+        let mut mlp = null();
+        assert_eq!(
+            cfx_model_train_mlp(tr, [8usize].as_ptr(), 1, 20, 64, 2e-3, 1e-4, 3, &mut mlp),
+            cfx_status::Ok
+        );
+        let (mut n_rows, mut width) = (0, 0);
+        cfx_dataset_n_rows(te, &mut n_rows);
+        cfx_schema_encoded_dim(schema, &mut width);
+        let accepts = |raw: &[f64]| {
+            let mut x = vec![0.0; width];
+            let mut n = 0;
+            assert_eq!(
+                cfx_schema_encode(
+                    schema,
+                    raw.as_ptr(),
+                    raw.len(),
+                    x.as_mut_ptr(),
+                    width,
+                    &mut n
+                ),
+                cfx_status::Ok
+            );
+            let (mut s, mut p, mut acc) = (0.0, 0.0, -1);
+            assert_eq!(
+                cfx_model_predict(mlp, x.as_ptr(), width, &mut s, &mut p, &mut acc),
+                cfx_status::Ok
+            );
+            acc == 1
+        };
+        let mut explained = 0;
+        for k in 0..n_rows {
+            let mut row = [0.0; 64];
+            let mut len = 0;
+            assert_eq!(
+                cfx_dataset_row(te, k, row.as_mut_ptr(), 64, &mut len),
+                cfx_status::Ok
+            );
+            let row = &row[..len];
+            if accepts(row) {
+                continue;
+            }
+            let mut r = null();
+            assert_eq!(
+                cfx_coherent_explain(schema, mlp, null(), row.as_ptr(), len, &mut r),
+                cfx_status::Ok
+            );
+            let (mut outcome, mut by) = (-1, -1);
+            cfx_coherent_result_outcome(r, &mut outcome, null_mut());
+            cfx_coherent_result_proved_by(r, &mut by);
+            assert_eq!(outcome, cfx_coherent_outcome::Optimal as i32);
+            assert_eq!(by, cfx_proved_by::Highs as i32);
+            let mut cf = [0.0; 64];
+            let mut n = 0;
+            assert_eq!(
+                cfx_coherent_result_counterfactual(r, 0, cf.as_mut_ptr(), 64, &mut n),
+                cfx_status::Ok
+            );
+            assert!(accepts(&cf[..n]), "the network declines the answer");
+            cfx_coherent_result_free(r);
+            explained += 1;
+            if explained == 3 {
+                break;
+            }
+        }
+        assert_eq!(explained, 3);
+        // The same network with tanh units: refused, with the reason.
+        let json = string_of(|b, c, l| cfx_model_to_json(mlp, b, c, l));
+        let tanh = CString::new(json.replacen("\"relu\"", "\"tanh\"", 1)).unwrap();
+        let mut bad = null();
+        assert_eq!(
+            cfx_model_from_json(schema, tanh.as_ptr(), &mut bad),
+            cfx_status::Ok
+        );
+        let mut row = [0.0; 64];
+        let mut len = 0;
+        cfx_dataset_row(te, 0, row.as_mut_ptr(), 64, &mut len);
+        let mut r = null();
+        assert_eq!(
+            cfx_coherent_explain(schema, bad, null(), row.as_ptr(), len, &mut r),
+            cfx_status::InvalidArgument
+        );
+        assert!(r.is_null());
+        let mut msg = [0 as c_char; 512];
+        cfx_last_error_message(msg.as_mut_ptr(), 512);
+        let msg = std::ffi::CStr::from_ptr(msg.as_ptr()).to_string_lossy();
+        assert!(msg.contains("ReLU networks only"), "{msg}");
+        cfx_model_free(bad);
+        cfx_model_free(mlp);
+        cfx_schema_free(schema);
+        cfx_dataset_free(te);
+        cfx_dataset_free(tr);
+        cfx_dataset_free(d);
+    }
+}

@@ -110,6 +110,21 @@ pub struct Config {
     /// [`Robustness`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robustness: Option<Robustness>,
+    /// For a ReLU network: tighten the bounds of the units after the first
+    /// layer by LP (OBBT, see the exact-engine guide) before the MIP (default
+    /// true). Off, the big-M rows use interval bounds only — the plain
+    /// formulation, proven optimal all the same, usually slower. Written
+    /// out only when off, so existing fingerprints do not change.
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub mlp_bound_tightening: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
 }
 
 /// A robustness target for the exact engine: the answer x̌ must keep
@@ -185,6 +200,7 @@ impl Default for Config {
             solver: SolverChoice::Auto,
             node_limit: default_node_limit(),
             robustness: None,
+            mlp_bound_tightening: true,
         }
     }
 }

@@ -382,6 +382,109 @@ pub(crate) fn solve(mip: &Mip, opts: &Options) -> MipSolution {
     }
 }
 
+/// The least and greatest value of each linear objective over the LP
+/// relaxation of `mip` (integrality dropped), for the bound tightening of
+/// `mlp.rs`: one HiGHS instance, the LP passed once, and per objective a
+/// minimisation and a maximisation warm-started from the previous basis.
+/// `None` for an objective whose LP did not finish optimal (time limit,
+/// numerical trouble): the caller keeps its interval bound. The whole batch
+/// stops at `time_limit` seconds (the rest come back `None`). Never panics.
+pub(crate) fn lp_ranges(
+    mip: &Mip,
+    objectives: &[Vec<(usize, f64)>],
+    time_limit: f64,
+) -> Vec<Option<(f64, f64)>> {
+    let start = Instant::now();
+    let mut out = vec![None; objectives.len()];
+    let n = mip.n_cols();
+    if !mip.well_formed()
+        || objectives
+            .iter()
+            .flatten()
+            .any(|&(c, v)| c >= n || !v.is_finite())
+    {
+        return out;
+    }
+    // SAFETY: plain constructor; the guard destroys it.
+    let h = Instance(unsafe { hs::Highs_create() });
+    if h.0.is_null() {
+        return out;
+    }
+    let options_ok = set_bool(&h, "output_flag", false)
+        && set_bool(&h, "log_to_console", false)
+        && set_int(&h, "threads", 1)
+        && set_int(&h, "random_seed", 0)
+        && set_string(&h, "presolve", "off")
+        && set_double(&h, "primal_feasibility_tolerance", 1e-9)
+        && set_double(&h, "dual_feasibility_tolerance", 1e-9);
+    if !options_ok {
+        return out;
+    }
+    let m = mip.n_rows();
+    let a_start: Vec<HighsInt> = mip.row_start.iter().map(|&s| s as HighsInt).collect();
+    let a_index: Vec<HighsInt> = mip.row_index.iter().map(|&c| c as HighsInt).collect();
+    let zero = vec![0.0; n];
+    // SAFETY: every array has the length HiGHS reads (checked by well_formed).
+    let pass = unsafe {
+        hs::Highs_passLp(
+            h.0,
+            n as HighsInt,
+            m as HighsInt,
+            a_index.len() as HighsInt,
+            hs::MATRIX_FORMAT_ROW_WISE,
+            hs::OBJECTIVE_SENSE_MINIMIZE,
+            0.0,
+            zero.as_ptr(),
+            mip.lower.as_ptr(),
+            mip.upper.as_ptr(),
+            mip.row_lower.as_ptr(),
+            mip.row_upper.as_ptr(),
+            a_start.as_ptr(),
+            a_index.as_ptr(),
+            mip.row_value.as_ptr(),
+        )
+    };
+    if !ok(pass) || n == 0 {
+        return out;
+    }
+    let mut cost = vec![0.0; n];
+    for (k, obj) in objectives.iter().enumerate() {
+        let left = time_limit - start.elapsed().as_secs_f64();
+        if !(left > 0.0) || !set_double(&h, "time_limit", left) {
+            break;
+        }
+        cost.fill(0.0);
+        for &(c, v) in obj {
+            cost[c] += v;
+        }
+        // SAFETY: `cost` has n entries, columns 0..n−1.
+        if !ok(unsafe { hs::Highs_changeColsCostByRange(h.0, 0, n as HighsInt - 1, cost.as_ptr()) })
+        {
+            break;
+        }
+        let mut ends = [f64::NAN; 2];
+        for (e, sense) in [hs::OBJECTIVE_SENSE_MINIMIZE, hs::OBJECTIVE_SENSE_MAXIMIZE]
+            .into_iter()
+            .enumerate()
+        {
+            // SAFETY: valid instance with a model.
+            let solved = unsafe {
+                ok(hs::Highs_changeObjectiveSense(h.0, sense))
+                    && hs::Highs_run(h.0) != hs::STATUS_ERROR
+                    && hs::Highs_getModelStatus(h.0) == hs::MODEL_STATUS_OPTIMAL
+            };
+            if solved {
+                // SAFETY: valid instance.
+                ends[e] = unsafe { hs::Highs_getObjectiveValue(h.0) };
+            }
+        }
+        if ends.iter().all(|v| v.is_finite()) {
+            out[k] = Some((ends[0], ends[1]));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

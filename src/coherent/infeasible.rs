@@ -13,7 +13,7 @@ use crate::schema::{Direction, Schema};
 
 /// The schema with the given constraint groups lifted (used to find what blocks
 /// recourse).
-fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
+pub(super) fn relaxed(schema: &Schema, groups: &[ConstraintGroup]) -> Result<Schema> {
     let mut features = schema.features.clone();
     for f in &mut features {
         for g in groups {

@@ -38,6 +38,9 @@ mod diverse;
 mod explanation;
 mod highs;
 mod infeasible;
+mod mlp;
+#[cfg(test)]
+mod mlp_tests;
 mod program;
 pub mod separable;
 mod tree_bound;
@@ -140,10 +143,19 @@ fn prepare_row<'m>(
         Scoring::Linear(lin, robust)
     } else if let Some(ens) = model.as_trees() {
         Scoring::Trees(ens)
+    } else if let Some(net) = model.as_mlp() {
+        mlp::check_network(net)?;
+        Scoring::Mlp(
+            net,
+            mlp::Tightening {
+                tighten: config.mlp_bound_tightening,
+                time_limit: config.time_limit_seconds,
+            },
+        )
     } else {
         return Err(Error::InvalidArgument(
-            "the coherent MIP needs a linear (logistic) model, a points scorecard or a tree \
-             ensemble; use a robust or sequential method for MLPs"
+            "the coherent MIP needs a linear (logistic) model, a points scorecard, a tree \
+             ensemble or a ReLU network"
                 .into(),
         ));
     };
@@ -174,6 +186,10 @@ impl Scoring<'_> {
                 let score = m.score(encoded);
                 (score, sigmoid(score), score > logit(m.threshold()))
             }
+            Scoring::Mlp(m, _) => {
+                let score = m.score(encoded);
+                (score, sigmoid(score), score > logit(m.threshold))
+            }
             Scoring::Scorecard(c) => {
                 let points = c.score_raw(schema, raw)?;
                 (
@@ -190,15 +206,16 @@ impl Scoring<'_> {
             Scoring::Linear(m, _) => *m,
             Scoring::Scorecard(c) => *c,
             Scoring::Trees(t) => *t,
+            Scoring::Mlp(m, _) => *m,
         }
     }
 
     /// The first tolerance margin: the configured one for a probability model
-    /// (linear or trees); 0 for a scorecard, whose points are exact and whose
-    /// ties are accepted. Retries escalate this part only.
+    /// (linear, trees or a network); 0 for a scorecard, whose points are exact
+    /// and whose ties are accepted. Retries escalate this part only.
     fn first_tolerance(&self, config: &Config) -> f64 {
         match self {
-            Scoring::Linear(..) | Scoring::Trees(_) => config.margin,
+            Scoring::Linear(..) | Scoring::Trees(_) | Scoring::Mlp(..) => config.margin,
             Scoring::Scorecard(_) => 0.0,
         }
     }
@@ -207,7 +224,7 @@ impl Scoring<'_> {
     fn robust_margin(&self) -> f64 {
         match self {
             Scoring::Linear(_, robust) => *robust,
-            Scoring::Scorecard(_) | Scoring::Trees(_) => 0.0,
+            Scoring::Scorecard(_) | Scoring::Trees(_) | Scoring::Mlp(..) => 0.0,
         }
     }
 
@@ -470,9 +487,9 @@ fn solve_separable(
             ws.build_scorecard(schema, card, factual, fixes)?;
             card.cutoff - SCORECARD_ROUNDING * card.cutoff.abs().max(1.0)
         }
-        Scoring::Trees(_) => {
+        Scoring::Trees(_) | Scoring::Mlp(..) => {
             return Err(Error::Solver(
-                "internal: the separable solver was chosen for a tree ensemble".into(),
+                "internal: the separable solver was chosen for a tree ensemble or a network".into(),
             ));
         }
     };
@@ -662,7 +679,8 @@ impl<'a> Run<'a> {
             SolverChoice::Separable if !separable_model => {
                 return Err(Error::InvalidArgument(
                     "the separable solver takes linear models and scorecards only (a tree \
-                     ensemble's splits couple its features); use solver 'auto' or 'mip'"
+                     ensemble's splits and a network's units couple its features); use solver \
+                     'auto' or 'mip'"
                         .into(),
                 ));
             }

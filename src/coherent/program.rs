@@ -51,7 +51,7 @@
 use super::highs::Mip;
 use crate::error::{Error, Result};
 use crate::model::scorecard::{Compiled, Scorecard};
-use crate::model::{LinearModel, TreeEnsemble};
+use crate::model::{LinearModel, MlpModel, TreeEnsemble};
 use crate::schema::{COHERENCE_TOL, Direction, FeatureKind, Schema};
 
 /// The model class a program is built for: the decision row and the pruning
@@ -65,6 +65,9 @@ pub(crate) enum Scoring<'m> {
     /// A tree ensemble: OCEAN's leaf and split indicators joined to the
     /// polytope (Parmentier & Vidal 2021; `trees.rs`).
     Trees(&'m TreeEnsemble),
+    /// A ReLU network: one binary per unstable unit, big-M rows from bounds
+    /// tightened over the polytope (`mlp.rs`).
+    Mlp(&'m MlpModel, super::mlp::Tightening),
 }
 
 /// A value bin of a scorecard characteristic in the program: its binary and the
@@ -582,6 +585,7 @@ impl Program {
             Scoring::Linear(m, _) => Program::build_linear(schema, m, factual, margin),
             Scoring::Scorecard(m) => Program::build_scorecard(schema, m, factual, margin),
             Scoring::Trees(m) => super::trees::build(schema, m, factual, margin),
+            Scoring::Mlp(m, t) => super::mlp::build(schema, m, factual, margin, t),
         }
     }
 

@@ -133,10 +133,11 @@ fn run(
 }
 
 /// The optimal coherent counterfactual of a declined applicant (`row`: one raw
-/// value per feature; categorical = level index) under a logistic model, or a
-/// proof that none exists. `config` may be NULL (defaults: 10 s per solve,
-/// 1 thread, MIP gap 1e-9, margin 1e-6). Errors: `INVALID_ARGUMENT` for an MLP
-/// model, an applicant already accepted, or a bad configuration;
+/// value per feature; categorical = level index) under a logistic model, a
+/// scorecard, a tree ensemble or a ReLU network, or a proof that none exists.
+/// `config` may be NULL (defaults: 10 s per solve, 1 thread, MIP gap 1e-9,
+/// margin 1e-6). Errors: `INVALID_ARGUMENT` for an MLP with tanh or sigmoid
+/// units, an applicant already accepted, or a bad configuration;
 /// `DIMENSION_MISMATCH`; `INCOHERENT` for an incoherent row. Infeasibility and
 /// time limits are outcomes, not errors. `*out_result` is owned by the caller.
 /// Thread-safe (schema, model and config are only read).
@@ -406,7 +407,7 @@ unsafe impl ArcHandle for cfx_coherent_batch {
 /// does not fail the call: its status and message are read with
 /// `cfx_coherent_batch_status`/`cfx_coherent_batch_error`. Errors of the call
 /// itself: `NULL_ARGUMENT`, `DIMENSION_MISMATCH`, `INVALID_ARGUMENT` (a NaN or
-/// infinite value, an MLP model, a bad configuration). `*out_batch` is owned by
+/// infinite value, an MLP with tanh or sigmoid units, a bad configuration). `*out_batch` is owned by
 /// the caller. Thread-safe (schema, model and config are only read).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_coherent_explain_batch(

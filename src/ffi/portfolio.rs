@@ -149,7 +149,7 @@ fn strings<'a>(p: *const *const c_char, n: usize, param: &str) -> FfiResult<Vec<
 /// file that looks finished and an existing `output_path` stays as it was.
 ///
 /// Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (`output_path` names the input,
-/// a model other than a linear one or a tree ensemble, a
+/// a model other than a linear one, a tree ensemble or a ReLU network, a
 /// bad configuration), `IO_ERROR` (unreadable input, unwritable output),
 /// `DATA_ERROR` (a header without a feature or with an unknown column).
 /// Thread-safe (schema, model and config are only read).

@@ -72,7 +72,8 @@ fn found(r: &WaitingResult) -> FfiResult<&WaitingAdvice> {
 /// with another status is not an error either: the call succeeds with the
 /// best advice found, which `cfx_waiting_advice_proven` says is not proven
 /// optimal, or with `UNPROVEN` when none was found. Errors:
-/// `INVALID_ARGUMENT` for an applicant already accepted, an MLP model, a NaN
+/// `INVALID_ARGUMENT` for an applicant already accepted, an MLP with tanh or
+/// sigmoid units, a NaN
 /// value or a bad configuration; `DIMENSION_MISMATCH`; `INCOHERENT` for an
 /// incoherent row. `*out_advice` is owned by the caller. Thread-safe (schema,
 /// model and config are only read).

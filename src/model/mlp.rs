@@ -135,6 +135,9 @@ impl Model for MlpModel {
     fn input_dim(&self) -> usize {
         self.network.n_inputs()
     }
+    fn as_mlp(&self) -> Option<&MlpModel> {
+        Some(self)
+    }
     fn threshold(&self) -> f64 {
         self.threshold
     }

@@ -122,6 +122,10 @@ pub trait Model: Send + Sync + std::fmt::Debug {
     fn as_trees(&self) -> Option<&TreeEnsemble> {
         None
     }
+    /// The network behind this one, when it is an MLP (enables the ReLU MIP).
+    fn as_mlp(&self) -> Option<&MlpModel> {
+        None
+    }
     /// Whether [`Model::score_gradient_in`] gives a useful input gradient.
     /// False for step functions (scorecards, tree ensembles): the methods that
     /// follow the gradient (Wachter, PROBE, CROCO) refuse such models
@@ -421,6 +425,9 @@ impl Model for AnyModel {
     }
     fn as_trees(&self) -> Option<&TreeEnsemble> {
         self.inner().as_trees()
+    }
+    fn as_mlp(&self) -> Option<&MlpModel> {
+        self.inner().as_mlp()
     }
     fn has_input_gradient(&self) -> bool {
         self.inner().has_input_gradient()

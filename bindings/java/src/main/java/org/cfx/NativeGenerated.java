@@ -18,12 +18,13 @@ final class NativeGenerated {
 
     /**
      * {@code cfx_coherent_explain}: The optimal coherent counterfactual of a declined applicant
-     * ({@code row}: one raw value per feature; categorical = level index) under a logistic model, or a
-     * proof that none exists. {@code config} may be NULL (defaults: 10 s per solve, 1 thread, MIP gap
-     * 1e-9, margin 1e-6). Errors: {@code INVALID_ARGUMENT} for an MLP model, an applicant already
-     * accepted, or a bad configuration; {@code DIMENSION_MISMATCH}; {@code INCOHERENT} for an
-     * incoherent row. Infeasibility and time limits are outcomes, not errors. {@code *out_result} is
-     * owned by the caller. Thread-safe (schema, model and config are only read).
+     * ({@code row}: one raw value per feature; categorical = level index) under a logistic model, a
+     * scorecard, a tree ensemble or a ReLU network, or a proof that none exists. {@code config} may be
+     * NULL (defaults: 10 s per solve, 1 thread, MIP gap 1e-9, margin 1e-6). Errors: {@code
+     * INVALID_ARGUMENT} for an MLP with tanh or sigmoid units, an applicant already accepted, or a bad
+     * configuration; {@code DIMENSION_MISMATCH}; {@code INCOHERENT} for an incoherent row.
+     * Infeasibility and time limits are outcomes, not errors. {@code *out_result} is owned by the
+     * caller. Thread-safe (schema, model and config are only read).
      */
     static native long coherentExplain(long schema, long model, long config, double[] row);
 
@@ -108,8 +109,8 @@ final class NativeGenerated {
      * (already accepted, incoherent) does not fail the call: its status and message are read with
      * {@code cfx_coherent_batch_status}/{@code cfx_coherent_batch_error}. Errors of the call itself:
      * {@code NULL_ARGUMENT}, {@code DIMENSION_MISMATCH}, {@code INVALID_ARGUMENT} (a NaN or infinite
-     * value, an MLP model, a bad configuration). {@code *out_batch} is owned by the caller.
-     * Thread-safe (schema, model and config are only read).
+     * value, an MLP with tanh or sigmoid units, a bad configuration). {@code *out_batch} is owned by
+     * the caller. Thread-safe (schema, model and config are only read).
      */
     static native long coherentExplainBatch(long schema, long model, long config, double[] rows, long nRows);
 
@@ -1743,9 +1744,9 @@ final class NativeGenerated {
      * limit, the separable solver's node limit) or with another status is not an error either: the
      * call succeeds with the best advice found, which {@code cfx_waiting_advice_proven} says is not
      * proven optimal, or with {@code UNPROVEN} when none was found. Errors: {@code INVALID_ARGUMENT}
-     * for an applicant already accepted, an MLP model, a NaN value or a bad configuration; {@code
-     * DIMENSION_MISMATCH}; {@code INCOHERENT} for an incoherent row. {@code *out_advice} is owned by
-     * the caller. Thread-safe (schema, model and config are only read).
+     * for an applicant already accepted, an MLP with tanh or sigmoid units, a NaN value or a bad
+     * configuration; {@code DIMENSION_MISMATCH}; {@code INCOHERENT} for an incoherent row. {@code
+     * *out_advice} is owned by the caller. Thread-safe (schema, model and config are only read).
      */
     static native long coherentExplainWithWaiting(long schema, long model, long config, double[] row);
 
