@@ -971,24 +971,6 @@ fn integer_categories_and_numeric_level_names_are_read_or_refused() {
     .unwrap();
     let m = TreeEnsemble::from_xgboost_json(
         &rules_file("xgb_intcat.json"),
-/// Issue 41, tests that can fail: a LightGBM categorical split over 40
-/// levels stores its set in a bitset of two 32-bit words, and XGBoost's
-/// default `max_cat_to_onehot` (4) makes the splits of a three-level
-/// categorical one-hot (one level against the rest). Oracle: the libraries'
-/// own margins (`benches/peers/import_rules.py`, `--only wide_onehot`) on
-/// every level at five values of `b`. A reader of the first word only — every
-/// level from 32 on sent right — fails these rows.
-#[test]
-fn wide_lightgbm_bitsets_and_default_one_hot_xgboost_splits_match_the_libraries() {
-    let names: Vec<String> = (0..40).map(|k| format!("L{k:02}")).collect();
-    let levels: Vec<&str> = names.iter().map(String::as_str).collect();
-    let s = Schema::new(vec![
-        Feature::contiguous("b", -8.0, 8.0),
-        Feature::categorical("w", &levels),
-    ])
-    .unwrap();
-    let m = TreeEnsemble::from_lightgbm_text(
-        &rules_file("lgbm_wide.txt"),
         &s,
         &ImportOptions::default(),
     )
@@ -1021,6 +1003,30 @@ fn wide_lightgbm_bitsets_and_default_one_hot_xgboost_splits_match_the_libraries(
             .unwrap();
     let p = TreeEnsemble::from_xgboost_json(&json, &s, &pos).unwrap();
     assert!(worst_unchecked(&p, &rows, &lib) > 1e-6);
+}
+
+/// Issue 41, tests that can fail: a LightGBM categorical split over 40
+/// levels stores its set in a bitset of two 32-bit words, and XGBoost's
+/// default `max_cat_to_onehot` (4) makes the splits of a three-level
+/// categorical one-hot (one level against the rest). Oracle: the libraries'
+/// own margins (`benches/peers/import_rules.py`, `--only wide_onehot`) on
+/// every level at five values of `b`. A reader of the first word only — every
+/// level from 32 on sent right — fails these rows.
+#[test]
+fn wide_lightgbm_bitsets_and_default_one_hot_xgboost_splits_match_the_libraries() {
+    let names: Vec<String> = (0..40).map(|k| format!("L{k:02}")).collect();
+    let levels: Vec<&str> = names.iter().map(String::as_str).collect();
+    let s = Schema::new(vec![
+        Feature::contiguous("b", -8.0, 8.0),
+        Feature::categorical("w", &levels),
+    ])
+    .unwrap();
+    let m = TreeEnsemble::from_lightgbm_text(
+        &rules_file("lgbm_wide.txt"),
+        &s,
+        &ImportOptions::default(),
+    )
+    .unwrap();
     let rows = rules_rows(&rules_file("lgbm_wide_rows.csv"));
     let lib = margins(&rules_file("lgbm_wide_margins.csv"));
     assert_eq!((rows.len(), lib.len()), (200, 200));
