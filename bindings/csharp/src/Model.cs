@@ -68,9 +68,15 @@ namespace Cfx
         /// Imports an XGBoost model saved as JSON (Booster.save_model("m.json"), objective
         /// binary:logistic) onto <paramref name="schema"/>: model columns map to features by name,
         /// one-hot columns "&lt;feature&gt;=&lt;level&gt;" to levels. <paramref name="optionsJson"/> is null
-        /// (defaults) or a JSON object with the optional keys "columns", "special_as_missing" and
-        /// "threshold". A model or option the importer does not understand throws a
-        /// <see cref="CfxException"/> with <see cref="Status.FormatError"/> naming it.
+        /// (defaults) or a JSON object with the optional keys "columns", "special_as_missing",
+        /// "threshold" (the cutoff on the library's probability), "favourable_class" (0 for a model of
+        /// the probability of default, whose margin cfx negates; 1 for a model of repayment; undeclared,
+        /// 1 is assumed and the import report says so) or "score_is" ("probability_of_default"),
+        /// "missing" (XGBoost's missing value, which the JSON does not record), "trees",
+        /// "category_codes", "unseen_levels" and "missing_levels" (docs/guide/gradient-boosted-models.md);
+        /// check the favourable class on labelled applicants with <see cref="CheckFavourable"/>. A model
+        /// or option the importer does not understand throws a <see cref="CfxException"/> with
+        /// <see cref="Status.FormatError"/> naming it.
         /// </summary>
         public static Model FromXgboostJson(Schema schema, string json, string optionsJson = null)
         {

@@ -53,9 +53,15 @@ public final class Model extends NativeResource {
      * Imports an XGBoost model saved as JSON ({@code Booster.save_model("m.json")}, objective
      * {@code binary:logistic}) onto {@code schema}: model columns map to features by name, one-hot
      * columns {@code <feature>=<level>} to levels. {@code optionsJson} may be null (defaults) or a
-     * JSON object with the optional keys {@code columns}, {@code special_as_missing} and
-     * {@code threshold}. A model or option the importer does not understand is a
-     * {@link CfxException} with {@link Status#FORMAT_ERROR} naming it.
+     * JSON object with the optional keys {@code columns}, {@code special_as_missing},
+     * {@code threshold} (the cutoff on the library's probability), {@code favourable_class} (0 for a
+     * model of the probability of default, whose margin cfx negates; 1 for a model of repayment;
+     * undeclared, 1 is assumed and the import report says so) or {@code score_is}
+     * ({@code "probability_of_default"}), {@code missing} (XGBoost's {@code missing} value, which the
+     * JSON does not record), {@code trees}, {@code category_codes}, {@code unseen_levels} and
+     * {@code missing_levels} (docs/guide/gradient-boosted-models.md); check the favourable class on
+     * labelled applicants with {@link #checkFavourable}. A model or option the importer does not
+     * understand is a {@link CfxException} with {@link Status#FORMAT_ERROR} naming it.
      */
     public static Model fromXgboostJson(Schema schema, String json, String optionsJson) {
         return importTrees(schema, json, "json", optionsJson, NativeGenerated::modelFromXgboostJson);
