@@ -515,3 +515,117 @@ fn array_tokens_follow_the_standard() {
             .unwrap();
     assert!(xml::array_tokens(&bad.children[0]).is_err());
 }
+
+/// The file's own score of a raw row, read straight from the document: the
+/// scorecard's first TRUE attribute per characteristic (no bins), or the
+/// logit of the first regression table (no encoding). An oracle for cfx's
+/// answers that shares neither the bin resolution nor the encoding.
+fn direct_score(text: &str, s: &Schema, raw: &[f64]) -> f64 {
+    let root = xml::parse(text).unwrap();
+    let opts = card_opts(Accept::AtOrAbove, 0.0);
+    let seen = |f: &fields::Fields, name: &str| -> Seen {
+        let v = &f.by_name[name];
+        let x = raw[v.feature];
+        match &s.features[v.feature].kind {
+            FeatureKind::Categorical { .. } => v.states[x as usize].clone(),
+            FeatureKind::Contiguous { special_states, .. } => {
+                match special_states.iter().position(|st| st.code == x) {
+                    Some(j) => v.states[j + 1].clone(),
+                    None => Seen::Number(x),
+                }
+            }
+        }
+    };
+    if let Some(model) = root.one("Scorecard").unwrap() {
+        let f = fields::read(&root, model, s, &opts, &mut Vec::new()).unwrap();
+        let mut total = model.num("initialScore", Some(0.0)).unwrap().unwrap();
+        for ch in model
+            .one("Characteristics")
+            .unwrap()
+            .unwrap()
+            .all("Characteristic")
+        {
+            let attrs: Vec<(predicate::Predicate, f64)> = ch
+                .all("Attribute")
+                .map(|a| {
+                    let p = predicate::read(predicate::the_predicate(a, &[]).unwrap(), &f.by_name)
+                        .unwrap();
+                    (p, a.num("partialScore", None).unwrap().unwrap())
+                })
+                .collect();
+            let mut names = Vec::new();
+            for (p, _) in &attrs {
+                p.fields(&mut names);
+            }
+            let v = seen(&f, names[0]);
+            let hit = attrs
+                .iter()
+                .find_map(|(p, points)| (p.eval(&v) == Some(true)).then_some(*points))
+                .unwrap();
+            total += hit;
+        }
+        return total;
+    }
+    let model = root.one("RegressionModel").unwrap().unwrap();
+    let f = fields::read(&root, model, s, &opts, &mut Vec::new()).unwrap();
+    let table = model.all("RegressionTable").next().unwrap();
+    let mut y = table.num("intercept", None).unwrap().unwrap();
+    for p in &table.children {
+        let c = p.num("coefficient", None).unwrap().unwrap();
+        let name = p.req("name").unwrap();
+        match (p.name.as_str(), seen(&f, name)) {
+            ("NumericPredictor", Seen::Number(x)) => y += c * x,
+            ("CategoricalPredictor", Seen::Text(t)) if t == p.req("value").unwrap() => y += c,
+            ("CategoricalPredictor", _) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    y
+}
+
+/// Proven-optimal counterfactuals of the first 20 declined applicants of each
+/// model, re-scored from the file itself ([`direct_score`]): every one is
+/// accepted by the model as the file defines it.
+#[test]
+fn counterfactuals_are_accepted_by_the_files_own_score() {
+    use crate::coherent::{Config, Outcome, explain};
+    let s = schema();
+    let card = std::fs::read_to_string(data("scorecard_sas.pmml")).unwrap();
+    let logit = std::fs::read_to_string(data("logistic.pmml")).unwrap();
+    let m_card = from_pmml_str(&card, &s, &card_opts(Accept::AtOrAbove, 560.0)).unwrap();
+    let fav0 = PmmlOptions {
+        favourable_class: Some("0".into()),
+        ..Default::default()
+    };
+    let m_logit = from_pmml_str(&logit, &s, &fav0).unwrap();
+    let rows = rows();
+    // The scorecard: accepted iff the file's score >= 560.
+    // The logistic model of default: accepted iff P(bad = 1) < 0.5, i.e. y < 0.
+    for (m, text, accepted) in [
+        (
+            &m_card,
+            &card,
+            &(|y: f64| y >= 560.0) as &dyn Fn(f64) -> bool,
+        ),
+        (&m_logit, &logit, &|y: f64| y < 0.0),
+    ] {
+        let mut proven = 0;
+        for raw in rows.iter() {
+            let y = direct_score(text, &s, raw);
+            assert_eq!(m.accepts(&s.encode(raw).unwrap()), accepted(y));
+            if accepted(y) {
+                continue;
+            }
+            let ex = explain(&s, m, raw, &Config::default()).unwrap();
+            assert_eq!(ex.outcome, Outcome::Optimal);
+            let cf = &ex.counterfactuals[0];
+            let y_cf = direct_score(text, &s, &cf.raw);
+            assert!(accepted(y_cf), "{raw:?} -> {:?}: {y_cf}", cf.raw);
+            proven += 1;
+            if proven == 20 {
+                break;
+            }
+        }
+        assert_eq!(proven, 20);
+    }
+}
