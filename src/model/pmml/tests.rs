@@ -629,3 +629,63 @@ fn counterfactuals_are_accepted_by_the_files_own_score() {
         assert_eq!(proven, 20);
     }
 }
+
+/// The risk scorecard's field treatments against jpmml-evaluator: -9 declared
+/// missing and replaced by 30000, delinq's -7 outside its Interval read as
+/// missing (`asMissing`), utilization above its Interval read as it is
+/// (`asIs`); a risk score accepted at or below the cutoff, negated exactly.
+/// Without `asIs`, the schema range beyond the Interval is refused.
+#[test]
+fn field_treatments_score_as_jpmml_evaluator() {
+    let s = schema();
+    let text = std::fs::read_to_string(data("scorecard_risk.pmml")).unwrap();
+    let m = from_pmml_str(&text, &s, &card_opts(Accept::AtOrBelow, 50.0)).unwrap();
+    let want = csv("scorecard_risk_scores.csv");
+    let mut seen_missing = [false; 2];
+    for (raw, w) in rows().iter().zip(&want) {
+        let expect: f64 = w[1].parse().unwrap();
+        let x = s.encode(raw).unwrap();
+        assert_eq!(m.score(&x), -expect, "row {raw:?}");
+        assert_eq!(m.accepts(&x), expect <= 50.0);
+        seen_missing[0] |= raw[1] == -9.0;
+        seen_missing[1] |= raw[3] == -7.0;
+    }
+    assert_eq!(seen_missing, [true, true]);
+    let AnyModel::Scorecard(sc) = &m else {
+        panic!()
+    };
+    assert!(
+        sc.import_report
+            .iter()
+            .any(|l| l.contains("'delinq': special state -7") && l.contains("missing")),
+        "{:?}",
+        sc.import_report
+    );
+    assert!(!sc.reasons.as_ref().unwrap().use_reason_codes);
+    let strict = text.replace(
+        "<MiningField name=\"utilization\" invalidValueTreatment=\"asIs\"/>",
+        "<MiningField name=\"utilization\"/>",
+    );
+    let e = err(from_pmml_str(
+        &strict,
+        &s,
+        &card_opts(Accept::AtOrBelow, 50.0),
+    ));
+    assert!(
+        e.contains("not inside the field's valid <Interval>s"),
+        "{e}"
+    );
+    let strict = text.replace(
+        "<MiningField name=\"delinq\" invalidValueTreatment=\"asMissing\"/>",
+        "<MiningField name=\"delinq\"/>",
+    );
+    let e = err(from_pmml_str(
+        &strict,
+        &s,
+        &card_opts(Accept::AtOrBelow, 50.0),
+    ));
+    assert!(
+        e.contains("special state -7 ('no record') of feature 'delinq' is an invalid value"),
+        "{e}"
+    );
+}
