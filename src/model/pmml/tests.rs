@@ -689,3 +689,28 @@ fn field_treatments_score_as_jpmml_evaluator() {
         "{e}"
     );
 }
+
+/// The SAS-style scorecard cut at every line end and at every 97th byte:
+/// every cut is refused (none is accepted with another score).
+#[test]
+fn every_truncation_is_refused() {
+    let s = schema();
+    let text = std::fs::read_to_string(data("scorecard_sas.pmml")).unwrap();
+    let opts = card_opts(Accept::AtOrAbove, 560.0);
+    let mut cuts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+    cuts.extend((0..text.len()).step_by(97));
+    let full_end = text.trim_end().len();
+    let mut n = 0;
+    for c in cuts {
+        if c >= full_end || !text.is_char_boundary(c) {
+            continue;
+        }
+        assert!(
+            from_pmml_str(&text[..c], &s, &opts).is_err(),
+            "accepted when cut at byte {c}"
+        );
+        n += 1;
+    }
+    assert!(n > 150, "{n}");
+    assert!(from_pmml_str(&text, &s, &opts).is_ok());
+}
