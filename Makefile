@@ -25,7 +25,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees test-imports bindings test-bindings-gen test-docs trees-every-applicant \
+  peers-scorecard peers-trees peers-pmml test-imports bindings test-bindings-gen test-docs trees-every-applicant \
   plausibility-targets
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
@@ -75,6 +75,12 @@ peers-scorecard:
 # read from target/peers (own venv in benches/peers/.venv-trees, pinned from PyPI).
 peers-trees:
 	python3 benches/peers/trees_train.py
+
+# The PMML files and jpmml-evaluator's scores committed under tests/data/pmml, made again
+# (own venv in benches/peers/.venv-pmml, pinned from PyPI; needs Java 17). Not part of `make
+# test`: the committed files are what the tests read, on every machine.
+peers-pmml:
+	python3 benches/peers/pmml_peers.py
 
 # The generated binding files are checked first: a stale one fails in a second, before any build.
 test: test-bindings-gen deps peers-scorecard peers-trees

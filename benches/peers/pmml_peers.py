@@ -14,6 +14,11 @@ scores against them on every machine, without Java or Python):
       hand-written scorecard_sas.pmml (a SAS/FICO-style export: reason codes,
       baselines, compound and set predicates, overlapping attributes, -9 declared
       missing in the DataDictionary).
+* scorecard_risk_scores.csv
+      jpmml-evaluator's score of every row for the hand-written scorecard_risk.pmml (a risk
+      score, low is good: valid Intervals, -9 declared missing and replaced by
+      missingValueReplacement, delinq's -7 invalid and read as missing, utilization above its
+      Interval read as it is).
 * logistic.pmml, logistic_scores.csv
       scikit-learn's LogisticRegression on the four numbers and a one-hot `housing`,
       converted by sklearn2pmml (target `bad`, 1 = defaulted), and jpmml-evaluator's
@@ -105,6 +110,15 @@ def main():
             codes = ["" if not isinstance(r[f"Reason Code {k}"], str) else r[f"Reason Code {k}"]
                      for k in (1, 2, 3)]
             f.write(f"{i},{float(r['Final Score'])!r},{','.join(codes)}\n")
+
+    # The hand-written risk scorecard (field treatments: Intervals, a replaced missing code,
+    # an invalid code read as missing, out-of-interval values read as they are).
+    ev = make_evaluator(os.path.join(args.out, "scorecard_risk.pmml")).verify()
+    res = ev.evaluateAll(x)
+    with open(os.path.join(args.out, "scorecard_risk_scores.csv"), "w") as f:
+        f.write("row,risk\n")
+        for i, r in res.iterrows():
+            f.write(f"{i},{float(r['Risk'])!r}\n")
 
     # Logistic regression with a one-hot categorical, through sklearn2pmml.
     pipe = PMMLPipeline([

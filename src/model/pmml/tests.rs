@@ -515,3 +515,202 @@ fn array_tokens_follow_the_standard() {
             .unwrap();
     assert!(xml::array_tokens(&bad.children[0]).is_err());
 }
+
+/// The file's own score of a raw row, read straight from the document: the
+/// scorecard's first TRUE attribute per characteristic (no bins), or the
+/// logit of the first regression table (no encoding). An oracle for cfx's
+/// answers that shares neither the bin resolution nor the encoding.
+fn direct_score(text: &str, s: &Schema, raw: &[f64]) -> f64 {
+    let root = xml::parse(text).unwrap();
+    let opts = card_opts(Accept::AtOrAbove, 0.0);
+    let seen = |f: &fields::Fields, name: &str| -> Seen {
+        let v = &f.by_name[name];
+        let x = raw[v.feature];
+        match &s.features[v.feature].kind {
+            FeatureKind::Categorical { .. } => v.states[x as usize].clone(),
+            FeatureKind::Contiguous { special_states, .. } => {
+                match special_states.iter().position(|st| st.code == x) {
+                    Some(j) => v.states[j + 1].clone(),
+                    None => Seen::Number(x),
+                }
+            }
+        }
+    };
+    if let Some(model) = root.one("Scorecard").unwrap() {
+        let f = fields::read(&root, model, s, &opts, &mut Vec::new()).unwrap();
+        let mut total = model.num("initialScore", Some(0.0)).unwrap().unwrap();
+        for ch in model
+            .one("Characteristics")
+            .unwrap()
+            .unwrap()
+            .all("Characteristic")
+        {
+            let attrs: Vec<(predicate::Predicate, f64)> = ch
+                .all("Attribute")
+                .map(|a| {
+                    let p = predicate::read(predicate::the_predicate(a, &[]).unwrap(), &f.by_name)
+                        .unwrap();
+                    (p, a.num("partialScore", None).unwrap().unwrap())
+                })
+                .collect();
+            let mut names = Vec::new();
+            for (p, _) in &attrs {
+                p.fields(&mut names);
+            }
+            let v = seen(&f, names[0]);
+            let hit = attrs
+                .iter()
+                .find_map(|(p, points)| (p.eval(&v) == Some(true)).then_some(*points))
+                .unwrap();
+            total += hit;
+        }
+        return total;
+    }
+    let model = root.one("RegressionModel").unwrap().unwrap();
+    let f = fields::read(&root, model, s, &opts, &mut Vec::new()).unwrap();
+    let table = model.all("RegressionTable").next().unwrap();
+    let mut y = table.num("intercept", None).unwrap().unwrap();
+    for p in &table.children {
+        let c = p.num("coefficient", None).unwrap().unwrap();
+        let name = p.req("name").unwrap();
+        match (p.name.as_str(), seen(&f, name)) {
+            ("NumericPredictor", Seen::Number(x)) => y += c * x,
+            ("CategoricalPredictor", Seen::Text(t)) if t == p.req("value").unwrap() => y += c,
+            ("CategoricalPredictor", _) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    y
+}
+
+/// Proven-optimal counterfactuals of the first 20 declined applicants of each
+/// model, re-scored from the file itself ([`direct_score`]): every one is
+/// accepted by the model as the file defines it.
+#[test]
+fn counterfactuals_are_accepted_by_the_files_own_score() {
+    use crate::coherent::{Config, Outcome, explain};
+    let s = schema();
+    let card = std::fs::read_to_string(data("scorecard_sas.pmml")).unwrap();
+    let logit = std::fs::read_to_string(data("logistic.pmml")).unwrap();
+    let m_card = from_pmml_str(&card, &s, &card_opts(Accept::AtOrAbove, 560.0)).unwrap();
+    let fav0 = PmmlOptions {
+        favourable_class: Some("0".into()),
+        ..Default::default()
+    };
+    let m_logit = from_pmml_str(&logit, &s, &fav0).unwrap();
+    let rows = rows();
+    // The scorecard: accepted iff the file's score >= 560.
+    // The logistic model of default: accepted iff P(bad = 1) < 0.5, i.e. y < 0.
+    for (m, text, accepted) in [
+        (
+            &m_card,
+            &card,
+            &(|y: f64| y >= 560.0) as &dyn Fn(f64) -> bool,
+        ),
+        (&m_logit, &logit, &|y: f64| y < 0.0),
+    ] {
+        let mut proven = 0;
+        for raw in rows.iter() {
+            let y = direct_score(text, &s, raw);
+            assert_eq!(m.accepts(&s.encode(raw).unwrap()), accepted(y));
+            if accepted(y) {
+                continue;
+            }
+            let ex = explain(&s, m, raw, &Config::default()).unwrap();
+            assert_eq!(ex.outcome, Outcome::Optimal);
+            let cf = &ex.counterfactuals[0];
+            let y_cf = direct_score(text, &s, &cf.raw);
+            assert!(accepted(y_cf), "{raw:?} -> {:?}: {y_cf}", cf.raw);
+            proven += 1;
+            if proven == 20 {
+                break;
+            }
+        }
+        assert_eq!(proven, 20);
+    }
+}
+
+/// The risk scorecard's field treatments against jpmml-evaluator: -9 declared
+/// missing and replaced by 30000, delinq's -7 outside its Interval read as
+/// missing (`asMissing`), utilization above its Interval read as it is
+/// (`asIs`); a risk score accepted at or below the cutoff, negated exactly.
+/// Without `asIs`, the schema range beyond the Interval is refused.
+#[test]
+fn field_treatments_score_as_jpmml_evaluator() {
+    let s = schema();
+    let text = std::fs::read_to_string(data("scorecard_risk.pmml")).unwrap();
+    let m = from_pmml_str(&text, &s, &card_opts(Accept::AtOrBelow, 50.0)).unwrap();
+    let want = csv("scorecard_risk_scores.csv");
+    let mut seen_missing = [false; 2];
+    for (raw, w) in rows().iter().zip(&want) {
+        let expect: f64 = w[1].parse().unwrap();
+        let x = s.encode(raw).unwrap();
+        assert_eq!(m.score(&x), -expect, "row {raw:?}");
+        assert_eq!(m.accepts(&x), expect <= 50.0);
+        seen_missing[0] |= raw[1] == -9.0;
+        seen_missing[1] |= raw[3] == -7.0;
+    }
+    assert_eq!(seen_missing, [true, true]);
+    let AnyModel::Scorecard(sc) = &m else {
+        panic!()
+    };
+    assert!(
+        sc.import_report
+            .iter()
+            .any(|l| l.contains("'delinq': special state -7") && l.contains("missing")),
+        "{:?}",
+        sc.import_report
+    );
+    assert!(!sc.reasons.as_ref().unwrap().use_reason_codes);
+    let strict = text.replace(
+        "<MiningField name=\"utilization\" invalidValueTreatment=\"asIs\"/>",
+        "<MiningField name=\"utilization\"/>",
+    );
+    let e = err(from_pmml_str(
+        &strict,
+        &s,
+        &card_opts(Accept::AtOrBelow, 50.0),
+    ));
+    assert!(
+        e.contains("not inside the field's valid <Interval>s"),
+        "{e}"
+    );
+    let strict = text.replace(
+        "<MiningField name=\"delinq\" invalidValueTreatment=\"asMissing\"/>",
+        "<MiningField name=\"delinq\"/>",
+    );
+    let e = err(from_pmml_str(
+        &strict,
+        &s,
+        &card_opts(Accept::AtOrBelow, 50.0),
+    ));
+    assert!(
+        e.contains("special state -7 ('no record') of feature 'delinq' is an invalid value"),
+        "{e}"
+    );
+}
+
+/// The SAS-style scorecard cut at every line end and at every 97th byte:
+/// every cut is refused (none is accepted with another score).
+#[test]
+fn every_truncation_is_refused() {
+    let s = schema();
+    let text = std::fs::read_to_string(data("scorecard_sas.pmml")).unwrap();
+    let opts = card_opts(Accept::AtOrAbove, 560.0);
+    let mut cuts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+    cuts.extend((0..text.len()).step_by(97));
+    let full_end = text.trim_end().len();
+    let mut n = 0;
+    for c in cuts {
+        if c >= full_end || !text.is_char_boundary(c) {
+            continue;
+        }
+        assert!(
+            from_pmml_str(&text[..c], &s, &opts).is_err(),
+            "accepted when cut at byte {c}"
+        );
+        n += 1;
+    }
+    assert!(n > 150, "{n}");
+    assert!(from_pmml_str(&text, &s, &opts).is_ok());
+}
