@@ -753,7 +753,8 @@ final class NativeGenerated {
      * alongside, row by row): each distinct cell is a group when {@code n_edges == 0}, else the cells
      * are numbers cut into bands {@code < e₀, [e₀, e₁), …, ≥ e_k} by the strictly increasing {@code
      * edges}, a special state of the feature (e.g. HELOC's −9) being a group of its own. {@code
-     * input_path} may be NULL without a group column. Errors: {@code NULL_ARGUMENT}, {@code
+     * input_path} may be NULL without a group column; both files are the summary's sources, which
+     * {@code cfx_portfolio_summary_write_svg} never writes over. Errors: {@code NULL_ARGUMENT}, {@code
      * INVALID_ARGUMENT} (bad edges), {@code IO_ERROR}, {@code FORMAT_ERROR} (a line that is not the
      * portfolio's JSON; an unknown key is named), {@code DATA_ERROR} (rows out of sequence, no such
      * column, a cell that is not a number). {@code *out_summary} is owned by the caller. Thread-safe.
