@@ -10,9 +10,15 @@
 //! their buffers are reused, so memory is bounded by the chunk size and the
 //! thread count, not by the number of rows. With one thread the same steps run
 //! on the calling thread. After each chunk written, a progress callback on the
-//! calling thread hears how many rows are done and may cancel (what was
-//! written stays, the file ends after the last whole chunk). The output is
+//! calling thread hears how many rows are done and may cancel. The output is
 //! byte for byte the same for every thread count and chunk size.
+//!
+//! The output is written as [`crate::output`] writes every file: an output
+//! that is the input (or a link to it) is refused before anything is opened,
+//! and the lines go to a partial file renamed over the target only when the
+//! run is complete. A cancelled run leaves the target untouched and keeps
+//! the rows done, whole lines ending after the last whole chunk, in
+//! [`crate::output::partial_path`] (`<output>.cfx-partial`).
 //!
 //! Each output line is one JSON object, in input order, keys in alphabetical
 //! order:
@@ -39,7 +45,8 @@ use crate::schema::{Change, Schema};
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufWriter, Write};
+use crate::output::Output;
+use std::io::BufRead;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::{Mutex, mpsc};
@@ -347,12 +354,14 @@ struct Explained {
 
 /// Explains every applicant of the CSV file `input` (a header naming the
 /// schema's features, categorical levels by name) and writes one JSON line per
-/// applicant to `output` (created or truncated). `progress(rows_done)` is
+/// applicant to `output` (created, or replaced once complete). `progress(rows_done)` is
 /// called on the calling thread after each chunk; returning `false` cancels
-/// the run. [`Config::batch_threads`] workers (0: all cores) parse, explain
+/// the run: `output` is then untouched and the rows done are kept in
+/// `<output>.cfx-partial` ([`crate::output::partial_path`]). [`Config::batch_threads`] workers (0: all cores) parse, explain
 /// and format chunks; the output does not depend on their number.
 ///
-/// Errors (nothing is explained): a bad configuration, a model other than a linear (logistic) model or a tree ensemble, an
+/// Errors (nothing is explained, `output` is untouched): `output` naming the input (the same file,
+/// a symbolic or hard link to it), a bad configuration, a model other than a linear (logistic) model or a tree ensemble, an
 /// unreadable input or unwritable output, a header missing a feature or naming
 /// a column neither a feature nor in [`PortfolioOptions::ignore_columns`].
 /// Errors of single rows are lines of the output, not errors of the call.
@@ -365,6 +374,7 @@ pub fn explain_portfolio(
     options: &PortfolioOptions,
     progress: &mut dyn FnMut(usize) -> bool,
 ) -> Result<PortfolioSummary> {
+    crate::output::check_not_input(output, &[input])?;
     config.validate()?;
     if options.chunk_rows == 0 {
         return Err(Error::InvalidArgument(
@@ -383,9 +393,7 @@ pub fn explain_portfolio(
         "",
     )?;
     let header_len = applicants.header().len();
-    let out = std::fs::File::create(output)
-        .map_err(|e| Error::Io(format!("cannot write '{}': {e}", output.display())))?;
-    let mut out = BufWriter::new(out);
+    let mut out = Output::create(output, &[input])?;
     let stream = Stream {
         schema,
         model,
@@ -402,8 +410,7 @@ pub fn explain_portfolio(
     let mut summary = PortfolioSummary::default();
     // Writes one explained chunk and asks whether to go on.
     let mut deliver = |bytes: &[u8], counts: &PortfolioSummary| -> Result<bool> {
-        out.write_all(bytes)
-            .map_err(|e| Error::Io(format!("cannot write '{}': {e}", output.display())))?;
+        out.write_all(bytes)?;
         summary.absorb(counts);
         Ok(progress(summary.rows))
     };
@@ -429,8 +436,11 @@ pub fn explain_portfolio(
         )?
     };
     summary.cancelled = !go_on;
-    out.flush()
-        .map_err(|e| Error::Io(format!("cannot write '{}': {e}", output.display())))?;
+    if go_on {
+        out.commit()?;
+    } else {
+        out.keep_partial()?;
+    }
     Ok(summary)
 }
 

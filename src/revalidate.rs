@@ -54,7 +54,8 @@ use crate::model::{AnyModel, Model};
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use crate::output::Output;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 mod from_portfolio;
@@ -789,6 +790,10 @@ fn one_line(
 /// and returns the [`DeploymentReport`]. The output does not depend on the
 /// thread count or the chunk size. The ledger is refused before anything is
 /// written when its first record cannot be read or names another schema.
+/// `output` must not be the ledger (the same file, a symbolic or hard link to
+/// it: refused before anything is opened); it is written as
+/// [`crate::output`] writes every file, replaced only once complete, so a
+/// failed or killed run leaves it as it was.
 pub fn revalidate_ledger(
     schema: &Schema,
     new_model: &AnyModel,
@@ -797,6 +802,7 @@ pub fn revalidate_ledger(
     config: &Config,
     options: &RevalidateOptions,
 ) -> Result<DeploymentReport> {
+    crate::output::check_not_input(output, &[input])?;
     config.validate()?;
     if options.chunk_rows == 0 {
         return Err(Error::InvalidArgument(
@@ -832,9 +838,7 @@ pub fn revalidate_ledger(
             break;
         }
     }
-    let out = std::fs::File::create(output)
-        .map_err(|e| Error::Io(format!("cannot write '{}': {e}", output.display())))?;
-    let mut out = BufWriter::new(out);
+    let mut out = Output::create(output, &[input])?;
     let threads = if config.batch_threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -891,14 +895,12 @@ pub fn revalidate_ledger(
             })
         };
         for (bytes, t) in results {
-            out.write_all(&bytes)
-                .map_err(|e| Error::Io(format!("cannot write '{}': {e}", output.display())))?;
+            out.write_all(&bytes)?;
             tally.absorb(t);
         }
         number += pending.len();
         pending.clear();
     }
-    out.flush()
-        .map_err(|e| Error::Io(format!("cannot write '{}': {e}", output.display())))?;
+    out.commit()?;
     Ok(tally.report())
 }

@@ -379,8 +379,12 @@ fn portfolio_cancels_after_a_chunk() {
             },
         )
         .unwrap();
-        let got = std::fs::read(&out).unwrap();
-        std::fs::remove_file(&out).unwrap();
+        // The target is untouched (never created); the rows done are kept
+        // beside it, in the file named as unfinished.
+        assert!(!out.exists(), "a cancelled run wrote the target");
+        let partial = cfx::output::partial_path(&out);
+        let got = std::fs::read(&partial).unwrap();
+        std::fs::remove_file(&partial).unwrap();
         assert!(summary.cancelled);
         assert_eq!(reports, 1);
         assert_eq!(summary.rows, 50);

@@ -1,7 +1,7 @@
 //! The portfolio entry points through the public C ABI, as a C caller uses
 //! them: the streaming call with a progress callback (an `extern "C"`
 //! function) that reports on the caller's thread and cancels with whole lines
-//! written; its lines equal the Rust core's; the summary read back through C
+//! kept in the partial file, the target untouched; its lines equal the Rust core's; the summary read back through C
 //! equals the Rust summary; the solver setter and the proved-by accessor.
 
 use cfx::coherent::portfolio_summary::{GroupBy, summarize};
@@ -209,7 +209,11 @@ fn streaming_call_reports_on_the_callers_thread_and_cancels_with_whole_lines() {
         assert_eq!(untouched.rows, 77);
         let msg = cfx::ffi::error::last_error().unwrap();
         assert!(msg.contains("after 4096 rows"), "{msg}");
-        let cut_text = std::fs::read_to_string(&cut).unwrap();
+        // The target is untouched; the rows done are in its partial file.
+        assert!(!cut.exists(), "a cancelled run wrote the target");
+        let partial = cfx::output::partial_path(&cut);
+        assert!(msg.contains(&partial.display().to_string()), "{msg}");
+        let cut_text = std::fs::read_to_string(&partial).unwrap();
         assert!(cut_text.ends_with('\n'));
         let cut_lines: Vec<&str> = cut_text.lines().collect();
         assert_eq!(cut_lines.len(), 4096);

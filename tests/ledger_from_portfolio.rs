@@ -261,6 +261,6 @@ fn files_of_another_run_are_refused_and_leave_no_ledger() {
     let e = ledger_from_portfolio(&schema, &a, &csv, &lines, &csv, &opts)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("is an input of the conversion"), "{e}");
+    assert!(e.contains("writing it would destroy the input"), "{e}");
     assert_eq!(std::fs::read(&csv).unwrap(), before);
 }

@@ -10,6 +10,7 @@
 #define BOOK "target/ffi-testing/portfolio_book.csv"
 #define FULL "target/ffi-testing/portfolio_full.jsonl"
 #define CUT "target/ffi-testing/portfolio_cut.jsonl"
+#define CUT_PARTIAL CUT ".cfx-partial"
 
 struct progress_log {
   size_t reports[8];
@@ -74,6 +75,7 @@ int main(void) {
   double share = 0, median = 0, p90 = 0, q[9];
   cfx_status st;
   char name[256];
+  FILE *cut_file;
 
   CHECK(cfx_dataset_load_german(NULL, &german));
   CHECK(cfx_dataset_holdout_split(german, &train, &test));
@@ -91,15 +93,21 @@ int main(void) {
          counts.accepted, counts.declined, counts.with_recourse, counts.errors);
 
   /* Cancelled at the first report: CANCELLED, the counts untouched, the
-   * output exactly the first chunk of the full run's lines. */
+   * output file untouched (not created) and the rows done, exactly the first
+   * chunk of the full run's lines, kept in CUT ".cfx-partial". */
+  remove(CUT);
+  remove(CUT_PARTIAL);
   log.n = 0;
   log.stop_after = 1;
   st = cfx_portfolio_explain(schema, model, NULL, BOOK, CUT, ignore, 1, 2, on_progress, &log,
                              &untouched);
   printf("cancelled: %s (%s); counts untouched: %s\n", cfx_status_str(st), last_error(),
          untouched.rows == 7 ? "yes" : "no");
-  printf("cancelled output = the full run's first 4096 lines: %s",
-         same_prefix(CUT, FULL, 4096, &kept) ? "yes" : "no");
+  cut_file = fopen(CUT, "r");
+  printf("cancelled: output written: %s\n", cut_file ? "yes" : "no");
+  if (cut_file) fclose(cut_file);
+  printf("cancelled: partial file = the full run's first 4096 lines: %s",
+         same_prefix(CUT_PARTIAL, FULL, 4096, &kept) ? "yes" : "no");
   printf(" (%zu lines)\n", kept);
 
   /* The summary by personal status and sex. */

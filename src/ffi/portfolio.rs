@@ -26,7 +26,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 /// A portfolio progress callback: called on the caller's thread after each
 /// chunk of rows is written, with the number of rows written so far and the
 /// caller's `user_data`; return `true` to go on, `false` to stop (the call then
-/// returns `CFX_STATUS_CANCELLED` and the output holds exactly those rows).
+/// returns `CFX_STATUS_CANCELLED`, the output file is untouched and
+/// `<output>.cfx-partial` holds exactly those rows).
 /// It must not free the handles the call is using.
 pub type cfx_portfolio_progress_fn =
     Option<unsafe extern "C" fn(rows_done: usize, user_data: *mut c_void) -> bool>;
@@ -124,7 +125,7 @@ fn strings<'a>(p: *const *const c_char, n: usize, param: &str) -> FfiResult<Vec<
 /// schema's features, categorical levels by name; the `n_ignore` columns named
 /// in `ignore_columns`, e.g. the outcome label, are skipped, any other unknown
 /// column is an error naming it) and writes one JSON line per applicant, in
-/// input order, to `output_path` (created or truncated): `decision`,
+/// input order, to `output_path` (created, or replaced once complete): `decision`,
 /// `probability` and, for a declined applicant, the solver `outcome`, the
 /// solver that proved it (`proved_by`) and the optimal `counterfactual`
 /// (`cost`, `raw`, `changes`, …) or null; a row that cannot be read or
@@ -136,9 +137,19 @@ fn strings<'a>(p: *const *const c_char, n: usize, param: &str) -> FfiResult<Vec<
 /// `config` may be NULL (defaults; its solver choice applies,
 /// `cfx_config_builder_set_solver`). `progress` may be NULL; otherwise it runs
 /// on the caller's thread after each chunk with `user_data`, and returning
-/// `false` stops the run with `CFX_STATUS_CANCELLED`: the output then ends
-/// after the last row reported, every line whole, and `*out_counts` is not
-/// written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (a model other than a linear one or a tree ensemble, a
+/// `false` stops the run with `CFX_STATUS_CANCELLED`: `output_path` is then
+/// untouched, the rows reported are kept, every line whole, in
+/// `<output_path>.cfx-partial`, and `*out_counts` is not written.
+///
+/// The output never replaces the input: an `output_path` naming the input
+/// file (the same path, a symbolic or hard link to it) is refused before
+/// anything is opened. The lines go to a partial file beside the target
+/// (`.<name>.<random>.cfx-partial`), synced and renamed over `output_path`
+/// only when the run is complete, so a failed or killed run never leaves a
+/// file that looks finished and an existing `output_path` stays as it was.
+///
+/// Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (`output_path` names the input,
+/// a model other than a linear one or a tree ensemble, a
 /// bad configuration), `IO_ERROR` (unreadable input, unwritable output),
 /// `DATA_ERROR` (a header without a feature or with an unknown column).
 /// Thread-safe (schema, model and config are only read).
@@ -162,6 +173,8 @@ pub unsafe extern "C" fn cfx_portfolio_explain(
         let m = arc_clone(model, "model")?;
         let input = PathBuf::from(str_in(input_path, "input_path")?);
         let output = PathBuf::from(str_in(output_path, "output_path")?);
+        let partial = crate::output::partial_path(&output);
+        let shown = output.clone();
         let options = PortfolioOptions {
             ignore_columns: strings(ignore_columns, n_ignore, "ignore_columns")?
                 .into_iter()
@@ -206,9 +219,11 @@ pub unsafe extern "C" fn cfx_portfolio_explain(
             return Err(FfiError::new(
                 cfx_status::Cancelled,
                 format!(
-                    "the progress callback cancelled the run after {} rows; the output holds \
-                     exactly those rows, one whole line each",
-                    summary.rows
+                    "the progress callback cancelled the run after {} rows; '{}' is untouched \
+                     and '{}' holds exactly those rows, one whole line each",
+                    summary.rows,
+                    shown.display(),
+                    partial.display()
                 ),
             ));
         }
@@ -270,7 +285,9 @@ pub unsafe extern "C" fn cfx_portfolio_summarize(
                 edges: edges.to_vec(),
             })
         };
-        let input = if group.is_some() {
+        // Given without a group column, the CSV is not read but stays one of
+        // the summary's sources, which its chart never writes over.
+        let input = if group.is_some() || !input_path.is_null() {
             PathBuf::from(str_in(input_path, "input_path")?)
         } else {
             PathBuf::new()
@@ -426,7 +443,9 @@ pub unsafe extern "C" fn cfx_portfolio_summary_to_json(
 
 /// Draws the summary as an SVG chart (share with recourse and median cost per
 /// group, the `top` changes asked most often) into the file `svg_path`
-/// (created or truncated). `IO_ERROR` when it cannot be written. Thread-safe.
+/// (created, or replaced once complete). `INVALID_ARGUMENT` when `svg_path`
+/// is one of the files the summary was read from (the same file, a symbolic
+/// or hard link to it), `IO_ERROR` when it cannot be written. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_portfolio_summary_write_svg(
     summary: *const cfx_portfolio_summary,
@@ -438,9 +457,7 @@ pub unsafe extern "C" fn cfx_portfolio_summary_write_svg(
         let r = arc_ref(summary, "summary")?;
         let title = str_in(title, "title")?;
         let path = str_in(svg_path, "svg_path")?;
-        let svg = r.to_svg(title, top)?;
-        std::fs::write(path, svg)
-            .map_err(|e| crate::Error::Io(format!("cannot write '{path}': {e}")))?;
+        r.save_svg(title, top, std::path::Path::new(path))?;
         Ok(())
     }
 }

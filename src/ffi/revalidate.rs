@@ -226,7 +226,7 @@ struct PortfolioLedgerJson {
 /// `csv_path` and its output `explanations_path` (`cfx_portfolio_explain`'s
 /// JSON lines) in lockstep, one row at a time, and writes one `cfx-ledger`
 /// record per declined applicant with a counterfactual to `ledger_path`
-/// (created or truncated; kind `"explain"`, the applicant's row from the CSV,
+/// (created, or replaced once complete; kind `"explain"`, the applicant's row from the CSV,
 /// the advised row and cost from the line, fingerprints of `schema` and
 /// `model`, which must be the run's). `options_json` may be NULL (defaults)
 /// or a JSON object with the optional keys `ignore_columns` (the run's
@@ -236,9 +236,10 @@ struct PortfolioLedgerJson {
 /// group; an empty cell gives none) and `issued` (every record's issue
 /// text); unknown keys are refused (`FORMAT_ERROR`). The id and group columns
 /// count as ignored. `error` lines are skipped. On success
-/// `*out_records` receives the number of records written. Errors (the
-/// ledger file is removed): `NULL_ARGUMENT`; `IO_ERROR` (unreadable input,
-/// unwritable output); `INVALID_ARGUMENT` (`ledger_path` names an input);
+/// `*out_records` receives the number of records written. Errors (nothing is
+/// written; an existing ledger file stays as it was): `NULL_ARGUMENT`;
+/// `IO_ERROR` (unreadable input, unwritable output); `INVALID_ARGUMENT`
+/// (`ledger_path` names an input: the same file, a symbolic or hard link);
 /// `DATA_ERROR` (a header the run would refuse or without the id or group
 /// column, an empty id, and files that are not one run's input and output
 /// under `model`: a line of another row, more or fewer lines than data rows,
@@ -395,7 +396,7 @@ unsafe impl ArcHandle for cfx_deployment_report {
 /// Streams the ledger file `input_path` (one `cfx-ledger` JSON line per
 /// record; blank lines skipped) and re-validates every record against
 /// `new_model`, writing one JSON line per record, in input order, to
-/// `output_path` (created or truncated): the `cfx_revalidate_record` JSON
+/// `output_path` (created, or replaced once complete): the `cfx_revalidate_record` JSON
 /// plus `record` (the record's 0-based number), or `{"error", "record"}` for
 /// a record that cannot be read or re-validated (the run goes on). Records are
 /// read, re-validated and written `chunk_rows` at a time (0 = 4096), so memory
@@ -405,8 +406,11 @@ unsafe impl ArcHandle for cfx_deployment_report {
 /// be NULL (defaults). The ledger is refused before anything is written when
 /// its first record cannot be read (`FORMAT_ERROR`) or was issued under
 /// another schema (`INVALID_ARGUMENT`). Other errors: `NULL_ARGUMENT`,
-/// `INVALID_ARGUMENT` (a bad configuration), `IO_ERROR` (unreadable input,
-/// unwritable output). On success `*out_report` receives the deployment
+/// `INVALID_ARGUMENT` (a bad configuration; `output_path` naming the ledger —
+/// the same file, a symbolic or hard link — refused before anything is
+/// opened), `IO_ERROR` (unreadable input, unwritable output; an existing
+/// `output_path` stays as it was, it is replaced only once the run is
+/// complete). On success `*out_report` receives the deployment
 /// report (counts, extra-cost quantiles, the features behind breaks, robust
 /// advice broken, per-group counts; read it with
 /// `cfx_deployment_report_to_json`), owned by the caller. Thread-safe

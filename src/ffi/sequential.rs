@@ -246,7 +246,8 @@ pub unsafe extern "C" fn cfx_policy_to_json(
     }
 }
 
-/// Saves the policy as a JSON file at `path` (`IO_ERROR` on failure). Thread-safe.
+/// Saves the policy as a JSON file at `path`, replaced only once complete
+/// (`IO_ERROR` on failure, an earlier file at `path` then untouched). Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_policy_save(
     policy: *const cfx_policy,

@@ -19,7 +19,7 @@ use crate::schema::{FeatureKind, Schema, fmt_num};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A column of the applicants' CSV to break the summary down by.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -91,6 +91,10 @@ pub struct PortfolioReport {
     /// One summary per group: special states and text groups by name, then
     /// bands in increasing order.
     pub groups: Vec<GroupSummary>,
+    /// The files the summary was read from, which [`PortfolioReport::save_svg`]
+    /// never writes over.
+    #[serde(skip)]
+    sources: Vec<PathBuf>,
 }
 
 /// The value at probability `p` of sorted `x` (type 7).
@@ -387,6 +391,11 @@ pub fn summarize(
             .into_iter()
             .map(|((_, label), t)| t.finish(label))
             .collect(),
+        sources: [output, input]
+            .into_iter()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .collect(),
     })
 }
 
@@ -476,6 +485,15 @@ impl PortfolioReport {
             }
         }
         s
+    }
+    /// Writes [`PortfolioReport::to_svg`] to `path` as [`crate::output`]
+    /// writes every file: never over the files the summary was read from
+    /// (`InvalidArgument`), and replacing `path` only once complete.
+    pub fn save_svg(&self, title: &str, top: usize, path: &Path) -> Result<()> {
+        let sources: Vec<&Path> = self.sources.iter().map(PathBuf::as_path).collect();
+        crate::output::check_not_input(path, &sources)?;
+        let svg = self.to_svg(title, top)?;
+        crate::output::write_file(path, &sources, svg.as_bytes())
     }
 
     /// The report drawn as SVG (plotters): per group, the share of declined

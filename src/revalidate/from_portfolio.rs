@@ -25,7 +25,8 @@ use crate::model::{AnyModel, Model};
 use crate::portfolio::ApplicantsCsv;
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use crate::output::Output;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 /// Options of [`ledger_from_portfolio`].
@@ -81,13 +82,15 @@ struct Advice {
 
 /// Reads `csv` (the portfolio's input) and `explanations` (its output lines)
 /// in lockstep and writes one ledger record per declined applicant with a
-/// counterfactual to `ledger` (created or truncated): kind
+/// counterfactual to `ledger` (created, or replaced once complete): kind
 /// [`AdviceKind::Explain`], issued under `schema` and `model` (the ones the
 /// portfolio ran under), the applicant's row from the CSV, the advised row
 /// and cost from the line, id, group and issue text as `options` say.
 ///
-/// Errors (nothing is kept: the ledger file is removed): an unreadable input
-/// or unwritable output, `ledger` naming an input file, a header as the
+/// Errors (nothing is written: `ledger` is replaced only once complete, so
+/// it stays as it was): an unreadable input or unwritable output, `ledger`
+/// naming an input file (the same file, a symbolic or hard link to it;
+/// refused before anything is opened), a header as the
 /// portfolio would refuse it or without the id or group column, and any sign
 /// that the files are not one run's input and output under this model: a
 /// line of another row, more or fewer lines than data rows, a row that does
@@ -101,14 +104,7 @@ pub fn ledger_from_portfolio(
     ledger: &Path,
     options: &PortfolioLedgerOptions,
 ) -> Result<PortfolioLedgerCounts> {
-    for input in [csv, explanations] {
-        if same_file(input, ledger) {
-            return Err(Error::InvalidArgument(format!(
-                "the ledger '{}' is an input of the conversion: write it to another file",
-                ledger.display()
-            )));
-        }
-    }
+    crate::output::check_not_input(ledger, &[csv, explanations])?;
     let open = |p: &Path| {
         std::fs::File::open(p)
             .map(BufReader::new)
@@ -116,10 +112,9 @@ pub fn ledger_from_portfolio(
     };
     let mut rows = Rows::open(schema, open(csv)?, csv, options)?;
     let mut lines = open(explanations)?;
-    let file = std::fs::File::create(ledger)
-        .map_err(|e| Error::Io(format!("cannot write '{}': {e}", ledger.display())))?;
-    let mut out = BufWriter::new(file);
-    let converted = convert(
+    // Dropped on an error: the partial file goes, the ledger stays as it was.
+    let mut out = Output::create(ledger, &[csv, explanations])?;
+    let counts = convert(
         schema,
         model,
         &mut rows,
@@ -127,24 +122,9 @@ pub fn ledger_from_portfolio(
         explanations,
         &mut out,
         options,
-    )
-    .and_then(|counts| {
-        out.flush()
-            .map_err(|e| Error::Io(format!("cannot write '{}': {e}", ledger.display())))?;
-        Ok(counts)
-    });
-    if converted.is_err() {
-        drop(out);
-        let _ = std::fs::remove_file(ledger);
-    }
-    converted
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
+    )?;
+    out.commit()?;
+    Ok(counts)
 }
 
 /// The portfolio's input, one data row at a time, read by the portfolio's
@@ -235,7 +215,7 @@ fn convert<R: BufRead>(
     rows: &mut Rows<'_, R>,
     lines: &mut impl BufRead,
     explanations: &Path,
-    out: &mut impl Write,
+    out: &mut Output,
     options: &PortfolioLedgerOptions,
 ) -> Result<PortfolioLedgerCounts> {
     let fingerprints = (schema_fingerprint(schema), model_fingerprint(model));
@@ -370,8 +350,7 @@ fn convert<R: BufRead>(
             .filter(|g| !g.is_empty());
         let mut json = record.to_json();
         json.push('\n');
-        out.write_all(json.as_bytes())
-            .map_err(|e| Error::Io(format!("cannot write the ledger: {e}")))?;
+        out.write_all(json.as_bytes())?;
         counts.records += 1;
     }
 }

@@ -331,10 +331,10 @@ impl SankeyFlows {
         Ok(buf)
     }
 
-    /// Writes [`SankeyFlows::to_svg`] to a file.
+    /// Writes [`SankeyFlows::to_svg`] to a file, replaced only once complete
+    /// ([`crate::output`]).
     pub fn save_svg(&self, path: &Path, title: &str) -> Result<()> {
-        std::fs::write(path, self.to_svg(title)?)?;
-        Ok(())
+        crate::output::write_file(path, &[], self.to_svg(title)?.as_bytes())
     }
 }
 

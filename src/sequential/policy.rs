@@ -233,10 +233,10 @@ impl Policy {
         Ok(p)
     }
 
-    /// Saves the policy to a JSON file.
+    /// Saves the policy to a JSON file, replaced only once complete
+    /// ([`crate::output`]): a failed save leaves an earlier policy file whole.
     pub fn save(&self, path: &std::path::Path) -> Result<()> {
-        std::fs::write(path, self.to_json())?;
-        Ok(())
+        crate::output::write_file(path, &[], self.to_json().as_bytes())
     }
 
     /// Loads a policy from a JSON file.

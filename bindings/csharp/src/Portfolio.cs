@@ -33,7 +33,9 @@ namespace Cfx
         /// flat however long the file. <paramref name="config"/> may be null.
         /// <paramref name="progress"/> (may be null) hears the rows written after each chunk, on
         /// the calling thread; returning false stops the run with a CfxException CANCELLED (the
-        /// output then holds exactly those rows, each line whole). An exception thrown by the
+        /// output is then untouched and <c>output + ".cfx-partial"</c> holds exactly those rows,
+        /// each line whole). An output naming the input is refused (INVALID_ARGUMENT) before
+        /// anything is opened, and the output is replaced only once complete. An exception thrown by the
         /// callback stops the run too and is rethrown here.
         /// </summary>
         public static PortfolioCounts Explain(Schema schema, Model model, Config config, string input, string output,

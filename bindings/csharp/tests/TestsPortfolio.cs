@@ -58,10 +58,12 @@ public static partial class Tests
                 A.Eq(0L, c.Errors, "errors");
                 A.True(declined > 0, "some declined");
 
-                // Cancel at the first report: CANCELLED and exactly the full run's first 4,096 lines.
+                // Cancel at the first report: CANCELLED, the target untouched, and exactly the full
+                // run's first 4,096 lines kept in its partial file.
                 var e = A.Status(Status.Cancelled, () => Portfolio.Explain(s, m, null, book, cut, ignore, 2, rows => false), "cancel");
                 A.True(e.NativeMessage.Contains("after 4096 rows"), e.NativeMessage);
-                var kept = File.ReadAllLines(cut);
+                A.True(!File.Exists(cut), "a cancelled run leaves the target untouched");
+                var kept = File.ReadAllLines(cut + ".cfx-partial");
                 A.Eq(4096, kept.Length, "lines kept");
                 A.True(kept.SequenceEqual(lines.Take(4096)), "kept lines = the full run's first lines");
                 // A callback's own exception is rethrown, not CANCELLED.

@@ -1,6 +1,6 @@
 """The C library's portfolio run (`cfx.portfolio.explain_csv`) and its summary
 (`PortfolioSummary`). Oracles: the output file's own lines counted here, the full run's first
-lines for a cancelled run, the groups adding up to the whole, and numpy's type-7 quantiles of
+lines for a cancelled run's partial file, the groups adding up to the whole, and numpy's type-7 quantiles of
 the costs written in the lines."""
 
 import json
@@ -55,12 +55,15 @@ def test_explains_every_row_reports_on_this_thread_and_cancels(book):
     assert explain_csv(s, m, path, again, ignore=["creditability"], threads=1) == counts
     assert again.read_text() == full.read_text()
 
-    # Returning False at the first report: CANCELLED, and exactly the full run's first 4,096 lines.
+    # Returning False at the first report: CANCELLED, the target untouched, and exactly the
+    # full run's first 4,096 lines kept in its partial file.
     cut = folder / "cut.jsonl"
     with pytest.raises(cfx.CfxError) as e:
         explain_csv(s, m, path, cut, ignore=["creditability"], threads=2, progress=lambda rows: False)
     assert e.value.status_name == "CFX_STATUS_CANCELLED"
-    assert cut.read_text().splitlines() == lines[:4096]
+    assert not cut.exists()
+    partial = folder / "cut.jsonl.cfx-partial"
+    assert partial.read_text().splitlines() == lines[:4096]
 
     # The callback's own exception stops the run and wins over CANCELLED.
     def boom(rows):

@@ -220,8 +220,8 @@ def explain_csv(schema, model, input_path, output_path, config=None, ignore=(), 
     and for a declined applicant the solver outcome, the solver that proved it and the
     optimal counterfactual. Rows are handled 4096 at a time, `threads` applicants solved at
     once (0 = all cores). `progress(rows_done)` is called on this thread after each chunk;
-    returning False stops the run with `CfxError` ``CFX_STATUS_CANCELLED`` (the output then
-    holds exactly the rows reported), and an exception it raises stops the run and is
+    returning False stops the run with `CfxError` ``CFX_STATUS_CANCELLED`` (the output is then
+    untouched and ``<output>.cfx-partial`` holds exactly the rows reported), and an exception it raises stops the run and is
     raised here. Returns the `Counts`."""
     arr, _keep = n.string_list(ignore)
     out = PortfolioCounts()

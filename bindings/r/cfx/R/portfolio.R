@@ -7,7 +7,8 @@
 #' on `threads` worker threads (0 = all cores), with memory flat however long
 #' the file. `progress`, when given, is called after each chunk with the rows
 #' written so far; returning FALSE stops the run with a `cfx_error_cancelled`
-#' condition (the output then holds exactly those rows, each line whole). An
+#' condition (the output is then untouched and `<output>.cfx-partial` holds
+#' exactly those rows, each line whole). An
 #' error in `progress` stops the run too and is raised after the library
 #' returned. Returns c(rows, accepted, declined, with_recourse, errors).
 cfx_explain_portfolio <- function(schema, model, input, output, config = NULL,

@@ -36,7 +36,9 @@ test_that("the portfolio call reports progress, writes a line per applicant and 
                                                 threads = 2, progress = function(rows) FALSE),
                           "cfx_error_cancelled")
   expect_match(conditionMessage(err), "after 4096 rows")
-  expect_identical(readLines(cut), out[1:4096])
+  # The target is untouched; the rows done are kept in its partial file.
+  expect_false(file.exists(cut))
+  expect_identical(readLines(paste0(cut, ".cfx-partial")), out[1:4096])
   expect_error(cfx_explain_portfolio(gs, model, book, cut, ignore_columns = "creditability",
                                      progress = function(rows) stop("boom")),
                "portfolio run stopped because the progress function failed: .*boom")

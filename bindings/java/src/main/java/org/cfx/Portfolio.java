@@ -18,8 +18,8 @@ public final class Portfolio {
 
     /**
      * Hears, on the calling thread, how many rows are written after each chunk; return false to stop
-     * the run ({@link CfxException} with {@link Status#CANCELLED}; the output then holds exactly
-     * those rows, each line whole).
+     * the run ({@link CfxException} with {@link Status#CANCELLED}; the output is then untouched
+     * and {@code output + ".cfx-partial"} holds exactly those rows, each line whole).
      */
     @FunctionalInterface
     public interface ProgressListener {

@@ -70,13 +70,15 @@ class PortfolioTest {
         assertEquals(new Portfolio.Counts(9000, accepted, declined, declined - none, 0), c);
         assertTrue(declined > 0);
 
-        // Cancel at the first report: CANCELLED, and exactly the full run's first 4,096 lines.
+        // Cancel at the first report: CANCELLED, the target untouched, and exactly the full run's
+        // first 4,096 lines kept in its partial file.
         Path cut = dir.resolve("cut.jsonl");
         CfxException e = assertThrows(CfxException.class, () -> Portfolio.explain(schema, model, null,
                 book.toString(), cut.toString(), List.of("creditability"), 2, rows -> false));
         assertEquals(Status.CANCELLED, e.statusCode());
         assertTrue(e.getMessage().contains("after 4096 rows"), e.getMessage());
-        assertEquals(lines.subList(0, 4096), Files.readAllLines(cut));
+        assertFalse(Files.exists(cut));
+        assertEquals(lines.subList(0, 4096), Files.readAllLines(dir.resolve("cut.jsonl.cfx-partial")));
 
         // A listener's own exception wins over CANCELLED.
         assertThrows(IllegalStateException.class, () -> Portfolio.explain(schema, model, null,
