@@ -806,7 +806,8 @@ typedef struct cfx_workspace cfx_workspace;
  * A portfolio progress callback: called on the caller's thread after each
  * chunk of rows is written, with the number of rows written so far and the
  * caller's `user_data`; return `true` to go on, `false` to stop (the call then
- * returns `CFX_STATUS_CANCELLED` and the output holds exactly those rows).
+ * returns `CFX_STATUS_CANCELLED`, the output file is untouched and
+ * `<output>.cfx-partial` holds exactly those rows).
  * It must not free the handles the call is using.
  */
 typedef bool (*cfx_portfolio_progress_fn)(size_t rows_done, void *user_data);
@@ -1834,7 +1835,7 @@ void cfx_plausibility_free(const struct cfx_plausibility *plausibility);
  * schema's features, categorical levels by name; the `n_ignore` columns named
  * in `ignore_columns`, e.g. the outcome label, are skipped, any other unknown
  * column is an error naming it) and writes one JSON line per applicant, in
- * input order, to `output_path` (created or truncated): `decision`,
+ * input order, to `output_path` (created, or replaced once complete): `decision`,
  * `probability` and, for a declined applicant, the solver `outcome`, the
  * solver that proved it (`proved_by`) and the optimal `counterfactual`
  * (`cost`, `raw`, `changes`, …) or null; a row that cannot be read or
@@ -1846,9 +1847,19 @@ void cfx_plausibility_free(const struct cfx_plausibility *plausibility);
  * `config` may be NULL (defaults; its solver choice applies,
  * `cfx_config_builder_set_solver`). `progress` may be NULL; otherwise it runs
  * on the caller's thread after each chunk with `user_data`, and returning
- * `false` stops the run with `CFX_STATUS_CANCELLED`: the output then ends
- * after the last row reported, every line whole, and `*out_counts` is not
- * written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (a model other than a linear one or a tree ensemble, a
+ * `false` stops the run with `CFX_STATUS_CANCELLED`: `output_path` is then
+ * untouched, the rows reported are kept, every line whole, in
+ * `<output_path>.cfx-partial`, and `*out_counts` is not written.
+ *
+ * The output never replaces the input: an `output_path` naming the input
+ * file (the same path, a symbolic or hard link to it) is refused before
+ * anything is opened. The lines go to a partial file beside the target
+ * (`.<name>.<random>.cfx-partial`), synced and renamed over `output_path`
+ * only when the run is complete, so a failed or killed run never leaves a
+ * file that looks finished and an existing `output_path` stays as it was.
+ *
+ * Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (`output_path` names the input,
+ * a model other than a linear one or a tree ensemble, a
  * bad configuration), `IO_ERROR` (unreadable input, unwritable output),
  * `DATA_ERROR` (a header without a feature or with an unknown column).
  * Thread-safe (schema, model and config are only read).
@@ -1874,7 +1885,9 @@ cfx_status cfx_portfolio_explain(const struct cfx_schema *schema,
  * distinct cell is a group when `n_edges == 0`, else the cells are numbers
  * cut into bands `< e₀, [e₀, e₁), …, ≥ e_k` by the strictly increasing
  * `edges`, a special state of the feature (e.g. HELOC's −9) being a group of
- * its own. `input_path` may be NULL without a group column. Errors:
+ * its own. `input_path` may be NULL without a group column; both files are
+ * the summary's sources, which `cfx_portfolio_summary_write_svg` never
+ * writes over. Errors:
  * `NULL_ARGUMENT`, `INVALID_ARGUMENT` (bad edges), `IO_ERROR`,
  * `FORMAT_ERROR` (a line that is not the portfolio's JSON; an unknown key is
  * named), `DATA_ERROR` (rows out of sequence, no such column, a cell that is
@@ -1954,7 +1967,9 @@ cfx_status cfx_portfolio_summary_to_json(const struct cfx_portfolio_summary *sum
 /**
  * Draws the summary as an SVG chart (share with recourse and median cost per
  * group, the `top` changes asked most often) into the file `svg_path`
- * (created or truncated). `IO_ERROR` when it cannot be written. Thread-safe.
+ * (created, or replaced once complete). `INVALID_ARGUMENT` when `svg_path`
+ * is one of the files the summary was read from (the same file, a symbolic
+ * or hard link to it), `IO_ERROR` when it cannot be written. Thread-safe.
  */
 cfx_status cfx_portfolio_summary_write_svg(const struct cfx_portfolio_summary *summary,
                                            const char *title,
@@ -2036,7 +2051,7 @@ cfx_status cfx_ledger_record_from_waiting_advice(const struct cfx_waiting_advice
  * `csv_path` and its output `explanations_path` (`cfx_portfolio_explain`'s
  * JSON lines) in lockstep, one row at a time, and writes one `cfx-ledger`
  * record per declined applicant with a counterfactual to `ledger_path`
- * (created or truncated; kind `"explain"`, the applicant's row from the CSV,
+ * (created, or replaced once complete; kind `"explain"`, the applicant's row from the CSV,
  * the advised row and cost from the line, fingerprints of `schema` and
  * `model`, which must be the run's). `options_json` may be NULL (defaults)
  * or a JSON object with the optional keys `ignore_columns` (the run's
@@ -2046,9 +2061,10 @@ cfx_status cfx_ledger_record_from_waiting_advice(const struct cfx_waiting_advice
  * group; an empty cell gives none) and `issued` (every record's issue
  * text); unknown keys are refused (`FORMAT_ERROR`). The id and group columns
  * count as ignored. `error` lines are skipped. On success
- * `*out_records` receives the number of records written. Errors (the
- * ledger file is removed): `NULL_ARGUMENT`; `IO_ERROR` (unreadable input,
- * unwritable output); `INVALID_ARGUMENT` (`ledger_path` names an input);
+ * `*out_records` receives the number of records written. Errors (nothing is
+ * written; an existing ledger file stays as it was): `NULL_ARGUMENT`;
+ * `IO_ERROR` (unreadable input, unwritable output); `INVALID_ARGUMENT`
+ * (`ledger_path` names an input: the same file, a symbolic or hard link);
  * `DATA_ERROR` (a header the run would refuse or without the id or group
  * column, an empty id, and files that are not one run's input and output
  * under `model`: a line of another row, more or fewer lines than data rows,
@@ -2124,7 +2140,7 @@ cfx_status cfx_revalidate_record(const struct cfx_schema *schema,
  * Streams the ledger file `input_path` (one `cfx-ledger` JSON line per
  * record; blank lines skipped) and re-validates every record against
  * `new_model`, writing one JSON line per record, in input order, to
- * `output_path` (created or truncated): the `cfx_revalidate_record` JSON
+ * `output_path` (created, or replaced once complete): the `cfx_revalidate_record` JSON
  * plus `record` (the record's 0-based number), or `{"error", "record"}` for
  * a record that cannot be read or re-validated (the run goes on). Records are
  * read, re-validated and written `chunk_rows` at a time (0 = 4096), so memory
@@ -2134,8 +2150,11 @@ cfx_status cfx_revalidate_record(const struct cfx_schema *schema,
  * be NULL (defaults). The ledger is refused before anything is written when
  * its first record cannot be read (`FORMAT_ERROR`) or was issued under
  * another schema (`INVALID_ARGUMENT`). Other errors: `NULL_ARGUMENT`,
- * `INVALID_ARGUMENT` (a bad configuration), `IO_ERROR` (unreadable input,
- * unwritable output). On success `*out_report` receives the deployment
+ * `INVALID_ARGUMENT` (a bad configuration; `output_path` naming the ledger —
+ * the same file, a symbolic or hard link — refused before anything is
+ * opened), `IO_ERROR` (unreadable input, unwritable output; an existing
+ * `output_path` stays as it was, it is replaced only once the run is
+ * complete). On success `*out_report` receives the deployment
  * report (counts, extra-cost quantiles, the features behind breaks, robust
  * advice broken, per-group counts; read it with
  * `cfx_deployment_report_to_json`), owned by the caller. Thread-safe
@@ -2919,7 +2938,8 @@ cfx_status cfx_policy_to_json(const struct cfx_policy *policy,
                               size_t *out_len);
 
 /**
- * Saves the policy as a JSON file at `path` (`IO_ERROR` on failure). Thread-safe.
+ * Saves the policy as a JSON file at `path`, replaced only once complete
+ * (`IO_ERROR` on failure, an earlier file at `path` then untouched). Thread-safe.
  */
 cfx_status cfx_policy_save(const struct cfx_policy *policy, const char *path);
 

@@ -367,9 +367,17 @@ mod tests {
             assert_eq!(std::fs::read(&input).unwrap(), b"a,b\n1,2\n");
         }
         // An input named like the output's partial file is refused too.
-        let e = write_file(&d.join("out.jsonl"), &[&d.join("out.jsonl.cfx-partial")], b"x");
+        let e = write_file(
+            &d.join("out.jsonl"),
+            &[&d.join("out.jsonl.cfx-partial")],
+            b"x",
+        );
         std::fs::write(d.join("out.jsonl.cfx-partial"), "kept").unwrap();
-        let e2 = write_file(&d.join("out.jsonl"), &[&d.join("out.jsonl.cfx-partial")], b"x");
+        let e2 = write_file(
+            &d.join("out.jsonl"),
+            &[&d.join("out.jsonl.cfx-partial")],
+            b"x",
+        );
         assert!(matches!(e, Err(Error::InvalidArgument(_))), "{e:?}");
         assert!(matches!(e2, Err(Error::InvalidArgument(_))), "{e2:?}");
         assert!(partials(&d).iter().all(|n| n == "out.jsonl.cfx-partial"));
@@ -396,7 +404,10 @@ mod tests {
             std::fs::read(&target).unwrap(),
             b"previous complete output\n"
         );
-        assert!(partials(&d).is_empty(), "a dropped output leaves no partial file");
+        assert!(
+            partials(&d).is_empty(),
+            "a dropped output leaves no partial file"
+        );
         let mut out = Output::create(&target, &[]).unwrap();
         out.write_all(b"new\n").unwrap();
         out.commit().unwrap();

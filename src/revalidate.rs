@@ -51,10 +51,10 @@ use crate::coherent::{Config, Counterfactual, Explanation, Outcome, ProvedBy, ex
 use crate::error::{Error, Result};
 use crate::json::{model_fingerprint, schema_fingerprint};
 use crate::model::{AnyModel, Model};
+use crate::output::Output;
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use crate::output::Output;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 

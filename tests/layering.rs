@@ -4,7 +4,7 @@
 //!
 //! | layer | modules | may use |
 //! |---|---|---|
-//! | 0 core | `error`, `json`, `schema`, `nn`, `model`, `workers` | each other |
+//! | 0 core | `error`, `json`, `schema`, `nn`, `model`, `workers`, `output` | each other |
 //! | 1 shared | `data`, `noise`, `plausibility` | layers 0–1 (`data` not `model`) |
 //! | 2 methods | `coherent`, `robust`, `plan`, `sequential` | layers 0–1, never another method |
 //! | 3 above the methods | `advice`, `revalidate`, `portfolio` | layers 0–3 |
@@ -28,6 +28,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("nn", 0),
     ("model", 0),
     ("workers", 0),
+    ("output", 0),
     ("data", 1),
     ("noise", 1),
     ("plausibility", 1),

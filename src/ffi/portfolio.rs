@@ -257,7 +257,9 @@ unsafe impl ArcHandle for cfx_portfolio_summary {
 /// distinct cell is a group when `n_edges == 0`, else the cells are numbers
 /// cut into bands `< e₀, [e₀, e₁), …, ≥ e_k` by the strictly increasing
 /// `edges`, a special state of the feature (e.g. HELOC's −9) being a group of
-/// its own. `input_path` may be NULL without a group column. Errors:
+/// its own. `input_path` may be NULL without a group column; both files are
+/// the summary's sources, which `cfx_portfolio_summary_write_svg` never
+/// writes over. Errors:
 /// `NULL_ARGUMENT`, `INVALID_ARGUMENT` (bad edges), `IO_ERROR`,
 /// `FORMAT_ERROR` (a line that is not the portfolio's JSON; an unknown key is
 /// named), `DATA_ERROR` (rows out of sequence, no such column, a cell that is

@@ -22,10 +22,10 @@ use super::{AdviceKind, LedgerRecord};
 use crate::error::{Error, Result};
 use crate::json::{model_fingerprint, schema_fingerprint};
 use crate::model::{AnyModel, Model};
+use crate::output::Output;
 use crate::portfolio::ApplicantsCsv;
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};
-use crate::output::Output;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 

@@ -184,7 +184,10 @@ impl Fixture {
             );
             let (mut model, mut new_model, mut schema) = (null(), null(), null());
             check(cfx_model_fit_linear(train, 1.0, &mut model), "model");
-            check(cfx_model_fit_linear(test, 0.05, &mut new_model), "new model");
+            check(
+                cfx_model_fit_linear(test, 0.05, &mut new_model),
+                "new model",
+            );
             check(cfx_dataset_schema(data, &mut schema), "schema");
             let mut fx = Fixture {
                 dir: dir.to_path_buf(),
@@ -372,7 +375,10 @@ fn names(dir: &Path) -> BTreeSet<String> {
 }
 
 fn status_and_message(st: cfx_status) -> String {
-    format!("{st:?}: {}", cfx::ffi::error::last_error().unwrap_or_default())
+    format!(
+        "{st:?}: {}",
+        cfx::ffi::error::last_error().unwrap_or_default()
+    )
 }
 
 /// The in-process cases of writer `name`: each spelling and link of each
@@ -399,7 +405,10 @@ pub fn in_process_cases(fx: &Fixture, name: &str) -> Vec<Outcome> {
                 format!("output = ./{file}"),
                 input.parent().unwrap().join(".").join(&file),
             ),
-            (format!("output = sub/../{file}"), sub.join("..").join(&file)),
+            (
+                format!("output = sub/../{file}"),
+                sub.join("..").join(&file),
+            ),
             (format!("output = symbolic link to {file}"), soft.clone()),
             (format!("output = hard link to {file}"), hard.clone()),
         ];
@@ -646,7 +655,6 @@ fn killed_revalidation(
     spawn: &dyn Fn(&str) -> Command,
     untouched: &dyn Fn(&Path) -> Result<(), String>,
 ) -> Result<String, String> {
-    use std::io::Write;
     // The ledger comes from a fixture the parent builds the same way the
     // child does (the same data, models and run).
     let fx = Fixture::new(&dir.join("parent"));
@@ -665,17 +673,34 @@ fn killed_revalidation(
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn the child");
-    // Opening the pipe waits for the child to open it for reading.
+    let fed = feed_and_wait(&pipe, &lines[..lines.len() / 2], dir, &mut child);
+    // Killed whatever happened (it may have ended already), and reaped.
+    let _ = child.kill();
+    let o = child.wait_with_output().map_err(|e| e.to_string())?;
+    let writer = fed?;
+    drop(writer);
+    killed_result(&o, dir, untouched)
+}
+
+/// Writes `lines` into the named pipe `pipe` (opening it waits for the child
+/// to open it for reading), then waits — no time limit is asserted — until
+/// the child has written output for them into a partial file in `dir`; it
+/// then waits on the pipe for the rest. Returns the pipe's open end.
+fn feed_and_wait(
+    pipe: &Path,
+    lines: &[&str],
+    dir: &Path,
+    child: &mut std::process::Child,
+) -> Result<std::fs::File, String> {
+    use std::io::Write;
     let mut w = std::fs::OpenOptions::new()
         .write(true)
-        .open(&pipe)
+        .open(pipe)
         .map_err(|e| e.to_string())?;
-    for l in &lines[..lines.len() / 2] {
+    for l in lines {
         writeln!(w, "{l}").map_err(|e| e.to_string())?;
     }
     w.flush().map_err(|e| e.to_string())?;
-    // Wait (no time limit is asserted) until the child has written output
-    // for the first half; it then waits on the pipe for the rest.
     let started = std::time::Instant::now();
     loop {
         let written: u64 = partials(dir)
@@ -684,21 +709,16 @@ fn killed_revalidation(
             .map(|m| m.len())
             .sum();
         if written > 0 {
-            break;
+            return Ok(w);
         }
         if let Ok(Some(status)) = child.try_wait() {
             return Err(format!("the child ended before it was killed: {status}"));
         }
         if started.elapsed() > std::time::Duration::from_secs(600) {
-            let _ = child.kill();
             return Err("the child wrote nothing in ten minutes".into());
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    child.kill().map_err(|e| e.to_string())?;
-    let o = child.wait_with_output().map_err(|e| e.to_string())?;
-    drop(w);
-    killed_result(&o, dir, untouched)
 }
 
 /// The cancelled portfolio run, in process: a previous output untouched and

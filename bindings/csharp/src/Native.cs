@@ -72,7 +72,8 @@ namespace Cfx
         /// cfx_portfolio_progress_fn: A portfolio progress callback: called on the caller's thread after each
         /// chunk of rows is written, with the number of rows written so far and the
         /// caller's `user_data`; return `true` to go on, `false` to stop (the call then
-        /// returns `CFX_STATUS_CANCELLED` and the output holds exactly those rows).
+        /// returns `CFX_STATUS_CANCELLED`, the output file is untouched and
+        /// `&lt;output&gt;.cfx-partial` holds exactly those rows).
         /// It must not free the handles the call is using.
         /// </summary>
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]

@@ -729,7 +729,8 @@ final class NativeGenerated {
      * alongside, row by row): each distinct cell is a group when {@code n_edges == 0}, else the cells
      * are numbers cut into bands {@code < e₀, [e₀, e₁), …, ≥ e_k} by the strictly increasing {@code
      * edges}, a special state of the feature (e.g. HELOC's −9) being a group of its own. {@code
-     * input_path} may be NULL without a group column. Errors: {@code NULL_ARGUMENT}, {@code
+     * input_path} may be NULL without a group column; both files are the summary's sources, which
+     * {@code cfx_portfolio_summary_write_svg} never writes over. Errors: {@code NULL_ARGUMENT}, {@code
      * INVALID_ARGUMENT} (bad edges), {@code IO_ERROR}, {@code FORMAT_ERROR} (a line that is not the
      * portfolio's JSON; an unknown key is named), {@code DATA_ERROR} (rows out of sequence, no such
      * column, a cell that is not a number). {@code *out_summary} is owned by the caller. Thread-safe.
@@ -786,7 +787,9 @@ final class NativeGenerated {
     /**
      * {@code cfx_portfolio_summary_write_svg}: Draws the summary as an SVG chart (share with recourse
      * and median cost per group, the {@code top} changes asked most often) into the file {@code
-     * svg_path} (created or truncated). {@code IO_ERROR} when it cannot be written. Thread-safe.
+     * svg_path} (created, or replaced once complete). {@code INVALID_ARGUMENT} when {@code svg_path}
+     * is one of the files the summary was read from (the same file, a symbolic or hard link to it),
+     * {@code IO_ERROR} when it cannot be written. Thread-safe.
      */
     static native void portfolioSummaryWriteSvg(long summary, byte[] title, long top, byte[] svgPath);
 
@@ -851,23 +854,23 @@ final class NativeGenerated {
      * {@code cfx_ledger_from_portfolio}: Keeps a portfolio run's answers as a ledger: reads the run's
      * input CSV {@code csv_path} and its output {@code explanations_path} ({@code
      * cfx_portfolio_explain}'s JSON lines) in lockstep, one row at a time, and writes one {@code
-     * cfx-ledger} record per declined applicant with a counterfactual to {@code ledger_path} (created
-     * or truncated; kind {@code "explain"}, the applicant's row from the CSV, the advised row and cost
-     * from the line, fingerprints of {@code schema} and {@code model}, which must be the run's).
-     * {@code options_json} may be NULL (defaults) or a JSON object with the optional keys {@code
-     * ignore_columns} (the run's ignored columns, so the CSV reads as the run read it), {@code
+     * cfx-ledger} record per declined applicant with a counterfactual to {@code ledger_path} (created,
+     * or replaced once complete; kind {@code "explain"}, the applicant's row from the CSV, the advised
+     * row and cost from the line, fingerprints of {@code schema} and {@code model}, which must be the
+     * run's). {@code options_json} may be NULL (defaults) or a JSON object with the optional keys
+     * {@code ignore_columns} (the run's ignored columns, so the CSV reads as the run read it), {@code
      * id_column} (the column of each record's id, e.g. an application number; default {@code
      * "row-<k>"}, {@code k} the 0-based data row), {@code group_column} (each record's group; an empty
      * cell gives none) and {@code issued} (every record's issue text); unknown keys are refused
      * ({@code FORMAT_ERROR}). The id and group columns count as ignored. {@code error} lines are
-     * skipped. On success {@code *out_records} receives the number of records written. Errors (the
-     * ledger file is removed): {@code NULL_ARGUMENT}; {@code IO_ERROR} (unreadable input, unwritable
-     * output); {@code INVALID_ARGUMENT} ({@code ledger_path} names an input); {@code DATA_ERROR} (a
-     * header the run would refuse or without the id or group column, an empty id, and files that are
-     * not one run's input and output under {@code model}: a line of another row, more or fewer lines
-     * than data rows, a probability or decision {@code model} does not give that row); {@code
-     * FORMAT_ERROR} (a line that is not a portfolio line). Thread-safe (schema and model are only
-     * read).
+     * skipped. On success {@code *out_records} receives the number of records written. Errors (nothing
+     * is written; an existing ledger file stays as it was): {@code NULL_ARGUMENT}; {@code IO_ERROR}
+     * (unreadable input, unwritable output); {@code INVALID_ARGUMENT} ({@code ledger_path} names an
+     * input: the same file, a symbolic or hard link); {@code DATA_ERROR} (a header the run would
+     * refuse or without the id or group column, an empty id, and files that are not one run's input
+     * and output under {@code model}: a line of another row, more or fewer lines than data rows, a
+     * probability or decision {@code model} does not give that row); {@code FORMAT_ERROR} (a line that
+     * is not a portfolio line). Thread-safe (schema and model are only read).
      */
     static native long ledgerFromPortfolio(
             long schema,
@@ -924,19 +927,21 @@ final class NativeGenerated {
      * {@code cfx_revalidate_ledger}: Streams the ledger file {@code input_path} (one {@code
      * cfx-ledger} JSON line per record; blank lines skipped) and re-validates every record against
      * {@code new_model}, writing one JSON line per record, in input order, to {@code output_path}
-     * (created or truncated): the {@code cfx_revalidate_record} JSON plus {@code record} (the record's
-     * 0-based number), or {@code {"error", "record"}} for a record that cannot be read or re-validated
-     * (the run goes on). Records are read, re-validated and written {@code chunk_rows} at a time (0 =
-     * 4096), so memory stays flat however long the ledger; {@code threads} records are re-validated at
-     * once (0 = all cores; each repair uses one solver thread). The output is byte for byte the same
-     * on any thread count and chunk size. {@code config} may be NULL (defaults). The ledger is refused
-     * before anything is written when its first record cannot be read ({@code FORMAT_ERROR}) or was
-     * issued under another schema ({@code INVALID_ARGUMENT}). Other errors: {@code NULL_ARGUMENT},
-     * {@code INVALID_ARGUMENT} (a bad configuration), {@code IO_ERROR} (unreadable input, unwritable
-     * output). On success {@code *out_report} receives the deployment report (counts, extra-cost
-     * quantiles, the features behind breaks, robust advice broken, per-group counts; read it with
-     * {@code cfx_deployment_report_to_json}), owned by the caller. Thread-safe (schema, model and
-     * config are only read).
+     * (created, or replaced once complete): the {@code cfx_revalidate_record} JSON plus {@code record}
+     * (the record's 0-based number), or {@code {"error", "record"}} for a record that cannot be read
+     * or re-validated (the run goes on). Records are read, re-validated and written {@code chunk_rows}
+     * at a time (0 = 4096), so memory stays flat however long the ledger; {@code threads} records are
+     * re-validated at once (0 = all cores; each repair uses one solver thread). The output is byte for
+     * byte the same on any thread count and chunk size. {@code config} may be NULL (defaults). The
+     * ledger is refused before anything is written when its first record cannot be read ({@code
+     * FORMAT_ERROR}) or was issued under another schema ({@code INVALID_ARGUMENT}). Other errors:
+     * {@code NULL_ARGUMENT}, {@code INVALID_ARGUMENT} (a bad configuration; {@code output_path} naming
+     * the ledger — the same file, a symbolic or hard link — refused before anything is opened), {@code
+     * IO_ERROR} (unreadable input, unwritable output; an existing {@code output_path} stays as it was,
+     * it is replaced only once the run is complete). On success {@code *out_report} receives the
+     * deployment report (counts, extra-cost quantiles, the features behind breaks, robust advice
+     * broken, per-group counts; read it with {@code cfx_deployment_report_to_json}), owned by the
+     * caller. Thread-safe (schema, model and config are only read).
      */
     static native long revalidateLedger(
             long schema,
@@ -1549,8 +1554,9 @@ final class NativeGenerated {
     static native byte[] policyToJson(long policy);
 
     /**
-     * {@code cfx_policy_save}: Saves the policy as a JSON file at {@code path} ({@code IO_ERROR} on
-     * failure). Thread-safe.
+     * {@code cfx_policy_save}: Saves the policy as a JSON file at {@code path}, replaced only once
+     * complete ({@code IO_ERROR} on failure, an earlier file at {@code path} then untouched).
+     * Thread-safe.
      */
     static native void policySave(long policy, byte[] path);
 
