@@ -450,7 +450,7 @@ pub(crate) fn lp_ranges(
     let mut cost = vec![0.0; n];
     for (k, obj) in objectives.iter().enumerate() {
         let left = time_limit - start.elapsed().as_secs_f64();
-        if !(left > 0.0) || !set_double(&h, "time_limit", left) {
+        if left.is_nan() || left <= 0.0 || !set_double(&h, "time_limit", left) {
             break;
         }
         cost.fill(0.0);

@@ -145,11 +145,14 @@ fn input_expressions(schema: &Schema, prog: &Program) -> Vec<Affine> {
     x
 }
 
+/// A slot column of x̂ with the interval it may take.
+type SlotRange = (usize, f64, f64);
+
 /// Per feature, the encoded sub-vectors it may take: per allowed state, the
 /// indicator it sets and the slot interval (a point in a special state).
 struct FeatureStates {
     /// (indicator column of x̂, slot column of x̂ with its interval).
-    states: Vec<(Option<usize>, Option<(usize, f64, f64)>)>,
+    states: Vec<(Option<usize>, Option<SlotRange>)>,
 }
 
 fn feature_states(schema: &Schema, prog: &Program) -> Vec<FeatureStates> {
