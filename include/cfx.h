@@ -1887,7 +1887,7 @@ cfx_status cfx_model_from_pmml_file(const struct cfx_schema *schema,
  * The output never replaces the input: an `output_path` naming the input
  * file (the same path, a symbolic or hard link to it) is refused before
  * anything is opened. The lines go to a partial file beside the target
- * (`.<name>.<random>.cfx-partial`), synced and renamed over `output_path`
+ * (`.<name>.<pid>-<n>-<nanos>.cfx-partial`), synced and renamed over `output_path`
  * only when the run is complete, so a failed or killed run never leaves a
  * file that looks finished and an existing `output_path` stays as it was.
  *

@@ -11,14 +11,14 @@
 //!    link to it (same device and inode). The file a cancelled run keeps its
 //!    rows in ([`partial_path`]) must not be an input either.
 //! 2. **Nothing unfinished looks finished.** The bytes go to a new file beside
-//!    the target, `.<name>.<random>.cfx-partial` (created exclusively, so two
+//!    the target, `.<name>.<pid>-<n>-<nanos>.cfx-partial` (created exclusively, so two
 //!    runs never share one), which is flushed, synced to disk and renamed over
 //!    the target only when the whole output is written; the folder is then
 //!    synced so the rename itself survives a power cut. A run that fails
 //!    (unreadable row stream, full disk, …) removes its partial file; a run
 //!    that is killed leaves it, named as unfinished. Either way the target is
 //!    exactly what it was before the run — absent, or the previous complete
-//!    output. A cancelled book run keeps the rows it did in [`partial_path`]
+//!    output. A cancelled portfolio run keeps the rows it did in [`partial_path`]
 //!    (`<name>.cfx-partial`) and leaves the target untouched too.
 //!
 //! A target that is a symbolic link is written through: the link stays and
@@ -28,8 +28,13 @@
 //! regular file (`/dev/null`, `/dev/full`, a named pipe) cannot be replaced
 //! by a rename and is written directly; an error then still fails the call.
 //!
-//! The exclusive, uniquely named temporary file and its rename are the
-//! `tempfile` crate's [`tempfile::Builder`] and [`tempfile::NamedTempFile::persist`].
+//! The partial file is named `.<name>.<pid>-<n>-<nanos>.cfx-partial` and
+//! created with `O_EXCL` (another name is tried if it exists). It is not the
+//! `tempfile` crate's: that crate names files from `fastrand`'s thread-local
+//! generator, whose seeding calls `std::thread::current()` and so leaves
+//! std's record of a C caller's thread behind on every thread that writes a
+//! file — a leak the C ABI promises not to have (`tests/c_abi.rs` runs the C
+//! examples under valgrind).
 
 use crate::error::{Error, Result};
 use std::ffi::OsString;
@@ -41,7 +46,7 @@ use std::path::{Component, Path, PathBuf};
 /// What a partial file's name ends with.
 pub const PARTIAL_SUFFIX: &str = ".cfx-partial";
 
-/// The file a cancelled book run (portfolio stream, ledger re-validation)
+/// The file a cancelled portfolio run ([`crate::portfolio::explain_portfolio`])
 /// keeps its finished rows in: `<output>.cfx-partial`, beside the file
 /// `output` resolves to (through a symbolic link).
 pub fn partial_path(output: &Path) -> PathBuf {
@@ -115,10 +120,72 @@ fn resolve(output: &Path) -> PathBuf {
     }
 }
 
+/// A partial file beside the target, removed when dropped unless it was
+/// renamed.
+struct PartialFile {
+    file: File,
+    path: PathBuf,
+    renamed: bool,
+}
+
+impl PartialFile {
+    /// Creates `.<name>.<pid>-<n>-<nanos>.cfx-partial` in `dir`, exclusively.
+    fn create(dir: &Path, name: &str, mode: u32) -> std::io::Result<PartialFile> {
+        use std::os::unix::fs::OpenOptionsExt;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        for _ in 0..64 {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let path = dir.join(format!(
+                ".{name}.{}-{n}-{nanos:x}{PARTIAL_SUFFIX}",
+                std::process::id()
+            ));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(mode)
+                .open(&path)
+            {
+                Ok(file) => {
+                    return Ok(PartialFile {
+                        file,
+                        path,
+                        renamed: false,
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "no free name for a partial file",
+        ))
+    }
+
+    /// Renames the file to `to` (replacing what is there).
+    fn rename(mut self, to: &Path) -> std::io::Result<()> {
+        std::fs::rename(&self.path, to)?;
+        self.renamed = true;
+        Ok(())
+    }
+}
+
+impl Drop for PartialFile {
+    fn drop(&mut self) {
+        if !self.renamed {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
 /// Where the bytes go until the output is complete.
 enum Sink {
     /// A fresh file beside the target, renamed over it at the end.
-    Partial(tempfile::NamedTempFile),
+    Partial(PartialFile),
     /// A target that is no regular file (a device, a pipe), written directly.
     Direct(File),
 }
@@ -126,13 +193,13 @@ enum Sink {
 impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         match self {
-            Sink::Partial(f) => f.write(buf),
+            Sink::Partial(f) => f.file.write(buf),
             Sink::Direct(f) => f.write(buf),
         }
     }
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
-            Sink::Partial(f) => f.flush(),
+            Sink::Partial(f) => f.file.flush(),
             Sink::Direct(f) => f.flush(),
         }
     }
@@ -195,14 +262,9 @@ impl Output {
                 // A new file gets the mode `File::create` would give it
                 // (0666 less the umask); a replacement keeps the target's.
                 let mode = existing.as_ref().map_or(0o666, |m| m.mode() & 0o7777);
-                let file = tempfile::Builder::new()
-                    .prefix(&format!(".{name}."))
-                    .suffix(PARTIAL_SUFFIX)
-                    .permissions(Permissions::from_mode(mode))
-                    .tempfile_in(&dir)
-                    .map_err(io)?;
+                let file = PartialFile::create(&dir, &name, mode).map_err(io)?;
                 if existing.is_some() {
-                    file.as_file()
+                    file.file
                         .set_permissions(Permissions::from_mode(mode))
                         .map_err(io)?;
                 }
@@ -237,7 +299,7 @@ impl Output {
                 let io = |e: std::io::Error| {
                     Error::Io(format!("cannot write '{}': {e}", shown.display()))
                 };
-                file.persist(&target).map_err(|e| io(e.error))?;
+                file.rename(&target).map_err(io)?;
                 sync_folder(&target);
                 Ok(())
             }
@@ -253,12 +315,11 @@ impl Output {
         match self.finish()? {
             None => Ok(None),
             Some((file, shown)) => {
-                file.persist(&kept).map_err(|e| {
+                file.rename(&kept).map_err(|e| {
                     Error::Io(format!(
-                        "cannot keep the rows done of '{}' in '{}': {}",
+                        "cannot keep the rows done of '{}' in '{}': {e}",
                         shown.display(),
                         kept.display(),
-                        e.error
                     ))
                 })?;
                 sync_folder(&kept);
@@ -268,7 +329,7 @@ impl Output {
     }
 
     /// Flushes the buffer and syncs the partial file to disk.
-    fn finish(self) -> Result<Option<(tempfile::NamedTempFile, PathBuf)>> {
+    fn finish(self) -> Result<Option<(PartialFile, PathBuf)>> {
         let shown = self.shown;
         let io = |e: std::io::Error| Error::Io(format!("cannot write '{}': {e}", shown.display()));
         let sink = self.sink.into_inner().map_err(|e| io(e.into_error()))?;
@@ -278,7 +339,7 @@ impl Output {
                 Ok(None)
             }
             Sink::Partial(f) => {
-                f.as_file().sync_all().map_err(io)?;
+                f.file.sync_all().map_err(io)?;
                 Ok(Some((f, shown)))
             }
         }
