@@ -222,7 +222,7 @@ pub unsafe extern "C" fn cfx_model_check_favourable(
         let out = out_param(out_auc, "out_auc")?;
         let m = arc_ref(model, "model")?;
         let d = arc_ref(dataset, "dataset")?;
-        out.write(crate::model::favourable::check_on_dataset(m, d)?);
+        out.write(crate::model::favourable::check_on_rows(m, &d.encoded(), &d.labels)?);
         Ok(())
     }
 }

@@ -213,13 +213,15 @@ pub fn check_ranking(scores: &[f64], favourable: &[bool]) -> Result<f64> {
     Ok(auc)
 }
 
-/// [`check_ranking`] of a model on a labelled dataset (labels 1 = the
+/// [`check_ranking`] of a model on labelled encoded rows (labels 1 = the
 /// favourable outcome, as cfx's datasets mark it; the scores are the model's
-/// own, on the encoded rows). The dataset must be under the model's schema.
-pub fn check_on_dataset(model: &dyn super::Model, data: &crate::data::Dataset) -> Result<f64> {
-    let rows = data.encoded();
+/// own, on the encoded rows). The rows must be under the model's schema. It
+/// takes rows and labels rather than a `Dataset` because `model` sits below
+/// `data` in the crate's layering (`tests/layering.rs`).
+pub fn check_on_rows(model: &dyn super::Model, rows: &[Vec<f64>], labels: &[f64]) -> Result<f64> {
+    crate::error::check_len("labels vs rows", rows.len(), labels.len())?;
     let mut scores = Vec::with_capacity(rows.len());
-    for x in &rows {
+    for x in rows {
         crate::error::check_len(
             "dataset encoded row vs model input",
             model.input_dim(),
@@ -227,7 +229,7 @@ pub fn check_on_dataset(model: &dyn super::Model, data: &crate::data::Dataset) -
         )?;
         scores.push(model.score(x));
     }
-    let favourable: Vec<bool> = data.labels.iter().map(|&l| l == 1.0).collect();
+    let favourable: Vec<bool> = labels.iter().map(|&l| l == 1.0).collect();
     check_ranking(&scores, &favourable)
 }
 

@@ -53,6 +53,7 @@ pub const READERS: &[&str] = &[
     "cfx_policy_load",
     "cfx_model_from_xgboost_file",
     "cfx_model_from_lightgbm_file",
+    "cfx_model_from_pmml_file",
 ];
 
 /// The writers this file drives.
