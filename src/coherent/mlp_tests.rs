@@ -9,11 +9,11 @@
 //! the schema and the cost function.
 
 use super::infeasible::relaxed;
-use super::random_instances::{random_direction_and_forbidden, random_factual};
+use super::random_instances::{random_direction_and_forbidden, random_factual, random_weights};
 use super::*;
 use crate::model::MlpModel;
 use crate::nn::{Activation, Dense, Network};
-use crate::schema::{Feature, FeatureKind, FeatureWeights};
+use crate::schema::{Feature, FeatureKind};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -62,16 +62,7 @@ pub(crate) fn random_grid_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
             f = f.immutable();
         }
         random_direction_and_forbidden(&mut f, rng, 0.25, true);
-        let n_ind = f.encoded_width() - usize::from(f.is_contiguous());
-        f.weights = Some(FeatureWeights {
-            value: if f.is_contiguous() {
-                rng.random_range(0.2..3.0)
-            } else {
-                0.0
-            },
-            states: (0..n_ind).map(|_| rng.random_range(0.2..3.0)).collect(),
-            anchor: rng.random_range(0.0..1.0),
-        });
+        random_weights(&mut f, rng);
         feats.push(f);
     }
     Schema::new(feats).unwrap()

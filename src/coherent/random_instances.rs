@@ -146,19 +146,25 @@ pub(crate) fn random_schema(rng: &mut Xoshiro256PlusPlus, d: &SchemaDraw) -> Sch
             f = f.immutable();
         }
         random_direction_and_forbidden(&mut f, rng, d.forbidden, d.forbidden_from_one);
-        let n_ind = f.encoded_width() - usize::from(f.is_contiguous());
-        f.weights = Some(FeatureWeights {
-            value: if f.is_contiguous() {
-                rng.random_range(0.2..3.0)
-            } else {
-                0.0
-            },
-            states: (0..n_ind).map(|_| rng.random_range(0.2..3.0)).collect(),
-            anchor: rng.random_range(0.0..1.0),
-        });
+        random_weights(&mut f, rng);
         feats.push(f);
     }
     Schema::new(feats).unwrap()
+}
+
+/// Random distance weights of `f` (value weight, one weight per discrete
+/// state or level, anchor), each in the ranges every random-instance test uses.
+pub(crate) fn random_weights(f: &mut Feature, rng: &mut Xoshiro256PlusPlus) {
+    let n_ind = f.encoded_width() - usize::from(f.is_contiguous());
+    f.weights = Some(FeatureWeights {
+        value: if f.is_contiguous() {
+            rng.random_range(0.2..3.0)
+        } else {
+            0.0
+        },
+        states: (0..n_ind).map(|_| rng.random_range(0.2..3.0)).collect(),
+        anchor: rng.random_range(0.0..1.0),
+    });
 }
 
 /// A random direction of `f` (increase only, decrease only, or any: 1, 1
