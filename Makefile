@@ -245,7 +245,7 @@ lint:
 # seeded, bounded, coverage-blind mutation run of every target (a fixed count
 # of mutants, about 10-15 s each; CFX_FUZZ_ITERATIONS, CFX_FUZZ_SEED), so
 # `make test` needs no fuzz build: the build alone does not fit the CI budget
-# (BENCHMARKS.md, "Fuzzing"). `make fuzz` is the coverage-guided libFuzzer run.
+# (BENCHMARKS.md, "What the fuzz build costs"). `make fuzz` is the coverage-guided libFuzzer run.
 FUZZ_TARGETS := json_and_encoding model_prediction policy_json csv_reading uncertainty schema_builder \
   scorecard_import tree_import
 FUZZ_SECONDS ?= 120

@@ -60,7 +60,7 @@ struct Target {
     /// one whole).
     parts: &'static [Part],
     /// Mutants per run, chosen so that each target takes roughly 10–20 s in
-    /// release on a 2-core machine (measurements in docs/guide/hardening.md and BENCHMARKS.md, "Fuzzing").
+    /// release on a 2-core machine (measurements in docs/guide/hardening.md and BENCHMARKS.md, "What the fuzz build costs").
     iterations: u64,
     /// Tokens of this target's formats, added to the common dictionary.
     words: &'static [&'static str],
