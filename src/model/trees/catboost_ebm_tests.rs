@@ -282,3 +282,57 @@ fn ebm_models_cfx_cannot_read_exactly_are_refused() {
     let r = TreeEnsemble::from_ebm_json(&v.to_string(), &schema(), &o);
     assert!(r.unwrap_err().to_string().contains("scores"));
 }
+
+/// The committed counterfactuals (`catboost_ebm_peers.py counterfactuals`:
+/// cfx's proven-optimal counterfactuals of the first five declined applicants
+/// of two models per format, re-scored by CatBoost / interpret): each is
+/// accepted by the producer (its margin of default below 0), and cfx's margin
+/// of it is minus the producer's. The first of each model is proven optimal
+/// again here and must be the same row — a drift check only (cfx wrote it).
+#[test]
+fn committed_counterfactuals_are_accepted_by_the_producers_and_found_again() {
+    use crate::coherent::{Config, Outcome, explain};
+    use crate::model::AnyModel;
+    let s = schema();
+    for dir in ["catboost", "ebm"] {
+        let text = file(dir, "counterfactuals.csv");
+        let mut seen: Vec<String> = Vec::new();
+        for line in text.lines().skip(1) {
+            let cells: Vec<&str> = line.split(',').collect();
+            let (name, row) = (cells[0], cells[1].parse::<usize>().unwrap());
+            let cf: Vec<f64> = cells[2..7].iter().map(|v| v.parse().unwrap()).collect();
+            let producer: f64 = cells[7].parse().unwrap();
+            let unseen = name == "cb_onehot" || name == "ebm_cat";
+            let json = file(dir, &format!("{name}.json"));
+            let m = if dir == "catboost" {
+                TreeEnsemble::from_catboost_json(&json, &s, &options(0, unseen))
+            } else {
+                TreeEnsemble::from_ebm_json(&json, &s, &options(0, unseen))
+            }
+            .unwrap();
+            assert!(
+                producer < 0.0,
+                "{name} row {row}: the producer declines {cf:?}"
+            );
+            let got = m.margin_raw(&cf);
+            assert!(
+                (got + producer).abs() <= 1e-9 * producer.abs().max(1.0),
+                "{name} row {row}: cfx {got}, producer {}",
+                -producer
+            );
+            if !seen.iter().any(|n| n == name) {
+                seen.push(name.to_string());
+                let factual = &rows(&file(dir, &format!("{name}_rows.csv")))[row];
+                let model = AnyModel::Trees(m);
+                let ex = explain(&s, &model, factual, &Config::default()).unwrap();
+                assert_eq!(ex.outcome, Outcome::Optimal, "{name} row {row}");
+                let again = &ex.counterfactuals[0].raw;
+                assert!(
+                    again.iter().zip(&cf).all(|(a, b)| (a - b).abs() <= 1e-9),
+                    "{name} row {row}: {again:?} now, {cf:?} committed"
+                );
+            }
+        }
+        assert_eq!(seen.len(), 2, "{dir}: two models");
+    }
+}
