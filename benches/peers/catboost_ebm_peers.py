@@ -15,7 +15,8 @@ everything here on every machine.
 Usage:
   python3 benches/peers/catboost_ebm_peers.py write      the models, rows and margins
   python3 benches/peers/catboost_ebm_peers.py check      the same in a temporary directory,
-                                                          compared with the committed files
+        compared with the committed margins; then the counterfactual step below without
+        writing (needs `cargo build --release --lib`; `make test-imports` runs it)
   python3 benches/peers/catboost_ebm_peers.py counterfactuals
         (after `cargo build --release --lib`) cfx's proven-optimal counterfactuals of declined
         rows on two accepted models of each format, re-scored by the producer (written to
@@ -346,9 +347,10 @@ def check():
         sys.exit(f"catboost_ebm_peers: {len(bad)} margin files differ from the committed ones")
 
 
-def counterfactuals():
+def counterfactuals(write=True):
     """cfx's proven-optimal counterfactuals of the first declined rows of two accepted models
-    per format, re-scored by the producer (the model trained again, deterministically)."""
+    per format, re-scored by the producer (the model trained again, deterministically);
+    written to the committed counterfactuals.csv files when `write`."""
     import numpy as np
     import pandas as pd
 
@@ -408,7 +410,7 @@ def counterfactuals():
                     found += 1
                     if found == 5:
                         break
-        for fmt, d in zip(["catboost", "ebm"], committed()):
+        for fmt, d in zip(["catboost", "ebm"], committed() if write else []):
             with open(os.path.join(d, "counterfactuals.csv"), "w", newline="") as fh:
                 w = csv.writer(fh, lineterminator="\n")
                 w.writerow(["model", "row"] + COLS + ["producer_margin"])
@@ -429,6 +431,7 @@ def main():
         print("catboost_ebm_peers: wrote", ", ".join(committed()))
     elif what == "check":
         check()
+        counterfactuals(write=False)
     elif what == "counterfactuals":
         counterfactuals()
     else:
