@@ -25,7 +25,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees peers-pmml test-imports bindings test-bindings-gen test-docs trees-every-applicant \
+  peers-scorecard peers-trees peers-pmml peers-catboost test-imports bindings test-bindings-gen test-docs trees-every-applicant \
   plausibility-targets
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
@@ -81,6 +81,15 @@ peers-trees:
 # test`: the committed files are what the tests read, on every machine.
 peers-pmml:
 	python3 benches/peers/pmml_peers.py
+
+# The CatBoost and EBM models, rows and producers' margins committed under tests/data/catboost
+# and tests/data/ebm, made again, and cfx's counterfactuals re-scored by CatBoost / interpret
+# (own venv in benches/peers/.venv-catboost, pinned from PyPI; `cargo build --release --lib`
+# first). `make test-imports` runs the check (retrain, compare, re-score; nothing written).
+peers-catboost:
+	$(CARGO) build --release --lib
+	python3 benches/peers/catboost_ebm_peers.py write
+	python3 benches/peers/catboost_ebm_peers.py counterfactuals
 
 # The generated binding files are checked first: a stale one fails in a second, before any build.
 test: test-bindings-gen deps peers-scorecard peers-trees
@@ -160,6 +169,7 @@ uninstall:
 test-imports:
 	$(CARGO) build --release --lib
 	python3 benches/peers/import_adversarial.py
+	python3 benches/peers/catboost_ebm_peers.py check
 
 test-install: build
 	bash tests/install/run.sh

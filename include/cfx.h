@@ -3141,6 +3141,47 @@ cfx_status cfx_model_from_lightgbm_file(const struct cfx_schema *schema,
                                         const struct cfx_model **out_model);
 
 /**
+ * Imports a CatBoost JSON model (`save_model("m.json", format="json",
+ * pool=…)`, loss Logloss, oblivious trees; CTR features refused) given as a
+ * string. The options are the tree importers' (`missing`, `trees` and
+ * `category_codes` do not apply). On success `*out_model` owns a new handle.
+ */
+cfx_status cfx_model_from_catboost_json_str(const struct cfx_schema *schema,
+                                            const char *json,
+                                            const char *options_json,
+                                            const struct cfx_model **out_model);
+
+/**
+ * Imports a CatBoost JSON model from a file (`CFX_STATUS_IO_ERROR` when it
+ * cannot be read). On success `*out_model` owns a new handle.
+ */
+cfx_status cfx_model_from_catboost_json_file(const struct cfx_schema *schema,
+                                             const char *path,
+                                             const char *options_json,
+                                             const struct cfx_model **out_model);
+
+/**
+ * Imports an Explainable Boosting Machine (interpret's JSON, `ebm.to_json`,
+ * version "1.0", binary classifier) given as a string: one tree per main term
+ * or pair. The options are the tree importers' (`missing`, `trees` and
+ * `category_codes` do not apply). On success `*out_model` owns a new handle.
+ */
+cfx_status cfx_model_from_ebm_json_str(const struct cfx_schema *schema,
+                                       const char *json,
+                                       const char *options_json,
+                                       const struct cfx_model **out_model);
+
+/**
+ * Imports an Explainable Boosting Machine's JSON from a file
+ * (`CFX_STATUS_IO_ERROR` when it cannot be read). On success `*out_model`
+ * owns a new handle.
+ */
+cfx_status cfx_model_from_ebm_json_file(const struct cfx_schema *schema,
+                                        const char *path,
+                                        const char *options_json,
+                                        const struct cfx_model **out_model);
+
+/**
  * The cfx version as a static NUL-terminated string, e.g. `"0.1.0"`.
  * Never NULL, never freed. Thread-safe.
  */

@@ -80,6 +80,10 @@ pub mod guide {
     pub struct GradientBoostedModels;
     #[doc = include_str!("../docs/guide/pmml.md")]
     pub struct Pmml;
+    #[doc = include_str!("../docs/guide/catboost.md")]
+    pub struct Catboost;
+    #[doc = include_str!("../docs/guide/ebm.md")]
+    pub struct Ebm;
     #[doc = include_str!("../docs/guide/robustness.md")]
     pub struct Robustness;
     #[doc = include_str!("../docs/guide/plans.md")]

@@ -72,7 +72,7 @@ run_pytest "$PY" "$HERE/tests" "$@"
 if [ $# -eq 0 ]; then
   "$PY" -m pip wheel -q --no-cache-dir --no-deps -w "$BUILD/wheel" "$BUILD" >&2
   WHEEL=$(ls "$BUILD"/wheel/cfx-*.whl)
-  for spec in scorecard_optbinning:test_optbinning_live.py trees_train:test_trees_live.py; do
+  for spec in scorecard_optbinning:test_optbinning_live.py trees_train:test_trees_live.py catboost_ebm_peers:test_catboost_ebm_live.py; do
     script=${spec%%:*}; tests=${spec#*:}
     pvenv=$(cd "$ROOT/benches/peers" && python3 -c "import $script as m; print(m.VENV)")
     (cd "$ROOT/benches/peers" && python3 -c "import peer_venv, $script as m; peer_venv.prepare(m.VENV, m.PINS)" >&2)

@@ -376,7 +376,7 @@ impl TreeSearch {
         }
         let unit = match ens.source() {
             Source::Xgboost => f32::EPSILON as f64,
-            Source::Lightgbm => f64::EPSILON,
+            Source::Lightgbm | Source::Catboost | Source::Ebm => f64::EPSILON,
         };
         self.slack = 2.0 * (self.n_trees as f64 + 1.0) * unit * magnitude;
         Ok(())

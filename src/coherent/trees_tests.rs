@@ -169,7 +169,7 @@ fn independent_margin(ens: &TreeEnsemble, raw: &[f64]) -> f64 {
             }
             s as f64
         }
-        Source::Lightgbm => {
+        Source::Lightgbm | Source::Catboost | Source::Ebm => {
             let mut s = ens.base_score();
             for &r in ens.roots() {
                 s += leaf(r);

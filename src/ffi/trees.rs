@@ -1,5 +1,6 @@
 //! Importing a bank's gradient-boosted model (`cfx::model::trees`): XGBoost's
-//! JSON model and LightGBM's text model, from a string or from a file, onto a
+//! JSON model, LightGBM's text model, CatBoost's JSON model and an Explainable
+//! Boosting Machine's JSON (interpret), from a string or from a file, onto a
 //! schema. The result is an ordinary `cfx_model` (kind `CFX_MODEL_KIND_TREES`)
 //! that every call taking a model accepts; the coherent MIP explains it
 //! exactly, the gradient generators refuse it (`CFX_STATUS_INVALID_ARGUMENT`).
@@ -43,6 +44,8 @@ use std::sync::Arc;
 enum Format {
     Xgboost,
     Lightgbm,
+    Catboost,
+    Ebm,
 }
 
 fn import(
@@ -63,6 +66,8 @@ fn import(
     let m = match format {
         Format::Xgboost => TreeEnsemble::from_xgboost_json(text, s, &options)?,
         Format::Lightgbm => TreeEnsemble::from_lightgbm_text(text, s, &options)?,
+        Format::Catboost => TreeEnsemble::from_catboost_json(text, s, &options)?,
+        Format::Ebm => TreeEnsemble::from_ebm_json(text, s, &options)?,
     };
     out.write(arc_into_raw(Arc::new(AnyModel::Trees(m))));
     Ok(())
@@ -126,5 +131,66 @@ pub unsafe extern "C" fn cfx_model_from_lightgbm_file(
 ) -> cfx_status {
     ffi_boundary! {
         import(schema, &read(path)?, Format::Lightgbm, options_json, out_model)
+    }
+}
+
+/// Imports a CatBoost JSON model (`save_model("m.json", format="json",
+/// pool=…)`, loss Logloss, oblivious trees; CTR features refused) given as a
+/// string. The options are the tree importers' (`missing`, `trees` and
+/// `category_codes` do not apply). On success `*out_model` owns a new handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_model_from_catboost_json_str(
+    schema: *const cfx_schema,
+    json: *const c_char,
+    options_json: *const c_char,
+    out_model: *mut *const cfx_model,
+) -> cfx_status {
+    ffi_boundary! {
+        import(schema, str_in(json, "json")?, Format::Catboost, options_json, out_model)
+    }
+}
+
+/// Imports a CatBoost JSON model from a file (`CFX_STATUS_IO_ERROR` when it
+/// cannot be read). On success `*out_model` owns a new handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_model_from_catboost_json_file(
+    schema: *const cfx_schema,
+    path: *const c_char,
+    options_json: *const c_char,
+    out_model: *mut *const cfx_model,
+) -> cfx_status {
+    ffi_boundary! {
+        import(schema, &read(path)?, Format::Catboost, options_json, out_model)
+    }
+}
+
+/// Imports an Explainable Boosting Machine (interpret's JSON, `ebm.to_json`,
+/// version "1.0", binary classifier) given as a string: one tree per main term
+/// or pair. The options are the tree importers' (`missing`, `trees` and
+/// `category_codes` do not apply). On success `*out_model` owns a new handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_model_from_ebm_json_str(
+    schema: *const cfx_schema,
+    json: *const c_char,
+    options_json: *const c_char,
+    out_model: *mut *const cfx_model,
+) -> cfx_status {
+    ffi_boundary! {
+        import(schema, str_in(json, "json")?, Format::Ebm, options_json, out_model)
+    }
+}
+
+/// Imports an Explainable Boosting Machine's JSON from a file
+/// (`CFX_STATUS_IO_ERROR` when it cannot be read). On success `*out_model`
+/// owns a new handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_model_from_ebm_json_file(
+    schema: *const cfx_schema,
+    path: *const c_char,
+    options_json: *const c_char,
+    out_model: *mut *const cfx_model,
+) -> cfx_status {
+    ffi_boundary! {
+        import(schema, &read(path)?, Format::Ebm, options_json, out_model)
     }
 }

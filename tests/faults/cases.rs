@@ -54,6 +54,8 @@ pub const READERS: &[&str] = &[
     "cfx_model_from_xgboost_file",
     "cfx_model_from_lightgbm_file",
     "cfx_model_from_pmml_file",
+    "cfx_model_from_catboost_json_file",
+    "cfx_model_from_ebm_json_file",
 ];
 
 /// The writers this file drives.

@@ -122,6 +122,39 @@ namespace Cfx
             return ImportTrees(schema, path, "path", optionsJson, Native.cfx_model_from_pmml_file);
         }
 
+        /// <summary>
+        /// Imports a CatBoost JSON model (save_model("m.json", format="json", pool=...), loss Logloss,
+        /// symmetric trees) onto <paramref name="schema"/>, exactly or refused (<see cref="Status.FormatError"/>:
+        /// CTR categorical features, non-symmetric trees, other losses). <paramref name="optionsJson"/> as for
+        /// XGBoost (favourable_class, special_as_missing, unseen_levels, threshold, columns; docs/guide/catboost.md).
+        /// </summary>
+        public static Model FromCatboostJson(Schema schema, string json, string optionsJson = null)
+        {
+            return ImportTrees(schema, json, "json", optionsJson, Native.cfx_model_from_catboost_json_str);
+        }
+
+        /// <summary><see cref="FromCatboostJson"/> of the file at <paramref name="path"/> (<see cref="Status.IoError"/> when unreadable).</summary>
+        public static Model FromCatboostFile(Schema schema, string path, string optionsJson = null)
+        {
+            return ImportTrees(schema, path, "path", optionsJson, Native.cfx_model_from_catboost_json_file);
+        }
+
+        /// <summary>
+        /// Imports an Explainable Boosting Machine (interpret's JSON, version 1.0, binary, logit link) onto
+        /// <paramref name="schema"/> as one tree per main term or pair, exactly or refused
+        /// (<see cref="Status.FormatError"/>: regression, multiclass, three-feature terms; docs/guide/ebm.md).
+        /// </summary>
+        public static Model FromEbmJson(Schema schema, string json, string optionsJson = null)
+        {
+            return ImportTrees(schema, json, "json", optionsJson, Native.cfx_model_from_ebm_json_str);
+        }
+
+        /// <summary><see cref="FromEbmJson"/> of the file at <paramref name="path"/> (<see cref="Status.IoError"/> when unreadable).</summary>
+        public static Model FromEbmFile(Schema schema, string path, string optionsJson = null)
+        {
+            return ImportTrees(schema, path, "path", optionsJson, Native.cfx_model_from_ebm_json_file);
+        }
+
         private delegate int TreeImporter(SchemaHandle schema, byte[] textOrPath, byte[] optionsJson, out ModelHandle m);
 
         private static Model ImportTrees(Schema schema, string textOrPath, string what, string optionsJson, TreeImporter import)

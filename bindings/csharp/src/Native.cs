@@ -629,6 +629,18 @@ namespace Cfx
         internal static extern int cfx_model_from_lightgbm_file(SchemaHandle schema, [In] byte[] path,
             [In] byte[] optionsJson, out ModelHandle outModel);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_catboost_json_str(SchemaHandle schema, [In] byte[] json,
+            [In] byte[] optionsJson, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_catboost_json_file(SchemaHandle schema, [In] byte[] path,
+            [In] byte[] optionsJson, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_ebm_json_str(SchemaHandle schema, [In] byte[] json,
+            [In] byte[] optionsJson, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_ebm_json_file(SchemaHandle schema, [In] byte[] path,
+            [In] byte[] optionsJson, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern IntPtr cfx_version_string();
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern uint cfx_version_major();

@@ -232,8 +232,9 @@ fn check_missing_value(
     };
     if lib.source != Source::Xgboost {
         return Err(Error::InvalidArgument(
-            "import option 'missing' is XGBoost's setting; LightGBM has none (its missing \
-             values are NaN, or zero under zero_as_missing, which the model file records)"
+            "import option 'missing' is XGBoost's setting; LightGBM has none, nor have CatBoost \
+             and EBMs (their missing values are NaN, or LightGBM's zero under zero_as_missing, \
+             which the model file records)"
                 .into(),
         ));
     }

@@ -1,4 +1,5 @@
-//! Gradient-boosted tree ensembles (XGBoost, LightGBM) as a cfx model kind.
+//! Gradient-boosted tree ensembles (XGBoost, LightGBM, CatBoost) and
+//! Explainable Boosting Machines as a cfx model kind.
 //!
 //! An additive ensemble of binary trees over the *raw* feature values of a
 //! [`Schema`]: the score (log-odds of the favourable outcome) is the base score
@@ -25,6 +26,11 @@
 //!   NaN; a value that counts as missing (|x| ≤ 1e-35 as a float32 under
 //!   "Zero", NaN under "NaN") follows `default_left`; otherwise left when
 //!   `x ≤ threshold`.
+//! * CatBoost (`BelowF32` with the next float32 above the border: bit 1 when
+//!   `float32(x) > border`) and EBMs (`AtMostNanMissing` with the float64
+//!   below the cut: the upper bin when `x ≥ cut`): see `catboost.rs` and
+//!   `ebm.rs`, checked against the libraries' own scores on every committed
+//!   row (tests/data/catboost, tests/data/ebm).
 //!
 //! # Raw rows and the encoded space
 //! [`TreeEnsemble::margin_raw`] scores a raw row exactly as the library scores
@@ -36,10 +42,14 @@
 //! ([`Model::has_input_gradient`] is false): gradient methods refuse it.
 
 mod block;
+mod catboost;
+mod ebm;
 mod import;
 mod lightgbm;
 mod xgboost;
 
+#[cfg(test)]
+mod catboost_ebm_tests;
 #[cfg(test)]
 mod tests;
 
@@ -212,6 +222,20 @@ impl Node {
 pub enum Source {
     Xgboost,
     Lightgbm,
+    /// CatBoost's JSON model: oblivious trees, float32 comparisons (as
+    /// [`Test::BelowF32`]), leaves summed in f64.
+    Catboost,
+    /// An Explainable Boosting Machine (interpret's JSON): one tree per term,
+    /// float64 comparisons, summed in f64.
+    Ebm,
+}
+
+impl Source {
+    /// Whether the library sums the leaves in float32 (XGBoost's predictor)
+    /// rather than f64 (LightGBM, CatBoost, interpret).
+    pub fn sums_in_f32(self) -> bool {
+        self == Source::Xgboost
+    }
 }
 
 fn half() -> f64 {
@@ -344,6 +368,28 @@ impl TreeEnsemble {
         options: &ImportOptions,
     ) -> Result<TreeEnsemble> {
         lightgbm::import(text, schema, options)
+    }
+
+    /// Imports a CatBoost JSON model (`model.save_model("m.json",
+    /// format="json", pool=…)`, loss `Logloss`, oblivious trees) onto a schema
+    /// (the rules: the module docs of `catboost.rs`).
+    pub fn from_catboost_json(
+        json: &str,
+        schema: &Schema,
+        options: &ImportOptions,
+    ) -> Result<TreeEnsemble> {
+        catboost::import(json, schema, options)
+    }
+
+    /// Imports an Explainable Boosting Machine (interpret's JSON,
+    /// `ebm.to_json(…)`, version "1.0", binary, logit link) onto a schema:
+    /// one tree per term (the rules: the module docs of `ebm.rs`).
+    pub fn from_ebm_json(
+        json: &str,
+        schema: &Schema,
+        options: &ImportOptions,
+    ) -> Result<TreeEnsemble> {
+        ebm::import(json, schema, options)
     }
 
     /// The same model with the given import report.
@@ -576,7 +622,7 @@ impl TreeEnsemble {
                 }
                 sum as f64
             }
-            Source::Lightgbm => {
+            Source::Lightgbm | Source::Catboost | Source::Ebm => {
                 let mut sum = self.base_score;
                 for v in values {
                     sum += v;

@@ -2,7 +2,7 @@
 
 Models fitted elsewhere come in without hand-copying weights: `Model.from_sklearn`
 (a fitted scikit-learn `LogisticRegression`), `Model.from_xgboost` (a Booster, its
-JSON or a saved file) and `Model.from_lightgbm`; scorecards through
+JSON or a saved file), `Model.from_lightgbm`, `Model.from_catboost`, `Model.from_ebm`; scorecards through
 `cfx.ScorecardImport` (optbinning's table)."""
 
 import json
@@ -87,6 +87,43 @@ def _xgboost_missing(model, options):
     options = _as_dict(options)
     _set_option(options, "missing", m, "model's missing")
     return options
+
+
+def _catboost_json(schema, model):
+    """A live CatBoost model's JSON, saved with a pool of the schema's categorical levels so
+    that CatBoost itself writes each level's hash (`cat_features_hash`)."""
+    import tempfile
+
+    cat_idx = list(model.get_cat_feature_indices())
+    pool = None
+    if cat_idx:
+        import pandas as pd
+        from catboost import Pool
+
+        names = list(model.feature_names_)
+        levels = {f["name"]: f.get("levels") for f in schema.features}
+        cols = {}
+        width = 1
+        for i in cat_idx:
+            lv = levels.get(names[i])
+            if not lv:
+                raise ValueError(
+                    f"cfx: CatBoost categorical feature {names[i]!r} is not a categorical feature "
+                    "of the schema"
+                )
+            width = max(width, len(lv))
+        for i, name in enumerate(names):
+            if i in cat_idx:
+                lv = levels[name]
+                cols[name] = [lv[k % len(lv)] for k in range(width)]
+            else:
+                cols[name] = [0.0] * width
+        pool = Pool(pd.DataFrame(cols), cat_features=cat_idx)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "model.json")
+        model.save_model(path, format="json", pool=pool)
+        with open(path) as f:
+            return f.read()
 
 
 class Model(Handle):
@@ -259,6 +296,58 @@ class Model(Handle):
                     _options(options),
                 )
             )
+        return imported._checked_on(check_on)
+
+    @classmethod
+    def _import_json_model(cls, schema, model, options, str_fn, file_fn):
+        if isinstance(model, os.PathLike) or (isinstance(model, str) and not model.lstrip().startswith("{")):
+            return cls(n.new_handle(file_fn, n.ptr_of(schema, "Schema"), cstr(os.fspath(model)),
+                                    _options(options)))
+        return cls(n.new_handle(str_fn, n.ptr_of(schema, "Schema"), cstr(model, "json"),
+                                _options(options)))
+
+    @classmethod
+    def from_catboost(cls, schema, model, options=None, favourable=None, check_on=None):
+        """A CatBoost binary classifier (loss Logloss, symmetric trees): a fitted
+        `CatBoostClassifier`, its JSON text (``save_model(path, format="json", pool=…)``) or the
+        path of that file. `options`: dict or JSON (`columns`, `special_as_missing`,
+        `threshold`, `unseen_levels`, `favourable_class`, `score_is`;
+        docs/guide/catboost.md). `favourable` and `check_on` as in `from_xgboost`.
+
+        A live classifier is read as it scores: its exported JSON (the categorical levels'
+        hashes computed by CatBoost itself from the schema's level names), ``classes_`` for
+        `favourable`, and its probability threshold (``set_probability_threshold``) as the
+        option `threshold`. CTR categorical features, non-symmetric trees and other losses are
+        refused with what to do."""
+        options = _favourable(model, options, favourable)
+        if hasattr(model, "save_model") and hasattr(model, "get_cat_feature_indices"):
+            if not getattr(model, "is_fitted", lambda: True)():
+                raise ValueError("cfx: the CatBoost model is not fitted")
+            t = model.get_probability_threshold() if hasattr(model, "get_probability_threshold") else None
+            if t is not None and float(t) != 0.5:
+                options = _as_dict(options)
+                _set_option(options, "threshold", float(t), "model's probability threshold")
+            model = _catboost_json(schema, model)
+        imported = cls._import_json_model(schema, model, options, "cfx_model_from_catboost_json_str",
+                                          "cfx_model_from_catboost_json_file")
+        return imported._checked_on(check_on)
+
+    @classmethod
+    def from_ebm(cls, schema, model, options=None, favourable=None, check_on=None):
+        """An Explainable Boosting Machine (interpret 0.7, binary, logit link): a fitted
+        `ExplainableBoostingClassifier`, its JSON text (``ebm.to_json(…)``) or the path of that
+        file — one tree per main term or pair, so the exact tree search proves its
+        counterfactuals. `options` as in `from_catboost` (docs/guide/ebm.md); `favourable`
+        (a label of the live classifier's ``classes_``) and `check_on` as in `from_xgboost`.
+        Regression and multiclass EBMs and higher-order terms are refused."""
+        options = _favourable(model, options, favourable)
+        if hasattr(model, "to_jsonable"):
+            link = getattr(model, "link_", "logit")
+            if link != "logit":
+                raise ValueError(f"cfx: the EBM's link is {link!r}; cfx reads binary classifiers (logit)")
+            model = json.dumps(model.to_jsonable(detail="minimal"))
+        imported = cls._import_json_model(schema, model, options, "cfx_model_from_ebm_json_str",
+                                          "cfx_model_from_ebm_json_file")
         return imported._checked_on(check_on)
 
     @classmethod

@@ -74,6 +74,28 @@ cfx_read_pmml <- function(schema, file, options = NULL) {
   .cx(C_cfx_model_from_pmml_file, schema, .tree_file(file), .tree_options(options))
 }
 
+#' Imports a CatBoost JSON model (save_model(format = "json", pool = ...), loss
+#' Logloss, symmetric trees) onto a schema, exactly or refused (CTR categorical
+#' features, non-symmetric trees, other losses). `options` as for XGBoost
+#' (`favourable_class`, `special_as_missing`, `unseen_levels`, `threshold`).
+cfx_model_from_catboost <- function(schema, json, options = NULL) {
+  .cx(C_cfx_model_from_catboost_json_str, schema, enc2utf8(paste(json, collapse = "\n")), .tree_options(options))
+}
+
+cfx_read_catboost <- function(schema, file, options = NULL) {
+  .cx(C_cfx_model_from_catboost_json_file, schema, .tree_file(file), .tree_options(options))
+}
+
+#' Imports an Explainable Boosting Machine (interpret's JSON, version 1.0,
+#' binary, logit link) onto a schema: one tree per main term or pair.
+cfx_model_from_ebm <- function(schema, json, options = NULL) {
+  .cx(C_cfx_model_from_ebm_json_str, schema, enc2utf8(paste(json, collapse = "\n")), .tree_options(options))
+}
+
+cfx_read_ebm <- function(schema, file, options = NULL) {
+  .cx(C_cfx_model_from_ebm_json_file, schema, .tree_file(file), .tree_options(options))
+}
+
 .tree_file <- function(file) {
   if (!is.character(file) || length(file) != 1L || is.na(file))
     stop("cfx: 'file' must be a single path", call. = FALSE)

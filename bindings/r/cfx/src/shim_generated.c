@@ -2918,6 +2918,66 @@ SEXP C_cfx_model_from_lightgbm_file(SEXP a_schema, SEXP a_path, SEXP a_options_j
     return res_;
 }
 
+/* cfx_model_from_catboost_json_str */
+SEXP C_cfx_model_from_catboost_json_str(SEXP a_schema, SEXP a_json, SEXP a_options_json)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    const char *v_json = cfxr_str(a_json, "json", 0);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 0);
+    SEXP h_out_model = cfxr_new_handle(CFXR_K_MODEL, a_schema); /* PROTECTed */
+    const struct cfx_model * o_out_model = NULL;
+    cfxr_check(cfx_model_from_catboost_json_str(v_schema, v_json, v_options_json, &o_out_model));
+    R_SetExternalPtrAddr(h_out_model, (void *)o_out_model);
+    SEXP res_ = h_out_model;
+    UNPROTECT(1);
+    return res_;
+}
+
+/* cfx_model_from_catboost_json_file */
+SEXP C_cfx_model_from_catboost_json_file(SEXP a_schema, SEXP a_path, SEXP a_options_json)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    const char *v_path = cfxr_str(a_path, "path", 0);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 0);
+    SEXP h_out_model = cfxr_new_handle(CFXR_K_MODEL, a_schema); /* PROTECTed */
+    const struct cfx_model * o_out_model = NULL;
+    cfxr_check(cfx_model_from_catboost_json_file(v_schema, v_path, v_options_json, &o_out_model));
+    R_SetExternalPtrAddr(h_out_model, (void *)o_out_model);
+    SEXP res_ = h_out_model;
+    UNPROTECT(1);
+    return res_;
+}
+
+/* cfx_model_from_ebm_json_str */
+SEXP C_cfx_model_from_ebm_json_str(SEXP a_schema, SEXP a_json, SEXP a_options_json)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    const char *v_json = cfxr_str(a_json, "json", 0);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 0);
+    SEXP h_out_model = cfxr_new_handle(CFXR_K_MODEL, a_schema); /* PROTECTed */
+    const struct cfx_model * o_out_model = NULL;
+    cfxr_check(cfx_model_from_ebm_json_str(v_schema, v_json, v_options_json, &o_out_model));
+    R_SetExternalPtrAddr(h_out_model, (void *)o_out_model);
+    SEXP res_ = h_out_model;
+    UNPROTECT(1);
+    return res_;
+}
+
+/* cfx_model_from_ebm_json_file */
+SEXP C_cfx_model_from_ebm_json_file(SEXP a_schema, SEXP a_path, SEXP a_options_json)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    const char *v_path = cfxr_str(a_path, "path", 0);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 0);
+    SEXP h_out_model = cfxr_new_handle(CFXR_K_MODEL, a_schema); /* PROTECTed */
+    const struct cfx_model * o_out_model = NULL;
+    cfxr_check(cfx_model_from_ebm_json_file(v_schema, v_path, v_options_json, &o_out_model));
+    R_SetExternalPtrAddr(h_out_model, (void *)o_out_model);
+    SEXP res_ = h_out_model;
+    UNPROTECT(1);
+    return res_;
+}
+
 /* cfx_version_string */
 SEXP C_cfx_version_string(void)
 {

@@ -3687,6 +3687,98 @@ JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromLightgbmFile(JNIEn
     return result_;
 }
 
+/* cfx_model_from_catboost_json_str */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromCatboostJsonStr(JNIEnv *env, jclass cls, jlong j_schema, jbyteArray j_json, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    const struct cfx_model * r_out_model = NULL;
+    char *s_json = NULL;
+    char *s_options_json = NULL;
+    s_json = cstr_in(env, j_json, &fail_);
+    if (fail_) goto done;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_model_from_catboost_json_str(HANDLE(const struct cfx_schema *, j_schema), s_json, s_options_json, &r_out_model);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_model);
+    done:
+    free(s_json);
+    free(s_options_json);
+    return result_;
+}
+
+/* cfx_model_from_catboost_json_file */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromCatboostJsonFile(JNIEnv *env, jclass cls, jlong j_schema, jbyteArray j_path, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    const struct cfx_model * r_out_model = NULL;
+    char *s_path = NULL;
+    char *s_options_json = NULL;
+    s_path = cstr_in(env, j_path, &fail_);
+    if (fail_) goto done;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_model_from_catboost_json_file(HANDLE(const struct cfx_schema *, j_schema), s_path, s_options_json, &r_out_model);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_model);
+    done:
+    free(s_path);
+    free(s_options_json);
+    return result_;
+}
+
+/* cfx_model_from_ebm_json_str */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromEbmJsonStr(JNIEnv *env, jclass cls, jlong j_schema, jbyteArray j_json, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    const struct cfx_model * r_out_model = NULL;
+    char *s_json = NULL;
+    char *s_options_json = NULL;
+    s_json = cstr_in(env, j_json, &fail_);
+    if (fail_) goto done;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_model_from_ebm_json_str(HANDLE(const struct cfx_schema *, j_schema), s_json, s_options_json, &r_out_model);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_model);
+    done:
+    free(s_json);
+    free(s_options_json);
+    return result_;
+}
+
+/* cfx_model_from_ebm_json_file */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromEbmJsonFile(JNIEnv *env, jclass cls, jlong j_schema, jbyteArray j_path, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    const struct cfx_model * r_out_model = NULL;
+    char *s_path = NULL;
+    char *s_options_json = NULL;
+    s_path = cstr_in(env, j_path, &fail_);
+    if (fail_) goto done;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_model_from_ebm_json_file(HANDLE(const struct cfx_schema *, j_schema), s_path, s_options_json, &r_out_model);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_model);
+    done:
+    free(s_path);
+    free(s_options_json);
+    return result_;
+}
+
 /* cfx_version_string */
 JNIEXPORT jbyteArray JNICALL Java_org_cfx_NativeGenerated_versionString(JNIEnv *env, jclass cls) {
     (void)env;

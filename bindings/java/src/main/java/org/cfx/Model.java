@@ -101,6 +101,38 @@ public final class Model extends NativeResource {
         return importTrees(schema, path, "path", optionsJson, NativeGenerated::modelFromPmmlFile);
     }
 
+    /**
+     * Imports a CatBoost JSON model ({@code save_model("m.json", format="json", pool=...)}, loss
+     * {@code Logloss}, symmetric trees) onto {@code schema}, exactly or refused ({@link
+     * Status#FORMAT_ERROR}: CTR categorical features, non-symmetric trees, other losses).
+     * {@code optionsJson} as in {@link #fromXgboostJson} ({@code favourable_class},
+     * {@code special_as_missing}, {@code unseen_levels}, {@code threshold}, {@code columns};
+     * docs/guide/catboost.md).
+     */
+    public static Model fromCatboostJson(Schema schema, String json, String optionsJson) {
+        return importTrees(schema, json, "json", optionsJson, NativeGenerated::modelFromCatboostJsonStr);
+    }
+
+    /** {@link #fromCatboostJson} of the file at {@code path} ({@link Status#IO_ERROR} when unreadable). */
+    public static Model fromCatboostFile(Schema schema, String path, String optionsJson) {
+        return importTrees(schema, path, "path", optionsJson, NativeGenerated::modelFromCatboostJsonFile);
+    }
+
+    /**
+     * Imports an Explainable Boosting Machine (interpret's JSON, {@code ebm.to_json(...)}, version
+     * 1.0, binary, logit link) onto {@code schema} as one tree per main term or pair, exactly or
+     * refused ({@link Status#FORMAT_ERROR}: regression, multiclass, terms of three features).
+     * {@code optionsJson} as in {@link #fromCatboostJson} (docs/guide/ebm.md).
+     */
+    public static Model fromEbmJson(Schema schema, String json, String optionsJson) {
+        return importTrees(schema, json, "json", optionsJson, NativeGenerated::modelFromEbmJsonStr);
+    }
+
+    /** {@link #fromEbmJson} of the file at {@code path} ({@link Status#IO_ERROR} when unreadable). */
+    public static Model fromEbmFile(Schema schema, String path, String optionsJson) {
+        return importTrees(schema, path, "path", optionsJson, NativeGenerated::modelFromEbmJsonFile);
+    }
+
     /** One of the model-file importers of the shim (trees, PMML): the same signature. */
     private interface TreeImporter {
         long call(long schema, byte[] textOrPath, byte[] options);

@@ -1718,6 +1718,35 @@ final class NativeGenerated {
     static native long modelFromLightgbmFile(long schema, byte[] path, byte[] optionsJson);
 
     /**
+     * {@code cfx_model_from_catboost_json_str}: Imports a CatBoost JSON model ({@code
+     * save_model("m.json", format="json", pool=…)}, loss Logloss, oblivious trees; CTR features
+     * refused) given as a string. The options are the tree importers' ({@code missing}, {@code trees}
+     * and {@code category_codes} do not apply). On success {@code *out_model} owns a new handle.
+     */
+    static native long modelFromCatboostJsonStr(long schema, byte[] json, byte[] optionsJson);
+
+    /**
+     * {@code cfx_model_from_catboost_json_file}: Imports a CatBoost JSON model from a file ({@code
+     * CFX_STATUS_IO_ERROR} when it cannot be read). On success {@code *out_model} owns a new handle.
+     */
+    static native long modelFromCatboostJsonFile(long schema, byte[] path, byte[] optionsJson);
+
+    /**
+     * {@code cfx_model_from_ebm_json_str}: Imports an Explainable Boosting Machine (interpret's JSON,
+     * {@code ebm.to_json}, version "1.0", binary classifier) given as a string: one tree per main term
+     * or pair. The options are the tree importers' ({@code missing}, {@code trees} and {@code
+     * category_codes} do not apply). On success {@code *out_model} owns a new handle.
+     */
+    static native long modelFromEbmJsonStr(long schema, byte[] json, byte[] optionsJson);
+
+    /**
+     * {@code cfx_model_from_ebm_json_file}: Imports an Explainable Boosting Machine's JSON from a file
+     * ({@code CFX_STATUS_IO_ERROR} when it cannot be read). On success {@code *out_model} owns a new
+     * handle.
+     */
+    static native long modelFromEbmJsonFile(long schema, byte[] path, byte[] optionsJson);
+
+    /**
      * {@code cfx_version_string}: The cfx version as a static NUL-terminated string, e.g. {@code
      * "0.1.0"}. Never NULL, never freed. Thread-safe.
      */
