@@ -46,6 +46,7 @@ pub mod json;
 pub mod model;
 pub mod nn;
 pub mod noise;
+pub mod notice;
 pub mod output;
 pub mod plan;
 pub mod plausibility;

@@ -40,14 +40,14 @@ mod highs;
 mod infeasible;
 mod mlp;
 #[cfg(test)]
-mod mlp_tests;
+pub(crate) mod mlp_tests;
 mod program;
 pub mod separable;
 mod tree_bound;
 mod tree_budget;
 mod tree_primal;
 pub mod tree_search;
-mod trees;
+pub(crate) mod trees;
 /// The random schemas and ensembles of the tree MIP's oracle, shared with the
 /// tree model's own tests.
 #[cfg(test)]
