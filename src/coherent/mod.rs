@@ -47,7 +47,7 @@ mod tree_bound;
 mod tree_budget;
 mod tree_primal;
 pub mod tree_search;
-pub(crate) mod trees;
+mod trees;
 /// The random schemas and ensembles of the tree MIP's oracle, shared with the
 /// tree model's own tests.
 #[cfg(test)]
@@ -61,7 +61,7 @@ pub(crate) mod random_instances;
 #[cfg(test)]
 mod scorecard_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 #[cfg(test)]
 mod separable_tests;

@@ -41,10 +41,12 @@
 //!   refused above [`ReasonOptions::mlp_max_features`] features rather than
 //!   approximated.
 
+mod consistency;
 mod linear;
 mod mlp;
 mod rank;
 pub mod reference;
+mod render;
 mod scorecard;
 pub mod table;
 mod trees;
@@ -52,8 +54,12 @@ mod trees;
 #[cfg(test)]
 mod tests;
 
-pub use rank::{Direction, Reason, ReasonSet};
+pub use consistency::{
+    Advice, NOTICE_FORMAT_VERSION, Necessity, Notice, NoticeOptions, ReasonMark, notice,
+};
+pub use rank::{Direction, FeatureContribution, Reason, ReasonSet};
 pub use reference::{Reference, ReferenceKind};
+pub use render::to_html;
 pub use table::{ReasonEntry, ReasonTable};
 
 use crate::error::{Error, Result};

@@ -144,7 +144,7 @@ fn tree_shap_equals_brute_force_on_random_ensembles() {
         let x_raw = random_factual(&schema, &mut rng);
         let source = [Source::Lightgbm, Source::Xgboost][case % 2];
         let ens =
-            crate::coherent::trees::tests::random_ensemble_of(&schema, &x_raw, &mut rng, source);
+            crate::coherent::random_trees::random_ensemble_of(&schema, &x_raw, &mut rng, source);
         let covers = random_covers(&ens, &mut rng);
         let ens = ens.with_covers(covers.clone()).unwrap();
         let refs: Vec<Vec<f64>> = (0..rng.random_range(1..6))
@@ -197,7 +197,7 @@ fn path_dependent_needs_covers() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let schema = random_schema(&mut rng, &TREE_ORACLE);
     let x_raw = random_factual(&schema, &mut rng);
-    let ens = crate::coherent::trees::tests::random_ensemble_of(
+    let ens = crate::coherent::random_trees::random_ensemble_of(
         &schema,
         &x_raw,
         &mut rng,
@@ -796,4 +796,127 @@ fn reason_tables() {
     }
     assert!(ReasonTable::from_json(r#"{"format_version": 2, "entries": []}"#, s).is_err());
     assert!(ReasonTable::from_json(r#"{"format_version": 1, "entries": [], "x": 1}"#, s).is_err());
+}
+
+// ---- consistency with the advice --------------------------------------
+
+/// The necessity marks equal brute force on small random linear instances:
+/// feature `j` is marked necessary iff the enumerated optimum with `j` frozen
+/// is infeasible or strictly costlier; so every feature marked necessary is
+/// in every optimal answer.
+#[test]
+fn necessity_equals_brute_force() {
+    use crate::coherent::tests::{brute_force, brute_force_frozen, random_model, same_cost};
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4040);
+    let config = crate::coherent::Config::default();
+    let (mut necessary, mut not_necessary) = (0, 0);
+    for case in 0..120 {
+        let schema = crate::coherent::tests::random_schema(&mut rng);
+        let factual = random_factual(&schema, &mut rng);
+        let model = random_model(&schema, &factual, &mut rng);
+        let Some(best) = brute_force(&schema, &model, &factual, config.margin) else {
+            continue;
+        };
+        let ex = crate::coherent::explain(&schema, &model, &factual, &config).unwrap();
+        let cf = &ex.counterfactuals[0];
+        assert!(same_cost(cf.cost, best));
+        for j in 0..schema.n_features() {
+            let frozen = brute_force_frozen(&schema, &model, &factual, config.margin, j);
+            let want = match frozen {
+                None => true,
+                Some(c) => c > best && !same_cost(c, best),
+            };
+            let changed = cf.changes.iter().any(|c| c.feature == j);
+            let got = if changed {
+                consistency::necessary(&schema, &model, &factual, &config, j, cf.cost).unwrap()
+                    == Necessity::Necessary
+            } else {
+                false
+            };
+            assert_eq!(
+                got, want,
+                "case {case}, feature {j}: frozen optimum {frozen:?} vs {best}"
+            );
+            if want {
+                necessary += 1;
+                assert!(changed, "a necessary feature is in the optimum");
+            } else {
+                not_necessary += 1;
+            }
+        }
+    }
+    assert!(
+        necessary >= 20 && not_necessary >= 20,
+        "{necessary} / {not_necessary}"
+    );
+}
+
+/// A German notice under the logistic model: reasons, marks, advice and the
+/// first-reason note agree with each other; the JSON is versioned; the HTML
+/// page is self-contained (no script), has the chart and every reason.
+#[test]
+fn german_notices_are_consistent_and_render() {
+    let (d, lin, _) = german();
+    let s = &d.schema;
+    let table = ReasonTable::from_csv(&table_text("german_reasons.csv"), s).unwrap();
+    let reference = Reference::new(&lin, &d, ReferenceKind::AtCutoff { band: 1.0 }).unwrap();
+    let opts = NoticeOptions::default();
+    let mut notes = 0;
+    let mut done = 0;
+    for raw in d
+        .rows
+        .iter()
+        .filter(|r| !lin.accepts(&s.encode(r).unwrap()))
+        .take(12)
+    {
+        let n = notice(&lin, s, raw, &reference, Some(&table), &opts).unwrap();
+        done += 1;
+        let advice = n.advice.as_ref().unwrap();
+        assert_eq!(n.marks.len(), n.reasons.reasons.len());
+        assert!(!n.reasons.reasons.is_empty() && n.reasons.reasons.len() <= 4);
+        for (r, m) in n.reasons.reasons.iter().zip(&n.marks) {
+            let i = s.index_of(&r.feature).unwrap();
+            assert_eq!(m.advice_acts, advice.changes.iter().any(|c| c.feature == i));
+            assert_eq!(m.immutable, !s.features[i].actionability.mutable);
+            assert!(r.statement.is_some() && r.code.is_some());
+            if m.necessity == Necessity::Necessary {
+                assert!(m.advice_acts && n.necessary_features.contains(&r.feature));
+            }
+        }
+        assert_eq!(n.first_reason_note.is_some(), !n.marks[0].advice_acts);
+        if n.first_reason_note.is_some() {
+            notes += 1;
+        }
+        let v: serde_json::Value = serde_json::from_str(&n.to_json()).unwrap();
+        assert_eq!(v["format_version"], 1);
+        assert_eq!(
+            v["reasons"]["reasons"].as_array().unwrap().len(),
+            n.reasons.reasons.len()
+        );
+        let html = to_html(&n);
+        assert!(html.contains("<svg") && !html.contains("<script"));
+        for r in &n.reasons.reasons {
+            assert!(html.contains(&render_esc(r.statement.as_ref().unwrap())));
+        }
+        // The same applicant gives the same id.
+        let again = notice(&lin, s, raw, &reference, Some(&table), &opts).unwrap();
+        assert_eq!(again.id, n.id);
+    }
+    assert_eq!(done, 12);
+    eprintln!("german: {notes}/12 notices say their first reason is not acted on");
+    // An accepted applicant has no notice.
+    let ok = d
+        .rows
+        .iter()
+        .find(|r| lin.accepts(&s.encode(r).unwrap()))
+        .unwrap();
+    assert!(notice(&lin, s, ok, &reference, None, &opts).is_err());
+}
+
+fn render_esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
