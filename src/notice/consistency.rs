@@ -287,3 +287,57 @@ fn first_note(
         ),
     })
 }
+
+/// What [`notices_jsonl`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BookSummary {
+    pub rows: usize,
+    pub declined: usize,
+    /// Declined rows whose notice failed (an error line was written instead).
+    pub errors: usize,
+}
+
+/// Notices for a whole book: one compact JSON line per declined applicant of
+/// `rows` (raw rows under `schema`), `{"row": k, "notice": {...}}`, or
+/// `{"row": k, "error": "..."}` when that applicant's notice could not be
+/// made (an incoherent row, say): one bad row does not stop the book.
+/// Accepted applicants get no line.
+pub fn notices_jsonl<W: std::io::Write>(
+    model: &dyn Model,
+    schema: &Schema,
+    rows: &[Vec<f64>],
+    reference: &Reference,
+    table: Option<&ReasonTable>,
+    opts: &NoticeOptions,
+    out: &mut W,
+) -> Result<BookSummary> {
+    crate::model::check_model_for_schema(model, schema, "the schema")?;
+    let mut summary = BookSummary {
+        rows: rows.len(),
+        declined: 0,
+        errors: 0,
+    };
+    let io = |e: std::io::Error| Error::Io(format!("writing the notices: {e}"));
+    for (k, raw) in rows.iter().enumerate() {
+        let line = match schema.encode(raw) {
+            Ok(x) if model.accepts(&x) => continue,
+            Ok(_) => {
+                summary.declined += 1;
+                match notice(model, schema, raw, reference, table, opts) {
+                    Ok(n) => serde_json::json!({"row": k, "notice": n}),
+                    Err(e) => {
+                        summary.errors += 1;
+                        serde_json::json!({"row": k, "error": e.to_string()})
+                    }
+                }
+            }
+            Err(e) => {
+                summary.declined += 1;
+                summary.errors += 1;
+                serde_json::json!({"row": k, "error": e.to_string()})
+            }
+        };
+        writeln!(out, "{line}").map_err(io)?;
+    }
+    Ok(summary)
+}

@@ -55,7 +55,8 @@ mod trees;
 mod tests;
 
 pub use consistency::{
-    Advice, NOTICE_FORMAT_VERSION, Necessity, Notice, NoticeOptions, ReasonMark, notice,
+    Advice, BookSummary, NOTICE_FORMAT_VERSION, Necessity, Notice, NoticeOptions, ReasonMark,
+    notice, notices_jsonl,
 };
 pub use rank::{Direction, FeatureContribution, Reason, ReasonSet};
 pub use reference::{Reference, ReferenceKind};

@@ -920,3 +920,47 @@ fn render_esc(s: &str) -> String {
         .replace('"', "&quot;")
         .replace('\'', "&#39;")
 }
+
+/// A book's notices: one JSON line per declined applicant, in row order,
+/// none for the accepted; a bad row is an error line, not a stop.
+#[test]
+fn book_of_notices_as_json_lines() {
+    let (d, lin, _) = german();
+    let s = &d.schema;
+    let reference = Reference::new(&lin, &d, ReferenceKind::AllApplicants).unwrap();
+    let mut rows: Vec<Vec<f64>> = d.rows[..30].to_vec();
+    let mut bad = rows[0].clone();
+    bad[0] = 99.0; // not a level of the first (categorical) feature
+    rows.push(bad);
+    let opts = NoticeOptions {
+        skip_necessity: true,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    let sum = notices_jsonl(&lin, s, &rows, &reference, None, &opts, &mut out).unwrap();
+    let declined = d.rows[..30]
+        .iter()
+        .filter(|r| !lin.accepts(&s.encode(r).unwrap()))
+        .count();
+    assert_eq!(sum.rows, 31);
+    assert_eq!(sum.declined, declined + 1);
+    assert_eq!(sum.errors, 1);
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), declined + 1);
+    let mut last = None;
+    for l in &lines {
+        let k = l["row"].as_u64().unwrap();
+        assert!(last.is_none_or(|p| k > p));
+        last = Some(k);
+        if k < 30 {
+            assert_eq!(l["notice"]["format_version"], 1);
+            assert!(!lin.accepts(&s.encode(&d.rows[k as usize]).unwrap()));
+        } else {
+            assert!(l["error"].as_str().unwrap().len() > 5);
+        }
+    }
+}
