@@ -46,6 +46,7 @@ pub mod json;
 pub mod model;
 pub mod nn;
 pub mod noise;
+pub mod notice;
 pub mod output;
 pub mod plan;
 pub mod plausibility;
@@ -84,6 +85,8 @@ pub mod guide {
     pub struct Catboost;
     #[doc = include_str!("../docs/guide/ebm.md")]
     pub struct Ebm;
+    #[doc = include_str!("../docs/guide/notices.md")]
+    pub struct Notices;
     #[doc = include_str!("../docs/guide/robustness.md")]
     pub struct Robustness;
     #[doc = include_str!("../docs/guide/plans.md")]

@@ -7,7 +7,7 @@
 //! | 0 core | `error`, `json`, `schema`, `nn`, `model`, `workers`, `output` | each other |
 //! | 1 shared | `data`, `noise`, `plausibility` | layers 0–1 (`data` not `model`) |
 //! | 2 methods | `coherent`, `robust`, `plan`, `sequential` | layers 0–1, never another method |
-//! | 3 above the methods | `advice`, `revalidate`, `portfolio` | layers 0–3 |
+//! | 3 above the methods | `advice`, `revalidate`, `portfolio`, `notice` | layers 0–3 |
 //! | 4 C ABI | `ffi` | everything |
 //!
 //! The scan reads the source text: comments (doc links may point anywhere) and
@@ -39,6 +39,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("advice", 3),
     ("revalidate", 3),
     ("portfolio", 3),
+    ("notice", 3),
     ("ffi", 4),
 ];
 

@@ -40,7 +40,7 @@ mod highs;
 mod infeasible;
 mod mlp;
 #[cfg(test)]
-mod mlp_tests;
+pub(crate) mod mlp_tests;
 mod program;
 pub mod separable;
 mod tree_bound;
@@ -61,7 +61,7 @@ pub(crate) mod random_instances;
 #[cfg(test)]
 mod scorecard_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 #[cfg(test)]
 mod separable_tests;

@@ -257,12 +257,12 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
 /// Whether a solver's cost equals the oracle's: 1e-9 relative (the solvers
 /// run at a relative gap and feasibility tolerance of 1e-9), so that a
 /// solver even 1e-6 short of the optimum fails.
-pub(super) fn same_cost(a: f64, b: f64) -> bool {
+pub(crate) fn same_cost(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
 /// Exact optimum by enumeration + greedy LP; `None` when infeasible.
-pub(super) fn brute_force(
+pub(crate) fn brute_force(
     schema: &Schema,
     model: &LinearModel,
     factual: &[f64],
@@ -270,6 +270,21 @@ pub(super) fn brute_force(
 ) -> Option<f64> {
     let none = vec![Vec::new(); schema.n_features()];
     brute_force_with(schema, model, factual, margin, &none)
+}
+
+/// [`brute_force`] with feature `j` frozen at the applicant's state and
+/// value: the oracle of the notices' necessity test.
+pub(crate) fn brute_force_frozen(
+    schema: &Schema,
+    model: &LinearModel,
+    factual: &[f64],
+    margin: f64,
+    j: usize,
+) -> Option<f64> {
+    let mut r = vec![Vec::new(); schema.n_features()];
+    let s = schema.features[j].state_of(factual[j]).unwrap();
+    r[j] = vec![Restriction::RequireState(s), Restriction::FreezeValue];
+    brute_force_with(schema, model, factual, margin, &r)
 }
 
 /// [`brute_force`] under per-feature restrictions (Russell's diversity fixes).
@@ -379,11 +394,11 @@ fn brute_force_full(
 }
 
 /// A random schema of the linear and scorecard oracles.
-pub(super) fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
+pub(crate) fn random_schema(rng: &mut Xoshiro256PlusPlus) -> Schema {
     random_instances::random_schema(rng, &LINEAR_ORACLE)
 }
 
-pub(super) fn random_model(
+pub(crate) fn random_model(
     schema: &Schema,
     factual: &[f64],
     rng: &mut Xoshiro256PlusPlus,

@@ -200,12 +200,16 @@ pub(crate) enum Compiled {
         slot: usize,
         /// Points of each special state, in schema order (indicator columns follow the slot).
         special_points: Vec<f64>,
+        /// The characteristic's bin of each special state.
+        special_bins: Vec<usize>,
         values: ValueBins,
     },
     Categorical {
         feature: usize,
         start: usize,
         level_points: Vec<f64>,
+        /// The characteristic's bin of each level.
+        level_bins: Vec<usize>,
     },
 }
 
@@ -363,6 +367,40 @@ impl Scorecard {
         self.compiled
             .iter()
             .map(|c| Self::points_of(c, schema, raw))
+            .collect()
+    }
+
+    /// The bin each characteristic puts a raw applicant row in, as an index
+    /// into that characteristic's [`Characteristic::bins`] (in the order of
+    /// [`Scorecard::characteristics`]): what reason codes attached to bins
+    /// (PMML `Attribute/@reasonCode`) are looked up by.
+    pub fn bins_by_characteristic(&self, schema: &Schema, raw: &[f64]) -> Result<Vec<usize>> {
+        self.check_schema(schema)?;
+        check_len("raw row", schema.n_features(), raw.len())?;
+        self.compiled
+            .iter()
+            .map(|c| {
+                Ok(match c {
+                    Compiled::Contiguous {
+                        feature,
+                        special_bins,
+                        values,
+                        ..
+                    } => {
+                        let s = schema.features[*feature].state_of(raw[*feature])?;
+                        if s > 0 {
+                            special_bins[s - 1]
+                        } else {
+                            values.source[values.of_raw(raw[*feature])]
+                        }
+                    }
+                    Compiled::Categorical {
+                        feature,
+                        level_bins,
+                        ..
+                    } => level_bins[schema.features[*feature].state_of(raw[*feature])?],
+                })
+            })
             .collect()
     }
 
@@ -608,6 +646,10 @@ fn compile(
             Ok(Compiled::Contiguous {
                 feature: i,
                 slot: layout.start,
+                special_bins: special_points
+                    .iter()
+                    .map(|p| p.expect("checked").1)
+                    .collect(),
                 special_points: special_points
                     .into_iter()
                     .map(|p| p.expect("checked").0)
@@ -650,6 +692,7 @@ fn compile(
             Ok(Compiled::Categorical {
                 feature: i,
                 start: layout.start,
+                level_bins: level_points.iter().map(|p| p.expect("checked").1).collect(),
                 level_points: level_points
                     .into_iter()
                     .map(|p| p.expect("checked").0)

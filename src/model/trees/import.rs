@@ -138,6 +138,9 @@ pub(super) struct LibModel {
     /// Per column, the library's category names by code, when it stores them.
     pub categories: Vec<Option<Vec<String>>>,
     pub trees: Vec<Vec<LibNode>>,
+    /// Per tree, the training cover of each node (parallel to its nodes); an
+    /// empty list when the file has none for some tree.
+    pub covers: Vec<Vec<f64>>,
     /// What the importer assumed so far (trees used, objective).
     pub report: Vec<String>,
 }
@@ -773,6 +776,19 @@ pub(super) fn build(
             nodes.push(out);
         }
     }
+    // The covers are kept only when every tree has one per node (the nodes
+    // were pushed tree by tree, one per library node).
+    let covers: Vec<f64> = if lib.covers.len() == lib.trees.len()
+        && lib
+            .covers
+            .iter()
+            .zip(&lib.trees)
+            .all(|(c, t)| c.len() == t.len())
+    {
+        lib.covers.concat()
+    } else {
+        Vec::new()
+    };
     Ok(TreeEnsemble::new(
         lib.source,
         sign * lib.base_score,
@@ -782,5 +798,6 @@ pub(super) fn build(
         nodes,
         level_left,
     )?
+    .with_covers(covers)?
     .with_import_report(report))
 }

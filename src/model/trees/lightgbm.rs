@@ -199,6 +199,28 @@ fn tree(block: &HashMap<&str, &str>, at: &str) -> Result<Vec<LibNode>> {
     Ok(out)
 }
 
+/// The training rows that reached each node of a tree, in the order
+/// [`tree`] lays the nodes out (inner nodes, then leaves): `internal_count`
+/// and `leaf_count`, the counts LightGBM's `pred_contrib` (TreeSHAP) weighs
+/// by. Empty when the file lacks them or they do not fit the tree.
+fn tree_covers(block: &HashMap<&str, &str>, at: &str) -> Result<Vec<f64>> {
+    let (Some(leaves), inner) = (block.get("leaf_count"), block.get("internal_count")) else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<f64> = match inner {
+        Some(i) => parse_list(i, "internal_count", at)?,
+        None => Vec::new(),
+    };
+    let leaves: Vec<f64> = parse_list(leaves, "leaf_count", at)?;
+    let n_leaves = leaves.len();
+    out.extend(leaves);
+    Ok(if out.len() + 1 == 2 * n_leaves {
+        out
+    } else {
+        Vec::new()
+    })
+}
+
 fn category_names(json: &str, infos: &[&str]) -> Result<Vec<Option<Vec<String>>>> {
     let mut out = vec![None; infos.len()];
     let lists: serde_json::Value = serde_json::from_str(json)
@@ -311,6 +333,7 @@ pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Re
         None => None,
     };
     let mut trees = Vec::new();
+    let mut covers = Vec::new();
     let mut categories = vec![None; names.len()];
     let mut end_of_trees = false;
     while let Some((start, l)) = lines.next() {
@@ -372,6 +395,7 @@ pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Re
                 }
             }
             trees.push(tree(&block, &at)?);
+            covers.push(tree_covers(&block, &at)?);
         } else if l == "end of trees" {
             end_of_trees = true;
         } else if let Some(json) = l.strip_prefix("pandas_categorical:") {
@@ -424,6 +448,7 @@ pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Re
             columns: names,
             categories,
             trees,
+            covers,
             report,
         },
         schema,

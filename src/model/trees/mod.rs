@@ -257,6 +257,9 @@ pub struct TreeEnsemble {
     level_left: Vec<bool>,
     /// What the import assumed (see [`TreeEnsemble::import_report`]).
     import_report: Vec<String>,
+    /// The training cover of each node (see [`TreeEnsemble::covers`]); empty
+    /// when unknown.
+    covers: Vec<f64>,
     /// First encoded column of each feature (derived).
     starts: Vec<usize>,
 }
@@ -281,6 +284,11 @@ struct EnsembleFile {
     /// What the import from the library's file assumed, one line per fact.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     import_report: Vec<String>,
+    /// The training cover of each node, parallel to `nodes` (XGBoost's
+    /// `sum_hessian`, LightGBM's `internal_count`/`leaf_count`); absent when
+    /// unknown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    covers: Vec<f64>,
 }
 
 impl TryFrom<EnsembleFile> for TreeEnsemble {
@@ -295,6 +303,7 @@ impl TryFrom<EnsembleFile> for TreeEnsemble {
             f.nodes,
             f.level_left,
         )
+        .and_then(|m| m.with_covers(f.covers))
         .map(|m| m.with_import_report(f.import_report))
     }
 }
@@ -310,6 +319,7 @@ impl From<TreeEnsemble> for EnsembleFile {
             nodes: m.nodes,
             level_left: m.level_left,
             import_report: m.import_report,
+            covers: m.covers,
         }
     }
 }
@@ -334,6 +344,7 @@ impl TreeEnsemble {
             nodes,
             level_left,
             import_report: Vec::new(),
+            covers: Vec::new(),
             starts: Vec::new(),
         };
         m.validate()?;
@@ -406,6 +417,41 @@ impl TreeEnsemble {
     /// read it from `cfx_model_to_json`.
     pub fn import_report(&self) -> &[String] {
         &self.import_report
+    }
+
+    /// The same model with the training cover of each node (parallel to
+    /// [`TreeEnsemble::nodes`]; empty for unknown): what the path-dependent
+    /// TreeSHAP of Lundberg et al. (2020, Algorithm 2 of the 2018 preprint)
+    /// weighs the branches a feature does not decide by. Each must be finite
+    /// and non-negative, and every inner node must have a positive cover.
+    pub fn with_covers(mut self, covers: Vec<f64>) -> Result<TreeEnsemble> {
+        if !covers.is_empty() {
+            if covers.len() != self.nodes.len() {
+                return Err(Error::Format(format!(
+                    "tree ensemble: {} covers for {} nodes",
+                    covers.len(),
+                    self.nodes.len()
+                )));
+            }
+            for (k, (c, n)) in covers.iter().zip(&self.nodes).enumerate() {
+                let inner = n.test != Test::Leaf;
+                if !(c.is_finite() && *c >= 0.0) || (inner && *c <= 0.0) {
+                    return Err(Error::Format(format!(
+                        "tree ensemble: node {k} has cover {c} (a cover is a finite count or \
+                         hessian sum, positive at an inner node)"
+                    )));
+                }
+            }
+        }
+        self.covers = covers;
+        Ok(self)
+    }
+
+    /// The training cover of each node (parallel to [`TreeEnsemble::nodes`]),
+    /// when the import kept it: the number of training rows (LightGBM) or
+    /// their hessian sum (XGBoost) that reached the node.
+    pub fn covers(&self) -> Option<&[f64]> {
+        (!self.covers.is_empty()).then_some(&self.covers[..])
     }
 
     /// The same model with another decision threshold.

@@ -26,8 +26,9 @@
 //! option [`ImportOptions::missing`] gives the live object's `missing` value,
 //! which the JSON does not record. A numeric split sends `x < threshold` (in float32) left; a
 //! categorical split sends the codes of its set right and a missing category
-//! its `default_left` way. Per-node statistics (`loss_changes`, `sum_hessian`,
-//! `base_weights`, `parents`) are not needed and not read; any key this
+//! its `default_left` way. Of the per-node statistics only `sum_hessian` is
+//! read (the cover TreeSHAP weighs by); `loss_changes`, `base_weights` and
+//! `parents` are not needed and not read; any key this
 //! importer does not know, another objective or booster (`dart`, `gblinear`),
 //! several classes or targets, or vector leaves are an [`Error::Format`]
 //! naming it.
@@ -434,12 +435,23 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
             return Err(format("trees of several output groups (multiclass)".into()));
         }
     }
-    let mut trees: Vec<Vec<LibNode>> = get(model, "trees", "gradient_booster.model")?
+    let tree_values = get(model, "trees", "gradient_booster.model")?
         .as_array()
-        .ok_or_else(|| format("'trees' is not an array".into()))?
+        .ok_or_else(|| format("'trees' is not an array".into()))?;
+    let mut trees: Vec<Vec<LibNode>> = tree_values
         .iter()
         .enumerate()
         .map(|(k, t)| tree(t, k))
+        .collect::<Result<_>>()?;
+    // Each node's hessian sum ("cover"), which the path-dependent TreeSHAP
+    // weighs by as XGBoost's `pred_contribs` does; a tree without it leaves
+    // the model's covers unknown.
+    let mut covers: Vec<Vec<f64>> = tree_values
+        .iter()
+        .map(|t| match t.get("sum_hessian") {
+            Some(v) => numbers(v, "sum_hessian"),
+            None => Ok(Vec::new()),
+        })
         .collect::<Result<_>>()?;
     if trees.is_empty() {
         return Err(format("the model has no trees".into()));
@@ -516,6 +528,7 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
         )),
         (Some(b), Some(TreesUsed::BestIteration)) => {
             trees.truncate(indptr[b + 1]);
+            covers.truncate(indptr[b + 1]);
             report.push(format!(
                 "the first {} trees summed (rounds 0–{b}{forest}: best_iteration {b}, as the \
                  scikit-learn wrapper's predict_proba does); the other {} rounds are not used",
@@ -543,6 +556,7 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
             columns: names,
             categories,
             trees,
+            covers,
             report,
         },
         schema,
