@@ -14,8 +14,10 @@ pub use crate::model::scorecard::{german_scorecard, german_scorecard_options};
 pub use csv::{CsvOptions, Table, parse_csv, parse_csv_with, read_csv, read_csv_with};
 
 use crate::error::{Error, Result};
-use crate::schema::{Direction, Feature, FeatureKind, Schema, SpecialState, Transition};
-use std::collections::BTreeSet;
+use crate::schema::{
+    Actionability, Direction, Feature, FeatureKind, Schema, SpecialState, Transition,
+};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Applicants under one schema: raw rows (see [`crate::schema`]) and labels.
@@ -103,6 +105,14 @@ pub struct InferOptions {
     pub categorical: Vec<String>,
     /// Special codes of contiguous columns.
     pub special_codes: Vec<SpecialCode>,
+    /// Per feature (by column name), the advice rules to give it instead of
+    /// the default (mutable, any direction, no limits): immutables
+    /// (`mutable: false`), directions, bounds, change limits
+    /// (`max_increase`/`max_decrease`), growth while waiting
+    /// (`grows_with_time`), level orders. The inferred schema is checked with
+    /// them as any schema is ([`Schema::new`]); a name that is no feature
+    /// (the label, a dropped column, a typo) is an error naming it.
+    pub actionability: BTreeMap<String, Actionability>,
 }
 
 fn sort_levels(levels: BTreeSet<String>) -> Vec<String> {
@@ -215,6 +225,15 @@ pub fn infer(table: &Table, opts: &InferOptions) -> Result<Dataset> {
             }
         };
         features.push(feature);
+    }
+    for (name, a) in &opts.actionability {
+        let f = features.iter_mut().find(|f| &f.name == name).ok_or_else(|| {
+            Error::NotFound(format!(
+                "advice rules are given for '{name}', which is no feature of the inferred schema \
+                 (the label, a dropped column, or not a column of the file)"
+            ))
+        })?;
+        f.actionability = a.clone();
     }
     let mut schema = Schema::new(features)?;
     let rows = table_rows(table, &schema, &cols)?;
@@ -649,6 +668,7 @@ pub fn taiwan(path: &Path) -> Result<Dataset> {
             drop: vec!["ID".into()],
             categorical: vec!["SEX".into(), "EDUCATION".into(), "MARRIAGE".into()],
             special_codes,
+            ..Default::default()
         },
     )?;
     for name in ["SEX", "EDUCATION", "MARRIAGE", "AGE"] {
