@@ -15,7 +15,7 @@ pub use csv::{CsvOptions, Table, parse_csv, parse_csv_with, read_csv, read_csv_w
 
 use crate::error::{Error, Result};
 use crate::schema::{
-    Actionability, Direction, Feature, FeatureKind, Schema, SpecialState, Transition,
+    Actionability, Direction, Feature, FeatureKind, Schema, SpecialState, Transition, Waiting,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -113,6 +113,9 @@ pub struct InferOptions {
     /// them as any schema is ([`Schema::new`]); a name that is no feature
     /// (the label, a dropped column, a typo) is an error naming it.
     pub actionability: BTreeMap<String, Actionability>,
+    /// The "wait `m` months" action of the schema, needed when a rule in
+    /// [`InferOptions::actionability`] grows a feature with time.
+    pub waiting: Option<Waiting>,
 }
 
 fn sort_levels(levels: BTreeSet<String>) -> Vec<String> {
@@ -235,7 +238,7 @@ pub fn infer(table: &Table, opts: &InferOptions) -> Result<Dataset> {
         })?;
         f.actionability = a.clone();
     }
-    let mut schema = Schema::new(features)?;
+    let mut schema = Schema::new_with_waiting(features, opts.waiting)?;
     let rows = table_rows(table, &schema, &cols)?;
     schema.fit_weights(&rows)?;
     Ok(Dataset {

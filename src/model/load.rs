@@ -200,7 +200,7 @@ mod tests {
     fn bundled_german_scorecard_loads_as_the_bundled_loader_does() {
         let d = crate::data::german_credit(&crate::data::bundled_german_path()).unwrap();
         let path = crate::data::bundled_german_scorecard().unwrap();
-        let opts = crate::model::scorecard::bundled::german_scorecard_options();
+        let opts = crate::model::scorecard::german_scorecard_options();
         let json = format!(
             r#"{{"cutoff": {}, "scaling": {{"factor": {}, "offset": {}}}, "favourable_class": 0}}"#,
             opts.cutoff,
@@ -208,7 +208,7 @@ mod tests {
             opts.scaling.unwrap().offset
         );
         let got = load_model(&path, Some(ModelFormat::Optbinning), &d.schema, Some(&json)).unwrap();
-        let want = crate::model::scorecard::bundled::german_scorecard(&d.schema, &path).unwrap();
+        let want = crate::model::scorecard::german_scorecard(&d.schema, &path).unwrap();
         let x = d.schema.encode(&d.rows[0]).unwrap();
         use crate::model::Model;
         assert_eq!(got.model.score(&x), want.scorecard.score(&x));

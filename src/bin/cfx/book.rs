@@ -45,6 +45,11 @@ pub struct Args {
     /// Seconds the solver may take per applicant.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     time_limit: f64,
+    /// How far above the cut-off advice must land, in log-odds of the favourable outcome
+    /// (a scorecard: in points). Advice exactly at the cut-off breaks under the next model's
+    /// smallest shift; 0.2 puts a 0.5 cut-off's advice at probability 0.55 or more.
+    #[arg(long, default_value_t = 1e-6, value_name = "LOGODDS")]
+    margin: f64,
     /// Also write the burden summary (who gets recourse, at what cost, which changes) as
     /// an HTML page.
     #[arg(long, value_name = "FILE")]
@@ -92,8 +97,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let config = Config {
         batch_threads: a.threads,
         time_limit_seconds: a.time_limit,
+        margin: a.margin,
         ..Config::default()
     };
+    // A bad setting is bad input (2); what the method refuses after this is the model (5).
+    config.validate()?;
     let options = PortfolioOptions {
         ignore_columns: a.ignore.clone(),
         ..PortfolioOptions::default()

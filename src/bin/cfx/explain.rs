@@ -44,6 +44,14 @@ pub struct Args {
     /// Seconds the solver may take per counterfactual.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     time_limit: f64,
+    /// How far above the cut-off advice must land, in log-odds of the favourable outcome
+    /// (a scorecard: in points). Advice exactly at the cut-off breaks under the next model's
+    /// smallest shift; 0.2 puts a 0.5 cut-off's advice at probability 0.55 or more.
+    #[arg(long, default_value_t = 1e-6, value_name = "LOGODDS")]
+    margin: f64,
+    /// Also print what the model's import read and assumed (text output).
+    #[arg(long)]
+    import_report: bool,
     /// Print the library's versioned result JSON (as cfx_coherent_result_to_json writes it).
     #[arg(long)]
     json: bool,
@@ -141,8 +149,11 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let config = Config {
         n_diverse: a.alternatives.max(1),
         time_limit_seconds: a.time_limit,
+        margin: a.margin,
         ..Config::default()
     };
+    // A bad setting is bad input (2); what the method refuses after this is the model (5).
+    config.validate()?;
     let explanation = explain_diverse(&schema, model, &raw, &config).map_err(|e| match e {
         cfx::Error::InvalidArgument(_) => Failure::model(e),
         e => Failure::of(e),
@@ -152,7 +163,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         common::print(&format!("{json}\n"))?;
     } else {
         let mut text = explanation.to_text();
-        if !loaded.report.is_empty() {
+        if a.import_report && !loaded.report.is_empty() {
             text.push_str("model import report:\n");
             for l in &loaded.report {
                 text.push_str(&format!("  {l}\n"));

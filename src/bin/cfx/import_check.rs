@@ -90,7 +90,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         text.push_str("  (none: the model file is cfx's own)\n");
     }
     text.push_str(&format!(
-        "{} rows scored; max abs difference {:e}; {} rows differ by more than {:e}\n",
+        "{} rows scored; max abs difference {:.2e}; {} rows differ by more than {:e}\n",
         r.rows,
         r.max_abs_diff,
         r.differing.len(),

@@ -4,7 +4,7 @@
 
 use crate::common::{self, Failure};
 use cfx::data::{InferOptions, SpecialCode, infer, read_csv};
-use cfx::schema::{Actionability, ChangeLimit, Direction, TimeGrowth};
+use cfx::schema::{Actionability, ChangeLimit, Direction, TimeGrowth, Waiting};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -70,9 +70,14 @@ pub struct InferArgs {
     #[arg(long, value_name = "FEATURE=LIMIT")]
     max_decrease: Vec<String>,
     /// A feature that grows while the applicant waits: FEATURE=UNITS_PER_MONTH
-    /// (1 for months since …, 0.0833 for age in years; repeatable).
+    /// (1 for months since …, 0.0833 for age in years; repeatable). It then moves only
+    /// by waiting, under the schema's --waiting.
     #[arg(long, value_name = "FEATURE=PER_MONTH")]
     grows_with_time: Vec<String>,
+    /// The schema's "wait m months" action: MAX_MONTHS:COST_PER_MONTH (the price of a
+    /// month in the distance); needed by --grows-with-time.
+    #[arg(long, value_name = "MONTHS:COST")]
+    waiting: Option<String>,
     /// A JSON file mapping feature names to full advice rules (the schema's
     /// `actionability` objects); applied first, the flags above on top.
     #[arg(long, value_name = "FILE")]
@@ -104,6 +109,19 @@ fn limit(flag: &str, s: &str) -> Result<ChangeLimit, Failure> {
         Some(p) => Ok(ChangeLimit::Fraction(number(flag, p)? / 100.0)),
         None => Ok(ChangeLimit::Units(number(flag, s)?)),
     }
+}
+
+fn waiting(s: &str) -> Result<Waiting, Failure> {
+    let bad = || {
+        Failure::bad_input(format!(
+            "--waiting '{s}': expected MAX_MONTHS:COST_PER_MONTH"
+        ))
+    };
+    let (m, c) = s.split_once(':').ok_or_else(bad)?;
+    Ok(Waiting {
+        max_months: m.trim().parse().map_err(|_| bad())?,
+        cost_per_month: number("waiting", c)?,
+    })
 }
 
 fn special(s: &str) -> Result<SpecialCode, Failure> {
@@ -169,7 +187,10 @@ fn rules(a: &InferArgs) -> Result<BTreeMap<String, Actionability>, Failure> {
                 .map_err(|e| Failure::bad_input(format!("--grows-with-time '{s}': {e}")))?;
         edits.push((
             f.to_string(),
-            Box::new(move |r| r.grows_with_time = Some(growth.clone())),
+            Box::new(move |r| {
+                r.mutable = false;
+                r.grows_with_time = Some(growth.clone());
+            }),
         ));
     }
     for (name, edit) in edits {
@@ -193,6 +214,7 @@ fn run_infer(a: InferArgs) -> Result<(), Failure> {
             .map(|s| special(s))
             .collect::<Result<_, _>>()?,
         actionability: rules(&a)?,
+        waiting: a.waiting.as_deref().map(waiting).transpose()?,
     };
     let table = read_csv(&a.data)?;
     let d = infer(&table, &opts)?;
