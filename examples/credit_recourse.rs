@@ -176,7 +176,7 @@ fn scorecard_advice(
     };
     let ex = explain_diverse(schema, &card, raw, &config)?;
     if ex.counterfactuals.is_empty() {
-        print!("{}", indented(&ex.to_text(), "  "));
+        print!("{}", why_none(&ex.to_text(), "  "));
         return Ok(());
     }
     let before = card.points_by_characteristic(schema, raw)?;
@@ -459,7 +459,7 @@ fn optimal_advice(
         warn(&cf.plausibility);
     }
     if ex.counterfactuals.is_empty() {
-        print!("{}", indented(&ex.to_text(), "  "));
+        print!("{}", why_none(&ex.to_text(), "  "));
     }
     if let Some(best) = ex.counterfactuals.first() {
         let sigma2 = 0.01;
@@ -517,9 +517,9 @@ fn exact_robust_advice(
             warn(&cf.plausibility);
         }
         None => print!(
-            "  {}:\n{}",
+            "  {}: {}",
             robustness.label(),
-            indented(&ex.to_text(), "    ")
+            why_none(&ex.to_text(), "    ").trim_start()
         ),
     }
     Ok(())
@@ -590,8 +590,9 @@ fn robust_advice(
     Ok(())
 }
 
-/// Every line of `text` (an explanation's lines) indented by `by`, so that
-/// its second line (why there is no recourse) stays under its heading.
-fn indented(text: &str, by: &str) -> String {
-    text.lines().map(|l| format!("{by}{l}\n")).collect()
+/// Why an explanation has no counterfactual: its text after the first line
+/// (the "declined: probability …" the heading has said already), every line
+/// indented by `by` so that it stays under its heading.
+fn why_none(text: &str, by: &str) -> String {
+    text.lines().skip(1).map(|l| format!("{by}{l}\n")).collect()
 }

@@ -463,7 +463,12 @@ fn every_documented_exit_code_but_internal_is_provoked() {
     let f = Fixture::new("codes");
     let k = f.declined().to_string();
     // 2: a usage error (clap), bad input, and an output naming the input.
-    assert_code(&cfx(&["explain", "--no-such-flag"]), 2);
+    let o = cfx(&["explain", "--no-such-flag"]);
+    assert_code(&o, 2);
+    assert_eq!(
+        stderr(&o),
+        "cfx: unexpected argument '--no-such-flag' found (see cfx --help)\n"
+    );
     let o = cfx(&["explain", "-s", f.s(), "-m", f.m(), "--row", "{not json"]);
     assert_code(&o, 2);
     assert!(stderr(&o).starts_with("cfx: --row is not JSON"));

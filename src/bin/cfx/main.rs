@@ -99,7 +99,27 @@ fn run(cli: Cli) -> Result<(), Failure> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            // Help and version are answers; `cfx` alone prints the help (exit 2).
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                e.exit()
+            }
+            // A usage error is one line, as every other error.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("cfx: {first} (see cfx --help)");
+            return ExitCode::from(common::EXIT_BAD_INPUT);
+        }
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
