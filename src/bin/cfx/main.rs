@@ -99,6 +99,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
 }
 
 fn main() -> ExitCode {
+    // Like every Unix filter: a reader that goes away (`cfx demo | head`) ends
+    // cfx quietly by SIGPIPE, not by a panic of the next print.
+    // SAFETY: restoring a signal's default disposition at start-up, before any
+    // thread exists, has no other effect.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
