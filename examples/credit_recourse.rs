@@ -34,10 +34,18 @@ const N_APPLICANTS: usize = 3;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let which = std::env::args().nth(1).unwrap_or_else(|| "german".into());
-    let d = match which.as_str() {
-        "german" => data::german_credit(&data::bundled_german_path())?,
-        "heloc" => data::heloc(&data::shared_data_dir().join("heloc.csv"))?,
-        "taiwan" => data::taiwan(&data::shared_data_dir().join("taiwan_default.csv"))?,
+    run(&which, None)
+}
+
+/// The demo on data set `which` (german, heloc, taiwan), read from `path` or
+/// from where cfx finds it (the bundled folder, `../shared/data`). `cfx demo`
+/// runs this same code (src/bin/cfx/demo.rs).
+pub fn run(which: &str, path: Option<&std::path::Path>) -> Result<(), Box<dyn std::error::Error>> {
+    let shared = |name: &str| path.map_or_else(|| data::shared_data_dir().join(name), Into::into);
+    let d = match which {
+        "german" => data::german_credit(&path.map_or_else(data::bundled_german_path, Into::into))?,
+        "heloc" => data::heloc(&shared("heloc.csv"))?,
+        "taiwan" => data::taiwan(&shared("taiwan_default.csv"))?,
         other => return Err(format!("unknown dataset '{other}' (german, heloc, taiwan)").into()),
     };
     println!("== cfx demo on {which} credit data ==");
@@ -55,7 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         100.0 * accuracy(&model, &test_x, &test.labels),
         test.rows.len()
     );
-    let schema = advice_schema(&which, &d.schema)?;
+    let schema = advice_schema(which, &d.schema)?;
     let ranges = Plausibility::fit(&schema, &train.rows, &train.labels)?;
     // Waits land month counters where accepted applicants are: each time
     // feature's advised range is its 1–99% range among them.
@@ -168,7 +176,7 @@ fn scorecard_advice(
     };
     let ex = explain_diverse(schema, &card, raw, &config)?;
     if ex.counterfactuals.is_empty() {
-        print!("  {}", ex.to_text());
+        print!("{}", why_none(&ex.to_text(), "  "));
         return Ok(());
     }
     let before = card.points_by_characteristic(schema, raw)?;
@@ -451,7 +459,7 @@ fn optimal_advice(
         warn(&cf.plausibility);
     }
     if ex.counterfactuals.is_empty() {
-        print!("  {}", ex.to_text());
+        print!("{}", why_none(&ex.to_text(), "  "));
     }
     if let Some(best) = ex.counterfactuals.first() {
         let sigma2 = 0.01;
@@ -508,7 +516,11 @@ fn exact_robust_advice(
             );
             warn(&cf.plausibility);
         }
-        None => print!("  {}: {}", robustness.label(), ex.to_text()),
+        None => print!(
+            "  {}: {}",
+            robustness.label(),
+            why_none(&ex.to_text(), "    ").trim_start()
+        ),
     }
     Ok(())
 }
@@ -576,4 +588,11 @@ fn robust_advice(
     let limits = GuaranteeLimits::of_bound(&c.bound, model.threshold())?;
     println!("  {}", limits.in_words(c.bound.value, target));
     Ok(())
+}
+
+/// Why an explanation has no counterfactual: its text after the first line
+/// (the "declined: probability …" the heading has said already), every line
+/// indented by `by` so that it stays under its heading.
+fn why_none(text: &str, by: &str) -> String {
+    text.lines().skip(1).map(|l| format!("{by}{l}\n")).collect()
 }

@@ -25,15 +25,28 @@ use std::time::Instant;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let which = std::env::args().nth(1).unwrap_or_else(|| "german".into());
     let episodes: usize = std::env::args().nth(2).map_or(Ok(1500), |s| s.parse())?;
-    let d = match which.as_str() {
-        "german" => data::german_credit(&data::bundled_german_path())?,
-        "heloc" => data::heloc(&data::shared_data_dir().join("heloc.csv"))?,
+    run(&which, None, episodes)
+}
+
+/// The sequential demo on data set `which` (german, heloc), read from `path`
+/// or from where cfx finds it, trained for `episodes`. `cfx demo` runs this
+/// same code (src/bin/cfx/demo.rs).
+pub fn run(
+    which: &str,
+    path: Option<&std::path::Path>,
+    episodes: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let d = match which {
+        "german" => data::german_credit(&path.map_or_else(data::bundled_german_path, Into::into))?,
+        "heloc" => data::heloc(
+            &path.map_or_else(|| data::shared_data_dir().join("heloc.csv"), Into::into),
+        )?,
         other => return Err(format!("unknown dataset '{other}' (german, heloc)").into()),
     };
     let (tr, te) = d.holdout_split();
     let model = LinearModel::fit(&tr.encoded(), &tr.labels, LogisticFit::default())?;
     // A preset changes actionability only: the model scores its rows unchanged.
-    let schema = data::presets::priced_preset(&which, &d.schema)?.ok_or("no advice preset")?;
+    let schema = data::presets::priced_preset(which, &d.schema)?.ok_or("no advice preset")?;
     // Waits land month counters where accepted applicants are (the advised
     // ranges: their 1–99% range), as in the exact engine's advice.
     let schema = Plausibility::fit(&schema, &tr.rows, &tr.labels)?.advise_waits_within(&schema)?;

@@ -16,7 +16,8 @@
 #   cfx_<v>.tar.gz                     R: the source package (`R CMD build`) with the library, the
 #                                      header and the data in tools/cfx, used by its configure when
 #                                      no installed cfx is found through pkg-config;
-#   cfx-<v>-linux-x86_64.tar.gz        C: cfx-<v>/{lib,include,share/cfx,lib/pkgconfig/cfx.pc} as
+#   cfx-<v>-linux-x86_64.tar.gz        C and the command line: cfx-<v>/{bin/cfx,lib,include,share/cfx,
+#                                      share/man,lib/pkgconfig/cfx.pc} as
 #                                      `make install` lays it out, cfx.pc relative to its own folder
 #                                      (${pcfiledir}), so the tree may be unpacked anywhere;
 #   SHA256SUMS.

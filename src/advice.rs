@@ -158,7 +158,7 @@ pub fn check_after_waiting(
     let encoded = schema.encode(answer)?;
     let probability = model.probability(&encoded);
     let rejected = if let Err(e) = schema.check_advice(factual, answer, months) {
-        Some(format!("not actionable: {e}"))
+        Some(format!("not actionable: {}", e.message()))
     } else if !model.accepts(&encoded) {
         Some(format!(
             "declined by the model (probability {probability:.3})"

@@ -44,6 +44,33 @@ pub enum Error {
     Cancelled(String),
 }
 
+impl Error {
+    /// The message without the status words of [`std::fmt::Display`]
+    /// ("invalid argument: …"), for texts written for a person (an advice
+    /// check's reason, the command line's one-line error), where the status
+    /// is said otherwise or not at all.
+    pub fn message(&self) -> String {
+        match self {
+            Error::InvalidArgument(m)
+            | Error::NotFound(m)
+            | Error::InvalidSchema(m)
+            | Error::Data(m)
+            | Error::Format(m)
+            | Error::Io(m)
+            | Error::Solver(m)
+            | Error::Cancelled(m) => m.clone(),
+            Error::DimensionMismatch {
+                what,
+                expected,
+                got,
+            } => format!("{what}: expected {expected}, got {got}"),
+            Error::Incoherent { feature, reason } => {
+                format!("incoherent value of feature '{feature}': {reason}")
+            }
+        }
+    }
+}
+
 /// Result alias used throughout cfx.
 pub type Result<T> = std::result::Result<T, Error>;
 

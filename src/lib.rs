@@ -113,4 +113,8 @@ pub mod guide {
     pub struct BenchmarksAndExperiments;
     #[doc = include_str!("../docs/guide/development.md")]
     pub struct Development;
+    #[doc = include_str!("../docs/guide/command-line.md")]
+    pub struct CommandLine;
+    #[doc = include_str!("../docs/guide/bring-your-own-data.md")]
+    pub struct BringYourOwnData;
 }

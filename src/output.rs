@@ -382,6 +382,23 @@ pub fn write_file(output: &Path, inputs: &[&Path], bytes: &[u8]) -> Result<()> {
     out.commit()
 }
 
+/// Escapes text for the HTML and SVG pages cfx writes (the deployment
+/// report, the portfolio summary).
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -349,3 +349,41 @@ fn the_c_abi_reads_semicolon_files_and_refuses_bad_ones() {
         cfx_schema_free(schema);
     }
 }
+
+/// Advice rules given to the inference land on the inferred schema exactly as
+/// the German preset sets them by hand afterwards (oracle: `german_credit`),
+/// and a rule for a column that is no feature is refused, naming it.
+#[test]
+fn inference_takes_advice_rules_per_feature() {
+    use cfx::schema::{Actionability, Direction};
+    let path = data::bundled_german_path();
+    let t = data::read_csv(&path).unwrap();
+    let immutable = Actionability {
+        mutable: false,
+        ..Default::default()
+    };
+    let mut opts = InferOptions {
+        target: "creditability".into(),
+        favourable: "good".into(),
+        ..Default::default()
+    };
+    opts.actionability
+        .insert("personal_status_and_sex".into(), immutable.clone());
+    opts.actionability
+        .insert("foreign_worker".into(), immutable.clone());
+    opts.actionability.insert(
+        "age_in_years".into(),
+        Actionability {
+            direction: Direction::IncreaseOnly,
+            ..Default::default()
+        },
+    );
+    let inferred = data::infer(&t, &opts).unwrap();
+    let preset = data::german_credit(&path).unwrap();
+    assert_eq!(inferred.schema.to_json(), preset.schema.to_json());
+    opts.actionability.insert("creditability".into(), immutable);
+    match data::infer(&t, &opts) {
+        Err(Error::NotFound(m)) => assert!(m.contains("'creditability'"), "{m}"),
+        other => panic!("expected NotFound, got {other:?}"),
+    }
+}

@@ -14,8 +14,10 @@ pub use crate::model::scorecard::{german_scorecard, german_scorecard_options};
 pub use csv::{CsvOptions, Table, parse_csv, parse_csv_with, read_csv, read_csv_with};
 
 use crate::error::{Error, Result};
-use crate::schema::{Direction, Feature, FeatureKind, Schema, SpecialState, Transition};
-use std::collections::BTreeSet;
+use crate::schema::{
+    Actionability, Direction, Feature, FeatureKind, Schema, SpecialState, Transition, Waiting,
+};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Applicants under one schema: raw rows (see [`crate::schema`]) and labels.
@@ -103,6 +105,17 @@ pub struct InferOptions {
     pub categorical: Vec<String>,
     /// Special codes of contiguous columns.
     pub special_codes: Vec<SpecialCode>,
+    /// Per feature (by column name), the advice rules to give it instead of
+    /// the default (mutable, any direction, no limits): immutables
+    /// (`mutable: false`), directions, bounds, change limits
+    /// (`max_increase`/`max_decrease`), growth while waiting
+    /// (`grows_with_time`), level orders. The inferred schema is checked with
+    /// them as any schema is ([`Schema::new`]); a name that is no feature
+    /// (the label, a dropped column, a typo) is an error naming it.
+    pub actionability: BTreeMap<String, Actionability>,
+    /// The "wait `m` months" action of the schema, needed when a rule in
+    /// [`InferOptions::actionability`] grows a feature with time.
+    pub waiting: Option<Waiting>,
 }
 
 fn sort_levels(levels: BTreeSet<String>) -> Vec<String> {
@@ -216,7 +229,16 @@ pub fn infer(table: &Table, opts: &InferOptions) -> Result<Dataset> {
         };
         features.push(feature);
     }
-    let mut schema = Schema::new(features)?;
+    for (name, a) in &opts.actionability {
+        let f = features.iter_mut().find(|f| &f.name == name).ok_or_else(|| {
+            Error::NotFound(format!(
+                "advice rules are given for '{name}', which is no feature of the inferred schema \
+                 (the label, a dropped column, or not a column of the file)"
+            ))
+        })?;
+        f.actionability = a.clone();
+    }
+    let mut schema = Schema::new_with_waiting(features, opts.waiting)?;
     let rows = table_rows(table, &schema, &cols)?;
     schema.fit_weights(&rows)?;
     Ok(Dataset {
@@ -649,6 +671,7 @@ pub fn taiwan(path: &Path) -> Result<Dataset> {
             drop: vec!["ID".into()],
             categorical: vec!["SEX".into(), "EDUCATION".into(), "MARRIAGE".into()],
             special_codes,
+            ..Default::default()
         },
     )?;
     for name in ["SEX", "EDUCATION", "MARRIAGE", "AGE"] {

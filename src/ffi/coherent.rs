@@ -337,7 +337,7 @@ pub unsafe extern "C" fn cfx_coherent_result_describe(
 
 /// An explanation as JSON without its solve times, so the exported bytes
 /// depend only on the inputs.
-fn explanation_json(e: &Explanation) -> FfiResult<serde_json::Value> {
+fn explanation_json(e: &Explanation) -> crate::Result<serde_json::Value> {
     let mut v = serde_json::to_value(e).map_err(crate::Error::from)?;
     if let Some(cfs) = v.get_mut("counterfactuals").and_then(|c| c.as_array_mut()) {
         for cf in cfs {
@@ -347,6 +347,23 @@ fn explanation_json(e: &Explanation) -> FfiResult<serde_json::Value> {
         }
     }
     Ok(v)
+}
+
+/// An explanation as the versioned JSON `cfx_coherent_result_to_json` writes,
+/// for the Rust front ends (the `cfx` command line's `explain --json`) that
+/// must write the same bytes as every binding.
+pub fn coherent_result_json(
+    explanation: &Explanation,
+    schema: &Schema,
+    model: &AnyModel,
+) -> crate::Result<String> {
+    let v = explanation_json(explanation)?;
+    let p = Provenance {
+        schema: Some(schema),
+        model: Some(model),
+        ..Default::default()
+    };
+    result_json("coherent", &p, &v)
 }
 
 /// The result as versioned JSON (kind `"coherent"`; string buffer protocol).
@@ -361,13 +378,8 @@ pub unsafe extern "C" fn cfx_coherent_result_to_json(
 ) -> cfx_status {
     ffi_boundary! {
         let r = arc_ref(result, "result")?;
-        let v = explanation_json(&r.explanation)?;
-        let p = Provenance {
-            schema: Some(&r.schema),
-            model: Some(&r.model),
-            ..Default::default()
-        };
-        write_str(&result_json("coherent", &p, &v)?, buf, cap, out_len, "buf")
+        let json = coherent_result_json(&r.explanation, &r.schema, &r.model)?;
+        write_str(&json, buf, cap, out_len, "buf")
     }
 }
 

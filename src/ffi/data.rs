@@ -210,6 +210,7 @@ pub unsafe extern "C" fn cfx_dataset_infer_csv(
                 .zip(columns)
                 .map(|((&code, label), column)| data::SpecialCode { column, code, label })
                 .collect(),
+            ..Default::default()
         };
         let table = data::read_csv_with(std::path::Path::new(path), &opts)?;
         let d = data::infer(&table, &infer)?;

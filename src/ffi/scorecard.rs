@@ -131,43 +131,8 @@ pub unsafe extern "C" fn cfx_scorecard_import_csv(
     }
 }
 
-/// The `options_json` of `cfx_scorecard_import_csv_with_options`.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JsonOptions {
-    cutoff: f64,
-    #[serde(default)]
-    scaling: Option<JsonScaling>,
-    #[serde(default)]
-    refuse_unlisted_levels: bool,
-    #[serde(default)]
-    unused_features: Vec<String>,
-    #[serde(default)]
-    favourable_class: Option<i64>,
-    #[serde(default)]
-    score_is: Option<crate::model::favourable::ScoreIs>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JsonScaling {
-    factor: f64,
-    offset: f64,
-}
-
 fn json_options(text: &str) -> FfiResult<ImportOptions> {
-    let o: JsonOptions = serde_json::from_str(text)
-        .map_err(|e| crate::Error::Format(format!("scorecard import options: {e}")))?;
-    let (has, factor, offset) = o.scaling.map_or((0, 0.0, 0.0), |s| (1, s.factor, s.offset));
-    Ok(ImportOptions {
-        refuse_unlisted_levels: o.refuse_unlisted_levels,
-        favourable: crate::model::favourable::FavourableDeclaration {
-            favourable_class: o.favourable_class,
-            score_is: o.score_is,
-        },
-        unused_features: o.unused_features,
-        ..options(o.cutoff, has, factor, offset)?
-    })
+    Ok(ImportOptions::from_json(text)?)
 }
 
 /// Like `cfx_scorecard_import_csv`, with the options as a JSON object

@@ -9,7 +9,9 @@
 
 pub mod favourable;
 pub(crate) mod linear;
+pub mod load;
 mod mlp;
+pub mod parity;
 pub mod pmml;
 pub mod scorecard;
 pub mod trees;

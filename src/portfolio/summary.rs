@@ -486,6 +486,31 @@ impl PortfolioReport {
         }
         s
     }
+    /// The report as one self-contained HTML page titled `title` (no script,
+    /// no external file): the text table of [`PortfolioReport::to_text`] and
+    /// the plots of [`PortfolioReport::to_svg`] inline.
+    pub fn to_html(&self, title: &str, top: usize) -> Result<String> {
+        let esc = crate::output::escape_html;
+        Ok(format!(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title>\
+             <style>body{{font-family:sans-serif;max-width:60em;margin:2em}}</style></head>\n\
+             <body><h1>{t}</h1>\n<pre>{text}</pre>\n{svg}\n</body></html>\n",
+            t = esc(title),
+            text = esc(&self.to_text(top)),
+            svg = self.to_svg(title, top)?
+        ))
+    }
+
+    /// Writes [`PortfolioReport::to_html`] to `path` as [`crate::output`]
+    /// writes every file: never over the files the summary was read from
+    /// (`InvalidArgument`), and replacing `path` only once complete.
+    pub fn save_html(&self, title: &str, top: usize, path: &Path) -> Result<()> {
+        let sources: Vec<&Path> = self.sources.iter().map(PathBuf::as_path).collect();
+        crate::output::check_not_input(path, &sources)?;
+        let html = self.to_html(title, top)?;
+        crate::output::write_file(path, &sources, html.as_bytes())
+    }
+
     /// Writes [`PortfolioReport::to_svg`] to `path` as [`crate::output`]
     /// writes every file: never over the files the summary was read from
     /// (`InvalidArgument`), and replacing `path` only once complete.

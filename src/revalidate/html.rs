@@ -4,21 +4,7 @@
 use super::DeploymentReport;
 use std::fmt::Write;
 
-/// Escapes text for HTML and SVG.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::output::escape_html as esc;
 
 /// Horizontal bars: one row per `(label, value, note)`, scaled to `max`.
 fn bars(title: &str, rows: &[(String, f64, String)], max: f64) -> String {

@@ -83,6 +83,18 @@ check_output "C (static)" "$TMP/c_static.txt"
 check_no_root C "$PREFIX"
 ok "C: tarball, pkg-config, shared (rpath) and static programs print the scenario's numbers"
 
+# 1b. The `cfx` command line of the same tarball, run from elsewhere with no variable: the demo
+#     finds the bundled data beside the binary (bin/../share/cfx), and a draft schema is inferred
+#     from the shipped German file.
+(cd "$RUN" && "$PREFIX/bin/cfx" demo german --no-sequential >"$TMP/cli_demo.txt" 2>&1) \
+  || { cat "$TMP/cli_demo.txt" >&2; fail "cfx demo from the C tarball"; }
+grep -q '^== cfx demo on german credit data ==' "$TMP/cli_demo.txt" || fail "cfx demo output"
+(cd "$RUN" && "$PREFIX/bin/cfx" schema infer "$PREFIX/share/cfx/german_credit.csv" --target creditability \
+   --favourable good --immutable personal_status_and_sex,foreign_worker -o schema.json >/dev/null) \
+  || fail "cfx schema infer from the C tarball"
+grep -q '"mutable": false' "$RUN/schema.json" || fail "cfx schema infer wrote no immutable feature"
+ok "cfx command line from the C tarball: demo and schema inference with no variable set"
+
 # 2. Python: the wheel into a fresh virtual environment (numpy and pandas from PyPI).
 python3 -m venv "$TMP/venv"
 "$TMP/venv/bin/python" -m pip install -q --disable-pip-version-check "$ART"/cfx-"$VERSION"-py3-none-*.whl >"$TMP/pip.log" 2>&1 \

@@ -24,7 +24,15 @@ An HTML comment on the line before a block changes that:
                                           `# SNIPPET`) of that harness is replaced by the block,
                                           and the whole is compiled and run
   <!-- snippet: with FILE ... -->          run with these files of examples/data in its folder
-                                          (a book of applicants, as a reader has one)
+                                          (a book of applicants, as a reader has one); a name
+                                          `shared/FILE` is copied from the shared data folder
+                                          ($CFX_SHARED_DATA, else ../shared/data beside the tree),
+                                          and the word `peers/trees` puts the tree peers' Python
+                                          (benches/peers/.venv-trees: xgboost, lightgbm, pandas;
+                                          `make peers-trees`) first on the PATH as python3. When
+                                          either is missing the block is skipped with a notice,
+                                          except under CI (CI set, not 0/false), where it fails.
+`sh` blocks find the built `cfx` command line (target/release/cfx) first on the PATH.
 Any other tag, or none, fails: nobody can add a snippet that is not run or marked.
 
 Usage: run_snippets.py [--only LANG[,LANG]] [--list]. Last line: "docs: N snippets ran, M not
@@ -112,6 +120,29 @@ class Failure(Exception):
     pass
 
 
+class Skipped(Exception):
+    pass
+
+
+def in_ci():
+    v = os.environ.get("CI", "")
+    return v not in ("", "0") and v.lower() != "false"
+
+
+def shared_dir():
+    v = os.environ.get("CFX_SHARED_DATA")
+    return Path(v) if v else ROOT.parent / "shared" / "data"
+
+
+def optional(path, how):
+    """A file only some machines have: skipped when absent, except under CI."""
+    if path.exists():
+        return path
+    if in_ci():
+        raise Failure(f"{path} is missing under CI: {how}")
+    raise Skipped(f"{path} not found ({how})")
+
+
 def run(cmd, cwd, env, what):
     p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, timeout=600)
@@ -144,7 +175,15 @@ def run_block(block, n, work, base_env):
     code = source(block)
     m = re.match(r"with (.+)$", block.marker or "")
     for name in m.group(1).split() if m else []:
-        shutil.copy(need(ROOT / "examples" / "data" / name, "a file the snippet marker names"), d / name)
+        if name == "peers/trees":
+            venv = optional(ROOT / "benches" / "peers" / ".venv-trees" / "bin", "run `make peers-trees`")
+            env["PATH"] = f"{venv}:{env.get('PATH', '')}"
+        elif name.startswith("shared/"):
+            src = optional(shared_dir() / name[len("shared/"):], "set CFX_SHARED_DATA")
+            shutil.copy(src, d / src.name)
+        else:
+            shutil.copy(need(ROOT / "examples" / "data" / name, "a file the snippet marker names"),
+                        d / name)
     lib = ROOT / "target" / "release"
     if block.tag == "c":
         need(lib / "libcfx.so", "run `cargo build --release`")
@@ -196,6 +235,8 @@ def run_block(block, n, work, base_env):
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         out = run([str(venv), "snippet.py"], d, env, "running")
     elif block.tag == "sh":
+        need(lib / "cfx", "run `cargo build --release`")
+        env["PATH"] = f"{lib}:{env.get('PATH', '')}"
         (d / "snippet.sh").write_text(code)
         out = run(["bash", "-eu", "snippet.sh"], d, env, "running")
     else:
@@ -250,7 +291,7 @@ def main():
     env = {k: v for k, v in os.environ.items() if not k.startswith("CFX_")}
     env["CFX_DATA_DIR"] = str(ROOT / "examples" / "data")
     env["RUST_BACKTRACE"] = "0"
-    failed, ran = 0, 0
+    failed, ran, skipped = 0, 0, 0
     with tempfile.TemporaryDirectory(prefix="cfx-docs-") as tmp:
         for n, b in enumerate(todo, 1):
             if only and b.tag not in only:
@@ -259,10 +300,13 @@ def main():
                 run_block(b, n, Path(tmp), env)
                 ran += 1
                 print(f"docs: ok: {b.where()} ({b.tag})")
+            except Skipped as e:
+                skipped += 1
+                print(f"docs: notice: {b.where()} ({b.tag}) skipped: {e}")
             except (Failure, subprocess.TimeoutExpired) as e:
                 failed += 1
                 print(f"docs: FAILED: {b.where()} ({b.tag}): {e}", file=sys.stderr)
-    print(f"docs: {ran} snippets ran, {failed} failed, {marked} not run (marked), "
+    print(f"docs: {ran} snippets ran, {failed} failed, {skipped} skipped, {marked} not run (marked), "
           f"{doctests} doctests (cargo test)")
     return 1 if failed else 0
 

@@ -22,7 +22,7 @@ $MAKE install PREFIX="$PREFIX" >"$TMP/install.log" 2>&1 || { cat "$TMP/install.l
 
 # 1. Layout and soname.
 abi=$(sed -n 's/^pub const ABI_VERSION: u32 = \([0-9]*\);/\1/p' "$ROOT/src/ffi/version.rs")
-for f in "lib/libcfx.so.$abi" lib/libcfx.a include/cfx.h lib/pkgconfig/cfx.pc share/cfx/german_credit.csv \
+for f in "lib/libcfx.so.$abi" lib/libcfx.a include/cfx.h lib/pkgconfig/cfx.pc bin/cfx share/cfx/german_credit.csv \
          share/cfx/german_scorecard_table.csv share/cfx/german_scorecard.md; do
   [ -f "$PREFIX/$f" ] || fail "$f not installed"
 done
@@ -32,7 +32,7 @@ soname=$(readelf -d "$PREFIX/lib/libcfx.so.$abi" | sed -n 's/.*Library soname: \
 ok "layout; soname $soname"
 
 # 2. No path of the source tree (or its target folder) in the installed libraries or elsewhere in the prefix.
-for f in "lib/libcfx.so.$abi" lib/libcfx.a; do
+for f in "lib/libcfx.so.$abi" lib/libcfx.a bin/cfx; do
   if strings -a "$PREFIX/$f" | grep -F -q "$ROOT"; then
     strings -a "$PREFIX/$f" | grep -F "$ROOT" | head -5 >&2
     fail "$f contains the source tree's path $ROOT"
@@ -84,6 +84,18 @@ mv "$PREFIX" "$TMP/moved"
 env LD_LIBRARY_PATH="$TMP/moved/lib" ./german_shared >out_moved.txt || fail "german_shared in a moved prefix exited with $?"
 diff -u "$ROOT/examples/c/german.expected" out_moved.txt || fail "output in a moved prefix"
 ok "moved prefix: data found beside the library"
+
+# 5b. The `cfx` command line of the moved prefix, run from outside the tree with no variable:
+#     its bundled data found beside the binary (<prefix>/bin/../share/cfx), its man page and
+#     bash completion installed.
+[ -f "$TMP/moved/share/man/man1/cfx.1" ] && grep -q '^\.TH cfx' "$TMP/moved/share/man/man1/cfx.1" \
+  || fail "man page share/man/man1/cfx.1"
+grep -q 'import-check' "$TMP/moved/share/bash-completion/completions/cfx" || fail "bash completion"
+env -u CFX_DATA_DIR -u CFX_SHARED_DATA "$TMP/moved/bin/cfx" demo german --no-sequential >cli_demo.txt \
+  || fail "cfx demo from the moved prefix exited with $?"
+grep -q '^== cfx demo on german credit data ==' cli_demo.txt && grep -q 'the bundled German points scorecard' cli_demo.txt \
+  || { cat cli_demo.txt >&2; fail "cfx demo output"; }
+ok "cfx command line: man page, completion, demo with the data beside the binary"
 
 # 6. CFX_DATA_DIR without the data: the library says what is wrong and the program stops cleanly.
 set +e

@@ -62,6 +62,69 @@ pub struct ImportOptions {
     pub favourable: FavourableDeclaration,
 }
 
+/// The JSON form of [`ImportOptions`] (`cfx_scorecard_import_csv_with_options`,
+/// `cfx explain --format optbinning --options …`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonOptions {
+    cutoff: f64,
+    #[serde(default)]
+    scaling: Option<JsonScaling>,
+    #[serde(default)]
+    refuse_unlisted_levels: bool,
+    #[serde(default)]
+    unused_features: Vec<String>,
+    #[serde(default)]
+    favourable_class: Option<i64>,
+    #[serde(default)]
+    score_is: Option<crate::model::favourable::ScoreIs>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonScaling {
+    factor: f64,
+    offset: f64,
+}
+
+impl ImportOptions {
+    /// Reads the options from a JSON object: `cutoff` (required: accepted iff
+    /// points ≥ cutoff), `scaling` (`{"factor", "offset"}`), `refuse_unlisted_levels`,
+    /// `unused_features`, `favourable_class` (0 or 1) or `score_is`. Malformed
+    /// JSON, an unknown key or a non-finite number is [`Error::Format`] /
+    /// [`Error::InvalidArgument`] saying which.
+    pub fn from_json(text: &str) -> Result<ImportOptions> {
+        let o: JsonOptions = serde_json::from_str(text)
+            .map_err(|e| Error::Format(format!("scorecard import options: {e}")))?;
+        let finite = |v: f64, what: &str| {
+            if v.is_finite() {
+                Ok(v)
+            } else {
+                Err(Error::InvalidArgument(format!(
+                    "{what} is not finite ({v})"
+                )))
+            }
+        };
+        let scaling = match o.scaling {
+            None => None,
+            Some(s) => Some(ScoreScaling::new(
+                finite(s.factor, "scaling_factor")?,
+                finite(s.offset, "scaling_offset")?,
+            )?),
+        };
+        Ok(ImportOptions {
+            cutoff: finite(o.cutoff, "cutoff")?,
+            scaling,
+            refuse_unlisted_levels: o.refuse_unlisted_levels,
+            unused_features: o.unused_features,
+            favourable: FavourableDeclaration {
+                favourable_class: o.favourable_class,
+                score_is: o.score_is,
+            },
+        })
+    }
+}
+
 /// A bin of the table that cfx did not map, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IgnoredBin {

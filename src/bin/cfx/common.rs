@@ -1,0 +1,153 @@
+//! What every subcommand shares: the error a command ends with and its exit
+//! code, and reading the schema and the model.
+
+use cfx::Error;
+use cfx::model::load::{LoadedModel, ModelFormat, load_model};
+use cfx::schema::Schema;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const EXIT_INTERNAL: u8 = 1;
+pub const EXIT_BAD_INPUT: u8 = 2;
+pub const EXIT_NO_RECOURSE: u8 = 3;
+pub const EXIT_IO: u8 = 4;
+pub const EXIT_MODEL_REFUSED: u8 = 5;
+pub const EXIT_SCORES_DIFFER: u8 = 6;
+
+/// How a command ends when it does not succeed: one line for stderr (empty:
+/// the command printed its own answer) and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(code: u8, message: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            message: message.into(),
+        }
+    }
+    pub fn bad_input(message: impl Into<String>) -> Failure {
+        Failure::new(EXIT_BAD_INPUT, message)
+    }
+    pub fn io(message: impl Into<String>) -> Failure {
+        Failure::new(EXIT_IO, message)
+    }
+    /// A library error from a step that is not about the model.
+    pub fn of(e: Error) -> Failure {
+        let code = match &e {
+            Error::Io(_) => EXIT_IO,
+            Error::Solver(_) | Error::Cancelled(_) => EXIT_INTERNAL,
+            _ => EXIT_BAD_INPUT,
+        };
+        Failure::new(code, one_line(&e.message()))
+    }
+    /// A library error from a step that refuses the model (its import, or a
+    /// method that does not take its kind); I/O stays I/O.
+    pub fn model(e: Error) -> Failure {
+        match e {
+            Error::Io(_) => Failure::of(e),
+            e => Failure::new(EXIT_MODEL_REFUSED, one_line(&e.message())),
+        }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::of(e)
+    }
+}
+
+/// Messages are one line on stderr.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A file's text (exit 4 when it cannot be read).
+pub fn read_text(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Failure::io(format!("cannot read '{}': {e}", path.display())))
+}
+
+/// The schema JSON at `path`.
+pub fn read_schema(path: &Path) -> Result<Schema, Failure> {
+    Schema::from_json(&read_text(path)?).map_err(|e| {
+        Failure::bad_input(format!(
+            "schema '{}': {}",
+            path.display(),
+            one_line(&e.message())
+        ))
+    })
+}
+
+/// `--options`: inline JSON (starting with `{`) or a file of it.
+pub fn options_text(options: Option<&str>) -> Result<Option<String>, Failure> {
+    match options {
+        None => Ok(None),
+        Some(o) if o.trim_start().starts_with('{') => Ok(Some(o.to_string())),
+        Some(path) => read_text(Path::new(path)).map(Some),
+    }
+}
+
+/// The model arguments every command taking a model shares.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// The model file.
+    #[arg(long, short = 'm', value_name = "FILE")]
+    pub model: PathBuf,
+    /// The model's format; without it, guessed from the file name (.json: cfx's own or
+    /// XGBoost's, .txt: LightGBM, .pmml/.xml: PMML, .csv: an optbinning table).
+    #[arg(long, value_parser = format_names())]
+    pub format: Option<String>,
+    /// The import options as JSON, inline ('{"favourable_class": 0}') or a file: the keys
+    /// the C API's importers take (XGBoost/LightGBM: favourable_class, threshold, columns, …;
+    /// PMML: favourable_class, cutoff, accept, …; scorecard tables: cutoff (required),
+    /// scaling, favourable_class, …).
+    #[arg(long, value_name = "JSON|FILE")]
+    pub options: Option<String>,
+}
+
+fn format_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(ModelFormat::ALL.map(|(n, _)| n))
+}
+
+impl ModelArgs {
+    /// Reads the model onto `schema` (exit 5 when it does not import).
+    pub fn load(&self, schema: &Schema) -> Result<LoadedModel, Failure> {
+        let format = match &self.format {
+            Some(n) => Some(ModelFormat::from_name(n).map_err(Failure::of)?),
+            None => None,
+        };
+        let options = options_text(self.options.as_deref())?;
+        load_model(&self.model, format, schema, options.as_deref()).map_err(|e| {
+            let mut f = Failure::model(e);
+            if f.code == EXIT_MODEL_REFUSED {
+                f.message = format!("model '{}': {}", self.model.display(), f.message);
+            }
+            f
+        })
+    }
+}
+
+/// Refuses an output that names an input before anything runs (exit 2); the
+/// library refuses it again where it writes.
+pub fn check_output(output: &Path, inputs: &[&Path]) -> Result<(), Failure> {
+    cfx::output::check_not_input(output, inputs).map_err(Failure::of)
+}
+
+/// Writes bytes to standard output; a closed pipe (`| head`) is not an error.
+pub fn print_bytes(bytes: &[u8]) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::io(format!("writing to standard output: {e}"))),
+    }
+}
+
+/// [`print_bytes`] for text.
+pub fn print(text: &str) -> Result<(), Failure> {
+    print_bytes(text.as_bytes())
+}

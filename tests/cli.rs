@@ -1,0 +1,664 @@
+//! The `cfx` command line (issue 42), driven as a user drives it: the built
+//! binary run with `std::process::Command` on the bundled German credit data.
+//! Every answer is checked against the library's own, computed here from the
+//! same files (byte-equal where the library writes JSON or HTML); every
+//! documented exit code but 1 (an internal solver failure, which no input
+//! provokes on purpose) is provoked. The `--help` texts and the demo's text
+//! are compared with golden files written by cfx itself: those catch drift
+//! only (set `CFX_UPDATE_GOLDEN=1` to rewrite them after a deliberate change).
+
+use cfx::coherent::{Config, explain_diverse};
+use cfx::data::{self, Dataset};
+use cfx::model::{AnyModel, LinearModel, LogisticFit, Model, sigmoid};
+use cfx::portfolio::summary::summarize;
+use cfx::portfolio::{PortfolioOptions, explain_portfolio};
+use cfx::revalidate::{
+    PortfolioLedgerOptions, RevalidateOptions, ledger_from_portfolio, revalidate_ledger,
+};
+use cfx::schema::Schema;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const CFX: &str = env!("CARGO_BIN_EXE_cfx");
+
+/// Runs `cfx` with `args` (stdin closed, stdout and stderr captured: not a terminal).
+fn cfx(args: &[&str]) -> Output {
+    Command::new(CFX)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the cfx binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Asserts the exit code, showing both streams when it differs.
+fn assert_code(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(o),
+        stderr(o)
+    );
+}
+
+/// The German data, its schema and a logistic model fitted on the training
+/// part, written where the binary reads them.
+struct Fixture {
+    dir: PathBuf,
+    d: Dataset,
+    model: AnyModel,
+    schema_path: PathBuf,
+    model_path: PathBuf,
+    csv: PathBuf,
+}
+
+impl Fixture {
+    fn new(name: &str) -> Fixture {
+        let dir = std::env::temp_dir().join(format!("cfx-cli-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let csv = data::bundled_german_path();
+        let d = data::german_credit(&csv).unwrap();
+        let (train, _) = d.holdout_split();
+        let m = LinearModel::fit(&train.encoded(), &train.labels, LogisticFit::default()).unwrap();
+        let model = AnyModel::Linear(m);
+        let schema_path = dir.join("schema.json");
+        std::fs::write(&schema_path, d.schema.to_json()).unwrap();
+        let model_path = dir.join("model.json");
+        std::fs::write(&model_path, model.to_json()).unwrap();
+        Fixture {
+            dir,
+            d,
+            model,
+            schema_path,
+            model_path,
+            csv,
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    fn s(&self) -> &str {
+        self.schema_path.to_str().unwrap()
+    }
+
+    fn m(&self) -> &str {
+        self.model_path.to_str().unwrap()
+    }
+
+    fn csv(&self) -> &str {
+        self.csv.to_str().unwrap()
+    }
+
+    /// The first applicant the model declines.
+    fn declined(&self) -> usize {
+        (0..self.d.rows.len())
+            .find(|&k| {
+                !self
+                    .model
+                    .accepts(&self.d.schema.encode(&self.d.rows[k]).unwrap())
+            })
+            .unwrap()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn explain_prints_the_librarys_json_and_text() {
+    let f = Fixture::new("explain");
+    let k = f.declined();
+    let id = k.to_string();
+    let config = Config {
+        n_diverse: 3,
+        ..Config::default()
+    };
+    let ex = explain_diverse(&f.d.schema, &f.model, &f.d.rows[k], &config).unwrap();
+    assert!(!ex.counterfactuals.is_empty());
+    let want = cfx::ffi::coherent::coherent_result_json(&ex, &f.d.schema, &f.model).unwrap();
+    let o = cfx(&[
+        "explain",
+        "-s",
+        f.s(),
+        "-m",
+        f.m(),
+        "--csv",
+        f.csv(),
+        "--id",
+        &id,
+        "--json",
+    ]);
+    assert_code(&o, 0);
+    assert_eq!(stdout(&o), format!("{want}\n"));
+    assert!(o.stderr.is_empty());
+    // The same applicant given as a JSON object of its CSV cells.
+    let table = data::read_csv(&f.csv).unwrap();
+    let mut obj = serde_json::Map::new();
+    for feat in &f.d.schema.features {
+        let cell = &table.rows[k][table.column(&feat.name).unwrap()];
+        obj.insert(feat.name.clone(), serde_json::Value::String(cell.clone()));
+    }
+    let row = serde_json::Value::Object(obj).to_string();
+    let o = cfx(&["explain", "-s", f.s(), "-m", f.m(), "--row", &row, "--json"]);
+    assert_code(&o, 0);
+    assert_eq!(stdout(&o), format!("{want}\n"));
+    // Text for a person: the library's own words.
+    let o = cfx(&[
+        "explain",
+        "-s",
+        f.s(),
+        "-m",
+        f.m(),
+        "--csv",
+        f.csv(),
+        "--id",
+        &id,
+    ]);
+    assert_code(&o, 0);
+    assert_eq!(stdout(&o), ex.to_text());
+    // An accepted applicant is said to be accepted.
+    let a = (0..f.d.rows.len())
+        .find(|&i| f.model.accepts(&f.d.schema.encode(&f.d.rows[i]).unwrap()))
+        .unwrap();
+    let o = cfx(&[
+        "explain",
+        "-s",
+        f.s(),
+        "-m",
+        f.m(),
+        "--csv",
+        f.csv(),
+        "--id",
+        &a.to_string(),
+    ]);
+    assert_code(&o, 0);
+    assert!(
+        stdout(&o).starts_with("accepted: probability"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn book_revalidate_and_the_ledger_equal_the_librarys_files() {
+    let f = Fixture::new("book");
+    let out = f.path("answers.jsonl");
+    let ledger = f.path("ledger.jsonl");
+    let html = f.path("burden.html");
+    let o = cfx(&[
+        "book",
+        "-s",
+        f.s(),
+        "-m",
+        f.m(),
+        f.csv(),
+        "-o",
+        p(&out),
+        "--ignore",
+        "creditability",
+        "--threads",
+        "2",
+        "--ledger",
+        p(&ledger),
+        "--summary-html",
+        p(&html),
+    ]);
+    assert_code(&o, 0);
+    // Not a terminal: no progress bar, nothing on stderr at all.
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    // The library's own run, on one thread (the bytes do not depend on it).
+    let want_out = f.path("want.jsonl");
+    let config = Config {
+        batch_threads: 1,
+        ..Config::default()
+    };
+    let options = PortfolioOptions {
+        ignore_columns: vec!["creditability".into()],
+        ..Default::default()
+    };
+    let s = explain_portfolio(
+        &f.d.schema,
+        &f.model,
+        &f.csv,
+        &want_out,
+        &config,
+        &options,
+        &mut |_| true,
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(&want_out).unwrap()
+    );
+    assert!(stdout(&o).starts_with(&format!(
+        "{} rows: {} accepted, {} declined ({} with recourse), {} errors",
+        s.rows, s.accepted, s.declined, s.with_recourse, s.errors
+    )));
+    let want_ledger = f.path("want-ledger.jsonl");
+    ledger_from_portfolio(
+        &f.d.schema,
+        &f.model,
+        &f.csv,
+        &want_out,
+        &want_ledger,
+        &PortfolioLedgerOptions {
+            ignore_columns: vec!["creditability".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read(&ledger).unwrap(),
+        std::fs::read(&want_ledger).unwrap()
+    );
+    let report = summarize(&f.d.schema, &f.csv, &want_out, None).unwrap();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(&cfx::output::escape_html(&report.to_text(10))));
+    assert!(page.contains("<svg"));
+
+    // Re-validation under a model refitted on the held-out part.
+    let (_, test) = f.d.holdout_split();
+    let m2 = LinearModel::fit(&test.encoded(), &test.labels, LogisticFit::default()).unwrap();
+    let new_model = AnyModel::Linear(m2);
+    let new_path = f.path("model-2.json");
+    std::fs::write(&new_path, new_model.to_json()).unwrap();
+    let (re, rep, rep_json) = (f.path("re.jsonl"), f.path("r.html"), f.path("r.json"));
+    let o = cfx(&[
+        "revalidate",
+        "-s",
+        f.s(),
+        "--ledger",
+        p(&ledger),
+        "--new-model",
+        p(&new_path),
+        "-o",
+        p(&re),
+        "--report",
+        p(&rep),
+        "--report-json",
+        p(&rep_json),
+        "--threads",
+        "2",
+    ]);
+    assert_code(&o, 0);
+    let want_re = f.path("want-re.jsonl");
+    let report = revalidate_ledger(
+        &f.d.schema,
+        &new_model,
+        &ledger,
+        &want_re,
+        &config,
+        &RevalidateOptions::default(),
+    )
+    .unwrap();
+    assert!(report.broken > 0, "the refit breaks some advice");
+    assert_eq!(
+        std::fs::read(&re).unwrap(),
+        std::fs::read(&want_re).unwrap()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&rep).unwrap(),
+        report.to_html(cfx::revalidate::DeploymentReport::DEFAULT_TITLE)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&rep_json).unwrap(),
+        serde_json::to_string(&report).unwrap()
+    );
+    assert!(stdout(&o).starts_with(&format!(
+        "{} records: {} kept, {} broken",
+        report.records, report.kept, report.broken
+    )));
+}
+
+#[test]
+fn import_check_compares_with_the_closed_form_and_fails_on_a_difference() {
+    let f = Fixture::new("import-check");
+    let AnyModel::Linear(m) = &f.model else {
+        unreachable!()
+    };
+    // The oracle: sigmoid(w·x + b) on the encoded rows, computed here.
+    let mut scores: Vec<f64> =
+        f.d.encoded()
+            .iter()
+            .map(|x| sigmoid(m.weights.iter().zip(x).map(|(w, v)| w * v).sum::<f64>() + m.bias))
+            .collect();
+    let write = |scores: &[f64]| {
+        let mut t = String::from("p\n");
+        for s in scores {
+            t += &format!("{s}\n");
+        }
+        let path = f.path("scores.csv");
+        std::fs::write(&path, t).unwrap();
+        path
+    };
+    let expected = write(&scores);
+    let args = |e: &Path| {
+        vec![
+            "import-check".to_string(),
+            "-s".into(),
+            f.s().into(),
+            "-m".into(),
+            f.m().into(),
+            "--data".into(),
+            f.csv().into(),
+            "--expected".into(),
+            p(e).into(),
+            "--tolerance".into(),
+            "1e-9".into(),
+        ]
+    };
+    let run = |a: Vec<String>| cfx(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let o = run(args(&expected));
+    assert_code(&o, 0);
+    assert!(stdout(&o).contains("1000 rows scored"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("; 0 rows differ"), "{}", stdout(&o));
+    scores[5] += 0.01;
+    let expected = write(&scores);
+    let o = run(args(&expected));
+    assert_code(&o, 6);
+    assert!(stdout(&o).contains("  row 5: cfx "), "{}", stdout(&o));
+    assert_eq!(stderr(&o), "cfx: 1 of 1000 rows score differently\n");
+    // The same scores read as probabilities of default are all different.
+    let mut a = args(&expected);
+    a.extend(["--expected-is".into(), "default".into()]);
+    assert_code(&run(a), 6);
+}
+
+#[test]
+fn schema_infer_writes_the_inferred_schema_with_the_rules_given() {
+    let f = Fixture::new("schema");
+    let out = f.path("inferred.json");
+    let o = cfx(&[
+        "schema",
+        "infer",
+        f.csv(),
+        "--target",
+        "creditability",
+        "--favourable",
+        "good",
+        "--immutable",
+        "personal_status_and_sex,foreign_worker",
+        "--increase-only",
+        "age_in_years",
+        "-o",
+        p(&out),
+    ]);
+    assert_code(&o, 0);
+    // The oracle: the German preset, whose rules are set by hand after inference.
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        format!("{}\n", f.d.schema.to_json())
+    );
+    // Change limits and waiting land in the schema's advice rules.
+    let o = cfx(&[
+        "schema",
+        "infer",
+        f.csv(),
+        "--target",
+        "creditability",
+        "--favourable",
+        "good",
+        "--max-decrease",
+        "credit_amount=50%",
+        "--max-increase",
+        "duration_in_month=12",
+        "--grows-with-time",
+        "age_in_years=0.0833333333",
+        "--waiting",
+        "24:0.01",
+    ]);
+    assert_code(&o, 0);
+    let s = Schema::from_json(&stdout(&o)).unwrap();
+    let a = |n: &str| s.features[s.index_of(n).unwrap()].actionability.clone();
+    assert_eq!(
+        a("credit_amount").max_decrease,
+        Some(cfx::schema::ChangeLimit::Fraction(0.5))
+    );
+    assert_eq!(
+        a("duration_in_month").max_increase,
+        Some(cfx::schema::ChangeLimit::Units(12.0))
+    );
+    assert_eq!(
+        a("age_in_years").grows_with_time.unwrap().per_month,
+        0.0833333333
+    );
+    assert!(!a("age_in_years").mutable);
+    assert_eq!(s.waiting().unwrap().max_months, 24);
+    // A rule for a column that is no feature is refused, naming it.
+    let o = cfx(&[
+        "schema",
+        "infer",
+        f.csv(),
+        "--target",
+        "creditability",
+        "--favourable",
+        "good",
+        "--immutable",
+        "creditability",
+    ]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).starts_with("cfx: advice rules are given for 'creditability'"));
+}
+
+#[test]
+fn every_documented_exit_code_but_internal_is_provoked() {
+    let f = Fixture::new("codes");
+    let k = f.declined().to_string();
+    // 2: a usage error (clap), bad input, and an output naming the input.
+    let o = cfx(&["explain", "--no-such-flag"]);
+    assert_code(&o, 2);
+    assert_eq!(
+        stderr(&o),
+        "cfx: unexpected argument '--no-such-flag' found (see cfx --help)\n"
+    );
+    let o = cfx(&["explain", "-s", f.s(), "-m", f.m(), "--row", "{not json"]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).starts_with("cfx: --row is not JSON"));
+    assert_eq!(stderr(&o).lines().count(), 1);
+    let before = std::fs::read(&f.csv).unwrap();
+    let o = cfx(&[
+        "book",
+        "-s",
+        f.s(),
+        "-m",
+        f.m(),
+        f.csv(),
+        "-o",
+        f.csv(),
+        "--ignore",
+        "creditability",
+    ]);
+    assert_code(&o, 2);
+    assert!(
+        stderr(&o).contains("would destroy the input"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&f.csv).unwrap(), before);
+    // 3: every feature immutable, so no change is allowed.
+    let mut frozen = f.d.schema.clone();
+    for feat in &mut frozen.features {
+        feat.actionability = Default::default();
+        feat.actionability.mutable = false;
+    }
+    let frozen = Schema::new(frozen.features).unwrap();
+    let frozen_path = f.path("frozen.json");
+    std::fs::write(&frozen_path, frozen.to_json()).unwrap();
+    let o = cfx(&[
+        "explain",
+        "-s",
+        p(&frozen_path),
+        "-m",
+        f.m(),
+        "--csv",
+        f.csv(),
+        "--id",
+        &k,
+    ]);
+    assert_code(&o, 3);
+    assert!(stdout(&o).contains("no recourse"), "{}", stdout(&o));
+    // 4: a file that cannot be read.
+    let o = cfx(&[
+        "explain",
+        "-s",
+        p(&f.path("missing.json")),
+        "-m",
+        f.m(),
+        "--row",
+        "{}",
+    ]);
+    assert_code(&o, 4);
+    assert!(stderr(&o).starts_with("cfx: cannot read"), "{}", stderr(&o));
+    // 5: a model that does not import in the format given, and a model kind
+    // the portfolio stream does not take (a points scorecard).
+    let o = cfx(&[
+        "explain",
+        "-s",
+        f.s(),
+        "-m",
+        f.m(),
+        "--format",
+        "xgboost",
+        "--row",
+        "{}",
+    ]);
+    assert_code(&o, 5);
+    assert!(stderr(&o).starts_with("cfx: model '"), "{}", stderr(&o));
+    let card = data::bundled_german_scorecard().unwrap();
+    let o = cfx(&[
+        "book",
+        "-s",
+        f.s(),
+        "-m",
+        p(&card),
+        "--options",
+        r#"{"cutoff": 487.12, "favourable_class": 0}"#,
+        f.csv(),
+        "-o",
+        p(&f.path("x.jsonl")),
+        "--ignore",
+        "creditability",
+    ]);
+    assert_code(&o, 5);
+    assert!(
+        stderr(&o).contains("portfolio stream needs"),
+        "{}",
+        stderr(&o)
+    );
+    // 6 is provoked in import_check_compares_with_the_closed_form_and_fails_on_a_difference.
+}
+
+/// Compares `got` with the golden file `tests/cli/<name>` (drift only), or
+/// writes it under `CFX_UPDATE_GOLDEN=1`.
+fn golden(name: &str, got: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cli")
+        .join(name);
+    if std::env::var_os("CFX_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (CFX_UPDATE_GOLDEN=1 writes it)", path.display()));
+    assert_eq!(
+        got,
+        want,
+        "{} drifted (CFX_UPDATE_GOLDEN=1 rewrites it)",
+        path.display()
+    );
+}
+
+#[test]
+fn help_texts_match_their_snapshots() {
+    let subcommands: &[&[&str]] = &[
+        &[],
+        &["explain"],
+        &["book"],
+        &["revalidate"],
+        &["import-check"],
+        &["schema"],
+        &["schema", "infer"],
+        &["demo"],
+        &["completions"],
+        &["man"],
+    ];
+    for sub in subcommands {
+        let mut args = sub.to_vec();
+        args.push("--help");
+        let o = cfx(&args);
+        assert_code(&o, 0);
+        let name = if sub.is_empty() {
+            "help.txt".to_string()
+        } else {
+            format!("help-{}.txt", sub.join("-"))
+        };
+        golden(&name, &stdout(&o));
+    }
+}
+
+#[test]
+fn completions_and_the_man_page_name_every_subcommand() {
+    let o = cfx(&["completions", "bash"]);
+    assert_code(&o, 0);
+    let man = cfx(&["man"]);
+    assert_code(&man, 0);
+    assert!(stdout(&man).starts_with(".ie") || stdout(&man).contains(".TH cfx"));
+    for sub in [
+        "explain",
+        "book",
+        "revalidate",
+        "import-check",
+        "schema",
+        "demo",
+    ] {
+        assert!(stdout(&o).contains(sub), "bash completion lacks {sub}");
+        // roff escapes hyphens.
+        let roff = sub.replace('-', "\\-");
+        assert!(stdout(&man).contains(&roff), "man page lacks {sub}");
+    }
+}
+
+#[test]
+fn the_german_demo_reads_as_its_snapshot() {
+    let o = cfx(&["demo", "german", "--episodes", "200"]);
+    assert_code(&o, 0);
+    // The training time is the one line that differs from run to run.
+    let text: String = stdout(&o)
+        .lines()
+        .map(|l| {
+            if l.starts_with("trained ") && l.ends_with(" s") {
+                "trained … episodes in … s\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    // No advice text shows the library's internal status words.
+    for word in [
+        "invalid argument:",
+        "format error:",
+        "data error:",
+        "not found:",
+    ] {
+        assert!(!text.contains(word), "the demo says '{word}'");
+    }
+    golden("demo-german.txt", &text);
+}
