@@ -114,7 +114,7 @@ test: test-bindings-gen deps peers-scorecard peers-trees
 # build (the jar, Cfx.dll, the R package in bindings/r/lib, target/python-venv), and fails on
 # a block that is neither run nor marked. `make test` runs it after those tests.
 test-docs:
-	$(CARGO) build --release --lib
+	$(CARGO) build --release --lib --bins
 	$(CARGO) test --release --doc
 	python3 tests/docs/run_snippets.py
 
