@@ -407,7 +407,10 @@ unsafe impl ArcHandle for cfx_deployment_report {
 /// the same file, a symbolic or hard link — refused before anything is
 /// opened), `IO_ERROR` (unreadable input, unwritable output; an existing
 /// `output_path` stays as it was, it is replaced only once the run is
-/// complete). On success `*out_report` receives the deployment
+/// complete). With `cfx_config_builder_set_resume(builder, true)` a killed
+/// run is resumed from its partial file, the output and the report an
+/// uninterrupted run's (a partial file of another run: `INVALID_ARGUMENT`).
+/// On success `*out_report` receives the deployment
 /// report (counts, extra-cost quantiles, the features behind breaks, robust
 /// advice broken, per-group counts; read it with
 /// `cfx_deployment_report_to_json`), owned by the caller. Thread-safe
@@ -438,6 +441,7 @@ pub unsafe extern "C" fn cfx_revalidate_ledger(
             } else {
                 chunk_rows
             },
+            resume: super::config::resume_of(config)?,
             ..RevalidateOptions::default()
         };
         // The core runs on a thread of its own, as the portfolio's does:
