@@ -535,7 +535,8 @@ pub unsafe extern "C" fn cfx_config_builder_set_rl_hidden(
 }
 
 /// Whether a book run — `cfx_portfolio_explain`, `cfx_revalidate_ledger` —
-/// resumes an interrupted run of the same output (default `false`): the
+/// resumes an interrupted run of the same output (`resume` 1 or 0; default
+/// 0; any other value is `INVALID_ARGUMENT`): the
 /// lines a cancelled or killed run left in its partial file
 /// (`<output>.cfx-partial`, or the newest hidden
 /// `.<name>.<pid>-<n>-<nanos>.cfx-partial` whose process is gone) are checked
@@ -548,9 +549,12 @@ pub unsafe extern "C" fn cfx_config_builder_set_rl_hidden(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_config_builder_set_resume(
     b: *mut cfx_config_builder,
-    resume: bool,
+    resume: i32,
 ) -> cfx_status {
-    ffi_boundary! { set(b, |c| c.resume = Some(resume)) }
+    ffi_boundary! {
+        let r = super::handle::flag(resume, "resume")?;
+        set(b, |c| c.resume = Some(r))
+    }
 }
 
 /// Whether `config` (NULL: the defaults) asks book runs to resume.

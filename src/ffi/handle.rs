@@ -376,3 +376,15 @@ mod tests {
         );
     }
 }
+
+/// A C boolean (`int32_t` 0 or 1); any other value is `INVALID_ARGUMENT`
+/// naming `param`.
+pub(crate) fn flag(v: i32, param: &str) -> FfiResult<bool> {
+    match v {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(FfiError::invalid(format!(
+            "{param} must be 0 or 1, got {v}"
+        ))),
+    }
+}

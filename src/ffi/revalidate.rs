@@ -407,7 +407,7 @@ unsafe impl ArcHandle for cfx_deployment_report {
 /// the same file, a symbolic or hard link — refused before anything is
 /// opened), `IO_ERROR` (unreadable input, unwritable output; an existing
 /// `output_path` stays as it was, it is replaced only once the run is
-/// complete). With `cfx_config_builder_set_resume(builder, true)` a killed
+/// complete). With `cfx_config_builder_set_resume(builder, 1)` a killed
 /// run is resumed from its partial file, the output and the report an
 /// uninterrupted run's (a partial file of another run: `INVALID_ARGUMENT`).
 /// On success `*out_report` receives the deployment
@@ -506,6 +506,30 @@ pub unsafe extern "C" fn cfx_deployment_report_to_html(
         let r = arc_ref(report, "report")?;
         let title = optional_str(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
         write_str(&r.to_html(title), buf, cap, out_len, "buf")
+    }
+}
+
+/// Writes the deployment report's HTML page (`cfx_deployment_report_to_html`,
+/// `title` NULL = the default title) to the file `html_path` (created, or
+/// replaced once complete). The report's sources — the ledger and the
+/// re-validation output of its `cfx_revalidate_ledger` run — are never
+/// written over: an `html_path` naming one of them (the same file, a symbolic
+/// or hard link to it) is refused with `INVALID_ARGUMENT` naming both paths,
+/// before anything is opened. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT`,
+/// `IO_ERROR` (the file cannot be written; an existing one stays as it was).
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_deployment_report_write_html(
+    report: *const cfx_deployment_report,
+    title: *const c_char,
+    html_path: *const c_char,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(report, "report")?;
+        let title = optional_str(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
+        let path = str_in(html_path, "html_path")?;
+        r.save_html(title, std::path::Path::new(path))?;
+        Ok(())
     }
 }
 

@@ -71,6 +71,7 @@ pub const WRITERS: &[&str] = &[
     "cfx_portfolio_summary_write_svg",
     "cfx_ledger_from_portfolio",
     "cfx_revalidate_ledger",
+    "cfx_deployment_report_write_html",
     "cfx_policy_save",
 ];
 
@@ -137,7 +138,10 @@ fn resume_config(resume: bool) -> *const cfx_config {
     unsafe {
         let mut builder = null_mut();
         check(cfx_config_builder_new(&mut builder), "builder");
-        check(cfx_config_builder_set_resume(builder, resume), "resume");
+        check(
+            cfx_config_builder_set_resume(builder, i32::from(resume)),
+            "resume",
+        );
         let mut config = null();
         check(cfx_config_build(builder, &mut config), "config");
         config
@@ -171,6 +175,10 @@ pub struct Fixture {
     pub ledger: PathBuf,
     /// The counts of that run (on two threads).
     pub counts: cfx_portfolio_counts,
+    /// The re-validation of the ledger against the new model, and its
+    /// deployment report.
+    pub revalidation: PathBuf,
+    report: *const cfx_deployment_report,
 }
 
 fn check(st: cfx_status, what: &str) {
@@ -227,6 +235,8 @@ impl Fixture {
                 explanations,
                 ledger,
                 counts: cfx_portfolio_counts::default(),
+                revalidation: dir.join("revalidation.jsonl"),
+                report: null(),
             };
             let (st, counts) = fx.portfolio_run(
                 &fx.book.clone(),
@@ -240,6 +250,21 @@ impl Fixture {
             fx.counts = counts;
             let st = fx.ledger_from_portfolio(&fx.ledger.clone());
             check(st, "ledger");
+            let mut report = null();
+            check(
+                cfx_revalidate_ledger(
+                    schema,
+                    new_model,
+                    null(),
+                    cp(&fx.ledger).as_ptr(),
+                    cp(&fx.revalidation).as_ptr(),
+                    2,
+                    0,
+                    &mut report,
+                ),
+                "revalidation",
+            );
+            fx.report = report;
             let mut summary = null();
             check(
                 cfx_portfolio_summarize(
@@ -427,6 +452,14 @@ impl Fixture {
                 }
                 "cfx_ledger_from_portfolio" => self.ledger_from_portfolio(output),
                 "cfx_revalidate_ledger" => self.revalidate(&self.ledger, output, 0),
+                "cfx_deployment_report_write_html" => {
+                    let title = c("deployment");
+                    cfx_deployment_report_write_html(
+                        self.report,
+                        title.as_ptr(),
+                        cp(output).as_ptr(),
+                    )
+                }
                 "cfx_policy_save" => cfx_policy_save(self.policy, cp(output).as_ptr()),
                 other => panic!("no driver for {other}"),
             }
@@ -443,6 +476,10 @@ impl Fixture {
             }
             "cfx_ledger_from_portfolio" => vec![self.book.clone(), self.explanations.clone()],
             "cfx_revalidate_ledger" => vec![self.ledger.clone()],
+            // The ledger and the re-validation output the report was made of.
+            "cfx_deployment_report_write_html" => {
+                vec![self.ledger.clone(), self.revalidation.clone()]
+            }
             "cfx_policy_save" => vec![],
             other => panic!("no inputs for {other}"),
         }
@@ -453,6 +490,7 @@ impl Drop for Fixture {
     fn drop(&mut self) {
         unsafe {
             cfx_policy_free(self.policy);
+            cfx_deployment_report_free(self.report);
             cfx_portfolio_summary_free(self.summary);
             cfx_schema_free(self.schema);
             cfx_model_free(self.model);
