@@ -21,6 +21,11 @@
 //!    output. A cancelled portfolio run keeps the rows it did in [`partial_path`]
 //!    (`<name>.cfx-partial`) and leaves the target untouched too.
 //!
+//! A book run ([`Output::create_resumable`]) also writes a run record beside
+//! its partial file (`….cfx-run`), so that a later run can resume from the
+//! rows it did ([`resume`]: which partial file, and whether it belongs to the
+//! resuming run).
+//!
 //! A target that is a symbolic link is written through: the link stays and
 //! the file it points to is replaced. An existing target this process may
 //! not write (read-only) is refused, as opening it would be, rather than

@@ -814,10 +814,6 @@ pub struct DeploymentReport {
     pub copa_broken: usize,
     /// Per group label (records without one are under `""`).
     pub groups: BTreeMap<String, GroupCounts>,
-    /// The files the report was made from (the ledger and the re-validation
-    /// output), which [`DeploymentReport::save_html`] never writes over.
-    #[serde(skip)]
-    pub sources: Vec<std::path::PathBuf>,
 }
 
 /// What one chunk adds to the report.
@@ -964,7 +960,6 @@ impl Tally {
             copa_records: self.copa_records,
             copa_broken: self.copa_broken,
             groups: self.groups,
-            sources: Vec::new(),
         }
     }
 }
@@ -1416,7 +1411,5 @@ pub fn revalidate_ledger(
     if let Some(from) = resumable {
         from.remove();
     }
-    let mut report = tally.report(&model_fp, config, options);
-    report.sources = vec![input.to_path_buf(), output.to_path_buf()];
-    Ok(report)
+    Ok(tally.report(&model_fp, config, options))
 }

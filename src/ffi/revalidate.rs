@@ -386,8 +386,16 @@ pub struct cfx_deployment_report {
     _private: [u8; 0],
 }
 
+/// A deployment report and the files it was made from (the ledger and the
+/// re-validation output), which `cfx_deployment_report_write_html` never
+/// writes over.
+pub struct LedgerReport {
+    report: DeploymentReport,
+    sources: Vec<PathBuf>,
+}
+
 unsafe impl ArcHandle for cfx_deployment_report {
-    type Rust = DeploymentReport;
+    type Rust = LedgerReport;
 }
 
 /// Streams the ledger file `input_path` (one `cfx-ledger` JSON line per
@@ -447,13 +455,14 @@ pub unsafe extern "C" fn cfx_revalidate_ledger(
         // The core runs on a thread of its own, as the portfolio's does:
         // scoped workers spawned from a C main thread would leave std's record
         // of that thread unfreed.
+        let sources = vec![input.clone(), output.clone()];
         let worker = std::thread::Builder::new()
             .spawn(move || revalidate_ledger(&s, m.as_ref(), &input, &output, &cfg, &options))
             .map_err(|e| {
                 FfiError::new(cfx_status::SolverError, format!("cannot start a thread: {e}"))
             })?;
         let report = worker.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-        out.write(arc_into_raw(Arc::new(report)));
+        out.write(arc_into_raw(Arc::new(LedgerReport { report, sources })));
         Ok(())
     }
 }
@@ -478,7 +487,7 @@ pub unsafe extern "C" fn cfx_deployment_report_to_json(
     out_len: *mut usize,
 ) -> cfx_status {
     ffi_boundary! {
-        let r = arc_ref(report, "report")?;
+        let r = &arc_ref(report, "report")?.report;
         let json = serde_json::to_string(r).map_err(crate::Error::from)?;
         write_str(&json, buf, cap, out_len, "buf")
     }
@@ -503,7 +512,7 @@ pub unsafe extern "C" fn cfx_deployment_report_to_html(
 ) -> cfx_status {
     ffi_boundary! {
         let _ = out_param(out_len, "out_len")?;
-        let r = arc_ref(report, "report")?;
+        let r = &arc_ref(report, "report")?.report;
         let title = optional_str(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
         write_str(&r.to_html(title), buf, cap, out_len, "buf")
     }
@@ -528,7 +537,8 @@ pub unsafe extern "C" fn cfx_deployment_report_write_html(
         let r = arc_ref(report, "report")?;
         let title = optional_str(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
         let path = str_in(html_path, "html_path")?;
-        r.save_html(title, std::path::Path::new(path))?;
+        let sources: Vec<&std::path::Path> = r.sources.iter().map(PathBuf::as_path).collect();
+        r.report.save_html(title, std::path::Path::new(path), &sources)?;
         Ok(())
     }
 }

@@ -64,13 +64,17 @@ impl DeploymentReport {
 
     /// Writes [`Self::to_html`] to the file `path` as [`crate::output`]
     /// writes every file: refused (`InvalidArgument`, before anything is
-    /// opened) when `path` is one of the report's sources — the ledger or the
-    /// re-validation output, the same file or a link to it — and replacing
-    /// an existing file only once the page is complete.
-    pub fn save_html(&self, title: &str, path: &std::path::Path) -> crate::error::Result<()> {
-        let sources: Vec<&std::path::Path> = self.sources.iter().map(|p| p.as_path()).collect();
-        crate::output::check_not_input(path, &sources)?;
-        crate::output::write_file(path, &sources, self.to_html(title).as_bytes())
+    /// opened) when `path` is one of `sources` — the files the report was
+    /// made from, the ledger and the re-validation output: the same file or a
+    /// link to it — and replacing an existing file only once the page is
+    /// complete.
+    pub fn save_html(
+        &self,
+        title: &str,
+        path: &std::path::Path,
+        sources: &[&std::path::Path],
+    ) -> crate::error::Result<()> {
+        crate::output::write_file(path, sources, self.to_html(title).as_bytes())
     }
 
     /// The report as a self-contained HTML page titled `title`: the counts,
