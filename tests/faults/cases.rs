@@ -805,10 +805,11 @@ pub fn child_cases(root: &Path, spawn: &dyn Fn(&str) -> Command) -> Vec<Outcome>
     // resumed.
     let dir = fresh("kill-revalidate");
     let killed = killed_revalidation(&dir, spawn, &untouched);
-    let resumed = killed
-        .is_ok()
-        .then(|| resumed_revalidation(&dir))
-        .unwrap_or_else(|| Err("not killed".into()));
+    let resumed = if killed.is_ok() {
+        resumed_revalidation(&dir)
+    } else {
+        Err("not killed".into())
+    };
     out.push(Outcome {
         writer: "cfx_revalidate_ledger".into(),
         case: "process killed mid-run".into(),

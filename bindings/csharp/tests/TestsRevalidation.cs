@@ -158,9 +158,9 @@ public static partial class Tests
                     A.Eq(3, Regex.Matches(dhtml, "<svg").Count, "three plots without robust advice");
                     A.True(dhtml.Contains("<tr><th>promises re-validated</th><td>" + recs.Count + "</td></tr>"), "the diverse record count");
                     // The page as text is the page written.
-                    string page;
-                    var again = Revalidation.Ledger(s, m, null, diverse, Path.Combine(dir, "diverse-out3.jsonl"), out page);
-                    A.Eq(dhtml, page, "the page as text");
+                    string pageText;
+                    var again = Revalidation.Ledger(s, m, null, diverse, Path.Combine(dir, "diverse-out3.jsonl"), out pageText);
+                    A.Eq(dhtml, pageText, "the page as text");
                     A.Eq((long)recs.Count, JsonCount(again, "records"), "records again");
                     // The page never goes over the ledger it was made of.
                     var before = File.ReadAllBytes(diverse);
