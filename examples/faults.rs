@@ -34,6 +34,7 @@ fn main() {
         outcomes.extend(cases::in_process_cases(&fx, w));
     }
     outcomes.push(cases::cancelled_case(&fx));
+    outcomes.extend(cases::resume_cases(&fx));
     drop(fx);
     let exe = std::env::current_exe().expect("the example's path");
     let spawn = |spec: &str| {

@@ -1253,6 +1253,22 @@ cfx_status cfx_config_builder_set_rl_hidden(struct cfx_config_builder *b,
                                             size_t n_hidden);
 
 /**
+ * Whether a book run — `cfx_portfolio_explain`, `cfx_revalidate_ledger` —
+ * resumes an interrupted run of the same output (`resume` 1 or 0; default
+ * 0; any other value is `INVALID_ARGUMENT`): the
+ * lines a cancelled or killed run left in its partial file
+ * (`<output>.cfx-partial`, or the newest hidden
+ * `.<name>.<pid>-<n>-<nanos>.cfx-partial` whose process is gone) are checked
+ * against the input and kept, and the run goes on from the next row; the
+ * output is byte for byte an uninterrupted run's, on any thread count.
+ * A partial file written by another run (another schema, model, input or
+ * settings) is refused with `INVALID_ARGUMENT` naming the difference.
+ * Without a partial file the run starts at the first row. Other methods
+ * ignore it. Not thread-safe (builder).
+ */
+cfx_status cfx_config_builder_set_resume(struct cfx_config_builder *b, int32_t resume);
+
+/**
  * Turns the builder into an immutable configuration. The builder is
  * consumed in every case (success or failure, as long as it is not NULL):
  * do not use or free it afterwards. `*out_config` is owned by the caller.
@@ -1890,6 +1906,9 @@ cfx_status cfx_model_from_pmml_file(const struct cfx_schema *schema,
  * (`.<name>.<pid>-<n>-<nanos>.cfx-partial`), synced and renamed over `output_path`
  * only when the run is complete, so a failed or killed run never leaves a
  * file that looks finished and an existing `output_path` stays as it was.
+ * With `cfx_config_builder_set_resume(builder, 1)` a cancelled or killed
+ * run is resumed from its partial file, the output byte for byte an
+ * uninterrupted run's (a partial file of another run: `INVALID_ARGUMENT`).
  *
  * Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (`output_path` names the input,
  * a model other than a linear one, a tree ensemble or a ReLU network, a
@@ -2190,7 +2209,10 @@ cfx_status cfx_revalidate_record(const struct cfx_schema *schema,
  * the same file, a symbolic or hard link — refused before anything is
  * opened), `IO_ERROR` (unreadable input, unwritable output; an existing
  * `output_path` stays as it was, it is replaced only once the run is
- * complete). On success `*out_report` receives the deployment
+ * complete). With `cfx_config_builder_set_resume(builder, 1)` a killed
+ * run is resumed from its partial file, the output and the report an
+ * uninterrupted run's (a partial file of another run: `INVALID_ARGUMENT`).
+ * On success `*out_report` receives the deployment
  * report (counts, extra-cost quantiles, the features behind breaks, robust
  * advice broken, per-group counts; read it with
  * `cfx_deployment_report_to_json`), owned by the caller. Thread-safe
@@ -2240,6 +2262,21 @@ cfx_status cfx_deployment_report_to_html(const struct cfx_deployment_report *rep
                                          char *buf,
                                          size_t cap,
                                          size_t *out_len);
+
+/**
+ * Writes the deployment report's HTML page (`cfx_deployment_report_to_html`,
+ * `title` NULL = the default title) to the file `html_path` (created, or
+ * replaced once complete). The report's sources — the ledger and the
+ * re-validation output of its `cfx_revalidate_ledger` run — are never
+ * written over: an `html_path` naming one of them (the same file, a symbolic
+ * or hard link to it) is refused with `INVALID_ARGUMENT` naming both paths,
+ * before anything is opened. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT`,
+ * `IO_ERROR` (the file cannot be written; an existing one stays as it was).
+ * Thread-safe.
+ */
+cfx_status cfx_deployment_report_write_html(const struct cfx_deployment_report *report,
+                                            const char *title,
+                                            const char *html_path);
 
 /**
  * Releases a deployment report. NULL is a no-op. Any thread, once.

@@ -21,6 +21,11 @@
 //!    output. A cancelled portfolio run keeps the rows it did in [`partial_path`]
 //!    (`<name>.cfx-partial`) and leaves the target untouched too.
 //!
+//! A book run ([`Output::create_resumable`]) also writes a run record beside
+//! its partial file (`….cfx-run`), so that a later run can resume from the
+//! rows it did ([`resume`]: which partial file, and whether it belongs to the
+//! resuming run).
+//!
 //! A target that is a symbolic link is written through: the link stays and
 //! the file it points to is replaced. An existing target this process may
 //! not write (read-only) is refused, as opening it would be, rather than
@@ -42,6 +47,13 @@ use std::fs::{File, Permissions};
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
+
+pub mod resume;
+pub use resume::{Resumable, RunRecord, find_resumable, run_record_path};
+
+/// What the record of a resumable run's partial file ends with
+/// ([`run_record_path`]).
+pub const RUN_SUFFIX: &str = ".cfx-run";
 
 /// What a partial file's name ends with.
 pub const PARTIAL_SUFFIX: &str = ".cfx-partial";
@@ -70,7 +82,7 @@ pub fn check_not_input(output: &Path, inputs: &[&Path]) -> Result<()> {
                 input.display()
             )));
         }
-        if same_file(&partial, input) {
+        if same_file(&partial, input) || same_file(&run_record_path(&partial), input) {
             return Err(Error::InvalidArgument(format!(
                 "the output '{}' keeps unfinished rows in '{}', which is the input '{}': \
                  write the output to another file",
@@ -125,6 +137,8 @@ fn resolve(output: &Path) -> PathBuf {
 struct PartialFile {
     file: File,
     path: PathBuf,
+    /// The run record beside it ([`run_record_path`]), for a resumable run.
+    record: Option<PathBuf>,
     renamed: bool,
 }
 
@@ -153,6 +167,7 @@ impl PartialFile {
                     return Ok(PartialFile {
                         file,
                         path,
+                        record: None,
                         renamed: false,
                     });
                 }
@@ -166,11 +181,52 @@ impl PartialFile {
         ))
     }
 
-    /// Renames the file to `to` (replacing what is there).
+    /// Writes the run record `record` beside the file (created
+    /// exclusively, synced) before any line is written, so a partial file
+    /// with lines always has its record.
+    fn write_record(&mut self, record: &RunRecord) -> std::io::Result<()> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let path = run_record_path(&self.path);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .open(&path)?;
+        self.record = Some(path);
+        f.write_all(record.to_json().as_bytes())?;
+        f.write_all(b"\n")?;
+        f.sync_all()
+    }
+
+    /// Renames the file to `to` (replacing what is there); its run record,
+    /// if any, is removed: a finished file needs none.
     fn rename(mut self, to: &Path) -> std::io::Result<()> {
         std::fs::rename(&self.path, to)?;
         self.renamed = true;
         Ok(())
+    }
+
+    /// Renames the file to `to` and its run record to the record path of
+    /// `to`. Whatever `to` held goes first (and its record), so a crash
+    /// between the renames never pairs a kept file with another run's
+    /// record.
+    fn rename_with_record(mut self, to: &Path) -> std::io::Result<()> {
+        let to_record = run_record_path(to);
+        remove_if_there(to)?;
+        remove_if_there(&to_record)?;
+        if let Some(record) = self.record.take() {
+            std::fs::rename(&record, &to_record)?;
+        }
+        std::fs::rename(&self.path, to)?;
+        self.renamed = true;
+        Ok(())
+    }
+}
+
+fn remove_if_there(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
     }
 }
 
@@ -178,6 +234,9 @@ impl Drop for PartialFile {
     fn drop(&mut self) {
         if !self.renamed {
             let _ = std::fs::remove_file(&self.path);
+        }
+        if let Some(record) = &self.record {
+            let _ = std::fs::remove_file(record);
         }
     }
 }
@@ -278,6 +337,20 @@ impl Output {
         })
     }
 
+    /// [`Output::create`] for a run that may be resumed
+    /// ([`find_resumable`]): `record`, what the run is, is written beside the
+    /// partial file before any line, as `<partial>` with [`RUN_SUFFIX`] for
+    /// [`PARTIAL_SUFFIX`]. A target written directly (a device) keeps none.
+    pub fn create_resumable(output: &Path, inputs: &[&Path], record: &RunRecord) -> Result<Output> {
+        let mut out = Output::create(output, inputs)?;
+        let shown = out.shown.clone();
+        if let Sink::Partial(f) = out.sink.get_mut() {
+            f.write_record(record)
+                .map_err(|e| Error::Io(format!("cannot write '{}': {e}", shown.display())))?;
+        }
+        Ok(out)
+    }
+
     /// Appends `bytes` (an `Io` error naming the output when they cannot be
     /// written, e.g. a full disk).
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
@@ -315,7 +388,7 @@ impl Output {
         match self.finish()? {
             None => Ok(None),
             Some((file, shown)) => {
-                file.rename(&kept).map_err(|e| {
+                file.rename_with_record(&kept).map_err(|e| {
                     Error::Io(format!(
                         "cannot keep the rows done of '{}' in '{}': {e}",
                         shown.display(),

@@ -61,6 +61,13 @@ pub struct PortfolioOptions {
     /// Records read, explained and written at a time (default 4096); each
     /// worker thread takes one such chunk at a time.
     pub chunk_rows: usize,
+    /// Resume an interrupted run of the same book (default false): the rows
+    /// a cancelled or killed run of this output left in its partial file
+    /// ([`crate::output::find_resumable`]) are checked against the input and
+    /// kept, and the run goes on from the next row; the output is byte for
+    /// byte an uninterrupted run's. Without such a file the run starts at
+    /// the first row.
+    pub resume: bool,
 }
 
 impl Default for PortfolioOptions {
@@ -68,6 +75,7 @@ impl Default for PortfolioOptions {
         PortfolioOptions {
             ignore_columns: Vec::new(),
             chunk_rows: 4096,
+            resume: false,
         }
     }
 }
@@ -173,6 +181,89 @@ impl Stream<'_> {
             Ok(ex) => Answer::Declined(Box::new(ex)),
             Err(e) => Answer::Failed(e),
         }
+    }
+
+    /// Checks the kept line `line` (the `k`-th of the partial file
+    /// `partial`) against the one record of `chunk` and counts it: the same
+    /// row, and what this schema and model give that row — the whole line
+    /// for an accepted applicant or a row that cannot be read, the decision
+    /// and factual probability for a declined one (its counterfactual is
+    /// what resuming saves).
+    fn check_kept(
+        &self,
+        chunk: &RawChunk,
+        line: &str,
+        (partial, k): (&Path, usize),
+        scratch: &mut Scratch,
+    ) -> Result<PortfolioSummary> {
+        let bad = |why: &str| crate::output::resume::line_mismatch(partial, k, why);
+        let row = chunk.first_row;
+        let at = &chunk.records[0];
+        let record = chunk.text[at.range.clone()].trim_end_matches(['\r', '\n']);
+        let v: serde_json::Value =
+            serde_json::from_str(line).map_err(|_| bad("is not a portfolio line"))?;
+        if v.get("row").and_then(|r| r.as_u64()) != Some(row as u64) {
+            return Err(bad(&format!("is not row {row} of the input")));
+        }
+        let mut cells = Vec::with_capacity(self.header_len);
+        let parsed = self.parse(record, at, row, &mut cells, scratch);
+        let encoded = parsed.is_ok() && {
+            scratch.encoded.resize(self.schema.encoded_dim(), 0.0);
+            self.schema
+                .encode_into(&scratch.raw, &mut scratch.encoded)
+                .is_ok()
+        };
+        let declined = encoded && !self.model.accepts(&scratch.encoded);
+        let mut counts = PortfolioSummary {
+            rows: 1,
+            ..PortfolioSummary::default()
+        };
+        if declined && v.get("error").is_none() {
+            // The declined line: its decision and factual probability.
+            let p = serde_json::to_string(&self.model.probability(&scratch.encoded))?;
+            let given = line
+                .rfind("\"probability\":")
+                .map(|i| &line[i + "\"probability\":".len()..])
+                .and_then(|rest| rest.split([',', '}']).next());
+            if v.get("decision").and_then(|d| d.as_str()) != Some("declined")
+                || given != Some(p.as_str())
+            {
+                return Err(bad(&format!(
+                    "is not what this model gives row {row} (declined, probability {p})"
+                )));
+            }
+            counts.declined = 1;
+            counts.with_recourse = usize::from(!v["counterfactual"].is_null());
+            return Ok(counts);
+        }
+        // Every other line is written again and compared whole: cheap for
+        // the accepted and the unreadable, rare for a failed explanation.
+        let answer = if parsed.is_err() || (encoded && !declined) {
+            match parsed {
+                Err(e) => Answer::Failed(e),
+                Ok(()) => Answer::Accepted {
+                    probability: self.model.probability(&scratch.encoded),
+                },
+            }
+        } else {
+            self.answer(Ok(()), scratch)
+        };
+        let mut expected = Vec::new();
+        write_line(&mut expected, row, &answer);
+        if expected.strip_suffix(b"\n") != Some(line.as_bytes()) {
+            return Err(bad(&format!(
+                "is not what this input and model give row {row}"
+            )));
+        }
+        match &answer {
+            Answer::Accepted { .. } => counts.accepted = 1,
+            Answer::Failed(_) => counts.errors = 1,
+            Answer::Declined(ex) => {
+                counts.declined = 1;
+                counts.with_recourse = usize::from(!ex.counterfactuals.is_empty());
+            }
+        }
+        Ok(counts)
     }
 
     /// Parses, explains and formats every record of `chunk` into `out`
@@ -396,7 +487,13 @@ pub fn explain_portfolio(
         "",
     )?;
     let header_len = applicants.header().len();
-    let mut out = Output::create(output, &[input])?;
+    let run = run_record(schema, model, config, applicants.header())?;
+    let resumable = if options.resume {
+        crate::output::find_resumable(output, &run)?
+    } else {
+        None
+    };
+    let mut out = Output::create_resumable(output, &[input], &run)?;
     let stream = Stream {
         schema,
         model,
@@ -411,6 +508,25 @@ pub fn explain_portfolio(
         config.batch_threads
     };
     let mut summary = PortfolioSummary::default();
+    if let Some(from) = &resumable {
+        // The kept rows, checked and copied; the run goes on after them.
+        let (mut chunk, mut scratch) = Default::default();
+        for (k, line) in from.lines()?.enumerate() {
+            let line = line?;
+            records.fill(&mut chunk, 1)?;
+            if chunk.records.is_empty() {
+                return Err(crate::output::resume::line_mismatch(
+                    &from.partial,
+                    k,
+                    "is beyond the input's last row",
+                ));
+            }
+            let counts = stream.check_kept(&chunk, &line, (&from.partial, k), &mut scratch)?;
+            out.write_all(line.as_bytes())?;
+            out.write_all(b"\n")?;
+            summary.absorb(&counts);
+        }
+    }
     // Writes one explained chunk and asks whether to go on.
     let mut deliver = |bytes: &[u8], counts: &PortfolioSummary| -> Result<bool> {
         out.write_all(bytes)?;
@@ -444,7 +560,54 @@ pub fn explain_portfolio(
     } else {
         out.keep_partial()?;
     }
+    if let Some(from) = resumable
+        && (go_on || from.partial != crate::output::partial_path(output))
+    {
+        // Its rows are in the output now, or in the kept file (which
+        // replaced it when it was the kept file itself).
+        from.remove();
+    }
     Ok(summary)
+}
+
+/// What a portfolio run is, for resuming it ([`crate::output::RunRecord`]):
+/// the fingerprints of the schema and model, the configuration without its
+/// thread count (which does not change the output) and the input's header.
+fn run_record(
+    schema: &Schema,
+    model: &dyn Model,
+    config: &Config,
+    header: &[String],
+) -> Result<crate::output::RunRecord> {
+    use crate::model::AnyModel;
+    let any = if let Some(m) = model.as_linear() {
+        AnyModel::Linear(m.clone())
+    } else if let Some(m) = model.as_trees() {
+        AnyModel::Trees(m.clone())
+    } else if let Some(m) = model.as_mlp() {
+        AnyModel::Mlp(m.clone())
+    } else {
+        return Err(Error::InvalidArgument(
+            "the portfolio stream needs a linear (logistic) model, a tree ensemble or a ReLU \
+             network"
+                .into(),
+        ));
+    };
+    Ok(crate::output::RunRecord::new(
+        "portfolio",
+        crate::json::schema_fingerprint(schema),
+        crate::json::model_fingerprint(&any),
+        settings_of(config)?,
+        crate::json::fingerprint(&header.join("\u{1f}")),
+    ))
+}
+
+/// The settings of `config` that change a book run's lines: all but the
+/// thread count of the batch.
+pub(crate) fn settings_of(config: &Config) -> Result<serde_json::Value> {
+    let mut c = *config;
+    c.batch_threads = 0;
+    Ok(serde_json::to_value(c)?)
 }
 
 /// The pipeline on `threads` workers: this thread reads chunks of raw records

@@ -655,6 +655,13 @@ pub struct RevalidateOptions {
     /// and the models the advice was issued under with them ("scorecard
     /// 2025-Q4", "XGBoost challenger").
     pub model_labels: BTreeMap<String, String>,
+    /// Resume an interrupted run of the same ledger (default false): the
+    /// lines a killed run of this output left in its partial file
+    /// ([`crate::output::find_resumable`]) are checked against the ledger and
+    /// kept, and the run goes on from the next record; the output and the
+    /// report are an uninterrupted run's. Without such a file the run starts
+    /// at the first record.
+    pub resume: bool,
 }
 
 impl Default for RevalidateOptions {
@@ -662,6 +669,7 @@ impl Default for RevalidateOptions {
         RevalidateOptions {
             chunk_rows: 4096,
             model_labels: BTreeMap::new(),
+            resume: false,
         }
     }
 }
@@ -956,6 +964,174 @@ impl Tally {
     }
 }
 
+/// What the report counts of one re-validated record: the fields of its
+/// [`Revalidation`] the [`Tally`] reads, taken from a fresh re-validation or
+/// from a resumed run's kept line.
+struct Counted {
+    status: PromiseStatus,
+    outcome: PromiseOutcome,
+    probability: Option<f64>,
+    margin: f64,
+    /// The repair's outcome, changes in words and features.
+    repair: Option<(String, Vec<String>, Vec<String>)>,
+    repair_outcome: Option<String>,
+    no_repair_reason: Option<String>,
+    extra_cost: Option<f64>,
+    robust_kept: Option<bool>,
+    copa_kept: Option<bool>,
+}
+
+impl Counted {
+    fn of(v: &Revalidation) -> Counted {
+        Counted {
+            status: v.status,
+            outcome: v.outcome,
+            probability: v.probability,
+            margin: v.margin,
+            repair: v
+                .repair
+                .as_ref()
+                .map(|r| (r.outcome.to_string(), r.changes.clone(), r.features.clone())),
+            repair_outcome: v.repair_outcome.clone(),
+            no_repair_reason: v.no_repair_reason.clone(),
+            extra_cost: v.extra_cost,
+            robust_kept: v.robust_kept,
+            copa_kept: v.copa_kept,
+        }
+    }
+
+    /// The fields of a kept output line, each number read from its own
+    /// text (`str::parse`, correctly rounded) so the report's sums and
+    /// quantiles are the uninterrupted run's to the last bit.
+    fn from_line(line: &str) -> Option<Counted> {
+        use serde_json::value::RawValue;
+        let fields: BTreeMap<&str, &RawValue> = serde_json::from_str(line).ok()?;
+        let raw = |k: &str| fields.get(k).map(|r| r.get());
+        let number = |k: &str| -> Option<Option<f64>> {
+            match raw(k)? {
+                "null" => Some(None),
+                t => t.parse::<f64>().ok().map(Some),
+            }
+        };
+        let flag = |k: &str| -> Option<Option<bool>> { serde_json::from_str(raw(k)?).ok() };
+        let text = |k: &str| -> Option<Option<String>> { serde_json::from_str(raw(k)?).ok() };
+        let status = match raw("status")? {
+            "\"kept\"" => PromiseStatus::Kept,
+            "\"broken\"" => PromiseStatus::Broken,
+            _ => return None,
+        };
+        let outcome = match raw("outcome")? {
+            "\"kept\"" => PromiseOutcome::Kept,
+            "\"repaired\"" => PromiseOutcome::Repaired,
+            "\"no_repair\"" => PromiseOutcome::NoRepair,
+            _ => return None,
+        };
+        #[derive(Deserialize)]
+        struct RepairWords {
+            outcome: String,
+            changes: Vec<String>,
+            features: Vec<String>,
+        }
+        let repair: Option<RepairWords> = serde_json::from_str(raw("repair")?).ok()?;
+        Some(Counted {
+            status,
+            outcome,
+            probability: number("probability")?,
+            margin: number("margin")??,
+            repair: repair.map(|r| (r.outcome, r.changes, r.features)),
+            repair_outcome: text("repair_outcome")?,
+            no_repair_reason: text("no_repair_reason")?,
+            extra_cost: number("extra_cost")?,
+            robust_kept: flag("robust_kept")?,
+            copa_kept: flag("copa_kept")?,
+        })
+    }
+}
+
+impl Tally {
+    /// Counts record `number`, re-validated as `v`.
+    fn count(&mut self, record: &LedgerRecord, number: usize, v: &Counted) {
+        self.records += 1;
+        let group = self
+            .groups
+            .entry(record.group.clone().unwrap_or_default())
+            .or_default();
+        group.records += 1;
+        if v.status == PromiseStatus::Broken {
+            self.broken += 1;
+            group.broken += 1;
+        }
+        *self.old_models.entry(record.model.clone()).or_default() += 1;
+        let kept = usize::from(v.status == PromiseStatus::Kept);
+        match promise_of(record) {
+            (base, true) => {
+                let e = self.options.entry(base.to_string()).or_default();
+                e.0 += 1;
+                e.1 += kept;
+            }
+            (_, false) => {
+                self.singles.0 += 1;
+                self.singles.1 += kept;
+            }
+        }
+        match v.outcome {
+            PromiseOutcome::Kept => {}
+            PromiseOutcome::Repaired => {
+                let proven = v.repair.as_ref().is_some_and(|r| r.0 == "optimal");
+                self.repaired_proven += usize::from(proven);
+            }
+            PromiseOutcome::NoRepair => {
+                let why = v.repair_outcome.clone().unwrap_or_default();
+                *self.no_repair.entry(why).or_default() += 1;
+            }
+        }
+        if v.status == PromiseStatus::Broken {
+            let broke = match v.probability {
+                Some(p) => format!(
+                    "the new model declines the advised row (probability {p:.4}, {:.4} \
+                     below its threshold in score units)",
+                    -v.margin
+                ),
+                None => format!(
+                    "the new model declines the advised row ({:.4} points below its cutoff)",
+                    -v.margin
+                ),
+            };
+            let repair_status = match (&v.repair, &v.no_repair_reason) {
+                (Some(r), _) => r.0.clone(),
+                (None, Some(why)) => format!("no repair: {why}"),
+                (None, None) => "no repair".to_string(),
+            };
+            self.contacts.push(Contact {
+                record: number,
+                id: record.id.clone(),
+                promise: promise_of(record).0.to_string(),
+                group: record.group.clone(),
+                broke,
+                repair: v.repair.as_ref().map(|r| r.1.clone()).unwrap_or_default(),
+                extra_cost: v.extra_cost,
+                repair_status,
+            });
+        }
+        if let Some(c) = v.extra_cost {
+            self.extra.push(c);
+        }
+        if let Some(r) = &v.repair {
+            for f in &r.2 {
+                *self.features.entry(f.clone()).or_default() += 1;
+            }
+        }
+        if let Some(k) = v.robust_kept {
+            self.robust_records += 1;
+            self.robust_broken += usize::from(!k);
+        }
+        if let Some(k) = v.copa_kept {
+            self.copa_records += 1;
+            self.copa_broken += usize::from(!k);
+        }
+    }
+}
+
 /// Re-validates one ledger line into `out` (one JSON line), counting it.
 #[allow(clippy::too_many_arguments)]
 fn one_line(
@@ -975,88 +1151,7 @@ fn one_line(
     });
     match result {
         Ok((record, mut v)) => {
-            tally.records += 1;
-            let group = tally
-                .groups
-                .entry(record.group.clone().unwrap_or_default())
-                .or_default();
-            group.records += 1;
-            if v.status == PromiseStatus::Broken {
-                tally.broken += 1;
-                group.broken += 1;
-            }
-            *tally.old_models.entry(record.model.clone()).or_default() += 1;
-            let kept = usize::from(v.status == PromiseStatus::Kept);
-            match promise_of(&record) {
-                (base, true) => {
-                    let e = tally.options.entry(base.to_string()).or_default();
-                    e.0 += 1;
-                    e.1 += kept;
-                }
-                (_, false) => {
-                    tally.singles.0 += 1;
-                    tally.singles.1 += kept;
-                }
-            }
-            match v.outcome {
-                PromiseOutcome::Kept => {}
-                PromiseOutcome::Repaired => {
-                    let proven = v.repair.as_ref().is_some_and(|r| r.outcome == "optimal");
-                    tally.repaired_proven += usize::from(proven);
-                }
-                PromiseOutcome::NoRepair => {
-                    let why = v.repair_outcome.clone().unwrap_or_default();
-                    *tally.no_repair.entry(why).or_default() += 1;
-                }
-            }
-            if v.status == PromiseStatus::Broken {
-                let broke = match v.probability {
-                    Some(p) => format!(
-                        "the new model declines the advised row (probability {p:.4}, {:.4} \
-                         below its threshold in score units)",
-                        -v.margin
-                    ),
-                    None => format!(
-                        "the new model declines the advised row ({:.4} points below its cutoff)",
-                        -v.margin
-                    ),
-                };
-                let repair_status = match (&v.repair, &v.no_repair_reason) {
-                    (Some(r), _) => r.outcome.to_string(),
-                    (None, Some(why)) => format!("no repair: {why}"),
-                    (None, None) => "no repair".to_string(),
-                };
-                tally.contacts.push(Contact {
-                    record: number,
-                    id: record.id.clone(),
-                    promise: promise_of(&record).0.to_string(),
-                    group: record.group.clone(),
-                    broke,
-                    repair: v
-                        .repair
-                        .as_ref()
-                        .map(|r| r.changes.clone())
-                        .unwrap_or_default(),
-                    extra_cost: v.extra_cost,
-                    repair_status,
-                });
-            }
-            if let Some(c) = v.extra_cost {
-                tally.extra.push(c);
-            }
-            if let Some(r) = &v.repair {
-                for f in &r.features {
-                    *tally.features.entry(f.clone()).or_default() += 1;
-                }
-            }
-            if let Some(k) = v.robust_kept {
-                tally.robust_records += 1;
-                tally.robust_broken += usize::from(!k);
-            }
-            if let Some(k) = v.copa_kept {
-                tally.copa_records += 1;
-                tally.copa_broken += usize::from(!k);
-            }
+            tally.count(&record, number, &Counted::of(&v));
             v.record = Some(number);
             serde_json::to_writer(&mut *out, &v).expect("writing to memory");
         }
@@ -1067,6 +1162,76 @@ fn one_line(
         }
     }
     out.push(b'\n');
+}
+
+/// Checks the kept line `kept` (line `k` of the partial file `partial`)
+/// against ledger record `number` (`line`) and counts it: the same record
+/// number and id, and what the new model gives the advised row (its margin,
+/// probability and whether the model changed) — the repair, which resuming
+/// saves, is taken as written. An error line is re-validated and compared
+/// whole.
+#[allow(clippy::too_many_arguments)]
+fn resume_line(
+    schema: &Schema,
+    schema_fp: &str,
+    model_fp: &str,
+    new_model: &AnyModel,
+    config: &Config,
+    number: usize,
+    line: &str,
+    kept: &str,
+    (partial, k): (&Path, usize),
+    tally: &mut Tally,
+) -> Result<()> {
+    let bad = |why: &str| crate::output::resume::line_mismatch(partial, k, why);
+    let head: BTreeMap<String, serde_json::Value> =
+        serde_json::from_str(kept).map_err(|_| bad("is not a re-validation line"))?;
+    if head.get("record").and_then(|r| r.as_u64()) != Some(number as u64) {
+        return Err(bad(&format!("is not record {number} of the ledger")));
+    }
+    if head.contains_key("error") {
+        let mut bytes = Vec::new();
+        let mut t = Tally::default();
+        one_line(
+            schema, schema_fp, model_fp, new_model, config, number, line, &mut bytes, &mut t,
+        );
+        if bytes.strip_suffix(b"\n") != Some(kept.as_bytes()) {
+            return Err(bad(&format!(
+                "is not what this ledger and model give record {number}"
+            )));
+        }
+        tally.absorb(t);
+        return Ok(());
+    }
+    let other = || {
+        bad(&format!(
+            "is not what this ledger and model give record {number}"
+        ))
+    };
+    let record = LedgerRecord::from_json(line).map_err(|_| other())?;
+    if head.get("id").and_then(|i| i.as_str()) != Some(record.id.as_str()) {
+        return Err(bad(&format!(
+            "is not record {number} of the ledger (id {:?}, the ledger's {:?})",
+            head.get("id"),
+            record.id
+        )));
+    }
+    let counted = Counted::from_line(kept).ok_or_else(|| bad("is not a re-validation line"))?;
+    record.check_issued_under(schema_fp)?;
+    let model: &dyn Model = new_model;
+    let score = model.score(&schema.encode(&record.advised).map_err(|_| other())?);
+    let probability = model
+        .has_probability()
+        .then(|| crate::model::sigmoid(model.log_odds_of_score(score)));
+    let same = |a: Option<f64>, b: Option<f64>| a.map(f64::to_bits) == b.map(f64::to_bits);
+    if !same(Some(counted.margin), Some(score - model.score_threshold()))
+        || !same(counted.probability, probability)
+        || head.get("model_changed").and_then(|m| m.as_bool()) != Some(record.model != model_fp)
+    {
+        return Err(other());
+    }
+    tally.count(&record, number, &counted);
+    Ok(())
 }
 
 /// Streams the ledger at `input` (JSON lines; blank lines skipped) through
@@ -1126,7 +1291,19 @@ pub fn revalidate_ledger(
             break;
         }
     }
-    let mut out = Output::create(output, &[input])?;
+    let run = crate::output::RunRecord::new(
+        "revalidation",
+        schema_fp.clone(),
+        model_fp.clone(),
+        crate::portfolio::settings_of(config)?,
+        String::new(),
+    );
+    let resumable = if options.resume {
+        crate::output::find_resumable(output, &run)?
+    } else {
+        None
+    };
+    let mut out = Output::create_resumable(output, &[input], &run)?;
     let threads = if config.batch_threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -1135,6 +1312,47 @@ pub fn revalidate_ledger(
     let mut tally = Tally::default();
     let mut number = 0usize;
     let mut eof = pending.is_empty();
+    if let Some(from) = &resumable {
+        // The kept records, checked and copied; the run goes on after them.
+        for (k, kept) in from.lines()?.enumerate() {
+            let kept = kept?;
+            let record_line = match pending.pop() {
+                Some(l) => Some(l),
+                None => loop {
+                    line.clear();
+                    if reader.read_line(&mut line).map_err(read_err)? == 0 {
+                        eof = true;
+                        break None;
+                    }
+                    if !line.trim().is_empty() {
+                        break Some(line.trim().to_string());
+                    }
+                },
+            };
+            let Some(record_line) = record_line else {
+                return Err(crate::output::resume::line_mismatch(
+                    &from.partial,
+                    k,
+                    "is beyond the ledger's last record",
+                ));
+            };
+            resume_line(
+                schema,
+                &schema_fp,
+                &model_fp,
+                new_model,
+                config,
+                number,
+                &record_line,
+                &kept,
+                (&from.partial, k),
+                &mut tally,
+            )?;
+            out.write_all(kept.as_bytes())?;
+            out.write_all(b"\n")?;
+            number += 1;
+        }
+    }
     loop {
         while !eof && pending.len() < options.chunk_rows {
             line.clear();
@@ -1190,5 +1408,8 @@ pub fn revalidate_ledger(
         pending.clear();
     }
     out.commit()?;
+    if let Some(from) = resumable {
+        from.remove();
+    }
     Ok(tally.report(&model_fp, config, options))
 }

@@ -31,6 +31,7 @@ fn options(chunk_rows: usize) -> PortfolioOptions {
     PortfolioOptions {
         ignore_columns: vec!["creditability".into()],
         chunk_rows,
+        resume: false,
     }
 }
 
@@ -90,6 +91,7 @@ fn run(
     let options = PortfolioOptions {
         ignore_columns: vec![ignore.into()],
         chunk_rows,
+        resume: false,
     };
     let summary =
         explain_portfolio(schema, model, input, &out, &config, &options, &mut |_| true).unwrap();

@@ -62,6 +62,9 @@ fn every_writer_refuses_its_inputs_and_fails_cleanly_on_full_and_impossible_targ
         outcomes.extend(o);
     }
     outcomes.push(cases::cancelled_case(&fx));
+    let resumed = cases::resume_cases(&fx);
+    assert_eq!(resumed.len(), 3);
+    outcomes.extend(resumed);
     assert_all(&outcomes);
     drop(fx);
     let _ = std::fs::remove_dir_all(&dir);
@@ -78,7 +81,7 @@ fn a_full_disk_or_a_killed_process_never_leaves_a_finished_looking_target() {
         cmd
     };
     let outcomes = cases::child_cases(&dir, &spawn);
-    assert_eq!(outcomes.len(), cases::WRITERS.len() + 2);
+    assert_eq!(outcomes.len(), cases::WRITERS.len() + 4);
     assert_all(&outcomes);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -71,6 +71,7 @@ fn portfolio_options() -> PortfolioOptions {
             "branch".into(),
         ],
         chunk_rows: 16,
+        resume: false,
     }
 }
 

@@ -52,8 +52,21 @@ Issue 38's cases (`--part issue38` writes only these):
       tests read as a categorical whose level names are numbers ("1"...):
       refused unless category_codes give each level's value.
 
-Usage:  python3 benches/peers/import_rules.py [--out DIR] [--part all|issue38] [--only wide_onehot]
-(--only wide_onehot writes the wide and one-hot models only.)
+Issue 41's float32 edges (`--only f32_edges` writes only these):
+
+* xgb_f32.json, xgb_f32_rows.csv, xgb_f32_margins.csv
+      XGBoost (hist, 256 bins) on three real-valued columns u, v, w (uniform,
+      normal and log-normal draws, never integers), so its split conditions
+      are float32 values with no short decimal; rows: for every threshold t
+      (float32) of every column, t itself, the float64 neighbours of t (they
+      round onto t in float32), the float32 neighbours of t (they do not),
+      the float64 midpoints between t and each float32 neighbour (ties,
+      rounded to even) and the float64 neighbours of those midpoints (one
+      rounds onto t, the other does not), the other columns from a training
+      row. XGBoost reads every row as float32, as it predicts in production.
+
+Usage:  python3 benches/peers/import_rules.py [--out DIR] [--part all|issue38] [--only wide_onehot|f32_edges]
+(--only wide_onehot writes the wide and one-hot models only; --only f32_edges the float32-edge model only.)
 It runs in the environment of trees_train.py (benches/peers/.venv-trees).
 """
 
@@ -213,6 +226,64 @@ def wide_and_onehot(out):
         bst.predict(xgb.DMatrix(rows, enable_categorical=True), output_margin=True))
 
 
+def f32_edges(out):
+    """The XGBoost model of float32 split conditions on real-valued columns, rows at and around
+    every threshold as float64 values that round onto it in float32 and that do not, and
+    XGBoost's own margins (module docs)."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+    import xgboost as xgb
+
+    rng = np.random.default_rng(SEED + 41)
+    n = 3000
+    u = rng.uniform(-2.0, 2.0, n)
+    v = rng.normal(0.3, 1.1, n)
+    w = rng.lognormal(0.0, 0.6, n)
+    logit = 1.2 * np.sin(2.0 * u) + 0.8 * v - 0.9 * np.log(w)
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.int64)
+    cols = ["u", "v", "w"]
+    df = pd.DataFrame({"u": u, "v": v, "w": w})
+    bst = xgb.train({"objective": "binary:logistic", "max_depth": 3, "eta": 0.3, "seed": SEED,
+                     "nthread": 1, "tree_method": "hist", "max_bin": 256},
+                    xgb.DMatrix(df, label=y), num_boost_round=8)
+    model = json.loads(bst.save_raw(raw_format="json"))
+    th = {c: set() for c in cols}
+    for t in model["learner"]["gradient_booster"]["model"]["trees"]:
+        for j, l in enumerate(t["left_children"]):
+            if l != -1:
+                th[cols[t["split_indices"][j]]].add(float(np.float32(t["split_conditions"][j])))
+    assert all(th.values()), f"a column without splits: {th}"
+    assert not any(float(t).is_integer() for ts in th.values() for t in ts), "an integer threshold"
+    f32 = np.float32
+    base = df.iloc[:20].copy().reset_index(drop=True)
+    rows = [base]
+    k = 0
+    for col in cols:
+        for t in sorted(th[col]):
+            t32 = f32(t)
+            below32 = float(np.nextafter(t32, f32(-np.inf)))
+            above32 = float(np.nextafter(t32, f32(np.inf)))
+            mid_lo, mid_hi = (t + below32) / 2.0, (t + above32) / 2.0
+            probes = [t, below32, above32, mid_lo, mid_hi]
+            for x in (t, mid_lo, mid_hi):
+                probes += [float(np.nextafter(x, -np.inf)), float(np.nextafter(x, np.inf))]
+            for x in probes:
+                r = df.iloc[[k % n]].copy().reset_index(drop=True)
+                k += 11
+                r.loc[0, col] = x
+                rows.append(r)
+    rows = pd.concat(rows, ignore_index=True)
+    # The probes round both ways: some onto a threshold from below, some not.
+    x = rows[cols].to_numpy()
+    assert (x != x.astype(np.float32).astype(np.float64)).any()
+    bst.save_model(os.path.join(out, "xgb_f32.json"))
+    write_rows(os.path.join(out, "xgb_f32_rows.csv"), rows, cols)
+    trees_train.write_margins(os.path.join(out, "xgb_f32_margins.csv"),
+                              bst.predict(xgb.DMatrix(rows), output_margin=True))
+
+
 def main():
     peer_venv.enter(trees_train.VENV, trees_train.PINS, __file__)
     import json
@@ -224,9 +295,13 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "import_rules"))
     p.add_argument("--part", choices=["all", "issue38"], default="all")
-    p.add_argument("--only", choices=["wide_onehot"])
+    p.add_argument("--only", choices=["wide_onehot", "f32_edges"])
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    if args.only == "f32_edges":
+        f32_edges(args.out)
+        print(f"float32-edge model written to {args.out}")
+        return
     if args.only == "wide_onehot":
         wide_and_onehot(args.out)
         print(f"wide and one-hot models written to {args.out}")
@@ -285,6 +360,7 @@ def main():
         trees_train.write_margins(os.path.join(args.out, f"{name}_margins.csv"),
                                   booster.predict(rows, raw_score=True))
     wide_and_onehot(args.out)
+    f32_edges(args.out)
     print(f"import rules written to {args.out}")
 
 

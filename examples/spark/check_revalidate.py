@@ -18,7 +18,7 @@ report; a ledger whose first record names another schema must be refused by both
 message. Last line:
 
     check_revalidate: N records (E errors; broken: B by the shifted model, X by XGBoost):
-    Spark lines byte-identical and reports equal in 3 runs
+    Spark lines byte-identical and reports equal in 4 runs
 
 Run with a Python that has PySpark 4, pandas < 3, PyArrow and cfx (docs/guide/portfolio-and-spark.md, "Portfolio runs on
 Spark"; from a source checkout, the package bindings/python and CFX_LIB set to
@@ -146,6 +146,74 @@ def spark_submit(paths, out, *extra, conf=(), model=None):
     return subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
 
 
+KILLED_CHILD = """
+import sys, cfx
+from cfx.revalidate import revalidate_ledger
+schema_path, model_path, ledger, out = sys.argv[1:5]
+s = cfx.Schema.from_json(open(schema_path, encoding="utf-8").read())
+m = cfx.Model.from_json(s, open(model_path, encoding="utf-8").read())
+revalidate_ledger(s, m, ledger, out, cfx.Config(time_limit=60.0), threads=1, chunk_rows=4)
+print("not killed")
+"""
+
+
+def check_resumed_task(paths, work, single, single_bytes):
+    """A task killed mid-partition, resumed: the job runs with --work-dir (two partitions of the
+    ledger file); then a killed attempt of partition 0 is made for real — a process
+    re-validating the partition's ledger read from a named pipe, fed half its records, is
+    SIGKILLed once its partial file holds lines — its finished output removed, and the job run
+    again with the same work folder. The second run must resume from the killed attempt's
+    partial file (consumed, gone afterwards) and give the single-machine bytes and report."""
+    import signal
+    import time
+
+    folder = os.path.join(work, "spark-work")
+    conf = ["spark.sql.files.maxPartitionBytes=" + str(os.path.getsize(paths["ledger.jsonl"]) // 2 + 1)]
+    out = os.path.join(work, "spark-resume-1")
+    p = spark_submit(paths, out, "--work-dir", folder, conf=conf)
+    if p.returncode != 0:
+        sys.exit(f"check_revalidate: the Spark job failed (work folder):\n{p.stdout}\n{p.stderr}")
+    part = os.path.join(folder, "part-00000")
+    with open(os.path.join(part, "ledger.jsonl"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    assert len(lines) > 20, f"partition 0 holds {len(lines)} lines"
+    target = os.path.join(part, "revalidated.jsonl")
+    os.remove(target)
+    pipe = os.path.join(work, "pipe")
+    os.mkfifo(pipe)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_CHILD, paths["schema.json"], paths["model_new.json"], pipe, target],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    with open(pipe, "w", encoding="utf-8") as w:
+        w.write("\n".join(lines[: len(lines) // 2]) + "\n")
+        w.flush()
+        # No time is asserted: wait until the child has written lines, then kill it.
+        while not any(
+            n.endswith(".cfx-partial") and os.path.getsize(os.path.join(part, n)) > 0 for n in os.listdir(part)
+        ):
+            assert child.poll() is None, child.communicate()
+            time.sleep(0.02)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    assert child.returncode == -signal.SIGKILL, child.returncode
+    left = [n for n in os.listdir(part) if n.endswith(".cfx-partial")]
+    kept = sum(1 for _ in open(os.path.join(part, left[0]), "rb")) if left else 0
+    assert len(left) == 1 and not os.path.exists(target), os.listdir(part)
+    out = os.path.join(work, "spark-resume-2")
+    p = spark_submit(paths, out, "--work-dir", folder, conf=conf)
+    if p.returncode != 0:
+        sys.exit(f"check_revalidate: the resumed Spark job failed:\n{p.stdout}\n{p.stderr}")
+    parts = sorted(glob.glob(os.path.join(out, "revalidated", "part-*")))
+    assert b"".join(read_bytes(q) for q in parts) == single_bytes, "resumed: the Spark lines differ"
+    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+        assert json.load(f) == single, "resumed: the reports differ"
+    left = [n for n in os.listdir(part) if n.endswith((".cfx-partial", ".cfx-run"))]
+    assert not left, f"the killed attempt's files were not resumed from: {left}"
+    return f"{kept} lines of the killed attempt kept, lines byte-identical and report equal"
+
+
 def main(argv):
     work = argv[1] if len(argv) > 1 else tempfile.mkdtemp(prefix="cfx-check-revalidate-")
     os.makedirs(work, exist_ok=True)
@@ -197,6 +265,9 @@ def main(argv):
         assert spark_report == want, f"{name}: reports differ:\n{spark_report}\n{want}"
         print(f"check_revalidate: {name}: {len(parts)} part files; {p.stdout.strip().splitlines()[-1]}")
 
+    resumed = check_resumed_task(paths, work, single, single_bytes)
+    print(f"check_revalidate: killed task resumed: {resumed}")
+
     out = os.path.join(work, "spark-foreign")
     p = spark_submit(dict(paths, **{"ledger.jsonl": paths["foreign.jsonl"]}), out)
     assert p.returncode == 2, f"the Spark job took a ledger under another schema:\n{p.stdout}\n{p.stderr}"
@@ -208,7 +279,7 @@ def main(argv):
     print(
         f"check_revalidate: {single['records'] + single['errors']} records ({single['errors']} errors; "
         f"broken: {single['broken']} by the shifted model, {xgb_single['broken']} by XGBoost): "
-        f"Spark lines byte-identical and reports equal in {len(runs)} runs"
+        f"Spark lines byte-identical and reports equal in {len(runs) + 1} runs"
     )
     return 0
 

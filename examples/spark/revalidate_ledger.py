@@ -31,6 +31,7 @@ read or names another schema is refused before anything is written, as on one ma
 """
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -135,10 +136,24 @@ def _result(number, line, ledger_line, contact):
     )
 
 
-def revalidate_partition(records, sentinel, schema_json, model_json, config_json, threads):
-    """Re-validates one partition of (ledger line, record number) pairs with the ledger call."""
+def partition_folder(work_dir, index):
+    """The folder of partition `index` under `work_dir` (``part-<index>``)."""
+    return os.path.join(work_dir, f"part-{index:05d}")
+
+
+def revalidate_partition(records, sentinel, schema_json, model_json, config_json, threads, work=None):
+    """Re-validates one partition of (ledger line, record number) pairs with the ledger call, in
+    a temporary folder, or in the partition's own folder `work` (kept: the ledger call resumes
+    from the partial file a killed attempt left there, ``Config(resume=True)``)."""
+    if work is not None:
+        config_json = json.dumps(dict(json.loads(config_json), resume=True), sort_keys=True)
     schema, model, config = _handles(schema_json, model_json, config_json)
-    with schema, model, config, tempfile.TemporaryDirectory(prefix="cfx-revalidate-") as tmp:
+    if work is None:
+        folder = tempfile.TemporaryDirectory(prefix="cfx-revalidate-")
+    else:
+        os.makedirs(work, exist_ok=True)
+        folder = contextlib.nullcontext(work)
+    with schema, model, config, folder as tmp:
         ledger, out = os.path.join(tmp, "ledger.jsonl"), os.path.join(tmp, "revalidated.jsonl")
         numbers = []
         with open(ledger, "w", encoding="utf-8", newline="\n") as f:
@@ -179,11 +194,13 @@ def check_first_record(first, schema, model, config, ledger_path):
             raise type(e)(e.status, e.message.replace(path, str(ledger_path))) from None
 
 
-def run(spark, ledger_path, schema_json, model_json, config=None, partitions=None, threads=1):
+def run(spark, ledger_path, schema_json, model_json, config=None, partitions=None, threads=1, work_dir=None):
     """Re-validates the ledger; returns the per-record results (a Spark frame of
     `RESULT_SCHEMA`, cached), the number of partitions (tasks) they were computed in, and what
     the report takes of the whole run (the new model's fingerprint, the decision margin), after
-    refusing a ledger the single-machine call refuses."""
+    refusing a ledger the single-machine call refuses. With `work_dir` (a folder every executor
+    reaches) each partition works in ``work_dir/part-<k>`` and resumes from what a killed
+    attempt of it left there."""
     config_json = json.dumps(config or {}, sort_keys=True)
     text = spark.read.text(str(ledger_path)).rdd.map(lambda r: r[0].strip())
     lines = text.filter(lambda line: line != "")
@@ -200,11 +217,12 @@ def run(spark, ledger_path, schema_json, model_json, config=None, partitions=Non
         numbered = numbered.repartition(partitions)
     bc = spark.sparkContext.broadcast((sentinel, schema_json, model_json, config_json))
 
-    def job(records):
+    def job(index, records):
         s, sj, mj, cj = bc.value
-        return revalidate_partition(records, s, sj, mj, cj, threads)
+        work = partition_folder(work_dir, index) if work_dir else None
+        return revalidate_partition(records, s, sj, mj, cj, threads, work)
 
-    results = spark.createDataFrame(numbered.mapPartitions(job), RESULT_SCHEMA)
+    results = spark.createDataFrame(numbered.mapPartitionsWithIndex(job), RESULT_SCHEMA)
     return results.persist(), numbered.getNumPartitions(), run_facts
 
 
@@ -378,6 +396,12 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=1, help="cfx threads per Spark task")
     p.add_argument("--out", required=True, help="folder for report.json and revalidated/part-*")
     p.add_argument(
+        "--work-dir",
+        help="a folder every executor reaches, for each partition's files (part-<k>/): a task "
+        "killed mid-partition and retried, or the job run again with the same folder, resumes "
+        "from the killed attempt's partial file instead of starting the partition over",
+    )
+    p.add_argument(
         "--log-level",
         default="WARN",
         help="Spark's log level from the session's start (spark.log.level; INFO shows Spark's progress)",
@@ -402,7 +426,14 @@ def main(argv=None):
     start = time.perf_counter()
     try:
         results, tasks, run_facts = run(
-            spark, a.ledger, schema_json, model_json, {"time_limit": a.time_limit}, a.partitions, a.threads
+            spark,
+            a.ledger,
+            schema_json,
+            model_json,
+            {"time_limit": a.time_limit},
+            a.partitions,
+            a.threads,
+            a.work_dir,
         )
     except cfx.CfxError as e:
         print(f"revalidate_ledger: refused: {e}", file=sys.stderr)

@@ -134,6 +134,11 @@ pub struct SolverConfig {
     /// older fingerprints are unchanged).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_limit: Option<usize>,
+    /// Book runs (`cfx_portfolio_explain`, `cfx_revalidate_ledger`) resume
+    /// from an interrupted run's partial file (`None` = no; left out of the
+    /// JSON when unset, so older fingerprints are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resume: Option<bool>,
 }
 
 /// The settings of `cfx_config_builder_set_robust_advice`.
@@ -527,6 +532,37 @@ pub unsafe extern "C" fn cfx_config_builder_set_rl_hidden(
         let h = h.to_vec();
         set(b, |c| c.rl.hidden = Some(h))
     }
+}
+
+/// Whether a book run — `cfx_portfolio_explain`, `cfx_revalidate_ledger` —
+/// resumes an interrupted run of the same output (`resume` 1 or 0; default
+/// 0; any other value is `INVALID_ARGUMENT`): the
+/// lines a cancelled or killed run left in its partial file
+/// (`<output>.cfx-partial`, or the newest hidden
+/// `.<name>.<pid>-<n>-<nanos>.cfx-partial` whose process is gone) are checked
+/// against the input and kept, and the run goes on from the next row; the
+/// output is byte for byte an uninterrupted run's, on any thread count.
+/// A partial file written by another run (another schema, model, input or
+/// settings) is refused with `INVALID_ARGUMENT` naming the difference.
+/// Without a partial file the run starts at the first row. Other methods
+/// ignore it. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_resume(
+    b: *mut cfx_config_builder,
+    resume: i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = super::handle::flag(resume, "resume")?;
+        set(b, |c| c.resume = Some(r))
+    }
+}
+
+/// Whether `config` (NULL: the defaults) asks book runs to resume.
+pub(super) fn resume_of(config: *const cfx_config) -> FfiResult<bool> {
+    if config.is_null() {
+        return Ok(false);
+    }
+    Ok(arc_ref(config, "config")?.resume.unwrap_or(false))
 }
 
 /// Turns the builder into an immutable configuration. The builder is

@@ -306,6 +306,18 @@ pub(crate) fn enum_in<T>(v: i32, param: &str, decode: impl Fn(i32) -> Option<T>)
     decode(v).ok_or_else(|| FfiError::invalid(format!("{param} = {v} is not a valid value")))
 }
 
+/// A C boolean (`int32_t` 0 or 1); any other value is `INVALID_ARGUMENT`
+/// naming `param`.
+pub(crate) fn flag(v: i32, param: &str) -> FfiResult<bool> {
+    match v {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(FfiError::invalid(format!(
+            "{param} must be 0 or 1, got {v}"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -147,6 +147,9 @@ fn strings<'a>(p: *const *const c_char, n: usize, param: &str) -> FfiResult<Vec<
 /// (`.<name>.<pid>-<n>-<nanos>.cfx-partial`), synced and renamed over `output_path`
 /// only when the run is complete, so a failed or killed run never leaves a
 /// file that looks finished and an existing `output_path` stays as it was.
+/// With `cfx_config_builder_set_resume(builder, 1)` a cancelled or killed
+/// run is resumed from its partial file, the output byte for byte an
+/// uninterrupted run's (a partial file of another run: `INVALID_ARGUMENT`).
 ///
 /// Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (`output_path` names the input,
 /// a model other than a linear one, a tree ensemble or a ReLU network, a
@@ -180,6 +183,7 @@ pub unsafe extern "C" fn cfx_portfolio_explain(
                 .into_iter()
                 .map(String::from)
                 .collect(),
+            resume: super::config::resume_of(config)?,
             ..PortfolioOptions::default()
         };
         let mut cfg = core_config(config)?;

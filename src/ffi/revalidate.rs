@@ -386,8 +386,16 @@ pub struct cfx_deployment_report {
     _private: [u8; 0],
 }
 
+/// A deployment report and the files it was made from (the ledger and the
+/// re-validation output), which `cfx_deployment_report_write_html` never
+/// writes over.
+pub struct LedgerReport {
+    report: DeploymentReport,
+    sources: Vec<PathBuf>,
+}
+
 unsafe impl ArcHandle for cfx_deployment_report {
-    type Rust = DeploymentReport;
+    type Rust = LedgerReport;
 }
 
 /// Streams the ledger file `input_path` (one `cfx-ledger` JSON line per
@@ -407,7 +415,10 @@ unsafe impl ArcHandle for cfx_deployment_report {
 /// the same file, a symbolic or hard link — refused before anything is
 /// opened), `IO_ERROR` (unreadable input, unwritable output; an existing
 /// `output_path` stays as it was, it is replaced only once the run is
-/// complete). On success `*out_report` receives the deployment
+/// complete). With `cfx_config_builder_set_resume(builder, 1)` a killed
+/// run is resumed from its partial file, the output and the report an
+/// uninterrupted run's (a partial file of another run: `INVALID_ARGUMENT`).
+/// On success `*out_report` receives the deployment
 /// report (counts, extra-cost quantiles, the features behind breaks, robust
 /// advice broken, per-group counts; read it with
 /// `cfx_deployment_report_to_json`), owned by the caller. Thread-safe
@@ -438,18 +449,20 @@ pub unsafe extern "C" fn cfx_revalidate_ledger(
             } else {
                 chunk_rows
             },
+            resume: super::config::resume_of(config)?,
             ..RevalidateOptions::default()
         };
         // The core runs on a thread of its own, as the portfolio's does:
         // scoped workers spawned from a C main thread would leave std's record
         // of that thread unfreed.
+        let sources = vec![input.clone(), output.clone()];
         let worker = std::thread::Builder::new()
             .spawn(move || revalidate_ledger(&s, m.as_ref(), &input, &output, &cfg, &options))
             .map_err(|e| {
                 FfiError::new(cfx_status::SolverError, format!("cannot start a thread: {e}"))
             })?;
         let report = worker.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-        out.write(arc_into_raw(Arc::new(report)));
+        out.write(arc_into_raw(Arc::new(LedgerReport { report, sources })));
         Ok(())
     }
 }
@@ -474,7 +487,7 @@ pub unsafe extern "C" fn cfx_deployment_report_to_json(
     out_len: *mut usize,
 ) -> cfx_status {
     ffi_boundary! {
-        let r = arc_ref(report, "report")?;
+        let r = &arc_ref(report, "report")?.report;
         let json = serde_json::to_string(r).map_err(crate::Error::from)?;
         write_str(&json, buf, cap, out_len, "buf")
     }
@@ -499,9 +512,34 @@ pub unsafe extern "C" fn cfx_deployment_report_to_html(
 ) -> cfx_status {
     ffi_boundary! {
         let _ = out_param(out_len, "out_len")?;
-        let r = arc_ref(report, "report")?;
+        let r = &arc_ref(report, "report")?.report;
         let title = optional_str(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
         write_str(&r.to_html(title), buf, cap, out_len, "buf")
+    }
+}
+
+/// Writes the deployment report's HTML page (`cfx_deployment_report_to_html`,
+/// `title` NULL = the default title) to the file `html_path` (created, or
+/// replaced once complete). The report's sources — the ledger and the
+/// re-validation output of its `cfx_revalidate_ledger` run — are never
+/// written over: an `html_path` naming one of them (the same file, a symbolic
+/// or hard link to it) is refused with `INVALID_ARGUMENT` naming both paths,
+/// before anything is opened. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT`,
+/// `IO_ERROR` (the file cannot be written; an existing one stays as it was).
+/// Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_deployment_report_write_html(
+    report: *const cfx_deployment_report,
+    title: *const c_char,
+    html_path: *const c_char,
+) -> cfx_status {
+    ffi_boundary! {
+        let r = arc_ref(report, "report")?;
+        let title = optional_str(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
+        let path = str_in(html_path, "html_path")?;
+        let sources: Vec<&std::path::Path> = r.sources.iter().map(PathBuf::as_path).collect();
+        r.report.save_html(title, std::path::Path::new(path), &sources)?;
+        Ok(())
     }
 }
 

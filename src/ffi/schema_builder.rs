@@ -63,15 +63,7 @@ fn last<'a>(b: *mut cfx_schema_builder) -> FfiResult<&'a mut Feature> {
         .ok_or_else(|| FfiError::invalid("the builder has no feature yet: add one first"))
 }
 
-fn flag(v: i32, param: &str) -> FfiResult<bool> {
-    match v {
-        0 => Ok(false),
-        1 => Ok(true),
-        _ => Err(FfiError::invalid(format!(
-            "{param} must be 0 or 1, got {v}"
-        ))),
-    }
-}
+use super::handle::flag;
 
 /// A new, empty schema builder; `*out_builder` is owned by the caller.
 #[unsafe(no_mangle)]

@@ -48,6 +48,21 @@ impl DeploymentReport {
     pub const DEFAULT_TITLE: &'static str =
         "cfx deployment report: advice re-validated against a new model";
 
+    /// Writes [`Self::to_html`] to the file `path` as [`crate::output`]
+    /// writes every file: refused (`InvalidArgument`, before anything is
+    /// opened) when `path` is one of `sources` — the files the report was
+    /// made from, the ledger and the re-validation output: the same file or a
+    /// link to it — and replacing an existing file only once the page is
+    /// complete.
+    pub fn save_html(
+        &self,
+        title: &str,
+        path: &std::path::Path,
+        sources: &[&std::path::Path],
+    ) -> crate::error::Result<()> {
+        crate::output::write_file(path, sources, self.to_html(title).as_bytes())
+    }
+
     /// The report as a self-contained HTML page titled `title`: the counts,
     /// and bar plots of the broken share per group, the extra cost's
     /// distribution, the features behind the breaks and the issued advice

@@ -21,6 +21,15 @@
 //! mid-run (portfolio: by its own progress callback after the first chunk;
 //! re-validation: while it waits on a named pipe holding half the ledger) —
 //! the previous output untouched, what is left named `….cfx-partial`.
+//!
+//! Resuming (`cfx_config_builder_set_resume`): a child process streaming a
+//! 200,000-row book (the German file 200 times over) is killed by its own
+//! progress callback halfway, and the killed re-validation above, are
+//! resumed on another thread count; the cancelled run is resumed; each
+//! output is byte for byte an uninterrupted run's and the counts (the
+//! deployment report) are its counts. The oracle is that uninterrupted run.
+//! A partial file of another model or another input is refused
+//! (`INVALID_ARGUMENT`), the target and the partial file untouched.
 
 #![allow(dead_code)]
 
@@ -64,6 +73,7 @@ pub const WRITERS: &[&str] = &[
     "cfx_portfolio_summary_write_svg",
     "cfx_ledger_from_portfolio",
     "cfx_revalidate_ledger",
+    "cfx_deployment_report_write_html",
     "cfx_policy_save",
 ];
 
@@ -125,6 +135,21 @@ pub fn classify_header() -> Result<(), String> {
     }
 }
 
+/// A configuration asking book runs to resume (or not).
+fn resume_config(resume: bool) -> *const cfx_config {
+    unsafe {
+        let mut builder = null_mut();
+        check(cfx_config_builder_new(&mut builder), "builder");
+        check(
+            cfx_config_builder_set_resume(builder, i32::from(resume)),
+            "resume",
+        );
+        let mut config = null();
+        check(cfx_config_build(builder, &mut config), "config");
+        config
+    }
+}
+
 fn c(s: &str) -> CString {
     CString::new(s).unwrap()
 }
@@ -150,6 +175,12 @@ pub struct Fixture {
     pub explanations: PathBuf,
     /// The ledger kept from that run.
     pub ledger: PathBuf,
+    /// The counts of that run (on two threads).
+    pub counts: cfx_portfolio_counts,
+    /// The re-validation of the ledger against the new model, and its
+    /// deployment report.
+    pub revalidation: PathBuf,
+    report: *const cfx_deployment_report,
 }
 
 fn check(st: cfx_status, what: &str) {
@@ -205,11 +236,37 @@ impl Fixture {
                 book,
                 explanations,
                 ledger,
+                counts: cfx_portfolio_counts::default(),
+                revalidation: dir.join("revalidation.jsonl"),
+                report: null(),
             };
-            let st = fx.portfolio(&fx.explanations.clone(), 2, None, null_mut());
+            let (st, counts) = fx.portfolio_run(
+                &fx.book.clone(),
+                &fx.explanations.clone(),
+                2,
+                None,
+                null_mut(),
+                false,
+            );
             check(st, "portfolio");
+            fx.counts = counts;
             let st = fx.ledger_from_portfolio(&fx.ledger.clone());
             check(st, "ledger");
+            let mut report = null();
+            check(
+                cfx_revalidate_ledger(
+                    schema,
+                    new_model,
+                    null(),
+                    cp(&fx.ledger).as_ptr(),
+                    cp(&fx.revalidation).as_ptr(),
+                    2,
+                    0,
+                    &mut report,
+                ),
+                "revalidation",
+            );
+            fx.report = report;
             let mut summary = null();
             check(
                 cfx_portfolio_summarize(
@@ -252,15 +309,45 @@ impl Fixture {
         progress: cfx_portfolio_progress_fn,
         user: *mut c_void,
     ) -> cfx_status {
+        unsafe { self.portfolio_run(&self.book, output, threads, progress, user, false) }.0
+    }
+
+    /// `cfx_portfolio_explain` of `book` into `output` under the fixture's
+    /// model, resuming when `resume`: the status and the counts.
+    pub unsafe fn portfolio_run(
+        &self,
+        book: &Path,
+        output: &Path,
+        threads: usize,
+        progress: cfx_portfolio_progress_fn,
+        user: *mut c_void,
+        resume: bool,
+    ) -> (cfx_status, cfx_portfolio_counts) {
+        unsafe { self.portfolio_with(self.model, book, output, threads, progress, user, resume) }
+    }
+
+    /// [`Self::portfolio_run`] under `model`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn portfolio_with(
+        &self,
+        model: *const cfx_model,
+        book: &Path,
+        output: &Path,
+        threads: usize,
+        progress: cfx_portfolio_progress_fn,
+        user: *mut c_void,
+        resume: bool,
+    ) -> (cfx_status, cfx_portfolio_counts) {
         let ignore = c("creditability");
         let ignore_ptrs = [ignore.as_ptr()];
         let mut counts = cfx_portfolio_counts::default();
-        unsafe {
+        let config = resume_config(resume);
+        let st = unsafe {
             cfx_portfolio_explain(
                 self.schema,
-                self.model,
-                null(),
-                cp(&self.book).as_ptr(),
+                model,
+                config,
+                cp(book).as_ptr(),
                 cp(output).as_ptr(),
                 ignore_ptrs.as_ptr(),
                 1,
@@ -269,7 +356,51 @@ impl Fixture {
                 user,
                 &mut counts,
             )
+        };
+        unsafe { cfx_config_free(config) };
+        (st, counts)
+    }
+
+    /// `cfx_revalidate_ledger` of `input` into `output`, resuming when
+    /// `resume`: the status and the deployment report's JSON (empty on an
+    /// error).
+    pub unsafe fn revalidate_run(
+        &self,
+        input: &Path,
+        output: &Path,
+        threads: usize,
+        chunk_rows: usize,
+        resume: bool,
+    ) -> (cfx_status, String) {
+        let mut report = null();
+        let config = resume_config(resume);
+        let st = unsafe {
+            cfx_revalidate_ledger(
+                self.schema,
+                self.new_model,
+                config,
+                cp(input).as_ptr(),
+                cp(output).as_ptr(),
+                threads,
+                chunk_rows,
+                &mut report,
+            )
+        };
+        unsafe { cfx_config_free(config) };
+        let mut json = String::new();
+        if st == cfx_status::Ok {
+            let mut len = 0usize;
+            unsafe { cfx_deployment_report_to_json(report, null_mut(), 0, &mut len) };
+            let mut buf = vec![0u8; len];
+            let st = unsafe {
+                cfx_deployment_report_to_json(report, buf.as_mut_ptr().cast(), len, &mut len)
+            };
+            check(st, "report json");
+            buf.truncate(len.saturating_sub(1));
+            json = String::from_utf8(buf).unwrap();
         }
+        unsafe { cfx_deployment_report_free(report) };
+        (st, json)
     }
 
     unsafe fn ledger_from_portfolio(&self, output: &Path) -> cfx_status {
@@ -323,6 +454,14 @@ impl Fixture {
                 }
                 "cfx_ledger_from_portfolio" => self.ledger_from_portfolio(output),
                 "cfx_revalidate_ledger" => self.revalidate(&self.ledger, output, 0),
+                "cfx_deployment_report_write_html" => {
+                    let title = c("deployment");
+                    cfx_deployment_report_write_html(
+                        self.report,
+                        title.as_ptr(),
+                        cp(output).as_ptr(),
+                    )
+                }
                 "cfx_policy_save" => cfx_policy_save(self.policy, cp(output).as_ptr()),
                 other => panic!("no driver for {other}"),
             }
@@ -339,6 +478,10 @@ impl Fixture {
             }
             "cfx_ledger_from_portfolio" => vec![self.book.clone(), self.explanations.clone()],
             "cfx_revalidate_ledger" => vec![self.ledger.clone()],
+            // The ledger and the re-validation output the report was made of.
+            "cfx_deployment_report_write_html" => {
+                vec![self.ledger.clone(), self.revalidation.clone()]
+            }
             "cfx_policy_save" => vec![],
             other => panic!("no inputs for {other}"),
         }
@@ -349,6 +492,7 @@ impl Drop for Fixture {
     fn drop(&mut self) {
         unsafe {
             cfx_policy_free(self.policy);
+            cfx_deployment_report_free(self.report);
             cfx_portfolio_summary_free(self.summary);
             cfx_schema_free(self.schema);
             cfx_model_free(self.model);
@@ -492,6 +636,25 @@ pub fn in_process_cases(fx: &Fixture, name: &str) -> Vec<Outcome> {
     out
 }
 
+/// Rows of the big book of the resume case.
+pub const BIG_ROWS: usize = 200_000;
+
+/// Writes the big book: the German file's 1,000 rows 200 times over.
+pub fn write_big_book(path: &Path) {
+    let text = std::fs::read_to_string(cfx::data::bundled_german_path()).unwrap();
+    let mut lines = text.lines();
+    let mut out = format!("{}\n", lines.next().unwrap());
+    let body: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(BIG_ROWS % body.len(), 0);
+    for _ in 0..BIG_ROWS / body.len() {
+        for l in &body {
+            out += l;
+            out += "\n";
+        }
+    }
+    std::fs::write(path, out).unwrap();
+}
+
 /// What a previous, complete output holds in the child cases.
 pub const PREVIOUS: &[u8] = b"a previous complete output\n";
 
@@ -546,6 +709,26 @@ pub fn child_main(spec: &str) -> ! {
                 true
             }
             let st = unsafe { fx.portfolio(&target(&dir), 2, Some(die), null_mut()) };
+            println!("child: not killed: {}", status_and_message(st));
+            std::process::exit(4)
+        }
+        "bigkill" => {
+            unsafe extern "C" fn die_halfway(rows: usize, _user: *mut c_void) -> bool {
+                if rows >= BIG_ROWS / 2 {
+                    unsafe { libc::raise(libc::SIGKILL) };
+                }
+                true
+            }
+            let (st, _) = unsafe {
+                fx.portfolio_run(
+                    &dir.join("big.csv"),
+                    &target(&dir),
+                    2,
+                    Some(die_halfway),
+                    null_mut(),
+                    false,
+                )
+            };
             println!("child: not killed: {}", status_and_message(st));
             std::process::exit(4)
         }
@@ -620,15 +803,129 @@ pub fn child_cases(root: &Path, spawn: &dyn Fn(&str) -> Command) -> Vec<Outcome>
         inputs_changed: 0,
     });
     let _ = std::fs::remove_dir_all(&dir);
-    // Killed by the parent while it waits for the rest of the ledger.
+    // Killed by the parent while it waits for the rest of the ledger, then
+    // resumed.
+    let dir = fresh("kill-revalidate");
+    let killed = killed_revalidation(&dir, spawn, &untouched);
+    let resumed = if killed.is_ok() {
+        resumed_revalidation(&dir)
+    } else {
+        Err("not killed".into())
+    };
     out.push(Outcome {
         writer: "cfx_revalidate_ledger".into(),
         case: "process killed mid-run".into(),
-        result: killed_revalidation(&fresh("kill-revalidate"), spawn, &untouched),
+        result: killed,
         inputs_changed: 0,
     });
-    let _ = std::fs::remove_dir_all(root.join("kill-revalidate"));
+    out.push(Outcome {
+        writer: "cfx_revalidate_ledger".into(),
+        case: "killed mid-run, resumed on one thread".into(),
+        result: resumed,
+        inputs_changed: 0,
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    // A 200,000-row book killed halfway by its own progress callback, then
+    // resumed.
+    let dir = fresh("kill-big");
+    out.push(Outcome {
+        writer: "cfx_portfolio_explain".into(),
+        case: format!("{BIG_ROWS} rows killed halfway, resumed on one thread"),
+        result: killed_big_resumed(&dir, spawn, &untouched),
+        inputs_changed: 0,
+    });
+    let _ = std::fs::remove_dir_all(&dir);
     out
+}
+
+/// The files of `dir` a run leaves unfinished: partial files and their run
+/// records.
+fn leftovers(dir: &Path) -> Vec<String> {
+    names(dir)
+        .into_iter()
+        .filter(|n| {
+            n.ends_with(cfx::output::PARTIAL_SUFFIX) || n.ends_with(cfx::output::RUN_SUFFIX)
+        })
+        .collect()
+}
+
+fn killed_big_resumed(
+    dir: &Path,
+    spawn: &dyn Fn(&str) -> Command,
+    untouched: &dyn Fn(&Path) -> Result<(), String>,
+) -> Result<String, String> {
+    let big = dir.join("big.csv");
+    write_big_book(&big);
+    let o = spawn(&format!("bigkill:cfx_portfolio_explain:{}", dir.display()))
+        .output()
+        .expect("spawn the child");
+    killed_result(&o, dir, untouched)?;
+    let partial = dir.join(&partials(dir)[0]);
+    let kept = std::fs::read(&partial).map_err(|e| e.to_string())?;
+    let whole = kept.iter().filter(|&&b| b == b'\n').count();
+    if whole < BIG_ROWS / 4 {
+        return Err(format!("the killed run kept only {whole} lines"));
+    }
+    // A kill inside a write leaves a torn last line: the resume drops it.
+    if kept.last() == Some(&b'\n') {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&partial)
+            .map_err(|e| e.to_string())?;
+        write!(f, "{{\"decision\":\"acc").map_err(|e| e.to_string())?;
+    }
+    let fx = Fixture::new(&dir.join("parent"));
+    let full = dir.join("uninterrupted.jsonl");
+    let (st, counts) = unsafe { fx.portfolio_run(&big, &full, 2, None, null_mut(), false) };
+    if st != cfx_status::Ok {
+        return Err(format!("the uninterrupted run: {}", status_and_message(st)));
+    }
+    let (st, resumed) = unsafe { fx.portfolio_run(&big, &target(dir), 1, None, null_mut(), true) };
+    if st != cfx_status::Ok {
+        return Err(format!("the resume: {}", status_and_message(st)));
+    }
+    if std::fs::read(target(dir)).ok() != std::fs::read(&full).ok() {
+        return Err("the resumed output differs from the uninterrupted run's".into());
+    }
+    if resumed != counts || counts.rows != BIG_ROWS {
+        return Err(format!("counts {resumed:?}, uninterrupted {counts:?}"));
+    }
+    let left = leftovers(dir);
+    if !left.is_empty() {
+        return Err(format!("files left after the resume: {left:?}"));
+    }
+    Ok(format!(
+        "{whole} whole lines kept (a torn last line dropped), resumed to the uninterrupted \
+         run's bytes and counts"
+    ))
+}
+
+fn resumed_revalidation(dir: &Path) -> Result<String, String> {
+    let fx = Fixture::new(&dir.join("parent"));
+    let kept = partials(dir);
+    let full = dir.join("uninterrupted.jsonl");
+    let (st, report) = unsafe { fx.revalidate_run(&fx.ledger, &full, 2, 0, false) };
+    if st != cfx_status::Ok {
+        return Err(format!("the uninterrupted run: {}", status_and_message(st)));
+    }
+    let (st, resumed) = unsafe { fx.revalidate_run(&fx.ledger, &target(dir), 1, 100, true) };
+    if st != cfx_status::Ok {
+        return Err(format!("the resume: {}", status_and_message(st)));
+    }
+    if std::fs::read(target(dir)).ok() != std::fs::read(&full).ok() {
+        return Err("the resumed output differs from the uninterrupted run's".into());
+    }
+    if resumed != report {
+        return Err("the resumed deployment report differs from the uninterrupted run's".into());
+    }
+    let left = leftovers(dir);
+    if !left.is_empty() {
+        return Err(format!(
+            "files left after the resume ({kept:?} before): {left:?}"
+        ));
+    }
+    Ok("resumed to the uninterrupted run's bytes and deployment report".into())
 }
 
 fn killed_result(
@@ -746,6 +1043,7 @@ pub fn cancelled_case(fx: &Fixture) -> Outcome {
         Ok("previous output intact, the rows done in <output>.cfx-partial".into())
     };
     let _ = std::fs::remove_file(&partial);
+    let _ = std::fs::remove_file(cfx::output::run_record_path(&partial));
     let _ = std::fs::remove_file(&out);
     Outcome {
         writer: "cfx_portfolio_explain".into(),
@@ -753,4 +1051,96 @@ pub fn cancelled_case(fx: &Fixture) -> Outcome {
         result,
         inputs_changed: 0,
     }
+}
+
+/// The resume cases in process: the cancelled run resumed on another thread
+/// count gives the uninterrupted run's bytes and counts; a partial file of
+/// another model, and one of another input, are refused with the target
+/// and the partial file untouched.
+pub fn resume_cases(fx: &Fixture) -> Vec<Outcome> {
+    unsafe extern "C" fn stop(_rows: usize, _user: *mut c_void) -> bool {
+        false
+    }
+    let mut out = Vec::new();
+    let target = fx.dir.join("resumed.jsonl");
+    let partial = cfx::output::partial_path(&target);
+    let outcome = |case: &str, result| Outcome {
+        writer: "cfx_portfolio_explain".into(),
+        case: case.into(),
+        result,
+        inputs_changed: 0,
+    };
+    let cancel = || {
+        std::fs::write(&target, PREVIOUS).unwrap();
+        let (st, _) =
+            unsafe { fx.portfolio_run(&fx.book, &target, 2, Some(stop), null_mut(), false) };
+        if st == cfx_status::Cancelled && partial.exists() {
+            Ok(std::fs::read(&partial).unwrap())
+        } else {
+            Err(format!("not cancelled: {}", status_and_message(st)))
+        }
+    };
+    // Another model: refused, nothing touched.
+    let result = cancel().and_then(|kept| {
+        let (st, _) = unsafe {
+            fx.portfolio_with(fx.new_model, &fx.book, &target, 2, None, null_mut(), true)
+        };
+        let msg = cfx::ffi::error::last_error().unwrap_or_default();
+        if st != cfx_status::InvalidArgument || !msg.contains("another model") {
+            Err(format!("not refused naming the model: {st:?}: {msg}"))
+        } else if std::fs::read(&target).unwrap() != PREVIOUS
+            || std::fs::read(&partial).ok() != Some(kept)
+        {
+            Err("the target or the partial file changed".into())
+        } else {
+            Ok("refused, target and partial file intact".to_string())
+        }
+    });
+    out.push(outcome(
+        "resume from a partial file of another model",
+        result,
+    ));
+    // Another input (the book's rows in reverse order, the same header).
+    let reversed = fx.dir.join("reversed.csv");
+    let text = std::fs::read_to_string(&fx.book).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[1..].reverse();
+    std::fs::write(&reversed, lines.join("\n") + "\n").unwrap();
+    let result = cancel().and_then(|kept| {
+        let (st, _) = unsafe { fx.portfolio_run(&reversed, &target, 2, None, null_mut(), true) };
+        let msg = cfx::ffi::error::last_error().unwrap_or_default();
+        if st != cfx_status::InvalidArgument || !msg.contains("not written from this input") {
+            Err(format!("not refused naming the input: {st:?}: {msg}"))
+        } else if std::fs::read(&target).unwrap() != PREVIOUS
+            || std::fs::read(&partial).ok() != Some(kept)
+        {
+            Err("the target or the partial file changed".into())
+        } else {
+            Ok("refused, target and partial file intact".to_string())
+        }
+    });
+    out.push(outcome(
+        "resume from a partial file of another input",
+        result,
+    ));
+    // The cancelled run resumed on one thread.
+    let result = cancel().and_then(|_| {
+        let (st, counts) =
+            unsafe { fx.portfolio_run(&fx.book, &target, 1, None, null_mut(), true) };
+        if st != cfx_status::Ok {
+            Err(format!("the resume: {}", status_and_message(st)))
+        } else if std::fs::read(&target).ok() != std::fs::read(&fx.explanations).ok() {
+            Err("the resumed output differs from the uninterrupted run's".into())
+        } else if counts != fx.counts {
+            Err(format!("counts {counts:?}, uninterrupted {:?}", fx.counts))
+        } else if partial.exists() || cfx::output::run_record_path(&partial).exists() {
+            Err("the partial file is left after the resume".into())
+        } else {
+            Ok("resumed to the uninterrupted run's bytes and counts".to_string())
+        }
+    });
+    out.push(outcome("cancelled, resumed on one thread", result));
+    let _ = std::fs::remove_file(&target);
+    let _ = std::fs::remove_file(&reversed);
+    out
 }

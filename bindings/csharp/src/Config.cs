@@ -59,6 +59,11 @@ namespace Cfx
         public ConfigBuilder NSamples(int k) { var n = Call.Size(k, "k"); return Set(b => Native.cfx_config_builder_set_n_samples(b, n)); }
         public ConfigBuilder BoundM(double m) { return Set(b => Native.cfx_config_builder_set_bound_m(b, m)); }
         public ConfigBuilder Target(double target, double epsilon) { return Set(b => Native.cfx_config_builder_set_target(b, target, epsilon)); }
+        /// <summary>Book runs (<see cref="Portfolio.Explain"/>, <see cref="Revalidation.Ledger"/>) resume an
+        /// interrupted run of the same output from its partial file: the kept lines are checked against the input and
+        /// the run goes on, the output byte for byte an uninterrupted run's; a partial file of another run is refused
+        /// (InvalidArgument).</summary>
+        public ConfigBuilder Resume(bool resume) { return Set(b => Native.cfx_config_builder_set_resume(b, resume ? 1 : 0)); }
         public ConfigBuilder Seed(ulong seed) { return Set(b => Native.cfx_config_builder_set_seed(b, seed)); }
         public ConfigBuilder CopaWeights(double robustWeight, double diversityWeight) { return Set(b => Native.cfx_config_builder_set_copa_weights(b, robustWeight, diversityWeight)); }
         public ConfigBuilder CopaRadius(double rho) { return Set(b => Native.cfx_config_builder_set_copa_radius(b, rho)); }

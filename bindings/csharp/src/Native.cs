@@ -188,6 +188,8 @@ namespace Cfx
         internal static extern int cfx_config_builder_set_rl_hidden(ConfigBuilderHandle b, [In] UIntPtr[] hidden,
             UIntPtr nHidden);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_resume(ConfigBuilderHandle b, int resume);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_build(ConfigBuilderHandle builder, out ConfigHandle outConfig);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_to_json(ConfigHandle config, [Out] byte[] buf, UIntPtr cap,
@@ -396,6 +398,9 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_deployment_report_to_html(DeploymentReportHandle report, [In] byte[] title,
             [Out] byte[] buf, UIntPtr cap, out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_deployment_report_write_html(DeploymentReportHandle report, [In] byte[] title,
+            [In] byte[] htmlPath);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern void cfx_deployment_report_free(IntPtr report);
         [DllImport(Lib, CallingConvention = CC)]

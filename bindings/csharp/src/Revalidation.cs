@@ -1,6 +1,6 @@
 // The advice ledger and the re-validation of issued advice against a new model (issue 28):
 // cfx_ledger_record_from_coherent_result(_at), cfx_revalidate_record, cfx_revalidate_ledger,
-// cfx_deployment_report_to_json/_to_html.
+// cfx_deployment_report_to_json/_to_html/_write_html.
 using System;
 using System.IO;
 
@@ -165,7 +165,9 @@ namespace Cfx
         /// name="htmlPath"/>, the report is also written there as one self-contained HTML page (the
         /// counts and SVG bar plots: broken share per group, extra cost, features behind the breaks,
         /// and issued against robust advice when the ledger holds some) headed <paramref
-        /// name="title"/> (null = cfx's default title).
+        /// name="title"/> (null = cfx's default title); an <paramref name="htmlPath"/> naming the ledger or
+        /// the output is refused (CfxException INVALID_ARGUMENT). With ConfigBuilder.Resume(true) a killed run
+        /// goes on from its partial file.
         /// </summary>
         public static string Ledger(Schema schema, Model newModel, Config config, string input, string output,
             int threads = 0, int chunkRows = 0, string htmlPath = null, string title = null)
@@ -187,12 +189,39 @@ namespace Cfx
                     Native.cfx_deployment_report_to_json(report, b, c, out n));
                 if (htmlPath != null)
                 {
-                    var t8 = Utf8.Encode(title);
-                    var page = Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
-                        Native.cfx_deployment_report_to_html(report, t8, b, c, out n));
-                    File.WriteAllText(htmlPath, page, new System.Text.UTF8Encoding(false));
+                    // Written by the library, which never writes over the ledger or the output.
+                    Call.Check(Native.cfx_deployment_report_write_html(report, Utf8.Encode(title), Utf8.Encode(htmlPath)));
                 }
                 return json;
+            }
+        }
+
+        /// <summary>
+        /// As <see cref="Ledger(Schema, Model, Config, string, string, int, int, string, string)"/>, also
+        /// handing back the report's HTML page as text in <paramref name="html"/> (headed <paramref
+        /// name="title"/>; null = cfx's default title), e.g. to attach to a message.
+        /// </summary>
+        public static string Ledger(Schema schema, Model newModel, Config config, string input, string output,
+            out string html, int threads = 0, int chunkRows = 0, string title = null)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (newModel == null) throw new ArgumentNullException("newModel");
+            if (input == null) throw new ArgumentNullException("input");
+            if (output == null) throw new ArgumentNullException("output");
+            var t = Call.Size(threads, "threads");
+            var k = Call.Size(chunkRows, "chunkRows");
+            ConfigHandle none;
+            var ch = Config.HandleOrNull(config, out none);
+            DeploymentReportHandle r;
+            int st = Native.cfx_revalidate_ledger(schema.Handle, newModel.Handle, ch, Utf8.Encode(input),
+                Utf8.Encode(output), t, k, out r);
+            using (var report = Call.Owned(st, r))
+            {
+                var t8 = Utf8.Encode(title);
+                html = Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
+                    Native.cfx_deployment_report_to_html(report, t8, b, c, out n));
+                return Call.String((byte[] b, UIntPtr c, out UIntPtr n) =>
+                    Native.cfx_deployment_report_to_json(report, b, c, out n));
             }
         }
     }

@@ -66,6 +66,17 @@ public static partial class Tests
                 var kept = File.ReadAllLines(cut + ".cfx-partial");
                 A.Eq(4096, kept.Length, "lines kept");
                 A.True(kept.SequenceEqual(lines.Take(4096)), "kept lines = the full run's first lines");
+                // Resumed on one thread: the full run's bytes and counts, the partial file gone.
+                using (var resume = new ConfigBuilder().Resume(true).Build())
+                {
+                    var again = Portfolio.Explain(s, m, resume, book, cut, ignore, 1);
+                    A.Eq(c.Rows, again.Rows, "resumed rows");
+                    A.Eq(c.Declined, again.Declined, "resumed declined");
+                    A.Eq(c.WithRecourse, again.WithRecourse, "resumed with recourse");
+                }
+                A.True(File.ReadAllBytes(full).SequenceEqual(File.ReadAllBytes(cut)), "resumed bytes = the full run's");
+                A.True(!File.Exists(cut + ".cfx-partial"), "the partial file is gone");
+                File.Delete(cut);
                 // A callback's own exception is rethrown, not CANCELLED.
                 var thrown = A.Throws<InvalidOperationException>(() => Portfolio.Explain(s, m, null, book, cut, ignore, 1,
                     rows => { throw new ArgumentException("stop"); }), "callback throws");

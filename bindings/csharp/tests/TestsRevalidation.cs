@@ -157,6 +157,17 @@ public static partial class Tests
                     var dhtml = File.ReadAllText(dpage);
                     A.Eq(3, Regex.Matches(dhtml, "<svg").Count, "three plots without robust advice");
                     A.True(dhtml.Contains("<tr><th>promises re-validated</th><td>" + recs.Count + "</td></tr>"), "the diverse record count");
+                    // The page as text is the page written.
+                    string pageText;
+                    var again = Revalidation.Ledger(s, m, null, diverse, Path.Combine(dir, "diverse-out3.jsonl"), out pageText);
+                    A.Eq(dhtml, pageText, "the page as text");
+                    A.Eq((long)recs.Count, JsonCount(again, "records"), "records again");
+                    // The page never goes over the ledger it was made of.
+                    var before = File.ReadAllBytes(diverse);
+                    var over = A.Status(Status.InvalidArgument, () => Revalidation.Ledger(s, m, null, diverse,
+                        Path.Combine(dir, "diverse-out2.jsonl"), htmlPath: diverse), "html over the ledger");
+                    A.True(over.NativeMessage.Contains(diverse), over.NativeMessage);
+                    A.True(before.SequenceEqual(File.ReadAllBytes(diverse)), "the ledger intact");
                 }
             }
         }

@@ -64,6 +64,13 @@ def test_explains_every_row_reports_on_this_thread_and_cancels(book):
     assert not cut.exists()
     partial = folder / "cut.jsonl.cfx-partial"
     assert partial.read_text().splitlines() == lines[:4096]
+    # Resumed on one thread: the full run's bytes and counts, the partial file gone.
+    resumed = explain_csv(s, m, path, cut, config=cfx.Config(resume=True), ignore=["creditability"],
+                          threads=1)
+    assert resumed == counts
+    assert cut.read_text() == full.read_text()
+    assert not partial.exists()
+    cut.unlink()
 
     # The callback's own exception stops the run and wins over CANCELLED.
     def boom(rows):

@@ -160,9 +160,10 @@ def test_diverse_sets_are_recorded_option_by_option(issued, tmp_path):
     ledger = tmp_path / "diverse.jsonl"
     ledger.write_text("\n".join(json.dumps(x) for x in recs) + "\n")
     page_path = tmp_path / "diverse.html"
-    report = revalidate_ledger(s, a, ledger, tmp_path / "out.jsonl", html_path=page_path)
+    report = revalidate_ledger(s, a, ledger, tmp_path / "out.jsonl", html_path=page_path, html=True)
     assert report["records"] == count and report["broken"] == 0
     page = page_path.read_text(encoding="utf-8")
+    assert report.pop("html") == page  # the page as text is the page written
     # Three plots: no robust advice in this ledger.
     assert page.count("<svg") == 3
     assert f"<tr><th>promises re-validated</th><td>{count}</td></tr>" in page
@@ -172,6 +173,12 @@ def test_diverse_sets_are_recorded_option_by_option(issued, tmp_path):
                           title=b"f\xff")
     assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT" and "title" in str(e.value)
     assert not (tmp_path / "x.html").exists()
+    # The page never goes over the ledger it was made of.
+    before = ledger.read_bytes()
+    with pytest.raises(cfx.CfxError) as e:
+        revalidate_ledger(s, a, ledger, tmp_path / "out3.jsonl", html_path=ledger)
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT" and str(ledger) in str(e.value)
+    assert ledger.read_bytes() == before
 
 
 def test_portfolio_lines_become_ledger_records_with_copa_versions(german_path, tmp_path):

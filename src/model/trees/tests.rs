@@ -1092,3 +1092,65 @@ fn wide_lightgbm_bitsets_and_default_one_hot_xgboost_splits_match_the_libraries(
     }
     assert!(worst_unchecked(&all_left, &rows, &lib) > 1e-6);
 }
+
+#[test]
+fn xgboost_float32_cut_edges_on_real_valued_features_score_as_xgboost_does() {
+    // `tests/data/import_rules/xgb_f32*` (benches/peers/import_rules.py
+    // `--only f32_edges`): XGBoost's split conditions are float32 values on
+    // three real-valued columns; every row puts one column at a threshold t,
+    // at its float64 neighbours (which round onto t in float32), at its
+    // float32 neighbours (which do not), at the midpoints between them (ties)
+    // and at the midpoints' float64 neighbours. The oracle is XGBoost's own
+    // margin on each row, which reads the row as float32.
+    let s = Schema::new(vec![
+        Feature::contiguous("u", -3.0, 3.0),
+        Feature::contiguous("v", -8.0, 8.0),
+        Feature::contiguous("w", 0.0, 10.0),
+    ])
+    .unwrap();
+    let x =
+        TreeEnsemble::from_xgboost_json(&rules_file("xgb_f32.json"), &s, &ImportOptions::default())
+            .unwrap();
+    let rows = rules_rows(&rules_file("xgb_f32_rows.csv"));
+    let lib = margins(&rules_file("xgb_f32_margins.csv"));
+    assert_eq!(rows.len(), lib.len());
+    for (k, (r, l)) in rows.iter().zip(&lib).enumerate() {
+        let m = x.margin_raw(r);
+        assert!((m - l).abs() <= 1e-6, "row {k} {r:?}: cfx {m}, XGBoost {l}");
+    }
+    // The rows test both sides of the rounding: values below a threshold in
+    // float64 that round onto it in float32 (XGBoost sends them right) and
+    // float32 neighbours below it (left), on non-integer thresholds.
+    let splits: Vec<(usize, f64)> = x
+        .nodes()
+        .iter()
+        .filter(|n| n.test == Test::BelowF32)
+        .map(|n| (n.feature as usize, n.threshold))
+        .collect();
+    assert!(!splits.is_empty());
+    assert!(splits.iter().all(|&(_, t)| t.fract() != 0.0));
+    let (mut onto, mut not_onto) = (0, 0);
+    for r in &rows {
+        for &(f, t) in &splits {
+            if r[f] < t && (r[f] as f32) as f64 == t {
+                onto += 1;
+            }
+            if r[f] < t && (r[f] as f32) == (t as f32).next_down() {
+                not_onto += 1;
+            }
+        }
+    }
+    assert!(
+        onto >= splits.len() && not_onto >= splits.len(),
+        "{onto} {not_onto}"
+    );
+    // Comparing in float64 instead moves margins: the rows see the rule.
+    let f64_rule = {
+        let mut nodes = x.nodes().to_vec();
+        for n in nodes.iter_mut().filter(|n| n.test == Test::BelowF32) {
+            n.test = Test::AtMost;
+        }
+        with_nodes(&x, &s, nodes)
+    };
+    assert!(worst_unchecked(&f64_rule, &rows, &lib) > 1e-6);
+}

@@ -36,7 +36,9 @@ class Config(Handle):
     target; logistic models only), ``n_samples``, ``bound_m``, ``target=(rate, epsilon)``, ``seed``,
     ``copa_weights=(robust, diversity)``, ``copa_radius``, ``rl_episodes=(episodes,
     max_steps)``, ``rl_training=(discount, lr_actor, lr_param, batch, replay)``,
-    ``rl_exploration=(start, end)``, ``rl_hidden=[widths]``. A bad value raises CfxError
+    ``rl_exploration=(start, end)``, ``rl_hidden=[widths]``, ``resume`` (book runs —
+    `portfolio.explain_csv`, `revalidate_ledger` — go on from an interrupted run's partial
+    file, the output byte for byte an uninterrupted run's). A bad value raises CfxError
     (`CFX_STATUS_INVALID_ARGUMENT`) naming it; an unknown keyword raises TypeError."""
 
     _free_name = "cfx_config_free"
@@ -112,6 +114,8 @@ class Config(Handle):
             widths = list(v)
             arr = (c_size_t * len(widths))(*widths)
             n.call("cfx_config_builder_set_rl_hidden", b, arr, len(widths))
+        elif key == "resume":
+            n.call("cfx_config_builder_set_resume", b, 1 if v else 0)
         else:
             raise TypeError(f"cfx: Config has no setting '{key}'")
 

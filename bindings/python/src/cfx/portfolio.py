@@ -222,7 +222,8 @@ def explain_csv(schema, model, input_path, output_path, config=None, ignore=(), 
     once (0 = all cores). `progress(rows_done)` is called on this thread after each chunk;
     returning False stops the run with `CfxError` ``CFX_STATUS_CANCELLED`` (the output is then
     untouched and ``<output>.cfx-partial`` holds exactly the rows reported), and an exception it raises stops the run and is
-    raised here. Returns the `Counts`."""
+    raised here. With ``config=Config(resume=True)`` a cancelled or killed run goes on from its
+    partial file, the output byte for byte an uninterrupted run's. Returns the `Counts`."""
     arr, _keep = n.string_list(ignore)
     out = PortfolioCounts()
     raised = []

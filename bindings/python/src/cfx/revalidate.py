@@ -96,6 +96,7 @@ def revalidate_ledger(
     chunk_rows=0,
     html_path=None,
     title=None,
+    html=False,
 ):
     """Streams the ledger file `input_path` (one ledger line per record) against
     `new_model` into `output_path`, one JSON line per record in input order (the
@@ -108,7 +109,10 @@ def revalidate_ledger(
     report is also written there as one self-contained HTML page (the counts and SVG bar
     plots: broken share per group, extra cost, features behind the breaks, and issued
     against robust advice when the ledger holds some) headed `title` (None = cfx's
-    default title)."""
+    default title); an `html_path` naming the ledger or `output_path` is refused (`CfxError`
+    ``CFX_STATUS_INVALID_ARGUMENT``). With ``html=True`` the report also holds the page as
+    text under ``"html"``. With ``config=Config(resume=True)`` a killed run is resumed from its
+    partial file."""
     report = c_void_p()
     n.call(
         "cfx_revalidate_ledger",
@@ -123,10 +127,16 @@ def revalidate_ledger(
     )
     try:
         result = json.loads(n.read_string("cfx_deployment_report_to_json", report))
+        if html:
+            result["html"] = n.read_string("cfx_deployment_report_to_html", report, cstr(title, "title"))
         if html_path is not None:
-            page = n.read_string("cfx_deployment_report_to_html", report, cstr(title, "title"))
-            with open(html_path, "w", encoding="utf-8") as f:
-                f.write(page)
+            # Written by the library, which never writes over the ledger or the output.
+            n.call(
+                "cfx_deployment_report_write_html",
+                report,
+                cstr(title, "title"),
+                cstr(str(html_path), "html_path"),
+            )
         return result
     finally:
         n.LIB.cfx_deployment_report_free(report)

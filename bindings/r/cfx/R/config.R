@@ -21,6 +21,9 @@
 #' solve to HiGHS (the tree search returns its best answer, outcome
 #' "time_limit" with its gap) and "separable" ends it unproven (outcome "unknown"; waiting advice
 #' not proven, see `cfx_waiting`). Deterministic, unlike `time_limit`.
+#' `resume = TRUE` makes book runs (`cfx_explain_portfolio`,
+#' `cfx_revalidate_ledger`) go on from an interrupted run's partial file, the
+#' output byte for byte an uninterrupted run's.
 #' Built through the library's configuration builder; invalid values raise a
 #' `cfx_error_invalid_argument` condition naming the setting.
 cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin = NULL,
@@ -29,7 +32,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
                        seed = NULL, copa_weights = NULL, copa_radius = NULL,
                        rl_episodes = NULL, rl_training = NULL, rl_exploration = NULL,
                        rl_hidden = NULL, robust_advice = NULL, solver = NULL,
-                       node_limit = NULL) {
+                       node_limit = NULL, resume = NULL) {
   b <- cfx_config_builder()
   on.exit(cfx_free(b)) # a no-op once built
   set <- function(name, value) if (!is.null(value)) cfx_config_set(b, name, value)
@@ -54,6 +57,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   set("robust_advice", robust_advice)
   if (!is.null(solver)) set("solver", .enum(solver, c("auto", "mip", "separable", "tree_search"), "solver"))
   set("node_limit", node_limit)
+  set("resume", resume)
   cfx_config_build(b)
 }
 
@@ -72,7 +76,8 @@ cfx_config_builder <- function() .cx(C_cfx_config_builder_new)
 
 #' Applies one setting to a builder (see cfx_config() for names and values).
 cfx_config_set <- function(builder, name, value) {
-  value <- if (identical(name, "seed") && is.character(value)) value else as.numeric(value)
+  value <- if ((identical(name, "seed") && is.character(value)) ||
+                (identical(name, "resume") && is.logical(value))) value else as.numeric(value)
   setter <- if (is.character(name) && length(name) == 1L) .config_setters[[name]] else NULL
   if (is.null(setter)) {
     stop(sprintf("cfx: unknown configuration setting '%s'", paste(name, collapse = " ")), call. = FALSE)
@@ -138,5 +143,6 @@ print.cfx_config_builder <- function(x, ...) {
   rl_training = list(f = "C_cfx_config_builder_set_rl_training", n = 5L),
   rl_exploration = list(f = "C_cfx_config_builder_set_rl_exploration", n = 2L),
   seed = list(f = "C_cfx_config_builder_set_seed", n = 0L),
-  rl_hidden = list(f = "C_cfx_config_builder_set_rl_hidden", n = 0L)
+  rl_hidden = list(f = "C_cfx_config_builder_set_rl_hidden", n = 0L),
+  resume = list(f = "C_cfx_config_builder_set_resume", n = 0L)
 )

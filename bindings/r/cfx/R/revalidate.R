@@ -1,6 +1,6 @@
 # The advice ledger and the re-validation of issued advice against a new model
 # (issue 28): cfx_ledger_record_from_coherent_result(_at), cfx_revalidate_record,
-# cfx_revalidate_ledger, cfx_deployment_report_to_json/_to_html.
+# cfx_revalidate_ledger, cfx_deployment_report_to_json/_to_html/_write_html.
 
 #' The ledger line (a JSON string) of the optimal counterfactual of a coherent
 #' result, or of waiting advice (kind "waiting"), with the fingerprints of the
@@ -41,9 +41,13 @@ cfx_revalidate <- function(schema, new_model, record, config = NULL) {
 #' Streams the ledger file `input` against `new_model` into the JSON-lines
 #' file `output` and returns the deployment report (a list). Given
 #' `html_path`, the report is also written there as one self-contained HTML
-#' page with SVG plots, headed `title` (NULL = cfx's default title).
+#' page with SVG plots, headed `title` (NULL = cfx's default title); an
+#' `html_path` naming the ledger or `output` is refused. With
+#' `cfx_config(resume = TRUE)` a killed run goes on from its partial file.
+#' With `html = TRUE` the report also holds the page as text (`$html`).
 cfx_revalidate_ledger <- function(schema, new_model, input, output, config = NULL,
-                                  threads = 0, chunk_rows = 0, html_path = NULL, title = NULL) {
+                                  threads = 0, chunk_rows = 0, html_path = NULL, title = NULL,
+                                  html = FALSE) {
   if (!is.null(html_path) && (!is.character(html_path) || length(html_path) != 1 || is.na(html_path)))
     stop("cfx: 'html_path' must be a single string", call. = FALSE)
   if (!is.null(title) && (!is.character(title) || length(title) != 1 || is.na(title)))
@@ -52,13 +56,14 @@ cfx_revalidate_ledger <- function(schema, new_model, input, output, config = NUL
                 enc2utf8(path.expand(output)), as.numeric(threads), as.numeric(chunk_rows))
   on.exit(.Call(C_cfx_deployment_report_free, report))
   json <- .cx(C_cfx_deployment_report_to_json, report)
+  page <- if (isTRUE(html)) .cx(C_cfx_deployment_report_to_html, report, title) else NULL
   if (!is.null(html_path)) {
-    html <- .cx(C_cfx_deployment_report_to_html, report, title)
-    con <- file(path.expand(html_path), open = "wb")
-    on.exit(close(con), add = TRUE)
-    writeBin(charToRaw(enc2utf8(html)), con)
+    # Written by the library, which never writes over the ledger or the output.
+    .cx(C_cfx_deployment_report_write_html, report, title, enc2utf8(path.expand(html_path)))
   }
-  jsonlite::fromJSON(json, simplifyVector = FALSE)
+  out <- jsonlite::fromJSON(json, simplifyVector = FALSE)
+  if (!is.null(page)) out$html <- page
+  out
 }
 
 #' Keeps a portfolio run's answers (cfx_explain_portfolio()) as the ledger

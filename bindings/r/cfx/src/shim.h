@@ -78,6 +78,7 @@ SEXP C_cfx_config_builder_set_rl_episodes(SEXP b, SEXP episodes, SEXP max_steps)
 SEXP C_cfx_config_builder_set_rl_training(SEXP b, SEXP discount, SEXP learning_rate_actor, SEXP learning_rate_param, SEXP batch_size, SEXP replay_capacity);
 SEXP C_cfx_config_builder_set_rl_exploration(SEXP b, SEXP start, SEXP end);
 SEXP C_cfx_config_builder_set_rl_hidden(SEXP b, SEXP hidden);
+SEXP C_cfx_config_builder_set_resume(SEXP b, SEXP resume);
 SEXP C_cfx_config_build(SEXP builder);
 SEXP C_cfx_config_to_json(SEXP config);
 SEXP C_cfx_config_builder_free(SEXP builder);
@@ -152,6 +153,7 @@ SEXP C_cfx_revalidate_record(SEXP schema, SEXP new_model, SEXP config, SEXP reco
 SEXP C_cfx_revalidate_ledger(SEXP schema, SEXP new_model, SEXP config, SEXP input_path, SEXP output_path, SEXP threads, SEXP chunk_rows);
 SEXP C_cfx_deployment_report_to_json(SEXP report);
 SEXP C_cfx_deployment_report_to_html(SEXP report, SEXP title);
+SEXP C_cfx_deployment_report_write_html(SEXP report, SEXP title, SEXP html_path);
 SEXP C_cfx_deployment_report_free(SEXP report);
 SEXP C_cfx_noise_gaussian_new(SEXP schema, SEXP sigma2);
 SEXP C_cfx_noise_new(SEXP kind, SEXP columns, SEXP scale);

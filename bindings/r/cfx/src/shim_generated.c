@@ -557,6 +557,15 @@ SEXP C_cfx_config_builder_set_rl_hidden(SEXP a_b, SEXP a_hidden)
     return R_NilValue;
 }
 
+/* cfx_config_builder_set_resume */
+SEXP C_cfx_config_builder_set_resume(SEXP a_b, SEXP a_resume)
+{
+    struct cfx_config_builder *v_b = (struct cfx_config_builder *)cfxr_handle(a_b, CFXR_K_CONFIG_BUILDER, "b", 0);
+    int32_t v_resume = cfxr_bool(a_resume, "resume");
+    cfxr_check(cfx_config_builder_set_resume(v_b, v_resume));
+    return R_NilValue;
+}
+
 /* cfx_config_build */
 SEXP C_cfx_config_build(SEXP a_builder)
 {
@@ -1750,6 +1759,16 @@ SEXP C_cfx_deployment_report_to_html(SEXP a_report, SEXP a_title)
     SEXP res_ = s_buf;
     UNPROTECT(1);
     return res_;
+}
+
+/* cfx_deployment_report_write_html */
+SEXP C_cfx_deployment_report_write_html(SEXP a_report, SEXP a_title, SEXP a_html_path)
+{
+    const struct cfx_deployment_report *v_report = (const struct cfx_deployment_report *)cfxr_handle(a_report, CFXR_K_DEPLOYMENT_REPORT, "report", 0);
+    const char *v_title = cfxr_str(a_title, "title", 1);
+    const char *v_html_path = cfxr_str(a_html_path, "html_path", 1);
+    cfxr_check(cfx_deployment_report_write_html(v_report, v_title, v_html_path));
+    return R_NilValue;
 }
 
 /* cfx_deployment_report_free */

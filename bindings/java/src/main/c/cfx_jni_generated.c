@@ -589,6 +589,17 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_configBuilderSetRlHidden(JNI
     free(a_hidden);
 }
 
+/* cfx_config_builder_set_resume */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_configBuilderSetResume(JNIEnv *env, jclass cls, jlong j_b, jboolean j_resume) {
+    (void)env;
+    (void)cls;
+    cfx_status st_;
+    st_ = cfx_config_builder_set_resume(HANDLE(struct cfx_config_builder *, j_b), (j_resume ? 1 : 0));
+    if (!ok(env, st_)) goto done;
+    done:
+    ;
+}
+
 /* cfx_config_build */
 JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_configBuild(JNIEnv *env, jclass cls, jlong j_builder) {
     (void)env;
@@ -2160,6 +2171,25 @@ JNIEXPORT jbyteArray JNICALL Java_org_cfx_NativeGenerated_deploymentReportToHtml
     free(s_title);
     free(buf_);
     return result_;
+}
+
+/* cfx_deployment_report_write_html */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_deploymentReportWriteHtml(JNIEnv *env, jclass cls, jlong j_report, jbyteArray j_title, jbyteArray j_html_path) {
+    (void)env;
+    (void)cls;
+    int fail_ = 0;
+    char *s_title = NULL;
+    char *s_html_path = NULL;
+    s_title = cstr_in(env, j_title, &fail_);
+    if (fail_) goto done;
+    s_html_path = cstr_in(env, j_html_path, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_deployment_report_write_html(HANDLE(const struct cfx_deployment_report *, j_report), s_title, s_html_path);
+    if (!ok(env, st_)) goto done;
+    done:
+    free(s_title);
+    free(s_html_path);
 }
 
 /* cfx_deployment_report_free */

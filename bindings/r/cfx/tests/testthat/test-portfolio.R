@@ -39,6 +39,13 @@ test_that("the portfolio call reports progress, writes a line per applicant and 
   # The target is untouched; the rows done are kept in its partial file.
   expect_false(file.exists(cut))
   expect_identical(readLines(paste0(cut, ".cfx-partial")), out[1:4096])
+  # Resumed on one thread: the full run's bytes and counts, the partial file gone.
+  again <- cfx_explain_portfolio(gs, model, book, cut, ignore_columns = "creditability", threads = 1,
+                                 config = cfx_config(resume = TRUE))
+  expect_equal(again, k)
+  expect_identical(readBin(cut, "raw", file.size(cut)), readBin(full, "raw", file.size(full)))
+  expect_false(file.exists(paste0(cut, ".cfx-partial")))
+  unlink(cut)
   expect_error(cfx_explain_portfolio(gs, model, book, cut, ignore_columns = "creditability",
                                      progress = function(rows) stop("boom")),
                "portfolio run stopped because the progress function failed: .*boom")

@@ -134,6 +134,17 @@ test_that("a diverse set is recorded option by option and the report is a page",
                "title")
   expect_false(file.exists(file.path(dir, "d2.jsonl")))
   expect_false(file.exists(file.path(dir, "x.html")))
+  # The page as text is the page written.
+  again <- cfx_revalidate_ledger(gs, model, diverse, file.path(dir, "diverse-out3.jsonl"), html = TRUE)
+  expect_equal(sub("\n$", "", again$html), html)
+  expect_equal(again$records, n)
+  # The page never goes over the ledger it was made of.
+  before <- readBin(diverse, "raw", file.size(diverse))
+  err <- expect_cfx_error(cfx_revalidate_ledger(gs, model, diverse, file.path(dir, "d3.jsonl"),
+                                                html_path = diverse),
+                          "cfx_error_invalid_argument")
+  expect_match(conditionMessage(err), diverse, fixed = TRUE)
+  expect_identical(readBin(diverse, "raw", file.size(diverse)), before)
 })
 
 test_that("waiting advice is recorded and kept by its model", {

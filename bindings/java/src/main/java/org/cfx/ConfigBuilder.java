@@ -105,6 +105,16 @@ public final class ConfigBuilder extends NativeResource {
         return with(b -> NativeGenerated.configBuilderSetTarget(b, target, epsilon));
     }
 
+    /**
+     * Book runs ({@link Portfolio#explain}, {@link Revalidation#ledger}) resume an interrupted run
+     * of the same output from its partial file ({@code cfx_config_builder_set_resume}): the kept
+     * lines are checked against the input and the run goes on, the output byte for byte an
+     * uninterrupted run's; a partial file of another run is refused ({@link Status#INVALID_ARGUMENT}).
+     */
+    public ConfigBuilder resume(boolean resume) {
+        return with(b -> NativeGenerated.configBuilderSetResume(b, resume));
+    }
+
     /** Seed of every random step (an unsigned 64-bit value in a long). */
     public ConfigBuilder seed(long seed) {
         return with(b -> NativeGenerated.configBuilderSetSeed(b, seed));

@@ -299,6 +299,19 @@ final class NativeGenerated {
     static native void configBuilderSetRlHidden(long b, long[] hidden);
 
     /**
+     * {@code cfx_config_builder_set_resume}: Whether a book run — {@code cfx_portfolio_explain},
+     * {@code cfx_revalidate_ledger} — resumes an interrupted run of the same output ({@code resume} 1
+     * or 0; default 0; any other value is {@code INVALID_ARGUMENT}): the lines a cancelled or killed
+     * run left in its partial file ({@code <output>.cfx-partial}, or the newest hidden {@code
+     * .<name>.<pid>-<n>-<nanos>.cfx-partial} whose process is gone) are checked against the input and
+     * kept, and the run goes on from the next row; the output is byte for byte an uninterrupted run's,
+     * on any thread count. A partial file written by another run (another schema, model, input or
+     * settings) is refused with {@code INVALID_ARGUMENT} naming the difference. Without a partial file
+     * the run starts at the first row. Other methods ignore it. Not thread-safe (builder).
+     */
+    static native void configBuilderSetResume(long b, boolean resume);
+
+    /**
      * {@code cfx_config_build}: Turns the builder into an immutable configuration. The builder is
      * consumed in every case (success or failure, as long as it is not NULL): do not use or free it
      * afterwards. {@code *out_config} is owned by the caller.
@@ -965,10 +978,13 @@ final class NativeGenerated {
      * {@code NULL_ARGUMENT}, {@code INVALID_ARGUMENT} (a bad configuration; {@code output_path} naming
      * the ledger — the same file, a symbolic or hard link — refused before anything is opened), {@code
      * IO_ERROR} (unreadable input, unwritable output; an existing {@code output_path} stays as it was,
-     * it is replaced only once the run is complete). On success {@code *out_report} receives the
-     * deployment report (counts, extra-cost quantiles, the features behind breaks, robust advice
-     * broken, per-group counts; read it with {@code cfx_deployment_report_to_json}), owned by the
-     * caller. Thread-safe (schema, model and config are only read).
+     * it is replaced only once the run is complete). With {@code
+     * cfx_config_builder_set_resume(builder, 1)} a killed run is resumed from its partial file, the
+     * output and the report an uninterrupted run's (a partial file of another run: {@code
+     * INVALID_ARGUMENT}). On success {@code *out_report} receives the deployment report (counts,
+     * extra-cost quantiles, the features behind breaks, robust advice broken, per-group counts; read
+     * it with {@code cfx_deployment_report_to_json}), owned by the caller. Thread-safe (schema, model
+     * and config are only read).
      */
     static native long revalidateLedger(
             long schema,
@@ -1006,6 +1022,18 @@ final class NativeGenerated {
      * Thread-safe.
      */
     static native byte[] deploymentReportToHtml(long report, byte[] title);
+
+    /**
+     * {@code cfx_deployment_report_write_html}: Writes the deployment report's HTML page ({@code
+     * cfx_deployment_report_to_html}, {@code title} NULL = the default title) to the file {@code
+     * html_path} (created, or replaced once complete). The report's sources — the ledger and the
+     * re-validation output of its {@code cfx_revalidate_ledger} run — are never written over: an
+     * {@code html_path} naming one of them (the same file, a symbolic or hard link to it) is refused
+     * with {@code INVALID_ARGUMENT} naming both paths, before anything is opened. Errors: {@code
+     * NULL_ARGUMENT}, {@code INVALID_ARGUMENT}, {@code IO_ERROR} (the file cannot be written; an
+     * existing one stays as it was). Thread-safe.
+     */
+    static native void deploymentReportWriteHtml(long report, byte[] title, byte[] htmlPath);
 
     /**
      * {@code cfx_deployment_report_free}: Releases a deployment report. NULL is a no-op. Any thread,

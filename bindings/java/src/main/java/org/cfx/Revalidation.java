@@ -2,7 +2,6 @@ package org.cfx;
 
 import java.io.IOException;
 import java.lang.ref.Reference;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -75,7 +74,8 @@ public final class Revalidation {
      * cfx_deployment_report_to_html}): the counts and SVG bar plots of the broken share per group,
      * the extra cost, the features behind the breaks and, when the ledger holds robust advice, the
      * issued against the robust advice; headed {@code title} (null = cfx's default title). Returns
-     * the report's JSON. Throws {@link IOException} when the page cannot be written.
+     * the report's JSON. A {@code htmlPath} naming the ledger or the output is refused ({@link
+     * Status#INVALID_ARGUMENT}); a page that cannot be written is {@link Status#IO_ERROR}.
      */
     public static String ledger(
             Schema schema,
@@ -89,7 +89,6 @@ public final class Revalidation {
             String title)
             throws IOException {
         Objects.requireNonNull(htmlPath, "htmlPath");
-        byte[][] pair;
         try {
             long report = NativeGenerated.revalidateLedger(
                     schema.handle(),
@@ -100,10 +99,10 @@ public final class Revalidation {
                     Utf8.count(threads, "threads"),
                     Utf8.count(chunkRows, "chunkRows"));
             try {
-                pair = new byte[][] {
-                    NativeGenerated.deploymentReportToJson(report),
-                    NativeGenerated.deploymentReportToHtml(report, Utf8.cstrOrNull(title, "title"))
-                };
+                // Written by the library, which never writes over the ledger or the output.
+                NativeGenerated.deploymentReportWriteHtml(
+                        report, Utf8.cstrOrNull(title, "title"), Utf8.cstr(htmlPath.toString(), "htmlPath"));
+                return Utf8.str(NativeGenerated.deploymentReportToJson(report));
             } finally {
                 NativeGenerated.deploymentReportFree(report);
             }
@@ -112,7 +111,39 @@ public final class Revalidation {
             Reference.reachabilityFence(newModel);
             Reference.reachabilityFence(config);
         }
-        Files.write(htmlPath, pair[1]);
-        return Utf8.str(pair[0]);
+    }
+
+    /** A deployment report as JSON and as its HTML page. */
+    public record ReportAndPage(String json, String html) {}
+
+    /**
+     * As {@link #ledger(Schema, Model, Config, String, String, int, int)}, returning the report's
+     * JSON and its HTML page as text ({@code cfx_deployment_report_to_html}, headed {@code title};
+     * null = cfx's default title), e.g. to attach to a message.
+     */
+    public static ReportAndPage ledgerWithPage(
+            Schema schema, Model newModel, Config config, String input, String output, int threads, int chunkRows,
+            String title) {
+        try {
+            long report = NativeGenerated.revalidateLedger(
+                    schema.handle(),
+                    newModel.handle(),
+                    config == null ? 0 : config.handle(),
+                    Utf8.cstr(input, "input"),
+                    Utf8.cstr(output, "output"),
+                    Utf8.count(threads, "threads"),
+                    Utf8.count(chunkRows, "chunkRows"));
+            try {
+                return new ReportAndPage(
+                        Utf8.str(NativeGenerated.deploymentReportToJson(report)),
+                        Utf8.str(NativeGenerated.deploymentReportToHtml(report, Utf8.cstrOrNull(title, "title"))));
+            } finally {
+                NativeGenerated.deploymentReportFree(report);
+            }
+        } finally {
+            Reference.reachabilityFence(schema);
+            Reference.reachabilityFence(newModel);
+            Reference.reachabilityFence(config);
+        }
     }
 }

@@ -79,6 +79,15 @@ class PortfolioTest {
         assertTrue(e.getMessage().contains("after 4096 rows"), e.getMessage());
         assertFalse(Files.exists(cut));
         assertEquals(lines.subList(0, 4096), Files.readAllLines(dir.resolve("cut.jsonl.cfx-partial")));
+        // Resumed on one thread: the full run's bytes and counts, the partial file gone.
+        try (Config resume = Config.builder().resume(true).build()) {
+            Portfolio.Counts again = Portfolio.explain(schema, model, resume, book.toString(), cut.toString(),
+                    List.of("creditability"), 1, null);
+            assertEquals(c, again);
+        }
+        assertArrayEquals(Files.readAllBytes(full), Files.readAllBytes(cut));
+        assertFalse(Files.exists(dir.resolve("cut.jsonl.cfx-partial")));
+        Files.delete(cut);
 
         // A listener's own exception wins over CANCELLED.
         assertThrows(IllegalStateException.class, () -> Portfolio.explain(schema, model, null,

@@ -217,6 +217,18 @@ class RevalidationTest {
         // Three plots: no robust advice in this ledger.
         assertEquals(3, html.split("<svg", -1).length - 1, html);
         assertTrue(html.contains("<tr><th>promises re-validated</th><td>" + recs.size() + "</td></tr>"), html);
+        // The page as text is the page written.
+        Revalidation.ReportAndPage both = Revalidation.ledgerWithPage(
+                schema, model, null, diverse.toString(), dir.resolve("diverse-out3.jsonl").toString(), 1, 0, null);
+        assertEquals(html, both.html());
+        assertEquals(recs.size(), count(both.json(), "records"), both.json());
+        // The page never goes over the ledger it was made of.
+        byte[] before = Files.readAllBytes(diverse);
+        CfxException e = assertThrows(CfxException.class, () -> Revalidation.ledger(
+                schema, model, null, diverse.toString(), dir.resolve("diverse-out2.jsonl").toString(), 1, 0, diverse, null));
+        assertEquals(Status.INVALID_ARGUMENT, e.statusCode());
+        assertTrue(e.getMessage().contains(diverse.toString()), e.getMessage());
+        assertArrayEquals(before, Files.readAllBytes(diverse));
     }
 
     @Test
