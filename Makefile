@@ -74,16 +74,19 @@ build: deps-demo first-build-notice
 peers-scorecard:
 	python3 benches/peers/scorecard_optbinning.py heloc
 
-# The XGBoost and LightGBM HELOC models and their margins that the tree tests
-# read from target/peers (own venv in benches/peers/.venv-trees, pinned from PyPI).
+# The XGBoost and LightGBM HELOC models, their margins and their own TreeSHAP values
+# (pred_contribs / pred_contrib, the notices' oracle) that the tree tests read from
+# target/peers (own venv in benches/peers/.venv-trees, pinned from PyPI).
 peers-trees:
 	python3 benches/peers/trees_train.py
+	python3 benches/peers/trees_contribs.py
 
 # The PMML files and jpmml-evaluator's scores committed under tests/data/pmml, made again
 # (own venv in benches/peers/.venv-pmml, pinned from PyPI; needs Java 17). Not part of `make
 # test`: the committed files are what the tests read, on every machine.
 peers-pmml:
 	python3 benches/peers/pmml_peers.py
+	python3 benches/peers/pmml_reasons.py
 
 # The CatBoost and EBM models, rows and producers' margins committed under tests/data/catboost
 # and tests/data/ebm, made again, and cfx's counterfactuals re-scored by CatBoost / interpret

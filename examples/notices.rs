@@ -11,7 +11,8 @@
 //! A/N, reason 1 immutable or time-driven for I/N; median T ms per notice`
 //! (the first `--n` declined held-out applicants, 100 by default; the
 //! necessity proofs, one re-solve per changed feature, with `--necessity`),
-//! and writes one HTML notice per model into `target/notices/`. The
+//! and writes one HTML notice per model into `target/notices/`. The schema
+//! is HELOC's advice preset (`cfx::data::presets::priced_preset`). The
 //! reference population is the training part's applicants at or slightly
 //! above the cut-off (the band below); the reason table is the shipped
 //! `examples/data/reasons/heloc_reasons.csv`. Needs `../shared/data/heloc.csv`
@@ -100,6 +101,10 @@ fn main() -> cfx::Result<()> {
     let (mut train, mut test) = d.holdout_split();
     let mut schema = train.schema.clone();
     schema.fit_weights(&train.rows)?;
+    // HELOC's advice preset: history immutable, the months-since features
+    // driven by time, burdens and inquiries decrease-only.
+    let schema =
+        cfx::data::presets::priced_preset("heloc", &schema)?.expect("HELOC has an advice preset");
     train.schema = schema.clone();
     test.schema = schema.clone();
     let table = ReasonTable::from_csv(

@@ -964,3 +964,21 @@ fn book_of_notices_as_json_lines() {
         }
     }
 }
+
+/// A model file whose covers do not fit still imports (covers only serve
+/// path-dependent TreeSHAP), with the covers left unknown and said so.
+#[test]
+fn unfit_covers_are_dropped_not_refused() {
+    let (schema, _) = small_fixture();
+    let text = std::fs::read_to_string(fixture("small_xgb.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["learner"]["gradient_booster"]["model"]["trees"][0]["sum_hessian"][0] = 0.0.into();
+    let ens = TreeEnsemble::from_xgboost_json(&v.to_string(), &schema, &ImportOptions::default())
+        .unwrap();
+    assert!(ens.covers().is_none());
+    assert!(
+        ens.import_report()
+            .iter()
+            .any(|l| l.contains("covers are not kept"))
+    );
+}

@@ -789,7 +789,7 @@ pub(super) fn build(
     } else {
         Vec::new()
     };
-    Ok(TreeEnsemble::new(
+    let ens = TreeEnsemble::new(
         lib.source,
         sign * lib.base_score,
         favourable.threshold(cutoff),
@@ -797,7 +797,18 @@ pub(super) fn build(
         roots,
         nodes,
         level_left,
-    )?
-    .with_covers(covers)?
-    .with_import_report(report))
+    )?;
+    // Covers only serve the path-dependent TreeSHAP of the notices: a file
+    // whose covers do not fit (a zero at an inner node) still imports, with
+    // the covers left unknown and said so.
+    let ens = match ens.clone().with_covers(covers) {
+        Ok(with) => with,
+        Err(e) => {
+            report.push(format!(
+                "the node covers are not kept ({e}): path-dependent TreeSHAP is unavailable"
+            ));
+            ens
+        }
+    };
+    Ok(ens.with_import_report(report))
 }
