@@ -662,3 +662,114 @@ fn the_german_demo_reads_as_its_snapshot() {
     }
     golden("demo-german.txt", &text);
 }
+
+/// `cfx book --resume` after the process was killed mid-run (SIGKILL, no chance
+/// to clean up) writes the same bytes as an uninterrupted run (issue 42's
+/// proof; the library's resume rules are tested in tests/faults.rs). The
+/// German rows repeated 300 times keep the run long enough to be caught with
+/// a partial file of whole chunks beside its target; the test fails, rather
+/// than passing vacuously, if the run ends before it is killed.
+#[test]
+fn book_resumes_after_a_killed_run_to_the_bytes_of_an_uninterrupted_run() {
+    let f = Fixture::new("resume");
+    let text = std::fs::read_to_string(&f.csv).unwrap();
+    let (header, body) = text.split_once('\n').unwrap();
+    let body = body.trim_end_matches('\n');
+    let mut big = String::with_capacity(text.len() * 300);
+    big.push_str(header);
+    big.push('\n');
+    for _ in 0..300 {
+        big.push_str(body);
+        big.push('\n');
+    }
+    let input = f.path("book.csv");
+    std::fs::write(&input, big).unwrap();
+    let args = |out: &Path, threads: &str| -> Vec<String> {
+        [
+            "book",
+            "-s",
+            f.s(),
+            "-m",
+            f.m(),
+            p(&input),
+            "-o",
+            p(out),
+            "--ignore",
+            "creditability",
+            "--threads",
+            threads,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    // The uninterrupted run.
+    let want = f.path("want.jsonl");
+    let o = Command::new(CFX)
+        .args(args(&want, "2"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    // A run killed once its partial file holds at least one whole chunk.
+    let work = f.path("killed");
+    std::fs::create_dir_all(&work).unwrap();
+    let out = work.join("answers.jsonl");
+    let mut child = Command::new(CFX)
+        .args(args(&out, "1"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let partial_bytes = |dir: &Path| -> u64 {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".cfx-partial"))
+            .map(|e| e.metadata().map(|m| m.len()).unwrap_or(0))
+            .sum()
+    };
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the run ended ({status}) before it could be killed: make the input longer");
+        }
+        if partial_bytes(&work) > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), None, "killed by a signal, not finished");
+    assert!(
+        !out.exists(),
+        "a killed run leaves no finished-looking target"
+    );
+    assert!(partial_bytes(&work) > 0);
+    // Resumed on another thread count: the same bytes, and no partial left.
+    let o = Command::new(CFX)
+        .args(args(&out, "2").into_iter().chain(["--resume".to_string()]))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    assert!(
+        std::fs::read(&out).unwrap() == std::fs::read(&want).unwrap(),
+        "the resumed output differs from the uninterrupted run's"
+    );
+    assert_eq!(
+        partial_bytes(&work),
+        0,
+        "the resumed run removed the partial file"
+    );
+    assert_eq!(stdout(&o), {
+        // The summary line counts every row, kept or explained anew.
+        let u = Command::new(CFX)
+            .args(args(&f.path("again.jsonl"), "1"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        stdout(&u).replace(p(&f.path("again.jsonl")), p(&out))
+    });
+}

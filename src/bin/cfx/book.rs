@@ -64,6 +64,12 @@ pub struct Args {
     /// Group the summary by this column of the input.
     #[arg(long, value_name = "COLUMN", requires = "summary_html")]
     group_by: Option<String>,
+    /// Continue a run that was killed or cancelled: the lines its partial file kept
+    /// beside OUTPUT are checked against the input and the same model, schema and
+    /// settings (a mismatch is refused), and the rest is explained. The result is
+    /// byte-identical to an uninterrupted run; with no partial file it starts afresh.
+    #[arg(long)]
+    resume: bool,
 }
 
 /// Data rows of the input, for the progress bar's length (a record spanning
@@ -104,6 +110,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     config.validate()?;
     let options = PortfolioOptions {
         ignore_columns: a.ignore.clone(),
+        resume: a.resume,
         ..PortfolioOptions::default()
     };
     let bar = if std::io::stderr().is_terminal() {

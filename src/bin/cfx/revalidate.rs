@@ -42,6 +42,11 @@ pub struct Args {
     /// Seconds the solver may take per repair.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     time_limit: f64,
+    /// Continue a re-validation that was killed or cancelled from its partial file beside
+    /// OUTPUT (checked against the ledger, the model and the settings; a mismatch is
+    /// refused). The result is byte-identical to an uninterrupted run.
+    #[arg(long)]
+    resume: bool,
 }
 
 /// The new model: the same arguments as every command's model, named for
@@ -82,7 +87,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
         &a.ledger,
         &a.output,
         &config,
-        &RevalidateOptions::default(),
+        &RevalidateOptions {
+            resume: a.resume,
+            ..RevalidateOptions::default()
+        },
     )?;
     if let Some(h) = &a.report {
         let html = report.to_html(DeploymentReport::DEFAULT_TITLE);

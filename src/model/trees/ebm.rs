@@ -497,6 +497,10 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
             columns,
             categories,
             trees,
+            // No node covers: path-dependent TreeSHAP is unavailable for this
+            // model; notices rank its reasons interventionally against the
+            // bank's reference population.
+            covers: Vec::new(),
             report,
         },
         schema,
