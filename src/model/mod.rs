@@ -10,6 +10,7 @@
 pub mod favourable;
 pub(crate) mod linear;
 mod mlp;
+pub mod onnx;
 pub mod pmml;
 pub mod scorecard;
 pub mod trees;
