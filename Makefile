@@ -25,7 +25,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees peers-pmml test-imports bindings test-bindings-gen test-docs trees-every-applicant \
+  peers-scorecard peers-trees peers-pmml peers-onnx test-imports bindings test-bindings-gen test-docs trees-every-applicant \
   plausibility-targets
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
@@ -81,6 +81,13 @@ peers-trees:
 # test`: the committed files are what the tests read, on every machine.
 peers-pmml:
 	python3 benches/peers/pmml_peers.py
+
+# The ONNX files and onnxruntime's outputs committed under tests/data/onnx, made again in a
+# temporary folder and compared with the committed ones (own venv in benches/peers/.venv-onnx,
+# pinned from PyPI; about 20 s to install on this machine). `python3 benches/peers/onnx_peers.py`
+# rewrites them.
+peers-onnx:
+	python3 benches/peers/onnx_peers.py --check
 
 # The generated binding files are checked first: a stale one fails in a second, before any build.
 test: test-bindings-gen deps peers-scorecard peers-trees
@@ -160,6 +167,7 @@ uninstall:
 test-imports:
 	$(CARGO) build --release --lib
 	python3 benches/peers/import_adversarial.py
+	python3 benches/peers/onnx_peers.py --check
 
 test-install: build
 	bash tests/install/run.sh

@@ -80,6 +80,8 @@ pub mod guide {
     pub struct GradientBoostedModels;
     #[doc = include_str!("../docs/guide/pmml.md")]
     pub struct Pmml;
+    #[doc = include_str!("../docs/guide/onnx.md")]
+    pub struct Onnx;
     #[doc = include_str!("../docs/guide/robustness.md")]
     pub struct Robustness;
     #[doc = include_str!("../docs/guide/plans.md")]

@@ -21,10 +21,19 @@ every row against them on every machine, without Python):
       per case: the file, the import options cfx is given, and either the scores
       file (accepted: exact on every row) or the words cfx's refusal must contain.
 
-Usage:  python3 benches/peers/onnx_peers.py [--out DIR] [--check]
+* counterfactuals.csv (--counterfactuals)
+      cfx's proven-optimal counterfactuals (through the Python binding and
+      target/release/libcfx.so) of the first declined applicants under three
+      accepted models (linear, XGBoost trees, ReLU MLP), each re-scored by
+      onnxruntime: its probability of the model's second class and whether the
+      bank accepts the counterfactual by it (every one must be).
+
+Usage:  python3 benches/peers/onnx_peers.py [--out DIR] [--check] [--counterfactuals]
         --check re-makes every file in a temporary folder and compares the
         scores with the committed ones (the converters and onnxruntime must give
         the same numbers; `make peers-onnx` / `make test-imports`).
+        --counterfactuals (after `cargo build --release --lib`) writes and checks
+        counterfactuals.csv.
 Makes its own pinned environment benches/peers/.venv-onnx (peer_venv.py).
 """
 
@@ -276,13 +285,14 @@ def build(out):
 
 def modes_tree(out, raw, save, helper, TensorProto, np):
     """A TreeEnsembleClassifier of six one-split stumps, one per node mode, with
-    missing_value_tracks_true on some, thresholds on the data's values (ties), and
+    missing_value_tracks_true on some, thresholds on the data's values (ties; = and ≠ on
+    whole-valued features: on a real-valued one cfx refuses them), and
     the same model on a double input with double thresholds (`nodes_values_as_tensor`)
     and leaf weights (`class_weights_as_tensor`), whose comparisons and sums
     onnxruntime makes in double (it refuses double thresholds on a float input)."""
     modes = ["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"]
-    feats = [0, 1, 2, 3, 4, 1]
-    thr = [40.0, 45000.5, 0.7, 1.0, 1.0, 60000.0]
+    feats = [0, 1, 2, 3, 4, 3]
+    thr = [40.0, 45000.5, 0.7, 1.0, 1.0, 0.0]
     tracks = [0, 1, 0, 1, 0, 0]
     attrs = {k: [] for k in ["nodes_treeids", "nodes_nodeids", "nodes_featureids",
                              "nodes_modes", "nodes_values", "nodes_truenodeids",
@@ -331,6 +341,62 @@ def modes_tree(out, raw, save, helper, TensorProto, np):
              {"favourable_class": 1, "special_as_missing": ["income"]})
 
 
+CF_MODELS = ["logistic_onehot", "xgboost", "mlp_relu"]
+CF_PER_MODEL = 10
+
+
+def counterfactuals(out):
+    """Explains the first declined applicants of three accepted models with cfx and re-scores
+    each proven-optimal counterfactual with onnxruntime."""
+    import numpy as np
+    import onnxruntime as ort
+
+    os.environ.setdefault("CFX_LIB", os.path.join(ROOT, "target", "release"))
+    sys.path.insert(0, os.path.join(ROOT, "bindings", "python", "src"))
+    import cfx
+
+    cases = {c["name"]: c for c in json.load(open(os.path.join(out, "cases.json")))}
+    rows = np.loadtxt(os.path.join(out, "rows.csv"), delimiter=",", skiprows=1)
+    lines = ["model,row,outcome,proved_by,age,income,utilization,delinq,housing,ort_p1,"
+             "ort_accepts"]
+    bad = 0
+    with cfx.Schema.from_json(open(os.path.join(out, "schema.json")).read()) as s:
+        for name in CF_MODELS:
+            case = cases[name]
+            opts = case["options"]
+            fav0 = opts.get("favourable_class") == 0
+            sess = ort.InferenceSession(os.path.join(out, case["file"]),
+                                        providers=["CPUExecutionProvider"])
+            done = 0
+            with cfx.Model.from_onnx(s, os.path.join(out, case["file"]), opts) as m:
+                for i, raw in enumerate(rows):
+                    if done == CF_PER_MODEL:
+                        break
+                    if m.predict_raw(s, list(raw)).accepted:
+                        continue
+                    done += 1
+                    r = cfx.explain(s, m, list(raw))
+                    if r.outcome != "optimal":
+                        lines.append(f"{name},{i},{r.outcome},,,,,,,,")
+                        continue
+                    cf = np.array([r.counterfactual(0)])
+                    x = onehot(cf) if "columns" in opts else cf
+                    if "special_as_missing" in opts:
+                        x = nan_missing(x)
+                    p1 = float(p1_of(sess, x)[0])
+                    ok = p1 < 0.5 if fav0 else p1 > 0.5
+                    bad += not ok
+                    vals = ",".join(repr(float(v)) for v in cf[0])
+                    lines.append(f"{name},{i},optimal,{r.proved_by},{vals},{p1!r},{int(ok)}")
+    with open(os.path.join(out, "counterfactuals.csv"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    n_opt = sum(1 for l in lines[1:] if ",optimal," in l)
+    print(f"onnx_peers: {n_opt} proven-optimal counterfactuals, {n_opt - bad} accepted by "
+          f"onnxruntime")
+    if bad:
+        sys.exit(1)
+
+
 def check(out_committed):
     tmp = tempfile.mkdtemp(prefix="cfx-onnx-")
     try:
@@ -357,9 +423,12 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "onnx"))
     p.add_argument("--check", action="store_true")
+    p.add_argument("--counterfactuals", action="store_true")
     args = p.parse_args()
     peer_venv.enter(VENV, PINS, __file__)
-    if args.check:
+    if args.counterfactuals:
+        counterfactuals(args.out)
+    elif args.check:
         check(args.out)
     else:
         build(args.out)

@@ -54,6 +54,7 @@ pub const READERS: &[&str] = &[
     "cfx_model_from_xgboost_file",
     "cfx_model_from_lightgbm_file",
     "cfx_model_from_pmml_file",
+    "cfx_model_from_onnx_file",
 ];
 
 /// The writers this file drives.

@@ -238,3 +238,48 @@ fn columns_are_checked_against_the_input_and_the_schema() {
         .is_ok()
     );
 }
+
+/// The committed counterfactuals (benches/peers/onnx_peers.py
+/// --counterfactuals): cfx's proven-optimal counterfactuals of the first
+/// declined applicants under a linear, a tree-ensemble and a ReLU MLP graph,
+/// each re-scored by onnxruntime (the independent oracle: its probability is
+/// in the file) and accepted by it. cfx finds the same counterfactuals again
+/// (a drift check: the rows were written by cfx) and accepts them.
+#[test]
+fn committed_counterfactuals_are_accepted_by_onnxruntime_and_found_again() {
+    let path = data("counterfactuals.csv");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        panic!("{} is committed", path.display());
+    };
+    let s = schema();
+    let rows = csv("rows.csv");
+    let cases = cases();
+    let mut per_model: std::collections::BTreeMap<String, usize> = Default::default();
+    for line in text.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let (name, row) = (cells[0], cells[1].parse::<usize>().unwrap());
+        assert_eq!(cells[2], "optimal", "{line}");
+        let case = cases.iter().find(|c| c["name"] == name).unwrap();
+        let opts = options(case);
+        let m = from_onnx_file(&data(case["file"].as_str().unwrap()), &s, &opts).unwrap();
+        let cf: Vec<f64> = cells[4..9].iter().map(|v| v.parse().unwrap()).collect();
+        let p1: f64 = cells[9].parse().unwrap();
+        let by_ort = if opts.favourable_class == Some(0) {
+            p1 < 0.5
+        } else {
+            p1 > 0.5
+        };
+        assert!(
+            by_ort && cells[10] == "1",
+            "{line}: onnxruntime declines it"
+        );
+        let ex = crate::coherent::explain(&s, &m, &rows[row], &crate::coherent::Config::default())
+            .unwrap();
+        let got = &ex.counterfactuals[0];
+        assert_eq!(got.raw, cf, "{name} row {row}");
+        assert!(m.accepts(&s.encode(&cf).unwrap()));
+        *per_model.entry(name.to_string()).or_default() += 1;
+    }
+    assert!(per_model.len() >= 2, "{per_model:?}");
+    assert!(per_model.values().all(|&n| n >= 5), "{per_model:?}");
+}

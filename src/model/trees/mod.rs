@@ -551,7 +551,10 @@ impl TreeEnsemble {
                         // The exact search splits a real range into cells
                         // separated by a gap: one point has no cell of its own.
                         return bad(format!(
-                            "node {k}: an equality test (ONNX BRANCH_EQ/BRANCH_NEQ) on the                              real-valued feature '{name}' singles out one value, which cfx's                              exact search cannot isolate; declare the feature integer or with a                              step in the schema if it takes whole values"
+                            "node {k}: an equality test (ONNX BRANCH_EQ/BRANCH_NEQ) on the \
+                             real-valued feature '{name}' singles out one value, which cfx's \
+                             exact search cannot isolate; declare the feature integer or with a \
+                             step in the schema if it takes whole values"
                         ));
                     }
                     _ => {
