@@ -317,9 +317,6 @@ impl<'a> Graph<'a> {
                     let n_in_expected = match prev {
                         Kind::Input if layers.is_empty() && core.is_none() => None,
                         Kind::Act(i) | Kind::Pre(i) if i + 1 == layers.len() => {
-                            if let Kind::Pre(_) = prev {
-                                // Two linear layers in a row: the first has no activation.
-                            }
                             Some(layers[i].n_out)
                         }
                         _ => {
@@ -389,11 +386,6 @@ impl<'a> Graph<'a> {
                             };
                         }
                     }
-                    if let Some(Kind::Pre(i)) = Some(prev) {
-                        if layers[i].act == Act::None {
-                            // Identity activation: kept as a linear layer.
-                        }
-                    }
                     let mut layer = Layer {
                         n_in,
                         n_out,
@@ -419,7 +411,7 @@ impl<'a> Graph<'a> {
                     let other = n
                         .input
                         .iter()
-                        .find(|x| kinds.get(x.as_str()).is_none())
+                        .find(|x| !kinds.contains_key(x.as_str()))
                         .cloned()
                         .unwrap_or_default();
                     let (bd, b) = self.constant(&other)?.ok_or_else(|| {
@@ -491,7 +483,7 @@ impl<'a> Graph<'a> {
                         let other = n
                             .input
                             .iter()
-                            .find(|x| kinds.get(x.as_str()).is_none())
+                            .find(|x| !kinds.contains_key(x.as_str()))
                             .cloned()
                             .unwrap_or_default();
                         let ones = self
