@@ -28,7 +28,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees peers-pmml peers-catboost test-imports bindings test-bindings-gen test-docs trees-every-applicant \
+  peers-scorecard peers-trees peers-pmml peers-catboost peers-onnx test-imports bindings test-bindings-gen test-docs trees-every-applicant \
   plausibility-targets
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
@@ -96,6 +96,13 @@ peers-catboost:
 	$(CARGO) build --release --lib
 	python3 benches/peers/catboost_ebm_peers.py write
 	python3 benches/peers/catboost_ebm_peers.py counterfactuals
+
+# The ONNX files and onnxruntime's outputs committed under tests/data/onnx, made again in a
+# temporary folder and compared with the committed ones (own venv in benches/peers/.venv-onnx,
+# pinned from PyPI; about 20 s to install on this machine). `python3 benches/peers/onnx_peers.py`
+# rewrites them.
+peers-onnx:
+	python3 benches/peers/onnx_peers.py --check
 
 # The generated binding files are checked first: a stale one fails in a second, before any build.
 test: test-bindings-gen deps peers-scorecard peers-trees
@@ -184,6 +191,7 @@ test-imports:
 	$(CARGO) build --release --lib
 	python3 benches/peers/import_adversarial.py
 	python3 benches/peers/catboost_ebm_peers.py check
+	python3 benches/peers/onnx_peers.py --check
 
 test-install: build
 	bash tests/install/run.sh

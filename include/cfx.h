@@ -1808,6 +1808,15 @@ cfx_status cfx_model_fingerprint(const struct cfx_model *model,
 void cfx_model_free(const struct cfx_model *model);
 
 /**
+ * Imports an ONNX file (`CFX_STATUS_IO_ERROR` when it cannot be read). On
+ * success `*out_model` owns a new handle.
+ */
+cfx_status cfx_model_from_onnx_file(const struct cfx_schema *schema,
+                                    const char *path,
+                                    const char *options_json,
+                                    const struct cfx_model **out_model);
+
+/**
  * Fits plausible ranges on training data: `rows` is `n_rows × n_features`
  * raw values, row-major (`rows_len` must equal that product, else
  * `DIMENSION_MISMATCH`), `labels` one 0/1 value per row (1 = accepted; only

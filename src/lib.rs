@@ -87,6 +87,8 @@ pub mod guide {
     pub struct Ebm;
     #[doc = include_str!("../docs/guide/notices.md")]
     pub struct Notices;
+    #[doc = include_str!("../docs/guide/onnx.md")]
+    pub struct Onnx;
     #[doc = include_str!("../docs/guide/robustness.md")]
     pub struct Robustness;
     #[doc = include_str!("../docs/guide/plans.md")]

@@ -46,7 +46,7 @@
 
 use super::program::Program;
 use crate::error::{Error, Result};
-use crate::model::trees::{FeatureInput, LIGHTGBM_ZERO, Node, Test};
+use crate::model::trees::{FeatureInput, LIGHTGBM_ZERO, Node, OnnxMode, Test};
 use crate::model::{Model, TreeEnsemble};
 use crate::schema::{COHERENCE_TOL, Schema};
 use std::collections::BTreeMap;
@@ -62,6 +62,10 @@ enum Breakpoint {
     BelowF32(f64),
     /// Low when `x ≤ t` (LightGBM).
     AtMost(f64),
+    /// Low when `(x as f32) ≤ t`, `t` a float32 (ONNX, float32 input).
+    AtMostF32(f64),
+    /// Low when `x < t` (ONNX, double input).
+    Below(f64),
 }
 
 impl Breakpoint {
@@ -69,6 +73,8 @@ impl Breakpoint {
         match self {
             Breakpoint::BelowF32(t) => ((x as f32) as f64) < t,
             Breakpoint::AtMost(t) => x <= t,
+            Breakpoint::AtMostF32(t) => ((x as f32) as f64) <= t,
+            Breakpoint::Below(t) => x < t,
         }
     }
 
@@ -78,6 +84,8 @@ impl Breakpoint {
         match self {
             Breakpoint::BelowF32(t) => (f32_below(t as f32) as f64, t),
             Breakpoint::AtMost(t) => (t, f64_above(t)),
+            Breakpoint::AtMostF32(t) => (t, -(f32_below(-(t as f32)) as f64)),
+            Breakpoint::Below(t) => (f64_below(t), t),
         }
     }
 }
@@ -118,6 +126,26 @@ fn breakpoints(node: &Node) -> Vec<Breakpoint> {
             Breakpoint::AtMost(f64_below(-LIGHTGBM_ZERO)),
             Breakpoint::AtMost(LIGHTGBM_ZERO),
         ],
+        // ONNX: the true side of ≤/> is the low side of `x ≤ t`, of </≥ that
+        // of `x < t`; = and ≠ hold between the two.
+        Test::OnnxF32(m) => {
+            let t = node.threshold;
+            match m {
+                OnnxMode::Leq | OnnxMode::Gt => vec![Breakpoint::AtMostF32(t)],
+                OnnxMode::Lt | OnnxMode::Gte => vec![Breakpoint::BelowF32(t)],
+                OnnxMode::Eq | OnnxMode::Neq => {
+                    vec![Breakpoint::BelowF32(t), Breakpoint::AtMostF32(t)]
+                }
+            }
+        }
+        Test::OnnxF64(m) => {
+            let t = node.threshold;
+            match m {
+                OnnxMode::Leq | OnnxMode::Gt => vec![Breakpoint::AtMost(t)],
+                OnnxMode::Lt | OnnxMode::Gte => vec![Breakpoint::Below(t)],
+                OnnxMode::Eq | OnnxMode::Neq => vec![Breakpoint::Below(t), Breakpoint::AtMost(t)],
+            }
+        }
         Test::Leaf | Test::Levels(_) => Vec::new(),
     }
 }

@@ -21,6 +21,9 @@ pub struct MlpModel {
     pub network: Network,
     #[serde(default = "half")]
     pub threshold: f64,
+    /// What the import from a model file (ONNX) assumed, one line per fact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub import_report: Vec<String>,
 }
 
 /// How to train an [`MlpModel`]: binary cross-entropy, Adam, mini-batches.
@@ -51,9 +54,19 @@ impl Default for MlpTraining {
 impl MlpModel {
     /// Wraps a network with one output (validated).
     pub fn new(network: Network, threshold: f64) -> Result<MlpModel> {
-        let m = MlpModel { network, threshold };
+        let m = MlpModel {
+            network,
+            threshold,
+            import_report: Vec::new(),
+        };
         m.validate()?;
         Ok(m)
+    }
+
+    /// The same model with the given import report.
+    pub fn with_import_report(mut self, report: Vec<String>) -> MlpModel {
+        self.import_report = report;
+        self
     }
 
     pub(crate) fn validate(&self) -> Result<()> {

@@ -12,6 +12,7 @@ pub(crate) mod linear;
 pub mod load;
 mod mlp;
 pub mod parity;
+pub mod onnx;
 pub mod pmml;
 pub mod scorecard;
 pub mod trees;

@@ -65,6 +65,7 @@ pub const READERS: &[&str] = &[
     "cfx_model_from_pmml_file",
     "cfx_model_from_catboost_json_file",
     "cfx_model_from_ebm_json_file",
+    "cfx_model_from_onnx_file",
 ];
 
 /// The writers this file drives.

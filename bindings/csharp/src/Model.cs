@@ -155,6 +155,19 @@ namespace Cfx
             return ImportTrees(schema, path, "path", optionsJson, Native.cfx_model_from_ebm_json_file);
         }
 
+        /// <summary>
+        /// An ONNX binary classifier (a <c>.onnx</c> file): <c>LinearClassifier</c>, MatMul/Gemm layers
+        /// (a linear model or an MLP) or <c>TreeEnsembleClassifier</c>/<c>Regressor</c>, read exactly as
+        /// onnxruntime evaluates it or refused naming the node (<see cref="Status.FormatError"/>).
+        /// <paramref name="optionsJson"/> declares what the graph does not say: favourable_class
+        /// (required), the input's columns in order (default: the schema's features), optional
+        /// threshold, special_as_missing, category_codes (docs/guide/onnx.md).
+        /// </summary>
+        public static Model FromOnnxFile(Schema schema, string path, string optionsJson = null)
+        {
+            return ImportTrees(schema, path, "path", optionsJson, Native.cfx_model_from_onnx_file);
+        }
+
         private delegate int TreeImporter(SchemaHandle schema, byte[] textOrPath, byte[] optionsJson, out ModelHandle m);
 
         private static Model ImportTrees(Schema schema, string textOrPath, string what, string optionsJson, TreeImporter import)

@@ -94,6 +94,30 @@ impl TreeEnsemble {
                     }
                 }
             }
+            Source::OnnxF32 | Source::OnnxF64 => {
+                // onnxruntime: from zero, tree by tree, then the base value.
+                let f32_sum = self.source == Source::OnnxF32;
+                out.fill(0.0);
+                for &r in &self.roots {
+                    for (s, o) in out.iter_mut().enumerate() {
+                        let v = self
+                            .descend(r as usize, |f| inputs[f * PERTURBED_BLOCK + s])
+                            .value;
+                        *o = if f32_sum {
+                            ((*o as f32) + (v as f32)) as f64
+                        } else {
+                            *o + v
+                        };
+                    }
+                }
+                for o in out.iter_mut() {
+                    *o = if f32_sum {
+                        ((*o as f32) + (self.base_score as f32)) as f64
+                    } else {
+                        *o + self.base_score
+                    };
+                }
+            }
         }
     }
 }

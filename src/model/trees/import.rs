@@ -106,7 +106,7 @@ pub(super) enum Column {
 
 /// A node as a library states it, children local to its tree.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum LibNode {
+pub(crate) enum LibNode {
     Leaf(f64),
     Numeric {
         column: usize,
@@ -131,7 +131,7 @@ pub(super) enum LibNode {
 }
 
 /// A library's model before it meets the schema.
-pub(super) struct LibModel {
+pub(crate) struct LibModel {
     pub source: Source,
     pub base_score: f64,
     pub columns: Vec<String>,
@@ -533,7 +533,7 @@ fn level_codes(
 }
 
 /// Maps a library model onto the schema.
-pub(super) fn build(
+pub(crate) fn build(
     lib: LibModel,
     schema: &Schema,
     options: &ImportOptions,

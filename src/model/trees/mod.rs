@@ -31,6 +31,13 @@
 //!   below the cut: the upper bin when `x ≥ cut`): see `catboost.rs` and
 //!   `ebm.rs`, checked against the libraries' own scores on every committed
 //!   row (tests/data/catboost, tests/data/ebm).
+//! * ONNX `ai.onnx.ml` tree ensembles ([`Test::OnnxF32`], [`Test::OnnxF64`]):
+//!   left (the node's "true" branch) when `x CMP threshold` for the node's
+//!   mode (≤, <, ≥, >, =, ≠), a missing value following `default_left`
+//!   (`missing_value_tracks_true`, or ≠, which NaN satisfies). onnxruntime
+//!   compares in the input tensor's type: a float32 input is the value cast
+//!   to float32 (as a pipeline feeding the tensor casts it) against a float32
+//!   threshold, a double input the value itself.
 //!
 //! # Raw rows and the encoded space
 //! [`TreeEnsemble::margin_raw`] scores a raw row exactly as the library scores
@@ -54,6 +61,7 @@ mod catboost_ebm_tests;
 mod tests;
 
 pub use import::{ColumnTarget, ImportOptions, TreesUsed};
+pub(crate) use import::{LibModel, LibNode, build as build_from_library};
 
 use super::Model;
 use crate::error::{Error, Result};
@@ -138,6 +146,41 @@ pub enum Test {
     AtMostNanMissing,
     /// A categorical feature: level `k` goes left when `level_left[offset + k]`.
     Levels(u32),
+    /// ONNX, float32 input: left when `(x as f32) CMP threshold` (a float32
+    /// threshold); NaN follows `default_left`.
+    OnnxF32(OnnxMode),
+    /// ONNX, double input: left when `x CMP threshold`; NaN follows
+    /// `default_left`.
+    OnnxF64(OnnxMode),
+}
+
+/// The comparison of an ONNX tree node (`nodes_modes`: BRANCH_LEQ, BRANCH_LT,
+/// BRANCH_GTE, BRANCH_GT, BRANCH_EQ, BRANCH_NEQ); the node's "true" branch is
+/// cfx's left child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnnxMode {
+    Leq,
+    Lt,
+    Gte,
+    Gt,
+    Eq,
+    Neq,
+}
+
+impl OnnxMode {
+    /// Whether `x CMP t` (both not NaN).
+    #[inline]
+    pub fn holds(self, x: f64, t: f64) -> bool {
+        match self {
+            OnnxMode::Leq => x <= t,
+            OnnxMode::Lt => x < t,
+            OnnxMode::Gte => x >= t,
+            OnnxMode::Gt => x > t,
+            OnnxMode::Eq => x == t,
+            OnnxMode::Neq => x != t,
+        }
+    }
 }
 
 /// LightGBM's `kZeroThreshold` (a float32 constant).
@@ -211,6 +254,20 @@ impl Node {
                     x <= self.threshold
                 }
             }
+            Test::OnnxF32(m) => {
+                if x.is_nan() {
+                    self.default_left
+                } else {
+                    m.holds((x as f32) as f64, self.threshold)
+                }
+            }
+            Test::OnnxF64(m) => {
+                if x.is_nan() {
+                    self.default_left
+                } else {
+                    m.holds(x, self.threshold)
+                }
+            }
             Test::Leaf | Test::Levels(_) => false,
         }
     }
@@ -228,13 +285,18 @@ pub enum Source {
     /// An Explainable Boosting Machine (interpret's JSON): one tree per term,
     /// float64 comparisons, summed in f64.
     Ebm,
+    /// An ONNX graph with a float32 input (onnxruntime sums in float32).
+    OnnxF32,
+    /// An ONNX graph with a double input (onnxruntime sums in double).
+    OnnxF64,
 }
 
 impl Source {
-    /// Whether the library sums the leaves in float32 (XGBoost's predictor)
-    /// rather than f64 (LightGBM, CatBoost, interpret).
+    /// Whether the library sums the leaves in float32 (XGBoost's predictor,
+    /// onnxruntime on a float32 input) rather than f64 (LightGBM, CatBoost,
+    /// interpret, onnxruntime on a double input).
     pub fn sums_in_f32(self) -> bool {
-        self == Source::Xgboost
+        matches!(self, Source::Xgboost | Source::OnnxF32)
     }
 }
 
@@ -572,6 +634,22 @@ impl TreeEnsemble {
                     (_, FeatureInput::Levels { .. }) => {
                         return bad(format!("node {k}: a numeric test on a categorical feature"));
                     }
+                    (
+                        Test::OnnxF32(OnnxMode::Eq | OnnxMode::Neq)
+                        | Test::OnnxF64(OnnxMode::Eq | OnnxMode::Neq),
+                        FeatureInput::Value {
+                            name, grid: None, ..
+                        },
+                    ) => {
+                        // The exact search splits a real range into cells
+                        // separated by a gap: one point has no cell of its own.
+                        return bad(format!(
+                            "node {k}: an equality test (ONNX BRANCH_EQ/BRANCH_NEQ) on the \
+                             real-valued feature '{name}' singles out one value, which cfx's \
+                             exact search cannot isolate; declare the feature integer or with a \
+                             step in the schema if it takes whole values"
+                        ));
+                    }
                     _ => {
                         // JSON holds finite numbers only: an infinite
                         // threshold would be written as null.
@@ -650,7 +728,8 @@ impl TreeEnsemble {
     /// The base score plus the leaves, summed as the library sums them:
     /// XGBoost in float32, tree by tree from the base margin (its predictor's
     /// accumulator is a float; summing in f64 differs by up to 1.6e-6 on HELOC),
-    /// LightGBM in f64.
+    /// LightGBM in f64; onnxruntime tree by tree from zero, then the base
+    /// value, in float32 for a float32 input and in double for a double one.
     #[inline]
     fn sum_leaves(&self, leaf: impl Fn(usize) -> f64) -> f64 {
         self.sum_tree_values(self.roots.iter().map(|&r| leaf(r as usize)))
@@ -674,6 +753,20 @@ impl TreeEnsemble {
                     sum += v;
                 }
                 sum
+            }
+            Source::OnnxF32 => {
+                let mut sum = 0.0f32;
+                for v in values {
+                    sum += v as f32;
+                }
+                (sum + self.base_score as f32) as f64
+            }
+            Source::OnnxF64 => {
+                let mut sum = 0.0;
+                for v in values {
+                    sum += v;
+                }
+                sum + self.base_score
             }
         }
     }

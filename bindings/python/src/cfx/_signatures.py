@@ -99,6 +99,7 @@ SIGNATURES = {
     'cfx_model_probability_batch': (c_int32, [c_void_p, POINTER(c_double), c_size_t, POINTER(c_double), c_size_t, POINTER(c_size_t)], False),
     'cfx_model_fingerprint': (c_int32, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)], False),
     'cfx_model_free': (None, [c_void_p], False),
+    'cfx_model_from_onnx_file': (c_int32, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p)], False),
     'cfx_plausibility_fit': (c_int32, [c_void_p, POINTER(c_double), c_size_t, c_size_t, POINTER(c_double), c_size_t, POINTER(c_void_p)], False),
     'cfx_plausibility_assess': (c_int32, [c_void_p, POINTER(c_double), c_size_t, POINTER(c_double), c_size_t, POINTER(c_int32), POINTER(c_double), c_size_t, POINTER(c_size_t)], False),
     'cfx_plausibility_advise_waits': (c_int32, [c_void_p, POINTER(c_void_p)], False),

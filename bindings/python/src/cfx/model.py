@@ -376,6 +376,24 @@ class Model(Handle):
             )
         )
 
+    @classmethod
+    def from_onnx(cls, schema, path, options=None):
+        """An ONNX binary classifier (a ``.onnx`` file): ``LinearClassifier``, MatMul/Gemm layers
+        (a linear model or an MLP) or ``TreeEnsembleClassifier``/``Regressor``, read exactly as
+        onnxruntime evaluates it or refused naming the node. `options` (dict or JSON) declares
+        what the graph does not say: `favourable_class` (required), the input's `columns` in order
+        (default: the schema's features), optional `threshold`, `special_as_missing`,
+        `category_codes` (docs/guide/onnx.md). What the import assumed is in
+        `Model.import_report`."""
+        return cls(
+            n.new_handle(
+                "cfx_model_from_onnx_file",
+                n.ptr_of(schema, "Schema"),
+                cstr(os.fspath(path)),
+                _options(options),
+            )
+        )
+
     # Reading -----------------------------------------------------------------
 
     def to_json(self):

@@ -96,6 +96,10 @@ cfx_read_ebm <- function(schema, file, options = NULL) {
   .cx(C_cfx_model_from_ebm_json_file, schema, .tree_file(file), .tree_options(options))
 }
 
+cfx_read_onnx <- function(schema, file, options = NULL) {
+  .cx(C_cfx_model_from_onnx_file, schema, .tree_file(file), .tree_options(options))
+}
+
 .tree_file <- function(file) {
   if (!is.character(file) || length(file) != 1L || is.na(file))
     stop("cfx: 'file' must be a single path", call. = FALSE)
@@ -111,6 +115,8 @@ cfx_read_ebm <- function(schema, file, options = NULL) {
   if (length(options) == 0L) return("{}")
   if (!is.null(options$special_as_missing))
     options$special_as_missing <- I(as.character(options$special_as_missing))
+  if (!is.null(options$columns))
+    options$columns <- I(as.character(options$columns))
   enc2utf8(as.character(jsonlite::toJSON(options, auto_unbox = TRUE, digits = NA)))
 }
 

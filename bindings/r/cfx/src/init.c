@@ -103,6 +103,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_cfx_model_probability_batch", (DL_FUNC)&C_cfx_model_probability_batch, 3},
     {"C_cfx_model_fingerprint", (DL_FUNC)&C_cfx_model_fingerprint, 1},
     {"C_cfx_model_free", (DL_FUNC)&C_cfx_model_free, 1},
+    {"C_cfx_model_from_onnx_file", (DL_FUNC)&C_cfx_model_from_onnx_file, 3},
     {"C_cfx_plausibility_fit", (DL_FUNC)&C_cfx_plausibility_fit, 4},
     {"C_cfx_plausibility_assess", (DL_FUNC)&C_cfx_plausibility_assess, 3},
     {"C_cfx_plausibility_advise_waits", (DL_FUNC)&C_cfx_plausibility_advise_waits, 1},

@@ -128,6 +128,7 @@ SEXP C_cfx_model_predict_raw(SEXP model, SEXP schema, SEXP raw);
 SEXP C_cfx_model_probability_batch(SEXP model, SEXP x, SEXP n_rows);
 SEXP C_cfx_model_fingerprint(SEXP model);
 SEXP C_cfx_model_free(SEXP model);
+SEXP C_cfx_model_from_onnx_file(SEXP schema, SEXP path, SEXP options_json);
 SEXP C_cfx_plausibility_fit(SEXP schema, SEXP rows, SEXP n_rows, SEXP labels);
 SEXP C_cfx_plausibility_assess(SEXP plausibility, SEXP factual, SEXP advice);
 SEXP C_cfx_plausibility_advise_waits(SEXP plausibility);

@@ -1541,6 +1541,29 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_modelFree(JNIEnv *env, jclas
     cfx_model_free(HANDLE(const struct cfx_model *, j_model));
 }
 
+/* cfx_model_from_onnx_file */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromOnnxFile(JNIEnv *env, jclass cls, jlong j_schema, jbyteArray j_path, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    const struct cfx_model * r_out_model = NULL;
+    char *s_path = NULL;
+    char *s_options_json = NULL;
+    s_path = cstr_in(env, j_path, &fail_);
+    if (fail_) goto done;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_model_from_onnx_file(HANDLE(const struct cfx_schema *, j_schema), s_path, s_options_json, &r_out_model);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_model);
+    done:
+    free(s_path);
+    free(s_options_json);
+    return result_;
+}
+
 /* cfx_plausibility_fit */
 JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_plausibilityFit(JNIEnv *env, jclass cls, jlong j_schema, jdoubleArray j_rows, jlong j_n_rows, jdoubleArray j_labels) {
     (void)env;

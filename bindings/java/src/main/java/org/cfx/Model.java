@@ -133,6 +133,18 @@ public final class Model extends NativeResource {
         return importTrees(schema, path, "path", optionsJson, NativeGenerated::modelFromEbmJsonFile);
     }
 
+    /**
+     * An ONNX binary classifier ({@code .onnx} file): {@code LinearClassifier}, MatMul/Gemm layers
+     * (a linear model or an MLP) or {@code TreeEnsembleClassifier}/{@code Regressor}, read exactly
+     * as onnxruntime evaluates it or refused naming the node ({@link Status#FORMAT_ERROR}). {@code
+     * optionsJson} declares what the graph does not say: {@code favourable_class} (required), the
+     * input's {@code columns} in order (default: the schema's features), optional {@code
+     * threshold}, {@code special_as_missing}, {@code category_codes} (docs/guide/onnx.md).
+     */
+    public static Model fromOnnxFile(Schema schema, String path, String optionsJson) {
+        return importTrees(schema, path, "path", optionsJson, NativeGenerated::modelFromOnnxFile);
+    }
+
     /** One of the model-file importers of the shim (trees, PMML): the same signature. */
     private interface TreeImporter {
         long call(long schema, byte[] textOrPath, byte[] options);

@@ -704,6 +704,12 @@ final class NativeGenerated {
     static native void modelFree(long model);
 
     /**
+     * {@code cfx_model_from_onnx_file}: Imports an ONNX file ({@code CFX_STATUS_IO_ERROR} when it
+     * cannot be read). On success {@code *out_model} owns a new handle.
+     */
+    static native long modelFromOnnxFile(long schema, byte[] path, byte[] optionsJson);
+
+    /**
      * {@code cfx_plausibility_fit}: Fits plausible ranges on training data: {@code rows} is {@code
      * n_rows × n_features} raw values, row-major ({@code rows_len} must equal that product, else
      * {@code DIMENSION_MISMATCH}), {@code labels} one 0/1 value per row (1 = accepted; only those rows

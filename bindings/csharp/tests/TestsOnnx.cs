@@ -1,0 +1,51 @@
+// Tests of the ONNX importer (cfx_model_from_onnx_file) on the committed scikit-learn gradient
+// boosting of tests/data/onnx: every row gets onnxruntime's probability to float32 precision
+// (sklearn_gb_scores.csv, written by benches/peers/onnx_peers.py); an undeclared favourable class
+// and a truncated file are format errors.
+using System;
+using System.IO;
+using System.Linq;
+using Cfx;
+
+public static partial class Tests
+{
+    static string OnnxData(string name) { return Path.Combine(Root, "tests/data/onnx", name); }
+
+    public static void T_an_onnx_tree_ensemble_scores_every_row_as_onnxruntime()
+    {
+        const string opts = "{\"favourable_class\": 1}";
+        var inv = System.Globalization.CultureInfo.InvariantCulture;
+        var rows = File.ReadAllLines(OnnxData("rows.csv")).Skip(1)
+            .Select(l => l.Split(',').Select(v => double.Parse(v, inv)).ToArray())
+            .ToArray();
+        var want = File.ReadAllLines(OnnxData("sklearn_gb_scores.csv")).Skip(1)
+            .Select(l => double.Parse(l.Split(',')[1], inv))
+            .ToArray();
+        A.Eq(400, rows.Length, "rows");
+        string path = OnnxData("sklearn_gb.onnx");
+        using (var s = Schema.FromJson(File.ReadAllText(OnnxData("schema.json"))))
+        using (var m = Model.FromOnnxFile(s, path, opts))
+        {
+            A.Eq(ModelKind.Trees, m.Kind, "kind");
+            for (int i = 0; i < rows.Length; i++)
+            {
+                var p = m.PredictRaw(s, rows[i]);
+                A.Near(want[i], p.Probability, 1e-6, "probability of row " + i);
+                A.Eq(want[i] > 0.5, p.Accepted, "decision of row " + i);
+            }
+            var e = A.Status(Status.FormatError, () => Model.FromOnnxFile(s, path), "undeclared class");
+            A.True(e.NativeMessage.Contains("favourable_class"), "names the option: " + e.NativeMessage);
+            string cut = Path.Combine(Path.GetTempPath(), "cfx-onnx-cut-" + Guid.NewGuid() + ".onnx");
+            File.WriteAllBytes(cut, File.ReadAllBytes(path).Take(500).ToArray());
+            try
+            {
+                e = A.Status(Status.FormatError, () => Model.FromOnnxFile(s, cut, opts), "truncated");
+                A.True(e.NativeMessage.Contains("protobuf"), "names protobuf: " + e.NativeMessage);
+            }
+            finally
+            {
+                File.Delete(cut);
+            }
+        }
+    }
+}

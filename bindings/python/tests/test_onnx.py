@@ -1,0 +1,41 @@
+"""The ONNX importer (cfx_model_from_onnx_file) on the committed scikit-learn gradient boosting of
+tests/data/onnx: every row gets onnxruntime's probability to float32 precision
+(sklearn_gb_scores.csv, written by benches/peers/onnx_peers.py); an undeclared favourable class and
+a truncated file are format errors."""
+
+import csv
+import os
+
+import pytest
+
+import cfx
+from conftest import ROOT
+
+DATA = os.path.join(ROOT, "tests", "data", "onnx")
+
+
+def test_an_onnx_tree_ensemble_scores_every_row_as_onnxruntime(tmp_path):
+    with open(os.path.join(DATA, "rows.csv")) as f:
+        rows = [[float(v) for v in r] for r in list(csv.reader(f))[1:]]
+    with open(os.path.join(DATA, "sklearn_gb_scores.csv")) as f:
+        want = [float(r[1]) for r in list(csv.reader(f))[1:]]
+    assert len(rows) == len(want) == 400
+    path = os.path.join(DATA, "sklearn_gb.onnx")
+    with open(os.path.join(DATA, "schema.json")) as f:
+        schema_json = f.read()
+    with cfx.Schema.from_json(schema_json) as s, \
+            cfx.Model.from_onnx(s, path, {"favourable_class": 1}) as m:
+        assert any("TreeEnsembleClassifier" in line for line in m.import_report)
+        for raw, w in zip(rows, want):
+            p = m.predict_raw(s, raw)
+            assert abs(p.probability - w) < 1e-6
+            assert p.accepted == (w > 0.5)
+        with pytest.raises(cfx.CfxError) as e:
+            cfx.Model.from_onnx(s, path)
+        assert e.value.status_name == "CFX_STATUS_FORMAT_ERROR"
+        assert "favourable_class" in e.value.message
+        cut = tmp_path / "cut.onnx"
+        cut.write_bytes(open(path, "rb").read()[:500])
+        with pytest.raises(cfx.CfxError) as e:
+            cfx.Model.from_onnx(s, cut, {"favourable_class": 1})
+        assert "protobuf" in e.value.message
