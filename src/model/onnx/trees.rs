@@ -355,6 +355,10 @@ pub fn read(
         columns: cols.names.clone(),
         categories: vec![None; cols.names.len()],
         trees,
+        // ONNX tree ensembles carry no node covers (`nodes_hitrates` is
+        // optional and skl2onnx leaves it at 1): path-dependent TreeSHAP is
+        // unavailable, interventional reasons are not.
+        covers: Vec::new(),
         report,
     };
     let mut io = cols.import_options(schema, opts);
