@@ -316,6 +316,18 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern void cfx_model_free(IntPtr model);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_notice_explain(SchemaHandle schema, ModelHandle model, DatasetHandle reference,
+            ConfigHandle config, [In] double[] row, UIntPtr rowLen, [In] byte[] optionsJson,
+            out NoticeHandle outNotice);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_notice_to_json(NoticeHandle notice, [Out] byte[] buf, UIntPtr cap,
+            out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_notice_to_html(NoticeHandle notice, [Out] byte[] buf, UIntPtr cap,
+            out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern void cfx_notice_free(IntPtr notice);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_plausibility_fit(SchemaHandle schema, [In] double[] rows, UIntPtr rowsLen,
             UIntPtr nRows, [In] double[] labels, UIntPtr labelsLen, out PlausibilityHandle outPlausibility);
         [DllImport(Lib, CallingConvention = CC)]
