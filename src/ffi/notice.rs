@@ -221,3 +221,188 @@ pub unsafe extern "C" fn cfx_notice_to_html(
 pub unsafe extern "C" fn cfx_notice_free(notice: *const cfx_notice) {
     ffi_boundary! { arc_free(notice) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::data::{cfx_dataset_free, cfx_dataset_load_german, cfx_dataset_schema};
+    use crate::ffi::error::{cfx_last_error_length, cfx_last_error_message};
+    use crate::ffi::model::{cfx_model_fit_linear, cfx_model_free};
+    use crate::ffi::schema::cfx_schema_free;
+    use crate::model::Model;
+    use std::ffi::{CStr, CString};
+    use std::ptr::{null, null_mut};
+
+    fn text(f: impl Fn(*mut c_char, usize, *mut usize) -> cfx_status) -> String {
+        let mut need = 0;
+        assert_eq!(f(null_mut(), 0, &mut need), cfx_status::BufferTooSmall);
+        let mut buf = vec![0 as c_char; need];
+        assert_eq!(f(buf.as_mut_ptr(), need, &mut need), cfx_status::Ok);
+        unsafe { CStr::from_ptr(buf.as_ptr()) }
+            .to_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn last_error() -> String {
+        let n = cfx_last_error_length();
+        let mut buf = vec![0 as c_char; n.max(1)];
+        unsafe {
+            assert_eq!(
+                cfx_last_error_message(buf.as_mut_ptr(), n.max(1)),
+                cfx_status::Ok
+            );
+            CStr::from_ptr(buf.as_ptr()).to_str().unwrap().to_string()
+        }
+    }
+
+    /// The C notice is the core's notice (the oracle: `cfx::notice::notice`
+    /// called directly on the same objects), in the result envelope; its
+    /// page is the core's page; bad input is a status and a message, and
+    /// the out-parameter is left alone.
+    #[test]
+    fn the_c_notice_is_the_cores_and_bad_input_is_refused() {
+        unsafe {
+            let (mut d, mut s, mut m) = (null(), null(), null());
+            assert_eq!(cfx_dataset_load_german(null(), &mut d), cfx_status::Ok);
+            assert_eq!(cfx_dataset_schema(d, &mut s), cfx_status::Ok);
+            assert_eq!(cfx_model_fit_linear(d, 1.0, &mut m), cfx_status::Ok);
+            let (data, schema, model) = (
+                arc_ref(d, "d").unwrap(),
+                arc_ref(s, "s").unwrap(),
+                arc_ref(m, "m").unwrap(),
+            );
+            let accepted = |r: &[f64]| model.accepts(&schema.encode(r).unwrap());
+            let declined = data.rows.iter().find(|r| !accepted(r)).unwrap().clone();
+            let ok = data.rows.iter().find(|r| accepted(r)).unwrap().clone();
+            let table_path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/examples/data/reasons/german_reasons.csv"
+            );
+            let opts = CString::new(format!(
+                r#"{{"max_reasons": 3, "reference": {{"kind": "at_cutoff", "band": 1.0}},
+                    "reason_table_path": "{table_path}", "necessity": false}}"#
+            ))
+            .unwrap();
+            let mut n = null();
+            let st = cfx_notice_explain(
+                s,
+                m,
+                d,
+                null(),
+                declined.as_ptr(),
+                declined.len(),
+                opts.as_ptr(),
+                &mut n,
+            );
+            assert_eq!(st, cfx_status::Ok, "{}", last_error());
+
+            let table =
+                ReasonTable::from_csv(&std::fs::read_to_string(table_path).unwrap(), schema)
+                    .unwrap();
+            let reference =
+                Reference::new(model, data, ReferenceKind::AtCutoff { band: 1.0 }).unwrap();
+            let mut o = NoticeOptions {
+                skip_necessity: true,
+                ..Default::default()
+            };
+            o.reasons.max_reasons = 3;
+            let core =
+                notice::notice(model, schema, &declined, &reference, Some(&table), &o).unwrap();
+            assert!(!core.reasons.reasons.is_empty() && core.reasons.reasons.len() <= 3);
+
+            let json = text(|b, c, l| cfx_notice_to_json(n, b, c, l));
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(v["kind"], "notice");
+            assert_eq!(v["result"], serde_json::to_value(&core).unwrap());
+            assert!(
+                v["inputs"]["reference"].is_string() && v["inputs"]["reason_table"].is_string()
+            );
+            let html = text(|b, c, l| cfx_notice_to_html(n, b, c, l));
+            assert_eq!(html, notice::to_html(&core));
+            assert!(!html.contains("<script"));
+
+            // Refusals: each a status with a message, `out` untouched.
+            let sentinel = std::ptr::dangling::<cfx_notice>();
+            let cases: Vec<(&[f64], Option<&str>, cfx_status, &str)> = vec![
+                (&ok, None, cfx_status::InvalidArgument, "accepts"),
+                (
+                    &declined,
+                    Some(r#"{"max_reason": 3}"#),
+                    cfx_status::FormatError,
+                    "max_reason",
+                ),
+                (
+                    &declined,
+                    Some("not json"),
+                    cfx_status::FormatError,
+                    "notice options",
+                ),
+                (
+                    &declined,
+                    Some(r#"{"reason_table_path": "x.csv", "reason_table": {}}"#),
+                    cfx_status::InvalidArgument,
+                    "not both",
+                ),
+                (
+                    &declined,
+                    Some(r#"{"reason_table_path": "/nonexistent/reasons.csv"}"#),
+                    cfx_status::IoError,
+                    "reasons.csv",
+                ),
+                (
+                    &declined,
+                    Some(r#"{"max_reasons": 0}"#),
+                    cfx_status::InvalidArgument,
+                    "max_reasons",
+                ),
+                (&declined[..3], None, cfx_status::DimensionMismatch, ""),
+            ];
+            for (row, options, status, needle) in cases {
+                let o = options.map(|t| CString::new(t).unwrap());
+                let mut out = sentinel;
+                let st = cfx_notice_explain(
+                    s,
+                    m,
+                    d,
+                    null(),
+                    row.as_ptr(),
+                    row.len(),
+                    o.as_ref().map_or(null(), |c| c.as_ptr()),
+                    &mut out,
+                );
+                assert_eq!(st, status, "{options:?}: {}", last_error());
+                assert!(
+                    last_error().contains(needle),
+                    "{options:?}: {}",
+                    last_error()
+                );
+                assert_eq!(out, sentinel);
+            }
+            let mut out = sentinel;
+            let st = cfx_notice_explain(
+                s,
+                m,
+                null(),
+                null(),
+                declined.as_ptr(),
+                declined.len(),
+                null(),
+                &mut out,
+            );
+            assert_eq!(st, cfx_status::NullArgument);
+            assert!(last_error().contains("reference"));
+            assert_eq!(out, sentinel);
+            assert_eq!(
+                cfx_notice_to_json(null(), null_mut(), 0, &mut 0),
+                cfx_status::NullArgument
+            );
+
+            cfx_notice_free(n);
+            cfx_notice_free(null());
+            cfx_model_free(m);
+            cfx_schema_free(s);
+            cfx_dataset_free(d);
+        }
+    }
+}
