@@ -730,6 +730,13 @@ typedef struct cfx_model cfx_model;
 typedef struct cfx_noise cfx_noise;
 
 /**
+ * One declined applicant's notice. Thread-safe: may be read from many
+ * threads at once and freed from any thread, exactly once, with
+ * `cfx_notice_free`.
+ */
+typedef struct cfx_notice cfx_notice;
+
+/**
  * A policy's plan for one applicant. Thread-safe: may be used from many
  * threads at once and freed from any thread, exactly once, with `cfx_plan_free`.
  */
@@ -1806,6 +1813,76 @@ cfx_status cfx_model_fingerprint(const struct cfx_model *model,
  * exactly once per handle.
  */
 void cfx_model_free(const struct cfx_model *model);
+
+/**
+ * The adverse-action notice of a declined applicant (`row`: one raw value
+ * per feature; categorical = level index): at most `max_reasons` principal
+ * reasons ranked against a reference population drawn from `reference` (a
+ * dataset under `schema`), each with the bank's code and statement when a
+ * reason table is given, and the exact engine's cheapest change with each
+ * reason marked — whether the advice acts on it, whether it is immutable or
+ * time-driven under the schema's preset, and whether every cheapest change
+ * must touch it (proven by re-solving with the feature frozen). The method
+ * of the ranking depends on the model kind and is named in the notice.
+ * `config` may be NULL (the defaults of `cfx_coherent_explain`).
+ * `options_json` may be NULL (defaults) or a JSON object with the optional
+ * keys `max_reasons` (default 4), `reference` (`{"kind": "all_applicants"}`,
+ * the default, or `{"kind": "at_cutoff", "band": b}`: the accepted rows
+ * scoring at most `b` above the cut-off, in log-odds or points),
+ * `reason_table_path` (a reason table file, CSV `feature,direction,code,statement`
+ * or JSON) or `reason_table` (the JSON table inline), `necessity` (default
+ * true; false skips the proofs), `tree_shap` (`"interventional"`, the
+ * default, or `"path_dependent"`), `scorecard_baseline` (`{"kind": "model"}`,
+ * the default, `"reference_mean"`, `"max"`, `"min"`, or `"given"` with
+ * `baselines`) and `mlp_max_features` (default 20, at most 24).
+ * `*out_notice` is owned by the caller. Errors: `NULL_ARGUMENT`;
+ * `FORMAT_ERROR` (bad options JSON, unknown keys, a bad reason table);
+ * `INVALID_ARGUMENT` (an accepted applicant, a reference selection with no
+ * rows, a reference dataset under another schema, an MLP with too many
+ * features, bad options or configuration); `DIMENSION_MISMATCH`;
+ * `INCOHERENT`; `IO_ERROR` (an unreadable table file). A model the exact
+ * engine does not take still gets its reasons: the notice then carries
+ * `advice_error` instead of advice. Thread-safe (the inputs are only read).
+ */
+cfx_status cfx_notice_explain(const struct cfx_schema *schema,
+                              const struct cfx_model *model,
+                              const struct cfx_dataset *reference,
+                              const struct cfx_config *config,
+                              const double *row,
+                              size_t row_len,
+                              const char *options_json,
+                              const struct cfx_notice **out_notice);
+
+/**
+ * The notice as versioned JSON (kind `"notice"`; string buffer protocol):
+ * `result` is the notice itself (`format_version`, `id`, `reasons` with the
+ * method, the reference and each reason's code, statement and contribution,
+ * `marks`, `advice`, `necessary_features`, `first_reason_note`), `inputs`
+ * fingerprints the schema, model, reference population and reason table.
+ * Thread-safe.
+ */
+cfx_status cfx_notice_to_json(const struct cfx_notice *notice,
+                              char *buf,
+                              size_t cap,
+                              size_t *out_len);
+
+/**
+ * The notice as a printable, self-contained HTML page (string buffer
+ * protocol): no script and no external resource; the reasons with their
+ * codes, statements and the applicant's values, an inline SVG bar chart of
+ * how much each lowered the score, the note about the first reason when no
+ * advice acts on it, the advice in plain language and how the reasons were
+ * ranked. Thread-safe.
+ */
+cfx_status cfx_notice_to_html(const struct cfx_notice *notice,
+                              char *buf,
+                              size_t cap,
+                              size_t *out_len);
+
+/**
+ * Releases a notice. NULL is a no-op. Any thread, once.
+ */
+void cfx_notice_free(const struct cfx_notice *notice);
 
 /**
  * Imports an ONNX file (`CFX_STATUS_IO_ERROR` when it cannot be read). On

@@ -106,6 +106,7 @@ pub mod error;
 pub mod export;
 pub mod handle;
 pub mod model;
+pub mod notice;
 pub mod onnx;
 pub mod plausibility;
 pub mod pmml;

@@ -114,6 +114,17 @@ namespace Cfx
     }
 
     /// <summary>
+    /// cfx_notice: One declined applicant's notice. Thread-safe: may be read from many
+    /// threads at once and freed from any thread, exactly once, with
+    /// `cfx_notice_free`.
+    /// </summary>
+    internal sealed class NoticeHandle : CfxHandle
+    {
+        public NoticeHandle() { }
+        protected override void Free(IntPtr h) { Native.cfx_notice_free(h); }
+    }
+
+    /// <summary>
     /// cfx_plan: A policy's plan for one applicant. Thread-safe: may be used from many
     /// threads at once and freed from any thread, exactly once, with `cfx_plan_free`.
     /// </summary>

@@ -318,6 +318,18 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern void cfx_model_free(IntPtr model);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_notice_explain(SchemaHandle schema, ModelHandle model, DatasetHandle reference,
+            ConfigHandle config, [In] double[] row, UIntPtr rowLen, [In] byte[] optionsJson,
+            out NoticeHandle outNotice);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_notice_to_json(NoticeHandle notice, [Out] byte[] buf, UIntPtr cap,
+            out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_notice_to_html(NoticeHandle notice, [Out] byte[] buf, UIntPtr cap,
+            out UIntPtr outLen);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern void cfx_notice_free(IntPtr notice);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_model_from_onnx_file(SchemaHandle schema, [In] byte[] path,
             [In] byte[] optionsJson, out ModelHandle outModel);
         [DllImport(Lib, CallingConvention = CC)]

@@ -29,6 +29,7 @@ from .config import Config
 from .copa import CopaResult, Uncertainty
 from .data import Dataset, load_german, load_heloc, load_taiwan
 from .model import Model, Prediction
+from .notices import Notice, notice
 from .plausibility import Assessment, Plausibility
 from .robust import Estimator, Noise, RobustResult, Workspace
 from .schema import Schema, SchemaBuilder
@@ -76,6 +77,7 @@ __all__ = [
     "LIB_PATH",
     "Model",
     "Noise",
+    "Notice",
     "Plausibility",
     "Plan",
     "Policy",
@@ -102,6 +104,7 @@ __all__ = [
     "load_german",
     "load_heloc",
     "load_taiwan",
+    "notice",
     "revalidate",
     "robust",
     "sequential",

@@ -17,17 +17,18 @@ enum cfxr_kind {
     CFXR_K_ESTIMATOR = 7,
     CFXR_K_MODEL = 8,
     CFXR_K_NOISE = 9,
-    CFXR_K_PLAN = 10,
-    CFXR_K_PLAUSIBILITY = 11,
-    CFXR_K_POLICY = 12,
-    CFXR_K_PORTFOLIO_SUMMARY = 13,
-    CFXR_K_ROBUST_RESULT = 14,
-    CFXR_K_SCHEMA = 15,
-    CFXR_K_SCHEMA_BUILDER = 16,
-    CFXR_K_SCORECARD_IMPORT = 17,
-    CFXR_K_UNCERTAINTY = 18,
-    CFXR_K_WAITING_ADVICE = 19,
-    CFXR_K_WORKSPACE = 20,
+    CFXR_K_NOTICE = 10,
+    CFXR_K_PLAN = 11,
+    CFXR_K_PLAUSIBILITY = 12,
+    CFXR_K_POLICY = 13,
+    CFXR_K_PORTFOLIO_SUMMARY = 14,
+    CFXR_K_ROBUST_RESULT = 15,
+    CFXR_K_SCHEMA = 16,
+    CFXR_K_SCHEMA_BUILDER = 17,
+    CFXR_K_SCORECARD_IMPORT = 18,
+    CFXR_K_UNCERTAINTY = 19,
+    CFXR_K_WAITING_ADVICE = 20,
+    CFXR_K_WORKSPACE = 21,
     CFXR_K_COUNT
 };
 extern const char *const cfxr_kind_tag[CFXR_K_COUNT];
@@ -128,6 +129,10 @@ SEXP C_cfx_model_predict_raw(SEXP model, SEXP schema, SEXP raw);
 SEXP C_cfx_model_probability_batch(SEXP model, SEXP x, SEXP n_rows);
 SEXP C_cfx_model_fingerprint(SEXP model);
 SEXP C_cfx_model_free(SEXP model);
+SEXP C_cfx_notice_explain(SEXP schema, SEXP model, SEXP reference, SEXP config, SEXP row, SEXP options_json);
+SEXP C_cfx_notice_to_json(SEXP notice);
+SEXP C_cfx_notice_to_html(SEXP notice);
+SEXP C_cfx_notice_free(SEXP notice);
 SEXP C_cfx_model_from_onnx_file(SEXP schema, SEXP path, SEXP options_json);
 SEXP C_cfx_plausibility_fit(SEXP schema, SEXP rows, SEXP n_rows, SEXP labels);
 SEXP C_cfx_plausibility_assess(SEXP plausibility, SEXP factual, SEXP advice);

@@ -23,6 +23,7 @@ const char *const cfxr_kind_tag[CFXR_K_COUNT] = {
     "cfx_estimator",
     "cfx_model",
     "cfx_noise",
+    "cfx_notice",
     "cfx_plan",
     "cfx_plausibility",
     "cfx_policy",
@@ -49,6 +50,7 @@ void cfxr_release_kind(int k, void *addr)
     case CFXR_K_ESTIMATOR: cfx_estimator_free((const struct cfx_estimator *)addr); break;
     case CFXR_K_MODEL: cfx_model_free((const struct cfx_model *)addr); break;
     case CFXR_K_NOISE: cfx_noise_free((const struct cfx_noise *)addr); break;
+    case CFXR_K_NOTICE: cfx_notice_free((const struct cfx_notice *)addr); break;
     case CFXR_K_PLAN: cfx_plan_free((const struct cfx_plan *)addr); break;
     case CFXR_K_PLAUSIBILITY: cfx_plausibility_free((const struct cfx_plausibility *)addr); break;
     case CFXR_K_POLICY: cfx_policy_free((const struct cfx_policy *)addr); break;
@@ -1313,6 +1315,71 @@ SEXP C_cfx_model_fingerprint(SEXP a_model)
 SEXP C_cfx_model_free(SEXP a_model)
 {
     return cfxr_free_kind(a_model, CFXR_K_MODEL);
+}
+
+/* cfx_notice_explain */
+SEXP C_cfx_notice_explain(SEXP a_schema, SEXP a_model, SEXP a_reference, SEXP a_config, SEXP a_row, SEXP a_options_json)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    const struct cfx_model *v_model = (const struct cfx_model *)cfxr_handle(a_model, CFXR_K_MODEL, "model", 0);
+    const struct cfx_dataset *v_reference = (const struct cfx_dataset *)cfxr_handle(a_reference, CFXR_K_DATASET, "reference", 1);
+    const struct cfx_config *v_config = (const struct cfx_config *)cfxr_handle(a_config, CFXR_K_CONFIG, "config", 1);
+    size_t n_row = 0;
+    const double *v_row = cfxr_doubles(a_row, "row", &n_row);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 1);
+    SEXP h_out_notice = cfxr_new_handle(CFXR_K_NOTICE, a_schema); /* PROTECTed */
+    const struct cfx_notice * o_out_notice = NULL;
+    cfxr_check(cfx_notice_explain(v_schema, v_model, v_reference, v_config, v_row, n_row, v_options_json, &o_out_notice));
+    R_SetExternalPtrAddr(h_out_notice, (void *)o_out_notice);
+    SEXP res_ = h_out_notice;
+    UNPROTECT(1);
+    return res_;
+}
+
+/* cfx_notice_to_json */
+SEXP C_cfx_notice_to_json(SEXP a_notice)
+{
+    const struct cfx_notice *v_notice = (const struct cfx_notice *)cfxr_handle(a_notice, CFXR_K_NOTICE, "notice", 0);
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
+    cfx_status st = cfx_notice_to_json(v_notice, b_buf, cap, &out_len);
+    if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
+        cap = out_len > 0 ? out_len : 1;
+        b_buf = (char *)R_alloc(cap, sizeof(char));
+        st = cfx_notice_to_json(v_notice, b_buf, cap, &out_len);
+    }
+    cfxr_check(st);
+    SEXP s_buf = PROTECT(cfxr_utf8(b_buf, out_len));
+    SEXP res_ = s_buf;
+    UNPROTECT(1);
+    return res_;
+}
+
+/* cfx_notice_to_html */
+SEXP C_cfx_notice_to_html(SEXP a_notice)
+{
+    const struct cfx_notice *v_notice = (const struct cfx_notice *)cfxr_handle(a_notice, CFXR_K_NOTICE, "notice", 0);
+    size_t cap = CFXR_FIRST_CAP_CHAR, out_len = 0;
+    char first_buf[CFXR_FIRST_CAP_CHAR];
+    char *b_buf = first_buf;
+    cfx_status st = cfx_notice_to_html(v_notice, b_buf, cap, &out_len);
+    if (st == CFX_STATUS_BUFFER_TOO_SMALL) {
+        cap = out_len > 0 ? out_len : 1;
+        b_buf = (char *)R_alloc(cap, sizeof(char));
+        st = cfx_notice_to_html(v_notice, b_buf, cap, &out_len);
+    }
+    cfxr_check(st);
+    SEXP s_buf = PROTECT(cfxr_utf8(b_buf, out_len));
+    SEXP res_ = s_buf;
+    UNPROTECT(1);
+    return res_;
+}
+
+/* cfx_notice_free */
+SEXP C_cfx_notice_free(SEXP a_notice)
+{
+    return cfxr_free_kind(a_notice, CFXR_K_NOTICE);
 }
 
 /* cfx_model_from_onnx_file */

@@ -1541,6 +1541,91 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_modelFree(JNIEnv *env, jclas
     cfx_model_free(HANDLE(const struct cfx_model *, j_model));
 }
 
+/* cfx_notice_explain */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_noticeExplain(JNIEnv *env, jclass cls, jlong j_schema, jlong j_model, jlong j_reference, jlong j_config, jdoubleArray j_row, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    const struct cfx_notice * r_out_notice = NULL;
+    size_t n_row_len = 0;
+    double *a_row = NULL;
+    size_t l_row = 0;
+    char *s_options_json = NULL;
+    a_row = doubles_in(env, j_row, &l_row, &fail_);
+    if (fail_) goto done;
+    n_row_len = l_row;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_notice_explain(HANDLE(const struct cfx_schema *, j_schema), HANDLE(const struct cfx_model *, j_model), HANDLE(const struct cfx_dataset *, j_reference), HANDLE(const struct cfx_config *, j_config), a_row, n_row_len, s_options_json, &r_out_notice);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_notice);
+    done:
+    free(a_row);
+    free(s_options_json);
+    return result_;
+}
+
+/* cfx_notice_to_json */
+JNIEXPORT jbyteArray JNICALL Java_org_cfx_NativeGenerated_noticeToJson(JNIEnv *env, jclass cls, jlong j_notice) {
+    (void)env;
+    (void)cls;
+    jbyteArray result_ = NULL;
+    char *buf_ = NULL;
+    size_t cap_ = 0, len_ = 0;
+    cfx_status st_;
+    for (;;) {
+        st_ = cfx_notice_to_json(HANDLE(const struct cfx_notice *, j_notice), buf_, cap_, &len_);
+        if (st_ == CFX_STATUS_BUFFER_TOO_SMALL && len_ > cap_) {
+            free(buf_);
+            cap_ = len_;
+            buf_ = malloc(cap_ * sizeof(char));
+            if (buf_ == NULL) { throw_named(env, "java/lang/OutOfMemoryError", "cfx buffer"); goto done; }
+            continue;
+        }
+        break;
+    }
+    if (!ok(env, st_)) goto done;
+    result_ = bytes_out(env, buf_ ? buf_ : "", text_len(buf_, cap_));
+    done:
+    free(buf_);
+    return result_;
+}
+
+/* cfx_notice_to_html */
+JNIEXPORT jbyteArray JNICALL Java_org_cfx_NativeGenerated_noticeToHtml(JNIEnv *env, jclass cls, jlong j_notice) {
+    (void)env;
+    (void)cls;
+    jbyteArray result_ = NULL;
+    char *buf_ = NULL;
+    size_t cap_ = 0, len_ = 0;
+    cfx_status st_;
+    for (;;) {
+        st_ = cfx_notice_to_html(HANDLE(const struct cfx_notice *, j_notice), buf_, cap_, &len_);
+        if (st_ == CFX_STATUS_BUFFER_TOO_SMALL && len_ > cap_) {
+            free(buf_);
+            cap_ = len_;
+            buf_ = malloc(cap_ * sizeof(char));
+            if (buf_ == NULL) { throw_named(env, "java/lang/OutOfMemoryError", "cfx buffer"); goto done; }
+            continue;
+        }
+        break;
+    }
+    if (!ok(env, st_)) goto done;
+    result_ = bytes_out(env, buf_ ? buf_ : "", text_len(buf_, cap_));
+    done:
+    free(buf_);
+    return result_;
+}
+
+/* cfx_notice_free */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_noticeFree(JNIEnv *env, jclass cls, jlong j_notice) {
+    (void)env;
+    (void)cls;
+    cfx_notice_free(HANDLE(const struct cfx_notice *, j_notice));
+}
+
 /* cfx_model_from_onnx_file */
 JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromOnnxFile(JNIEnv *env, jclass cls, jlong j_schema, jbyteArray j_path, jbyteArray j_options_json) {
     (void)env;

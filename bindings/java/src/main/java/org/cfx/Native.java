@@ -43,6 +43,7 @@ final class Native {
     static final int KIND_PLAUSIBILITY = 17;
     static final int KIND_PORTFOLIO_SUMMARY = 18;
     static final int KIND_WAITING_ADVICE = 19;
+    static final int KIND_NOTICE = 20;
 
     /** Where the jar built by {@code make java} keeps the JNI shim and libcfx. */
     static final String JAR_NATIVE_DIR = "/org/cfx/native/";
@@ -267,6 +268,7 @@ final class Native {
             case KIND_PLAUSIBILITY -> NativeGenerated.plausibilityFree(h);
             case KIND_PORTFOLIO_SUMMARY -> NativeGenerated.portfolioSummaryFree(h);
             case KIND_WAITING_ADVICE -> NativeGenerated.waitingAdviceFree(h);
+            case KIND_NOTICE -> NativeGenerated.noticeFree(h);
             default -> throw new IllegalArgumentException("no handle kind " + kind);
         }
     }

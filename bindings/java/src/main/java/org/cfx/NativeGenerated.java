@@ -704,6 +704,63 @@ final class NativeGenerated {
     static native void modelFree(long model);
 
     /**
+     * {@code cfx_notice_explain}: The adverse-action notice of a declined applicant ({@code row}: one
+     * raw value per feature; categorical = level index): at most {@code max_reasons} principal reasons
+     * ranked against a reference population drawn from {@code reference} (a dataset under {@code
+     * schema}), each with the bank's code and statement when a reason table is given, and the exact
+     * engine's cheapest change with each reason marked — whether the advice acts on it, whether it is
+     * immutable or time-driven under the schema's preset, and whether every cheapest change must touch
+     * it (proven by re-solving with the feature frozen). The method of the ranking depends on the
+     * model kind and is named in the notice. {@code config} may be NULL (the defaults of {@code
+     * cfx_coherent_explain}). {@code options_json} may be NULL (defaults) or a JSON object with the
+     * optional keys {@code max_reasons} (default 4), {@code reference} ({@code {"kind":
+     * "all_applicants"}}, the default, or {@code {"kind": "at_cutoff", "band": b}}: the accepted rows
+     * scoring at most {@code b} above the cut-off, in log-odds or points), {@code reason_table_path}
+     * (a reason table file, CSV {@code feature,direction,code,statement} or JSON) or {@code
+     * reason_table} (the JSON table inline), {@code necessity} (default true; false skips the proofs),
+     * {@code tree_shap} ({@code "interventional"}, the default, or {@code "path_dependent"}), {@code
+     * scorecard_baseline} ({@code {"kind": "model"}}, the default, {@code "reference_mean"}, {@code
+     * "max"}, {@code "min"}, or {@code "given"} with {@code baselines}) and {@code mlp_max_features}
+     * (default 20, at most 24). {@code *out_notice} is owned by the caller. Errors: {@code
+     * NULL_ARGUMENT}; {@code FORMAT_ERROR} (bad options JSON, unknown keys, a bad reason table);
+     * {@code INVALID_ARGUMENT} (an accepted applicant, a reference selection with no rows, a reference
+     * dataset under another schema, an MLP with too many features, bad options or configuration);
+     * {@code DIMENSION_MISMATCH}; {@code INCOHERENT}; {@code IO_ERROR} (an unreadable table file). A
+     * model the exact engine does not take still gets its reasons: the notice then carries {@code
+     * advice_error} instead of advice. Thread-safe (the inputs are only read).
+     */
+    static native long noticeExplain(
+            long schema,
+            long model,
+            long reference,
+            long config,
+            double[] row,
+            byte[] optionsJson);
+
+    /**
+     * {@code cfx_notice_to_json}: The notice as versioned JSON (kind {@code "notice"}; string buffer
+     * protocol): {@code result} is the notice itself ({@code format_version}, {@code id}, {@code
+     * reasons} with the method, the reference and each reason's code, statement and contribution,
+     * {@code marks}, {@code advice}, {@code necessary_features}, {@code first_reason_note}), {@code
+     * inputs} fingerprints the schema, model, reference population and reason table. Thread-safe.
+     */
+    static native byte[] noticeToJson(long notice);
+
+    /**
+     * {@code cfx_notice_to_html}: The notice as a printable, self-contained HTML page (string buffer
+     * protocol): no script and no external resource; the reasons with their codes, statements and the
+     * applicant's values, an inline SVG bar chart of how much each lowered the score, the note about
+     * the first reason when no advice acts on it, the advice in plain language and how the reasons
+     * were ranked. Thread-safe.
+     */
+    static native byte[] noticeToHtml(long notice);
+
+    /**
+     * {@code cfx_notice_free}: Releases a notice. NULL is a no-op. Any thread, once.
+     */
+    static native void noticeFree(long notice);
+
+    /**
      * {@code cfx_model_from_onnx_file}: Imports an ONNX file ({@code CFX_STATUS_IO_ERROR} when it
      * cannot be read). On success {@code *out_model} owns a new handle.
      */
