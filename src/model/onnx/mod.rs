@@ -59,7 +59,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Files above this size are refused before they are read (64 MiB).
-pub const MAX_BYTES: usize = 64 << 20;
+pub const MAX_ONNX_BYTES: usize = 64 << 20;
 
 /// What the caller declares about an ONNX model (the file does not say it).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -99,9 +99,9 @@ pub struct OnnxOptions {
 /// Reads an ONNX model (the bytes of a `.onnx` file) onto `schema` (see the
 /// module docs). The model's `import_report` says what was read and assumed.
 pub fn from_onnx_bytes(bytes: &[u8], schema: &Schema, opts: &OnnxOptions) -> Result<AnyModel> {
-    if bytes.len() > MAX_BYTES {
+    if bytes.len() > MAX_ONNX_BYTES {
         return Err(Error::Format(format!(
-            "ONNX: {} bytes, above cfx's limit of {MAX_BYTES}",
+            "ONNX: {} bytes, above cfx's limit of {MAX_ONNX_BYTES}",
             bytes.len()
         )));
     }
@@ -117,7 +117,7 @@ pub fn from_onnx_bytes(bytes: &[u8], schema: &Schema, opts: &OnnxOptions) -> Res
     }
 }
 
-/// Reads an ONNX file (see [`from_onnx_bytes`]); a file above [`MAX_BYTES`] is
+/// Reads an ONNX file (see [`from_onnx_bytes`]); a file above [`MAX_ONNX_BYTES`] is
 /// refused before it is read.
 pub fn from_onnx_file(
     path: &std::path::Path,
@@ -128,9 +128,9 @@ pub fn from_onnx_file(
     let len = std::fs::metadata(path)
         .map_err(|e| Error::Io(format!("{shown}: {e}")))?
         .len();
-    if len > MAX_BYTES as u64 {
+    if len > MAX_ONNX_BYTES as u64 {
         return Err(Error::Format(format!(
-            "ONNX: {shown} has {len} bytes, above cfx's limit of {MAX_BYTES}"
+            "ONNX: {shown} has {len} bytes, above cfx's limit of {MAX_ONNX_BYTES}"
         )));
     }
     let bytes = std::fs::read(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;

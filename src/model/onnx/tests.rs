@@ -177,7 +177,7 @@ fn hostile_bytes_are_refused() {
             "cut {cut}"
         );
     }
-    let big = vec![0u8; MAX_BYTES + 1];
+    let big = vec![0u8; MAX_ONNX_BYTES + 1];
     let e = from_onnx_bytes(&big, &s, &opts).unwrap_err().to_string();
     assert!(e.contains("limit"), "{e}");
     let e = from_onnx_file(std::path::Path::new("/nonexistent/m.onnx"), &s, &opts).unwrap_err();
