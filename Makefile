@@ -28,7 +28,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees peers-pmml peers-catboost peers-onnx test-imports bindings test-bindings-gen test-docs trees-every-applicant \
+  peers-scorecard peers-trees peers-pmml peers-catboost peers-onnx onnx-messages test-imports bindings test-bindings-gen test-docs trees-every-applicant \
   plausibility-targets
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
@@ -192,6 +192,11 @@ test-imports:
 	python3 benches/peers/import_adversarial.py
 	python3 benches/peers/catboost_ebm_peers.py check
 	python3 benches/peers/onnx_peers.py --check
+
+# The ONNX protobuf messages, regenerated from the committed onnx-ml.proto (prost-build with
+# protox, no system protoc) into src/model/onnx/onnx_messages.rs, which is committed.
+onnx-messages:
+	$(CARGO) run --release --manifest-path tools/onnx-messages/Cargo.toml -- src/model/onnx src/model/onnx/onnx_messages.rs
 
 test-install: build
 	bash tests/install/run.sh

@@ -9,10 +9,6 @@
 //! link `libcfx.so.<ABI>` → `libcfx.so` beside it in the output folder:
 //! programs built against `target/<profile>/libcfx.so` (the C examples, the
 //! Java and R shims) then find the soname they record there.
-//!
-//! It also generates the ONNX protobuf messages (`src/model/onnx`) from the
-//! committed `onnx-ml.proto` with prost-build, the file compiled by protox (a
-//! pure-Rust protobuf compiler, so no system `protoc` is needed).
 
 use std::path::{Path, PathBuf};
 
@@ -32,18 +28,7 @@ fn output_dir() -> Option<PathBuf> {
     out.ancestors().nth(3).map(Path::to_path_buf)
 }
 
-/// Writes `onnx.rs` (the messages of package `onnx`) into OUT_DIR.
-fn onnx_messages() {
-    println!("cargo:rerun-if-changed=src/model/onnx/onnx-ml.proto");
-    let files = protox::compile(["onnx-ml.proto"], ["src/model/onnx"])
-        .expect("src/model/onnx/onnx-ml.proto compiles");
-    prost_build::Config::new()
-        .compile_fds(files)
-        .expect("prost-build generates the ONNX messages");
-}
-
 fn main() {
-    onnx_messages();
     println!("cargo:rerun-if-changed=src/ffi/version.rs");
     println!("cargo:rerun-if-changed=build.rs");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();

