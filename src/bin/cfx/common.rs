@@ -97,8 +97,9 @@ pub struct ModelArgs {
     /// The model file.
     #[arg(long, short = 'm', value_name = "FILE")]
     pub model: PathBuf,
-    /// The model's format; without it, guessed from the file name (.json: cfx's own or
-    /// XGBoost's, .txt: LightGBM, .pmml/.xml: PMML, .csv: an optbinning table).
+    /// The model's format; without it, guessed from the file name (.json: cfx's own,
+    /// XGBoost's, CatBoost's or an EBM's, by its keys; .txt: LightGBM, .pmml/.xml: PMML,
+    /// .onnx: ONNX, .csv: an optbinning table).
     #[arg(long, value_parser = format_names())]
     pub format: Option<String>,
     /// The import options as JSON, inline ('{"favourable_class": 0}') or a file: the keys
