@@ -115,7 +115,9 @@ cfx_read_onnx <- function(schema, file, options = NULL) {
   if (length(options) == 0L) return("{}")
   if (!is.null(options$special_as_missing))
     options$special_as_missing <- I(as.character(options$special_as_missing))
-  if (!is.null(options$columns))
+  # ONNX's `columns` is the input's column order (an unnamed vector: always a JSON array);
+  # the tree importers' `columns` is a named list of one-hot columns (a JSON object).
+  if (!is.null(options$columns) && is.null(names(options$columns)))
     options$columns <- I(as.character(options$columns))
   enc2utf8(as.character(jsonlite::toJSON(options, auto_unbox = TRUE, digits = NA)))
 }
