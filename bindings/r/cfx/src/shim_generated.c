@@ -1387,7 +1387,7 @@ SEXP C_cfx_model_from_onnx_file(SEXP a_schema, SEXP a_path, SEXP a_options_json)
 {
     const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
     const char *v_path = cfxr_str(a_path, "path", 0);
-    const char *v_options_json = cfxr_str(a_options_json, "options_json", 0);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 1);
     SEXP h_out_model = cfxr_new_handle(CFXR_K_MODEL, a_schema); /* PROTECTed */
     const struct cfx_model * o_out_model = NULL;
     cfxr_check(cfx_model_from_onnx_file(v_schema, v_path, v_options_json, &o_out_model));
