@@ -24,7 +24,10 @@
 //! A book run ([`Output::create_resumable`]) also writes a run record beside
 //! its partial file (`….cfx-run`), so that a later run can resume from the
 //! rows it did ([`resume`]: which partial file, and whether it belongs to the
-//! resuming run).
+//! resuming run). A run that completes its target — resuming or not —
+//! removes the partial files (and records) that interrupted runs of the same
+//! target left ([`resume::remove_left_behind`]): the complete file
+//! supersedes them.
 //!
 //! A target that is a symbolic link is written through: the link stays and
 //! the file it points to is replaced. An existing target this process may
@@ -49,7 +52,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
 pub mod resume;
-pub use resume::{Resumable, RunRecord, find_resumable, run_record_path};
+pub use resume::{Resumable, RunRecord, find_resumable, run_record_path, stale_partials};
 
 /// What the record of a resumable run's partial file ends with
 /// ([`run_record_path`]).
@@ -374,6 +377,8 @@ impl Output {
                 };
                 file.rename(&target).map_err(io)?;
                 sync_folder(&target);
+                // What interrupted runs of this target left is superseded.
+                resume::remove_left_behind(&target);
                 Ok(())
             }
         }

@@ -63,7 +63,7 @@ fn every_writer_refuses_its_inputs_and_fails_cleanly_on_full_and_impossible_targ
     }
     outcomes.push(cases::cancelled_case(&fx));
     let resumed = cases::resume_cases(&fx);
-    assert_eq!(resumed.len(), 3);
+    assert_eq!(resumed.len(), 4);
     outcomes.extend(resumed);
     assert_all(&outcomes);
     drop(fx);

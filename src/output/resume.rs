@@ -228,17 +228,13 @@ fn hidden_pid(file: &str, name: &str) -> Option<u32> {
     (n_ok && nanos_ok && parts.next().is_none()).then_some(pid)
 }
 
-/// The partial file a run that writes `output` and is described by `now`
-/// resumes from (module docs, the rule), or `None` when there is none.
-/// `InvalidArgument` when the newest candidate was written by another run
-/// (another kind, cfx version, schema, model, input header or settings),
-/// naming the file and the difference.
-pub fn find_resumable(output: &Path, now: &RunRecord) -> Result<Option<Resumable>> {
+/// The partial files earlier runs of `output` left behind, whether there or
+/// not (module docs, the rule: the cancelled run's `<output>.cfx-partial`,
+/// and every hidden one whose process is gone); `None` when `output` names
+/// no file.
+fn left_behind(output: &Path) -> Option<Vec<PathBuf>> {
     let target = resolve(output);
-    let name = match target.file_name() {
-        Some(n) => n.to_string_lossy().into_owned(),
-        None => return Ok(None),
-    };
+    let name = target.file_name()?.to_string_lossy().into_owned();
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -255,6 +251,47 @@ pub fn find_resumable(output: &Path, now: &RunRecord) -> Result<Option<Resumable
             }
         }
     }
+    Some(candidates)
+}
+
+/// The partial files earlier, interrupted runs of `output` left beside it
+/// (cancelled or killed; a running writer's file is never one), that exist.
+/// A run that does not resume tells its caller of them
+/// (`cfx book` prints a note) and, once its own output is complete, removes
+/// them ([`remove_left_behind`]).
+pub fn stale_partials(output: &Path) -> Vec<PathBuf> {
+    left_behind(output)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
+        .collect()
+}
+
+/// Removes the partial files ([`stale_partials`]) and their run records that
+/// earlier, interrupted runs of `output` left, once a run has made `output`
+/// complete: the finished file supersedes them (a run's lines are
+/// deterministic, so nothing is lost that a rerun cannot write again), and a
+/// scheduler's plain rerun of a killed job then leaves a clean folder —
+/// neither refusing to run (a retry that fails until a person deletes files)
+/// nor leaving files that a later `--resume` would take for this output's.
+/// Best effort: a file that cannot be removed stays, and is still checked
+/// against its run record by a resume.
+pub fn remove_left_behind(output: &Path) {
+    for p in stale_partials(output) {
+        let _ = std::fs::remove_file(run_record_path(&p));
+        let _ = std::fs::remove_file(&p);
+    }
+}
+
+/// The partial file a run that writes `output` and is described by `now`
+/// resumes from (module docs, the rule), or `None` when there is none.
+/// `InvalidArgument` when the newest candidate was written by another run
+/// (another kind, cfx version, schema, model, input header or settings),
+/// naming the file and the difference.
+pub fn find_resumable(output: &Path, now: &RunRecord) -> Result<Option<Resumable>> {
+    let Some(candidates) = left_behind(output) else {
+        return Ok(None);
+    };
     let newest = candidates
         .into_iter()
         .filter_map(|p| {

@@ -1141,6 +1141,42 @@ pub fn resume_cases(fx: &Fixture) -> Vec<Outcome> {
         }
     });
     out.push(outcome("cancelled, resumed on one thread", result));
+    // Cancelled, and a killed run's hidden partial file beside it; a run that
+    // does not resume completes: both (with their records) are removed, a
+    // running writer's file (a live process id: 1) is left alone.
+    let result = cancel().and_then(|_| {
+        let dead = std::process::Command::new("true")
+            .spawn()
+            .and_then(|mut c| c.wait().map(|_| c.id()))
+            .map_err(|e| e.to_string())?;
+        let name = target.file_name().unwrap().to_string_lossy().into_owned();
+        let killed = fx.dir.join(format!(".{name}.{dead}-0-1f.cfx-partial"));
+        let running = fx.dir.join(format!(".{name}.1-0-2f.cfx-partial"));
+        for p in [&killed, &running] {
+            std::fs::write(p, "{}\n").unwrap();
+            std::fs::write(cfx::output::run_record_path(p), "{}\n").unwrap();
+        }
+        let (st, _) = unsafe { fx.portfolio_run(&fx.book, &target, 2, None, null_mut(), false) };
+        let left = |p: &Path| p.exists() || cfx::output::run_record_path(p).exists();
+        let verdict = if st != cfx_status::Ok {
+            Err(format!("the run: {}", status_and_message(st)))
+        } else if std::fs::read(&target).ok() != std::fs::read(&fx.explanations).ok() {
+            Err("the output differs from the uninterrupted run's".into())
+        } else if left(&partial) || left(&killed) {
+            Err("a stale partial file or its record is left after a complete run".into())
+        } else if !running.exists() || !cfx::output::run_record_path(&running).exists() {
+            Err("a running writer's partial file was removed".into())
+        } else {
+            Ok("complete without resuming: stale partial files removed".to_string())
+        };
+        let _ = std::fs::remove_file(cfx::output::run_record_path(&running));
+        let _ = std::fs::remove_file(&running);
+        verdict
+    });
+    out.push(outcome(
+        "cancelled, then completed without resuming",
+        result,
+    ));
     let _ = std::fs::remove_file(&target);
     let _ = std::fs::remove_file(&reversed);
     out

@@ -68,6 +68,8 @@ pub struct Args {
     /// beside OUTPUT are checked against the input and the same model, schema and
     /// settings (a mismatch is refused), and the rest is explained. The result is
     /// byte-identical to an uninterrupted run; with no partial file it starts afresh.
+    /// Without --resume a run starts afresh and, once complete, removes what
+    /// interrupted runs of OUTPUT left.
     #[arg(long)]
     resume: bool,
 }
@@ -95,6 +97,7 @@ fn count_rows(path: &Path) -> Option<u64> {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     common::check_output(&a.output, &[&a.input])?;
+    common::note_stale_partials(&a.output, a.resume);
     for extra in [&a.summary_html, &a.ledger].into_iter().flatten() {
         common::check_output(extra, &[&a.input, &a.output])?;
     }

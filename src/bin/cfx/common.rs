@@ -152,3 +152,27 @@ pub fn print_bytes(bytes: &[u8]) -> Result<(), Failure> {
 pub fn print(text: &str) -> Result<(), Failure> {
     print_bytes(text.as_bytes())
 }
+
+/// Without `--resume`: says on standard error which partial files earlier,
+/// interrupted runs of `output` left, and that this run replaces them once
+/// complete (the library removes them at the commit,
+/// `cfx::output::resume::remove_left_behind`) — a plain rerun of a killed
+/// job is what a scheduler does, so it is not refused.
+pub fn note_stale_partials(output: &Path, resume: bool) {
+    if resume {
+        return;
+    }
+    let stale = cfx::output::stale_partials(output);
+    if let Some(first) = stale.first() {
+        let more = match stale.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        eprintln!(
+            "cfx: note: '{}'{more} holds the rows of an interrupted run of '{}'; this run starts \
+             afresh and removes it once complete (--resume continues it instead)",
+            first.display(),
+            output.display()
+        );
+    }
+}
