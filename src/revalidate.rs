@@ -655,6 +655,13 @@ pub struct RevalidateOptions {
     /// and the models the advice was issued under with them ("scorecard
     /// 2025-Q4", "XGBoost challenger").
     pub model_labels: BTreeMap<String, String>,
+    /// The caller's name of the new model, used when `model_labels` has
+    /// none for its fingerprint (so a caller need not compute it).
+    pub new_model_label: Option<String>,
+    /// The caller's name of the model(s) the advice was issued under, used
+    /// for each whose fingerprint `model_labels` does not name (a ledger
+    /// issued under several models names each in `model_labels`).
+    pub old_model_label: Option<String>,
     /// Resume an interrupted run of the same ledger (default false): the
     /// lines a killed run of this output left in its partial file
     /// ([`crate::output::find_resumable`]) are checked against the ledger and
@@ -669,6 +676,8 @@ impl Default for RevalidateOptions {
         RevalidateOptions {
             chunk_rows: 4096,
             model_labels: BTreeMap::new(),
+            new_model_label: None,
+            old_model_label: None,
             resume: false,
         }
     }
@@ -913,9 +922,16 @@ impl Tally {
         }
         let mut features: Vec<(String, usize)> = self.features.into_iter().collect();
         features.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        // The label keyed by fingerprint first, then the new or old model's.
         let name = |fp: &str, records: usize| ModelName {
             fingerprint: fp.to_string(),
-            label: options.model_labels.get(fp).cloned(),
+            label: options.model_labels.get(fp).cloned().or_else(|| {
+                if fp == new_model {
+                    options.new_model_label.clone()
+                } else {
+                    options.old_model_label.clone()
+                }
+            }),
             records,
         };
         let mut promises = PromiseCounts {

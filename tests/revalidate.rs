@@ -548,6 +548,26 @@ fn alternatives_are_one_promise_and_the_report_names_the_models() {
     assert_eq!(report.contacts.len(), report.broken);
     let html = report.to_html("t");
     assert!(html.contains("logistic 2026") && html.contains(&fa));
+    // The labels without fingerprints: the new model's and the old ones',
+    // a fingerprint's own label first.
+    let unkeyed = RevalidateOptions {
+        model_labels: [(fa.clone(), "logistic 2025".to_string())].into(),
+        new_model_label: Some("challenger".into()),
+        old_model_label: Some("champion".into()),
+        ..RevalidateOptions::default()
+    };
+    let again =
+        revalidate_ledger(&schema, &b, &input, &output, &Config::default(), &unkeyed).unwrap();
+    assert_eq!(again.new_model.label.as_deref(), Some("challenger"));
+    assert_eq!(again.old_models[0].label.as_deref(), Some("logistic 2025"));
+    let unkeyed = RevalidateOptions {
+        model_labels: Default::default(),
+        ..unkeyed
+    };
+    let again =
+        revalidate_ledger(&schema, &b, &input, &output, &Config::default(), &unkeyed).unwrap();
+    assert_eq!(again.old_models[0].label.as_deref(), Some("champion"));
+    assert_eq!(again.new_model.label.as_deref(), Some("challenger"));
     let _ = std::fs::remove_file(&input);
     let _ = std::fs::remove_file(&output);
 }

@@ -139,6 +139,14 @@ pub struct SolverConfig {
     /// JSON when unset, so older fingerprints are unchanged).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resume: Option<bool>,
+    /// The deployment report's names of the models
+    /// (`cfx_config_builder_set_model_labels`): the old model(s) the advice
+    /// was issued under and the new one. Left out of the JSON when unset, so
+    /// older fingerprints are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_model_label: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_model_label: Option<String>,
 }
 
 /// The settings of `cfx_config_builder_set_robust_advice`.
@@ -555,6 +563,55 @@ pub unsafe extern "C" fn cfx_config_builder_set_resume(
         let r = super::handle::flag(resume, "resume")?;
         set(b, |c| c.resume = Some(r))
     }
+}
+
+/// The caller's names of the models in a re-validation's deployment report
+/// (`cfx_revalidate_ledger`; `new_model` and `old_models` of
+/// `cfx_deployment_report_to_json`, and the HTML page), each shown beside
+/// the model's fingerprint ("scorecard 2025-Q4", "XGBoost challenger").
+/// `old_label` (NULL: none, the fingerprint alone) names every model the
+/// ledger's advice was issued under. `new_label` (NULL: none) names the new
+/// model. A later call replaces both. UTF-8, not
+/// empty, at most 200 bytes, else `INVALID_ARGUMENT`. The labels change no
+/// result or output line (a resumed run may use other labels). Other methods
+/// ignore them. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_model_labels(
+    b: *mut cfx_config_builder,
+    old_label: *const c_char,
+    new_label: *const c_char,
+) -> cfx_status {
+    ffi_boundary! {
+        let label = |p: *const c_char, name: &str| -> FfiResult<Option<String>> {
+            if p.is_null() {
+                return Ok(None);
+            }
+            match super::handle::str_in(p, name)? {
+                "" => Err(FfiError::invalid(format!("{name} must not be empty"))),
+                l if l.len() > 200 => Err(FfiError::invalid(format!(
+                    "{name} must be at most 200 bytes, got {}",
+                    l.len()
+                ))),
+                l => Ok(Some(l.to_string())),
+            }
+        };
+        let (old, new) = (label(old_label, "old_label")?, label(new_label, "new_label")?);
+        set(b, |c| {
+            c.old_model_label = old;
+            c.new_model_label = new;
+        })
+    }
+}
+
+/// The model labels of `config` (NULL: none): `(old, new)`.
+pub(super) fn model_labels_of(
+    config: *const cfx_config,
+) -> FfiResult<(Option<String>, Option<String>)> {
+    if config.is_null() {
+        return Ok((None, None));
+    }
+    let c = arc_ref(config, "config")?;
+    Ok((c.old_model_label.clone(), c.new_model_label.clone()))
 }
 
 /// Whether `config` (NULL: the defaults) asks book runs to resume.

@@ -443,6 +443,7 @@ pub unsafe extern "C" fn cfx_revalidate_ledger(
         let mut cfg = core_config(config)?;
         cfg.batch_threads = threads;
         cfg.threads = 1;
+        let labels = super::config::model_labels_of(config)?;
         let options = RevalidateOptions {
             chunk_rows: if chunk_rows == 0 {
                 RevalidateOptions::default().chunk_rows
@@ -450,6 +451,8 @@ pub unsafe extern "C" fn cfx_revalidate_ledger(
                 chunk_rows
             },
             resume: super::config::resume_of(config)?,
+            old_model_label: labels.0,
+            new_model_label: labels.1,
             ..RevalidateOptions::default()
         };
         // The core runs on a thread of its own, as the portfolio's does:

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 Examples:
   cfx revalidate --schema schema.json --ledger ledger.jsonl \\
       --new-model xgb-2026.json --options '{\"favourable_class\": 0}' \\
+      --old-label 'scorecard 2025-Q4' --new-label 'XGBoost 2026' \\
       -o revalidated.jsonl --report report.html
 
 Each output line is one ledger record: kept (the new model still accepts the advice) or
@@ -44,9 +45,17 @@ pub struct Args {
     time_limit: f64,
     /// Continue a re-validation that was killed or cancelled from its partial file beside
     /// OUTPUT (checked against the ledger, the model and the settings; a mismatch is
-    /// refused). The result is byte-identical to an uninterrupted run.
+    /// refused). The result is byte-identical to an uninterrupted run. Without --resume a
+    /// run starts afresh and, once complete, removes what interrupted runs of OUTPUT left.
     #[arg(long)]
     resume: bool,
+    /// The report's name for the model(s) the ledger's advice was issued under
+    /// ("scorecard 2025-Q4"), shown beside each fingerprint.
+    #[arg(long, value_name = "LABEL")]
+    old_label: Option<String>,
+    /// The report's name for the new model ("XGBoost challenger").
+    #[arg(long, value_name = "LABEL")]
+    new_label: Option<String>,
 }
 
 /// The new model: the same arguments as every command's model, named for
@@ -66,6 +75,7 @@ struct NewModel {
 
 pub fn run(a: Args) -> Result<(), Failure> {
     common::check_output(&a.output, &[&a.ledger])?;
+    common::note_stale_partials(&a.output, a.resume);
     for extra in [&a.report, &a.report_json].into_iter().flatten() {
         common::check_output(extra, &[&a.ledger, &a.output])?;
     }
@@ -89,6 +99,8 @@ pub fn run(a: Args) -> Result<(), Failure> {
         &config,
         &RevalidateOptions {
             resume: a.resume,
+            old_model_label: a.old_label.clone(),
+            new_model_label: a.new_label.clone(),
             ..RevalidateOptions::default()
         },
     )?;
