@@ -140,7 +140,8 @@ pub unsafe extern "C" fn cfx_dataset_from_csv_ex(
 /// values that are not special codes, integer when all of them are whole.
 /// Columns in `drop` (identifiers) are left out; `target` is the label column
 /// (1 where it equals `favourable`). Every feature is mutable in any
-/// direction: set actionability afterwards through the schema's JSON.
+/// direction: give the advice rules the caller knows (immutables,
+/// directions, limits, waiting) with `cfx_dataset_infer_csv_with_rules`.
 ///
 /// Special codes (e.g. HELOC's −7 "no delinquency record") are given by the
 /// caller as `n_special` triples: `special_codes[k]` (finite), its label
@@ -174,49 +175,153 @@ pub unsafe extern "C" fn cfx_dataset_infer_csv(
     out_dataset: *mut *const cfx_dataset,
 ) -> cfx_status {
     ffi_boundary! {
-        let out = out_param(out_dataset, "out_dataset")?;
-        let path = str_in(path, "path")?;
-        let opts = csv_options(delimiter, has_header)?;
-        let names = |p: *const *const c_char, n: usize, param: &str| -> FfiResult<Vec<String>> {
-            slice_in(p, n, param)?
-                .iter()
-                .map(|&s| str_in(s, param).map(str::to_string))
-                .collect()
+        let columns = InferColumns {
+            drop: (drop, n_drop),
+            categorical: (categorical, n_categorical),
+            special: (special_codes, special_labels, special_columns, n_special),
         };
-        let codes = finite_in(special_codes, n_special, "special_codes")?;
-        let labels = names(special_labels, n_special, "special_labels")?;
-        let columns: Vec<Option<String>> = if special_columns.is_null() {
-            vec![None; n_special]
-        } else {
-            slice_in(special_columns, n_special, "special_columns")?
-                .iter()
-                .map(|&c| {
-                    if c.is_null() {
-                        Ok(None)
-                    } else {
-                        str_in(c, "special_columns").map(|s| Some(s.to_string()))
-                    }
-                })
-                .collect::<FfiResult<_>>()?
-        };
-        let infer = data::InferOptions {
-            target: str_in(target, "target")?.to_string(),
-            favourable: str_in(favourable, "favourable")?.to_string(),
-            drop: names(drop, n_drop, "drop")?,
-            categorical: names(categorical, n_categorical, "categorical")?,
-            special_codes: codes
-                .iter()
-                .zip(labels)
-                .zip(columns)
-                .map(|((&code, label), column)| data::SpecialCode { column, code, label })
-                .collect(),
-            ..Default::default()
-        };
-        let table = data::read_csv_with(std::path::Path::new(path), &opts)?;
-        let d = data::infer(&table, &infer)?;
-        out.write(arc_into_raw(Arc::new(d)));
-        Ok(())
+        infer_csv(path, target, favourable, delimiter, has_header, &columns, InferRules::default(), out_dataset)
     }
+}
+
+/// The `rules_json` of `cfx_dataset_infer_csv_with_rules` (unknown keys
+/// refused): the schema's own `actionability` objects by feature name and
+/// its `waiting` action, as `data::InferOptions` takes them.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InferRules {
+    #[serde(default)]
+    actionability: std::collections::BTreeMap<String, crate::schema::Actionability>,
+    #[serde(default)]
+    waiting: Option<crate::schema::Waiting>,
+}
+
+/// `cfx_dataset_infer_csv` with the advice rules the caller already knows,
+/// so that the inferred schema is the one advice is given under (as
+/// `cfx schema infer --rules` writes it): `rules_json` is NULL (every feature
+/// mutable in any direction, as `cfx_dataset_infer_csv`) or a JSON object
+/// with the optional keys `actionability` — feature name → the schema's
+/// actionability object (`{"mutable": false}`, `{"direction":
+/// "increase_only"}`, `{"max_decrease": {"fraction": 0.5}}`,
+/// `{"grows_with_time": {"per_month": 1}}`, …; docs/guide/schemas-and-presets.md
+/// lists every key) — and `waiting` (`{"max_months": 24, "cost_per_month":
+/// 0.01}`, needed when a feature grows with time). The other parameters are
+/// `cfx_dataset_infer_csv`'s.
+///
+/// Errors: those of `cfx_dataset_infer_csv`; `FORMAT_ERROR` for rules that
+/// are not such a JSON object (an unknown key, a wrong type);
+/// `INVALID_ARGUMENT` for a rule naming no feature (the label, a dropped
+/// column, a typo) or rules the schema refuses (a feature that grows with
+/// time without `waiting`, bounds outside the data's range, …). On success
+/// `*out_dataset` owns a new handle. Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_dataset_infer_csv_with_rules(
+    path: *const c_char,
+    target: *const c_char,
+    favourable: *const c_char,
+    delimiter: c_char,
+    has_header: i32,
+    drop: *const *const c_char,
+    n_drop: usize,
+    categorical: *const *const c_char,
+    n_categorical: usize,
+    special_codes: *const f64,
+    special_labels: *const *const c_char,
+    special_columns: *const *const c_char,
+    n_special: usize,
+    rules_json: *const c_char,
+    out_dataset: *mut *const cfx_dataset,
+) -> cfx_status {
+    ffi_boundary! {
+        let rules: InferRules = if rules_json.is_null() {
+            InferRules::default()
+        } else {
+            serde_json::from_str(str_in(rules_json, "rules_json")?).map_err(|e| {
+                crate::Error::Format(format!(
+                    "inference rules: {e} (expected {{\"actionability\": {{\"feature\": {{\"mutable\": false}}}}, \"waiting\": {{…}}}})"
+                ))
+            })?
+        };
+        let columns = InferColumns {
+            drop: (drop, n_drop),
+            categorical: (categorical, n_categorical),
+            special: (special_codes, special_labels, special_columns, n_special),
+        };
+        infer_csv(path, target, favourable, delimiter, has_header, &columns, rules, out_dataset)
+    }
+}
+
+/// The column arguments of the two inference functions, as given.
+struct InferColumns {
+    drop: (*const *const c_char, usize),
+    categorical: (*const *const c_char, usize),
+    special: (
+        *const f64,
+        *const *const c_char,
+        *const *const c_char,
+        usize,
+    ),
+}
+
+#[allow(clippy::too_many_arguments)]
+fn infer_csv(
+    path: *const c_char,
+    target: *const c_char,
+    favourable: *const c_char,
+    delimiter: c_char,
+    has_header: i32,
+    columns: &InferColumns,
+    rules: InferRules,
+    out_dataset: *mut *const cfx_dataset,
+) -> FfiResult<()> {
+    let out = out_param(out_dataset, "out_dataset")?;
+    let path = str_in(path, "path")?;
+    let opts = csv_options(delimiter, has_header)?;
+    let names = |p: *const *const c_char, n: usize, param: &str| -> FfiResult<Vec<String>> {
+        slice_in(p, n, param)?
+            .iter()
+            .map(|&s| str_in(s, param).map(str::to_string))
+            .collect()
+    };
+    let (special_codes, special_labels, special_columns, n_special) = columns.special;
+    let codes = finite_in(special_codes, n_special, "special_codes")?;
+    let labels = names(special_labels, n_special, "special_labels")?;
+    let specials: Vec<Option<String>> = if special_columns.is_null() {
+        vec![None; n_special]
+    } else {
+        slice_in(special_columns, n_special, "special_columns")?
+            .iter()
+            .map(|&c| {
+                if c.is_null() {
+                    Ok(None)
+                } else {
+                    str_in(c, "special_columns").map(|s| Some(s.to_string()))
+                }
+            })
+            .collect::<FfiResult<_>>()?
+    };
+    let infer = data::InferOptions {
+        target: str_in(target, "target")?.to_string(),
+        favourable: str_in(favourable, "favourable")?.to_string(),
+        drop: names(columns.drop.0, columns.drop.1, "drop")?,
+        categorical: names(columns.categorical.0, columns.categorical.1, "categorical")?,
+        special_codes: codes
+            .iter()
+            .zip(labels)
+            .zip(specials)
+            .map(|((&code, label), column)| data::SpecialCode {
+                column,
+                code,
+                label,
+            })
+            .collect(),
+        actionability: rules.actionability,
+        waiting: rules.waiting,
+    };
+    let table = data::read_csv_with(std::path::Path::new(path), &opts)?;
+    let d = data::infer(&table, &infer)?;
+    out.write(arc_into_raw(Arc::new(d)));
+    Ok(())
 }
 
 fn csv_options(delimiter: c_char, has_header: i32) -> FfiResult<data::CsvOptions> {
