@@ -1276,6 +1276,22 @@ cfx_status cfx_config_builder_set_rl_hidden(struct cfx_config_builder *b,
 cfx_status cfx_config_builder_set_resume(struct cfx_config_builder *b, int32_t resume);
 
 /**
+ * The caller's names of the models in a re-validation's deployment report
+ * (`cfx_revalidate_ledger`; `new_model` and `old_models` of
+ * `cfx_deployment_report_to_json`, and the HTML page), each shown beside
+ * the model's fingerprint ("scorecard 2025-Q4", "XGBoost challenger").
+ * `old_label` (NULL: none, the fingerprint alone) names every model the
+ * ledger's advice was issued under. `new_label` (NULL: none) names the new
+ * model. A later call replaces both. UTF-8, not
+ * empty, at most 200 bytes, else `INVALID_ARGUMENT`. The labels change no
+ * result or output line (a resumed run may use other labels). Other methods
+ * ignore them. Not thread-safe (builder).
+ */
+cfx_status cfx_config_builder_set_model_labels(struct cfx_config_builder *b,
+                                               const char *old_label,
+                                               const char *new_label);
+
+/**
  * Turns the builder into an immutable configuration. The builder is
  * consumed in every case (success or failure, as long as it is not NULL):
  * do not use or free it afterwards. `*out_config` is owned by the caller.
@@ -1566,7 +1582,8 @@ cfx_status cfx_dataset_from_csv_ex(const struct cfx_schema *schema,
  * values that are not special codes, integer when all of them are whole.
  * Columns in `drop` (identifiers) are left out; `target` is the label column
  * (1 where it equals `favourable`). Every feature is mutable in any
- * direction: set actionability afterwards through the schema's JSON.
+ * direction: give the advice rules the caller knows (immutables,
+ * directions, limits, waiting) with `cfx_dataset_infer_csv_with_rules`.
  *
  * Special codes (e.g. HELOC's −7 "no delinquency record") are given by the
  * caller as `n_special` triples: `special_codes[k]` (finite), its label
@@ -1597,6 +1614,42 @@ cfx_status cfx_dataset_infer_csv(const char *path,
                                  const char *const *special_columns,
                                  size_t n_special,
                                  const struct cfx_dataset **out_dataset);
+
+/**
+ * `cfx_dataset_infer_csv` with the advice rules the caller already knows,
+ * so that the inferred schema is the one advice is given under (as
+ * `cfx schema infer --rules` writes it): `rules_json` is NULL (every feature
+ * mutable in any direction, as `cfx_dataset_infer_csv`) or a JSON object
+ * with the optional keys `actionability` — feature name → the schema's
+ * actionability object (`{"mutable": false}`, `{"direction":
+ * "increase_only"}`, `{"max_decrease": {"fraction": 0.5}}`,
+ * `{"grows_with_time": {"per_month": 1}}`, …; docs/guide/schemas-and-presets.md
+ * lists every key) — and `waiting` (`{"max_months": 24, "cost_per_month":
+ * 0.01}`, needed when a feature grows with time). The other parameters are
+ * `cfx_dataset_infer_csv`'s.
+ *
+ * Errors: those of `cfx_dataset_infer_csv`; `FORMAT_ERROR` for rules that
+ * are not such a JSON object (an unknown key, a wrong type);
+ * `INVALID_ARGUMENT` for a rule naming no feature (the label, a dropped
+ * column, a typo) or rules the schema refuses (a feature that grows with
+ * time without `waiting`, bounds outside the data's range, …). On success
+ * `*out_dataset` owns a new handle. Thread-safe.
+ */
+cfx_status cfx_dataset_infer_csv_with_rules(const char *path,
+                                            const char *target,
+                                            const char *favourable,
+                                            char delimiter,
+                                            int32_t has_header,
+                                            const char *const *drop,
+                                            size_t n_drop,
+                                            const char *const *categorical,
+                                            size_t n_categorical,
+                                            const double *special_codes,
+                                            const char *const *special_labels,
+                                            const char *const *special_columns,
+                                            size_t n_special,
+                                            const char *rules_json,
+                                            const struct cfx_dataset **out_dataset);
 
 /**
  * The number of rows. Thread-safe.

@@ -64,6 +64,11 @@ namespace Cfx
         /// the run goes on, the output byte for byte an uninterrupted run's; a partial file of another run is refused
         /// (InvalidArgument).</summary>
         public ConfigBuilder Resume(bool resume) { return Set(b => Native.cfx_config_builder_set_resume(b, resume ? 1 : 0)); }
+        /// <summary>The deployment report's names of the models (<see cref="Revalidation.Ledger"/>):
+        /// <paramref name="oldLabel"/> for the model(s) the advice was issued under, <paramref name="newLabel"/>
+        /// for the new model, each shown beside its fingerprint; null leaves one unset. An empty label:
+        /// InvalidArgument.</summary>
+        public ConfigBuilder ModelLabels(string oldLabel, string newLabel) { return Set(b => Native.cfx_config_builder_set_model_labels(b, Utf8.Encode(oldLabel), Utf8.Encode(newLabel))); }
         public ConfigBuilder Seed(ulong seed) { return Set(b => Native.cfx_config_builder_set_seed(b, seed)); }
         public ConfigBuilder CopaWeights(double robustWeight, double diversityWeight) { return Set(b => Native.cfx_config_builder_set_copa_weights(b, robustWeight, diversityWeight)); }
         public ConfigBuilder CopaRadius(double rho) { return Set(b => Native.cfx_config_builder_set_copa_radius(b, rho)); }

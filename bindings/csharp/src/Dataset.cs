@@ -114,6 +114,18 @@ namespace Cfx
         public static Dataset InferCsv(string path, string target, string favourable, char delimiter, bool hasHeader,
             IList<string> drop, IList<string> categorical, IList<SpecialCode> specialCodes)
         {
+            return InferCsv(path, target, favourable, delimiter, hasHeader, drop, categorical, specialCodes, null);
+        }
+
+        /// <summary><see cref="InferCsv(string, string, string, char, bool, IList{string}, IList{string}, IList{SpecialCode})"/>
+        /// with the advice rules the caller already knows: <paramref name="rulesJson"/> is null (every feature
+        /// mutable in any direction) or a JSON object with the optional keys <c>actionability</c> (feature name →
+        /// the schema's actionability object, e.g. <c>{"SEX": {"mutable": false}}</c>) and <c>waiting</c>
+        /// (<c>{"max_months": 24, "cost_per_month": 0.01}</c>), as <c>cfx schema infer</c> takes them. A rule
+        /// naming no feature: InvalidArgument; rules that are not such an object: FormatError.</summary>
+        public static Dataset InferCsv(string path, string target, string favourable, char delimiter, bool hasHeader,
+            IList<string> drop, IList<string> categorical, IList<SpecialCode> specialCodes, string rulesJson)
+        {
             if (path == null) throw new ArgumentNullException("path");
             if (target == null) throw new ArgumentNullException("target");
             if (favourable == null) throw new ArgumentNullException("favourable");
@@ -141,9 +153,14 @@ namespace Cfx
             using (var pcol = new PinnedStrings(columns, true, "columns"))
             {
                 DatasetHandle d;
-                int st = Native.cfx_dataset_infer_csv(Utf8.Encode(path), Utf8.Encode(target), Utf8.Encode(favourable),
-                    (byte)delimiter, hasHeader ? 1 : 0, pd.Pointers, (UIntPtr)drop.Count, pc.Pointers,
-                    (UIntPtr)categorical.Count, codes, pl.Pointers, pcol.Pointers, (UIntPtr)n, out d);
+                int st = rulesJson == null
+                    ? Native.cfx_dataset_infer_csv(Utf8.Encode(path), Utf8.Encode(target), Utf8.Encode(favourable),
+                        (byte)delimiter, hasHeader ? 1 : 0, pd.Pointers, (UIntPtr)drop.Count, pc.Pointers,
+                        (UIntPtr)categorical.Count, codes, pl.Pointers, pcol.Pointers, (UIntPtr)n, out d)
+                    : Native.cfx_dataset_infer_csv_with_rules(Utf8.Encode(path), Utf8.Encode(target),
+                        Utf8.Encode(favourable), (byte)delimiter, hasHeader ? 1 : 0, pd.Pointers, (UIntPtr)drop.Count,
+                        pc.Pointers, (UIntPtr)categorical.Count, codes, pl.Pointers, pcol.Pointers, (UIntPtr)n,
+                        Utf8.Encode(rulesJson), out d);
                 return new Dataset(Call.Owned(st, d));
             }
         }

@@ -190,6 +190,9 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_builder_set_resume(ConfigBuilderHandle b, int resume);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_model_labels(ConfigBuilderHandle b, [In] byte[] oldLabel,
+            [In] byte[] newLabel);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_build(ConfigBuilderHandle builder, out ConfigHandle outConfig);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_to_json(ConfigHandle config, [Out] byte[] buf, UIntPtr cap,
@@ -261,6 +264,11 @@ namespace Cfx
             byte delimiter, int hasHeader, [In] IntPtr[] drop, UIntPtr nDrop, [In] IntPtr[] categorical,
             UIntPtr nCategorical, [In] double[] specialCodes, [In] IntPtr[] specialLabels, [In] IntPtr[] specialColumns,
             UIntPtr nSpecial, out DatasetHandle outDataset);
+        [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_dataset_infer_csv_with_rules([In] byte[] path, [In] byte[] target,
+            [In] byte[] favourable, byte delimiter, int hasHeader, [In] IntPtr[] drop, UIntPtr nDrop,
+            [In] IntPtr[] categorical, UIntPtr nCategorical, [In] double[] specialCodes, [In] IntPtr[] specialLabels,
+            [In] IntPtr[] specialColumns, UIntPtr nSpecial, [In] byte[] rulesJson, out DatasetHandle outDataset);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_dataset_n_rows(DatasetHandle dataset, out UIntPtr outN);
         [DllImport(Lib, CallingConvention = CC)]

@@ -102,6 +102,15 @@ public static partial class Tests
                         if (pair.Item2 == "same") A.Eq(0, broken, "the same model breaks nothing");
                         else A.True(broken > 0, "the lowered intercept breaks promises");
                     }
+                    // The report names the models with the caller's labels beside their own fingerprints.
+                    using (var labelConfig = new ConfigBuilder().ModelLabels("logistic 2025", "logistic 2026").Build())
+                    {
+                        var named = Revalidation.Ledger(s, shifted, labelConfig, ledger, Path.Combine(dir, "labelled.jsonl"), 1, 0);
+                        A.True(named.Contains("\"new_model\":{\"fingerprint\":\"" + shifted.Fingerprint() + "\",\"label\":\"logistic 2026\""), named);
+                        A.True(named.Contains("\"old_models\":[{\"fingerprint\":\"" + m.Fingerprint() + "\",\"label\":\"logistic 2025\""), named);
+                    }
+                    using (var lb = new ConfigBuilder())
+                        A.True(A.Status(Status.InvalidArgument, () => lb.ModelLabels("", null), "an empty label").Message.Contains("old_label"), "names the label");
                     // Bad input: a status and a message.
                     var e = A.Throws<CfxException>(() => Revalidation.Record(s, m, null, "{not json"), "bad JSON");
                     A.Eq("CFX_STATUS_FORMAT_ERROR", e.StatusName, "bad JSON status");

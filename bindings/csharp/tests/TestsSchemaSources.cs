@@ -146,6 +146,41 @@ public static partial class Tests
         finally { Directory.Delete(dir, true); }
     }
 
+    /// <summary>The caller's advice rules come back in the inferred schema's JSON; a rule naming no
+    /// feature is refused naming it.</summary>
+    public static void T_schema_inference_takes_the_callers_advice_rules()
+    {
+        var dir = Path.Combine(Path.GetTempPath(), "cfx-infer-rules-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(dir);
+        try
+        {
+            var csv = Path.Combine(dir, "rules.csv");
+            File.WriteAllText(csv, "age,months,income,status\n30,12,100,ok\n41,30,80,late\n52,7,120,ok\n");
+            var rules = "{\"actionability\": {\"age\": {\"mutable\": false}, \"income\": {\"direction\": \"increase_only\"},"
+                + " \"months\": {\"mutable\": false, \"grows_with_time\": {\"per_month\": 1}}},"
+                + " \"waiting\": {\"max_months\": 12, \"cost_per_month\": 0.05}}";
+            var none = new string[0];
+            using (var d = Dataset.InferCsv(csv, "status", "ok", ',', true, none, none, new SpecialCode[0], rules))
+            using (var s = d.GetSchema())
+            {
+                var json = Regex.Replace(s.ToJson(), @"\s+", "");
+                A.True(json.Contains("\"mutable\":false"), json);
+                A.True(json.Contains("\"direction\":\"increase_only\""), json);
+                A.True(json.Contains("\"grows_with_time\":{\"per_month\":1.0}"), json);
+                A.True(json.Contains("\"max_months\":12"), json);
+            }
+            using (var d = Dataset.InferCsv(csv, "status", "ok", ',', true, none, none, new SpecialCode[0], null))
+            using (var s = d.GetSchema())
+                A.True(!s.ToJson().Contains("increase_only"), "no rules: every feature in any direction");
+            var e = A.Status(Status.InvalidArgument, () => Dataset.InferCsv(csv, "status", "ok", ',', true, none, none,
+                new SpecialCode[0], "{\"actionability\": {\"salary\": {\"mutable\": false}}}"), "a rule naming no feature");
+            A.True(e.Message.Contains("salary"), e.Message);
+            A.Status(Status.FormatError, () => Dataset.InferCsv(csv, "status", "ok", ',', true, none, none,
+                new SpecialCode[0], "{\"actionabilty\": {}}"), "an unknown key");
+        }
+        finally { Directory.Delete(dir, true); }
+    }
+
     /// <summary>HELOC inferred with −7/−8/−9 given by the caller has the loader's features and rows.</summary>
     public static void T_heloc_inferred_with_its_special_codes_matches_the_loader()
     {

@@ -254,3 +254,22 @@ def test_portfolio_lines_become_ledger_records_with_copa_versions(german_path, t
     assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
     for h in (unc, a, test, train, s, d):
         h.close()
+
+
+def test_the_report_names_the_models_with_the_callers_labels(issued, tmp_path):
+    # Oracle: the fingerprints each model gives of itself; the labels the caller set.
+    s, a, b, _lines, path = issued
+    with cfx.Config(model_labels=("logistic 2025", "logistic 2026")) as c:
+        report = revalidate_ledger(s, b, path, tmp_path / "out.jsonl", config=c, html=True)
+    assert report["new_model"] == {"fingerprint": b.fingerprint(), "label": "logistic 2026",
+                                   "records": 0}
+    assert [(m["fingerprint"], m["label"]) for m in report["old_models"]] == [
+        (a.fingerprint(), "logistic 2025")]
+    assert "logistic 2026" in report["html"] and "logistic 2025" in report["html"]
+    with cfx.Config(model_labels=(None, "challenger")) as c:
+        report = revalidate_ledger(s, b, path, tmp_path / "out2.jsonl", config=c)
+    assert report["new_model"]["label"] == "challenger"
+    assert report["old_models"][0]["label"] is None
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.Config(model_labels=("", None))
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT" and "old_label" in e.value.message

@@ -258,6 +258,37 @@ def test_schema_inference_from_a_csv_with_caller_given_special_codes(tmp_path):
         cfx.Dataset.infer_csv(csv, "status", "ok", ";", special_codes=[(-7,)])
 
 
+def test_schema_inference_takes_the_callers_advice_rules(tmp_path):
+    # Oracle: the rules given come back in the schema's JSON, untouched features keep the
+    # default rules, and the schema's own checks refuse a rule naming no feature.
+    csv = tmp_path / "rules.csv"
+    csv.write_text("age,months,income,status\n30,12,100,ok\n41,30,80,late\n52,7,120,ok\n")
+    rules = {
+        "actionability": {
+            "age": {"mutable": False},
+            "income": {"direction": "increase_only"},
+            "months": {"mutable": False, "grows_with_time": {"per_month": 1}},
+        },
+        "waiting": {"max_months": 12, "cost_per_month": 0.05},
+    }
+    with cfx.Dataset.infer_csv(csv, "status", "ok", rules=rules) as d, d.schema as s:
+        doc = json.loads(s.to_json())
+        act = {f["name"]: f.get("actionability", {}) for f in doc["features"]}
+        assert act["age"]["mutable"] is False
+        assert act["income"]["direction"] == "increase_only"
+        assert act["months"]["grows_with_time"]["per_month"] == 1
+        assert doc["waiting"] == {"max_months": 12, "cost_per_month": 0.05}
+    with cfx.Dataset.infer_csv(csv, "status", "ok") as d, d.schema as s:
+        plain = json.loads(s.to_json())
+        assert all(f.get("actionability", {}).get("mutable", True) for f in plain["features"])
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.Dataset.infer_csv(csv, "status", "ok", rules={"actionability": {"salary": {"mutable": False}}})
+    assert "salary" in e.value.message
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.Dataset.infer_csv(csv, "status", "ok", rules='{"actionabilty": {}}')
+    assert e.value.status_name == "CFX_STATUS_FORMAT_ERROR"
+
+
 def test_heloc_inferred_with_its_special_codes_matches_the_loader():
     heloc = shared_data("heloc.csv")
     codes = [(-7, "condition not met"), (-8, "no usable trades"), (-9, "no bureau record")]

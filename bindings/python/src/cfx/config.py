@@ -5,7 +5,7 @@ from ctypes import byref, c_size_t, c_void_p
 
 from . import _native as n
 from ._enums import DiversityRule, NoiseModel, SolverChoice, names_to_values
-from ._native import Handle
+from ._native import Handle, cstr
 
 NOISE_MODELS = names_to_values(NoiseModel)
 DIVERSITY_RULES = names_to_values(DiversityRule)
@@ -38,7 +38,9 @@ class Config(Handle):
     max_steps)``, ``rl_training=(discount, lr_actor, lr_param, batch, replay)``,
     ``rl_exploration=(start, end)``, ``rl_hidden=[widths]``, ``resume`` (book runs —
     `portfolio.explain_csv`, `revalidate_ledger` — go on from an interrupted run's partial
-    file, the output byte for byte an uninterrupted run's). A bad value raises CfxError
+    file, the output byte for byte an uninterrupted run's), ``model_labels=(old, new)`` (the
+    deployment report's names of the model(s) advice was issued under and of the new model,
+    shown beside their fingerprints; None leaves one unset). A bad value raises CfxError
     (`CFX_STATUS_INVALID_ARGUMENT`) naming it; an unknown keyword raises TypeError."""
 
     _free_name = "cfx_config_free"
@@ -116,6 +118,14 @@ class Config(Handle):
             n.call("cfx_config_builder_set_rl_hidden", b, arr, len(widths))
         elif key == "resume":
             n.call("cfx_config_builder_set_resume", b, 1 if v else 0)
+        elif key == "model_labels":
+            old, new = v
+            n.call(
+                "cfx_config_builder_set_model_labels",
+                b,
+                None if old is None else cstr(old, "old_label"),
+                None if new is None else cstr(new, "new_label"),
+            )
         else:
             raise TypeError(f"cfx: Config has no setting '{key}'")
 

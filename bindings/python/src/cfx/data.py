@@ -1,5 +1,6 @@
 """Datasets: a schema, raw rows and labels (1 = favourable)."""
 
+import json
 import os
 from ctypes import byref, c_double, c_size_t, c_void_p
 
@@ -55,6 +56,7 @@ class Dataset(Handle):
         drop=(),
         categorical=(),
         special_codes=(),
+        rules=None,
     ):
         """Infers a schema from a lender's CSV file and reads its rows under it; the schema
         (`schema`) has distance weights fitted on the rows. A column is categorical when
@@ -63,7 +65,11 @@ class Dataset(Handle):
         (1 where it equals `favourable`). `special_codes` are ``(code, label)`` (every
         numeric column where the code occurs) or ``(code, label, column)`` triples, e.g.
         ``(-7, "no delinquency record")``; a cell holding the label is read as that state.
-        Every feature is mutable in any direction."""
+        Every feature is mutable in any direction unless `rules` says otherwise: a dict (or its
+        JSON text) with the optional keys ``actionability`` — feature name → the schema's
+        actionability object, e.g. ``{"SEX": {"mutable": False}, "EDUCATION": {"direction":
+        "increase_only"}}`` — and ``waiting`` (``{"max_months": 24, "cost_per_month": 0.01}``),
+        as ``cfx schema infer`` takes them; a rule naming no feature raises `CfxError`."""
         if not isinstance(delimiter, str) or len(delimiter.encode("utf-8")) != 1:
             raise ValueError(f"cfx: the delimiter must be one ASCII character, got {delimiter!r}")
         drop_arr, _d = n.string_list(drop)
@@ -75,9 +81,14 @@ class Dataset(Handle):
         codes = (c_double * len(specials))(*[float(t[0]) for t in specials])
         labels, _l = n.string_list([t[1] for t in specials])
         columns, _k = n.string_list([t[2] if len(t) == 3 else None for t in specials])
+        if rules is None:
+            name, extra = "cfx_dataset_infer_csv", ()
+        else:
+            text = rules if isinstance(rules, str) else json.dumps(rules)
+            name, extra = "cfx_dataset_infer_csv_with_rules", (cstr(text, "rules"),)
         return cls(
             n.new_handle(
-                "cfx_dataset_infer_csv",
+                name,
                 cstr(os.fspath(path), "path"),
                 cstr(target, "target"),
                 cstr(favourable, "favourable"),
@@ -91,6 +102,7 @@ class Dataset(Handle):
                 labels,
                 columns,
                 len(specials),
+                *extra,
             )
         )
 

@@ -21,6 +21,9 @@
 #' solve to HiGHS (the tree search returns its best answer, outcome
 #' "time_limit" with its gap) and "separable" ends it unproven (outcome "unknown"; waiting advice
 #' not proven, see `cfx_waiting`). Deterministic, unlike `time_limit`.
+#' `model_labels = c(old, new)` names the models in a re-validation's
+#' deployment report (`cfx_revalidate_ledger`): the model(s) the advice was
+#' issued under and the new one, shown beside their fingerprints (NA: unset).
 #' `resume = TRUE` makes book runs (`cfx_explain_portfolio`,
 #' `cfx_revalidate_ledger`) go on from an interrupted run's partial file, the
 #' output byte for byte an uninterrupted run's.
@@ -32,7 +35,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
                        seed = NULL, copa_weights = NULL, copa_radius = NULL,
                        rl_episodes = NULL, rl_training = NULL, rl_exploration = NULL,
                        rl_hidden = NULL, robust_advice = NULL, solver = NULL,
-                       node_limit = NULL, resume = NULL) {
+                       node_limit = NULL, resume = NULL, model_labels = NULL) {
   b <- cfx_config_builder()
   on.exit(cfx_free(b)) # a no-op once built
   set <- function(name, value) if (!is.null(value)) cfx_config_set(b, name, value)
@@ -58,6 +61,13 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   if (!is.null(solver)) set("solver", .enum(solver, c("auto", "mip", "separable", "tree_search"), "solver"))
   set("node_limit", node_limit)
   set("resume", resume)
+  if (!is.null(model_labels)) {
+    if (!is.character(model_labels) || length(model_labels) != 2L) {
+      stop("cfx: 'model_labels' must be c(old, new) labels (NA: unset)", call. = FALSE)
+    }
+    lab <- lapply(model_labels, function(l) if (is.na(l)) NULL else enc2utf8(l))
+    .cx(C_cfx_config_builder_set_model_labels, b, lab[[1]], lab[[2]])
+  }
   cfx_config_build(b)
 }
 

@@ -32,10 +32,15 @@ cfx_read_dataset <- function(schema, path, target, favourable, delimiter = ",", 
 #' values: a data frame with columns `code`, `label` and optionally `column`
 #' (NA or absent: every numeric column where the code occurs), or a named
 #' numeric vector `c(label = code)` for every column. The dataset's schema
-#' (`cfx_schema()`) has distance weights fitted on the rows.
+#' (`cfx_schema()`) has distance weights fitted on the rows. Every feature is
+#' mutable in any direction unless `rules` says otherwise: a list (or its JSON
+#' text) with the optional entries `actionability` (feature name -> the
+#' schema's actionability object, e.g. `list(SEX = list(mutable = FALSE))`)
+#' and `waiting` (`list(max_months = 24, cost_per_month = 0.01)`), as
+#' `cfx schema infer` takes them.
 cfx_infer_dataset <- function(path, target, favourable, delimiter = ",", header = TRUE,
                               drop = character(), categorical = character(),
-                              special_codes = NULL) {
+                              special_codes = NULL, rules = NULL) {
   path <- enc2utf8(path.expand(path))
   if (is.null(special_codes)) {
     codes <- numeric(); labels <- character(); columns <- character()
@@ -51,6 +56,14 @@ cfx_infer_dataset <- function(path, target, favourable, delimiter = ",", header 
   } else {
     stop("cfx: 'special_codes' must be a data frame (code, label, column) or a named numeric vector",
          call. = FALSE)
+  }
+  if (!is.null(rules)) {
+    json <- if (is.character(rules)) rules
+            else as.character(jsonlite::toJSON(rules, auto_unbox = TRUE, digits = NA))
+    return(.cx(C_cfx_dataset_infer_csv_with_rules, path, target, as.character(favourable), delimiter,
+               .flag(header, "header"),
+               enc2utf8(as.character(drop)), enc2utf8(as.character(categorical)), codes,
+               enc2utf8(labels), enc2utf8(columns), enc2utf8(json)))
   }
   .cx(C_cfx_dataset_infer_csv, path, target, as.character(favourable), delimiter,
       .flag(header, "header"),

@@ -80,6 +80,7 @@ SEXP C_cfx_config_builder_set_rl_training(SEXP b, SEXP discount, SEXP learning_r
 SEXP C_cfx_config_builder_set_rl_exploration(SEXP b, SEXP start, SEXP end);
 SEXP C_cfx_config_builder_set_rl_hidden(SEXP b, SEXP hidden);
 SEXP C_cfx_config_builder_set_resume(SEXP b, SEXP resume);
+SEXP C_cfx_config_builder_set_model_labels(SEXP b, SEXP old_label, SEXP new_label);
 SEXP C_cfx_config_build(SEXP builder);
 SEXP C_cfx_config_to_json(SEXP config);
 SEXP C_cfx_config_builder_free(SEXP builder);
@@ -106,6 +107,7 @@ SEXP C_cfx_dataset_load_taiwan(SEXP path);
 SEXP C_cfx_dataset_from_csv(SEXP schema, SEXP path, SEXP target, SEXP favourable);
 SEXP C_cfx_dataset_from_csv_ex(SEXP schema, SEXP path, SEXP target, SEXP favourable, SEXP delimiter, SEXP has_header);
 SEXP C_cfx_dataset_infer_csv(SEXP path, SEXP target, SEXP favourable, SEXP delimiter, SEXP has_header, SEXP drop, SEXP categorical, SEXP special_codes, SEXP special_labels, SEXP special_columns);
+SEXP C_cfx_dataset_infer_csv_with_rules(SEXP path, SEXP target, SEXP favourable, SEXP delimiter, SEXP has_header, SEXP drop, SEXP categorical, SEXP special_codes, SEXP special_labels, SEXP special_columns, SEXP rules_json);
 SEXP C_cfx_dataset_n_rows(SEXP dataset);
 SEXP C_cfx_dataset_schema(SEXP dataset);
 SEXP C_cfx_dataset_fitted_schema(SEXP dataset);

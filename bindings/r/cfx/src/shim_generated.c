@@ -568,6 +568,16 @@ SEXP C_cfx_config_builder_set_resume(SEXP a_b, SEXP a_resume)
     return R_NilValue;
 }
 
+/* cfx_config_builder_set_model_labels */
+SEXP C_cfx_config_builder_set_model_labels(SEXP a_b, SEXP a_old_label, SEXP a_new_label)
+{
+    struct cfx_config_builder *v_b = (struct cfx_config_builder *)cfxr_handle(a_b, CFXR_K_CONFIG_BUILDER, "b", 0);
+    const char *v_old_label = cfxr_str(a_old_label, "old_label", 1);
+    const char *v_new_label = cfxr_str(a_new_label, "new_label", 1);
+    cfxr_check(cfx_config_builder_set_model_labels(v_b, v_old_label, v_new_label));
+    return R_NilValue;
+}
+
 /* cfx_config_build */
 SEXP C_cfx_config_build(SEXP a_builder)
 {
@@ -994,6 +1004,38 @@ SEXP C_cfx_dataset_infer_csv(SEXP a_path, SEXP a_target, SEXP a_favourable, SEXP
     SEXP h_out_dataset = cfxr_new_handle(CFXR_K_DATASET, R_NilValue); /* PROTECTed */
     const struct cfx_dataset * o_out_dataset = NULL;
     cfxr_check(cfx_dataset_infer_csv(v_path, v_target, v_favourable, v_delimiter, v_has_header, v_drop, n_drop, v_categorical, n_categorical, v_special_codes, v_special_labels, v_special_columns, n_special_codes, &o_out_dataset));
+    R_SetExternalPtrAddr(h_out_dataset, (void *)o_out_dataset);
+    SEXP res_ = h_out_dataset;
+    UNPROTECT(1);
+    return res_;
+}
+
+/* cfx_dataset_infer_csv_with_rules */
+SEXP C_cfx_dataset_infer_csv_with_rules(SEXP a_path, SEXP a_target, SEXP a_favourable, SEXP a_delimiter, SEXP a_has_header, SEXP a_drop, SEXP a_categorical, SEXP a_special_codes, SEXP a_special_labels, SEXP a_special_columns, SEXP a_rules_json)
+{
+    const char *v_path = cfxr_str(a_path, "path", 0);
+    const char *v_target = cfxr_str(a_target, "target", 0);
+    const char *v_favourable = cfxr_str(a_favourable, "favourable", 0);
+    char v_delimiter = cfxr_char(a_delimiter, "delimiter");
+    int32_t v_has_header = cfxr_bool(a_has_header, "has_header");
+    size_t n_drop = 0;
+    const char **v_drop = cfxr_strs(a_drop, "drop", &n_drop);
+    size_t n_categorical = 0;
+    const char **v_categorical = cfxr_strs(a_categorical, "categorical", &n_categorical);
+    size_t n_special_codes = 0;
+    const double *v_special_codes = cfxr_doubles(a_special_codes, "special_codes", &n_special_codes);
+    size_t n_special_labels = 0;
+    const char **v_special_labels = cfxr_strs(a_special_labels, "special_labels", &n_special_labels);
+    size_t n_special_columns = 0;
+    const char **v_special_columns = cfxr_strs(a_special_columns, "special_columns", &n_special_columns);
+    const char *v_rules_json = cfxr_str(a_rules_json, "rules_json", 1);
+    if (n_special_labels != n_special_codes)
+        Rf_errorcall(R_NilValue, "cfx: 'special_labels' must have as many values as 'special_codes'");
+    if (n_special_columns != n_special_codes)
+        Rf_errorcall(R_NilValue, "cfx: 'special_columns' must have as many values as 'special_codes'");
+    SEXP h_out_dataset = cfxr_new_handle(CFXR_K_DATASET, R_NilValue); /* PROTECTed */
+    const struct cfx_dataset * o_out_dataset = NULL;
+    cfxr_check(cfx_dataset_infer_csv_with_rules(v_path, v_target, v_favourable, v_delimiter, v_has_header, v_drop, n_drop, v_categorical, n_categorical, v_special_codes, v_special_labels, v_special_columns, n_special_codes, v_rules_json, &o_out_dataset));
     R_SetExternalPtrAddr(h_out_dataset, (void *)o_out_dataset);
     SEXP res_ = h_out_dataset;
     UNPROTECT(1);

@@ -600,6 +600,25 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_configBuilderSetResume(JNIEn
     ;
 }
 
+/* cfx_config_builder_set_model_labels */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_configBuilderSetModelLabels(JNIEnv *env, jclass cls, jlong j_b, jbyteArray j_old_label, jbyteArray j_new_label) {
+    (void)env;
+    (void)cls;
+    int fail_ = 0;
+    char *s_old_label = NULL;
+    char *s_new_label = NULL;
+    s_old_label = cstr_in(env, j_old_label, &fail_);
+    if (fail_) goto done;
+    s_new_label = cstr_in(env, j_new_label, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_config_builder_set_model_labels(HANDLE(struct cfx_config_builder *, j_b), s_old_label, s_new_label);
+    if (!ok(env, st_)) goto done;
+    done:
+    free(s_old_label);
+    free(s_new_label);
+}
+
 /* cfx_config_build */
 JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_configBuild(JNIEnv *env, jclass cls, jlong j_builder) {
     (void)env;
@@ -1170,6 +1189,70 @@ JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_datasetInferCsv(JNIEnv *env
     free(a_special_codes);
     free_cstrs(a_special_labels, l_special_labels);
     free_cstrs(a_special_columns, l_special_columns);
+    return result_;
+}
+
+/* cfx_dataset_infer_csv_with_rules */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_datasetInferCsvWithRules(JNIEnv *env, jclass cls, jbyteArray j_path, jbyteArray j_target, jbyteArray j_favourable, jbyte j_delimiter, jboolean j_has_header, jobjectArray j_drop, jobjectArray j_categorical, jdoubleArray j_special_codes, jobjectArray j_special_labels, jobjectArray j_special_columns, jbyteArray j_rules_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    const struct cfx_dataset * r_out_dataset = NULL;
+    char *s_path = NULL;
+    char *s_target = NULL;
+    char *s_favourable = NULL;
+    size_t n_n_drop = 0;
+    char **a_drop = NULL;
+    size_t l_drop = 0;
+    size_t n_n_categorical = 0;
+    char **a_categorical = NULL;
+    size_t l_categorical = 0;
+    size_t n_n_special = 0;
+    double *a_special_codes = NULL;
+    size_t l_special_codes = 0;
+    char **a_special_labels = NULL;
+    size_t l_special_labels = 0;
+    char **a_special_columns = NULL;
+    size_t l_special_columns = 0;
+    char *s_rules_json = NULL;
+    s_path = cstr_in(env, j_path, &fail_);
+    if (fail_) goto done;
+    s_target = cstr_in(env, j_target, &fail_);
+    if (fail_) goto done;
+    s_favourable = cstr_in(env, j_favourable, &fail_);
+    if (fail_) goto done;
+    a_drop = cstrs_in(env, j_drop, "drop", &l_drop, &fail_);
+    if (fail_) goto done;
+    n_n_drop = l_drop;
+    a_categorical = cstrs_in(env, j_categorical, "categorical", &l_categorical, &fail_);
+    if (fail_) goto done;
+    n_n_categorical = l_categorical;
+    a_special_codes = doubles_in(env, j_special_codes, &l_special_codes, &fail_);
+    if (fail_) goto done;
+    a_special_labels = cstrs_in(env, j_special_labels, "special_labels", &l_special_labels, &fail_);
+    if (fail_) goto done;
+    a_special_columns = cstrs_in(env, j_special_columns, "special_columns", &l_special_columns, &fail_);
+    if (fail_) goto done;
+    n_n_special = l_special_codes;
+    if (l_special_labels != n_n_special) { throw_named(env, "java/lang/IllegalArgumentException", "cfx_dataset_infer_csv_with_rules: special_codes, special_labels, special_columns differ in length"); goto done; }
+    if (l_special_columns != n_n_special) { throw_named(env, "java/lang/IllegalArgumentException", "cfx_dataset_infer_csv_with_rules: special_codes, special_labels, special_columns differ in length"); goto done; }
+    s_rules_json = cstr_in(env, j_rules_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_dataset_infer_csv_with_rules(s_path, s_target, s_favourable, (char)j_delimiter, (j_has_header ? 1 : 0), (const char *const *)a_drop, n_n_drop, (const char *const *)a_categorical, n_n_categorical, a_special_codes, (const char *const *)a_special_labels, (const char *const *)a_special_columns, n_n_special, s_rules_json, &r_out_dataset);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_dataset);
+    done:
+    free(s_path);
+    free(s_target);
+    free(s_favourable);
+    free_cstrs(a_drop, l_drop);
+    free_cstrs(a_categorical, l_categorical);
+    free(a_special_codes);
+    free_cstrs(a_special_labels, l_special_labels);
+    free_cstrs(a_special_columns, l_special_columns);
+    free(s_rules_json);
     return result_;
 }
 

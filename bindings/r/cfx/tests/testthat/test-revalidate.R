@@ -26,6 +26,21 @@ dir.create(dir)
 ledger <- file.path(dir, "ledger.jsonl")
 writeLines(lines, ledger)
 
+test_that("the report names the models with the caller's labels", {
+  # Oracle: each model's own fingerprint; the labels set.
+  cfg <- cfx_config(model_labels = c("logistic 2025", "logistic 2026"))
+  rep <- cfx_revalidate_ledger(gs, shifted, ledger, file.path(dir, "labelled.jsonl"), config = cfg)
+  expect_identical(rep$new_model$fingerprint, cfx_fingerprint(shifted))
+  expect_identical(rep$new_model$label, "logistic 2026")
+  expect_identical(rep$old_models[[1]]$fingerprint, cfx_fingerprint(model))
+  expect_identical(rep$old_models[[1]]$label, "logistic 2025")
+  rep <- cfx_revalidate_ledger(gs, shifted, ledger, file.path(dir, "labelled2.jsonl"),
+                               config = cfx_config(model_labels = c(NA, "challenger")))
+  expect_identical(rep$new_model$label, "challenger")
+  expect_null(rep$old_models[[1]]$label)
+  expect_cfx_error(cfx_config(model_labels = c("", NA)), "cfx_error_invalid_argument", "old_label")
+})
+
 test_that("a ledger record carries the advice and the fingerprints", {
   rec <- jsonlite::fromJSON(lines[1], simplifyVector = FALSE)
   expect_identical(rec$format, "cfx-ledger")

@@ -102,6 +102,33 @@ test_that("schema inference from a CSV with caller-given special codes", {
   expect_error(cfx_infer_dataset(csv, "status", "ok", special_codes = list(-7)), "special_codes")
 })
 
+test_that("inference takes the caller's advice rules", {
+  # Oracle: the rules given come back in the schema's JSON; a rule naming no
+  # feature is refused naming it.
+  csv <- tempfile(fileext = ".csv")
+  writeLines(c("age,months,income,status", "30,12,100,ok", "41,30,80,late", "52,7,120,ok"), csv)
+  rules <- list(actionability = list(age = list(mutable = FALSE),
+                                     income = list(direction = "increase_only"),
+                                     months = list(mutable = FALSE, grows_with_time = list(per_month = 1))),
+                waiting = list(max_months = 12, cost_per_month = 0.05))
+  d <- cfx_infer_dataset(csv, "status", "ok", rules = rules)
+  doc <- jsonlite::fromJSON(cfx_to_json(cfx_schema(d)), simplifyVector = FALSE)
+  act <- setNames(lapply(doc$features, `[[`, "actionability"), vapply(doc$features, `[[`, "", "name"))
+  expect_false(act$age$mutable)
+  expect_identical(act$income$direction, "increase_only")
+  expect_equal(act$months$grows_with_time$per_month, 1)
+  expect_equal(doc$waiting$max_months, 12)
+  plain <- jsonlite::fromJSON(cfx_to_json(cfx_schema(cfx_infer_dataset(csv, "status", "ok"))),
+                              simplifyVector = FALSE)
+  expect_null(plain$waiting)
+  expect_cfx_error(cfx_infer_dataset(csv, "status", "ok",
+                                     rules = list(actionability = list(salary = list(mutable = FALSE)))),
+                   "cfx_error_invalid_argument", "salary")
+  expect_cfx_error(cfx_infer_dataset(csv, "status", "ok", rules = '{"actionabilty": {}}'),
+                   "cfx_error_format_error")
+  unlink(csv)
+})
+
 test_that("HELOC inferred with its special codes matches the loader", {
   p <- need_shared_file("heloc.csv")
   d <- cfx_infer_dataset(p, "RiskPerformance", "Good",

@@ -115,6 +115,17 @@ public final class ConfigBuilder extends NativeResource {
         return with(b -> NativeGenerated.configBuilderSetResume(b, resume));
     }
 
+    /**
+     * The deployment report's names of the models ({@code cfx_config_builder_set_model_labels},
+     * {@link Revalidation#ledger}): {@code oldLabel} for the model(s) the advice was issued under,
+     * {@code newLabel} for the new model, each shown beside its fingerprint; null leaves one unset.
+     * An empty label: {@link Status#INVALID_ARGUMENT}.
+     */
+    public ConfigBuilder modelLabels(String oldLabel, String newLabel) {
+        return with(b -> NativeGenerated.configBuilderSetModelLabels(
+                b, Utf8.cstrOrNull(oldLabel, "oldLabel"), Utf8.cstrOrNull(newLabel, "newLabel")));
+    }
+
     /** Seed of every random step (an unsigned 64-bit value in a long). */
     public ConfigBuilder seed(long seed) {
         return with(b -> NativeGenerated.configBuilderSetSeed(b, seed));

@@ -99,6 +99,28 @@ public final class Dataset extends NativeResource {
             List<String> drop,
             List<String> categorical,
             List<SpecialCode> specialCodes) {
+        return inferCsv(path, target, favourable, delimiter, hasHeader, drop, categorical, specialCodes, null);
+    }
+
+    /**
+     * {@link #inferCsv(String, String, String, char, boolean, List, List, List)} with the advice rules
+     * the caller already knows ({@code cfx_dataset_infer_csv_with_rules}): {@code rulesJson} is null
+     * (every feature mutable in any direction) or a JSON object with the optional keys {@code
+     * actionability} (feature name → the schema's actionability object, e.g. {@code {"SEX":
+     * {"mutable": false}}}) and {@code waiting} ({@code {"max_months": 24, "cost_per_month":
+     * 0.01}}), as {@code cfx schema infer} takes them. A rule naming no feature: {@link
+     * Status#INVALID_ARGUMENT}; rules that are not such an object: {@link Status#FORMAT_ERROR}.
+     */
+    public static Dataset inferCsv(
+            String path,
+            String target,
+            String favourable,
+            char delimiter,
+            boolean hasHeader,
+            List<String> drop,
+            List<String> categorical,
+            List<SpecialCode> specialCodes,
+            String rulesJson) {
         Objects.requireNonNull(drop, "drop");
         Objects.requireNonNull(categorical, "categorical");
         Objects.requireNonNull(specialCodes, "specialCodes");
@@ -115,6 +137,21 @@ public final class Dataset extends NativeResource {
             codes[i] = s.code();
             labels[i] = Utf8.cstr(s.label(), "label");
             columns[i] = Utf8.cstrOrNull(s.column(), "column");
+        }
+        if (rulesJson != null) {
+            return new Dataset(
+                    NativeGenerated.datasetInferCsvWithRules(
+                            Utf8.cstr(path, "path"),
+                            Utf8.cstr(target, "target"),
+                            Utf8.cstr(favourable, "favourable"),
+                            (byte) delimiter,
+                            hasHeader,
+                            names(drop, "drop"),
+                            names(categorical, "categorical"),
+                            codes,
+                            labels,
+                            columns,
+                            Utf8.cstr(rulesJson, "rulesJson")));
         }
         return new Dataset(
                 NativeGenerated.datasetInferCsv(

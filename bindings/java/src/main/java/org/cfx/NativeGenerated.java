@@ -312,6 +312,18 @@ final class NativeGenerated {
     static native void configBuilderSetResume(long b, boolean resume);
 
     /**
+     * {@code cfx_config_builder_set_model_labels}: The caller's names of the models in a
+     * re-validation's deployment report ({@code cfx_revalidate_ledger}; {@code new_model} and {@code
+     * old_models} of {@code cfx_deployment_report_to_json}, and the HTML page), each shown beside the
+     * model's fingerprint ("scorecard 2025-Q4", "XGBoost challenger"). {@code old_label} (NULL: none,
+     * the fingerprint alone) names every model the ledger's advice was issued under. {@code new_label}
+     * (NULL: none) names the new model. A later call replaces both. UTF-8, not empty, at most 200
+     * bytes, else {@code INVALID_ARGUMENT}. The labels change no result or output line (a resumed run
+     * may use other labels). Other methods ignore them. Not thread-safe (builder).
+     */
+    static native void configBuilderSetModelLabels(long b, byte[] oldLabel, byte[] newLabel);
+
+    /**
      * {@code cfx_config_build}: Turns the builder into an immutable configuration. The builder is
      * consumed in every case (success or failure, as long as it is not NULL): do not use or free it
      * afterwards. {@code *out_config} is owned by the caller.
@@ -549,6 +561,30 @@ final class NativeGenerated {
             double[] specialCodes,
             byte[][] specialLabels,
             byte[][] specialColumns);
+
+    /**
+     * {@code cfx_dataset_infer_csv_with_rules}: {@code cfx_dataset_infer_csv} with the advice rules
+     * the caller already knows, so that the inferred schema is the one advice is given under (as
+     * {@code cfx schema infer --rules} writes it): {@code rules_json} is NULL (every feature mutable
+     * in any direction, as {@code cfx_dataset_infer_csv}) or a JSON object with the optional keys
+     * {@code actionability} — feature name → the schema's actionability object ({@code {"mutable":
+     * false}}, {@code {"direction": "increase_only"}}, {@code {"max_decrease": {"fraction": 0.5}}},
+     * {@code {"grows_with_time": {"per_month": 1}}}, …; docs/guide/schemas-and-presets.md lists every
+     * key) — and {@code waiting} ({@code {"max_months": 24, "cost_per_month": 0.01}}, needed when a
+     * feature grows with time). The other parameters are {@code cfx_dataset_infer_csv}'s.
+     */
+    static native long datasetInferCsvWithRules(
+            byte[] path,
+            byte[] target,
+            byte[] favourable,
+            byte delimiter,
+            boolean hasHeader,
+            byte[][] drop,
+            byte[][] categorical,
+            double[] specialCodes,
+            byte[][] specialLabels,
+            byte[][] specialColumns,
+            byte[] rulesJson);
 
     /**
      * {@code cfx_dataset_n_rows}: The number of rows. Thread-safe.

@@ -141,6 +141,26 @@ class RevalidationTest {
         check(shifted, false);
     }
 
+    /** The report names the models with the caller's labels beside their own fingerprints. */
+    @Test
+    void theReportNamesTheModelsWithTheCallersLabels() throws Exception {
+        Path out = dir.resolve("labelled.jsonl");
+        String report;
+        try (ConfigBuilder cb = new ConfigBuilder();
+                Config labels = cb.modelLabels("logistic 2025", "logistic 2026").build()) {
+            report = Revalidation.ledger(schema, shifted, labels, ledger.toString(), out.toString(), 1, 0);
+        }
+        assertTrue(report.contains("\"new_model\":{\"fingerprint\":\"" + shifted.fingerprint()
+                + "\",\"label\":\"logistic 2026\""), report);
+        assertTrue(report.contains("\"old_models\":[{\"fingerprint\":\"" + model.fingerprint()
+                + "\",\"label\":\"logistic 2025\""), report);
+        try (ConfigBuilder cb = new ConfigBuilder()) {
+            CfxException e = assertThrows(CfxException.class, () -> cb.modelLabels(null, ""));
+            assertEquals(Status.INVALID_ARGUMENT, e.statusCode());
+            assertTrue(e.getMessage().contains("new_label"), e.getMessage());
+        }
+    }
+
     @Test
     void badInputThrowsWithAMessage() throws Exception {
         CfxException e = assertThrows(CfxException.class, () -> Revalidation.record(schema, model, null, "{not json"));

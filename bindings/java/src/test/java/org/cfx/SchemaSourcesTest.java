@@ -145,6 +145,43 @@ class SchemaSourcesTest {
         }
     }
 
+    /**
+     * The caller's advice rules come back in the inferred schema's JSON; a rule naming no feature
+     * is refused naming it.
+     */
+    @Test
+    void inferenceTakesTheCallersAdviceRules() throws Exception {
+        Path dir = Files.createTempDirectory("cfx-infer-rules");
+        Path csv = dir.resolve("rules.csv");
+        Files.writeString(csv, "age,months,income,status\n30,12,100,ok\n41,30,80,late\n52,7,120,ok\n");
+        String rules = "{\"actionability\": {\"age\": {\"mutable\": false},"
+                + " \"income\": {\"direction\": \"increase_only\"},"
+                + " \"months\": {\"mutable\": false, \"grows_with_time\": {\"per_month\": 1}}},"
+                + " \"waiting\": {\"max_months\": 12, \"cost_per_month\": 0.05}}";
+        try (Dataset d = Dataset.inferCsv(csv.toString(), "status", "ok", ',', true, List.of(), List.of(),
+                        List.of(), rules);
+                Schema s = d.schema()) {
+            String json = s.toJson().replaceAll("\\s", "");
+            assertTrue(json.contains("\"name\":\"age\"") && json.contains("\"mutable\":false"), json);
+            assertTrue(json.contains("\"direction\":\"increase_only\""), json);
+            assertTrue(json.contains("\"grows_with_time\":{\"per_month\":1.0}"), json);
+            assertTrue(json.contains("\"max_months\":12"), json);
+        }
+        try (Dataset d = Dataset.inferCsv(csv.toString(), "status", "ok", ',', true, List.of(), List.of(),
+                        List.of(), null);
+                Schema s = d.schema()) {
+            assertFalse(s.toJson().contains("increase_only"));
+        }
+        CfxException e = assertThrows(CfxException.class, () -> Dataset.inferCsv(csv.toString(), "status", "ok",
+                ',', true, List.of(), List.of(), List.of(), "{\"actionability\": {\"salary\": {\"mutable\": false}}}"));
+        assertTrue(e.getMessage().contains("salary"), e.getMessage());
+        e = assertThrows(CfxException.class, () -> Dataset.inferCsv(csv.toString(), "status", "ok",
+                ',', true, List.of(), List.of(), List.of(), "{\"actionabilty\": {}}"));
+        assertEquals(Status.FORMAT_ERROR, e.statusCode());
+        Files.delete(csv);
+        Files.delete(dir);
+    }
+
     /** HELOC inferred with −7/−8/−9 given by the caller has the loader's features and rows. */
     @Test
     void helocInferredWithItsSpecialCodesMatchesTheLoader() {
