@@ -262,11 +262,20 @@ impl Explanation {
                 (0, None) => "optimal",
                 _ => "alternative",
             };
-            let head = match (&self.robustness, &cf.status) {
+            let mut head = match (&self.robustness, &cf.status) {
                 (Some(r), Outcome::Optimal) if k == 0 => format!("{}, proven optimal", r.label()),
                 (Some(r), _) => format!("{}, {plain}", r.label()),
                 (None, _) => plain.to_string(),
             };
+            // "Optimal" is for the decision rule solved: a margin beyond the
+            // numerical one (Config::margin's default, 1e-6) is part of it, so
+            // it is said.
+            if k == 0 && cf.margin > 2e-6 {
+                head.push_str(&format!(
+                    " for acceptance by a margin of {} above the cut-off",
+                    crate::schema::fmt_num(cf.margin)
+                ));
+            }
             if points {
                 out.push_str(&format!(
                     "{head} (cost {:.3}, score {}): {}\n",

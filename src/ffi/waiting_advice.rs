@@ -245,12 +245,12 @@ pub unsafe extern "C" fn cfx_waiting_advice_describe(
 /// only on the inputs: `null` when no advice is proven to exist; otherwise the
 /// advice's fields (none without advice), `proven`, and when not proven,
 /// `unproven` (the outcome of the solve that stopped).
-fn advice_json(e: &WaitingExplanation) -> FfiResult<serde_json::Value> {
+fn advice_json(e: &WaitingExplanation) -> crate::Result<serde_json::Value> {
     if e.advice.is_none() && e.is_proven() {
         return Ok(serde_json::Value::Null);
     }
     let mut v = match &e.advice {
-        Some(a) => serde_json::to_value(a).map_err(crate::Error::from)?,
+        Some(a) => serde_json::to_value(a)?,
         None => serde_json::json!({}),
     };
     if let Some(cf) = v
@@ -262,10 +262,7 @@ fn advice_json(e: &WaitingExplanation) -> FfiResult<serde_json::Value> {
     if let Some(o) = v.as_object_mut() {
         o.insert("proven".into(), e.is_proven().into());
         if let Some(u) = &e.unproven {
-            o.insert(
-                "unproven".into(),
-                serde_json::to_value(u).map_err(crate::Error::from)?,
-            );
+            o.insert("unproven".into(), serde_json::to_value(u)?);
         }
     }
     Ok(v)
@@ -290,14 +287,26 @@ pub unsafe extern "C" fn cfx_waiting_advice_to_json(
 ) -> cfx_status {
     ffi_boundary! {
         let r = arc_ref(advice, "advice")?;
-        let v = advice_json(&r.explanation)?;
-        let p = Provenance {
-            schema: Some(&r.schema),
-            model: Some(&r.model),
-            ..Default::default()
-        };
-        write_str(&result_json("waiting_advice", &p, &v)?, buf, cap, out_len, "buf")
+        let json = waiting_advice_json(&r.explanation, &r.schema, &r.model)?;
+        write_str(&json, buf, cap, out_len, "buf")
     }
+}
+
+/// Waiting advice as the versioned JSON `cfx_waiting_advice_to_json` writes,
+/// for the Rust front ends (the `cfx` command line's `explain --json`) that
+/// must write the same bytes as every binding.
+pub fn waiting_advice_json(
+    explanation: &WaitingExplanation,
+    schema: &Schema,
+    model: &AnyModel,
+) -> crate::Result<String> {
+    let v = advice_json(explanation)?;
+    let p = Provenance {
+        schema: Some(schema),
+        model: Some(model),
+        ..Default::default()
+    };
+    result_json("waiting_advice", &p, &v)
 }
 
 /// Releases the advice. NULL is a no-op. Any thread, once.

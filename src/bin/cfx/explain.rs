@@ -3,10 +3,12 @@
 //! alternatives, as text for a person or as the library's versioned JSON.
 
 use crate::common::{self, EXIT_NO_RECOURSE, Failure, ModelArgs};
-use cfx::coherent::{Config, explain_diverse};
+use cfx::coherent::waiting::{WaitingExplanation, explain_with_waiting};
+use cfx::coherent::{Config, Explanation, Outcome, Robustness, explain, explain_diverse};
 use cfx::data::{read_csv, row_under_schema};
 use cfx::model::Model;
 use cfx::schema::Schema;
+use cfx::schema::fmt_num;
 use std::path::PathBuf;
 
 /// Explains one applicant: the proven cheapest change that gets them accepted, and
@@ -49,12 +51,75 @@ pub struct Args {
     /// smallest shift; 0.2 puts a 0.5 cut-off's advice at probability 0.55 or more.
     #[arg(long, default_value_t = 1e-6, value_name = "LOGODDS")]
     margin: f64,
+    /// Leave out the waiting option (the cheapest advice when waiting is one of the actions,
+    /// given when the schema declares a waiting action).
+    #[arg(long)]
+    no_waiting: bool,
+    /// The robust version's slip variance σ² (on min–max scaled features): the cheapest change
+    /// that stays accepted when followed only approximately (exact engine; logistic models).
+    #[arg(long, default_value_t = 0.01, value_name = "SIGMA2")]
+    robust_sigma2: f64,
+    /// The robust version's largest share of slipped implementations still declined.
+    #[arg(long, default_value_t = 0.1, value_name = "RATE")]
+    robust_target: f64,
+    /// Leave out the robust version.
+    #[arg(long)]
+    no_robust: bool,
     /// Also print what the model's import read and assumed (text output).
     #[arg(long)]
     import_report: bool,
-    /// Print the library's versioned result JSON (as cfx_coherent_result_to_json writes it).
+    /// Print one JSON object: "explanation" (as cfx_coherent_result_to_json writes it),
+    /// "waiting" (as cfx_waiting_advice_to_json writes it; null without a waiting action or
+    /// with --no-waiting), "robust" (the robust version, cfx_coherent_result_to_json; null
+    /// when left out or refused) and, when the model is refused, "robust_refused" (why).
     #[arg(long)]
     json: bool,
+}
+
+/// The waiting option in words (as `make demo` says it).
+fn waiting_text(w: &WaitingExplanation) -> String {
+    match &w.advice {
+        _ if !w.is_proven() => format!("waiting option (unproven): {}\n", w.describe()),
+        Some(a) if a.months > 0 => format!(
+            "waiting option (proven optimal over every wait): {}\n  cost {}, of which waiting {}\n",
+            a.describe(),
+            fmt_num(a.cost),
+            fmt_num(a.wait_cost)
+        ),
+        Some(a) => format!(
+            "waiting option: no wait the schema allows is worth its price; acting now stays the \
+             cheapest advice (cost {})\n",
+            fmt_num(a.cost)
+        ),
+        None => {
+            "waiting option: no advice within the schema's rules, with or without waiting\n".into()
+        }
+    }
+}
+
+/// The robust version in words.
+fn robust_text(r: &Result<Explanation, String>, robustness: &Robustness) -> String {
+    let label = robustness.label();
+    match r {
+        Err(why) => format!("{label}: not available for this model: {why}\n"),
+        Ok(ex) => match ex.counterfactuals.first() {
+            Some(cf) => format!(
+                "{label}{}: {}\n  cost {}, declined after a slip {}% of the time\n",
+                if cf.status == Outcome::Optimal {
+                    ", proven optimal"
+                } else {
+                    ""
+                },
+                cf.describe(),
+                fmt_num(cf.cost),
+                cf.invalidation_rate
+                    .map_or("?".into(), |g| format!("{:.1}", 100.0 * g))
+            ),
+            None => {
+                format!("{label}: no change within the schema's rules stays accepted that often\n")
+            }
+        },
+    }
 }
 
 /// The applicant's raw row from a JSON object of feature values.
@@ -158,11 +223,67 @@ pub fn run(a: Args) -> Result<(), Failure> {
         cfx::Error::InvalidArgument(_) => Failure::model(e),
         e => Failure::of(e),
     })?;
+    let single = Config {
+        n_diverse: 1,
+        ..config.clone()
+    };
+    // The waiting option: the exact minimum over every wait the schema allows.
+    let waiting = match schema.waiting() {
+        Some(_) if !a.no_waiting => Some(explain_with_waiting(&schema, model, &raw, &single)?),
+        _ => None,
+    };
+    // The robust version: the exact engine with the closed-form margin. A model it does not
+    // take (it is for logistic models) is said so, not an error of the command.
+    let robustness = Robustness {
+        sigma2: a.robust_sigma2,
+        invalidation_target: a.robust_target,
+    };
+    let robust = if a.no_robust {
+        None
+    } else {
+        let c = Config {
+            robustness: Some(robustness),
+            ..single.clone()
+        };
+        // A bad σ² or target is bad input (2).
+        c.validate()?;
+        Some(explain(&schema, model, &raw, &c).map_err(|e| match e {
+            cfx::Error::InvalidArgument(m) | cfx::Error::Solver(m) => m,
+            e => e.to_string(),
+        }))
+    };
     if a.json {
-        let json = cfx::ffi::coherent::coherent_result_json(&explanation, &schema, model)?;
-        common::print(&format!("{json}\n"))?;
+        let ex = cfx::ffi::coherent::coherent_result_json(&explanation, &schema, model)?;
+        let w = match &waiting {
+            Some(w) => cfx::ffi::waiting_advice::waiting_advice_json(w, &schema, model)?,
+            None => "null".into(),
+        };
+        let (r, refused) = match &robust {
+            Some(Ok(r)) => (
+                cfx::ffi::coherent::coherent_result_json(r, &schema, model)?,
+                String::new(),
+            ),
+            Some(Err(why)) => (
+                "null".into(),
+                format!(
+                    ",\n\"robust_refused\": {}",
+                    serde_json::Value::from(why.as_str())
+                ),
+            ),
+            None => ("null".into(), String::new()),
+        };
+        // The library's own bytes for each part, side by side.
+        common::print(&format!(
+            "{{\n\"explanation\": {ex},\n\"waiting\": {w},\n\"robust\": {r}{refused}\n}}\n"
+        ))?;
     } else {
         let mut text = explanation.to_text();
+        if let Some(w) = &waiting {
+            text.push_str(&waiting_text(w));
+        }
+        if let Some(r) = &robust {
+            text.push_str(&robust_text(r, &robustness));
+        }
         if a.import_report && !loaded.report.is_empty() {
             text.push_str("model import report:\n");
             for l in &loaded.report {
