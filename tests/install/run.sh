@@ -90,6 +90,10 @@ ok "moved prefix: data found beside the library"
 #     bash completion installed.
 [ -f "$TMP/moved/share/man/man1/cfx.1" ] && grep -q '^\.TH cfx' "$TMP/moved/share/man/man1/cfx.1" \
   || fail "man page share/man/man1/cfx.1"
+for sub in explain book revalidate import-check schema-infer demo; do
+  grep -q '^\.TH ' "$TMP/moved/share/man/man1/cfx-$sub.1" 2>/dev/null \
+    || fail "man page share/man/man1/cfx-$sub.1"
+done
 grep -q 'import-check' "$TMP/moved/share/bash-completion/completions/cfx" || fail "bash completion"
 env -u CFX_DATA_DIR -u CFX_SHARED_DATA "$TMP/moved/bin/cfx" demo german --no-sequential >cli_demo.txt \
   || fail "cfx demo from the moved prefix exited with $?"

@@ -71,9 +71,34 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Prints cfx's man page (roff) to standard output.
-    #[command(after_help = "Example:\n  cfx man > cfx.1 && man ./cfx.1")]
-    Man,
+    /// Prints cfx's man page (roff) to standard output, or writes one page per subcommand.
+    #[command(after_help = "Examples:\n  cfx man > cfx.1 && man ./cfx.1\n  \
+        cfx man --dir ~/.local/share/man/man1 && man cfx-explain")]
+    Man {
+        /// Write cfx.1 and one page per subcommand (cfx-explain.1, cfx-schema-infer.1, …)
+        /// into this folder instead.
+        #[arg(long, value_name = "FOLDER")]
+        dir: Option<std::path::PathBuf>,
+    },
+}
+
+/// Writes `cmd`'s page and its subcommands' pages (named as clap_mangen
+/// names them: `cfx-explain.1`) into `dir`, each through cfx's own writer
+/// (complete or untouched, never over an existing page half-written);
+/// returns the file names.
+fn write_man_pages(cmd: clap::Command, dir: &std::path::Path) -> Result<Vec<String>, Failure> {
+    let mut names = Vec::new();
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        names.extend(write_man_pages(sub.clone(), dir)?);
+    }
+    let man = clap_mangen::Man::new(cmd);
+    let mut page = Vec::new();
+    man.render(&mut page)
+        .map_err(|e| Failure::io(format!("rendering the man page: {e}")))?;
+    let name = man.get_filename();
+    cfx::output::write_file(&dir.join(&name), &[], &page)?;
+    names.push(name);
+    Ok(names)
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -88,12 +113,30 @@ fn run(cli: Cli) -> Result<(), Failure> {
             clap_complete::generate(shell, &mut Cli::command(), "cfx", &mut std::io::stdout());
             Ok(())
         }
-        Command::Man => {
+        Command::Man { dir: None } => {
             let mut out = Vec::new();
             clap_mangen::Man::new(Cli::command())
                 .render(&mut out)
                 .map_err(|e| Failure::io(format!("rendering the man page: {e}")))?;
             common::print_bytes(&out)
+        }
+        Command::Man { dir: Some(dir) } => {
+            if !dir.is_dir() {
+                return Err(Failure::io(format!(
+                    "--dir '{}' is no folder",
+                    dir.display()
+                )));
+            }
+            // Built as the parser is, so that subcommands are named `cfx explain`.
+            let mut cmd = Cli::command().disable_help_subcommand(true);
+            cmd.build();
+            let names = write_man_pages(cmd, &dir)?;
+            common::print(&format!(
+                "{} man pages in '{}': {}\n",
+                names.len(),
+                dir.display(),
+                names.join(", ")
+            ))
         }
     }
 }
