@@ -22,6 +22,20 @@ pub fn parse(json: &str, what: &str) -> Result<Value> {
     serde_json::from_str(json).map_err(|e| Error::Format(format!("{what}: {e}")))
 }
 
+/// Import options given as JSON, or the defaults when none are given (a NULL
+/// pointer across the C ABI, `None` in Rust). One reader for every importer, so
+/// a misspelt option is refused the same way whichever door the model came in;
+/// the error is prefixed with `what` (`"ONNX import options"`).
+pub fn options_or_default<T: DeserializeOwned + Default>(
+    json: Option<&str>,
+    what: &str,
+) -> Result<T> {
+    match json {
+        None => Ok(T::default()),
+        Some(j) => serde_json::from_str(j).map_err(|e| Error::Format(format!("{what}: {e}"))),
+    }
+}
+
 /// Reads the required unsigned `key` of the top-level object (a format version).
 pub fn format_version(v: &Value, what: &str) -> Result<u32> {
     let obj = v

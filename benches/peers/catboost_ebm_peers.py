@@ -17,6 +17,9 @@ Usage:
   python3 benches/peers/catboost_ebm_peers.py check      the same in a temporary directory,
         compared with the committed margins; then the counterfactual step below without
         writing (needs `cargo build --release --lib`; `make test-imports` runs it)
+  python3 benches/peers/catboost_ebm_peers.py shap
+        CatBoost's own ShapValues of every committed CatBoost row (tests/data/catboost/
+        <name>_shap.csv), computed from the committed files; run after `write`
   python3 benches/peers/catboost_ebm_peers.py counterfactuals
         (after `cargo build --release --lib`) cfx's proven-optimal counterfactuals of declined
         rows on two accepted models of each format, re-scored by the producer (written to
@@ -320,6 +323,44 @@ def write_all(cat_dir, ebm_dir):
     return catboost_models(np, pd, cat_dir), ebm_models(np, pd, ebm_dir)
 
 
+def shap_values(cat_dir, out_dir=None):
+    """CatBoost's own TreeSHAP (`get_feature_importance(type="ShapValues")`, path-dependent,
+    weighing each branch by the leaf weights) of every committed row of every committed
+    CatBoost model, read back from its committed JSON: `<name>_shap.csv`, one column per
+    model column, then the expected value. CatBoost refuses ShapValues for a model whose
+    scale is not 1 (cb_scaled); its values are then those of the model with scale 1 and bias
+    0, mapped by Shapley values' linearity (scale × each value, scale × expected + bias)."""
+    import numpy as np
+    import pandas as pd
+    from catboost import CatBoostClassifier, Pool
+
+    for f in sorted(os.listdir(cat_dir)):
+        if not f.endswith("_rows.csv"):
+            continue
+        name = f[: -len("_rows.csv")]
+        m = CatBoostClassifier()
+        m.load_model(os.path.join(cat_dir, f"{name}.json"), format="json")
+        scale, bias = m.get_scale_and_bias()
+        bias = bias[0] if isinstance(bias, (list, tuple)) else bias
+        m.set_scale_and_bias(1.0, [0.0])
+        raw = pd.read_csv(os.path.join(cat_dir, f))
+        frame = pd.DataFrame({
+            "income": raw["income"], "debt": raw["debt"].where(raw["debt"] != NOT_REPORTED, np.nan),
+            "age": raw["age"], "home": [HOME[int(k)] for k in raw["home"]],
+            "purpose": [PURPOSE[int(k)] for k in raw["purpose"]]})
+        cols = list(m.feature_names_)
+        cat_idx = list(m.get_cat_feature_indices())
+        phi = m.get_feature_importance(type="ShapValues",
+                                       data=Pool(frame[cols], cat_features=cat_idx or None))
+        with open(os.path.join(out_dir or cat_dir, f"{name}_shap.csv"), "w", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(["row"] + cols + ["expected"])
+            for i, r in enumerate(phi):
+                vals = [scale * float(v) for v in r[:-1]] + [scale * float(r[-1]) + bias]
+                w.writerow([i] + [repr(v) for v in vals])
+        print(f"catboost_ebm_peers: {name}_shap.csv ({len(phi)} rows, scale {scale}, bias {bias})")
+
+
 def committed():
     return (os.path.join(ROOT, "tests", "data", "catboost"),
             os.path.join(ROOT, "tests", "data", "ebm"))
@@ -327,7 +368,8 @@ def committed():
 
 def check():
     """Retrains everything in a temporary directory and compares the margins with the
-    committed ones (≤ 1e-12 relative: the producers are deterministic with one thread)."""
+    committed ones (≤ 1e-12 relative: the producers are deterministic with one thread);
+    recomputes CatBoost's ShapValues of the committed models and rows and compares them."""
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
         dirs = (os.path.join(tmp, "catboost"), os.path.join(tmp, "ebm"))
@@ -343,8 +385,18 @@ def check():
                 print(f"{'ok  ' if same else 'DIFF'}  {os.path.basename(old)}/{f}: {len(a)} rows")
                 if not same:
                     bad.append(f)
+        # CatBoost's ShapValues of the committed models and rows, against the committed ones.
+        shap_values(committed()[0], tmp)
+        for f in sorted(os.listdir(tmp)):
+            if not f.endswith("_shap.csv"):
+                continue
+            same = open(os.path.join(tmp, f)).read() == open(
+                os.path.join(committed()[0], f)).read()
+            print(f"{'ok  ' if same else 'DIFF'}  catboost/{f}")
+            if not same:
+                bad.append(f)
     if bad:
-        sys.exit(f"catboost_ebm_peers: {len(bad)} margin files differ from the committed ones")
+        sys.exit(f"catboost_ebm_peers: {len(bad)} margin or SHAP files differ from the committed ones")
 
 
 def counterfactuals(write=True):
@@ -428,12 +480,15 @@ def main():
                 if f.endswith((".json", ".csv")) and f != "counterfactuals.csv":
                     os.remove(os.path.join(d, f))
         write_all(*committed())
+        shap_values(committed()[0])
         print("catboost_ebm_peers: wrote", ", ".join(committed()))
     elif what == "check":
         check()
         counterfactuals(write=False)
     elif what == "counterfactuals":
         counterfactuals()
+    elif what == "shap":
+        shap_values(committed()[0])
     else:
         sys.exit(__doc__)
 

@@ -231,6 +231,15 @@ pub(crate) fn str_in<'a>(p: *const c_char, param: &str) -> FfiResult<&'a str> {
     })
 }
 
+/// An optional string argument: NULL is `None` (e.g. "no options, use the defaults").
+pub(crate) fn optional_str_in<'a>(p: *const c_char, param: &str) -> FfiResult<Option<&'a str>> {
+    if p.is_null() {
+        Ok(None)
+    } else {
+        str_in(p, param).map(Some)
+    }
+}
+
 /// Copies `src` into a caller buffer `(buf, cap)` and its length into
 /// `*out_len`; `BUFFER_TOO_SMALL` with the needed length when `cap` is short.
 pub(crate) fn write_slice<T: Copy>(

@@ -8,7 +8,8 @@ use super::config::cfx_config;
 use super::data::cfx_dataset;
 use super::export::{Provenance, fingerprint, result_json};
 use super::handle::{
-    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite_in, out_param, str_in, write_str,
+    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite_in, optional_str_in, out_param,
+    write_str,
 };
 use super::model::cfx_model;
 use super::schema::cfx_schema;
@@ -141,12 +142,8 @@ pub unsafe extern "C" fn cfx_notice_explain(
         let m = arc_clone(model, "model")?;
         let data = arc_ref(reference, "reference")?;
         let row = finite_in(row, row_len, "row")?;
-        let o: NoticeJson = if options_json.is_null() {
-            NoticeJson::default()
-        } else {
-            serde_json::from_str(str_in(options_json, "options_json")?)
-                .map_err(|e| crate::Error::Format(format!("notice options: {e}")))?
-        };
+        let json = optional_str_in(options_json, "options_json")?;
+        let o: NoticeJson = crate::json::options_or_default(json, "notice options")?;
         let opts = NoticeOptions {
             reasons: ReasonOptions {
                 max_reasons: o.max_reasons,

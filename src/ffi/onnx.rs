@@ -22,22 +22,21 @@
 //! What the import assumed is the `import_report` list of the model's JSON
 //! (`cfx_model_to_json`). Thread-safe.
 
-use super::handle::{arc_into_raw, arc_ref, out_param, str_in};
+use super::handle::{arc_into_raw, arc_ref, optional_str_in, out_param, str_in};
 use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiResult, cfx_status};
-use crate::error::Error;
 use crate::model::onnx::{self, OnnxOptions};
 use crate::schema::Schema;
 use std::ffi::c_char;
 use std::sync::Arc;
 
 fn options(options_json: *const c_char) -> FfiResult<OnnxOptions> {
-    if options_json.is_null() {
-        return Ok(OnnxOptions::default());
-    }
-    Ok(serde_json::from_str(str_in(options_json, "options_json")?)
-        .map_err(|e| Error::Format(format!("ONNX import options: {e}")))?)
+    let json = optional_str_in(options_json, "options_json")?;
+    Ok(crate::json::options_or_default(
+        json,
+        "ONNX import options",
+    )?)
 }
 
 /// Imports an ONNX file (`CFX_STATUS_IO_ERROR` when it cannot be read). On

@@ -13,7 +13,8 @@ use super::coherent::{cfx_coherent_result, core_config};
 use super::config::cfx_config;
 use super::copa::cfx_uncertainty;
 use super::handle::{
-    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite, out_param, str_in, write_str,
+    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite, optional_str_in, out_param,
+    str_in, write_str,
 };
 use super::model::cfx_model;
 use super::schema::cfx_schema;
@@ -28,15 +29,6 @@ use crate::revalidate::{
 use std::ffi::c_char;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// An optional string argument (NULL = none).
-fn optional_str<'a>(p: *const c_char, param: &str) -> FfiResult<Option<&'a str>> {
-    if p.is_null() {
-        Ok(None)
-    } else {
-        str_in(p, param).map(Some)
-    }
-}
 
 /// The ledger record (one `cfx-ledger` JSON line, format version 1, no line
 /// end; string buffer protocol) of the optimal counterfactual of `result`:
@@ -115,8 +107,8 @@ fn coherent_record(
     let _ = out_param(out_len, "out_len")?;
     let r = arc_ref(result, "result")?;
     let id = str_in(id, "id")?;
-    let issued = optional_str(issued, "issued")?;
-    let group = optional_str(group, "group")?;
+    let issued = optional_str_in(issued, "issued")?;
+    let group = optional_str_in(group, "group")?;
     let none = |what: &str| {
         FfiError::new(
             cfx_status::NotFound,
@@ -189,8 +181,8 @@ pub unsafe extern "C" fn cfx_ledger_record_from_waiting_advice(
         let _ = out_param(out_len, "out_len")?;
         let a = arc_ref(advice, "advice")?;
         let id = str_in(id, "id")?;
-        let issued = optional_str(issued, "issued")?;
-        let group = optional_str(group, "group")?;
+        let issued = optional_str_in(issued, "issued")?;
+        let group = optional_str_in(group, "group")?;
         let mut record =
             LedgerRecord::from_waiting(&a.schema, &a.model, id, &a.applicant, &a.explanation)?
                 .ok_or_else(|| {
@@ -263,12 +255,9 @@ pub unsafe extern "C" fn cfx_ledger_from_portfolio(
         let csv = PathBuf::from(str_in(csv_path, "csv_path")?);
         let lines = PathBuf::from(str_in(explanations_path, "explanations_path")?);
         let ledger = PathBuf::from(str_in(ledger_path, "ledger_path")?);
-        let o: PortfolioLedgerJson = match optional_str(options_json, "options_json")? {
-            None => PortfolioLedgerJson::default(),
-            Some(text) => serde_json::from_str(text).map_err(|e| {
-                crate::Error::Format(format!("portfolio ledger options: {e}"))
-            })?,
-        };
+        let json = optional_str_in(options_json, "options_json")?;
+        let o: PortfolioLedgerJson =
+            crate::json::options_or_default(json, "portfolio ledger options")?;
         let options = PortfolioLedgerOptions {
             ignore_columns: o.ignore_columns,
             id_column: o.id_column,
@@ -516,7 +505,7 @@ pub unsafe extern "C" fn cfx_deployment_report_to_html(
     ffi_boundary! {
         let _ = out_param(out_len, "out_len")?;
         let r = &arc_ref(report, "report")?.report;
-        let title = optional_str(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
+        let title = optional_str_in(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
         write_str(&r.to_html(title), buf, cap, out_len, "buf")
     }
 }
@@ -538,7 +527,7 @@ pub unsafe extern "C" fn cfx_deployment_report_write_html(
 ) -> cfx_status {
     ffi_boundary! {
         let r = arc_ref(report, "report")?;
-        let title = optional_str(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
+        let title = optional_str_in(title, "title")?.unwrap_or(DeploymentReport::DEFAULT_TITLE);
         let path = str_in(html_path, "html_path")?;
         let sources: Vec<&std::path::Path> = r.sources.iter().map(PathBuf::as_path).collect();
         r.report.save_html(title, std::path::Path::new(path), &sources)?;

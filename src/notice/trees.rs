@@ -169,6 +169,14 @@ impl PathWalk<'_> {
         }
         let cover = self.covers[k];
         for (child, one) in [(hot, io), (cold, 0.0)] {
+            // A node no training row reached (cover 0: CatBoost's full
+            // oblivious trees have them) holds only leaves of value 0
+            // (`with_covers` checks it): it adds nothing, and the fractions
+            // below it would be 0/0. CatBoost's ShapValues skip it the same
+            // way (`CalcInternalShapValuesForLeafRecursive`).
+            if self.covers[child] == 0.0 {
+                continue;
+            }
             let (a, b) = self.pool.split_at_mut(depth + 1);
             b[0].clear();
             b[0].extend_from_slice(&a[depth]);
@@ -226,8 +234,14 @@ fn expected(nodes: &[Node], covers: &[f64], k: usize) -> f64 {
     if n.test == Test::Leaf {
         return n.value;
     }
-    let (l, r) = (n.left as usize, n.right as usize);
-    (covers[l] * expected(nodes, covers, l) + covers[r] * expected(nodes, covers, r)) / covers[k]
+    let part = |c: usize| {
+        if covers[c] == 0.0 {
+            0.0 // no row reached it, and its leaves are 0 (`with_covers`)
+        } else {
+            covers[c] * expected(nodes, covers, c)
+        }
+    };
+    (part(n.left as usize) + part(n.right as usize)) / covers[k]
 }
 
 // ---- interventional ----------------------------------------------------

@@ -59,18 +59,37 @@ fn margins(csv: &str) -> Vec<f64> {
         .collect()
 }
 
+/// The importer of each committed folder: one place that knows which reader
+/// reads which producer's files.
+type Reader = fn(&str, &Schema, &ImportOptions) -> crate::Result<TreeEnsemble>;
+const READERS: [(&str, Reader); 2] = [
+    ("catboost", TreeEnsemble::from_catboost_json),
+    ("ebm", TreeEnsemble::from_ebm_json),
+];
+
+/// Reads `tests/data/<dir>/<name>.json` with the folder's reader.
+fn read(dir: &str, name: &str, opts: &ImportOptions) -> crate::Result<TreeEnsemble> {
+    let (_, reader) = READERS
+        .iter()
+        .find(|(d, _)| *d == dir)
+        .unwrap_or_else(|| panic!("no reader for tests/data/{dir}"));
+    reader(&file(dir, &format!("{name}.json")), &schema(), opts)
+}
+
+/// cfx's margin `got` equals the producer's `want` to 1e-9 relative.
+fn same_margin(what: &str, got: f64, want: f64) {
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+        "{what}: cfx {got}, producer {want}"
+    );
+}
+
 /// Imports `name` and checks every committed row: cfx's margin is `sign` ×
 /// the producer's to 1e-9 relative, and a row that round-trips the encoding
 /// scores the same through the `Model` trait. Returns the model.
 fn exact(dir: &str, name: &str, opts: &ImportOptions, sign: f64) -> TreeEnsemble {
     let s = schema();
-    let text = file(dir, &format!("{name}.json"));
-    let m = if dir == "catboost" {
-        TreeEnsemble::from_catboost_json(&text, &s, opts)
-    } else {
-        TreeEnsemble::from_ebm_json(&text, &s, opts)
-    }
-    .unwrap_or_else(|e| panic!("{name}: refused: {e}"));
+    let m = read(dir, name, opts).unwrap_or_else(|e| panic!("{name}: refused: {e}"));
     let rows = rows(&file(dir, &format!("{name}_rows.csv")));
     let lib = margins(&file(dir, &format!("{name}_margins.csv")));
     assert_eq!(rows.len(), lib.len(), "{name}");
@@ -78,11 +97,7 @@ fn exact(dir: &str, name: &str, opts: &ImportOptions, sign: f64) -> TreeEnsemble
     let mut round_trips = 0;
     for (i, (r, l)) in rows.iter().zip(&lib).enumerate() {
         let got = m.margin_raw(r);
-        let want = sign * l;
-        assert!(
-            (got - want).abs() <= 1e-9 * want.abs().max(1.0),
-            "{name} row {i} {r:?}: cfx {got}, producer {want}"
-        );
+        same_margin(&format!("{name} row {i} {r:?}"), got, sign * l);
         if let Ok(e) = s.encode(r) {
             if s.decode(&e).unwrap() == *r {
                 assert_eq!(m.score(&e), got, "{name} row {i}: encoded and raw agree");
@@ -95,14 +110,7 @@ fn exact(dir: &str, name: &str, opts: &ImportOptions, sign: f64) -> TreeEnsemble
 }
 
 fn refused(dir: &str, name: &str, opts: &ImportOptions, needle: &str) {
-    let s = schema();
-    let text = file(dir, &format!("{name}.json"));
-    let r = if dir == "catboost" {
-        TreeEnsemble::from_catboost_json(&text, &s, opts)
-    } else {
-        TreeEnsemble::from_ebm_json(&text, &s, opts)
-    };
-    match r {
+    match read(dir, name, opts) {
         Ok(_) => panic!("{name}: accepted, expected a refusal containing '{needle}'"),
         Err(e) => assert!(
             e.to_string().contains(needle),
@@ -294,7 +302,7 @@ fn committed_counterfactuals_are_accepted_by_the_producers_and_found_again() {
     use crate::coherent::{Config, Outcome, explain};
     use crate::model::AnyModel;
     let s = schema();
-    for dir in ["catboost", "ebm"] {
+    for (dir, _) in READERS {
         let text = file(dir, "counterfactuals.csv");
         let mut seen: Vec<String> = Vec::new();
         for line in text.lines().skip(1) {
@@ -303,23 +311,12 @@ fn committed_counterfactuals_are_accepted_by_the_producers_and_found_again() {
             let cf: Vec<f64> = cells[2..7].iter().map(|v| v.parse().unwrap()).collect();
             let producer: f64 = cells[7].parse().unwrap();
             let unseen = name == "cb_onehot" || name == "ebm_cat";
-            let json = file(dir, &format!("{name}.json"));
-            let m = if dir == "catboost" {
-                TreeEnsemble::from_catboost_json(&json, &s, &options(0, unseen))
-            } else {
-                TreeEnsemble::from_ebm_json(&json, &s, &options(0, unseen))
-            }
-            .unwrap();
+            let m = read(dir, name, &options(0, unseen)).unwrap();
             assert!(
                 producer < 0.0,
                 "{name} row {row}: the producer declines {cf:?}"
             );
-            let got = m.margin_raw(&cf);
-            assert!(
-                (got + producer).abs() <= 1e-9 * producer.abs().max(1.0),
-                "{name} row {row}: cfx {got}, producer {}",
-                -producer
-            );
+            same_margin(&format!("{name} row {row}"), m.margin_raw(&cf), -producer);
             if !seen.iter().any(|n| n == name) {
                 seen.push(name.to_string());
                 let factual = &rows(&file(dir, &format!("{name}_rows.csv")))[row];

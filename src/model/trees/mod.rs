@@ -485,7 +485,11 @@ impl TreeEnsemble {
     /// [`TreeEnsemble::nodes`]; empty for unknown): what the path-dependent
     /// TreeSHAP of Lundberg et al. (2020, Algorithm 2 of the 2018 preprint)
     /// weighs the branches a feature does not decide by. Each must be finite
-    /// and non-negative, and every inner node must have a positive cover.
+    /// and non-negative and every root's positive. A node no training row
+    /// reached (cover 0, as CatBoost's full oblivious trees have) is skipped by
+    /// the TreeSHAP walk (its branch fractions would be 0/0), which is exact
+    /// only when it adds nothing: every leaf of cover 0 must have the value 0
+    /// and every child of a node of cover 0 the cover 0.
     pub fn with_covers(mut self, covers: Vec<f64>) -> Result<TreeEnsemble> {
         if !covers.is_empty() {
             if covers.len() != self.nodes.len() {
@@ -495,13 +499,40 @@ impl TreeEnsemble {
                     self.nodes.len()
                 )));
             }
-            for (k, (c, n)) in covers.iter().zip(&self.nodes).enumerate() {
-                let inner = n.test != Test::Leaf;
-                if !(c.is_finite() && *c >= 0.0) || (inner && *c <= 0.0) {
-                    return Err(Error::Format(format!(
-                        "tree ensemble: node {k} has cover {c} (a cover is a finite count or \
-                         hessian sum, positive at an inner node)"
-                    )));
+            let bad = |k: usize, why: &str| {
+                Err(Error::Format(format!(
+                    "tree ensemble: node {k} has cover {} ({why})",
+                    covers[k]
+                )))
+            };
+            for (k, c) in covers.iter().enumerate() {
+                if !(c.is_finite() && *c >= 0.0) {
+                    return bad(k, "a cover is a finite count or hessian sum");
+                }
+            }
+            for &r in &self.roots {
+                let r = r as usize;
+                if self.nodes[r].test != Test::Leaf && covers[r] <= 0.0 {
+                    return bad(r, "a tree's root must have a positive cover");
+                }
+            }
+            for (k, n) in self.nodes.iter().enumerate() {
+                if covers[k] > 0.0 {
+                    continue;
+                }
+                if n.test == Test::Leaf {
+                    if n.value != 0.0 {
+                        return bad(
+                            k,
+                            "a leaf no training row reached must have the value 0, not \
+                             the value it has",
+                        );
+                    }
+                } else if covers[n.left as usize] != 0.0 || covers[n.right as usize] != 0.0 {
+                    return bad(
+                        k,
+                        "its children, which no training row reached either, must too",
+                    );
                 }
             }
         }
