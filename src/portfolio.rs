@@ -25,7 +25,10 @@
 //! * `{"decision": "accepted", "probability": p, "row": k}`;
 //! * `{"counterfactual": {"changes", "cost", "probability", "proved_by",
 //!   "raw", "status"} | null, "decision": "declined", "outcome": {...},
-//!   "probability": p, "proved_by": "separable", "row": k}`;
+//!   "probability": p, "proved_by": "separable", "row": k}`; with a
+//!   robustness target ([`Config::robustness`]) the counterfactual also holds
+//!   its `"invalidation_rate"` Γ (after `"cost"`), which marks robust advice
+//!   (its ledger records are kind `robust`);
 //! * `{"error": "...", "row": k}` for a row that cannot be read or explained
 //!   (the message names the row and column); the run goes on.
 //!
@@ -330,6 +333,10 @@ struct DeclinedLine<'a> {
 struct CounterfactualJson<'a> {
     changes: ChangesJson<'a>,
     cost: f64,
+    /// Γ of robust advice ([`Config::robustness`]); absent otherwise, so
+    /// that plain lines are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    invalidation_rate: Option<f64>,
     probability: f64,
     proved_by: ProvedBy,
     raw: &'a [f64],
@@ -410,6 +417,7 @@ fn write_line(out: &mut Vec<u8>, row: usize, answer: &Answer) {
                 counterfactual: ex.counterfactuals.first().map(|c| CounterfactualJson {
                     changes: ChangesJson(&c.changes),
                     cost: c.cost,
+                    invalidation_rate: c.invalidation_rate,
                     probability: c.probability,
                     proved_by: c.proved_by,
                     raw: &c.raw,

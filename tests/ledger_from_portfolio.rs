@@ -86,11 +86,16 @@ fn ledger_options() -> PortfolioLedgerOptions {
 
 /// The book, its portfolio run under `model`: (csv, explanations).
 fn run(schema: &Schema, model: &AnyModel, tag: &str) -> (PathBuf, PathBuf) {
+    run_with(schema, model, tag, &Config::default())
+}
+
+/// [`run`] under `config` (two batch threads).
+fn run_with(schema: &Schema, model: &AnyModel, tag: &str, config: &Config) -> (PathBuf, PathBuf) {
     let (csv, lines) = (temp(&format!("{tag}.csv")), temp(&format!("{tag}.jsonl")));
     book(&csv);
     let config = Config {
         batch_threads: 2,
-        ..Config::default()
+        ..*config
     };
     let s = explain_portfolio(
         schema,
@@ -264,4 +269,56 @@ fn files_of_another_run_are_refused_and_leave_no_ledger() {
         .to_string();
     assert!(e.contains("writing it would destroy the input"), "{e}");
     assert_eq!(std::fs::read(&csv).unwrap(), before);
+}
+
+/// A run with a robustness target writes robust advice: its lines carry each
+/// counterfactual's invalidation rate and its records are kind `robust`, each
+/// equal to the single call's record (`LedgerRecord::from_explanation` of a
+/// fresh robust `explain`, whose kind is `robust` too).
+#[test]
+fn a_robust_run_writes_robust_records() {
+    let (schema, a, _, rows) = fitted();
+    let config = Config {
+        robustness: Some(cfx::coherent::Robustness {
+            sigma2: 0.01,
+            invalidation_target: 0.1,
+        }),
+        ..Config::default()
+    };
+    let (csv, lines) = run_with(&schema, &a, "robust", &config);
+    let text = std::fs::read_to_string(&lines).unwrap();
+    assert!(text.contains("\"invalidation_rate\""));
+    let ledger = temp("robust-ledger.jsonl");
+    let counts =
+        ledger_from_portfolio(&schema, &a, &csv, &lines, &ledger, &ledger_options()).unwrap();
+    assert!(counts.records >= 10, "{counts:?}");
+    let records: Vec<LedgerRecord> = std::fs::read_to_string(&ledger)
+        .unwrap()
+        .lines()
+        .map(|l| LedgerRecord::from_json(l).unwrap())
+        .collect();
+    let mut expected = Vec::new();
+    for (k, raw) in rows.iter().take(N).enumerate() {
+        if k == BAD || a.accepts(&schema.encode(raw).unwrap()) {
+            continue;
+        }
+        let ex = explain(&schema, &a, raw, &config).unwrap();
+        if ex.counterfactuals.is_empty() {
+            continue;
+        }
+        let id = format!("A{:04}", 1000 + k);
+        let mut r = LedgerRecord::from_explanation(&schema, &a, &id, &ex)
+            .unwrap()
+            .unwrap();
+        r.issued = Some("2026-12-02".into());
+        r.group = ["north", "south", "east", "west"]
+            .get(k % 5)
+            .map(|g| g.to_string());
+        expected.push(r);
+    }
+    assert_eq!(records.len(), expected.len());
+    for (got, want) in records.iter().zip(&expected) {
+        assert_eq!(got.kind, cfx::revalidate::AdviceKind::Robust);
+        assert_eq!(got, want, "record {}", want.id);
+    }
 }

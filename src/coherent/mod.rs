@@ -44,6 +44,9 @@ pub(crate) mod mlp_tests;
 mod program;
 pub mod separable;
 mod tree_bound;
+pub mod tree_box;
+#[cfg(test)]
+pub(crate) mod tree_box_tests;
 mod tree_budget;
 mod tree_primal;
 pub mod tree_search;
@@ -126,10 +129,11 @@ fn prepare_row<'m>(
         }
         return Ok((Scoring::Scorecard(card), points));
     }
-    if config.robustness.is_some() && model.as_linear().is_none() {
+    if config.robustness.is_some() && model.as_linear().is_none() && model.as_trees().is_none() {
         return Err(Error::InvalidArgument(
             "robust advice from the exact engine needs a linear (logistic) model, whose \
-             invalidation rate has a closed form; use CROCO or PROBE for other models"
+             invalidation rate has a closed form, or a tree ensemble, whose answers' boxes \
+             the tree search proves accepted; use CROCO or PROBE for other models"
                 .into(),
         ));
     }
@@ -267,6 +271,9 @@ fn checked_counterfactual(
             &encoded,
             &r.noise(schema)?,
         )?),
+        (Some(r), Scoring::Trees(ens)) => {
+            Some(tree_box::invalidation_rate(schema, ens, &r, &encoded)?)
+        }
         _ => None,
     };
     Ok(Some(Counterfactual {
@@ -563,10 +570,16 @@ fn solve_trees(
     cuts: &[Vec<usize>],
 ) -> Result<Solved> {
     let start = std::time::Instant::now();
+    // Robust advice: the box of the target (`tree_box`), proven by the search.
+    let half = match &config.robustness {
+        Some(r) => tree_box::half_widths(schema, r)?,
+        None => Vec::new(),
+    };
     with_workspace(|ws| {
-        ws.build_tree_cells(schema, ens, factual, fixes)?;
+        ws.build_tree_cells_boxed(schema, ens, factual, fixes, &half)?;
         with_tree_search(|ts| {
             ts.prepare(ws, schema, ens)?;
+            ts.set_box(ws, schema, ens, &half)?;
             ts.set_cuts(ws, schema, factual, cuts)?;
             let mut enc = vec![0.0; schema.encoded_dim()];
             let mut tolerance = config.margin;
@@ -597,6 +610,17 @@ fn solve_trees(
                     ),
                 };
                 ws.write_picks(schema, ts.picks(), &mut enc)?;
+                // The box of the decoded answer, walked again by
+                // `tree_box::worst_case_score`: a slip at the boundary is
+                // retried with a larger margin, as a plain answer is.
+                if !half.is_empty() {
+                    let x = schema.encode(&schema.decode(&enc)?)?;
+                    if tree_box::worst_case_score(schema, ens, &half, &x) <= logit(ens.threshold())
+                    {
+                        tolerance = (tolerance * 100.0).max(1e-9);
+                        continue;
+                    }
+                }
                 let cf = checked_counterfactual(
                     schema,
                     Scoring::Trees(ens),
@@ -665,6 +689,13 @@ impl<'a> Run<'a> {
         // splits couple its features.
         let separable_model = matches!(scoring, Scoring::Linear(..) | Scoring::Scorecard(_));
         let tree_model = matches!(scoring, Scoring::Trees(_));
+        if tree_model && config.robustness.is_some() && config.solver == SolverChoice::Mip {
+            return Err(Error::InvalidArgument(
+                "robust advice on a tree ensemble is proven by the tree search (each tree's \
+                 worst leaf over the answer's box); use solver 'auto' or 'tree_search'"
+                    .into(),
+            ));
+        }
         let separable = match config.solver {
             SolverChoice::Mip => false,
             SolverChoice::TreeSearch if !tree_model => {
@@ -723,6 +754,12 @@ impl<'a> Run<'a> {
         })
     }
 
+    /// Robust advice on a tree ensemble: only the tree search proves it, so
+    /// the run never falls back to HiGHS.
+    fn robust_trees(&self) -> bool {
+        self.config.robustness.is_some() && matches!(self.scoring, Scoring::Trees(_))
+    }
+
     fn proved_by(&self) -> ProvedBy {
         match self.backend {
             Backend::Mip { .. } => ProvedBy::Highs,
@@ -743,6 +780,14 @@ impl<'a> Run<'a> {
         };
         match &solved {
             Solved::Found(cf) if !self.capped && cf.changes.len() > cap => {
+                if self.robust_trees() {
+                    return Err(Error::InvalidArgument(format!(
+                        "robust advice on a tree ensemble cannot also cap the features \
+                         changed (the cap needs HiGHS, which does not prove boxes): the \
+                         robust answer changes {} features, the schema allows {cap}",
+                        cf.changes.len()
+                    )));
+                }
                 self.fall_back_to_mip()?;
                 if let Backend::Mip { prog, .. } = &mut self.backend {
                     prog.cap_features_changed(self.schema, cap);
@@ -779,7 +824,7 @@ impl<'a> Run<'a> {
                 raw_status: SEPARABLE_NODE_LIMIT_STATUS
             })
         );
-        if node_limit && config.solver == SolverChoice::Auto {
+        if node_limit && config.solver == SolverChoice::Auto && !self.robust_trees() {
             self.fall_back_to_mip()?;
             return self.solve_uncapped();
         }

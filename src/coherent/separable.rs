@@ -335,9 +335,29 @@ impl Workspace {
         factual: &[f64],
         fixes: &[Fix],
     ) -> Result<()> {
-        if factual.len() != schema.n_features() || ens.inputs().len() != schema.n_features() {
+        self.build_tree_cells_boxed(schema, ens, factual, fixes, &[])
+    }
+
+    /// [`Workspace::build_tree_cells`] for robust advice over a box of
+    /// per-feature half-widths `half` (data units; empty = no box, see
+    /// `coherent::tree_box`): each feature's cells are also cut where a
+    /// point's box starts or stops reaching a side of a split
+    /// (`trees::feature_cuts_boxed`), so that the cheapest point of each cell
+    /// is as robust as any point of it.
+    pub fn build_tree_cells_boxed(
+        &mut self,
+        schema: &Schema,
+        ens: &TreeEnsemble,
+        factual: &[f64],
+        fixes: &[Fix],
+        half: &[f64],
+    ) -> Result<()> {
+        if factual.len() != schema.n_features()
+            || ens.inputs().len() != schema.n_features()
+            || !(half.is_empty() || half.len() == schema.n_features())
+        {
             return Err(Error::InvalidArgument(
-                "model, schema and applicant row dimensions differ".into(),
+                "model, schema, box and applicant row dimensions differ".into(),
             ));
         }
         self.clear();
@@ -345,7 +365,8 @@ impl Workspace {
         for i in 0..schema.n_features() {
             cells.clear();
             if schema.features[i].is_contiguous() {
-                let cuts = super::trees::feature_cuts(ens, i);
+                let cuts =
+                    super::trees::feature_cuts_boxed(ens, i, half.get(i).copied().unwrap_or(0.0));
                 for k in 0..=cuts.len() {
                     let lo = if k == 0 { 0.0 } else { cuts[k - 1].high };
                     let hi = if k == cuts.len() { 1.0 } else { cuts[k].low };

@@ -120,6 +120,20 @@ struct Open {
     /// test divides the feature's domain.
     feature: u32,
     node: u32,
+    /// Which options of the feature the split's first child keeps (see
+    /// [`Split`]).
+    split: Split,
+}
+
+/// How a split divides a feature's domain at a tree node: the options the
+/// node's test sends left against the others (`Left`), or, for robust advice
+/// ([`TreeSearch::set_box`]), the options whose box reaches one side of the
+/// test against those whose box does not (`ReachLeft`, `ReachRight`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Split {
+    Left,
+    ReachLeft,
+    ReachRight,
 }
 
 impl PartialEq for Open {
@@ -177,7 +191,12 @@ enum Eval {
     /// The candidate is accepted at the node's least cost.
     Solved { cost: f64 },
     /// The node's lower bound and the split to make.
-    Open { bound: f64, feature: u32, node: u32 },
+    Open {
+        bound: f64,
+        feature: u32,
+        node: u32,
+        split: Split,
+    },
 }
 
 /// Every buffer of the tree search, reusable across applicants.
@@ -250,6 +269,17 @@ pub struct TreeSearch {
     budget: FeatureBudget,
     budget_off: bool,
     dom_min: Vec<f64>,
+    // Robust advice ([`TreeSearch::set_box`]): whether a box is set, and per
+    // inner node (laid out as `masks`) the options whose box reaches its left
+    // and its right side; per tree, the cap of the node being evaluated and
+    // the candidate's worst leaf over its box, with its value.
+    boxed: bool,
+    reach_l: Vec<u64>,
+    reach_r: Vec<u64>,
+    cap: Vec<f64>,
+    rob_leaf: Vec<u32>,
+    rob_value: Vec<f64>,
+    stack: Vec<usize>,
 }
 
 /// What a bound must stay below to beat the incumbent's cost (relative
@@ -302,6 +332,7 @@ impl TreeSearch {
         self.cut_start.clear();
         self.cut_start.push(0);
         self.cut_features.clear();
+        self.boxed = false;
         self.opt_start.clear();
         self.word_start.clear();
         self.cost.clear();
@@ -380,6 +411,194 @@ impl TreeSearch {
         };
         self.slack = 2.0 * (self.n_trees as f64 + 1.0) * unit * magnitude;
         Ok(())
+    }
+
+    /// Asks the next solves for robust advice over the box of half-widths
+    /// `half` (data units, one per feature; see [`super::tree_box`]): an
+    /// answer counts only when its worst score over its box — per tree the
+    /// least leaf whose region meets the box — reaches the need. Call after
+    /// [`TreeSearch::prepare`] on menus built by
+    /// [`Workspace::build_tree_cells_boxed`] with the same `half` (on each of
+    /// their cells the box reaches the same sides of every test, so the
+    /// cheapest point of a cell is as robust as any); all-zero or empty
+    /// `half` is the plain search.
+    ///
+    /// The search stays exact: a point's worst leaf in a tree is at most the
+    /// leaf its own value reaches, so the plain bound still holds; a node's
+    /// bound also caps each tree at its least leaf that the box of *every*
+    /// point of the node meets (the tree's *cap*, exact once the domains are
+    /// single options); a candidate that is accepted plainly but not over its
+    /// box splits a feature on its worst leaf's path into the options whose
+    /// box reaches that leaf's side and the others.
+    pub fn set_box(
+        &mut self,
+        ws: &Workspace,
+        schema: &Schema,
+        ens: &TreeEnsemble,
+        half: &[f64],
+    ) -> Result<()> {
+        let n = self.opt_start.len() - 1;
+        self.boxed = false;
+        if half.iter().all(|&d| d == 0.0) {
+            return Ok(());
+        }
+        if half.len() != n || half.iter().any(|d| !(d.is_finite() && *d >= 0.0)) {
+            return Err(Error::InvalidArgument(
+                "tree search: the box needs one finite half-width ≥ 0 per feature".into(),
+            ));
+        }
+        let mut x = vec![0.0; schema.encoded_dim()];
+        let mut boxes: Vec<Option<(f64, f64)>> = Vec::with_capacity(self.cost.len());
+        for f in 0..n {
+            for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
+                ws.write_feature(
+                    schema,
+                    f,
+                    Pick {
+                        option: self.menu_index[self.opt_start[f] + o],
+                        units: 0.0,
+                    },
+                    &mut x,
+                )?;
+                boxes.push(super::tree_box::interval(schema, ens, half, f, &x));
+            }
+        }
+        let nodes = ens.nodes();
+        self.reach_l.clear();
+        self.reach_l.resize(self.masks.len(), 0);
+        self.reach_r.clear();
+        self.reach_r.resize(self.masks.len(), 0);
+        for (k, node) in nodes.iter().enumerate() {
+            if node.test == Test::Leaf {
+                continue;
+            }
+            let f = node.feature as usize;
+            let base = self.mask_start[k];
+            for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
+                let j = self.opt_start[f] + o;
+                let (l, r) = match boxes[j] {
+                    Some((a, b)) => super::trees::reaches(ens, node, a, b),
+                    None => {
+                        let l = ens.goes_left(node, self.input[j]);
+                        (l, !l)
+                    }
+                };
+                if l {
+                    self.reach_l[base + o / 64] |= 1 << (o % 64);
+                }
+                if r {
+                    self.reach_r[base + o / 64] |= 1 << (o % 64);
+                }
+            }
+        }
+        self.boxed = true;
+        Ok(())
+    }
+
+    /// The worst score over the box of the answer `opt` (sorted option
+    /// indices, one per feature), summed as the library sums; each tree's
+    /// worst leaf and its value in `rob_leaf`, `rob_value`.
+    fn worst_score(&mut self, ens: &TreeEnsemble, opt: &[usize]) -> f64 {
+        let nodes = ens.nodes();
+        self.rob_leaf.clear();
+        self.rob_value.clear();
+        for &r in ens.roots() {
+            let (mut least, mut at) = (f64::INFINITY, u32::MAX);
+            self.stack.clear();
+            self.stack.push(r as usize);
+            while let Some(k) = self.stack.pop() {
+                let node = &nodes[k];
+                if node.test == Test::Leaf {
+                    if node.value < least {
+                        (least, at) = (node.value, k as u32);
+                    }
+                    continue;
+                }
+                let o = opt[node.feature as usize];
+                let ms = self.mask_start[k];
+                if bit(&self.reach_l[ms..], o) {
+                    self.stack.push(node.left as usize);
+                }
+                if bit(&self.reach_r[ms..], o) {
+                    self.stack.push(node.right as usize);
+                }
+            }
+            self.rob_leaf.push(at);
+            self.rob_value.push(least);
+        }
+        ens.sum_tree_values(self.rob_value.iter().copied())
+    }
+
+    /// Per tree, the least leaf value among the leaves that the box of every
+    /// point of the domains `work` meets (every test on the leaf's path is
+    /// reached on the leaf's side by every option of its feature), into
+    /// `cap` (infinite when there is none): no answer of the node does better
+    /// than its cap in that tree.
+    fn caps(&mut self, ens: &TreeEnsemble) {
+        let nodes = ens.nodes();
+        self.cap.clear();
+        for &r in ens.roots() {
+            let mut least = f64::INFINITY;
+            self.stack.clear();
+            self.stack.push(r as usize);
+            while let Some(k) = self.stack.pop() {
+                let node = &nodes[k];
+                if node.test == Test::Leaf {
+                    least = least.min(node.value);
+                    continue;
+                }
+                let f = node.feature as usize;
+                let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+                let ms = self.mask_start[k];
+                let forced = |m: &[u64]| (w0..w1).all(|w| self.work[w] & !m[ms + (w - w0)] == 0);
+                if forced(&self.reach_l) {
+                    self.stack.push(node.left as usize);
+                }
+                if forced(&self.reach_r) {
+                    self.stack.push(node.right as usize);
+                }
+            }
+            self.cap.push(least);
+        }
+    }
+
+    /// The robust split of a node whose candidate is not accepted over its
+    /// box: the tree where the candidate's worst leaf falls furthest below the
+    /// tree's cap, at the first test on that leaf's path whose side not every
+    /// option of the feature reaches; `None` when the candidate's worst leaves
+    /// all meet their caps.
+    fn robust_split(&self, ens: &TreeEnsemble) -> Option<(u32, u32, Split)> {
+        let nodes = ens.nodes();
+        let mut chosen: Option<(f64, usize)> = None;
+        for t in 0..self.n_trees {
+            let gap = self.cap[t] - self.rob_value[t];
+            if gap > 0.0 && chosen.is_none_or(|(g, _)| gap > g) {
+                chosen = Some((gap, t));
+            }
+        }
+        let (_, t) = chosen?;
+        let mut path: Vec<u32> = Vec::new();
+        let mut k = self.rob_leaf[t];
+        while k != u32::MAX {
+            path.push(k);
+            k = self.parent[k as usize];
+        }
+        for j in (1..path.len()).rev() {
+            let k = path[j] as usize;
+            let node = &nodes[k];
+            let f = node.feature as usize;
+            let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+            let ms = self.mask_start[k];
+            let (m, split) = if path[j - 1] == node.left {
+                (&self.reach_l, Split::ReachLeft)
+            } else {
+                (&self.reach_r, Split::ReachRight)
+            };
+            if (w0..w1).any(|w| self.work[w] & !m[ms + (w - w0)] != 0) {
+                return Some((f as u32, k as u32, split));
+            }
+        }
+        None
     }
 
     /// Sets the distinct-subsets rule's no-good cuts
@@ -588,6 +807,7 @@ impl TreeSearch {
                     bound,
                     feature,
                     node,
+                    split,
                 } => {
                     let at = match s.free.pop() {
                         Some(at) => at,
@@ -605,6 +825,7 @@ impl TreeSearch {
                         at,
                         feature,
                         node,
+                        split,
                     })
                 }
             };
@@ -681,11 +902,17 @@ impl TreeSearch {
             }
             let before = incumbent;
             let mut children: [Option<Open>; 2] = [None, None];
+            let split_masks = match top.split {
+                Split::Left => &self.masks,
+                Split::ReachLeft => &self.reach_l,
+                Split::ReachRight => &self.reach_r,
+            };
+            let split_mask: Vec<u64> = split_masks[mask_at..mask_at + (w1 - w0)].to_vec();
             for (j, side) in [true, false].into_iter().enumerate() {
                 self.child.clear();
                 self.child.extend_from_slice(&pending);
                 for w in w0..w1 {
-                    let m = self.masks[mask_at + (w - w0)];
+                    let m = split_mask[w - w0];
                     self.child[w] &= if side { m } else { !m };
                 }
                 if self.child[w0..w1].iter().all(|&w| w == 0) {
@@ -769,6 +996,12 @@ impl TreeSearch {
         let Some(cost) = self.primal.run(&menus, ens, dom, need, budget) else {
             return false;
         };
+        if self.boxed && cost < *incumbent {
+            let answer = self.primal.answer().to_vec();
+            if self.worst_score(ens, &answer) < need {
+                return false; // accepted, but not over its box
+            }
+        }
         if cost < *incumbent && self.meets_cuts(self.primal.answer()) {
             *incumbent = cost;
             self.best.clear();
@@ -821,7 +1054,15 @@ impl TreeSearch {
                 self.cand_value.push(nodes[k].value);
             }
             let score = ens.sum_tree_values(self.cand_value.iter().copied());
-            if score >= need {
+            if self.boxed {
+                let cand = std::mem::take(&mut self.cand_opt);
+                let worst = self.worst_score(ens, &cand);
+                self.cand_opt = cand;
+                if worst >= need {
+                    return Eval::Solved { cost: base };
+                }
+                self.caps(ens);
+            } else if score >= need {
                 return Eval::Solved { cost: base };
             }
             // Per tree, the staircase of (rc, value) of the leaves reachable
@@ -858,7 +1099,13 @@ impl TreeSearch {
                     self.merged.push_tree(&self.leaves);
                 }
                 let mut top = f64::NEG_INFINITY;
+                let cap = if self.boxed {
+                    self.cap[t]
+                } else {
+                    f64::INFINITY
+                };
                 for &(rc, value, leaf) in &self.leaves {
+                    let value = value.min(cap);
                     if value > top {
                         top = value;
                         self.events.push((rc, t as u32, value, leaf));
@@ -932,6 +1179,18 @@ impl TreeSearch {
                 None => return Eval::Pruned,
             }
         };
+        // A candidate accepted plainly but not over its box: the robust split.
+        let plain_ok = self.boxed && ens.sum_tree_values(self.cand_value.iter().copied()) >= need;
+        if plain_ok {
+            if let Some((feature, node, split)) = self.robust_split(ens) {
+                return Eval::Open {
+                    bound,
+                    feature,
+                    node,
+                    split,
+                };
+            }
+        }
         // The split: the tree whose witness gains most over the candidate's
         // leaf, at the first test on the witness's path the candidate fails.
         let mut chosen: Option<(f64, usize)> = None;
@@ -963,8 +1222,19 @@ impl TreeSearch {
                         bound,
                         feature: f as u32,
                         node: k as u32,
+                        split: Split::Left,
                     };
                 }
+            }
+        }
+        if self.boxed && !plain_ok {
+            if let Some((feature, node, split)) = self.robust_split(ens) {
+                return Eval::Open {
+                    bound,
+                    feature,
+                    node,
+                    split,
+                };
             }
         }
         // Every witness is the candidate's leaf, yet the candidate falls short
@@ -989,6 +1259,7 @@ impl TreeSearch {
                         bound,
                         feature: f as u32,
                         node: k as u32,
+                        split: Split::Left,
                     };
                 }
             }

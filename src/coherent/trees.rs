@@ -164,16 +164,30 @@ pub(crate) struct Cut {
 /// The cuts of contiguous feature `i` (sorted, distinct, inside its range), from
 /// every numeric test on it. Shared with the brute-force oracle in the tests.
 pub(crate) fn feature_cuts(ens: &TreeEnsemble, i: usize) -> Vec<Cut> {
+    feature_cuts_boxed(ens, i, 0.0)
+}
+
+/// [`feature_cuts`] for robust advice over a box of half-width `delta` (data
+/// units, `coherent::tree_box`): besides each breakpoint's own cut, the cuts
+/// where a point's box starts or stops reaching each side of it — `x ± delta`
+/// crossing the breakpoint — so that on each cell every test of the feature
+/// is reached on the same sides by the box of every point of the cell.
+pub(crate) fn feature_cuts_boxed(ens: &TreeEnsemble, i: usize, delta: f64) -> Vec<Cut> {
     let mut cuts: Vec<Cut> = Vec::new();
+    let shifts: &[f64] = if delta > 0.0 {
+        &[0.0, -1.0, 1.0]
+    } else {
+        &[0.0]
+    };
     for node in ens.nodes() {
         if node.test == Test::Leaf || node.feature as usize != i {
             continue;
         }
-        cuts.extend(
-            breakpoints(node)
-                .into_iter()
-                .filter_map(|bp| cut_of(&ens.inputs()[i], bp)),
-        );
+        for bp in breakpoints(node) {
+            for &s in shifts {
+                cuts.extend(cut_of(&ens.inputs()[i], bp, s * delta));
+            }
+        }
     }
     cuts.sort_by(|a, b| a.low.total_cmp(&b.low));
     cuts.dedup_by(|a, b| a.low == b.low);
@@ -181,8 +195,10 @@ pub(crate) fn feature_cuts(ens: &TreeEnsemble, i: usize) -> Vec<Cut> {
 }
 
 /// The cut a breakpoint makes in a contiguous feature's range, `None` when
-/// every value of the range lies on one side.
-fn cut_of(input: &FeatureInput, bp: Breakpoint) -> Option<Cut> {
+/// every value of the range lies on one side; with `shift ≠ 0`, the cut of the
+/// shifted predicate "`x + shift` is on the low side" (its edges move by
+/// `−shift`).
+fn cut_of(input: &FeatureInput, bp: Breakpoint, shift: f64) -> Option<Cut> {
     let FeatureInput::Value {
         lower, upper, grid, ..
     } = input
@@ -198,14 +214,15 @@ fn cut_of(input: &FeatureInput, bp: Breakpoint) -> Option<Cut> {
             let k_lo = ((lower - base) / step - tol).ceil() as i64;
             let k_hi = ((upper - base) / step + tol).floor() as i64;
             let value = |k: i64| base + k as f64 * step;
-            if k_lo > k_hi || !bp.low(value(k_lo)) || bp.low(value(k_hi)) {
+            let low = |k: i64| bp.low(value(k) + shift);
+            if k_lo > k_hi || !low(k_lo) || low(k_hi) {
                 return None; // every grid point on one side
             }
             // Largest k with a low value: low(k_lo) holds, low(k_hi) does not.
             let (mut a, mut b) = (k_lo, k_hi);
             while b - a > 1 {
                 let m = a + (b - a) / 2;
-                if bp.low(value(m)) { a = m } else { b = m }
+                if low(m) { a = m } else { b = m }
             }
             Cut {
                 low: slot(value(a)),
@@ -216,6 +233,7 @@ fn cut_of(input: &FeatureInput, bp: Breakpoint) -> Option<Cut> {
         }
         None => {
             let (lo, hi) = bp.edges();
+            let (lo, hi) = (lo - shift, hi - shift);
             if lo < lower || hi > upper {
                 return None;
             }
@@ -227,6 +245,38 @@ fn cut_of(input: &FeatureInput, bp: Breakpoint) -> Option<Cut> {
             }
         }
     })
+}
+
+/// Whether some input in `[a, b]` goes left at inner node `node`, and whether
+/// some goes right (a box of `coherent::tree_box` on the node's feature). A
+/// test is constant between the edges of its own breakpoints, so the ends of
+/// the interval and the edges inside it decide: every stretch of the interval
+/// on which the test is constant holds one of them. Only numeric tests: a
+/// level test sees one level (`a = b`).
+pub(crate) fn reaches(ens: &TreeEnsemble, node: &Node, a: f64, b: f64) -> (bool, bool) {
+    if a == b || matches!(node.test, Test::Levels(_)) {
+        let left = ens.goes_left(node, a);
+        return (left, !left);
+    }
+    let (mut left, mut right) = (false, false);
+    let mut see = |v: f64| {
+        if ens.goes_left(node, v) {
+            left = true;
+        } else {
+            right = true;
+        }
+    };
+    see(a);
+    see(b);
+    for bp in breakpoints(node) {
+        let (lo, hi) = bp.edges();
+        for e in [lo, hi] {
+            if a < e && e < b {
+                see(e);
+            }
+        }
+    }
+    (left, right)
 }
 
 /// A raw value inside each of the `cuts.len() + 1` cells of a feature whose

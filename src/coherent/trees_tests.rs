@@ -108,7 +108,7 @@ fn exact_margin(ens: &TreeEnsemble, raw: &[f64]) -> f64 {
 /// each feature (a special state's code, or NaN where declared missing; a
 /// level's index), each test's rule as the libraries document it, and the sum
 /// as the library adds (XGBoost: float32, tree by tree from the base score).
-fn independent_margin(ens: &TreeEnsemble, raw: &[f64]) -> f64 {
+pub(crate) fn independent_margin(ens: &TreeEnsemble, raw: &[f64]) -> f64 {
     let seen = |i: usize| -> f64 {
         match &ens.inputs()[i] {
             FeatureInput::Value { specials, .. } => {
@@ -435,7 +435,7 @@ fn check_counterfactual(
 
 /// Equal to the oracle's optimum within 1e-9 relative: a solver 0.1% short
 /// of optimal fails.
-fn same_cost(a: f64, b: f64) -> bool {
+pub(crate) fn same_cost(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 

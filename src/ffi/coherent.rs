@@ -301,8 +301,10 @@ pub unsafe extern "C" fn cfx_coherent_result_certificate(
     }
 }
 
-/// The exact invalidation rate Γ of counterfactual `k` under the robust-advice
-/// noise (`cfx_config_builder_set_robust_advice`), at most its target; NaN
+/// The invalidation rate Γ of counterfactual `k` under the robust-advice
+/// noise (`cfx_config_builder_set_robust_advice`): exact under a logistic
+/// model, at most its target; under a tree ensemble the Monte Carlo estimate
+/// Γ̃ (10,000 samples, fixed seed) of a Γ proven at most the target; NaN
 /// when the result was computed without robust advice. `NOT_FOUND` when `k`
 /// is out of range. Thread-safe.
 #[unsafe(no_mangle)]
@@ -786,6 +788,77 @@ mod tests {
             );
             assert!(gamma.is_nan());
             cfx_coherent_result_free(r);
+            cfx_config_free(c);
+            arc_free(s);
+            arc_free(m);
+        }
+    }
+
+    /// Robust advice on a tree ensemble through the C builder's one robust
+    /// setting: the stump's closed form (`coherent::tree_box_tests`): balance
+    /// 53 where plain advice says 51, Γ̃ near Φ(−2.5); the MIP solver refuses it.
+    #[test]
+    fn robust_tree_advice_through_the_c_abi_is_the_closed_form() {
+        use super::super::config::{
+            cfx_config_build, cfx_config_builder_new, cfx_config_builder_set_robust_advice,
+            cfx_config_builder_set_solver, cfx_config_free,
+        };
+        let (schema, ens) = crate::coherent::tree_box_tests::stump();
+        let s = arc_into_raw::<cfx_schema>(Arc::new(schema));
+        let m = arc_into_raw::<cfx_model>(Arc::new(AnyModel::Trees(ens)));
+        unsafe {
+            let mut b = std::ptr::null_mut();
+            assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+            assert_eq!(
+                cfx_config_builder_set_robust_advice(b, 1e-4, 0.1),
+                cfx_status::Ok
+            );
+            let mut c = std::ptr::null();
+            assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
+            let row = [10.0, 30.0];
+            let mut r = std::ptr::null();
+            assert_eq!(
+                cfx_coherent_explain(s, m, c, row.as_ptr(), 2, &mut r),
+                cfx_status::Ok
+            );
+            let mut out = [0.0; 2];
+            let mut n = 0;
+            assert_eq!(
+                cfx_coherent_result_counterfactual(r, 0, out.as_mut_ptr(), 2, &mut n),
+                cfx_status::Ok
+            );
+            assert_eq!(out, [53.0, 30.0]);
+            let mut gamma = f64::NAN;
+            assert_eq!(
+                cfx_coherent_result_invalidation_rate(r, 0, &mut gamma),
+                cfx_status::Ok
+            );
+            let want = crate::noise::normal_cdf(-2.5);
+            assert!((gamma - want).abs() < 0.004, "Γ̃ = {gamma}");
+            cfx_coherent_result_free(r);
+            cfx_config_free(c);
+            // The MIP solver cannot prove a box: a readable refusal.
+            let mut b = std::ptr::null_mut();
+            assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+            assert_eq!(
+                cfx_config_builder_set_robust_advice(b, 1e-4, 0.1),
+                cfx_status::Ok
+            );
+            assert_eq!(
+                cfx_config_builder_set_solver(b, cfx_solver_choice::Mip as i32),
+                cfx_status::Ok
+            );
+            let mut c = std::ptr::null();
+            assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
+            assert_eq!(
+                cfx_coherent_explain(s, m, c, row.as_ptr(), 2, &mut r),
+                cfx_status::InvalidArgument
+            );
+            assert!(
+                super::super::error::last_error()
+                    .unwrap()
+                    .contains("tree search")
+            );
             cfx_config_free(c);
             arc_free(s);
             arc_free(m);

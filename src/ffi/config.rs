@@ -376,15 +376,21 @@ pub unsafe extern "C" fn cfx_config_builder_set_target(
     }
 }
 
-/// Robust advice from the exact engine (coherent methods, logistic models):
-/// every counterfactual must keep its invalidation rate Γ — the chance that the
-/// model declines the applicant's implementation slipped by Gaussian noise of
-/// variance `sigma2` (≥ 0) on each changeable value's encoded slot — at most
-/// `invalidation_target` (strictly between 0 and 1). The answer is then the
-/// cheapest coherent counterfactual meeting that target, proven optimal
-/// (closed-form margin σ‖w_S‖·Φ⁻¹(1 − γ)); read its Γ with
-/// `cfx_coherent_result_invalidation_rate`. A scorecard or tree ensemble
-/// refuses it (`INVALID_ARGUMENT`). Not thread-safe (builder).
+/// Robust advice from the exact engine (coherent methods, logistic models and
+/// tree ensembles): every counterfactual must keep its invalidation rate Γ —
+/// the chance that the model declines the applicant's implementation slipped
+/// by Gaussian noise of variance `sigma2` (≥ 0) on each changeable value's
+/// encoded slot — at most `invalidation_target` (strictly between 0 and 1).
+/// Under a logistic model the answer is the cheapest coherent counterfactual
+/// meeting that target, proven optimal (closed-form margin
+/// σ‖w_S‖·Φ⁻¹(1 − γ)). Under a tree ensemble it is the cheapest one whose
+/// whole box (each changeable value within z·σ·(upper − lower) of the
+/// answer's, z = Φ⁻¹(1 − γ/(2m)) over the m changeable values) is accepted,
+/// each tree at its worst leaf over the box, proven by the tree search (the
+/// MIP solver refuses it), so that Γ ≤ γ by the union bound. Read Γ with
+/// `cfx_coherent_result_invalidation_rate` (trees: a Monte Carlo estimate,
+/// 10,000 samples, fixed seed). A scorecard or network refuses it
+/// (`INVALID_ARGUMENT`). Not thread-safe (builder).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_config_builder_set_robust_advice(
     b: *mut cfx_config_builder,

@@ -229,6 +229,8 @@ struct Line {
 #[allow(dead_code)] // every key is read so that it is known; the summary uses a few
 struct CounterfactualLine {
     cost: f64,
+    #[serde(default)]
+    invalidation_rate: Option<f64>,
     probability: Option<f64>,
     raw: Vec<Option<f64>>,
     changes: Vec<ChangeLine>,

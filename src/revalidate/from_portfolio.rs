@@ -78,12 +78,17 @@ struct Line {
 struct Advice {
     cost: f64,
     raw: Vec<f64>,
+    /// Present on robust advice only (the portfolio's lines).
+    #[serde(default)]
+    invalidation_rate: Option<f64>,
 }
 
 /// Reads `csv` (the portfolio's input) and `explanations` (its output lines)
 /// in lockstep and writes one ledger record per declined applicant with a
 /// counterfactual to `ledger` (created, or replaced once complete): kind
-/// [`AdviceKind::Explain`], issued under `schema` and `model` (the ones the
+/// [`AdviceKind::Explain`] ([`AdviceKind::Robust`] for a line whose
+/// counterfactual carries its `invalidation_rate`: a run with a robustness
+/// target), issued under `schema` and `model` (the ones the
 /// portfolio ran under), the applicant's row from the CSV, the advised row
 /// and cost from the line, id, group and issue text as `options` say.
 ///
@@ -339,7 +344,11 @@ fn convert<R: BufRead>(
             schema,
             &fingerprints,
             &id,
-            AdviceKind::Explain,
+            if advice.invalidation_rate.is_some() {
+                AdviceKind::Robust
+            } else {
+                AdviceKind::Explain
+            },
             &rows.raw,
             &advice.raw,
             advice.cost,

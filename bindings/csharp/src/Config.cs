@@ -72,8 +72,9 @@ namespace Cfx
         public ConfigBuilder Seed(ulong seed) { return Set(b => Native.cfx_config_builder_set_seed(b, seed)); }
         public ConfigBuilder CopaWeights(double robustWeight, double diversityWeight) { return Set(b => Native.cfx_config_builder_set_copa_weights(b, robustWeight, diversityWeight)); }
         public ConfigBuilder CopaRadius(double rho) { return Set(b => Native.cfx_config_builder_set_copa_radius(b, rho)); }
-        /// <summary>Robust advice from the exact engine (coherent methods, logistic models): every answer keeps
-        /// its invalidation rate under Gaussian slips of variance sigma2 at most invalidationTarget, proven optimal.</summary>
+        /// <summary>Robust advice from the exact engine (coherent methods, logistic models and tree ensembles): every
+        /// answer keeps its invalidation rate under Gaussian slips of variance sigma2 at most invalidationTarget,
+        /// proven optimal (trees: the answer's whole box of slips is accepted, proven by the tree search).</summary>
         public ConfigBuilder RobustAdvice(double sigma2, double invalidationTarget) { return Set(b => Native.cfx_config_builder_set_robust_advice(b, sigma2, invalidationTarget)); }
         public ConfigBuilder RlEpisodes(int episodes, int maxSteps)
         {

@@ -33,7 +33,8 @@ class Config(Handle):
     solver per solve, default 200,000: past it ``"auto"`` hands the solve to HiGHS and
     ``"separable"`` ends it unproven; deterministic, unlike the time limit), ``robust_advice=(sigma2, invalidation_target)`` (coherent
     advice whose invalidation rate Γ under Gaussian noise of variance `sigma2` is at most the
-    target; logistic models only), ``n_samples``, ``bound_m``, ``target=(rate, epsilon)``, ``seed``,
+    target; logistic models, and tree ensembles, whose answer's whole box of slips is then
+    accepted, proven by the tree search), ``n_samples``, ``bound_m``, ``target=(rate, epsilon)``, ``seed``,
     ``copa_weights=(robust, diversity)``, ``copa_radius``, ``rl_episodes=(episodes,
     max_steps)``, ``rl_training=(discount, lr_actor, lr_param, batch, replay)``,
     ``rl_exploration=(start, end)``, ``rl_hidden=[widths]``, ``resume`` (book runs —

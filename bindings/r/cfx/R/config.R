@@ -13,7 +13,7 @@
 #' `n_diverse` counts the optimum: `cfx_explain(diverse = TRUE)` returns the
 #' optimum and up to `n_diverse - 1` alternatives (a COPA plan has `n_diverse` options).
 #' `robust_advice = c(sigma2, invalidation_target)` asks the coherent methods
-#' (logistic models) for the cheapest answer whose invalidation rate under
+#' (logistic models and tree ensembles) for the cheapest answer whose invalidation rate under
 #' Gaussian slips of variance `sigma2` is at most `invalidation_target`,
 #' proven optimal (its rate is the result's `invalidation_rate` column).
 #' `node_limit` caps the branch-and-bound nodes of the exact separable solver

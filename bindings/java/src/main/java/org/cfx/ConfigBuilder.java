@@ -137,9 +137,10 @@ public final class ConfigBuilder extends NativeResource {
     }
 
     /**
-     * Robust advice from the exact engine (coherent methods, logistic models): every answer keeps
-     * its invalidation rate under Gaussian slips of variance {@code sigma2} at most
-     * {@code invalidationTarget} (strictly between 0 and 1), proven optimal.
+     * Robust advice from the exact engine (coherent methods, logistic models and tree ensembles):
+     * every answer keeps its invalidation rate under Gaussian slips of variance {@code sigma2} at
+     * most {@code invalidationTarget} (strictly between 0 and 1), proven optimal (trees: the
+     * answer's whole box of slips is accepted, proven by the tree search).
      */
     public ConfigBuilder robustAdvice(double sigma2, double invalidationTarget) {
         return with(b -> NativeGenerated.configBuilderSetRobustAdvice(b, sigma2, invalidationTarget));

@@ -1,0 +1,491 @@
+//! Robust advice on tree ensembles against brute force.
+//!
+//! The oracle shares nothing with the search but the cell gap, the node array
+//! and the normal quantile: its own box (`oracle_half`), its own candidate
+//! points (every grid point; for a real-valued feature the point nearest the
+//! cost's anchor of each interval between thresholds and thresholds shifted
+//! by ± the half-width), its own worst-leaf walker (`oracle_worst`: each test's
+//! rule written out again and, over an interval, a test whose left side holds
+//! the low values reaches left when the interval's low end goes left and right
+//! when its high end goes right), and `Schema::check_actionable` and `cost`.
+
+use super::random_trees::{independent_margin, random_tree_case, same_cost};
+use super::trees::CELL_GAP;
+use crate::coherent::{Config, Outcome, ProvedBy, Robustness, SolverChoice, cost, explain};
+use crate::model::trees::{FeatureInput, Source, Test};
+use crate::model::{Model, TreeEnsemble, logit};
+use crate::noise::normal_quantile;
+use crate::schema::{Direction, FeatureKind, Schema};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// The box of a robustness target, computed again: `z·σ·span` on every mutable
+/// contiguous feature, `z = Φ⁻¹(1 − γ/(2m))`.
+fn oracle_half(schema: &Schema, r: &Robustness) -> Vec<f64> {
+    let noisy = |f: &crate::schema::Feature| f.is_contiguous() && f.actionability.mutable;
+    let m = schema.features.iter().filter(|f| noisy(f)).count() as f64;
+    let z = normal_quantile(1.0 - r.invalidation_target / (2.0 * m));
+    schema
+        .features
+        .iter()
+        .map(|f| match &f.kind {
+            FeatureKind::Contiguous { lower, upper, .. } if noisy(f) => {
+                z * r.sigma2.sqrt() * (upper - lower)
+            }
+            _ => 0.0,
+        })
+        .collect()
+}
+
+/// What the trees see of feature `i` of a raw row: an interval for a boxed
+/// value, else the value, a special state's code (NaN when declared missing)
+/// or a level.
+fn seen(schema: &Schema, ens: &TreeEnsemble, half: &[f64], raw: &[f64], i: usize) -> (f64, f64) {
+    let f = &schema.features[i];
+    if f.is_contiguous() && f.state_of(raw[i]).unwrap() == 0 {
+        return (raw[i] - half[i], raw[i] + half[i]);
+    }
+    let v = match &ens.inputs()[i] {
+        FeatureInput::Value { specials, .. } => match specials.iter().find(|s| s.code == raw[i]) {
+            Some(s) if s.as_missing => f64::NAN,
+            _ => raw[i],
+        },
+        FeatureInput::Levels { .. } => raw[i],
+    };
+    (v, v)
+}
+
+/// Each tree's least leaf over the row's box, summed as the library sums.
+fn oracle_worst(schema: &Schema, ens: &TreeEnsemble, half: &[f64], raw: &[f64]) -> f64 {
+    let nodes = ens.nodes();
+    fn least(
+        nodes: &[crate::model::trees::Node],
+        ens: &TreeEnsemble,
+        k: usize,
+        see: &dyn Fn(usize) -> (f64, f64),
+    ) -> f64 {
+        let n = &nodes[k];
+        let left_of = |x: f64| -> bool {
+            match n.test {
+                Test::BelowF32 if x.is_nan() => n.default_left,
+                Test::BelowF32 => (x as f32) < (n.threshold as f32),
+                Test::AtMost => (if x.is_nan() { 0.0 } else { x }) <= n.threshold,
+                Test::AtMostNanMissing if x.is_nan() => n.default_left,
+                Test::AtMostNanMissing => x <= n.threshold,
+                Test::Levels(_) => ens.level_goes_left(n, x as usize),
+                t => panic!("the oracle does not know {t:?}"),
+            }
+        };
+        if n.test == Test::Leaf {
+            return n.value;
+        }
+        let (a, b) = see(n.feature as usize);
+        let mut out = f64::INFINITY;
+        if left_of(a) {
+            out = out.min(least(nodes, ens, n.left as usize, see));
+        }
+        if !left_of(b) {
+            out = out.min(least(nodes, ens, n.right as usize, see));
+        }
+        out
+    }
+    let see = |i: usize| seen(schema, ens, half, raw, i);
+    let worst: Vec<f64> = ens
+        .roots()
+        .iter()
+        .map(|&r| least(nodes, ens, r as usize, &see))
+        .collect();
+    match ens.source() {
+        Source::Xgboost => {
+            let mut s = ens.base_score() as f32;
+            for v in worst {
+                s += v as f32;
+            }
+            s as f64
+        }
+        _ => ens.base_score() + worst.iter().sum::<f64>(),
+    }
+}
+
+/// Every destination worth trying for feature `i` under half-width `delta`.
+fn candidates(
+    schema: &Schema,
+    ens: &TreeEnsemble,
+    factual: &[f64],
+    i: usize,
+    delta: f64,
+) -> Vec<f64> {
+    let f = &schema.features[i];
+    let mut out = vec![factual[i]];
+    match &f.kind {
+        FeatureKind::Categorical { levels } => out.extend((0..levels.len()).map(|k| k as f64)),
+        FeatureKind::Contiguous {
+            lower,
+            upper,
+            integer,
+            step,
+            special_states,
+            ..
+        } => {
+            out.extend(special_states.iter().map(|s| s.code));
+            let span = upper - lower;
+            if *integer || step.is_some() {
+                let g = step.unwrap_or(1.0);
+                let base = if step.is_some() { *lower } else { lower.ceil() };
+                let mut k = 0.0;
+                while base + k * g <= upper + 1e-9 {
+                    out.push(base + k * g);
+                    k += 1.0;
+                }
+            } else {
+                let slot = |v: f64| (v - lower) / span;
+                let mut th: Vec<f64> = Vec::new();
+                for n in ens.nodes() {
+                    if n.test != Test::Leaf && n.feature as usize == i {
+                        for s in [0.0, delta, -delta] {
+                            th.push(n.threshold + s);
+                        }
+                    }
+                }
+                th.retain(|t| *t >= *lower && *t < *upper);
+                th.sort_by(f64::total_cmp);
+                th.dedup();
+                let mut edges = vec![0.0];
+                for t in &th {
+                    edges.push(slot(*t) - CELL_GAP);
+                    edges.push(slot(*t) + CELL_GAP);
+                }
+                edges.push(1.0);
+                let w = schema.weights(i);
+                let (lo, hi) = schema.actionable_range(i).unwrap();
+                let own = f.state_of(factual[i]).unwrap();
+                let anchor = if own == 0 {
+                    slot(factual[i])
+                } else {
+                    w.anchor.clamp(slot(lo), slot(hi))
+                };
+                let (mut a0, mut b0) = (slot(lo), slot(hi));
+                if own == 0 {
+                    match f.actionability.direction {
+                        Direction::IncreaseOnly => a0 = a0.max(anchor),
+                        Direction::DecreaseOnly => b0 = b0.min(anchor),
+                        Direction::Any => {}
+                    }
+                }
+                for e in edges.chunks(2) {
+                    let (a, b) = (e[0].max(a0), e[1].min(b0));
+                    if a <= b {
+                        out.push(lower + anchor.clamp(a, b) * span);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The cheapest row whose box clears `need`, by enumeration.
+fn brute_force(
+    schema: &Schema,
+    ens: &TreeEnsemble,
+    factual: &[f64],
+    half: &[f64],
+    need: f64,
+) -> Option<f64> {
+    let n = schema.n_features();
+    let cands: Vec<Vec<f64>> = (0..n)
+        .map(|i| candidates(schema, ens, factual, i, half[i]))
+        .collect();
+    let mut best: Option<f64> = None;
+    let mut idx = vec![0usize; n];
+    let mut row = factual.to_vec();
+    loop {
+        for i in 0..n {
+            row[i] = cands[i][idx[i]];
+        }
+        if schema.check_actionable(factual, &row).is_ok()
+            && oracle_worst(schema, ens, half, &row) >= need
+        {
+            let c = cost(schema, factual, &row).unwrap();
+            if best.is_none_or(|b| c < b) {
+                best = Some(c);
+            }
+        }
+        let mut k = 0;
+        loop {
+            if k == n {
+                return best;
+            }
+            idx[k] += 1;
+            if idx[k] < cands[k].len() {
+                break;
+            }
+            idx[k] = 0;
+            k += 1;
+        }
+    }
+}
+
+#[test]
+fn robust_tree_optima_equal_brute_force_over_their_boxes_on_random_small_ensembles() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4343);
+    let (mut feasible, mut infeasible, mut dearer) = (0, 0, 0);
+    for case in 0..300 {
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
+        let r = Robustness {
+            sigma2: [0.0004, 0.0025, 0.01][case % 3],
+            invalidation_target: 0.2,
+        };
+        let half = oracle_half(&schema, &r);
+        let config = Config {
+            robustness: Some(r),
+            ..Config::default()
+        };
+        let need = logit(ens.threshold()) + config.margin;
+        let oracle = brute_force(&schema, &ens, &factual, &half, need);
+        let ex = explain(&schema, &ens, &factual, &config).unwrap();
+        assert_eq!(ex.proved_by, ProvedBy::TreeSearch);
+        match (oracle, ex.counterfactuals.first()) {
+            (Some(best), Some(cf)) => {
+                assert_eq!(ex.outcome, Outcome::Optimal);
+                assert!(
+                    same_cost(cf.cost, best),
+                    "case {case}: {} vs brute force {best}\n{}\n{factual:?}\n{:?}",
+                    cf.cost,
+                    schema.to_json(),
+                    cf.raw
+                );
+                schema.check_actionable(&factual, &cf.raw).unwrap();
+                assert!(same_cost(
+                    cost(&schema, &factual, &cf.raw).unwrap(),
+                    cf.cost
+                ));
+                // Its whole box is accepted: by the oracle's walker, and at
+                // random points of the box by the oracle's plain evaluator.
+                let thr = logit(ens.threshold());
+                assert!(oracle_worst(&schema, &ens, &half, &cf.raw) > thr);
+                for _ in 0..50 {
+                    let mut y = cf.raw.clone();
+                    for (i, f) in schema.features.iter().enumerate() {
+                        if half[i] > 0.0 && f.is_contiguous() && f.state_of(y[i]).unwrap() == 0 {
+                            y[i] += rng.random_range(-half[i]..=half[i]);
+                        }
+                    }
+                    assert!(independent_margin(&ens, &y) > thr, "case {case}: {y:?}");
+                }
+                // The box's Γ ≤ γ (union bound): Γ̃ within four standard errors.
+                let g = cf.invalidation_rate.expect("a robust answer reports Γ̃");
+                let se = (0.2 * 0.8 / super::tree_box::GAMMA_SAMPLES as f64).sqrt();
+                assert!(g <= 0.2 + 4.0 * se, "case {case}: Γ̃ = {g}");
+                // Never cheaper than the plain answer.
+                let plain = explain(&schema, &ens, &factual, &Config::default()).unwrap();
+                let p = plain.counterfactuals[0].cost;
+                assert!(
+                    p <= cf.cost * (1.0 + 1e-9) + 1e-12,
+                    "plain {p} vs robust {}",
+                    cf.cost
+                );
+                dearer += usize::from(!same_cost(p, cf.cost));
+                feasible += 1;
+            }
+            (None, None) => {
+                assert!(
+                    matches!(ex.outcome, Outcome::Infeasible { .. }),
+                    "case {case}: {:?}",
+                    ex.outcome
+                );
+                infeasible += 1;
+            }
+            (o, c) => panic!(
+                "case {case}: oracle {o:?} vs search {:?} ({:?})\n{}\n{factual:?}\nhalf {half:?}",
+                c.map(|c| (&c.raw, c.cost)),
+                ex.outcome,
+                schema.to_json()
+            ),
+        }
+    }
+    eprintln!(
+        "robust trees vs brute force: {feasible} feasible ({dearer} dearer than plain), \
+         {infeasible} infeasible"
+    );
+    assert!(feasible >= 150, "feasible cases: {feasible}");
+    assert!(
+        dearer >= 30,
+        "cases where robustness costs something: {dearer}"
+    );
+    assert!(infeasible >= 10, "infeasible cases: {infeasible}");
+}
+
+#[test]
+fn worst_case_score_equals_the_oracle_walker_at_random_rows() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
+    for case in 0..200 {
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
+        let half: Vec<f64> = (0..schema.n_features())
+            .map(|_| [0.0, 0.25, 0.5, 1.0, 1.5][rng.random_range(0..5)])
+            .collect();
+        // The factual and rows drawn from every feature's candidates.
+        let cands: Vec<Vec<f64>> = (0..schema.n_features())
+            .map(|i| candidates(&schema, &ens, &factual, i, half[i]))
+            .collect();
+        for j in 0..20 {
+            let row: Vec<f64> = if j == 0 {
+                factual.clone()
+            } else {
+                cands
+                    .iter()
+                    .map(|c| c[rng.random_range(0..c.len())])
+                    .collect()
+            };
+            let x = schema.encode(&row).unwrap();
+            let got = super::tree_box::worst_case_score(&schema, &ens, &half, &x);
+            let want = oracle_worst(&schema, &ens, &half, &row);
+            assert!(
+                (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+                "case {case}: {got} vs {want} at {row:?}, half {half:?}"
+            );
+        }
+        // No box: the plain score.
+        let x = schema.encode(&factual).unwrap();
+        let zero = vec![0.0; schema.n_features()];
+        assert_eq!(
+            super::tree_box::worst_case_score(&schema, &ens, &zero, &x),
+            ens.score(&x)
+        );
+    }
+}
+
+#[test]
+fn robust_tree_advice_refuses_the_mip_and_equals_plain_advice_without_slips() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let (schema, factual, ens) = random_tree_case(&mut rng, 1, [Source::Xgboost, Source::Lightgbm]);
+    let r = Robustness {
+        sigma2: 0.001,
+        invalidation_target: 0.1,
+    };
+    let mip = Config {
+        robustness: Some(r),
+        solver: SolverChoice::Mip,
+        ..Config::default()
+    };
+    let err = explain(&schema, &ens, &factual, &mip)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("tree search"), "{err}");
+    // σ² = 0: the box is the point, the answer the plain one.
+    let mut compared = 0;
+    for case in 0..60 {
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
+        let zero = Config {
+            robustness: Some(Robustness {
+                sigma2: 0.0,
+                invalidation_target: 0.1,
+            }),
+            ..Config::default()
+        };
+        let a = explain(&schema, &ens, &factual, &zero).unwrap();
+        let b = explain(
+            &schema,
+            &ens,
+            &factual,
+            &Config {
+                solver: SolverChoice::Mip,
+                ..Config::default()
+            },
+        )
+        .unwrap();
+        match (a.counterfactuals.first(), b.counterfactuals.first()) {
+            (Some(x), Some(y)) => {
+                assert!(
+                    same_cost(x.cost, y.cost),
+                    "case {case}: {} vs HiGHS {}",
+                    x.cost,
+                    y.cost
+                );
+                compared += 1;
+            }
+            (None, None) => {}
+            (x, y) => panic!(
+                "case {case}: {:?} vs HiGHS {:?}",
+                x.map(|c| c.cost),
+                y.map(|c| c.cost)
+            ),
+        }
+    }
+    assert!(compared >= 40);
+}
+
+/// A stump on an integer balance 0..100 (XGBoost's `x < 50.5`: −2 left, +2
+/// right) and an immutable age; the applicant holds 10.
+pub(crate) fn stump() -> (Schema, TreeEnsemble) {
+    use crate::model::trees::Node;
+    use crate::schema::Feature;
+    let schema = Schema::new(vec![
+        Feature::contiguous("balance", 0.0, 100.0).integer(),
+        Feature::contiguous("age", 18.0, 80.0).integer().immutable(),
+    ])
+    .unwrap();
+    let inputs = schema
+        .features
+        .iter()
+        .map(|f| FeatureInput::of_feature(f, false))
+        .collect();
+    let nodes = vec![
+        Node {
+            test: Test::BelowF32,
+            feature: 0,
+            threshold: 50.5,
+            default_left: true,
+            left: 1,
+            right: 2,
+            value: 0.0,
+        },
+        Node::leaf(-2.0),
+        Node::leaf(2.0),
+    ];
+    let ens = TreeEnsemble::new(Source::Xgboost, 0.0, 0.5, inputs, vec![0], nodes, vec![]).unwrap();
+    (schema, ens)
+}
+
+/// Closed form on the stump: σ² = 10⁻⁴ on the balance's slot is σ = 1 in
+/// data units; the only noisy feature gives z = Φ⁻¹(0.95) and a box of
+/// ±1.645, so the cheapest balance whose box stays right of 50.5 is 53 (the
+/// plain answer is 51), and its Γ = P(53 + ε < 50.5) = Φ(−2.5) = 0.00621.
+#[test]
+fn robust_tree_advice_on_a_stump_is_the_closed_form() {
+    let (schema, ens) = stump();
+    let factual = [10.0, 30.0];
+    let plain = explain(&schema, &ens, &factual, &Config::default()).unwrap();
+    assert_eq!(plain.counterfactuals[0].raw, vec![51.0, 30.0]);
+    assert_eq!(plain.counterfactuals[0].invalidation_rate, None);
+    let config = Config {
+        robustness: Some(Robustness {
+            sigma2: 1e-4,
+            invalidation_target: 0.1,
+        }),
+        ..Config::default()
+    };
+    let ex = explain(&schema, &ens, &factual, &config).unwrap();
+    assert_eq!(ex.outcome, Outcome::Optimal);
+    let cf = &ex.counterfactuals[0];
+    assert_eq!(cf.raw, vec![53.0, 30.0]);
+    let want = crate::noise::normal_cdf(-2.5);
+    let se = (want * (1.0 - want) / super::tree_box::GAMMA_SAMPLES as f64).sqrt();
+    let g = cf.invalidation_rate.unwrap();
+    assert!((g - want).abs() < 4.0 * se, "Γ̃ = {g} vs Φ(−2.5) = {want}");
+    // The margin option on the score: a margin above the leaf's 2 leaves no
+    // answer.
+    let far = Config {
+        margin: 2.5,
+        ..config
+    };
+    let ex = explain(&schema, &ens, &factual, &far).unwrap();
+    assert!(
+        matches!(ex.outcome, Outcome::Infeasible { .. }),
+        "{:?}",
+        ex.outcome
+    );
+}
