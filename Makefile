@@ -82,11 +82,16 @@ peers-trees:
 	python3 benches/peers/trees_contribs.py
 
 # The PMML files and jpmml-evaluator's scores committed under tests/data/pmml, made again
-# (own venv in benches/peers/.venv-pmml, pinned from PyPI; needs Java 17). Not part of `make
-# test`: the committed files are what the tests read, on every machine.
+# (own venvs in benches/peers/.venv-pmml and .venv-pmml-trees, pinned from PyPI; needs Java
+# 17), then cfx's counterfactuals of two boosted PMML models re-scored by jpmml-evaluator (needs
+# the release library). Not part of `make test`: the committed files are what the tests read,
+# on every machine.
 peers-pmml:
 	python3 benches/peers/pmml_peers.py
 	python3 benches/peers/pmml_reasons.py
+	python3 benches/peers/pmml_tree_peers.py write
+	cargo build --release --lib
+	python3 benches/peers/pmml_tree_peers.py counterfactuals
 
 # The CatBoost and EBM models, rows and producers' margins committed under tests/data/catboost
 # and tests/data/ebm, made again, and cfx's counterfactuals re-scored by CatBoost / interpret
