@@ -28,7 +28,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees peers-pmml peers-catboost peers-onnx onnx-messages test-imports bindings test-bindings-gen test-docs trees-every-applicant \
+  peers-scorecard peers-trees peers-pmml peers-heloc-three-ways peers-catboost peers-onnx onnx-messages test-imports bindings test-bindings-gen test-docs trees-every-applicant \
   plausibility-targets
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
@@ -82,11 +82,23 @@ peers-trees:
 	python3 benches/peers/trees_contribs.py
 
 # The PMML files and jpmml-evaluator's scores committed under tests/data/pmml, made again
-# (own venv in benches/peers/.venv-pmml, pinned from PyPI; needs Java 17). Not part of `make
-# test`: the committed files are what the tests read, on every machine.
+# (own venvs in benches/peers/.venv-pmml and .venv-pmml-trees, pinned from PyPI; needs Java
+# 17), then cfx's counterfactuals of two boosted PMML models re-scored by jpmml-evaluator (needs
+# the release library). Not part of `make test`: the committed files are what the tests read,
+# on every machine.
 peers-pmml:
 	python3 benches/peers/pmml_peers.py
 	python3 benches/peers/pmml_reasons.py
+	python3 benches/peers/pmml_tree_peers.py write
+	cargo build --release --lib
+	python3 benches/peers/pmml_tree_peers.py counterfactuals
+
+# The peer's HELOC XGBoost model (peers-trees) also as PMML (sklearn2pmml) and ONNX
+# (onnxmltools) in target/peers, for tests/heloc_three_ways.rs (which skips without them). Needs
+# the .venv-pmml-trees and .venv-onnx environments (peers-pmml, peers-onnx); not part of `make
+# test`, whose CI does not build the converters' environments.
+peers-heloc-three-ways: peers-trees
+	python3 benches/peers/heloc_three_ways.py
 
 # The CatBoost and EBM models, rows and producers' margins committed under tests/data/catboost
 # and tests/data/ebm, made again, and cfx's counterfactuals re-scored by CatBoost / interpret

@@ -406,8 +406,12 @@ impl TreeSearch {
             magnitude += m;
         }
         let unit = match ens.source() {
-            Source::Xgboost | Source::OnnxF32 => f32::EPSILON as f64,
-            Source::Lightgbm | Source::Catboost | Source::Ebm | Source::OnnxF64 => f64::EPSILON,
+            Source::Xgboost | Source::OnnxF32 | Source::PmmlF32 => f32::EPSILON as f64,
+            Source::Lightgbm
+            | Source::Catboost
+            | Source::Ebm
+            | Source::OnnxF64
+            | Source::PmmlF64 => f64::EPSILON,
         };
         self.slack = 2.0 * (self.n_trees as f64 + 1.0) * unit * magnitude;
         Ok(())

@@ -204,15 +204,15 @@ pub(crate) fn independent_margin(ens: &TreeEnsemble, raw: &[f64]) -> f64 {
             }
             s
         }
-        // onnxruntime: from zero, then the base value.
-        Source::OnnxF32 => {
+        // onnxruntime and jpmml-evaluator: from zero, then the base value.
+        Source::OnnxF32 | Source::PmmlF32 => {
             let mut s = 0.0f32;
             for &r in ens.roots() {
                 s += leaf(r) as f32;
             }
             (s + ens.base_score() as f32) as f64
         }
-        Source::OnnxF64 => {
+        Source::OnnxF64 | Source::PmmlF64 => {
             let mut s = 0.0;
             for &r in ens.roots() {
                 s += leaf(r);

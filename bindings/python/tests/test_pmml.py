@@ -42,3 +42,26 @@ def test_a_pmml_scorecard_scores_every_row_as_jpmml_evaluator():
         with pytest.raises(cfx.CfxError) as e:
             cfx.Model.from_pmml(s, os.path.join(DATA, "none.pmml"), opts)
         assert e.value.status_name == "CFX_STATUS_IO_ERROR"
+
+
+def test_a_boosted_pmml_model_scores_every_row_as_jpmml_evaluator():
+    """sklearn2pmml's XGBoost file (x-mathContext="float") through the same entry point: a tree
+    ensemble whose margin equals jpmml-evaluator's bit for bit on every row (margin_1 of
+    trees/xgb_scores.csv, written by benches/peers/pmml_tree_peers.py); a random forest's
+    averaged probabilities are refused."""
+    with open(os.path.join(DATA, "rows.csv")) as f:
+        rows = [[float(v) for v in r] for r in list(csv.reader(f))[1:]]
+    with open(os.path.join(DATA, "trees", "xgb_scores.csv")) as f:
+        want = [(float(r[1]), float(r[3])) for r in list(csv.reader(f))[1:]]
+    with open(os.path.join(DATA, "schema.json")) as f:
+        schema_json = f.read()
+    opts = {"favourable_class": "1", "special_as_missing": ["income"]}
+    with cfx.Schema.from_json(schema_json) as s, \
+            cfx.Model.from_pmml(s, os.path.join(DATA, "trees", "xgb.pmml"), opts) as m:
+        for raw, (p0, margin) in zip(rows, want):
+            p = m.predict_raw(s, raw)
+            assert p.score == margin
+            assert p.accepted == (p0 < 0.5)
+        with pytest.raises(cfx.CfxError) as e:
+            cfx.Model.from_pmml(s, os.path.join(DATA, "trees", "rf.pmml"), opts)
+        assert e.value.status_name == "CFX_STATUS_FORMAT_ERROR" and "average" in e.value.message

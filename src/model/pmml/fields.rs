@@ -25,6 +25,12 @@ pub struct FieldView {
     pub feature: usize,
     /// Whether PMML compares the values as numbers (`dataType` numeric).
     pub numeric: bool,
+    /// Whether the field is single precision (`dataType="float"`): the
+    /// evaluator rounds each input to a float32 (read by the tree models only,
+    /// refused elsewhere by [`refuse_float`]).
+    pub float: bool,
+    /// The line of the field's `<DataField>` (for messages).
+    pub line: usize,
     /// Per schema state, what the evaluator sees: for a contiguous feature,
     /// index 0 stands for the value range and holds `Seen::Number(NaN)` (the
     /// range is read piecewise by the model builders), then one entry per
@@ -251,16 +257,10 @@ pub fn read(
         if mf.attr("invalidValueReplacement").is_some() {
             return Err(fail(mf, "invalidValueReplacement is not evaluated by cfx"));
         }
-        if df.data_type == "float" {
-            return Err(fail(
-                df.el,
-                &format!(
-                    "the field '{name}' has dataType=\"float\": single-precision inputs are \
-                     not evaluated by cfx"
-                ),
-            ));
-        }
-        if !matches!(df.data_type, "double" | "integer" | "string" | "boolean") {
+        if !matches!(
+            df.data_type,
+            "double" | "float" | "integer" | "string" | "boolean"
+        ) {
             return Err(fail(
                 df.el,
                 &format!(
@@ -470,6 +470,8 @@ pub fn read(
                 FieldView {
                     feature: i,
                     numeric,
+                    float: df.data_type == "float",
+                    line: df.el.line,
                     states,
                 },
             )
@@ -489,9 +491,24 @@ pub fn read(
     Ok(Fields { by_name, target })
 }
 
+/// Refuses single-precision fields where cfx evaluates in double precision.
+pub fn refuse_float(fields: &Fields) -> Result<()> {
+    match fields.by_name.iter().find(|(_, v)| v.float) {
+        None => Ok(()),
+        Some((name, v)) => Err(Error::Format(format!(
+            "PMML <DataField> (line {}): the field '{name}' has dataType=\"float\": \
+             single-precision inputs are evaluated by cfx in tree models only",
+            v.line
+        ))),
+    }
+}
+
 /// Refuses `mathContext="float"` where cfx evaluates in double precision.
 pub fn require_double(model: &Element) -> Result<()> {
-    match model.attr("mathContext") {
+    match model
+        .attr("mathContext")
+        .or_else(|| model.attr("x-mathContext"))
+    {
         None | Some("double") => Ok(()),
         Some(other) => Err(fail(
             model,

@@ -9,12 +9,19 @@
 //!   bins exactly ([`scorecard`]); the reason codes and baselines are kept in
 //!   [`crate::model::scorecard::ReasonCodes`];
 //! * `RegressionModel` (binary, `normalizationMethod="logit"`) → a
-//!   [`crate::model::LinearModel`] ([`regression`]).
+//!   [`crate::model::LinearModel`] ([`regression`]);
+//! * a boosted `MiningModel` (a `modelChain` of summed regression
+//!   `TreeModel`s and a logit `RegressionModel`, as the JPMML converters
+//!   write XGBoost, LightGBM and scikit-learn's gradient boosting) → a
+//!   [`crate::model::TreeEnsemble`] explained by the exact tree search
+//!   ([`trees`]), in double or, under `x-mathContext="float"`, single
+//!   precision exactly.
 //!
-//! Everything else — other model kinds (TreeModel, MiningModel, …),
-//! `LocalTransformations`, a non-empty `TransformationDictionary`, derived
-//! fields, `Targets` that rescale, `mathContext="float"`, single-precision
-//! fields, any element cfx does not evaluate — is refused with the element and
+//! Everything else — other model kinds, averaged or voted ensembles,
+//! `LocalTransformations` (but the trees' float casts), a non-empty
+//! `TransformationDictionary`, derived fields, `Targets` that rescale (but a
+//! summed tree model's), `mathContext="float"` outside trees,
+//! single-precision fields, any element cfx does not evaluate — is refused with the element and
 //! its line, never approximated. The `DataDictionary` and `MiningSchema` are
 //! checked against the schema ([`fields`]): names, kinds, categories, valid
 //! intervals, `invalidValueTreatment`, `missingValueReplacement`.
@@ -31,10 +38,13 @@ mod fields;
 mod predicate;
 mod regression;
 mod scorecard;
+mod trees;
 mod xml;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trees_tests;
 
 use crate::error::{Error, Result};
 use crate::model::AnyModel;
@@ -170,11 +180,18 @@ pub fn from_pmml_str(text: &str, schema: &Schema, opts: &PmmlOptions) -> Result<
                 &mut report,
             )?))
         }
+        "MiningModel" | "TreeModel" => Ok(AnyModel::Trees(trees::read(
+            &root,
+            model,
+            schema,
+            opts,
+            &mut report,
+        )?)),
         other => Err(fail(
             model,
             &format!(
-                "the model kind {other} is not read by cfx (it reads Scorecard and the binary \
-                 logit RegressionModel); tree ensembles are read from XGBoost/LightGBM files"
+                "the model kind {other} is not read by cfx (it reads Scorecard, the binary \
+                 logit RegressionModel and boosted tree ensembles)"
             ),
         )),
     }

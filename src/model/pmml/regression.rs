@@ -31,6 +31,7 @@ pub fn read(
     report: &mut Vec<String>,
 ) -> Result<LinearModel> {
     super::fields::require_double(model)?;
+    super::fields::refuse_float(fields)?;
     if model.attr("functionName") != Some("classification") {
         return Err(fail(
             model,

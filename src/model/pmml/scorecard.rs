@@ -52,6 +52,7 @@ pub fn read(
     report: &mut Vec<String>,
 ) -> Result<Scorecard> {
     super::fields::require_double(model)?;
+    super::fields::refuse_float(fields)?;
     match model.attr("functionName") {
         Some("regression") => {}
         other => {

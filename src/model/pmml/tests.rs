@@ -400,7 +400,7 @@ fn inexact_files_are_refused_by_element_and_line() {
         ),
         (
             card(AGE_OK).replace("Scorecard", "TreeModel"),
-            "TreeModel is not read",
+            "a single TreeModel",
         ),
         (
             card(AGE_OK).replace(

@@ -94,9 +94,10 @@ impl TreeEnsemble {
                     }
                 }
             }
-            Source::OnnxF32 | Source::OnnxF64 => {
-                // onnxruntime: from zero, tree by tree, then the base value.
-                let f32_sum = self.source == Source::OnnxF32;
+            Source::OnnxF32 | Source::OnnxF64 | Source::PmmlF32 | Source::PmmlF64 => {
+                // onnxruntime and jpmml-evaluator: from zero, tree by tree,
+                // then the base value.
+                let f32_sum = self.source.sums_in_f32();
                 out.fill(0.0);
                 for &r in &self.roots {
                     for (s, o) in out.iter_mut().enumerate() {

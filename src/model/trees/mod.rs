@@ -289,6 +289,13 @@ pub enum Source {
     OnnxF32,
     /// An ONNX graph with a double input (onnxruntime sums in double).
     OnnxF64,
+    /// A PMML boosted MiningModel under jpmml's `x-mathContext="float"`
+    /// (jpmml-xgboost): float32 comparisons ([`Test::OnnxF32`]), leaves summed
+    /// in float32 from zero, then the constant — as jpmml-evaluator sums.
+    PmmlF32,
+    /// A PMML boosted MiningModel in double precision ([`Test::OnnxF64`]),
+    /// summed in double from zero, then the constant.
+    PmmlF64,
 }
 
 impl Source {
@@ -296,7 +303,7 @@ impl Source {
     /// onnxruntime on a float32 input) rather than f64 (LightGBM, CatBoost,
     /// interpret, onnxruntime on a double input).
     pub fn sums_in_f32(self) -> bool {
-        matches!(self, Source::Xgboost | Source::OnnxF32)
+        matches!(self, Source::Xgboost | Source::OnnxF32 | Source::PmmlF32)
     }
 }
 
@@ -785,14 +792,14 @@ impl TreeEnsemble {
                 }
                 sum
             }
-            Source::OnnxF32 => {
+            Source::OnnxF32 | Source::PmmlF32 => {
                 let mut sum = 0.0f32;
                 for v in values {
                     sum += v as f32;
                 }
                 (sum + self.base_score as f32) as f64
             }
-            Source::OnnxF64 => {
+            Source::OnnxF64 | Source::PmmlF64 => {
                 let mut sum = 0.0;
                 for v in values {
                     sum += v;
