@@ -323,7 +323,7 @@ fn explain_gives_the_waiting_option_and_the_robust_version() {
         raw,
         &Config {
             robustness: Some(robustness),
-            ..single.clone()
+            ..single
         },
     )
     .unwrap();

@@ -209,10 +209,11 @@ struct InferRules {
 /// `cfx_dataset_infer_csv`'s.
 ///
 /// Errors: those of `cfx_dataset_infer_csv`; `FORMAT_ERROR` for rules that
-/// are not such a JSON object (an unknown key, a wrong type);
-/// `INVALID_ARGUMENT` for a rule naming no feature (the label, a dropped
-/// column, a typo) or rules the schema refuses (a feature that grows with
-/// time without `waiting`, bounds outside the data's range, …). On success
+/// are not such a JSON object (an unknown key, a wrong type); `NOT_FOUND`
+/// for a rule naming no feature (the label, a dropped column, a typo),
+/// naming it; `INVALID_ARGUMENT` for rules the schema refuses (a feature
+/// that grows with time without `waiting`, bounds outside the data's
+/// range, …). On success
 /// `*out_dataset` owns a new handle. Thread-safe.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_dataset_infer_csv_with_rules(

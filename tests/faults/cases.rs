@@ -56,6 +56,7 @@ pub const READERS: &[&str] = &[
     "cfx_dataset_from_csv",
     "cfx_dataset_from_csv_ex",
     "cfx_dataset_infer_csv",
+    "cfx_dataset_infer_csv_with_rules",
     "cfx_portfolio_summarize",
     "cfx_scorecard_import_path",
     "cfx_scorecard_load_german",

@@ -122,7 +122,7 @@ namespace Cfx
         /// mutable in any direction) or a JSON object with the optional keys <c>actionability</c> (feature name →
         /// the schema's actionability object, e.g. <c>{"SEX": {"mutable": false}}</c>) and <c>waiting</c>
         /// (<c>{"max_months": 24, "cost_per_month": 0.01}</c>), as <c>cfx schema infer</c> takes them. A rule
-        /// naming no feature: InvalidArgument; rules that are not such an object: FormatError.</summary>
+        /// naming no feature: NotFound; rules that are not such an object: FormatError.</summary>
         public static Dataset InferCsv(string path, string target, string favourable, char delimiter, bool hasHeader,
             IList<string> drop, IList<string> categorical, IList<SpecialCode> specialCodes, string rulesJson)
         {

@@ -172,7 +172,7 @@ public static partial class Tests
             using (var d = Dataset.InferCsv(csv, "status", "ok", ',', true, none, none, new SpecialCode[0], null))
             using (var s = d.GetSchema())
                 A.True(!s.ToJson().Contains("increase_only"), "no rules: every feature in any direction");
-            var e = A.Status(Status.InvalidArgument, () => Dataset.InferCsv(csv, "status", "ok", ',', true, none, none,
+            var e = A.Status(Status.NotFound, () => Dataset.InferCsv(csv, "status", "ok", ',', true, none, none,
                 new SpecialCode[0], "{\"actionability\": {\"salary\": {\"mutable\": false}}}"), "a rule naming no feature");
             A.True(e.Message.Contains("salary"), e.Message);
             A.Status(Status.FormatError, () => Dataset.InferCsv(csv, "status", "ok", ',', true, none, none,

@@ -225,7 +225,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     })?;
     let single = Config {
         n_diverse: 1,
-        ..config.clone()
+        ..config
     };
     // The waiting option: the exact minimum over every wait the schema allows.
     let waiting = match schema.waiting() {
@@ -243,7 +243,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     } else {
         let c = Config {
             robustness: Some(robustness),
-            ..single.clone()
+            ..single
         };
         // A bad σ² or target is bad input (2).
         c.validate()?;

@@ -123,7 +123,7 @@ test_that("inference takes the caller's advice rules", {
   expect_null(plain$waiting)
   expect_cfx_error(cfx_infer_dataset(csv, "status", "ok",
                                      rules = list(actionability = list(salary = list(mutable = FALSE)))),
-                   "cfx_error_invalid_argument", "salary")
+                   "cfx_error_not_found", "salary")
   expect_cfx_error(cfx_infer_dataset(csv, "status", "ok", rules = '{"actionabilty": {}}'),
                    "cfx_error_format_error")
   unlink(csv)

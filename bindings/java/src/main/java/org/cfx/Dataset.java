@@ -109,7 +109,7 @@ public final class Dataset extends NativeResource {
      * actionability} (feature name → the schema's actionability object, e.g. {@code {"SEX":
      * {"mutable": false}}}) and {@code waiting} ({@code {"max_months": 24, "cost_per_month":
      * 0.01}}), as {@code cfx schema infer} takes them. A rule naming no feature: {@link
-     * Status#INVALID_ARGUMENT}; rules that are not such an object: {@link Status#FORMAT_ERROR}.
+     * Status#NOT_FOUND}; rules that are not such an object: {@link Status#FORMAT_ERROR}.
      */
     public static Dataset inferCsv(
             String path,

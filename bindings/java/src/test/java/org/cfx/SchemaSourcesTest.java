@@ -174,6 +174,7 @@ class SchemaSourcesTest {
         }
         CfxException e = assertThrows(CfxException.class, () -> Dataset.inferCsv(csv.toString(), "status", "ok",
                 ',', true, List.of(), List.of(), List.of(), "{\"actionability\": {\"salary\": {\"mutable\": false}}}"));
+        assertEquals(Status.NOT_FOUND, e.statusCode());
         assertTrue(e.getMessage().contains("salary"), e.getMessage());
         e = assertThrows(CfxException.class, () -> Dataset.inferCsv(csv.toString(), "status", "ok",
                 ',', true, List.of(), List.of(), List.of(), "{\"actionabilty\": {}}"));
