@@ -1916,7 +1916,8 @@ cfx_status cfx_notice_to_html(const struct cfx_notice *notice,
  * with its robust version, and the waiting option when it waits, each record
  * carrying the notice's id (`"notice"`), so re-validation names the notices
  * whose promises break; record ids are the id column's cells, else
- * `row-<k>`. `options_json` (may be NULL) takes the keys of
+ * `row-<k>`. `config` may be NULL (the defaults of `cfx_coherent_explain`).
+ * `options_json` may be NULL or take the keys of
  * `cfx_notice_explain` plus `ignore_columns` (an array: columns that are not
  * features, e.g. the label) and `id_column`. Both outputs are written as
  * every cfx output: never over an input or each other (refused before

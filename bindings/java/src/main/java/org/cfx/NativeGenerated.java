@@ -770,16 +770,17 @@ final class NativeGenerated {
      * advice ledger for {@code cfx_revalidate_ledger}: per notice, the cheapest change with its robust
      * version, and the waiting option when it waits, each record carrying the notice's id ({@code
      * "notice"}), so re-validation names the notices whose promises break; record ids are the id
-     * column's cells, else {@code row-<k>}. {@code options_json} (may be NULL) takes the keys of
-     * {@code cfx_notice_explain} plus {@code ignore_columns} (an array: columns that are not features,
-     * e.g. the label) and {@code id_column}. Both outputs are written as every cfx output: never over
-     * an input or each other (refused before anything is opened), through a partial file renamed over
-     * the target only when the whole book is done, so a failed or killed run leaves both targets as
-     * they were. {@code *out_declined} (may be NULL) receives the number of lines written. Errors:
-     * {@code NULL_ARGUMENT}, {@code INVALID_ARGUMENT} (an output naming an input, a reference dataset
-     * or model of another schema, bad options or configuration), {@code FORMAT_ERROR} (bad options
-     * JSON or reason table), {@code IO_ERROR} (unreadable input, unwritable output), {@code
-     * DATA_ERROR} (a header without a feature or with an unknown column). Thread-safe.
+     * column's cells, else {@code row-<k>}. {@code config} may be NULL (the defaults of {@code
+     * cfx_coherent_explain}). {@code options_json} may be NULL or take the keys of {@code
+     * cfx_notice_explain} plus {@code ignore_columns} (an array: columns that are not features, e.g.
+     * the label) and {@code id_column}. Both outputs are written as every cfx output: never over an
+     * input or each other (refused before anything is opened), through a partial file renamed over the
+     * target only when the whole book is done, so a failed or killed run leaves both targets as they
+     * were. {@code *out_declined} (may be NULL) receives the number of lines written. Errors: {@code
+     * NULL_ARGUMENT}, {@code INVALID_ARGUMENT} (an output naming an input, a reference dataset or
+     * model of another schema, bad options or configuration), {@code FORMAT_ERROR} (bad options JSON
+     * or reason table), {@code IO_ERROR} (unreadable input, unwritable output), {@code DATA_ERROR} (a
+     * header without a feature or with an unknown column). Thread-safe.
      */
     static native long noticeBook(
             long schema,
