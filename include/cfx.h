@@ -664,6 +664,25 @@ typedef int32_t cfx_advice_status;
 typedef struct ConstraintGroup ConstraintGroup;
 
 /**
+ * A robustness target for the exact engine: the answer x̌ must keep
+ * `Γ(x̌) ≤ invalidation_target`, Γ the probability that the model declines
+ * the applicant's slightly-off implementation `x̌ + ε`, ε ~ N(0, σ²I) on the
+ * value slot of every mutable contiguous feature (the default noise columns
+ * of [`crate::noise`], [`crate::noise::NoiseModel::gaussian_for_schema`]; σ² a
+ * variance, as CROCO's `sigma2`, Guyomard et al. 2023 §2.2).
+ *
+ * For a linear (logistic) model Γ has a closed form and "Γ ≤ γ" is exactly
+ * the linear constraint `score ≥ logit(t) + σ‖w_S‖·Φ⁻¹(1 − γ)`
+ * ([`crate::noise::linear_robust_margin`]), `w_S` the weights of the noisy
+ * columns. Both solvers add that margin to the decision row, so the answer is
+ * the cheapest coherent, actionable counterfactual meeting the target,
+ * proven optimal rather than searched for by CROCO's or PROBE's descent.
+ * Models without the closed form (scorecards, tree ensembles) refuse it: use
+ * CROCO or PROBE for them.
+ */
+typedef struct Robustness Robustness;
+
+/**
  * The explanations of many applicants, in input order: each applicant has a
  * status (`CFX_STATUS_OK` when it was explained) and, when explained, a
  * `cfx_coherent_result`. Thread-safe: may be read from many threads at once
@@ -1896,8 +1915,13 @@ void cfx_model_free(const struct cfx_model *model);
  * true; false skips the proofs), `tree_shap` (`"interventional"`, the
  * default, or `"path_dependent"`), `scorecard_baseline` (`{"kind": "model"}`,
  * the default, `"reference_mean"`, `"max"`, `"min"`, or `"given"` with
- * `baselines`) and `mlp_max_features` (default 20, at most 24).
- * `*out_notice` is owned by the caller. Errors: `NULL_ARGUMENT`;
+ * `baselines`), `mlp_max_features` (default 20, at most 24) and
+ * `robustness` (the target of the robust version of the advice,
+ * `{"sigma2": s, "invalidation_target": g}`, default σ² = 0.01 and 10 %;
+ * `null`: not computed). The notice also carries the exact engine's waiting
+ * option; a version that does not exist for this schema or model kind is
+ * marked `not_available` with the reason in words (robust advice: linear
+ * models only). `*out_notice` is owned by the caller. Errors: `NULL_ARGUMENT`;
  * `FORMAT_ERROR` (bad options JSON, unknown keys, a bad reason table);
  * `INVALID_ARGUMENT` (an accepted applicant, a reference selection with no
  * rows, a reference dataset under another schema, an MLP with too many
@@ -1940,6 +1964,43 @@ cfx_status cfx_notice_to_html(const struct cfx_notice *notice,
                               char *buf,
                               size_t cap,
                               size_t *out_len);
+
+/**
+ * Notices for a whole book: every declined applicant of the CSV file
+ * `input_path` (a header naming the schema's features, categorical levels
+ * by name) gets one JSON line in `output_path`, in input order —
+ * `{"notice": {...}, "row": k}` (with `"id"` when `options_json` names an
+ * `id_column`), or `{"error": "...", "row": k}` for a row whose notice cannot
+ * be made (the run goes on); accepted applicants get no line. Each notice is
+ * the one `cfx_notice_explain` makes for that row with the same arguments.
+ * With `ledger_path` (NULL: none) the notices' advice is also written as an
+ * advice ledger for `cfx_revalidate_ledger`: per notice, the cheapest change
+ * with its robust version, and the waiting option when it waits, each record
+ * carrying the notice's id (`"notice"`), so re-validation names the notices
+ * whose promises break; record ids are the id column's cells, else
+ * `row-<k>`. `config` may be NULL (the defaults of `cfx_coherent_explain`).
+ * `options_json` may be NULL or take the keys of
+ * `cfx_notice_explain` plus `ignore_columns` (an array: columns that are not
+ * features, e.g. the label) and `id_column`. Both outputs are written as
+ * every cfx output: never over an input or each other (refused before
+ * anything is opened), through a partial file renamed over the target only
+ * when the whole book is done, so a failed or killed run leaves both targets
+ * as they were. `*out_declined` (may be NULL) receives the number of lines
+ * written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (an output naming an
+ * input, a reference dataset or model of another schema, bad options or
+ * configuration), `FORMAT_ERROR` (bad options JSON or reason table),
+ * `IO_ERROR` (unreadable input, unwritable output), `DATA_ERROR` (a header
+ * without a feature or with an unknown column). Thread-safe.
+ */
+cfx_status cfx_notice_book(const struct cfx_schema *schema,
+                           const struct cfx_model *model,
+                           const struct cfx_dataset *reference,
+                           const struct cfx_config *config,
+                           const char *input_path,
+                           const char *output_path,
+                           const char *ledger_path,
+                           const char *options_json,
+                           size_t *out_declined);
 
 /**
  * Releases a notice. NULL is a no-op. Any thread, once.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make dist`: the artefact each ecosystem installs, written into dist/ (git-ignored), each
 # carrying a copy of the release libcfx (debug information stripped: it would carry the build
-# folder's path) and the bundled German credit data with its points scorecard:
+# folder's path) and the bundled German credit data with its points scorecard, and the reviewed
+# reason tables of German and HELOC for adverse-action notices (share/cfx/reasons/; not in the jar):
 #   cfx-<v>-py3-none-manylinux_2_<g>_x86_64.whl
 #                                      Python: `pip install`; cfx/lib/libcfx.so and cfx/share/cfx/
 #                                      inside, an installed prefix's layout, so libcfx finds the data
@@ -40,7 +41,12 @@ rm -rf "$WORK" "$DIST"
 mkdir -p "$WORK" "$DIST"
 cp "$LIB" "$WORK/libcfx.so"
 strip --strip-debug "$WORK/libcfx.so"
-put_data() { mkdir -p "$1"; for f in $DATA_FILES; do cp "$ROOT/examples/data/$f" "$1/"; done; }
+REASON_TABLES="german_reasons.csv heloc_reasons.csv"
+put_data() {
+  mkdir -p "$1/reasons"
+  for f in $DATA_FILES; do cp "$ROOT/examples/data/$f" "$1/"; done
+  for f in $REASON_TABLES; do cp "$ROOT/examples/data/reasons/$f" "$1/reasons/"; done
+}
 
 # 1. C: the `make install` layout, staged, with a relocatable cfx.pc.
 C_TREE="cfx-$VERSION"

@@ -15,8 +15,12 @@
 //! the fingerprints of the schema and model it was issued under
 //! ([`crate::json::schema_fingerprint`], [`crate::json::model_fingerprint`]),
 //! an opaque id and issue date, the cfx version, and optionally the robust
-//! version of the advice, its COPA-corrected version and a group label for
-//! the report. Unknown keys are refused, as everywhere in cfx.
+//! version of the advice, its COPA-corrected version, a group label for
+//! the report, and the id of the adverse-action notice that carried the
+//! advice ([`crate::notice::Notice::id`], [`LedgerRecord::from_notice`]), which
+//! every re-validation line and every contact of the report repeats: a broken
+//! promise leads straight to the notice the applicant holds. Unknown keys are
+//! refused, as everywhere in cfx.
 //! [`ledger_from_portfolio`] keeps a portfolio run's answers as records
 //! (the portfolio's lines lack the applicant's row, so it reads the run's CSV
 //! beside them).
@@ -130,6 +134,13 @@ pub struct LedgerRecord {
     /// A label for the report's breakdown (a region, a product).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The id of the adverse-action notice that carried this advice
+    /// ([`crate::notice::Notice::id`]), when it was issued with one. An
+    /// optional key: records without it read as before (the format's
+    /// version is unchanged; a cfx older than this key refuses a record
+    /// that has it, as it refuses every unknown key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
 }
 
 impl LedgerRecord {
@@ -188,7 +199,64 @@ impl LedgerRecord {
             robust_advised: None,
             copa_advised: None,
             group: None,
+            notice: None,
         })
+    }
+
+    /// The records of an adverse-action notice's advice, each carrying the
+    /// notice's id ([`LedgerRecord::notice`]): the cheapest change (kind
+    /// [`AdviceKind::Explain`], id `id`) with the robust version as its
+    /// `robust_advised` when the notice has one, and the waiting option
+    /// (kind [`AdviceKind::Waiting`], id `"<id>/waiting"`) when it waits at
+    /// least a month (a waiting option that acts now is the cheapest change
+    /// again). Empty when the notice carries no advice. `model` must be the
+    /// model the notice was made with (its fingerprint goes into the records).
+    pub fn from_notice(
+        schema: &Schema,
+        model: &AnyModel,
+        id: &str,
+        notice: &crate::notice::Notice,
+    ) -> Result<Vec<LedgerRecord>> {
+        crate::error::check_len(
+            "notice applicant row",
+            schema.n_features(),
+            notice.applicant.len(),
+        )?;
+        let fingerprints = (schema_fingerprint(schema), model_fingerprint(model));
+        let mut out = Vec::new();
+        if let Some(a) = &notice.advice
+            && let (Some(advised), Some(cost)) = (&a.advised, a.cost)
+        {
+            let mut r = Self::with_fingerprints(
+                schema,
+                &fingerprints,
+                id,
+                AdviceKind::Explain,
+                &notice.applicant,
+                advised,
+                cost,
+            )?;
+            r.robust_advised = notice.robust.advised.clone();
+            r.notice = Some(notice.id.clone());
+            out.push(r);
+        }
+        let w = &notice.waiting;
+        if let (Some(advised), Some(cost), Some(m)) = (&w.advised, w.cost, w.months)
+            && m > 0
+        {
+            let mut r = Self::with_fingerprints(
+                schema,
+                &fingerprints,
+                &format!("{id}/waiting"),
+                AdviceKind::Waiting,
+                &notice.applicant,
+                advised,
+                cost,
+            )?;
+            r.notice = Some(notice.id.clone());
+            out.push(r);
+        }
+        Ok(out)
     }
 
     /// The record of an explanation's optimal counterfactual (kind
@@ -485,6 +553,10 @@ pub struct Revalidation {
     /// Why a broken promise has no repair, in words (`None` unless
     /// `outcome` is `"no_repair"`).
     pub no_repair_reason: Option<String>,
+    /// The id of the notice that carried the advice, from the record
+    /// ([`LedgerRecord::notice`]); absent when the record has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
     /// Kept, repaired or without repair ([`PromiseOutcome`]).
     pub outcome: PromiseOutcome,
     /// The advised row's probability of acceptance under the new model (a
@@ -594,6 +666,7 @@ fn revalidate_with(
         margin,
         model_changed: record.model != model_fp,
         no_repair_reason: None,
+        notice: record.notice.clone(),
         outcome: PromiseOutcome::Kept,
         probability,
         record: None,
@@ -732,6 +805,10 @@ pub struct Contact {
     /// `"optimal"` or `"time_limit"` for a repair; `"no repair: <reason>"`
     /// without one.
     pub repair_status: String,
+    /// The id of the notice that carried the broken advice, when the record
+    /// has one: the notice to supersede.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
 }
 
 /// The applicant's promise id of a record and whether the record is one
@@ -1127,6 +1204,7 @@ impl Tally {
                 repair: v.repair.as_ref().map(|r| r.1.clone()).unwrap_or_default(),
                 extra_cost: v.extra_cost,
                 repair_status,
+                notice: record.notice.clone(),
             });
         }
         if let Some(c) = v.extra_cost {

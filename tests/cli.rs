@@ -540,6 +540,141 @@ fn book_revalidate_and_the_ledger_equal_the_librarys_files() {
     )));
 }
 
+/// `cfx notices` writes the library's own notices and ledger
+/// (`cfx::notice::notices_csv` on the same files, byte-equal), one line per
+/// declined applicant (the model's decision on each row is the oracle); an
+/// output naming an input is refused (2), a reason table of another schema
+/// is bad input (2).
+#[test]
+fn notices_equal_the_librarys_book_and_ledger() {
+    use cfx::notice::{NoticeBookOptions, NoticeOptions, ReasonTable, Reference, ReferenceKind};
+    let fx = Fixture::new("notices");
+    let text = std::fs::read_to_string(&fx.csv).unwrap();
+    let book = fx.path("book.csv");
+    std::fs::write(
+        &book,
+        text.lines().take(31).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .unwrap();
+    let table_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/reasons/german_reasons.csv");
+    let (out, ledger) = (fx.path("notices.jsonl"), fx.path("ledger.jsonl"));
+    let o = cfx(&[
+        "notices",
+        "-s",
+        fx.s(),
+        "-m",
+        fx.m(),
+        "--reference",
+        fx.csv(),
+        "--at-cutoff",
+        "1",
+        "--reasons",
+        p(&table_path),
+        "--ignore",
+        "creditability",
+        "--no-necessity",
+        "--ledger",
+        p(&ledger),
+        p(&book),
+        "-o",
+        p(&out),
+    ]);
+    assert_code(&o, 0);
+    // The library on the same files.
+    let (lib_out, lib_ledger) = (fx.path("lib.jsonl"), fx.path("lib-ledger.jsonl"));
+    let reference =
+        Reference::new(&fx.model, &fx.d, ReferenceKind::AtCutoff { band: 1.0 }).unwrap();
+    let table = ReasonTable::from_csv(&std::fs::read_to_string(&table_path).unwrap(), &fx.d.schema)
+        .unwrap();
+    let opts = NoticeOptions {
+        skip_necessity: true,
+        ..NoticeOptions::default()
+    };
+    let book_opts = NoticeBookOptions {
+        ignore_columns: vec!["creditability".into()],
+        id_column: None,
+    };
+    let sum = cfx::notice::notices_csv(
+        &fx.model,
+        &fx.d.schema,
+        &book,
+        &lib_out,
+        Some(&lib_ledger),
+        &reference,
+        Some(&table),
+        &opts,
+        &book_opts,
+    )
+    .unwrap();
+    let got = std::fs::read(&out).unwrap();
+    assert_eq!(got, std::fs::read(&lib_out).unwrap());
+    assert_eq!(
+        std::fs::read(&ledger).unwrap(),
+        std::fs::read(&lib_ledger).unwrap()
+    );
+    let declined: Vec<usize> = (0..30)
+        .filter(|&k| {
+            !fx.model
+                .accepts(&fx.d.schema.encode(&fx.d.rows[k]).unwrap())
+        })
+        .collect();
+    let rows: Vec<usize> = String::from_utf8(got)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["row"]
+                .as_u64()
+                .unwrap() as usize
+        })
+        .collect();
+    assert_eq!(rows, declined);
+    assert_eq!(sum.declined, declined.len());
+    assert!(
+        stdout(&o).contains(&format!("{} declined", declined.len())),
+        "{}",
+        stdout(&o)
+    );
+    // Refusals: the output is the input (2); a table naming no feature of the schema (2).
+    let o = cfx(&[
+        "notices",
+        "-s",
+        fx.s(),
+        "-m",
+        fx.m(),
+        "--reference",
+        fx.csv(),
+        p(&book),
+        "-o",
+        p(&book),
+    ]);
+    assert_code(&o, 2);
+    let bad_table = fx.path("bad.csv");
+    std::fs::write(
+        &bad_table,
+        "feature,direction,code,statement\nno_such,low,X1,Nothing\n",
+    )
+    .unwrap();
+    let o = cfx(&[
+        "notices",
+        "-s",
+        fx.s(),
+        "-m",
+        fx.m(),
+        "--reference",
+        fx.csv(),
+        "--reasons",
+        p(&bad_table),
+        "--ignore",
+        "creditability",
+        p(&book),
+        "-o",
+        p(&fx.path("x.jsonl")),
+    ]);
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("no_such"), "{}", stderr(&o));
+}
+
 #[test]
 fn import_check_compares_with_the_closed_form_and_fails_on_a_difference() {
     let f = Fixture::new("import-check");
@@ -785,6 +920,7 @@ fn help_texts_match_their_snapshots() {
         &[],
         &["explain"],
         &["book"],
+        &["notices"],
         &["revalidate"],
         &["import-check"],
         &["schema"],
@@ -848,6 +984,7 @@ fn completions_and_the_man_page_name_every_subcommand() {
     for sub in [
         "explain",
         "book",
+        "notices",
         "revalidate",
         "import-check",
         "schema",

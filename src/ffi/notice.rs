@@ -14,10 +14,11 @@ use super::handle::{
 use super::model::cfx_model;
 use super::schema::cfx_schema;
 use super::status::{FfiResult, cfx_status};
+use crate::coherent::Robustness;
 use crate::model::AnyModel;
 use crate::notice::{
-    self, Notice, NoticeOptions, ReasonOptions, ReasonTable, Reference, ReferenceKind,
-    ScorecardBaseline, TreeShapMode,
+    self, DEFAULT_NOTICE_ROBUSTNESS, Notice, NoticeBookOptions, NoticeOptions, ReasonOptions,
+    ReasonTable, Reference, ReferenceKind, ScorecardBaseline, TreeShapMode,
 };
 use crate::schema::Schema;
 use std::ffi::c_char;
@@ -55,6 +56,12 @@ struct NoticeJson {
     tree_shap: TreeShapMode,
     scorecard_baseline: ScorecardBaseline,
     mlp_max_features: usize,
+    /// `null`: no robust version (the notice says it was not requested).
+    robustness: Option<Robustness>,
+    /// `cfx_notice_book` only.
+    ignore_columns: Vec<String>,
+    /// `cfx_notice_book` only.
+    id_column: Option<String>,
 }
 
 impl Default for NoticeJson {
@@ -69,7 +76,32 @@ impl Default for NoticeJson {
             tree_shap: r.tree_shap,
             scorecard_baseline: r.scorecard_baseline,
             mlp_max_features: r.mlp_max_features,
+            robustness: Some(DEFAULT_NOTICE_ROBUSTNESS),
+            ignore_columns: Vec::new(),
+            id_column: None,
         }
+    }
+}
+
+impl NoticeJson {
+    /// The options JSON (NULL: the defaults).
+    fn read(options_json: *const c_char) -> FfiResult<NoticeJson> {
+        let json = optional_str_in(options_json, "options_json")?;
+        Ok(crate::json::options_or_default(json, "notice options")?)
+    }
+
+    fn notice_options(&self, config: *const cfx_config) -> FfiResult<NoticeOptions> {
+        Ok(NoticeOptions {
+            reasons: ReasonOptions {
+                max_reasons: self.max_reasons,
+                tree_shap: self.tree_shap,
+                scorecard_baseline: self.scorecard_baseline.clone(),
+                mlp_max_features: self.mlp_max_features,
+            },
+            config: core_config(config)?,
+            skip_necessity: !self.necessity,
+            robustness: self.robustness,
+        })
     }
 }
 
@@ -116,8 +148,13 @@ fn reason_table(o: &NoticeJson, schema: &Schema) -> FfiResult<Option<(ReasonTabl
 /// true; false skips the proofs), `tree_shap` (`"interventional"`, the
 /// default, or `"path_dependent"`), `scorecard_baseline` (`{"kind": "model"}`,
 /// the default, `"reference_mean"`, `"max"`, `"min"`, or `"given"` with
-/// `baselines`) and `mlp_max_features` (default 20, at most 24).
-/// `*out_notice` is owned by the caller. Errors: `NULL_ARGUMENT`;
+/// `baselines`), `mlp_max_features` (default 20, at most 24) and
+/// `robustness` (the target of the robust version of the advice,
+/// `{"sigma2": s, "invalidation_target": g}`, default σ² = 0.01 and 10 %;
+/// `null`: not computed). The notice also carries the exact engine's waiting
+/// option; a version that does not exist for this schema or model kind is
+/// marked `not_available` with the reason in words (robust advice: linear
+/// models only). `*out_notice` is owned by the caller. Errors: `NULL_ARGUMENT`;
 /// `FORMAT_ERROR` (bad options JSON, unknown keys, a bad reason table);
 /// `INVALID_ARGUMENT` (an accepted applicant, a reference selection with no
 /// rows, a reference dataset under another schema, an MLP with too many
@@ -142,18 +179,15 @@ pub unsafe extern "C" fn cfx_notice_explain(
         let m = arc_clone(model, "model")?;
         let data = arc_ref(reference, "reference")?;
         let row = finite_in(row, row_len, "row")?;
-        let json = optional_str_in(options_json, "options_json")?;
-        let o: NoticeJson = crate::json::options_or_default(json, "notice options")?;
-        let opts = NoticeOptions {
-            reasons: ReasonOptions {
-                max_reasons: o.max_reasons,
-                tree_shap: o.tree_shap,
-                scorecard_baseline: o.scorecard_baseline.clone(),
-                mlp_max_features: o.mlp_max_features,
-            },
-            config: core_config(config)?,
-            skip_necessity: !o.necessity,
-        };
+        let o = NoticeJson::read(options_json)?;
+        if !o.ignore_columns.is_empty() || o.id_column.is_some() {
+            return Err(crate::Error::InvalidArgument(
+                "notice options: ignore_columns and id_column are options of cfx_notice_book"
+                    .into(),
+            )
+            .into());
+        }
+        let opts = o.notice_options(config)?;
         let table = reason_table(&o, &s)?;
         let r = Reference::new(m.as_ref(), data, o.reference)?;
         let n = notice::notice(m.as_ref(), &s, row, &r, table.as_ref().map(|t| &t.0), &opts)?;
@@ -210,6 +244,78 @@ pub unsafe extern "C" fn cfx_notice_to_html(
     ffi_boundary! {
         let n = arc_ref(notice, "notice")?;
         write_str(&notice::to_html(&n.notice), buf, cap, out_len, "buf")
+    }
+}
+
+/// Notices for a whole book: every declined applicant of the CSV file
+/// `input_path` (a header naming the schema's features, categorical levels
+/// by name) gets one JSON line in `output_path`, in input order —
+/// `{"notice": {...}, "row": k}` (with `"id"` when `options_json` names an
+/// `id_column`), or `{"error": "...", "row": k}` for a row whose notice cannot
+/// be made (the run goes on); accepted applicants get no line. Each notice is
+/// the one `cfx_notice_explain` makes for that row with the same arguments.
+/// With `ledger_path` (NULL: none) the notices' advice is also written as an
+/// advice ledger for `cfx_revalidate_ledger`: per notice, the cheapest change
+/// with its robust version, and the waiting option when it waits, each record
+/// carrying the notice's id (`"notice"`), so re-validation names the notices
+/// whose promises break; record ids are the id column's cells, else
+/// `row-<k>`. `config` may be NULL (the defaults of `cfx_coherent_explain`).
+/// `options_json` may be NULL or take the keys of
+/// `cfx_notice_explain` plus `ignore_columns` (an array: columns that are not
+/// features, e.g. the label) and `id_column`. Both outputs are written as
+/// every cfx output: never over an input or each other (refused before
+/// anything is opened), through a partial file renamed over the target only
+/// when the whole book is done, so a failed or killed run leaves both targets
+/// as they were. `*out_declined` (may be NULL) receives the number of lines
+/// written. Errors: `NULL_ARGUMENT`, `INVALID_ARGUMENT` (an output naming an
+/// input, a reference dataset or model of another schema, bad options or
+/// configuration), `FORMAT_ERROR` (bad options JSON or reason table),
+/// `IO_ERROR` (unreadable input, unwritable output), `DATA_ERROR` (a header
+/// without a feature or with an unknown column). Thread-safe.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_notice_book(
+    schema: *const cfx_schema,
+    model: *const cfx_model,
+    reference: *const cfx_dataset,
+    config: *const cfx_config,
+    input_path: *const c_char,
+    output_path: *const c_char,
+    ledger_path: *const c_char,
+    options_json: *const c_char,
+    out_declined: *mut usize,
+) -> cfx_status {
+    ffi_boundary! {
+        let s = arc_clone(schema, "schema")?;
+        let m = arc_clone(model, "model")?;
+        let data = arc_ref(reference, "reference")?;
+        let input = std::path::PathBuf::from(str_in(input_path, "input_path")?);
+        let output = std::path::PathBuf::from(str_in(output_path, "output_path")?);
+        let ledger = if ledger_path.is_null() {
+            None
+        } else {
+            Some(std::path::PathBuf::from(str_in(ledger_path, "ledger_path")?))
+        };
+        let o = NoticeJson::read(options_json)?;
+        let opts = o.notice_options(config)?;
+        let table = reason_table(&o, &s)?;
+        let r = Reference::new(m.as_ref(), data, o.reference)?;
+        let book = NoticeBookOptions {
+            ignore_columns: o.ignore_columns.clone(),
+            id_column: o.id_column.clone(),
+        };
+        let sum = notice::notices_csv(
+            &m,
+            &s,
+            &input,
+            &output,
+            ledger.as_deref(),
+            &r,
+            table.as_ref().map(|t| &t.0),
+            &opts,
+            &book,
+        )?;
+        super::handle::write_optional([(out_declined, sum.declined)]);
+        Ok(())
     }
 }
 

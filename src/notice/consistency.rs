@@ -14,25 +14,70 @@
 //! (Fernández-Loría, Provost & Han, arXiv 2001.07417: importance and what
 //! flips a decision are different things; the applicant should not be left
 //! to guess which one a reason is).
+//!
+//! # Three versions of the advice
+//! Next to the cheapest change the notice carries the exact engine's two
+//! other answers, each marked against the reasons the same way:
+//! * the *waiting option* ([`crate::coherent::waiting::explain_with_waiting`]):
+//!   the cheapest advice when waiting is one of the actions, proven over
+//!   every month the schema allows — a reason that only time moves ("months
+//!   since the most recent delinquency") is often addressed by waiting and by
+//!   nothing else;
+//! * the *robust version* ([`Config::robustness`]): advice that stays
+//!   approved when it is carried out a little imprecisely (Gaussian slips
+//!   with at most the stated invalidation rate; the closed-form margin of
+//!   Pawelczyk et al., ICLR 2023, for a logistic model).
+//!
+//! Either may be missing, and the notice then says why in words
+//! ([`AdviceVersion::status`] `"not_available"`): the schema has no waiting
+//! rule, no robustness target was set, or the model kind has no exact robust
+//! advice (the exact engine proves it for linear models only: tree
+//! ensembles, scorecards and networks get "not available for this model
+//! kind" rather than an approximation).
 
 use super::{ReasonOptions, ReasonSet, ReasonTable, Reference};
-use crate::coherent::{self, Config, Outcome};
+use crate::coherent::{self, Config, Outcome, Robustness};
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::schema::{Change, Schema};
 use serde::Serialize;
 
-/// Version of the notice JSON format.
-pub const NOTICE_FORMAT_VERSION: u32 = 1;
+/// Version of the notice JSON format (2: the waiting option, the robust
+/// version and their marks).
+pub const NOTICE_FORMAT_VERSION: u32 = 2;
+
+/// The robustness target of a notice's robust advice unless the bank sets
+/// another: σ² = 0.01 on each min–max scaled slot, at most 10 % of slipped
+/// implementations declined (the target of cfx's robustness examples).
+pub const DEFAULT_NOTICE_ROBUSTNESS: Robustness = Robustness {
+    sigma2: 0.01,
+    invalidation_target: 0.1,
+};
 
 /// How a notice is made.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct NoticeOptions {
     pub reasons: ReasonOptions,
-    /// The exact engine's settings for the advice and the necessity proofs.
+    /// The exact engine's settings for the advice and the necessity proofs
+    /// (its own `robustness` is not used: see [`NoticeOptions::robustness`]).
     pub config: Config,
     /// Skip the necessity proofs (one re-solve per changed feature).
     pub skip_necessity: bool,
+    /// The target of the robust version of the advice (default
+    /// [`DEFAULT_NOTICE_ROBUSTNESS`]; `None`: not computed, and the notice
+    /// says it was not requested).
+    pub robustness: Option<Robustness>,
+}
+
+impl Default for NoticeOptions {
+    fn default() -> Self {
+        NoticeOptions {
+            reasons: ReasonOptions::default(),
+            config: Config::default(),
+            skip_necessity: false,
+            robustness: Some(DEFAULT_NOTICE_ROBUSTNESS),
+        }
+    }
 }
 
 /// Whether every cheapest change must touch a feature.
@@ -60,6 +105,11 @@ pub struct ReasonMark {
     pub time_driven: bool,
     /// Whether every cheapest change must touch the reason's main feature.
     pub necessity: Necessity,
+    /// The waiting option moves one of the reason's features (by the wait
+    /// or by a change after it).
+    pub waiting_acts: bool,
+    /// The robust version of the advice moves one of the reason's features.
+    pub robust_acts: bool,
 }
 
 /// The exact engine's cheapest change, as the notice carries it.
@@ -71,8 +121,55 @@ pub struct Advice {
     pub changes: Vec<Change>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
+    /// The raw row the advice leads to (what an advice ledger records).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advised: Option<Vec<f64>>,
     /// The advice in plain words.
     pub text: String,
+}
+
+/// The waiting option or the robust version of the advice (module docs,
+/// "Three versions of the advice").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdviceVersion {
+    /// `optimal`, `time_limit`, `infeasible` or `unknown` as for [`Advice`],
+    /// or `not_available` (`text` says why).
+    pub status: String,
+    /// Every change from the applicant's row to the advised row, the wait's
+    /// own changes included (empty without advice).
+    pub changes: Vec<Change>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// The raw row the advice leads to (after waiting, where it waits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advised: Option<Vec<f64>>,
+    /// Months to wait (the waiting option with advice; 0: act now).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub months: Option<u32>,
+    /// The robustness target in words (the robust version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The version in plain words, or why it is not available.
+    pub text: String,
+}
+
+impl AdviceVersion {
+    fn not_available(text: String, target: Option<String>) -> AdviceVersion {
+        AdviceVersion {
+            status: "not_available".into(),
+            changes: Vec::new(),
+            cost: None,
+            advised: None,
+            months: None,
+            target,
+            text,
+        }
+    }
+
+    /// Whether the version moves feature `i`.
+    fn touches(&self, i: usize) -> bool {
+        self.changes.iter().any(|c| c.feature == i)
+    }
 }
 
 /// One declined applicant's notice (see the module docs).
@@ -92,6 +189,10 @@ pub struct Notice {
     pub advice: Option<Advice>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advice_error: Option<String>,
+    /// The cheapest advice when waiting is one of the actions.
+    pub waiting: AdviceVersion,
+    /// The advice that stays approved under small slips.
+    pub robust: AdviceVersion,
     /// The features every cheapest change must touch.
     pub necessary_features: Vec<String>,
     /// Set when no advice acts on the first reason: why, in plain words.
@@ -135,6 +236,7 @@ pub fn notice(
                     status: status_name(&ex.outcome).into(),
                     changes: cf.map(|c| c.changes.clone()).unwrap_or_default(),
                     cost: cf.map(|c| c.cost),
+                    advised: cf.map(|c| c.raw.clone()),
                     text: match cf {
                         Some(c) => {
                             format!("To be approved, the smallest change is: {}.", c.describe())
@@ -148,6 +250,10 @@ pub fn notice(
             }
             Err(e) => (None, Some(e.to_string()), Vec::new(), None),
         };
+    let mut plain = opts.config;
+    plain.robustness = None;
+    let waiting = waiting_option(model, schema, raw, &plain);
+    let robust = robust_version(model, schema, raw, &plain, opts.robustness);
     let necessity = |i: usize| -> Result<Necessity> {
         if !changed.contains(&i) {
             return Ok(if optimum.is_some() {
@@ -196,9 +302,11 @@ pub fn notice(
             } else {
                 necessity(main)?
             },
+            waiting_acts: idx.iter().any(|&i| waiting.touches(i)),
+            robust_acts: idx.iter().any(|&i| robust.touches(i)),
         });
     }
-    let first_reason_note = first_note(&reasons, &marks, advice.as_ref());
+    let first_reason_note = first_note(&reasons, &marks, advice.as_ref(), &waiting);
     let id = crate::json::fingerprint(&format!(
         "{}|{:?}|{:e}",
         crate::json::schema_fingerprint(schema),
@@ -213,9 +321,131 @@ pub fn notice(
         marks,
         advice,
         advice_error,
+        waiting,
+        robust,
         necessary_features,
         first_reason_note,
     })
+}
+
+/// The exact engine's waiting advice as a notice carries it.
+fn waiting_option(
+    model: &dyn Model,
+    schema: &Schema,
+    raw: &[f64],
+    config: &Config,
+) -> AdviceVersion {
+    if schema.waiting().is_none() {
+        return AdviceVersion::not_available(
+            "Not available: this model's rules do not count waiting as a way to approval.".into(),
+            None,
+        );
+    }
+    let ex = match coherent::waiting::explain_with_waiting(schema, model, raw, config) {
+        Ok(ex) => ex,
+        Err(e) => {
+            return AdviceVersion::not_available(
+                format!("Not available for this model kind: {e}"),
+                None,
+            );
+        }
+    };
+    let status = match (&ex.advice, &ex.unproven) {
+        (_, Some(o)) => status_name(o),
+        (Some(_), None) => "optimal",
+        (None, None) => "infeasible",
+    };
+    match &ex.advice {
+        Some(a) => AdviceVersion {
+            status: status.into(),
+            changes: schema.describe_changes(raw, &a.raw),
+            cost: Some(a.cost),
+            advised: Some(a.raw.clone()),
+            months: Some(a.months),
+            target: None,
+            text: if a.months == 0 {
+                "Waiting would not make approval any easier: the smallest change above is also \
+                 the smallest when waiting is allowed."
+                    .into()
+            } else {
+                format!(
+                    "If you can wait, the smallest way to approval is: {}.",
+                    a.describe()
+                )
+            },
+        },
+        None => AdviceVersion {
+            status: status.into(),
+            changes: Vec::new(),
+            cost: None,
+            advised: None,
+            months: None,
+            target: None,
+            text: if status == "infeasible" {
+                "Waiting does not lead to approval either: no wait the rules allow, with or \
+                 without changes, would be approved."
+                    .into()
+            } else {
+                format!("No waiting advice was found: {}.", ex.describe())
+            },
+        },
+    }
+}
+
+/// The exact engine's robust advice as a notice carries it (linear models
+/// only: module docs).
+fn robust_version(
+    model: &dyn Model,
+    schema: &Schema,
+    raw: &[f64],
+    config: &Config,
+    target: Option<Robustness>,
+) -> AdviceVersion {
+    let Some(target) = target else {
+        return AdviceVersion::not_available(
+            "Not requested: no robustness target was set for these notices.".into(),
+            None,
+        );
+    };
+    let label = Some(target.label());
+    if model.as_linear().is_none() {
+        return AdviceVersion::not_available(
+            "Not available for this model kind: cfx proves advice that stays approved under \
+                 small slips only for linear (logistic) models."
+                .into(),
+            label,
+        );
+    }
+    let mut c = *config;
+    c.robustness = Some(target);
+    let ex = match coherent::explain(schema, model, raw, &c) {
+        Ok(ex) => ex,
+        Err(e) => return AdviceVersion::not_available(format!("Not available: {e}"), label),
+    };
+    match ex.counterfactuals.first() {
+        Some(cf) => AdviceVersion {
+            status: status_name(&ex.outcome).into(),
+            changes: cf.changes.clone(),
+            cost: Some(cf.cost),
+            advised: Some(cf.raw.clone()),
+            months: None,
+            target: label,
+            text: format!(
+                "To stay approved even if the change is carried out a little imprecisely, the \
+                 smallest change is: {}.",
+                cf.describe()
+            ),
+        },
+        None => AdviceVersion {
+            status: status_name(&ex.outcome).into(),
+            changes: Vec::new(),
+            cost: None,
+            advised: None,
+            months: None,
+            target: label,
+            text: "No change that can be made would stay approved with this safety margin.".into(),
+        },
+    }
 }
 
 fn status_name(o: &Outcome) -> &'static str {
@@ -262,6 +492,7 @@ fn first_note(
     reasons: &ReasonSet,
     marks: &[ReasonMark],
     advice: Option<&Advice>,
+    waiting: &AdviceVersion,
 ) -> Option<String> {
     let (r, m) = (reasons.reasons.first()?, marks.first()?);
     if m.advice_acts {
@@ -275,7 +506,12 @@ fn first_note(
     } else {
         "changing it is not the smallest way to approval"
     };
-    Some(match advice {
+    let by_waiting = if m.waiting_acts && waiting.months.is_some_and(|k| k > 0) {
+        " Waiting, as the waiting option below describes, would address it."
+    } else {
+        ""
+    };
+    let note = match advice {
         Some(a) if !a.changes.is_empty() => format!(
             "The main reason for this decision is \"{what}\". The advice below does not ask you \
              to change it, because {why}; the smallest change that would lead to approval \
@@ -285,59 +521,6 @@ fn first_note(
             "The main reason for this decision is \"{what}\". No advice is given for it, because \
              {why}, and no change that can be made would lead to approval under this model."
         ),
-    })
-}
-
-/// What [`notices_jsonl`] wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct BookSummary {
-    pub rows: usize,
-    pub declined: usize,
-    /// Declined rows whose notice failed (an error line was written instead).
-    pub errors: usize,
-}
-
-/// Notices for a whole book: one compact JSON line per declined applicant of
-/// `rows` (raw rows under `schema`), `{"row": k, "notice": {...}}`, or
-/// `{"row": k, "error": "..."}` when that applicant's notice could not be
-/// made (an incoherent row, say): one bad row does not stop the book.
-/// Accepted applicants get no line.
-pub fn notices_jsonl<W: std::io::Write>(
-    model: &dyn Model,
-    schema: &Schema,
-    rows: &[Vec<f64>],
-    reference: &Reference,
-    table: Option<&ReasonTable>,
-    opts: &NoticeOptions,
-    out: &mut W,
-) -> Result<BookSummary> {
-    crate::model::check_model_for_schema(model, schema, "the schema")?;
-    let mut summary = BookSummary {
-        rows: rows.len(),
-        declined: 0,
-        errors: 0,
     };
-    let io = |e: std::io::Error| Error::Io(format!("writing the notices: {e}"));
-    for (k, raw) in rows.iter().enumerate() {
-        let line = match schema.encode(raw) {
-            Ok(x) if model.accepts(&x) => continue,
-            Ok(_) => {
-                summary.declined += 1;
-                match notice(model, schema, raw, reference, table, opts) {
-                    Ok(n) => serde_json::json!({"row": k, "notice": n}),
-                    Err(e) => {
-                        summary.errors += 1;
-                        serde_json::json!({"row": k, "error": e.to_string()})
-                    }
-                }
-            }
-            Err(e) => {
-                summary.declined += 1;
-                summary.errors += 1;
-                serde_json::json!({"row": k, "error": e.to_string()})
-            }
-        };
-        writeln!(out, "{line}").map_err(io)?;
-    }
-    Ok(summary)
+    Some(note + by_waiting)
 }

@@ -41,6 +41,7 @@
 //!   refused above [`ReasonOptions::mlp_max_features`] features rather than
 //!   approximated.
 
+mod book;
 mod consistency;
 mod linear;
 mod mlp;
@@ -54,9 +55,10 @@ mod trees;
 #[cfg(test)]
 mod tests;
 
+pub use book::{BookSummary, NoticeBookOptions, notices_csv, notices_jsonl};
 pub use consistency::{
-    Advice, BookSummary, NOTICE_FORMAT_VERSION, Necessity, Notice, NoticeOptions, ReasonMark,
-    notice, notices_jsonl,
+    Advice, AdviceVersion, DEFAULT_NOTICE_ROBUSTNESS, NOTICE_FORMAT_VERSION, Necessity, Notice,
+    NoticeOptions, ReasonMark, notice,
 };
 pub use rank::{Direction, FeatureContribution, Reason, ReasonSet};
 pub use reference::{Reference, ReferenceKind};

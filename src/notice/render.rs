@@ -2,7 +2,7 @@
 //! resource; the reasons' contributions as an inline SVG bar chart; the
 //! advice in plain language.
 
-use super::consistency::{Necessity, Notice};
+use super::consistency::{AdviceVersion, Necessity, Notice};
 
 /// Escapes text for HTML element content and attribute values.
 fn esc(s: &str) -> String {
@@ -61,6 +61,31 @@ fn chart(n: &Notice) -> String {
     svg
 }
 
+/// A section for the waiting option or the robust version: its text, and
+/// its changes when it has any (the text alone says why it is missing).
+fn version(h: &mut String, title: &str, v: &AdviceVersion) {
+    h.push_str(&format!("<h3>{}</h3>\n<p>{}", esc(title), esc(&v.text)));
+    if let Some(t) = &v.target {
+        h.push_str(&format!(
+            " <span class=\"small\">(target: {})</span>",
+            esc(t)
+        ));
+    }
+    h.push_str("</p>\n");
+    if !v.changes.is_empty() && v.months != Some(0) {
+        h.push_str("<ul>\n");
+        for c in &v.changes {
+            h.push_str(&format!(
+                "<li>{}: from {} to {}</li>\n",
+                esc(&c.name),
+                esc(&c.from_text),
+                esc(&c.to_text)
+            ));
+        }
+        h.push_str("</ul>\n");
+    }
+}
+
 /// The notice as a self-contained HTML page.
 pub fn to_html(n: &Notice) -> String {
     let mut h = String::from(
@@ -85,6 +110,12 @@ pub fn to_html(n: &Notice) -> String {
         }
         if m.necessity == Necessity::Necessary {
             tags.push("every smallest change must address this");
+        }
+        if m.waiting_acts && !m.advice_acts && n.waiting.months.is_some_and(|k| k > 0) {
+            tags.push("waiting would address this");
+        }
+        if m.robust_acts && !m.advice_acts {
+            tags.push("the advice with a safety margin addresses this");
         }
         h.push_str(&format!(
             "<li><strong>{}</strong>{} <span class=\"small\">(your value: {}{})</span></li>\n",
@@ -129,6 +160,8 @@ pub fn to_html(n: &Notice) -> String {
         )),
         (None, None) => {}
     }
+    version(&mut h, "If you can wait", &n.waiting);
+    version(&mut h, "Advice with a safety margin", &n.robust);
     h.push_str(&format!(
         "<p class=\"small\">How the reasons were ranked: {}{}. Notice {} (format {}).</p>\n",
         esc(&n.reasons.method_description),

@@ -888,7 +888,8 @@ fn german_notices_are_consistent_and_render() {
             notes += 1;
         }
         let v: serde_json::Value = serde_json::from_str(&n.to_json()).unwrap();
-        assert_eq!(v["format_version"], 1);
+        assert_eq!(v["format_version"], NOTICE_FORMAT_VERSION);
+        assert_eq!(NOTICE_FORMAT_VERSION, 2);
         assert_eq!(
             v["reasons"]["reasons"].as_array().unwrap().len(),
             n.reasons.reasons.len()
@@ -911,6 +912,169 @@ fn german_notices_are_consistent_and_render() {
         .find(|r| lin.accepts(&s.encode(r).unwrap()))
         .unwrap();
     assert!(notice(&lin, s, ok, &reference, None, &opts).is_err());
+}
+
+/// The waiting option and the robust version of German notices under the
+/// logistic model, against independent computations:
+/// * the waiting option's cost equals the minimum over every advisable wait
+///   `m` ([`Schema::advisable_waits`]) of `cost_per_month·m` plus the exact
+///   optimum of the waited row, each month solved on its own (0 when the
+///   waited row is accepted) — the outer loop written out, while the notice
+///   uses the one MIP with the months as a variable;
+/// * the robust version is accepted with the closed-form margin computed by
+///   hand (`σ‖w_S‖·Φ⁻¹(1 − γ)` over the mutable value slots), costs at least
+///   the plain optimum, and its target is named;
+/// * each mark's `waiting_acts`/`robust_acts` is whether that version moves
+///   one of the reason's features; the page shows both versions.
+#[test]
+fn german_notices_carry_the_waiting_option_and_the_robust_version() {
+    use crate::coherent::{Config, explain};
+    let (d, lin, _) = german();
+    // The German advice preset: waiting (age grows) priced per month.
+    let preset = crate::data::presets::priced_preset("german", &d.schema)
+        .unwrap()
+        .unwrap();
+    let s = &preset;
+    let reference = Reference::new(&lin, &d, ReferenceKind::AllApplicants).unwrap();
+    let opts = NoticeOptions {
+        skip_necessity: true,
+        ..Default::default()
+    };
+    let target = opts.robustness.unwrap();
+    let waiting = s.waiting().expect("the German preset waits");
+    let plain = Config::default();
+    let logit_t = (lin.threshold / (1.0 - lin.threshold)).ln();
+    let mut norm2 = 0.0;
+    for (i, f) in s.features.iter().enumerate() {
+        if let Some(c) = s.layout(i).value
+            && f.actionability.mutable
+        {
+            norm2 += lin.weights[c] * lin.weights[c];
+        }
+    }
+    let by_hand = target.sigma2.sqrt()
+        * norm2.sqrt()
+        * crate::noise::normal_quantile(1.0 - target.invalidation_target);
+    let (mut waited, mut checked) = (0, 0);
+    for raw in d
+        .rows
+        .iter()
+        .filter(|r| !lin.accepts(&s.encode(r).unwrap()))
+        .take(10)
+    {
+        let n = notice(&lin, s, raw, &reference, None, &opts).unwrap();
+        checked += 1;
+        let tol = |c: f64| 1e-6 * c.abs().max(1.0);
+        // The waiting option against the months enumerated one by one.
+        let mut best: Option<f64> = None;
+        for m in s.advisable_waits(raw).unwrap() {
+            let row = s.after_waiting(raw, m).unwrap();
+            let moves = if lin.accepts(&s.encode(&row).unwrap()) {
+                Some(0.0)
+            } else {
+                explain(s, &lin, &row, &plain)
+                    .unwrap()
+                    .counterfactuals
+                    .first()
+                    .map(|c| c.cost)
+            };
+            if let Some(c) = moves {
+                let total = waiting.cost_per_month * f64::from(m) + c;
+                best = Some(best.map_or(total, |b: f64| b.min(total)));
+            }
+        }
+        let w = &n.waiting;
+        match best {
+            Some(b) => {
+                assert_eq!(w.status, "optimal");
+                let got = w.cost.unwrap();
+                assert!(
+                    (got - b).abs() <= tol(b),
+                    "waiting {got} vs enumeration {b}"
+                );
+                let advised = w.advised.as_ref().unwrap();
+                assert!(lin.accepts(&s.encode(advised).unwrap()));
+                assert_eq!(w.changes, s.describe_changes(raw, advised));
+                let plain_cost = n.advice.as_ref().unwrap().cost.unwrap();
+                assert!(got <= plain_cost + tol(plain_cost));
+                if w.months.unwrap() > 0 {
+                    waited += 1;
+                    assert!(w.text.contains("If you can wait"));
+                }
+            }
+            None => assert_eq!(w.status, "infeasible"),
+        }
+        // The robust version against the closed-form margin.
+        let r = &n.robust;
+        assert_eq!(r.target.as_deref(), Some(target.label().as_str()));
+        if let Some(advised) = &r.advised {
+            assert_eq!(r.status, "optimal");
+            let margin = lin.score(&s.encode(advised).unwrap()) - logit_t;
+            assert!(margin >= by_hand - 1e-9, "{margin} < {by_hand}");
+            let plain_cost = n.advice.as_ref().unwrap().cost.unwrap();
+            assert!(r.cost.unwrap() >= plain_cost - tol(plain_cost));
+        } else {
+            assert_eq!(r.status, "infeasible");
+        }
+        for (reason, m) in n.reasons.reasons.iter().zip(&n.marks) {
+            let idx: Vec<usize> = reason
+                .features
+                .iter()
+                .map(|f| s.index_of(f).unwrap())
+                .collect();
+            let moves = |ch: &[crate::schema::Change]| ch.iter().any(|c| idx.contains(&c.feature));
+            assert_eq!(m.waiting_acts, moves(&w.changes));
+            assert_eq!(m.robust_acts, moves(&r.changes));
+        }
+        let v: serde_json::Value = serde_json::from_str(&n.to_json()).unwrap();
+        assert!(v["waiting"]["status"].is_string() && v["robust"]["status"].is_string());
+        let html = to_html(&n);
+        assert!(html.contains("If you can wait") && html.contains("Advice with a safety margin"));
+        assert!(html.contains(&render_esc(&w.text)) && html.contains(&render_esc(&r.text)));
+    }
+    assert_eq!(checked, 10);
+    eprintln!("german: the waiting option waits for {waited}/10 applicants");
+    // Without a target the robust version says it was not requested.
+    let raw = d
+        .rows
+        .iter()
+        .find(|r| !lin.accepts(&s.encode(r).unwrap()))
+        .unwrap();
+    let none = NoticeOptions {
+        robustness: None,
+        ..opts
+    };
+    let n = notice(&lin, s, raw, &reference, None, &none).unwrap();
+    assert_eq!(n.robust.status, "not_available");
+    assert!(n.robust.text.contains("Not requested"));
+}
+
+/// A tree ensemble's notice says in words that robust advice is "not
+/// available for this model kind", and that a schema without a waiting rule has no
+/// waiting option; the marks of both are then false, the page says so too.
+#[test]
+fn tree_notices_say_what_is_not_available() {
+    let (schema, rows) = small_fixture();
+    let xgb = std::fs::read_to_string(fixture("small_xgb.json")).unwrap();
+    let ens = TreeEnsemble::from_xgboost_json(&xgb, &schema, &ImportOptions::default()).unwrap();
+    let data = dataset(&schema, rows.clone());
+    let reference = Reference::new(&ens, &data, ReferenceKind::AllApplicants).unwrap();
+    let raw = rows
+        .iter()
+        .find(|r| !ens.accepts(&schema.encode(r).unwrap()))
+        .expect("a declined row");
+    let opts = NoticeOptions {
+        skip_necessity: true,
+        ..Default::default()
+    };
+    let n = notice(&ens, &schema, raw, &reference, None, &opts).unwrap();
+    assert_eq!(n.robust.status, "not_available");
+    assert!(n.robust.text.contains("Not available for this model kind"));
+    assert!(n.robust.changes.is_empty() && n.robust.advised.is_none());
+    assert_eq!(n.waiting.status, "not_available");
+    assert!(n.marks.iter().all(|m| !m.robust_acts && !m.waiting_acts));
+    let html = to_html(&n);
+    assert!(html.contains("Not available for this model kind"));
 }
 
 fn render_esc(s: &str) -> String {
@@ -957,7 +1121,7 @@ fn book_of_notices_as_json_lines() {
         assert!(last.is_none_or(|p| k > p));
         last = Some(k);
         if k < 30 {
-            assert_eq!(l["notice"]["format_version"], 1);
+            assert_eq!(l["notice"]["format_version"], NOTICE_FORMAT_VERSION);
             assert!(!lin.accepts(&s.encode(&d.rows[k as usize]).unwrap()));
         } else {
             assert!(l["error"].as_str().unwrap().len() > 5);
@@ -1121,4 +1285,99 @@ fn zero_cover_subtrees_must_hold_zero_leaves() {
     // A root no row reached is refused as before.
     let e = ens(0.0).with_covers(vec![0.0; 5]).unwrap_err();
     assert!(e.to_string().contains("root"), "{e}");
+/// The notice id goes into the advice ledger and re-validation covers it:
+/// the records of German notices (cheapest change with its robust version,
+/// and the waiting option when it waits) carry the notice id through JSON;
+/// re-validated under the German points scorecard, each line repeats the
+/// id, and kept/broken equals the scorecard's own decision on the advised
+/// (and robust) rows, scored directly; every contact of the streamed
+/// report names the notice to supersede.
+#[test]
+fn the_notice_id_goes_into_the_ledger_and_its_revalidation() {
+    use crate::revalidate::{
+        AdviceKind, LedgerRecord, PromiseStatus, RevalidateOptions, revalidate, revalidate_ledger,
+    };
+    let (d, lin, card) = german();
+    let s = &d.schema;
+    let issued = AnyModel::Linear(lin.clone());
+    let new = AnyModel::Scorecard(card.clone());
+    let reference = Reference::new(&lin, &d, ReferenceKind::AllApplicants).unwrap();
+    let opts = NoticeOptions {
+        skip_necessity: true,
+        ..Default::default()
+    };
+    let config = crate::coherent::Config::default();
+    let card_accepts = |row: &[f64]| card.accepts_points(card.score_raw(s, row).unwrap());
+    let mut ledger = String::new();
+    let (mut records, mut waits, mut broken) = (0, 0, 0);
+    for (k, raw) in d
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !lin.accepts(&s.encode(r).unwrap()))
+        .take(15)
+    {
+        let n = notice(&lin, s, raw, &reference, None, &opts).unwrap();
+        let recs = LedgerRecord::from_notice(s, &issued, &format!("app-{k}"), &n).unwrap();
+        assert_eq!(recs[0].kind, AdviceKind::Explain);
+        assert_eq!(
+            recs[0].advised,
+            *n.advice.as_ref().unwrap().advised.as_ref().unwrap()
+        );
+        assert_eq!(recs[0].robust_advised, n.robust.advised);
+        let waits_here = n.waiting.months.is_some_and(|m| m > 0);
+        assert_eq!(recs.len(), 1 + usize::from(waits_here));
+        waits += usize::from(waits_here);
+        for r in recs {
+            assert_eq!(r.notice.as_deref(), Some(n.id.as_str()));
+            let back = LedgerRecord::from_json(&r.to_json()).unwrap();
+            assert_eq!(back, r);
+            let v = revalidate(s, &new, &r, &config).unwrap();
+            assert_eq!(v.notice.as_deref(), Some(n.id.as_str()));
+            let kept = card_accepts(&r.advised);
+            assert_eq!(v.status == PromiseStatus::Kept, kept, "{}", r.id);
+            broken += usize::from(!kept);
+            if let Some(robust) = &r.robust_advised {
+                assert_eq!(v.robust_kept, Some(card_accepts(robust)));
+            }
+            ledger.push_str(&r.to_json());
+            ledger.push('\n');
+            records += 1;
+        }
+    }
+    eprintln!("ledger: {records} records from 15 notices, {waits} waiting, {broken} broken");
+    assert!(
+        broken > 0,
+        "the scorecard breaks some promises of the logistic model"
+    );
+    let dir = std::env::temp_dir().join(format!("cfx-notice-ledger-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, output) = (dir.join("ledger.jsonl"), dir.join("revalidated.jsonl"));
+    std::fs::write(&input, &ledger).unwrap();
+    let report = revalidate_ledger(
+        s,
+        &new,
+        &input,
+        &output,
+        &config,
+        &RevalidateOptions::default(),
+    )
+    .unwrap();
+    let lines = std::fs::read_to_string(&output).unwrap();
+    for (line, rec) in lines.lines().zip(ledger.lines()) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let r: serde_json::Value = serde_json::from_str(rec).unwrap();
+        assert_eq!(v["notice"], r["notice"]);
+    }
+    assert_eq!(lines.lines().count(), records);
+    assert_eq!(report.contacts.len(), broken);
+    assert!(report.contacts.iter().all(|c| c.notice.is_some()));
+    // A record without a notice id re-validates without the key.
+    let mut plain: serde_json::Value =
+        serde_json::from_str(ledger.lines().next().unwrap()).unwrap();
+    plain.as_object_mut().unwrap().remove("notice");
+    let r = LedgerRecord::from_json(&plain.to_string()).unwrap();
+    let v = serde_json::to_value(revalidate(s, &new, &r, &config).unwrap()).unwrap();
+    assert!(v.get("notice").is_none());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

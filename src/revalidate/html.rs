@@ -178,7 +178,10 @@ impl DeploymentReport {
                     page,
                     "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                     c.record,
-                    esc(&c.id),
+                    match &c.notice {
+                        Some(n) => format!("{} (notice {})", esc(&c.id), esc(n)),
+                        None => esc(&c.id),
+                    },
                     esc(&c.broke),
                     esc(&repair)
                 );

@@ -95,6 +95,14 @@ grep -q '^== cfx demo on german credit data ==' "$TMP/cli_demo.txt" || fail "cfx
 grep -q '"mutable": false' "$RUN/schema.json" || fail "cfx schema infer wrote no immutable feature"
 ok "cfx command line from the C tarball: demo and schema inference with no variable set"
 
+# The reviewed reason tables for adverse-action notices travel with the data (share/cfx/reasons).
+reason_tables() {
+  for t in german_reasons.csv heloc_reasons.csv; do
+    cmp -s "$ROOT/examples/data/reasons/$t" "$2/reasons/$t" || fail "$1: share/cfx/reasons/$t missing or not as shipped"
+  done
+}
+reason_tables C "$PREFIX/share/cfx"
+
 # 2. Python: the wheel into a fresh virtual environment (numpy and pandas from PyPI).
 python3 -m venv "$TMP/venv"
 "$TMP/venv/bin/python" -m pip install -q --disable-pip-version-check "$ART"/cfx-"$VERSION"-py3-none-*.whl >"$TMP/pip.log" 2>&1 \
@@ -107,6 +115,7 @@ check_output Python "$TMP/python.txt"
 rows=$(cd "$RUN" && "$TMP/venv/bin/python" -c "import cfx; print(len(cfx.load_german()))")
 [ "$rows" = "$N_ROWS" ] || fail "python -c 'import cfx; print(len(cfx.load_german()))' printed '$rows'"
 check_no_root Python "$TMP/venv/lib"
+reason_tables Python "$(echo "$TMP"/venv/lib/python3*/site-packages/cfx/share/cfx)"
 # The manylinux wheel brings OpenBLAS and gfortran along (auditwheel): libcfx loads them from
 # the installed cfx.libs/, not from the system.
 deps=$(ldd "$TMP"/venv/lib/python3*/site-packages/cfx/lib/libcfx.so)
@@ -140,6 +149,7 @@ mcs -nologo -r:"$BIN/Cfx.dll" -out:"$BIN/QuickStart.exe" "$APP/csharp/QuickStart
 (cd "$RUN" && mono "$BIN/QuickStart.exe" >"$TMP/csharp.txt" 2>&1) || { cat "$TMP/csharp.txt" >&2; fail "C# quick start"; }
 check_output "C#" "$TMP/csharp.txt"
 check_no_root "C#" "$BIN"
+reason_tables "C#" "$BIN/share/cfx"
 ok "C#: mcs -r:Cfx.dll, libcfx.so and share/cfx beside it, quick start prints the scenario's numbers"
 
 # 5. R: the source package installed with R CMD INSTALL -l, first with the library it bundles,

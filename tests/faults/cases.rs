@@ -37,6 +37,7 @@ use cfx::ffi::cfx_status;
 use cfx::ffi::config::*;
 use cfx::ffi::data::*;
 use cfx::ffi::model::{cfx_model, cfx_model_fit_linear, cfx_model_free};
+use cfx::ffi::notice::cfx_notice_book;
 use cfx::ffi::portfolio::*;
 use cfx::ffi::revalidate::*;
 use cfx::ffi::schema::{cfx_schema, cfx_schema_free};
@@ -77,6 +78,7 @@ pub const WRITERS: &[&str] = &[
     "cfx_revalidate_ledger",
     "cfx_deployment_report_write_html",
     "cfx_policy_save",
+    "cfx_notice_book",
 ];
 
 /// Every function of `include/cfx.h` with a `const char *` parameter named
@@ -173,6 +175,9 @@ pub struct Fixture {
     policy: *const cfx_policy,
     /// The applicants (the German file nine times over: 9,000 rows).
     pub book: PathBuf,
+    /// A small book for the notices (the German file's first 60 rows: a
+    /// notice takes several exact solves).
+    pub notice_book: PathBuf,
     /// The portfolio run's output over `book`.
     pub explanations: PathBuf,
     /// The ledger kept from that run.
@@ -209,6 +214,9 @@ impl Fixture {
         }
         let book = dir.join("book.csv");
         std::fs::write(&book, book_text).unwrap();
+        let notice_book = dir.join("notice_book.csv");
+        let small: Vec<&str> = text.lines().take(61).collect();
+        std::fs::write(&notice_book, small.join("\n") + "\n").unwrap();
         let explanations = dir.join("explanations.jsonl");
         let ledger = dir.join("ledger.jsonl");
         unsafe {
@@ -236,6 +244,7 @@ impl Fixture {
                 summary: null(),
                 policy: null(),
                 book,
+                notice_book,
                 explanations,
                 ledger,
                 counts: cfx_portfolio_counts::default(),
@@ -465,6 +474,21 @@ impl Fixture {
                     )
                 }
                 "cfx_policy_save" => cfx_policy_save(self.policy, cp(output).as_ptr()),
+                "cfx_notice_book" => {
+                    let options = c(r#"{"ignore_columns": ["creditability"], "necessity": false}"#);
+                    let mut n = 0usize;
+                    cfx_notice_book(
+                        self.schema,
+                        self.model,
+                        self.data,
+                        null(),
+                        cp(&self.notice_book).as_ptr(),
+                        cp(output).as_ptr(),
+                        null(),
+                        options.as_ptr(),
+                        &mut n,
+                    )
+                }
                 other => panic!("no driver for {other}"),
             }
         }
@@ -485,6 +509,7 @@ impl Fixture {
                 vec![self.ledger.clone(), self.revalidation.clone()]
             }
             "cfx_policy_save" => vec![],
+            "cfx_notice_book" => vec![self.notice_book.clone()],
             other => panic!("no inputs for {other}"),
         }
     }

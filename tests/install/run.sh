@@ -26,6 +26,9 @@ for f in "lib/libcfx.so.$abi" lib/libcfx.a include/cfx.h lib/pkgconfig/cfx.pc bi
          share/cfx/german_scorecard_table.csv share/cfx/german_scorecard.md; do
   [ -f "$PREFIX/$f" ] || fail "$f not installed"
 done
+for t in german_reasons.csv heloc_reasons.csv; do
+  cmp -s "$ROOT/examples/data/reasons/$t" "$PREFIX/share/cfx/reasons/$t" || fail "share/cfx/reasons/$t not installed as shipped"
+done
 [ "$(readlink "$PREFIX/lib/libcfx.so")" = "libcfx.so.$abi" ] || fail "lib/libcfx.so is not a link to libcfx.so.$abi"
 soname=$(readelf -d "$PREFIX/lib/libcfx.so.$abi" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ "$soname" = "libcfx.so.$abi" ] || fail "soname is '$soname', expected libcfx.so.$abi"

@@ -336,6 +336,10 @@ namespace Cfx
         internal static extern int cfx_notice_to_html(NoticeHandle notice, [Out] byte[] buf, UIntPtr cap,
             out UIntPtr outLen);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_notice_book(SchemaHandle schema, ModelHandle model, DatasetHandle reference,
+            ConfigHandle config, [In] byte[] inputPath, [In] byte[] outputPath, [In] byte[] ledgerPath,
+            [In] byte[] optionsJson, out UIntPtr outDeclined);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern void cfx_notice_free(IntPtr notice);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_model_from_onnx_file(SchemaHandle schema, [In] byte[] path,

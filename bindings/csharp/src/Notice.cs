@@ -47,6 +47,38 @@ namespace Cfx
             }
         }
 
+        /// <summary>Notices for a whole book: one JSON line in <paramref name="output"/> per declined
+        /// applicant of the CSV file <paramref name="input"/> ({"notice": {...}, "row": k}, or
+        /// {"error": ..., "row": k}), each the notice <see cref="Explain"/> makes for that row. With
+        /// <paramref name="ledger"/> (may be null) the notices' advice is also written as an advice
+        /// ledger, each record carrying its notice's id, for re-validation. <paramref name="optionsJson"/>
+        /// (may be null) takes the keys of Explain plus ignore_columns and id_column. Both files are
+        /// replaced only once the whole book is done and may not be an input. Returns the number of
+        /// lines written.</summary>
+        public static long Book(Schema schema, Model model, Dataset reference, Config config, string input,
+            string output, string ledger = null, string optionsJson = null)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (model == null) throw new ArgumentNullException("model");
+            if (reference == null) throw new ArgumentNullException("reference");
+            if (input == null) throw new ArgumentNullException("input");
+            if (output == null) throw new ArgumentNullException("output");
+            CfxLibrary.EnsureCompatible();
+            ConfigHandle none;
+            var ch = Config.HandleOrNull(config, out none);
+            try
+            {
+                UIntPtr n;
+                Call.Check(Native.cfx_notice_book(schema.Handle, model.Handle, reference.Handle, ch,
+                    Utf8.Encode(input), Utf8.Encode(output), Utf8.Encode(ledger), Utf8.Encode(optionsJson), out n));
+                return (long)n.ToUInt64();
+            }
+            finally
+            {
+                if (none != null) none.Dispose();
+            }
+        }
+
         /// <summary>Versioned JSON (kind "notice"): "result" is the notice itself.</summary>
         public string ToJson()
         {

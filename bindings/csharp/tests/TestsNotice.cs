@@ -58,4 +58,50 @@ public static partial class Tests
             A.Status(Status.FormatError, () => Notice.Explain(s, m, d, null, declined, "{\"max_reason\": 3}"), "unknown key");
         }
     }
+
+    // A book of 40 German applicants: one line per declined applicant (the model's own decision,
+    // row by row, is the oracle), each notice the one Notice.Explain makes for that row (same id),
+    // and the ledger's records carry those ids.
+    public static void T_notice_book_writes_one_notice_per_declined_applicant_and_its_ledger()
+    {
+        var dir = Path.Combine(Path.GetTempPath(), "cfx-notice-book-cs-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(dir);
+        try
+        {
+            using (var d = Dataset.LoadGerman())
+            using (var s = d.GetSchema())
+            using (var m = Model.FitLinear(d, 1.0))
+            {
+                var lines = File.ReadAllLines(Path.Combine(Root, "examples/data/german_credit.csv"));
+                var input = Path.Combine(dir, "book.csv");
+                var head = new string[41];
+                Array.Copy(lines, head, 41);
+                File.WriteAllLines(input, head);
+                var output = Path.Combine(dir, "notices.jsonl");
+                var ledger = Path.Combine(dir, "ledger.jsonl");
+                long written = Notice.Book(s, m, d, null, input, output, ledger,
+                    "{\"ignore_columns\": [\"creditability\"], \"necessity\": false}");
+                var got = File.ReadAllLines(output);
+                A.Eq((long)got.Length, written, "lines written");
+                var declined = new List<int>();
+                for (int i = 0; i < 40; i++) if (!m.PredictRaw(s, d.Row(i)).Accepted) declined.Add(i);
+                A.Eq(declined.Count, got.Length, "one line per declined applicant");
+                var ledgerText = File.ReadAllText(ledger);
+                for (int k = 0; k < got.Length; k++)
+                {
+                    A.True(got[k].EndsWith("\"row\":" + declined[k] + "}"), "row of line " + k);
+                    string id;
+                    using (var n = Notice.Explain(s, m, d, null, d.Row(declined[k]), "{\"necessity\": false}"))
+                        id = AllMatches("\"id\": \"(fnv1a64:[0-9a-f]+)\"", n.ToJson())[0];
+                    A.True(got[k].Contains("\"id\":\"" + id + "\""), "the notice of row " + declined[k]);
+                    A.True(ledgerText.Contains("\"notice\":\"" + id + "\""), "the ledger names notice " + id);
+                }
+                A.Status(Status.InvalidArgument, () => Notice.Book(s, m, d, null, input, input), "output = input");
+            }
+        }
+        finally
+        {
+            Directory.Delete(dir, true);
+        }
+    }
 }

@@ -17,6 +17,7 @@ mod common;
 mod demo;
 mod explain;
 mod import_check;
+mod notices;
 mod revalidate;
 mod schema;
 
@@ -57,6 +58,7 @@ struct Cli {
 enum Command {
     Explain(explain::Args),
     Book(book::Args),
+    Notices(notices::Args),
     Revalidate(revalidate::Args),
     ImportCheck(import_check::Args),
     /// Schemas: a draft inferred from a CSV file.
@@ -105,6 +107,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Explain(a) => explain::run(a),
         Command::Book(a) => book::run(a),
+        Command::Notices(a) => notices::run(a),
         Command::Revalidate(a) => revalidate::run(a),
         Command::ImportCheck(a) => import_check::run(a),
         Command::Schema(c) => schema::run(c),

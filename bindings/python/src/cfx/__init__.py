@@ -30,6 +30,7 @@ from .copa import CopaResult, Uncertainty
 from .data import Dataset, load_german, load_heloc, load_taiwan
 from .model import Model, Prediction
 from .notices import Notice, notice
+from .notices import book as notice_book
 from .plausibility import Assessment, Plausibility
 from .robust import Estimator, Noise, RobustResult, Workspace
 from .schema import Schema, SchemaBuilder
@@ -105,6 +106,7 @@ __all__ = [
     "load_heloc",
     "load_taiwan",
     "notice",
+    "notice_book",
     "revalidate",
     "robust",
     "sequential",

@@ -104,6 +104,7 @@ SIGNATURES = {
     'cfx_notice_explain': (c_int32, [c_void_p, c_void_p, c_void_p, c_void_p, POINTER(c_double), c_size_t, c_char_p, POINTER(c_void_p)], False),
     'cfx_notice_to_json': (c_int32, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)], False),
     'cfx_notice_to_html': (c_int32, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)], False),
+    'cfx_notice_book': (c_int32, [c_void_p, c_void_p, c_void_p, c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, POINTER(c_size_t)], False),
     'cfx_notice_free': (None, [c_void_p], False),
     'cfx_model_from_onnx_file': (c_int32, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p)], False),
     'cfx_plausibility_fit': (c_int32, [c_void_p, POINTER(c_double), c_size_t, c_size_t, POINTER(c_double), c_size_t, POINTER(c_void_p)], False),

@@ -108,6 +108,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_cfx_notice_explain", (DL_FUNC)&C_cfx_notice_explain, 6},
     {"C_cfx_notice_to_json", (DL_FUNC)&C_cfx_notice_to_json, 1},
     {"C_cfx_notice_to_html", (DL_FUNC)&C_cfx_notice_to_html, 1},
+    {"C_cfx_notice_book", (DL_FUNC)&C_cfx_notice_book, 8},
     {"C_cfx_notice_free", (DL_FUNC)&C_cfx_notice_free, 1},
     {"C_cfx_model_from_onnx_file", (DL_FUNC)&C_cfx_model_from_onnx_file, 3},
     {"C_cfx_plausibility_fit", (DL_FUNC)&C_cfx_plausibility_fit, 4},

@@ -134,6 +134,7 @@ SEXP C_cfx_model_free(SEXP model);
 SEXP C_cfx_notice_explain(SEXP schema, SEXP model, SEXP reference, SEXP config, SEXP row, SEXP options_json);
 SEXP C_cfx_notice_to_json(SEXP notice);
 SEXP C_cfx_notice_to_html(SEXP notice);
+SEXP C_cfx_notice_book(SEXP schema, SEXP model, SEXP reference, SEXP config, SEXP input_path, SEXP output_path, SEXP ledger_path, SEXP options_json);
 SEXP C_cfx_notice_free(SEXP notice);
 SEXP C_cfx_model_from_onnx_file(SEXP schema, SEXP path, SEXP options_json);
 SEXP C_cfx_plausibility_fit(SEXP schema, SEXP rows, SEXP n_rows, SEXP labels);

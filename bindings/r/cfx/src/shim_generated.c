@@ -1418,6 +1418,22 @@ SEXP C_cfx_notice_to_html(SEXP a_notice)
     return res_;
 }
 
+/* cfx_notice_book */
+SEXP C_cfx_notice_book(SEXP a_schema, SEXP a_model, SEXP a_reference, SEXP a_config, SEXP a_input_path, SEXP a_output_path, SEXP a_ledger_path, SEXP a_options_json)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    const struct cfx_model *v_model = (const struct cfx_model *)cfxr_handle(a_model, CFXR_K_MODEL, "model", 0);
+    const struct cfx_dataset *v_reference = (const struct cfx_dataset *)cfxr_handle(a_reference, CFXR_K_DATASET, "reference", 0);
+    const struct cfx_config *v_config = (const struct cfx_config *)cfxr_handle(a_config, CFXR_K_CONFIG, "config", 1);
+    const char *v_input_path = cfxr_str(a_input_path, "input_path", 0);
+    const char *v_output_path = cfxr_str(a_output_path, "output_path", 0);
+    const char *v_ledger_path = cfxr_str(a_ledger_path, "ledger_path", 1);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 1);
+    size_t o_out_declined = 0;
+    cfxr_check(cfx_notice_book(v_schema, v_model, v_reference, v_config, v_input_path, v_output_path, v_ledger_path, v_options_json, &o_out_declined));
+    return Rf_ScalarReal((double)o_out_declined);
+}
+
 /* cfx_notice_free */
 SEXP C_cfx_notice_free(SEXP a_notice)
 {

@@ -1702,6 +1702,37 @@ JNIEXPORT jbyteArray JNICALL Java_org_cfx_NativeGenerated_noticeToHtml(JNIEnv *e
     return result_;
 }
 
+/* cfx_notice_book */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_noticeBook(JNIEnv *env, jclass cls, jlong j_schema, jlong j_model, jlong j_reference, jlong j_config, jbyteArray j_input_path, jbyteArray j_output_path, jbyteArray j_ledger_path, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    size_t r_out_declined = 0;
+    char *s_input_path = NULL;
+    char *s_output_path = NULL;
+    char *s_ledger_path = NULL;
+    char *s_options_json = NULL;
+    s_input_path = cstr_in(env, j_input_path, &fail_);
+    if (fail_) goto done;
+    s_output_path = cstr_in(env, j_output_path, &fail_);
+    if (fail_) goto done;
+    s_ledger_path = cstr_in(env, j_ledger_path, &fail_);
+    if (fail_) goto done;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_notice_book(HANDLE(const struct cfx_schema *, j_schema), HANDLE(const struct cfx_model *, j_model), HANDLE(const struct cfx_dataset *, j_reference), HANDLE(const struct cfx_config *, j_config), s_input_path, s_output_path, s_ledger_path, s_options_json, &r_out_declined);
+    if (!ok(env, st_)) goto done;
+    result_ = (jlong)r_out_declined;
+    done:
+    free(s_input_path);
+    free(s_output_path);
+    free(s_ledger_path);
+    free(s_options_json);
+    return result_;
+}
+
 /* cfx_notice_free */
 JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_noticeFree(JNIEnv *env, jclass cls, jlong j_notice) {
     (void)env;

@@ -38,3 +38,33 @@ test_that("a declined German applicant's notice: reasons, linear oracle and HTML
                class = "cfx_error_invalid_argument")
   expect_error(cfx_notice(m, a, s, german, list(max_reason = 3)), class = "cfx_error_format_error")
 })
+
+test_that("a book of notices: one line per declined applicant, the same notices, the ledger names them", {
+  german <- cfx_load_german(german_csv())
+  s <- cfx_schema(german)
+  m <- cfx_fit_linear(german)
+  dir <- tempfile("cfx-notice-book")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE))
+  input <- file.path(dir, "book.csv")
+  writeLines(readLines(german_csv())[1:41], input)
+  output <- file.path(dir, "notices.jsonl")
+  ledger <- file.path(dir, "ledger.jsonl")
+  written <- cfx_notice_book(m, input, output, s, german, ledger,
+                             list(ignore_columns = I("creditability"), necessity = FALSE))
+  lines <- readLines(output)
+  expect_equal(written, length(lines))
+  # Oracle: the model's own decision, row by row.
+  declined <- which(!predict(m, german)$accepted[1:40]) - 1L
+  expect_equal(length(lines), length(declined))
+  ledger_text <- paste(readLines(ledger), collapse = "\n")
+  for (k in seq_along(lines)) {
+    l <- jsonlite::fromJSON(lines[k], simplifyVector = FALSE)
+    expect_equal(l$row, declined[k])
+    one <- cfx_notice(m, cfx_row(german, declined[k] + 1L), s, german, list(necessity = FALSE))
+    id <- jsonlite::fromJSON(cfx_to_json(one), simplifyVector = FALSE)$result$id
+    expect_identical(l$notice$id, id)
+    expect_true(grepl(sprintf('"notice":"%s"', id), ledger_text, fixed = TRUE))
+  }
+  expect_error(cfx_notice_book(m, input, input, s, german), class = "cfx_error_invalid_argument")
+})

@@ -761,8 +761,12 @@ final class NativeGenerated {
      * reason_table} (the JSON table inline), {@code necessity} (default true; false skips the proofs),
      * {@code tree_shap} ({@code "interventional"}, the default, or {@code "path_dependent"}), {@code
      * scorecard_baseline} ({@code {"kind": "model"}}, the default, {@code "reference_mean"}, {@code
-     * "max"}, {@code "min"}, or {@code "given"} with {@code baselines}) and {@code mlp_max_features}
-     * (default 20, at most 24). {@code *out_notice} is owned by the caller. Errors: {@code
+     * "max"}, {@code "min"}, or {@code "given"} with {@code baselines}), {@code mlp_max_features}
+     * (default 20, at most 24) and {@code robustness} (the target of the robust version of the advice,
+     * {@code {"sigma2": s, "invalidation_target": g}}, default σ² = 0.01 and 10 %; {@code null}: not
+     * computed). The notice also carries the exact engine's waiting option; a version that does not
+     * exist for this schema or model kind is marked {@code not_available} with the reason in words
+     * (robust advice: linear models only). {@code *out_notice} is owned by the caller. Errors: {@code
      * NULL_ARGUMENT}; {@code FORMAT_ERROR} (bad options JSON, unknown keys, a bad reason table);
      * {@code INVALID_ARGUMENT} (an accepted applicant, a reference selection with no rows, a reference
      * dataset under another schema, an MLP with too many features, bad options or configuration);
@@ -795,6 +799,39 @@ final class NativeGenerated {
      * were ranked. Thread-safe.
      */
     static native byte[] noticeToHtml(long notice);
+
+    /**
+     * {@code cfx_notice_book}: Notices for a whole book: every declined applicant of the CSV file
+     * {@code input_path} (a header naming the schema's features, categorical levels by name) gets one
+     * JSON line in {@code output_path}, in input order — {@code {"notice": {...}, "row": k}} (with
+     * {@code "id"} when {@code options_json} names an {@code id_column}), or {@code {"error": "...",
+     * "row": k}} for a row whose notice cannot be made (the run goes on); accepted applicants get no
+     * line. Each notice is the one {@code cfx_notice_explain} makes for that row with the same
+     * arguments. With {@code ledger_path} (NULL: none) the notices' advice is also written as an
+     * advice ledger for {@code cfx_revalidate_ledger}: per notice, the cheapest change with its robust
+     * version, and the waiting option when it waits, each record carrying the notice's id ({@code
+     * "notice"}), so re-validation names the notices whose promises break; record ids are the id
+     * column's cells, else {@code row-<k>}. {@code config} may be NULL (the defaults of {@code
+     * cfx_coherent_explain}). {@code options_json} may be NULL or take the keys of {@code
+     * cfx_notice_explain} plus {@code ignore_columns} (an array: columns that are not features, e.g.
+     * the label) and {@code id_column}. Both outputs are written as every cfx output: never over an
+     * input or each other (refused before anything is opened), through a partial file renamed over the
+     * target only when the whole book is done, so a failed or killed run leaves both targets as they
+     * were. {@code *out_declined} (may be NULL) receives the number of lines written. Errors: {@code
+     * NULL_ARGUMENT}, {@code INVALID_ARGUMENT} (an output naming an input, a reference dataset or
+     * model of another schema, bad options or configuration), {@code FORMAT_ERROR} (bad options JSON
+     * or reason table), {@code IO_ERROR} (unreadable input, unwritable output), {@code DATA_ERROR} (a
+     * header without a feature or with an unknown column). Thread-safe.
+     */
+    static native long noticeBook(
+            long schema,
+            long model,
+            long reference,
+            long config,
+            byte[] inputPath,
+            byte[] outputPath,
+            byte[] ledgerPath,
+            byte[] optionsJson);
 
     /**
      * {@code cfx_notice_free}: Releases a notice. NULL is a no-op. Any thread, once.

@@ -40,6 +40,40 @@ public final class Notice extends NativeResource {
         }
     }
 
+    /**
+     * Notices for a whole book: one JSON line in {@code output} per declined applicant of the CSV
+     * file {@code input} ({@code {"notice": {...}, "row": k}}, or {@code {"error": ..., "row": k}}),
+     * each the notice {@link #explain} makes for that row. With {@code ledger} (may be null) the
+     * notices' advice is also written as an advice ledger, each record carrying its notice's id,
+     * for {@link Revalidation}. {@code optionsJson} (may be null) takes the keys of {@link
+     * #explain} plus {@code ignore_columns} and {@code id_column}. Both files are replaced only
+     * once the whole book is done and may not be an input. Returns the number of lines written.
+     */
+    public static long book(
+            Schema schema,
+            Model model,
+            Dataset reference,
+            Config config,
+            String input,
+            String output,
+            String ledger,
+            String optionsJson) {
+        byte[] in = Utf8.cstr(Objects.requireNonNull(input, "input"), "input");
+        byte[] out = Utf8.cstr(Objects.requireNonNull(output, "output"), "output");
+        byte[] l = Utf8.cstrOrNull(ledger, "ledger");
+        byte[] o = Utf8.cstrOrNull(optionsJson, "optionsJson");
+        try {
+            long c = config == null ? 0 : config.handle();
+            return NativeGenerated.noticeBook(
+                    schema.handle(), model.handle(), reference.handle(), c, in, out, l, o);
+        } finally {
+            Reference.reachabilityFence(schema);
+            Reference.reachabilityFence(model);
+            Reference.reachabilityFence(reference);
+            Reference.reachabilityFence(config);
+        }
+    }
+
     /** The versioned JSON (kind {@code "notice"}): {@code result} is the notice itself. */
     public String toJson() {
         try {

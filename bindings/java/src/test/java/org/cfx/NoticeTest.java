@@ -2,6 +2,8 @@ package org.cfx;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -68,6 +70,59 @@ class NoticeTest {
             CfxException e = assertThrows(
                     CfxException.class, () -> Notice.explain(schema, model, german, null, ok, null));
             assertEquals(Status.INVALID_ARGUMENT, e.statusCode());
+        }
+    }
+
+    /**
+     * A book of 40 German applicants: one line per declined applicant (the model's own decision,
+     * row by row, is the oracle), each notice the one {@link Notice#explain} makes for that row
+     * (same id), and the ledger's records carry those ids.
+     */
+    @Test
+    void bookWritesOneNoticePerDeclinedApplicantAndItsLedger() throws Exception {
+        Path dir = Files.createTempDirectory("cfx-notice-book");
+        try (Dataset german = Dataset.loadGerman(TestData.germanPath());
+                Schema schema = german.schema();
+                Model model = Model.fitLinear(german, 1.0)) {
+            List<String> lines = Files.readAllLines(Path.of(TestData.germanPath()));
+            Path input = dir.resolve("book.csv");
+            Files.write(input, lines.subList(0, 41));
+            Path output = dir.resolve("notices.jsonl");
+            Path ledger = dir.resolve("ledger.jsonl");
+            String options = "{\"ignore_columns\": [\"creditability\"], \"necessity\": false}";
+            long written = Notice.book(
+                    schema, model, german, null, input.toString(), output.toString(), ledger.toString(), options);
+            List<String> got = Files.readAllLines(output);
+            assertEquals(written, got.size());
+            List<Integer> declined = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                if (!model.predictRaw(schema, german.row(i)).accepted()) {
+                    declined.add(i);
+                }
+            }
+            assertEquals(declined.size(), got.size());
+            String ledgerText = Files.readString(ledger);
+            for (int k = 0; k < got.size(); k++) {
+                String line = got.get(k);
+                int row = declined.get(k);
+                assertTrue(line.endsWith("\"row\":" + row + "}"), line);
+                String id;
+                try (Notice n = Notice.explain(
+                        schema, model, german, null, german.row(row), "{\"necessity\": false}")) {
+                    id = all("\"id\": \"(fnv1a64:[0-9a-f]+)\"", n.toJson()).get(0);
+                }
+                assertTrue(line.contains("\"id\":\"" + id + "\""), line);
+                assertTrue(ledgerText.contains("\"notice\":\"" + id + "\""), id);
+            }
+            CfxException e = assertThrows(
+                    CfxException.class,
+                    () -> Notice.book(schema, model, german, null, input.toString(), input.toString(), null, null));
+            assertEquals(Status.INVALID_ARGUMENT, e.statusCode());
+        } finally {
+            for (Path p : new Path[] {dir.resolve("book.csv"), dir.resolve("notices.jsonl"), dir.resolve("ledger.jsonl")}) {
+                Files.deleteIfExists(p);
+            }
+            Files.deleteIfExists(dir);
         }
     }
 }
