@@ -259,6 +259,7 @@ impl Config {
             mip_abs_gap: 1e-9,
             feasibility_tol: 1e-9,
             presolve: true,
+            sub_mips_and_restarts: true,
         }
     }
 }

@@ -136,6 +136,15 @@ pub(crate) struct Options {
     pub feasibility_tol: f64,
     /// HiGHS `presolve` ("on" when true, "off" when false).
     pub presolve: bool,
+    /// HiGHS's sub-MIP heuristics `mip_heuristic_run_rens` and
+    /// `mip_heuristic_run_rins` and its root restarts `mip_allow_restart`.
+    /// A network's program turns them off: on HELOC's 2×32 network HiGHS
+    /// stayed inside RENS's presolve for minutes past its time limit, and
+    /// with RENS off, on HELOC's 1×200 inside the restart's presolve
+    /// (`strengthenInequalities`), minutes past it (both seen in gdb;
+    /// BENCHMARKS.md section 12); the program has its own first incumbent
+    /// (`mlp_primal.rs`).
+    pub sub_mips_and_restarts: bool,
 }
 
 /// The model status, mapped by us from HiGHS's raw `kHighsModelStatus` code.
@@ -256,7 +265,16 @@ fn failed(start: Instant, code: i32) -> MipSolution {
 }
 
 /// Solves `mip` (minimisation). Never panics; any failure is a status.
+#[cfg(test)]
 pub(crate) fn solve(mip: &Mip, opts: &Options) -> MipSolution {
+    solve_from(mip, opts, None)
+}
+
+/// [`solve`] with a first incumbent: `start` holds a value per column. HiGHS
+/// checks it; a start that breaks a row or bound is completed from its
+/// integer values by an LP (HiGHS's `completeSolutionFromDiscreteAssignment`)
+/// or dropped, so a poor start costs time, never correctness.
+pub(crate) fn solve_from(mip: &Mip, opts: &Options, start_point: Option<&[f64]>) -> MipSolution {
     let start = Instant::now();
     if !mip.well_formed() {
         return failed(start, -1);
@@ -281,6 +299,9 @@ pub(crate) fn solve(mip: &Mip, opts: &Options) -> MipSolution {
         // are found by the root LP at once, and the jump took about half of the
         // solve time on HELOC (measured: median 6.3 → 3.1 ms CPU per applicant).
         && set_bool(&h, "mip_heuristic_run_feasibility_jump", false)
+        && set_bool(&h, "mip_heuristic_run_rens", opts.sub_mips_and_restarts)
+        && set_bool(&h, "mip_heuristic_run_rins", opts.sub_mips_and_restarts)
+        && set_bool(&h, "mip_allow_restart", opts.sub_mips_and_restarts)
         && set_double(&h, "mip_rel_gap", opts.mip_rel_gap.max(0.0))
         && set_double(&h, "mip_abs_gap", opts.mip_abs_gap.max(0.0))
         && set_double(&h, "primal_feasibility_tolerance", opts.feasibility_tol)
@@ -328,6 +349,22 @@ pub(crate) fn solve(mip: &Mip, opts: &Options) -> MipSolution {
     };
     if !ok(pass) {
         return failed(start, -1);
+    }
+    if let Some(x0) = start_point.filter(|x0| x0.len() == n && n > 0) {
+        // SAFETY: `x0` has n entries; row values and duals are not passed
+        // (NULL), HiGHS computes the row values itself.
+        let set = unsafe {
+            hs::Highs_setSolution(
+                h.0,
+                x0.as_ptr(),
+                std::ptr::null(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        if !ok(set) {
+            return failed(start, -1);
+        }
     }
     // SAFETY: valid instance with a model.
     let run = unsafe { hs::Highs_run(h.0) };
@@ -497,6 +534,7 @@ mod tests {
             mip_abs_gap: 0.0,
             feasibility_tol: 1e-9,
             presolve: true,
+            sub_mips_and_restarts: true,
         }
     }
 

@@ -39,6 +39,7 @@ mod explanation;
 mod highs;
 mod infeasible;
 mod mlp;
+mod mlp_primal;
 #[cfg(test)]
 pub(crate) mod mlp_tests;
 mod program;
@@ -154,6 +155,9 @@ fn prepare_row<'m>(
             mlp::Tightening {
                 tighten: config.mlp_bound_tightening,
                 time_limit: config.time_limit_seconds,
+                // Off: a random instance's capped program missed the optimum
+                // (`mlp_russell_sets_…`, seed 12); see `Tightening::incumbent_cap`.
+                incumbent_cap: false,
             },
         )
     } else {
@@ -384,10 +388,18 @@ fn solve_program(
         Some(tests::Forced::Incumbent(status)) => Some(status),
         None => None,
     };
-    let opts = Options {
+    let mut opts = Options {
         presolve: prog.presolve,
+        sub_mips_and_restarts: prog.sub_mips_and_restarts,
         ..config.options()
     };
+    // The building's share of the first solve's limit (a network's bound
+    // tightening) is taken off it, so that the whole explanation keeps to
+    // the limit; later solves (diverse alternatives) have their own.
+    if prog.spent_seconds > 0.0 && opts.time_limit.is_finite() {
+        opts.time_limit = (opts.time_limit - prog.spent_seconds).max(1e-3);
+    }
+    prog.spent_seconds = 0.0;
     let first_margin = model.first_margin(config);
     let robust = model.robust_margin();
     let mut tolerance = model.first_tolerance(config);
@@ -395,7 +407,18 @@ fn solve_program(
     for _ in 0..3 {
         let margin = robust + tolerance;
         prog.set_margin(margin);
-        let sol = highs::solve(&prog.mip, &opts);
+        // The builder's first incumbent, while the diversity fixes leave it
+        // inside the columns' bounds (HiGHS checks the rows).
+        let start = prog.start.as_deref().filter(|x0| {
+            x0.len() == prog.mip.n_cols()
+                && x0
+                    .iter()
+                    .zip(prog.mip.lower.iter().zip(&prog.mip.upper))
+                    .all(|(v, (lo, hi))| *v >= *lo && *v <= *hi)
+        });
+        let sol = highs::solve_from(&prog.mip, &opts, start);
+
+        opts.time_limit = config.time_limit_seconds;
         #[cfg(test)]
         let sol = MipSolution {
             status: incumbent_status.unwrap_or(sol.status),

@@ -276,6 +276,16 @@ pub(crate) struct Program {
     pub threshold_rhs: f64,
     /// Whether HiGHS presolves the program (the tree MIP turns it off).
     pub presolve: bool,
+    /// Whether HiGHS may run its sub-MIP heuristics (RENS, RINS) and root
+    /// restarts on the program; a network's program turns them off (see
+    /// [`super::highs::Options`]).
+    pub sub_mips_and_restarts: bool,
+    /// A feasible point handed to HiGHS as its first incumbent (every
+    /// column), when the model's builder found one (`mlp_primal.rs`).
+    pub start: Option<Vec<f64>>,
+    /// Seconds the building took of the first solve's time limit (a
+    /// network's bound tightening), taken off that solve's limit.
+    pub spent_seconds: f64,
     /// The months-to-wait variable, when the program prices waiting
     /// ([`super::waiting`]); `None` otherwise.
     pub wait: Option<super::waiting::WaitColumns>,
@@ -609,6 +619,9 @@ impl Program {
             decision_row: usize::MAX,
             threshold_rhs: f64::NAN,
             presolve: true,
+            sub_mips_and_restarts: true,
+            start: None,
+            spent_seconds: 0.0,
             wait: None,
         })
     }
@@ -680,6 +693,9 @@ impl Program {
             decision_row,
             threshold_rhs,
             presolve: true,
+            sub_mips_and_restarts: true,
+            start: None,
+            spent_seconds: 0.0,
             wait: None,
         })
     }
@@ -784,6 +800,9 @@ impl Program {
             decision_row,
             threshold_rhs,
             presolve: true,
+            sub_mips_and_restarts: true,
+            start: None,
+            spent_seconds: 0.0,
             wait: None,
         })
     }
@@ -839,6 +858,117 @@ impl Program {
             }
         }
         out
+    }
+
+    /// Closes every ending of a feature whose own cost exceeds `cap`: the
+    /// states that cost more, and the value moves `l`, `u` beyond the budget
+    /// the value state leaves. Every feature's cost is non-negative and the
+    /// objective is their sum, so every row costing at most `cap` keeps its
+    /// columns — an optimum no dearer than an incumbent of cost `cap` is
+    /// still in the program, and bounds derived from the smaller polytope
+    /// (a network's, `mlp.rs`) should hold wherever the program can go (the
+    /// engine does not use it yet: see `mlp::Tightening::incumbent_cap`
+    /// for the instance where the capped network program missed its
+    /// optimum). Not for a
+    /// program that prices waiting or carries scorecard bins, nor when a
+    /// cost is negative: then nothing changes and the answer is false.
+    pub fn restrict_to_cost(&mut self, cap: f64) -> bool {
+        if self.wait.is_some() || !cap.is_finite() || cap < 0.0 {
+            return false;
+        }
+        let m = &self.mip;
+        let state_cost = |fv: &FeatureVars, j: usize| {
+            m.cost[fv.state_cols[j]] - m.cost[fv.state_cols[fv.factual_state]]
+        };
+        let per_unit = |c: Option<usize>| c.map_or(0.0, |c| m.cost[c]);
+        let negative = self.vars.iter().any(|fv| {
+            !fv.bins.is_empty()
+                || (0..fv.state_cols.len()).any(|j| state_cost(fv, j) < 0.0)
+                || per_unit(fv.l) < 0.0
+                || per_unit(fv.u) < 0.0
+        });
+        if negative {
+            return false;
+        }
+        // Rounding of the costs' sums: far below any cost step.
+        let cap = cap * (1.0 + 1e-9) + 1e-9;
+        let mut closed: Vec<usize> = Vec::new();
+        let mut moves: Vec<(usize, f64)> = Vec::new();
+        for fv in &self.vars {
+            for j in 0..fv.state_cols.len() {
+                if state_cost(fv, j) > cap {
+                    closed.push(fv.state_cols[j]);
+                }
+            }
+            if fv.contiguous {
+                let budget = cap - state_cost(fv, 0);
+                for c in [fv.l, fv.u].into_iter().flatten() {
+                    let w = m.cost[c];
+                    if w > 0.0 && budget >= 0.0 {
+                        let room = budget / w;
+                        let room = if fv.steps {
+                            (room + 1e-9).floor()
+                        } else {
+                            room
+                        };
+                        moves.push((c, room));
+                    }
+                }
+            }
+        }
+        for c in closed {
+            self.mip.upper[c] = 0.0_f64.max(self.mip.lower[c]);
+        }
+        for (c, room) in moves {
+            self.mip.upper[c] = self.mip.upper[c].min(room).max(self.mip.lower[c]);
+        }
+        true
+    }
+
+    /// Every column's value at the row whose feature `i` ends in state
+    /// `endings[i].0` with slot `endings[i].1` (read in the value state
+    /// only): the state binaries, the moves `l`/`u` (whole steps when
+    /// `steps`), the stay and grid columns, and the "changed" indicators. The
+    /// columns a model adds (a network's units) are left 0 for its builder
+    /// to fill; the waiting columns are not set (`None` for a program that
+    /// prices waiting). The inverse of [`Program::encoded`] on the polytope.
+    pub fn columns_of(&self, endings: &[(usize, f64)]) -> Option<Vec<f64>> {
+        if self.wait.is_some() || endings.len() != self.vars.len() {
+            return None;
+        }
+        let mut x = vec![0.0; self.mip.n_cols()];
+        for (fv, &(state, slot)) in self.vars.iter().zip(endings) {
+            if !fv.bins.is_empty() {
+                return None; // a scorecard's program, solved otherwise
+            }
+            x[*fv.state_cols.get(state)?] = 1.0;
+            let (mut l, mut u) = (0.0, 0.0);
+            if state == 0 && fv.contiguous {
+                let stays = fv.stay.is_some() && (slot - fv.anchor).abs() <= 1e-12;
+                if stays {
+                    x[fv.stay?] = 1.0;
+                } else {
+                    let delta = (slot - fv.anchor) / fv.unit;
+                    let steps = |v: f64| if fv.steps { v.round() } else { v };
+                    u = steps(delta.max(0.0));
+                    l = steps((-delta).max(0.0));
+                    if let Some(g) = fv.grid {
+                        x[g.k_col] = ((slot - g.base) / g.step).round();
+                    }
+                }
+                if let Some(c) = fv.l {
+                    x[c] = l;
+                }
+                if let Some(c) = fv.u {
+                    x[c] = u;
+                }
+            }
+            if let Some(z) = fv.changed {
+                let moved = state != fv.factual_state || l > 0.0 || u > 0.0;
+                x[z] = if moved { 1.0 } else { 0.0 };
+            }
+        }
+        Some(x)
     }
 
     /// The distinct-subsets rule's no-good cut (Ustun et al. 2019's flipsets): at least

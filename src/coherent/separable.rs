@@ -380,6 +380,41 @@ impl Workspace {
         Ok(())
     }
 
+    /// Builds every feature's menu of *sample* endings for a ReLU network's
+    /// first incumbent (`super::mlp_primal`): staying put, every special state
+    /// and level the schema lets the applicant reach, and on the value range
+    /// the reachable points nearest `k + 1` evenly spaced slots `p` from
+    /// either side (the cheapest reachable point of `[p, 1]` and of `[0, p]`,
+    /// as the tree cells are read, so that grids, directions and actionable
+    /// bounds are the program's own). Options may repeat; the gains are 0.
+    pub(crate) fn build_samples(
+        &mut self,
+        schema: &Schema,
+        factual: &[f64],
+        k: usize,
+    ) -> Result<()> {
+        if factual.len() != schema.n_features() || k == 0 {
+            return Err(Error::InvalidArgument(
+                "schema and applicant row dimensions differ".into(),
+            ));
+        }
+        self.clear();
+        let mut cells: Vec<(f64, f64)> = Vec::with_capacity(2 * k + 2);
+        for i in 0..schema.n_features() {
+            cells.clear();
+            if schema.features[i].is_contiguous() {
+                for s in 0..=k {
+                    let p = s as f64 / k as f64;
+                    cells.push((p, 1.0));
+                    cells.push((0.0, p));
+                }
+            }
+            piecewise_menu(self, schema, Pieces::Cells(&cells), factual, i, &[])?;
+            self.end_feature();
+        }
+        Ok(())
+    }
+
     /// Solves `min Σ cost s.t. Σ gain ≥ need` over the menus built.
     pub fn solve(&mut self, need: f64) -> Solution {
         self.solve_with_limit(need, 200_000)
