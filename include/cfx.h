@@ -677,8 +677,16 @@ typedef struct ConstraintGroup ConstraintGroup;
  * columns. Both solvers add that margin to the decision row, so the answer is
  * the cheapest coherent, actionable counterfactual meeting the target,
  * proven optimal rather than searched for by CROCO's or PROBE's descent.
- * Models without the closed form (scorecards, tree ensembles) refuse it: use
- * CROCO or PROBE for them.
+ *
+ * For a tree ensemble Γ has no closed form, but the model is piecewise
+ * constant, so robustness is proven over a box ([`super::tree_box`]): the
+ * answer is the cheapest coherent counterfactual whose whole box — each
+ * mutable contiguous value within `z·σ·(upper − lower)` of the answer's,
+ * `z = Φ⁻¹(1 − γ/(2m))` over the `m` noisy features — is accepted, each
+ * tree at its worst leaf over the box, with [`Config::margin`] to spare;
+ * by the union bound its Γ ≤ γ. The tree search proves it (HiGHS does not:
+ * [`SolverChoice::Mip`] refuses it) and the answer reports a Monte Carlo Γ̃.
+ * Scorecards and networks refuse it: use CROCO or PROBE for them.
  */
 typedef struct Robustness Robustness;
 
