@@ -1147,6 +1147,103 @@ fn unfit_covers_are_dropped_not_refused() {
     );
 }
 
+/// The notice id goes into the advice ledger and re-validation covers it:
+/// the records of German notices (cheapest change with its robust version,
+/// and the waiting option when it waits) carry the notice id through JSON;
+/// re-validated under the German points scorecard, each line repeats the
+/// id, and kept/broken equals the scorecard's own decision on the advised
+/// (and robust) rows, scored directly; every contact of the streamed
+/// report names the notice to supersede.
+#[test]
+fn the_notice_id_goes_into_the_ledger_and_its_revalidation() {
+    use crate::revalidate::{
+        AdviceKind, LedgerRecord, PromiseStatus, RevalidateOptions, revalidate, revalidate_ledger,
+    };
+    let (d, lin, card) = german();
+    let s = &d.schema;
+    let issued = AnyModel::Linear(lin.clone());
+    let new = AnyModel::Scorecard(card.clone());
+    let reference = Reference::new(&lin, &d, ReferenceKind::AllApplicants).unwrap();
+    let opts = NoticeOptions {
+        skip_necessity: true,
+        ..Default::default()
+    };
+    let config = crate::coherent::Config::default();
+    let card_accepts = |row: &[f64]| card.accepts_points(card.score_raw(s, row).unwrap());
+    let mut ledger = String::new();
+    let (mut records, mut waits, mut broken) = (0, 0, 0);
+    for (k, raw) in d
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !lin.accepts(&s.encode(r).unwrap()))
+        .take(15)
+    {
+        let n = notice(&lin, s, raw, &reference, None, &opts).unwrap();
+        let recs = LedgerRecord::from_notice(s, &issued, &format!("app-{k}"), &n).unwrap();
+        assert_eq!(recs[0].kind, AdviceKind::Explain);
+        assert_eq!(
+            recs[0].advised,
+            *n.advice.as_ref().unwrap().advised.as_ref().unwrap()
+        );
+        assert_eq!(recs[0].robust_advised, n.robust.advised);
+        let waits_here = n.waiting.months.is_some_and(|m| m > 0);
+        assert_eq!(recs.len(), 1 + usize::from(waits_here));
+        waits += usize::from(waits_here);
+        for r in recs {
+            assert_eq!(r.notice.as_deref(), Some(n.id.as_str()));
+            let back = LedgerRecord::from_json(&r.to_json()).unwrap();
+            assert_eq!(back, r);
+            let v = revalidate(s, &new, &r, &config).unwrap();
+            assert_eq!(v.notice.as_deref(), Some(n.id.as_str()));
+            let kept = card_accepts(&r.advised);
+            assert_eq!(v.status == PromiseStatus::Kept, kept, "{}", r.id);
+            broken += usize::from(!kept);
+            if let Some(robust) = &r.robust_advised {
+                assert_eq!(v.robust_kept, Some(card_accepts(robust)));
+            }
+            ledger.push_str(&r.to_json());
+            ledger.push('\n');
+            records += 1;
+        }
+    }
+    eprintln!("ledger: {records} records from 15 notices, {waits} waiting, {broken} broken");
+    assert!(
+        broken > 0,
+        "the scorecard breaks some promises of the logistic model"
+    );
+    let dir = std::env::temp_dir().join(format!("cfx-notice-ledger-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, output) = (dir.join("ledger.jsonl"), dir.join("revalidated.jsonl"));
+    std::fs::write(&input, &ledger).unwrap();
+    let report = revalidate_ledger(
+        s,
+        &new,
+        &input,
+        &output,
+        &config,
+        &RevalidateOptions::default(),
+    )
+    .unwrap();
+    let lines = std::fs::read_to_string(&output).unwrap();
+    for (line, rec) in lines.lines().zip(ledger.lines()) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let r: serde_json::Value = serde_json::from_str(rec).unwrap();
+        assert_eq!(v["notice"], r["notice"]);
+    }
+    assert_eq!(lines.lines().count(), records);
+    assert_eq!(report.contacts.len(), broken);
+    assert!(report.contacts.iter().all(|c| c.notice.is_some()));
+    // A record without a notice id re-validates without the key.
+    let mut plain: serde_json::Value =
+        serde_json::from_str(ledger.lines().next().unwrap()).unwrap();
+    plain.as_object_mut().unwrap().remove("notice");
+    let r = LedgerRecord::from_json(&plain.to_string()).unwrap();
+    let v = serde_json::to_value(revalidate(s, &new, &r, &config).unwrap()).unwrap();
+    assert!(v.get("notice").is_none());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// CatBoost's node covers are the sums of its `leaf_weights` over each node
 /// of the expanded oblivious tree, and with them cfx's path-dependent
 /// TreeSHAP equals CatBoost's own `get_feature_importance(type=
@@ -1285,99 +1382,4 @@ fn zero_cover_subtrees_must_hold_zero_leaves() {
     // A root no row reached is refused as before.
     let e = ens(0.0).with_covers(vec![0.0; 5]).unwrap_err();
     assert!(e.to_string().contains("root"), "{e}");
-/// The notice id goes into the advice ledger and re-validation covers it:
-/// the records of German notices (cheapest change with its robust version,
-/// and the waiting option when it waits) carry the notice id through JSON;
-/// re-validated under the German points scorecard, each line repeats the
-/// id, and kept/broken equals the scorecard's own decision on the advised
-/// (and robust) rows, scored directly; every contact of the streamed
-/// report names the notice to supersede.
-#[test]
-fn the_notice_id_goes_into_the_ledger_and_its_revalidation() {
-    use crate::revalidate::{
-        AdviceKind, LedgerRecord, PromiseStatus, RevalidateOptions, revalidate, revalidate_ledger,
-    };
-    let (d, lin, card) = german();
-    let s = &d.schema;
-    let issued = AnyModel::Linear(lin.clone());
-    let new = AnyModel::Scorecard(card.clone());
-    let reference = Reference::new(&lin, &d, ReferenceKind::AllApplicants).unwrap();
-    let opts = NoticeOptions {
-        skip_necessity: true,
-        ..Default::default()
-    };
-    let config = crate::coherent::Config::default();
-    let card_accepts = |row: &[f64]| card.accepts_points(card.score_raw(s, row).unwrap());
-    let mut ledger = String::new();
-    let (mut records, mut waits, mut broken) = (0, 0, 0);
-    for (k, raw) in d
-        .rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| !lin.accepts(&s.encode(r).unwrap()))
-        .take(15)
-    {
-        let n = notice(&lin, s, raw, &reference, None, &opts).unwrap();
-        let recs = LedgerRecord::from_notice(s, &issued, &format!("app-{k}"), &n).unwrap();
-        assert_eq!(recs[0].kind, AdviceKind::Explain);
-        assert_eq!(
-            recs[0].advised,
-            *n.advice.as_ref().unwrap().advised.as_ref().unwrap()
-        );
-        assert_eq!(recs[0].robust_advised, n.robust.advised);
-        let waits_here = n.waiting.months.is_some_and(|m| m > 0);
-        assert_eq!(recs.len(), 1 + usize::from(waits_here));
-        waits += usize::from(waits_here);
-        for r in recs {
-            assert_eq!(r.notice.as_deref(), Some(n.id.as_str()));
-            let back = LedgerRecord::from_json(&r.to_json()).unwrap();
-            assert_eq!(back, r);
-            let v = revalidate(s, &new, &r, &config).unwrap();
-            assert_eq!(v.notice.as_deref(), Some(n.id.as_str()));
-            let kept = card_accepts(&r.advised);
-            assert_eq!(v.status == PromiseStatus::Kept, kept, "{}", r.id);
-            broken += usize::from(!kept);
-            if let Some(robust) = &r.robust_advised {
-                assert_eq!(v.robust_kept, Some(card_accepts(robust)));
-            }
-            ledger.push_str(&r.to_json());
-            ledger.push('\n');
-            records += 1;
-        }
-    }
-    eprintln!("ledger: {records} records from 15 notices, {waits} waiting, {broken} broken");
-    assert!(
-        broken > 0,
-        "the scorecard breaks some promises of the logistic model"
-    );
-    let dir = std::env::temp_dir().join(format!("cfx-notice-ledger-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (input, output) = (dir.join("ledger.jsonl"), dir.join("revalidated.jsonl"));
-    std::fs::write(&input, &ledger).unwrap();
-    let report = revalidate_ledger(
-        s,
-        &new,
-        &input,
-        &output,
-        &config,
-        &RevalidateOptions::default(),
-    )
-    .unwrap();
-    let lines = std::fs::read_to_string(&output).unwrap();
-    for (line, rec) in lines.lines().zip(ledger.lines()) {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let r: serde_json::Value = serde_json::from_str(rec).unwrap();
-        assert_eq!(v["notice"], r["notice"]);
-    }
-    assert_eq!(lines.lines().count(), records);
-    assert_eq!(report.contacts.len(), broken);
-    assert!(report.contacts.iter().all(|c| c.notice.is_some()));
-    // A record without a notice id re-validates without the key.
-    let mut plain: serde_json::Value =
-        serde_json::from_str(ledger.lines().next().unwrap()).unwrap();
-    plain.as_object_mut().unwrap().remove("notice");
-    let r = LedgerRecord::from_json(&plain.to_string()).unwrap();
-    let v = serde_json::to_value(revalidate(s, &new, &r, &config).unwrap()).unwrap();
-    assert!(v.get("notice").is_none());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
