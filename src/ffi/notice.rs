@@ -8,8 +8,8 @@ use super::config::cfx_config;
 use super::data::cfx_dataset;
 use super::export::{Provenance, fingerprint, result_json};
 use super::handle::{
-    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite_in, optional_str_in, out_param, str_in,
-    write_str,
+    ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite_in, optional_str_in, out_param,
+    str_in, write_str,
 };
 use super::model::cfx_model;
 use super::schema::cfx_schema;

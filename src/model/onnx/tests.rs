@@ -276,7 +276,17 @@ fn committed_counterfactuals_are_accepted_by_onnxruntime_and_found_again() {
         let ex = crate::coherent::explain(&s, &m, &rows[row], &crate::coherent::Config::default())
             .unwrap();
         let got = &ex.counterfactuals[0];
-        assert_eq!(got.raw, cf, "{name} row {row}");
+        // Found again (drift: cfx wrote these rows): equal up to the last
+        // bits of a continuous value, which the MIP's formulation (bounds,
+        // its start) may move without changing the optimum.
+        assert_eq!(got.raw.len(), cf.len(), "{name} row {row}");
+        for (g, w) in got.raw.iter().zip(&cf) {
+            assert!(
+                (g - w).abs() <= 1e-9 * w.abs().max(1.0),
+                "{name} row {row}: {:?} against {cf:?}",
+                got.raw
+            );
+        }
         assert!(m.accepts(&s.encode(&cf).unwrap()));
         *per_model.entry(name.to_string()).or_default() += 1;
     }
