@@ -1311,6 +1311,19 @@ cfx_status cfx_config_builder_set_rl_hidden(struct cfx_config_builder *b,
 cfx_status cfx_config_builder_set_resume(struct cfx_config_builder *b, int32_t resume);
 
 /**
+ * Whether the exact engine, on a ReLU network, tightens each unit's
+ * pre-activation bounds with LPs over the applicant's actionable box after
+ * interval arithmetic (optimisation-based bound tightening; `tighten` 1, the
+ * default) or keeps the interval bounds (0: the textbook big-M program, the
+ * reference the tightened one is checked against). Both are exact: the
+ * bounds only decide how many units need a binary and how tight their
+ * big-M rows are, never the optimum. Any other value is `INVALID_ARGUMENT`.
+ * Other model kinds ignore it. Not thread-safe (builder).
+ */
+cfx_status cfx_config_builder_set_mlp_bound_tightening(struct cfx_config_builder *b,
+                                                       int32_t tighten);
+
+/**
  * The caller's names of the models in a re-validation's deployment report
  * (`cfx_revalidate_ledger`; `new_model` and `old_models` of
  * `cfx_deployment_report_to_json`, and the HTML page), each shown beside

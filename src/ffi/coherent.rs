@@ -88,6 +88,9 @@ pub(super) fn core_config(config: *const cfx_config) -> FfiResult<Config> {
     if let Some(v) = s.node_limit {
         c.node_limit = v;
     }
+    if let Some(v) = s.mlp_bound_tightening {
+        c.mlp_bound_tightening = v;
+    }
     if let Some(r) = s.diversity_rule {
         c.diversity = match r {
             cfx_diversity_rule::RussellCode => DiversityRule::RussellReferenceCode,

@@ -139,6 +139,11 @@ pub struct SolverConfig {
     /// JSON when unset, so older fingerprints are unchanged).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resume: Option<bool>,
+    /// Whether the exact engine tightens a ReLU network's bounds by LP
+    /// (`coherent::Config::mlp_bound_tightening`; `None` = yes; left out of
+    /// the JSON when unset, so older fingerprints are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mlp_bound_tightening: Option<bool>,
     /// The deployment report's names of the models
     /// (`cfx_config_builder_set_model_labels`): the old model(s) the advice
     /// was issued under and the new one. Left out of the JSON when unset, so
@@ -571,6 +576,25 @@ pub unsafe extern "C" fn cfx_config_builder_set_resume(
     }
 }
 
+/// Whether the exact engine, on a ReLU network, tightens each unit's
+/// pre-activation bounds with LPs over the applicant's actionable box after
+/// interval arithmetic (optimisation-based bound tightening; `tighten` 1, the
+/// default) or keeps the interval bounds (0: the textbook big-M program, the
+/// reference the tightened one is checked against). Both are exact: the
+/// bounds only decide how many units need a binary and how tight their
+/// big-M rows are, never the optimum. Any other value is `INVALID_ARGUMENT`.
+/// Other model kinds ignore it. Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_mlp_bound_tightening(
+    b: *mut cfx_config_builder,
+    tighten: i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let t = super::handle::flag(tighten, "tighten")?;
+        set(b, |c| c.mlp_bound_tightening = Some(t))
+    }
+}
+
 /// The caller's names of the models in a re-validation's deployment report
 /// (`cfx_revalidate_ledger`; `new_model` and `old_models` of
 /// `cfx_deployment_report_to_json`, and the HTML page), each shown beside
@@ -699,6 +723,14 @@ mod tests {
             );
             assert_eq!(cfx_config_builder_set_seed(b, 42), cfx_status::Ok);
             assert_eq!(
+                cfx_config_builder_set_mlp_bound_tightening(b, 2),
+                cfx_status::InvalidArgument
+            );
+            assert_eq!(
+                cfx_config_builder_set_mlp_bound_tightening(b, 0),
+                cfx_status::Ok
+            );
+            assert_eq!(
                 cfx_config_builder_set_rl_training(b, 0.8, 1e-3, 1e-3, 64, 32),
                 cfx_status::InvalidArgument
             );
@@ -708,6 +740,12 @@ mod tests {
             assert_eq!(cfg.time_limit_seconds, Some(2.5));
             assert_eq!(cfg.rl.hidden, Some(vec![64, 32]));
             assert_eq!(cfg.seed, Some(42));
+            assert_eq!(cfg.mlp_bound_tightening, Some(false));
+            assert!(
+                !super::super::coherent::core_config(c)
+                    .unwrap()
+                    .mlp_bound_tightening
+            );
             assert_eq!(cfg.target, None);
             assert_eq!(cfg.rl.batch_size, None);
             cfx_config_free(c);

@@ -64,6 +64,10 @@ namespace Cfx
         /// the run goes on, the output byte for byte an uninterrupted run's; a partial file of another run is refused
         /// (InvalidArgument).</summary>
         public ConfigBuilder Resume(bool resume) { return Set(b => Native.cfx_config_builder_set_resume(b, resume ? 1 : 0)); }
+        /// <summary>Whether the exact engine, on a ReLU network, tightens each unit's bounds by LP over the
+        /// applicant's actionable box (default true); false keeps the interval bounds, the textbook big-M program.
+        /// Both prove the same optimum.</summary>
+        public ConfigBuilder MlpBoundTightening(bool tighten) { return Set(b => Native.cfx_config_builder_set_mlp_bound_tightening(b, tighten ? 1 : 0)); }
         /// <summary>The deployment report's names of the models (<see cref="Revalidation.Ledger"/>):
         /// <paramref name="oldLabel"/> for the model(s) the advice was issued under, <paramref name="newLabel"/>
         /// for the new model, each shown beside its fingerprint; null leaves one unset. An empty label:

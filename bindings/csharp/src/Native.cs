@@ -190,6 +190,8 @@ namespace Cfx
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_builder_set_resume(ConfigBuilderHandle b, int resume);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_mlp_bound_tightening(ConfigBuilderHandle b, int tighten);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_builder_set_model_labels(ConfigBuilderHandle b, [In] byte[] oldLabel,
             [In] byte[] newLabel);
         [DllImport(Lib, CallingConvention = CC)]

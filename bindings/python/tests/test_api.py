@@ -436,3 +436,25 @@ def test_auditors_are_shared_per_process(german):
     a = Auditor.shared(s.to_json(), m.to_json(), {"time_limit": 5.0}, 0.01, 100, 3)
     assert Auditor.shared(s.to_json(), m.to_json(), {"time_limit": 5.0}, 0.01, 100, 3) is a
     assert Auditor.shared(s.to_json(), m.to_json(), {"time_limit": 5.0}, 0.01, 100, 4) is not a
+
+
+def test_mlp_bound_tightening_off_proves_the_same_optimum(german):
+    """The exact engine on a ReLU network, with LP bound tightening (default) and with the
+    interval bounds alone (the textbook big-M program): both are exact, so the optimal costs
+    of the same declined applicants are equal (each formulation is the other's oracle), and
+    each counterfactual is accepted by the network's own forward pass."""
+    _, s, train, test, _ = german
+    with (
+        cfx.Model.train_mlp(train, hidden=(4,), epochs=3, batch_size=64, learning_rate=1e-2, seed=5) as m,
+        cfx.Config(time_limit=60) as tight,
+        cfx.Config(time_limit=60, mlp_bound_tightening=False) as plain,
+    ):
+        declined = [i for i in range(len(test)) if not m.predict_raw(s, test.row(i)).accepted][:3]
+        assert declined
+        for i in declined:
+            with cfx.explain(s, m, test.row(i), tight) as a, cfx.explain(s, m, test.row(i), plain) as b:
+                assert a.outcome == b.outcome == "optimal"
+                assert a.certificate(0).cost == pytest.approx(b.certificate(0).cost, rel=1e-9)
+                assert m.predict_raw(s, b.counterfactual(0)).accepted
+    with pytest.raises(TypeError):
+        cfx.Config(mlp_bound_tightening_typo=False)

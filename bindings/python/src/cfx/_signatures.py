@@ -50,6 +50,7 @@ SIGNATURES = {
     'cfx_config_builder_set_rl_exploration': (c_int32, [c_void_p, c_double, c_double], False),
     'cfx_config_builder_set_rl_hidden': (c_int32, [c_void_p, POINTER(c_size_t), c_size_t], False),
     'cfx_config_builder_set_resume': (c_int32, [c_void_p, c_int32], False),
+    'cfx_config_builder_set_mlp_bound_tightening': (c_int32, [c_void_p, c_int32], False),
     'cfx_config_builder_set_model_labels': (c_int32, [c_void_p, c_char_p, c_char_p], False),
     'cfx_config_build': (c_int32, [c_void_p, POINTER(c_void_p)], False),
     'cfx_config_to_json': (c_int32, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)], False),

@@ -41,7 +41,9 @@ class Config(Handle):
     `portfolio.explain_csv`, `revalidate_ledger` — go on from an interrupted run's partial
     file, the output byte for byte an uninterrupted run's), ``model_labels=(old, new)`` (the
     deployment report's names of the model(s) advice was issued under and of the new model,
-    shown beside their fingerprints; None leaves one unset). A bad value raises CfxError
+    shown beside their fingerprints; None leaves one unset), ``mlp_bound_tightening`` (the
+    exact engine on a ReLU network tightens its units' bounds by LP, default True; False keeps
+    the interval bounds — the textbook big-M program, same optimum). A bad value raises CfxError
     (`CFX_STATUS_INVALID_ARGUMENT`) naming it; an unknown keyword raises TypeError."""
 
     _free_name = "cfx_config_free"
@@ -119,6 +121,8 @@ class Config(Handle):
             n.call("cfx_config_builder_set_rl_hidden", b, arr, len(widths))
         elif key == "resume":
             n.call("cfx_config_builder_set_resume", b, 1 if v else 0)
+        elif key == "mlp_bound_tightening":
+            n.call("cfx_config_builder_set_mlp_bound_tightening", b, 1 if v else 0)
         elif key == "model_labels":
             old, new = v
             n.call(

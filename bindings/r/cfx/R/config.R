@@ -27,6 +27,9 @@
 #' `resume = TRUE` makes book runs (`cfx_explain_portfolio`,
 #' `cfx_revalidate_ledger`) go on from an interrupted run's partial file, the
 #' output byte for byte an uninterrupted run's.
+#' `mlp_bound_tightening = FALSE` makes the exact engine keep a ReLU network's
+#' interval bounds (the textbook big-M program) instead of tightening them by
+#' LP (the default); both prove the same optimum.
 #' Built through the library's configuration builder; invalid values raise a
 #' `cfx_error_invalid_argument` condition naming the setting.
 cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin = NULL,
@@ -35,7 +38,8 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
                        seed = NULL, copa_weights = NULL, copa_radius = NULL,
                        rl_episodes = NULL, rl_training = NULL, rl_exploration = NULL,
                        rl_hidden = NULL, robust_advice = NULL, solver = NULL,
-                       node_limit = NULL, resume = NULL, model_labels = NULL) {
+                       node_limit = NULL, resume = NULL, model_labels = NULL,
+                       mlp_bound_tightening = NULL) {
   b <- cfx_config_builder()
   on.exit(cfx_free(b)) # a no-op once built
   set <- function(name, value) if (!is.null(value)) cfx_config_set(b, name, value)
@@ -61,6 +65,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   if (!is.null(solver)) set("solver", .enum(solver, c("auto", "mip", "separable", "tree_search"), "solver"))
   set("node_limit", node_limit)
   set("resume", resume)
+  set("mlp_bound_tightening", mlp_bound_tightening)
   if (!is.null(model_labels)) {
     if (!is.character(model_labels) || length(model_labels) != 2L) {
       stop("cfx: 'model_labels' must be c(old, new) labels (NA: unset)", call. = FALSE)
@@ -87,7 +92,7 @@ cfx_config_builder <- function() .cx(C_cfx_config_builder_new)
 #' Applies one setting to a builder (see cfx_config() for names and values).
 cfx_config_set <- function(builder, name, value) {
   value <- if ((identical(name, "seed") && is.character(value)) ||
-                (identical(name, "resume") && is.logical(value))) value else as.numeric(value)
+                (name %in% c("resume", "mlp_bound_tightening") && is.logical(value))) value else as.numeric(value)
   setter <- if (is.character(name) && length(name) == 1L) .config_setters[[name]] else NULL
   if (is.null(setter)) {
     stop(sprintf("cfx: unknown configuration setting '%s'", paste(name, collapse = " ")), call. = FALSE)
@@ -154,5 +159,6 @@ print.cfx_config_builder <- function(x, ...) {
   rl_exploration = list(f = "C_cfx_config_builder_set_rl_exploration", n = 2L),
   seed = list(f = "C_cfx_config_builder_set_seed", n = 0L),
   rl_hidden = list(f = "C_cfx_config_builder_set_rl_hidden", n = 0L),
-  resume = list(f = "C_cfx_config_builder_set_resume", n = 0L)
+  resume = list(f = "C_cfx_config_builder_set_resume", n = 0L),
+  mlp_bound_tightening = list(f = "C_cfx_config_builder_set_mlp_bound_tightening", n = 0L)
 )

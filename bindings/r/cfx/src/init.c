@@ -54,6 +54,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_cfx_config_builder_set_rl_exploration", (DL_FUNC)&C_cfx_config_builder_set_rl_exploration, 3},
     {"C_cfx_config_builder_set_rl_hidden", (DL_FUNC)&C_cfx_config_builder_set_rl_hidden, 2},
     {"C_cfx_config_builder_set_resume", (DL_FUNC)&C_cfx_config_builder_set_resume, 2},
+    {"C_cfx_config_builder_set_mlp_bound_tightening", (DL_FUNC)&C_cfx_config_builder_set_mlp_bound_tightening, 2},
     {"C_cfx_config_builder_set_model_labels", (DL_FUNC)&C_cfx_config_builder_set_model_labels, 3},
     {"C_cfx_config_build", (DL_FUNC)&C_cfx_config_build, 1},
     {"C_cfx_config_to_json", (DL_FUNC)&C_cfx_config_to_json, 1},

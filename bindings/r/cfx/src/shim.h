@@ -80,6 +80,7 @@ SEXP C_cfx_config_builder_set_rl_training(SEXP b, SEXP discount, SEXP learning_r
 SEXP C_cfx_config_builder_set_rl_exploration(SEXP b, SEXP start, SEXP end);
 SEXP C_cfx_config_builder_set_rl_hidden(SEXP b, SEXP hidden);
 SEXP C_cfx_config_builder_set_resume(SEXP b, SEXP resume);
+SEXP C_cfx_config_builder_set_mlp_bound_tightening(SEXP b, SEXP tighten);
 SEXP C_cfx_config_builder_set_model_labels(SEXP b, SEXP old_label, SEXP new_label);
 SEXP C_cfx_config_build(SEXP builder);
 SEXP C_cfx_config_to_json(SEXP config);

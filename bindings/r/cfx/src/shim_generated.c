@@ -568,6 +568,15 @@ SEXP C_cfx_config_builder_set_resume(SEXP a_b, SEXP a_resume)
     return R_NilValue;
 }
 
+/* cfx_config_builder_set_mlp_bound_tightening */
+SEXP C_cfx_config_builder_set_mlp_bound_tightening(SEXP a_b, SEXP a_tighten)
+{
+    struct cfx_config_builder *v_b = (struct cfx_config_builder *)cfxr_handle(a_b, CFXR_K_CONFIG_BUILDER, "b", 0);
+    int32_t v_tighten = cfxr_bool(a_tighten, "tighten");
+    cfxr_check(cfx_config_builder_set_mlp_bound_tightening(v_b, v_tighten));
+    return R_NilValue;
+}
+
 /* cfx_config_builder_set_model_labels */
 SEXP C_cfx_config_builder_set_model_labels(SEXP a_b, SEXP a_old_label, SEXP a_new_label)
 {

@@ -600,6 +600,17 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_configBuilderSetResume(JNIEn
     ;
 }
 
+/* cfx_config_builder_set_mlp_bound_tightening */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_configBuilderSetMlpBoundTightening(JNIEnv *env, jclass cls, jlong j_b, jboolean j_tighten) {
+    (void)env;
+    (void)cls;
+    cfx_status st_;
+    st_ = cfx_config_builder_set_mlp_bound_tightening(HANDLE(struct cfx_config_builder *, j_b), (j_tighten ? 1 : 0));
+    if (!ok(env, st_)) goto done;
+    done:
+    ;
+}
+
 /* cfx_config_builder_set_model_labels */
 JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_configBuilderSetModelLabels(JNIEnv *env, jclass cls, jlong j_b, jbyteArray j_old_label, jbyteArray j_new_label) {
     (void)env;

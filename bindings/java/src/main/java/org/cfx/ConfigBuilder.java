@@ -116,6 +116,15 @@ public final class ConfigBuilder extends NativeResource {
     }
 
     /**
+     * Whether the exact engine, on a ReLU network, tightens each unit's bounds by LP over the
+     * applicant's actionable box ({@code cfx_config_builder_set_mlp_bound_tightening}; default true);
+     * false keeps the interval bounds, the textbook big-M program. Both prove the same optimum.
+     */
+    public ConfigBuilder mlpBoundTightening(boolean tighten) {
+        return with(b -> NativeGenerated.configBuilderSetMlpBoundTightening(b, tighten));
+    }
+
+    /**
      * The deployment report's names of the models ({@code cfx_config_builder_set_model_labels},
      * {@link Revalidation#ledger}): {@code oldLabel} for the model(s) the advice was issued under,
      * {@code newLabel} for the new model, each shown beside its fingerprint; null leaves one unset.

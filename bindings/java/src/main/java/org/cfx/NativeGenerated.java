@@ -317,6 +317,17 @@ final class NativeGenerated {
     static native void configBuilderSetResume(long b, boolean resume);
 
     /**
+     * {@code cfx_config_builder_set_mlp_bound_tightening}: Whether the exact engine, on a ReLU
+     * network, tightens each unit's pre-activation bounds with LPs over the applicant's actionable box
+     * after interval arithmetic (optimisation-based bound tightening; {@code tighten} 1, the default)
+     * or keeps the interval bounds (0: the textbook big-M program, the reference the tightened one is
+     * checked against). Both are exact: the bounds only decide how many units need a binary and how
+     * tight their big-M rows are, never the optimum. Any other value is {@code INVALID_ARGUMENT}.
+     * Other model kinds ignore it. Not thread-safe (builder).
+     */
+    static native void configBuilderSetMlpBoundTightening(long b, boolean tighten);
+
+    /**
      * {@code cfx_config_builder_set_model_labels}: The caller's names of the models in a
      * re-validation's deployment report ({@code cfx_revalidate_ledger}; {@code new_model} and {@code
      * old_models} of {@code cfx_deployment_report_to_json}, and the HTML page), each shown beside the
