@@ -17,7 +17,7 @@ public static partial class Tests
             d.HoldoutSplit(out train, out test);
             using (train)
             using (test)
-            using (var mlp = Model.TrainMlp(train, new[] { 4 }, 3, 64, 0.01, 0.0, 5))
+            using (var mlp = Model.TrainMlp(train, new[] { 8 }, 30, 32, 0.01, 1e-4, 42))
             using (var tight = new ConfigBuilder().TimeLimit(60).Build())
             using (var plain = new ConfigBuilder().TimeLimit(60).MlpBoundTightening(false).Build())
             {

@@ -445,7 +445,7 @@ def test_mlp_bound_tightening_off_proves_the_same_optimum(german):
     each counterfactual is accepted by the network's own forward pass."""
     _, s, train, test, _ = german
     with (
-        cfx.Model.train_mlp(train, hidden=(4,), epochs=3, batch_size=64, learning_rate=1e-2, seed=5) as m,
+        cfx.Model.train_mlp(train, hidden=(8,), epochs=30, batch_size=32, learning_rate=1e-2, l2=1e-4, seed=42) as m,
         cfx.Config(time_limit=60) as tight,
         cfx.Config(time_limit=60, mlp_bound_tightening=False) as plain,
     ):

@@ -6,7 +6,7 @@ test_that("bound tightening off proves the same optimum on a ReLU network", {
   german <- cfx_load_german()
   gs <- cfx_schema(german)
   split <- cfx_holdout_split(german)
-  m <- cfx_train_mlp(split$train, hidden = 4, epochs = 3, batch_size = 64, learning_rate = 1e-2, seed = 5)
+  m <- cfx_train_mlp(split$train, hidden = 8, epochs = 30, batch_size = 32, learning_rate = 1e-2, l2 = 1e-4, seed = 42)
   declined <- which(!predict(m, split$test)$accepted)
   expect_gt(length(declined), 0)
   tight <- cfx_config(time_limit = 60)

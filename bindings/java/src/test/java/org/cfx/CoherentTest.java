@@ -51,7 +51,7 @@ class CoherentTest {
      */
     @Test
     void mlpBoundTighteningOffProvesTheSameOptimum() {
-        try (Model mlp = Model.trainMlp(split.train(), new int[] {4}, 3, 64, 0.01, 0.0, 5);
+        try (Model mlp = Model.trainMlp(split.train(), new int[] {8}, 30, 32, 0.01, 1e-4, 42);
                 Config tight = Config.builder().timeLimit(60).build();
                 Config plain = Config.builder().timeLimit(60).mlpBoundTightening(false).build()) {
             int checked = 0;
