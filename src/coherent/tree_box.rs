@@ -147,8 +147,8 @@ pub fn worst_case_score(schema: &Schema, ens: &TreeEnsemble, half: &[f64], x: &[
 /// [`GAMMA_SAMPLES`] noisy copies `x + ε` the ensemble declines, seed
 /// [`GAMMA_SEED`]): a tree ensemble's Γ has no closed form. Written here
 /// rather than borrowed from `robust` (CROCO's module), as the exact engine
-/// uses no other method (tests/layering.rs); `robust`'s estimator is its
-/// oracle in the tests.
+/// uses no other method (tests/layering.rs); its oracle is the closed form
+/// Φ(−2.5) of the stump test.
 pub fn invalidation_rate(
     schema: &Schema,
     ens: &TreeEnsemble,
