@@ -145,7 +145,7 @@ def main(argv=None):
     p.add_argument("--model", help="model JSON file (default: logistic regression fitted on the driver)")
     p.add_argument("--reference", help="CSV of the reference population (default: the applicants)")
     p.add_argument("--label", default="creditability", help="the files' label column (not a feature)")
-    p.add_argument("--favourable", default="1", help="the label's favourable value")
+    p.add_argument("--favourable", default="good", help="the label's favourable value")
     p.add_argument("--reasons", help="the bank's reason table (CSV)")
     p.add_argument("--at-cutoff", type=float, help="rank against applicants within this band of the cut-off")
     p.add_argument("--partitions", type=int)

@@ -61,14 +61,14 @@ def test_spark_notices_equal_the_single_machine_book(spark, german_path, tmp_pat
     options = {"ignore_columns": ["creditability"], "reason_table_path": table}
     with cfx.load_german(german_path) as d, d.schema as s, cfx.Model.fit_linear(d, 1.0) as m:
         schema_json, model_json = s.to_json(), m.to_json()
-        with cfx.Dataset.from_csv(s, str(book), "creditability", "1") as ref:
+        with cfx.Dataset.from_csv(s, str(book), "creditability", "good") as ref:
             out, ledger = tmp_path / "one.jsonl", tmp_path / "one-ledger.jsonl"
             written = cfx.notice_book(s, m, ref, book, out, ledger, options)
     want = out.read_text().splitlines()
     want_ledger = ledger.read_text().splitlines()
     assert written == len(want) > 10 and len(want_ledger) >= len(want)
 
-    notices = mod.run(spark, str(book), schema_json, model_json, (str(book), "creditability", "1"), options, 3)
+    notices = mod.run(spark, str(book), schema_json, model_json, (str(book), "creditability", "good"), options, 3)
     mod.write(notices, str(tmp_path / "spark"))
     got = read_parts(tmp_path / "spark" / "notices")
     got_ledger = read_parts(tmp_path / "spark" / "ledger")
