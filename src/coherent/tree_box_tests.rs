@@ -9,13 +9,12 @@
 //! the low values reaches left when the interval's low end goes left and right
 //! when its high end goes right), and `Schema::check_actionable` and `cost`.
 
-use super::random_trees::{independent_margin, random_tree_case, same_cost};
-use super::trees::CELL_GAP;
+use super::random_trees::{candidates, independent_margin, random_tree_case, same_cost};
 use crate::coherent::{Config, Outcome, ProvedBy, Robustness, SolverChoice, cost, explain};
 use crate::model::trees::{FeatureInput, Source, Test};
 use crate::model::{Model, TreeEnsemble, logit};
 use crate::noise::normal_quantile;
-use crate::schema::{Direction, FeatureKind, Schema};
+use crate::schema::{FeatureKind, Schema};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -105,83 +104,6 @@ fn oracle_worst(schema: &Schema, ens: &TreeEnsemble, half: &[f64], raw: &[f64]) 
         }
         _ => ens.base_score() + worst.iter().sum::<f64>(),
     }
-}
-
-/// Every destination worth trying for feature `i` under half-width `delta`.
-fn candidates(
-    schema: &Schema,
-    ens: &TreeEnsemble,
-    factual: &[f64],
-    i: usize,
-    delta: f64,
-) -> Vec<f64> {
-    let f = &schema.features[i];
-    let mut out = vec![factual[i]];
-    match &f.kind {
-        FeatureKind::Categorical { levels } => out.extend((0..levels.len()).map(|k| k as f64)),
-        FeatureKind::Contiguous {
-            lower,
-            upper,
-            integer,
-            step,
-            special_states,
-            ..
-        } => {
-            out.extend(special_states.iter().map(|s| s.code));
-            let span = upper - lower;
-            if *integer || step.is_some() {
-                let g = step.unwrap_or(1.0);
-                let base = if step.is_some() { *lower } else { lower.ceil() };
-                let mut k = 0.0;
-                while base + k * g <= upper + 1e-9 {
-                    out.push(base + k * g);
-                    k += 1.0;
-                }
-            } else {
-                let slot = |v: f64| (v - lower) / span;
-                let mut th: Vec<f64> = Vec::new();
-                for n in ens.nodes() {
-                    if n.test != Test::Leaf && n.feature as usize == i {
-                        for s in [0.0, delta, -delta] {
-                            th.push(n.threshold + s);
-                        }
-                    }
-                }
-                th.retain(|t| *t >= *lower && *t < *upper);
-                th.sort_by(f64::total_cmp);
-                th.dedup();
-                let mut edges = vec![0.0];
-                for t in &th {
-                    edges.push(slot(*t) - CELL_GAP);
-                    edges.push(slot(*t) + CELL_GAP);
-                }
-                edges.push(1.0);
-                let w = schema.weights(i);
-                let (lo, hi) = schema.actionable_range(i).unwrap();
-                let own = f.state_of(factual[i]).unwrap();
-                let anchor = if own == 0 {
-                    slot(factual[i])
-                } else {
-                    w.anchor.clamp(slot(lo), slot(hi))
-                };
-                let (mut a0, mut b0) = (slot(lo), slot(hi));
-                if own == 0 {
-                    match f.actionability.direction {
-                        Direction::IncreaseOnly => a0 = a0.max(anchor),
-                        Direction::DecreaseOnly => b0 = b0.min(anchor),
-                        Direction::Any => {}
-                    }
-                }
-                for e in edges.chunks(2) {
-                    let (a, b) = (e[0].max(a0), e[1].min(b0));
-                    if a <= b {
-                        out.push(lower + anchor.clamp(a, b) * span);
-                    }
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The cheapest row whose box clears `need`, by enumeration.

@@ -27,7 +27,18 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 // search but the cell gap and the node array.
 // ---------------------------------------------------------------------------
 
-fn candidates(schema: &Schema, ens: &TreeEnsemble, factual: &[f64], i: usize) -> Vec<f64> {
+/// Every destination worth trying for feature `i`: its grid, special states
+/// and levels, and on a real-valued feature one point per cell between the
+/// ensemble's thresholds — each threshold shifted by `0` and `±delta` (a box
+/// of half-width `delta`, for the robust advice's oracle; `0` for plain
+/// advice).
+pub(crate) fn candidates(
+    schema: &Schema,
+    ens: &TreeEnsemble,
+    factual: &[f64],
+    i: usize,
+    delta: f64,
+) -> Vec<f64> {
     let f = &schema.features[i];
     let mut out = vec![factual[i]];
     match &f.kind {
@@ -56,7 +67,7 @@ fn candidates(schema: &Schema, ens: &TreeEnsemble, factual: &[f64], i: usize) ->
                     .nodes()
                     .iter()
                     .filter(|n| n.test != Test::Leaf && n.feature as usize == i)
-                    .map(|n| n.threshold)
+                    .flat_map(|n| [n.threshold, n.threshold + delta, n.threshold - delta])
                     .filter(|t| *t >= *lower && *t < *upper)
                     .collect();
                 th.sort_by(f64::total_cmp);
@@ -238,7 +249,7 @@ fn brute_force_with_cuts(
     let n = schema.n_features();
     let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
     let cands: Vec<Vec<f64>> = (0..n)
-        .map(|i| candidates(schema, ens, factual, i))
+        .map(|i| candidates(schema, ens, factual, i, 0.0))
         .collect();
     let need = logit(ens.threshold()) + margin;
     let mut best: Option<f64> = None;
