@@ -217,7 +217,7 @@ fn explain_prints_the_librarys_json_and_text() {
     assert_eq!(stdout(&o), ex.to_text());
     // With a margin, "optimal" is said for the rule solved: acceptance by that margin (issue
     // 41, honest outcomes); the advice clears the cut-off by it (the model's own score).
-    let o = cfx(&[
+    let with_margin = [
         "explain",
         "-s",
         f.s(),
@@ -230,8 +230,8 @@ fn explain_prints_the_librarys_json_and_text() {
         "--no-robust",
         "--margin",
         "0.2",
-        "--json",
-    ]);
+    ];
+    let o = cfx(&[&with_margin[..], &["--json"]].concat());
     assert_code(&o, 0);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let advised: Vec<f64> =
@@ -242,20 +242,7 @@ fn explain_prints_the_librarys_json_and_text() {
         score >= f.model.score_threshold() + 0.2 - 1e-9,
         "score {score}"
     );
-    let o = cfx(&[
-        "explain",
-        "-s",
-        f.s(),
-        "-m",
-        f.m(),
-        "--csv",
-        f.csv(),
-        "--id",
-        &id,
-        "--no-robust",
-        "--margin",
-        "0.2",
-    ]);
+    let o = cfx(&with_margin);
     assert!(
         stdout(&o).contains("optimal for acceptance by a margin of 0.2 above the cut-off"),
         "{}",
