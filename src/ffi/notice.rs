@@ -154,7 +154,7 @@ fn reason_table(o: &NoticeJson, schema: &Schema) -> FfiResult<Option<(ReasonTabl
 /// `null`: not computed). The notice also carries the exact engine's waiting
 /// option; a version that does not exist for this schema or model kind is
 /// marked `not_available` with the reason in words (robust advice: linear
-/// models and tree ensembles). `*out_notice` is owned by the caller. Errors: `NULL_ARGUMENT`;
+/// models only). `*out_notice` is owned by the caller. Errors: `NULL_ARGUMENT`;
 /// `FORMAT_ERROR` (bad options JSON, unknown keys, a bad reason table);
 /// `INVALID_ARGUMENT` (an accepted applicant, a reference selection with no
 /// rows, a reference dataset under another schema, an MLP with too many

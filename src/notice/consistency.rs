@@ -31,10 +31,9 @@
 //! Either may be missing, and the notice then says why in words
 //! ([`AdviceVersion::status`] `"not_available"`): the schema has no waiting
 //! rule, no robustness target was set, or the model kind has no exact robust
-//! advice (the exact engine proves it for linear models, by the closed-form
-//! margin, and for tree ensembles, by the tree search over each answer's box
-//! of slips: scorecards and networks get "not available for this model kind"
-//! rather than an approximation).
+//! advice (the exact engine proves it for linear models only: tree
+//! ensembles, scorecards and networks get "not available for this model
+//! kind" rather than an approximation).
 
 use super::{ReasonOptions, ReasonSet, ReasonTable, Reference};
 use crate::coherent::{self, Config, Outcome, Robustness};
@@ -394,7 +393,7 @@ fn waiting_option(
 }
 
 /// The exact engine's robust advice as a notice carries it (linear models
-/// and tree ensembles: module docs).
+/// only: module docs).
 fn robust_version(
     model: &dyn Model,
     schema: &Schema,
@@ -409,10 +408,10 @@ fn robust_version(
         );
     };
     let label = Some(target.label());
-    if model.as_linear().is_none() && model.as_trees().is_none() {
+    if model.as_linear().is_none() {
         return AdviceVersion::not_available(
             "Not available for this model kind: cfx proves advice that stays approved under \
-                 small slips only for linear (logistic) models and tree ensembles."
+                 small slips only for linear (logistic) models."
                 .into(),
             label,
         );

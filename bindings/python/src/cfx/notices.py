@@ -40,7 +40,7 @@ def notice(schema, model, reference, row, options=None, config=None):
     ``scorecard_baseline``, ``mlp_max_features``, ``robustness`` (the robust version's
     target ``{"sigma2": s, "invalidation_target": g}``; None skips it). The notice also
     carries the exact engine's waiting option; a version that does not exist for the schema
-    or model kind says so (robust advice: linear models and tree ensembles). An accepted applicant raises
+    or model kind says so (robust advice: linear models only). An accepted applicant raises
     CfxError."""
     a, p = n.doubles(row)
     opts = None

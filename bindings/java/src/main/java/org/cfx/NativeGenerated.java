@@ -777,13 +777,13 @@ final class NativeGenerated {
      * {@code {"sigma2": s, "invalidation_target": g}}, default σ² = 0.01 and 10 %; {@code null}: not
      * computed). The notice also carries the exact engine's waiting option; a version that does not
      * exist for this schema or model kind is marked {@code not_available} with the reason in words
-     * (robust advice: linear models and tree ensembles). {@code *out_notice} is owned by the caller.
-     * Errors: {@code NULL_ARGUMENT}; {@code FORMAT_ERROR} (bad options JSON, unknown keys, a bad
-     * reason table); {@code INVALID_ARGUMENT} (an accepted applicant, a reference selection with no
-     * rows, a reference dataset under another schema, an MLP with too many features, bad options or
-     * configuration); {@code DIMENSION_MISMATCH}; {@code INCOHERENT}; {@code IO_ERROR} (an unreadable
-     * table file). A model the exact engine does not take still gets its reasons: the notice then
-     * carries {@code advice_error} instead of advice. Thread-safe (the inputs are only read).
+     * (robust advice: linear models only). {@code *out_notice} is owned by the caller. Errors: {@code
+     * NULL_ARGUMENT}; {@code FORMAT_ERROR} (bad options JSON, unknown keys, a bad reason table);
+     * {@code INVALID_ARGUMENT} (an accepted applicant, a reference selection with no rows, a reference
+     * dataset under another schema, an MLP with too many features, bad options or configuration);
+     * {@code DIMENSION_MISMATCH}; {@code INCOHERENT}; {@code IO_ERROR} (an unreadable table file). A
+     * model the exact engine does not take still gets its reasons: the notice then carries {@code
+     * advice_error} instead of advice. Thread-safe (the inputs are only read).
      */
     static native long noticeExplain(
             long schema,
