@@ -32,7 +32,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees peers-pmml peers-heloc-three-ways peers-catboost peers-onnx onnx-messages test-imports bindings test-bindings-gen test-docs trees-every-applicant \
+  peers-scorecard peers-trees peers-pmml peers-heloc-three-ways peers-catboost peers-onnx model-formats onnx-messages test-imports bindings test-bindings-gen test-docs trees-every-applicant \
   plausibility-targets
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
@@ -103,6 +103,17 @@ peers-pmml:
 # test`, whose CI does not build the converters' environments.
 peers-heloc-three-ways: peers-trees
 	python3 benches/peers/heloc_three_ways.py
+
+# The bank's HELOC model in every format cfx reads (a PMML scorecard and LightGBM model, ONNX
+# logistic, gradient-boosting and ReLU MLP graphs, CatBoost, an EBM), made by the real producers
+# into target/peers/formats with their own scores of every row (the pinned .venv-pmml-trees,
+# .venv-onnx and .venv-catboost environments; about a minute once they exist), then
+# examples/model_formats.rs: scores equal on every row, the first 20 declined applicants
+# explained and their counterfactuals re-scored by each producer. A few minutes; not part of
+# `make test` (HELOC-derived models are not committed, and CI does not build the producers).
+model-formats:
+	python3 benches/peers/model_formats_peers.py write
+	$(CARGO) run --release --example model_formats -- heloc
 
 # The CatBoost and EBM models, rows and producers' margins committed under tests/data/catboost
 # and tests/data/ebm, made again, and cfx's counterfactuals re-scored by CatBoost / interpret
