@@ -86,7 +86,7 @@ const SPECS: [Spec; 7] = [
     },
     Spec {
         format: "PMML",
-        model: "LightGBM 50x8",
+        model: "LightGBM 50x8 of default",
         stem: "heloc_lgbm",
         ext: "pmml",
         evaluator: "jpmml-evaluator",
@@ -128,9 +128,12 @@ const SPECS: [Spec; 7] = [
     },
 ];
 
-/// Reads one producer's file with cfx's importer for it; the class the bank
-/// wants is Good (class 1 of every model; the scorecard accepts at or above
-/// its cutoff). Returns the model and how its rows are compared.
+/// Reads one producer's file with cfx's importer for it. The class the bank
+/// wants is Good: class 1 of every model but the PMML LightGBM, a model of
+/// default whose class 0 is declared favourable (cfx negates its margin, so
+/// the probability compared is P(Good) = jpmml-evaluator's probability(0));
+/// the scorecard accepts at or above its cutoff. Returns the model and how
+/// its rows are compared.
 fn read(spec: &Spec, path: &Path, schema: &Schema) -> cfx::Result<(AnyModel, Exactness)> {
     let trees = ImportOptions {
         favourable_class: Some(1),
@@ -147,7 +150,7 @@ fn read(spec: &Spec, path: &Path, schema: &Schema) -> cfx::Result<(AnyModel, Exa
         }
         ("PMML", _) => {
             let opts = PmmlOptions {
-                favourable_class: Some("1".into()),
+                favourable_class: Some("0".into()),
                 ..Default::default()
             };
             let m = from_pmml_file(path, schema, &opts)?;
@@ -189,23 +192,22 @@ fn read(spec: &Spec, path: &Path, schema: &Schema) -> cfx::Result<(AnyModel, Exa
     })
 }
 
-/// Whether cfx scores `raw` as the producer did (`want`), by `how`.
-fn equal(m: &AnyModel, schema: &Schema, raw: &[f64], want: f64, how: Exactness) -> bool {
-    let x = match schema.encode(raw) {
-        Ok(x) => x,
-        Err(_) => return false,
+/// How far cfx's score of `raw` lies from the producer's (`want`) on `how`'s
+/// quantity, and whether that is within `how`'s tolerance (a row cfx cannot
+/// encode, or a rule that does not fit the model, is never equal).
+fn compare(m: &AnyModel, schema: &Schema, raw: &[f64], want: f64, how: Exactness) -> (f64, bool) {
+    let Ok(x) = schema.encode(raw) else {
+        return (f64::INFINITY, false);
     };
-    match (how, m.as_trees()) {
-        (Exactness::Points, _) => m.score(&x) == want,
-        (Exactness::TreeProbability(tol), Some(t)) => {
-            (sigmoid(t.margin_raw(raw)) - want).abs() <= tol * want
-        }
-        (Exactness::Probability(tol), _) => (m.probability(&x) - want).abs() <= tol,
-        (Exactness::Margin, Some(t)) => {
-            (t.margin_raw(raw) - want).abs() <= 1e-9 * want.abs().max(1.0)
-        }
-        _ => false,
-    }
+    let (got, tol) = match (how, m.as_trees()) {
+        (Exactness::Points, _) => (m.score(&x), 0.0),
+        (Exactness::TreeProbability(rel), Some(t)) => (sigmoid(t.margin_raw(raw)), rel * want),
+        (Exactness::Probability(abs), _) => (m.probability(&x), abs),
+        (Exactness::Margin, Some(t)) => (t.margin_raw(raw), 1e-9 * want.abs().max(1.0)),
+        _ => return (f64::INFINITY, false),
+    };
+    let delta = (got - want).abs();
+    (delta, delta <= tol)
 }
 
 /// One model's counts, before the producer's re-scoring.
@@ -270,12 +272,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             )
             .into());
         }
-        let equal_rows = d
-            .rows
-            .iter()
-            .zip(&want)
-            .filter(|(r, w)| equal(&m, &schema, r, **w, how))
-            .count();
+        let (mut equal_rows, mut worst) = (0, 0.0f64);
+        for (r, w) in d.rows.iter().zip(&want) {
+            let (delta, equal) = compare(&m, &schema, r, *w, how);
+            equal_rows += usize::from(equal);
+            worst = worst.max(delta);
+        }
         // The first n declined held-out applicants, explained; every answer
         // written for the producer's re-scoring.
         let mut out = format!(
@@ -315,7 +317,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             eprint!(".");
         }
-        eprintln!(" {} {}", spec.format, spec.model);
+        eprintln!(
+            " {} {}: largest |cfx − producer| {worst:e}",
+            spec.format, spec.model
+        );
         std::fs::write(dir.join(format!("{}_counterfactuals.csv", spec.stem)), out)?;
         let _ = std::fs::remove_file(dir.join(format!("{}_rescored.csv", spec.stem)));
         runs.push(run);

@@ -16,7 +16,9 @@ producer's own evaluation of every HELOC row: the data of examples/model_formats
                                  SimpleSetPredicate isIn {-9, -8, -7} before the intervals,
                                  each interval a CompoundPredicate; jpmml-evaluator's score
           heloc_lgbm.pmml        LightGBM 50 trees of at most 8 leaves through sklearn2pmml
-                                 (jpmml-lightgbm); jpmml-evaluator's probability of Good
+                                 (jpmml-lightgbm), a model of default (target Bad, 1 =
+                                 defaulted: class 0 is favourable); jpmml-evaluator's
+                                 probability(0), the probability of Good
           heloc_logistic.onnx    scikit-learn LogisticRegression (its inputs scaled by each
                                  column's largest |value| for the solver; the scaling folded
                                  into the weights) through skl2onnx; onnxruntime's P(Good)
@@ -40,7 +42,7 @@ producer's own evaluation of every HELOC row: the data of examples/model_formats
         Re-scores every <model>_counterfactuals.csv that examples/model_formats.rs wrote (cfx
         raw rows: the applicant's row, cfx's outcome, then the 23 features) with the model's
         producer and writes <model>_rescored.csv (`row,score,accepted`): jpmml-evaluator's
-        score (accepted at or above the cutoff) or probability of Good (above 0.5),
+        score (accepted at or above the cutoff) or probability(0) of Good (above 0.5),
         onnxruntime's P(Good), CatBoost's and interpret's predict_proba (above 0.5).
 """
 
@@ -206,11 +208,13 @@ def pmml_write(out, data):
     tr = train_mask(len(y))
     pipe = PMMLPipeline([("clf", LGBMClassifier(n_estimators=50, num_leaves=8, random_state=SEED,
                                                 n_jobs=1, deterministic=True, verbose=-1))])
-    pipe.fit(frame[tr], pd.Series(y[tr], name="RiskPerformance"))
+    # A model of default, as credit models usually are: the target Bad, 1 = defaulted; the bank
+    # accepts class 0, and P(Good) is jpmml-evaluator's probability(0).
+    pipe.fit(frame[tr], pd.Series(1 - y[tr], name="Bad"))
     path = os.path.join(out, "heloc_lgbm.pmml")
     sklearn2pmml(pipe, path)
     res = make_evaluator(path).verify().evaluateAll(frame)
-    write_scores(os.path.join(out, "heloc_lgbm_scores.csv"), res["probability(1)"])
+    write_scores(os.path.join(out, "heloc_lgbm_scores.csv"), res["probability(0)"])
     print("model_formats_peers: heloc_lgbm.pmml", flush=True)
 
 
@@ -222,7 +226,7 @@ def pmml_rescore(path, names, x):
     if "score" in res:
         s = res["score"].to_numpy(dtype=float)
         return s, s >= CUTOFF
-    p = res["probability(1)"].to_numpy(dtype=float)
+    p = res["probability(0)"].to_numpy(dtype=float)  # heloc_lgbm: a model of default
     return p, p > 0.5
 
 
