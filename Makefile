@@ -121,10 +121,11 @@ peers-onnx:
 	python3 benches/peers/onnx_peers.py --check
 
 # The exact engine on ReLU networks against an independent big-M formulation on highspy (issue
-# 39): German 1×200 (plain schema and its advice preset) and HELOC 2×32 (its preset), the first 20
-# applicants each network declines, in target/peers/mlp_*.json, then tests/mlp_peers.rs (which
-# skips without them). Own venv in benches/peers/.venv-mlp, pinned from PyPI. Slow (the peer's
-# big-M from interval bounds takes seconds to minutes per applicant), so not part of `make test`.
+# 39): German 1×200 (plain schema and its advice preset), HELOC 2×32 and 2×16 (its preset), the
+# first 20 applicants each network declines, in target/peers/mlp_*.json, then tests/mlp_peers.rs
+# (which skips a case without its files). Own venv in benches/peers/.venv-mlp, pinned from PyPI.
+# Slow (the peer's big-M from interval bounds takes seconds to minutes per applicant, and cfx's
+# HELOC solves can overrun their limits; BENCHMARKS.md §12), so not part of `make test`.
 peers-mlp:
 	python3 benches/peers/mlp_peers.py --n 20 --limit 300
 	$(CARGO) test --release --test mlp_peers -- --nocapture

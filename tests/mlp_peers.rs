@@ -20,7 +20,12 @@ use cfx::schema::Schema;
 use serde_json::Value;
 use std::path::Path;
 
-const CASES: [&str; 3] = ["german-1x200", "german-1x200-preset", "heloc-2x32-preset"];
+const CASES: [&str; 4] = [
+    "german-1x200",
+    "german-1x200-preset",
+    "heloc-2x32-preset",
+    "heloc-2x16-preset",
+];
 
 fn same(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-12)

@@ -14,8 +14,8 @@ Usage:
 
     python3 benches/peers/mlp_peers.py [CASE ...] [--n 20] [--limit 300] [--reuse]
 
-CASE is one of german-1x200, german-1x200-preset, heloc-2x32-preset (default: all
-three). Each case runs `cargo run --release --example mlp_peers_export` (cfx fits
+CASE is one of german-1x200, german-1x200-preset, heloc-2x32-preset, heloc-2x16-preset
+(default: all four). Each case runs `cargo run --release --example mlp_peers_export` (cfx fits
 the network and explains the applicants, file target/peers/mlp_<case>.json), then
 this formulation (file target/peers/mlp_<case>_peer.json); tests/mlp_peers.rs
 compares the two files with cfx's answers of the day (`--reuse` keeps an export file
@@ -74,6 +74,7 @@ CASES = {
     "german-1x200": ("german", "200", False),
     "german-1x200-preset": ("german", "200", True),
     "heloc-2x32-preset": ("heloc", "32,32", True),
+    "heloc-2x16-preset": ("heloc", "16,16", True),
 }
 
 sys.path.insert(0, HERE)
