@@ -32,7 +32,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: deps deps-demo deps-apt-demo deps-apt-test deps-cbindgen first-build-notice build header \
   demo test ci-free-disk test-install install uninstall java csharp r dist test-dist experiments bench fuzz fuzz-install fuzz-smoke lint \
-  peers-scorecard peers-trees peers-pmml peers-heloc-three-ways peers-catboost peers-onnx model-formats onnx-messages test-imports bindings test-bindings-gen test-docs trees-every-applicant \
+  peers-scorecard peers-trees peers-pmml peers-heloc-three-ways peers-catboost peers-onnx peers-mlp model-formats onnx-messages test-imports bindings test-bindings-gen test-docs trees-every-applicant \
   plausibility-targets
 
 # Everything `make test` needs; `deps-demo` is the smaller set `make demo` and `make build` need.
@@ -130,6 +130,16 @@ peers-catboost:
 # rewrites them.
 peers-onnx:
 	python3 benches/peers/onnx_peers.py --check
+
+# The exact engine on ReLU networks against an independent big-M formulation on highspy (issue
+# 39): German 1×200 (plain schema and its advice preset), HELOC 2×32 and 2×16 (its preset), the
+# first 20 applicants each network declines, in target/peers/mlp_*.json, then tests/mlp_peers.rs
+# (which skips a case without its files). Own venv in benches/peers/.venv-mlp, pinned from PyPI.
+# Slow (the peer's big-M from interval bounds takes seconds to minutes per applicant, and cfx's
+# HELOC solves can overrun their limits; BENCHMARKS.md §12), so not part of `make test`.
+peers-mlp:
+	python3 benches/peers/mlp_peers.py --n 20 --limit 300
+	$(CARGO) test --release --test mlp_peers -- --nocapture
 
 # The generated binding files are checked first: a stale one fails in a second, before any build.
 test: test-bindings-gen deps peers-scorecard peers-trees

@@ -526,7 +526,7 @@ pub enum PromiseOutcome {
     /// Broken, without a repair: `repair_outcome` says why in one word,
     /// `no_repair_reason` in a sentence (no accepted row within the schema's
     /// rules, a solver limit without an incumbent, or a new model the exact
-    /// engine cannot repair for, such as an MLP).
+    /// engine cannot repair for, such as a tanh network).
     NoRepair,
 }
 
@@ -680,7 +680,7 @@ fn revalidate_with(
     }
     out.status = PromiseStatus::Broken;
     // The promise is broken whatever the repair search answers: a model the
-    // exact engine cannot repair for (an MLP) is a broken promise without a
+    // exact engine cannot repair for (a tanh network) is a broken promise without a
     // repair, not an unreadable record.
     match explain(schema, model, &record.advised, config) {
         Ok(ex) => match ex.counterfactuals.first() {

@@ -8,7 +8,7 @@ use cfx::coherent::waiting::{WaitingAdvice, explain_with_waiting};
 use cfx::coherent::{Config, ProvedBy, Robustness, SolverChoice};
 use cfx::data::presets::{german_credit_advice, heloc_advice};
 use cfx::data::{bundled_german_path, german_credit, heloc};
-use cfx::model::{LinearModel, LogisticFit, Model};
+use cfx::model::{LinearModel, LogisticFit, MlpModel, MlpTraining, Model};
 use cfx::plan::{CopaConfig, EnsembleConfig, ModelUncertainty, copa_plan};
 use cfx::robust::{CrocoConfig, NoiseModel, ProbeConfig, WachterConfig, croco, probe, wachter};
 use cfx::schema::Schema;
@@ -632,13 +632,7 @@ fn proven_advice(
     w.advice
 }
 
-fn check_waiting_advice(
-    s: &Schema,
-    model: &LinearModel,
-    raw: &[f64],
-    a: &WaitingAdvice,
-    what: &str,
-) {
+fn check_waiting_advice(s: &Schema, model: &dyn Model, raw: &[f64], a: &WaitingAdvice, what: &str) {
     s.check_advice(raw, &a.raw, a.months)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(model.accepts(&s.encode(&a.raw).unwrap()), "{what}");
@@ -790,7 +784,7 @@ struct Outcomes {
 #[allow(clippy::too_many_arguments)]
 fn checked_advice(
     schema: &Schema,
-    model: &LinearModel,
+    model: &dyn Model,
     raw: &[f64],
     answer: &[f64],
     fixed: &[&str],
@@ -878,7 +872,7 @@ fn checked_advice(
 #[allow(clippy::too_many_arguments)]
 fn every_method_valid_or_none(
     schema: &Schema,
-    model: &LinearModel,
+    model: &dyn Model,
     x: &[Vec<f64>],
     labels: &[f64],
     declined: &[Vec<f64>],
@@ -1529,4 +1523,185 @@ fn waits_land_time_features_where_accepted_applicants_are() {
             );
         }
     }
+}
+
+// ------------------------------------------------------------- issue 39
+
+/// A small ReLU network (one hidden layer of 16 units, seed 0) fitted by cfx
+/// on the encoded training rows `x`: small, so that the exact engine's
+/// repairs stay cheap in a test; the advice layer treats it as any model.
+fn small_mlp(x: &[Vec<f64>], labels: &[f64]) -> MlpModel {
+    MlpModel::train(
+        x,
+        labels,
+        &MlpTraining {
+            hidden: vec![16],
+            ..MlpTraining::default()
+        },
+    )
+    .unwrap()
+}
+
+/// The first `n` of `rows` the network declines under `schema`.
+fn declined_by(schema: &Schema, m: &MlpModel, rows: &[Vec<f64>], n: usize) -> Vec<Vec<f64>> {
+    let d: Vec<Vec<f64>> = rows
+        .iter()
+        .filter(|r| !m.accepts(&schema.encode(r).unwrap()))
+        .take(n)
+        .cloned()
+        .collect();
+    assert_eq!(d.len(), n, "the network declines fewer than {n}");
+    d
+}
+
+/// Issue 39 on German credit with a ReLU network: for the first 12 held-out
+/// applicants the network declines, every answer of the exact engine,
+/// Wachter, PROBE, CROCO (all 12) and COPA (first 4; its plans come from
+/// logistic refits, and are then checked against the network) is accepted
+/// by the network's own forward pass or is "no valid advice found" — never
+/// declined advice — and keeps the preset (`checked_advice`). The exact
+/// engine's own answers need no repair; some method's answer did.
+#[test]
+fn every_german_answer_is_accepted_or_no_advice_with_an_mlp() {
+    let (schema, _, _, train) = german();
+    let x = train.encoded();
+    let mlp = small_mlp(&x, &train.labels);
+    let test = german_credit(&bundled_german_path())
+        .unwrap()
+        .holdout_split()
+        .1;
+    let declined = declined_by(&schema, &mlp, &test.rows, 12);
+    let (gradient, copa) = every_method_valid_or_none(
+        &schema,
+        &mlp,
+        &x,
+        &train.labels,
+        &declined,
+        4,
+        &GERMAN_FIXED,
+        assert_signable,
+    );
+    assert!(
+        gradient.repaired + gradient.none + copa.repaired + copa.none > 0,
+        "no answer needed the check"
+    );
+    assert!(gradient.repaired > 0, "{gradient:?}");
+    assert!(gradient.valid + gradient.repaired >= 24, "{gradient:?}");
+}
+
+/// Issue 39 on HELOC with a ReLU network: the same for the first 12
+/// held-out applicants the network declines (COPA on the first 3).
+#[test]
+fn every_heloc_answer_is_accepted_or_no_advice_with_an_mlp() {
+    let Some(h) = heloc_declined(1) else {
+        return;
+    };
+    let mlp = small_mlp(&h.x, &h.labels);
+    let d = heloc(&common::shared("heloc.csv").unwrap()).unwrap();
+    let test = d.holdout_split().1;
+    let declined = declined_by(&h.schema, &mlp, &test.rows, 12);
+    let (gradient, copa) = every_method_valid_or_none(
+        &h.schema,
+        &mlp,
+        &h.x,
+        &h.labels,
+        &declined,
+        3,
+        &HELOC_FIXED,
+        assert_heloc_trades,
+    );
+    assert!(
+        gradient.repaired + gradient.none + copa.repaired + copa.none > 0,
+        "no answer needed the check"
+    );
+    assert!(gradient.valid + gradient.repaired >= 12, "{gradient:?}");
+}
+
+/// Issue 39: waiting advice with a ReLU network under the German preset (the
+/// outer loop over months, each month's optimum proven by the network's
+/// MIP; `coherent::mlp_waiting_tests` holds it against brute force on random
+/// instances) for the first 8 applicants the network declines: proven,
+/// accepted by the network's forward pass, signable after the wait it names,
+/// costing the wait's price plus the moves from the waited row, and never
+/// dearer than the best advice without waiting (the exact engine's optimum
+/// for the applicant as they are, a month-0 candidate). A P-DQN trained
+/// briefly on the network: every plan's final row, checked by the advice
+/// layer after its waits, is accepted by the network or "no valid advice
+/// found", and a plan that does not wait and is declined is repaired by the
+/// exact engine or is no advice.
+#[test]
+fn waiting_and_pdqn_advice_with_an_mlp_under_the_german_preset() {
+    use cfx::sequential::{RewardKind, RewardParams, train};
+    let (schema, _, _, tr) = german();
+    let mlp = small_mlp(&tr.encoded(), &tr.labels);
+    let test = german_credit(&bundled_german_path())
+        .unwrap()
+        .holdout_split()
+        .1;
+    let declined = declined_by(&schema, &mlp, &test.rows, 8);
+    let (mut answered, mut waited) = (0, 0);
+    for raw in &declined {
+        let now = cfx::coherent::explain(&schema, &mlp, raw, &Config::default()).unwrap();
+        let a = proven_advice(&schema, &mlp, raw, &Config::default());
+        let Some(a) = a else {
+            assert!(now.counterfactuals.is_empty(), "month 0 had advice");
+            continue;
+        };
+        check_waiting_advice(&schema, &mlp, raw, &a, "MLP waiting advice");
+        assert_signable(&schema, raw, &a.raw, a.months, "MLP waiting advice");
+        if let Some(cf) = now.counterfactuals.first() {
+            assert!(a.cost <= cf.cost + 1e-9, "{} > {}", a.cost, cf.cost);
+        }
+        answered += 1;
+        waited += usize::from(a.months > 0);
+    }
+    eprintln!("MLP waiting: {answered} of 8 answered, {waited} wait");
+    assert!(answered >= 6, "{answered}");
+    let policy = train(
+        &schema,
+        &mlp,
+        &tr.rows,
+        RewardKind::Probability,
+        RewardParams::default(),
+        &short_pdqn(),
+        |_| true,
+    )
+    .unwrap()
+    .policy;
+    let (mut advice, mut none, mut repaired) = (0, 0, 0);
+    for raw in &declined {
+        let plan = policy.answer(&schema, &mlp, raw).unwrap();
+        let months: u32 = plan.steps.iter().map(|st| st.months).sum();
+        let c = cfx::advice::check_after_waiting(
+            &schema,
+            &mlp,
+            raw,
+            &plan.final_row,
+            months,
+            Some(&Config::default()),
+        )
+        .unwrap();
+        match (&c.advice, c.outcome) {
+            (None, cfx::advice::Outcome::NoAdvice) => none += 1,
+            (Some(row), o) => {
+                assert!(
+                    mlp.score(&schema.encode(row).unwrap()) > cfx::model::logit(0.5),
+                    "P-DQN advice declined: {}",
+                    c.describe()
+                );
+                let m = if o == cfx::advice::Outcome::Repaired {
+                    assert_eq!(months, 0, "a plan that waits is never repaired");
+                    repaired += 1;
+                    0
+                } else {
+                    months
+                };
+                assert_signable(&schema, raw, row, m, "P-DQN");
+                advice += 1;
+            }
+            (None, o) => panic!("{o:?} without advice"),
+        }
+    }
+    eprintln!("MLP P-DQN: {advice} advice ({repaired} repaired), {none} none");
+    assert_eq!(advice + none, declined.len());
 }

@@ -439,3 +439,51 @@ fn portfolio_refuses_unknown_columns_and_reports_bad_rows_by_name() {
     );
     assert!(got.iter().all(|l| l["row"].is_u64()));
 }
+
+/// Issue 39: the stream under a ReLU network (one hidden layer of 16 units,
+/// cfx's trainer, seed 0) on the first 60 German applicants: every line is
+/// the single call's answer (`oracle_line`), the same bytes for one, two and
+/// three threads and any chunk size, and every counterfactual it gives is
+/// proven optimal and accepted by the network's own forward pass.
+#[test]
+fn german_output_under_a_relu_network_is_the_single_calls_and_accepted_by_it() {
+    let (schema, _, rows) = fitted();
+    let d = german_credit(&bundled_german_path()).unwrap();
+    let (train, _) = d.holdout_split();
+    let x = schema.encode_rows(&train.rows).unwrap();
+    let opts = cfx::model::MlpTraining {
+        hidden: vec![16],
+        ..Default::default()
+    };
+    let mlp = cfx::model::MlpModel::train(&x, &train.labels, &opts).unwrap();
+    let text = std::fs::read_to_string(bundled_german_path()).unwrap();
+    let sample: Vec<&str> = text.lines().take(61).collect();
+    let input = temp("german-mlp.csv");
+    std::fs::write(&input, sample.join("\n") + "\n").unwrap();
+    let (reference, summary) = run(&schema, &mlp, &input, "creditability", 1, 1 << 20);
+    for (threads, chunk_rows) in [(2, 7), (3, 1)] {
+        let (bytes, s) = run(&schema, &mlp, &input, "creditability", threads, chunk_rows);
+        assert!(
+            bytes == reference,
+            "{threads} threads, chunks of {chunk_rows}"
+        );
+        assert_eq!(s, summary);
+    }
+    std::fs::remove_file(&input).unwrap();
+    assert_eq!((summary.rows, summary.errors), (60, 0));
+    assert!(summary.declined >= 5, "{summary:?}");
+    let out = String::from_utf8(reference).unwrap();
+    let mut answered = 0;
+    for (k, line) in out.lines().enumerate() {
+        assert_eq!(line, oracle_line(&schema, &mlp, &rows[k], k), "row {k}");
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(cf) = v.get("counterfactual").filter(|c| !c.is_null()) {
+            assert_eq!(v["outcome"]["status"], "optimal", "row {k}");
+            let raw: Vec<f64> = serde_json::from_value(cf["raw"].clone()).unwrap();
+            assert!(mlp.accepts(&schema.encode(&raw).unwrap()), "row {k}");
+            schema.check_actionable(&rows[k], &raw).unwrap();
+            answered += 1;
+        }
+    }
+    assert!(answered >= 5, "{answered}");
+}

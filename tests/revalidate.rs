@@ -359,10 +359,9 @@ fn copa_corrected_versions_follow_the_rules_and_are_counted_by_the_report() {
     );
 }
 
-/// An MLP trained (seeded) on the same training part as [`fitted`]'s models,
-/// its hidden layer then switched to tanh units: the exact engine proves
-/// answers for ReLU networks only, so it cannot repair for this one.
-fn mlp() -> AnyModel {
+/// A ReLU MLP (16 units) trained (seeded) on the same training part as
+/// [`fitted`]'s models.
+fn relu_mlp() -> AnyModel {
     let d = german_credit(&bundled_german_path()).unwrap();
     let (train, _) = d.holdout_split();
     let mut schema = train.schema.clone();
@@ -374,8 +373,16 @@ fn mlp() -> AnyModel {
         seed: 41,
         ..Default::default()
     };
-    let relu = AnyModel::Mlp(cfx::model::MlpModel::train(&x, &train.labels, &opts).unwrap());
-    let json = relu.to_json();
+    AnyModel::Mlp(cfx::model::MlpModel::train(&x, &train.labels, &opts).unwrap())
+}
+
+/// [`relu_mlp`] with its hidden layer switched to tanh units: the exact
+/// engine proves answers for ReLU networks only, so it cannot repair for
+/// this one.
+fn mlp() -> AnyModel {
+    let d = german_credit(&bundled_german_path()).unwrap();
+    let (train, _) = d.holdout_split();
+    let json = relu_mlp().to_json();
     assert!(json.contains("\"relu\""));
     AnyModel::from_json(&json.replacen("\"relu\"", "\"tanh\"", 1), &train.schema).unwrap()
 }
@@ -454,6 +461,76 @@ fn promises_an_mlp_breaks_are_broken_without_repair_and_the_counts_add_up() {
     assert!(html.contains("Customers to contact"));
     let _ = std::fs::remove_file(&input);
     let _ = std::fs::remove_file(&output);
+}
+
+/// Issue 39: promises a ReLU network breaks are repaired by the exact
+/// engine's network MIP, each repair proven optimal, accepted by the
+/// network's own forward pass, actionable from the advised row and costing
+/// what it says from there; the applicant's own repair likewise from the
+/// applicant's row; the report's counts add up. Oracle: the network's
+/// forward pass and the schema's rules (optimality itself is held against
+/// brute force in `coherent::mlp_tests` on random small instances).
+#[test]
+fn promises_a_relu_network_breaks_are_repaired_and_accepted_by_it() {
+    let (schema, a, _, rows) = fitted();
+    let new = relu_mlp();
+    let records = ledger(&schema, &a, &rows, 30);
+    let (mut broken, mut repaired) = (0, 0);
+    for r in &records {
+        let v = revalidate(&schema, &new, r, &Config::default()).unwrap();
+        let accepted = new.accepts(&schema.encode(&r.advised).unwrap());
+        if accepted {
+            assert_eq!(v.status, PromiseStatus::Kept, "{}", r.id);
+            continue;
+        }
+        broken += 1;
+        assert_eq!(v.status, PromiseStatus::Broken, "{}", r.id);
+        let Some(rep) = &v.repair else {
+            assert_eq!(v.repair_outcome.as_deref(), Some("infeasible"), "{}", r.id);
+            continue;
+        };
+        repaired += 1;
+        assert_eq!(rep.outcome, "optimal", "{}", r.id);
+        assert_eq!(rep.proved_by, Some(cfx::coherent::ProvedBy::Highs));
+        assert!(new.accepts(&schema.encode(&rep.raw).unwrap()), "{}", r.id);
+        schema.check_actionable(&r.advised, &rep.raw).unwrap();
+        let c = cfx::coherent::cost(&schema, &r.advised, &rep.raw).unwrap();
+        assert!((c - rep.cost).abs() < 1e-9, "{}: {c} vs {}", r.id, rep.cost);
+        assert_eq!(v.extra_cost, Some(rep.cost));
+        let own = v
+            .applicant_repair
+            .as_ref()
+            .expect("a repair from the applicant");
+        assert!(new.accepts(&schema.encode(&own.raw).unwrap()), "{}", r.id);
+        schema.check_actionable(&r.applicant, &own.raw).unwrap();
+    }
+    eprintln!(
+        "ReLU MLP: {broken} of {} broken, {repaired} repaired",
+        records.len()
+    );
+    assert!(
+        repaired >= 1,
+        "no promise was repaired: the test shows nothing"
+    );
+    let input = temp("relu-ledger.jsonl");
+    let output = temp("relu-out.jsonl");
+    let text: String = records.iter().map(|r| r.to_json() + "\n").collect();
+    std::fs::write(&input, text).unwrap();
+    let report = revalidate_ledger(
+        &schema,
+        &new,
+        &input,
+        &output,
+        &Config::default(),
+        &RevalidateOptions::default(),
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(&output);
+    assert_eq!(report.errors, 0);
+    assert_eq!(report.broken, broken);
+    assert_eq!(report.repaired, repaired);
+    assert_eq!(report.repaired + report.no_repair, report.broken);
 }
 
 /// Issue 41: an applicant's alternatives are one promise with options

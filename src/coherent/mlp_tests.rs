@@ -133,7 +133,7 @@ fn candidates(schema: &Schema, factual: &[f64], i: usize) -> Vec<f64> {
 /// The oracle: the least cost over every admissible row the network accepts
 /// with `margin`, changing at most `cap` features and leaving at least one
 /// feature of each cut unchanged.
-fn brute_force(
+pub(crate) fn brute_force(
     schema: &Schema,
     m: &MlpModel,
     factual: &[f64],

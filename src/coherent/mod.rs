@@ -42,6 +42,8 @@ mod mlp;
 mod mlp_primal;
 #[cfg(test)]
 pub(crate) mod mlp_tests;
+#[cfg(test)]
+mod mlp_waiting_tests;
 mod program;
 pub mod separable;
 mod tree_bound;
