@@ -371,6 +371,12 @@ fn the_merged_bound_proves_within_a_node_limit_the_per_tree_bound_does_not_reach
     let budget = ts.solve(model, need, 1_000_000, f64::INFINITY);
     assert_eq!(budget.status, SearchStatus::Optimal, "budget bound");
     assert!(same_cost(budget.cost, full.cost));
+    // The domains' propagation (off by default) proves the same optimum.
+    ts.set_propagation(true);
+    let propagated = ts.solve(model, need, 1_000_000, f64::INFINITY);
+    ts.set_propagation(false);
+    assert_eq!(propagated.status, SearchStatus::Optimal, "propagation");
+    assert!(same_cost(propagated.cost, hx.counterfactuals[0].cost));
     eprintln!(
         "nodes: per-tree {}, merged {}, feature-budget {}",
         full.nodes, merged.nodes, budget.nodes
