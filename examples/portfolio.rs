@@ -22,8 +22,11 @@
 //! streams ROWS (default 10,000) resampled declined HELOC applicants through
 //! the portfolio call under the peer's 100-tree XGBoost model
 //! (`target/peers/heloc_xgb.json`, `benches/peers/trees_train.py`), explained
-//! by the exact tree search, and prints last
-//! `portfolio(trees): 10000 applicants in S s on T threads`.
+//! by the exact tree search, and prints last, with the peak resident memory
+//! before and after the stream,
+//! `portfolio(trees): xgboost 100x4: 10000 applicants in S s on T threads`;
+//! `heloc-xgb500` does the same under the peer's 500-tree model of depth 6
+//! (`target/peers/heloc_xgb_500x6.json`).
 //!
 //! where R = B / A and N counts the applicants whose two answers are equally
 //! feasible and cost the same within 1e-9 relative. Timing belongs here, not
@@ -165,12 +168,14 @@ fn stream(
 }
 
 /// The HELOC book streamed under the peer's XGBoost model (see the module docs).
-fn trees_portfolio(n: usize, threads: usize) -> cfx::Result<()> {
+fn trees_portfolio(file: &str, name: &str, n: usize, threads: usize) -> cfx::Result<()> {
     let data = heloc(&shared_data_dir().join("heloc.csv"))?;
     let (train, test) = data.holdout_split();
     let mut schema = train.schema.clone();
     schema.fit_weights(&train.rows)?;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers/heloc_xgb.json");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/peers")
+        .join(file);
     let json = std::fs::read_to_string(&path).map_err(|e| {
         cfx::Error::Io(format!(
             "{}: {e} (run benches/peers/trees_train.py)",
@@ -188,13 +193,15 @@ fn trees_portfolio(n: usize, threads: usize) -> cfx::Result<()> {
             declined.push(r.clone());
         }
     }
+    let before = peak_rss_mib();
     let (summary, s) = stream(&schema, &model, &declined, n, threads)?;
+    let after = peak_rss_mib();
     println!(
-        "portfolio(trees): {} declined, {} with recourse, {} errors",
+        "portfolio(trees): {} declined, {} with recourse, {} errors; peak resident memory {before:.0} MiB before the stream, {after:.0} MiB after",
         summary.declined, summary.with_recourse, summary.errors
     );
     println!(
-        "portfolio(trees): {} applicants in {s:.1} s on {threads} thread{}",
+        "portfolio(trees): {name}: {} applicants in {s:.1} s on {threads} thread{}",
         summary.rows,
         if threads == 1 { "" } else { "s" }
     );
@@ -203,7 +210,7 @@ fn trees_portfolio(n: usize, threads: usize) -> cfx::Result<()> {
 
 fn main() -> cfx::Result<()> {
     let which = std::env::args().nth(1).unwrap_or_else(|| "heloc".into());
-    if which == "heloc-xgb" {
+    if which == "heloc-xgb" || which == "heloc-xgb500" {
         let args: Vec<String> = std::env::args().collect();
         let n = args
             .get(2)
@@ -213,7 +220,12 @@ fn main() -> cfx::Result<()> {
             .get(3)
             .map_or(Ok(1), |s| s.parse::<usize>())
             .map_err(|_| cfx::Error::InvalidArgument("the thread count is not a number".into()))?;
-        return trees_portfolio(n, threads.max(1));
+        let (file, name) = if which == "heloc-xgb" {
+            ("heloc_xgb.json", "xgboost 100x4")
+        } else {
+            ("heloc_xgb_500x6.json", "xgboost 500x6")
+        };
+        return trees_portfolio(file, name, n, threads.max(1));
     }
     let data = match which.as_str() {
         "german" => german_credit(&bundled_german_path())?,
@@ -221,7 +233,7 @@ fn main() -> cfx::Result<()> {
         "heloc" => heloc(&shared_data_dir().join("heloc.csv"))?,
         other => {
             return Err(cfx::Error::InvalidArgument(format!(
-                "unknown data set '{other}' (heloc, german, taiwan or heloc-xgb)"
+                "unknown data set '{other}' (heloc, german, taiwan, heloc-xgb or heloc-xgb500)"
             )));
         }
     };

@@ -3,12 +3,14 @@
 //! ```text
 //! python3 benches/peers/trees_train.py     # writes the models into target/peers
 //! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit 60] [--all]
-//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget]]
+//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget] [--propagate]]
 //!     [--highs-child] [--strict]
 //! ```
 //!
 //! Trains nothing itself: it reads the peer's HELOC models (XGBoost 100 trees
-//! of depth 4; XGBoost 500 trees of depth 6; LightGBM 500 trees of 31 leaves),
+//! of depth 4; LightGBM 100 trees of 15 leaves; XGBoost 500 trees of depth 6;
+//! LightGBM 500 trees of 31 leaves; XGBoost 1000 trees of depth 8 and LightGBM
+//! 1000 trees of 63 leaves, both at learning rate 0.05),
 //! checks that cfx scores every HELOC row as the library exported it, then
 //! explains the first `--n` declined held-out applicants of each model with
 //! the tree search (the default solver for trees) and with HiGHS on the same
@@ -22,7 +24,8 @@
 //! prints its status, nodes and proven bound, the figures to compare bounds by
 //! on a loaded machine; with `--merged`, under the merged bound
 //! (`TreeSearch::set_merged_bound`); with `--no-budget`, without the
-//! feature-budget bound (`TreeSearch::set_budget_bound`).
+//! feature-budget bound (`TreeSearch::set_budget_bound`); with `--propagate`,
+//! with the domains' propagation (`TreeSearch::set_propagation`).
 //!
 //! `--highs-child` solves each applicant's HiGHS program in a child process
 //! of its own (this example again, with `--highs-solve`) and kills it when it
@@ -204,6 +207,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "heloc_lgbm_500x31.txt",
             "heloc_lgbm_500x31_margins.csv",
         ),
+        (
+            "xgboost 1000x8",
+            "heloc_xgb_1000x8.json",
+            "heloc_xgb_1000x8_margins.csv",
+        ),
+        (
+            "lightgbm 1000x63",
+            "heloc_lgbm_1000x63.txt",
+            "heloc_lgbm_1000x63_margins.csv",
+        ),
     ];
     let search = Config {
         time_limit_seconds: arg(&args, "--limit", 60.0),
@@ -227,6 +240,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let raw_search = args.iter().any(|a| a == "--search");
     let merged = args.iter().any(|a| a == "--merged");
     let budget = !args.iter().any(|a| a == "--no-budget");
+    let propagate = args.iter().any(|a| a == "--propagate");
     let strict = args.iter().any(|a| a == "--strict");
     let mut failures = Vec::new();
     for (name, file, margin_file) in models {
@@ -274,6 +288,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ts.prepare(&ws, &schema, &model)?;
                 ts.set_merged_bound(merged);
                 ts.set_budget_bound(budget);
+                ts.set_propagation(propagate);
                 let need = logit(model.threshold()) + Config::default().margin;
                 let res = ts.solve(&model, need, search.node_limit, search.time_limit_seconds);
                 let t = t.elapsed().as_secs_f64() * 1e3;

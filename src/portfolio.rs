@@ -174,11 +174,12 @@ impl Stream<'_> {
             .schema
             .encode_into(&scratch.raw, &mut scratch.encoded)
             .is_ok()
-            && self.model.accepts(&scratch.encoded)
         {
-            return Answer::Accepted {
-                probability: self.model.probability(&scratch.encoded),
-            };
+            // One score decides and gives the probability (`Model::decide`).
+            let (accepted, probability) = self.model.decide(&scratch.encoded);
+            if accepted {
+                return Answer::Accepted { probability };
+            }
         }
         match explain(self.schema, self.model, &scratch.raw, self.config) {
             Ok(ex) => Answer::Declined(Box::new(ex)),

@@ -487,3 +487,49 @@ fn german_output_under_a_relu_network_is_the_single_calls_and_accepted_by_it() {
     }
     assert!(answered >= 5, "{answered}");
 }
+
+/// `Model::decide`, by which the stream answers accepted applicants with one
+/// score, says what `accepts` and `probability` say (to the bit), on a
+/// logistic model, the bundled points scorecard (which accepts ties at its
+/// cutoff) and, when present, the peer's XGBoost model.
+#[test]
+fn decide_equals_accepts_and_probability_on_every_model_kind() {
+    fn check(name: &str, model: &dyn Model, rows: &[Vec<f64>]) {
+        let mut accepted = 0;
+        for (k, x) in rows.iter().enumerate() {
+            let (a, p) = model.decide(x);
+            assert_eq!(a, model.accepts(x), "{name} row {k}");
+            assert_eq!(
+                p.to_bits(),
+                model.probability(x).to_bits(),
+                "{name} row {k}"
+            );
+            accepted += usize::from(a);
+        }
+        assert!(
+            accepted > 0 && accepted < rows.len(),
+            "{name}: {accepted} of {} accepted",
+            rows.len()
+        );
+    }
+    let (schema, model, rows) = fitted();
+    let x = schema.encode_rows(&rows).unwrap();
+    check("logistic", &model, &x);
+    let d = german_credit(&bundled_german_path()).unwrap();
+    let card =
+        cfx::data::german_scorecard(&d.schema, &cfx::data::bundled_german_scorecard().unwrap())
+            .unwrap()
+            .scorecard;
+    check("scorecard", &card, &d.schema.encode_rows(&d.rows).unwrap());
+    let model_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers/heloc_xgb.json");
+    if let (Some(path), true) = (common::shared("heloc.csv"), model_path.exists()) {
+        let d = heloc(&path).unwrap();
+        let ens = cfx::model::TreeEnsemble::from_xgboost_json(
+            &std::fs::read_to_string(&model_path).unwrap(),
+            &d.schema,
+            &cfx::model::trees::ImportOptions::default(),
+        )
+        .unwrap();
+        check("xgboost", &ens, &d.schema.encode_rows(&d.rows).unwrap());
+    }
+}

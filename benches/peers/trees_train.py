@@ -23,6 +23,10 @@ target/peers, relative to the checkout):
                        figures (examples/trees_scale.rs): XGBoost 500 trees of
                        depth 6 (eta 0.05), LightGBM 500 trees of at most 31
                        leaves (learning rate 0.05), same data, seeds and settings
+* heloc_xgb_1000x8.json, heloc_lgbm_1000x63.txt and their *_margins.csv
+                       the size banks run (issue 43): XGBoost 1000 trees of
+                       depth 8, LightGBM 1000 trees of at most 63 leaves, both
+                       at learning rate 0.05, same data, seeds and settings
 * heloc_xgb_retrained.json, heloc_xgb_500x6_retrained.json
                        "the next model" for robust advice (examples/trees_robust.rs):
                        the XGBoost 100x4 and 500x6 models trained again with
@@ -34,9 +38,10 @@ target/peers, relative to the checkout):
                        and a native categorical column, with its rows, for
                        the evaluation rules that HELOC does not exercise
 
-Usage:  python3 benches/peers/trees_train.py [--out DIR] [--data PATH] [--retrained-only]
+Usage:  python3 benches/peers/trees_train.py [--out DIR] [--data PATH] [--retrained-only] [--large-only]
 
-(--retrained-only writes the two retrained models alone.)
+(--retrained-only writes the two retrained models alone, --large-only the two
+1000-tree models alone.)
 
 It creates its own virtual environment in benches/peers/.venv-trees (pinned
 versions below, from PyPI; made again when they change, peer_venv.py) and
@@ -135,6 +140,44 @@ def heloc(args, out):
           f"{time.perf_counter() - t:.2f} s")
 
 
+def large(args, out):
+    """The 1000-tree models (issue 43): XGBoost depth 8, LightGBM 63 leaves, eta 0.05."""
+    import numpy as np
+    import pandas as pd
+    import xgboost as xgb
+    import lightgbm as lgb
+
+    df = pd.read_csv(args.data)
+    y = (df["RiskPerformance"] == "Good").astype(np.int64).to_numpy()
+    x = df.drop(columns=["RiskPerformance"]).astype(np.float64)
+    names = list(x.columns)
+    train = np.arange(len(df)) % 10 < 7
+    t = time.perf_counter()
+    dtrain = xgb.DMatrix(x[train].to_numpy(), label=y[train], feature_names=names)
+    bst = xgb.train(
+        {"objective": "binary:logistic", "max_depth": 8, "eta": 0.05, "seed": SEED,
+         "nthread": 1, "tree_method": "hist"},
+        dtrain, num_boost_round=1000)
+    bst.save_model(os.path.join(out, "heloc_xgb_1000x8.json"))
+    margins = bst.predict(xgb.DMatrix(x.to_numpy(), feature_names=names), output_margin=True)
+    write_margins(os.path.join(out, "heloc_xgb_1000x8_margins.csv"), margins)
+    acc = np.mean((margins[~train] > 0) == (y[~train] == 1))
+    print(f"xgboost: 1000 trees of depth 8, held-out accuracy {acc:.3f}, "
+          f"{time.perf_counter() - t:.2f} s")
+    t = time.perf_counter()
+    ds = lgb.Dataset(x[train], label=y[train], feature_name=names, free_raw_data=False)
+    booster = lgb.train(
+        {"objective": "binary", "num_leaves": 63, "learning_rate": 0.05, "seed": SEED,
+         "deterministic": True, "num_threads": 1, "force_row_wise": True, "verbose": -1},
+        ds, num_boost_round=1000)
+    booster.save_model(os.path.join(out, "heloc_lgbm_1000x63.txt"))
+    raw = booster.predict(x, raw_score=True)
+    write_margins(os.path.join(out, "heloc_lgbm_1000x63_margins.csv"), raw)
+    acc = np.mean((raw[~train] > 0) == (y[~train] == 1))
+    print(f"lightgbm: 1000 trees of 63 leaves, held-out accuracy {acc:.3f}, "
+          f"{time.perf_counter() - t:.2f} s")
+
+
 def retrained(args, out):
     """The XGBoost models again, with another seed and row subsampling."""
     import numpy as np
@@ -207,13 +250,18 @@ def main():
     p.add_argument("--out", default=os.path.join(ROOT, "target", "peers"))
     p.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "heloc.csv"))
     p.add_argument("--retrained-only", action="store_true")
+    p.add_argument("--large-only", action="store_true")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     t = time.perf_counter()
-    if not args.retrained_only:
-        heloc(args, args.out)
-        small_nan_cat(args.out)
-    retrained(args, args.out)
+    if args.large_only:
+        large(args, args.out)
+    else:
+        if not args.retrained_only:
+            heloc(args, args.out)
+            small_nan_cat(args.out)
+            large(args, args.out)
+        retrained(args, args.out)
     print(f"trees_train: done in {time.perf_counter() - t:.1f} s, output in {args.out}")
 
 

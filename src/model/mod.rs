@@ -221,6 +221,14 @@ pub trait Model: Send + Sync + std::fmt::Debug {
     fn accepts(&self, x: &[f64]) -> bool {
         self.probability(x) > self.threshold()
     }
+    /// Whether the applicant is accepted, and the probability, from one
+    /// score: what [`Model::accepts`] and [`Model::probability`] say, for
+    /// callers that need both (a book's accepted applicants cost one score).
+    /// A model that overrides either overrides this too.
+    fn decide(&self, x: &[f64]) -> (bool, f64) {
+        let p = sigmoid(self.log_odds_of_score(self.score(x)));
+        (p > self.threshold(), p)
+    }
     /// The threshold as a score: `logit(t)` (a scorecard's cutoff in points).
     fn score_threshold(&self) -> f64 {
         logit(self.threshold())
@@ -458,6 +466,9 @@ impl Model for AnyModel {
     }
     fn accepts(&self, x: &[f64]) -> bool {
         self.inner().accepts(x)
+    }
+    fn decide(&self, x: &[f64]) -> (bool, f64) {
+        self.inner().decide(x)
     }
     fn perturbed_scratch_len(&self) -> usize {
         self.inner().perturbed_scratch_len()

@@ -780,6 +780,13 @@ impl Model for Scorecard {
     fn accepts(&self, x: &[f64]) -> bool {
         self.accepts_points(self.score(x))
     }
+    fn decide(&self, x: &[f64]) -> (bool, f64) {
+        let points = self.score(x);
+        (
+            self.accepts_points(points),
+            super::sigmoid(self.log_odds_of_score(points)),
+        )
+    }
 }
 
 #[cfg(test)]
