@@ -48,7 +48,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) != Some("heloc") {
         return Err(
-            "usage: trees_robust heloc [--n 20] [--sigma2 1e-4] [--gamma 0.1] [--limit 60]".into(),
+            "usage: trees_robust heloc [--n 20] [--sigma2 1e-4] [--gamma 0.1] [--limit 60] \
+             [--model 500x6]"
+                .into(),
         );
     }
     let n: usize = arg(&args, "--n", 20);
@@ -57,6 +59,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         invalidation_target: arg(&args, "--gamma", 0.1),
     };
     let limit: f64 = arg(&args, "--limit", 60.0);
+    // `--model 500x6`: the models whose name contains it (default: both).
+    let only: String = arg(&args, "--model", String::new());
     let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers");
     let d = heloc(&shared_data_dir().join("heloc.csv"))?;
     let (train, test) = d.holdout_split();
@@ -104,6 +108,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "heloc_xgb_500x6_retrained.json",
         ),
     ] {
+        if !only.is_empty() && !name.contains(only.as_str()) {
+            continue;
+        }
         let model = read(file)?;
         let next = read(next_file)?;
         let declined: Vec<&Vec<f64>> = test
@@ -135,8 +142,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let lost = !next.accepts(&cf.encoded);
                 broken += usize::from(lost);
                 line += &format!(
-                    "robust cost {:.4} (plain {:.4}), Γ̃ {rate:.4} (plain {:.4}), {:.0} ms, {}",
+                    "robust cost {:.4} (gap {:.3}, plain {:.4}), Γ̃ {rate:.4} (plain {:.4}), \
+                     {:.0} ms, {}",
                     cf.cost,
+                    cf.mip_gap,
                     plain.counterfactuals.first().map_or(f64::NAN, |c| c.cost),
                     g0.last().copied().unwrap_or(f64::NAN),
                     1e3 * cf.solve_seconds,

@@ -48,6 +48,7 @@ mod program;
 pub mod separable;
 mod tree_bound;
 pub mod tree_box;
+mod tree_box_primal;
 #[cfg(test)]
 pub(crate) mod tree_box_tests;
 mod tree_budget;

@@ -10,7 +10,10 @@
 //! when its high end goes right), and `Schema::check_actionable` and `cost`.
 
 use super::random_trees::{candidates, independent_margin, random_tree_case, same_cost};
-use crate::coherent::{Config, Outcome, ProvedBy, Robustness, SolverChoice, cost, explain};
+use crate::coherent::{
+    Config, DiversityRule, Outcome, ProvedBy, Robustness, SolverChoice, cost, explain,
+    explain_diverse,
+};
 use crate::model::trees::{FeatureInput, Source, Test};
 use crate::model::{Model, TreeEnsemble, logit};
 use crate::noise::normal_quantile;
@@ -114,6 +117,20 @@ fn brute_force(
     half: &[f64],
     need: f64,
 ) -> Option<f64> {
+    brute_force_with_cuts(schema, ens, factual, half, need, &[])
+}
+
+/// [`brute_force`] under the distinct-subsets rule's cuts: every row leaves
+/// at least one feature of each cut at its factual value.
+fn brute_force_with_cuts(
+    schema: &Schema,
+    ens: &TreeEnsemble,
+    factual: &[f64],
+    half: &[f64],
+    need: f64,
+    cuts: &[Vec<usize>],
+) -> Option<f64> {
+    let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
     let n = schema.n_features();
     let cands: Vec<Vec<f64>> = (0..n)
         .map(|i| candidates(schema, ens, factual, i, half[i]))
@@ -125,7 +142,11 @@ fn brute_force(
         for i in 0..n {
             row[i] = cands[i][idx[i]];
         }
-        if schema.check_actionable(factual, &row).is_ok()
+        let meets = cuts
+            .iter()
+            .all(|cut| cut.iter().any(|&i| same(row[i], factual[i])));
+        if meets
+            && schema.check_actionable(factual, &row).is_ok()
             && oracle_worst(schema, ens, half, &row) >= need
         {
             let c = cost(schema, factual, &row).unwrap();
@@ -237,6 +258,141 @@ fn robust_tree_optima_equal_brute_force_over_their_boxes_on_random_small_ensembl
         "cases where robustness costs something: {dearer}"
     );
     assert!(infeasible >= 10, "infeasible cases: {infeasible}");
+}
+
+/// The robust search stopped after its first node: its answers then come
+/// from the robust primal heuristic (`coherent::tree_box_primal`) or the root
+/// itself. Each is accepted over its whole box by the oracle's walker, costs
+/// no less than brute force's robust optimum, and carries a lower bound the
+/// optimum respects; the heuristic finds an answer at the limit in most
+/// feasible cases (counted and asserted: without it, the root's candidate
+/// alone rarely is robust).
+#[test]
+fn robust_search_at_a_node_limit_of_one_is_honest_against_brute_force() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4344);
+    let (mut feasible, mut limited, mut proven) = (0, 0, 0);
+    for case in 0..200 {
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
+        let r = Robustness {
+            sigma2: [0.0004, 0.0025, 0.01][case % 3],
+            invalidation_target: 0.2,
+        };
+        let half = oracle_half(&schema, &r);
+        let config = Config {
+            robustness: Some(r),
+            solver: SolverChoice::TreeSearch,
+            node_limit: 1,
+            ..Config::default()
+        };
+        let need = logit(ens.threshold()) + config.margin;
+        let oracle = brute_force(&schema, &ens, &factual, &half, need);
+        let ex = explain(&schema, &ens, &factual, &config).unwrap();
+        let Some(best) = oracle else {
+            assert!(ex.counterfactuals.is_empty(), "case {case}");
+            continue;
+        };
+        feasible += 1;
+        let Some(cf) = ex.counterfactuals.first() else {
+            assert!(
+                matches!(ex.outcome, Outcome::Unknown { .. }),
+                "case {case}: {:?} where brute force finds {best}",
+                ex.outcome
+            );
+            continue;
+        };
+        schema.check_actionable(&factual, &cf.raw).unwrap();
+        assert!(
+            oracle_worst(&schema, &ens, &half, &cf.raw) >= need,
+            "case {case}"
+        );
+        assert!(cf.cost >= best * (1.0 - 1e-9) - 1e-12, "case {case}");
+        let lower = cf.cost * (1.0 - cf.mip_gap);
+        assert!(
+            lower <= best * (1.0 + 1e-9) + 1e-12,
+            "case {case}: {lower} vs {best}"
+        );
+        match ex.outcome {
+            Outcome::Optimal => {
+                assert!(same_cost(cf.cost, best), "case {case}");
+                proven += 1;
+            }
+            Outcome::TimeLimit { has_solution: true } => limited += 1,
+            ref other => panic!("case {case}: {other:?}"),
+        }
+    }
+    eprintln!("robust, node limit 1: {feasible} feasible, {proven} proven, {limited} at the limit");
+    assert!(feasible >= 100, "feasible cases: {feasible}");
+    assert!(
+        proven + limited >= feasible * 3 / 4,
+        "answers at a node limit of one: {} of {feasible}",
+        proven + limited
+    );
+}
+
+/// Robust diverse sets under the distinct-subsets rule, on the search: each
+/// alternative is brute force's robust optimum under the cuts of the
+/// alternatives before it, and a set stops short only when brute force finds
+/// no further robust row (the cuts and the box together, no HiGHS).
+#[test]
+fn robust_distinct_subsets_equal_brute_force_under_the_cuts() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4345);
+    let (mut rounds, mut sets) = (0, 0);
+    for case in 0..150 {
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
+        let r = Robustness {
+            sigma2: [0.0004, 0.0025][case % 2],
+            invalidation_target: 0.2,
+        };
+        let half = oracle_half(&schema, &r);
+        let config = Config {
+            robustness: Some(r),
+            n_diverse: 3,
+            diversity: DiversityRule::DistinctSubsets,
+            ..Config::default()
+        };
+        let need = logit(ens.threshold()) + config.margin;
+        let ex = explain_diverse(&schema, &ens, &factual, &config).unwrap();
+        assert_eq!(ex.proved_by, ProvedBy::TreeSearch, "case {case}");
+        let mut cuts: Vec<Vec<usize>> = Vec::new();
+        for cf in &ex.counterfactuals {
+            let best = brute_force_with_cuts(&schema, &ens, &factual, &half, need, &cuts)
+                .unwrap_or_else(|| panic!("case {case}: an answer where brute force has none"));
+            assert!(
+                same_cost(cf.cost, best),
+                "case {case}: {} vs {best}",
+                cf.cost
+            );
+            assert!(
+                oracle_worst(&schema, &ens, &half, &cf.raw) >= need,
+                "case {case}"
+            );
+            for cut in &cuts {
+                assert!(
+                    cut.iter()
+                        .any(|&i| cf.raw[i] == factual[i]
+                            || (cf.raw[i].is_nan() && factual[i].is_nan())),
+                    "case {case}: cut {cut:?} broken"
+                );
+            }
+            cuts.push(cf.changes.iter().map(|c| c.feature).collect());
+            rounds += 1;
+        }
+        if let Some(last) = cuts.last()
+            && !last.is_empty()
+            && ex.counterfactuals.len() < config.n_diverse
+            && ex.diversity_stopped.is_none()
+        {
+            assert!(
+                brute_force_with_cuts(&schema, &ens, &factual, &half, need, &cuts).is_none(),
+                "case {case}: the set stopped while brute force finds more"
+            );
+        }
+        sets += usize::from(ex.counterfactuals.len() > 1);
+    }
+    eprintln!("robust distinct subsets: {rounds} answers checked, {sets} sets with alternatives");
+    assert!(sets >= 20, "sets with alternatives: {sets}");
 }
 
 #[test]

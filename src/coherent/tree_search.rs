@@ -74,6 +74,7 @@
 
 use super::separable::{PRUNE_REL, Pick, Workspace};
 use super::tree_bound::{MergedBound, Space};
+use super::tree_box_primal::{BoxMenus, BoxPrimal};
 use super::tree_budget::FeatureBudget;
 use super::tree_primal::{Menus, Primal};
 use super::trees::for_each_node;
@@ -175,6 +176,11 @@ const HEURISTIC_SHARE: u64 = 2;
 
 /// Propagation rounds per node evaluation (the last round only bounds).
 const PROPAGATION_ROUNDS: usize = 4;
+
+/// The most tree walks one run of the robust heuristic
+/// ([`super::tree_box_primal`]) may add to the heuristics' count: at the root,
+/// where the plain heuristic's budget is unbounded, this bounds it.
+const BOX_WALKS: u64 = 200_000;
 
 /// What a propagation round did to the domains.
 enum Propagated {
@@ -283,6 +289,8 @@ pub struct TreeSearch {
     rob_leaf: Vec<u32>,
     rob_value: Vec<f64>,
     stack: Vec<usize>,
+    /// The robust primal heuristic ([`super::tree_box_primal`]).
+    box_primal: BoxPrimal,
 }
 
 /// What a bound must stay below to beat the incumbent's cost (relative
@@ -498,6 +506,7 @@ impl TreeSearch {
                 }
             }
         }
+        self.box_primal.prepare(ens, n);
         self.boxed = true;
         Ok(())
     }
@@ -1014,19 +1023,59 @@ impl TreeSearch {
             mask_start: &self.mask_start,
             masks: &self.masks,
         };
-        let Some(cost) = self.primal.run(&menus, ens, dom, need, budget) else {
+        let plain = self.primal.run(&menus, ens, dom, need, budget);
+        if self.boxed {
+            return self.box_heuristic(ens, dom, need, budget, plain.is_some(), incumbent);
+        }
+        let Some(cost) = plain else {
             return false;
         };
-        if self.boxed && cost < *incumbent {
-            let answer = self.primal.answer().to_vec();
-            if self.worst_score(ens, &answer) < need {
-                return false; // accepted, but not over its box
-            }
-        }
         if cost < *incumbent && self.meets_cuts(self.primal.answer()) {
             *incumbent = cost;
             self.best.clear();
             self.best.extend_from_slice(self.primal.answer());
+            return true;
+        }
+        false
+    }
+
+    /// The robust heuristic ([`super::tree_box_primal`]) from the domains
+    /// `dom`, started at the plain heuristic's answer if it found one
+    /// (`from_plain`), within `budget` walks (counted with the plain
+    /// heuristic's, at most [`BOX_WALKS`] more); its answer becomes the
+    /// incumbent when cheaper, accepted over its box and meeting the cuts.
+    fn box_heuristic(
+        &mut self,
+        ens: &TreeEnsemble,
+        dom: &[u64],
+        need: f64,
+        budget: u64,
+        from_plain: bool,
+        incumbent: &mut f64,
+    ) -> bool {
+        let start = from_plain.then(|| self.primal.answer().to_vec());
+        let menus = BoxMenus {
+            opt_start: &self.opt_start,
+            word_start: &self.word_start,
+            cost: &self.cost,
+            mask_start: &self.mask_start,
+            reach_l: &self.reach_l,
+            reach_r: &self.reach_r,
+        };
+        self.box_primal.walks = self.primal.walks;
+        let limit = budget.min(self.primal.walks.saturating_add(BOX_WALKS));
+        let found = self
+            .box_primal
+            .run(&menus, ens, dom, start.as_deref(), need, limit);
+        self.primal.walks = self.box_primal.walks;
+        let Some(cost) = found else {
+            return false;
+        };
+        let answer = self.box_primal.answer().to_vec();
+        if cost < *incumbent && self.meets_cuts(&answer) && self.worst_score(ens, &answer) >= need {
+            *incumbent = cost;
+            self.best.clear();
+            self.best.extend_from_slice(&answer);
             return true;
         }
         false
