@@ -2889,8 +2889,10 @@ cfx_status cfx_schema_fingerprint(const struct cfx_schema *schema,
  * 1 HELOC (the month-counting features only by waiting, a wait that would
  * carry one past the data's largest value refused; burden −30 points,
  * inquiries and high-utilisation trades −2 per recommendation, derogatory
- * counts never down). Waiting
- * costs `waiting_cost_per_month` per month, up to 24 months. `NOT_FOUND`
+ * counts never down; burdens and shares advised in multiples of 5 points,
+ * by at least 5). The German amount is advised in multiples of 100 DM,
+ * by at least 250, the duration in multiples of 3 months, by at least 3.
+ * Waiting costs `waiting_cost_per_month` per month, up to 24 months. `NOT_FOUND`
  * when the schema lacks a feature the preset names. `*out_schema` is owned by
  * the caller; thread-safe.
  */
@@ -2968,6 +2970,21 @@ cfx_status cfx_schema_builder_set_change_limits(struct cfx_schema_builder *build
                                                 double max_increase,
                                                 int32_t decrease_kind,
                                                 double max_decrease);
+
+/**
+ * Advises the last added (contiguous) feature on a grid and by a minimum
+ * change (issue 43): every value advice moves it to is a whole multiple of
+ * `advice_step` (0: no advice grid, the data's own), and a value→value move
+ * changes it by at least `min_change` (0: any change); staying put is
+ * always allowed. The schema JSON's `advice_step` and `min_change`.
+ * `INVALID_ARGUMENT` for a negative or non-finite value, or no contiguous
+ * feature added last; the rest (a step off the data's grid, a feature that
+ * grows with time) is checked when the schema is built. Not thread-safe
+ * (builder).
+ */
+cfx_status cfx_schema_builder_set_advice_grid(struct cfx_schema_builder *builder,
+                                              double advice_step,
+                                              double min_change);
 
 /**
  * Sets the cost scale of the last added feature (finite, > 0): it multiplies

@@ -796,7 +796,11 @@ impl Program {
                         // one with some none between their ends and the factual.)
                         let (lo, hi) = if own_bin == Some(k) {
                             let x = schema.value_to_slot(i, factual[i]).clamp(0.0, 1.0);
-                            if lo > hi { (x, x) } else { (lo.min(x), hi.max(x)) }
+                            if lo > hi {
+                                (x, x)
+                            } else {
+                                (lo.min(x), hi.max(x))
+                            }
                         } else {
                             (lo, hi)
                         };

@@ -627,9 +627,11 @@ fn both_solvers_honour_advice_grids_and_min_changes_and_equal_brute_force() {
             match (oracle, ex.counterfactuals.first()) {
                 (Some(best), Some(cf)) => {
                     check_counterfactual(&schema, &model, &factual, cf);
-                    schema.check_advice(&factual, &cf.raw, 0).unwrap_or_else(|e| {
-                        panic!("case {case} ({solver:?}): {e}\n{}", schema.to_json())
-                    });
+                    schema
+                        .check_advice(&factual, &cf.raw, 0)
+                        .unwrap_or_else(|e| {
+                            panic!("case {case} ({solver:?}): {e}\n{}", schema.to_json())
+                        });
                     assert!(
                         same_cost(cf.cost, best),
                         "case {case} ({solver:?}): {} vs brute force {best}\n{}\n{factual:?}\n{:?}",

@@ -376,8 +376,8 @@ pub(super) fn build(
             let fv = &prog.vars[i];
             // (Not with an advice grid coarser than the data's, whose cell
             // edges need not be advice grid points, nor with a minimum change.)
-            let advice = schema.features[i].actionability.advice_step.is_some()
-                || fv.min_change.is_some();
+            let advice =
+                schema.features[i].actionability.advice_step.is_some() || fv.min_change.is_some();
             if fv.steps && !advice {
                 // l and u count grid steps from a factual on the grid, and every
                 // cell edge is a grid point: for any choice of cells the slot's

@@ -559,9 +559,11 @@ fn tree_optima_honour_advice_grids_and_min_changes_against_brute_force() {
                 (Some(best), Some(cf)) => {
                     assert_eq!(ex.outcome, Outcome::Optimal);
                     check_counterfactual(&schema, &ens, &factual, cf);
-                    schema.check_advice(&factual, &cf.raw, 0).unwrap_or_else(|e| {
-                        panic!("case {case} {solver:?}: {e}\n{}", schema.to_json())
-                    });
+                    schema
+                        .check_advice(&factual, &cf.raw, 0)
+                        .unwrap_or_else(|e| {
+                            panic!("case {case} {solver:?}: {e}\n{}", schema.to_json())
+                        });
                     assert!(
                         same_cost(cf.cost, best),
                         "case {case} {solver:?}: {} vs brute force {best}\n{}\n{factual:?}\n{:?}",

@@ -91,9 +91,7 @@ impl Feature {
             return Ok(());
         };
         if !st.is_finite() || st <= 0.0 {
-            return Err(format!(
-                "advice_step must be finite and positive, got {st}"
-            ));
+            return Err(format!("advice_step must be finite and positive, got {st}"));
         }
         match (step, integer) {
             (Some(ds), _) => {

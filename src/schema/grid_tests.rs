@@ -32,7 +32,10 @@ fn the_value_grid_is_the_advice_grid_else_the_data_grid() {
     assert_eq!(s.value_grid(1), Some((0.0, 1.0)));
     assert_eq!(s.value_grid(2), Some((0.0, 500.0)));
     // Multiples of 1,000 in [43,217, 47,500]: 44,000 … 47,000.
-    assert_eq!(s.grid_points(0, 43_217.0, 47_500.0), Some((44_000.0, 1000.0, 3)));
+    assert_eq!(
+        s.grid_points(0, 43_217.0, 47_500.0),
+        Some((44_000.0, 1000.0, 3))
+    );
     // None in [43,100, 43,900].
     assert_eq!(s.grid_points(0, 43_100.0, 43_900.0).unwrap().2, -1);
     assert!(s.on_value_grid(0, 45_000.0) && !s.on_value_grid(0, 45_500.0));
@@ -58,18 +61,31 @@ fn advice_is_checked_against_grids_and_minimum_changes() {
     // value entered is on the grid.
     s.check_advice(&from, &[-9.0, 24.0, 1850.0], 0).unwrap();
     let special = [-9.0, 24.0, 1850.0];
-    s.check_advice(&special, &[1000.0, 24.0, 1850.0], 0).unwrap();
-    assert!(s.check_advice(&special, &[1500.0, 24.0, 1850.0], 0).is_err());
+    s.check_advice(&special, &[1000.0, 24.0, 1850.0], 0)
+        .unwrap();
+    assert!(
+        s.check_advice(&special, &[1500.0, 24.0, 1850.0], 0)
+            .is_err()
+    );
 }
 
 #[test]
 fn nearest_advisable_is_on_the_grid_beyond_the_band_or_staying() {
     let s = gridded();
     // From 43,217, towards 44,100: 44,000 is in the band, 46,000 and 41,000 are the nearest.
-    assert_eq!(s.nearest_advisable(0, 43_217.0, 44_100.0, 0.0, 200_000.0), 46_000.0);
-    assert_eq!(s.nearest_advisable(0, 43_217.0, 42_500.0, 0.0, 200_000.0), 41_000.0);
+    assert_eq!(
+        s.nearest_advisable(0, 43_217.0, 44_100.0, 0.0, 200_000.0),
+        46_000.0
+    );
+    assert_eq!(
+        s.nearest_advisable(0, 43_217.0, 42_500.0, 0.0, 200_000.0),
+        41_000.0
+    );
     // Nothing on the grid beyond the band inside [43,000, 44,500]: stay.
-    assert_eq!(s.nearest_advisable(0, 43_217.0, 44_400.0, 43_000.0, 44_500.0), 43_217.0);
+    assert_eq!(
+        s.nearest_advisable(0, 43_217.0, 44_400.0, 43_000.0, 44_500.0),
+        43_217.0
+    );
 }
 
 #[test]
@@ -80,7 +96,10 @@ fn grids_round_trip_through_json_version_2_and_need_it() {
     assert_eq!(Schema::from_json(&json).unwrap(), s);
     let v1 = json.replace("\"format_version\": 2", "\"format_version\": 1");
     let e = Schema::from_json(&v1).unwrap_err().to_string();
-    assert!(e.contains("advice_step") && e.contains("format_version 2"), "{e}");
+    assert!(
+        e.contains("advice_step") && e.contains("format_version 2"),
+        "{e}"
+    );
     let typo = json.replace("\"min_change\"", "\"min_chnage\"");
     assert!(Schema::from_json(&typo).is_err());
 }
@@ -107,9 +126,11 @@ fn bad_grids_and_minimums_are_refused_with_the_reason() {
             .contains("contiguous features only")
     );
     let timed = Schema::new_with_waiting(
-        vec![Feature::contiguous("t", 0.0, 24.0)
-            .grows_with_time(TimeGrowth::default())
-            .advice_step(3.0)],
+        vec![
+            Feature::contiguous("t", 0.0, 24.0)
+                .grows_with_time(TimeGrowth::default())
+                .advice_step(3.0),
+        ],
         Some(Waiting {
             cost_per_month: 0.1,
             max_months: 12,

@@ -467,9 +467,11 @@ impl Moves {
     fn run_from(&self, first: f64, d: f64) -> Option<(f64, f64, bool)> {
         let (step, end, whole) = match self.reach {
             Reach::Interval { lo, hi } => (1.0, if d > 0.0 { hi } else { lo }, false),
-            Reach::Steps { unit, m_lo, m_hi } => {
-                (unit, self.v + unit * if d > 0.0 { m_hi } else { m_lo }, true)
-            }
+            Reach::Steps { unit, m_lo, m_hi } => (
+                unit,
+                self.v + unit * if d > 0.0 { m_hi } else { m_lo },
+                true,
+            ),
             Reach::Grid { b, g, k_max } => (g, if d > 0.0 { b + g * k_max } else { b }, true),
         };
         let room = (end - first) * d;
@@ -644,7 +646,8 @@ pub(super) fn piecewise_menu(
             }
             let up_ok = s_f != 0 || a.direction != Direction::DecreaseOnly;
             let down_ok = s_f != 0 || a.direction != Direction::IncreaseOnly;
-            let Some(moves) = value_moves(schema, i, factual[i], v, (lb, ub), (lo, hi), up_ok, down_ok)
+            let Some(moves) =
+                value_moves(schema, i, factual[i], v, (lb, ub), (lo, hi), up_ok, down_ok)
             else {
                 return Ok(());
             };

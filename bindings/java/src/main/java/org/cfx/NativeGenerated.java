@@ -1475,7 +1475,9 @@ final class NativeGenerated {
      * savings and checking balance never to a worse level), 1 HELOC (the month-counting features only
      * by waiting, a wait that would carry one past the data's largest value refused; burden −30
      * points, inquiries and high-utilisation trades −2 per recommendation, derogatory counts never
-     * down). Waiting costs {@code waiting_cost_per_month} per month, up to 24 months. {@code
+     * down; burdens and shares advised in multiples of 5 points, by at least 5). The German amount is
+     * advised in multiples of 100 DM, by at least 250, the duration in multiples of 3 months, by at
+     * least 3. Waiting costs {@code waiting_cost_per_month} per month, up to 24 months. {@code
      * NOT_FOUND} when the schema lacks a feature the preset names. {@code *out_schema} is owned by the
      * caller; thread-safe.
      */
@@ -1544,6 +1546,17 @@ final class NativeGenerated {
             double maxIncrease,
             int decreaseKind,
             double maxDecrease);
+
+    /**
+     * {@code cfx_schema_builder_set_advice_grid}: Advises the last added (contiguous) feature on a
+     * grid and by a minimum change (issue 43): every value advice moves it to is a whole multiple of
+     * {@code advice_step} (0: no advice grid, the data's own), and a value→value move changes it by at
+     * least {@code min_change} (0: any change); staying put is always allowed. The schema JSON's
+     * {@code advice_step} and {@code min_change}. {@code INVALID_ARGUMENT} for a negative or
+     * non-finite value, or no contiguous feature added last; the rest (a step off the data's grid, a
+     * feature that grows with time) is checked when the schema is built. Not thread-safe (builder).
+     */
+    static native void schemaBuilderSetAdviceGrid(long builder, double adviceStep, double minChange);
 
     /**
      * {@code cfx_schema_builder_set_cost_scale}: Sets the cost scale of the last added feature
