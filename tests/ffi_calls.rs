@@ -650,20 +650,29 @@ fn advice_grids_through_the_builder() {
             assert!(last_error().contains("finite and non-negative"));
         }
         cfx_schema_builder_add_contiguous(b, n.as_ptr(), 0.0, 10.0, 1);
-        assert_eq!(cfx_schema_builder_set_advice_grid(b, 0.0, 2.0), cfx_status::Ok);
+        assert_eq!(
+            cfx_schema_builder_set_advice_grid(b, 0.0, 2.0),
+            cfx_status::Ok
+        );
         let mut s = null();
         assert_eq!(cfx_schema_build(b, &mut s), cfx_status::Ok);
         let json = string_of(|buf, cap, need| cfx_schema_to_json(s, buf, cap, need));
         cfx_schema_free(s);
         let rust = cfx::schema::Schema::from_json(&json).unwrap();
         assert_eq!(rust.value_grid(0), Some((0.0, 1000.0)));
-        assert_eq!((rust.value_grid(1), rust.min_change(1)), (Some((0.0, 1.0)), 2.0));
+        assert_eq!(
+            (rust.value_grid(1), rust.min_change(1)),
+            (Some((0.0, 1.0)), 2.0)
+        );
         assert_eq!(rust.features[1].actionability.advice_step, None);
         // A step off the whole numbers of an integer feature: refused at build.
         let mut b = null_mut();
         cfx_schema_builder_new(&mut b);
         cfx_schema_builder_add_contiguous(b, n.as_ptr(), 0.0, 10.0, 1);
-        assert_eq!(cfx_schema_builder_set_advice_grid(b, 2.5, 0.0), cfx_status::Ok);
+        assert_eq!(
+            cfx_schema_builder_set_advice_grid(b, 2.5, 0.0),
+            cfx_status::Ok
+        );
         let mut s = null();
         assert_eq!(cfx_schema_build(b, &mut s), cfx_status::InvalidSchema);
         assert!(s.is_null() && last_error().contains("whole number"));
