@@ -338,7 +338,6 @@ pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Sche
     for name in HELOC_IMMUTABLE {
         feature(&mut feats, name)?.actionability.mutable = false;
     }
-
     for name in HELOC_DECREASE_ONLY {
         feature(&mut feats, name)?.actionability.direction = Direction::DecreaseOnly;
     }
