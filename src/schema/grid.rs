@@ -94,14 +94,12 @@ impl Feature {
             return Err(format!("advice_step must be finite and positive, got {st}"));
         }
         match (step, integer) {
-            (Some(ds), _) => {
-                if !whole(st / ds) || !whole(lower / ds) {
-                    return Err(format!(
-                        "advice_step {st} must be a whole multiple of the data's step {ds}, on a data \
-                         grid ({lower} + k·{ds}) that passes through 0, so that every advised value is \
-                         one the data can hold"
-                    ));
-                }
+            (Some(ds), _) if !whole(st / ds) || !whole(lower / ds) => {
+                return Err(format!(
+                    "advice_step {st} must be a whole multiple of the data's step {ds}, on a data \
+                     grid ({lower} + k·{ds}) that passes through 0, so that every advised value is \
+                     one the data can hold"
+                ));
             }
             (None, true) if !whole(st) => {
                 return Err(format!(
