@@ -2970,6 +2970,21 @@ cfx_status cfx_schema_builder_set_change_limits(struct cfx_schema_builder *build
                                                 double max_decrease);
 
 /**
+ * Advises the last added (contiguous) feature on a grid and by a minimum
+ * change (issue 43): every value advice moves it to is a whole multiple of
+ * `advice_step` (0: no advice grid, the data's own), and a value→value move
+ * changes it by at least `min_change` (0: any change); staying put is
+ * always allowed. The schema JSON's `advice_step` and `min_change`.
+ * `INVALID_ARGUMENT` for a negative or non-finite value, or no contiguous
+ * feature added last; the rest (a step off the data's grid, a feature that
+ * grows with time) is checked when the schema is built. Not thread-safe
+ * (builder).
+ */
+cfx_status cfx_schema_builder_set_advice_grid(struct cfx_schema_builder *builder,
+                                              double advice_step,
+                                              double min_change);
+
+/**
  * Sets the cost scale of the last added feature (finite, > 0): it multiplies
  * the feature's distance weights, so 2 makes every change of it cost twice
  * as much. Not thread-safe (builder).

@@ -623,6 +623,76 @@ fn change_limits_time_and_presets_through_the_c_api() {
     }
 }
 
+/// Advice grids and minimum changes through the builder (issue 43): the
+/// schema JSON's `advice_step` and `min_change`; 0 clears; a negative or
+/// non-finite value, a categorical or a NULL builder is a status and a
+/// message, and a step off the data's grid is refused at build.
+#[test]
+fn advice_grids_through_the_builder() {
+    use cfx::ffi::schema_builder::*;
+    let c = |s: &str| CString::new(s).unwrap();
+    let (income, n, level) = (c("income"), c("n"), c("a"));
+    let levels = [level.as_ptr()];
+    let last_error = || cfx::ffi::error::last_error().unwrap();
+    unsafe {
+        let mut b = null_mut();
+        assert_eq!(cfx_schema_builder_new(&mut b), cfx_status::Ok);
+        cfx_schema_builder_add_contiguous(b, income.as_ptr(), 0.0, 100000.0, 0);
+        assert_eq!(
+            cfx_schema_builder_set_advice_grid(b, 1000.0, 2000.0),
+            cfx_status::Ok
+        );
+        for (step, least) in [(-1.0, 0.0), (f64::NAN, 0.0), (1000.0, f64::INFINITY)] {
+            assert_eq!(
+                cfx_schema_builder_set_advice_grid(b, step, least),
+                cfx_status::InvalidArgument
+            );
+            assert!(last_error().contains("finite and non-negative"));
+        }
+        cfx_schema_builder_add_contiguous(b, n.as_ptr(), 0.0, 10.0, 1);
+        assert_eq!(
+            cfx_schema_builder_set_advice_grid(b, 0.0, 2.0),
+            cfx_status::Ok
+        );
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::Ok);
+        let json = string_of(|buf, cap, need| cfx_schema_to_json(s, buf, cap, need));
+        cfx_schema_free(s);
+        let rust = cfx::schema::Schema::from_json(&json).unwrap();
+        assert_eq!(rust.value_grid(0), Some((0.0, 1000.0)));
+        assert_eq!(
+            (rust.value_grid(1), rust.min_change(1)),
+            (Some((0.0, 1.0)), 2.0)
+        );
+        assert_eq!(rust.features[1].actionability.advice_step, None);
+        // A step off the whole numbers of an integer feature: refused at build.
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        cfx_schema_builder_add_contiguous(b, n.as_ptr(), 0.0, 10.0, 1);
+        assert_eq!(
+            cfx_schema_builder_set_advice_grid(b, 2.5, 0.0),
+            cfx_status::Ok
+        );
+        let mut s = null();
+        assert_eq!(cfx_schema_build(b, &mut s), cfx_status::InvalidSchema);
+        assert!(s.is_null() && last_error().contains("whole number"));
+        // A categorical, and a NULL builder.
+        let mut b = null_mut();
+        cfx_schema_builder_new(&mut b);
+        cfx_schema_builder_add_categorical(b, n.as_ptr(), levels.as_ptr(), 1);
+        assert_eq!(
+            cfx_schema_builder_set_advice_grid(b, 1.0, 0.0),
+            cfx_status::InvalidArgument
+        );
+        assert!(last_error().contains("categorical"));
+        cfx_schema_builder_free(b);
+        assert_eq!(
+            cfx_schema_builder_set_advice_grid(null_mut(), 1.0, 0.0),
+            cfx_status::NullArgument
+        );
+    }
+}
+
 /// The builder's last advice setters (issue 25): the cap on features changed,
 /// duration bands and a time window that closes early give the schema JSON's
 /// fields; a bad value is a status and a message, and nothing is built.

@@ -49,10 +49,10 @@
 //!   when staying), since a move that lands outside the range would violate it.
 
 use super::highs::Mip;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::scorecard::{Compiled, Scorecard};
 use crate::model::{LinearModel, MlpModel, TreeEnsemble};
-use crate::schema::{COHERENCE_TOL, Direction, FeatureKind, Schema};
+use crate::schema::{Direction, FeatureKind, Schema};
 
 /// The model class a program is built for: the decision row and the pruning
 /// differ, the mixed polytope of the applicant's possible rows is shared.
@@ -88,7 +88,8 @@ pub(crate) const OPEN_EDGE_GAP: f64 = 1e-6;
 pub(crate) const CLOSED_EDGE_GAP: f64 = 1e-12;
 
 /// The slot interval `[lo, hi]` a value of feature `i` may take inside value bin
-/// `k` (empty when `lo > hi`): on an integer or step grid the first and last
+/// `k` (empty when `lo > hi`): on a grid ([`Schema::value_grid`]: the advice
+/// grid, or the data's integer or step grid) the first and last
 /// grid points inside the bin (an excluded edge is skipped to the next grid
 /// point); without a grid, an excluded edge is kept [`OPEN_EDGE_GAP`] away and
 /// an included one [`CLOSED_EDGE_GAP`]. Clipped to the value range `[0, 1]`
@@ -100,14 +101,7 @@ pub(crate) fn bin_slot_interval(
     values: &crate::model::scorecard::ValueBins,
     k: usize,
 ) -> (f64, f64) {
-    let FeatureKind::Contiguous {
-        lower,
-        upper,
-        integer,
-        step,
-        ..
-    } = &schema.features[i].kind
-    else {
+    let FeatureKind::Contiguous { lower, upper, .. } = &schema.features[i].kind else {
         return (1.0, 0.0);
     };
     if upper <= lower {
@@ -121,11 +115,7 @@ pub(crate) fn bin_slot_interval(
     let (ac, bc) = (values.lower_closed[k], values.upper_closed[k]);
     // The last bin's upper end is +∞ after compilation whatever the table said:
     // a value beyond it is outside [L, U] anyway.
-    let grid = match (integer, step) {
-        (_, Some(st)) => Some((*lower, *st)),
-        (true, None) => Some((0.0, 1.0)),
-        (false, None) => None,
-    };
+    let grid = schema.value_grid(i);
     let slot = |v: f64| schema.value_to_slot(i, v);
     let (lo, hi) = match grid {
         Some((base, st)) => {
@@ -264,6 +254,23 @@ pub(crate) struct FeatureVars {
     pub changed: Option<usize>,
     /// Scorecard value bins (empty for other models): the chosen bin bounds the slot.
     pub bins: Vec<BinVar>,
+    /// The minimum change's disjunction (`Schema::min_change`), when the
+    /// feature has one: binaries "moved down", "moved up" and the least `l`,
+    /// `u` (in their units) each demands.
+    pub min_change: Option<MinChange>,
+}
+
+/// The minimum change of one feature in the program: `l ≥ t_down·down`,
+/// `l ≤ lmax·down`, `u ≥ t_up·up`, `u ≤ umax·up`, `down + up ≤ 1` — the
+/// value stays, or moves one way by at least the minimum (a disjunction
+/// with a binary per side; one side at a time, or `l` and `u` could both be
+/// positive and net a smaller move).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct MinChange {
+    pub down: usize,
+    pub up: usize,
+    pub t_down: f64,
+    pub t_up: f64,
 }
 
 /// A built program and how to read its solutions back.
@@ -289,34 +296,6 @@ pub(crate) struct Program {
     /// The months-to-wait variable, when the program prices waiting
     /// ([`super::waiting`]); `None` otherwise.
     pub wait: Option<super::waiting::WaitColumns>,
-}
-
-/// Grid of an integer/step feature in raw units: `(first point ≥ lo, step, K)`,
-/// `K < 0` meaning no grid point lies in `[lo, hi]`.
-pub(super) fn raw_grid(
-    name: &str,
-    lower: f64,
-    integer: bool,
-    step: Option<f64>,
-    lo: f64,
-    hi: f64,
-) -> Result<Option<(f64, f64, i64)>> {
-    let tol = COHERENCE_TOL * (hi - lo).abs().max(1.0);
-    let (base, g) = match (integer, step) {
-        (false, None) => return Ok(None),
-        (true, None) => ((lo - tol).ceil(), 1.0),
-        (int, Some(st)) => {
-            if int && (st.fract() != 0.0 || lower.fract() != 0.0) {
-                return Err(Error::InvalidArgument(format!(
-                    "feature '{name}': an integer feature's step grid must start at a whole \
-                     number and have a whole step (got lower {lower}, step {st})"
-                )));
-            }
-            (lower + ((lo - lower) / st - COHERENCE_TOL).ceil() * st, st)
-        }
-    };
-    let k = ((hi - base) / g + COHERENCE_TOL).floor();
-    Ok(Some((base, g, if k.is_finite() { k as i64 } else { -1 })))
 }
 
 /// States no optimal answer can use, under any of the constraints cfx adds
@@ -445,12 +424,11 @@ fn add_feature(
         steps: false,
         changed: None,
         bins: Vec::new(),
+        min_change: None,
     };
     if let FeatureKind::Contiguous {
         lower,
         upper,
-        integer,
-        step,
         fixed_value,
         ..
     } = &f.kind
@@ -474,7 +452,15 @@ fn add_feature(
         };
         fv.anchor = v;
         fv.fixed = *fixed_value;
-        let outside = s_f == 0 && (v < lb - 1e-12 || v > ub + 1e-12);
+        let grid = if degenerate {
+            None
+        } else {
+            schema.grid_points(i, lo, hi)
+        };
+        // A factual value off its advice grid (`Schema::value_grid`) may
+        // stay, or move onto the grid: as one outside its actionable range.
+        let off_grid = s_f == 0 && grid.is_some() && !schema.on_value_grid(i, factual[i]);
+        let outside = s_f == 0 && (v < lb - 1e-12 || v > ub + 1e-12 || off_grid);
         let mut lmax = (v - lb).max(0.0);
         let mut umax = (ub - v).max(0.0);
         if !f.actionability.mutable {
@@ -488,11 +474,6 @@ fn add_feature(
                 Direction::Any => {}
             }
         }
-        let grid = if degenerate {
-            None
-        } else {
-            raw_grid(&f.name, *lower, *integer, *step, lo, hi)?
-        };
         // A factual value on the grid, inside its range, moves by whole grid
         // steps: l and u count steps (integers) and no k is needed.
         let steps = grid.is_some() && s_f == 0 && !outside;
@@ -525,6 +506,46 @@ fn add_feature(
         fv.u = Some(u);
         fv.unit = unit;
         fv.steps = steps;
+        let m = schema.min_change(i);
+        if s_f == 0 && m > 0.0 && !degenerate && (lmax > 0.0 || umax > 0.0) {
+            let span = upper - lower;
+            // The least move each way, in l/u units. On whole steps: the
+            // steps that reach m. On a k grid (the factual off it or outside
+            // the range): halfway between the nearest grid point the band
+            // excludes and the first it allows, so that the solver's
+            // tolerance cannot admit the one or refuse the other. Otherwise m.
+            let (t_down, t_up) = match grid {
+                _ if steps => {
+                    let t = (m / span / unit - 1e-9).ceil().max(1.0);
+                    (t, t)
+                }
+                Some((base, g, _)) if !steps => {
+                    let x = factual[i];
+                    let k_dn = ((x - m - base) / g + 1e-9).floor();
+                    let k_up = ((x + m - base) / g - 1e-9).ceil();
+                    let d_dn = x - (base + k_dn * g);
+                    let d_up = base + k_up * g - x;
+                    (
+                        (m * (1.0 - 1e-9)).max(d_dn - g / 2.0) / span,
+                        (m * (1.0 - 1e-9)).max(d_up - g / 2.0) / span,
+                    )
+                }
+                _ => (m / span, m / span),
+            };
+            let down = mip.add_col(0.0, 0.0, if lmax >= t_down { 1.0 } else { 0.0 }, true);
+            let up = mip.add_col(0.0, 0.0, if umax >= t_up { 1.0 } else { 0.0 }, true);
+            mip.add_row(f64::NEG_INFINITY, 0.0, &[(l, 1.0), (down, -lmax)]);
+            mip.add_row(0.0, f64::INFINITY, &[(l, 1.0), (down, -t_down)]);
+            mip.add_row(f64::NEG_INFINITY, 0.0, &[(u, 1.0), (up, -umax)]);
+            mip.add_row(0.0, f64::INFINITY, &[(u, 1.0), (up, -t_up)]);
+            mip.add_row(f64::NEG_INFINITY, 1.0, &[(down, 1.0), (up, 1.0)]);
+            fv.min_change = Some(MinChange {
+                down,
+                up,
+                t_down,
+                t_up,
+            });
+        }
         let grid = if steps { None } else { grid };
         let stay = if outside {
             let s = mip.add_col(0.0, 0.0, 1.0, true);
@@ -769,6 +790,20 @@ impl Program {
                     let leave = if s_f == 0 { 0.0 } else { w.states[s_f - 1] };
                     for k in 0..values.points.len() {
                         let (lo, hi) = bin_slot_interval(schema, i, values, k);
+                        // The factual's own bin holds its value, on the advice
+                        // grid or not: staying put is always allowed.
+                        // (A bin with no grid point holds no other value, and
+                        // one with some none between their ends and the factual.)
+                        let (lo, hi) = if own_bin == Some(k) {
+                            let x = schema.value_to_slot(i, factual[i]).clamp(0.0, 1.0);
+                            if lo > hi {
+                                (x, x)
+                            } else {
+                                (lo.min(x), hi.max(x))
+                            }
+                        } else {
+                            (lo, hi)
+                        };
                         // As `dominated_states`: a bin scoring below the factual's
                         // points, or the same at a positive cost, is never optimal.
                         let p = values.points[k];
@@ -842,11 +877,20 @@ impl Program {
                 } else if let Some(g) = fv.grid {
                     (g.base + g.step * x[g.k_col].round()).clamp(0.0, 1.0)
                 } else {
-                    let read = |c: Option<usize>| {
+                    let read = |c: Option<usize>, least: Option<(usize, f64)>| {
                         let v = c.map_or(0.0, |c| x[c]);
-                        if fv.steps { v.round() } else { v }
+                        let v = if fv.steps { v.round() } else { v };
+                        // A move the minimum change demands is at least it
+                        // (exact: the solver's tolerance may leave it a hair short).
+                        match least {
+                            Some((b, t)) if x[b] > 0.5 => v.max(t),
+                            _ => v,
+                        }
                     };
-                    (fv.anchor + fv.unit * (read(fv.u) - read(fv.l))).clamp(0.0, 1.0)
+                    let mc = fv.min_change;
+                    let u = read(fv.u, mc.map(|m| (m.up, m.t_up)));
+                    let l = read(fv.l, mc.map(|m| (m.down, m.t_down)));
+                    (fv.anchor + fv.unit * (u - l)).clamp(0.0, 1.0)
                 };
                 // A scorecard's chosen bin bounds the slot exactly (the solver's
                 // tolerance may leave it a hair outside).
@@ -961,6 +1005,10 @@ impl Program {
                 }
                 if let Some(c) = fv.u {
                     x[c] = u;
+                }
+                if let Some(m) = fv.min_change {
+                    x[m.down] = if l > 0.0 { 1.0 } else { 0.0 };
+                    x[m.up] = if u > 0.0 { 1.0 } else { 0.0 };
                 }
             }
             if let Some(z) = fv.changed {

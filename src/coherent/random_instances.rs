@@ -227,3 +227,38 @@ pub(crate) fn random_factual(schema: &Schema, rng: &mut Xoshiro256PlusPlus) -> V
         })
         .collect()
 }
+
+/// `schema` with advice grids and minimum changes (issue 43) drawn on its
+/// contiguous features: half of them advised in whole multiples of a step
+/// on the data's grid (0.5, 1 or 2 for a real-valued feature, 2 or 3 for an
+/// integer one, 4 for one on a grid of 2 from an even lower bound), half of
+/// them with a minimum change of up to 40 % of the range. Drawn after the
+/// schema, so the schema families draw the instances they always did.
+pub(crate) fn with_random_advice(schema: Schema, rng: &mut Xoshiro256PlusPlus) -> Schema {
+    let mut feats = schema.features;
+    for f in &mut feats {
+        let FeatureKind::Contiguous {
+            lower,
+            upper,
+            integer,
+            step,
+            ..
+        } = f.kind
+        else {
+            continue;
+        };
+        if rng.random_bool(0.5) {
+            f.actionability.advice_step = match (step, integer) {
+                (Some(s), _) if (lower / s).fract() == 0.0 => Some(2.0 * s),
+                (Some(_), _) => None,
+                (None, true) => Some(rng.random_range(2..=3) as f64),
+                (None, false) => Some([0.5, 1.0, 2.0][rng.random_range(0..3)]),
+            };
+        }
+        if rng.random_bool(0.5) {
+            let m = (rng.random_range(0.0..0.4) * (upper - lower) * 4.0).round() / 4.0;
+            f.actionability.min_change = Some(m);
+        }
+    }
+    Schema::new(feats).unwrap()
+}

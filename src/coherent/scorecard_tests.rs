@@ -203,16 +203,30 @@ fn destinations(schema: &Schema, card: &Scorecard, factual: &[f64], i: usize) ->
         Direction::DecreaseOnly => b = b.min(anchor),
         Direction::Any => {}
     }
-    if *integer || step.is_some() {
-        let g = step.unwrap_or(1.0);
+    // The minimum change (issue 43): a value→value move of at least m.
+    let m = if s_f == 0 {
+        f.actionability.min_change.unwrap_or(0.0)
+    } else {
+        0.0
+    };
+    let advice = f.actionability.advice_step;
+    if *integer || step.is_some() || advice.is_some() {
+        // The advice grid: the multiples of its step (on the data's grid).
+        let (g, origin) = match advice {
+            Some(st) => (st, (lower / st).ceil() * st),
+            None => (step.unwrap_or(1.0), *lower),
+        };
         let mut k = 0.0;
         loop {
-            let raw = lower + k * g;
+            let raw = origin + k * g;
             if raw > upper + 1e-9 {
                 break;
             }
             k += 1.0;
             if *integer && (raw - raw.round()).abs() > 1e-9 {
+                continue;
+            }
+            if (raw - factual[i]).abs() < m - 1e-9 {
                 continue;
             }
             let c = slot(raw);
@@ -279,9 +293,18 @@ fn destinations(schema: &Schema, card: &Scorecard, factual: &[f64], i: usize) ->
                 }
         });
         let (p, q) = (a.max(bl), b.min(bu));
-        if p <= q {
-            let c = anchor.clamp(p, q);
-            out.push((bin.points - own_points, base + w.value * (c - anchor).abs()));
+        // Less the band (v − m, v + m) the minimum change excludes.
+        let band = m / (upper - lower);
+        let pieces = if band > 0.0 {
+            vec![(p, q.min(anchor - band)), (p.max(anchor + band), q)]
+        } else {
+            vec![(p, q)]
+        };
+        for (p, q) in pieces {
+            if p <= q {
+                let c = anchor.clamp(p, q);
+                out.push((bin.points - own_points, base + w.value * (c - anchor).abs()));
+            }
         }
     }
     out
@@ -367,6 +390,11 @@ fn check_answer(schema: &Schema, card: &Scorecard, factual: &[f64], cf: &Counter
 /// applicant's total (whole points 60% of the time, so that answers tie with it).
 fn random_card_instance(rng: &mut Xoshiro256PlusPlus) -> (Schema, Vec<f64>, Scorecard) {
     let schema = schema_with_zero_weights(rng);
+    card_instance_on(schema, rng)
+}
+
+/// [`random_card_instance`] on a given schema.
+fn card_instance_on(schema: Schema, rng: &mut Xoshiro256PlusPlus) -> (Schema, Vec<f64>, Scorecard) {
     let factual = random_factual(&schema, rng);
     let chars = random_scorecard(&schema, rng);
     let base = rng.random_range(-3..=3) as f64;
@@ -444,6 +472,56 @@ fn scorecard_optimum_equals_brute_force(solver: SolverChoice, by: ProvedBy) {
     }
     assert!(infeasible >= 5, "infeasible cases: {infeasible}");
     assert!(ties >= 5, "answers exactly at the cutoff: {ties}");
+}
+
+/// Advice grids and minimum changes (issue 43) under scorecards: both solvers
+/// equal the brute force over every multiple of each advice step and every
+/// bin's cheapest point outside the band the minimum change excludes, and
+/// every answer is on its grid and meets its minimum (`Schema::check_advice`).
+#[test]
+fn scorecard_optima_honour_advice_grids_and_min_changes_against_brute_force() {
+    for (solver, by) in [
+        (SolverChoice::Mip, ProvedBy::Highs),
+        (SolverChoice::Separable, ProvedBy::Separable),
+    ] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4343);
+        let config = solver_config(solver);
+        let mut feasible = 0;
+        for case in 0..300 {
+            let plain = schema_with_zero_weights(&mut rng);
+            let schema = super::random_instances::with_random_advice(plain, &mut rng);
+            let (schema, factual, card) = card_instance_on(schema, &mut rng);
+            let oracle = brute_force(&schema, &card, &factual);
+            let ex = explain(&schema, &card, &factual, &config).unwrap();
+            assert_eq!(ex.proved_by, by);
+            match (oracle, ex.counterfactuals.first()) {
+                (Some(best), Some(cf)) => {
+                    check_answer(&schema, &card, &factual, cf);
+                    schema
+                        .check_advice(&factual, &cf.raw, 0)
+                        .unwrap_or_else(|e| {
+                            panic!("case {case} {by:?}: {e}\n{}", schema.to_json())
+                        });
+                    assert!(
+                        same_cost(cf.cost, best),
+                        "case {case}: {by:?} {} vs brute force {best}\n{}\n{factual:?}\n{}",
+                        cf.cost,
+                        schema.to_json(),
+                        crate::model::AnyModel::Scorecard(card.clone()).to_json()
+                    );
+                    feasible += 1;
+                }
+                (None, None) => {}
+                (o, c) => panic!(
+                    "case {case}: oracle {o:?} vs {by:?} {:?}\n{}\n{factual:?}\n{}",
+                    c.map(|c| (&c.raw, c.cost)),
+                    schema.to_json(),
+                    crate::model::AnyModel::Scorecard(card.clone()).to_json()
+                ),
+            }
+        }
+        assert!(feasible >= 150, "feasible cases: {feasible}");
+    }
 }
 
 #[test]

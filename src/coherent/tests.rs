@@ -197,11 +197,24 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
             Direction::DecreaseOnly => raw <= factual[i] + 1e-12,
             Direction::Any => true,
         };
-        if *integer || step.is_some() {
-            let g = step.unwrap_or(1.0);
-            // An integer feature without a step lives on the whole numbers, which
-            // start at ⌈lower⌉ when the lower bound is fractional.
-            let origin = if step.is_none() { lower.ceil() } else { *lower };
+        // The minimum change (issue 43): a value→value move of at least m.
+        let m = if s_f == 0 {
+            f.actionability.min_change.unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        let advice = f.actionability.advice_step;
+        if *integer || step.is_some() || advice.is_some() {
+            // The advice grid: the multiples of its step (on the data's grid).
+            let (g, origin) = match advice {
+                Some(a) => (a, (lower / a).ceil() * a),
+                None => (
+                    step.unwrap_or(1.0),
+                    // An integer feature without a step lives on the whole numbers, which
+                    // start at ⌈lower⌉ when the lower bound is fractional.
+                    if step.is_none() { lower.ceil() } else { *lower },
+                ),
+            };
             let mut k = 0.0;
             loop {
                 let raw = origin + k * g;
@@ -210,6 +223,9 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
                 }
                 k += 1.0;
                 if raw < lo - 1e-9 || raw > hi + 1e-9 || !ok_dir(raw) {
+                    continue;
+                }
+                if (raw - factual[i]).abs() < m - 1e-9 {
                     continue;
                 }
                 if *integer && (raw - raw.round()).abs() > 1e-9 {
@@ -234,20 +250,29 @@ fn destinations(schema: &Schema, model: &LinearModel, factual: &[f64], i: usize)
                     Direction::Any => {}
                 }
             }
-            if a <= b + 1e-12 {
-                out.push(Tagged {
-                    dest: Dest::Interval {
-                        a,
-                        b: b.max(a),
-                        v: anchor,
-                        w: w.value,
-                        alpha: a_slot,
-                        base,
-                        score0: 0.0,
-                    },
-                    state: 0,
-                    stays: false,
-                });
+            // Less the band (v − m, v + m) the minimum change excludes.
+            let band = m / (upper - lower);
+            let pieces = if band > 0.0 {
+                vec![(a, b.min(anchor - band)), (a.max(anchor + band), b)]
+            } else {
+                vec![(a, b)]
+            };
+            for (a, b) in pieces {
+                if a <= b + 1e-12 {
+                    out.push(Tagged {
+                        dest: Dest::Interval {
+                            a,
+                            b: b.max(a),
+                            v: anchor,
+                            w: w.value,
+                            alpha: a_slot,
+                            base,
+                            score0: 0.0,
+                        },
+                        state: 0,
+                        stays: false,
+                    });
+                }
             }
         }
     }
@@ -573,6 +598,62 @@ fn both_solvers_honour_change_limits_and_equal_brute_force() {
         assert!(feasible >= 100, "feasible cases: {feasible}");
         // The limits must have bound (cost more than without them) often.
         assert!(bound >= 10, "cases where a limit bound: {bound}");
+    }
+}
+
+/// Advice grids and minimum changes (issue 43) are part of the polytope and
+/// of the separable menus: both solvers equal the brute-force oracle (which
+/// enumerates the multiples of each advice step and leaves out the band
+/// the minimum change excludes, on its own), every answer is on its grid
+/// and meets the minimum change (`Schema::check_advice`), and the grids and
+/// minimums bind (cost more than without them) in many cases.
+#[test]
+fn both_solvers_honour_advice_grids_and_min_changes_and_equal_brute_force() {
+    for solver in [SolverChoice::Mip, SolverChoice::Separable] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(43);
+        let config = Config {
+            solver,
+            ..Config::default()
+        };
+        let (mut feasible, mut bound) = (0, 0);
+        for case in 0..300 {
+            let plain = random_schema(&mut rng);
+            let schema = random_instances::with_random_advice(plain.clone(), &mut rng);
+            let factual = random_factual(&schema, &mut rng);
+            let model = random_model(&schema, &factual, &mut rng);
+            let oracle = brute_force(&schema, &model, &factual, config.margin);
+            let free = brute_force(&plain, &model, &factual, config.margin);
+            let ex = explain(&schema, &model, &factual, &config).unwrap();
+            match (oracle, ex.counterfactuals.first()) {
+                (Some(best), Some(cf)) => {
+                    check_counterfactual(&schema, &model, &factual, cf);
+                    schema
+                        .check_advice(&factual, &cf.raw, 0)
+                        .unwrap_or_else(|e| {
+                            panic!("case {case} ({solver:?}): {e}\n{}", schema.to_json())
+                        });
+                    assert!(
+                        same_cost(cf.cost, best),
+                        "case {case} ({solver:?}): {} vs brute force {best}\n{}\n{factual:?}\n{:?}",
+                        cf.cost,
+                        schema.to_json(),
+                        cf.raw
+                    );
+                    feasible += 1;
+                    if free.is_some_and(|f| f < best - 1e-6) {
+                        bound += 1;
+                    }
+                }
+                (None, None) => {}
+                (o, c) => panic!(
+                    "case {case} ({solver:?}): oracle {o:?} vs {:?}\n{}\n{factual:?}",
+                    c.map(|c| (&c.raw, c.cost)),
+                    schema.to_json()
+                ),
+            }
+        }
+        assert!(feasible >= 100, "feasible cases: {feasible}");
+        assert!(bound >= 30, "cases where a grid or minimum bound: {bound}");
     }
 }
 

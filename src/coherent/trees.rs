@@ -374,7 +374,11 @@ pub(super) fn build(
             // per feature; without it the relaxation mixes cells around the
             // anchor at no cost and the bound stays near 0.
             let fv = &prog.vars[i];
-            if fv.steps {
+            // (Not with an advice grid coarser than the data's, whose cell
+            // edges need not be advice grid points, nor with a minimum change.)
+            let advice =
+                schema.features[i].actionability.advice_step.is_some() || fv.min_change.is_some();
+            if fv.steps && !advice {
                 // l and u count grid steps from a factual on the grid, and every
                 // cell edge is a grid point: for any choice of cells the slot's
                 // optimum is an edge, the anchor or an actionable bound, all on

@@ -53,12 +53,29 @@ pub(crate) fn candidates(
         } => {
             out.extend(special_states.iter().map(|s| s.code));
             let span = upper - lower;
-            if *integer || step.is_some() {
-                let g = step.unwrap_or(1.0);
-                let base = if step.is_some() { *lower } else { lower.ceil() };
+            let own = f.state_of(factual[i]).unwrap();
+            // The minimum change (issue 43): a value→value move of at least m.
+            let m = if own == 0 {
+                f.actionability.min_change.unwrap_or(0.0)
+            } else {
+                0.0
+            };
+            let advice = f.actionability.advice_step;
+            if *integer || step.is_some() || advice.is_some() {
+                // The advice grid: the multiples of its step (on the data's grid).
+                let (g, base) = match advice {
+                    Some(a) => (a, (lower / a).ceil() * a),
+                    None => (
+                        step.unwrap_or(1.0),
+                        if step.is_some() { *lower } else { lower.ceil() },
+                    ),
+                };
                 let mut k = 0.0;
                 while base + k * g <= upper + 1e-9 {
-                    out.push(base + k * g);
+                    let raw = base + k * g;
+                    if own != 0 || (raw - factual[i]).abs() >= m - 1e-9 {
+                        out.push(raw);
+                    }
                     k += 1.0;
                 }
             } else {
@@ -81,7 +98,6 @@ pub(crate) fn candidates(
                 edges.push(1.0);
                 let w = schema.weights(i);
                 let (lo, hi) = schema.actionable_range(i).unwrap();
-                let own = f.state_of(factual[i]).unwrap();
                 let anchor = if own == 0 {
                     slot(factual[i])
                 } else {
@@ -95,10 +111,18 @@ pub(crate) fn candidates(
                         Direction::Any => {}
                     }
                 }
+                let band = m / span;
                 for e in edges.chunks(2) {
                     let (a, b) = (e[0].max(a0), e[1].min(b0));
-                    if a <= b {
-                        out.push(lower + anchor.clamp(a, b) * span);
+                    let pieces = if band > 0.0 {
+                        vec![(a, b.min(anchor - band)), (a.max(anchor + band), b)]
+                    } else {
+                        vec![(a, b)]
+                    };
+                    for (a, b) in pieces {
+                        if a <= b {
+                            out.push(lower + anchor.clamp(a, b) * span);
+                        }
                     }
                 }
             }
@@ -509,6 +533,63 @@ fn tree_mip_and_tree_search_optima_equal_brute_force_on_random_small_ensembles()
 /// random ensembles with every numeric node given a random mode, each solver's
 /// optimum equal to the brute force's (whose evaluator compares in float32 or
 /// double by its own code).
+/// Advice grids and minimum changes (issue 43) on tree ensembles: the MIP and
+/// the tree search equal the brute force over every multiple of each advice
+/// step and every cell's point nearest the anchor outside the band the
+/// minimum change excludes (`candidates`, on its own), and every answer is
+/// on its grid and meets its minimum change (`Schema::check_advice`).
+#[test]
+fn tree_optima_honour_advice_grids_and_min_changes_against_brute_force() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4343);
+    let (mut feasible, mut bound) = (0, 0);
+    for case in 0..200 {
+        let (plain, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
+        let schema = random_instances::with_random_advice(plain.clone(), &mut rng);
+        let margin = Config::default().margin;
+        let oracle = brute_force(&schema, &ens, &factual, margin);
+        let free = brute_force(&plain, &ens, &factual, margin);
+        for solver in [SolverChoice::Mip, SolverChoice::TreeSearch] {
+            let config = Config {
+                solver,
+                ..Config::default()
+            };
+            let ex = explain(&schema, &ens, &factual, &config).unwrap();
+            match (oracle, ex.counterfactuals.first()) {
+                (Some(best), Some(cf)) => {
+                    assert_eq!(ex.outcome, Outcome::Optimal);
+                    check_counterfactual(&schema, &ens, &factual, cf);
+                    schema
+                        .check_advice(&factual, &cf.raw, 0)
+                        .unwrap_or_else(|e| {
+                            panic!("case {case} {solver:?}: {e}\n{}", schema.to_json())
+                        });
+                    assert!(
+                        same_cost(cf.cost, best),
+                        "case {case} {solver:?}: {} vs brute force {best}\n{}\n{factual:?}\n{:?}",
+                        cf.cost,
+                        schema.to_json(),
+                        cf.raw
+                    );
+                    feasible += 1;
+                    if free.is_some_and(|f| f < best - 1e-6) {
+                        bound += 1;
+                    }
+                }
+                (None, None) => {}
+                (o, c) => panic!(
+                    "case {case} {solver:?}: oracle {o:?} vs solver {:?} ({:?})\n{}\n{factual:?}",
+                    c.map(|c| (&c.raw, c.cost)),
+                    ex.outcome,
+                    schema.to_json()
+                ),
+            }
+        }
+    }
+    assert!(feasible >= 150, "feasible cases: {feasible}");
+    assert!(bound >= 20, "cases where a grid or minimum bound: {bound}");
+}
+
 #[test]
 fn tree_optima_equal_brute_force_under_onnx_node_modes() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(38);

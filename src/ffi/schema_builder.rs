@@ -255,6 +255,36 @@ pub unsafe extern "C" fn cfx_schema_builder_set_change_limits(
     }
 }
 
+/// Advises the last added (contiguous) feature on a grid and by a minimum
+/// change (issue 43): every value advice moves it to is a whole multiple of
+/// `advice_step` (0: no advice grid, the data's own), and a value→value move
+/// changes it by at least `min_change` (0: any change); staying put is
+/// always allowed. The schema JSON's `advice_step` and `min_change`.
+/// `INVALID_ARGUMENT` for a negative or non-finite value, or no contiguous
+/// feature added last; the rest (a step off the data's grid, a feature that
+/// grows with time) is checked when the schema is built. Not thread-safe
+/// (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_schema_builder_set_advice_grid(
+    builder: *mut cfx_schema_builder,
+    advice_step: f64,
+    min_change: f64,
+) -> cfx_status {
+    ffi_boundary! {
+        for (v, name) in [(advice_step, "advice_step"), (min_change, "min_change")] {
+            if !v.is_finite() || v < 0.0 {
+                return Err(FfiError::invalid(format!(
+                    "{name} must be finite and non-negative (0: none), got {v}"
+                )));
+            }
+        }
+        let f = last_contiguous(builder, "advice grids")?;
+        f.actionability.advice_step = (advice_step > 0.0).then_some(advice_step);
+        f.actionability.min_change = (min_change > 0.0).then_some(min_change);
+        Ok(())
+    }
+}
+
 /// Sets the cost scale of the last added feature (finite, > 0): it multiplies
 /// the feature's distance weights, so 2 makes every change of it cost twice
 /// as much. Not thread-safe (builder).

@@ -661,8 +661,10 @@ impl Schema {
     /// none outside its advised range ([`Schema::advisable_waits`]), and `to`
     /// differs from the row after
     /// waiting only by moves that respect every actionability rule, the change
-    /// limits included (measured from the applicant's own values), and it
-    /// changes no more features than `max_features_changed`.
+    /// limits included (measured from the applicant's own values), every
+    /// moved value on its advice grid and changed by at least its minimum
+    /// change (`schema::grid`), and it changes no more features than
+    /// `max_features_changed`.
     pub fn check_advice(&self, from: &[f64], to: &[f64], months: u32) -> Result<()> {
         if months > 0 {
             let w = self.waiting.ok_or_else(|| {
@@ -690,6 +692,12 @@ impl Schema {
             }
             if (to[i] - from[i]).abs() <= COHERENCE_TOL {
                 continue;
+            }
+            if let Some(why) = self.grid_violation(i, from[i], to[i]) {
+                return Err(Error::InvalidArgument(format!(
+                    "feature '{}': {why}",
+                    self.features[i].name
+                )));
             }
             if self.features[i].state_of(to[i])? != 0 {
                 continue;

@@ -118,6 +118,18 @@ pub struct Actionability {
     /// (format 2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub level_order: Vec<String>,
+    /// The advice grid (contiguous features; format 2): a value the advice
+    /// moves the feature to is a whole multiple of this step ("income in
+    /// steps of 1,000"), whatever grid the data has. Staying put is always
+    /// allowed, on the grid or not. See [`Schema::value_grid`](super::Schema::value_grid).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advice_step: Option<f64>,
+    /// The smallest change worth advising (contiguous features; format 2): a
+    /// move of the value, if any, is at least this far from the applicant's
+    /// own value ("pay 25 more" is not advice). See
+    /// [`Schema::min_change`](super::Schema::min_change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_change: Option<f64>,
 }
 
 impl Default for Actionability {
@@ -133,6 +145,8 @@ impl Default for Actionability {
             max_decrease: None,
             grows_with_time: None,
             level_order: Vec::new(),
+            advice_step: None,
+            min_change: None,
         }
     }
 }

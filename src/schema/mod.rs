@@ -19,6 +19,7 @@
 mod advice;
 mod encoding;
 mod feature;
+mod grid;
 mod weights;
 
 pub use advice::{AfterWaiting, ChangeLimit, PastUpper, TimeGrowth, Waiting};
@@ -127,6 +128,10 @@ impl Schema {
                 Some("grows_with_time")
             } else if !a.level_order.is_empty() {
                 Some("level_order")
+            } else if a.advice_step.is_some() {
+                Some("advice_step")
+            } else if a.min_change.is_some() {
+                Some("min_change")
             } else {
                 None
             }
@@ -280,6 +285,9 @@ impl Schema {
                 }
             }
             if let Err(m) = f.validate_advice(self.waiting.is_some()) {
+                return fail(m);
+            }
+            if let Err(m) = f.validate_grid() {
                 return fail(m);
             }
             if !f.actionability.cost_scale.is_finite() || f.actionability.cost_scale <= 0.0 {
@@ -527,5 +535,7 @@ pub fn fmt_num(v: f64) -> String {
 
 #[cfg(test)]
 mod advice_tests;
+#[cfg(test)]
+mod grid_tests;
 #[cfg(test)]
 mod tests;

@@ -103,15 +103,17 @@ pub const WAIT_ACTION: &str = "wait";
 /// move against the allowed direction is a failure terminal, as the paper's
 /// "violating a feature constraint".
 ///
-/// # Advice schemas (issue #16: change limits or a waiting action)
+/// # Advice schemas (issues #16, #43: change limits, a waiting action, advice grids or minimum changes)
 /// When the schema states what a person can actually do, the map is taken
 /// relative to the applicant's own value `a` (each feature is set once per
 /// episode, so its current value is the applicant's), and every action the
 /// agent can take is allowed ([`ActionSpace::value_within`]):
 /// * the value segment spans [`Schema::move_range`]`(i, a)` (the actionable
 ///   range tightened by the change limits, the one definition every method
-///   uses), cut at `a` by the direction, snapped to the grid inside it; it is
-///   offered only when the move into the value state is allowed;
+///   uses), cut at `a` by the direction, snapped to the grid inside it — the
+///   advice grid and beyond the minimum change when the feature has them
+///   ([`Schema::nearest_advisable`]); it is offered only when the move into
+///   the value state is allowed;
 /// * the special states and categorical levels offered are those the
 ///   feature may move into from its current state (forbidden transitions and,
 ///   for a categorical, the direction over the level order); staying is
@@ -186,7 +188,11 @@ impl ActionSpace {
         }
         let within_advice = wait.is_some()
             || schema.features.iter().any(|f| {
-                f.actionability.max_increase.is_some() || f.actionability.max_decrease.is_some()
+                let a = &f.actionability;
+                a.max_increase.is_some()
+                    || a.max_decrease.is_some()
+                    || a.advice_step.is_some()
+                    || a.min_change.is_some()
             });
         Ok(ActionSpace {
             features,
@@ -336,8 +342,13 @@ impl ActionSpace {
                 let (mut j, tau) = segment(v, m);
                 if let Some((lo, hi)) = value {
                     if j == 0 {
-                        return snap_within(lo + tau * (hi - lo), lo, hi, *integer, *step)
-                            .unwrap_or(from);
+                        let x = lo + tau * (hi - lo);
+                        let a = &f.actionability;
+                        if a.advice_step.is_some() || a.min_change.is_some() {
+                            // On the advice grid, beyond the minimum change (issue 43).
+                            return schema.nearest_advisable(i, from, x, lo, hi);
+                        }
+                        return snap_within(x, lo, hi, *integer, *step).unwrap_or(from);
                     }
                     j -= 1;
                 }

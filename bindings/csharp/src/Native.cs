@@ -553,6 +553,9 @@ namespace Cfx
         internal static extern int cfx_schema_builder_set_change_limits(SchemaBuilderHandle builder, int increaseKind,
             double maxIncrease, int decreaseKind, double maxDecrease);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_schema_builder_set_advice_grid(SchemaBuilderHandle builder, double adviceStep,
+            double minChange);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_builder_set_cost_scale(SchemaBuilderHandle builder, double costScale);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_schema_builder_set_time_growth(SchemaBuilderHandle builder, double perMonth,

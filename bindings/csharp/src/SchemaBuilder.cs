@@ -116,6 +116,17 @@ namespace Cfx
             return this;
         }
 
+        /// <summary>Advice a person can carry out (issue 43), for the last added (contiguous) feature:
+        /// every value advice moves it to is a whole multiple of <paramref name="adviceStep"/> (0: the
+        /// data's own grid), and a change of it is at least <paramref name="minChange"/> (0: any
+        /// change); staying put is always allowed. Negative or non-finite values are
+        /// <c>InvalidArgument</c>; a step off the data's grid is refused by <see cref="Build"/>.</summary>
+        public SchemaBuilder SetAdviceGrid(double adviceStep, double minChange)
+        {
+            lock (gate) Call.Check(Native.cfx_schema_builder_set_advice_grid(Handle, adviceStep, minChange));
+            return this;
+        }
+
         /// <summary>Cost scale (&gt; 0) of the last added feature: multiplies its distance weights.</summary>
         public SchemaBuilder SetCostScale(double costScale)
         {

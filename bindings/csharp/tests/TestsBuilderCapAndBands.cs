@@ -45,6 +45,39 @@ public static partial class Tests
         }
     }
 
+    // An income in [0, 100000] at 43217; the model accepts an income above 43500. Advised in
+    // multiples of 1000 by at least 2000 the answer is 46000 (44000 is only 783 more, 45000 1783).
+    public static void T_builder_an_advice_grid_and_a_minimum_change_round_the_advice()
+    {
+        var applicant = new double[] { 43217 };
+        using (var m = Model.Linear(new double[] { 1 }, -0.435))
+        using (var free = new SchemaBuilder().AddContiguous("income", 0, 100000, false).Build())
+        using (var grid = new SchemaBuilder().AddContiguous("income", 0, 100000, false)
+            .SetAdviceGrid(1000, 2000).Build())
+        {
+            A.True(grid.ToJson().Contains("\"advice_step\": 1000.0"), grid.ToJson());
+            using (var r = Coherent.Explain(free, m, null, applicant))
+            {
+                var v = r.Counterfactual(0)[0];
+                A.True(v > 43500 && v < 43501, "without a grid: " + v);
+            }
+            using (var r = Coherent.Explain(grid, m, null, applicant))
+            {
+                A.Eq(CoherentOutcome.Optimal, r.Outcome, "on the grid");
+                A.Eq(46000.0, r.Counterfactual(0)[0], "the first multiple of 1000 at least 2000 above");
+            }
+        }
+        using (var b = new SchemaBuilder().AddContiguous("income", 0, 100000, false))
+        {
+            var e = A.Status(Status.InvalidArgument, () => b.SetAdviceGrid(-1000, 0), "a negative step");
+            A.True(e.Message.Contains("finite and non-negative"), e.Message);
+            A.Status(Status.InvalidArgument, () => b.SetAdviceGrid(1000, double.NaN), "a NaN minimum");
+        }
+        var off = new SchemaBuilder().AddContiguous("n", 0, 10, true).SetAdviceGrid(2.5, 0);
+        var err = A.Status(Status.InvalidSchema, () => off.Build(), "a fractional step on whole numbers");
+        A.True(err.Message.Contains("whole number"), err.Message);
+    }
+
     // The model accepts every job level but the first; only waiting moves the job, a band at a time.
     public static void T_builder_band_months_make_waiting_move_the_job_up_its_order()
     {

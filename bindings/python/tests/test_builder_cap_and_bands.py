@@ -211,3 +211,31 @@ def test_plausibility_advises_waits_within_the_accepted_applicants_range():
                 assert a.found and a.months == 11 and list(a.final_row()) == [31.0, 0.0]
             with cfx.explain_with_waiting(within, m, [45.0, 10.0]) as a:
                 assert a.found and a.months == 0 and list(a.final_row()) == [45.0, 6.0]
+
+
+def test_an_advice_grid_and_minimum_change_round_the_advice():
+    """An income in [0, 100000] at 43217; the model accepts an income above 43500. Without a
+    grid the answer is 43500 and a hair; advised in multiples of 1000 by at least 2000 it is
+    46000 (44000 is on the grid but only 783 more, 45000 only 1783)."""
+
+    def income(step, least):
+        b = cfx.SchemaBuilder().add_contiguous("income", 0, 100000)
+        return (b if step is None else b.set_advice_grid(step, least)).build()
+
+    applicant = [43217.0]
+    with cfx.Model.linear([1.0], -0.435) as m, income(None, 0) as free, income(1000, 2000) as grid:
+        doc = json.loads(grid.to_json())["features"][0]["actionability"]
+        assert doc == {"advice_step": 1000.0, "min_change": 2000.0}
+        with cfx.explain(free, m, applicant) as r:
+            assert 43500 < r.counterfactual(0)[0] < 43501
+        with cfx.explain(grid, m, applicant) as r:
+            assert r.outcome == "optimal"
+            assert r.counterfactual(0) == [46000.0]
+    b = cfx.SchemaBuilder().add_contiguous("income", 0, 100000)
+    for bad in [(-1000, 0), (1000, float("nan")), (float("inf"), 0)]:
+        with pytest.raises(cfx.CfxError) as e:
+            b.set_advice_grid(*bad)
+        assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT" and "finite and non-negative" in e.value.message
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.SchemaBuilder().add_contiguous("n", 0, 10, integer=True).set_advice_grid(2.5, 0).build()
+    assert "whole number" in e.value.message

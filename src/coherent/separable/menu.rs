@@ -8,7 +8,7 @@
 
 use super::{Extension, MenuOption, Workspace};
 use crate::coherent::Fix;
-use crate::coherent::program::{bin_slot_interval, raw_grid};
+use crate::coherent::program::bin_slot_interval;
 use crate::error::Result;
 use crate::model::LinearModel;
 use crate::model::scorecard::{Compiled, ValueBins};
@@ -74,8 +74,6 @@ pub(super) fn linear_menu(
         FeatureKind::Contiguous {
             lower,
             upper,
-            integer,
-            step,
             fixed_value,
             ..
         } => {
@@ -118,7 +116,7 @@ pub(super) fn linear_menu(
             let grid = if degenerate {
                 None
             } else {
-                raw_grid(&f.name, *lower, *integer, *step, lo, hi)?
+                schema.grid_points(i, lo, hi)
             };
             let span = upper - lower;
             // A value-state option at slot `c` reached at cost `base + wv·|c − v|`,
@@ -142,67 +140,58 @@ pub(super) fn linear_menu(
                     extension,
                 }
             };
-            let outside = s_f == 0 && (v < lb - 1e-12 || v > ub + 1e-12);
             if s_f == 0 {
-                let stay = value_option(v, 0.0, None);
                 let movable = f.actionability.mutable && !frozen && !degenerate && offer(0, false);
                 let up_ok = f.actionability.direction != Direction::DecreaseOnly;
                 let down_ok = f.actionability.direction != Direction::IncreaseOnly;
-                if !outside {
-                    // Towards the favourable end, by whole steps on a grid. The run
-                    // starts at the factual value, so its first point is staying
-                    // put (offered once: a separate stay point would make the
-                    // branch and bound explore the same choice twice).
-                    let (d, room, ok) = if a > 0.0 {
-                        (1.0, ub - v, up_ok)
+                let moves = if movable {
+                    value_moves(schema, i, factual[i], v, (lb, ub), (lo, hi), up_ok, down_ok)
+                } else {
+                    None
+                };
+                // Staying put is the first point of a run that starts at the
+                // factual value (offered once: a separate stay point would make
+                // the branch and bound explore the same choice twice).
+                let mut stay_in_run = false;
+                if let Some(mv) = moves {
+                    let outside = mv.outside;
+                    let favourable = if a > 0.0 {
+                        1.0
+                    } else if a < 0.0 {
+                        -1.0
                     } else {
-                        (-1.0, v - lb, down_ok)
+                        0.0
                     };
-                    let run = (movable && a != 0.0 && ok && room > 0.0).then(|| match grid {
-                        Some((_, g_raw, _)) => {
-                            let unit = g_raw / span;
-                            let k = (room / unit + 1e-9).floor();
-                            value_option(v, 0.0, Some((d * unit, k, true)))
+                    for d in [1.0, -1.0] {
+                        // Towards the favourable end, by whole steps on a grid,
+                        // beyond the minimum change; from outside the actionable
+                        // range or off the advice grid, also the nearest point the
+                        // other way (no run: it only loses score).
+                        if d != favourable && !outside {
+                            continue;
                         }
-                        None => value_option(v, 0.0, Some((d, room, false))),
-                    });
-                    match run {
-                        Some(opt) if opt.extension.is_some() => ws.push_option(opt),
-                        _ if offer(0, true) => ws.push_option(stay),
-                        _ => {}
-                    }
-                    return Ok(own);
-                }
-                if offer(0, true) {
-                    ws.push_option(stay);
-                }
-                if !movable {
-                    return Ok(own);
-                }
-                // Outside the actionable range: move into it (towards it only).
-                let below = v < lb;
-                if (below && !up_ok) || (!below && !down_ok) {
-                    return Ok(own);
-                }
-                let d = if below { 1.0 } else { -1.0 };
-                match grid {
-                    Some((base_raw, g_raw, k_max)) if k_max >= 0 => {
-                        let (b, g) = ((base_raw - lower) / span, g_raw / span);
-                        let (first, run_dir) = if below {
-                            (b, g)
-                        } else {
-                            (b + g * k_max as f64, -g)
+                        let (plo, phi) = if d > 0.0 { (v, 1.0) } else { (0.0, v) };
+                        let Some(first) = mv.nearest_in(plo, phi) else {
+                            continue;
                         };
-                        let favourable = a * d > 0.0;
-                        let run = favourable.then_some((run_dir, k_max as f64, true));
-                        ws.push_option(value_option(first, 0.0, run));
+                        let run = if d == favourable {
+                            mv.run_from(first, d)
+                        } else {
+                            None
+                        };
+                        let opt = value_option(first, 0.0, run);
+                        if first == v {
+                            if opt.extension.is_some() && offer(0, true) {
+                                ws.push_option(opt);
+                                stay_in_run = true;
+                            }
+                        } else {
+                            ws.push_option(opt);
+                        }
                     }
-                    Some(_) => {}
-                    None => {
-                        let first = if below { lb } else { ub };
-                        let run = (a * d > 0.0).then_some((d, ub - lb, false));
-                        ws.push_option(value_option(first, 0.0, run));
-                    }
+                }
+                if !stay_in_run && offer(0, true) {
+                    ws.push_option(value_option(v, 0.0, None));
                 }
                 return Ok(own);
             }
@@ -358,6 +347,143 @@ impl Reach {
     }
 }
 
+/// Where the value of contiguous feature `i` may move (before a model's bins
+/// or cells cut it), as the program's polytope has it (`program.rs`
+/// `add_feature`): the [`Reach`] of the grid ([`Schema::grid_points`]) within
+/// the move range `(lo, hi)` (raw; `(lb, ub)` as slots) and the direction,
+/// less the band the minimum change ([`Schema::min_change`]) excludes around
+/// a factual value. `v` is the anchor slot (the factual's, or the clamped
+/// median from a special state); `None` when the value cannot move: from
+/// outside the range away from it, or no grid point to move to.
+#[allow(clippy::too_many_arguments)]
+fn value_moves(
+    schema: &Schema,
+    i: usize,
+    factual: f64,
+    v: f64,
+    (lb, ub): (f64, f64),
+    (lo, hi): (f64, f64),
+    up_ok: bool,
+    down_ok: bool,
+) -> Option<Moves> {
+    let f = &schema.features[i];
+    let FeatureKind::Contiguous { lower, upper, .. } = &f.kind else {
+        return None;
+    };
+    let s_f = f.state_of(factual).ok()?;
+    let span = upper - lower;
+    let degenerate = span <= 0.0;
+    let outside = s_f == 0 && (v < lb - 1e-12 || v > ub + 1e-12);
+    if outside && !(if v < lb { up_ok } else { down_ok }) {
+        return None;
+    }
+    let in_range = s_f == 0 && !outside;
+    // Raw bounds cut at the factual by the direction (in range only).
+    let (lo_d, hi_d) = if in_range {
+        (
+            if down_ok { lo } else { factual.max(lo) },
+            if up_ok { hi } else { factual.min(hi) },
+        )
+    } else {
+        (lo, hi)
+    };
+    let grid = if degenerate {
+        None
+    } else {
+        schema.grid_points(i, lo_d, hi_d)
+    };
+    let on_grid = schema.on_value_grid(i, factual);
+    let reach = match grid {
+        None if in_range => Reach::Interval {
+            lo: if down_ok { lb.min(v) } else { v },
+            hi: if up_ok { ub.max(v) } else { v },
+        },
+        None => Reach::Interval { lo: lb, hi: ub },
+        Some((_, g_raw, _)) if in_range && on_grid => {
+            let unit = g_raw / span;
+            let steps = |room: f64| (room.max(0.0) / unit + 1e-9).floor();
+            Reach::Steps {
+                unit,
+                m_lo: if down_ok { -steps(v - lb) } else { 0.0 },
+                m_hi: if up_ok { steps(ub - v) } else { 0.0 },
+            }
+        }
+        Some((_, _, k_max)) if k_max < 0 => return None,
+        Some((base_raw, g_raw, k_max)) => Reach::Grid {
+            b: (base_raw - lower) / span,
+            g: g_raw / span,
+            k_max: k_max as f64,
+        },
+    };
+    let band = if s_f == 0 && !degenerate {
+        schema.min_change(i) / span
+    } else {
+        0.0
+    };
+    Some(Moves {
+        reach,
+        v,
+        band,
+        outside: outside || (s_f == 0 && !on_grid),
+    })
+}
+
+/// A [`Reach`] seen from the anchor `v`, less the open band `(v − band, v +
+/// band)` the minimum change excludes (`band = 0`: nothing excluded).
+#[derive(Debug, Clone, Copy)]
+struct Moves {
+    reach: Reach,
+    v: f64,
+    band: f64,
+    /// The factual value is not a point of the reach (outside the
+    /// actionable range, or off the advice grid): staying is separate.
+    outside: bool,
+}
+
+impl Moves {
+    /// The reachable point of `[lo, hi]` nearest the anchor, outside the band.
+    fn nearest_in(&self, lo: f64, hi: f64) -> Option<f64> {
+        let near = |lo: f64, hi: f64| {
+            if lo > hi {
+                None
+            } else {
+                self.reach.nearest_in(self.v, lo, hi)
+            }
+        };
+        if self.band <= 0.0 {
+            return near(lo, hi);
+        }
+        let below = near(lo, hi.min(self.v - self.band));
+        let above = near(lo.max(self.v + self.band), hi);
+        match (below, above) {
+            (Some(b), Some(a)) => Some(if self.v - b <= a - self.v { b } else { a }),
+            (b, a) => b.or(a),
+        }
+    }
+
+    /// The run from reachable point `first` to the far end of the reach in
+    /// direction `d` (±1): `(slot per unit, units, whole)`, `None` when
+    /// `first` is that end.
+    fn run_from(&self, first: f64, d: f64) -> Option<(f64, f64, bool)> {
+        let (step, end, whole) = match self.reach {
+            Reach::Interval { lo, hi } => (1.0, if d > 0.0 { hi } else { lo }, false),
+            Reach::Steps { unit, m_lo, m_hi } => (
+                unit,
+                self.v + unit * if d > 0.0 { m_hi } else { m_lo },
+                true,
+            ),
+            Reach::Grid { b, g, k_max } => (g, if d > 0.0 { b + g * k_max } else { b }, true),
+        };
+        let room = (end - first) * d;
+        let units = if whole {
+            (room / step + GRID_TOL).floor()
+        } else {
+            room
+        };
+        (units > 0.0).then_some((d * step, units, whole))
+    }
+}
+
 /// Where a piecewise-constant model's menu of one feature takes its pieces.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Pieces<'a> {
@@ -469,13 +595,7 @@ pub(super) fn piecewise_menu(
             }
             Ok(())
         }
-        FeatureKind::Contiguous {
-            lower,
-            upper,
-            integer,
-            step,
-            ..
-        } => {
+        FeatureKind::Contiguous { lower, upper, .. } => {
             let degenerate = upper <= lower;
             let (lo, hi) = schema.move_range(i, factual[i]).unwrap_or((*lower, *upper));
             let (lb, ub) = if degenerate {
@@ -524,39 +644,12 @@ pub(super) fn piecewise_menu(
             if !movable {
                 return Ok(());
             }
-            let outside = s_f == 0 && (v < lb - 1e-12 || v > ub + 1e-12);
             let up_ok = s_f != 0 || a.direction != Direction::DecreaseOnly;
             let down_ok = s_f != 0 || a.direction != Direction::IncreaseOnly;
-            if outside && !(if v < lb { up_ok } else { down_ok }) {
+            let Some(moves) =
+                value_moves(schema, i, factual[i], v, (lb, ub), (lo, hi), up_ok, down_ok)
+            else {
                 return Ok(());
-            }
-            let grid = if degenerate {
-                None
-            } else {
-                raw_grid(&f.name, *lower, *integer, *step, lo, hi)?
-            };
-            let span = upper - lower;
-            let reach = match grid {
-                None if s_f == 0 && !outside => Reach::Interval {
-                    lo: if down_ok { lb.min(v) } else { v },
-                    hi: if up_ok { ub.max(v) } else { v },
-                },
-                None => Reach::Interval { lo: lb, hi: ub },
-                Some((_, g_raw, _)) if s_f == 0 && !outside => {
-                    let unit = g_raw / span;
-                    let steps = |room: f64| (room.max(0.0) / unit + 1e-9).floor();
-                    Reach::Steps {
-                        unit,
-                        m_lo: if down_ok { -steps(v - lb) } else { 0.0 },
-                        m_hi: if up_ok { steps(ub - v) } else { 0.0 },
-                    }
-                }
-                Some((_, _, k_max)) if k_max < 0 => return Ok(()),
-                Some((base_raw, g_raw, k_max)) => Reach::Grid {
-                    b: (base_raw - lower) / span,
-                    g: g_raw / span,
-                    k_max: k_max as f64,
-                },
             };
             let base = if s_f == 0 { 0.0 } else { w_own };
             let wv = schema.value_weight(i);
@@ -575,7 +668,7 @@ pub(super) fn piecewise_menu(
                 if !worth(gain) || blo > bhi {
                     continue;
                 }
-                if let Some(c) = reach.nearest_in(v, blo, bhi) {
+                if let Some(c) = moves.nearest_in(blo, bhi) {
                     if keep_all && stay_ok && s_f == 0 && c == v {
                         continue; // staying put, offered already
                     }

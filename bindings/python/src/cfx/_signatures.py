@@ -179,6 +179,7 @@ SIGNATURES = {
     'cfx_schema_builder_set_actionability': (c_int32, [c_void_p, c_int32, c_int32], False),
     'cfx_schema_builder_set_actionable_bounds': (c_int32, [c_void_p, c_double, c_double], False),
     'cfx_schema_builder_set_change_limits': (c_int32, [c_void_p, c_int32, c_double, c_int32, c_double], False),
+    'cfx_schema_builder_set_advice_grid': (c_int32, [c_void_p, c_double, c_double], False),
     'cfx_schema_builder_set_cost_scale': (c_int32, [c_void_p, c_double], False),
     'cfx_schema_builder_set_time_growth': (c_int32, [c_void_p, c_double, c_char_p], False),
     'cfx_schema_builder_set_time_growth_ends_after': (c_int32, [c_void_p, c_double], False),

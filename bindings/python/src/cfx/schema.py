@@ -247,6 +247,15 @@ class SchemaBuilder(Handle):
         n.call("cfx_schema_builder_set_change_limits", self.ptr, ik, iv, dk, dv)
         return self
 
+    def set_advice_grid(self, advice_step=0.0, min_change=0.0):
+        """Advice a person can carry out (issue 43), for the last added (contiguous) feature:
+        every value advice moves it to is a whole multiple of `advice_step` (0: the data's own
+        grid), and a change of it is at least `min_change` (0: any change); staying put is
+        always allowed. Negative or non-finite values are ``CFX_STATUS_INVALID_ARGUMENT``; a step
+        off the data's grid is refused by `build`."""
+        n.call("cfx_schema_builder_set_advice_grid", self.ptr, float(advice_step), float(min_change))
+        return self
+
     def set_cost_scale(self, cost_scale):
         """Multiplies the last added feature's distance weights (2: every change costs twice)."""
         n.call("cfx_schema_builder_set_cost_scale", self.ptr, float(cost_scale))

@@ -42,6 +42,15 @@ cfx_set_actionable_bounds <- function(builder, lower, upper) {
   invisible(builder)
 }
 
+#' Advice a person can carry out (issue 43), for the last added (contiguous)
+#' feature: every value advice moves it to is a whole multiple of
+#' `advice_step` (0: the data's own grid), and a change of it is at least
+#' `min_change` (0: any change); staying put is always allowed.
+cfx_set_advice_grid <- function(builder, advice_step = 0, min_change = 0) {
+  .cx(C_cfx_schema_builder_set_advice_grid, builder, as.numeric(advice_step), as.numeric(min_change))
+  invisible(builder)
+}
+
 #' Cost scale (> 0) of the last added feature: multiplies its distance weights.
 cfx_set_cost_scale <- function(builder, cost_scale) {
   .cx(C_cfx_schema_builder_set_cost_scale, builder, as.numeric(cost_scale))

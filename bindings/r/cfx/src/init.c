@@ -183,6 +183,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_cfx_schema_builder_set_actionability", (DL_FUNC)&C_cfx_schema_builder_set_actionability, 3},
     {"C_cfx_schema_builder_set_actionable_bounds", (DL_FUNC)&C_cfx_schema_builder_set_actionable_bounds, 3},
     {"C_cfx_schema_builder_set_change_limits", (DL_FUNC)&C_cfx_schema_builder_set_change_limits, 5},
+    {"C_cfx_schema_builder_set_advice_grid", (DL_FUNC)&C_cfx_schema_builder_set_advice_grid, 3},
     {"C_cfx_schema_builder_set_cost_scale", (DL_FUNC)&C_cfx_schema_builder_set_cost_scale, 2},
     {"C_cfx_schema_builder_set_time_growth", (DL_FUNC)&C_cfx_schema_builder_set_time_growth, 3},
     {"C_cfx_schema_builder_set_time_growth_ends_after", (DL_FUNC)&C_cfx_schema_builder_set_time_growth_ends_after, 2},

@@ -209,6 +209,7 @@ SEXP C_cfx_schema_builder_add_special_state(SEXP builder, SEXP code, SEXP label)
 SEXP C_cfx_schema_builder_set_actionability(SEXP builder, SEXP mutable_, SEXP direction);
 SEXP C_cfx_schema_builder_set_actionable_bounds(SEXP builder, SEXP lower, SEXP upper);
 SEXP C_cfx_schema_builder_set_change_limits(SEXP builder, SEXP increase_kind, SEXP max_increase, SEXP decrease_kind, SEXP max_decrease);
+SEXP C_cfx_schema_builder_set_advice_grid(SEXP builder, SEXP advice_step, SEXP min_change);
 SEXP C_cfx_schema_builder_set_cost_scale(SEXP builder, SEXP cost_scale);
 SEXP C_cfx_schema_builder_set_time_growth(SEXP builder, SEXP per_month, SEXP ends_in);
 SEXP C_cfx_schema_builder_set_time_growth_ends_after(SEXP builder, SEXP ends_after);

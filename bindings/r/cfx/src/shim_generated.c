@@ -2593,6 +2593,16 @@ SEXP C_cfx_schema_builder_set_change_limits(SEXP a_builder, SEXP a_increase_kind
     return R_NilValue;
 }
 
+/* cfx_schema_builder_set_advice_grid */
+SEXP C_cfx_schema_builder_set_advice_grid(SEXP a_builder, SEXP a_advice_step, SEXP a_min_change)
+{
+    struct cfx_schema_builder *v_builder = (struct cfx_schema_builder *)cfxr_handle(a_builder, CFXR_K_SCHEMA_BUILDER, "builder", 0);
+    double v_advice_step = cfxr_double(a_advice_step, "advice_step");
+    double v_min_change = cfxr_double(a_min_change, "min_change");
+    cfxr_check(cfx_schema_builder_set_advice_grid(v_builder, v_advice_step, v_min_change));
+    return R_NilValue;
+}
+
 /* cfx_schema_builder_set_cost_scale */
 SEXP C_cfx_schema_builder_set_cost_scale(SEXP a_builder, SEXP a_cost_scale)
 {

@@ -3286,6 +3286,17 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetChangeLimits
     ;
 }
 
+/* cfx_schema_builder_set_advice_grid */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetAdviceGrid(JNIEnv *env, jclass cls, jlong j_builder, jdouble j_advice_step, jdouble j_min_change) {
+    (void)env;
+    (void)cls;
+    cfx_status st_;
+    st_ = cfx_schema_builder_set_advice_grid(HANDLE(struct cfx_schema_builder *, j_builder), (double)j_advice_step, (double)j_min_change);
+    if (!ok(env, st_)) goto done;
+    done:
+    ;
+}
+
 /* cfx_schema_builder_set_cost_scale */
 JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_schemaBuilderSetCostScale(JNIEnv *env, jclass cls, jlong j_builder, jdouble j_cost_scale) {
     (void)env;

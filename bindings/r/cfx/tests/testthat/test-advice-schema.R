@@ -304,3 +304,28 @@ test_that("plausibility advises waits within the accepted applicants' range", {
   expect_identical(w$final, c(45, 6))
   unlink(f)
 })
+
+test_that("an advice grid and a minimum change round the advice", {
+  skip_if_not(isTRUE(cfx_families()[["coherent"]]), "cfx.h has no coherent entry points")
+  # An income in [0, 100000] at 43217; the model accepts an income above 43500. Advised in
+  # multiples of 1000 by at least 2000 the answer is 46000 (44000 is only 783 more, 45000 1783).
+  income <- function(step = NULL) {
+    b <- cfx_schema_builder() |> cfx_add_contiguous("income", 0, 100000)
+    if (!is.null(step)) cfx_set_advice_grid(b, step, 2000)
+    cfx_schema_build(b)
+  }
+  m <- cfx_linear_model(1, -0.435)
+  grid <- income(1000)
+  expect_match(cfx_to_json(grid), "\"advice_step\": 1000.0", fixed = TRUE)
+  free <- cfx_counterfactual(cfx_explain(m, 43217, income()))$income
+  expect_true(free > 43500 && free < 43501)
+  r <- cfx_explain(m, 43217, grid)
+  expect_identical(cfx_outcome(r)$outcome, "optimal")
+  expect_identical(cfx_counterfactual(r)$income, 46000)
+  b <- cfx_schema_builder() |> cfx_add_contiguous("income", 0, 100000)
+  expect_error(cfx_set_advice_grid(b, -1000, 0), "finite and non-negative", class = "cfx_error_invalid_argument")
+  expect_error(cfx_set_advice_grid(b, 1000, NaN), "finite and non-negative", class = "cfx_error_invalid_argument")
+  cfx_free(b)
+  b <- cfx_schema_builder() |> cfx_add_contiguous("n", 0, 10, integer = TRUE) |> cfx_set_advice_grid(2.5)
+  expect_error(cfx_schema_build(b), "whole number", class = "cfx_error_invalid_schema")
+})

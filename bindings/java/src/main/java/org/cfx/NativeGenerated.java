@@ -1546,6 +1546,17 @@ final class NativeGenerated {
             double maxDecrease);
 
     /**
+     * {@code cfx_schema_builder_set_advice_grid}: Advises the last added (contiguous) feature on a
+     * grid and by a minimum change (issue 43): every value advice moves it to is a whole multiple of
+     * {@code advice_step} (0: no advice grid, the data's own), and a value→value move changes it by at
+     * least {@code min_change} (0: any change); staying put is always allowed. The schema JSON's
+     * {@code advice_step} and {@code min_change}. {@code INVALID_ARGUMENT} for a negative or
+     * non-finite value, or no contiguous feature added last; the rest (a step off the data's grid, a
+     * feature that grows with time) is checked when the schema is built. Not thread-safe (builder).
+     */
+    static native void schemaBuilderSetAdviceGrid(long builder, double adviceStep, double minChange);
+
+    /**
      * {@code cfx_schema_builder_set_cost_scale}: Sets the cost scale of the last added feature
      * (finite, > 0): it multiplies the feature's distance weights, so 2 makes every change of it cost
      * twice as much. Not thread-safe (builder).

@@ -87,6 +87,17 @@ public final class SchemaBuilder extends NativeResource {
         return with(b -> NativeGenerated.schemaBuilderSetActionableBounds(b, lower, upper));
     }
 
+    /**
+     * Advice a person can carry out (issue 43), for the last (contiguous) feature: every value advice
+     * moves it to is a whole multiple of {@code adviceStep} (0: the data's own grid), and a change of
+     * it is at least {@code minChange} (0: any change); staying put is always allowed. Negative or
+     * non-finite values are {@code INVALID_ARGUMENT}; a step off the data's grid is refused by
+     * {@link #build()}.
+     */
+    public SchemaBuilder adviceGrid(double adviceStep, double minChange) {
+        return with(b -> NativeGenerated.schemaBuilderSetAdviceGrid(b, adviceStep, minChange));
+    }
+
     /** Cost scale (&gt; 0) of the last feature: multiplies its distance weights. */
     public SchemaBuilder costScale(double costScale) {
         return with(b -> NativeGenerated.schemaBuilderSetCostScale(b, costScale));

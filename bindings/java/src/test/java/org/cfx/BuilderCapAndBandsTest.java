@@ -53,6 +53,40 @@ class BuilderCapAndBandsTest {
         }
     }
 
+    /**
+     * An income in [0, 100000] at 43217; the model accepts an income above 43500. Advised in multiples
+     * of 1000 by at least 2000 the answer is 46000 (44000 is only 783 more, 45000 1783).
+     */
+    @Test
+    void anAdviceGridAndAMinimumChangeRoundTheAdvice() {
+        assumeTrue(Coherent.available(), "cfx.h has no coherent entry points");
+        double[] applicant = {43217};
+        try (Model m = Model.linear(new double[] {1}, -0.435, 0.5);
+                Schema free = Schema.builder().contiguous("income", 0, 100000, false).build();
+                Schema grid = Schema.builder().contiguous("income", 0, 100000, false).adviceGrid(1000, 2000).build()) {
+            assertTrue(grid.toJson().contains("\"advice_step\": 1000.0"), grid.toJson());
+            try (CoherentResult r = Coherent.explain(free, m, null, applicant)) {
+                double v = r.counterfactual(0)[0];
+                assertTrue(v > 43500 && v < 43501, "without a grid: " + v);
+            }
+            try (CoherentResult r = Coherent.explain(grid, m, null, applicant)) {
+                assertEquals(CoherentResult.Outcome.OPTIMAL, r.outcome());
+                assertEquals(46000.0, r.counterfactual(0)[0]);
+            }
+        }
+        try (SchemaBuilder b = Schema.builder().contiguous("income", 0, 100000, false)) {
+            CfxException e = assertThrows(CfxException.class, () -> b.adviceGrid(-1000, 0));
+            assertEquals(Status.INVALID_ARGUMENT, e.statusCode());
+            assertTrue(e.getMessage().contains("finite and non-negative"), e.getMessage());
+            assertEquals(Status.INVALID_ARGUMENT,
+                    assertThrows(CfxException.class, () -> b.adviceGrid(1000, Double.NaN)).statusCode());
+        }
+        SchemaBuilder off = Schema.builder().contiguous("n", 0, 10, true).adviceGrid(2.5, 0);
+        CfxException e = assertThrows(CfxException.class, off::build);
+        assertEquals(Status.INVALID_SCHEMA, e.statusCode());
+        assertTrue(e.getMessage().contains("whole number"), e.getMessage());
+    }
+
     /** The model accepts every job level but the first; only waiting moves the job, a band at a time. */
     @Test
     void bandMonthsMakeWaitingMoveTheJobUpItsOrder() {
