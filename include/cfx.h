@@ -2038,6 +2038,21 @@ cfx_status cfx_model_from_onnx_file(const struct cfx_schema *schema,
                                     const struct cfx_model **out_model);
 
 /**
+ * Imports an ONNX model from the `bytes_len` bytes at `bytes` (the content of
+ * a `.onnx` file, e.g. as a model registry returns it), with the options of
+ * `cfx_model_from_onnx_file`. `bytes` may be NULL only when `bytes_len` is 0
+ * (else `CFX_STATUS_NULL_ARGUMENT`); no bytes, garbage or a truncated
+ * protobuf is `CFX_STATUS_FORMAT_ERROR` with the reason. The bytes are only
+ * read during the call. On success `*out_model` owns a new handle.
+ * Thread-safe.
+ */
+cfx_status cfx_model_from_onnx_bytes(const struct cfx_schema *schema,
+                                     const uint8_t *bytes,
+                                     size_t bytes_len,
+                                     const char *options_json,
+                                     const struct cfx_model **out_model);
+
+/**
  * Fits plausible ranges on training data: `rows` is `n_rows × n_features`
  * raw values, row-major (`rows_len` must equal that product, else
  * `DIMENSION_MISMATCH`), `labels` one 0/1 value per row (1 = accepted; only

@@ -89,6 +89,8 @@ pub mod guide {
     pub struct Notices;
     #[doc = include_str!("../docs/guide/onnx.md")]
     pub struct Onnx;
+    #[doc = include_str!("../docs/guide/live-models.md")]
+    pub struct LiveModels;
     #[doc = include_str!("../docs/guide/robustness.md")]
     pub struct Robustness;
     #[doc = include_str!("../docs/guide/plans.md")]

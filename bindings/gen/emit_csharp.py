@@ -47,8 +47,9 @@ _SCALARS = {
     "char": "byte",
     "bool": "bool",
 }
-# Array element types (`const double *` -> double[]; `char *` buffers are UTF-8 bytes).
-_ELEMENTS = {"double": "double", "size_t": "UIntPtr", "int32_t": "int", "char": "byte"}
+# Array element types (`const double *` -> double[]; `char *` buffers are UTF-8 bytes;
+# `const uint8_t *` byte arrays, e.g. a model's bytes, are byte[], pinned by the marshaller).
+_ELEMENTS = {"double": "double", "size_t": "UIntPtr", "int32_t": "int", "char": "byte", "uint8_t": "byte"}
 
 _KEYWORDS = {
     "abstract", "as", "base", "bool", "break", "byte", "case", "catch", "char", "checked", "class",

@@ -12,7 +12,9 @@ Rules (the manifest test `AbiManifestTest` checks the descriptors against
   scalar      double; size_t as long (negative -> IllegalArgumentException);
               uint64_t/int64_t as long; uint32_t as long (range-checked);
               char as byte; int32_t as boolean (bool) or int (enum, number)
-  arrays      double[] / long[] (size_t) / byte[][] (strings), copied in
+  arrays      double[] / long[] (size_t) / byte[][] (strings), copied in;
+              byte[] (uint8_t bytes) by GetByteArrayElements, released
+              with JNI_ABORT
               (pinned for the hot paths of overrides_java.toml [pin]); the
               count is the arrays' common length, or an explicit long after
               them when it counts rows (checked against the array length)
@@ -325,6 +327,24 @@ class Plan:
                     self.setup.append(f'a_{a.name} = doubles_in(env, {cn}, &l_{a.name}, &fail_);')
                     self.setup.append("if (fail_) goto done;")
                     self.cleanup.append(f"free(a_{a.name});")
+                self.args.append(f"a_{a.name}")
+            elif t.base == "uint8_t" and t.stars == 1:
+                # Bytes (a model's file content): the array's elements, pinned or
+                # copied as the VM chooses (GetByteArrayElements: not a critical
+                # region, so a long call does not hold the GC), released with
+                # JNI_ABORT (nothing written back) on every path out, also after
+                # the call threw. null passes NULL with length 0.
+                cn = self.jp("byte[]", a.name)
+                self.decls.append(f"uint8_t *a_{a.name} = NULL;")
+                self.decls.append(f"size_t l_{a.name} = 0;")
+                self.setup.append(f"l_{a.name} = {cn} ? (size_t)(*env)->GetArrayLength(env, {cn}) : 0;")
+                self.setup.append(
+                    f"if (l_{a.name} > 0 && (a_{a.name} = (uint8_t *)(*env)->GetByteArrayElements(env, {cn}, NULL)) == NULL) "
+                    "goto done; /* OutOfMemoryError pending */"
+                )
+                self.cleanup.append(
+                    f"if (a_{a.name} != NULL) (*env)->ReleaseByteArrayElements(env, {cn}, (jbyte *)a_{a.name}, JNI_ABORT);"
+                )
                 self.args.append(f"a_{a.name}")
             elif t.base == "size_t" and t.stars == 1:
                 if self.pinned:

@@ -34,6 +34,7 @@ _POINTERS = {
     "size_t": "POINTER(c_size_t)",
     "int32_t": "POINTER(c_int32)",
     "uint32_t": "POINTER(c_uint32)",
+    "uint8_t": "POINTER(c_uint8)",  # bytes in (`const uint8_t *bytes, size_t bytes_len`)
 }
 
 
@@ -101,7 +102,7 @@ def signatures(header):
         _GENERATED + '"""',
         "",
         "from ctypes import POINTER, c_bool, c_char, c_char_p, c_double, c_int32, c_int64, c_size_t  # noqa: F401",
-        "from ctypes import c_uint32, c_uint64, c_void_p  # noqa: F401",
+        "from ctypes import c_uint8, c_uint32, c_uint64, c_void_p  # noqa: F401",
         "",
         f"from ._types import {', '.join(callbacks)}  # noqa: F401",
         f"from ._types import {', '.join(structs)}  # noqa: F401",

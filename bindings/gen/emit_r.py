@@ -18,7 +18,8 @@ the parameter groups of `cfx_header.groups` in order:
               whole number; booleans from TRUE/FALSE; char from one ASCII letter
   arrays      one argument per array: double (numeric), size_t (whole numbers),
               const char ** (character; NA passes NULL, which the library
-              refuses where a string is required). Arrays sharing a count must
+              refuses where a string is required), uint8_t (a raw vector,
+              read in place). Arrays sharing a count must
               have equal lengths. Row-counted arrays (types.toml [rows]) take
               the row count as one more argument after them, and the shim
               checks the length against rows x width (overrides_r.toml [rows])
@@ -171,6 +172,8 @@ def _array_in(p):
         return f"size_t n_{p.name} = 0;\n    const double *v_{p.name} = cfxr_doubles({a}, \"{w}\", &n_{p.name});"
     if t.base == "size_t" and t.stars == 1:
         return f"size_t n_{p.name} = 0;\n    const size_t *v_{p.name} = cfxr_sizes({a}, \"{w}\", &n_{p.name});"
+    if t.base == "uint8_t" and t.stars == 1:
+        return f"size_t n_{p.name} = 0;\n    const uint8_t *v_{p.name} = cfxr_bytes({a}, \"{w}\", &n_{p.name});"
     if t.base == "char" and t.stars == 2:
         return f"size_t n_{p.name} = 0;\n    const char **v_{p.name} = cfxr_strs({a}, \"{w}\", &n_{p.name});"
     raise ValueError(f"emit_r: no R rule for the input array {p.name} ({t.c()})")

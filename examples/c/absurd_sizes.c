@@ -89,6 +89,8 @@ int main(int argc, char **argv) {
          "length");
   expect("model_probability_batch n_rows x input_dim overflows",
          cfx_model_probability_batch(model, x, huge / 2, out, 8, &n), "overflows");
+  expect("model_from_onnx_bytes bytes_len = SIZE_MAX",
+         cfx_model_from_onnx_bytes(schema, (const uint8_t *)x, huge, NULL, &mlp), "any array");
 
   /* schemas */
   expect("schema_encode raw_len = SIZE_MAX", cfx_schema_encode(schema, rows, huge, x, 7, &n),

@@ -4,6 +4,7 @@
 #include "common.h"
 
 #include <math.h>
+#include <stdint.h>
 
 static int failures = 0;
 
@@ -66,6 +67,23 @@ int main(int argc, char **argv) {
          CFX_STATUS_NULL_ARGUMENT, "out");
   expect("schema_encode(NULL out_len)", cfx_schema_encode(schema, raw, 4, x, 7, NULL),
          CFX_STATUS_NULL_ARGUMENT, "out_len");
+  /* model bytes: NULL with a length, none, garbage, a truncated protobuf */
+  {
+    static const uint8_t garbage[] = "not an ONNX model \xff\xfe\x01";
+    static const uint8_t cut[] = {0x08, 0x07, 0x12, 0x40, 's', 'k'}; /* a field cut short */
+    const char *opts = "{\"favourable_class\": 1}";
+    expect("model_from_onnx_bytes(NULL bytes, len 10)",
+           cfx_model_from_onnx_bytes(schema, NULL, 10, opts, &bad_model), CFX_STATUS_NULL_ARGUMENT,
+           "bytes");
+    expect("model_from_onnx_bytes(len 0)", cfx_model_from_onnx_bytes(schema, garbage, 0, opts, &bad_model),
+           CFX_STATUS_FORMAT_ERROR, "no bytes");
+    expect("model_from_onnx_bytes(garbage)",
+           cfx_model_from_onnx_bytes(schema, garbage, sizeof garbage - 1, opts, &bad_model),
+           CFX_STATUS_FORMAT_ERROR, "ONNX");
+    expect("model_from_onnx_bytes(truncated)",
+           cfx_model_from_onnx_bytes(schema, cut, sizeof cut, opts, &bad_model), CFX_STATUS_FORMAT_ERROR,
+           "protobuf");
+  }
   /* wrong lengths and too-small buffers */
   expect("schema_encode(raw len 3)", cfx_schema_encode(schema, raw, 3, x, 7, &n),
          CFX_STATUS_DIMENSION_MISMATCH, "expected 4, got 3");

@@ -421,6 +421,7 @@ impl TreeSearch {
             Source::Lightgbm
             | Source::Catboost
             | Source::Ebm
+            | Source::Sklearn
             | Source::OnnxF64
             | Source::PmmlF64 => f64::EPSILON,
         };

@@ -232,7 +232,7 @@ pub(crate) fn independent_margin(ens: &TreeEnsemble, raw: &[f64]) -> f64 {
             }
             s as f64
         }
-        Source::Lightgbm | Source::Catboost | Source::Ebm => {
+        Source::Lightgbm | Source::Catboost | Source::Ebm | Source::Sklearn => {
             let mut s = ens.base_score();
             for &r in ens.roots() {
                 s += leaf(r);

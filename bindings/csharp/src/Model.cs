@@ -168,6 +168,23 @@ namespace Cfx
             return ImportTrees(schema, path, "path", optionsJson, Native.cfx_model_from_onnx_file);
         }
 
+        /// <summary>
+        /// An ONNX binary classifier from its bytes in memory (the content of a <c>.onnx</c> file, as a
+        /// model registry returns it), read as <see cref="FromOnnxFile"/>. Empty, garbage or truncated
+        /// bytes are <see cref="Status.FormatError"/> with the reason; the array is pinned only during
+        /// the call.
+        /// </summary>
+        public static Model FromOnnxBytes(Schema schema, byte[] bytes, string optionsJson = null)
+        {
+            if (schema == null) throw new ArgumentNullException("schema");
+            if (bytes == null) throw new ArgumentNullException("bytes");
+            CfxLibrary.EnsureCompatible();
+            ModelHandle m;
+            int st = Native.cfx_model_from_onnx_bytes(schema.Handle, bytes, (UIntPtr)bytes.Length,
+                Utf8.Encode(optionsJson), out m);
+            return new Model(Call.Owned(st, m));
+        }
+
         private delegate int TreeImporter(SchemaHandle schema, byte[] textOrPath, byte[] optionsJson, out ModelHandle m);
 
         private static Model ImportTrees(Schema schema, string textOrPath, string what, string optionsJson, TreeImporter import)

@@ -347,6 +347,9 @@ namespace Cfx
         internal static extern int cfx_model_from_onnx_file(SchemaHandle schema, [In] byte[] path,
             [In] byte[] optionsJson, out ModelHandle outModel);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_model_from_onnx_bytes(SchemaHandle schema, [In] byte[] bytes, UIntPtr bytesLen,
+            [In] byte[] optionsJson, out ModelHandle outModel);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_plausibility_fit(SchemaHandle schema, [In] double[] rows, UIntPtr rowsLen,
             UIntPtr nRows, [In] double[] labels, UIntPtr labelsLen, out PlausibilityHandle outPlausibility);
         [DllImport(Lib, CallingConvention = CC)]

@@ -124,6 +124,7 @@ public static partial class Tests
         { "cfx_status", typeof(int) }, { "int32_t", typeof(int) }, { "uint32_t", typeof(uint) },
         { "int64_t", typeof(long) }, { "uint64_t", typeof(ulong) }, { "size_t", typeof(UIntPtr) },
         { "double", typeof(double) }, { "char", typeof(byte) }, { "bool", typeof(bool) },
+        { "uint8_t", typeof(byte) },
     };
 
     /// <summary>(base type, number of stars) of a C type such as "const struct cfx_model **".</summary>

@@ -48,4 +48,35 @@ public static partial class Tests
             }
         }
     }
+    // The same graph from its bytes (cfx_model_from_onnx_bytes): every committed row scores bit for
+    // bit as from the file; no bytes, garbage and a truncated protobuf are format errors with the
+    // reason, a null array an ArgumentNullException before any native call.
+    public static void T_an_onnx_model_from_bytes_scores_as_from_the_file()
+    {
+        const string opts = "{\"favourable_class\": 1}";
+        var inv = System.Globalization.CultureInfo.InvariantCulture;
+        var rows = File.ReadAllLines(OnnxData("rows.csv")).Skip(1)
+            .Select(l => l.Split(',').Select(v => double.Parse(v, inv)).ToArray())
+            .ToArray();
+        byte[] bytes = File.ReadAllBytes(OnnxData("sklearn_gb.onnx"));
+        using (var s = Schema.FromJson(File.ReadAllText(OnnxData("schema.json"))))
+        using (var f = Model.FromOnnxFile(s, OnnxData("sklearn_gb.onnx"), opts))
+        using (var b = Model.FromOnnxBytes(s, bytes, opts))
+        {
+            A.Eq(ModelKind.Trees, b.Kind, "kind");
+            for (int i = 0; i < rows.Length; i++)
+            {
+                var pf = f.PredictRaw(s, rows[i]);
+                var pb = b.PredictRaw(s, rows[i]);
+                A.Eq(BitConverter.DoubleToInt64Bits(pf.Score), BitConverter.DoubleToInt64Bits(pb.Score), "score of row " + i);
+                A.Eq(pf.Accepted, pb.Accepted, "decision of row " + i);
+            }
+            var e = A.Status(Status.FormatError, () => Model.FromOnnxBytes(s, new byte[0], opts), "no bytes");
+            A.True(e.NativeMessage.Contains("no bytes"), "says so: " + e.NativeMessage);
+            A.Status(Status.FormatError, () => Model.FromOnnxBytes(s, System.Text.Encoding.UTF8.GetBytes("not an ONNX model at all"), opts), "garbage");
+            e = A.Status(Status.FormatError, () => Model.FromOnnxBytes(s, bytes.Take(500).ToArray(), opts), "truncated");
+            A.True(e.NativeMessage.Contains("protobuf"), "names protobuf: " + e.NativeMessage);
+            A.Throws<ArgumentNullException>(() => Model.FromOnnxBytes(s, null, opts), "null bytes");
+        }
+    }
 }

@@ -26,6 +26,7 @@ SCALAR = {
     "cfx_status": ctypes.c_int32,
     "int32_t": ctypes.c_int32,
     "int64_t": ctypes.c_int64,
+    "uint8_t": ctypes.c_uint8,
     "uint32_t": ctypes.c_uint32,
     "uint64_t": ctypes.c_uint64,
     "size_t": ctypes.c_size_t,

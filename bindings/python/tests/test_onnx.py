@@ -39,3 +39,36 @@ def test_an_onnx_tree_ensemble_scores_every_row_as_onnxruntime(tmp_path):
         with pytest.raises(cfx.CfxError) as e:
             cfx.Model.from_onnx(s, cut, {"favourable_class": 1})
         assert "protobuf" in e.value.message
+
+
+def test_an_onnx_model_from_bytes_scores_as_from_the_file():
+    """cfx_model_from_onnx_bytes: the file's bytes (bytes, bytearray, memoryview) score every
+    committed row bit for bit as the file does; no bytes, garbage and a truncated protobuf are
+    format errors, NULL with a length (the raw C call) a NULL_ARGUMENT, and no handle leaks."""
+    import ctypes
+
+    from cfx import _enums, _native
+
+    with open(os.path.join(DATA, "rows.csv")) as f:
+        rows = [[float(v) for v in r] for r in list(csv.reader(f))[1:]]
+    path = os.path.join(DATA, "sklearn_gb.onnx")
+    data = open(path, "rb").read()
+    opts = {"favourable_class": 1}
+    with open(os.path.join(DATA, "schema.json")) as f:
+        schema_json = f.read()
+    with cfx.Schema.from_json(schema_json) as s, cfx.Model.from_onnx(s, path, opts) as f:
+        for form in (data, bytearray(data), memoryview(data)):
+            with cfx.Model.from_onnx(s, form, opts) as b:
+                assert b.kind == "trees"
+                assert b.import_report == f.import_report
+                for raw in rows:
+                    assert b.predict_raw(s, raw) == f.predict_raw(s, raw)
+        for bad, says in ((b"", "no bytes"), (b"not an ONNX model at all", "ONNX"), (data[:500], "protobuf")):
+            with pytest.raises(cfx.CfxError) as e:
+                cfx.Model.from_onnx(s, bad, opts)
+            assert e.value.status_name == "CFX_STATUS_FORMAT_ERROR"
+            assert says in e.value.message
+        out = ctypes.c_void_p()
+        st = _native.LIB.cfx_model_from_onnx_bytes(s.ptr, None, 10, b'{"favourable_class": 1}', ctypes.byref(out))
+        assert st == _enums.Status.NULL_ARGUMENT
+        assert out.value is None

@@ -12,6 +12,8 @@ thresholds and leaves and LightGBM sums in float64: 1e-9 there (order of summati
 The models are trained on cfx's hold-out split (row i trains when i % 10 < 7), seeded and
 single-threaded."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -170,3 +172,64 @@ def test_live_xgbclassifier_of_default_with_missing_minus_7_scores_as_xgboost(he
             assert int(np.sum(np.abs(m.scores(enc) + margins) > XGB_TOL)) > 50
         with pytest.raises(cfx.CfxError, match="favourable_class"):
             cfx.Model.from_xgboost(s, clf, check_on=d)
+
+
+def _small():
+    """200 seeded rows of three HELOC-like columns and a label (1 = repaid)."""
+    r = np.random.RandomState(SEED)
+    x = pd.DataFrame({"a": r.uniform(0, 10, 200), "b": r.uniform(0, 5, 200), "c": r.randint(0, 4, 200) * 1.0})
+    y = ((x["a"] - 2 * x["b"] + r.normal(size=200)) > 0).astype(np.int64).to_numpy()
+    return x, y
+
+
+def _small_schema():
+    return cfx.Schema.from_json(json.dumps({"format_version": 1, "features": [
+        {"name": "a", "kind": "contiguous", "lower": 0.0, "upper": 10.0},
+        {"name": "b", "kind": "contiguous", "lower": 0.0, "upper": 5.0},
+        {"name": "c", "kind": "contiguous", "lower": 0.0, "upper": 3.0, "integer": True},
+    ]}))
+
+
+def test_live_xgboost_settings_refused_with_the_reason():
+    """Issue 38's audit (docs/guide/live-models.md): each XGBoost setting cfx cannot read
+    exactly, set on a real fitted object, is refused with a message naming it."""
+    import xgboost as xgb
+
+    x, y = _small()
+    kw = dict(n_estimators=3, max_depth=2, random_state=SEED, n_jobs=1)
+    with _small_schema() as s:
+        with cfx.Model.from_xgboost(s, xgb.XGBClassifier(**kw).fit(x, y), favourable=1) as m:
+            assert m.kind == "trees"  # the same data and schema read when nothing is refused
+        clf = xgb.XGBClassifier(missing=np.inf, **kw).fit(x, y)
+        with pytest.raises(ValueError, match="missing=inf is not read"):
+            cfx.Model.from_xgboost(s, clf, favourable=1)
+        three = xgb.XGBClassifier(**kw).fit(x, x["c"].astype(int).clip(0, 2))
+        with pytest.raises(cfx.CfxError, match="multi"):
+            cfx.Model.from_xgboost(s, three)
+        reg = xgb.XGBRegressor(**kw).fit(x, y * 1.0)
+        with pytest.raises(cfx.CfxError, match="reg:squarederror"):
+            cfx.Model.from_xgboost(s, reg, {"favourable_class": 1})
+        for booster in ("gblinear", "dart"):
+            clf = xgb.XGBClassifier(booster=booster, **kw).fit(x, y)
+            with pytest.raises(cfx.CfxError, match=booster):
+                cfx.Model.from_xgboost(s, clf, favourable=1)
+
+
+def test_live_lightgbm_settings_refused_with_the_reason():
+    """The LightGBM settings cfx cannot read exactly, on real fitted objects."""
+    import lightgbm as lgb
+
+    x, y = _small()
+    kw = dict(n_estimators=3, num_leaves=4, random_state=SEED, n_jobs=1, verbose=-1, min_child_samples=5)
+    with _small_schema() as s:
+        with cfx.Model.from_lightgbm(s, lgb.LGBMClassifier(**kw).fit(x, y), favourable=1) as m:
+            assert m.kind == "trees"
+        linear = lgb.LGBMClassifier(linear_tree=True, **kw).fit(x, y)
+        with pytest.raises(cfx.CfxError, match="linear"):
+            cfx.Model.from_lightgbm(s, linear, favourable=1)
+        reg = lgb.LGBMRegressor(**kw).fit(x, y * 1.0)
+        with pytest.raises(cfx.CfxError, match="regression"):
+            cfx.Model.from_lightgbm(s, reg, {"favourable_class": 1})
+        three = lgb.LGBMClassifier(**kw).fit(x, x["c"].astype(int).clip(0, 2))
+        with pytest.raises((cfx.CfxError, ValueError), match="class"):
+            cfx.Model.from_lightgbm(s, three)

@@ -22,13 +22,13 @@ pub fn fail(m: String) -> Error {
 pub fn decode(bytes: &[u8]) -> Result<ModelProto> {
     let m = ModelProto::decode(bytes).map_err(|e| {
         fail(format!(
-            "the file is not a valid ONNX protobuf ModelProto ({e}); is it truncated or not an \
-             .onnx file?"
+            "the model is not a valid ONNX protobuf ModelProto ({e}); is it truncated or not \
+             the content of an .onnx file?"
         ))
     })?;
     if m.graph.is_none() {
         return Err(fail(
-            "the file holds no graph (an empty or non-ONNX protobuf message)".into(),
+            "the model holds no graph (an empty or non-ONNX protobuf message)".into(),
         ));
     }
     Ok(m)

@@ -99,6 +99,12 @@ pub struct OnnxOptions {
 /// Reads an ONNX model (the bytes of a `.onnx` file) onto `schema` (see the
 /// module docs). The model's `import_report` says what was read and assumed.
 pub fn from_onnx_bytes(bytes: &[u8], schema: &Schema, opts: &OnnxOptions) -> Result<AnyModel> {
+    if bytes.is_empty() {
+        // Protobuf reads no bytes as an empty ModelProto; say what happened.
+        return Err(Error::Format(
+            "ONNX: no bytes (an empty model; give the content of a .onnx file)".into(),
+        ));
+    }
     if bytes.len() > MAX_ONNX_BYTES {
         return Err(Error::Format(format!(
             "ONNX: {} bytes, above cfx's limit of {MAX_ONNX_BYTES}",

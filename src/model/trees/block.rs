@@ -84,7 +84,7 @@ impl TreeEnsemble {
                     }
                 }
             }
-            Source::Lightgbm | Source::Catboost | Source::Ebm => {
+            Source::Lightgbm | Source::Catboost | Source::Ebm | Source::Sklearn => {
                 out.fill(self.base_score);
                 for &r in &self.roots {
                     for (s, o) in out.iter_mut().enumerate() {

@@ -296,6 +296,14 @@ pub enum Source {
     /// A PMML boosted MiningModel in double precision ([`Test::OnnxF64`]),
     /// summed in double from zero, then the constant.
     PmmlF64,
+    /// A scikit-learn gradient boosting classifier read from the live object
+    /// by the Python binding (`bindings/python/src/cfx/_sklearn.py`):
+    /// `GradientBoostingClassifier` compares float32 inputs with float64
+    /// thresholds ([`Test::OnnxF32`] `leq`), `HistGradientBoostingClassifier`
+    /// float64 inputs ([`Test::OnnxF64`] `leq`); both add the leaves to the
+    /// initial raw prediction in f64, tree after tree (scikit-learn's
+    /// `predict_stages` and `_predict_iterations`), as LightGBM does.
+    Sklearn,
 }
 
 impl Source {
@@ -785,7 +793,7 @@ impl TreeEnsemble {
                 }
                 sum as f64
             }
-            Source::Lightgbm | Source::Catboost | Source::Ebm => {
+            Source::Lightgbm | Source::Catboost | Source::Ebm | Source::Sklearn => {
                 let mut sum = self.base_score;
                 for v in values {
                     sum += v;

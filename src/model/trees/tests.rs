@@ -1154,3 +1154,35 @@ fn xgboost_float32_cut_edges_on_real_valued_features_score_as_xgboost_does() {
     };
     assert!(worst_unchecked(&f64_rule, &rows, &lib) > 1e-6);
 }
+
+/// scikit-learn's gradient boosting adds each tree's leaf to the running
+/// margin that starts at the initial raw prediction (`predict_stages`,
+/// `_predict_iterations`); ONNX sums the trees first. In float64 the order
+/// shows: 0.1 + 0.2 + 0.3 is 0.6000000000000001 from the base, 0.6 from the
+/// trees (Python prints both). The `sklearn` source must give the former,
+/// what `decision_function` gives (bindings/python/tests/test_sklearn_live.py
+/// checks whole estimators bit for bit).
+#[test]
+fn sklearn_sums_from_the_base_in_tree_order() {
+    let input = || {
+        vec![FeatureInput::Value {
+            name: "x".into(),
+            lower: 0.0,
+            upper: 1.0,
+            grid: None,
+            specials: vec![],
+        }]
+    };
+    let nodes = vec![Node::leaf(0.2), Node::leaf(0.3)];
+    let margin = |source| {
+        TreeEnsemble::new(source, 0.1, 0.5, input(), vec![0, 1], nodes.clone(), vec![])
+            .unwrap()
+            .margin_raw(&[0.5])
+    };
+    assert_eq!(margin(Source::Sklearn), (0.1 + 0.2) + 0.3);
+    assert_eq!(
+        margin(Source::Sklearn).to_bits(),
+        0.6000000000000001f64.to_bits()
+    );
+    assert_eq!(margin(Source::OnnxF64).to_bits(), 0.6f64.to_bits());
+}

@@ -1,14 +1,15 @@
 """Models over the encoded space: logistic, MLP, points scorecard, tree ensembles.
 
 Models fitted elsewhere come in without hand-copying weights: `Model.from_sklearn`
-(a fitted scikit-learn `LogisticRegression`), `Model.from_xgboost` (a Booster, its
+(a fitted scikit-learn `LogisticRegression`, `GradientBoostingClassifier` or
+`HistGradientBoostingClassifier`), `Model.from_xgboost` (a Booster, its
 JSON or a saved file), `Model.from_lightgbm`, `Model.from_catboost`, `Model.from_ebm`; scorecards through
 `cfx.ScorecardImport` (optbinning's table)."""
 
 import json
 import os
 from collections import namedtuple
-from ctypes import POINTER, byref, c_double, c_int32, c_size_t
+from ctypes import POINTER, byref, c_char_p, c_double, c_int32, c_size_t, c_uint8, cast
 
 import numpy as np
 
@@ -169,27 +170,86 @@ class Model(Handle):
         )
 
     @classmethod
-    def from_sklearn(cls, schema, estimator, threshold=0.5):
-        """A fitted binary scikit-learn `LogisticRegression` (or any linear classifier with
-        `coef_`/`intercept_`) trained on `schema.encode` rows, class 1 = favourable."""
+    def from_sklearn(cls, schema, estimator, threshold=0.5, favourable=None, check_on=None):
+        """A fitted binary scikit-learn classifier, read exactly or refused with the reason
+        (`ValueError`); docs/guide/live-models.md has the audit of every setting.
+
+        - `LogisticRegression` (or any linear classifier with ``coef_``/``intercept_``) trained on
+          `schema.encode` rows: cfx's linear model `coef_·x + intercept_` (the estimator's
+          `decision_function` up to the order of the dot product's sums).
+        - `GradientBoostingClassifier` and `HistGradientBoostingClassifier` (log loss;
+          `categorical_features` read through the estimator's own encoder) fitted on the schema's
+          raw rows (`predict_raw`'s order: a categorical as its level index, a special state as
+          its code): a tree ensemble whose margin is bit for bit `decision_function`.
+        - A `Pipeline` is refused (scaling or encoding steps change the inputs in ways cfx's
+          schema encoding does not reproduce bit for bit): fit the estimator on
+          `schema.encode(rows)` (linear) or raw rows (trees). Random forests: see the forests
+          importer.
+
+        `favourable` is the favourable outcome's label in ``classes_``; a linear model may leave
+        it out when ``classes_`` is ``[0, 1]`` (class 1 favourable), the tree ensembles must
+        declare it. `threshold` is the bank's cutoff on the estimator's probability of its class
+        1 (``predict_proba[:, 1]``): accepted above it when class 1 is favourable, below it
+        otherwise. `check_on` as in `from_xgboost`."""
+        kind = type(estimator).__name__
+        if hasattr(estimator, "steps") and hasattr(estimator, "named_steps"):  # a Pipeline
+            steps = [type(s).__name__ for _, s in estimator.steps]
+            raise ValueError(
+                f"cfx: a Pipeline ({' -> '.join(steps)}) is not read: its preprocessing "
+                "(scaling, one-hot encoding) is not cfx's schema encoding, and folding it into "
+                "the model changes the floating-point result; fit the final estimator on "
+                "schema.encode(rows) (linear) or the schema's raw rows (trees)"
+            )
+        if kind in ("RandomForestClassifier", "ExtraTreesClassifier"):
+            raise ValueError(f"cfx: {kind} is read by the forests importer, not from_sklearn")
+        if kind in ("GradientBoostingClassifier", "HistGradientBoostingClassifier"):
+            from . import _sklearn
+
+            if getattr(estimator, "classes_", None) is None:
+                raise ValueError(f"cfx: the {kind} is not fitted")
+            classes = _sklearn._check_binary(estimator, kind)
+            if favourable is None:
+                raise ValueError(
+                    f"cfx: which of the {kind}'s classes_ {classes} is favourable? give "
+                    "favourable=<label> (a model of default: the label of repayment)"
+                )
+            if favourable not in classes:
+                raise ValueError(f"cfx: favourable={favourable!r} is not one of the model's classes_ {classes}")
+            read = _sklearn.gradient_boosting if kind == "GradientBoostingClassifier" else _sklearn.hist_gradient_boosting
+            built, base, report = read(schema, estimator)
+            text = _sklearn.tree_model_json(schema, built, base, report, classes.index(favourable), float(threshold))
+            return cls.from_json(schema, text)._checked_on(check_on)
         coef = np.asarray(getattr(estimator, "coef_", None), dtype=np.float64)
         intercept = np.asarray(getattr(estimator, "intercept_", None), dtype=np.float64)
         if coef.ndim != 2 or coef.shape[0] != 1 or intercept.size != 1:
             raise ValueError(
-                "cfx: from_sklearn needs a fitted binary linear classifier (coef_ of shape (1, d))"
+                f"cfx: from_sklearn needs a fitted binary linear classifier (coef_ of shape (1, d)) "
+                f"or a gradient boosting classifier, got {kind}"
             )
-        classes = list(getattr(estimator, "classes_", [0, 1]))
-        if len(classes) != 2 or float(classes[1]) != 1.0:
-            raise ValueError(f"cfx: from_sklearn needs classes [0, 1] (1 = favourable), got {classes}")
+        classes = [c.item() if hasattr(c, "item") else c for c in getattr(estimator, "classes_", [0, 1])]
+        if len(classes) != 2:
+            raise ValueError(f"cfx: from_sklearn needs two classes_, got {classes}")
+        if favourable is None:
+            if classes != [0, 1]:
+                raise ValueError(
+                    f"cfx: which of the classes_ {classes} is favourable? give favourable=<label>"
+                )
+            favourable = 1
+        if favourable not in classes:
+            raise ValueError(f"cfx: favourable={favourable!r} is not one of the model's classes_ {classes}")
         if coef.shape[1] != schema.encoded_dim:
             raise ValueError(
                 f"cfx: the estimator has {coef.shape[1]} inputs, the schema encodes "
                 f"{schema.encoded_dim}: fit it on schema.encode(rows)"
             )
-        model = cls.linear(coef[0], float(intercept.reshape(-1)[0]), threshold)
+        w, b, t = coef[0], float(intercept.reshape(-1)[0]), float(threshold)
+        if classes.index(favourable) == 0:
+            # A sign flip is exact; the cutoff on P(class 1) turns round.
+            w, b, t = -w, -b, 1.0 - t
+        model = cls.linear(w, b, t)
         # Through the JSON reader too, so the dimension is checked against the schema.
         with model:
-            return cls.from_json(schema, model.to_json())
+            return cls.from_json(schema, model.to_json())._checked_on(check_on)
 
     @classmethod
     def from_xgboost(cls, schema, model, options=None, favourable=None, check_on=None):
@@ -378,13 +438,31 @@ class Model(Handle):
 
     @classmethod
     def from_onnx(cls, schema, path, options=None):
-        """An ONNX binary classifier (a ``.onnx`` file): ``LinearClassifier``, MatMul/Gemm layers
-        (a linear model or an MLP) or ``TreeEnsembleClassifier``/``Regressor``, read exactly as
-        onnxruntime evaluates it or refused naming the node. `options` (dict or JSON) declares
-        what the graph does not say: `favourable_class` (required), the input's `columns` in order
+        """An ONNX binary classifier: the path of a ``.onnx`` file, or the model in memory — its
+        bytes (``bytes``/``bytearray``/``memoryview``, as a model registry returns them) or an
+        ``onnx.ModelProto`` (serialised here). ``LinearClassifier``, MatMul/Gemm layers (a linear
+        model or an MLP) or ``TreeEnsembleClassifier``/``Regressor``, read exactly as onnxruntime
+        evaluates it or refused naming the node; no bytes, garbage or a truncated protobuf raise
+        `CfxError` (FORMAT_ERROR) with the reason. `options` (dict or JSON) declares what the
+        graph does not say: `favourable_class` (required), the input's `columns` in order
         (default: the schema's features), optional `threshold`, `special_as_missing`,
         `category_codes` (docs/guide/onnx.md). What the import assumed is in
         `Model.import_report`."""
+        if hasattr(path, "SerializeToString"):
+            path = path.SerializeToString()
+        if isinstance(path, (bytes, bytearray, memoryview)):
+            data = bytes(path)  # bytes stay as they are; the others are copied once
+            # A pointer into the bytes object's own buffer (no copy), read only during the call.
+            ptr = cast(c_char_p(data), POINTER(c_uint8))
+            return cls(
+                n.new_handle(
+                    "cfx_model_from_onnx_bytes",
+                    n.ptr_of(schema, "Schema"),
+                    ptr,
+                    len(data),
+                    _options(options),
+                )
+            )
         return cls(
             n.new_handle(
                 "cfx_model_from_onnx_file",

@@ -100,6 +100,14 @@ cfx_read_onnx <- function(schema, file, options = NULL) {
   .cx(C_cfx_model_from_onnx_file, schema, .tree_file(file), .tree_options(options))
 }
 
+#' Imports an ONNX model from its bytes in memory (a raw vector: the content of
+#' a .onnx file, as a model registry returns it), as cfx_read_onnx does.
+cfx_model_from_onnx <- function(schema, bytes, options = NULL) {
+  if (!is.raw(bytes))
+    stop("cfx: 'bytes' must be a raw vector (e.g. readBin(path, \"raw\", file.size(path)))", call. = FALSE)
+  .cx(C_cfx_model_from_onnx_bytes, schema, bytes, .tree_options(options))
+}
+
 .tree_file <- function(file) {
   if (!is.character(file) || length(file) != 1L || is.na(file))
     stop("cfx: 'file' must be a single path", call. = FALSE)

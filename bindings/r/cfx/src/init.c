@@ -112,6 +112,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_cfx_notice_book", (DL_FUNC)&C_cfx_notice_book, 8},
     {"C_cfx_notice_free", (DL_FUNC)&C_cfx_notice_free, 1},
     {"C_cfx_model_from_onnx_file", (DL_FUNC)&C_cfx_model_from_onnx_file, 3},
+    {"C_cfx_model_from_onnx_bytes", (DL_FUNC)&C_cfx_model_from_onnx_bytes, 3},
     {"C_cfx_plausibility_fit", (DL_FUNC)&C_cfx_plausibility_fit, 4},
     {"C_cfx_plausibility_assess", (DL_FUNC)&C_cfx_plausibility_assess, 3},
     {"C_cfx_plausibility_advise_waits", (DL_FUNC)&C_cfx_plausibility_advise_waits, 1},

@@ -309,6 +309,16 @@ const double *cfxr_doubles(SEXP s, const char *what, size_t *len)
     return *len ? REAL(s) : NULL;
 }
 
+/* The bytes of a raw vector (RAWSXP, e.g. readBin(path, "raw", n) or a model
+ * registry's download), read in place; NULL for an empty vector. */
+const uint8_t *cfxr_bytes(SEXP s, const char *what, size_t *len)
+{
+    if (TYPEOF(s) != RAWSXP)
+        Rf_errorcall(R_NilValue, "cfx: '%s' must be a raw vector", what);
+    *len = (size_t)XLENGTH(s);
+    return *len ? (const uint8_t *)RAW(s) : NULL;
+}
+
 /* Whole numbers (a double or integer vector) as size_t scratch. */
 const size_t *cfxr_sizes(SEXP s, const char *what, size_t *len)
 {

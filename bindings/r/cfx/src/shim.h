@@ -138,6 +138,7 @@ SEXP C_cfx_notice_to_html(SEXP notice);
 SEXP C_cfx_notice_book(SEXP schema, SEXP model, SEXP reference, SEXP config, SEXP input_path, SEXP output_path, SEXP ledger_path, SEXP options_json);
 SEXP C_cfx_notice_free(SEXP notice);
 SEXP C_cfx_model_from_onnx_file(SEXP schema, SEXP path, SEXP options_json);
+SEXP C_cfx_model_from_onnx_bytes(SEXP schema, SEXP bytes, SEXP options_json);
 SEXP C_cfx_plausibility_fit(SEXP schema, SEXP rows, SEXP n_rows, SEXP labels);
 SEXP C_cfx_plausibility_assess(SEXP plausibility, SEXP factual, SEXP advice);
 SEXP C_cfx_plausibility_advise_waits(SEXP plausibility);

@@ -39,6 +39,7 @@ int32_t cfxr_bool(SEXP s, const char *what);
 char cfxr_char(SEXP s, const char *what);
 const double *cfxr_doubles(SEXP s, const char *what, size_t *len);
 const size_t *cfxr_sizes(SEXP s, const char *what, size_t *len);
+const uint8_t *cfxr_bytes(SEXP s, const char *what, size_t *len);
 const char **cfxr_strs(SEXP v, const char *what, size_t *n);
 
 SEXP cfxr_utf8(const char *buf, size_t out_len);

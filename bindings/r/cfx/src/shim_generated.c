@@ -1464,6 +1464,22 @@ SEXP C_cfx_model_from_onnx_file(SEXP a_schema, SEXP a_path, SEXP a_options_json)
     return res_;
 }
 
+/* cfx_model_from_onnx_bytes */
+SEXP C_cfx_model_from_onnx_bytes(SEXP a_schema, SEXP a_bytes, SEXP a_options_json)
+{
+    const struct cfx_schema *v_schema = (const struct cfx_schema *)cfxr_handle(a_schema, CFXR_K_SCHEMA, "schema", 0);
+    size_t n_bytes = 0;
+    const uint8_t *v_bytes = cfxr_bytes(a_bytes, "bytes", &n_bytes);
+    const char *v_options_json = cfxr_str(a_options_json, "options_json", 0);
+    SEXP h_out_model = cfxr_new_handle(CFXR_K_MODEL, a_schema); /* PROTECTed */
+    const struct cfx_model * o_out_model = NULL;
+    cfxr_check(cfx_model_from_onnx_bytes(v_schema, v_bytes, n_bytes, v_options_json, &o_out_model));
+    R_SetExternalPtrAddr(h_out_model, (void *)o_out_model);
+    SEXP res_ = h_out_model;
+    UNPROTECT(1);
+    return res_;
+}
+
 /* cfx_plausibility_fit */
 SEXP C_cfx_plausibility_fit(SEXP a_schema, SEXP a_rows, SEXP a_n_rows, SEXP a_labels)
 {

@@ -1774,6 +1774,32 @@ JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromOnnxFile(JNIEnv *e
     return result_;
 }
 
+/* cfx_model_from_onnx_bytes */
+JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_modelFromOnnxBytes(JNIEnv *env, jclass cls, jlong j_schema, jbyteArray j_bytes, jbyteArray j_options_json) {
+    (void)env;
+    (void)cls;
+    jlong result_ = 0;
+    int fail_ = 0;
+    const struct cfx_model * r_out_model = NULL;
+    size_t n_bytes_len = 0;
+    uint8_t *a_bytes = NULL;
+    size_t l_bytes = 0;
+    char *s_options_json = NULL;
+    l_bytes = j_bytes ? (size_t)(*env)->GetArrayLength(env, j_bytes) : 0;
+    if (l_bytes > 0 && (a_bytes = (uint8_t *)(*env)->GetByteArrayElements(env, j_bytes, NULL)) == NULL) goto done; /* OutOfMemoryError pending */
+    n_bytes_len = l_bytes;
+    s_options_json = cstr_in(env, j_options_json, &fail_);
+    if (fail_) goto done;
+    cfx_status st_;
+    st_ = cfx_model_from_onnx_bytes(HANDLE(const struct cfx_schema *, j_schema), a_bytes, n_bytes_len, s_options_json, &r_out_model);
+    if (!ok(env, st_)) goto done;
+    result_ = J(r_out_model);
+    done:
+    if (a_bytes != NULL) (*env)->ReleaseByteArrayElements(env, j_bytes, (jbyte *)a_bytes, JNI_ABORT);
+    free(s_options_json);
+    return result_;
+}
+
 /* cfx_plausibility_fit */
 JNIEXPORT jlong JNICALL Java_org_cfx_NativeGenerated_plausibilityFit(JNIEnv *env, jclass cls, jlong j_schema, jdoubleArray j_rows, jlong j_n_rows, jdoubleArray j_labels) {
     (void)env;

@@ -23,3 +23,26 @@ test_that("an ONNX tree ensemble scores every row as onnxruntime", {
                class = "cfx_error_format_error")
   unlink(cut)
 })
+
+# The same graph from its bytes (cfx_model_from_onnx_bytes, a raw vector):
+# every committed row scores bit for bit as from the file; no bytes, garbage
+# and a truncated protobuf are format errors, a non-raw argument an R error.
+test_that("an ONNX model from a raw vector scores as from the file", {
+  s <- cfx_read_schema(onnx_file("schema.json"))
+  path <- onnx_file("sklearn_gb.onnx")
+  bytes <- readBin(path, "raw", file.size(path))
+  opts <- list(favourable_class = 1)
+  f <- cfx_read_onnx(s, path, opts)
+  b <- cfx_model_from_onnx(s, bytes, opts)
+  rows <- as.matrix(utils::read.csv(onnx_file("rows.csv")))
+  pf <- predict(f, rows, schema = s)
+  pb <- predict(b, rows, schema = s)
+  expect_identical(pb$score, pf$score)
+  expect_identical(pb$accepted, pf$accepted)
+  expect_error(cfx_model_from_onnx(s, raw(0), opts), "no bytes", class = "cfx_error_format_error")
+  expect_error(cfx_model_from_onnx(s, charToRaw("not an ONNX model at all"), opts), "ONNX",
+               class = "cfx_error_format_error")
+  expect_error(cfx_model_from_onnx(s, bytes[1:500], opts), "protobuf",
+               class = "cfx_error_format_error")
+  expect_error(cfx_model_from_onnx(s, "model.onnx", opts), "raw vector")
+})

@@ -145,6 +145,23 @@ public final class Model extends NativeResource {
         return importTrees(schema, path, "path", optionsJson, NativeGenerated::modelFromOnnxFile);
     }
 
+    /**
+     * An ONNX binary classifier from its bytes in memory (the content of a {@code .onnx} file, as a
+     * model registry returns it), read as {@link #fromOnnxFile}. Empty, garbage or truncated bytes
+     * are {@link Status#FORMAT_ERROR} with the reason; the array is only read during the call.
+     *
+     * @throws NullPointerException when {@code bytes} is null
+     */
+    public static Model fromOnnxBytes(Schema schema, byte[] bytes, String optionsJson) {
+        java.util.Objects.requireNonNull(bytes, "bytes");
+        byte[] o = Utf8.cstrOrNull(optionsJson, "optionsJson");
+        try {
+            return new Model(NativeGenerated.modelFromOnnxBytes(schema.handle(), bytes, o));
+        } finally {
+            Reference.reachabilityFence(schema);
+        }
+    }
+
     /** One of the model-file importers of the shim (trees, PMML): the same signature. */
     private interface TreeImporter {
         long call(long schema, byte[] textOrPath, byte[] options);

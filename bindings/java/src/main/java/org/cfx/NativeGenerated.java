@@ -856,6 +856,16 @@ final class NativeGenerated {
     static native long modelFromOnnxFile(long schema, byte[] path, byte[] optionsJson);
 
     /**
+     * {@code cfx_model_from_onnx_bytes}: Imports an ONNX model from the {@code bytes_len} bytes at
+     * {@code bytes} (the content of a {@code .onnx} file, e.g. as a model registry returns it), with
+     * the options of {@code cfx_model_from_onnx_file}. {@code bytes} may be NULL only when {@code
+     * bytes_len} is 0 (else {@code CFX_STATUS_NULL_ARGUMENT}); no bytes, garbage or a truncated
+     * protobuf is {@code CFX_STATUS_FORMAT_ERROR} with the reason. The bytes are only read during the
+     * call. On success {@code *out_model} owns a new handle. Thread-safe.
+     */
+    static native long modelFromOnnxBytes(long schema, byte[] bytes, byte[] optionsJson);
+
+    /**
      * {@code cfx_plausibility_fit}: Fits plausible ranges on training data: {@code rows} is {@code
      * n_rows × n_features} raw values, row-major ({@code rows_len} must equal that product, else
      * {@code DIMENSION_MISMATCH}), {@code labels} one 0/1 value per row (1 = accepted; only those rows

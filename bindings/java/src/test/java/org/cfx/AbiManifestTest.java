@@ -199,6 +199,7 @@ class AbiManifestTest {
                     args.append(switch (t) {
                         case "const double *" -> "[D";
                         case "const size_t *" -> "[J";
+                        case "const uint8_t *" -> "[B";
                         case "const char *const *", "const char **" -> "[[B";
                         default -> throw new AssertionError(c + ": input array type " + t);
                     });

@@ -47,4 +47,37 @@ class OnnxTest {
             assertTrue(e.getMessage().contains("protobuf"), e.getMessage());
         }
     }
+    /**
+     * The same graph from its bytes ({@code cfx_model_from_onnx_bytes}): every committed row scores
+     * bit for bit as from the file; no bytes, garbage and a truncated protobuf are format errors
+     * with the reason, a null array a NullPointerException before any native call.
+     */
+    @Test
+    void anOnnxModelFromBytesScoresAsFromTheFile() throws Exception {
+        String opts = "{\"favourable_class\": 1}";
+        List<String> rows = Files.readAllLines(data("rows.csv"));
+        byte[] bytes = Files.readAllBytes(data("sklearn_gb.onnx"));
+        try (Schema schema = Schema.fromJson(Files.readString(data("schema.json")));
+                Model f = Model.fromOnnxFile(schema, data("sklearn_gb.onnx").toString(), opts);
+                Model b = Model.fromOnnxBytes(schema, bytes, opts)) {
+            assertEquals(Model.Kind.TREES, b.kind());
+            for (int i = 1; i < rows.size(); i++) {
+                double[] raw = Arrays.stream(rows.get(i).split(",")).mapToDouble(Double::parseDouble).toArray();
+                Model.Prediction pf = f.predictRaw(schema, raw);
+                Model.Prediction pb = b.predictRaw(schema, raw);
+                assertEquals(Double.doubleToRawLongBits(pf.score()), Double.doubleToRawLongBits(pb.score()), "row " + i);
+                assertEquals(pf.accepted(), pb.accepted(), "row " + i);
+            }
+            CfxException e = assertThrows(CfxException.class, () -> Model.fromOnnxBytes(schema, new byte[0], opts));
+            assertEquals(Status.FORMAT_ERROR, e.statusCode());
+            assertTrue(e.getMessage().contains("no bytes"), e.getMessage());
+            byte[] garbage = "not an ONNX model at all".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            e = assertThrows(CfxException.class, () -> Model.fromOnnxBytes(schema, garbage, opts));
+            assertEquals(Status.FORMAT_ERROR, e.statusCode());
+            e = assertThrows(CfxException.class, () -> Model.fromOnnxBytes(schema, Arrays.copyOf(bytes, 500), opts));
+            assertEquals(Status.FORMAT_ERROR, e.statusCode());
+            assertTrue(e.getMessage().contains("protobuf"), e.getMessage());
+            assertThrows(NullPointerException.class, () -> Model.fromOnnxBytes(schema, null, opts));
+        }
+    }
 }
