@@ -51,7 +51,7 @@
 //!
 //! # Solving
 //! HiGHS solves the program with its presolve but without its sub-MIP
-//! heuristics (RENS, RINS) or root restarts ([`super::highs::Options`]),
+//! heuristics (RENS, RINS, root reduced cost) or root restarts ([`super::highs::Options`]),
 //! and a unit's output column `y` has no upper bound of its own (`y ≤ U·δ`,
 //! or `y = z` for a linear unit, bounds it; the feasible set is the same).
 //! HiGHS 1.16's presolve strengthens the coefficients of every inequality
