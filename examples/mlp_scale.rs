@@ -3,7 +3,7 @@
 //! units, FICO/HELOC with 200), against the textbook big-M formulation.
 //!
 //! ```text
-//! cargo run --release --example mlp_scale -- german heloc [--n 20] [--limit 60] [--no-reference] [--shape 1x200]
+//! cargo run --release --example mlp_scale -- german heloc [--n 20] [--limit 60] [--no-reference] [--shape 1x200] [--from K]
 //! ```
 //!
 //! Per data set it fits MLPs with cfx's own trainer (seed 0, default
@@ -16,7 +16,8 @@
 //! encoded inputs, the plain big-M of Tjeng et al. 2019), each with a
 //! `--limit` second time limit. Every answer is re-scored by the network's
 //! own forward pass. `--shape` runs only the networks of that shape (`1x200`,
-//! `2x32`). Prints, per network:
+//! `2x32`); `--from K` skips the first K declined applicants (their numbers
+//! then start at 0 again). Prints, per network:
 //!
 //! `mlp_scale: <data> <hidden layers>: proven P/N, median T ms (reference MIP median R ms), identical costs on M/M`
 //!
@@ -102,6 +103,7 @@ fn run(
         .rows
         .iter()
         .filter(|r| schema.encode(r).is_ok_and(|e| !m.accepts(&e)))
+        .skip(arg(args, "--from", 0))
         .take(n)
         .collect();
     let config = Config {

@@ -61,7 +61,7 @@
 //! network (applicant #4 of `examples/mlp_scale.rs`) it ran more than four
 //! minutes past a 20 s limit. It skips a row with an unbounded column, so it
 //! skips every row of the network. Presolve off altogether also keeps the
-//! limit but cost 10× on German 1×200 (BENCHMARKS.md section 12).
+//! limit but was up to 4× slower on German 1×200 (BENCHMARKS.md section 12).
 //!
 //! # Units
 //! A unit with `U ≤ 0` is dead (its output is the constant 0 and drops out);
