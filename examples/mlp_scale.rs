@@ -3,7 +3,7 @@
 //! units, FICO/HELOC with 200), against the textbook big-M formulation.
 //!
 //! ```text
-//! cargo run --release --example mlp_scale -- german heloc [--n 20] [--limit 60] [--no-reference]
+//! cargo run --release --example mlp_scale -- german heloc [--n 20] [--limit 60] [--no-reference] [--shape 1x200] [--from K]
 //! ```
 //!
 //! Per data set it fits MLPs with cfx's own trainer (seed 0, default
@@ -15,7 +15,9 @@
 //! `mlp_bound_tightening = false` (interval arithmetic over the box of the
 //! encoded inputs, the plain big-M of Tjeng et al. 2019), each with a
 //! `--limit` second time limit. Every answer is re-scored by the network's
-//! own forward pass. Prints, per network:
+//! own forward pass. `--shape` runs only the networks of that shape (`1x200`,
+//! `2x32`); `--from K` skips the first K declined applicants (their numbers
+//! then start at 0 again). Prints, per network:
 //!
 //! `mlp_scale: <data> <hidden layers>: proven P/N, median T ms (reference MIP median R ms), identical costs on M/M`
 //!
@@ -75,6 +77,18 @@ fn run(
     hidden: &[usize],
     args: &[String],
 ) -> cfx::Result<()> {
+    let shape = if hidden.iter().all(|&h| h == hidden[0]) {
+        format!("{}x{}", hidden.len(), hidden[0])
+    } else {
+        format!("{hidden:?}")
+    };
+    let wanted = args
+        .iter()
+        .position(|a| a == "--shape")
+        .and_then(|k| args.get(k + 1));
+    if wanted.is_some_and(|s| *s != shape) {
+        return Ok(());
+    }
     let n: usize = arg(args, "--n", 20);
     let limit: f64 = arg(args, "--limit", 60.0);
     let reference = !args.iter().any(|a| a == "--no-reference");
@@ -89,6 +103,7 @@ fn run(
         .rows
         .iter()
         .filter(|r| schema.encode(r).is_ok_and(|e| !m.accepts(&e)))
+        .skip(arg(args, "--from", 0))
         .take(n)
         .collect();
     let config = Config {
@@ -131,11 +146,7 @@ fn run(
             eprintln!("{line}");
         }
     }
-    let shape = if hidden.iter().all(|&h| h == hidden[0]) {
-        format!("{}×{}", hidden.len(), hidden[0])
-    } else {
-        format!("{hidden:?}")
-    };
+    let shape = shape.replace('x', "×");
     eprintln!("{data} {shape}: fitted in {fit_s:.1} s");
     println!(
         "mlp_scale: {data} {shape}: proven {n_proven}/{}, median {:.0} ms (reference MIP median {:.0} ms), identical costs on {same}/{both}",

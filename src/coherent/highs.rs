@@ -136,12 +136,14 @@ pub(crate) struct Options {
     pub feasibility_tol: f64,
     /// HiGHS `presolve` ("on" when true, "off" when false).
     pub presolve: bool,
-    /// HiGHS's sub-MIP heuristics `mip_heuristic_run_rens` and
-    /// `mip_heuristic_run_rins` and its root restarts `mip_allow_restart`.
+    /// HiGHS's sub-MIP heuristics `mip_heuristic_run_rens`,
+    /// `mip_heuristic_run_rins` and `mip_heuristic_run_root_reduced_cost`
+    /// and its root restarts `mip_allow_restart`.
     /// A network's program turns them off: on HELOC's 2×32 network HiGHS
     /// stayed inside RENS's presolve for minutes past its time limit, and
     /// with RENS off, on HELOC's 1×200 inside the restart's presolve
-    /// (`strengthenInequalities`), minutes past it (both seen in gdb;
+    /// (`strengthenInequalities`), minutes past it, and on HELOC's 1×200
+    /// again inside the root-reduced-cost sub-MIP's presolve (all seen in gdb;
     /// BENCHMARKS.md section 12); the program has its own first incumbent
     /// (`mlp_primal.rs`).
     pub sub_mips_and_restarts: bool,
@@ -301,6 +303,11 @@ pub(crate) fn solve_from(mip: &Mip, opts: &Options, start_point: Option<&[f64]>)
         && set_bool(&h, "mip_heuristic_run_feasibility_jump", false)
         && set_bool(&h, "mip_heuristic_run_rens", opts.sub_mips_and_restarts)
         && set_bool(&h, "mip_heuristic_run_rins", opts.sub_mips_and_restarts)
+        && set_bool(
+            &h,
+            "mip_heuristic_run_root_reduced_cost",
+            opts.sub_mips_and_restarts,
+        )
         && set_bool(&h, "mip_allow_restart", opts.sub_mips_and_restarts)
         && set_double(&h, "mip_rel_gap", opts.mip_rel_gap.max(0.0))
         && set_double(&h, "mip_abs_gap", opts.mip_abs_gap.max(0.0))

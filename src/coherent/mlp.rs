@@ -49,6 +49,20 @@
 //! encoded input alone between its least and greatest reachable value) on
 //! every layer, no LP — the reference the scale example compares against.
 //!
+//! # Solving
+//! HiGHS solves the program with its presolve but without its sub-MIP
+//! heuristics (RENS, RINS, root reduced cost) or root restarts ([`super::highs::Options`]),
+//! and a unit's output column `y` has no upper bound of its own (`y ≤ U·δ`,
+//! or `y = z` for a linear unit, bounds it; the feasible set is the same).
+//! HiGHS 1.16's presolve strengthens the coefficients of every inequality
+//! whose columns all have finite bounds (`HPresolve::strengthenInequalities`,
+//! a cover loop per row that no `presolve_rule_off` bit turns off and that
+//! reads the clock only between rows); on a big-M row of HELOC's 1×200
+//! network (applicant #4 of `examples/mlp_scale.rs`) it ran more than four
+//! minutes past a 20 s limit. It skips a row with an unbounded column, so it
+//! skips every row of the network. Presolve off altogether also keeps the
+//! limit but was up to 4× slower on German 1×200 (BENCHMARKS.md section 12).
+//!
 //! # Units
 //! A unit with `U ≤ 0` is dead (its output is the constant 0 and drops out);
 //! one with `L ≥ 0` is linear (`y = z`, a continuous column); an unstable one
@@ -93,7 +107,14 @@ pub(crate) struct Tightening {
     /// ([`Program::restrict_to_cost`]) before the bounds are derived. Not
     /// yet used by the engine (always false there): with it, one random
     /// instance of the Russell-set test proved a dearer optimum than without
-    /// (0.666 against 0.527), a soundness fault not yet found.
+    /// (0.666 against 0.527). That instance was HiGHS's presolve; with
+    /// presolve off, 2 of 300 random capped programs (`random_case`, seed
+    /// 3901, cases 138 and 238) were declared infeasible although the first
+    /// incumbent is feasible in them (to 1e-9, the test of `mlp_tests.rs`),
+    /// and capped optima came out up to 2e-9 relative dearer (seed 12, case
+    /// 35): the cap leaves programs whose optimum sits on the cap, where
+    /// HiGHS's tolerances decide. Uncapped, the same 780 instances agree
+    /// with brute force with presolve on or off, with or without the start.
     pub incumbent_cap: bool,
 }
 
@@ -435,7 +456,10 @@ pub(crate) fn build_counted(
                 next_bounds.push((0.0, 0.0));
                 continue;
             }
-            let y = mip.add_col(0.0, lo.max(0.0), hi, false);
+            // No upper bound on the column: `y ≤ U·δ` (or `y = z`) bounds it,
+            // and HiGHS's presolve then leaves the unit's rows alone (module
+            // docs, "Solving").
+            let y = mip.add_col(0.0, lo.max(0.0), f64::INFINITY, false);
             let n_units = units.len();
             // y − Σ a·col  (= z's constant when linear)
             let mut row: Vec<(usize, f64)> = Vec::with_capacity(zo.terms.len() + 2);
@@ -468,6 +492,7 @@ pub(crate) fn build_counted(
         prev_bounds = next_bounds;
     }
     prog.sub_mips_and_restarts = false;
+    // HiGHS's MIP presolve off (module docs, "Solving").
     prog.start = first.map(|(x0, _)| complete_units(&prog.mip, &units, x0));
     prog.spent_seconds = start.elapsed().as_secs_f64();
 

@@ -558,3 +558,37 @@ fn the_first_incumbent_is_a_feasible_point_no_cheaper_than_the_optimum() {
     }
     assert!(with_start >= 150, "{with_start}");
 }
+
+/// A network's program is solved with HiGHS's presolve but without its
+/// sub-MIPs and restarts, and no unit's output column has an upper bound of
+/// its own, with either bounding (`mlp.rs`, "Solving"); `solve_program`
+/// hands the program's settings to HiGHS. That the time limit then holds on
+/// HELOC's 1×200 network is measured by `examples/mlp_scale.rs`
+/// (BENCHMARKS.md section 12), not timed here; that the optimum is unchanged
+/// by the brute-force tests above.
+#[test]
+fn network_outputs_are_unbounded_above_and_sub_mips_are_off() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3902);
+    let mut outputs = 0;
+    for _ in 0..20 {
+        let (schema, factual, m) = random_case(&mut rng);
+        let base = Program::polytope(&schema, &factual).unwrap().mip.n_cols();
+        for tighten in [true, false] {
+            let t = mlp::Tightening {
+                tighten,
+                time_limit: 10.0,
+                incumbent_cap: false,
+            };
+            let prog = mlp::build(&schema, &m, &factual, 1e-6, t).unwrap();
+            assert!(prog.presolve);
+            assert!(!prog.sub_mips_and_restarts);
+            for c in base..prog.mip.n_cols() {
+                if !prog.mip.integer[c] {
+                    assert_eq!(prog.mip.upper[c], f64::INFINITY, "column {c}");
+                    outputs += 1;
+                }
+            }
+        }
+    }
+    assert!(outputs > 100, "{outputs}");
+}
