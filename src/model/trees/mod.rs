@@ -311,6 +311,63 @@ fn half() -> f64 {
     0.5
 }
 
+/// What the base score plus the leaves is — the one place the ensemble's link
+/// lives. Every conversion between the score, the log-odds and the
+/// probability of a tree ensemble goes through it (through the [`Model`]
+/// methods `score_threshold`, `log_odds_of_score`, `probability_of_score`), so
+/// that the exact search, the tree MIP, the robustness box, TreeSHAP reasons
+/// and Monte Carlo rates work on either kind: each asks only that the score be
+/// a sum of leaves compared with a cut-off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Output {
+    /// The log-odds of the favourable outcome (a boosted model: XGBoost,
+    /// LightGBM, CatBoost, EBM): the probability is `σ(score)`, accepted when
+    /// `score > logit(t)`.
+    #[default]
+    Margin,
+    /// The probability of the favourable outcome itself: a random forest's
+    /// averaged votes, each leaf holding its tree's class probability divided
+    /// by the number of trees (Breiman 2001, §2: the forest predicts the mean
+    /// of its trees' class-probability estimates), so that
+    /// `(1/n)·Σ p_leaf > t` is still a sum of leaves against a cut-off:
+    /// accepted when `score > t`.
+    Probability,
+}
+
+impl Output {
+    fn is_margin(&self) -> bool {
+        *self == Output::Margin
+    }
+
+    /// The probability of the favourable outcome at a score.
+    #[inline]
+    pub fn probability(self, score: f64) -> f64 {
+        match self {
+            Output::Margin => super::sigmoid(score),
+            Output::Probability => score,
+        }
+    }
+
+    /// The log-odds of the favourable outcome at a score.
+    #[inline]
+    pub fn log_odds(self, score: f64) -> f64 {
+        match self {
+            Output::Margin => score,
+            Output::Probability => super::logit(score),
+        }
+    }
+
+    /// The score at which the probability is `t` (the cut-off as a score).
+    #[inline]
+    pub fn score_of_probability(self, t: f64) -> f64 {
+        match self {
+            Output::Margin => super::logit(t),
+            Output::Probability => t,
+        }
+    }
+}
+
 /// An additive ensemble of binary trees over a schema's raw features, with a
 /// base score and the logistic link (see the module docs). Read from JSON
 /// through [`TreeEnsemble::new`], so a deserialised ensemble is validated.
@@ -318,6 +375,7 @@ fn half() -> f64 {
 #[serde(try_from = "EnsembleFile", into = "EnsembleFile")]
 pub struct TreeEnsemble {
     source: Source,
+    output: Output,
     base_score: f64,
     threshold: f64,
     inputs: Vec<FeatureInput>,
@@ -338,6 +396,9 @@ pub struct TreeEnsemble {
 #[serde(deny_unknown_fields)]
 struct EnsembleFile {
     source: Source,
+    /// What the score is (absent: the log-odds, as every boosted model).
+    #[serde(default, skip_serializing_if = "Output::is_margin")]
+    output: Output,
     /// Added to the sum of the leaves (XGBoost: `logit(base_score)`; LightGBM: 0).
     base_score: f64,
     #[serde(default = "half")]
@@ -372,6 +433,7 @@ impl TryFrom<EnsembleFile> for TreeEnsemble {
             f.nodes,
             f.level_left,
         )
+        .and_then(|m| m.with_output(f.output))
         .and_then(|m| m.with_covers(f.covers))
         .map(|m| m.with_import_report(f.import_report))
     }
@@ -381,6 +443,7 @@ impl From<TreeEnsemble> for EnsembleFile {
     fn from(m: TreeEnsemble) -> EnsembleFile {
         EnsembleFile {
             source: m.source,
+            output: m.output,
             base_score: m.base_score,
             threshold: m.threshold,
             inputs: m.inputs,
@@ -406,6 +469,7 @@ impl TreeEnsemble {
     ) -> Result<TreeEnsemble> {
         let mut m = TreeEnsemble {
             source,
+            output: Output::Margin,
             base_score,
             threshold,
             inputs,
@@ -552,6 +616,51 @@ impl TreeEnsemble {
     /// their hessian sum (XGBoost) that reached the node.
     pub fn covers(&self) -> Option<&[f64]> {
         (!self.covers.is_empty()).then_some(&self.covers[..])
+    }
+
+    /// The same model with its score read as `output`. A probability output
+    /// is checked to be one: every score the trees can reach lies in
+    /// `[0, 1]` (bounded tree by tree by the smallest and largest leaf).
+    pub fn with_output(mut self, output: Output) -> Result<TreeEnsemble> {
+        if output == Output::Probability {
+            let (mut lo, mut hi) = (self.base_score, self.base_score);
+            let leaves = |k: usize| {
+                let mut stack = vec![k];
+                let (mut a, mut b) = (f64::INFINITY, f64::NEG_INFINITY);
+                while let Some(k) = stack.pop() {
+                    let n = &self.nodes[k];
+                    if n.test == Test::Leaf {
+                        a = a.min(n.value);
+                        b = b.max(n.value);
+                    } else {
+                        stack.push(n.left as usize);
+                        stack.push(n.right as usize);
+                    }
+                }
+                (a, b)
+            };
+            for &r in &self.roots {
+                let (a, b) = leaves(r as usize);
+                lo += a;
+                hi += b;
+            }
+            // A float32 sum of n leaves may pass 1 by a few ulps.
+            let slack = 1e-5;
+            if lo < -slack || hi > 1.0 + slack {
+                return Err(Error::Format(format!(
+                    "tree ensemble: the score is said to be a probability, but the trees reach \
+                     scores from {lo} to {hi}, outside [0, 1]"
+                )));
+            }
+        }
+        self.output = output;
+        Ok(self)
+    }
+
+    /// What the score is: the log-odds or the probability of the favourable
+    /// outcome.
+    pub fn output(&self) -> Output {
+        self.output
     }
 
     /// The same model with another decision threshold.
@@ -997,6 +1106,22 @@ impl Model for TreeEnsemble {
     }
     fn has_input_gradient(&self) -> bool {
         false
+    }
+    fn log_odds_of_score(&self, score: f64) -> f64 {
+        self.output.log_odds(score)
+    }
+    fn scores_to_log_odds(&self, scores: &mut [f64]) {
+        if !self.output.is_margin() {
+            for s in scores {
+                *s = self.output.log_odds(*s);
+            }
+        }
+    }
+    fn probability_of_score(&self, score: f64) -> f64 {
+        self.output.probability(score)
+    }
+    fn score_threshold(&self) -> f64 {
+        self.output.score_of_probability(self.threshold)
     }
     fn as_trees(&self) -> Option<&TreeEnsemble> {
         Some(self)
