@@ -5,7 +5,8 @@
 //! [`Schema`]: the score (log-odds of the favourable outcome) is the base score
 //! plus the value of the one leaf each tree sends the applicant to, with the
 //! logistic link, as both libraries define the margin of a `binary:logistic` /
-//! `binary` model. The trees are stored as one flat array of [`Node`]s (children
+//! `binary` model — or, for a random forest, the probability itself (the
+//! trees' averaged votes, [`Output::Probability`]). The trees are stored as one flat array of [`Node`]s (children
 //! are indices, no boxed recursion) and evaluated without allocating.
 //!
 //! # What a tree sees of a feature
@@ -369,7 +370,8 @@ impl Output {
 }
 
 /// An additive ensemble of binary trees over a schema's raw features, with a
-/// base score and the logistic link (see the module docs). Read from JSON
+/// base score and the logistic link, or a probability output ([`Output`];
+/// see the module docs). Read from JSON
 /// through [`TreeEnsemble::new`], so a deserialised ensemble is validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "EnsembleFile", into = "EnsembleFile")]
