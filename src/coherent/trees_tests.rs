@@ -256,6 +256,7 @@ fn brute_force_with_cuts(
     let need = match ens.output() {
         Output::Margin => logit(ens.threshold()),
         Output::Probability => ens.threshold(),
+        Output::MeanOf { .. } => unreachable!("the random forests here average their leaves"),
     } + margin;
     let mut best: Option<f64> = None;
     let mut idx = vec![0usize; n];
@@ -440,6 +441,7 @@ fn check_counterfactual(
             > match ens.output() {
                 Output::Margin => logit(ens.threshold()),
                 Output::Probability => ens.threshold(),
+                Output::MeanOf { .. } => unreachable!("the forests here average their leaves"),
             },
         "the oracle's evaluator accepts it"
     );

@@ -364,7 +364,7 @@ pub fn read(
             .join(", "),
         match output {
             Output::Margin => "the summed leaves are the margin",
-            Output::Probability =>
+            Output::Probability | Output::MeanOf { .. } =>
                 "the summed leaves are the probability of class 1, that of class 0 its \
                  complement",
         },

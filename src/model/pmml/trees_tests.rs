@@ -164,10 +164,46 @@ fn tree_models_cfx_cannot_read_exactly_are_refused() {
     let with = |what: &str| format!("{}{what}{}", &xgb[..leaf_end], &xgb[leaf_end..]);
     let cases: Vec<(&str, String, PmmlOptions, &str)> = vec![
         (
-            "random forest",
-            text("rf"),
+            "a weighted segment in a forest",
+            text("rf").replacen("<Segment id=\"1\">", "<Segment id=\"1\" weight=\"2\">", 1),
             o_gbc.clone(),
-            "multipleModelMethod=\"average\"",
+            "segment weight",
+        ),
+        (
+            "a forest's leaf with probabilities",
+            text("rf").replacen(
+                "<ScoreDistribution value=\"0\" recordCount",
+                "<ScoreDistribution value=\"0\" probability=\"0.5\" recordCount",
+                1,
+            ),
+            o_gbc.clone(),
+            "'probability' in a ScoreDistribution",
+        ),
+        (
+            "a forest's leaf of an unknown class",
+            text("rf").replacen(
+                "<ScoreDistribution value=\"0\"",
+                "<ScoreDistribution value=\"2\"",
+                1,
+            ),
+            o_gbc.clone(),
+            "not a target category",
+        ),
+        (
+            "a forest reached by a missing value under nullPrediction",
+            text("rf"),
+            opts("0", &["income"]),
+            "missingValueStrategy=\"nullPrediction\"",
+        ),
+        (
+            "a forest of regression trees",
+            text("rf").replacen(
+                "<TreeModel functionName=\"classification\"",
+                "<TreeModel functionName=\"regression\"",
+                1,
+            ),
+            o_gbc.clone(),
+            "must be a classification",
         ),
         (
             "one decision tree",
@@ -307,7 +343,7 @@ fn tree_models_cfx_cannot_read_exactly_are_refused() {
         let named = e.contains("line") || e.contains("favourable") || e.contains("DOCTYPE");
         assert!(named, "{what}: the message names no element or line: {e}");
     }
-    assert_eq!(n, 20);
+    assert_eq!(n, 24);
     // Without the declaration the classes are named.
     let e = err(trees(
         &xgb,
@@ -360,4 +396,66 @@ fn committed_counterfactuals_are_accepted_by_jpmml_and_found_again() {
     }
     assert_eq!(seen.len(), 2);
     assert_eq!(n, 10);
+}
+
+/// jpmml-evaluator's probabilities of the committed random forests, one per
+/// row (`pmml_tree_peers.py`): the favourable class's probability is
+/// jpmml's to the bit (the oracle: the reference evaluator on the same file),
+/// for either favourable class; the decision at 0.5 is jpmml's probability
+/// compared with 0.5; through the encoding the same bits.
+#[test]
+fn random_forests_score_every_row_as_jpmml_evaluator() {
+    let s = schema();
+    let rows = rows();
+    for (name, missing) in FORESTS {
+        let m1 = trees(&text(name), &opts("1", missing)).unwrap();
+        let m0 = trees(&text(name), &opts("0", missing)).unwrap();
+        let want = jpmml(name);
+        assert_eq!(want.len(), rows.len(), "{name}");
+        let (mut acc1, mut acc0) = (0, 0);
+        for (k, (raw, [p0, p1, _])) in rows.iter().zip(want).enumerate() {
+            let x = s.encode(raw).unwrap();
+            assert_eq!(m1.probability(&x), p1, "{name} row {k}");
+            assert_eq!(m0.probability(&x), p0, "{name} row {k}");
+            assert_eq!(
+                m1.score(&x).to_bits(),
+                m1.margin_raw(raw).to_bits(),
+                "{name} {k}"
+            );
+            assert_eq!(m1.accepts(&x), p1 > 0.5, "{name} row {k}: {p1}");
+            assert_eq!(m0.accepts(&x), p0 > 0.5, "{name} row {k}: {p0}");
+            acc1 += usize::from(p1 > 0.5);
+            acc0 += usize::from(p0 > 0.5);
+        }
+        assert!(acc1 > 0 && acc0 > 0, "{name}: one class accepts every row");
+    }
+}
+
+/// The committed forests, with the features read as missing at their codes.
+const FORESTS: &[(&str, &[&str])] = &[("rf", &[])];
+
+/// A forest's cut-off as a score is the largest sum whose mean is at most
+/// the threshold: checked against the definition on every sum near `t·n`
+/// (the oracle: the division itself, one ulp at a time) for many `t`, `n`.
+#[test]
+fn a_forest_cut_off_is_the_mean_compared_with_the_threshold() {
+    use crate::model::trees::Output;
+    let mut checked = 0;
+    for n in 1u32..=64 {
+        for k in 1..200 {
+            let t = f64::from(k) / 200.0 + f64::from(n) * 1e-17;
+            let o = Output::MeanOf { trees: n };
+            let cut = o.score_of_probability(t);
+            let mut s = f64::from(n) * t;
+            for _ in 0..8 {
+                s = s.next_down();
+            }
+            for _ in 0..16 {
+                assert_eq!(s > cut, o.probability(s) > t, "n {n} t {t} s {s}");
+                s = s.next_up();
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100_000);
 }

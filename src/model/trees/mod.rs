@@ -334,6 +334,20 @@ pub enum Output {
     /// `(1/n)·Σ p_leaf > t` is still a sum of leaves against a cut-off:
     /// accepted when `score > t`.
     Probability,
+    /// The sum of `trees` class probabilities, one per tree, whose mean is the
+    /// probability of the favourable outcome: a random forest as
+    /// jpmml-evaluator averages it (`multipleModelMethod="average"`: the
+    /// leaves' probabilities summed in double in tree order, then divided by
+    /// the number of trees). Dividing each leaf by `n` first
+    /// ([`Output::Probability`]) rounds differently, so the score keeps the
+    /// sum and the division happens where the evaluator does it: the
+    /// probability is `score / n`, and the cut-off as a score is the largest
+    /// double `S` with `S / n ≤ t`, so that `score > S` is exactly
+    /// `score / n > t` (division by `n` is monotone in floating point).
+    MeanOf {
+        /// The number of trees `n` (the divisor).
+        trees: u32,
+    },
 }
 
 impl Output {
@@ -347,6 +361,7 @@ impl Output {
         match self {
             Output::Margin => super::sigmoid(score),
             Output::Probability => score,
+            Output::MeanOf { trees } => score / f64::from(trees),
         }
     }
 
@@ -356,6 +371,7 @@ impl Output {
         match self {
             Output::Margin => score,
             Output::Probability => super::logit(score),
+            Output::MeanOf { trees } => super::logit(score / f64::from(trees)),
         }
     }
 
@@ -365,8 +381,25 @@ impl Output {
         match self {
             Output::Margin => super::logit(t),
             Output::Probability => t,
+            Output::MeanOf { trees } => largest_sum_at_most(t, f64::from(trees)),
         }
     }
+}
+
+/// The largest double `s` with `s / n ≤ t` (`n ≥ 1`, `t` finite): the
+/// cut-off of an [`Output::MeanOf`] score. `s ↦ s / n` is monotone
+/// non-decreasing in IEEE arithmetic, so `{s : s / n ≤ t}` is a down-set and
+/// `score > s ⟺ score / n > t` for every double `score`. Starts at `t·n`,
+/// which is within a few ulps, and steps one ulp at a time.
+fn largest_sum_at_most(t: f64, n: f64) -> f64 {
+    let mut s = t * n;
+    while s / n > t {
+        s = s.next_down();
+    }
+    while s.next_up() / n <= t {
+        s = s.next_up();
+    }
+    s
 }
 
 /// An additive ensemble of binary trees over a schema's raw features, with a
@@ -624,6 +657,27 @@ impl TreeEnsemble {
     /// is checked to be one: every score the trees can reach lies in
     /// `[0, 1]` (bounded tree by tree by the smallest and largest leaf).
     pub fn with_output(mut self, output: Output) -> Result<TreeEnsemble> {
+        if let Output::MeanOf { trees } = output {
+            if trees as usize != self.roots.len() || self.base_score != 0.0 {
+                return Err(Error::Format(format!(
+                    "tree ensemble: the score is said to be the sum of {trees} trees' \
+                     probabilities, but the ensemble has {} trees and the base score {}",
+                    self.roots.len(),
+                    self.base_score
+                )));
+            }
+            if let Some(n) = self
+                .nodes
+                .iter()
+                .position(|n| n.test == Test::Leaf && !(0.0..=1.0).contains(&n.value))
+            {
+                return Err(Error::Format(format!(
+                    "tree ensemble: the score is said to be a sum of probabilities, but leaf \
+                     {n} holds {}",
+                    self.nodes[n].value
+                )));
+            }
+        }
         if output == Output::Probability {
             let (mut lo, mut hi) = (self.base_score, self.base_score);
             let leaves = |k: usize| {
