@@ -16,8 +16,12 @@
                      missingValueStrategy="nullPrediction"), income -9 as a number
           hgb        scikit-learn HistGradientBoostingClassifier, income -9 as NaN
                      (missingValueStrategy="defaultChild")
-          rf         scikit-learn RandomForestClassifier (averaged probabilities: refused)
+          rf         scikit-learn RandomForestClassifier (averaged probabilities, read exactly)
           dt         one DecisionTreeClassifier (a single classification TreeModel: refused)
+  python3 benches/peers/pmml_tree_peers.py forests
+        Only the adversarial random forests (FORESTS below), in the scorecard environment
+        benches/peers/.venv-pmml (no XGBoost needed): each file and jpmml-evaluator's
+        probabilities of every row, as `write` does.
   python3 benches/peers/pmml_tree_peers.py counterfactuals
         (after `cargo build --release --lib`) cfx's proven-optimal counterfactuals of the first
         declined rows of two accepted models, re-scored by jpmml-evaluator; written to
@@ -94,6 +98,63 @@ def pipelines():
         "rf": onehot(RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0)),
         "dt": onehot(DecisionTreeClassifier(max_depth=3, random_state=0)),
     }
+
+
+def forests():
+    """Adversarial scikit-learn forests: what changes the leaves' record counts (class
+    weights, unbounded depth, leaf sizes, no bootstrap) or the trees (extra trees)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+    from sklearn.preprocessing import OneHotEncoder
+    from sklearn2pmml.pipeline import PMMLPipeline
+
+    def onehot(clf):
+        return PMMLPipeline([
+            ("ct", ColumnTransformer([("num", "passthrough", NUM),
+                                      ("cat", OneHotEncoder(), ["housing"])])),
+            ("clf", clf)])
+
+    return {
+        "rf_balanced_deep": onehot(RandomForestClassifier(
+            n_estimators=7, max_depth=None, class_weight="balanced", random_state=1)),
+        "rf_leaf_nobootstrap": onehot(RandomForestClassifier(
+            n_estimators=9, min_samples_leaf=15, bootstrap=False, max_features=2,
+            random_state=2)),
+        "rf_subsample_weights": onehot(RandomForestClassifier(
+            n_estimators=6, max_depth=6, class_weight="balanced_subsample",
+            max_samples=0.5, random_state=3)),
+        "extra_trees": onehot(ExtraTreesClassifier(
+            n_estimators=8, max_depth=5, min_samples_leaf=3, random_state=4)),
+    }
+
+
+def write_models(models):
+    """Each pipeline fitted, converted and scored by jpmml-evaluator on every committed row."""
+    import numpy as np
+    import pandas as pd
+    from jpmml_evaluator import make_evaluator
+    from sklearn2pmml import sklearn2pmml
+
+    sys.path.insert(0, HERE)
+    import pmml_peers
+
+    df = pmml_peers.synthetic(400)
+    rows = pd.read_csv(os.path.join(ROOT, "tests", "data", "pmml", "rows.csv"))
+    rows["housing"] = [pmml_peers.LEVELS[int(k)] for k in rows["housing"]]
+    for name, pipe in models.items():
+        x = frame(df, [])
+        pipe.fit(x, df["bad"])
+        path = os.path.join(OUT, f"{name}.pmml")
+        sklearn2pmml(pipe, path)
+        res = make_evaluator(path).verify().evaluateAll(frame(rows, []))
+        lib = pipe.predict_proba(frame(rows, []))[:, 1]
+        p1 = res["probability(1)"].to_numpy(dtype=float)
+        print(f"{name}: jpmml vs the library max |dp| = {float(np.max(np.abs(p1 - lib))):.3g}")
+        with open(os.path.join(OUT, f"{name}_scores.csv"), "w") as f:
+            f.write("row,probability_0,probability_1,margin_1\n")
+            for i, r in res.iterrows():
+                f.write(f"{i},{float(r['probability(0)'])!r},{float(r['probability(1)'])!r},"
+                        "nan\n")
 
 
 def summed_alone(path, tmp):
@@ -210,8 +271,14 @@ def counterfactuals():
 
 
 def main():
-    peer_venv.enter(VENV, PINS, __file__)
     what = sys.argv[1] if len(sys.argv) > 1 else "write"
+    if what == "forests":
+        sys.path.insert(0, HERE)
+        import pmml_peers
+        peer_venv.enter(os.path.join(HERE, ".venv-pmml"), pmml_peers.PINS, __file__)
+        write_models(forests())
+        return
+    peer_venv.enter(VENV, PINS, __file__)
     if what == "write":
         write()
     elif what == "counterfactuals":

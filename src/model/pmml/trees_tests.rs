@@ -432,7 +432,13 @@ fn random_forests_score_every_row_as_jpmml_evaluator() {
 }
 
 /// The committed forests, with the features read as missing at their codes.
-const FORESTS: &[(&str, &[&str])] = &[("rf", &[])];
+const FORESTS: &[(&str, &[&str])] = &[
+    ("rf", &[]),
+    ("rf_balanced_deep", &[]),
+    ("rf_leaf_nobootstrap", &[]),
+    ("rf_subsample_weights", &[]),
+    ("extra_trees", &[]),
+];
 
 /// A forest's cut-off as a score is the largest sum whose mean is at most
 /// the threshold: checked against the definition on every sum near `t·n`
@@ -448,11 +454,11 @@ fn a_forest_cut_off_is_the_mean_compared_with_the_threshold() {
             let cut = o.score_of_probability(t);
             let mut s = f64::from(n) * t;
             for _ in 0..8 {
-                s = s.next_down();
+                s = crate::model::trees::ulp_step(s, false);
             }
             for _ in 0..16 {
                 assert_eq!(s > cut, o.probability(s) > t, "n {n} t {t} s {s}");
-                s = s.next_up();
+                s = crate::model::trees::ulp_step(s, true);
                 checked += 1;
             }
         }

@@ -394,12 +394,23 @@ impl Output {
 fn largest_sum_at_most(t: f64, n: f64) -> f64 {
     let mut s = t * n;
     while s / n > t {
-        s = s.next_down();
+        s = ulp_step(s, false);
     }
-    while s.next_up() / n <= t {
-        s = s.next_up();
+    while ulp_step(s, true) / n <= t {
+        s = ulp_step(s, true);
     }
     s
+}
+
+/// The next double above (`up`) or below a finite `x` (`f64::next_up` /
+/// `next_down` are newer than the crate's MSRV).
+pub(crate) fn ulp_step(x: f64, up: bool) -> f64 {
+    if x == 0.0 {
+        let tiny = f64::from_bits(1);
+        return if up { tiny } else { -tiny };
+    }
+    let b = x.to_bits();
+    f64::from_bits(if (x > 0.0) == up { b + 1 } else { b - 1 })
 }
 
 /// An additive ensemble of binary trees over a schema's raw features, with a
