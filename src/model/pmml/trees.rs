@@ -48,9 +48,16 @@
 //! last test is dropped where no row can fail it; a chain that disagrees
 //! anywhere is refused.
 //!
-//! Refused with the element and its line: averaged or voted ensembles
-//! (random forests: `average`, `majorityVote`, … — cfx's ensembles are
-//! additive log-odds), classification trees' `ScoreDistribution`s,
+//! # Random forests
+//! A classification MiningModel whose Segmentation `average`s
+//! classification TreeModels (sklearn2pmml's random forests and extra trees)
+//! is read by `forest`: each leaf's value is its `ScoreDistribution`'s
+//! probability of the favourable class, summed in double in tree order and
+//! divided by the number of trees where jpmml-evaluator divides
+//! ([`Output::MeanOf`](crate::model::trees::Output::MeanOf)).
+//!
+//! Refused with the element and its line: voted ensembles (`majorityVote`,
+//! … — no sum of leaves), `ScoreDistribution`s in summed regression trees,
 //! `LocalTransformations` other than jpmml's float casts (`float(x)`: a
 //! `DerivedField` of dataType float holding one `FieldRef`), segments whose
 //! predicate is not `True`, predicates joining several fields, any element
