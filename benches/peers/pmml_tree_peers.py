@@ -22,6 +22,9 @@
         Only the adversarial random forests (FORESTS below), in the scorecard environment
         benches/peers/.venv-pmml (no XGBoost needed): each file and jpmml-evaluator's
         probabilities of every row, as `write` does.
+  python3 benches/peers/pmml_tree_peers.py forest_counterfactuals
+        (after `cargo build --release --lib`) as `counterfactuals`, for the forests rf and
+        extra_trees, into forest_counterfactuals.csv (scorecard environment).
   python3 benches/peers/pmml_tree_peers.py counterfactuals
         (after `cargo build --release --lib`) cfx's proven-optimal counterfactuals of the first
         declined rows of two accepted models, re-scored by jpmml-evaluator; written to
@@ -218,7 +221,7 @@ def write():
     print("pmml_tree_peers: wrote", OUT)
 
 
-def counterfactuals():
+def counterfactuals(names=("xgb", "hgb"), out="counterfactuals.csv"):
     """cfx's proven-optimal counterfactuals of the first five declined rows of two accepted
     models, re-scored by jpmml-evaluator."""
     import pandas as pd
@@ -235,8 +238,8 @@ def counterfactuals():
     rows = pd.read_csv(os.path.join(ROOT, "tests", "data", "pmml", "rows.csv"))
     lines = []
     failed = 0
-    for name in ["xgb", "hgb"]:
-        nan = NAN_FEATURES[name]
+    for name in names:
+        nan = NAN_FEATURES.get(name, [])
         path = os.path.join(OUT, f"{name}.pmml")
         ev = make_evaluator(path).verify()
         opts = {"favourable_class": "0", "special_as_missing": nan}
@@ -254,15 +257,18 @@ def counterfactuals():
                     cf = list(res.counterfactual(0))
                 x = pd.DataFrame([dict(zip(NUM + ["housing"], cf[:4] + [pmml_peers.LEVELS[int(cf[4])]]))])
                 x = frame(x, nan)
-                p_bad = float(ev.evaluateAll(x)["probability(1)"][0])
-                ok = p_bad < 0.5
+                res_cf = ev.evaluateAll(x)
+                p_bad = float(res_cf["probability(1)"][0])
+                # cfx's rule for the favourable class 0: its own probability above 0.5 (a
+                # forest's P(0) and P(1) need not sum to 1 exactly).
+                ok = p_bad < 0.5 and float(res_cf["probability(0)"][0]) > 0.5
                 failed += not ok
                 print(f"{'ok  ' if ok else 'FAIL'}  {name} row {i}: jpmml P(bad) {p_bad:.6g}")
                 lines.append([name, i] + [repr(float(v)) for v in cf] + [repr(p_bad)])
                 found += 1
                 if found == 5:
                     break
-    with open(os.path.join(OUT, "counterfactuals.csv"), "w", newline="") as fh:
+    with open(os.path.join(OUT, out), "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["model", "row"] + NUM + ["housing", "jpmml_probability_1"])
         w.writerows(lines)
@@ -277,6 +283,12 @@ def main():
         import pmml_peers
         peer_venv.enter(os.path.join(HERE, ".venv-pmml"), pmml_peers.PINS, __file__)
         write_models(forests())
+        return
+    if what == "forest_counterfactuals":
+        sys.path.insert(0, HERE)
+        import pmml_peers
+        peer_venv.enter(os.path.join(HERE, ".venv-pmml"), pmml_peers.PINS, __file__)
+        counterfactuals(("rf", "extra_trees"), "forest_counterfactuals.csv")
         return
     peer_venv.enter(VENV, PINS, __file__)
     if what == "write":

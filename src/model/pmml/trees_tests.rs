@@ -465,3 +465,45 @@ fn a_forest_cut_off_is_the_mean_compared_with_the_threshold() {
     }
     assert!(checked > 100_000);
 }
+
+/// The committed forest counterfactuals (`pmml_tree_peers.py
+/// forest_counterfactuals`: cfx's proven-optimal counterfactuals of the first
+/// five declined rows of `rf` and `extra_trees`, class 0 favourable,
+/// re-scored by jpmml-evaluator, the oracle): each is accepted by jpmml and by
+/// cfx, its factual declined; the first of each is proven optimal again here
+/// and must be the same row — a drift check only (cfx wrote it).
+#[test]
+fn committed_forest_counterfactuals_are_accepted_by_jpmml_and_found_again() {
+    use crate::coherent::{Config, Outcome, explain};
+    let s = schema();
+    let rows = rows();
+    let text_cf = std::fs::read_to_string(data("trees/forest_counterfactuals.csv")).unwrap();
+    let mut seen: Vec<String> = Vec::new();
+    let mut n = 0;
+    for line in text_cf.lines().skip(1) {
+        let c: Vec<&str> = line.split(',').collect();
+        let (name, row) = (c[0], c[1].parse::<usize>().unwrap());
+        let cf: Vec<f64> = c[2..7].iter().map(|v| v.parse().unwrap()).collect();
+        let p_bad: f64 = c[7].parse().unwrap();
+        assert!(p_bad < 0.5, "{name} row {row}: jpmml declines {cf:?}");
+        let m = AnyModel::Trees(trees(&text(name), &opts("0", &[])).unwrap());
+        assert!(m.accepts(&s.encode(&cf).unwrap()), "{name} row {row}");
+        assert!(
+            !m.accepts(&s.encode(&rows[row]).unwrap()),
+            "{name} row {row}"
+        );
+        n += 1;
+        if !seen.iter().any(|x| x == name) {
+            seen.push(name.to_string());
+            let ex = explain(&s, &m, &rows[row], &Config::default()).unwrap();
+            assert_eq!(ex.outcome, Outcome::Optimal, "{name} row {row}");
+            let again = &ex.counterfactuals[0].raw;
+            assert!(
+                again.iter().zip(&cf).all(|(a, b)| (a - b).abs() <= 1e-9),
+                "{name} row {row}: {again:?} now, {cf:?} committed"
+            );
+        }
+    }
+    assert_eq!(seen.len(), 2);
+    assert_eq!(n, 10);
+}
