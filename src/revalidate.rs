@@ -643,7 +643,7 @@ fn revalidate_with(
     let margin = score - model.score_threshold();
     let probability = model
         .has_probability()
-        .then(|| crate::model::sigmoid(model.log_odds_of_score(score)));
+        .then(|| model.probability_of_score(score));
     let robust_kept = match &record.robust_advised {
         Some(r) => {
             check_row(schema, id, "robust advised", r)?;
@@ -1316,7 +1316,7 @@ fn resume_line(
     let score = model.score(&schema.encode(&record.advised).map_err(|_| other())?);
     let probability = model
         .has_probability()
-        .then(|| crate::model::sigmoid(model.log_odds_of_score(score)));
+        .then(|| model.probability_of_score(score));
     let same = |a: Option<f64>, b: Option<f64>| a.map(f64::to_bits) == b.map(f64::to_bits);
     if !same(Some(counted.margin), Some(score - model.score_threshold()))
         || !same(counted.probability, probability)

@@ -132,7 +132,22 @@ def p1_of(sess, x):
             return a[:, -1]
         if a.dtype == np.float32 and a.ndim == 1:
             return a
+        if a.dtype == np.float64 and a.ndim == 2:
+            return a[:, -1]
     raise RuntimeError("no probability output")
+
+
+def p_of(sess, x, k):
+    """onnxruntime's probability output, column k (the [N, 2] float tensor)."""
+    import numpy as np
+
+    inp = sess.get_inputs()[0]
+    dtype = np.float64 if inp.type == "tensor(double)" else np.float32
+    for o in sess.run(None, {inp.name: x.astype(dtype)})[::-1]:
+        a = np.asarray(o)
+        if a.ndim == 2 and a.dtype in (np.float32, np.float64):
+            return a[:, k]
+    raise RuntimeError("no probability tensor")
 
 
 def build(out):
@@ -141,7 +156,7 @@ def build(out):
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
     from skl2onnx import to_onnx
-    from sklearn.ensemble import (GradientBoostingClassifier, HistGradientBoostingClassifier,
+    from sklearn.ensemble import (ExtraTreesClassifier, GradientBoostingClassifier,
                                   RandomForestClassifier)
     from sklearn.linear_model import LogisticRegression
     from sklearn.neural_network import MLPClassifier
@@ -160,7 +175,7 @@ def build(out):
     cases = []
     ml = {"": 17, "ai.onnx.ml": 3}
 
-    def save(name, model_bytes, x, options, refuse=None):
+    def save(name, model_bytes, x, options, refuse=None, both=False):
         path = os.path.join(out, name + ".onnx")
         with open(path, "wb") as f:
             f.write(model_bytes)
@@ -168,12 +183,26 @@ def build(out):
         if refuse is not None:
             case["refuse"] = refuse
         else:
-            sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+            so = ort.SessionOptions()
+            if both:
+                # A forest is checked to the bit, so its sum must have one order:
+                # onnxruntime sums a row's trees in order on one thread, while a
+                # multi-threaded session splits a batch's trees into one block per
+                # thread and adds the partial sums (161 of 400 rows of sklearn_rf
+                # then differ in the last float32 bit on 2 threads). One thread is
+                # also what a single applicant's request gets (below 80 trees).
+                so.intra_op_num_threads = 1
+            sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
             p1 = p1_of(sess, x)
+            # A forest's two probabilities are two float32 results (the sum, and
+            # 1 − the sum): both written, so that either favourable class is
+            # checked to the bit.
+            p0 = p_of(sess, x, 0) if both else None
             with open(os.path.join(out, name + "_scores.csv"), "w") as f:
-                f.write("row,p1\n")
+                f.write("row,p1,p0\n" if both else "row,p1\n")
                 for i, p in enumerate(p1):
-                    f.write(f"{i},{float(p)!r}\n")
+                    tail = f",{float(p0[i])!r}" if both else ""
+                    f.write(f"{i},{float(p)!r}{tail}\n")
             case["scores"] = name + "_scores.csv"
         cases.append(case)
         print(name, "refused" if refuse else "scored", flush=True)
@@ -217,10 +246,49 @@ def build(out):
     # 5. scikit-learn gradient boosting (TreeEnsembleClassifier, LOGISTIC, base_values).
     gb = GradientBoostingClassifier(n_estimators=30, max_depth=3, random_state=SEED).fit(raw, good)
     save("sklearn_gb", skl(gb, raw), raw, {"favourable_class": 1})
-    # 6. A random forest (post_transform NONE: the probability is the leaves' average).
+    # 6. Random forests (post_transform NONE, one class score: each leaf weight is its
+    #    tree's probability of class 1 over the number of trees; onnxruntime sums them in
+    #    float32 and writes 1 − the sum for class 0).
     rf = RandomForestClassifier(n_estimators=10, max_depth=4, random_state=SEED).fit(raw, good)
-    save("sklearn_rf", skl(rf, raw), raw, {"favourable_class": 1},
-         refuse="post_transform NONE")
+    save("sklearn_rf", skl(rf, raw), raw, {"favourable_class": 1}, both=True)
+    #    A model of default (class 0 favourable), balanced class weights, large leaves,
+    #    Gini, 40 trees of depth 6.
+    rf = RandomForestClassifier(n_estimators=40, max_depth=6, min_samples_leaf=5,
+                                class_weight="balanced", random_state=SEED).fit(raw, bad)
+    save("rf_default_balanced", skl(rf, raw), raw, {"favourable_class": 0}, both=True)
+    #    No bootstrap, every feature at each split, entropy, shallow trees, class weights by
+    #    hand, one-hot housing.
+    rf = RandomForestClassifier(n_estimators=5, max_depth=3, bootstrap=False, max_features=None,
+                                criterion="entropy", class_weight={0: 1.0, 1: 3.0},
+                                random_state=SEED).fit(xo, good)
+    save("rf_nobootstrap_onehot", skl(rf, xo), xo, {"columns": ONEHOT, "favourable_class": 1},
+         both=True)
+    #    Unlimited depth with min_samples_leaf=20 and max_samples (bootstrap subsamples).
+    rf = RandomForestClassifier(n_estimators=15, min_samples_leaf=20, max_samples=0.5,
+                                random_state=SEED).fit(raw, good)
+    save("rf_deep_subsampled", skl(rf, raw), raw, {"favourable_class": 1}, both=True)
+    #    The same forest on a double input: float32 thresholds widened, summed in double.
+    save("rf_double", to_onnx(rf, raw[:1].astype(np.float64), target_opset=ml,
+                              options={id(rf): {"zipmap": False}}).SerializeToString(), raw,
+         {"favourable_class": 1}, both=True)
+    #    Extremely randomised trees (random cut points: thresholds anywhere in the range).
+    et = ExtraTreesClassifier(n_estimators=20, max_depth=5, min_samples_leaf=3,
+                              random_state=SEED).fit(raw, bad)
+    save("extra_trees", skl(et, raw), raw, {"favourable_class": 0}, both=True)
+    #    A forest whose votes were tampered with (one negative weight under NONE):
+    #    onnxruntime then writes a margin and its negation, not a probability: refused.
+    m = onnx.load_from_string(skl(et, raw))
+    for node in m.graph.node:
+        for a in node.attribute:
+            if a.name == "class_weights":
+                a.floats[0] = -a.floats[0]
+    save("forest_negative_vote", m.SerializeToString(), raw, {"favourable_class": 1},
+         refuse="negative leaf weights")
+    #    Three classes (no record / none / some delinquencies): refused.
+    rf3 = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=SEED).fit(
+        raw, np.clip(raw[:, 3], -1, 1).astype(int))
+    save("forest_three_classes", skl(rf3, raw), raw, {"favourable_class": 1},
+         refuse="class")
     # 7. HistGradientBoosting is not here: skl2onnx 1.20.0 fails to convert it under
     #    scikit-learn 1.9 ("Field onnx.AttributeProto.ints: Expected an int, got a boolean"
     #    for nodes_missing_value_tracks_true). Missing tracks are exercised by XGBoost's
@@ -341,7 +409,7 @@ def modes_tree(out, raw, save, helper, TensorProto, np):
              {"favourable_class": 1, "special_as_missing": ["income"]})
 
 
-CF_MODELS = ["logistic_onehot", "xgboost", "mlp_relu"]
+CF_MODELS = ["logistic_onehot", "xgboost", "mlp_relu", "rf_default_balanced", "extra_trees"]
 CF_PER_MODEL = 10
 
 

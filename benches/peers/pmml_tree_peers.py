@@ -16,8 +16,15 @@
                      missingValueStrategy="nullPrediction"), income -9 as a number
           hgb        scikit-learn HistGradientBoostingClassifier, income -9 as NaN
                      (missingValueStrategy="defaultChild")
-          rf         scikit-learn RandomForestClassifier (averaged probabilities: refused)
+          rf         scikit-learn RandomForestClassifier (averaged probabilities, read exactly)
           dt         one DecisionTreeClassifier (a single classification TreeModel: refused)
+  python3 benches/peers/pmml_tree_peers.py forests
+        Only the adversarial random forests (FORESTS below), in the scorecard environment
+        benches/peers/.venv-pmml (no XGBoost needed): each file and jpmml-evaluator's
+        probabilities of every row, as `write` does.
+  python3 benches/peers/pmml_tree_peers.py forest_counterfactuals
+        (after `cargo build --release --lib`) as `counterfactuals`, for the forests rf and
+        extra_trees, into forest_counterfactuals.csv (scorecard environment).
   python3 benches/peers/pmml_tree_peers.py counterfactuals
         (after `cargo build --release --lib`) cfx's proven-optimal counterfactuals of the first
         declined rows of two accepted models, re-scored by jpmml-evaluator; written to
@@ -96,6 +103,63 @@ def pipelines():
     }
 
 
+def forests():
+    """Adversarial scikit-learn forests: what changes the leaves' record counts (class
+    weights, unbounded depth, leaf sizes, no bootstrap) or the trees (extra trees)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+    from sklearn.preprocessing import OneHotEncoder
+    from sklearn2pmml.pipeline import PMMLPipeline
+
+    def onehot(clf):
+        return PMMLPipeline([
+            ("ct", ColumnTransformer([("num", "passthrough", NUM),
+                                      ("cat", OneHotEncoder(), ["housing"])])),
+            ("clf", clf)])
+
+    return {
+        "rf_balanced_deep": onehot(RandomForestClassifier(
+            n_estimators=7, max_depth=None, class_weight="balanced", random_state=1)),
+        "rf_leaf_nobootstrap": onehot(RandomForestClassifier(
+            n_estimators=9, min_samples_leaf=15, bootstrap=False, max_features=2,
+            random_state=2)),
+        "rf_subsample_weights": onehot(RandomForestClassifier(
+            n_estimators=6, max_depth=6, class_weight="balanced_subsample",
+            max_samples=0.5, random_state=3)),
+        "extra_trees": onehot(ExtraTreesClassifier(
+            n_estimators=8, max_depth=5, min_samples_leaf=3, random_state=4)),
+    }
+
+
+def write_models(models):
+    """Each pipeline fitted, converted and scored by jpmml-evaluator on every committed row."""
+    import numpy as np
+    import pandas as pd
+    from jpmml_evaluator import make_evaluator
+    from sklearn2pmml import sklearn2pmml
+
+    sys.path.insert(0, HERE)
+    import pmml_peers
+
+    df = pmml_peers.synthetic(400)
+    rows = pd.read_csv(os.path.join(ROOT, "tests", "data", "pmml", "rows.csv"))
+    rows["housing"] = [pmml_peers.LEVELS[int(k)] for k in rows["housing"]]
+    for name, pipe in models.items():
+        x = frame(df, [])
+        pipe.fit(x, df["bad"])
+        path = os.path.join(OUT, f"{name}.pmml")
+        sklearn2pmml(pipe, path)
+        res = make_evaluator(path).verify().evaluateAll(frame(rows, []))
+        lib = pipe.predict_proba(frame(rows, []))[:, 1]
+        p1 = res["probability(1)"].to_numpy(dtype=float)
+        print(f"{name}: jpmml vs the library max |dp| = {float(np.max(np.abs(p1 - lib))):.3g}")
+        with open(os.path.join(OUT, f"{name}_scores.csv"), "w") as f:
+            f.write("row,probability_0,probability_1,margin_1\n")
+            for i, r in res.iterrows():
+                f.write(f"{i},{float(r['probability(0)'])!r},{float(r['probability(1)'])!r},"
+                        "nan\n")
+
+
 def summed_alone(path, tmp):
     """The document with the chain's first segment (the summed trees and their Targets) as
     its model, so that jpmml-evaluator gives the margin itself (its float32 bits under
@@ -157,7 +221,7 @@ def write():
     print("pmml_tree_peers: wrote", OUT)
 
 
-def counterfactuals():
+def counterfactuals(names=("xgb", "hgb"), out="counterfactuals.csv"):
     """cfx's proven-optimal counterfactuals of the first five declined rows of two accepted
     models, re-scored by jpmml-evaluator."""
     import pandas as pd
@@ -174,8 +238,8 @@ def counterfactuals():
     rows = pd.read_csv(os.path.join(ROOT, "tests", "data", "pmml", "rows.csv"))
     lines = []
     failed = 0
-    for name in ["xgb", "hgb"]:
-        nan = NAN_FEATURES[name]
+    for name in names:
+        nan = NAN_FEATURES.get(name, [])
         path = os.path.join(OUT, f"{name}.pmml")
         ev = make_evaluator(path).verify()
         opts = {"favourable_class": "0", "special_as_missing": nan}
@@ -193,15 +257,18 @@ def counterfactuals():
                     cf = list(res.counterfactual(0))
                 x = pd.DataFrame([dict(zip(NUM + ["housing"], cf[:4] + [pmml_peers.LEVELS[int(cf[4])]]))])
                 x = frame(x, nan)
-                p_bad = float(ev.evaluateAll(x)["probability(1)"][0])
-                ok = p_bad < 0.5
+                res_cf = ev.evaluateAll(x)
+                p_bad = float(res_cf["probability(1)"][0])
+                # cfx's rule for the favourable class 0: its own probability above 0.5 (a
+                # forest's P(0) and P(1) need not sum to 1 exactly).
+                ok = p_bad < 0.5 and float(res_cf["probability(0)"][0]) > 0.5
                 failed += not ok
                 print(f"{'ok  ' if ok else 'FAIL'}  {name} row {i}: jpmml P(bad) {p_bad:.6g}")
                 lines.append([name, i] + [repr(float(v)) for v in cf] + [repr(p_bad)])
                 found += 1
                 if found == 5:
                     break
-    with open(os.path.join(OUT, "counterfactuals.csv"), "w", newline="") as fh:
+    with open(os.path.join(OUT, out), "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["model", "row"] + NUM + ["housing", "jpmml_probability_1"])
         w.writerows(lines)
@@ -210,8 +277,20 @@ def counterfactuals():
 
 
 def main():
-    peer_venv.enter(VENV, PINS, __file__)
     what = sys.argv[1] if len(sys.argv) > 1 else "write"
+    if what == "forests":
+        sys.path.insert(0, HERE)
+        import pmml_peers
+        peer_venv.enter(os.path.join(HERE, ".venv-pmml"), pmml_peers.PINS, __file__)
+        write_models(forests())
+        return
+    if what == "forest_counterfactuals":
+        sys.path.insert(0, HERE)
+        import pmml_peers
+        peer_venv.enter(os.path.join(HERE, ".venv-pmml"), pmml_peers.PINS, __file__)
+        counterfactuals(("rf", "extra_trees"), "forest_counterfactuals.csv")
+        return
+    peer_venv.enter(VENV, PINS, __file__)
     if what == "write":
         write()
     elif what == "counterfactuals":

@@ -173,10 +173,10 @@ fn prepare_row<'m>(
     let x = schema.encode(factual)?;
     schema.decode(&x)?; // refuses off-grid or non-integer values of the applicant
     let score = model.score(&x);
-    if refuse_accepted && score > logit(model.threshold()) {
+    if refuse_accepted && score > model.score_threshold() {
         return Err(Error::InvalidArgument(format!(
             "the applicant is already accepted (probability {:.6} > {})",
-            sigmoid(score),
+            model.probability_of_score(score),
             model.threshold()
         )));
     }
@@ -195,7 +195,11 @@ impl Scoring<'_> {
             }
             Scoring::Trees(m) => {
                 let score = m.score(encoded);
-                (score, sigmoid(score), score > logit(m.threshold()))
+                (
+                    score,
+                    m.probability_of_score(score),
+                    score > m.score_threshold(),
+                )
             }
             Scoring::Mlp(m, _) => {
                 let score = m.score(encoded);
@@ -610,7 +614,7 @@ fn solve_trees(
             let mut enc = vec![0.0; schema.encoded_dim()];
             let mut tolerance = config.margin;
             for _ in 0..3 {
-                let need = logit(ens.threshold()) + tolerance;
+                let need = ens.score_threshold() + tolerance;
                 let left = (config.time_limit_seconds - start.elapsed().as_secs_f64()).max(0.0);
                 let sol = ts.solve(ens, need, config.node_limit, left);
                 let (status, gap) = match sol.status {
@@ -641,8 +645,7 @@ fn solve_trees(
                 // retried with a larger margin, as a plain answer is.
                 if !half.is_empty() {
                     let x = schema.encode(&schema.decode(&enc)?)?;
-                    if tree_box::worst_case_score(schema, ens, &half, &x) <= logit(ens.threshold())
-                    {
+                    if tree_box::worst_case_score(schema, ens, &half, &x) <= ens.score_threshold() {
                         tolerance = (tolerance * 100.0).max(1e-9);
                         continue;
                     }
@@ -960,7 +963,7 @@ fn new_explanation(
     Explanation {
         factual: factual.to_vec(),
         factual_score: score,
-        factual_probability: sigmoid(m.log_odds_of_score(score)),
+        factual_probability: m.probability_of_score(score),
         threshold: m.threshold(),
         outcome: Outcome::Unknown { raw_status: 0 },
         proved_by: ProvedBy::Highs,

@@ -5,7 +5,7 @@ use crate::coherent::random_instances::{self, TREE_ORACLE, random_factual};
 use crate::coherent::{
     Config, DiversityRule, Outcome, ProvedBy, SolverChoice, cost, explain, explain_diverse,
 };
-use crate::model::trees::{FeatureInput, Node, OnnxMode, Source, Test};
+use crate::model::trees::{FeatureInput, Node, OnnxMode, Output, Source, Test};
 use crate::model::{Model, TreeEnsemble, logit};
 use crate::schema::{Direction, FeatureKind, Schema};
 use rand::{Rng, SeedableRng};
@@ -275,7 +275,13 @@ fn brute_force_with_cuts(
     let cands: Vec<Vec<f64>> = (0..n)
         .map(|i| candidates(schema, ens, factual, i, 0.0))
         .collect();
-    let need = logit(ens.threshold()) + margin;
+    // The cut-off as a score: logit(t) for a margin, t itself for a forest's
+    // averaged votes (`Output::Probability`).
+    let need = match ens.output() {
+        Output::Margin => logit(ens.threshold()),
+        Output::Probability => ens.threshold(),
+        Output::MeanOf { .. } => unreachable!("the random forests here average their leaves"),
+    } + margin;
     let mut best: Option<f64> = None;
     let mut idx = vec![0usize; n];
     let mut row = factual.to_vec();
@@ -455,7 +461,12 @@ fn check_counterfactual(
     );
     assert_eq!(ens.score(&enc), ens.margin_raw(&cf.raw));
     assert!(
-        independent_margin(ens, &cf.raw) > logit(ens.threshold()),
+        independent_margin(ens, &cf.raw)
+            > match ens.output() {
+                Output::Margin => logit(ens.threshold()),
+                Output::Probability => ens.threshold(),
+                Output::MeanOf { .. } => unreachable!("the forests here average their leaves"),
+            },
         "the oracle's evaluator accepts it"
     );
     schema.check_actionable(factual, &cf.raw).unwrap();
@@ -466,6 +477,113 @@ fn check_counterfactual(
         "objective {} vs cost {c}",
         cf.objective
     );
+}
+
+/// A random forest on a random schema: 2–6 trees whose leaves are class
+/// probabilities divided by the number of trees (the score is their average,
+/// [`Output::Probability`]), summed as `source` sums, with a cut-off above
+/// the applicant's probability so that the applicant is declined.
+fn random_forest_case(
+    rng: &mut Xoshiro256PlusPlus,
+    source: Source,
+) -> (Schema, Vec<f64>, TreeEnsemble) {
+    let schema = random_schema(rng);
+    let factual = random_factual(&schema, rng);
+    let inputs: Vec<FeatureInput> = schema
+        .features
+        .iter()
+        .map(|f| FeatureInput::of_feature(f, f.is_contiguous() && rng.random_bool(0.3)))
+        .collect();
+    let (mut nodes, mut level_left, mut roots) = (Vec::new(), Vec::new(), Vec::new());
+    let n_trees = rng.random_range(2..=6);
+    for _ in 0..n_trees {
+        roots.push(nodes.len() as u32);
+        let depth = rng.random_range(1..=3);
+        grow(&schema, depth, rng, &mut nodes, &mut level_left);
+    }
+    // Each leaf a class probability in [0, 1] (a fraction of its training
+    // rows: multiples of 1/8), over the number of trees.
+    for n in &mut nodes {
+        if n.test == Test::Leaf {
+            n.value = f64::from(rng.random_range(0..=8u8)) / 8.0 / n_trees as f64;
+        }
+    }
+    let probe = TreeEnsemble::new(
+        source,
+        0.0,
+        0.5,
+        inputs.clone(),
+        roots.clone(),
+        nodes.clone(),
+        level_left.clone(),
+    )
+    .unwrap();
+    let p = exact_margin(&probe, &factual);
+    let t = (p + rng.random_range(0.01..0.4)).min(0.99);
+    let ens = TreeEnsemble::new(source, 0.0, t, inputs, roots, nodes, level_left)
+        .unwrap()
+        .with_output(Output::Probability)
+        .unwrap();
+    (schema, factual, ens)
+}
+
+/// The identity link: on random forests (the score is the averaged votes,
+/// compared with the cut-off itself, not its logit), the tree MIP's and the
+/// tree search's optima equal the brute force's, whose evaluator walks the
+/// trees and compares the summed votes with `t` on its own.
+#[test]
+fn forest_optima_equal_brute_force_on_random_small_forests() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2001);
+    let (mut feasible, mut infeasible) = (0, 0);
+    for case in 0..200 {
+        let source = [Source::OnnxF32, Source::OnnxF64][case % 2];
+        let (schema, factual, ens) = random_forest_case(&mut rng, source);
+        assert!(!ens.accepts(&schema.encode(&factual).unwrap()));
+        let oracle = brute_force(&schema, &ens, &factual, Config::default().margin);
+        for (solver, by) in [
+            (SolverChoice::Mip, ProvedBy::Highs),
+            (SolverChoice::TreeSearch, ProvedBy::TreeSearch),
+        ] {
+            let config = Config {
+                solver,
+                ..Config::default()
+            };
+            let ex = explain(&schema, &ens, &factual, &config).unwrap();
+            assert_eq!(ex.proved_by, by);
+            match (oracle, ex.counterfactuals.first()) {
+                (Some(best), Some(cf)) => {
+                    assert_eq!(ex.outcome, Outcome::Optimal);
+                    check_counterfactual(&schema, &ens, &factual, cf);
+                    // The probability is the score itself, not its logistic.
+                    let enc = schema.encode(&cf.raw).unwrap();
+                    assert_eq!(ens.probability(&enc), ens.score(&enc));
+                    assert!(ens.score(&enc) > ens.threshold());
+                    assert!(
+                        same_cost(cf.cost, best),
+                        "case {case} {solver:?}: {} vs brute force {best}",
+                        cf.cost
+                    );
+                    feasible += 1;
+                }
+                (None, None) => {
+                    assert!(
+                        matches!(ex.outcome, Outcome::Infeasible { .. }),
+                        "{:?}",
+                        ex.outcome
+                    );
+                    infeasible += 1;
+                }
+                (o, c) => panic!(
+                    "case {case} {solver:?}: oracle {o:?} vs solver {:?} ({:?})",
+                    c.map(|c| (&c.raw, c.cost)),
+                    ex.outcome
+                ),
+            }
+        }
+    }
+    eprintln!("forests vs brute force: {feasible} feasible, {infeasible} infeasible");
+    assert!(feasible >= 150, "feasible cases: {feasible}");
+    assert!(infeasible >= 5, "infeasible cases: {infeasible}");
 }
 
 /// Equal to the oracle's optimum within 1e-9 relative: a solver 0.1% short

@@ -228,16 +228,14 @@ pub unsafe extern "C" fn cfx_model_check_favourable(
 }
 
 /// The probability and the decision at a score, as the model itself decides:
-/// `sigmoid(score) > threshold` for the probability models (unchanged), `points
+/// `probability > threshold` for the probability models (the logistic of a
+/// margin, or a forest's score itself), `points
 /// ≥ cutoff` for a scorecard, whose probability is NaN without a scaling.
 fn decide(m: &AnyModel, score: f64) -> (f64, bool) {
     match m {
-        AnyModel::Scorecard(_) => (
-            crate::model::sigmoid(m.log_odds_of_score(score)),
-            m.accepts_score(score),
-        ),
+        AnyModel::Scorecard(_) => (m.probability_of_score(score), m.accepts_score(score)),
         _ => {
-            let p = crate::model::sigmoid(score);
+            let p = m.probability_of_score(score);
             (p, p > m.threshold())
         }
     }

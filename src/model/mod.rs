@@ -212,9 +212,16 @@ pub trait Model: Send + Sync + std::fmt::Debug {
         let mut s = vec![0.0; self.scratch_len()];
         self.score_gradient_in(x, grad, &mut s)
     }
+    /// The probability of the favourable outcome at a score: the logistic of
+    /// [`Model::log_odds_of_score`], or the score itself for a model whose
+    /// score is a probability (a random forest's averaged votes). The one
+    /// conversion every method uses.
+    fn probability_of_score(&self, score: f64) -> f64 {
+        sigmoid(self.log_odds_of_score(score))
+    }
     /// Probability of the favourable outcome.
     fn probability(&self, x: &[f64]) -> f64 {
-        sigmoid(self.log_odds_of_score(self.score(x)))
+        self.probability_of_score(self.score(x))
     }
     /// Whether the applicant is accepted: probability strictly above the
     /// threshold (a scorecard overrides it with `points ≥ cutoff`).
@@ -454,6 +461,9 @@ impl Model for AnyModel {
     }
     fn scores_to_log_odds(&self, scores: &mut [f64]) {
         self.inner().scores_to_log_odds(scores)
+    }
+    fn probability_of_score(&self, score: f64) -> f64 {
+        self.inner().probability_of_score(score)
     }
     fn accepts_score(&self, score: f64) -> bool {
         self.inner().accepts_score(score)

@@ -20,8 +20,11 @@
 //!   gives each `i ∈ A` the weight `(|A|−1)!|B|!/(|A|+|B|)!·v` and takes from
 //!   each `j ∈ B` the weight `|A|!(|B|−1)!/(|A|+|B|)!·v`.
 //!
-//! Both split the margin (log-odds), whose sum is the score; probabilities
-//! are not additive (shap issues #624, #963).
+//! Both split the score, the sum of the leaves: the margin (log-odds) of a
+//! boosted model — probabilities are not additive (shap issues #624, #963) —
+//! or a random forest's probability itself, its averaged votes being a sum of
+//! leaves (`Output::Probability`): its contributions are in probability
+//! points.
 
 use super::{Attribution, Method, Reference};
 use crate::error::{Error, Result};

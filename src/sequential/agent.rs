@@ -487,7 +487,7 @@ impl<'a> Trainer<'a> {
             check_len(&format!("raw row {r}"), schema.n_features(), row.len())?;
             crate::error::check_finite(&format!("raw row {r}"), row)?;
             schema.encode_into(row, &mut enc)?;
-            if crate::model::sigmoid(model.score_in(&enc, &mut scratch)) <= model.threshold() {
+            if model.probability_of_score(model.score_in(&enc, &mut scratch)) <= model.threshold() {
                 declined.push(r);
             }
         }

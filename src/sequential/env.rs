@@ -3,7 +3,7 @@
 //! rewards `R^bin` and `R^prob` (§4.2).
 
 use crate::error::{Error, Result, check_len};
-use crate::model::{Model, sigmoid};
+use crate::model::Model;
 use crate::schema::{Direction, FeatureKind, Schema, Waiting};
 use serde::{Deserialize, Serialize};
 
@@ -705,7 +705,9 @@ impl<'a> Environment<'a> {
         self.x.copy_from_slice(&self.x0);
         self.used.fill(false);
         self.t = 0;
-        self.p0 = sigmoid(self.model.score_in(&self.x0, &mut self.scratch));
+        self.p0 = self
+            .model
+            .probability_of_score(self.model.score_in(&self.x0, &mut self.scratch));
         self.p = self.p0;
         self.last_violation = None;
         Ok(())
@@ -822,7 +824,9 @@ impl<'a> Environment<'a> {
         std::mem::swap(&mut self.x, &mut self.x_next);
         self.used[k] = true;
         self.t += 1;
-        self.p = sigmoid(self.model.score_in(&self.x, &mut self.scratch));
+        self.p = self
+            .model
+            .probability_of_score(self.model.score_in(&self.x, &mut self.scratch));
         let (reward, outcome) = if self.p > self.model.threshold() {
             (self.params.pos, StepOutcome::Success)
         } else if self.t >= self.max_steps {

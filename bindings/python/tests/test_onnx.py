@@ -72,3 +72,26 @@ def test_an_onnx_model_from_bytes_scores_as_from_the_file():
         st = _native.LIB.cfx_model_from_onnx_bytes(s.ptr, None, 10, b'{"favourable_class": 1}', ctypes.byref(out))
         assert st == _enums.Status.NULL_ARGUMENT
         assert out.value is None
+
+
+def test_an_onnx_random_forest_of_default_gives_onnxruntimes_probability_to_the_bit():
+    """A forest's score is its averaged votes, not a margin: through the C ABI the favourable
+    probability (class 0 here: the model predicts default) is onnxruntime's own float32 output
+    (rf_default_balanced_scores.csv, column p0) on every row, and the decision is p0 > 1 − 0.5."""
+    import struct
+
+    with open(os.path.join(DATA, "rows.csv")) as f:
+        rows = [[float(v) for v in r] for r in list(csv.reader(f))[1:]]
+    with open(os.path.join(DATA, "rf_default_balanced_scores.csv")) as f:
+        want = [float(r[2]) for r in list(csv.reader(f))[1:]]
+    path = os.path.join(DATA, "rf_default_balanced.onnx")
+    with open(os.path.join(DATA, "schema.json")) as f:
+        schema_json = f.read()
+    with cfx.Schema.from_json(schema_json) as s, \
+            cfx.Model.from_onnx(s, path, {"favourable_class": 0}) as m:
+        assert any("probability" in line and "votes" in line for line in m.import_report)
+        for raw, w in zip(rows, want):
+            p = m.predict_raw(s, raw)
+            as_f32 = struct.unpack("f", struct.pack("f", p.probability))[0]
+            assert as_f32 == w
+            assert p.accepted == (p.probability > 0.5)

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::model::Model;
+use crate::model::trees::Output;
 
 fn data(name: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -54,6 +55,7 @@ fn every_committed_case_matches_onnxruntime_or_is_refused() {
     let rows = csv("rows.csv");
     let mut accepted = 0;
     let mut refused = 0;
+    let mut forest_rows = 0;
     for case in cases() {
         let name = case["name"].as_str().unwrap();
         let opts = options(&case);
@@ -88,6 +90,13 @@ fn every_committed_case_matches_onnxruntime_or_is_refused() {
             if let Some(t) = m.as_trees() {
                 // The raw evaluator agrees with the encoded one bit for bit.
                 assert_eq!(t.margin_raw(raw), m.score(&x), "{name}: row {raw:?}");
+                if t.output() == Output::Probability {
+                    // A forest: the favourable class's own output, to the bit
+                    // (onnxruntime's probability tensor is float32).
+                    let want = if first_favourable { want[2] } else { want[1] };
+                    assert_eq!((p as f32) as f64, want, "{name}: row {raw:?}");
+                    forest_rows += 1;
+                }
             }
         }
         assert!(
@@ -101,6 +110,7 @@ fn every_committed_case_matches_onnxruntime_or_is_refused() {
         accepted >= 10 && refused >= 5,
         "{accepted} accepted, {refused} refused"
     );
+    assert!(forest_rows >= 6 * rows.len(), "{forest_rows} forest rows");
 }
 
 /// The favourable class must be declared, and a declaration of a class the

@@ -17,19 +17,25 @@
 //! * a binary classifier with one class score and mixed-sign weights under
 //!   LOGISTIC gives P(second class) = σ(score): the score is the margin.
 //!
-//! Refused, with the reason: two class scores (a random forest's votes under
-//! post_transform NONE: a probability that is the average of the leaves, not
-//! a logistic of their sum), all-non-negative weights (onnxruntime then reads
-//! the score as a probability), post-transforms other than LOGISTIC, more
-//! than two classes, `base_values` per class, an AVERAGE/MIN/MAX aggregate,
-//! BRANCH_MEMBER and the opset-5 `TreeEnsemble` operator.
+//! * a binary classifier under post_transform NONE with one class score and
+//!   non-negative weights (skl2onnx's `RandomForestClassifier` and
+//!   `ExtraTreesClassifier`: each leaf weight its tree's probability of the
+//!   second class divided by the number of trees) gives P(second class) =
+//!   the float32 sum itself and P(first class) = `1 − sum` in float32: the
+//!   ensemble's [`Output::Probability`].
+//!
+//! Refused, with the reason: two class scores, all-non-negative weights
+//! under LOGISTIC (onnxruntime then reads the score as a probability),
+//! negative weights under NONE, post-transforms other than LOGISTIC and NONE,
+//! more than two classes, `base_values` per class, an AVERAGE/MIN/MAX
+//! aggregate, BRANCH_MEMBER and the opset-5 `TreeEnsemble` operator.
 
 use super::graph::{Columns, Graph, attr, fail, node_name, tensor_values};
 use super::proto::NodeProto;
 use super::{OnnxOptions, favourable_index};
 use crate::error::Result;
 use crate::model::AnyModel;
-use crate::model::trees::{LibModel, LibNode, OnnxMode, Source, Test, build_from_library};
+use crate::model::trees::{LibModel, LibNode, OnnxMode, Output, Source, Test, build_from_library};
 use crate::schema::Schema;
 use std::collections::BTreeMap;
 
@@ -120,18 +126,20 @@ pub fn read(
         }
     }
     let post = string(n, "post_transform", "NONE");
-    if post != "LOGISTIC" {
-        return Err(bad(format!(
-            "post_transform {post}: cfx reads a binary tree ensemble whose probability is the \
-             logistic of the summed leaves (LOGISTIC){}",
-            if post == "NONE" && classifier {
-                "; under NONE the probability is the leaves' sum itself (a random forest's \
-                 averaged votes), which cfx's tree ensembles (a logistic link) do not evaluate"
-            } else {
-                ""
-            }
-        )));
-    }
+    // LOGISTIC: the summed leaves are the margin. NONE on a classifier: they
+    // are the probability itself (a forest's averaged votes), read with the
+    // identity output once every weight is seen to be non-negative.
+    let output = match (post.as_str(), classifier) {
+        ("LOGISTIC", _) => Output::Margin,
+        ("NONE", true) => Output::Probability,
+        _ => {
+            return Err(bad(format!(
+                "post_transform {post}: cfx reads a binary tree ensemble whose probability is \
+                 the logistic of the summed leaves (LOGISTIC), or a classifier's summed leaves \
+                 under NONE (a random forest's averaged votes)"
+            )));
+        }
+    };
     if !classifier {
         if let Some(t) = attr(n, "n_targets").map(|a| a.i()).filter(|&t| t != 1) {
             return Err(bad(format!("n_targets={t}: cfx reads one target")));
@@ -212,12 +220,24 @@ pub fn read(
              with a score per class (a random forest's votes) is not read"
         )));
     }
-    if classifier && weights.iter().all(|&w| w >= 0.0) {
-        return Err(bad(
-            "every leaf weight is non-negative: onnxruntime then reads the score as a \
-             probability rather than a margin, which cfx does not evaluate"
-                .into(),
-        ));
+    let all_positive = weights.iter().all(|&w| w >= 0.0);
+    match output {
+        Output::Margin if all_positive => {
+            return Err(bad(
+                "every leaf weight is non-negative under LOGISTIC: onnxruntime then reads the \
+                 score as a probability rather than a margin, which cfx does not evaluate"
+                    .into(),
+            ));
+        }
+        Output::Probability if !all_positive => {
+            return Err(bad(
+                "post_transform NONE with negative leaf weights: onnxruntime then writes the \
+                 score and its negation (a margin, not a probability), which cfx does not \
+                 evaluate"
+                    .into(),
+            ));
+        }
+        _ => {}
     }
     let (base, _) = floats(n, "base_values")?;
     let base = match base.as_slice() {
@@ -335,17 +355,24 @@ pub fn read(
     }
     report.push(format!(
         "{who}: {} trees, {m} nodes ({}), {n_tracks} with missing_value_tracks_true, base value \
-         {base}, post_transform {post}; compared and summed in {} as onnxruntime does",
+         {base}, post_transform {post} ({}); compared and summed in {} as onnxruntime does",
         trees.len(),
         modes_seen
             .iter()
             .map(|(k, v)| format!("{v} {k}"))
             .collect::<Vec<_>>()
             .join(", "),
+        match output {
+            Output::Margin => "the summed leaves are the margin",
+            Output::Probability | Output::MeanOf { .. } =>
+                "the summed leaves are the probability of class 1, that of class 0 its \
+                 complement",
+        },
         if g.input_f32 { "float32" } else { "double" }
     ));
     report.push(line);
     let lib = LibModel {
+        output,
         source: if g.input_f32 {
             Source::OnnxF32
         } else {

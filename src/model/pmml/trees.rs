@@ -48,9 +48,16 @@
 //! last test is dropped where no row can fail it; a chain that disagrees
 //! anywhere is refused.
 //!
-//! Refused with the element and its line: averaged or voted ensembles
-//! (random forests: `average`, `majorityVote`, … — cfx's ensembles are
-//! additive log-odds), classification trees' `ScoreDistribution`s,
+//! # Random forests
+//! A classification MiningModel whose Segmentation `average`s
+//! classification TreeModels (sklearn2pmml's random forests and extra trees)
+//! is read by `forest`: each leaf's value is its `ScoreDistribution`'s
+//! probability of the favourable class, summed in double in tree order and
+//! divided by the number of trees where jpmml-evaluator divides
+//! ([`Output::MeanOf`](crate::model::trees::Output::MeanOf)).
+//!
+//! Refused with the element and its line: voted ensembles (`majorityVote`,
+//! … — no sum of leaves), `ScoreDistribution`s in summed regression trees,
 //! `LocalTransformations` other than jpmml's float casts (`float(x)`: a
 //! `DerivedField` of dataType float holding one `FieldRef`), segments whose
 //! predicate is not `True`, predicates joining several fields, any element
@@ -211,6 +218,15 @@ struct Builder<'a> {
     ctx: Ctx,
     /// Per schema feature: a categorical level reaches the trees as missing.
     level_missing: Vec<bool>,
+    /// Reading a random forest's classification trees: each node's value is
+    /// its `ScoreDistribution`'s probability of this (favourable) class.
+    forest: Option<Forest>,
+}
+
+/// The classes of an averaged forest's classification trees.
+struct Forest {
+    favourable: String,
+    classes: [String; 2],
 }
 
 /// Reads a tree model (see the module docs).
@@ -246,6 +262,9 @@ pub fn read(
         .copied()
         .ok_or_else(|| fail(model, "no <Segmentation>"))?;
     let method = segmentation.req("multipleModelMethod")?;
+    if method == "average" {
+        return forest(model, segmentation, &f, schema, opts, report);
+    }
     if method != "modelChain" {
         return Err(fail(
             segmentation,
@@ -295,6 +314,7 @@ pub fn read(
                     .any(|v| v.feature == i && v.states.contains(&Seen::Missing))
             })
             .collect(),
+        forest: None,
     };
     if builder.ctx != ctx || math_context(second)? != ctx {
         return Err(fail(
@@ -344,6 +364,133 @@ pub fn read(
     } = builder;
     let m = TreeEnsemble::new(source, base, threshold, inputs, roots, nodes, level_left)
         .map_err(|e| Error::Format(format!("PMML {}: {e}", model.at())))?;
+    Ok(m.with_import_report(std::mem::take(report)))
+}
+
+/// Reads a random forest: a classification MiningModel whose Segmentation
+/// `average`s classification TreeModels (as sklearn2pmml writes scikit-learn's
+/// `RandomForestClassifier` and `ExtraTreesClassifier`). jpmml-evaluator
+/// takes each tree's class probabilities from the `ScoreDistribution` of the
+/// leaf it reaches (record counts normalised by their sum), sums them over the
+/// trees in order in double and divides by the number of trees; cfx keeps the
+/// leaves' probabilities of the favourable class, sums them in double in the
+/// same order ([`Source::PmmlF64`]) and divides where jpmml does
+/// ([`Output::MeanOf`]), so the probability is jpmml's to the bit.
+///
+/// [`Output::MeanOf`]: crate::model::trees::Output::MeanOf
+fn forest(
+    model: &Element,
+    segmentation: &Element,
+    f: &Fields,
+    schema: &Schema,
+    opts: &PmmlOptions,
+    report: &mut Vec<String>,
+) -> Result<TreeEnsemble> {
+    use crate::model::trees::Output;
+    if math_context(model)? != Ctx::Double {
+        return Err(fail(
+            model,
+            "an averaged forest in float precision (mathContext) is not evaluated exactly by cfx",
+        ));
+    }
+    let classes: Vec<String> = f
+        .target
+        .as_ref()
+        .map(|t| t.categories.clone())
+        .unwrap_or_default();
+    let [a, b] = classes.as_slice() else {
+        return Err(fail(
+            model,
+            &format!(
+                "an averaged forest over {} target categories: cfx reads a binary \
+                 classifier (two categories in the DataDictionary)",
+                classes.len()
+            ),
+        ));
+    };
+    let Some(fav) = &opts.favourable_class else {
+        return Err(Error::Format(format!(
+            "PMML MiningModel: the file predicts the classes '{a}' and '{b}' but does not say \
+             which is favourable: give the option \"favourable_class\" (the class of \
+             applicants the bank accepts)"
+        )));
+    };
+    if fav != a && fav != b {
+        return Err(Error::Format(format!(
+            "PMML MiningModel: favourable_class '{fav}' is neither '{a}' nor '{b}'"
+        )));
+    }
+    let scope = base_scope(f, schema);
+    let scope = local_transformations(model, &scope)?;
+    let mut builder = Builder {
+        schema,
+        inputs: feature_inputs(f, schema)?,
+        nodes: Vec::new(),
+        level_left: Vec::new(),
+        scale: 1.0,
+        ctx: Ctx::Double,
+        level_missing: (0..schema.n_features())
+            .map(|i| {
+                f.by_name
+                    .values()
+                    .any(|v| v.feature == i && v.states.contains(&Seen::Missing))
+            })
+            .collect(),
+        forest: Some(Forest {
+            favourable: fav.clone(),
+            classes: [a.clone(), b.clone()],
+        }),
+    };
+    let mut roots = Vec::new();
+    for (tree, w) in segments(segmentation)? {
+        if tree.name != "TreeModel" {
+            return Err(fail(
+                tree,
+                "an averaged forest's segments must be TreeModels (nested ensembles are not \
+                 read by cfx)",
+            ));
+        }
+        if w != 1.0 {
+            return Err(fail(
+                tree,
+                "a segment weight in an averaged forest is not read by cfx (jpmml's \
+                 \"average\" and \"weightedAverage\" differ on it)",
+            ));
+        }
+        roots.push(builder.tree(tree, &scope)?);
+    }
+    if roots.is_empty() {
+        return Err(fail(segmentation, "no trees"));
+    }
+    let n = roots.len();
+    let threshold = opts.threshold.unwrap_or(0.5);
+    report.push(format!(
+        "random forest: {n} classification trees averaged as jpmml-evaluator averages them \
+         (each leaf's ScoreDistribution record counts normalised, the favourable class's \
+         probabilities summed in double in tree order, then divided by {n})"
+    ));
+    report.push(format!(
+        "the probability is that of class '{fav}' (favourable, declared; the file's classes are \
+         '{a}' and '{b}'); accepted iff it is > {threshold}"
+    ));
+    let Builder {
+        inputs,
+        nodes,
+        level_left,
+        ..
+    } = builder;
+    let trees = u32::try_from(n).map_err(|_| fail(segmentation, "too many trees"))?;
+    let m = TreeEnsemble::new(
+        Source::PmmlF64,
+        0.0,
+        threshold,
+        inputs,
+        roots,
+        nodes,
+        level_left,
+    )
+    .and_then(|m| m.with_output(Output::MeanOf { trees }))
+    .map_err(|e| Error::Format(format!("PMML {}: {e}", model.at())))?;
     Ok(m.with_import_report(std::mem::take(report)))
 }
 
@@ -800,7 +947,15 @@ impl Builder<'_> {
 
     /// Reads one regression TreeModel; returns its root's index.
     fn tree(&mut self, t: &Element, outer: &Scope) -> Result<u32> {
-        if t.attr("functionName") != Some("regression") {
+        if self.forest.is_some() {
+            if t.attr("functionName") != Some("classification") {
+                return Err(fail(
+                    t,
+                    "an averaged forest's TreeModel must be a classification (its leaves' \
+                     ScoreDistribution are averaged)",
+                ));
+            }
+        } else if t.attr("functionName") != Some("regression") {
             return Err(fail(
                 t,
                 "a summed TreeModel must be a regression (its leaves' scores are added)",
@@ -867,6 +1022,7 @@ impl Builder<'_> {
                     }
                     pred = Some(self.predicate(c, scope)?);
                 }
+                "ScoreDistribution" if self.forest.is_some() => {}
                 "ScoreDistribution" => {
                     return Err(fail(
                         c,
@@ -1056,7 +1212,7 @@ impl Builder<'_> {
         tree: &Element,
     ) -> Result<u32> {
         let (_, kids) = self.node_parts(n, scope)?;
-        let score = number(n, "score", self.ctx)?;
+        let score = self.value(n)?;
         if kids.is_empty() {
             let s = score.ok_or_else(|| fail(n, "a leaf without a score"))?;
             return Ok(self.push(Node::leaf(self.scale * s)));
@@ -1301,6 +1457,68 @@ impl Builder<'_> {
     }
 
     /// Whether chain element `i` (testing `pred`) sends probe `p` left.
+    /// A node's value: its `score` in a summed tree; in a forest's
+    /// classification tree, the favourable class's probability from its
+    /// `ScoreDistribution`s as jpmml-evaluator normalises them (the record
+    /// count over the sum of the node's record counts, in double), or none.
+    fn value(&self, n: &Element) -> Result<Option<f64>> {
+        let Some(forest) = &self.forest else {
+            return number(n, "score", self.ctx);
+        };
+        let mut counts: Vec<(&str, f64, &Element)> = Vec::new();
+        for d in n.children.iter().filter(|c| c.name == "ScoreDistribution") {
+            for (k, _) in &d.attrs {
+                if !matches!(k.as_str(), "value" | "recordCount") {
+                    return Err(fail(
+                        d,
+                        &format!(
+                            "'{k}' in a ScoreDistribution is not read by cfx (it reads the \
+                             record counts sklearn2pmml writes)"
+                        ),
+                    ));
+                }
+            }
+            if d.children.iter().any(|c| c.name != "Extension") {
+                return Err(fail(
+                    d,
+                    "a ScoreDistribution with confidences is not read by cfx",
+                ));
+            }
+            let v = d.req("value")?;
+            let rc = d
+                .num("recordCount", None)?
+                .ok_or_else(|| fail(d, "no recordCount"))?;
+            if !(rc.is_finite() && rc >= 0.0) {
+                return Err(fail(d, "the recordCount is not a non-negative number"));
+            }
+            if !forest.classes.iter().any(|c| c == v) || counts.iter().any(|c| c.0 == v) {
+                return Err(fail(
+                    d,
+                    &format!("the class '{v}' is not a target category, or is repeated"),
+                ));
+            }
+            counts.push((v, rc, d));
+        }
+        if counts.is_empty() {
+            return Ok(None);
+        }
+        let mut total = 0.0;
+        for c in &counts {
+            total += c.1;
+        }
+        if total <= 0.0 {
+            return Err(fail(
+                n,
+                "the node's record counts sum to zero (no probability)",
+            ));
+        }
+        let fav = counts
+            .iter()
+            .find(|c| c.0 == forest.favourable)
+            .map_or(0.0, |c| c.1);
+        Ok(Some(fav / total))
+    }
+
     fn chain_left(&self, pred: &Pred, i: usize, default: Option<usize>, p: f64) -> bool {
         match pred.eval(p) {
             Some(b) => b,

@@ -164,10 +164,46 @@ fn tree_models_cfx_cannot_read_exactly_are_refused() {
     let with = |what: &str| format!("{}{what}{}", &xgb[..leaf_end], &xgb[leaf_end..]);
     let cases: Vec<(&str, String, PmmlOptions, &str)> = vec![
         (
-            "random forest",
-            text("rf"),
+            "a weighted segment in a forest",
+            text("rf").replacen("<Segment id=\"1\">", "<Segment id=\"1\" weight=\"2\">", 1),
             o_gbc.clone(),
-            "multipleModelMethod=\"average\"",
+            "segment weight",
+        ),
+        (
+            "a forest's leaf with probabilities",
+            text("rf").replacen(
+                "<ScoreDistribution value=\"0\" recordCount",
+                "<ScoreDistribution value=\"0\" probability=\"0.5\" recordCount",
+                1,
+            ),
+            o_gbc.clone(),
+            "'probability' in a ScoreDistribution",
+        ),
+        (
+            "a forest's leaf of an unknown class",
+            text("rf").replacen(
+                "<ScoreDistribution value=\"0\"",
+                "<ScoreDistribution value=\"2\"",
+                1,
+            ),
+            o_gbc.clone(),
+            "not a target category",
+        ),
+        (
+            "a forest reached by a missing value under nullPrediction",
+            text("rf"),
+            opts("0", &["income"]),
+            "missingValueStrategy=\"nullPrediction\"",
+        ),
+        (
+            "a forest of regression trees",
+            text("rf").replacen(
+                "<TreeModel functionName=\"classification\"",
+                "<TreeModel functionName=\"regression\"",
+                1,
+            ),
+            o_gbc.clone(),
+            "must be a classification",
         ),
         (
             "one decision tree",
@@ -307,7 +343,7 @@ fn tree_models_cfx_cannot_read_exactly_are_refused() {
         let named = e.contains("line") || e.contains("favourable") || e.contains("DOCTYPE");
         assert!(named, "{what}: the message names no element or line: {e}");
     }
-    assert_eq!(n, 20);
+    assert_eq!(n, 24);
     // Without the declaration the classes are named.
     let e = err(trees(
         &xgb,
@@ -341,6 +377,116 @@ fn committed_counterfactuals_are_accepted_by_jpmml_and_found_again() {
         assert!(p_bad < 0.5, "{name} row {row}: jpmml declines {cf:?}");
         let missing: &[&str] = ACCEPTED.iter().find(|(n, _)| *n == name).unwrap().1;
         let m = AnyModel::Trees(trees(&text(name), &opts("0", missing)).unwrap());
+        assert!(m.accepts(&s.encode(&cf).unwrap()), "{name} row {row}");
+        assert!(
+            !m.accepts(&s.encode(&rows[row]).unwrap()),
+            "{name} row {row}"
+        );
+        n += 1;
+        if !seen.iter().any(|x| x == name) {
+            seen.push(name.to_string());
+            let ex = explain(&s, &m, &rows[row], &Config::default()).unwrap();
+            assert_eq!(ex.outcome, Outcome::Optimal, "{name} row {row}");
+            let again = &ex.counterfactuals[0].raw;
+            assert!(
+                again.iter().zip(&cf).all(|(a, b)| (a - b).abs() <= 1e-9),
+                "{name} row {row}: {again:?} now, {cf:?} committed"
+            );
+        }
+    }
+    assert_eq!(seen.len(), 2);
+    assert_eq!(n, 10);
+}
+
+/// jpmml-evaluator's probabilities of the committed random forests, one per
+/// row (`pmml_tree_peers.py`): the favourable class's probability is
+/// jpmml's to the bit (the oracle: the reference evaluator on the same file),
+/// for either favourable class; the decision at 0.5 is jpmml's probability
+/// compared with 0.5; through the encoding the same bits.
+#[test]
+fn random_forests_score_every_row_as_jpmml_evaluator() {
+    let s = schema();
+    let rows = rows();
+    for (name, missing) in FORESTS {
+        let m1 = trees(&text(name), &opts("1", missing)).unwrap();
+        let m0 = trees(&text(name), &opts("0", missing)).unwrap();
+        let want = jpmml(name);
+        assert_eq!(want.len(), rows.len(), "{name}");
+        let (mut acc1, mut acc0) = (0, 0);
+        for (k, (raw, [p0, p1, _])) in rows.iter().zip(want).enumerate() {
+            let x = s.encode(raw).unwrap();
+            assert_eq!(m1.probability(&x), p1, "{name} row {k}");
+            assert_eq!(m0.probability(&x), p0, "{name} row {k}");
+            assert_eq!(
+                m1.score(&x).to_bits(),
+                m1.margin_raw(raw).to_bits(),
+                "{name} {k}"
+            );
+            assert_eq!(m1.accepts(&x), p1 > 0.5, "{name} row {k}: {p1}");
+            assert_eq!(m0.accepts(&x), p0 > 0.5, "{name} row {k}: {p0}");
+            acc1 += usize::from(p1 > 0.5);
+            acc0 += usize::from(p0 > 0.5);
+        }
+        assert!(acc1 > 0 && acc0 > 0, "{name}: one class accepts every row");
+    }
+}
+
+/// The committed forests, with the features read as missing at their codes.
+const FORESTS: &[(&str, &[&str])] = &[
+    ("rf", &[]),
+    ("rf_balanced_deep", &[]),
+    ("rf_leaf_nobootstrap", &[]),
+    ("rf_subsample_weights", &[]),
+    ("extra_trees", &[]),
+];
+
+/// A forest's cut-off as a score is the largest sum whose mean is at most
+/// the threshold: checked against the definition on every sum near `t·n`
+/// (the oracle: the division itself, one ulp at a time) for many `t`, `n`.
+#[test]
+fn a_forest_cut_off_is_the_mean_compared_with_the_threshold() {
+    use crate::model::trees::Output;
+    let mut checked = 0;
+    for n in 1u32..=64 {
+        for k in 1..200 {
+            let t = f64::from(k) / 200.0 + f64::from(n) * 1e-17;
+            let o = Output::MeanOf { trees: n };
+            let cut = o.score_of_probability(t);
+            let mut s = f64::from(n) * t;
+            for _ in 0..8 {
+                s = crate::model::trees::ulp_step(s, false);
+            }
+            for _ in 0..16 {
+                assert_eq!(s > cut, o.probability(s) > t, "n {n} t {t} s {s}");
+                s = crate::model::trees::ulp_step(s, true);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100_000);
+}
+
+/// The committed forest counterfactuals (`pmml_tree_peers.py
+/// forest_counterfactuals`: cfx's proven-optimal counterfactuals of the first
+/// five declined rows of `rf` and `extra_trees`, class 0 favourable,
+/// re-scored by jpmml-evaluator, the oracle): each is accepted by jpmml and by
+/// cfx, its factual declined; the first of each is proven optimal again here
+/// and must be the same row — a drift check only (cfx wrote it).
+#[test]
+fn committed_forest_counterfactuals_are_accepted_by_jpmml_and_found_again() {
+    use crate::coherent::{Config, Outcome, explain};
+    let s = schema();
+    let rows = rows();
+    let text_cf = std::fs::read_to_string(data("trees/forest_counterfactuals.csv")).unwrap();
+    let mut seen: Vec<String> = Vec::new();
+    let mut n = 0;
+    for line in text_cf.lines().skip(1) {
+        let c: Vec<&str> = line.split(',').collect();
+        let (name, row) = (c[0], c[1].parse::<usize>().unwrap());
+        let cf: Vec<f64> = c[2..7].iter().map(|v| v.parse().unwrap()).collect();
+        let p_bad: f64 = c[7].parse().unwrap();
+        assert!(p_bad < 0.5, "{name} row {row}: jpmml declines {cf:?}");
+        let m = AnyModel::Trees(trees(&text(name), &opts("0", &[])).unwrap());
         assert!(m.accepts(&s.encode(&cf).unwrap()), "{name} row {row}");
         assert!(
             !m.accepts(&s.encode(&rows[row]).unwrap()),

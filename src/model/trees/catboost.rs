@@ -528,6 +528,7 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
     }
     build(
         LibModel {
+            output: super::Output::Margin,
             source: Source::Catboost,
             base_score: bias,
             columns,

@@ -492,6 +492,7 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
     ));
     build(
         LibModel {
+            output: super::Output::Margin,
             source: Source::Ebm,
             base_score: intercept,
             columns,

@@ -13,7 +13,7 @@
 //!
 //! A column that maps to nothing is an [`Error::Format`] naming it.
 
-use super::{FeatureInput, Node, Source, Test, TreeEnsemble};
+use super::{FeatureInput, Node, Output, Source, Test, TreeEnsemble};
 use crate::error::{Error, Result};
 use crate::model::favourable::{FavourableDeclaration, ScoreIs};
 use crate::schema::{FeatureKind, Schema};
@@ -133,6 +133,10 @@ pub(crate) enum LibNode {
 /// A library's model before it meets the schema.
 pub(crate) struct LibModel {
     pub source: Source,
+    /// What the library's score is. A probability is the class-1 probability
+    /// (a favourable class 0 takes `1 − score`: the leaves negated, the base
+    /// `1 − base`, the complement onnxruntime writes for the first class).
+    pub output: Output,
     pub base_score: f64,
     pub columns: Vec<String>,
     /// Per column, the library's category names by code, when it stores them.
@@ -550,6 +554,12 @@ pub(crate) fn build(
     let cutoff = options.threshold.unwrap_or(0.5);
     crate::model::linear::check_threshold(cutoff)?;
     let sign = if favourable.flips() { -1.0 } else { 1.0 };
+    // The favourable score's base: minus the margin's, or the complement of
+    // the probability's.
+    let base = match (lib.output, favourable.flips()) {
+        (Output::Probability, true) => 1.0 - lib.base_score,
+        _ => sign * lib.base_score,
+    };
     let cols: Vec<Column> = lib
         .columns
         .iter()
@@ -557,6 +567,18 @@ pub(crate) fn build(
         .collect::<Result<_>>()?;
     let mut report = lib.report.clone();
     report.push(favourable.report_line(cutoff));
+    if lib.output == Output::Probability {
+        report.push(format!(
+            "the score is the probability itself (the trees' averaged votes), not a margin: \
+             cfx's score is {} and an applicant is accepted iff it is above {}",
+            if favourable.flips() {
+                "1 minus the library's probability of class 1"
+            } else {
+                "the library's probability of class 1"
+            },
+            favourable.threshold(cutoff)
+        ));
+    }
     // The level codes of every integer-coded categorical column the trees
     // split on, natively (`true`) or numerically (`false`), decided once.
     let mut level_codes_of: BTreeMap<(usize, bool), Vec<LevelCode>> = BTreeMap::new();
@@ -791,7 +813,7 @@ pub(crate) fn build(
     };
     let ens = TreeEnsemble::new(
         lib.source,
-        sign * lib.base_score,
+        base,
         favourable.threshold(cutoff),
         inputs(schema, options, &missing_states)?,
         roots,
@@ -801,6 +823,7 @@ pub(crate) fn build(
     // Covers only serve the path-dependent TreeSHAP of the notices: a file
     // whose covers do not fit (a zero at an inner node) still imports, with
     // the covers left unknown and said so.
+    let ens = ens.with_output(lib.output)?;
     let ens = match ens.clone().with_covers(covers) {
         Ok(with) => with,
         Err(e) => {

@@ -443,6 +443,7 @@ pub(super) fn import(text: &str, schema: &Schema, options: &ImportOptions) -> Re
     }
     build(
         LibModel {
+            output: super::Output::Margin,
             source: Source::Lightgbm,
             base_score: 0.0,
             columns: names,

@@ -5,7 +5,8 @@
 //! [`Schema`]: the score (log-odds of the favourable outcome) is the base score
 //! plus the value of the one leaf each tree sends the applicant to, with the
 //! logistic link, as both libraries define the margin of a `binary:logistic` /
-//! `binary` model. The trees are stored as one flat array of [`Node`]s (children
+//! `binary` model — or, for a random forest, the probability itself (the
+//! trees' averaged votes, [`Output::Probability`]). The trees are stored as one flat array of [`Node`]s (children
 //! are indices, no boxed recursion) and evaluated without allocating.
 //!
 //! # What a tree sees of a feature
@@ -319,13 +320,116 @@ fn half() -> f64 {
     0.5
 }
 
+/// What the base score plus the leaves is — the one place the ensemble's link
+/// lives. Every conversion between the score, the log-odds and the
+/// probability of a tree ensemble goes through it (through the [`Model`]
+/// methods `score_threshold`, `log_odds_of_score`, `probability_of_score`), so
+/// that the exact search, the tree MIP, the robustness box, TreeSHAP reasons
+/// and Monte Carlo rates work on either kind: each asks only that the score be
+/// a sum of leaves compared with a cut-off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Output {
+    /// The log-odds of the favourable outcome (a boosted model: XGBoost,
+    /// LightGBM, CatBoost, EBM): the probability is `σ(score)`, accepted when
+    /// `score > logit(t)`.
+    #[default]
+    Margin,
+    /// The probability of the favourable outcome itself: a random forest's
+    /// averaged votes, each leaf holding its tree's class probability divided
+    /// by the number of trees (Breiman 2001, §2: the forest predicts the mean
+    /// of its trees' class-probability estimates), so that
+    /// `(1/n)·Σ p_leaf > t` is still a sum of leaves against a cut-off:
+    /// accepted when `score > t`.
+    Probability,
+    /// The sum of `trees` class probabilities, one per tree, whose mean is the
+    /// probability of the favourable outcome: a random forest as
+    /// jpmml-evaluator averages it (`multipleModelMethod="average"`: the
+    /// leaves' probabilities summed in double in tree order, then divided by
+    /// the number of trees). Dividing each leaf by `n` first
+    /// ([`Output::Probability`]) rounds differently, so the score keeps the
+    /// sum and the division happens where the evaluator does it: the
+    /// probability is `score / n`, and the cut-off as a score is the largest
+    /// double `S` with `S / n ≤ t`, so that `score > S` is exactly
+    /// `score / n > t` (division by `n` is monotone in floating point).
+    MeanOf {
+        /// The number of trees `n` (the divisor).
+        trees: u32,
+    },
+}
+
+impl Output {
+    fn is_margin(&self) -> bool {
+        *self == Output::Margin
+    }
+
+    /// The probability of the favourable outcome at a score.
+    #[inline]
+    pub fn probability(self, score: f64) -> f64 {
+        match self {
+            Output::Margin => super::sigmoid(score),
+            Output::Probability => score,
+            Output::MeanOf { trees } => score / f64::from(trees),
+        }
+    }
+
+    /// The log-odds of the favourable outcome at a score.
+    #[inline]
+    pub fn log_odds(self, score: f64) -> f64 {
+        match self {
+            Output::Margin => score,
+            Output::Probability => super::logit(score),
+            Output::MeanOf { trees } => super::logit(score / f64::from(trees)),
+        }
+    }
+
+    /// The score at which the probability is `t` (the cut-off as a score).
+    #[inline]
+    pub fn score_of_probability(self, t: f64) -> f64 {
+        match self {
+            Output::Margin => super::logit(t),
+            Output::Probability => t,
+            Output::MeanOf { trees } => largest_sum_at_most(t, f64::from(trees)),
+        }
+    }
+}
+
+/// The largest double `s` with `s / n ≤ t` (`n ≥ 1`, `t` finite): the
+/// cut-off of an [`Output::MeanOf`] score. `s ↦ s / n` is monotone
+/// non-decreasing in IEEE arithmetic, so `{s : s / n ≤ t}` is a down-set and
+/// `score > s ⟺ score / n > t` for every double `score`. Starts at `t·n`,
+/// which is within a few ulps, and steps one ulp at a time.
+fn largest_sum_at_most(t: f64, n: f64) -> f64 {
+    let mut s = t * n;
+    while s / n > t {
+        s = ulp_step(s, false);
+    }
+    while ulp_step(s, true) / n <= t {
+        s = ulp_step(s, true);
+    }
+    s
+}
+
+/// The next double above (`up`) or below a finite `x` (`f64::next_up` /
+/// `next_down` are newer than the crate's MSRV).
+pub(crate) fn ulp_step(x: f64, up: bool) -> f64 {
+    if x == 0.0 {
+        let tiny = f64::from_bits(1);
+        return if up { tiny } else { -tiny };
+    }
+    let b = x.to_bits();
+    f64::from_bits(if (x > 0.0) == up { b + 1 } else { b - 1 })
+}
+
 /// An additive ensemble of binary trees over a schema's raw features, with a
-/// base score and the logistic link (see the module docs). Read from JSON
+/// base score and the logistic link, or a probability output ([`Output`];
+/// see the module docs). Read from JSON
 /// through [`TreeEnsemble::new`], so a deserialised ensemble is validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "EnsembleFile", into = "EnsembleFile")]
 pub struct TreeEnsemble {
     source: Source,
+    output: Output,
     base_score: f64,
     threshold: f64,
     inputs: Vec<FeatureInput>,
@@ -346,6 +450,9 @@ pub struct TreeEnsemble {
 #[serde(deny_unknown_fields)]
 struct EnsembleFile {
     source: Source,
+    /// What the score is (absent: the log-odds, as every boosted model).
+    #[serde(default, skip_serializing_if = "Output::is_margin")]
+    output: Output,
     /// Added to the sum of the leaves (XGBoost: `logit(base_score)`; LightGBM: 0).
     base_score: f64,
     #[serde(default = "half")]
@@ -380,6 +487,7 @@ impl TryFrom<EnsembleFile> for TreeEnsemble {
             f.nodes,
             f.level_left,
         )
+        .and_then(|m| m.with_output(f.output))
         .and_then(|m| m.with_covers(f.covers))
         .map(|m| m.with_import_report(f.import_report))
     }
@@ -389,6 +497,7 @@ impl From<TreeEnsemble> for EnsembleFile {
     fn from(m: TreeEnsemble) -> EnsembleFile {
         EnsembleFile {
             source: m.source,
+            output: m.output,
             base_score: m.base_score,
             threshold: m.threshold,
             inputs: m.inputs,
@@ -414,6 +523,7 @@ impl TreeEnsemble {
     ) -> Result<TreeEnsemble> {
         let mut m = TreeEnsemble {
             source,
+            output: Output::Margin,
             base_score,
             threshold,
             inputs,
@@ -560,6 +670,72 @@ impl TreeEnsemble {
     /// their hessian sum (XGBoost) that reached the node.
     pub fn covers(&self) -> Option<&[f64]> {
         (!self.covers.is_empty()).then_some(&self.covers[..])
+    }
+
+    /// The same model with its score read as `output`. A probability output
+    /// is checked to be one: every score the trees can reach lies in
+    /// `[0, 1]` (bounded tree by tree by the smallest and largest leaf).
+    pub fn with_output(mut self, output: Output) -> Result<TreeEnsemble> {
+        if let Output::MeanOf { trees } = output {
+            if trees as usize != self.roots.len() || self.base_score != 0.0 {
+                return Err(Error::Format(format!(
+                    "tree ensemble: the score is said to be the sum of {trees} trees' \
+                     probabilities, but the ensemble has {} trees and the base score {}",
+                    self.roots.len(),
+                    self.base_score
+                )));
+            }
+            if let Some(n) = self
+                .nodes
+                .iter()
+                .position(|n| n.test == Test::Leaf && !(0.0..=1.0).contains(&n.value))
+            {
+                return Err(Error::Format(format!(
+                    "tree ensemble: the score is said to be a sum of probabilities, but leaf \
+                     {n} holds {}",
+                    self.nodes[n].value
+                )));
+            }
+        }
+        if output == Output::Probability {
+            let (mut lo, mut hi) = (self.base_score, self.base_score);
+            let leaves = |k: usize| {
+                let mut stack = vec![k];
+                let (mut a, mut b) = (f64::INFINITY, f64::NEG_INFINITY);
+                while let Some(k) = stack.pop() {
+                    let n = &self.nodes[k];
+                    if n.test == Test::Leaf {
+                        a = a.min(n.value);
+                        b = b.max(n.value);
+                    } else {
+                        stack.push(n.left as usize);
+                        stack.push(n.right as usize);
+                    }
+                }
+                (a, b)
+            };
+            for &r in &self.roots {
+                let (a, b) = leaves(r as usize);
+                lo += a;
+                hi += b;
+            }
+            // A float32 sum of n leaves may pass 1 by a few ulps.
+            let slack = 1e-5;
+            if lo < -slack || hi > 1.0 + slack {
+                return Err(Error::Format(format!(
+                    "tree ensemble: the score is said to be a probability, but the trees reach \
+                     scores from {lo} to {hi}, outside [0, 1]"
+                )));
+            }
+        }
+        self.output = output;
+        Ok(self)
+    }
+
+    /// What the score is: the log-odds or the probability of the favourable
+    /// outcome.
+    pub fn output(&self) -> Output {
+        self.output
     }
 
     /// The same model with another decision threshold.
@@ -1005,6 +1181,22 @@ impl Model for TreeEnsemble {
     }
     fn has_input_gradient(&self) -> bool {
         false
+    }
+    fn log_odds_of_score(&self, score: f64) -> f64 {
+        self.output.log_odds(score)
+    }
+    fn scores_to_log_odds(&self, scores: &mut [f64]) {
+        if !self.output.is_margin() {
+            for s in scores {
+                *s = self.output.log_odds(*s);
+            }
+        }
+    }
+    fn probability_of_score(&self, score: f64) -> f64 {
+        self.output.probability(score)
+    }
+    fn score_threshold(&self) -> f64 {
+        self.output.score_of_probability(self.threshold)
     }
     fn as_trees(&self) -> Option<&TreeEnsemble> {
         Some(self)

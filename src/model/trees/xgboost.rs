@@ -551,6 +551,7 @@ pub(super) fn import(json: &str, schema: &Schema, options: &ImportOptions) -> Re
     let categories = category_names(model, names.len())?;
     build(
         LibModel {
+            output: super::Output::Margin,
             source: Source::Xgboost,
             base_score: base_margin as f64,
             columns: names,
