@@ -30,6 +30,7 @@ const FORBIDDEN: [(&str, &str); 4] = [
 fn assert_signable(s: &Schema, from: &[f64], to: &[f64], months: u32, method: &str) {
     s.check_advice(from, to, months)
         .unwrap_or_else(|e| panic!("{method}: {e}"));
+    assert_on_grids(s, from, to, &GERMAN_GRIDS, method);
     let idx = |n: &str| s.index_of(n).unwrap();
     let (a, d, age) = (
         idx("credit_amount"),
@@ -159,11 +160,59 @@ fn gradient_methods_stay_signable(
     }
 }
 
-/// `schema` without its cap on features changed: what the methods' own rows
-/// must keep (the advice layer repairs an answer over the cap).
+/// `schema` without its cap on features changed and its advice grids and
+/// minimum changes: what the methods' own rows must keep (the gradient
+/// methods and COPA search a relaxation; the advice layer repairs an answer
+/// over the cap, off a grid or under a minimum change, and delivers none of
+/// them: `checked_advice`).
 fn without_cap(schema: &Schema) -> Schema {
-    schema.clone().with_max_features_changed(None).unwrap()
+    let mut s = schema.clone().with_max_features_changed(None).unwrap();
+    for i in 0..s.n_features() {
+        if s.features[i].is_contiguous() && s.features[i].actionability.grows_with_time.is_none() {
+            s = s.with_advice_grid(i, None, None).unwrap();
+        }
+    }
+    s
 }
+
+/// The advice grids of a preset, written out here independently of its
+/// constants: `(feature, step, minimum change)`. An answer under a schema
+/// that has them (not the methods' own rows, `without_cap`) moves each such
+/// feature to a multiple of its step, by at least its minimum, or not at all.
+fn assert_on_grids(s: &Schema, from: &[f64], to: &[f64], grids: &[(&str, f64, f64)], method: &str) {
+    for &(name, step, least) in grids {
+        let i = s.index_of(name).unwrap();
+        if s.features[i].actionability.advice_step.is_none() || to[i] == from[i] || to[i] < 0.0 {
+            continue;
+        }
+        assert!(
+            (to[i] / step - (to[i] / step).round()).abs() < 1e-9,
+            "{method}: {name} {} → {} is not a multiple of {step}",
+            from[i],
+            to[i]
+        );
+        if from[i] >= 0.0 {
+            assert!(
+                (to[i] - from[i]).abs() >= least - 1e-9,
+                "{method}: {name} {} → {} moves less than {least}",
+                from[i],
+                to[i]
+            );
+        }
+    }
+}
+
+const GERMAN_GRIDS: [(&str, f64, f64); 2] = [
+    ("credit_amount", 100.0, 250.0),
+    ("duration_in_month", 3.0, 3.0),
+];
+
+const HELOC_GRIDS: [(&str, f64, f64); 4] = [
+    ("NetFractionRevolvingBurden", 5.0, 5.0),
+    ("NetFractionInstallBurden", 5.0, 5.0),
+    ("PercentTradesWBalance", 5.0, 5.0),
+    ("PercentInstallTrades", 5.0, 5.0),
+];
 
 /// COPA under the uncertainty of `refits` refits of the logistic model on
 /// the encoded training rows `x` (initial noise 0.1), for each of `declined`:
@@ -467,6 +516,7 @@ fn heloc_declined(n: usize) -> Option<Heloc> {
 fn assert_heloc_signable(s: &Schema, from: &[f64], to: &[f64], months: u32, method: &str) {
     s.check_advice(from, to, months)
         .unwrap_or_else(|e| panic!("{method}: {e}"));
+    assert_on_grids(s, from, to, &HELOC_GRIDS, method);
     for (name, down) in HELOC_DECREASES {
         let i = s.index_of(name).unwrap();
         // Both in the value state (special codes are negative, values are not).

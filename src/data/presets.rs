@@ -92,6 +92,30 @@ pub const GERMAN_MAX_FEATURES_CHANGED: usize = 3;
 /// action.
 pub const HELOC_MAX_FEATURES_CHANGED: usize = 5;
 
+/// The German advice grids and minimum changes (issue 43), `(feature,
+/// advice_step, min_change)`: the credit amount is advised in multiples of
+/// 100 DM and changed by at least 250 DM (about a tenth of the median loan,
+/// 2,320 DM: "borrow 37 DM less" is not advice), the duration in multiples
+/// of 3 months (the data's durations are mostly multiples of 3 and 6) and
+/// changed by at least 3 months.
+pub const GERMAN_ADVICE_GRIDS: [(&str, f64, f64); 2] = [
+    ("credit_amount", 100.0, 250.0),
+    ("duration_in_month", 3.0, 3.0),
+];
+
+/// The HELOC advice grids and minimum changes (issue 43), `(feature,
+/// advice_step, min_change)`: the percentages a person moves — burdens, the
+/// share of trades with a balance, the share of instalment trades — in
+/// multiples of 5 points, changed by at least 5 ("lower your revolving
+/// burden by 1 point" is not a plan). The counts are whole numbers already:
+/// any change of one is at least 1.
+pub const HELOC_ADVICE_GRIDS: [(&str, f64, f64); 4] = [
+    ("NetFractionRevolvingBurden", 5.0, 5.0),
+    ("NetFractionInstallBurden", 5.0, 5.0),
+    ("PercentTradesWBalance", 5.0, 5.0),
+    ("PercentInstallTrades", 5.0, 5.0),
+];
+
 /// The German durations that only time moves (immutable in the preset).
 pub const GERMAN_TIME_DRIVEN: [&str; 2] = ["present_employment_since", "present_residence_since"];
 
@@ -119,7 +143,8 @@ pub const GERMAN_DERIVED: [&str; 1] = ["installment_rate_in_percentage_of_dispos
 ///   the duration may change by at most 12 months either way and is never
 ///   advised below [`GERMAN_MIN_DURATION`] months (a 12-month loan cut to 4
 ///   months triples the instalment; fewer than 1 % of accepted applicants
-///   have a loan that short);
+///   have a loan that short); both are advised on round grids and by at
+///   least a minimum change ([`GERMAN_ADVICE_GRIDS`]);
 /// * three categoricals are ordered ([`GERMAN_LEVEL_ORDERS`]): savings and the
 ///   checking account balance move only to a better level (nobody is advised
 ///   to hold less money); employment keeps its order but is immutable (below).
@@ -180,6 +205,11 @@ pub fn german_credit_advice(schema: &Schema, waiting_cost_per_month: f64) -> Res
     duration.actionability.max_decrease = Some(ChangeLimit::Units(12.0));
     duration.actionability.max_increase = Some(ChangeLimit::Units(12.0));
     duration.actionability.lower = Some(GERMAN_MIN_DURATION);
+    for (name, step, least) in GERMAN_ADVICE_GRIDS {
+        let f = feature(&mut feats, name)?;
+        f.actionability.advice_step = Some(step);
+        f.actionability.min_change = Some(least);
+    }
     Schema::new_with_waiting(
         feats,
         Some(Waiting {
@@ -307,7 +337,9 @@ pub const HELOC_IMMUTABLE: [&str; 6] = [
 /// * nobody is moved into or out of "no usable trades" (−8), on any feature:
 ///   it is the absence of a record, not something a person does;
 /// * one piece of advice changes at most [`HELOC_MAX_FEATURES_CHANGED`]
-///   features (what waiting moves is not counted).
+///   features (what waiting moves is not counted);
+/// * the percentages are advised in multiples of 5 points, by at least 5
+///   ([`HELOC_ADVICE_GRIDS`]).
 ///
 /// Everything else as in [`super::heloc`].
 pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Schema> {
@@ -337,6 +369,11 @@ pub fn heloc_advice(schema: &Schema, waiting_cost_per_month: f64) -> Result<Sche
     }
     for name in HELOC_IMMUTABLE {
         feature(&mut feats, name)?.actionability.mutable = false;
+    }
+    for (name, step, least) in HELOC_ADVICE_GRIDS {
+        let f = feature(&mut feats, name)?;
+        f.actionability.advice_step = Some(step);
+        f.actionability.min_change = Some(least);
     }
     for name in HELOC_DECREASE_ONLY {
         feature(&mut feats, name)?.actionability.direction = Direction::DecreaseOnly;

@@ -178,6 +178,14 @@ impl Schema {
         (origin + k * g - v).abs() <= COHERENCE_TOL * width.max(1.0)
     }
 
+    /// Whether any feature has an advice step or a minimum change (issue 43):
+    /// waiting then takes the outer loop ([`crate::coherent::waiting::explain_with_waiting`]).
+    pub fn has_advice_grids(&self) -> bool {
+        self.features
+            .iter()
+            .any(|f| f.actionability.advice_step.is_some() || f.actionability.min_change.is_some())
+    }
+
     /// The smallest value→value change advice may make to feature `i` (raw
     /// units; 0 when the schema sets none, and for categorical features).
     pub fn min_change(&self, i: usize) -> f64 {
