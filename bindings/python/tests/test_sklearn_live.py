@@ -191,7 +191,7 @@ def test_pipelines_and_forests_are_refused_with_the_reason(schema):
     with pytest.raises(ValueError, match=r"Pipeline \(StandardScaler -> LogisticRegression\)"):
         cfx.Model.from_sklearn(schema, pipe)
     rf = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match="forests importer"):
+    with pytest.raises(ValueError, match="skl2onnx"):
         cfx.Model.from_sklearn(schema, rf, favourable=1)
 
 

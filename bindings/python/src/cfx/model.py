@@ -183,8 +183,8 @@ class Model(Handle):
           its code): a tree ensemble whose margin is bit for bit `decision_function`.
         - A `Pipeline` is refused (scaling or encoding steps change the inputs in ways cfx's
           schema encoding does not reproduce bit for bit): fit the estimator on
-          `schema.encode(rows)` (linear) or raw rows (trees). Random forests: see the forests
-          importer.
+          `schema.encode(rows)` (linear) or raw rows (trees). Random forests and extra trees are
+          refused here: export them to ONNX or PMML, whose forests cfx reads exactly.
 
         `favourable` is the favourable outcome's label in ``classes_``; a linear model may leave
         it out when ``classes_`` is ``[0, 1]`` (class 1 favourable), the tree ensembles must
@@ -201,7 +201,11 @@ class Model(Handle):
                 "schema.encode(rows) (linear) or the schema's raw rows (trees)"
             )
         if kind in ("RandomForestClassifier", "ExtraTreesClassifier"):
-            raise ValueError(f"cfx: {kind} is read by the forests importer, not from_sklearn")
+            raise ValueError(
+                f"cfx: a live {kind} is not read yet; export it with skl2onnx "
+                "(Model.from_onnx) or sklearn2pmml (Model.from_pmml), whose forests cfx reads "
+                "exactly (onnxruntime's and jpmml-evaluator's probabilities to the bit)"
+            )
         if kind in ("GradientBoostingClassifier", "HistGradientBoostingClassifier"):
             from . import _sklearn
 
