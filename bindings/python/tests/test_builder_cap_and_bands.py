@@ -225,7 +225,9 @@ def test_an_advice_grid_and_minimum_change_round_the_advice():
     applicant = [43217.0]
     with cfx.Model.linear([1.0], -0.435) as m, income(None, 0) as free, income(1000, 2000) as grid:
         doc = json.loads(grid.to_json())["features"][0]["actionability"]
-        assert doc == {"advice_step": 1000.0, "min_change": 2000.0}
+        assert (doc["advice_step"], doc["min_change"]) == (1000.0, 2000.0)
+        assert {k: v for k, v in doc.items() if k not in ("advice_step", "min_change")} in (
+            {}, {"direction": "any"})
         with cfx.explain(free, m, applicant) as r:
             assert 43500 < r.counterfactual(0)[0] < 43501
         with cfx.explain(grid, m, applicant) as r:
