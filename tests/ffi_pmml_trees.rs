@@ -76,7 +76,10 @@ fn a_boosted_pmml_model_loads_and_scores_through_the_c_abi() {
             cfx_status::Ok
         );
         let msg = CStr::from_ptr(buf.as_ptr()).to_string_lossy();
-        assert!(msg.contains("nullPrediction") && msg.contains("line"), "{msg}");
+        assert!(
+            msg.contains("nullPrediction") && msg.contains("line"),
+            "{msg}"
+        );
         // ... and read without them: jpmml-evaluator's probability of class 0
         // to the bit on every committed row (rf_scores.csv: row, p0, p1, ...).
         let rf_opts = CString::new(r#"{"favourable_class": "0"}"#).unwrap();
