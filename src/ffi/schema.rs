@@ -276,8 +276,10 @@ pub unsafe extern "C" fn cfx_schema_fingerprint(
 /// 1 HELOC (the month-counting features only by waiting, a wait that would
 /// carry one past the data's largest value refused; burden −30 points,
 /// inquiries and high-utilisation trades −2 per recommendation, derogatory
-/// counts never down). Waiting
-/// costs `waiting_cost_per_month` per month, up to 24 months. `NOT_FOUND`
+/// counts never down; burdens and shares advised in multiples of 5 points,
+/// by at least 5). The German amount is advised in multiples of 100 DM,
+/// by at least 250, the duration in multiples of 3 months, by at least 3.
+/// Waiting costs `waiting_cost_per_month` per month, up to 24 months. `NOT_FOUND`
 /// when the schema lacks a feature the preset names. `*out_schema` is owned by
 /// the caller; thread-safe.
 #[unsafe(no_mangle)]
