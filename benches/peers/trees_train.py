@@ -77,118 +77,79 @@ def write_margins(path, margins):
             f.write(f"{i},{float(m)!r}\n")
 
 
-def heloc(args, out):
+def heloc_data(args):
+    """HELOC's rows, labels (1 = Good), column names and the fixed 70 % training mask."""
     import numpy as np
     import pandas as pd
-    import xgboost as xgb
-    import lightgbm as lgb
 
     df = pd.read_csv(args.data)
     y = (df["RiskPerformance"] == "Good").astype(np.int64).to_numpy()
     x = df.drop(columns=["RiskPerformance"]).astype(np.float64)
-    names = list(x.columns)
-    train = np.arange(len(df)) % 10 < 7
+    return x, y, list(x.columns), np.arange(len(df)) % 10 < 7
 
+
+def train_xgb(data, out, name, depth, eta, rounds):
+    """One XGBoost model on the training part, saved as `name`.json with its margins on every row."""
+    import numpy as np
+    import xgboost as xgb
+
+    x, y, names, train = data
     t = time.perf_counter()
     dtrain = xgb.DMatrix(x[train].to_numpy(), label=y[train], feature_names=names)
     bst = xgb.train(
-        {"objective": "binary:logistic", "max_depth": 4, "eta": 0.1, "seed": SEED,
+        {"objective": "binary:logistic", "max_depth": depth, "eta": eta, "seed": SEED,
          "nthread": 1, "tree_method": "hist"},
-        dtrain, num_boost_round=N_TREES)
-    bst.save_model(os.path.join(out, "heloc_xgb.json"))
+        dtrain, num_boost_round=rounds)
+    bst.save_model(os.path.join(out, f"{name}.json"))
     margins = bst.predict(xgb.DMatrix(x.to_numpy(), feature_names=names), output_margin=True)
-    write_margins(os.path.join(out, "heloc_xgb_margins.csv"), margins)
+    write_margins(os.path.join(out, f"{name}_margins.csv"), margins)
     acc = np.mean((margins[~train] > 0) == (y[~train] == 1))
-    print(f"xgboost: {N_TREES} trees of depth 4, held-out accuracy {acc:.3f}, "
+    print(f"xgboost: {rounds} trees of depth {depth}, held-out accuracy {acc:.3f}, "
           f"{time.perf_counter() - t:.2f} s")
 
+
+def train_lgbm(data, out, name, leaves, eta, rounds):
+    """One LightGBM model on the training part, saved as `name`.txt with its margins on every row."""
+    import numpy as np
+    import lightgbm as lgb
+
+    x, y, names, train = data
     t = time.perf_counter()
     ds = lgb.Dataset(x[train], label=y[train], feature_name=names, free_raw_data=False)
     booster = lgb.train(
-        {"objective": "binary", "num_leaves": 15, "learning_rate": 0.1, "seed": SEED,
+        {"objective": "binary", "num_leaves": leaves, "learning_rate": eta, "seed": SEED,
          "deterministic": True, "num_threads": 1, "force_row_wise": True, "verbose": -1},
-        ds, num_boost_round=N_TREES)
-    booster.save_model(os.path.join(out, "heloc_lgbm.txt"))
+        ds, num_boost_round=rounds)
+    booster.save_model(os.path.join(out, f"{name}.txt"))
     raw = booster.predict(x, raw_score=True)
-    write_margins(os.path.join(out, "heloc_lgbm_margins.csv"), raw)
+    write_margins(os.path.join(out, f"{name}_margins.csv"), raw)
     acc = np.mean((raw[~train] > 0) == (y[~train] == 1))
-    print(f"lightgbm: {N_TREES} trees of 15 leaves, held-out accuracy {acc:.3f}, "
+    print(f"lightgbm: {rounds} trees of {leaves} leaves, held-out accuracy {acc:.3f}, "
           f"{time.perf_counter() - t:.2f} s")
 
-    # Production-size models (issue 24's scale figures).
-    t = time.perf_counter()
-    bst = xgb.train(
-        {"objective": "binary:logistic", "max_depth": 6, "eta": 0.05, "seed": SEED,
-         "nthread": 1, "tree_method": "hist"},
-        dtrain, num_boost_round=500)
-    bst.save_model(os.path.join(out, "heloc_xgb_500x6.json"))
-    margins = bst.predict(xgb.DMatrix(x.to_numpy(), feature_names=names), output_margin=True)
-    write_margins(os.path.join(out, "heloc_xgb_500x6_margins.csv"), margins)
-    acc = np.mean((margins[~train] > 0) == (y[~train] == 1))
-    print(f"xgboost: 500 trees of depth 6, held-out accuracy {acc:.3f}, "
-          f"{time.perf_counter() - t:.2f} s")
-    t = time.perf_counter()
-    booster = lgb.train(
-        {"objective": "binary", "num_leaves": 31, "learning_rate": 0.05, "seed": SEED,
-         "deterministic": True, "num_threads": 1, "force_row_wise": True, "verbose": -1},
-        ds, num_boost_round=500)
-    booster.save_model(os.path.join(out, "heloc_lgbm_500x31.txt"))
-    raw = booster.predict(x, raw_score=True)
-    write_margins(os.path.join(out, "heloc_lgbm_500x31_margins.csv"), raw)
-    acc = np.mean((raw[~train] > 0) == (y[~train] == 1))
-    print(f"lightgbm: 500 trees of 31 leaves, held-out accuracy {acc:.3f}, "
-          f"{time.perf_counter() - t:.2f} s")
+
+def heloc(args, out):
+    """The test models (100 trees) and production-size ones (issue 24's scale figures)."""
+    data = heloc_data(args)
+    train_xgb(data, out, "heloc_xgb", 4, 0.1, N_TREES)
+    train_lgbm(data, out, "heloc_lgbm", 15, 0.1, N_TREES)
+    train_xgb(data, out, "heloc_xgb_500x6", 6, 0.05, 500)
+    train_lgbm(data, out, "heloc_lgbm_500x31", 31, 0.05, 500)
 
 
 def large(args, out):
     """The 1000-tree models (issue 43): XGBoost depth 8, LightGBM 63 leaves, eta 0.05."""
-    import numpy as np
-    import pandas as pd
-    import xgboost as xgb
-    import lightgbm as lgb
-
-    df = pd.read_csv(args.data)
-    y = (df["RiskPerformance"] == "Good").astype(np.int64).to_numpy()
-    x = df.drop(columns=["RiskPerformance"]).astype(np.float64)
-    names = list(x.columns)
-    train = np.arange(len(df)) % 10 < 7
-    t = time.perf_counter()
-    dtrain = xgb.DMatrix(x[train].to_numpy(), label=y[train], feature_names=names)
-    bst = xgb.train(
-        {"objective": "binary:logistic", "max_depth": 8, "eta": 0.05, "seed": SEED,
-         "nthread": 1, "tree_method": "hist"},
-        dtrain, num_boost_round=1000)
-    bst.save_model(os.path.join(out, "heloc_xgb_1000x8.json"))
-    margins = bst.predict(xgb.DMatrix(x.to_numpy(), feature_names=names), output_margin=True)
-    write_margins(os.path.join(out, "heloc_xgb_1000x8_margins.csv"), margins)
-    acc = np.mean((margins[~train] > 0) == (y[~train] == 1))
-    print(f"xgboost: 1000 trees of depth 8, held-out accuracy {acc:.3f}, "
-          f"{time.perf_counter() - t:.2f} s")
-    t = time.perf_counter()
-    ds = lgb.Dataset(x[train], label=y[train], feature_name=names, free_raw_data=False)
-    booster = lgb.train(
-        {"objective": "binary", "num_leaves": 63, "learning_rate": 0.05, "seed": SEED,
-         "deterministic": True, "num_threads": 1, "force_row_wise": True, "verbose": -1},
-        ds, num_boost_round=1000)
-    booster.save_model(os.path.join(out, "heloc_lgbm_1000x63.txt"))
-    raw = booster.predict(x, raw_score=True)
-    write_margins(os.path.join(out, "heloc_lgbm_1000x63_margins.csv"), raw)
-    acc = np.mean((raw[~train] > 0) == (y[~train] == 1))
-    print(f"lightgbm: 1000 trees of 63 leaves, held-out accuracy {acc:.3f}, "
-          f"{time.perf_counter() - t:.2f} s")
+    data = heloc_data(args)
+    train_xgb(data, out, "heloc_xgb_1000x8", 8, 0.05, 1000)
+    train_lgbm(data, out, "heloc_lgbm_1000x63", 63, 0.05, 1000)
 
 
 def retrained(args, out):
     """The XGBoost models again, with another seed and row subsampling."""
     import numpy as np
-    import pandas as pd
     import xgboost as xgb
 
-    df = pd.read_csv(args.data)
-    y = (df["RiskPerformance"] == "Good").astype(np.int64).to_numpy()
-    x = df.drop(columns=["RiskPerformance"]).astype(np.float64)
-    names = list(x.columns)
-    train = np.arange(len(df)) % 10 < 7
+    x, y, names, train = heloc_data(args)
     dtrain = xgb.DMatrix(x[train].to_numpy(), label=y[train], feature_names=names)
     for depth, eta, rounds, name in [(4, 0.1, N_TREES, "heloc_xgb_retrained.json"),
                                      (6, 0.05, 500, "heloc_xgb_500x6_retrained.json")]:
