@@ -44,6 +44,18 @@ fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// This thread's CPU time in milliseconds (the machine may be shared: wall
+/// time under load says little).
+fn thread_cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 * 1e-6
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) != Some("heloc") {
@@ -121,6 +133,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         let (mut proven, mut g, mut g0) = (0, Vec::new(), Vec::new());
         let (mut broken, mut broken0, mut with, mut with0) = (0, 0, 0, 0);
+        let (mut cpus, mut gaps) = (Vec::new(), Vec::new());
         for (k, r) in declined.iter().enumerate() {
             let plain = explain(&schema, &model, r, &plain_cfg)?;
             if let Some(cf) = plain.counterfactuals.first() {
@@ -133,17 +146,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )?);
                 broken0 += usize::from(!next.accepts(&cf.encoded));
             }
+            let cpu = thread_cpu_ms();
             let robust = explain(&schema, &model, r, &robust_cfg)?;
+            let cpu = thread_cpu_ms() - cpu;
+            cpus.push(cpu);
             let mut line = format!("{name} #{k}: ");
             if let Some(cf) = robust.counterfactuals.first() {
                 with += 1;
+                if !matches!(robust.outcome, Outcome::Optimal) {
+                    gaps.push(cf.mip_gap);
+                }
                 let rate = cf.invalidation_rate.unwrap_or(f64::NAN);
                 g.push(rate);
                 let lost = !next.accepts(&cf.encoded);
                 broken += usize::from(lost);
                 line += &format!(
                     "robust cost {:.4} (gap {:.3}, plain {:.4}), Γ̃ {rate:.4} (plain {:.4}), \
-                     {:.0} ms, {}",
+                     {:.0} ms ({cpu:.0} ms CPU), {}",
                     cf.cost,
                     cf.mip_gap,
                     plain.counterfactuals.first().map_or(f64::NAN, |c| c.cost),
@@ -160,6 +179,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ));
             println!("{line}");
         }
+        println!(
+            "{name}: robust solves' CPU median {:.0} ms, total {:.1} s; unproven gaps median {:.3} \
+             ({} answers)",
+            median(&mut cpus.clone()),
+            cpus.iter().sum::<f64>() / 1e3,
+            median(&mut gaps.clone()),
+            gaps.len()
+        );
         lines.push(format!(
             "trees_robust: {name}: proven {proven}/{} robust answers, Γ̃ median {:.4} \
              (plain answers: {:.4}), broken by a retrained model {broken}/{with} (plain: \

@@ -72,6 +72,9 @@
 //! test allows the float32 rounding of the whole sum ([`TreeSearch::prepare`]),
 //! and every answer's acceptance is the library's own sum.
 
+#[path = "tree_box_bound.rs"]
+mod tree_box_bound;
+
 use super::separable::{PRUNE_REL, Pick, Workspace};
 use super::tree_bound::{MergedBound, Space};
 use super::tree_box_primal::{BoxMenus, BoxPrimal};
@@ -291,6 +294,9 @@ pub struct TreeSearch {
     stack: Vec<usize>,
     /// The robust primal heuristic ([`super::tree_box_primal`]).
     box_primal: BoxPrimal,
+    /// Whether the robust search bounds on plain leaves (capped) instead of
+    /// the box-aware walk of `tree_box_bound` ([`TreeSearch::set_box_bound`]).
+    box_bound_off: bool,
 }
 
 /// What a bound must stay below to beat the incumbent's cost (relative
@@ -1157,7 +1163,14 @@ impl TreeSearch {
                 if !self.budget_off {
                     self.budget.begin_tree();
                 }
-                self.walk(ens, r as usize, 0.0, base, limit, Visit::Collect);
+                if self.boxed && !self.box_bound_off {
+                    // The box-aware walk (`tree_box_bound`), capped from the
+                    // start by the tree's cap.
+                    let cap = self.cap[t];
+                    self.box_walk(ens, r as usize, 0.0, base, limit, cap);
+                } else {
+                    self.walk(ens, r as usize, 0.0, base, limit, Visit::Collect);
+                }
                 if self.leaves.is_empty() {
                     return Eval::Pruned;
                 }
@@ -1166,7 +1179,7 @@ impl TreeSearch {
                 }
                 self.leaves
                     .sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
-                if self.merged_on {
+                if self.merged_on && !self.boxed {
                     self.merged.push_tree(&self.leaves);
                 }
                 let mut top = f64::NEG_INFINITY;
@@ -1227,7 +1240,9 @@ impl TreeSearch {
                     return Eval::Pruned;
                 }
             }
-            if !self.merged_on {
+            // The merged bound reads plain leaves; robust advice does without
+            // it (the box-aware walk lists a leaf once per class).
+            if !self.merged_on || self.boxed {
                 break bound;
             }
             let space = Space {
