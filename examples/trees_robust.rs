@@ -23,7 +23,10 @@
 //! infeasible (no change's box is accepted); Γ̃ is the Monte Carlo invalidation
 //! rate under the same slips (10,000 samples, fixed seed) of the robust and of
 //! the plain answers; B counts answers the retrained model declines (of the
-//! applicants with an answer of that kind).
+//! applicants with an answer of that kind). Before it, per model, the robust
+//! solves' CPU time (this thread's clock: the limit is wall time, so on a
+//! shared machine the CPU a solve had says more) and the median proven gap
+//! of the answers not proven optimal.
 
 use cfx::coherent::{Config, Outcome, Robustness, explain, tree_box};
 use cfx::data::{heloc, shared_data_dir};
