@@ -39,14 +39,46 @@
 //! Leaves whose `rc` reaches the incumbent's cost are left out, as in the
 //! per-tree bound: no improving answer reaches them.
 //!
+//! # One way per feature: classes of options
+//! `G_f` lets each tree take its best share of `f` whatever the way the leaf
+//! moves `f`: one tree may gain by raising it, another by lowering it, and
+//! `G_f` counts both although an answer takes `f` one way. So the node's
+//! options of `f` are parted into classes (below the candidate's value,
+//! above it, the rest), and a share counts in class `c` at the extra
+//! `e_{f,c}(ℓ) = min { cost(o) : o ∈ D_f ∩ c, o takes the path of ℓ } − m_f`
+//! (in no class whose options all leave the path):
+//!
+//! ```text
+//! G_f(δ) = max_c Σ_t max { s_f(ℓ) : ℓ ∈ t, e_{f,c}(ℓ) ≤ δ }.
+//! ```
+//!
+//! It still bounds the margin: an answer's option `x_f` lies in one class
+//! `c`, takes the path of the leaf it reaches in every tree, so that leaf's
+//! `e_{f,c} ≤ δ_f`. Any partition would do; on a feature tested by
+//! thresholds a leaf's box is an interval, which lies on one side of the
+//! candidate's value once it leaves the candidate out, so this one parts the
+//! leaves by the way they move the feature (issue 43). The envelope of `G_f`
+//! is that of all its classes' points.
+//!
 //! This is the tree-ensemble analogue of the separable solver's bound
 //! (`coherent::separable`: an additive model's margin is a sum of per-feature
 //! terms, bought greedily by gain per cost); Veritas (Devos, Meert & Davis
 //! 2021) and OCEAN (Parmentier & Vidal 2021) bound tree ensembles tree by
 //! tree, which is what this adds to.
 
-/// A leaf's share of its gain for one feature: `(feature, tree, extra, share)`.
+/// The classes a node's options of a feature are parted into
+/// ([`FeatureBudget`]'s doc): below the candidate's value, above it, and the
+/// rest (equal, or NaN on either side).
+pub(super) const CLASSES: usize = 3;
+
+/// A leaf's share of its gain for one feature and class:
+/// `(CLASSES·feature + class, tree, extra within the class, share)`.
 type Item = (u32, u32, f64, f64);
+
+/// The extras of one feature on a leaf's path: the feature, its extra over
+/// the whole box, and per class the extra of the box's options in the class
+/// (infinite when the box holds none).
+pub(super) type LeafExtra = (u32, f64, [f64; CLASSES]);
 
 /// The feature-budget bound's buffers, reused across nodes (no allocation
 /// once they have grown).
@@ -56,12 +88,16 @@ pub(super) struct FeatureBudget {
     /// `feats[at[j]..at[j + 1]]` (features with a positive extra only).
     value: Vec<f64>,
     at: Vec<usize>,
-    feats: Vec<(u32, f64)>,
+    feats: Vec<LeafExtra>,
     /// `Σ_t z_t` over the trees ended so far.
     z_sum: f64,
     items: Vec<Item>,
-    /// Per feature, the increments of `G_f`: `(feature, extra, increment)`.
+    /// Per class of a feature, the increments of `G_{f,c}`:
+    /// `(CLASSES·feature + class, extra, increment)`.
     steps: Vec<(u32, f64, f64)>,
+    /// The points `(feature, extra, G_{f,c}(extra))` of every class's
+    /// staircase.
+    points: Vec<(u32, f64, f64)>,
     /// A feature's envelope under construction: `(extra, G)` points.
     hull: Vec<(f64, f64)>,
     /// The envelopes' segments: `(slope, width)`.
@@ -84,16 +120,17 @@ impl FeatureBudget {
         self.feats.clear();
     }
 
-    /// Adds a reachable leaf of the current tree: its value and its positive
-    /// per-feature extra costs.
-    pub fn push_leaf(&mut self, value: f64, extras: impl Iterator<Item = (u32, f64)>) {
-        self.feats.extend(extras.filter(|&(_, e)| e > 0.0));
+    /// Adds a reachable leaf of the current tree: its value and its
+    /// per-feature extra costs (those with a positive extra are kept).
+    pub fn push_leaf(&mut self, value: f64, extras: impl Iterator<Item = LeafExtra>) {
+        self.feats.extend(extras.filter(|&(_, e, _)| e > 0.0));
         self.value.push(value);
         self.at.push(self.feats.len());
     }
 
     /// Ends tree `t`: its zero-extra best value joins `Σ z_t`, each leaf's
-    /// gain over it is shared among its path's features.
+    /// gain over it is shared among its path's features, and each share is
+    /// an item of every class the leaf's box meets.
     pub fn end_tree(&mut self, t: usize) {
         let mut z = f64::NEG_INFINITY;
         for j in 0..self.value.len() {
@@ -113,9 +150,15 @@ impl FeatureBudget {
             if gain <= 0.0 || extras.is_empty() {
                 continue;
             }
-            let total: f64 = extras.iter().map(|&(_, e)| e).sum();
-            for &(f, e) in extras {
-                self.items.push((f, t as u32, e, gain * e / total));
+            let total: f64 = extras.iter().map(|&(_, e, _)| e).sum();
+            for &(f, e, by_class) in extras {
+                let share = gain * e / total;
+                for (c, &ec) in by_class.iter().enumerate() {
+                    if ec.is_finite() {
+                        let key = CLASSES as u32 * f + c as u32;
+                        self.items.push((key, t as u32, ec, share));
+                    }
+                }
             }
         }
     }
@@ -129,8 +172,8 @@ impl FeatureBudget {
         if want <= 0.0 {
             return Some(0.0);
         }
-        // Per (feature, tree): the staircase of the largest share within an
-        // extra; its rises are G_f's increments.
+        // Per (feature and class, tree): the staircase of the largest share
+        // within an extra; its rises are G_{f,c}'s increments.
         self.items.sort_unstable_by(|a, b| {
             (a.0, a.1)
                 .cmp(&(b.0, b.1))
@@ -140,12 +183,12 @@ impl FeatureBudget {
         self.steps.clear();
         let mut j = 0;
         while j < self.items.len() {
-            let (f, t) = (self.items[j].0, self.items[j].1);
+            let (key, t) = (self.items[j].0, self.items[j].1);
             let mut top = 0.0;
-            while j < self.items.len() && self.items[j].0 == f && self.items[j].1 == t {
+            while j < self.items.len() && self.items[j].0 == key && self.items[j].1 == t {
                 let (_, _, e, s) = self.items[j];
                 if s > top {
-                    self.steps.push((f, e, s - top));
+                    self.steps.push((key, e, s - top));
                     top = s;
                 }
                 j += 1;
@@ -153,23 +196,46 @@ impl FeatureBudget {
         }
         self.steps
             .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        // Per class, the points of G_{f,c}; per feature, G_f = max_c G_{f,c}
+        // has the upper envelope of all its classes' points.
+        self.points.clear();
+        let mut j = 0;
+        while j < self.steps.len() {
+            let key = self.steps[j].0;
+            let mut g = 0.0;
+            while j < self.steps.len() && self.steps[j].0 == key {
+                let e = self.steps[j].1;
+                while j < self.steps.len() && self.steps[j].0 == key && self.steps[j].1 == e {
+                    g += self.steps[j].2;
+                    j += 1;
+                }
+                self.points.push((key / CLASSES as u32, e, g));
+            }
+        }
+        self.points.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(a.1.total_cmp(&b.1))
+                .then(b.2.total_cmp(&a.2))
+        });
         // Per feature, the upper concave envelope of G_f from (0, 0), then
         // its segments.
         self.segments.clear();
         let mut total = 0.0;
         let mut j = 0;
-        while j < self.steps.len() {
-            let f = self.steps[j].0;
+        while j < self.points.len() {
+            let f = self.points[j].0;
             self.hull.clear();
             self.hull.push((0.0, 0.0));
-            let mut g = 0.0;
-            while j < self.steps.len() && self.steps[j].0 == f {
-                let e = self.steps[j].1;
-                while j < self.steps.len() && self.steps[j].0 == f && self.steps[j].1 == e {
-                    g += self.steps[j].2;
-                    j += 1;
+            let mut g: f64 = 0.0;
+            while j < self.points.len() && self.points[j].0 == f {
+                let p = (self.points[j].1, self.points[j].2);
+                j += 1;
+                // A point no higher than one at a smaller or equal extra
+                // adds nothing to G_f (a maximum of non-decreasing steps).
+                if p.1 <= g {
+                    continue;
                 }
-                let p = (e, g);
+                g = p.1;
                 // Pop while the last point lies on or below the chord from
                 // the one before it to `p` (keeping the envelope concave).
                 while self.hull.len() >= 2 {
@@ -184,8 +250,6 @@ impl FeatureBudget {
                         break;
                     }
                 }
-                // A point at extra 0 (never pushed: extras are positive) or
-                // with the same G as the last one adds nothing.
                 self.hull.push(p);
             }
             total += g;

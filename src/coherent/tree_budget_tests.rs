@@ -74,7 +74,8 @@ fn check_node(
 /// ensembles of 40 trees over 6 features with dozens of cells each (domains
 /// of up to three options per feature, where trees need different features
 /// and the per-tree bound is weak); never looser than the per-tree bound,
-/// strictly tighter on some (87 of 2,400 wide domains when written), and close enough to the optimum that a
+/// strictly tighter on some (112 of 2,400 wide domains when written; 87
+/// before the bound parted options into classes), and close enough to the optimum that a
 /// bound 20% too high would fail this test on many (so the test can see an
 /// inadmissible bound).
 #[test]
@@ -138,14 +139,14 @@ fn budget_lp_buys_the_steepest_segments_first() {
     // feature 0 by 1; a leaf of value 2 that moves feature 1 by 2.
     b.begin_tree();
     b.push_leaf(0.0, [].into_iter());
-    b.push_leaf(3.0, [(0, 1.0)].into_iter());
-    b.push_leaf(2.0, [(1, 2.0)].into_iter());
+    b.push_leaf(3.0, [(0, 1.0, up(1.0))].into_iter());
+    b.push_leaf(2.0, [(1, 2.0, up(2.0))].into_iter());
     b.end_tree(0);
     // Tree 1: zero-extra value 1; a leaf of value 5 moving features 0 and 1
     // by 2 each (gain 4, shared 2 and 2).
     b.begin_tree();
     b.push_leaf(1.0, [].into_iter());
-    b.push_leaf(5.0, [(0, 2.0), (1, 2.0)].into_iter());
+    b.push_leaf(5.0, [(0, 2.0, up(2.0)), (1, 2.0, up(2.0))].into_iter());
     b.end_tree(1);
     // z = 0 + 1. G_0: +3 at 1, +2 at 2 → envelope (0,0)-(1,3)-(2,5), slopes
     // 3 and 2. G_1: +2 at 2 (tree 0) and +2 at 2 (tree 1) → (0,0)-(2,4),
@@ -160,4 +161,42 @@ fn budget_lp_buys_the_steepest_segments_first() {
     // Exactly every gain: the whole of both envelopes (2 + 2).
     let all = b.extra(0.0, 10.0).unwrap();
     assert!((all - 4.0).abs() < 1e-9, "{all}");
+}
+
+/// A leaf's extras by class when its box lies above the candidate only.
+fn up(e: f64) -> [f64; super::CLASSES] {
+    [f64::INFINITY, e, f64::INFINITY]
+}
+
+/// Two trees that gain by moving one feature opposite ways: an answer takes
+/// one way, so `G_f` is the larger class's staircase, not their sum (the
+/// oracle is the arithmetic in the comments).
+#[test]
+fn budget_classes_take_one_way_per_feature() {
+    let mut b = super::FeatureBudget::default();
+    b.clear();
+    // Tree 0: zero-extra value 0; value 2 when feature 0 goes down by 1.
+    b.begin_tree();
+    b.push_leaf(0.0, [].into_iter());
+    b.push_leaf(
+        2.0,
+        [(0, 1.0, [1.0, f64::INFINITY, f64::INFINITY])].into_iter(),
+    );
+    b.end_tree(0);
+    // Tree 1: zero-extra value 0; value 3 when feature 0 goes up by 1, and
+    // value 1 for a box on both sides (extra 1 below, 2 above).
+    b.begin_tree();
+    b.push_leaf(0.0, [].into_iter());
+    b.push_leaf(3.0, [(0, 1.0, up(1.0))].into_iter());
+    b.push_leaf(1.0, [(0, 1.0, [1.0, 2.0, f64::INFINITY])].into_iter());
+    b.end_tree(1);
+    // Below: 2 + 1 = 3 at extra 1. Above: 3 at extra 1. G_0 = 3 at 1, so a
+    // need of 3 costs 1 and a need past 3 has no answer; the classes'
+    // sum (5) would have let a need of 5 through.
+    let extra = b.extra(0.0, 3.0).unwrap();
+    assert!((extra - 1.0).abs() < 1e-9, "{extra}");
+    assert_eq!(b.extra(0.0, 3.5), None);
+    // Half the need: half the extra (the envelope from (0, 0) to (1, 3)).
+    let half = b.extra(0.0, 1.5).unwrap();
+    assert!((half - 0.5).abs() < 1e-9, "{half}");
 }

@@ -43,8 +43,9 @@
 //! move. The feature-budget bound (`coherent::tree_budget`, on by default,
 //! [`TreeSearch::set_budget_bound`]) charges it for each: every leaf's gain is
 //! shared among the features its path moves, and an LP over features finds
-//! the least total extra cost that buys enough gain. The node's bound is the
-//! larger of the two.
+//! the least total extra cost that buys enough gain, counting for each
+//! feature only one way of moving it. The node's bound is the larger of the
+//! two, and never below its parent's (a child's points are its parent's).
 //!
 //! [`TreeSearch::set_merged_bound`] replaces the trees' staircases by those of
 //! groups of trees whose leaves must agree (`coherent::tree_bound`, Veritas's
@@ -78,7 +79,7 @@ mod tree_box_bound;
 use super::separable::{PRUNE_REL, Pick, Workspace};
 use super::tree_bound::{MergedBound, Space};
 use super::tree_box_primal::{BoxMenus, BoxPrimal};
-use super::tree_budget::FeatureBudget;
+use super::tree_budget::{CLASSES, FeatureBudget};
 use super::tree_primal::{Menus, Primal};
 use super::trees::for_each_node;
 use crate::error::{Error, Result};
@@ -281,6 +282,9 @@ pub struct TreeSearch {
     budget: FeatureBudget,
     budget_off: bool,
     dom_min: Vec<f64>,
+    /// The budget bound's classes of the node's options: class `c`'s words
+    /// at `class_mask[c·words..]`, laid out as the domains.
+    class_mask: Vec<u64>,
     // Robust advice ([`TreeSearch::set_box`]): whether a box is set, and per
     // inner node (laid out as `masks`) the options whose box reaches its left
     // and its right side; per tree, the cap of the node being evaluated and
@@ -316,6 +320,18 @@ fn least_cost(cost: &[f64], words: &[u64]) -> f64 {
         Some(o) => cost[o],
         None => f64::INFINITY,
     }
+}
+
+/// The least cost of a feature's options in `words` that are also in
+/// `mask`, infinite when none is.
+fn least_cost_in(cost: &[f64], words: &[u64], mask: &[u64]) -> f64 {
+    for (k, (w, m)) in words.iter().zip(mask).enumerate() {
+        let v = w & m;
+        if v != 0 {
+            return cost[64 * k + v.trailing_zeros() as usize];
+        }
+    }
+    f64::INFINITY
 }
 
 fn lowest_bit(words: &[u64]) -> Option<usize> {
@@ -957,7 +973,13 @@ impl TreeSearch {
                 }
                 nodes += 1;
                 let child = std::mem::take(&mut self.child);
-                children[j] = evaluate_and_store(self, &child, &mut incumbent, &mut seq);
+                // A child's points are the parent's: the parent's bound
+                // holds for it too.
+                children[j] =
+                    evaluate_and_store(self, &child, &mut incumbent, &mut seq).map(|mut o| {
+                        o.bound = o.bound.max(top.bound);
+                        o
+                    });
                 self.child = child;
             }
             let diving = nodes >= next_plunge && incumbent >= before;
@@ -1153,6 +1175,7 @@ impl TreeSearch {
                 self.merged.clear();
             }
             if !self.budget_off {
+                self.set_classes();
                 self.budget.clear();
                 self.on_path.clear();
                 self.on_path.resize(n, 0);
@@ -1353,6 +1376,34 @@ impl TreeSearch {
         Eval::Pruned
     }
 
+    /// Parts each feature's options in the node `work` into the budget
+    /// bound's classes (`coherent::tree_budget`): below the candidate's
+    /// value, above it, and the rest (equal, or NaN). Any partition keeps
+    /// the bound admissible; this one parts the leaves by the way they move
+    /// the feature: a leaf's box on a threshold-tested feature is an
+    /// interval, which lies on one side of the candidate's value once the
+    /// candidate is outside it.
+    fn set_classes(&mut self) {
+        let all = self.work.len();
+        self.class_mask.clear();
+        self.class_mask.resize(CLASSES * all, 0);
+        for f in 0..self.opt_start.len() - 1 {
+            let (o0, w0) = (self.opt_start[f], self.word_start[f]);
+            let v0 = self.input[o0 + self.cand_opt[f]];
+            for o in 0..self.opt_start[f + 1] - o0 {
+                let v = self.input[o0 + o];
+                let c = if v < v0 {
+                    0
+                } else if v > v0 {
+                    1
+                } else {
+                    2
+                };
+                self.class_mask[c * all + w0 + o / 64] |= 1 << (o % 64);
+            }
+        }
+    }
+
     /// Narrows the domains `work` (and `cur`) by what every improving answer
     /// must satisfy (constraint propagation, as Khouna et al. 2026 propagate
     /// interval domains): in tree `t` such an answer reaches a leaf `ℓ` with
@@ -1436,12 +1487,22 @@ impl TreeSearch {
                         let (cost, opt_start, word_start) =
                             (&self.cost, &self.opt_start, &self.word_start);
                         let (cur, dom_min) = (&self.cur, &self.dom_min);
+                        let (classes, all) = (&self.class_mask, self.work.len());
                         self.budget.push_leaf(
                             node.value,
                             self.path_features.iter().map(|&f| {
-                                let words = &cur[word_start[f]..word_start[f + 1]];
-                                let c = least_cost(&cost[opt_start[f]..], words);
-                                (f as u32, c - dom_min[f])
+                                let (w0, w1) = (word_start[f], word_start[f + 1]);
+                                let words = &cur[w0..w1];
+                                let costs = &cost[opt_start[f]..];
+                                let e = least_cost(costs, words) - dom_min[f];
+                                let mut by_class = [f64::INFINITY; CLASSES];
+                                if e > 0.0 {
+                                    for (c, ec) in by_class.iter_mut().enumerate() {
+                                        let mask = &classes[c * all + w0..c * all + w1];
+                                        *ec = least_cost_in(costs, words, mask) - dom_min[f];
+                                    }
+                                }
+                                (f as u32, e, by_class)
                             }),
                         );
                     }
