@@ -4,6 +4,7 @@
 //! et al. 2019). Each [`Fix`] is data, so that all three solvers run the very
 //! same procedure.
 
+use super::program::Scoring;
 use super::{Backend, Run, Solved, first, new_explanation, prepare, same_row};
 use super::{Config, Counterfactual, DiversityRule, Explanation, Outcome};
 use crate::error::{Error, Result};
@@ -78,7 +79,12 @@ pub fn explain_diverse(
     factual: &[f64],
     config: &Config,
 ) -> Result<Explanation> {
-    let (lin, score) = prepare(schema, model, factual, config)?;
+    let (mut lin, score) = prepare(schema, model, factual, config)?;
+    if let (Scoring::Mlp(_, t), true) = (&mut lin, config.n_diverse > 1) {
+        // The alternatives after the optimum may be dearer than the first
+        // incumbent: a network's bounds must hold over every answer.
+        t.cost_bounds = false;
+    }
     let mut ex = new_explanation(lin, factual, score, config);
     let cuts = config.diversity == DiversityRule::DistinctSubsets && config.n_diverse > 1;
     let mut run = Run::new(schema, lin, factual, config, cuts)?;

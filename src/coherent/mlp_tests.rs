@@ -264,9 +264,10 @@ fn mlp_mip_equals_brute_force_on_random_small_networks() {
             tighten: true,
             time_limit: 10.0,
             incumbent_cap: false,
+            cost_bounds: false,
         };
-        let (_, counts) = mlp::build_counted(&schema, &m, &factual, 1e-6, tight).unwrap();
-        unstable += counts.unstable;
+        let (_, built) = mlp::build_counted(&schema, &m, &factual, 1e-6, tight).unwrap();
+        unstable += built.counts.unstable;
     }
     eprintln!("MLP MIP vs brute force: {feasible} feasible, {infeasible} infeasible");
     assert!(
@@ -293,10 +294,12 @@ fn bound_tightening_never_adds_binaries() {
                 tighten,
                 time_limit: 10.0,
                 incumbent_cap: false,
+                cost_bounds: false,
             };
             mlp::build_counted(&schema, &m, &factual, 1e-6, t)
                 .unwrap()
                 .1
+                .counts
         };
         let (on, off) = (count(true), count(false));
         assert!(on.unstable <= off.unstable, "{on:?} vs {off:?}");
@@ -506,11 +509,12 @@ fn the_first_incumbent_is_a_feasible_point_no_cheaper_than_the_optimum() {
     for case in 0..300 {
         let (schema, factual, m) = random_case(&mut rng);
         let best = brute_force(&schema, &m, &factual, 1e-6, None, &[]);
-        for incumbent_cap in [false, true] {
+        for (incumbent_cap, cost_bounds) in [(false, false), (true, false), (false, true)] {
             let t = mlp::Tightening {
                 tighten: true,
                 time_limit: 10.0,
                 incumbent_cap,
+                cost_bounds,
             };
             let (prog, _) = mlp::build_counted(&schema, &m, &factual, 1e-6, t).unwrap();
             let Some(x) = &prog.start else { continue };
@@ -578,6 +582,7 @@ fn network_outputs_are_unbounded_above_and_sub_mips_are_off() {
                 tighten,
                 time_limit: 10.0,
                 incumbent_cap: false,
+                cost_bounds: false,
             };
             let prog = mlp::build(&schema, &m, &factual, 1e-6, t).unwrap();
             assert!(prog.presolve);
@@ -591,4 +596,85 @@ fn network_outputs_are_unbounded_above_and_sub_mips_are_off() {
         }
     }
     assert!(outputs > 100, "{outputs}");
+}
+
+/// The bounds under the incumbent's cost (`mlp.rs`, "Bounds under the
+/// incumbent's cost") are admissible: every actionable row the oracle
+/// enumerates (every grid point, level and special state of every feature)
+/// that is no dearer than the incumbent — accepted or not — has each hidden
+/// unit's pre-activation, by the network's own arithmetic, inside the bounds
+/// the program was written with; without a cost cap, every actionable row
+/// does. And the cost row stabilises units the plain tightening leaves open.
+#[test]
+fn bounds_under_the_incumbents_cost_contain_every_cheaper_row() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3940);
+    let (mut capped, mut checked, mut fewer) = (0, 0, 0);
+    for case in 0..200 {
+        let (schema, factual, m) = random_case(&mut rng);
+        let built = |cost_bounds| {
+            let t = mlp::Tightening {
+                tighten: true,
+                time_limit: 10.0,
+                incumbent_cap: false,
+                cost_bounds,
+            };
+            mlp::build_counted(&schema, &m, &factual, 1e-6, t)
+                .unwrap()
+                .1
+        };
+        let (b, plain) = (built(true), built(false));
+        assert!(b.counts.unstable <= plain.counts.unstable, "case {case}");
+        fewer += usize::from(b.counts.unstable < plain.counts.unstable);
+        capped += usize::from(b.cost_cap.is_some());
+        let n = schema.n_features();
+        let cands: Vec<Vec<f64>> = (0..n).map(|i| candidates(&schema, &factual, i)).collect();
+        let mut idx = vec![0usize; n];
+        let mut row = factual.clone();
+        'rows: loop {
+            for i in 0..n {
+                row[i] = cands[i][idx[i]];
+            }
+            let c = cost(&schema, &factual, &row);
+            if schema.check_actionable(&factual, &row).is_ok()
+                && let Ok(c) = c
+                && b.cost_cap.is_none_or(|cap| c <= cap)
+            {
+                checked += 1;
+                let mut h = schema.encode(&row).unwrap();
+                let layers = &m.network.layers;
+                for (k, layer) in layers[..layers.len() - 1].iter().enumerate() {
+                    let mut next = Vec::with_capacity(layer.n_out);
+                    for o in 0..layer.n_out {
+                        let w = &layer.weights[o * layer.n_in..(o + 1) * layer.n_in];
+                        let z = layer.bias[o] + w.iter().zip(&h).map(|(a, v)| a * v).sum::<f64>();
+                        let (lo, hi) = b.bounds[k][o];
+                        assert!(
+                            z >= lo && z <= hi,
+                            "case {case}: layer {k} unit {o}: {z} outside [{lo}, {hi}] at \
+                             {row:?} (cost {c}, cap {:?})",
+                            b.cost_cap
+                        );
+                        next.push(layer.activation.apply(z));
+                    }
+                    h = next;
+                }
+            }
+            let mut k = 0;
+            loop {
+                if k == n {
+                    break 'rows;
+                }
+                idx[k] += 1;
+                if idx[k] < cands[k].len() {
+                    break;
+                }
+                idx[k] = 0;
+                k += 1;
+            }
+        }
+    }
+    eprintln!("cost bounds: {capped} capped, {checked} rows checked, {fewer} fewer binaries");
+    assert!(capped >= 80, "{capped}");
+    assert!(checked >= 1000, "{checked}");
+    assert!(fewer >= 20, "{fewer}");
 }

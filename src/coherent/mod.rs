@@ -161,6 +161,8 @@ fn prepare_row<'m>(
                 // Off: a random instance's capped program missed the optimum
                 // (`mlp_russell_sets_…`, seed 12); see `Tightening::incumbent_cap`.
                 incumbent_cap: false,
+                // On; `explain_diverse` turns it off for more than one answer.
+                cost_bounds: true,
             },
         )
     } else {
