@@ -23,11 +23,12 @@ use cfx::schema::Schema;
 use serde_json::Value;
 use std::path::Path;
 
-const CASES: [&str; 4] = [
+const CASES: [&str; 5] = [
     "german-1x200",
     "german-1x200-preset",
     "heloc-2x32-preset",
     "heloc-2x16-preset",
+    "heloc-1x200-preset",
 ];
 
 fn same(a: f64, b: f64, rel: f64) -> bool {
