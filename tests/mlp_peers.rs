@@ -9,7 +9,10 @@
 //! tolerances), the peer's answer is coherent, keeps every rule of the schema
 //! (`Schema::check_advice`: limits and the cap included), costs what the
 //! peer says and is accepted by cfx's forward pass of the network, and cfx's
-//! answer was accepted by the peer's own forward pass (NumPy). cfx is also
+//! answer was accepted by the peer's own forward pass (NumPy) and keeps the
+//! schema's rules as the peer reads them (the cap, the change limits, the
+//! advice grids and minimum changes of the presets). An applicant proven
+//! infeasible by one must be proven infeasible by the other. cfx is also
 //! run again today on the first two applicants of each case and must give the
 //! recorded optimum. Skipped, with the reason printed, when the files are
 //! absent (the peer's environment is not built by `make test`).
@@ -20,11 +23,12 @@ use cfx::schema::Schema;
 use serde_json::Value;
 use std::path::Path;
 
-const CASES: [&str; 4] = [
+const CASES: [&str; 5] = [
     "german-1x200",
     "german-1x200-preset",
     "heloc-2x32-preset",
     "heloc-2x16-preset",
+    "heloc-1x200-preset",
 ];
 
 fn same(a: f64, b: f64, rel: f64) -> bool {
@@ -86,6 +90,10 @@ fn check_case(case: &str) -> bool {
             assert_eq!(
                 p["cfx_accepted"], true,
                 "{case} #{k}: the peer's forward pass declines"
+            );
+            assert_eq!(
+                p["cfx_actionable"], true,
+                "{case} #{k}: cfx's answer breaks a rule as the peer reads the schema"
             );
         }
         if proven(&p["outcome"]) && proven(&c["outcome"]) {

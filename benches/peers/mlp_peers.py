@@ -12,15 +12,18 @@ forward pass of the network (NumPy, float64) and must be accepted.
 
 Usage:
 
-    python3 benches/peers/mlp_peers.py [CASE ...] [--n 20] [--limit 300] [--reuse]
+    python3 benches/peers/mlp_peers.py [CASE ...] [--n 20] [--limit 300] [--peer-limit S] [--reuse]
 
-CASE is one of german-1x200, german-1x200-preset, heloc-2x32-preset, heloc-2x16-preset
-(default: all four). Each case runs `cargo run --release --example mlp_peers_export` (cfx fits
-the network and explains the applicants, file target/peers/mlp_<case>.json), then
-this formulation (file target/peers/mlp_<case>_peer.json); tests/mlp_peers.rs
-compares the two files with cfx's answers of the day (`--reuse` keeps an export file
-already there instead of running cfx again). It prints one line per
-case:
+CASE is one of german-1x200, german-1x200-preset, heloc-2x32-preset,
+heloc-2x16-preset, heloc-1x200-preset (default: all but heloc-1x200-preset,
+whose export by cfx stalls inside HiGHS's presolve; BENCHMARKS.md section 12). Each case runs
+`cargo run --release --example mlp_peers_export` (cfx fits the network and
+explains the applicants with a `--limit` second limit each, file
+target/peers/mlp_<case>.json), then this formulation (a `--peer-limit`
+second limit each, by default `--limit`; file target/peers/mlp_<case>_peer.json);
+tests/mlp_peers.rs compares the two files with cfx's answers of the day
+(`--reuse` keeps an export file already there instead of running cfx again).
+Both limits are wall clock. It prints one line per case:
 
     mlp_peers: <case>: peer proven P/N, cfx proven Q/N, equal costs on E/C (max rel diff D), \
         every answer accepted by the forward pass: yes|no
@@ -42,10 +45,20 @@ The formulation (per feature, one binary per *option*, the options summing to 1)
   applicant's slot, or the fitted anchor clamped to the actionable range when
   the applicant sits in a special state, plus that state's weight);
 * the applicant's own value when it lies outside that range (staying is
-  always allowed).
+  always allowed);
+* with an advice grid (`advice_step`, anchored at 0) or a minimum change
+  (`min_change` m) on a feature in its value state, the value range is two
+  options instead — down to at most a − m and up to at least a + m, each on
+  the advice grid (strictly away from a when m is 0) — and staying is its own
+  option, on the grid or not; from a special state the value lands on the
+  advice grid with no minimum.
 
-The cap on features changed is one binary per feature, forced to 1 by any
-option but the own one and by any move of the value. The network's input is
+The cap on features changed is one binary per feature that can change (more
+than one option, or a value range), forced to 1 by any option but the own one
+and by any move of the value. Every answer, the peer's and cfx's, is also
+checked here against every documented rule (`rules_kept`: immutables,
+forbidden transitions, directions and level orders, ranges, the cap, the
+change limits, the advice grid and the minimum change). The network's input is
 affine in these columns; each hidden unit gets an interval from plain
 interval arithmetic — the first layer per feature over its options (a sum of
 per-feature extremes), deeper layers from the clipped intervals of the layer
@@ -75,6 +88,7 @@ CASES = {
     "german-1x200-preset": ("german", "200", True),
     "heloc-2x32-preset": ("heloc", "32,32", True),
     "heloc-2x16-preset": ("heloc", "16,16", True),
+    "heloc-1x200-preset": ("heloc", "200", True),
 }
 
 sys.path.insert(0, HERE)
@@ -130,12 +144,25 @@ def limit_amount(lim, v):
     return lim["fraction"] * abs(v)
 
 
-def value_interval(schema, i, a, sa):
-    """The raw interval [lo, hi] of the value option (None when empty or immutable)."""
+def advice_keys(f):
+    """The advice grid's step (anchored at 0) and the minimum change (0: none)."""
+    act = f.get("actionability", {})
+    return act.get("advice_step") or 0.0, act.get("min_change") or 0.0
+
+
+def value_pieces(schema, i, a, sa):
+    """The raw intervals [lo, hi] of the value options, each with its grid
+    (base, step) or None; [] when the value cannot be reached.
+
+    From the value state with an advice grid or a minimum change, a move goes
+    down to at most a − m or up to at least a + m (strictly away from a when
+    m is 0), on the advice grid; staying is the own option, on the grid or
+    not. From a special state the value lands on the advice grid, with no
+    minimum."""
     f = schema.features[i]
     act = f.get("actionability", {})
     if act.get("mutable", True) is False:
-        return None
+        return []
     lo, hi = schema.action_range(i)
     if sa == 0:
         lo = max(lo, a - limit_amount(act.get("max_decrease"), a))
@@ -146,18 +173,82 @@ def value_interval(schema, i, a, sa):
         if d == "decrease_only":
             hi = min(hi, a)
     elif not transition_allowed_value(schema, i, sa):
-        return None
-    grid = grid_of(f)
-    if grid is not None:
-        base, step = grid
-        k0 = math.ceil((lo - base) / step - 1e-9)
-        k1 = math.floor((hi - base) / step + 1e-9)
-        if k0 > k1:
-            return None
-        lo, hi = base + k0 * step, base + k1 * step
-    if lo > hi + 1e-12:
-        return None
-    return lo, hi
+        return []
+    step, m = advice_keys(f)
+    grid = (0.0, step) if step > 0 else grid_of(f)
+    if sa == 0 and (step > 0 or m > 0):
+        pieces = [(lo, min(hi, a - m), "down"), (max(lo, a + m), hi, "up")]
+    else:
+        pieces = [(lo, hi, None)]
+    out = []
+    for plo, phi, side in pieces:
+        if grid is not None:
+            base, gs = grid
+            k0 = math.ceil((plo - base) / gs - 1e-9)
+            k1 = math.floor((phi - base) / gs + 1e-9)
+            if side == "down" and base + k1 * gs >= a - TOL:
+                k1 -= 1
+            if side == "up" and base + k0 * gs <= a + TOL:
+                k0 += 1
+            if k0 > k1:
+                continue
+            plo, phi = base + k0 * gs, base + k1 * gs
+        elif side is not None and m == 0:
+            raise RuntimeError("a continuous value with neither grid nor minimum: not split")
+        if plo > phi + 1e-12:
+            continue
+        out.append((plo, phi, grid))
+    return out
+
+
+def rules_kept(schema, cap, a, b):
+    """Every documented rule on a whole answer `b`: immutables, forbidden
+    transitions, directions (a categorical's by its `level_order` when given),
+    the actionable range, then `keeps_advice_rules`."""
+    for i, f in enumerate(schema.features):
+        if abs(a[i] - b[i]) <= TOL:
+            continue
+        act = f.get("actionability", {})
+        sa, sb = schema.state(i, a[i]), schema.state(i, b[i])
+        if act.get("mutable", True) is False or sa is None or sb is None:
+            return False
+        if sa != sb and not transition_allowed(schema, i, sa, sb):
+            return False
+        if f["kind"] == "contiguous" and sb == 0:
+            lo, hi = schema.action_range(i)
+            if b[i] < lo - TOL or b[i] > hi + TOL:
+                return False
+            d = act.get("direction", "any")
+            if sa == 0 and ((d == "increase_only" and b[i] < a[i]) or
+                            (d == "decrease_only" and b[i] > a[i])):
+                return False
+    return keeps_advice_rules(schema, cap, a, b)
+
+
+def keeps_advice_rules(schema, cap, a, b):
+    """The cap on features changed, the change limits, the advice grid and the
+    minimum change, checked on a whole answer `b` (the documented rules;
+    staying is always allowed)."""
+    if cap is not None and sum(1 for x, y in zip(a, b) if abs(x - y) > TOL) > cap:
+        return False
+    for i, f in enumerate(schema.features):
+        if f["kind"] != "contiguous" or abs(a[i] - b[i]) <= TOL:
+            continue
+        sa, sb = schema.state(i, a[i]), schema.state(i, b[i])
+        if sb != 0:
+            continue
+        act = f.get("actionability", {})
+        step, m = advice_keys(f)
+        if step > 0 and abs(b[i] / step - round(b[i] / step)) > 1e-9:
+            return False
+        if sa == 0:
+            if m > 0 and abs(b[i] - a[i]) < m - TOL:
+                return False
+            if b[i] - a[i] > limit_amount(act.get("max_increase"), a[i]) + TOL:
+                return False
+            if a[i] - b[i] > limit_amount(act.get("max_decrease"), a[i]) + TOL:
+                return False
+    return True
 
 
 def transition_allowed_value(schema, i, sa):
@@ -244,16 +335,15 @@ def build(schema, layers, threshold, a, cap):
                                                     for k in range(1, len(sp) + 1)]
                 opts.append({"bin": b, "kind": "point", "raw": float(sp[s - 1]), "enc": sub,
                              "own": s == sa})
-            iv = value_interval(schema, i, a[i], sa)
-            own_inside = sa == 0 and iv is not None and iv[0] - TOL <= a[i] <= iv[1] + TOL
+            pieces = value_pieces(schema, i, a[i], sa)
+            own_inside = sa == 0 and advice_keys(f) == (0.0, 0.0) and len(pieces) == 1 and \
+                pieces[0][0] - TOL <= a[i] <= pieces[0][1] + TOL
             if sa == 0 and not own_inside:
                 b = p.col(0.0, 1.0, 0.0, True)
                 sub = [schema.slot(i, a[i])] + [0.0] * len(sp)
                 opts.append({"bin": b, "kind": "point", "raw": a[i], "enc": sub, "own": True})
-            if iv is not None:
-                vlo, vhi = iv
+            for vlo, vhi, grid in pieces:
                 b = p.col(0.0, 1.0, 0.0 if sa == 0 else ind(sa), True)
-                grid = grid_of(f)
                 if grid is not None:
                     base, step = grid
                     kmax = round((vhi - vlo) / step)
@@ -277,7 +367,8 @@ def build(schema, layers, threshold, a, cap):
                     p.row(0.0, inf, [(t, 1.0), (x, -1.0 / span), (b, lo_ / span + ref)])
                     p.row(0.0, inf, [(t, 1.0), (x, 1.0 / span), (b, -lo_ / span - ref)])
                 opts.append({"bin": b, "kind": "value", "x": x, "lo": vlo, "hi": vhi,
-                             "span": span, "L": lo_, "own": own_inside, "nsp": len(sp)})
+                             "span": span, "L": lo_, "own": own_inside, "nsp": len(sp),
+                             "grid": grid})
         if not opts:
             raise RuntimeError(f"feature {f['name']}: no option (the applicant's own?)")
         p.row(1.0, 1.0, [(o["bin"], 1.0) for o in opts])
@@ -293,7 +384,9 @@ def build(schema, layers, threshold, a, cap):
         enc += sub
         feats.append(opts)
         # Changed or not (the cap).
-        if cap is not None and len(opts) > 1:
+        # A feature can change when it has another option or its own value
+        # option spans more than one point.
+        if cap is not None and (len(opts) > 1 or opts[0]["kind"] == "value"):
             c = p.col(0.0, 1.0, 0.0, True)
             own = [o for o in opts if o["own"]]
             # c ≥ 1 − (own option's binary)
@@ -443,7 +536,7 @@ def decode(schema, feats, a, x):
             row.append(chosen["raw"])
         else:
             v = x[chosen["x"]]
-            grid = grid_of(schema.features[i])
+            grid = chosen["grid"]
             if grid is not None:
                 base, step = grid
                 v = base + round((v - base) / step) * step
@@ -463,7 +556,7 @@ def forward(layers, v):
     return float(h[0])
 
 
-def run_case(name, n, limit):
+def run_case(name, n, limit, peer_limit):
     data, hidden, preset = CASES[name]
     path = os.path.join(OUT, f"mlp_{name}.json")
     cmd = ["cargo", "run", "--release", "-q", "--example", "mlp_peers_export", "--",
@@ -480,7 +573,7 @@ def run_case(name, n, limit):
     for k, (a, cf) in enumerate(zip(doc["applicants"], doc["cfx"])):
         t = time.perf_counter()
         p, feats, counts = build(schema, layers, thr, a, cap)
-        status, x = solve(p, limit)
+        status, x = solve(p, peer_limit)
         ms = (time.perf_counter() - t) * 1e3
         r = {"outcome": status, "ms": ms, "units": counts, "cost": None, "raw": None}
         if x is not None:
@@ -491,15 +584,16 @@ def run_case(name, n, limit):
             r["score"] = forward(layers, schema.encode_lenient(raw))
             r["accepted"] = r["score"] > logit_t
             r["coherent"] = all(schema.state(i, raw[i]) is not None for i in range(len(raw)))
-            r["actionable"] = schema.actionable(a, raw)
+            r["actionable"] = rules_kept(schema, cap, a, raw)
         if cf["raw"] is not None:
             r["cfx_score"] = forward(layers, schema.encode_lenient(cf["raw"]))
             r["cfx_accepted"] = r["cfx_score"] > logit_t
             r["cfx_cost_here"] = schema.cost(a, cf["raw"])
+            r["cfx_actionable"] = rules_kept(schema, cap, a, cf["raw"])
         print(f"  {name} #{k}: peer {status} {r['cost']} ({ms:.0f} ms, {counts['unstable']} "
               f"unstable) | cfx {cf['outcome']} {cf['cost']} ({cf['ms']:.0f} ms)", file=sys.stderr)
         results.append(r)
-    json.dump({"case": name, "limit": limit, "results": results},
+    json.dump({"case": name, "limit": peer_limit, "results": results},
               open(os.path.join(OUT, f"mlp_{name}_peer.json"), "w"), indent=1)
     both, equal, worst, ok = 0, 0, 0.0, True
     for r, cf in zip(results, doc["cfx"]):
@@ -513,7 +607,7 @@ def run_case(name, n, limit):
                 same = d <= REL_TOL
             equal += same
             ok &= same
-        for key in ("accepted", "cfx_accepted", "coherent", "actionable"):
+        for key in ("accepted", "cfx_accepted", "coherent", "actionable", "cfx_actionable"):
             if key in r:
                 ok &= bool(r[key])
     proven = lambda xs: sum(1 for r in xs if r["outcome"] in ("optimal", "infeasible"))
@@ -532,12 +626,16 @@ def main():
         n = int(args[args.index("--n") + 1])
     if "--limit" in args:
         limit = float(args[args.index("--limit") + 1])
-    skip = {args[k + 1] for k, a in enumerate(args) if a in ("--n", "--limit")}
-    cases = [a for a in args if not a.startswith("--") and a not in skip] or list(CASES)
+    peer_limit = limit
+    if "--peer-limit" in args:
+        peer_limit = float(args[args.index("--peer-limit") + 1])
+    skip = {args[k + 1] for k, a in enumerate(args) if a in ("--n", "--limit", "--peer-limit")}
+    cases = [a for a in args if not a.startswith("--") and a not in skip] or [
+        c for c in CASES if c != "heloc-1x200-preset"]
     os.makedirs(OUT, exist_ok=True)
     lines, ok = [], True
     for c in cases:
-        line, good = run_case(c, n, limit)
+        line, good = run_case(c, n, limit, peer_limit)
         print(line, flush=True)
         lines.append(line)
         ok &= good
