@@ -562,7 +562,6 @@ pub(crate) fn build_counted(
         prev_bounds = next_bounds;
     }
     prog.sub_mips_and_restarts = false;
-    // HiGHS's MIP presolve off (module docs, "Solving").
     let cost_cap = first
         .as_ref()
         .filter(|_| cost_row.is_some())

@@ -39,7 +39,8 @@
 //! rc ≤ cost(x),  e_f ≤ cost(x_f) − m_f for every f,  value' = min(value(ℓ), caps) ≥ w_t(x),
 //! ```
 //!
-//! which is all that the per-tree staircases and the feature-budget LP use of
+//! and, `x_f` lying in one of the budget bound's classes (below, above or at
+//! the candidate's value), `e_{f,c} ≤ cost(x_f) − m_f` in that class — which is all that the per-tree staircases and the feature-budget LP use of
 //! a leaf (their admissibility arguments in [`super::tree_search`] and
 //! [`super::tree_budget`] go through with `w_t(x)` for `value(ℓ_t(x))`). The
 //! bound is therefore admissible for the robust problem. Its per-tree
@@ -56,7 +57,7 @@
 //! the options within a half-width of a threshold, and empty classes and
 //! classes whose reduced cost reaches the incumbent are not walked.
 
-use super::{TreeSearch, least_cost};
+use super::{CLASSES, TreeSearch, least_cost, least_cost_in};
 use crate::model::TreeEnsemble;
 use crate::model::trees::Test;
 
@@ -84,12 +85,25 @@ impl TreeSearch {
             if !self.budget_off {
                 let (cost, opt_start, word_start) = (&self.cost, &self.opt_start, &self.word_start);
                 let (cur, dom_min) = (&self.cur, &self.dom_min);
+                // Per class of the feature-budget bound (`coherent::tree_budget`:
+                // below, above or at the candidate's value) as in the plain
+                // walk: every answer of this entry lies in one class.
+                let (classes, all) = (&self.class_mask, self.work.len());
                 self.budget.push_leaf(
                     value,
                     self.path_features.iter().map(|&f| {
-                        let words = &cur[word_start[f]..word_start[f + 1]];
-                        let c = least_cost(&cost[opt_start[f]..], words);
-                        (f as u32, c - dom_min[f])
+                        let (w0, w1) = (word_start[f], word_start[f + 1]);
+                        let words = &cur[w0..w1];
+                        let costs = &cost[opt_start[f]..];
+                        let e = least_cost(costs, words) - dom_min[f];
+                        let mut by_class = [f64::INFINITY; CLASSES];
+                        if e > 0.0 {
+                            for (c, ec) in by_class.iter_mut().enumerate() {
+                                let mask = &classes[c * all + w0..c * all + w1];
+                                *ec = least_cost_in(costs, words, mask) - dom_min[f];
+                            }
+                        }
+                        (f as u32, e, by_class)
                     }),
                 );
             }
