@@ -78,6 +78,15 @@ pub(super) fn blocking_groups(
             }
             _ => {
                 let mut prog = Program::build(&s, model, factual, model.first_margin(config))?;
+                if matches!(model, Scoring::Mlp(..)) {
+                    // A network's relaxed program without HiGHS's presolve: on
+                    // HELOC's 1×200 network under the preset, HiGHS 1.16's
+                    // `strengthenInequalities` ran 17 minutes past a 120 s limit
+                    // on a relaxed re-solve (it reads the clock only between
+                    // rows; BENCHMARKS.md §12), and a feasibility question
+                    // needs no presolve to be answered within the limit.
+                    prog.presolve = false;
+                }
                 solve_program(&s, model, &mut prog, factual, &quick)?
             }
         };
