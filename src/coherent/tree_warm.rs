@@ -9,7 +9,7 @@
 //! the search ([`super::tree_search::TreeSearch::add_warm`]) maps the nearest
 //! applicants' moves onto its own menus (each moved feature to the cheapest
 //! option of its menu in the same cell of the ensemble's thresholds), scores
-//! each as it is, and the primal heuristic ([`super::tree_primal`]) starts
+//! each as it is, and the primal heuristic (`coherent::tree_primal`) starts
 //! from the cheapest accepted one (or the nearest).
 //!
 //! A warm start only hands the search an incumbent: an accepted answer, scored
