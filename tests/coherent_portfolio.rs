@@ -277,6 +277,150 @@ fn heloc_output_under_the_peer_xgboost_model_is_the_same_bytes_for_every_layout(
     }
 }
 
+/// The HELOC schema and the peer's 100-tree XGBoost model, or `None` (the
+/// test skipped, never under CI) when the data or the model is absent.
+fn heloc_trees() -> Option<(Schema, cfx::model::TreeEnsemble, Vec<Vec<f64>>)> {
+    let path = common::shared("heloc.csv")?;
+    let model_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers/heloc_xgb.json");
+    if !model_path.exists() {
+        assert!(
+            !common::in_ci(),
+            "the peer's XGBoost model is missing under CI"
+        );
+        eprintln!("notice: the peer's XGBoost model is absent; test skipped");
+        return None;
+    }
+    let d = heloc(&path).unwrap();
+    let (train, test) = d.holdout_split();
+    let mut schema = train.schema.clone();
+    schema.fit_weights(&train.rows).unwrap();
+    let json = std::fs::read_to_string(&model_path).unwrap();
+    let model = cfx::model::TreeEnsemble::from_xgboost_json(
+        &json,
+        &schema,
+        &cfx::model::trees::ImportOptions::default(),
+    )
+    .unwrap();
+    Some((schema, model, test.rows))
+}
+
+/// A book of look-alike applicants, as the portfolio example streams: each
+/// of the first `n` declined rows, then two copies with every in-range value
+/// moved by a grid step or none (deterministically): near neighbours, as
+/// the warm starts of the tree search (`coherent::tree_warm`) use them.
+fn look_alikes(schema: &Schema, model: &dyn Model, rows: &[Vec<f64>], n: usize) -> Vec<Vec<f64>> {
+    use cfx::schema::FeatureKind;
+    let mut book = Vec::new();
+    for r in rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .take(n)
+    {
+        book.push(r.clone());
+        for copy in 1..=2usize {
+            let mut x = r.clone();
+            for (i, f) in schema.features.iter().enumerate() {
+                if let FeatureKind::Contiguous {
+                    lower, upper, step, ..
+                } = &f.kind
+                    && f.state_of(r[i]).ok() == Some(0)
+                {
+                    let v = r[i] + step.unwrap_or(1.0) * (((i + copy) % 3) as f64 - 1.0);
+                    if v >= *lower && v <= *upper {
+                        x[i] = v;
+                    }
+                }
+            }
+            book.push(x);
+        }
+    }
+    book
+}
+
+/// Writes `rows` as a CSV of the schema's columns (levels by name).
+fn write_book(schema: &Schema, rows: &[Vec<f64>], path: &Path) {
+    use cfx::schema::FeatureKind;
+    let mut text: String = schema
+        .features
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    text.push('\n');
+    for r in rows {
+        let cells: Vec<String> = schema
+            .features
+            .iter()
+            .zip(r)
+            .map(|(f, &v)| match &f.kind {
+                FeatureKind::Categorical { levels } => levels[v as usize].clone(),
+                FeatureKind::Contiguous { .. } => cfx::schema::fmt_num(v),
+            })
+            .collect();
+        text.push_str(&cells.join(","));
+        text.push('\n');
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn heloc_book_of_look_alikes_under_trees_gives_every_line_a_fresh_explain_gives() {
+    // Look-alike rows, where answers of equal cost tie (issue 43): the oracle
+    // is a fresh single explanation per row, and every layout (thread count,
+    // chunk size) must write the same bytes.
+    let Some((schema, model, rows)) = heloc_trees() else {
+        return;
+    };
+    let book = look_alikes(&schema, &model, &rows, 40);
+    assert_eq!(book.len(), 120);
+    let input = temp("heloc-look-alikes.csv");
+    write_book(&schema, &book, &input);
+    let (bytes, summary) = assert_same_bytes_for_all_layouts(&schema, &model, &input, "");
+    std::fs::remove_file(&input).unwrap();
+    assert_eq!((summary.rows, summary.errors), (120, 0), "{summary:?}");
+    assert!(summary.declined >= 100, "{summary:?}");
+    let text = String::from_utf8(bytes).unwrap();
+    for (k, line) in text.lines().enumerate() {
+        assert_eq!(line, oracle_line(&schema, &model, &book[k], k), "row {k}");
+    }
+}
+
+#[test]
+fn warm_started_tree_explanations_cost_what_fresh_ones_cost() {
+    // One warm-start memory across a book of look-alikes, each row twice (the
+    // second time its own answer is the nearest): every answer is accepted,
+    // proven optimal and as cheap as a fresh explanation's (1e-9 relative;
+    // among equally cheap answers the warm search may pick another).
+    use cfx::coherent::tree_warm::TreeWarmStarts;
+    let Some((schema, model, rows)) = heloc_trees() else {
+        return;
+    };
+    let config = Config::default();
+    let mut warm = TreeWarmStarts::new();
+    let book = look_alikes(&schema, &model, &rows, 25);
+    for (k, raw) in book.iter().chain(&book).enumerate() {
+        let fresh = explain(&schema, &model, raw, &config).unwrap();
+        let warmed = cfx::coherent::explain_warm(&schema, &model, raw, &config, &mut warm).unwrap();
+        assert_eq!(warmed.outcome, fresh.outcome, "row {k}");
+        let (a, b) = match (
+            fresh.counterfactuals.first(),
+            warmed.counterfactuals.first(),
+        ) {
+            (Some(a), Some(b)) => (a, b),
+            (None, None) => continue,
+            _ => panic!("row {k}: one answer only"),
+        };
+        assert!(
+            (a.cost - b.cost).abs() <= 1e-9 * a.cost.abs().max(1e-12),
+            "row {k}: fresh {} vs warm {}",
+            a.cost,
+            b.cost
+        );
+        assert!(model.accepts(&schema.encode(&b.raw).unwrap()), "row {k}");
+        assert_eq!(b.status, cfx::coherent::Outcome::Optimal, "row {k}");
+    }
+}
+
 fn lines(path: &PathBuf) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)
         .unwrap()

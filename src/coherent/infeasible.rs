@@ -74,7 +74,7 @@ pub(super) fn blocking_groups(
                 with_workspace(|ws| solve_separable(&s, model, factual, &quick, &[], ws))?
             }
             (ProvedBy::TreeSearch, Scoring::Trees(ens)) => {
-                solve_trees(&s, ens, factual, &quick, &[], &[])?
+                solve_trees(&s, ens, factual, &quick, &[], &[], None)?
             }
             _ => {
                 let mut prog = Program::build(&s, model, factual, model.first_margin(config))?;

@@ -54,6 +54,7 @@ pub(crate) mod tree_box_tests;
 mod tree_budget;
 mod tree_primal;
 pub mod tree_search;
+pub mod tree_warm;
 mod trees;
 /// The random schemas and ensembles of the tree MIP's oracle, shared with the
 /// tree model's own tests.
@@ -600,6 +601,7 @@ fn solve_trees(
     config: &Config,
     fixes: &[Fix],
     cuts: &[Vec<usize>],
+    mut warm: Option<&mut tree_warm::TreeWarmStarts>,
 ) -> Result<Solved> {
     let start = std::time::Instant::now();
     // Robust advice: the box of the target (`tree_box`), proven by the search.
@@ -607,12 +609,21 @@ fn solve_trees(
         Some(r) => tree_box::half_widths(schema, r)?,
         None => Vec::new(),
     };
+    // Warm starts serve the plain first solve only (no fixes, cuts or box).
+    if !(fixes.is_empty() && cuts.is_empty() && half.is_empty()) {
+        warm = None;
+    }
     with_workspace(|ws| {
         ws.build_tree_cells_boxed(schema, ens, factual, fixes, &half)?;
         with_tree_search(|ts| {
             ts.prepare(ws, schema, ens)?;
             ts.set_box(ws, schema, ens, &half)?;
             ts.set_cuts(ws, schema, factual, cuts)?;
+            if let Some(w) = warm.as_deref_mut() {
+                for moves in w.nearest(schema, factual) {
+                    ts.add_warm(ens, moves);
+                }
+            }
             let mut enc = vec![0.0; schema.encoded_dim()];
             let mut tolerance = config.margin;
             for _ in 0..3 {
@@ -666,6 +677,11 @@ fn solve_trees(
                     config.robustness,
                 )?;
                 if let Some(cf) = cf {
+                    if let Some(w) = warm.as_deref_mut() {
+                        let mut moves = Vec::new();
+                        ts.answer_moves(&mut moves);
+                        w.record(schema, factual, &moves);
+                    }
                     return Ok(Solved::Found(Box::new(cf)));
                 }
                 tolerance = (tolerance * 100.0).max(1e-9);
@@ -703,6 +719,9 @@ struct Run<'a> {
     /// The MIP carries the schema's cap on features changed
     /// ([`Schema::max_features_changed`]).
     capped: bool,
+    /// Earlier answers of a book that warm-start the tree search
+    /// ([`tree_warm`]); `None` for a single explanation.
+    warm: Option<&'a mut tree_warm::TreeWarmStarts>,
 }
 
 impl<'a> Run<'a> {
@@ -782,6 +801,7 @@ impl<'a> Run<'a> {
             config,
             backend,
             capped: false,
+            warm: None,
         })
     }
 
@@ -833,6 +853,7 @@ impl<'a> Run<'a> {
     fn solve_uncapped(&mut self) -> Result<Solved> {
         let (schema, scoring, factual, config) =
             (self.schema, self.scoring, self.factual, self.config);
+        let warm = self.warm.as_deref_mut();
         let solved = match &mut self.backend {
             Backend::Mip { prog, .. } => {
                 return solve_program(schema, scoring, prog, factual, config);
@@ -841,7 +862,9 @@ impl<'a> Run<'a> {
                 with_workspace(|ws| solve_separable(schema, scoring, factual, config, fixes, ws))?
             }
             Backend::TreeSearch { fixes, cuts } => match scoring {
-                Scoring::Trees(ens) => solve_trees(schema, ens, factual, config, fixes, cuts)?,
+                Scoring::Trees(ens) => {
+                    solve_trees(schema, ens, factual, config, fixes, cuts, warm)?
+                }
                 _ => {
                     return Err(Error::Solver(
                         "internal: the tree search was chosen for another model".into(),
@@ -1019,6 +1042,25 @@ pub fn explain(
     let (lin, score) = prepare(schema, model, factual, config)?;
     let mut ex = new_explanation(lin, factual, score, config);
     let mut run = Run::new(schema, lin, factual, config, false)?;
+    first(&mut run, &mut ex)?;
+    Ok(ex)
+}
+
+/// [`explain`] warm-started by the earlier answers of a book under a tree
+/// ensemble ([`tree_warm`]): the same proven optimal cost, often found
+/// sooner; the answer joins `warm`. Among answers of exactly equal cost the
+/// one returned may differ from [`explain`]'s. Other models ignore `warm`.
+pub fn explain_warm(
+    schema: &Schema,
+    model: &dyn Model,
+    factual: &[f64],
+    config: &Config,
+    warm: &mut tree_warm::TreeWarmStarts,
+) -> Result<Explanation> {
+    let (lin, score) = prepare(schema, model, factual, config)?;
+    let mut ex = new_explanation(lin, factual, score, config);
+    let mut run = Run::new(schema, lin, factual, config, false)?;
+    run.warm = Some(warm);
     first(&mut run, &mut ex)?;
     Ok(ex)
 }

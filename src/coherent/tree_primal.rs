@@ -114,22 +114,35 @@ impl Primal {
 
     /// Looks for an answer inside the domains `dom` (bit sets over the sorted
     /// options, laid out as `menus.word_start`) whose margin, summed as the
-    /// library sums it, reaches `need`. Gives up once [`Primal::walks`] passes
-    /// `budget`. Returns the answer's cost (the answer in
-    /// [`Primal::answer`]), or `None`.
+    /// library sums it, reaches `need`, starting from `start` (one sorted
+    /// option per feature; a warm start, [`super::tree_warm`]) where it lies
+    /// in `dom`, else from every domain's cheapest option. Gives up once
+    /// [`Primal::walks`] passes `budget`. Returns the answer's cost (the
+    /// answer in [`Primal::answer`]), or `None`.
     pub(super) fn run(
         &mut self,
         m: &Menus,
         ens: &TreeEnsemble,
         dom: &[u64],
+        start: Option<&[usize]>,
         need: f64,
         budget: u64,
     ) -> Option<f64> {
         let n = m.n_features();
         self.opt.clear();
         for f in 0..n {
-            self.opt
-                .push(lowest(&dom[m.word_start[f]..m.word_start[f + 1]])?);
+            let d = &dom[m.word_start[f]..m.word_start[f + 1]];
+            let o = match start {
+                Some(s)
+                    if s.len() == n
+                        && s[f] < 64 * d.len()
+                        && d[s[f] / 64] >> (s[f] % 64) & 1 == 1 =>
+                {
+                    s[f]
+                }
+                _ => lowest(d)?,
+            };
+            self.opt.push(o);
         }
         self.leaf.clear();
         for &r in ens.roots() {

@@ -138,7 +138,7 @@ fn primal_answers_are_accepted_inside_the_domains_and_no_cheaper_than_brute_forc
             continue;
         };
         feasible += usize::from(best.is_finite());
-        let Some(c) = primal.run(&m, &ens, &dom, need, u64::MAX) else {
+        let Some(c) = primal.run(&m, &ens, &dom, None, need, u64::MAX) else {
             continue;
         };
         found += 1;

@@ -285,6 +285,8 @@ pub struct TreeSearch {
     /// The budget bound's classes of the node's options: class `c`'s words
     /// at `class_mask[c·words..]`, laid out as the domains.
     class_mask: Vec<u64>,
+    /// During a walk, each feature's least cost in `cur`.
+    cur_min: Vec<f64>,
     // Robust advice ([`TreeSearch::set_box`]): whether a box is set, and per
     // inner node (laid out as `masks`) the options whose box reaches its left
     // and its right side; per tree, the cap of the node being evaluated and
@@ -301,6 +303,14 @@ pub struct TreeSearch {
     /// Whether the robust search bounds on plain leaves (capped) instead of
     /// the box-aware walk of `tree_box_bound` ([`TreeSearch::set_box_bound`]).
     box_bound_off: bool,
+    /// Per feature, the inner tree nodes that test it:
+    /// `feature_nodes[feature_node_start[f]..feature_node_start[f + 1]]`.
+    feature_node_start: Vec<usize>,
+    feature_nodes: Vec<u32>,
+    /// Warm starts ([`TreeSearch::add_warm`]): `n` sorted options each, and
+    /// the leaf values of the one being scored.
+    warm: Vec<usize>,
+    warm_values: Vec<f64>,
 }
 
 /// What a bound must stay below to beat the incumbent's cost (relative
@@ -423,6 +433,26 @@ impl TreeSearch {
                 }
             }
         }
+        self.feature_node_start.clear();
+        self.feature_node_start.resize(n + 1, 0);
+        for node in nodes.iter().filter(|x| x.test != Test::Leaf) {
+            self.feature_node_start[node.feature as usize + 1] += 1;
+        }
+        for f in 0..n {
+            self.feature_node_start[f + 1] += self.feature_node_start[f];
+        }
+        self.feature_nodes.clear();
+        self.feature_nodes.resize(self.feature_node_start[n], 0);
+        self.count.clear();
+        self.count.extend_from_slice(&self.feature_node_start[..n]);
+        for (k, node) in nodes.iter().enumerate() {
+            if node.test != Test::Leaf {
+                let f = node.feature as usize;
+                self.feature_nodes[self.count[f]] = k as u32;
+                self.count[f] += 1;
+            }
+        }
+        self.warm.clear();
         self.n_trees = ens.roots().len();
         self.primal.prepare(ens, n);
         // The float32 sum of XGBoost rounds each partial sum to a relative
@@ -798,6 +828,67 @@ impl TreeSearch {
         &self.picks
     }
 
+    /// Adds a warm start for the next solve (issue 43, [`super::tree_warm`]):
+    /// each feature of `moves` (feature, what the trees see of a value) at
+    /// the cheapest option of its menu in the same cell of the ensemble's
+    /// thresholds (the value's side of every test of the feature), every
+    /// other feature, and a feature whose cell no option reaches, at its
+    /// cheapest option. The solve's primal heuristic starts from it; an
+    /// accepted answer found so is only an incumbent, and the search still
+    /// proves its answer optimal. [`TreeSearch::prepare`] forgets them.
+    pub fn add_warm(&mut self, ens: &TreeEnsemble, moves: &[(u32, f64)]) {
+        let n = self.opt_start.len().saturating_sub(1);
+        let nodes = ens.nodes();
+        let at = self.warm.len();
+        self.warm.resize(at + n, 0);
+        for &(f, v) in moves {
+            let f = f as usize;
+            if f >= n {
+                continue;
+            }
+            let tests =
+                &self.feature_nodes[self.feature_node_start[f]..self.feature_node_start[f + 1]];
+            let options = self.opt_start[f + 1] - self.opt_start[f];
+            let found = (0..options).find(|&o| {
+                tests.iter().all(|&k| {
+                    let k = k as usize;
+                    ens.goes_left(&nodes[k], v) == bit(&self.masks[self.mask_start[k]..], o)
+                })
+            });
+            self.warm[at + f] = found.unwrap_or(0);
+        }
+    }
+
+    /// The margin of the options `opt` (one sorted option per feature),
+    /// summed as the library sums it.
+    fn score_options(&mut self, ens: &TreeEnsemble, opt: &[usize]) -> f64 {
+        let nodes = ens.nodes();
+        self.warm_values.clear();
+        for &r in ens.roots() {
+            let mut k = r as usize;
+            while nodes[k].test != Test::Leaf {
+                let left = bit(
+                    &self.masks[self.mask_start[k]..],
+                    opt[nodes[k].feature as usize],
+                );
+                k = if left { nodes[k].left } else { nodes[k].right } as usize;
+            }
+            self.warm_values.push(nodes[k].value);
+        }
+        ens.sum_tree_values(self.warm_values.iter().copied())
+    }
+
+    /// The moves of the last answer: each feature off its cheapest option,
+    /// with what the trees see of its value (for [`TreeSearch::add_warm`]).
+    pub fn answer_moves(&self, out: &mut Vec<(u32, f64)>) {
+        out.clear();
+        for (f, &o) in self.best.iter().enumerate() {
+            if o != 0 {
+                out.push((f as u32, self.input[self.opt_start[f] + o]));
+            }
+        }
+    }
+
     fn words(&self) -> usize {
         *self.word_start.last().unwrap_or(&0)
     }
@@ -838,6 +929,37 @@ impl TreeSearch {
         let mut next_clock_check = 32;
         self.primal.walks = 0;
         self.heuristic(ens, &root, need, u64::MAX, &mut incumbent);
+        let root_walks = self.primal.walks;
+        // Warm starts: each scored as it is; the heuristic then runs once,
+        // within what the root run took (at least one pass over the trees),
+        // from the cheapest accepted one, or from the nearest applicant's if
+        // none is accepted.
+        let warm = std::mem::take(&mut self.warm);
+        let mut from: Option<(f64, usize)> = None;
+        for (j, start) in warm.chunks(n.max(1)).enumerate() {
+            if start.len() != n {
+                continue;
+            }
+            let cost: f64 = (0..n)
+                .map(|f| self.cost[self.opt_start[f] + start[f]])
+                .sum();
+            let accepted = self.score_options(ens, start) >= need;
+            self.primal.walks += self.n_trees as u64;
+            let better = match from {
+                None => true,
+                Some((c, _)) => accepted && cost < c,
+            };
+            if better {
+                from = Some((if accepted { cost } else { f64::INFINITY }, j));
+            }
+        }
+        if let Some((_, j)) = from {
+            let budget = self.primal.walks + root_walks.max(self.n_trees as u64);
+            let start = &warm[j * n..(j + 1) * n];
+            self.heuristic_from(ens, &root, need, budget, Some(start), &mut incumbent);
+        }
+        self.warm = warm;
+        self.warm.clear();
         let root_walks = self.primal.walks;
         let mut heuristic_interval = HEURISTIC_FIRST;
         let mut next_heuristic = HEURISTIC_FIRST;
@@ -1045,6 +1167,20 @@ impl TreeSearch {
         budget: u64,
         incumbent: &mut f64,
     ) -> bool {
+        self.heuristic_from(ens, dom, need, budget, None, incumbent)
+    }
+
+    /// [`TreeSearch::heuristic`] started from the options `start` (one per
+    /// feature, sorted indices) instead of each domain's cheapest.
+    fn heuristic_from(
+        &mut self,
+        ens: &TreeEnsemble,
+        dom: &[u64],
+        need: f64,
+        budget: u64,
+        start: Option<&[usize]>,
+        incumbent: &mut f64,
+    ) -> bool {
         let menus = Menus {
             opt_start: &self.opt_start,
             word_start: &self.word_start,
@@ -1052,7 +1188,7 @@ impl TreeSearch {
             mask_start: &self.mask_start,
             masks: &self.masks,
         };
-        let plain = self.primal.run(&menus, ens, dom, need, budget);
+        let plain = self.primal.run(&menus, ens, dom, start, need, budget);
         if self.boxed {
             return self.box_heuristic(ens, dom, need, budget, plain.is_some(), incumbent);
         }
@@ -1169,6 +1305,8 @@ impl TreeSearch {
             // such value.
             self.cur.clear();
             self.cur.extend_from_slice(&self.work);
+            self.cur_min.clear();
+            self.cur_min.extend_from_slice(&self.dom_min);
             self.events.clear();
             self.tree_max.clear();
             if self.merged_on {
@@ -1228,7 +1366,11 @@ impl TreeSearch {
                 }
             }
             // The bound: the staircases merged in order of rc.
-            self.events.sort_by(|a, b| a.0.total_cmp(&b.0));
+            // (rc, tree) is unique (rc rises along each staircase), so the
+            // unstable sort gives the stable sort's order, without its
+            // scratch buffer.
+            self.events
+                .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             self.tree_value.clear();
             self.tree_value.resize(self.n_trees, f64::NEG_INFINITY);
             self.tree_leaf.clear();
@@ -1451,6 +1593,7 @@ impl TreeSearch {
                     if !any {
                         return Propagated::Empty;
                     }
+                    self.cur_min[f] = self.min_cost(f, &self.cur[w0..w1]);
                 }
                 self.acc[w0..w1].fill(0);
                 self.count[f] = 0;
@@ -1486,17 +1629,17 @@ impl TreeSearch {
                         // tests, for the feature-budget bound.
                         let (cost, opt_start, word_start) =
                             (&self.cost, &self.opt_start, &self.word_start);
-                        let (cur, dom_min) = (&self.cur, &self.dom_min);
+                        let (cur, cur_min, dom_min) = (&self.cur, &self.cur_min, &self.dom_min);
                         let (classes, all) = (&self.class_mask, self.work.len());
                         self.budget.push_leaf(
                             node.value,
                             self.path_features.iter().map(|&f| {
-                                let (w0, w1) = (word_start[f], word_start[f + 1]);
-                                let words = &cur[w0..w1];
-                                let costs = &cost[opt_start[f]..];
-                                let e = least_cost(costs, words) - dom_min[f];
+                                let e = cur_min[f] - dom_min[f];
                                 let mut by_class = [f64::INFINITY; CLASSES];
                                 if e > 0.0 {
+                                    let (w0, w1) = (word_start[f], word_start[f + 1]);
+                                    let words = &cur[w0..w1];
+                                    let costs = &cost[opt_start[f]..];
                                     for (c, ec) in by_class.iter_mut().enumerate() {
                                         let mask = &classes[c * all + w0..c * all + w1];
                                         *ec = least_cost_in(costs, words, mask) - dom_min[f];
@@ -1537,29 +1680,51 @@ impl TreeSearch {
         }
         let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
         let ms = self.mask_start[k];
-        let old = self.min_cost(f, &self.cur[w0..w1]);
-        let mark = self.undo.len();
-        self.undo.extend_from_slice(&self.cur[w0..w1]);
-        for (side, child) in [(true, node.left), (false, node.right)] {
-            let mut any = false;
-            for w in w0..w1 {
-                let m = self.masks[ms + (w - w0)];
-                let d = self.undo[mark + (w - w0)];
-                let v = if side { d & m } else { d & !m };
-                self.cur[w] = v;
-                any |= v != 0;
-            }
-            if any {
-                let e = extra + (self.min_cost(f, &self.cur[w0..w1]) - old);
-                if base + e < limit {
-                    self.walk(ens, child as usize, e, base, limit, visit);
+        // `cur_min[f]` is the least cost of `cur`'s domain of `f`, kept along
+        // the walk so that neither the split nor a leaf looks it up again.
+        let old = self.cur_min[f];
+        if w1 - w0 == 1 {
+            // One word: the common case, without the undo stack.
+            let (d, m) = (self.cur[w0], self.masks[ms]);
+            for (v, child) in [(d & m, node.left), (d & !m, node.right)] {
+                if v != 0 {
+                    let c = self.cost[self.opt_start[f] + v.trailing_zeros() as usize];
+                    let e = extra + (c - old);
+                    if base + e < limit {
+                        self.cur[w0] = v;
+                        self.cur_min[f] = c;
+                        self.walk(ens, child as usize, e, base, limit, visit);
+                    }
                 }
             }
+            self.cur[w0] = d;
+        } else {
+            let mark = self.undo.len();
+            self.undo.extend_from_slice(&self.cur[w0..w1]);
+            for (side, child) in [(true, node.left), (false, node.right)] {
+                let mut any = false;
+                for w in w0..w1 {
+                    let m = self.masks[ms + (w - w0)];
+                    let d = self.undo[mark + (w - w0)];
+                    let v = if side { d & m } else { d & !m };
+                    self.cur[w] = v;
+                    any |= v != 0;
+                }
+                if any {
+                    let c = self.min_cost(f, &self.cur[w0..w1]);
+                    let e = extra + (c - old);
+                    if base + e < limit {
+                        self.cur_min[f] = c;
+                        self.walk(ens, child as usize, e, base, limit, visit);
+                    }
+                }
+            }
+            for w in w0..w1 {
+                self.cur[w] = self.undo[mark + (w - w0)];
+            }
+            self.undo.truncate(mark);
         }
-        for w in w0..w1 {
-            self.cur[w] = self.undo[mark + (w - w0)];
-        }
-        self.undo.truncate(mark);
+        self.cur_min[f] = old;
         if track {
             self.on_path[f] -= 1;
             if self.on_path[f] == 0 {
