@@ -57,7 +57,7 @@
 //! the options within a half-width of a threshold, and empty classes and
 //! classes whose reduced cost reaches the incumbent are not walked.
 
-use super::{CLASSES, TreeSearch, least_cost, least_cost_in};
+use super::{TreeSearch, least_cost};
 use crate::model::TreeEnsemble;
 use crate::model::trees::Test;
 
@@ -83,29 +83,19 @@ impl TreeSearch {
             let value = node.value.min(cap);
             self.leaves.push((base + extra, value, k as u32));
             if !self.budget_off {
-                let (cost, opt_start, word_start) = (&self.cost, &self.opt_start, &self.word_start);
-                let (cur, dom_min) = (&self.cur, &self.dom_min);
-                // Per class of the feature-budget bound (`coherent::tree_budget`:
-                // below, above or at the candidate's value) as in the plain
-                // walk: every answer of this entry lies in one class.
-                let (classes, all) = (&self.class_mask, self.work.len());
-                self.budget.push_leaf(
+                // Per class of the feature-budget bound as in the plain walk:
+                // every answer of this entry lies in one class.
+                let mut budget = std::mem::take(&mut self.budget);
+                budget.push_leaf(
                     value,
                     self.path_features.iter().map(|&f| {
-                        let (w0, w1) = (word_start[f], word_start[f + 1]);
-                        let words = &cur[w0..w1];
-                        let costs = &cost[opt_start[f]..];
-                        let e = least_cost(costs, words) - dom_min[f];
-                        let mut by_class = [f64::INFINITY; CLASSES];
-                        if e > 0.0 {
-                            for (c, ec) in by_class.iter_mut().enumerate() {
-                                let mask = &classes[c * all + w0..c * all + w1];
-                                *ec = least_cost_in(costs, words, mask) - dom_min[f];
-                            }
-                        }
-                        (f as u32, e, by_class)
+                        let words = &self.cur[self.word_start[f]..self.word_start[f + 1]];
+                        let e =
+                            least_cost(&self.cost[self.opt_start[f]..], words) - self.dom_min[f];
+                        (f as u32, e, self.class_extras(f, e))
                     }),
                 );
+                self.budget = budget;
             }
             return;
         }

@@ -1518,6 +1518,26 @@ impl TreeSearch {
         Eval::Pruned
     }
 
+    /// The feature-budget bound's extras of feature `f` per class
+    /// (`coherent::tree_budget`) for a leaf reached under the walk's domains
+    /// `cur` whose extra over the node's least cost is `e`: the least cost of
+    /// the options of `cur` in each class, less the node's least (infinite
+    /// for a class that holds none; all infinite when `e` is 0, as the bound
+    /// keeps only positive extras).
+    fn class_extras(&self, f: usize, e: f64) -> [f64; CLASSES] {
+        let mut by_class = [f64::INFINITY; CLASSES];
+        if e > 0.0 {
+            let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+            let (words, costs) = (&self.cur[w0..w1], &self.cost[self.opt_start[f]..]);
+            let all = self.work.len();
+            for (c, ec) in by_class.iter_mut().enumerate() {
+                let mask = &self.class_mask[c * all + w0..c * all + w1];
+                *ec = least_cost_in(costs, words, mask) - self.dom_min[f];
+            }
+        }
+        by_class
+    }
+
     /// Parts each feature's options in the node `work` into the budget
     /// bound's classes (`coherent::tree_budget`): below the candidate's
     /// value, above it, and the rest (equal, or NaN). Any partition keeps
@@ -1627,27 +1647,15 @@ impl TreeSearch {
                     if !self.budget_off {
                         // The leaf's extra cost in each feature its path
                         // tests, for the feature-budget bound.
-                        let (cost, opt_start, word_start) =
-                            (&self.cost, &self.opt_start, &self.word_start);
-                        let (cur, cur_min, dom_min) = (&self.cur, &self.cur_min, &self.dom_min);
-                        let (classes, all) = (&self.class_mask, self.work.len());
-                        self.budget.push_leaf(
+                        let mut budget = std::mem::take(&mut self.budget);
+                        budget.push_leaf(
                             node.value,
                             self.path_features.iter().map(|&f| {
-                                let e = cur_min[f] - dom_min[f];
-                                let mut by_class = [f64::INFINITY; CLASSES];
-                                if e > 0.0 {
-                                    let (w0, w1) = (word_start[f], word_start[f + 1]);
-                                    let words = &cur[w0..w1];
-                                    let costs = &cost[opt_start[f]..];
-                                    for (c, ec) in by_class.iter_mut().enumerate() {
-                                        let mask = &classes[c * all + w0..c * all + w1];
-                                        *ec = least_cost_in(costs, words, mask) - dom_min[f];
-                                    }
-                                }
-                                (f as u32, e, by_class)
+                                let e = self.cur_min[f] - self.dom_min[f];
+                                (f as u32, e, self.class_extras(f, e))
                             }),
                         );
+                        self.budget = budget;
                     }
                 }
                 Visit::Union { threshold } if node.value >= threshold => {
