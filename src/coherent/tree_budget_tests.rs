@@ -26,6 +26,10 @@ struct Counts {
     open: usize,
     tighter: usize,
     caught: usize,
+    /// Nodes where the exact knapsack is above its LP relaxation, and
+    /// nodes pruned against an incumbent.
+    above_lp: usize,
+    pruned_under: usize,
 }
 
 /// Brute force over the node `dom` (scored on raw rows by the model's own
@@ -48,6 +52,35 @@ fn check_node(
     ts.set_budget_bound(false);
     let per_tree = ts.node_bound(ens, dom, need);
     ts.set_budget_bound(true);
+    ts.set_budget_lp_only(true);
+    let lp = ts.node_bound(ens, dom, need);
+    ts.set_budget_lp_only(false);
+    if let (Some((false, l)), Some((false, b))) = (lp, ts.node_bound(ens, dom, need)) {
+        assert!(b >= l, "{what}: the knapsack's {b} below its LP's {l}");
+        counts.above_lp += usize::from(b > l + 1e-9 * l.abs().max(1.0));
+    }
+    // Against an incumbent near the optimum (the knapsack stops at the
+    // incumbent's cost): a node pruned holds no answer cheaper than it, and
+    // an open node's bound stays admissible.
+    if optimum.is_finite() {
+        let incumbent = optimum * (0.9 + 0.3 * (counts.domains % 7) as f64 / 6.0);
+        match ts.node_bound_under(ens, dom, need, incumbent) {
+            None => {
+                counts.pruned_under += 1;
+                assert!(
+                    optimum >= incumbent * (1.0 - 1e-6),
+                    "{what}: pruned under {incumbent}, yet {optimum} is accepted"
+                );
+            }
+            Some((false, b)) if optimum < incumbent * (1.0 - 1e-6) => {
+                assert!(
+                    admissible(b, optimum),
+                    "{what}: {b} > {optimum} under {incumbent}"
+                );
+            }
+            _ => {}
+        }
+    }
     match ts.node_bound(ens, dom, need) {
         None => assert!(
             optimum.is_infinite(),
@@ -127,6 +160,11 @@ fn budget_bound_is_admissible_on_random_node_domains() {
     assert!(wide.domains >= 2000 && wide.open >= 500, "{wide:?}");
     assert!(wide.tighter >= 50, "{wide:?}");
     assert!(small.caught + wide.caught >= 500, "{small:?} {wide:?}");
+    assert!(small.above_lp + wide.above_lp >= 50, "{small:?} {wide:?}");
+    assert!(
+        small.pruned_under + wide.pruned_under >= 100,
+        "{small:?} {wide:?}"
+    );
 }
 
 /// The LP over features on a hand-made node whose envelopes are known (the
@@ -134,6 +172,7 @@ fn budget_bound_is_admissible_on_random_node_domains() {
 #[test]
 fn budget_lp_buys_the_steepest_segments_first() {
     let mut b = super::FeatureBudget::default();
+    b.set_lp_only(true);
     b.clear();
     // Tree 0: a zero-extra leaf of value 0; a leaf of value 3 that moves
     // feature 0 by 1; a leaf of value 2 that moves feature 1 by 2.
@@ -152,14 +191,14 @@ fn budget_lp_buys_the_steepest_segments_first() {
     // 3 and 2. G_1: +2 at 2 (tree 0) and +2 at 2 (tree 1) → (0,0)-(2,4),
     // slope 2. Need 1 + 6: buy 3 (width 1), then 3 more at slope 2 (width
     // 1.5): extra 2.5.
-    let extra = b.extra(0.0, 7.0).unwrap();
+    let extra = b.extra(0.0, 7.0, f64::INFINITY).unwrap();
     assert!((extra - 2.5).abs() < 1e-9, "{extra}");
     // Nothing needed past z: no extra.
-    assert_eq!(b.extra(0.0, 1.0), Some(0.0));
+    assert_eq!(b.extra(0.0, 1.0, f64::INFINITY), Some(0.0));
     // More than every gain: no answer.
-    assert_eq!(b.extra(0.0, 1.0 + 5.0 + 4.0 + 1e-6), None);
+    assert_eq!(b.extra(0.0, 1.0 + 5.0 + 4.0 + 1e-6, f64::INFINITY), None);
     // Exactly every gain: the whole of both envelopes (2 + 2).
-    let all = b.extra(0.0, 10.0).unwrap();
+    let all = b.extra(0.0, 10.0, f64::INFINITY).unwrap();
     assert!((all - 4.0).abs() < 1e-9, "{all}");
 }
 
@@ -174,6 +213,7 @@ fn up(e: f64) -> [f64; super::CLASSES] {
 #[test]
 fn budget_classes_take_one_way_per_feature() {
     let mut b = super::FeatureBudget::default();
+    b.set_lp_only(true);
     b.clear();
     // Tree 0: zero-extra value 0; value 2 when feature 0 goes down by 1.
     b.begin_tree();
@@ -193,10 +233,46 @@ fn budget_classes_take_one_way_per_feature() {
     // Below: 2 + 1 = 3 at extra 1. Above: 3 at extra 1. G_0 = 3 at 1, so a
     // need of 3 costs 1 and a need past 3 has no answer; the classes'
     // sum (5) would have let a need of 5 through.
-    let extra = b.extra(0.0, 3.0).unwrap();
+    let extra = b.extra(0.0, 3.0, f64::INFINITY).unwrap();
     assert!((extra - 1.0).abs() < 1e-9, "{extra}");
-    assert_eq!(b.extra(0.0, 3.5), None);
+    assert_eq!(b.extra(0.0, 3.5, f64::INFINITY), None);
     // Half the need: half the extra (the envelope from (0, 0) to (1, 3)).
-    let half = b.extra(0.0, 1.5).unwrap();
+    let half = b.extra(0.0, 1.5, f64::INFINITY).unwrap();
     assert!((half - 0.5).abs() < 1e-9, "{half}");
+}
+
+/// The exact knapsack over features on the node of
+/// `budget_lp_buys_the_steepest_segments_first`, whose LP buys a fraction of
+/// a step: the steps are G_0 = 3 at 1, 5 at 2 and G_1 = 4 at 2 (the oracle is
+/// the enumeration in the comments).
+#[test]
+fn budget_knapsack_buys_whole_steps() {
+    let mut b = super::FeatureBudget::default();
+    b.clear();
+    b.begin_tree();
+    b.push_leaf(0.0, [].into_iter());
+    b.push_leaf(3.0, [(0, 1.0, up(1.0))].into_iter());
+    b.push_leaf(2.0, [(1, 2.0, up(2.0))].into_iter());
+    b.end_tree(0);
+    b.begin_tree();
+    b.push_leaf(1.0, [].into_iter());
+    b.push_leaf(5.0, [(0, 2.0, up(2.0)), (1, 2.0, up(2.0))].into_iter());
+    b.end_tree(1);
+    // Want 6 past z = 1: G_0 alone reaches 5 at most; G_0(1) + G_1(2) = 7 at
+    // extra 3, G_0(2) + G_1(2) = 9 at 4: the least is 3 (the LP's 2.5 buys
+    // half of G_1's step).
+    let exact = b.extra(0.0, 7.0, f64::INFINITY).unwrap();
+    assert!((exact - 3.0).abs() < 1e-9, "{exact}");
+    // Want 5: G_0(2) = 5 at extra 2 (the LP's value too: 3 at 1, 2 at slope 2).
+    let five = b.extra(0.0, 6.0, f64::INFINITY).unwrap();
+    assert!((five - 2.0).abs() < 1e-9, "{five}");
+    // Want 3: G_0(1) at extra 1, the LP's value too.
+    let three = b.extra(0.0, 4.0, f64::INFINITY).unwrap();
+    assert!((three - 1.0).abs() < 1e-9, "{three}");
+    // Under a cap of 3 the want of 6 has no choice cheaper: no answer.
+    assert_eq!(b.extra(0.0, 7.0, 3.0), None);
+    assert!(b.extra(0.0, 7.0, 3.0 + 1e-9).is_some());
+    b.set_lp_only(true);
+    let lp = b.extra(0.0, 7.0, f64::INFINITY).unwrap();
+    assert!((lp - 2.5).abs() < 1e-9, "{lp}");
 }

@@ -42,9 +42,10 @@
 //! so an answer that must move several features is charged only its dearest
 //! move. The feature-budget bound (`coherent::tree_budget`, on by default,
 //! [`TreeSearch::set_budget_bound`]) charges it for each: every leaf's gain is
-//! shared among the features its path moves, and an LP over features finds
-//! the least total extra cost that buys enough gain, counting for each
-//! feature only one way of moving it. The node's bound is the larger of the
+//! shared among the features its path moves, and a knapsack over features
+//! (solved exactly, its LP relaxation as a fallback) finds the least total
+//! extra cost that buys enough gain, counting for each feature only one way
+//! of moving it. The node's bound is the larger of the
 //! two, and never below its parent's (a child's points are its parent's).
 //!
 //! [`TreeSearch::set_merged_bound`] replaces the trees' staircases by those of
@@ -784,6 +785,30 @@ impl TreeSearch {
         }
     }
 
+    /// [`TreeSearch::node_bound`] against an incumbent of cost `incumbent`:
+    /// `None` when the node holds no answer cheaper than it.
+    #[cfg(test)]
+    pub(super) fn node_bound_under(
+        &mut self,
+        ens: &TreeEnsemble,
+        dom: &[u64],
+        need: f64,
+        incumbent: f64,
+    ) -> Option<(bool, f64)> {
+        match self.evaluate(ens, dom, need, incumbent) {
+            Eval::Pruned => None,
+            Eval::Solved { cost } => Some((true, cost)),
+            Eval::Open { bound, .. } => Some((false, bound)),
+        }
+    }
+
+    /// Makes the feature-budget bound stop at its LP relaxation (for its
+    /// tests: the exact knapsack over features must never be below it).
+    #[cfg(test)]
+    pub(super) fn set_budget_lp_only(&mut self, on: bool) {
+        self.budget.set_lp_only(on);
+    }
+
     /// Runs the primal heuristic at the root only (for its tests).
     #[cfg(test)]
     pub(super) fn set_root_heuristic_only(&mut self, only: bool) {
@@ -1397,7 +1422,10 @@ impl TreeSearch {
                 return Eval::Pruned;
             }
             if !self.budget_off {
-                match self.budget.extra(ens.base_score(), need - self.slack) {
+                match self
+                    .budget
+                    .extra(ens.base_score(), need - self.slack, limit - base)
+                {
                     Some(extra) => bound = bound.max(base + extra),
                     None => return Eval::Pruned,
                 }
