@@ -299,6 +299,8 @@ pub struct TreeSearch {
     rob_leaf: Vec<u32>,
     rob_value: Vec<f64>,
     stack: Vec<usize>,
+    /// The box-aware walk's pending subtrees (`tree_box_bound`).
+    pending: Vec<u32>,
     /// The robust primal heuristic ([`super::tree_box_primal`]).
     box_primal: BoxPrimal,
     /// Whether the robust search bounds on plain leaves (capped) instead of
@@ -1350,10 +1352,10 @@ impl TreeSearch {
                     self.budget.begin_tree();
                 }
                 if self.boxed && !self.box_bound_off {
-                    // The box-aware walk (`tree_box_bound`), capped from the
-                    // start by the tree's cap.
-                    let cap = self.cap[t];
-                    self.box_walk(ens, r as usize, 0.0, base, limit, cap);
+                    // The box-aware walk (`tree_box_bound`): the candidate's
+                    // entry, then the combinations that beat it, capped from
+                    // the start by the tree's cap.
+                    self.box_walk_tree(ens, t, r as usize, base, limit);
                 } else {
                     self.walk(ens, r as usize, 0.0, base, limit, Visit::Collect);
                 }
