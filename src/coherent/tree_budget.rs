@@ -123,7 +123,11 @@ impl FeatureBudget {
     /// Adds a reachable leaf of the current tree: its value and its
     /// per-feature extra costs (those with a positive extra are kept).
     pub fn push_leaf(&mut self, value: f64, extras: impl Iterator<Item = LeafExtra>) {
-        self.feats.extend(extras.filter(|&(_, e, _)| e > 0.0));
+        for x in extras {
+            if x.1 > 0.0 {
+                self.feats.push(x);
+            }
+        }
         self.value.push(value);
         self.at.push(self.feats.len());
     }
