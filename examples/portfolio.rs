@@ -30,7 +30,9 @@
 //! (`-- heloc-xgb 1000 1 search`) it runs, instead of the stream, the tree
 //! search alone (menus and search as `explain` builds them, one thread) on
 //! the declined of the same resampled applicants, and prints the search
-//! nodes and this thread's CPU time per declined applicant.
+//! nodes and this thread's CPU time per declined applicant (with the
+//! environment variable `CFX_DUMP` set, also one line per applicant on
+//! stderr: nodes, menus' and search's CPU milliseconds).
 //!
 //! where R = B / A and N counts the applicants whose two answers are equally
 //! feasible and cost the same within 1e-9 relative. Timing belongs here, not
