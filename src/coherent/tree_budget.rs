@@ -140,7 +140,9 @@ impl FeatureBudget {
 
     /// Ends tree `t`: its zero-extra best value joins `Σ z_t`, each leaf's
     /// gain over it is shared among its path's features, and each share is
-    /// an item of every class the leaf's box meets.
+    /// an item of every class the leaf's box meets. Trees are ended in
+    /// increasing order ([`FeatureBudget::extra`] orders the items by key
+    /// only, stably, and reads each tree's as one run).
     pub fn end_tree(&mut self, t: usize) {
         let mut z = f64::NEG_INFINITY;
         for j in 0..self.value.len() {
