@@ -26,13 +26,21 @@
 //! before and after the stream,
 //! `portfolio(trees): xgboost 100x4: 10000 applicants in S s on T threads`;
 //! `heloc-xgb500` does the same under the peer's 500-tree model of depth 6
-//! (`target/peers/heloc_xgb_500x6.json`).
+//! (`target/peers/heloc_xgb_500x6.json`). With a fourth argument `search`
+//! (`-- heloc-xgb 1000 1 search`) it runs, instead of the stream, the tree
+//! search alone (menus and search as `explain` builds them, one thread) on
+//! the declined of the same resampled applicants, and prints the search
+//! nodes and this thread's CPU time per declined applicant (with the
+//! environment variable `CFX_DUMP` set, also one line per applicant on
+//! stderr: nodes, menus' and search's CPU milliseconds).
 //!
 //! where R = B / A and N counts the applicants whose two answers are equally
 //! feasible and cost the same within 1e-9 relative. Timing belongs here, not
 //! in the tests.
 
 use cfx::coherent::portfolio::{PortfolioOptions, explain_portfolio};
+use cfx::coherent::separable::Workspace;
+use cfx::coherent::tree_search::{SearchStatus, TreeSearch};
 use cfx::coherent::{Config, Explanation, SolverChoice, explain};
 use cfx::data::{bundled_german_path, german_credit, heloc, shared_data_dir, taiwan};
 use cfx::model::{LinearModel, LogisticFit, Model};
@@ -75,6 +83,20 @@ fn jittered(schema: &Schema, row: &[f64], rng: &mut Xoshiro256PlusPlus) -> Vec<f
     out
 }
 
+/// `n` applicants resampled from `declined` (seeded), each jittered, one at
+/// a time (a million rows are never held at once).
+fn resampled<'a>(
+    schema: &'a Schema,
+    declined: &'a [Vec<f64>],
+    n: usize,
+) -> impl Iterator<Item = Vec<f64>> + 'a {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(14);
+    (0..n).map(move |_| {
+        let k = rng.random_range(0..declined.len());
+        jittered(schema, &declined[k], &mut rng)
+    })
+}
+
 /// Writes `n` resampled applicants as CSV (the schema's columns, levels by name).
 fn write_applicants(
     schema: &Schema,
@@ -82,16 +104,10 @@ fn write_applicants(
     n: usize,
     path: &std::path::Path,
 ) -> std::io::Result<()> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(14);
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
     let names: Vec<&str> = schema.features.iter().map(|f| f.name.as_str()).collect();
     writeln!(w, "{}", names.join(","))?;
-    for _ in 0..n {
-        let row = jittered(
-            schema,
-            &declined[rng.random_range(0..declined.len())],
-            &mut rng,
-        );
+    for row in resampled(schema, declined, n) {
         let cells: Vec<String> = schema
             .features
             .iter()
@@ -167,8 +183,86 @@ fn stream(
     Ok((summary?, s))
 }
 
+/// This thread's CPU time in seconds (what load inflates least on a shared
+/// machine).
+fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for the call to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// The tree search alone on the declined of the `n` resampled applicants
+/// (the menus and the search as `explain` builds and runs them, without its
+/// decoding and checks): nodes and CPU per declined applicant.
+fn search_alone(
+    schema: &Schema,
+    model: &cfx::model::TreeEnsemble,
+    declined: &[Vec<f64>],
+    n: usize,
+    name: &str,
+) -> cfx::Result<()> {
+    let config = Config::default();
+    let need = model.score_threshold() + config.margin;
+    let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
+    let mut nodes: Vec<usize> = Vec::new();
+    let (mut proven, mut cpu, mut menus) = (0usize, 0.0, 0.0);
+    for row in resampled(schema, declined, n) {
+        if model.accepts(&schema.encode(&row)?) {
+            continue;
+        }
+        let c0 = thread_cpu_seconds();
+        ws.build_tree_cells(schema, model, &row, &[])?;
+        ts.prepare(&ws, schema, model)?;
+        let c1 = thread_cpu_seconds();
+        let res = ts.solve(model, need, config.node_limit, f64::INFINITY);
+        let c2 = thread_cpu_seconds();
+        cpu += c2 - c0;
+        menus += c1 - c0;
+        if std::env::var("CFX_DUMP").is_ok() {
+            eprintln!(
+                "{} {:.3} {:.3}",
+                res.nodes,
+                1e3 * (c1 - c0),
+                1e3 * (c2 - c1)
+            );
+        }
+        proven += usize::from(matches!(
+            res.status,
+            SearchStatus::Optimal | SearchStatus::Infeasible
+        ));
+        nodes.push(res.nodes);
+    }
+    let total: usize = nodes.iter().sum();
+    let k = nodes.len().max(1);
+    nodes.sort_unstable();
+    let at = |p: f64| nodes.get(((nodes.len().max(1) - 1) as f64 * p).round() as usize);
+    println!(
+        "portfolio(trees): {name}: search alone on the {} declined of {n} applicants: proven {proven}, \
+         nodes {total} ({:.1} per applicant, median {}, p99 {}, max {}), cpu {:.3} ms per applicant \
+         ({:.3} ms of it menus)",
+        nodes.len(),
+        total as f64 / k as f64,
+        at(0.5).copied().unwrap_or(0),
+        at(0.99).copied().unwrap_or(0),
+        nodes.last().copied().unwrap_or(0),
+        1e3 * cpu / k as f64,
+        1e3 * menus / k as f64
+    );
+    Ok(())
+}
+
 /// The HELOC book streamed under the peer's XGBoost model (see the module docs).
-fn trees_portfolio(file: &str, name: &str, n: usize, threads: usize) -> cfx::Result<()> {
+fn trees_portfolio(
+    file: &str,
+    name: &str,
+    n: usize,
+    threads: usize,
+    search_only: bool,
+) -> cfx::Result<()> {
     let data = heloc(&shared_data_dir().join("heloc.csv"))?;
     let (train, test) = data.holdout_split();
     let mut schema = train.schema.clone();
@@ -192,6 +286,9 @@ fn trees_portfolio(file: &str, name: &str, n: usize, threads: usize) -> cfx::Res
         if !model.accepts(&schema.encode(r)?) {
             declined.push(r.clone());
         }
+    }
+    if search_only {
+        return search_alone(&schema, &model, &declined, n, name);
     }
     let before = peak_rss_mib();
     let (summary, s) = stream(&schema, &model, &declined, n, threads)?;
@@ -225,7 +322,8 @@ fn main() -> cfx::Result<()> {
         } else {
             ("heloc_xgb_500x6.json", "xgboost 500x6")
         };
-        return trees_portfolio(file, name, n, threads.max(1));
+        let search_only = args.get(4).is_some_and(|a| a == "search");
+        return trees_portfolio(file, name, n, threads.max(1), search_only);
     }
     let data = match which.as_str() {
         "german" => german_credit(&bundled_german_path())?,

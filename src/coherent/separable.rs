@@ -213,6 +213,9 @@ pub struct Workspace {
     incumbent: f64,
     nodes: usize,
     node_limit: usize,
+    /// Per feature, the cuts of a tree ensemble's thresholds
+    /// ([`Workspace::build_tree_cells_boxed`]), kept for their buffers.
+    tree_cuts: Vec<Vec<super::trees::Cut>>,
 }
 
 impl Workspace {
@@ -362,20 +365,25 @@ impl Workspace {
         }
         self.clear();
         let mut cells: Vec<(f64, f64)> = Vec::new();
+        let mut all_cuts = std::mem::take(&mut self.tree_cuts);
+        super::trees::all_feature_cuts_boxed(ens, half, &mut all_cuts);
         for i in 0..schema.n_features() {
             cells.clear();
             if schema.features[i].is_contiguous() {
-                let cuts =
-                    super::trees::feature_cuts_boxed(ens, i, half.get(i).copied().unwrap_or(0.0));
+                let cuts = &all_cuts[i];
                 for k in 0..=cuts.len() {
                     let lo = if k == 0 { 0.0 } else { cuts[k - 1].high };
                     let hi = if k == cuts.len() { 1.0 } else { cuts[k].low };
                     cells.push((lo, hi));
                 }
             }
-            piecewise_menu(self, schema, Pieces::Cells(&cells), factual, i, fixes)?;
+            if let Err(e) = piecewise_menu(self, schema, Pieces::Cells(&cells), factual, i, fixes) {
+                self.tree_cuts = all_cuts;
+                return Err(e);
+            }
             self.end_feature();
         }
+        self.tree_cuts = all_cuts;
         self.factual_score = 0.0;
         Ok(())
     }

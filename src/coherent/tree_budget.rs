@@ -117,6 +117,12 @@ pub(super) struct FeatureBudget {
     /// The points `(feature, extra, G_{f,c}(extra))` of every class's
     /// staircase.
     points: Vec<(u32, f64, f64)>,
+    /// The items ordered by key, then tree ([`FeatureBudget::sort_items_by_key`]),
+    /// with the counts per key it uses.
+    sorted: Vec<Item>,
+    key_count: Vec<usize>,
+    /// Where each key's increments end in `steps`.
+    key_steps: Vec<usize>,
     /// A feature's envelope under construction: `(extra, G)` points.
     hull: Vec<(f64, f64)>,
     /// The envelopes' segments: `(slope, width)`.
@@ -155,14 +161,20 @@ impl FeatureBudget {
     /// Adds a reachable leaf of the current tree: its value and its
     /// per-feature extra costs (those with a positive extra are kept).
     pub fn push_leaf(&mut self, value: f64, extras: impl Iterator<Item = LeafExtra>) {
-        self.feats.extend(extras.filter(|&(_, e, _)| e > 0.0));
+        for x in extras {
+            if x.1 > 0.0 {
+                self.feats.push(x);
+            }
+        }
         self.value.push(value);
         self.at.push(self.feats.len());
     }
 
     /// Ends tree `t`: its zero-extra best value joins `Σ z_t`, each leaf's
     /// gain over it is shared among its path's features, and each share is
-    /// an item of every class the leaf's box meets.
+    /// an item of every class the leaf's box meets. Trees are ended in
+    /// increasing order ([`FeatureBudget::extra`] orders the items by key
+    /// only, stably, and reads each tree's as one run).
     pub fn end_tree(&mut self, t: usize) {
         let mut z = f64::NEG_INFINITY;
         for j in 0..self.value.len() {
@@ -195,6 +207,32 @@ impl FeatureBudget {
         }
     }
 
+    /// Orders `items` into `sorted` by key, stably (a counting sort: keys
+    /// are `CLASSES·feature + class`, a few dozen).
+    fn sort_items_by_key(&mut self) {
+        let keys = self
+            .items
+            .iter()
+            .map(|i| i.0 as usize + 1)
+            .max()
+            .unwrap_or(0);
+        self.key_count.clear();
+        self.key_count.resize(keys + 1, 0);
+        for i in &self.items {
+            self.key_count[i.0 as usize + 1] += 1;
+        }
+        for k in 0..keys {
+            self.key_count[k + 1] += self.key_count[k];
+        }
+        self.sorted.clear();
+        self.sorted.resize(self.items.len(), (0, 0, 0.0, 0.0));
+        for &i in &self.items {
+            let at = &mut self.key_count[i.0 as usize];
+            self.sorted[*at] = i;
+            *at += 1;
+        }
+    }
+
     /// The least extra cost `Σ_f δ_f` of the LP relaxation for the margin to
     /// reach `need` (the search's `τ`, less its rounding allowance), given
     /// the base score; `None` when even every feature's largest gain cannot
@@ -205,29 +243,44 @@ impl FeatureBudget {
             return Some(0.0);
         }
         // Per (feature and class, tree): the staircase of the largest share
-        // within an extra; its rises are G_{f,c}'s increments.
-        self.items.sort_unstable_by(|a, b| {
-            (a.0, a.1)
-                .cmp(&(b.0, b.1))
-                .then(a.2.total_cmp(&b.2))
-                .then(b.3.total_cmp(&a.3))
-        });
+        // within an extra; its rises are G_{f,c}'s increments. The items come
+        // tree by tree, so a stable counting sort by key orders them by (key,
+        // tree), and only each (key, tree) run — a tree's few leaves — is
+        // sorted by (extra, −share): the order of a full sort by (key, tree,
+        // extra, −share), without its cost.
+        self.sort_items_by_key();
         self.steps.clear();
+        self.key_steps.clear();
         let mut j = 0;
-        while j < self.items.len() {
-            let (key, t) = (self.items[j].0, self.items[j].1);
-            let mut top = 0.0;
-            while j < self.items.len() && self.items[j].0 == key && self.items[j].1 == t {
-                let (_, _, e, s) = self.items[j];
-                if s > top {
-                    self.steps.push((key, e, s - top));
-                    top = s;
+        while j < self.sorted.len() {
+            let key = self.sorted[j].0;
+            while j < self.sorted.len() && self.sorted[j].0 == key {
+                let t = self.sorted[j].1;
+                let run = j;
+                while j < self.sorted.len() && self.sorted[j].0 == key && self.sorted[j].1 == t {
+                    j += 1;
                 }
-                j += 1;
+                let group = &mut self.sorted[run..j];
+                if group.len() > 1 {
+                    group.sort_unstable_by(|a, b| a.2.total_cmp(&b.2).then(b.3.total_cmp(&a.3)));
+                }
+                let mut top = 0.0;
+                for &(_, _, e, s) in &self.sorted[run..j] {
+                    if s > top {
+                        self.steps.push((key, e, s - top));
+                        top = s;
+                    }
+                }
             }
+            self.key_steps.push(self.steps.len());
         }
-        self.steps
-            .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        // Each key's increments by extra (the keys are in order already;
+        // equal extras keep the order of their trees).
+        let mut from = 0;
+        for &to in &self.key_steps {
+            self.steps[from..to].sort_by(|a, b| a.1.total_cmp(&b.1));
+            from = to;
+        }
         // Per class, the points of G_{f,c}; per feature, G_f = max_c G_{f,c}
         // has the upper envelope of all its classes' points.
         self.points.clear();

@@ -80,7 +80,7 @@ mod tree_box_bound;
 use super::separable::{PRUNE_REL, Pick, Workspace};
 use super::tree_bound::{MergedBound, Space};
 use super::tree_box_primal::{BoxMenus, BoxPrimal};
-use super::tree_budget::{CLASSES, FeatureBudget};
+use super::tree_budget::{CLASSES, FeatureBudget, LeafExtra};
 use super::tree_primal::{Menus, Primal};
 use super::trees::for_each_node;
 use crate::error::{Error, Result};
@@ -282,6 +282,8 @@ pub struct TreeSearch {
     /// feature's least cost in the node being evaluated.
     budget: FeatureBudget,
     budget_off: bool,
+    /// A leaf's positive extras per feature, gathered for the budget bound.
+    leaf_extras: Vec<LeafExtra>,
     dom_min: Vec<f64>,
     /// The budget bound's classes of the node's options: class `c`'s words
     /// at `class_mask[c·words..]`, laid out as the domains.
@@ -1525,10 +1527,10 @@ impl TreeSearch {
         for f in 0..n {
             let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
             let o = self.cand_opt[f];
-            for (k, node) in nodes.iter().enumerate() {
-                if node.test == Test::Leaf || node.feature as usize != f {
-                    continue;
-                }
+            // The inner nodes testing `f`, in node order (the model's index).
+            let tests = self.feature_node_start[f]..self.feature_node_start[f + 1];
+            for &k in &self.feature_nodes[tests] {
+                let k = k as usize;
                 let m = &self.masks[self.mask_start[k]..self.mask_start[k] + (w1 - w0)];
                 let left = bit(m, o);
                 let splits = self.work[w0..w1]
@@ -1676,16 +1678,21 @@ impl TreeSearch {
                     self.leaves.push((base + extra, node.value, k as u32));
                     if !self.budget_off {
                         // The leaf's extra cost in each feature its path
-                        // tests, for the feature-budget bound.
-                        let mut budget = std::mem::take(&mut self.budget);
-                        budget.push_leaf(
-                            node.value,
-                            self.path_features.iter().map(|&f| {
-                                let e = self.cur_min[f] - self.dom_min[f];
-                                (f as u32, e, self.class_extras(f, e))
-                            }),
-                        );
-                        self.budget = budget;
+                        // tests, for the feature-budget bound (only the
+                        // positive ones count), gathered in a buffer of the
+                        // search: no allocation, and the budget's buffers
+                        // are not moved out and back per leaf.
+                        self.leaf_extras.clear();
+                        for j in 0..self.path_features.len() {
+                            let f = self.path_features[j];
+                            let e = self.cur_min[f] - self.dom_min[f];
+                            if e > 0.0 {
+                                let by_class = self.class_extras(f, e);
+                                self.leaf_extras.push((f as u32, e, by_class));
+                            }
+                        }
+                        self.budget
+                            .push_leaf(node.value, self.leaf_extras.iter().copied());
                     }
                 }
                 Visit::Union { threshold } if node.value >= threshold => {

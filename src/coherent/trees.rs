@@ -174,24 +174,56 @@ pub(crate) fn feature_cuts(ens: &TreeEnsemble, i: usize) -> Vec<Cut> {
 /// is reached on the same sides by the box of every point of the cell.
 pub(crate) fn feature_cuts_boxed(ens: &TreeEnsemble, i: usize, delta: f64) -> Vec<Cut> {
     let mut cuts: Vec<Cut> = Vec::new();
+    for node in ens.nodes() {
+        if node.test != Test::Leaf && node.feature as usize == i {
+            push_node_cuts(ens, node, delta, &mut cuts);
+        }
+    }
+    sort_cuts(&mut cuts);
+    cuts
+}
+
+/// [`feature_cuts_boxed`] of every feature at once, in one pass over the
+/// ensemble's nodes instead of one per feature (every applicant's menus need
+/// them all): feature `i`'s into `out[i]` (the lists reused), at half-width
+/// `half[i]` (0 when `half` is empty).
+pub(crate) fn all_feature_cuts_boxed(ens: &TreeEnsemble, half: &[f64], out: &mut Vec<Vec<Cut>>) {
+    let n = ens.inputs().len();
+    out.resize_with(n, Vec::new);
+    for cuts in out.iter_mut() {
+        cuts.clear();
+    }
+    for node in ens.nodes() {
+        let i = node.feature as usize;
+        if node.test != Test::Leaf && i < n {
+            push_node_cuts(ens, node, half.get(i).copied().unwrap_or(0.0), &mut out[i]);
+        }
+    }
+    for cuts in out.iter_mut() {
+        sort_cuts(cuts);
+    }
+}
+
+/// Appends the cuts inner node `node` makes in its feature's range (with the
+/// box's shifted cuts at half-width `delta`, see [`feature_cuts_boxed`]).
+fn push_node_cuts(ens: &TreeEnsemble, node: &Node, delta: f64, cuts: &mut Vec<Cut>) {
     let shifts: &[f64] = if delta > 0.0 {
         &[0.0, -1.0, 1.0]
     } else {
         &[0.0]
     };
-    for node in ens.nodes() {
-        if node.test == Test::Leaf || node.feature as usize != i {
-            continue;
-        }
-        for bp in breakpoints(node) {
-            for &s in shifts {
-                cuts.extend(cut_of(&ens.inputs()[i], bp, s * delta));
-            }
+    let input = &ens.inputs()[node.feature as usize];
+    for bp in breakpoints(node) {
+        for &s in shifts {
+            cuts.extend(cut_of(input, bp, s * delta));
         }
     }
+}
+
+/// Sorts a feature's cuts and drops repeated ones.
+fn sort_cuts(cuts: &mut Vec<Cut>) {
     cuts.sort_by(|a, b| a.low.total_cmp(&b.low));
     cuts.dedup_by(|a, b| a.low == b.low);
-    cuts
 }
 
 /// The cut a breakpoint makes in a contiguous feature's range, `None` when
