@@ -88,6 +88,7 @@ impl Mip {
     }
 
     /// The objective at `x` (offset included).
+    #[cfg(test)]
     pub fn objective(&self, x: &[f64]) -> f64 {
         self.offset + self.cost.iter().zip(x).map(|(c, v)| c * v).sum::<f64>()
     }

@@ -307,7 +307,7 @@ impl Expr {
 
 /// Builds the tree MIP for one applicant over the schema's polytope, with
 /// its first incumbent ([`Program::start`]): the tree search's answer within
-/// one node ([`heuristic_endings`]) written into every column ([`StartMap`])
+/// [`START_NODES`] nodes ([`heuristic_endings`]) written into every column ([`StartMap`])
 /// and checked against every bound, row and integrality. HiGHS only starts
 /// from it — an upper bound — and proves the optimum by its own bound, so
 /// the start changes how soon HiGHS has an answer, never which answer is
@@ -576,11 +576,21 @@ impl StartMap {
     }
 }
 
+/// Search nodes the tree search spends on the tree MIP's start: its answer
+/// at this limit (often its proven optimum; its root heuristic's answer at
+/// the least) is what HiGHS starts from. On HELOC's 1000-tree LightGBM model,
+/// started from the root heuristic's answer alone, HiGHS still held an
+/// answer of cost 2.91 after 600 s on the second applicant, whose optimum is
+/// 1.00; a start at the optimum leaves HiGHS only the bound to prove
+/// (BENCHMARKS.md, "Tree ensembles"). A count, not a time, so that the start
+/// is reproducible (on the 1000-tree models about 1.5–15 ms of CPU a node).
+const START_NODES: usize = 1000;
+
 /// The endings (state, slot per feature) of the tree search's answer within
-/// one search node: its primal heuristic at the root ([`super::tree_primal`],
-/// a bounded number of tree walks) or the root's own answer — the tree MIP's
-/// first incumbent, which HiGHS checks and improves on and must still prove
-/// optimal by its own bound. `None` when it finds no answer.
+/// [`START_NODES`] nodes (its primal heuristic, [`super::tree_primal`], runs
+/// at the root and inside): the tree MIP's first incumbent, which HiGHS
+/// checks, may improve on, and must still prove optimal by its own bound.
+/// `None` when it finds no answer.
 fn heuristic_endings(
     schema: &Schema,
     ens: &TreeEnsemble,
@@ -591,7 +601,12 @@ fn heuristic_endings(
     ws.build_tree_cells(schema, ens, factual, &[]).ok()?;
     let mut ts = super::tree_search::TreeSearch::new();
     ts.prepare(&ws, schema, ens).ok()?;
-    let sol = ts.solve(ens, ens.score_threshold() + margin, 1, f64::INFINITY);
+    let sol = ts.solve(
+        ens,
+        ens.score_threshold() + margin,
+        START_NODES,
+        f64::INFINITY,
+    );
     if !sol.cost.is_finite() {
         return None;
     }
