@@ -2,9 +2,9 @@
 //!
 //! ```text
 //! python3 benches/peers/trees_train.py     # writes the models into target/peers
-//! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit 60] [--all]
+//! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit S] [--all]
 //!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget] [--propagate]]
-//!     [--highs-child] [--strict]
+//!     [--highs-in-process] [--strict]
 //! ```
 //!
 //! Trains nothing itself: it reads the peer's HELOC models (XGBoost 100 trees
@@ -15,7 +15,15 @@
 //! explains the first `--n` declined held-out applicants of each model with
 //! the tree search (the default solver for trees) and with HiGHS on the same
 //! program (`SolverChoice::Mip`, `--highs-limit` seconds each, on the first
-//! `--highs-n` of them, default all), one thread. `--all` explains every
+//! `--highs-n` of them), one thread. By default HiGHS runs on every applicant
+//! of the 100-tree models (60 s each), the first 5 of the 500-tree models
+//! (60 s each) and the first one of each 1000-tree model (360 s): HiGHS
+//! needs minutes of CPU to prove an applicant of the 1000-tree models (it
+//! starts from the tree MIP's first incumbent, the tree search's answer within
+//! 1,000 nodes, and must still prove optimality by its own bound), so that the
+//! whole run keeps to about 30 minutes on an idle 2-core machine
+//! (BENCHMARKS.md, "Tree ensembles"); `--highs-n` and `--highs-limit` set
+//! every model's. `--all` explains every
 //! declined held-out applicant; `--model NAME` runs the models whose name
 //! contains NAME, `--from K` starts at the K-th applicant; `--limit S` and
 //! `--node-limit N` set the tree search's time and node limits (default 60 s
@@ -27,9 +35,11 @@
 //! feature-budget bound (`TreeSearch::set_budget_bound`); with `--propagate`,
 //! with the domains' propagation (`TreeSearch::set_propagation`).
 //!
-//! `--highs-child` solves each applicant's HiGHS program in a child process
-//! of its own (this example again, with `--highs-solve`) and kills it when it
-//! runs `--highs-limit` seconds past its own time limit. HiGHS does not always
+//! Each applicant's HiGHS program is solved in a child process of its own
+//! (this example again, with `--highs-solve`; `--highs-child`, once needed
+//! for it, is still accepted), killed when it runs a quarter of its time
+//! limit and 10 s past it; `--highs-in-process` solves in this process, with
+//! no watchdog. HiGHS does not always
 //! hold its time limit (an LP inside its RENS sub-MIP, or root cut separation,
 //! can run for many minutes past it), so a run over every declined applicant
 //! needs a watchdog; each child also starts from a fresh HiGHS, so no solve
@@ -41,10 +51,14 @@
 //!
 //! Prints one line per model, last:
 //!
-//! `trees_scale: <model>: proven P/N, median T ms, tree search cpu C s in all (highs median H ms, R×), identical costs on M/M`
+//! `trees_scale: <model>: proven P/N, median T ms (highs median H ms, R×), identical costs on M/M; highs on K/N (S s each): proven A, answer at its limit B, none C, killed D`
 //!
+//! (and before them `<model>: tree search cpu C s in all`).
 //! "identical" means equal to 1e-9 relative wherever both solvers proved
-//! optimality; times are wall-clock milliseconds per applicant of `explain`,
+//! optimality (or both proved infeasibility); "highs on K/N" counts the
+//! applicants HiGHS ran on, and of them those it proved, answered at its time
+//! limit without a proof, left without an answer and had killed;
+//! times are wall-clock milliseconds per applicant of `explain`,
 //! and the tree search's CPU time (this thread's), which load inflates less on
 //! a shared machine.
 
@@ -59,6 +73,16 @@ use std::path::Path;
 #[path = "common/peer_models.rs"]
 mod peer_models;
 use peer_models::{equal_rows, margins, median};
+
+/// The default HiGHS budget of the 500-tree models: the first 5 applicants,
+/// 60 s each.
+const HIGHS_500: (usize, f64) = (5, 60.0);
+/// The 1000-tree models': HiGHS proves an applicant there in minutes of CPU
+/// even from the tree MIP's start (BENCHMARKS.md, "Tree ensembles").
+const HIGHS_1000X8: (usize, f64) = (1, 360.0);
+const HIGHS_1000X63: (usize, f64) = (1, 360.0);
+/// A HiGHS child is killed `a·limit + b` seconds after it starts.
+const HIGHS_GRACE: (f64, f64) = (1.25, 10.0);
 
 fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
     args.iter()
@@ -175,58 +199,70 @@ fn highs_in_child(
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let highs_solve = args.iter().any(|a| a == "--highs-solve");
-    let highs_child = args.iter().any(|a| a == "--highs-child");
+    let highs_child = !args.iter().any(|a| a == "--highs-in-process");
     let all = args.iter().any(|a| a == "--all");
     let n: usize = if all {
         usize::MAX
     } else {
         arg(&args, "--n", 20)
     };
-    let highs_n: usize = arg(&args, "--highs-n", usize::MAX);
-    let highs_limit: f64 = arg(&args, "--highs-limit", 60.0);
+    let highs_n_arg: Option<usize> = arg(&args, "--highs-n", String::new()).parse().ok();
+    let highs_limit_arg: Option<f64> = arg(&args, "--highs-limit", String::new()).parse().ok();
     let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers");
     let d = heloc(&shared_data_dir().join("heloc.csv"))?;
     let (train, test) = d.holdout_split();
     let mut schema = train.schema.clone();
     schema.fit_weights(&train.rows)?;
     let opts = ImportOptions::default();
+    // Per model: name, files, and the default HiGHS budget (applicants,
+    // seconds each) that keeps the whole run within 30 minutes (module docs).
     let models = [
-        ("xgboost 100x4", "heloc_xgb.json", "heloc_xgb_margins.csv"),
+        (
+            "xgboost 100x4",
+            "heloc_xgb.json",
+            "heloc_xgb_margins.csv",
+            usize::MAX,
+            60.0,
+        ),
         (
             "lightgbm 100x15",
             "heloc_lgbm.txt",
             "heloc_lgbm_margins.csv",
+            usize::MAX,
+            60.0,
         ),
         (
             "xgboost 500x6",
             "heloc_xgb_500x6.json",
             "heloc_xgb_500x6_margins.csv",
+            HIGHS_500.0,
+            HIGHS_500.1,
         ),
         (
             "lightgbm 500x31",
             "heloc_lgbm_500x31.txt",
             "heloc_lgbm_500x31_margins.csv",
+            HIGHS_500.0,
+            HIGHS_500.1,
         ),
         (
             "xgboost 1000x8",
             "heloc_xgb_1000x8.json",
             "heloc_xgb_1000x8_margins.csv",
+            HIGHS_1000X8.0,
+            HIGHS_1000X8.1,
         ),
         (
             "lightgbm 1000x63",
             "heloc_lgbm_1000x63.txt",
             "heloc_lgbm_1000x63_margins.csv",
+            HIGHS_1000X63.0,
+            HIGHS_1000X63.1,
         ),
     ];
     let search = Config {
         time_limit_seconds: arg(&args, "--limit", 60.0),
         node_limit: arg(&args, "--node-limit", Config::default().node_limit),
-        batch_threads: 1,
-        ..Config::default()
-    };
-    let highs = Config {
-        time_limit_seconds: highs_limit,
-        solver: SolverChoice::Mip,
         batch_threads: 1,
         ..Config::default()
     };
@@ -243,10 +279,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let propagate = args.iter().any(|a| a == "--propagate");
     let strict = args.iter().any(|a| a == "--strict");
     let mut failures = Vec::new();
-    for (name, file, margin_file) in models {
+    for (name, file, margin_file, default_n, default_limit) in models {
         if !name.contains(only.as_str()) {
             continue;
         }
+        let highs_n = highs_n_arg.unwrap_or(default_n);
+        let highs_limit = highs_limit_arg.unwrap_or(default_limit);
+        let highs = Config {
+            time_limit_seconds: highs_limit,
+            solver: SolverChoice::Mip,
+            batch_threads: 1,
+            ..Config::default()
+        };
         let text = std::fs::read_to_string(peers.join(file))
             .map_err(|e| format!("{file}: {e} (run benches/peers/trees_train.py)"))?;
         let model = if file.ends_with(".json") {
@@ -271,6 +315,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (mut proven, mut ms, mut highs_ms) = (0, Vec::new(), Vec::new());
         let (mut compared, mut identical, mut overran) = (0, 0, Vec::new());
         let mut cpu_total = 0.0;
+        // HiGHS: applicants run, proven (optimal or infeasible), answered at
+        // its limit, and stopped without an answer.
+        let (mut h_runs, mut h_proven, mut h_at_limit, mut h_none) = (0, 0, 0, 0);
         for (k, r) in declined.iter().enumerate().skip(from) {
             if !only_k.is_empty() && !only_k.contains(&k) {
                 continue;
@@ -322,10 +369,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ex.outcome,
                 cost.map_or("-".into(), |c| format!("{c:.6}"))
             );
+            if k < highs_n {
+                h_runs += 1;
+            }
             let answer = if k >= highs_n {
                 None
             } else if highs_child {
-                let deadline = 2.0 * highs_limit + 5.0;
+                let deadline = HIGHS_GRACE.0 * highs_limit + HIGHS_GRACE.1;
                 let got = highs_in_child(name, k, highs_limit, deadline)?;
                 if got.is_none() {
                     overran.push(k);
@@ -338,6 +388,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             if let Some(h) = answer {
                 let (ht, hcost) = (h.ms, h.cost);
+                if h.outcome == "optimal" || h.outcome == "infeasible" {
+                    h_proven += 1;
+                } else if hcost.is_some() {
+                    h_at_limit += 1;
+                } else {
+                    h_none += 1;
+                }
                 highs_ms.push(ht);
                 line += &format!(
                     "; highs {} {ht:.0} ms cost {}",
@@ -384,9 +441,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (t, h) = (median(&mut ms), median(&mut highs_ms));
         println!("  {name}: tree search cpu {:.1} s in all", cpu_total * 1e-3);
         lines.push(format!(
-            "trees_scale: {name}: proven {proven}/{}, median {t:.1} ms (highs median {h:.0} ms, {:.0}×), identical costs on {identical}/{compared}",
+            "trees_scale: {name}: proven {proven}/{}, median {t:.1} ms (highs median {h:.0} ms, {:.0}×), identical costs on {identical}/{compared}; highs on {h_runs}/{} ({highs_limit:.0} s each): proven {h_proven}, answer at its limit {h_at_limit}, none {h_none}, killed {}",
             ms.len(),
-            h / t
+            h / t,
+            ms.len(),
+            overran.len()
         ));
     }
     for l in &lines {

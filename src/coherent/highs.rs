@@ -87,6 +87,41 @@ impl Mip {
         self.cost.len()
     }
 
+    /// The objective at `x` (offset included).
+    #[cfg(test)]
+    pub fn objective(&self, x: &[f64]) -> f64 {
+        self.offset + self.cost.iter().zip(x).map(|(c, v)| c * v).sum::<f64>()
+    }
+
+    /// The largest violation at `x` of a column bound, a row or an integrality
+    /// (absolute; ∞ when `x` does not have one value per column or the
+    /// program is malformed): how a first incumbent is checked before HiGHS
+    /// is handed it, as HiGHS checks it again (`assessLpPrimalSolution`).
+    pub fn max_violation(&self, x: &[f64]) -> f64 {
+        if x.len() != self.n_cols() || !self.well_formed() || x.iter().any(|v| !v.is_finite()) {
+            return f64::INFINITY;
+        }
+        let mut worst: f64 = 0.0;
+        for (j, &v) in x.iter().enumerate() {
+            worst = worst.max(self.lower[j] - v).max(v - self.upper[j]);
+            if self.integer[j] {
+                worst = worst.max((v - v.round()).abs());
+            }
+        }
+        for r in 0..self.n_rows() {
+            let end = self
+                .row_start
+                .get(r + 1)
+                .copied()
+                .unwrap_or(self.row_index.len());
+            let a: f64 = (self.row_start[r]..end)
+                .map(|k| self.row_value[k] * x[self.row_index[k]])
+                .sum();
+            worst = worst.max(self.row_lower[r] - a).max(a - self.row_upper[r]);
+        }
+        worst
+    }
+
     pub fn n_rows(&self) -> usize {
         self.row_lower.len()
     }
@@ -277,6 +312,22 @@ pub(crate) fn solve(mip: &Mip, opts: &Options) -> MipSolution {
 /// integer values by an LP (HiGHS's `completeSolutionFromDiscreteAssignment`)
 /// or dropped, so a poor start costs time, never correctness.
 pub(crate) fn solve_from(mip: &Mip, opts: &Options, start_point: Option<&[f64]>) -> MipSolution {
+    run(mip, opts, start_point, false)
+}
+
+/// [`solve_from`] stopped before the root node (`mip_max_nodes = 0`): what
+/// HiGHS holds then is the start it accepted, or nothing — how the tests see
+/// whether HiGHS took a start as its first incumbent.
+#[cfg(test)]
+pub(crate) fn first_incumbent(
+    mip: &Mip,
+    opts: &Options,
+    start_point: Option<&[f64]>,
+) -> MipSolution {
+    run(mip, opts, start_point, true)
+}
+
+fn run(mip: &Mip, opts: &Options, start_point: Option<&[f64]>, no_nodes: bool) -> MipSolution {
     let start = Instant::now();
     if !mip.well_formed() {
         return failed(start, -1);
@@ -313,6 +364,7 @@ pub(crate) fn solve_from(mip: &Mip, opts: &Options, start_point: Option<&[f64]>)
         && set_double(&h, "mip_abs_gap", opts.mip_abs_gap.max(0.0))
         && set_double(&h, "primal_feasibility_tolerance", opts.feasibility_tol)
         && set_double(&h, "mip_feasibility_tolerance", opts.feasibility_tol);
+    let options_ok = options_ok && (!no_nodes || set_int(&h, "mip_max_nodes", 0));
     if !options_ok || (!opts.presolve && !set_string(&h, "presolve", "off")) {
         return failed(start, -1);
     }

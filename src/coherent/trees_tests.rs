@@ -257,7 +257,12 @@ pub(crate) fn independent_margin(ens: &TreeEnsemble, raw: &[f64]) -> f64 {
     }
 }
 
-fn brute_force(schema: &Schema, ens: &TreeEnsemble, factual: &[f64], margin: f64) -> Option<f64> {
+pub(crate) fn brute_force(
+    schema: &Schema,
+    ens: &TreeEnsemble,
+    factual: &[f64],
+    margin: f64,
+) -> Option<f64> {
     brute_force_with_cuts(schema, ens, factual, margin, &[])
 }
 
