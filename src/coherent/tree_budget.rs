@@ -373,6 +373,11 @@ impl FeatureBudget {
         if self.lp_only {
             return Some(spent);
         }
+        // The knapsack is never below its LP: a node the LP already prices
+        // at the incumbent's gap is pruned without it.
+        if spent >= cap {
+            return None;
+        }
         self.knapsack(want - allowance, cap, spent)
     }
 
