@@ -73,7 +73,7 @@ pub(super) fn blocking_groups(
             (ProvedBy::Separable, Scoring::Linear(..) | Scoring::Scorecard(_)) => {
                 with_workspace(|ws| solve_separable(&s, model, factual, &quick, &[], ws))?
             }
-            (ProvedBy::TreeSearch, Scoring::Trees(ens)) => {
+            (ProvedBy::TreeSearch, Scoring::Trees(ens, _)) => {
                 solve_trees(&s, ens, factual, &quick, &[], &[], None)?
             }
             _ => {

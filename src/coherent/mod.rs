@@ -151,7 +151,7 @@ fn prepare_row<'m>(
         };
         Scoring::Linear(lin, robust)
     } else if let Some(ens) = model.as_trees() {
-        Scoring::Trees(ens)
+        Scoring::Trees(ens, config.time_limit_seconds)
     } else if let Some(net) = model.as_mlp() {
         mlp::check_network(net)?;
         Scoring::Mlp(
@@ -196,7 +196,7 @@ impl Scoring<'_> {
                 let thr = logit(m.threshold);
                 (score, sigmoid(score), score > thr && score >= thr + robust)
             }
-            Scoring::Trees(m) => {
+            Scoring::Trees(m, _) => {
                 let score = m.score(encoded);
                 (
                     score,
@@ -223,7 +223,7 @@ impl Scoring<'_> {
         match self {
             Scoring::Linear(m, _) => *m,
             Scoring::Scorecard(c) => *c,
-            Scoring::Trees(t) => *t,
+            Scoring::Trees(t, _) => *t,
             Scoring::Mlp(m, _) => *m,
         }
     }
@@ -233,7 +233,7 @@ impl Scoring<'_> {
     /// and whose ties are accepted. Retries escalate this part only.
     fn first_tolerance(&self, config: &Config) -> f64 {
         match self {
-            Scoring::Linear(..) | Scoring::Trees(_) | Scoring::Mlp(..) => config.margin,
+            Scoring::Linear(..) | Scoring::Trees(..) | Scoring::Mlp(..) => config.margin,
             Scoring::Scorecard(_) => 0.0,
         }
     }
@@ -242,7 +242,7 @@ impl Scoring<'_> {
     fn robust_margin(&self) -> f64 {
         match self {
             Scoring::Linear(_, robust) => *robust,
-            Scoring::Scorecard(_) | Scoring::Trees(_) | Scoring::Mlp(..) => 0.0,
+            Scoring::Scorecard(_) | Scoring::Trees(..) | Scoring::Mlp(..) => 0.0,
         }
     }
 
@@ -285,7 +285,7 @@ fn checked_counterfactual(
             &encoded,
             &r.noise(schema)?,
         )?),
-        (Some(r), Scoring::Trees(ens)) => {
+        (Some(r), Scoring::Trees(ens, _)) => {
             Some(tree_box::invalidation_rate(schema, ens, &r, &encoded)?)
         }
         _ => None,
@@ -527,7 +527,7 @@ fn solve_separable(
             ws.build_scorecard(schema, card, factual, fixes)?;
             card.cutoff - SCORECARD_ROUNDING * card.cutoff.abs().max(1.0)
         }
-        Scoring::Trees(_) | Scoring::Mlp(..) => {
+        Scoring::Trees(..) | Scoring::Mlp(..) => {
             return Err(Error::Solver(
                 "internal: the separable solver was chosen for a tree ensemble or a network".into(),
             ));
@@ -665,7 +665,7 @@ fn solve_trees(
                 }
                 let cf = checked_counterfactual(
                     schema,
-                    Scoring::Trees(ens),
+                    Scoring::Trees(ens, config.time_limit_seconds),
                     factual,
                     &enc,
                     status,
@@ -738,7 +738,7 @@ impl<'a> Run<'a> {
         // Linear models and scorecards are separable; a tree ensemble's
         // splits couple its features.
         let separable_model = matches!(scoring, Scoring::Linear(..) | Scoring::Scorecard(_));
-        let tree_model = matches!(scoring, Scoring::Trees(_));
+        let tree_model = matches!(scoring, Scoring::Trees(..));
         if tree_model && config.robustness.is_some() && config.solver == SolverChoice::Mip {
             return Err(Error::InvalidArgument(
                 "robust advice on a tree ensemble is proven by the tree search (each tree's \
@@ -808,7 +808,7 @@ impl<'a> Run<'a> {
     /// Robust advice on a tree ensemble: only the tree search proves it, so
     /// the run never falls back to HiGHS.
     fn robust_trees(&self) -> bool {
-        self.config.robustness.is_some() && matches!(self.scoring, Scoring::Trees(_))
+        self.config.robustness.is_some() && matches!(self.scoring, Scoring::Trees(..))
     }
 
     fn proved_by(&self) -> ProvedBy {
@@ -862,7 +862,7 @@ impl<'a> Run<'a> {
                 with_workspace(|ws| solve_separable(schema, scoring, factual, config, fixes, ws))?
             }
             Backend::TreeSearch { fixes, cuts } => match scoring {
-                Scoring::Trees(ens) => {
+                Scoring::Trees(ens, _) => {
                     solve_trees(schema, ens, factual, config, fixes, cuts, warm)?
                 }
                 _ => {

@@ -63,8 +63,10 @@ pub(crate) enum Scoring<'m> {
     Linear(&'m LinearModel, f64),
     Scorecard(&'m Scorecard),
     /// A tree ensemble: OCEAN's leaf and split indicators joined to the
-    /// polytope (Parmentier & Vidal 2021; `trees.rs`).
-    Trees(&'m TreeEnsemble),
+    /// polytope (Parmentier & Vidal 2021; `trees.rs`), and the time limit
+    /// of the solve it serves (the tree search's first incumbent takes at
+    /// most a share of it, `trees::START_SHARE`).
+    Trees(&'m TreeEnsemble, f64),
     /// A ReLU network: one binary per unstable unit, big-M rows from bounds
     /// tightened over the polytope (`mlp.rs`).
     Mlp(&'m MlpModel, super::mlp::Tightening),
@@ -615,7 +617,7 @@ impl Program {
         match scoring {
             Scoring::Linear(m, _) => Program::build_linear(schema, m, factual, margin),
             Scoring::Scorecard(m) => Program::build_scorecard(schema, m, factual, margin),
-            Scoring::Trees(m) => super::trees::build(schema, m, factual, margin),
+            Scoring::Trees(m, limit) => super::trees::build(schema, m, factual, margin, limit),
             Scoring::Mlp(m, t) => super::mlp::build(schema, m, factual, margin, t),
         }
     }

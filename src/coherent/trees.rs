@@ -343,14 +343,18 @@ impl Expr {
 /// and checked against every bound, row and integrality. HiGHS only starts
 /// from it — an upper bound — and proves the optimum by its own bound, so
 /// the start changes how soon HiGHS has an answer, never which answer is
-/// optimal; a start HiGHS finds infeasible it drops.
+/// optimal; a start HiGHS finds infeasible it drops. `time_limit` is the
+/// limit of the solve the program serves: the start's search takes at most
+/// [`START_SHARE`] of it, and its time is taken off HiGHS's limit
+/// ([`Program::spent_seconds`]), so that the whole explanation keeps to it.
 pub(super) fn build(
     schema: &Schema,
     ens: &TreeEnsemble,
     factual: &[f64],
     margin: f64,
+    time_limit: f64,
 ) -> Result<Program> {
-    Ok(build_mapped(schema, ens, factual, margin)?.0)
+    Ok(build_mapped(schema, ens, factual, margin, time_limit)?.0)
 }
 
 /// [`build`], with what writes a point into the program's columns: the
@@ -360,7 +364,9 @@ fn build_mapped(
     ens: &TreeEnsemble,
     factual: &[f64],
     margin: f64,
+    time_limit: f64,
 ) -> Result<(Program, StartMap, Vec<Vec<f64>>)> {
+    let started = std::time::Instant::now();
     let mut prog = Program::polytope(schema, factual)?;
     let n = schema.n_features();
     // Per contiguous feature: cells as expressions of (ν, d_value), and a raw
@@ -522,9 +528,10 @@ fn build_mapped(
     prog.presolve = false;
     let rhs = ens.score_threshold() - constant;
     prog.set_decision(&decision.entries(), rhs, margin);
-    prog.start = heuristic_endings(schema, ens, factual, margin)
+    prog.start = heuristic_endings(schema, ens, factual, margin, START_SHARE * time_limit)
         .and_then(|endings| map.columns(&prog, ens, &cell_raw, &endings))
         .filter(|x| prog.mip.max_violation(x) <= START_TOL);
+    prog.spent_seconds = started.elapsed().as_secs_f64();
     Ok((prog, map, cell_raw))
 }
 
@@ -618,6 +625,12 @@ impl StartMap {
 /// is reproducible (on the 1000-tree models about 1.5–15 ms of CPU a node).
 const START_NODES: usize = 1000;
 
+/// The share of the solve's time limit the start's search may take (it
+/// stops at [`START_NODES`] or there, whichever comes first; a limit that
+/// stops it makes the start depend on the machine's speed, as any answer at
+/// a time limit does).
+const START_SHARE: f64 = 0.25;
+
 /// The endings (state, slot per feature) of the tree search's answer within
 /// [`START_NODES`] nodes (its primal heuristic, [`super::tree_primal`], runs
 /// at the root and inside): the tree MIP's first incumbent, which HiGHS
@@ -628,17 +641,13 @@ fn heuristic_endings(
     ens: &TreeEnsemble,
     factual: &[f64],
     margin: f64,
+    time_limit: f64,
 ) -> Option<Vec<(usize, f64)>> {
     let mut ws = super::separable::Workspace::new();
     ws.build_tree_cells(schema, ens, factual, &[]).ok()?;
     let mut ts = super::tree_search::TreeSearch::new();
     ts.prepare(&ws, schema, ens).ok()?;
-    let sol = ts.solve(
-        ens,
-        ens.score_threshold() + margin,
-        START_NODES,
-        f64::INFINITY,
-    );
+    let sol = ts.solve(ens, ens.score_threshold() + margin, START_NODES, time_limit);
     if !sol.cost.is_finite() {
         return None;
     }

@@ -132,7 +132,8 @@ fn the_tree_mips_start_is_a_feasible_point_highs_holds_and_no_start_changes_the_
     for case in 0..150 {
         let (schema, factual, ens) =
             random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
-        let (prog, map, cell_raw) = build_mapped(&schema, &ens, &factual, margin).unwrap();
+        let (prog, map, cell_raw) =
+            build_mapped(&schema, &ens, &factual, margin, f64::INFINITY).unwrap();
         let oracle = brute_force(&schema, &ens, &factual, margin);
         if oracle.is_some() {
             feasible += 1;
@@ -224,7 +225,7 @@ fn heloc_peer_models_get_a_start_highs_takes_as_its_first_incumbent() {
             .filter(|r| !ens.accepts(&schema.encode(r).unwrap()))
             .take(2);
         for (k, r) in declined.enumerate() {
-            let (prog, map, _) = build_mapped(&schema, &ens, r, margin).unwrap();
+            let (prog, map, _) = build_mapped(&schema, &ens, r, margin, f64::INFINITY).unwrap();
             let x = prog.start.clone().expect("a start on HELOC");
             check_start(&schema, &ens, r, &prog, &map, &x, &format!("{file} #{k}"));
         }

@@ -306,7 +306,7 @@ fn additive_score(schema: &Schema, scoring: Scoring<'_>, raw: &[f64]) -> Result<
     match scoring {
         Scoring::Linear(m, _) => Ok(m.score(&schema.encode(raw)?)),
         Scoring::Scorecard(c) => c.score_raw(schema, raw),
-        Scoring::Trees(_) | Scoring::Mlp(..) => Err(Error::Solver(
+        Scoring::Trees(..) | Scoring::Mlp(..) => Err(Error::Solver(
             "internal: a tree ensemble's or a network's score is not a sum over features; \
              waiting takes the outer loop"
                 .into(),
