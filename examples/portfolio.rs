@@ -38,6 +38,8 @@
 //! feasible and cost the same within 1e-9 relative. Timing belongs here, not
 //! in the tests.
 
+#[path = "common/thread_cpu.rs"]
+mod thread_cpu;
 use cfx::coherent::portfolio::{PortfolioOptions, explain_portfolio};
 use cfx::coherent::separable::Workspace;
 use cfx::coherent::tree_search::{SearchStatus, TreeSearch};
@@ -183,18 +185,6 @@ fn stream(
     Ok((summary?, s))
 }
 
-/// This thread's CPU time in seconds (what load inflates least on a shared
-/// machine).
-fn thread_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid timespec for the call to write.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
 /// The tree search alone on the declined of the `n` resampled applicants
 /// (the menus and the search as `explain` builds and runs them, without its
 /// decoding and checks): nodes and CPU per declined applicant.
@@ -214,12 +204,12 @@ fn search_alone(
         if model.accepts(&schema.encode(&row)?) {
             continue;
         }
-        let c0 = thread_cpu_seconds();
+        let c0 = thread_cpu::thread_cpu_seconds();
         ws.build_tree_cells(schema, model, &row, &[])?;
         ts.prepare(&ws, schema, model)?;
-        let c1 = thread_cpu_seconds();
+        let c1 = thread_cpu::thread_cpu_seconds();
         let res = ts.solve(model, need, config.node_limit, f64::INFINITY);
-        let c2 = thread_cpu_seconds();
+        let c2 = thread_cpu::thread_cpu_seconds();
         cpu += c2 - c0;
         menus += c1 - c0;
         if std::env::var("CFX_DUMP").is_ok() {

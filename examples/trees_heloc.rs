@@ -18,6 +18,8 @@
 //! applicant: directions, bounds, forbidden transitions), and the cost on
 //! cfx's objective (`coherent::cost`).
 
+#[path = "common/thread_cpu.rs"]
+mod thread_cpu;
 use cfx::coherent::{Config, Outcome, cost, explain};
 use cfx::data::{heloc, shared_data_dir};
 use cfx::model::trees::ImportOptions;
@@ -27,18 +29,6 @@ use std::path::Path;
 #[path = "common/peer_models.rs"]
 mod peer_models;
 use peer_models::{equal_rows, margins, median};
-
-/// CPU seconds this thread has used (the machine may be shared: wall-clock
-/// times then overstate the solver's work).
-fn thread_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid clock id and a valid out-pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -94,11 +84,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // against the whole of explain (building the MIP, solving, re-scoring).
     let (mut highs_ms, mut explain_ms) = (0.0, 0.0);
     for (k, r) in declined.iter().enumerate() {
-        let cpu = thread_cpu_seconds();
+        let cpu = thread_cpu::thread_cpu_seconds();
         let wall = std::time::Instant::now();
         let ex = explain(&schema, &xgb, r, &config)?;
         let wall = wall.elapsed().as_secs_f64() * 1e3;
-        let cpu = (thread_cpu_seconds() - cpu) * 1e3;
+        let cpu = (thread_cpu::thread_cpu_seconds() - cpu) * 1e3;
         cpu_ms.push(cpu);
         explain_ms += wall;
         let Some(cf) = ex.counterfactuals.first() else {

@@ -28,6 +28,8 @@
 //! shared machine the CPU a solve had says more) and the median proven gap
 //! of the answers not proven optimal.
 
+#[path = "common/thread_cpu.rs"]
+mod thread_cpu;
 use cfx::coherent::{Config, Outcome, Robustness, explain, tree_box};
 use cfx::data::{heloc, shared_data_dir};
 use cfx::model::trees::ImportOptions;
@@ -45,18 +47,6 @@ fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
         .and_then(|k| args.get(k + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// This thread's CPU time in milliseconds (the machine may be shared: wall
-/// time under load says little).
-fn thread_cpu_ms() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 * 1e-6
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -149,9 +139,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )?);
                 broken0 += usize::from(!next.accepts(&cf.encoded));
             }
-            let cpu = thread_cpu_ms();
+            let cpu = thread_cpu::thread_cpu_seconds() * 1e3;
             let robust = explain(&schema, &model, r, &robust_cfg)?;
-            let cpu = thread_cpu_ms() - cpu;
+            let cpu = thread_cpu::thread_cpu_seconds() * 1e3 - cpu;
             cpus.push(cpu);
             let mut line = format!("{name} #{k}: ");
             if let Some(cf) = robust.counterfactuals.first() {

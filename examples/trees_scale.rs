@@ -62,6 +62,8 @@
 //! and the tree search's CPU time (this thread's), which load inflates less on
 //! a shared machine.
 
+#[path = "common/thread_cpu.rs"]
+mod thread_cpu;
 use cfx::coherent::separable::Workspace;
 use cfx::coherent::tree_search::{SearchStatus, TreeSearch};
 use cfx::coherent::{Config, Explanation, Outcome, SolverChoice, explain};
@@ -92,18 +94,6 @@ fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
-/// This thread's CPU time in milliseconds: on a machine shared with other
-/// jobs, the figure that load does not inflate (one thread explains).
-fn cpu_ms() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid timespec for the call to write.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 * 1e-6
-}
-
 /// Explains `row`; returns the explanation, wall-clock and CPU milliseconds.
 fn timed(
     schema: &cfx::schema::Schema,
@@ -111,9 +101,16 @@ fn timed(
     row: &[f64],
     config: &Config,
 ) -> Result<(Explanation, f64, f64), cfx::Error> {
-    let (t, c) = (std::time::Instant::now(), cpu_ms());
+    let (t, c) = (
+        std::time::Instant::now(),
+        thread_cpu::thread_cpu_seconds() * 1e3,
+    );
     let ex = explain(schema, model, row, config)?;
-    Ok((ex, t.elapsed().as_secs_f64() * 1e3, cpu_ms() - c))
+    Ok((
+        ex,
+        t.elapsed().as_secs_f64() * 1e3,
+        thread_cpu::thread_cpu_seconds() * 1e3 - c,
+    ))
 }
 
 /// What a HiGHS solve answered, as the parent compares it: the outcome
@@ -329,7 +326,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             if raw_search {
                 let t = std::time::Instant::now();
-                let c0 = cpu_ms();
+                let c0 = thread_cpu::thread_cpu_seconds() * 1e3;
                 let mut ws = Workspace::new();
                 ws.build_tree_cells(&schema, &model, r, &[])?;
                 let mut ts = TreeSearch::new();
@@ -340,7 +337,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let need = logit(model.threshold()) + Config::default().margin;
                 let res = ts.solve(&model, need, search.node_limit, search.time_limit_seconds);
                 let t = t.elapsed().as_secs_f64() * 1e3;
-                let cpu = cpu_ms() - c0;
+                let cpu = thread_cpu::thread_cpu_seconds() * 1e3 - c0;
                 cpu_total += cpu;
                 ms.push(t);
                 let bound = match res.status {

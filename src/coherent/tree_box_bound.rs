@@ -154,17 +154,17 @@ impl TreeSearch {
             if !self.budget_off {
                 // Per class of the feature-budget bound as in the plain walk:
                 // every answer of this entry lies in one class.
-                let mut budget = std::mem::take(&mut self.budget);
-                budget.push_leaf(
-                    value,
-                    self.path_features.iter().map(|&f| {
-                        let words = &self.cur[self.word_start[f]..self.word_start[f + 1]];
-                        let e =
-                            least_cost(&self.cost[self.opt_start[f]..], words) - self.dom_min[f];
-                        (f as u32, e, self.class_extras(f, e))
-                    }),
-                );
-                self.budget = budget;
+                // Gathered in the search's buffer, as the plain walk does.
+                self.leaf_extras.clear();
+                for j in 0..self.path_features.len() {
+                    let f = self.path_features[j];
+                    let words = &self.cur[self.word_start[f]..self.word_start[f + 1]];
+                    let e = least_cost(&self.cost[self.opt_start[f]..], words) - self.dom_min[f];
+                    let by_class = self.class_extras(f, e);
+                    self.leaf_extras.push((f as u32, e, by_class));
+                }
+                self.budget
+                    .push_leaf(value, self.leaf_extras.iter().copied());
             }
             return;
         }
