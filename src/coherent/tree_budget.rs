@@ -75,6 +75,28 @@
 //! leaves by the way they move the feature (issue 43). The envelope of `G_f`
 //! is that of all its classes' points.
 //!
+//! # One option per feature (opt-in)
+//! A class still lets one tree gain by a leaf that needs `f ∈ [1, 2)` and
+//! another by a leaf that needs `f ∈ [3, 4)`, which no answer does at once.
+//! The bound by options ([`FeatureBudget::use_options`],
+//! `TreeSearch::set_budget_by_option`) credits a share to the very options
+//! that take its leaf's path: with `M_f(ℓ)` the node's options of `f` that
+//! do,
+//!
+//! ```text
+//! H_f(o) = Σ_t max { s_f(ℓ) : ℓ ∈ t, o ∈ M_f(ℓ) },
+//! margin(x) ≤ base + Σ_t z_t + Σ_f H_f(x_f),
+//! ```
+//!
+//! since the leaf `x` reaches in tree `t` holds `x_f ∈ M_f(ℓ_t(x))`; the
+//! knapsack picks one option per feature at its extra `cost(o) − m_f`. An
+//! option `o` of class `c` lies only in leaves with `e_{f,c}(ℓ) ≤ cost(o) −
+//! m_f`, so `H_f(o) ≤ G_f(cost(o) − m_f)`: never below the bound by classes.
+//! Measured on HELOC's models it is seldom above it — their gains mostly
+//! grow the farther a feature moves, so the farthest option already takes
+//! every tree's best leaf — and costs more per node than it saves, so it is
+//! off by default (BENCHMARKS.md, issue 43).
+//!
 //! This is the tree-ensemble analogue of the separable solver's bound
 //! (`coherent::separable`: an additive model's margin is a sum of per-feature
 //! terms, bought greedily by gain per cost); Veritas (Devos, Meert & Davis
@@ -140,6 +162,30 @@ pub(super) struct FeatureBudget {
     /// Whether the knapsack over features is solved exactly (on by default;
     /// off, the bound is the LP's).
     lp_only: bool,
+    /// The options' layout (as the search's: feature `f`'s options
+    /// `opt_start[f]..opt_start[f + 1]`, cheapest first, their domain words
+    /// `word_start[f]..word_start[f + 1]`, their costs), for the bound by
+    /// options ([`FeatureBudget::use_options`]).
+    opt_start: Vec<usize>,
+    word_start: Vec<usize>,
+    cost: Vec<f64>,
+    /// Whether this node's leaves come with their options (the bound by
+    /// options), and the node's least cost per feature.
+    by_option: bool,
+    dom_min: Vec<f64>,
+    /// Per kept extra of `feats` (in order), its leaf's domain words of the
+    /// feature (the options that take the leaf's path).
+    leaf_words: Vec<u64>,
+    /// Per option, `H_f(o)` (the sum over trees of each tree's largest share
+    /// of `f` among the leaves `o` reaches), the options it is positive on,
+    /// and the current tree's largest share per option (valid where its
+    /// stamp is the tree's) with the options it touched.
+    by_opt: Vec<f64>,
+    by_opt_touched: Vec<u32>,
+    tree_best: Vec<f64>,
+    stamp: Vec<u32>,
+    clock: u32,
+    tree_touched: Vec<u32>,
 }
 
 impl FeatureBudget {
@@ -147,7 +193,62 @@ impl FeatureBudget {
     pub fn clear(&mut self) {
         self.z_sum = 0.0;
         self.items.clear();
+        for &i in &self.by_opt_touched {
+            self.by_opt[i as usize] = 0.0;
+        }
+        self.by_opt_touched.clear();
+        self.by_option = false;
         self.begin_tree();
+    }
+
+    /// Sets the options' layout (once per applicant): per feature its
+    /// options' range `opt_start`, its domain words' range `word_start`, and
+    /// every option's cost, cheapest first within a feature.
+    pub fn set_layout(&mut self, opt_start: &[usize], word_start: &[usize], cost: &[f64]) {
+        self.opt_start.clear();
+        self.opt_start.extend_from_slice(opt_start);
+        self.word_start.clear();
+        self.word_start.extend_from_slice(word_start);
+        self.cost.clear();
+        self.cost.extend_from_slice(cost);
+        self.by_opt.clear();
+        self.by_opt.resize(cost.len(), 0.0);
+        self.by_opt_touched.clear();
+        self.tree_best.clear();
+        self.tree_best.resize(cost.len(), 0.0);
+        self.stamp.clear();
+        self.stamp.resize(cost.len(), 0);
+        self.clock = 0;
+    }
+
+    /// Makes this node's bound the bound by options (after
+    /// [`FeatureBudget::clear`]; see the module's doc): its leaves come by
+    /// [`FeatureBudget::push_option_extra`] and [`FeatureBudget::close_leaf`],
+    /// and `dom_min` is each feature's least cost in the node.
+    pub fn use_options(&mut self, dom_min: &[f64]) {
+        self.by_option = true;
+        self.dom_min.clear();
+        self.dom_min.extend_from_slice(dom_min);
+    }
+
+    /// Whether this node's bound is the bound by options.
+    pub fn by_option(&self) -> bool {
+        self.by_option
+    }
+
+    /// Adds to the leaf being collected (bound by options) its extra `e > 0`
+    /// in feature `f` and the feature's domain words at the leaf (the
+    /// options that take its path).
+    pub fn push_option_extra(&mut self, f: usize, e: f64, words: &[u64]) {
+        debug_assert!(e > 0.0 && words.len() == self.word_start[f + 1] - self.word_start[f]);
+        self.feats.push((f as u32, e, [f64::INFINITY; CLASSES]));
+        self.leaf_words.extend_from_slice(words);
+    }
+
+    /// Ends the leaf being collected (bound by options): its value.
+    pub fn close_leaf(&mut self, value: f64) {
+        self.value.push(value);
+        self.at.push(self.feats.len());
     }
 
     /// Starts a tree's leaves.
@@ -156,6 +257,7 @@ impl FeatureBudget {
         self.at.clear();
         self.at.push(0);
         self.feats.clear();
+        self.leaf_words.clear();
     }
 
     /// Adds a reachable leaf of the current tree: its value and its
@@ -188,6 +290,10 @@ impl FeatureBudget {
             return;
         }
         self.z_sum += z;
+        if self.by_option {
+            self.end_tree_by_option(z);
+            return;
+        }
         for j in 0..self.value.len() {
             let gain = self.value[j] - z;
             let extras = &self.feats[self.at[j]..self.at[j + 1]];
@@ -204,6 +310,58 @@ impl FeatureBudget {
                     }
                 }
             }
+        }
+    }
+
+    /// [`FeatureBudget::end_tree`] for the bound by options: each leaf's
+    /// share of `f` credited to every option of `f` that takes its path, the
+    /// tree's largest per option added to `H_f(o)`.
+    fn end_tree_by_option(&mut self, z: f64) {
+        self.clock = self.clock.wrapping_add(1);
+        if self.clock == 0 {
+            self.stamp.fill(0);
+            self.clock = 1;
+        }
+        self.tree_touched.clear();
+        let mut w = 0;
+        for j in 0..self.value.len() {
+            let gain = self.value[j] - z;
+            let extras = &self.feats[self.at[j]..self.at[j + 1]];
+            if gain <= 0.0 || extras.is_empty() {
+                for &(f, _, _) in extras {
+                    let f = f as usize;
+                    w += self.word_start[f + 1] - self.word_start[f];
+                }
+                continue;
+            }
+            let total: f64 = extras.iter().map(|&(_, e, _)| e).sum();
+            for &(f, e, _) in extras {
+                let f = f as usize;
+                let share = gain * e / total;
+                let words = self.word_start[f + 1] - self.word_start[f];
+                for (i, &word) in self.leaf_words[w..w + words].iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let o = self.opt_start[f] + 64 * i + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        if self.stamp[o] != self.clock {
+                            self.stamp[o] = self.clock;
+                            self.tree_best[o] = share;
+                            self.tree_touched.push(o as u32);
+                        } else if share > self.tree_best[o] {
+                            self.tree_best[o] = share;
+                        }
+                    }
+                }
+                w += words;
+            }
+        }
+        for &o in &self.tree_touched {
+            let o = o as usize;
+            if self.by_opt[o] == 0.0 {
+                self.by_opt_touched.push(o as u32);
+            }
+            self.by_opt[o] += self.tree_best[o];
         }
     }
 
@@ -242,60 +400,10 @@ impl FeatureBudget {
         if want <= 0.0 {
             return Some(0.0);
         }
-        // Per (feature and class, tree): the staircase of the largest share
-        // within an extra; its rises are G_{f,c}'s increments. The items come
-        // tree by tree, so a stable counting sort by key orders them by (key,
-        // tree), and only each (key, tree) run — a tree's few leaves — is
-        // sorted by (extra, −share): the order of a full sort by (key, tree,
-        // extra, −share), without its cost.
-        self.sort_items_by_key();
-        self.steps.clear();
-        self.key_steps.clear();
-        let mut j = 0;
-        while j < self.sorted.len() {
-            let key = self.sorted[j].0;
-            while j < self.sorted.len() && self.sorted[j].0 == key {
-                let t = self.sorted[j].1;
-                let run = j;
-                while j < self.sorted.len() && self.sorted[j].0 == key && self.sorted[j].1 == t {
-                    j += 1;
-                }
-                let group = &mut self.sorted[run..j];
-                if group.len() > 1 {
-                    group.sort_unstable_by(|a, b| a.2.total_cmp(&b.2).then(b.3.total_cmp(&a.3)));
-                }
-                let mut top = 0.0;
-                for &(_, _, e, s) in &self.sorted[run..j] {
-                    if s > top {
-                        self.steps.push((key, e, s - top));
-                        top = s;
-                    }
-                }
-            }
-            self.key_steps.push(self.steps.len());
-        }
-        // Each key's increments by extra (the keys are in order already;
-        // equal extras keep the order of their trees).
-        let mut from = 0;
-        for &to in &self.key_steps {
-            self.steps[from..to].sort_by(|a, b| a.1.total_cmp(&b.1));
-            from = to;
-        }
-        // Per class, the points of G_{f,c}; per feature, G_f = max_c G_{f,c}
-        // has the upper envelope of all its classes' points.
-        self.points.clear();
-        let mut j = 0;
-        while j < self.steps.len() {
-            let key = self.steps[j].0;
-            let mut g = 0.0;
-            while j < self.steps.len() && self.steps[j].0 == key {
-                let e = self.steps[j].1;
-                while j < self.steps.len() && self.steps[j].0 == key && self.steps[j].1 == e {
-                    g += self.steps[j].2;
-                    j += 1;
-                }
-                self.points.push((key / CLASSES as u32, e, g));
-            }
+        if self.by_option {
+            self.option_points();
+        } else {
+            self.class_points();
         }
         self.points.sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
@@ -379,6 +487,87 @@ impl FeatureBudget {
             return None;
         }
         self.knapsack(want - allowance, cap, spent)
+    }
+
+    /// The points `(feature, extra, G_{f,c}(extra))` of every class's
+    /// staircase (the bound by classes).
+    fn class_points(&mut self) {
+        // Per (feature and class, tree): the staircase of the largest share
+        // within an extra; its rises are G_{f,c}'s increments. The items come
+        // tree by tree, so a stable counting sort by key orders them by (key,
+        // tree), and only each (key, tree) run — a tree's few leaves — is
+        // sorted by (extra, −share): the order of a full sort by (key, tree,
+        // extra, −share), without its cost.
+        self.sort_items_by_key();
+        self.steps.clear();
+        self.key_steps.clear();
+        let mut j = 0;
+        while j < self.sorted.len() {
+            let key = self.sorted[j].0;
+            while j < self.sorted.len() && self.sorted[j].0 == key {
+                let t = self.sorted[j].1;
+                let run = j;
+                while j < self.sorted.len() && self.sorted[j].0 == key && self.sorted[j].1 == t {
+                    j += 1;
+                }
+                let group = &mut self.sorted[run..j];
+                if group.len() > 1 {
+                    group.sort_unstable_by(|a, b| a.2.total_cmp(&b.2).then(b.3.total_cmp(&a.3)));
+                }
+                let mut top = 0.0;
+                for &(_, _, e, s) in &self.sorted[run..j] {
+                    if s > top {
+                        self.steps.push((key, e, s - top));
+                        top = s;
+                    }
+                }
+            }
+            self.key_steps.push(self.steps.len());
+        }
+        // Each key's increments by extra (the keys are in order already;
+        // equal extras keep the order of their trees).
+        let mut from = 0;
+        for &to in &self.key_steps {
+            self.steps[from..to].sort_by(|a, b| a.1.total_cmp(&b.1));
+            from = to;
+        }
+        // Per class, the points of G_{f,c}; per feature, G_f = max_c G_{f,c}
+        // has the upper envelope of all its classes' points.
+        self.points.clear();
+        let mut j = 0;
+        while j < self.steps.len() {
+            let key = self.steps[j].0;
+            let mut g = 0.0;
+            while j < self.steps.len() && self.steps[j].0 == key {
+                let e = self.steps[j].1;
+                while j < self.steps.len() && self.steps[j].0 == key && self.steps[j].1 == e {
+                    g += self.steps[j].2;
+                    j += 1;
+                }
+                self.points.push((key / CLASSES as u32, e, g));
+            }
+        }
+    }
+
+    /// The points `(feature, cost(o) − m_f, H_f(o))` of every option with a
+    /// positive `H_f` (the bound by options).
+    fn option_points(&mut self) {
+        self.points.clear();
+        let mut f = 0;
+        self.by_opt_touched.sort_unstable();
+        for &o in &self.by_opt_touched {
+            let o = o as usize;
+            while self.opt_start[f + 1] <= o {
+                f += 1;
+            }
+            let e = self.cost[o] - self.dom_min[f];
+            // An option at the node's least cost takes no leaf with a share
+            // (a share needs a positive extra); kept out all the same, as
+            // the envelope starts at (0, 0).
+            if e > 0.0 {
+                self.points.push((f as u32, e, self.by_opt[o]));
+            }
+        }
     }
 
     /// Sets whether the bound stops at the LP relaxation (for its tests).
