@@ -3,7 +3,7 @@
 //! ```text
 //! python3 benches/peers/trees_train.py     # writes the models into target/peers
 //! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit S] [--all]
-//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget] [--by-option] [--propagate]]
+//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget] [--by-option] [--by-total] [--propagate]]
 //!     [--highs-in-process] [--strict]
 //! ```
 //!
@@ -34,7 +34,8 @@
 //! (`TreeSearch::set_merged_bound`); with `--no-budget`, without the
 //! feature-budget bound (`TreeSearch::set_budget_bound`); with `--by-option`,
 //! its bound by options instead of by classes
-//! (`TreeSearch::set_budget_by_option`); with `--propagate`,
+//! (`TreeSearch::set_budget_by_option`); with `--by-total`, keeping to each
+//! leaf's whole extra (`TreeSearch::set_budget_by_total`); with `--propagate`,
 //! with the domains' propagation (`TreeSearch::set_propagation`).
 //!
 //! Each applicant's HiGHS program is solved in a child process of its own
@@ -277,6 +278,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let budget = !args.iter().any(|a| a == "--no-budget");
     let propagate = args.iter().any(|a| a == "--propagate");
     let by_option = args.iter().any(|a| a == "--by-option");
+    let by_total = args.iter().any(|a| a == "--by-total");
     let strict = args.iter().any(|a| a == "--strict");
     let mut failures = Vec::new();
     for (name, file, margin_file, default_n, default_limit) in models {
@@ -338,6 +340,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ts.set_budget_bound(budget);
                 ts.set_propagation(propagate);
                 ts.set_budget_by_option(by_option);
+                ts.set_budget_by_total(by_total);
                 let need = logit(model.threshold()) + Config::default().margin;
                 let res = ts.solve(&model, need, search.node_limit, search.time_limit_seconds);
                 let t = t.elapsed().as_secs_f64() * 1e3;

@@ -34,6 +34,9 @@ struct Counts {
     /// where it fails when inflated by 20 %.
     above_classes: usize,
     caught_by_option: usize,
+    /// The same for the bound by whole extras.
+    above_by_total: usize,
+    caught_by_total: usize,
 }
 
 /// Brute force over the node `dom` (scored on raw rows by the model's own
@@ -83,9 +86,30 @@ fn check_node(
         }
         _ => {}
     }
-    // Both bounds, by classes and by options, against brute force.
-    for by_option in [false, true] {
+    // The bound by whole extras against the default: it prunes whatever
+    // the default prunes and is never below it.
+    ts.set_budget_by_total(true);
+    let by_total = ts.node_bound(ens, dom, need);
+    ts.set_budget_by_total(false);
+    match (by_class, by_total) {
+        (None, by_total) => assert!(
+            by_total.is_none(),
+            "{what}: pruned by classes, not by whole extras ({by_total:?})"
+        ),
+        (Some((false, c)), Some((false, b))) => {
+            assert!(
+                b >= c - 1e-12 * c.abs().max(1.0),
+                "{what}: the bound by whole extras {b} below the classes' {c}"
+            );
+            counts.above_by_total += usize::from(b > c + 1e-9 * c.abs().max(1.0));
+        }
+        _ => {}
+    }
+    // Every bound — by classes, by options, by whole extras — against brute
+    // force.
+    for (by_option, by_total) in [(false, false), (true, false), (false, true)] {
         ts.set_budget_by_option(by_option);
+        ts.set_budget_by_total(by_total);
         // Against an incumbent near the optimum (the knapsack stops at the
         // incumbent's cost): a node pruned holds no answer cheaper than it, and
         // an open node's bound stays admissible.
@@ -127,10 +151,12 @@ fn check_node(
                 let caught = optimum.is_finite() && !admissible(1.2 * b, optimum);
                 counts.caught += usize::from(caught);
                 counts.caught_by_option += usize::from(caught && by_option);
+                counts.caught_by_total += usize::from(caught && by_total);
             }
         }
     }
     ts.set_budget_by_option(false);
+    ts.set_budget_by_total(false);
 }
 
 /// Admissible on every node domain of small random ensembles (numeric,
@@ -141,9 +167,11 @@ fn check_node(
 /// strictly tighter on some (112 of 2,400 wide domains when written; 87
 /// before the bound parted options into classes), and close enough to the optimum that a
 /// bound 20% too high would fail this test on many (so the test can see an
-/// inadmissible bound). The bound by options is checked the same way, and
-/// never below the bound by classes (above it on 8 of the 14,400 domains
-/// when written).
+/// inadmissible bound). The bounds by options and by whole extras are
+/// checked the same way, and never below the bound by classes (each above
+/// it on 8 of the 14,400 domains when written: these small trees seldom
+/// need incompatible values or many features at once; the hand-worked cases
+/// below show each where it bites).
 #[test]
 fn budget_bound_is_admissible_on_random_node_domains() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2412);
@@ -200,6 +228,14 @@ fn budget_bound_is_admissible_on_random_node_domains() {
     );
     assert!(
         small.caught_by_option + wide.caught_by_option >= 500,
+        "{small:?} {wide:?}"
+    );
+    assert!(
+        small.above_by_total + wide.above_by_total >= 5,
+        "{small:?} {wide:?}"
+    );
+    assert!(
+        small.caught_by_total + wide.caught_by_total >= 500,
         "{small:?} {wide:?}"
     );
     assert!(
@@ -378,4 +414,49 @@ fn budget_by_option_credits_one_option_per_feature() {
     b.end_tree(1);
     let classes = b.extra(0.0, 3.5, f64::INFINITY).unwrap();
     assert!((classes - 2.0).abs() < 1e-9, "{classes}");
+}
+
+/// The bound by whole extras on a hand-made node: feature 0 alone is
+/// credited both trees' shares, but one of them belongs to a leaf that also
+/// needs feature 1, so an answer that moves feature 0 alone reaches only the
+/// other (the oracle is the enumeration in the comments).
+#[test]
+fn budget_by_total_keeps_to_each_leafs_whole_extra() {
+    let node = |b: &mut super::FeatureBudget| {
+        b.clear();
+        // Tree 0: zero-extra value 0; value 4 when features 0 and 1 both
+        // move by 1 (whole extra 2, shares 2 and 2).
+        b.begin_tree();
+        b.push_leaf(0.0, [].into_iter());
+        b.push_leaf(4.0, [(0, 1.0, up(1.0)), (1, 1.0, up(1.0))].into_iter());
+        b.end_tree(0);
+        // Tree 1: zero-extra value 0; value 3 when feature 0 moves by 1.
+        b.begin_tree();
+        b.push_leaf(0.0, [].into_iter());
+        b.push_leaf(3.0, [(0, 1.0, up(1.0))].into_iter());
+        b.end_tree(1);
+    };
+    let mut b = super::FeatureBudget::default();
+    // Want 5: G_0(1) = 2 + 3 reaches it at extra 1 by the shares alone.
+    node(&mut b);
+    let plain = b.extra(0.0, 5.0, f64::INFINITY).unwrap();
+    assert!((plain - 1.0).abs() < 1e-9, "{plain}");
+    // By whole extras: within a total below 2 only tree 1's leaf counts
+    // (3 < 5); from 2 on both (extra 1 ≤ 2): the bound is 2, the true
+    // optimum (moving both features reaches 7).
+    b.set_by_total(true);
+    node(&mut b);
+    let by_total = b.extra(0.0, 5.0, f64::INFINITY).unwrap();
+    assert!((by_total - 2.0).abs() < 1e-9, "{by_total}");
+    // Want 3: tree 1's leaf alone at extra 1, within its whole extra.
+    node(&mut b);
+    let three = b.extra(0.0, 3.0, f64::INFINITY).unwrap();
+    assert!((three - 1.0).abs() < 1e-9, "{three}");
+    // Under a cap of 2 (an incumbent at extra 2) the want of 5 has no
+    // answer below it; without the whole extras it would stay open.
+    node(&mut b);
+    assert_eq!(b.extra(0.0, 5.0, 2.0), None);
+    b.set_by_total(false);
+    node(&mut b);
+    assert!(b.extra(0.0, 5.0, 2.0).is_some());
 }

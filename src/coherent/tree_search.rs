@@ -869,6 +869,17 @@ impl TreeSearch {
         self.budget_by_option = on;
     }
 
+    /// Makes the feature-budget bound keep to each leaf's whole extra
+    /// (`coherent::tree_budget`: an answer of extra `C` reaches no leaf whose
+    /// extras sum past `C`) for the next solves; off by default. Never below
+    /// the default bound; measured on HELOC's 1000-tree models (BENCHMARKS.md,
+    /// issue 43) it mostly needs fewer nodes (up to 40 %), but each costs
+    /// 20–45 % more CPU, and it proved neither of LightGBM 1000×63's two
+    /// stops.
+    pub fn set_budget_by_total(&mut self, on: bool) {
+        self.budget.set_by_total(on);
+    }
+
     /// The picks of the last answer, one per feature (menu indices).
     pub fn picks(&self) -> &[Pick] {
         &self.picks
