@@ -119,6 +119,8 @@
 //! 2021) and OCEAN (Parmentier & Vidal 2021) bound tree ensembles tree by
 //! tree, which is what this adds to.
 
+use super::tree_search::sort_short_by;
+
 /// The classes a node's options of a feature are parted into
 /// ([`FeatureBudget`]'s doc): below the candidate's value, above it, and the
 /// rest (equal, or NaN on either side).
@@ -176,6 +178,8 @@ pub(super) struct FeatureBudget {
     rest: Vec<f64>,
     frontier: Vec<(f64, f64)>,
     next: Vec<(f64, f64)>,
+    shifted: Vec<(f64, f64)>,
+    merged: Vec<(f64, f64)>,
     /// Whether the knapsack over features is solved exactly (on by default;
     /// off, the bound is the LP's).
     lp_only: bool,
@@ -588,9 +592,7 @@ impl FeatureBudget {
                     j += 1;
                 }
                 let group = &mut self.sorted[run..j];
-                if group.len() > 1 {
-                    group.sort_unstable_by(|a, b| a.2.total_cmp(&b.2).then(b.3.total_cmp(&a.3)));
-                }
+                sort_short_by(group, |a, b| a.2.total_cmp(&b.2).then(b.3.total_cmp(&a.3)));
                 let mut top = 0.0;
                 for &(_, _, e, s, all) in &self.sorted[run..j] {
                     if s > top && all <= max_total {
@@ -605,7 +607,7 @@ impl FeatureBudget {
         // equal extras keep the order of their trees).
         let mut from = 0;
         for &to in &self.key_steps {
-            self.steps[from..to].sort_by(|a, b| a.1.total_cmp(&b.1));
+            sort_short_by(&mut self.steps[from..to], |a, b| a.1.total_cmp(&b.1));
             from = to;
         }
         // Per class, the points of G_{f,c}; per feature, G_f = max_c G_{f,c}
@@ -688,15 +690,19 @@ impl FeatureBudget {
         for i in 0..self.groups.len() {
             let (a, b, _) = self.groups[i];
             let after = self.rest[i + 1];
+            // The next frontier: the Pareto set of the states that stay and
+            // of each choice added to every state, merged list by list (the
+            // frontier is sorted by extra, so each such list is too): no sort
+            // (issue 43: sorting the states took a tenth of a book's CPU).
             self.next.clear();
             for &(c, g) in &self.frontier {
-                if c >= best {
-                    continue;
-                }
-                if g + after >= want {
+                if c < best && g + after >= want {
                     self.next.push((c, g));
                 }
-                for &(_, e, gain) in &self.choices[a..b] {
+            }
+            for &(_, e, gain) in &self.choices[a..b] {
+                self.shifted.clear();
+                for &(c, g) in &self.frontier {
                     let (nc, ng) = (c + e, g + gain);
                     if nc >= best {
                         break;
@@ -706,20 +712,17 @@ impl FeatureBudget {
                         break;
                     }
                     if ng + after >= want {
-                        self.next.push((nc, ng));
+                        self.shifted.push((nc, ng));
                     }
                 }
-            }
-            self.next
-                .sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(y.1.total_cmp(&x.1)));
-            self.frontier.clear();
-            let mut top = f64::NEG_INFINITY;
-            for &(c, g) in &self.next {
-                if g > top && c < best {
-                    top = g;
-                    self.frontier.push((c, g));
+                if !self.shifted.is_empty() {
+                    pareto_merge(&self.next, &self.shifted, &mut self.merged);
+                    std::mem::swap(&mut self.next, &mut self.merged);
                 }
             }
+            let keep = self.next.partition_point(|&(c, _)| c < best);
+            self.frontier.clear();
+            self.frontier.extend_from_slice(&self.next[..keep]);
             if self.frontier.len() > MAX_FRONTIER {
                 return Some(lp);
             }
@@ -727,6 +730,44 @@ impl FeatureBudget {
         if best < cap { Some(best.max(lp)) } else { None }
     }
 }
+
+/// The Pareto set of the `(extra, gain)` states of `a` and `b` (each sorted
+/// by extra, gains not falling) into `out`, sorted by extra: per extra the
+/// largest gain, kept when it tops every cheaper state's — what sorting the
+/// union by extra (gain falling) and keeping each state whose gain tops the
+/// ones before it gives, in one linear pass.
+fn pareto_merge(a: &[(f64, f64)], b: &[(f64, f64)], out: &mut Vec<(f64, f64)>) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    let mut top = f64::NEG_INFINITY;
+    while i < a.len() || j < b.len() {
+        let from_a = j == b.len()
+            || (i < a.len()
+                && a[i]
+                    .0
+                    .total_cmp(&b[j].0)
+                    .then(b[j].1.total_cmp(&a[i].1))
+                    .is_le());
+        let x = if from_a {
+            i += 1;
+            a[i - 1]
+        } else {
+            j += 1;
+            b[j - 1]
+        };
+        if x.1 > top {
+            top = x.1;
+            match out.last_mut() {
+                Some(last) if last.0.total_cmp(&x.0).is_eq() => *last = x,
+                _ => out.push(x),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "tree_budget_knapsack_tests.rs"]
+mod knapsack_tests;
 
 #[cfg(test)]
 #[path = "tree_budget_tests.rs"]

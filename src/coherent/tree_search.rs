@@ -210,6 +210,35 @@ enum Eval {
     },
 }
 
+/// An ensemble node as the search's walks read it, 16 bytes (the model's
+/// nodes are 40: on 500-tree models the bound's walk spent most of its time
+/// loading them, issue 43), built by [`TreeSearch::prepare`].
+#[derive(Debug, Clone, Copy)]
+struct WalkNode {
+    /// The feature tested; [`WALK_LEAF`] at a leaf.
+    feature: u32,
+    /// Where the test's left-going option mask starts in `masks`.
+    ms: u32,
+    /// An inner node's children (left in the low half, right in the high);
+    /// a leaf's value's bits.
+    kids: u64,
+}
+
+/// [`WalkNode::feature`] of a leaf.
+const WALK_LEAF: u32 = u32::MAX;
+
+impl WalkNode {
+    fn left(self) -> usize {
+        (self.kids & 0xffff_ffff) as usize
+    }
+    fn right(self) -> usize {
+        (self.kids >> 32) as usize
+    }
+    fn value(self) -> f64 {
+        f64::from_bits(self.kids)
+    }
+}
+
 /// Every buffer of the tree search, reusable across applicants.
 #[derive(Debug, Default)]
 pub struct TreeSearch {
@@ -228,6 +257,8 @@ pub struct TreeSearch {
     mask_start: Vec<usize>,
     masks: Vec<u64>,
     parent: Vec<u32>,
+    /// The ensemble's nodes as the walks read them.
+    walk_nodes: Vec<WalkNode>,
     /// Number of trees.
     n_trees: usize,
     /// The float32 allowance of the bound's test.
@@ -352,6 +383,30 @@ fn least_cost_in(cost: &[f64], words: &[u64], mask: &[u64]) -> f64 {
     f64::INFINITY
 }
 
+/// Runs at most this long are sorted by insertion in [`sort_short_by`].
+const SHORT_RUN: usize = 24;
+
+/// Sorts `v` stably by `cmp`, as `sort_by` does: by insertion when it is
+/// short. A node's per-tree leaves (about three on HELOC's 100×4 model) and
+/// the feature-budget bound's per-feature runs are a few elements each, where
+/// the standard sort's set-up cost more than the sort (issue 43: about a
+/// tenth of a book's CPU went to sorting such runs).
+pub(super) fn sort_short_by<T: Copy>(v: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {
+    if v.len() > SHORT_RUN {
+        v.sort_by(cmp);
+        return;
+    }
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && cmp(&x, &v[j - 1]) == Ordering::Less {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+    }
+}
+
 fn lowest_bit(words: &[u64]) -> Option<usize> {
     words
         .iter()
@@ -440,6 +495,24 @@ impl TreeSearch {
                     self.masks[base + o / 64] |= 1 << (o % 64);
                 }
             }
+        }
+        self.walk_nodes.clear();
+        for (k, node) in nodes.iter().enumerate() {
+            self.walk_nodes.push(if node.test == Test::Leaf {
+                WalkNode {
+                    feature: WALK_LEAF,
+                    ms: 0,
+                    kids: node.value.to_bits(),
+                }
+            } else {
+                WalkNode {
+                    feature: node.feature,
+                    ms: u32::try_from(self.mask_start[k]).map_err(|_| {
+                        Error::InvalidArgument("tree search: the ensemble is too large".into())
+                    })?,
+                    kids: u64::from(node.left) | u64::from(node.right) << 32,
+                }
+            });
         }
         self.feature_node_start.clear();
         self.feature_node_start.resize(n + 1, 0);
@@ -1336,14 +1409,15 @@ impl TreeSearch {
             self.cand_value.clear();
             for &r in ens.roots() {
                 let mut k = r as usize;
-                while nodes[k].test != Test::Leaf {
-                    let f = nodes[k].feature as usize;
-                    let o = self.cand_opt[f];
-                    let left = bit(&self.masks[self.mask_start[k]..], o);
-                    k = if left { nodes[k].left } else { nodes[k].right } as usize;
+                let mut node = self.walk_nodes[k];
+                while node.feature != WALK_LEAF {
+                    let o = self.cand_opt[node.feature as usize];
+                    let left = bit(&self.masks[node.ms as usize..], o);
+                    k = if left { node.left() } else { node.right() };
+                    node = self.walk_nodes[k];
                 }
                 self.cand_leaf.push(k as u32);
-                self.cand_value.push(nodes[k].value);
+                self.cand_value.push(node.value());
             }
             let score = ens.sum_tree_values(self.cand_value.iter().copied());
             if self.boxed {
@@ -1391,7 +1465,7 @@ impl TreeSearch {
                     // the start by the tree's cap.
                     self.box_walk_tree(ens, t, r as usize, base, limit);
                 } else {
-                    self.walk(ens, r as usize, 0.0, base, limit, Visit::Collect);
+                    self.walk(r as usize, 0.0, base, limit, Visit::Collect);
                 }
                 if self.leaves.is_empty() {
                     return Eval::Pruned;
@@ -1399,8 +1473,9 @@ impl TreeSearch {
                 if !self.budget_off {
                     self.budget.end_tree(t);
                 }
-                self.leaves
-                    .sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+                sort_short_by(&mut self.leaves, |a, b| {
+                    a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1))
+                });
                 if self.merged_on && !self.boxed {
                     self.merged.push_tree(&self.leaves);
                 }
@@ -1651,14 +1726,7 @@ impl TreeSearch {
             let threshold = need - self.slack - (total - self.tree_max[t]);
             self.survivors = 0;
             self.touched.clear();
-            self.walk(
-                ens,
-                r as usize,
-                0.0,
-                base,
-                limit,
-                Visit::Union { threshold },
-            );
+            self.walk(r as usize, 0.0, base, limit, Visit::Union { threshold });
             if self.survivors == 0 {
                 return Propagated::Empty;
             }
@@ -1694,20 +1762,13 @@ impl TreeSearch {
     /// `cur` whose rc (`base + extra`) stays below `limit`, restricting each
     /// tested feature's domain to the side taken; at each leaf, `visit` says
     /// what to do (see [`Visit`]).
-    fn walk(
-        &mut self,
-        ens: &TreeEnsemble,
-        k: usize,
-        extra: f64,
-        base: f64,
-        limit: f64,
-        visit: Visit,
-    ) {
-        let node = ens.nodes()[k];
-        if node.test == Test::Leaf {
+    fn walk(&mut self, k: usize, extra: f64, base: f64, limit: f64, visit: Visit) {
+        let node = self.walk_nodes[k];
+        if node.feature == WALK_LEAF {
+            let value = node.value();
             match visit {
                 Visit::Collect => {
-                    self.leaves.push((base + extra, node.value, k as u32));
+                    self.leaves.push((base + extra, value, k as u32));
                     if !self.budget_off && self.budget.by_option() {
                         // The bound by options: each feature's extra and
                         // the options of it that take the leaf's path.
@@ -1719,7 +1780,7 @@ impl TreeSearch {
                                 self.budget.push_option_extra(f, e, &self.cur[w0..w1]);
                             }
                         }
-                        self.budget.close_leaf(node.value);
+                        self.budget.close_leaf(value);
                     } else if !self.budget_off {
                         // The leaf's extra cost in each feature its path
                         // tests, for the feature-budget bound (only the
@@ -1736,10 +1797,10 @@ impl TreeSearch {
                             }
                         }
                         self.budget
-                            .push_leaf(node.value, self.leaf_extras.iter().copied());
+                            .push_leaf(value, self.leaf_extras.iter().copied());
                     }
                 }
-                Visit::Union { threshold } if node.value >= threshold => {
+                Visit::Union { threshold } if value >= threshold => {
                     self.survivors += 1;
                     for j in 0..self.path_features.len() {
                         let f = self.path_features[j];
@@ -1768,21 +1829,21 @@ impl TreeSearch {
             self.on_path[f] += 1;
         }
         let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
-        let ms = self.mask_start[k];
+        let ms = node.ms as usize;
         // `cur_min[f]` is the least cost of `cur`'s domain of `f`, kept along
         // the walk so that neither the split nor a leaf looks it up again.
         let old = self.cur_min[f];
         if w1 - w0 == 1 {
             // One word: the common case, without the undo stack.
             let (d, m) = (self.cur[w0], self.masks[ms]);
-            for (v, child) in [(d & m, node.left), (d & !m, node.right)] {
+            for (v, child) in [(d & m, node.left()), (d & !m, node.right())] {
                 if v != 0 {
                     let c = self.cost[self.opt_start[f] + v.trailing_zeros() as usize];
                     let e = extra + (c - old);
                     if base + e < limit {
                         self.cur[w0] = v;
                         self.cur_min[f] = c;
-                        self.walk(ens, child as usize, e, base, limit, visit);
+                        self.walk(child, e, base, limit, visit);
                     }
                 }
             }
@@ -1790,7 +1851,7 @@ impl TreeSearch {
         } else {
             let mark = self.undo.len();
             self.undo.extend_from_slice(&self.cur[w0..w1]);
-            for (side, child) in [(true, node.left), (false, node.right)] {
+            for (side, child) in [(true, node.left()), (false, node.right())] {
                 let mut any = false;
                 for w in w0..w1 {
                     let m = self.masks[ms + (w - w0)];
@@ -1804,7 +1865,7 @@ impl TreeSearch {
                     let e = extra + (c - old);
                     if base + e < limit {
                         self.cur_min[f] = c;
-                        self.walk(ens, child as usize, e, base, limit, visit);
+                        self.walk(child, e, base, limit, visit);
                     }
                 }
             }
