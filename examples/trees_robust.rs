@@ -62,6 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let robustness = Robustness {
         sigma2: arg(&args, "--sigma2", 1e-4),
         invalidation_target: arg(&args, "--gamma", 0.1),
+        box_kind: Default::default(),
     };
     let limit: f64 = arg(&args, "--limit", 60.0);
     // `--model 500x6`: the models whose name contains it (default: both).

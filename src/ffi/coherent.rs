@@ -102,6 +102,7 @@ pub(super) fn core_config(config: *const cfx_config) -> FfiResult<Config> {
         c.robustness = Some(crate::coherent::Robustness {
             sigma2: r.sigma2,
             invalidation_target: r.invalidation_target,
+            box_kind: Default::default(),
         });
     }
     c.validate()?;

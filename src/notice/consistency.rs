@@ -52,6 +52,7 @@ pub const NOTICE_FORMAT_VERSION: u32 = 2;
 pub const DEFAULT_NOTICE_ROBUSTNESS: Robustness = Robustness {
     sigma2: 0.01,
     invalidation_target: 0.1,
+    box_kind: crate::coherent::BoxKind::Reals,
 };
 
 /// How a notice is made.
