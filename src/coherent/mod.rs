@@ -50,7 +50,7 @@ mod tree_bound;
 pub mod tree_box;
 mod tree_box_primal;
 #[cfg(test)]
-mod tree_box_reach_tests;
+pub(crate) mod tree_box_reach_tests;
 #[cfg(test)]
 pub(crate) mod tree_box_tests;
 mod tree_budget;

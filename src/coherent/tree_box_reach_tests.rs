@@ -386,13 +386,10 @@ fn reachable_robust_advice_on_a_stump_is_the_closed_form() {
     assert!(normal_cdf(-1.0 / sigma) > 0.1);
 }
 
-/// The range's upper bound: a stump declining balances below 97.5 and
-/// above 100.5 (a split past the range, as a model trained on a wider range
-/// may hold) on a balance of 0..100, δ = 1.645. Over the reals no balance
-/// works (99 reaches 97.355, 100 reaches 101.645); over reachable values the
-/// slips of 100 land on 98 … 100 (clipped), all accepted: the answer is 100.
-#[test]
-fn reachable_values_clip_at_the_range_where_the_reals_box_has_no_answer() {
+/// A stump on the balance of [`stump`] (0..100, integer) declining balances
+/// below 97.5 and above 100.5 (a split past the range, as a model trained on
+/// a wider range may hold).
+pub(crate) fn clipped_stump() -> (Schema, TreeEnsemble) {
     let (schema, ens) = stump();
     let leaf = Node::leaf;
     let test = |threshold: f64, left: u32| Node {
@@ -421,6 +418,16 @@ fn reachable_values_clip_at_the_range_where_the_reals_box_has_no_answer() {
         vec![],
     )
     .unwrap();
+    (schema, ens)
+}
+
+/// The range's upper bound on [`clipped_stump`], δ = 1.645. Over the reals
+/// no balance works (99 reaches 97.355, 100 reaches 101.645); over reachable
+/// values the slips of 100 land on 98 … 100 (clipped), all accepted: the
+/// answer is 100.
+#[test]
+fn reachable_values_clip_at_the_range_where_the_reals_box_has_no_answer() {
+    let (schema, ens) = clipped_stump();
     let factual = [10.0, 30.0];
     let r = reachable(1e-4, 0.1); // σ = 1 data unit, δ = Φ⁻¹(0.95)
     let reals = explain(
@@ -454,7 +461,6 @@ fn reachable_values_clip_at_the_range_where_the_reals_box_has_no_answer() {
     let se = (want * (1.0 - want) / super::tree_box::GAMMA_SAMPLES as f64).sqrt();
     let g = cf.invalidation_rate.unwrap();
     assert!((g - want).abs() < 4.0 * se, "Γ̃ = {g} vs Φ(−2.5) = {want}");
-    let _ = ens.score(&schema.encode(&cf.raw).unwrap());
 }
 
 /// Reachable values are a tree-ensemble notion: a linear model's robust
