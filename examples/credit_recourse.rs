@@ -493,6 +493,7 @@ fn exact_robust_advice(
     let robustness = Robustness {
         sigma2: 0.01,
         invalidation_target: 0.1,
+        box_kind: Default::default(),
     };
     let config = MipConfig {
         robustness: Some(robustness),

@@ -272,6 +272,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         robustness: Some(Robustness {
             sigma2: SIGMA2,
             invalidation_target: TARGET,
+            box_kind: Default::default(),
         }),
         ..MipConfig::default()
     };

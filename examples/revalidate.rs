@@ -101,6 +101,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         robustness: Some(Robustness {
             sigma2: 0.01,
             invalidation_target: 0.1,
+            box_kind: Default::default(),
         }),
         ..Config::default()
     };

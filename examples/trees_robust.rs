@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! make peers-trees     # or: python3 benches/peers/trees_train.py [--retrained-only]
-//! cargo run --release --example trees_robust -- heloc [--n 20] [--sigma2 1e-4] [--gamma 0.1] [--limit 60]
+//! cargo run --release --example trees_robust -- heloc [--n 20] [--sigma2 1e-4] [--gamma 0.1] [--limit 60] [--box reachable]
 //! ```
 //!
 //! Trains nothing itself: it reads the peer's XGBoost HELOC models (100 trees
@@ -26,11 +26,15 @@
 //! applicants with an answer of that kind). Before it, per model, the robust
 //! solves' CPU time (this thread's clock: the limit is wall time, so on a
 //! shared machine the CPU a solve had says more) and the median proven gap
-//! of the answers not proven optimal.
+//! of the answers not proven optimal. `--box reachable` proves the box of the
+//! values an applicant can reach instead of the reals box
+//! (`BoxKind::ReachableValues`: slips clipped to the range and rounded to the
+//! data's grid, Γ̃ of both answers under the same slips); the model's name in
+//! the lines then ends in ", reachable values".
 
 #[path = "common/thread_cpu.rs"]
 mod thread_cpu;
-use cfx::coherent::{Config, Outcome, Robustness, explain, tree_box};
+use cfx::coherent::{BoxKind, Config, Outcome, Robustness, explain, tree_box};
 use cfx::data::{heloc, shared_data_dir};
 use cfx::model::trees::ImportOptions;
 use cfx::model::{Model, TreeEnsemble};
@@ -54,14 +58,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.first().map(String::as_str) != Some("heloc") {
         return Err(
             "usage: trees_robust heloc [--n 20] [--sigma2 1e-4] [--gamma 0.1] [--limit 60] \
-             [--model 500x6]"
+             [--model 500x6] [--box reachable]"
                 .into(),
         );
     }
     let n: usize = arg(&args, "--n", 20);
+    let box_kind = match arg(&args, "--box", String::from("reals")).as_str() {
+        "reals" => BoxKind::Reals,
+        "reachable" => BoxKind::ReachableValues,
+        other => return Err(format!("--box must be reals or reachable, got {other}").into()),
+    };
     let robustness = Robustness {
         sigma2: arg(&args, "--sigma2", 1e-4),
         invalidation_target: arg(&args, "--gamma", 0.1),
+        box_kind,
     };
     let limit: f64 = arg(&args, "--limit", 60.0);
     // `--model 500x6`: the models whose name contains it (default: both).
@@ -118,6 +128,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let model = read(file)?;
         let next = read(next_file)?;
+        let name = match box_kind {
+            BoxKind::Reals => name.to_string(),
+            BoxKind::ReachableValues => format!("{name}, reachable values"),
+        };
         let declined: Vec<&Vec<f64>> = test
             .rows
             .iter()

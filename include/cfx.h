@@ -553,6 +553,36 @@ typedef int32_t cfx_solver_choice;
 #endif // __cplusplus
 
 /**
+ * The neighbourhood robust advice on a tree ensemble proves accepted
+ * (`int32_t` in C; `coherent::BoxKind`), set with
+ * `cfx_config_builder_set_robust_box`.
+ */
+enum cfx_robust_box
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Every real value within each changeable value's half-width of the
+   * answer's, neither clipped to the range nor rounded (the default).
+   */
+  CFX_ROBUST_BOX_REALS = 0,
+  /**
+   * Every value the applicant can actually end at: a slip clipped to the
+   * feature's range and rounded to the data's grid (whole numbers, or
+   * `lower + k·step`).
+   */
+  CFX_ROBUST_BOX_REACHABLE_VALUES = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum cfx_robust_box cfx_robust_box;
+#else
+typedef int32_t cfx_robust_box;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Which solver proved the result (`int32_t` in C), read with
  * `cfx_coherent_result_proved_by`.
  */
@@ -657,6 +687,14 @@ typedef enum cfx_advice_status cfx_advice_status;
 typedef int32_t cfx_advice_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * The neighbourhood robust advice on a tree ensemble proves accepted
+ * ([`super::tree_box`]): each mutable contiguous feature within its
+ * half-width δ_f = z·σ·(upper − lower) of the answer's value, read one of
+ * two ways.
+ */
+typedef struct BoxKind BoxKind;
 
 /**
  * A group of actionability constraints, as named in infeasibility reports.
@@ -1238,6 +1276,25 @@ cfx_status cfx_config_builder_set_target(struct cfx_config_builder *b,
 cfx_status cfx_config_builder_set_robust_advice(struct cfx_config_builder *b,
                                                 double sigma2,
                                                 double invalidation_target);
+
+/**
+ * Which neighbourhood robust advice on a tree ensemble proves accepted: a
+ * `cfx_robust_box` value. `CFX_ROBUST_BOX_REALS` (the default): every real
+ * value within each changeable value's half-width z·σ·(upper − lower) of
+ * the answer's. `CFX_ROBUST_BOX_REACHABLE_VALUES`: every value the
+ * applicant can actually end at — a slip clipped to the feature's range and
+ * rounded to the data's grid (whole numbers of an integer feature,
+ * lower + k·step of a step feature; a real-valued feature is only clipped),
+ * so the box per feature runs from the landing of the answer minus the
+ * half-width to that of the answer plus it: narrower where the range clips
+ * or rounding pulls an end in, up to half a grid step wider where rounding
+ * pushes it out; Γ (`cfx_coherent_result_invalidation_rate`) is then
+ * estimated under the same clip-and-round slips. Takes effect with
+ * `cfx_config_builder_set_robust_advice`; an explanation under a logistic
+ * model refuses reachable values (`INVALID_ARGUMENT`: its closed-form
+ * margin is over the reals). Not thread-safe (builder).
+ */
+cfx_status cfx_config_builder_set_robust_box(struct cfx_config_builder *b, int32_t box_kind);
 
 /**
  * Seed of every random step (same inputs + seed → same bits). Not

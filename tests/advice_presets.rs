@@ -354,6 +354,7 @@ fn no_method_moves_an_ordered_level_down_under_the_german_preset() {
     let robust = cfx::coherent::Robustness {
         sigma2: 0.01,
         invalidation_target: 0.1,
+        box_kind: Default::default(),
     };
     let configs = [
         ("MIP", SolverChoice::Mip, None),
@@ -727,6 +728,7 @@ fn german_one_mip_with_waiting_equals_the_outer_loop_on_every_declined_applicant
     let robust = Robustness {
         sigma2: 0.01,
         invalidation_target: 0.1,
+        box_kind: Default::default(),
     };
     let (answered, _) =
         one_mip_equals_outer_loop(&schema, &model, &declined, Some(robust), "German, robust");

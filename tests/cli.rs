@@ -301,6 +301,7 @@ fn explain_gives_the_waiting_option_and_the_robust_version() {
     let robustness = Robustness {
         sigma2: 0.02,
         invalidation_target: 0.2,
+        box_kind: Default::default(),
     };
     let ex = explain_diverse(&schema, &f.model, raw, &config).unwrap();
     let waited = explain_with_waiting(&schema, &f.model, raw, &single).unwrap();

@@ -282,6 +282,7 @@ fn a_robust_run_writes_robust_records() {
         robustness: Some(cfx::coherent::Robustness {
             sigma2: 0.01,
             invalidation_target: 0.1,
+            box_kind: Default::default(),
         }),
         ..Config::default()
     };

@@ -43,6 +43,7 @@ fn check(name: &str, schema: &Schema, model: &LinearModel, declined: &[Vec<f64>]
         robustness: Some(Robustness {
             sigma2: SIGMA2,
             invalidation_target: TARGET,
+            box_kind: Default::default(),
         }),
         ..Config::default()
     };

@@ -158,6 +158,48 @@ pub struct Robustness {
     pub sigma2: f64,
     /// The largest acceptable invalidation rate γ, in (0, 1).
     pub invalidation_target: f64,
+    /// Tree ensembles: which neighbourhood of the answer must be accepted
+    /// ([`BoxKind`]; default the box over the reals). Written out only when
+    /// not the default, so existing fingerprints do not change.
+    #[serde(default, skip_serializing_if = "BoxKind::is_reals")]
+    pub box_kind: BoxKind,
+}
+
+/// The neighbourhood robust advice on a tree ensemble proves accepted
+/// ([`super::tree_box`]): each mutable contiguous feature within its
+/// half-width δ_f = z·σ·(upper − lower) of the answer's value, read one of
+/// two ways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoxKind {
+    /// Every real value within ±δ_f, neither clipped to the feature's range
+    /// nor rounded to its grid (the default, and the only meaning before
+    /// 6 December 2026).
+    #[default]
+    Reals,
+    /// Every value the applicant can actually end at: a slip `ε` with
+    /// `|ε| ≤ δ_f` lands on `round(clip(x_f + ε))`, clipped to the feature's
+    /// range and rounded to the nearest point of the data's grid (whole
+    /// numbers of an integer feature, `L + k·step` of a step feature; a
+    /// real-valued feature is only clipped). Per feature the box is the
+    /// interval between the smallest and the largest such value,
+    /// `[round(clip(x_f − δ_f)), round(clip(x_f + δ_f))]` — a threshold test
+    /// sees the finite set of reachable grid values exactly as it sees that
+    /// interval. Never wider than needed for the realized values: narrower
+    /// than the reals box where the range clips it or rounding pulls an end
+    /// inwards, and up to half a grid step wider where rounding pushes an end
+    /// outwards (a slip of δ_f − 0.4 on an integer feature is reported as a
+    /// change of round(δ_f − 0.4)). Only tree ensembles take it: a linear
+    /// model's robust margin is the closed form of Gaussian slips over the
+    /// reals.
+    ReachableValues,
+}
+
+impl BoxKind {
+    /// Whether this is the default, [`BoxKind::Reals`].
+    pub fn is_reals(&self) -> bool {
+        *self == BoxKind::Reals
+    }
 }
 
 impl Robustness {
@@ -166,12 +208,17 @@ impl Robustness {
         crate::noise::NoiseModel::gaussian_for_schema(schema, self.sigma2)
     }
 
-    /// The target in words, e.g. `robust to slips (σ² = 0.01, ≤ 10% declined)`.
+    /// The target in words, e.g. `robust to slips (σ² = 0.01, ≤ 10% declined)`
+    /// (`… declined, over reachable values)` with [`BoxKind::ReachableValues`]).
     pub fn label(&self) -> String {
         format!(
-            "robust to slips (σ² = {}, ≤ {}% declined)",
+            "robust to slips (σ² = {}, ≤ {}% declined{})",
             crate::schema::fmt_num(self.sigma2),
-            crate::schema::fmt_num(100.0 * self.invalidation_target)
+            crate::schema::fmt_num(100.0 * self.invalidation_target),
+            match self.box_kind {
+                BoxKind::Reals => "",
+                BoxKind::ReachableValues => ", over reachable values",
+            }
         )
     }
 

@@ -50,6 +50,8 @@ mod tree_bound;
 pub mod tree_box;
 mod tree_box_primal;
 #[cfg(test)]
+pub(crate) mod tree_box_reach_tests;
+#[cfg(test)]
 pub(crate) mod tree_box_tests;
 mod tree_budget;
 mod tree_primal;
@@ -84,7 +86,7 @@ pub use crate::portfolio;
 /// is kept for existing code.
 pub use crate::portfolio::summary as portfolio_summary;
 
-pub use config::{Config, DiversityRule, ProvedBy, Robustness, SolverChoice};
+pub use config::{BoxKind, Config, DiversityRule, ProvedBy, Robustness, SolverChoice};
 pub use diverse::{Fix, explain_diverse};
 pub use explanation::{ConstraintGroup, Counterfactual, Explanation, Outcome, cost};
 
@@ -144,6 +146,15 @@ fn prepare_row<'m>(
     }
     let scoring = if let Some(lin) = model.as_linear() {
         let robust = match &config.robustness {
+            Some(r) if r.box_kind == BoxKind::ReachableValues => {
+                return Err(Error::InvalidArgument(
+                    "robust advice over reachable values (box_kind reachable_values) is for tree \
+                     ensembles, whose answers' boxes the tree search proves; a linear model's \
+                     robust margin is the closed form of Gaussian slips over the reals: use \
+                     box_kind reals"
+                        .into(),
+                ));
+            }
             Some(r) => {
                 crate::noise::linear_robust_margin(lin, &r.noise(schema)?, r.invalidation_target)?
             }
@@ -609,15 +620,19 @@ fn solve_trees(
         Some(r) => tree_box::half_widths(schema, r)?,
         None => Vec::new(),
     };
+    let tbox = tree_box::TreeBox::new(
+        &half,
+        config.robustness.map_or(BoxKind::Reals, |r| r.box_kind),
+    );
     // Warm starts serve the plain first solve only (no fixes, cuts or box).
     if !(fixes.is_empty() && cuts.is_empty() && half.is_empty()) {
         warm = None;
     }
     with_workspace(|ws| {
-        ws.build_tree_cells_boxed(schema, ens, factual, fixes, &half)?;
+        ws.build_tree_cells_in_box(schema, ens, factual, fixes, tbox)?;
         with_tree_search(|ts| {
             ts.prepare(ws, schema, ens)?;
-            ts.set_box(ws, schema, ens, &half)?;
+            ts.set_tree_box(ws, schema, ens, tbox)?;
             ts.set_cuts(ws, schema, factual, cuts)?;
             if let Some(w) = warm.as_deref_mut() {
                 for moves in w.nearest(schema, factual) {
@@ -658,7 +673,8 @@ fn solve_trees(
                 // retried with a larger margin, as a plain answer is.
                 if !half.is_empty() {
                     let x = schema.encode(&schema.decode(&enc)?)?;
-                    if tree_box::worst_case_score(schema, ens, &half, &x) <= ens.score_threshold() {
+                    if tree_box::worst_case_score_in(schema, ens, tbox, &x) <= ens.score_threshold()
+                    {
                         tolerance = (tolerance * 100.0).max(1e-9);
                         continue;
                     }

@@ -355,6 +355,22 @@ impl Workspace {
         fixes: &[Fix],
         half: &[f64],
     ) -> Result<()> {
+        let b = super::tree_box::TreeBox::reals(half);
+        self.build_tree_cells_in_box(schema, ens, factual, fixes, b)
+    }
+
+    /// [`Workspace::build_tree_cells_boxed`] over the box `b` of either
+    /// [`super::BoxKind`] (over reachable values the cells are cut where the
+    /// landed ends of a point's box cross a split).
+    pub fn build_tree_cells_in_box(
+        &mut self,
+        schema: &Schema,
+        ens: &TreeEnsemble,
+        factual: &[f64],
+        fixes: &[Fix],
+        b: super::tree_box::TreeBox,
+    ) -> Result<()> {
+        let half = b.half();
         if factual.len() != schema.n_features()
             || ens.inputs().len() != schema.n_features()
             || !(half.is_empty() || half.len() == schema.n_features())
@@ -366,7 +382,7 @@ impl Workspace {
         self.clear();
         let mut cells: Vec<(f64, f64)> = Vec::new();
         let mut all_cuts = std::mem::take(&mut self.tree_cuts);
-        super::trees::all_feature_cuts_boxed(ens, half, &mut all_cuts);
+        super::trees::all_feature_cuts_boxed(ens, half, b.kind(), &mut all_cuts);
         for i in 0..schema.n_features() {
             cells.clear();
             if schema.features[i].is_contiguous() {

@@ -1549,6 +1549,7 @@ fn robust_advice_meets_its_target_at_the_brute_force_optimum() {
                 robustness: Some(Robustness {
                     sigma2,
                     invalidation_target: gamma,
+                    box_kind: Default::default(),
                 }),
                 ..Config::default()
             };
@@ -1613,6 +1614,7 @@ fn robust_advice_refuses_bad_targets() {
             robustness: Some(Robustness {
                 sigma2,
                 invalidation_target: gamma,
+                box_kind: Default::default(),
             }),
             ..Config::default()
         };

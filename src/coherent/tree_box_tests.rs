@@ -23,7 +23,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// The box of a robustness target, computed again: `z·σ·span` on every mutable
 /// contiguous feature, `z = Φ⁻¹(1 − γ/(2m))`.
-fn oracle_half(schema: &Schema, r: &Robustness) -> Vec<f64> {
+pub(crate) fn oracle_half(schema: &Schema, r: &Robustness) -> Vec<f64> {
     let noisy = |f: &crate::schema::Feature| f.is_contiguous() && f.actionability.mutable;
     let m = schema.features.iter().filter(|f| noisy(f)).count() as f64;
     let z = normal_quantile(1.0 - r.invalidation_target / (2.0 * m));
@@ -179,6 +179,7 @@ fn robust_tree_optima_equal_brute_force_over_their_boxes_on_random_small_ensembl
         let r = Robustness {
             sigma2: [0.0004, 0.0025, 0.01][case % 3],
             invalidation_target: 0.2,
+            box_kind: Default::default(),
         };
         let half = oracle_half(&schema, &r);
         let config = Config {
@@ -277,6 +278,7 @@ fn robust_search_at_a_node_limit_of_one_is_honest_against_brute_force() {
         let r = Robustness {
             sigma2: [0.0004, 0.0025, 0.01][case % 3],
             invalidation_target: 0.2,
+            box_kind: Default::default(),
         };
         let half = oracle_half(&schema, &r);
         let config = Config {
@@ -344,6 +346,7 @@ fn robust_distinct_subsets_equal_brute_force_under_the_cuts() {
         let r = Robustness {
             sigma2: [0.0004, 0.0025][case % 2],
             invalidation_target: 0.2,
+            box_kind: Default::default(),
         };
         let half = oracle_half(&schema, &r);
         let config = Config {
@@ -442,6 +445,7 @@ fn robust_tree_advice_refuses_the_mip_and_equals_plain_advice_without_slips() {
     let r = Robustness {
         sigma2: 0.001,
         invalidation_target: 0.1,
+        box_kind: Default::default(),
     };
     let mip = Config {
         robustness: Some(r),
@@ -461,6 +465,7 @@ fn robust_tree_advice_refuses_the_mip_and_equals_plain_advice_without_slips() {
             robustness: Some(Robustness {
                 sigma2: 0.0,
                 invalidation_target: 0.1,
+                box_kind: Default::default(),
             }),
             ..Config::default()
         };
@@ -543,6 +548,7 @@ fn robust_tree_advice_on_a_stump_is_the_closed_form() {
         robustness: Some(Robustness {
             sigma2: 1e-4,
             invalidation_target: 0.1,
+            box_kind: Default::default(),
         }),
         ..Config::default()
     };
@@ -725,6 +731,7 @@ fn box_bound_is_admissible_on_random_node_domains() {
         let r = Robustness {
             sigma2: [0.0004, 0.0025, 0.01][case % 3],
             invalidation_target: 0.2,
+            box_kind: Default::default(),
         };
         let half = oracle_half(&schema, &r);
         let need = logit(ens.threshold()) + margin;

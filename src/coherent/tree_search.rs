@@ -588,6 +588,22 @@ impl TreeSearch {
         ens: &TreeEnsemble,
         half: &[f64],
     ) -> Result<()> {
+        self.set_tree_box(ws, schema, ens, super::tree_box::TreeBox::reals(half))
+    }
+
+    /// [`TreeSearch::set_box`] over the box `b` of either
+    /// [`super::BoxKind`], on menus built by
+    /// [`Workspace::build_tree_cells_in_box`] with the same box: each option's
+    /// reach of each test comes from [`super::tree_box::TreeBox::interval`],
+    /// the only place the box's shape is read.
+    pub fn set_tree_box(
+        &mut self,
+        ws: &Workspace,
+        schema: &Schema,
+        ens: &TreeEnsemble,
+        b: super::tree_box::TreeBox,
+    ) -> Result<()> {
+        let half = b.half();
         let n = self.opt_start.len() - 1;
         self.boxed = false;
         if half.iter().all(|&d| d == 0.0) {
@@ -611,7 +627,7 @@ impl TreeSearch {
                     },
                     &mut x,
                 )?;
-                boxes.push(super::tree_box::interval(schema, ens, half, f, &x));
+                boxes.push(b.interval(schema, ens, f, &x));
             }
         }
         let nodes = ens.nodes();

@@ -44,7 +44,9 @@
 //! leaf at 1, so λ needs no integrality. The decision row is
 //! `base + Σ_ℓ value_ℓ·λ_ℓ ≥ logit(t) + margin`.
 
+use super::BoxKind;
 use super::program::Program;
+use super::tree_box::reachable_value;
 use crate::error::{Error, Result};
 use crate::model::trees::{FeatureInput, LIGHTGBM_ZERO, Node, OnnxMode, Test};
 use crate::model::{Model, TreeEnsemble};
@@ -176,7 +178,7 @@ pub(crate) fn feature_cuts_boxed(ens: &TreeEnsemble, i: usize, delta: f64) -> Ve
     let mut cuts: Vec<Cut> = Vec::new();
     for node in ens.nodes() {
         if node.test != Test::Leaf && node.feature as usize == i {
-            push_node_cuts(ens, node, delta, &mut cuts);
+            push_node_cuts(ens, node, delta, BoxKind::Reals, &mut cuts);
         }
     }
     sort_cuts(&mut cuts);
@@ -186,8 +188,14 @@ pub(crate) fn feature_cuts_boxed(ens: &TreeEnsemble, i: usize, delta: f64) -> Ve
 /// [`feature_cuts_boxed`] of every feature at once, in one pass over the
 /// ensemble's nodes instead of one per feature (every applicant's menus need
 /// them all): feature `i`'s into `out[i]` (the lists reused), at half-width
-/// `half[i]` (0 when `half` is empty).
-pub(crate) fn all_feature_cuts_boxed(ens: &TreeEnsemble, half: &[f64], out: &mut Vec<Vec<Cut>>) {
+/// `half[i]` (0 when `half` is empty), the box read as `kind`
+/// (`coherent::tree_box::TreeBox`).
+pub(crate) fn all_feature_cuts_boxed(
+    ens: &TreeEnsemble,
+    half: &[f64],
+    kind: BoxKind,
+    out: &mut Vec<Vec<Cut>>,
+) {
     let n = ens.inputs().len();
     out.resize_with(n, Vec::new);
     for cuts in out.iter_mut() {
@@ -196,7 +204,8 @@ pub(crate) fn all_feature_cuts_boxed(ens: &TreeEnsemble, half: &[f64], out: &mut
     for node in ens.nodes() {
         let i = node.feature as usize;
         if node.test != Test::Leaf && i < n {
-            push_node_cuts(ens, node, half.get(i).copied().unwrap_or(0.0), &mut out[i]);
+            let delta = half.get(i).copied().unwrap_or(0.0);
+            push_node_cuts(ens, node, delta, kind, &mut out[i]);
         }
     }
     for cuts in out.iter_mut() {
@@ -205,17 +214,20 @@ pub(crate) fn all_feature_cuts_boxed(ens: &TreeEnsemble, half: &[f64], out: &mut
 }
 
 /// Appends the cuts inner node `node` makes in its feature's range (with the
-/// box's shifted cuts at half-width `delta`, see [`feature_cuts_boxed`]).
-fn push_node_cuts(ens: &TreeEnsemble, node: &Node, delta: f64, cuts: &mut Vec<Cut>) {
+/// box's shifted cuts at half-width `delta`, see [`feature_cuts_boxed`]; over
+/// reachable values, where `R(x ± delta)` crosses the breakpoint, `R` the
+/// landing of `coherent::tree_box::reachable_value`).
+fn push_node_cuts(ens: &TreeEnsemble, node: &Node, delta: f64, kind: BoxKind, cuts: &mut Vec<Cut>) {
     let shifts: &[f64] = if delta > 0.0 {
         &[0.0, -1.0, 1.0]
     } else {
         &[0.0]
     };
     let input = &ens.inputs()[node.feature as usize];
+    let reach = kind == BoxKind::ReachableValues;
     for bp in breakpoints(node) {
         for &s in shifts {
-            cuts.extend(cut_of(input, bp, s * delta));
+            cuts.extend(cut_of(input, bp, s * delta, reach && s != 0.0));
         }
     }
 }
@@ -229,8 +241,10 @@ fn sort_cuts(cuts: &mut Vec<Cut>) {
 /// The cut a breakpoint makes in a contiguous feature's range, `None` when
 /// every value of the range lies on one side; with `shift ≠ 0`, the cut of the
 /// shifted predicate "`x + shift` is on the low side" (its edges move by
-/// `−shift`).
-fn cut_of(input: &FeatureInput, bp: Breakpoint, shift: f64) -> Option<Cut> {
+/// `−shift`); with `reach`, of "`R(x + shift)` is on the low side", `R` the
+/// landing of a slip on reachable values (`tree_box::reachable_value`:
+/// clipped to the range, rounded to the grid), monotone like the shift.
+fn cut_of(input: &FeatureInput, bp: Breakpoint, shift: f64, reach: bool) -> Option<Cut> {
     let FeatureInput::Value {
         lower, upper, grid, ..
     } = input
@@ -246,7 +260,10 @@ fn cut_of(input: &FeatureInput, bp: Breakpoint, shift: f64) -> Option<Cut> {
             let k_lo = ((lower - base) / step - tol).ceil() as i64;
             let k_hi = ((upper - base) / step + tol).floor() as i64;
             let value = |k: i64| base + k as f64 * step;
-            let low = |k: i64| bp.low(value(k) + shift);
+            let low = |k: i64| {
+                let u = value(k) + shift;
+                bp.low(if reach { reachable_value(input, u) } else { u })
+            };
             if k_lo > k_hi || !low(k_lo) || low(k_hi) {
                 return None; // every grid point on one side
             }
@@ -265,6 +282,11 @@ fn cut_of(input: &FeatureInput, bp: Breakpoint, shift: f64) -> Option<Cut> {
         }
         None => {
             let (lo, hi) = bp.edges();
+            // Clipped to the range, a slip sees a breakpoint outside it on
+            // one side only: no cut.
+            if reach && (lo < lower || hi > upper) {
+                return None;
+            }
             let (lo, hi) = (lo - shift, hi - shift);
             if lo < lower || hi > upper {
                 return None;

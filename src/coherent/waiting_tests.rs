@@ -305,6 +305,7 @@ fn one_mip_with_waiting_as_a_variable_equals_the_outer_loop() {
         let robustness = rng.random_bool(1.0 / 3.0).then(|| Robustness {
             sigma2: rng.random_range(0.001..0.01),
             invalidation_target: rng.random_range(0.1..0.4),
+            box_kind: Default::default(),
         });
         let mip = Config {
             solver: SolverChoice::Mip,

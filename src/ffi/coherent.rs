@@ -3,7 +3,9 @@
 //! is immutable and `Arc`-backed; the HiGHS instance lives only inside the
 //! explain call.
 
-use super::config::{SolverConfig, cfx_config, cfx_diversity_rule, cfx_solver_choice};
+use super::config::{
+    SolverConfig, cfx_config, cfx_diversity_rule, cfx_robust_box, cfx_solver_choice,
+};
 use super::export::{Provenance, result_json};
 use super::handle::{
     ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite_in, optional_out, out_param,
@@ -102,6 +104,10 @@ pub(super) fn core_config(config: *const cfx_config) -> FfiResult<Config> {
         c.robustness = Some(crate::coherent::Robustness {
             sigma2: r.sigma2,
             invalidation_target: r.invalidation_target,
+            box_kind: match s.robust_box {
+                None | Some(cfx_robust_box::Reals) => crate::coherent::BoxKind::Reals,
+                Some(cfx_robust_box::ReachableValues) => crate::coherent::BoxKind::ReachableValues,
+            },
         });
     }
     c.validate()?;
@@ -863,6 +869,72 @@ mod tests {
                     .contains("tree search")
             );
             cfx_config_free(c);
+            arc_free(s);
+            arc_free(m);
+        }
+    }
+
+    /// The box of reachable values through the C builder
+    /// (`cfx_config_builder_set_robust_box`), on the stump of
+    /// `coherent::tree_box_reach_tests::clipped_stump`: over the reals no
+    /// balance is robust, over reachable values 100 is (its slips clipped at
+    /// the range's bound); an unknown box is refused with a readable error.
+    #[test]
+    fn reachable_values_through_the_c_abi_clip_at_the_range() {
+        use super::super::config::{
+            cfx_config_build, cfx_config_builder_free, cfx_config_builder_new,
+            cfx_config_builder_set_robust_advice, cfx_config_builder_set_robust_box,
+            cfx_config_free,
+        };
+        let (schema, ens) = crate::coherent::tree_box_reach_tests::clipped_stump();
+        let s = arc_into_raw::<cfx_schema>(Arc::new(schema));
+        let m = arc_into_raw::<cfx_model>(Arc::new(AnyModel::Trees(ens)));
+        let row = [10.0, 30.0];
+        unsafe {
+            let explain = |kind: cfx_robust_box| {
+                let mut b = std::ptr::null_mut();
+                assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+                assert_eq!(
+                    cfx_config_builder_set_robust_advice(b, 1e-4, 0.1),
+                    cfx_status::Ok
+                );
+                assert_eq!(
+                    cfx_config_builder_set_robust_box(b, kind as i32),
+                    cfx_status::Ok
+                );
+                let mut c = std::ptr::null();
+                assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
+                let mut r = std::ptr::null();
+                assert_eq!(
+                    cfx_coherent_explain(s, m, c, row.as_ptr(), 2, &mut r),
+                    cfx_status::Ok
+                );
+                cfx_config_free(c);
+                let mut out = [0.0; 2];
+                let mut n = 0;
+                let st = cfx_coherent_result_counterfactual(r, 0, out.as_mut_ptr(), 2, &mut n);
+                let text = json_of(r);
+                cfx_coherent_result_free(r);
+                (st, out, text)
+            };
+            let (st, _, _) = explain(cfx_robust_box::Reals);
+            assert_ne!(st, cfx_status::Ok, "over the reals no balance is robust");
+            let (st, out, text) = explain(cfx_robust_box::ReachableValues);
+            assert_eq!(st, cfx_status::Ok);
+            assert_eq!(out, [100.0, 30.0]);
+            assert!(text.contains("reachable_values"), "{text}");
+            let mut b = std::ptr::null_mut();
+            assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+            assert_eq!(
+                cfx_config_builder_set_robust_box(b, 7),
+                cfx_status::InvalidArgument
+            );
+            assert!(
+                super::super::error::last_error()
+                    .unwrap()
+                    .contains("box_kind")
+            );
+            cfx_config_builder_free(b);
             arc_free(s);
             arc_free(m);
         }

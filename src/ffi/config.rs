@@ -74,6 +74,31 @@ impl cfx_solver_choice {
     }
 }
 
+/// The neighbourhood robust advice on a tree ensemble proves accepted
+/// (`int32_t` in C; `coherent::BoxKind`), set with
+/// `cfx_config_builder_set_robust_box`.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum cfx_robust_box {
+    /// Every real value within each changeable value's half-width of the
+    /// answer's, neither clipped to the range nor rounded (the default).
+    Reals = 0,
+    /// Every value the applicant can actually end at: a slip clipped to the
+    /// feature's range and rounded to the data's grid (whole numbers, or
+    /// `lower + k·step`).
+    ReachableValues = 1,
+}
+
+impl cfx_robust_box {
+    fn from_i32(v: i32) -> Option<Self> {
+        match v {
+            0 => Some(Self::Reals),
+            1 => Some(Self::ReachableValues),
+            _ => None,
+        }
+    }
+}
+
 /// Reinforcement-learning (P-DQN) hyper-parameters; `None` = the method's default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RlSettings {
@@ -152,6 +177,11 @@ pub struct SolverConfig {
     pub old_model_label: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new_model_label: Option<String>,
+    /// The box of robust advice on a tree ensemble
+    /// (`cfx_config_builder_set_robust_box`; `None` = over the reals; left
+    /// out of the JSON when unset, so older fingerprints are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robust_box: Option<cfx_robust_box>,
 }
 
 /// The settings of `cfx_config_builder_set_robust_advice`.
@@ -416,6 +446,32 @@ pub unsafe extern "C" fn cfx_config_builder_set_robust_advice(
                 invalidation_target: t,
             })
         })
+    }
+}
+
+/// Which neighbourhood robust advice on a tree ensemble proves accepted: a
+/// `cfx_robust_box` value. `CFX_ROBUST_BOX_REALS` (the default): every real
+/// value within each changeable value's half-width z·σ·(upper − lower) of
+/// the answer's. `CFX_ROBUST_BOX_REACHABLE_VALUES`: every value the
+/// applicant can actually end at — a slip clipped to the feature's range and
+/// rounded to the data's grid (whole numbers of an integer feature,
+/// lower + k·step of a step feature; a real-valued feature is only clipped),
+/// so the box per feature runs from the landing of the answer minus the
+/// half-width to that of the answer plus it: narrower where the range clips
+/// or rounding pulls an end in, up to half a grid step wider where rounding
+/// pushes it out; Γ (`cfx_coherent_result_invalidation_rate`) is then
+/// estimated under the same clip-and-round slips. Takes effect with
+/// `cfx_config_builder_set_robust_advice`; an explanation under a logistic
+/// model refuses reachable values (`INVALID_ARGUMENT`: its closed-form
+/// margin is over the reals). Not thread-safe (builder).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cfx_config_builder_set_robust_box(
+    b: *mut cfx_config_builder,
+    box_kind: i32,
+) -> cfx_status {
+    ffi_boundary! {
+        let v = enum_in(box_kind, "box_kind", cfx_robust_box::from_i32)?;
+        set(b, |c| c.robust_box = Some(v))
     }
 }
 

@@ -36,7 +36,7 @@
 //! kind" rather than an approximation).
 
 use super::{ReasonOptions, ReasonSet, ReasonTable, Reference};
-use crate::coherent::{self, Config, Outcome, Robustness};
+use crate::coherent::{self, BoxKind, Config, Outcome, Robustness};
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::schema::{Change, Schema};
@@ -52,6 +52,7 @@ pub const NOTICE_FORMAT_VERSION: u32 = 2;
 pub const DEFAULT_NOTICE_ROBUSTNESS: Robustness = Robustness {
     sigma2: 0.01,
     invalidation_target: 0.1,
+    box_kind: BoxKind::Reals,
 };
 
 /// How a notice is made.

@@ -80,6 +80,11 @@ namespace Cfx
         /// answer keeps its invalidation rate under Gaussian slips of variance sigma2 at most invalidationTarget,
         /// proven optimal (trees: the answer's whole box of slips is accepted, proven by the tree search).</summary>
         public ConfigBuilder RobustAdvice(double sigma2, double invalidationTarget) { return Set(b => Native.cfx_config_builder_set_robust_advice(b, sigma2, invalidationTarget)); }
+        /// <summary>The box of robust advice on a tree ensemble (default <see cref="Cfx.RobustBox.Reals"/>):
+        /// with <see cref="Cfx.RobustBox.ReachableValues"/> every value the applicant can actually end at (slips
+        /// clipped to the feature's range and rounded to the data's grid) must be accepted, and Γ is estimated
+        /// under the same slips. Takes effect with <see cref="RobustAdvice"/>; a logistic model refuses it.</summary>
+        public ConfigBuilder RobustBox(Cfx.RobustBox box) { return Set(b => Native.cfx_config_builder_set_robust_box(b, (int)box)); }
         public ConfigBuilder RlEpisodes(int episodes, int maxSteps)
         {
             var e = Call.Size(episodes, "episodes");

@@ -243,6 +243,26 @@ namespace Cfx
     }
 
     /// <summary>
+    /// The neighbourhood robust advice on a tree ensemble proves accepted
+    /// (`int32_t` in C; `coherent::BoxKind`), set with
+    /// `cfx_config_builder_set_robust_box`. (cfx_robust_box)
+    /// </summary>
+    public enum RobustBox
+    {
+        /// <summary>
+        /// Every real value within each changeable value's half-width of the
+        /// answer's, neither clipped to the range nor rounded (the default).
+        /// </summary>
+        Reals = 0,
+        /// <summary>
+        /// Every value the applicant can actually end at: a slip clipped to the
+        /// feature's range and rounded to the data's grid (whole numbers, or
+        /// `lower + k·step`).
+        /// </summary>
+        ReachableValues = 1,
+    }
+
+    /// <summary>
     /// Which solver proved the result (`int32_t` in C), read with
     /// `cfx_coherent_result_proved_by`. (cfx_proved_by)
     /// </summary>

@@ -169,6 +169,8 @@ namespace Cfx
         internal static extern int cfx_config_builder_set_robust_advice(ConfigBuilderHandle b, double sigma2,
             double invalidationTarget);
         [DllImport(Lib, CallingConvention = CC)]
+        internal static extern int cfx_config_builder_set_robust_box(ConfigBuilderHandle b, int boxKind);
+        [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_builder_set_seed(ConfigBuilderHandle b, ulong seed);
         [DllImport(Lib, CallingConvention = CC)]
         internal static extern int cfx_config_builder_set_copa_weights(ConfigBuilderHandle b, double robustWeight,

@@ -223,3 +223,34 @@ def test_a_level_order_decides_which_way_is_up():
     with pytest.raises(cfx.CfxError) as e:
         cfx.SchemaBuilder().add_contiguous("m", 0, 10).set_level_order(["a"])
     assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT"
+
+
+def test_robust_box_of_reachable_values_on_trees_and_refused_by_a_linear_model(german):
+    """`robust_box="reachable_values"` (cfx_config_builder_set_robust_box): on the hand-written
+    German tree model the robust answer is accepted, its Γ̃ (estimated under slips clipped to
+    the range and rounded to the data's grid) meets the target within four standard errors, and
+    the answer says which box it proves; a logistic model refuses the box (its margin is the
+    closed form over the reals); an unknown box is refused."""
+    _, s, _, test, lin = german
+    xgb_path = os.path.join(ROOT, "bindings", "testdata", "german_trees_xgboost.json")
+    with (
+        cfx.Model.from_xgboost(s, xgb_path) as trees,
+        cfx.Config(robust_advice=(0.0025, 0.2), robust_box="reachable_values") as reach,
+        cfx.Config(robust_advice=(0.0025, 0.2), robust_box="reals") as reals,
+    ):
+        row = next(test.row(i) for i in range(len(test)) if not trees.predict_raw(s, test.row(i)).accepted)
+        with cfx.explain(s, trees, row, reach) as r, cfx.explain(s, trees, row, reals) as q:
+            assert len(r) >= 1 and len(q) >= 1
+            assert trees.predict_raw(s, r.counterfactual(0)).accepted
+            se = (0.2 * 0.8 / 10_000) ** 0.5
+            assert 0 <= r.invalidation_rate(0) <= 0.2 + 4 * se
+            assert "over reachable values" in r.describe()
+            assert "over reachable values" not in q.describe()
+        with pytest.raises(cfx.CfxError) as e:
+            cfx.explain(s, lin, row, reach)
+        assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT" and "reachable" in e.value.message
+    with pytest.raises(cfx.CfxError) as e:
+        cfx.Config(robust_box=7)
+    assert e.value.status_name == "CFX_STATUS_INVALID_ARGUMENT" and "box_kind" in e.value.message
+    with pytest.raises(ValueError):
+        cfx.Config(robust_box="integers")

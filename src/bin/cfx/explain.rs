@@ -237,6 +237,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let robustness = Robustness {
         sigma2: a.robust_sigma2,
         invalidation_target: a.robust_target,
+        box_kind: Default::default(),
     };
     let robust = if a.no_robust {
         None

@@ -86,6 +86,7 @@ fn robustness(text: Option<&str>) -> Result<Option<Robustness>, Failure> {
     Ok(Some(Robustness {
         sigma2: a.trim().parse().map_err(|_| bad())?,
         invalidation_target: b.trim().parse().map_err(|_| bad())?,
+        box_kind: Default::default(),
     }))
 }
 

@@ -229,6 +229,20 @@ class SolverChoice(IntEnum):
     TREE_SEARCH = 3
 
 
+class RobustBox(IntEnum):
+    """`cfx_robust_box`: The neighbourhood robust advice on a tree ensemble proves accepted
+    (`int32_t` in C; `coherent::BoxKind`), set with
+    `cfx_config_builder_set_robust_box`."""
+
+    #: Every real value within each changeable value's half-width of the
+    #: answer's, neither clipped to the range nor rounded (the default).
+    REALS = 0
+    #: Every value the applicant can actually end at: a slip clipped to the
+    #: feature's range and rounded to the data's grid (whole numbers, or
+    #: `lower + k·step`).
+    REACHABLE_VALUES = 1
+
+
 class ProvedBy(IntEnum):
     """`cfx_proved_by`: Which solver proved the result (`int32_t` in C), read with
     `cfx_coherent_result_proved_by`."""

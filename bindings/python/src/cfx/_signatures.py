@@ -42,6 +42,7 @@ SIGNATURES = {
     'cfx_config_builder_set_bound_m': (c_int32, [c_void_p, c_double], False),
     'cfx_config_builder_set_target': (c_int32, [c_void_p, c_double, c_double], False),
     'cfx_config_builder_set_robust_advice': (c_int32, [c_void_p, c_double, c_double], False),
+    'cfx_config_builder_set_robust_box': (c_int32, [c_void_p, c_int32], False),
     'cfx_config_builder_set_seed': (c_int32, [c_void_p, c_uint64], False),
     'cfx_config_builder_set_copa_weights': (c_int32, [c_void_p, c_double, c_double], False),
     'cfx_config_builder_set_copa_radius': (c_int32, [c_void_p, c_double], False),

@@ -4,7 +4,7 @@ import json
 from ctypes import byref, c_size_t, c_void_p
 
 from . import _native as n
-from ._enums import DiversityRule, NoiseModel, SolverChoice, names_to_values
+from ._enums import DiversityRule, NoiseModel, RobustBox, SolverChoice, names_to_values
 from ._native import Handle, cstr
 
 NOISE_MODELS = names_to_values(NoiseModel)
@@ -13,6 +13,10 @@ DIVERSITY_RULES = names_to_values(DiversityRule)
 #: exact tree search for tree ensembles, whenever every constraint is per feature, else HiGHS),
 #: always the MIP, the separable one, or the tree search.
 SOLVERS = names_to_values(SolverChoice)
+#: `cfx_robust_box`: the box of robust advice on a tree ensemble, over the reals (the default)
+#: or over the values the applicant can actually reach (slips clipped to the range and rounded
+#: to the data's grid).
+ROBUST_BOXES = names_to_values(RobustBox)
 
 
 def _enum(table, value, what):
@@ -34,7 +38,11 @@ class Config(Handle):
     ``"separable"`` ends it unproven; deterministic, unlike the time limit), ``robust_advice=(sigma2, invalidation_target)`` (coherent
     advice whose invalidation rate Γ under Gaussian noise of variance `sigma2` is at most the
     target; logistic models, and tree ensembles, whose answer's whole box of slips is then
-    accepted, proven by the tree search), ``n_samples``, ``bound_m``, ``target=(rate, epsilon)``, ``seed``,
+    accepted, proven by the tree search), ``robust_box`` (tree ensembles: ``"reals"``, the
+    default, every real value within each half-width of the answer's; or ``"reachable_values"``,
+    every value the applicant can actually end at — slips clipped to the feature's range and
+    rounded to the data's grid — with Γ estimated under the same slips; a logistic model refuses
+    it), ``n_samples``, ``bound_m``, ``target=(rate, epsilon)``, ``seed``,
     ``copa_weights=(robust, diversity)``, ``copa_radius``, ``rl_episodes=(episodes,
     max_steps)``, ``rl_training=(discount, lr_actor, lr_param, batch, replay)``,
     ``rl_exploration=(start, end)``, ``rl_hidden=[widths]``, ``resume`` (book runs —
@@ -81,6 +89,8 @@ class Config(Handle):
             n.call("cfx_config_builder_set_solver", b, _enum(SOLVERS, v, "solver"))
         elif key == "node_limit":
             n.call("cfx_config_builder_set_node_limit", b, int(v))
+        elif key == "robust_box":
+            n.call("cfx_config_builder_set_robust_box", b, _enum(ROBUST_BOXES, v, "robust_box"))
         elif key == "robust_advice":
             sigma2, target = v
             n.call("cfx_config_builder_set_robust_advice", b, float(sigma2), float(target))

@@ -16,6 +16,11 @@
 #' (logistic models and tree ensembles) for the cheapest answer whose invalidation rate under
 #' Gaussian slips of variance `sigma2` is at most `invalidation_target`,
 #' proven optimal (its rate is the result's `invalidation_rate` column).
+#' `robust_box` says which neighbourhood robust advice on a tree ensemble
+#' proves accepted: "reals" (the default: every real value within each
+#' half-width of the answer's) or "reachable_values" (every value the applicant
+#' can actually end at: slips clipped to the feature's range and rounded to the
+#' data's grid, Γ estimated under the same slips; a logistic model refuses it).
 #' `node_limit` caps the branch-and-bound nodes of the exact separable solver
 #' or tree search per solve (default 200,000): past it, solver "auto" hands the
 #' solve to HiGHS (the tree search returns its best answer, outcome
@@ -39,7 +44,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
                        rl_episodes = NULL, rl_training = NULL, rl_exploration = NULL,
                        rl_hidden = NULL, robust_advice = NULL, solver = NULL,
                        node_limit = NULL, resume = NULL, model_labels = NULL,
-                       mlp_bound_tightening = NULL) {
+                       mlp_bound_tightening = NULL, robust_box = NULL) {
   b <- cfx_config_builder()
   on.exit(cfx_free(b)) # a no-op once built
   set <- function(name, value) if (!is.null(value)) cfx_config_set(b, name, value)
@@ -62,6 +67,7 @@ cfx_config <- function(time_limit = NULL, threads = NULL, mip_gap = NULL, margin
   set("rl_exploration", rl_exploration)
   set("rl_hidden", rl_hidden)
   set("robust_advice", robust_advice)
+  if (!is.null(robust_box)) set("robust_box", .enum(robust_box, c("reals", "reachable_values"), "robust_box"))
   if (!is.null(solver)) set("solver", .enum(solver, c("auto", "mip", "separable", "tree_search"), "solver"))
   set("node_limit", node_limit)
   set("resume", resume)
@@ -154,6 +160,7 @@ print.cfx_config_builder <- function(x, ...) {
   copa_weights = list(f = "C_cfx_config_builder_set_copa_weights", n = 2L),
   copa_radius = list(f = "C_cfx_config_builder_set_copa_radius", n = 1L),
   robust_advice = list(f = "C_cfx_config_builder_set_robust_advice", n = 2L),
+  robust_box = list(f = "C_cfx_config_builder_set_robust_box", n = 1L),
   rl_episodes = list(f = "C_cfx_config_builder_set_rl_episodes", n = 2L),
   rl_training = list(f = "C_cfx_config_builder_set_rl_training", n = 5L),
   rl_exploration = list(f = "C_cfx_config_builder_set_rl_exploration", n = 2L),

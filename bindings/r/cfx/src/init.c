@@ -46,6 +46,7 @@ static const R_CallMethodDef call_methods[] = {
     {"C_cfx_config_builder_set_bound_m", (DL_FUNC)&C_cfx_config_builder_set_bound_m, 2},
     {"C_cfx_config_builder_set_target", (DL_FUNC)&C_cfx_config_builder_set_target, 3},
     {"C_cfx_config_builder_set_robust_advice", (DL_FUNC)&C_cfx_config_builder_set_robust_advice, 3},
+    {"C_cfx_config_builder_set_robust_box", (DL_FUNC)&C_cfx_config_builder_set_robust_box, 2},
     {"C_cfx_config_builder_set_seed", (DL_FUNC)&C_cfx_config_builder_set_seed, 2},
     {"C_cfx_config_builder_set_copa_weights", (DL_FUNC)&C_cfx_config_builder_set_copa_weights, 3},
     {"C_cfx_config_builder_set_copa_radius", (DL_FUNC)&C_cfx_config_builder_set_copa_radius, 2},

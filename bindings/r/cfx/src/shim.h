@@ -72,6 +72,7 @@ SEXP C_cfx_config_builder_set_n_samples(SEXP b, SEXP k);
 SEXP C_cfx_config_builder_set_bound_m(SEXP b, SEXP m);
 SEXP C_cfx_config_builder_set_target(SEXP b, SEXP target, SEXP epsilon);
 SEXP C_cfx_config_builder_set_robust_advice(SEXP b, SEXP sigma2, SEXP invalidation_target);
+SEXP C_cfx_config_builder_set_robust_box(SEXP b, SEXP box_kind);
 SEXP C_cfx_config_builder_set_seed(SEXP b, SEXP seed);
 SEXP C_cfx_config_builder_set_copa_weights(SEXP b, SEXP robust_weight, SEXP diversity_weight);
 SEXP C_cfx_config_builder_set_copa_radius(SEXP b, SEXP rho);

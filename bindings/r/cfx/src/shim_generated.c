@@ -488,6 +488,15 @@ SEXP C_cfx_config_builder_set_robust_advice(SEXP a_b, SEXP a_sigma2, SEXP a_inva
     return R_NilValue;
 }
 
+/* cfx_config_builder_set_robust_box */
+SEXP C_cfx_config_builder_set_robust_box(SEXP a_b, SEXP a_box_kind)
+{
+    struct cfx_config_builder *v_b = (struct cfx_config_builder *)cfxr_handle(a_b, CFXR_K_CONFIG_BUILDER, "b", 0);
+    int32_t v_box_kind = cfxr_i32(a_box_kind, "box_kind");
+    cfxr_check(cfx_config_builder_set_robust_box(v_b, v_box_kind));
+    return R_NilValue;
+}
+
 /* cfx_config_builder_set_seed */
 SEXP C_cfx_config_builder_set_seed(SEXP a_b, SEXP a_seed)
 {

@@ -501,6 +501,17 @@ JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_configBuilderSetRobustAdvice
     ;
 }
 
+/* cfx_config_builder_set_robust_box */
+JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_configBuilderSetRobustBox(JNIEnv *env, jclass cls, jlong j_b, jint j_box_kind) {
+    (void)env;
+    (void)cls;
+    cfx_status st_;
+    st_ = cfx_config_builder_set_robust_box(HANDLE(struct cfx_config_builder *, j_b), (int32_t)j_box_kind);
+    if (!ok(env, st_)) goto done;
+    done:
+    ;
+}
+
 /* cfx_config_builder_set_seed */
 JNIEXPORT void JNICALL Java_org_cfx_NativeGenerated_configBuilderSetSeed(JNIEnv *env, jclass cls, jlong j_b, jlong j_seed) {
     (void)env;

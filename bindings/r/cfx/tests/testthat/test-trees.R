@@ -216,3 +216,28 @@ test_that("the first declined held-out HELOC applicant gets a proven-optimal cou
   expect_identical(cfx_outcome(h)$outcome, "optimal")
   expect_equal(as.data.frame(h)$cost[1], df$cost[1], tolerance = 1e-9)
 })
+
+test_that("robust advice over reachable values on trees is accepted and meets its target; a logistic model refuses it", {
+  # cfx_config(robust_box = "reachable_values"): every value the applicant can actually end at
+  # (slips clipped to the range and rounded to the data's grid) is accepted; the result's
+  # invalidation rate is estimated under the same slips.
+  g <- german_trees()
+  xgb <- cfx_read_xgboost(g$s, xgb_path)
+  a <- cfx_row(g$d, 6)
+  expect_false(predict(xgb, a, schema = g$s)$accepted)
+  reach <- cfx_config(robust_advice = c(0.0025, 0.2), robust_box = "reachable_values")
+  reals <- cfx_config(robust_advice = c(0.0025, 0.2), robust_box = "reals")
+  r <- cfx_explain(xgb, a, g$s, reach)
+  q <- cfx_explain(xgb, a, g$s, reals)
+  expect_true(predict(xgb, cfx_counterfactual(r), schema = g$s)$accepted)
+  df <- as.data.frame(r)
+  se <- sqrt(0.2 * 0.8 / 10000)
+  expect_gte(df$invalidation_rate[1], 0)
+  expect_lte(df$invalidation_rate[1], 0.2 + 4 * se)
+  expect_true(any(grepl("over reachable values", cfx_describe(r), fixed = TRUE)))
+  expect_false(any(grepl("over reachable values", cfx_describe(q), fixed = TRUE)))
+  linear <- cfx_fit_linear(g$d)
+  expect_error(cfx_explain(linear, a, g$s, reach), "reachable", class = "cfx_error_invalid_argument")
+  expect_error(cfx_config(robust_box = 7), class = "cfx_error_invalid_argument")
+  expect_error(cfx_config(robust_box = "integers"), "robust_box")
+})

@@ -155,6 +155,23 @@ public final class ConfigBuilder extends NativeResource {
         return with(b -> NativeGenerated.configBuilderSetRobustAdvice(b, sigma2, invalidationTarget));
     }
 
+    /**
+     * The box of robust advice on a tree ensemble (default {@link RobustBox#REALS}): with {@link
+     * RobustBox#REACHABLE_VALUES} every value the applicant can actually end at (slips clipped to
+     * the feature's range and rounded to the data's grid) must be accepted, and Γ is estimated under
+     * the same slips. Takes effect with {@link #robustAdvice}; a logistic model refuses reachable
+     * values.
+     */
+    public ConfigBuilder robustBox(RobustBox box) {
+        java.util.Objects.requireNonNull(box, "box");
+        return with(b -> NativeGenerated.configBuilderSetRobustBox(b, box.code));
+    }
+
+    /** The robust box by its C number ({@code cfx_robust_box}, validated by the library). */
+    public ConfigBuilder robustBox(int box) {
+        return with(b -> NativeGenerated.configBuilderSetRobustBox(b, box));
+    }
+
     /** COPA ambiguity radius ρ ≥ 0. */
     public ConfigBuilder copaRadius(double rho) {
         return with(b -> NativeGenerated.configBuilderSetCopaRadius(b, rho));

@@ -254,6 +254,23 @@ final class NativeGenerated {
     static native void configBuilderSetRobustAdvice(long b, double sigma2, double invalidationTarget);
 
     /**
+     * {@code cfx_config_builder_set_robust_box}: Which neighbourhood robust advice on a tree ensemble
+     * proves accepted: a {@code cfx_robust_box} value. {@code CFX_ROBUST_BOX_REALS} (the default):
+     * every real value within each changeable value's half-width z·σ·(upper − lower) of the answer's.
+     * {@code CFX_ROBUST_BOX_REACHABLE_VALUES}: every value the applicant can actually end at — a slip
+     * clipped to the feature's range and rounded to the data's grid (whole numbers of an integer
+     * feature, lower + k·step of a step feature; a real-valued feature is only clipped), so the box
+     * per feature runs from the landing of the answer minus the half-width to that of the answer plus
+     * it: narrower where the range clips or rounding pulls an end in, up to half a grid step wider
+     * where rounding pushes it out; Γ ({@code cfx_coherent_result_invalidation_rate}) is then
+     * estimated under the same clip-and-round slips. Takes effect with {@code
+     * cfx_config_builder_set_robust_advice}; an explanation under a logistic model refuses reachable
+     * values ({@code INVALID_ARGUMENT}: its closed-form margin is over the reals). Not thread-safe
+     * (builder).
+     */
+    static native void configBuilderSetRobustBox(long b, int boxKind);
+
+    /**
      * {@code cfx_config_builder_set_seed}: Seed of every random step (same inputs + seed → same bits).
      * Not thread-safe (builder).
      */

@@ -139,6 +139,7 @@ class AbiManifestTest {
         mirrors.put(Sequential.Reward.class, "cfx_reward_kind");
         mirrors.put(CopaStatus.class, "cfx_copa_status");
         mirrors.put(Solver.class, "cfx_solver_choice");
+        mirrors.put(RobustBox.class, "cfx_robust_box");
         mirrors.put(ProvedBy.class, "cfx_proved_by");
         mirrors.put(WaitingAdvice.Outcome.class, "cfx_waiting_outcome");
         mirrors.put(AdviceStatus.class, "cfx_advice_status");
