@@ -28,7 +28,8 @@
 //! path). At a straddling class the walk carries a *cap*: the least value
 //! among the sibling subtree's leaves that the box of every option of the
 //! class's domains meets — every test below the sibling is reached on the
-//! leaf's side by every option of its feature's domain (`forced_min`). The box
+//! leaf's side by every option of its feature's domain (`forced_min`; since
+//! tightened, below). The box
 //! of any `x` in the class reaches the sibling (its option straddles the
 //! test) and, below it, each forced leaf (its options are among the domains'),
 //! so `w_t(x)` is at most that cap; caps of every straddle above a leaf are
@@ -77,6 +78,29 @@
 //! extras no larger and a value no smaller, so it serves every answer the
 //! dropped entry served, in the staircases and in the budget bound alike
 //! (where it also lends no gain over `z_t ≥ v₀`).
+//!
+//! # Caps that take the better side where neither is forced
+//! The caps above (the least leaf that the box of every option meets,
+//! `forced_min`) drop a subtree's test when neither of its sides is reached
+//! by every option: at the root of a 500-tree model, where the domains are
+//! wide, most caps were infinite. The caps are now `worst_bound`: below a
+//! test whose every option's box reaches both sides, the lesser of the two
+//! sides' caps; one side, that side's; otherwise the greater of the two — an
+//! upper bound on the worst leaf of every point of the domains (its
+//! induction in `worst_bound`'s documentation), never above the forced
+//! leaves' least. So each tree's cap and the caps of straddled siblings fall,
+//! the per-tree staircases are never looser, and the budget bound measures
+//! smaller gains. On HELOC's 100-tree model the robust answers of the first
+//! 20 declined applicants are unchanged while the search's nodes fell from
+//! 255,406 to 145,606 in all and their CPU from 30.7 s to 19.7 s (root bounds up 5–31 %); on the 500-tree model
+//! the root bounds of the first three rose from 0.49, 1.22 and 1.46 to 0.56,
+//! 1.39 and 1.62, and after 300 nodes from 0.76, 1.57 and 1.99 to 0.86, 1.78
+//! and 2.22 (issue 43; BENCHMARKS.md §14). Tried and left out: per feature,
+//! gains credited only to the entries whose interval of extras holds the
+//! option's own (a "compatible gains" knapsack: root bounds within 3 %, 60 %
+//! more time per node), and a cover of each capped combination by whether
+//! it moves the capped subtrees' features off the path (root bound 0.76 on
+//! the first applicant, but five to seven times the time per node).
 //!
 //! Measured on HELOC's 500-tree model (issue 43), the root's budget bound
 //! rose from 0.26, 0.71 and 0.97 to 0.47, 1.20 and 1.39 on the first three
@@ -225,14 +249,14 @@ impl TreeSearch {
             }
             let mut c = value;
             if straddle {
-                c = c.min(self.forced_min(ens, sibling as usize));
+                c = c.min(self.cap_of(ens, sibling as usize));
             }
             if e > 0.0 && !self.pending.is_empty() {
                 // Leaving the candidate's classes: the pending siblings are
                 // capped, not walked (their combinations would multiply).
                 let pending = std::mem::take(&mut self.pending);
                 for &p in &pending {
-                    c = c.min(self.forced_min(ens, p as usize));
+                    c = c.min(self.cap_of(ens, p as usize));
                 }
                 if c > floor {
                     self.box_walk(ens, child as usize, e, base, limit, c, floor, first);
@@ -254,11 +278,67 @@ impl TreeSearch {
         }
     }
 
+    /// An upper bound on the worst leaf below node `k` over the box of any
+    /// point of the domains `dom` ([`TreeSearch::worst_bound`]), or, with
+    /// the forced-leaf caps of the tests, the least leaf that the box of
+    /// every option meets ([`TreeSearch::forced_min`]).
+    pub(super) fn cap_below(&mut self, ens: &TreeEnsemble, k: usize, dom: &[u64]) -> f64 {
+        if self.forced_caps {
+            self.forced_min(ens, k, dom)
+        } else {
+            self.worst_bound(ens, k, dom)
+        }
+    }
+
+    /// An upper bound, over every point `x` of the domains `dom`, on the
+    /// worst leaf below node `k` that `x`'s box meets:
+    ///
+    /// ```text
+    /// U(leaf) = value,
+    /// U(k) = min(U(left), U(right))  every option's box reaches both sides,
+    ///        U(left)                 every option's box reaches the left,
+    ///        U(right)                every option's box reaches the right,
+    ///        max(U(left), U(right))  otherwise.
+    /// ```
+    ///
+    /// By induction: a point whose box reaches only one side has that
+    /// side's worst leaf, one whose box reaches both the least of the two,
+    /// which is at most either; when every option's box reaches a side, the
+    /// worst leaf is at most that side's. It is never above
+    /// [`TreeSearch::forced_min`] (the least leaf that the box of every
+    /// option meets: where no side is forced that drops the subtree, this
+    /// takes the better of the two), so the caps it gives the box-aware walk
+    /// are as tight or tighter; at the root of HELOC's 500-tree model the
+    /// domains are wide and few tests are forced, where the forced-leaf cap
+    /// of a subtree is mostly infinite (issue 43).
+    pub(super) fn worst_bound(&self, ens: &TreeEnsemble, k: usize, dom: &[u64]) -> f64 {
+        let node = ens.nodes()[k];
+        if node.test == Test::Leaf {
+            return node.value;
+        }
+        let f = node.feature as usize;
+        let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+        let ms = self.mask_start[k];
+        let forced = |m: &[u64]| (w0..w1).all(|w| dom[w] & !m[ms + (w - w0)] == 0);
+        let (l, r) = (node.left as usize, node.right as usize);
+        match (forced(&self.reach_l), forced(&self.reach_r)) {
+            (true, true) => self
+                .worst_bound(ens, l, dom)
+                .min(self.worst_bound(ens, r, dom)),
+            (true, false) => self.worst_bound(ens, l, dom),
+            (false, true) => self.worst_bound(ens, r, dom),
+            (false, false) => self
+                .worst_bound(ens, l, dom)
+                .max(self.worst_bound(ens, r, dom)),
+        }
+    }
+
     /// The least value among the leaves below node `k` that the box of every
-    /// option of the domains `cur` meets: each test below `k` on the leaf's
+    /// option of the domains `dom` meets: each test below `k` on the leaf's
     /// path is reached on the leaf's side by every option of its feature's
-    /// domain (as `caps` does for the whole tree); infinite when no leaf is.
-    fn forced_min(&mut self, ens: &TreeEnsemble, k: usize) -> f64 {
+    /// domain; infinite when no leaf is. The caps before
+    /// [`TreeSearch::worst_bound`], kept for the tests that compare the two.
+    pub(super) fn forced_min(&mut self, ens: &TreeEnsemble, k: usize, dom: &[u64]) -> f64 {
         let nodes = ens.nodes();
         let mut least = f64::INFINITY;
         self.stack.clear();
@@ -272,8 +352,7 @@ impl TreeSearch {
             let f = node.feature as usize;
             let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
             let ms = self.mask_start[k];
-            let cur = &self.cur;
-            let forced = |m: &[u64]| (w0..w1).all(|w| cur[w] & !m[ms + (w - w0)] == 0);
+            let forced = |m: &[u64]| (w0..w1).all(|w| dom[w] & !m[ms + (w - w0)] == 0);
             if forced(&self.reach_l) {
                 self.stack.push(node.left as usize);
             }
@@ -286,6 +365,23 @@ impl TreeSearch {
 }
 
 impl TreeSearch {
+    /// The cap of the subtree at node `k` under the walk's domains `cur`
+    /// ([`TreeSearch::cap_below`]).
+    fn cap_of(&mut self, ens: &TreeEnsemble, k: usize) -> f64 {
+        let cur = std::mem::take(&mut self.cur);
+        let c = self.cap_below(ens, k, &cur);
+        self.cur = cur;
+        c
+    }
+
+    /// Makes the caps the least leaf that the box of every option meets
+    /// ([`TreeSearch::forced_min`], the caps before
+    /// [`TreeSearch::worst_bound`]) or not (for the tests that compare them).
+    #[cfg(test)]
+    pub(crate) fn set_forced_caps(&mut self, on: bool) {
+        self.forced_caps = on;
+    }
+
     /// Turns the box-aware bound of robust advice on or off for the next
     /// solves; on by default. Off, the robust search bounds each tree by the
     /// plain leaves, capped by the least leaf the box of every point of the

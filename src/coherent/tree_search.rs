@@ -342,6 +342,9 @@ pub struct TreeSearch {
     /// Whether the robust search bounds on plain leaves (capped) instead of
     /// the box-aware walk of `tree_box_bound` ([`TreeSearch::set_box_bound`]).
     box_bound_off: bool,
+    /// Whether the caps are the forced leaves' least (the caps before
+    /// `tree_box_bound`'s `worst_bound`; for the tests that compare them).
+    forced_caps: bool,
     /// Per feature, the inner tree nodes that test it:
     /// `feature_nodes[feature_node_start[f]..feature_node_start[f + 1]]`.
     feature_node_start: Vec<usize>,
@@ -697,37 +700,17 @@ impl TreeSearch {
         ens.sum_tree_values(self.rob_value.iter().copied())
     }
 
-    /// Per tree, the least leaf value among the leaves that the box of every
-    /// point of the domains `work` meets (every test on the leaf's path is
-    /// reached on the leaf's side by every option of its feature), into
-    /// `cap` (infinite when there is none): no answer of the node does better
-    /// than its cap in that tree.
+    /// Per tree, an upper bound on the worst leaf over the box of every
+    /// point of the domains `work` (`tree_box_bound`'s `cap_below`), into
+    /// `cap`: no answer of the node does better than its cap in that tree.
     fn caps(&mut self, ens: &TreeEnsemble) {
-        let nodes = ens.nodes();
         self.cap.clear();
+        let work = std::mem::take(&mut self.work);
         for &r in ens.roots() {
-            let mut least = f64::INFINITY;
-            self.stack.clear();
-            self.stack.push(r as usize);
-            while let Some(k) = self.stack.pop() {
-                let node = &nodes[k];
-                if node.test == Test::Leaf {
-                    least = least.min(node.value);
-                    continue;
-                }
-                let f = node.feature as usize;
-                let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
-                let ms = self.mask_start[k];
-                let forced = |m: &[u64]| (w0..w1).all(|w| self.work[w] & !m[ms + (w - w0)] == 0);
-                if forced(&self.reach_l) {
-                    self.stack.push(node.left as usize);
-                }
-                if forced(&self.reach_r) {
-                    self.stack.push(node.right as usize);
-                }
-            }
-            self.cap.push(least);
+            let c = self.cap_below(ens, r as usize, &work);
+            self.cap.push(c);
         }
+        self.work = work;
     }
 
     /// The robust split of a node whose candidate is not accepted over its
