@@ -186,13 +186,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ));
             println!("{line}");
         }
+        let unproven = if gaps.is_empty() {
+            "no unproven answers".to_string()
+        } else {
+            format!(
+                "unproven gaps median {:.3} ({} answers)",
+                median(&mut gaps.clone()),
+                gaps.len()
+            )
+        };
         println!(
-            "{name}: robust solves' CPU median {:.0} ms, total {:.1} s; unproven gaps median {:.3} \
-             ({} answers)",
+            "{name}: robust solves' CPU median {:.0} ms, total {:.1} s; {unproven}",
             median(&mut cpus.clone()),
             cpus.iter().sum::<f64>() / 1e3,
-            median(&mut gaps.clone()),
-            gaps.len()
         );
         lines.push(format!(
             "trees_robust: {name}: proven {proven}/{} robust answers, Γ̃ median {:.4} \
