@@ -271,6 +271,118 @@ fn explain_prints_the_librarys_json_and_text() {
     );
 }
 
+/// `cfx explain --robust-box reachable-values` on a tree ensemble (issue 43): the robust part is
+/// the library's own answer over the values an applicant can reach (byte-equal JSON of
+/// `coherent::explain` with `BoxKind::ReachableValues`), accepted by the model, its Γ̃ (under
+/// slips clipped to the range and rounded to the data's grid) within four standard errors of the
+/// target, and the text names the box (the default, the reals, does not); a logistic model says
+/// why it refuses the box instead of failing the command.
+#[test]
+fn explain_proves_the_robust_box_of_reachable_values_on_trees() {
+    use cfx::coherent::{BoxKind, Robustness, explain};
+    use cfx::model::trees::{ImportOptions, TreeEnsemble};
+    let f = Fixture::new("explain-reachable");
+    let xgb =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/testdata/german_trees_xgboost.json");
+    let text = std::fs::read_to_string(&xgb).unwrap();
+    let trees = AnyModel::Trees(
+        TreeEnsemble::from_xgboost_json(&text, &f.d.schema, &ImportOptions::default()).unwrap(),
+    );
+    let schema = &f.d.schema;
+    let k = (0..f.d.rows.len())
+        .find(|&k| !trees.accepts(&schema.encode(&f.d.rows[k]).unwrap()))
+        .expect("a declined applicant");
+    let config = Config {
+        n_diverse: 1,
+        robustness: Some(Robustness {
+            sigma2: 0.0025,
+            invalidation_target: 0.2,
+            box_kind: BoxKind::ReachableValues,
+        }),
+        ..Config::default()
+    };
+    let reach = explain(schema, &trees, &f.d.rows[k], &config).unwrap();
+    let cf = reach
+        .counterfactuals
+        .first()
+        .expect("a robust answer over reachable values");
+    assert!(trees.accepts(&schema.encode(&cf.raw).unwrap()));
+    let gamma = cf.invalidation_rate.expect("its Γ̃");
+    assert!(
+        gamma <= 0.2 + 4.0 * (0.2f64 * 0.8 / 10_000.0).sqrt(),
+        "Γ̃ = {gamma}"
+    );
+    let id = k.to_string();
+    let base = [
+        "explain",
+        "-s",
+        f.s(),
+        "-m",
+        p(&xgb),
+        "--format",
+        "xgboost",
+        "--csv",
+        f.csv(),
+        "--id",
+        &id,
+        "--no-waiting",
+        "--robust-sigma2",
+        "0.0025",
+        "--robust-target",
+        "0.2",
+    ];
+    let reachable = [&base[..], &["--robust-box", "reachable-values"]].concat();
+    let o = cfx(&[&reachable[..], &["--json"]].concat());
+    assert_code(&o, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let want = cfx::ffi::coherent::coherent_result_json(&reach, schema, &trees).unwrap();
+    assert_eq!(
+        v["robust"],
+        serde_json::from_str::<serde_json::Value>(&want).unwrap()
+    );
+    let o = cfx(&reachable);
+    assert_code(&o, 0);
+    assert!(
+        stdout(&o).contains("over reachable values"),
+        "{}",
+        stdout(&o)
+    );
+    let o = cfx(&base);
+    assert_code(&o, 0);
+    assert!(
+        !stdout(&o).contains("over reachable values"),
+        "{}",
+        stdout(&o)
+    );
+    // The logistic model's robust margin is a closed form over the reals: it refuses the box,
+    // and the command says why.
+    let o = cfx(&[
+        "explain",
+        "-s",
+        f.s(),
+        "-m",
+        f.m(),
+        "--csv",
+        f.csv(),
+        "--id",
+        &f.declined().to_string(),
+        "--no-waiting",
+        "--robust-box",
+        "reachable-values",
+        "--json",
+    ]);
+    assert_code(&o, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v["robust"].is_null());
+    let why = v["robust_refused"]
+        .as_str()
+        .expect("why the box is refused");
+    assert!(why.contains("reachable"), "{why}");
+    // An unknown box is bad input (2).
+    let o = cfx(&[&base[..], &["--robust-box", "integers"]].concat());
+    assert_code(&o, 2);
+}
+
 /// `cfx explain` gives the waiting option and the robust version (issue 42's
 /// subcommand list), each the library's own answer: byte-equal JSON parts
 /// (`cfx_waiting_advice_to_json`, `cfx_coherent_result_to_json`) and the

@@ -4,12 +4,22 @@
 
 use crate::common::{self, EXIT_NO_RECOURSE, Failure, ModelArgs};
 use cfx::coherent::waiting::{WaitingExplanation, explain_with_waiting};
-use cfx::coherent::{Config, Explanation, Outcome, Robustness, explain, explain_diverse};
+use cfx::coherent::{BoxKind, Config, Explanation, Outcome, Robustness, explain, explain_diverse};
 use cfx::data::{read_csv, row_under_schema};
 use cfx::model::Model;
 use cfx::schema::Schema;
 use cfx::schema::fmt_num;
 use std::path::PathBuf;
+
+/// `--robust-box`: which neighbourhood a tree ensemble's robust version proves
+/// ([`BoxKind`]; a logistic model's closed form is over the reals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum RobustBox {
+    /// Every real value within the tolerance (the default).
+    Reals,
+    /// The values an applicant can end at: clipped to the range, rounded to the data's grid.
+    ReachableValues,
+}
 
 /// Explains one applicant: the proven cheapest change that gets them accepted, and
 /// alternatives.
@@ -56,12 +66,18 @@ pub struct Args {
     #[arg(long)]
     no_waiting: bool,
     /// The robust version's slip variance σ² (on min–max scaled features): the cheapest change
-    /// that stays accepted when followed only approximately (exact engine; logistic models).
+    /// that stays accepted when followed only approximately (exact engine; logistic models and
+    /// tree ensembles, see --robust-box).
     #[arg(long, default_value_t = 0.01, value_name = "SIGMA2")]
     robust_sigma2: f64,
     /// The robust version's largest share of slipped implementations still declined.
     #[arg(long, default_value_t = 0.1, value_name = "RATE")]
     robust_target: f64,
+    /// The robust version's box on a tree ensemble: every slip within the tolerance over the
+    /// reals, or only the values an applicant can actually end at (a slip clipped to the
+    /// feature's range and rounded to the data's grid).
+    #[arg(long, value_enum, default_value_t = RobustBox::Reals, value_name = "BOX")]
+    robust_box: RobustBox,
     /// Leave out the robust version.
     #[arg(long)]
     no_robust: bool,
@@ -237,7 +253,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
     let robustness = Robustness {
         sigma2: a.robust_sigma2,
         invalidation_target: a.robust_target,
-        box_kind: Default::default(),
+        box_kind: match a.robust_box {
+            RobustBox::Reals => BoxKind::Reals,
+            RobustBox::ReachableValues => BoxKind::ReachableValues,
+        },
     };
     let robust = if a.no_robust {
         None
