@@ -15,9 +15,11 @@ use std::path::PathBuf;
 /// ([`BoxKind`]; a logistic model's closed form is over the reals).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum RobustBox {
-    /// Every real value within the tolerance (the default).
+    // Plain comments, not doc comments: clap would list described values on lines of their
+    // own and turn `--help` into its long layout.
+    // Every real value within the tolerance (the default).
     Reals,
-    /// The values an applicant can end at: clipped to the range, rounded to the data's grid.
+    // The values an applicant can end at: clipped to the range, rounded to the data's grid.
     ReachableValues,
 }
 
