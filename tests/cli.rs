@@ -383,6 +383,97 @@ fn explain_proves_the_robust_box_of_reachable_values_on_trees() {
     assert_code(&o, 2);
 }
 
+/// `cfx notices --robust SIGMA2,RATE,reachable-values` on a tree ensemble: the notices are the
+/// library's (`notice::notices_csv` with `BoxKind::ReachableValues`, byte-equal), they name the
+/// box they prove (the default over the reals does not), and an unknown box is bad input (2).
+#[test]
+fn notices_take_the_robust_box_of_reachable_values() {
+    use cfx::coherent::{BoxKind, Robustness};
+    use cfx::model::trees::{ImportOptions, TreeEnsemble};
+    use cfx::notice::{NoticeBookOptions, NoticeOptions, Reference, ReferenceKind};
+    let fx = Fixture::new("notices-reachable");
+    let xgb =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/testdata/german_trees_xgboost.json");
+    let trees = AnyModel::Trees(
+        TreeEnsemble::from_xgboost_json(
+            &std::fs::read_to_string(&xgb).unwrap(),
+            &fx.d.schema,
+            &ImportOptions::default(),
+        )
+        .unwrap(),
+    );
+    let text = std::fs::read_to_string(&fx.csv).unwrap();
+    let book = fx.path("book.csv");
+    std::fs::write(
+        &book,
+        text.lines().take(13).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .unwrap();
+    let run = |out: &Path, robust: &str| {
+        cfx(&[
+            "notices",
+            "-s",
+            fx.s(),
+            "-m",
+            p(&xgb),
+            "--format",
+            "xgboost",
+            "--reference",
+            fx.csv(),
+            "--ignore",
+            "creditability",
+            "--no-necessity",
+            "--robust",
+            robust,
+            p(&book),
+            "-o",
+            p(out),
+        ])
+    };
+    let (out, reals) = (fx.path("reach.jsonl"), fx.path("reals.jsonl"));
+    assert_code(&run(&out, "0.0025,0.2,reachable-values"), 0);
+    assert_code(&run(&reals, "0.0025,0.2"), 0);
+    let lib_out = fx.path("lib.jsonl");
+    let reference = Reference::new(&trees, &fx.d, ReferenceKind::AllApplicants).unwrap();
+    let opts = NoticeOptions {
+        skip_necessity: true,
+        robustness: Some(Robustness {
+            sigma2: 0.0025,
+            invalidation_target: 0.2,
+            box_kind: BoxKind::ReachableValues,
+        }),
+        ..NoticeOptions::default()
+    };
+    let book_opts = NoticeBookOptions {
+        ignore_columns: vec!["creditability".into()],
+        id_column: None,
+    };
+    let sum = cfx::notice::notices_csv(
+        &trees,
+        &fx.d.schema,
+        &book,
+        &lib_out,
+        None,
+        &reference,
+        None,
+        &opts,
+        &book_opts,
+    )
+    .unwrap();
+    assert!(sum.declined > 0, "the book holds declined applicants");
+    let got = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(got, std::fs::read_to_string(&lib_out).unwrap());
+    assert!(got.contains("reachable"), "{got}");
+    assert!(
+        !std::fs::read_to_string(&reals)
+            .unwrap()
+            .contains("reachable")
+    );
+    let o = run(&fx.path("bad.jsonl"), "0.0025,0.2,integers");
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("reachable-values"), "{}", stderr(&o));
+}
+
 /// `cfx explain` gives the waiting option and the robust version (issue 42's
 /// subcommand list), each the library's own answer: byte-equal JSON parts
 /// (`cfx_waiting_advice_to_json`, `cfx_coherent_result_to_json`) and the

@@ -359,6 +359,38 @@ mod tests {
         }
     }
 
+    /// The notice options' robust version reads the box of issue 43 as
+    /// `Robustness` reads it everywhere (`"box_kind"`, default the reals), and
+    /// an unknown box is refused by name.
+    #[test]
+    fn notice_options_read_the_robust_box() {
+        use crate::coherent::BoxKind;
+        let read =
+            |j: &str| crate::json::options_or_default::<NoticeJson>(Some(j), "notice options");
+        let o = read(
+            r#"{"robustness": {"sigma2": 0.01, "invalidation_target": 0.1,
+                "box_kind": "reachable_values"}}"#,
+        )
+        .unwrap();
+        assert_eq!(o.robustness.unwrap().box_kind, BoxKind::ReachableValues);
+        let o = read(r#"{"robustness": {"sigma2": 0.01, "invalidation_target": 0.1}}"#).unwrap();
+        assert_eq!(o.robustness.unwrap().box_kind, BoxKind::Reals);
+        assert_eq!(
+            NoticeJson::default().robustness.unwrap().box_kind,
+            BoxKind::Reals
+        );
+        let Err(e) = read(
+            r#"{"robustness": {"sigma2": 0.01, "invalidation_target": 0.1, "box_kind": "integers"}}"#,
+        ) else {
+            panic!("an unknown box is refused");
+        };
+        let e = e.to_string();
+        assert!(
+            e.contains("integers") && e.contains("reachable_values"),
+            "{e}"
+        );
+    }
+
     /// The C notice is the core's notice (the oracle: `cfx::notice::notice`
     /// called directly on the same objects), in the result envelope; its
     /// page is the core's page; bad input is a status and a message, and

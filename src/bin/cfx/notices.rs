@@ -3,7 +3,7 @@
 //! applicant, optionally with the notices' advice ledger.
 
 use crate::common::{self, Failure, ModelArgs};
-use cfx::coherent::{Config, Robustness};
+use cfx::coherent::{BoxKind, Config, Robustness};
 use cfx::data::Dataset;
 use cfx::notice::{
     DEFAULT_NOTICE_ROBUSTNESS, NoticeBookOptions, NoticeOptions, ReasonOptions, ReasonTable,
@@ -56,8 +56,9 @@ pub struct Args {
     #[arg(long)]
     no_necessity: bool,
     /// The robust version's slip variance σ² and largest invalidation rate, or "none"
-    /// [default: 0.01,0.1].
-    #[arg(long, value_name = "SIGMA2,RATE|none")]
+    /// [default: 0.01,0.1]; a third part picks a tree ensemble's box: "reals" (the default) or
+    /// "reachable-values" (slips clipped to the range and rounded to the data's grid).
+    #[arg(long, value_name = "SIGMA2,RATE[,BOX]")]
     robust: Option<String>,
     /// Columns of the input that are not features (the label), comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "COLUMNS")]
@@ -81,12 +82,25 @@ fn robustness(text: Option<&str>) -> Result<Option<Robustness>, Failure> {
     if text == "none" {
         return Ok(None);
     }
-    let bad = || Failure::bad_input(format!("--robust '{text}': give SIGMA2,RATE or none"));
-    let (a, b) = text.split_once(',').ok_or_else(bad)?;
+    let bad = || {
+        Failure::bad_input(format!(
+            "--robust '{text}': give SIGMA2,RATE or SIGMA2,RATE,BOX (BOX: reals or \
+             reachable-values) or none"
+        ))
+    };
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let box_kind = match parts.get(2).copied() {
+        None | Some("reals") => BoxKind::Reals,
+        Some("reachable-values") => BoxKind::ReachableValues,
+        Some(_) => return Err(bad()),
+    };
+    if !(2..=3).contains(&parts.len()) {
+        return Err(bad());
+    }
     Ok(Some(Robustness {
-        sigma2: a.trim().parse().map_err(|_| bad())?,
-        invalidation_target: b.trim().parse().map_err(|_| bad())?,
-        box_kind: Default::default(),
+        sigma2: parts[0].parse().map_err(|_| bad())?,
+        invalidation_target: parts[1].parse().map_err(|_| bad())?,
+        box_kind,
     }))
 }
 
