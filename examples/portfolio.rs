@@ -32,7 +32,10 @@
 //! the declined of the same resampled applicants, and prints the search
 //! nodes and this thread's CPU time per declined applicant (with the
 //! environment variable `CFX_DUMP` set, also one line per applicant on
-//! stderr: nodes, menus' and search's CPU milliseconds).
+//! stderr: nodes, menus' and search's CPU milliseconds, cost). A fifth
+//! argument `strong=K,AFTER,RELIABLE` sets that search's branching
+//! (`TreeSearch::set_strong_branching(K, AFTER, RELIABLE)`; `strong=1`: the
+//! single rule alone) instead of the default.
 //!
 //! where R = B / A and N counts the applicants whose two answers are equally
 //! feasible and cost the same within 1e-9 relative. Timing belongs here, not
@@ -194,6 +197,7 @@ fn search_alone(
     declined: &[Vec<f64>],
     n: usize,
     name: &str,
+    strong: Option<[usize; 3]>,
 ) -> cfx::Result<()> {
     let config = Config::default();
     let need = model.score_threshold() + config.margin;
@@ -207,6 +211,9 @@ fn search_alone(
         let c0 = thread_cpu::thread_cpu_seconds();
         ws.build_tree_cells(schema, model, &row, &[])?;
         ts.prepare(&ws, schema, model)?;
+        if let Some([k, after, reliable]) = strong {
+            ts.set_strong_branching(k, after, reliable);
+        }
         let c1 = thread_cpu::thread_cpu_seconds();
         let res = ts.solve(model, need, config.node_limit, f64::INFINITY);
         let c2 = thread_cpu::thread_cpu_seconds();
@@ -214,10 +221,11 @@ fn search_alone(
         menus += c1 - c0;
         if std::env::var("CFX_DUMP").is_ok() {
             eprintln!(
-                "{} {:.3} {:.3}",
+                "{} {:.3} {:.3} {:.9}",
                 res.nodes,
                 1e3 * (c1 - c0),
-                1e3 * (c2 - c1)
+                1e3 * (c2 - c1),
+                res.cost
             );
         }
         proven += usize::from(matches!(
@@ -252,6 +260,7 @@ fn trees_portfolio(
     n: usize,
     threads: usize,
     search_only: bool,
+    strong: Option<[usize; 3]>,
 ) -> cfx::Result<()> {
     let data = heloc(&shared_data_dir().join("heloc.csv"))?;
     let (train, test) = data.holdout_split();
@@ -278,7 +287,7 @@ fn trees_portfolio(
         }
     }
     if search_only {
-        return search_alone(&schema, &model, &declined, n, name);
+        return search_alone(&schema, &model, &declined, n, name, strong);
     }
     let before = peak_rss_mib();
     let (summary, s) = stream(&schema, &model, &declined, n, threads)?;
@@ -313,7 +322,14 @@ fn main() -> cfx::Result<()> {
             ("heloc_xgb_500x6.json", "xgboost 500x6")
         };
         let search_only = args.get(4).is_some_and(|a| a == "search");
-        return trees_portfolio(file, name, n, threads.max(1), search_only);
+        let strong: Vec<usize> = args
+            .get(5)
+            .and_then(|a| a.strip_prefix("strong="))
+            .map(|a| a.split(',').filter_map(|s| s.parse().ok()).collect())
+            .unwrap_or_default();
+        let strong =
+            (!strong.is_empty()).then(|| [0, 1, 2].map(|j| strong.get(j).copied().unwrap_or(0)));
+        return trees_portfolio(file, name, n, threads.max(1), search_only, strong);
     }
     let data = match which.as_str() {
         "german" => german_credit(&bundled_german_path())?,

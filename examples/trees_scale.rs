@@ -3,7 +3,7 @@
 //! ```text
 //! python3 benches/peers/trees_train.py     # writes the models into target/peers
 //! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit S] [--all]
-//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget] [--by-option] [--by-total] [--propagate]]
+//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget] [--by-option] [--by-total] [--propagate] [--strong K[,AFTER[,RELIABLE]]]]
 //!     [--highs-in-process] [--strict]
 //! ```
 //!
@@ -36,7 +36,12 @@
 //! its bound by options instead of by classes
 //! (`TreeSearch::set_budget_by_option`); with `--by-total`, keeping to each
 //! leaf's whole extra (`TreeSearch::set_budget_by_total`); with `--propagate`,
-//! with the domains' propagation (`TreeSearch::set_propagation`).
+//! with the domains' propagation (`TreeSearch::set_propagation`); with
+//! `--strong K,AFTER,RELIABLE`, branching by strong branching over `K`
+//! candidate splits from the `AFTER`-th node on (default 0), trusting a split
+//! class's pseudocosts after `RELIABLE` observations per side (default 0:
+//! never) instead of the search's default (`TreeSearch::set_strong_branching`;
+//! `--strong 1` is the single rule alone).
 //!
 //! Each applicant's HiGHS program is solved in a child process of its own
 //! (this example again, with `--highs-solve`; `--highs-child`, once needed
@@ -279,6 +284,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let propagate = args.iter().any(|a| a == "--propagate");
     let by_option = args.iter().any(|a| a == "--by-option");
     let by_total = args.iter().any(|a| a == "--by-total");
+    let strong: Vec<usize> = arg(&args, "--strong", String::new())
+        .split(',')
+        .filter_map(|s| s.parse().ok())
+        .collect();
     let strict = args.iter().any(|a| a == "--strict");
     let mut failures = Vec::new();
     for (name, file, margin_file, default_n, default_limit) in models {
@@ -341,6 +350,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ts.set_propagation(propagate);
                 ts.set_budget_by_option(by_option);
                 ts.set_budget_by_total(by_total);
+                if let Some(&k) = strong.first() {
+                    ts.set_strong_branching(
+                        k,
+                        strong.get(1).copied().unwrap_or(0),
+                        strong.get(2).copied().unwrap_or(0),
+                    );
+                }
                 let need = logit(model.threshold()) + Config::default().margin;
                 let res = ts.solve(&model, need, search.node_limit, search.time_limit_seconds);
                 let t = t.elapsed().as_secs_f64() * 1e3;

@@ -335,7 +335,10 @@ fn the_merged_bound_proves_within_a_node_limit_the_per_tree_bound_does_not_reach
     let mut ts = TreeSearch::new();
     ts.prepare(&ws, &schema, model).unwrap();
     // The per-tree bound alone, then the merged bound on top of it (the
-    // feature-budget bound, on by default, is measured at the end).
+    // feature-budget bound, on by default, is measured at the end), all under
+    // the single branching rule, which the node counts above were measured
+    // by: the test compares bounds, not branchings.
+    ts.set_strong_branching(1, 0, 0);
     ts.set_budget_bound(false);
     let full = ts.solve(model, need, 1_000_000, f64::INFINITY);
     assert_eq!(full.status, SearchStatus::Optimal);

@@ -60,15 +60,42 @@
 //! is scored exactly, summed as the library sums it
 //! (`TreeEnsemble::sum_tree_values`); if it is accepted, its cost
 //! `Σ_f min cost(D_f)` is the least cost of any point of the node, so the node
-//! is solved. Otherwise, among the trees whose bound-attaining leaf (the
-//! *witness*) differs from the candidate's, the one with the largest value
-//! difference is taken, and the first test on the witness's path that the
-//! candidate takes the other way splits its feature's domain into the options
-//! going left and those going right. Every split shrinks a domain, so the
-//! search ends; it stops when no open node's bound is below the incumbent
-//! (relative [`PRUNE_REL`]): the incumbent is optimal. At the node or time
-//! limit it returns the incumbent with the least open bound as a proven lower
-//! bound on the optimum.
+//! is solved. Otherwise the node is split by a test of the ensemble: its
+//! feature's domain into the options going left and those going right.
+//! Every split shrinks a domain, so the search ends; it stops when no open
+//! node's bound is below the incumbent (relative [`PRUNE_REL`]): the
+//! incumbent is optimal. At the node or time limit it returns the incumbent
+//! with the least open bound as a proven lower bound on the optimum.
+//!
+//! # The branching
+//! Each tree whose bound-attaining leaf (the *witness*) differs from the
+//! candidate's names a split: the first test on the witness's path that the
+//! candidate takes the other way (the witness's gain is what the bound
+//! counts on and the candidate does not have). The *single rule* takes the
+//! tree with the largest value difference. By default the search branches
+//! by *reliability branching* (Achterberg, Koch & Martin 2005; Achterberg
+//! 2007, "Constraint Integer Programming", ch. 5) over the splits of the 8
+//! trees of largest gain ([`STRONG_DEFAULT`],
+//! [`TreeSearch::set_strong_branching`]): a candidate split is scored by the
+//! product of its two children's bound gains over the node's bound (a child
+//! that closes, pruned or solved, gains the whole gap to the incumbent),
+//! measured by evaluating both children (*strong branching*) until its
+//! split class — the tests of one feature that part its options alike —
+//! has been observed on each side, and by the classes' mean observed gains
+//! (*pseudocosts*, from every split and strong evaluation of the search)
+//! after. The best-scored split is made; when it was evaluated, its
+//! evaluations are the children. Every candidate evaluated also bounds the
+//! node: the node is the union of the candidate's two children, so its
+//! points cost at least the lesser of their bounds, and the children take
+//! the largest such bound. The first 30 nodes use the single rule (most
+//! applicants of HELOC's 100-tree book are proven in a few dozen nodes,
+//! where evaluations spent on comparing splits do not pay back), and feed
+//! the pseudocosts. Why: with the optimum handed to it as its first
+//! incumbent the search still needed 81 % of its nodes (issue 43): the
+//! proof dominates, and a proof's size is the branching's; splits whose
+//! children both raise the bound shrink it (on HELOC's 1000-tree models to
+//! a half or less, BENCHMARKS.md §4). Robust advice ([`TreeSearch::set_box`])
+//! keeps the single rule and its own robust splits.
 //!
 //! The bound adds leaf values in f64; XGBoost sums in float32, so the bound's
 //! test allows the float32 rounding of the whole sum ([`TreeSearch::prepare`]),
@@ -85,7 +112,7 @@ use super::tree_primal::{Menus, Primal};
 use super::trees::for_each_node;
 use crate::error::{Error, Result};
 use crate::model::TreeEnsemble;
-use crate::model::trees::{Source, Test};
+use crate::model::trees::{Node, Source, Test};
 use crate::schema::Schema;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -130,6 +157,10 @@ struct Open {
     /// [`Split`]).
     split: Split,
 }
+
+/// The two children of a split, each open or closed (`None`: pruned, solved
+/// or empty).
+type Children = [Option<Open>; 2];
 
 /// How a split divides a feature's domain at a tree node: the options the
 /// node's test sends left against the others (`Left`), or, for robust advice
@@ -186,6 +217,31 @@ const PROPAGATION_ROUNDS: usize = 4;
 /// ([`super::tree_box_primal`]) may add to the heuristics' count: at the root,
 /// where the plain heuristic's budget is unbounded, this bounds it.
 const BOX_WALKS: u64 = 200_000;
+
+/// Pseudocosts of a split class (Bénichou et al. 1971; Achterberg, Koch &
+/// Martin 2005): the bound gains observed on its children, summed and
+/// counted per side (left-going options first).
+#[derive(Debug, Clone, Copy, Default)]
+struct Pseudo {
+    sum: [f64; 2],
+    count: [u32; 2],
+}
+
+/// The search's branching unless [`TreeSearch::set_strong_branching`] says
+/// otherwise: reliability branching over 8 candidate splits from the 30th
+/// node on, pseudocosts trusted after one observation per side (measured on
+/// HELOC's 100- to 1000-tree models, BENCHMARKS.md §4: the best of the
+/// settings tried; strong branching from the root spends more on the many
+/// applicants proven in a few dozen nodes than it saves).
+pub const STRONG_DEFAULT: [usize; 3] = [8, 30, 1];
+
+/// The least gain a side of a split is scored with, so that the product
+/// score still ranks splits that gain on one side only (Achterberg 2007).
+const SCORE_EPS: f64 = 1e-6;
+
+/// The gain credited to a side of a split that closes (pruned, or solved)
+/// when no incumbent gives the gap to close.
+const CLOSED_GAIN: f64 = 1e6;
 
 /// What a propagation round did to the domains.
 enum Propagated {
@@ -308,6 +364,35 @@ pub struct TreeSearch {
     /// Whether nodes are narrowed by propagation before they are bounded
     /// ([`TreeSearch::set_propagation`]); off by default.
     propagation_on: bool,
+    /// Strong branching ([`TreeSearch::set_strong_branching`]) in the solve
+    /// under way: how many candidate splits an open node keeps (at most 1:
+    /// the single rule), from which node on they are compared, and after how many
+    /// observations per side a split's pseudocosts are trusted instead (0:
+    /// every candidate is evaluated).
+    sb_k: usize,
+    sb_after: usize,
+    sb_reliable: usize,
+    /// The setting asked for by [`TreeSearch::set_strong_branching`]
+    /// (`None`: [`STRONG_DEFAULT`]); the three fields above take it at each
+    /// solve.
+    sb_set: Option<[usize; 3]>,
+    /// The candidate splits of the node last evaluated, (feature, tree
+    /// node), best first; and the trees' gains they were chosen by.
+    cands: Vec<(u32, u32)>,
+    gains: Vec<(f64, u32)>,
+    /// The candidates of the node being split.
+    sb_cands: Vec<(u32, u32)>,
+    /// Splits chosen among two candidates or more in the last solve (for the
+    /// tests: that the rule ran).
+    sb_compared: usize,
+    /// Per inner tree node, its split class: nodes testing the same feature
+    /// with the same left-going options divide every domain alike; built
+    /// by the first solve with strong branching after each
+    /// [`TreeSearch::prepare`] (empty until then).
+    split_class: Vec<u32>,
+    /// Pseudocosts per split class: the sums and counts of the bound gains
+    /// observed on its left and right children.
+    pseudo: Vec<Pseudo>,
     /// The feature-budget bound ([`super::tree_budget`]), on unless
     /// [`TreeSearch::set_budget_bound`] turned it off; `dom_min` holds each
     /// feature's least cost in the node being evaluated.
@@ -538,6 +623,10 @@ impl TreeSearch {
         }
         self.budget
             .set_layout(&self.opt_start, &self.word_start, &self.cost);
+        self.split_class.clear();
+        // Candidate splits need the split classes, which the next solve
+        // builds: until then, evaluations (the bounds' tests') keep one.
+        self.sb_k = 0;
         self.warm.clear();
         self.n_trees = ens.roots().len();
         self.primal.prepare(ens, n);
@@ -890,6 +979,13 @@ impl TreeSearch {
         self.budget.set_lp_only(on);
     }
 
+    /// How many splits of the last solve strong branching chose among two
+    /// candidates or more (for its tests).
+    #[cfg(test)]
+    pub(super) fn strong_compared(&self) -> usize {
+        self.sb_compared
+    }
+
     /// Runs the primal heuristic at the root only (for its tests).
     #[cfg(test)]
     pub(super) fn set_root_heuristic_only(&mut self, only: bool) {
@@ -950,6 +1046,65 @@ impl TreeSearch {
     /// stops.
     pub fn set_budget_by_total(&mut self, on: bool) {
         self.budget.set_by_total(on);
+    }
+
+    /// Sets the branching of the next solves (module docs, "The
+    /// branching"; by default [`STRONG_DEFAULT`]): strong branching over `k`
+    /// candidates (`k` ≥ 2), or the single rule alone (`k` ≤ 1). With `k` ≥
+    /// 2, every open node keeps `k` candidate splits —
+    /// the single rule's split of the `k` trees whose witnesses gain most,
+    /// one per split class — and from the `after`-th node on, the node to
+    /// split evaluates both children of each candidate and splits by the one
+    /// whose children's bound gains over it have the largest product
+    /// (Achterberg 2007's score); the chosen pair's evaluations are its
+    /// children, and both take as bound at least the largest, over the
+    /// candidates evaluated, of the lesser of a candidate's two children's
+    /// bounds (the node is the union of either pair). With `reliable` > 0
+    /// (reliability branching,
+    /// Achterberg, Koch & Martin 2005), a candidate whose split class has
+    /// been seen `reliable` times on each side is scored by its pseudocosts
+    /// (the mean gains observed on every split and strong evaluation of the
+    /// class) instead of evaluated. The optimal costs are the same (among
+    /// answers of equal cost, the one returned may differ); only the nodes
+    /// change, and each strong evaluation counts as a node. Robust advice
+    /// ([`TreeSearch::set_box`]) keeps the single rule.
+    pub fn set_strong_branching(&mut self, k: usize, after: usize, reliable: usize) {
+        self.sb_set = Some([k, after, reliable]);
+    }
+
+    /// Numbers the split classes of the inner tree nodes (`split_class`):
+    /// equal feature and equal left-going options, one class.
+    fn build_split_classes(&mut self) {
+        let n = self.parent.len();
+        let mut order: Vec<u32> = (0..n as u32)
+            .filter(|&k| self.walk_nodes[k as usize].feature != WALK_LEAF)
+            .collect();
+        fn key(s: &TreeSearch, k: u32) -> (u32, &[u64]) {
+            let node = s.walk_nodes[k as usize];
+            let f = node.feature as usize;
+            let words = s.word_start[f + 1] - s.word_start[f];
+            let ms = node.ms as usize;
+            (node.feature, &s.masks[ms..ms + words])
+        }
+        order.sort_unstable_by(|&a, &b| key(self, a).cmp(&key(self, b)).then(a.cmp(&b)));
+        self.split_class.clear();
+        self.split_class.resize(n, u32::MAX);
+        let mut class = 0u32;
+        for j in 0..order.len() {
+            if j > 0 && key(self, order[j]) != key(self, order[j - 1]) {
+                class += 1;
+            }
+            self.split_class[order[j] as usize] = class;
+        }
+        self.pseudo.clear();
+        self.pseudo.resize(
+            if order.is_empty() {
+                0
+            } else {
+                class as usize + 1
+            },
+            Pseudo::default(),
+        );
     }
 
     /// The picks of the last answer, one per feature (menu indices).
@@ -1090,6 +1245,19 @@ impl TreeSearch {
         self.warm = warm;
         self.warm.clear();
         let root_walks = self.primal.walks;
+        // Strong branching: each open node's slot holds its candidate splits
+        // after its domains, packed (feature low, node high; `u64::MAX` none).
+        [self.sb_k, self.sb_after, self.sb_reliable] = self.sb_set.unwrap_or(STRONG_DEFAULT);
+        let strong_on = self.sb_k > 1 && !self.boxed;
+        let extra = if strong_on { self.sb_k } else { 0 };
+        let slot = words + extra;
+        if strong_on {
+            if self.split_class.len() != self.parent.len() {
+                self.build_split_classes();
+            }
+            self.pseudo.fill(Pseudo::default());
+        }
+        self.sb_compared = 0;
         let mut heuristic_interval = HEURISTIC_FIRST;
         let mut next_heuristic = HEURISTIC_FIRST;
         let mut pending: Vec<u64> = root;
@@ -1117,11 +1285,17 @@ impl TreeSearch {
                         Some(at) => at,
                         None => {
                             let at = s.slab.len();
-                            s.slab.resize(at + words, 0);
+                            s.slab.resize(at + slot, 0);
                             at
                         }
                     };
                     s.slab[at..at + words].copy_from_slice(&s.work);
+                    for j in 0..extra {
+                        s.slab[at + words + j] = s
+                            .cands
+                            .get(j)
+                            .map_or(u64::MAX, |&(f, k)| u64::from(f) | u64::from(k) << 32);
+                    }
                     *seq += 1;
                     Some(Open {
                         bound,
@@ -1175,9 +1349,6 @@ impl TreeSearch {
                     break;
                 }
             }
-            let f = top.feature as usize;
-            let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
-            let mask_at = self.mask_start[top.node as usize];
             pending.clear();
             pending.extend_from_slice(&self.slab[top.at..top.at + words]);
             self.free.push(top.at);
@@ -1205,33 +1376,159 @@ impl TreeSearch {
                 }
             }
             let before = incumbent;
-            let mut children: [Option<Open>; 2] = [None, None];
-            let split_masks = match top.split {
-                Split::Left => &self.masks,
-                Split::ReachLeft => &self.reach_l,
-                Split::ReachRight => &self.reach_r,
+            // The children of one split: each evaluated (`None` when it
+            // closes: pruned, solved, or empty).
+            let branch = |s: &mut TreeSearch,
+                          f: usize,
+                          node: usize,
+                          split: Split,
+                          incumbent: &mut f64,
+                          seq: &mut u64,
+                          nodes: &mut usize|
+             -> Children {
+                let (w0, w1) = (s.word_start[f], s.word_start[f + 1]);
+                let mask_at = s.mask_start[node];
+                let mut children: Children = [None, None];
+                for (j, side) in [true, false].into_iter().enumerate() {
+                    s.child.clear();
+                    s.child.extend_from_slice(&pending);
+                    let split_masks = match split {
+                        Split::Left => &s.masks,
+                        Split::ReachLeft => &s.reach_l,
+                        Split::ReachRight => &s.reach_r,
+                    };
+                    for w in w0..w1 {
+                        let m = split_masks[mask_at + (w - w0)];
+                        s.child[w] &= if side { m } else { !m };
+                    }
+                    if s.child[w0..w1].iter().all(|&w| w == 0) {
+                        continue;
+                    }
+                    *nodes += 1;
+                    let child = std::mem::take(&mut s.child);
+                    children[j] = evaluate_and_store(s, &child, incumbent, seq);
+                    s.child = child;
+                }
+                children
             };
-            let split_mask: Vec<u64> = split_masks[mask_at..mask_at + (w1 - w0)].to_vec();
-            for (j, side) in [true, false].into_iter().enumerate() {
-                self.child.clear();
-                self.child.extend_from_slice(&pending);
-                for w in w0..w1 {
-                    let m = split_mask[w - w0];
-                    self.child[w] &= if side { m } else { !m };
+            let mut children = if strong_on && top.split == Split::Left {
+                // The candidates, read before any child's evaluation reuses
+                // the parent's freed slot.
+                let mut cands = std::mem::take(&mut self.sb_cands);
+                cands.clear();
+                for j in 0..extra {
+                    let v = self.slab[top.at + words + j];
+                    if v != u64::MAX {
+                        cands.push((v as u32, (v >> 32) as u32));
+                    }
                 }
-                if self.child[w0..w1].iter().all(|&w| w == 0) {
-                    continue;
+                if cands.is_empty() {
+                    cands.push((top.feature, top.node));
                 }
-                nodes += 1;
-                let child = std::mem::take(&mut self.child);
-                // A child's points are the parent's: the parent's bound
-                // holds for it too.
-                children[j] =
-                    evaluate_and_store(self, &child, &mut incumbent, &mut seq).map(|mut o| {
-                        o.bound = o.bound.max(top.bound);
-                        o
-                    });
-                self.child = child;
+                let strong = nodes >= self.sb_after && cands.len() > 1;
+                // The best so far: its score, its index, and its children
+                // when they were evaluated.
+                let mut chosen: Option<(f64, usize, Option<Children>)> = None;
+                let mut lifted = top.bound;
+                for (j, &(f, k)) in cands.iter().enumerate() {
+                    if !strong && j > 0 {
+                        break;
+                    }
+                    let class = self.split_class[k as usize] as usize;
+                    let ps = self.pseudo[class];
+                    let trusted = self.sb_reliable > 0
+                        && ps.count.iter().all(|&c| c as usize >= self.sb_reliable);
+                    let score;
+                    let mut kept = None;
+                    if !strong || trusted || (j > 0 && nodes + 2 > node_limit) {
+                        if !strong {
+                            score = 0.0;
+                        } else if trusted {
+                            let mean = |s: usize| ps.sum[s] / f64::from(ps.count[s]);
+                            score = mean(0).max(SCORE_EPS) * mean(1).max(SCORE_EPS);
+                        } else {
+                            continue;
+                        }
+                    } else {
+                        let pair = branch(
+                            self,
+                            f as usize,
+                            k as usize,
+                            Split::Left,
+                            &mut incumbent,
+                            &mut seq,
+                            &mut nodes,
+                        );
+                        let gains = self.observe(class, &pair, top.bound, incumbent);
+                        score = gains[0].max(SCORE_EPS) * gains[1].max(SCORE_EPS);
+                        let least = pair
+                            .iter()
+                            .map(|c| c.map_or(f64::INFINITY, |o| o.bound))
+                            .fold(f64::INFINITY, f64::min);
+                        lifted = lifted.max(least);
+                        kept = Some(pair);
+                    }
+                    if chosen.as_ref().is_none_or(|c| score > c.0) {
+                        if let Some((_, _, Some(old))) = chosen.take() {
+                            self.free.extend(old.iter().flatten().map(|o| o.at));
+                        }
+                        chosen = Some((score, j, kept));
+                    } else if let Some(pair) = kept {
+                        self.free.extend(pair.iter().flatten().map(|o| o.at));
+                    }
+                    if lifted >= cutoff(incumbent) {
+                        break;
+                    }
+                }
+                let (_, j, kept) = chosen.expect("the first candidate is always scored");
+                self.sb_compared += usize::from(strong);
+                let (f, k) = cands[j];
+                self.sb_cands = cands;
+                let mut pair = match kept {
+                    Some(pair) => pair,
+                    None => {
+                        let pair = branch(
+                            self,
+                            f as usize,
+                            k as usize,
+                            Split::Left,
+                            &mut incumbent,
+                            &mut seq,
+                            &mut nodes,
+                        );
+                        self.observe(
+                            self.split_class[k as usize] as usize,
+                            &pair,
+                            top.bound,
+                            incumbent,
+                        );
+                        pair
+                    }
+                };
+                if lifted >= cutoff(incumbent) {
+                    // Some candidate's children both close: so does the node.
+                    self.free.extend(pair.iter().flatten().map(|o| o.at));
+                    pair = [None, None];
+                }
+                for o in pair.iter_mut().flatten() {
+                    o.bound = o.bound.max(lifted);
+                }
+                pair
+            } else {
+                branch(
+                    self,
+                    top.feature as usize,
+                    top.node as usize,
+                    top.split,
+                    &mut incumbent,
+                    &mut seq,
+                    &mut nodes,
+                )
+            };
+            // A child's points are the parent's: the parent's bound holds for
+            // it too.
+            for o in children.iter_mut().flatten() {
+                o.bound = o.bound.max(top.bound);
             }
             let diving = nodes >= next_plunge && incumbent >= before;
             if incumbent < before {
@@ -1283,6 +1580,24 @@ impl TreeSearch {
             cost: if found { incumbent } else { f64::NAN },
             nodes,
         }
+    }
+
+    /// The bound gains of a split's children over their parent's bound
+    /// `parent` (a child that closes gains the whole gap to the incumbent),
+    /// added to the pseudocosts of its split class.
+    fn observe(&mut self, class: usize, pair: &Children, parent: f64, incumbent: f64) -> [f64; 2] {
+        let closed = if incumbent.is_finite() {
+            (incumbent - parent).max(0.0)
+        } else {
+            CLOSED_GAIN
+        };
+        let mut gains = [0.0; 2];
+        for (side, child) in pair.iter().enumerate() {
+            gains[side] = child.map_or(closed, |o| (o.bound - parent).max(0.0));
+            self.pseudo[class].sum[side] += gains[side];
+            self.pseudo[class].count[side] += 1;
+        }
+        gains
     }
 
     /// Runs the primal heuristic ([`super::tree_primal`]) from the domains
@@ -1582,6 +1897,49 @@ impl TreeSearch {
         }
         // The split: the tree whose witness gains most over the candidate's
         // leaf, at the first test on the witness's path the candidate fails.
+        // Under strong branching, the same split of the next trees by gain
+        // too, as further candidates (one per split class).
+        self.cands.clear();
+        if self.sb_k > 1 && !self.boxed {
+            self.gains.clear();
+            for t in 0..self.n_trees {
+                let w = self.tree_leaf[t];
+                if w != self.cand_leaf[t] {
+                    let gain = nodes[w as usize].value - self.cand_value[t];
+                    self.gains.push((gain, t as u32));
+                }
+            }
+            // Largest gain first, the earliest tree among equals: the first
+            // candidate is the single rule's split.
+            let by_gain = |a: &(f64, u32), b: &(f64, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+            let keep = self.sb_k.min(self.gains.len());
+            if keep > 0 && keep < self.gains.len() {
+                self.gains.select_nth_unstable_by(keep - 1, by_gain);
+                self.gains.truncate(keep);
+            }
+            self.gains.sort_unstable_by(by_gain);
+            for j in 0..self.gains.len() {
+                let t = self.gains[j].1 as usize;
+                if let Some((f, k)) = self.first_failed(nodes, t) {
+                    let class = self.split_class[k as usize];
+                    if !self
+                        .cands
+                        .iter()
+                        .any(|&(_, c)| self.split_class[c as usize] == class)
+                    {
+                        self.cands.push((f, k));
+                    }
+                }
+            }
+            if let Some(&(feature, node)) = self.cands.first() {
+                return Eval::Open {
+                    bound,
+                    feature,
+                    node,
+                    split: Split::Left,
+                };
+            }
+        }
         let mut chosen: Option<(f64, usize)> = None;
         for t in 0..self.n_trees {
             let w = self.tree_leaf[t];
@@ -1654,6 +2012,28 @@ impl TreeSearch {
             }
         }
         Eval::Pruned
+    }
+
+    /// The first test on the path of tree `t`'s witness (`tree_leaf[t]`)
+    /// that the candidate (`cand_opt`) takes the other way: its feature and
+    /// node.
+    fn first_failed(&mut self, nodes: &[Node], t: usize) -> Option<(u32, u32)> {
+        self.path.clear();
+        let mut k = self.tree_leaf[t];
+        while k != u32::MAX {
+            self.path.push(k);
+            k = self.parent[k as usize];
+        }
+        for j in (1..self.path.len()).rev() {
+            let k = self.path[j] as usize;
+            let node = &nodes[k];
+            let f = node.feature as usize;
+            let left = bit(&self.masks[self.mask_start[k]..], self.cand_opt[f]);
+            if left != (self.path[j - 1] == node.left) {
+                return Some((f as u32, k as u32));
+            }
+        }
+        None
     }
 
     /// The feature-budget bound's extras of feature `f` per class
