@@ -2346,7 +2346,12 @@ void cfx_portfolio_summary_free(const struct cfx_portfolio_summary *summary);
  * `robust_result` is not NULL, its optimal counterfactual — the robust
  * version of the same advice (`cfx_config_builder_set_robust_advice`) — is
  * kept as `robust_advised`, so re-validation can tell whether the robust
- * advice would have survived the new model. `group` (NULL = none) labels the
+ * advice would have survived the new model. A robust record, and one with
+ * a robust version, says what its robust advice is robust to in the key
+ * `robustness` (`{"sigma2", "invalidation_target"}`, plus `"box_kind":
+ * "reachable_values"` for a tree ensemble's box of reachable values): the
+ * target of `result` when it has one, else that of `robust_result` (absent
+ * when neither has one). `group` (NULL = none) labels the
  * record for the deployment report's breakdown. Errors: `NULL_ARGUMENT`;
  * `NOT_FOUND` when `result` (or `robust_result`) holds no counterfactual
  * (infeasible, or a time limit without an answer); `INVALID_ARGUMENT` when
@@ -2405,16 +2410,21 @@ cfx_status cfx_ledger_record_from_waiting_advice(const struct cfx_waiting_advice
  * `csv_path` and its output `explanations_path` (`cfx_portfolio_explain`'s
  * JSON lines) in lockstep, one row at a time, and writes one `cfx-ledger`
  * record per declined applicant with a counterfactual to `ledger_path`
- * (created, or replaced once complete; kind `"explain"`, the applicant's row from the CSV,
+ * (created, or replaced once complete; kind `"explain"`, or `"robust"` for a line whose
+ * counterfactual carries its `invalidation_rate`; the applicant's row from the CSV,
  * the advised row and cost from the line, fingerprints of `schema` and
  * `model`, which must be the run's). `options_json` may be NULL (defaults)
  * or a JSON object with the optional keys `ignore_columns` (the run's
  * ignored columns, so the CSV reads as the run read it), `id_column` (the
  * column of each record's id, e.g. an application number; default
  * `"row-<k>"`, `k` the 0-based data row), `group_column` (each record's
- * group; an empty cell gives none) and `issued` (every record's issue
- * text); unknown keys are refused (`FORMAT_ERROR`). The id and group columns
- * count as ignored. `error` lines are skipped. On success
+ * group; an empty cell gives none), `issued` (every record's issue
+ * text) and `robustness` (the run's robustness target, an object
+ * `{"sigma2", "invalidation_target"[, "box_kind"]}` as in the config JSON,
+ * which the lines do not carry: it becomes the `robustness` key of every
+ * `"robust"` record, which otherwise has none); unknown keys are refused
+ * (`FORMAT_ERROR`), a target that is not one too (`INVALID_ARGUMENT`). The
+ * id and group columns count as ignored. `error` lines are skipped. On success
  * `*out_records` receives the number of records written. Errors (nothing is
  * written; an existing ledger file stays as it was): `NULL_ARGUMENT`;
  * `IO_ERROR` (unreadable input, unwritable output); `INVALID_ARGUMENT`

@@ -15,7 +15,9 @@
 //! the fingerprints of the schema and model it was issued under
 //! ([`crate::json::schema_fingerprint`], [`crate::json::model_fingerprint`]),
 //! an opaque id and issue date, the cfx version, and optionally the robust
-//! version of the advice, its COPA-corrected version, a group label for
+//! version of the advice, what a robust record or a robust version is robust
+//! to ([`LedgerRecord::robustness`]: σ², γ and a tree ensemble's box), its
+//! COPA-corrected version, a group label for
 //! the report, and the id of the adverse-action notice that carried the
 //! advice ([`crate::notice::Notice::id`], [`LedgerRecord::from_notice`]), which
 //! every re-validation line and every contact of the report repeats: a broken
@@ -62,7 +64,9 @@
 //! stream refuses the ledger when its first record names another schema, and
 //! writes an error line for any later one.
 
-use crate::coherent::{Config, Counterfactual, Explanation, Outcome, ProvedBy, explain};
+use crate::coherent::{
+    Config, Counterfactual, Explanation, Outcome, ProvedBy, Robustness, explain,
+};
 use crate::error::{Error, Result};
 use crate::json::{model_fingerprint, schema_fingerprint};
 use crate::model::{AnyModel, Model};
@@ -75,6 +79,8 @@ use std::path::Path;
 
 mod from_portfolio;
 mod html;
+#[cfg(test)]
+mod tests;
 
 pub use from_portfolio::{PortfolioLedgerCounts, PortfolioLedgerOptions, ledger_from_portfolio};
 
@@ -127,6 +133,23 @@ pub struct LedgerRecord {
     /// The robust version of the same advice, when one was computed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robust_advised: Option<Vec<f64>>,
+    /// What the robust advice of this record is robust to
+    /// ([`Robustness`]: the slips' variance `sigma2`, the invalidation
+    /// target `invalidation_target` and, for a tree ensemble, `box_kind`,
+    /// written only when not the default box over the reals): that of the
+    /// advice itself for a record of kind [`AdviceKind::Robust`], else that of
+    /// its robust version ([`Self::robust_advised`]). Absent on every other
+    /// record, and where the writer cannot know it: a portfolio run's lines
+    /// do not carry their target, so the robust records of
+    /// [`ledger_from_portfolio`] have it only when the caller gives it
+    /// ([`PortfolioLedgerOptions::robustness`]). An optional key: records
+    /// without it read as before (the
+    /// format's version is unchanged; a cfx older than this key refuses a
+    /// record that has it, as it refuses every unknown key); a target that
+    /// is not one ([`Config::robustness`]'s rules) or has an unknown key is
+    /// refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robustness: Option<Robustness>,
     /// The COPA-corrected version of the same advice
     /// ([`copa_corrected_advice`]), when one was computed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -197,6 +220,7 @@ impl LedgerRecord {
             advised: advised.to_vec(),
             cost,
             robust_advised: None,
+            robustness: None,
             copa_advised: None,
             group: None,
             notice: None,
@@ -206,7 +230,8 @@ impl LedgerRecord {
     /// The records of an adverse-action notice's advice, each carrying the
     /// notice's id ([`LedgerRecord::notice`]): the cheapest change (kind
     /// [`AdviceKind::Explain`], id `id`) with the robust version as its
-    /// `robust_advised` when the notice has one, and the waiting option
+    /// `robust_advised` and that version's target as its `robustness` when
+    /// the notice has one, and the waiting option
     /// (kind [`AdviceKind::Waiting`], id `"<id>/waiting"`) when it waits at
     /// least a month (a waiting option that acts now is the cheapest change
     /// again). Empty when the notice carries no advice. `model` must be the
@@ -237,6 +262,9 @@ impl LedgerRecord {
                 cost,
             )?;
             r.robust_advised = notice.robust.advised.clone();
+            if r.robust_advised.is_some() {
+                r.robustness = notice.robust.robustness;
+            }
             r.notice = Some(notice.id.clone());
             out.push(r);
         }
@@ -260,8 +288,8 @@ impl LedgerRecord {
     }
 
     /// The record of an explanation's optimal counterfactual (kind
-    /// [`AdviceKind::Robust`] when it was computed with a robustness target);
-    /// `None` when it has none.
+    /// [`AdviceKind::Robust`], with the target as its `robustness`, when it
+    /// was computed with a robustness target); `None` when it has none.
     pub fn from_explanation(
         schema: &Schema,
         model: &AnyModel,
@@ -275,7 +303,11 @@ impl LedgerRecord {
         };
         ex.counterfactuals
             .first()
-            .map(|cf| Self::new(schema, model, id, kind, &ex.factual, &cf.raw, cf.cost))
+            .map(|cf| {
+                let mut r = Self::new(schema, model, id, kind, &ex.factual, &cf.raw, cf.cost)?;
+                r.robustness = ex.robustness;
+                Ok(r)
+            })
             .transpose()
     }
 
@@ -365,7 +397,13 @@ impl LedgerRecord {
                 "ledger record: version {version}; this cfx reads version {LEDGER_VERSION}"
             )));
         }
-        crate::json::from_value(&v, "ledger record")
+        let record: LedgerRecord = crate::json::from_value(&v, "ledger record")?;
+        if let Some(r) = &record.robustness {
+            r.validate().map_err(|e| {
+                Error::Format(format!("ledger record '{}': {}", record.id, e.message()))
+            })?;
+        }
+        Ok(record)
     }
 
     /// Checks that the record was issued under the schema of fingerprint

@@ -11,6 +11,7 @@ mod common;
 
 use cfx::coherent::{Config, explain_diverse};
 use cfx::data::{self, Dataset};
+use cfx::model::trees::{ImportOptions, TreeEnsemble};
 use cfx::model::{AnyModel, LinearModel, LogisticFit, Model, sigmoid};
 use cfx::portfolio::summary::summarize;
 use cfx::portfolio::{PortfolioOptions, explain_portfolio};
@@ -124,15 +125,71 @@ impl Fixture {
         args
     }
 
+    /// The fixture's logistic model as `cfx` is given it.
+    fn logistic(&self) -> [&str; 2] {
+        ["-m", self.m()]
+    }
+
+    /// The German XGBoost ensemble of the bindings' test data, as the library
+    /// imports it under the fixture's schema.
+    fn trees(&self) -> Trees {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("bindings/testdata/german_trees_xgboost.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let model = AnyModel::Trees(
+            TreeEnsemble::from_xgboost_json(&text, &self.d.schema, &ImportOptions::default())
+                .unwrap(),
+        );
+        Trees { path, model }
+    }
+
+    /// `cfx explain` of applicant `id` of the German CSV under the fixture's
+    /// schema and `model` (`logistic()` or `Trees::args`), then `extra`.
+    fn explain<'a>(&'a self, model: &[&'a str], id: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+        let head = ["explain", "-s", self.s()];
+        let tail = ["--csv", self.csv(), "--id", id];
+        [&head[..], model, &tail, extra].concat()
+    }
+
+    /// `cfx notices` of `book` into `out` under the fixture's schema and
+    /// `model`, the German CSV the reference (its label column ignored), then
+    /// `extra` before the book.
+    fn notices<'a>(
+        &'a self,
+        model: &[&'a str],
+        book: &'a Path,
+        out: &'a Path,
+        extra: &[&'a str],
+    ) -> Vec<&'a str> {
+        let head = ["notices", "-s", self.s()];
+        let reference = ["--reference", self.csv(), "--ignore", "creditability"];
+        let files = [p(book), "-o", p(out)];
+        [&head[..], model, &reference, extra, &files].concat()
+    }
+
     /// The first applicant the model declines.
     fn declined(&self) -> usize {
+        self.declined_by(&self.model)
+    }
+
+    /// The first applicant `model` declines.
+    fn declined_by(&self, model: &dyn Model) -> usize {
         (0..self.d.rows.len())
-            .find(|&k| {
-                !self
-                    .model
-                    .accepts(&self.d.schema.encode(&self.d.rows[k]).unwrap())
-            })
-            .unwrap()
+            .find(|&k| !model.accepts(&self.d.schema.encode(&self.d.rows[k]).unwrap()))
+            .expect("a declined applicant")
+    }
+}
+
+/// A tree ensemble's file and the library's import of it.
+struct Trees {
+    path: PathBuf,
+    model: AnyModel,
+}
+
+impl Trees {
+    /// The ensemble as `cfx` is given it.
+    fn args(&self) -> [&str; 4] {
+        ["-m", p(&self.path), "--format", "xgboost"]
     }
 }
 
@@ -158,18 +215,7 @@ fn explain_prints_the_librarys_json_and_text() {
     let ex = explain_diverse(&f.d.schema, &f.model, &f.d.rows[k], &config).unwrap();
     assert!(!ex.counterfactuals.is_empty());
     let want = cfx::ffi::coherent::coherent_result_json(&ex, &f.d.schema, &f.model).unwrap();
-    let o = cfx(&[
-        "explain",
-        "-s",
-        f.s(),
-        "-m",
-        f.m(),
-        "--csv",
-        f.csv(),
-        "--id",
-        &id,
-        "--json",
-    ]);
+    let o = cfx(&f.explain(&f.logistic(), &id, &["--json"]));
     assert_code(&o, 0);
     // The library's bytes, as the "explanation" part of the answer.
     let explanation_part = |out: &str| {
@@ -201,36 +247,12 @@ fn explain_prints_the_librarys_json_and_text() {
         serde_json::from_str::<serde_json::Value>(&want).unwrap()
     );
     // Text for a person: the library's own words.
-    let o = cfx(&[
-        "explain",
-        "-s",
-        f.s(),
-        "-m",
-        f.m(),
-        "--csv",
-        f.csv(),
-        "--id",
-        &id,
-        "--no-robust",
-    ]);
+    let o = cfx(&f.explain(&f.logistic(), &id, &["--no-robust"]));
     assert_code(&o, 0);
     assert_eq!(stdout(&o), ex.to_text());
     // With a margin, "optimal" is said for the rule solved: acceptance by that margin (issue
     // 41, honest outcomes); the advice clears the cut-off by it (the model's own score).
-    let with_margin = [
-        "explain",
-        "-s",
-        f.s(),
-        "-m",
-        f.m(),
-        "--csv",
-        f.csv(),
-        "--id",
-        &id,
-        "--no-robust",
-        "--margin",
-        "0.2",
-    ];
+    let with_margin = f.explain(&f.logistic(), &id, &["--no-robust", "--margin", "0.2"]);
     let o = cfx(&[&with_margin[..], &["--json"]].concat());
     assert_code(&o, 0);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
@@ -252,17 +274,8 @@ fn explain_prints_the_librarys_json_and_text() {
     let a = (0..f.d.rows.len())
         .find(|&i| f.model.accepts(&f.d.schema.encode(&f.d.rows[i]).unwrap()))
         .unwrap();
-    let o = cfx(&[
-        "explain",
-        "-s",
-        f.s(),
-        "-m",
-        f.m(),
-        "--csv",
-        f.csv(),
-        "--id",
-        &a.to_string(),
-    ]);
+    let a = a.to_string();
+    let o = cfx(&f.explain(&f.logistic(), &a, &[]));
     assert_code(&o, 0);
     assert!(
         stdout(&o).starts_with("accepted: probability"),
@@ -280,18 +293,11 @@ fn explain_prints_the_librarys_json_and_text() {
 #[test]
 fn explain_proves_the_robust_box_of_reachable_values_on_trees() {
     use cfx::coherent::{BoxKind, Robustness, explain};
-    use cfx::model::trees::{ImportOptions, TreeEnsemble};
     let f = Fixture::new("explain-reachable");
-    let xgb =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/testdata/german_trees_xgboost.json");
-    let text = std::fs::read_to_string(&xgb).unwrap();
-    let trees = AnyModel::Trees(
-        TreeEnsemble::from_xgboost_json(&text, &f.d.schema, &ImportOptions::default()).unwrap(),
-    );
+    let t = f.trees();
+    let trees = &t.model;
     let schema = &f.d.schema;
-    let k = (0..f.d.rows.len())
-        .find(|&k| !trees.accepts(&schema.encode(&f.d.rows[k]).unwrap()))
-        .expect("a declined applicant");
+    let k = f.declined_by(trees);
     let config = Config {
         n_diverse: 1,
         robustness: Some(Robustness {
@@ -301,7 +307,7 @@ fn explain_proves_the_robust_box_of_reachable_values_on_trees() {
         }),
         ..Config::default()
     };
-    let reach = explain(schema, &trees, &f.d.rows[k], &config).unwrap();
+    let reach = explain(schema, trees, &f.d.rows[k], &config).unwrap();
     let cf = reach
         .counterfactuals
         .first()
@@ -313,29 +319,22 @@ fn explain_proves_the_robust_box_of_reachable_values_on_trees() {
         "Γ̃ = {gamma}"
     );
     let id = k.to_string();
-    let base = [
-        "explain",
-        "-s",
-        f.s(),
-        "-m",
-        p(&xgb),
-        "--format",
-        "xgboost",
-        "--csv",
-        f.csv(),
-        "--id",
+    let base = f.explain(
+        &t.args(),
         &id,
-        "--no-waiting",
-        "--robust-sigma2",
-        "0.0025",
-        "--robust-target",
-        "0.2",
-    ];
+        &[
+            "--no-waiting",
+            "--robust-sigma2",
+            "0.0025",
+            "--robust-target",
+            "0.2",
+        ],
+    );
     let reachable = [&base[..], &["--robust-box", "reachable-values"]].concat();
     let o = cfx(&[&reachable[..], &["--json"]].concat());
     assert_code(&o, 0);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let want = cfx::ffi::coherent::coherent_result_json(&reach, schema, &trees).unwrap();
+    let want = cfx::ffi::coherent::coherent_result_json(&reach, schema, trees).unwrap();
     assert_eq!(
         v["robust"],
         serde_json::from_str::<serde_json::Value>(&want).unwrap()
@@ -356,21 +355,12 @@ fn explain_proves_the_robust_box_of_reachable_values_on_trees() {
     );
     // The logistic model's robust margin is a closed form over the reals: it refuses the box,
     // and the command says why.
-    let o = cfx(&[
-        "explain",
-        "-s",
-        f.s(),
-        "-m",
-        f.m(),
-        "--csv",
-        f.csv(),
-        "--id",
-        &f.declined().to_string(),
-        "--no-waiting",
-        "--robust-box",
-        "reachable-values",
-        "--json",
-    ]);
+    let declined = f.declined().to_string();
+    let o = cfx(&f.explain(
+        &f.logistic(),
+        &declined,
+        &["--no-waiting", "--robust-box", "reachable-values", "--json"],
+    ));
     assert_code(&o, 0);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert!(v["robust"].is_null());
@@ -389,19 +379,10 @@ fn explain_proves_the_robust_box_of_reachable_values_on_trees() {
 #[test]
 fn notices_take_the_robust_box_of_reachable_values() {
     use cfx::coherent::{BoxKind, Robustness};
-    use cfx::model::trees::{ImportOptions, TreeEnsemble};
     use cfx::notice::{NoticeBookOptions, NoticeOptions, Reference, ReferenceKind};
     let fx = Fixture::new("notices-reachable");
-    let xgb =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/testdata/german_trees_xgboost.json");
-    let trees = AnyModel::Trees(
-        TreeEnsemble::from_xgboost_json(
-            &std::fs::read_to_string(&xgb).unwrap(),
-            &fx.d.schema,
-            &ImportOptions::default(),
-        )
-        .unwrap(),
-    );
+    let t = fx.trees();
+    let trees = &t.model;
     let text = std::fs::read_to_string(&fx.csv).unwrap();
     let book = fx.path("book.csv");
     std::fs::write(
@@ -410,31 +391,18 @@ fn notices_take_the_robust_box_of_reachable_values() {
     )
     .unwrap();
     let run = |out: &Path, robust: &str| {
-        cfx(&[
-            "notices",
-            "-s",
-            fx.s(),
-            "-m",
-            p(&xgb),
-            "--format",
-            "xgboost",
-            "--reference",
-            fx.csv(),
-            "--ignore",
-            "creditability",
-            "--no-necessity",
-            "--robust",
-            robust,
-            p(&book),
-            "-o",
-            p(out),
-        ])
+        cfx(&fx.notices(
+            &t.args(),
+            &book,
+            out,
+            &["--no-necessity", "--robust", robust],
+        ))
     };
     let (out, reals) = (fx.path("reach.jsonl"), fx.path("reals.jsonl"));
     assert_code(&run(&out, "0.0025,0.2,reachable-values"), 0);
     assert_code(&run(&reals, "0.0025,0.2"), 0);
     let lib_out = fx.path("lib.jsonl");
-    let reference = Reference::new(&trees, &fx.d, ReferenceKind::AllApplicants).unwrap();
+    let reference = Reference::new(trees, &fx.d, ReferenceKind::AllApplicants).unwrap();
     let opts = NoticeOptions {
         skip_necessity: true,
         robustness: Some(Robustness {
@@ -449,7 +417,7 @@ fn notices_take_the_robust_box_of_reachable_values() {
         id_column: None,
     };
     let sum = cfx::notice::notices_csv(
-        &trees,
+        trees,
         &fx.d.schema,
         &book,
         &lib_out,
@@ -750,27 +718,20 @@ fn notices_equal_the_librarys_book_and_ledger() {
     let table_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/reasons/german_reasons.csv");
     let (out, ledger) = (fx.path("notices.jsonl"), fx.path("ledger.jsonl"));
-    let o = cfx(&[
-        "notices",
-        "-s",
-        fx.s(),
-        "-m",
-        fx.m(),
-        "--reference",
-        fx.csv(),
-        "--at-cutoff",
-        "1",
-        "--reasons",
-        p(&table_path),
-        "--ignore",
-        "creditability",
-        "--no-necessity",
-        "--ledger",
-        p(&ledger),
-        p(&book),
-        "-o",
-        p(&out),
-    ]);
+    let o = cfx(&fx.notices(
+        &fx.logistic(),
+        &book,
+        &out,
+        &[
+            "--at-cutoff",
+            "1",
+            "--reasons",
+            p(&table_path),
+            "--no-necessity",
+            "--ledger",
+            p(&ledger),
+        ],
+    ));
     assert_code(&o, 0);
     // The library on the same files.
     let (lib_out, lib_ledger) = (fx.path("lib.jsonl"), fx.path("lib-ledger.jsonl"));
@@ -846,22 +807,8 @@ fn notices_equal_the_librarys_book_and_ledger() {
         "feature,direction,code,statement\nno_such,low,X1,Nothing\n",
     )
     .unwrap();
-    let o = cfx(&[
-        "notices",
-        "-s",
-        fx.s(),
-        "-m",
-        fx.m(),
-        "--reference",
-        fx.csv(),
-        "--reasons",
-        p(&bad_table),
-        "--ignore",
-        "creditability",
-        p(&book),
-        "-o",
-        p(&fx.path("x.jsonl")),
-    ]);
+    let x = fx.path("x.jsonl");
+    let o = cfx(&fx.notices(&fx.logistic(), &book, &x, &["--reasons", p(&bad_table)]));
     assert_code(&o, 2);
     assert!(stderr(&o).contains("no_such"), "{}", stderr(&o));
 }

@@ -238,13 +238,16 @@ fn records_and_ledgers_through_c_equal_the_rust_core() {
     expected.group = Some("even".into());
     expected.robust_advised = first.robust_advised.clone();
     assert!(first.robust_advised.is_some());
+    // With its robust version goes what that version is robust to: the
+    // robust config's target (`issue`: σ² = 0.01, γ = 0.2, the reals).
+    expected.robustness = Some(cfx::coherent::Robustness {
+        sigma2: 0.01,
+        invalidation_target: 0.2,
+        box_kind: cfx::coherent::BoxKind::Reals,
+    });
     assert_eq!(first, expected);
-    assert!(
-        LedgerRecord::from_json(&lines[1])
-            .unwrap()
-            .robust_advised
-            .is_none()
-    );
+    let second = LedgerRecord::from_json(&lines[1]).unwrap();
+    assert!(second.robust_advised.is_none() && second.robustness.is_none());
 
     let ledger = temp("ledger.jsonl");
     std::fs::write(&ledger, lines.join("\n") + "\n").unwrap();
@@ -897,6 +900,30 @@ fn portfolio_lines_and_copa_versions_through_c_equal_the_rust_core() {
     let (st, msg) = call(null(), &mut n);
     assert_eq!(st, cfx_status::DataError, "{msg}");
     assert!(msg.contains("creditability"), "{msg}");
+    // The run's robustness target: refused with an unknown key or when it is
+    // not one; on this plain run's lines (no Γ) it adds nothing.
+    let bad_key = c(
+        r#"{"ignore_columns": ["creditability"], "robustness": {"sigma2": 0.01, "invalidation_target": 0.1, "radius": 1}}"#,
+    );
+    let (st, msg) = call(bad_key.as_ptr(), &mut n);
+    assert_eq!(st, cfx_status::FormatError, "{msg}");
+    assert!(msg.contains("radius"), "{msg}");
+    let bad_target = c(
+        r#"{"ignore_columns": ["creditability"], "robustness": {"sigma2": 0.01, "invalidation_target": 1.5}}"#,
+    );
+    let (st, msg) = call(bad_target.as_ptr(), &mut n);
+    assert_eq!(st, cfx_status::InvalidArgument, "{msg}");
+    assert!(msg.contains("invalidation_target"), "{msg}");
+    assert!(!other.exists());
+    let target = c(
+        r#"{"ignore_columns": ["creditability"], "issued": "2026-12-02", "robustness": {"sigma2": 0.01, "invalidation_target": 0.1}}"#,
+    );
+    let (st, msg) = call(target.as_ptr(), &mut n);
+    assert_eq!(st, cfx_status::Ok, "{msg}");
+    assert_eq!(n, records);
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), text);
+    std::fs::remove_file(&other).unwrap();
+    n = 7;
     let (st, _) = call(options.as_ptr(), null_mut());
     assert_eq!(st, cfx_status::NullArgument);
     assert_eq!(n, 7, "out_records written on failure");

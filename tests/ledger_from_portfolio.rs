@@ -81,6 +81,7 @@ fn ledger_options() -> PortfolioLedgerOptions {
         id_column: Some("application_id".into()),
         group_column: Some("branch".into()),
         issued: Some("2026-12-02".into()),
+        robustness: None,
     }
 }
 
@@ -290,8 +291,12 @@ fn a_robust_run_writes_robust_records() {
     let text = std::fs::read_to_string(&lines).unwrap();
     assert!(text.contains("\"invalidation_rate\""));
     let ledger = temp("robust-ledger.jsonl");
-    let counts =
-        ledger_from_portfolio(&schema, &a, &csv, &lines, &ledger, &ledger_options()).unwrap();
+    // The run's target, which its lines do not carry, given to the converter.
+    let options = PortfolioLedgerOptions {
+        robustness: config.robustness,
+        ..ledger_options()
+    };
+    let counts = ledger_from_portfolio(&schema, &a, &csv, &lines, &ledger, &options).unwrap();
     assert!(counts.records >= 10, "{counts:?}");
     let records: Vec<LedgerRecord> = std::fs::read_to_string(&ledger)
         .unwrap()
@@ -320,6 +325,39 @@ fn a_robust_run_writes_robust_records() {
     assert_eq!(records.len(), expected.len());
     for (got, want) in records.iter().zip(&expected) {
         assert_eq!(got.kind, cfx::revalidate::AdviceKind::Robust);
+        assert_eq!(got.robustness, config.robustness);
         assert_eq!(got, want, "record {}", want.id);
     }
+    // Without the run's target the records say none (the lines do not say
+    // it); a target that is not one is refused before anything is written.
+    let bare = temp("robust-bare.jsonl");
+    ledger_from_portfolio(&schema, &a, &csv, &lines, &bare, &ledger_options()).unwrap();
+    for (line, want) in std::fs::read_to_string(&bare)
+        .unwrap()
+        .lines()
+        .zip(&expected)
+    {
+        let got = LedgerRecord::from_json(line).unwrap();
+        assert!(!line.contains("robustness"), "{line}");
+        assert_eq!(
+            got,
+            LedgerRecord {
+                robustness: None,
+                ..want.clone()
+            }
+        );
+    }
+    let impossible = PortfolioLedgerOptions {
+        robustness: Some(cfx::coherent::Robustness {
+            invalidation_target: 1.5,
+            ..config.robustness.unwrap()
+        }),
+        ..ledger_options()
+    };
+    let nowhere = temp("robust-impossible.jsonl");
+    let e = ledger_from_portfolio(&schema, &a, &csv, &lines, &nowhere, &impossible)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("invalidation_target"), "{e}");
+    assert!(!nowhere.exists());
 }

@@ -222,7 +222,7 @@ impl Robustness {
         )
     }
 
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if !(self.sigma2.is_finite() && self.sigma2 >= 0.0) {
             return Err(Error::InvalidArgument(format!(
                 "robustness sigma2 (a variance) must be finite and ≥ 0, got {}",

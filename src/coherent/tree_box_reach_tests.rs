@@ -8,16 +8,20 @@
 //! the schema rather than the ensemble's inputs), its own reachable sets
 //! (every grid value from the landing of `x − δ` to that of `x + δ`, listed
 //! one by one; a real-valued feature, only clipped, is the interval between
-//! its landed ends), its own walker (`oracle_worst_reachable`: at each test,
-//! a side is reached when one of the reachable values, each walked by the
-//! test's rule written out again, goes there — not the interval trick of
-//! `tree_box`), its own candidate rows (every grid point; on a real-valued
-//! feature a point per interval between thresholds and thresholds shifted
-//! by ± the half-width), and `Schema::check_actionable` and `cost`.
+//! its landed ends), its own reach of a test (`oracle_worst_reachable`: a
+//! side is reached when one of the reachable values goes there — not the
+//! interval trick of `tree_box`), and `Schema::check_actionable` and `cost`.
+//! With the reals' oracle (`tree_box_tests`) it shares what does not depend
+//! on the box: each test's rule written out again, the walk to each tree's
+//! least reached leaf and the library's sum of them, and the enumeration of
+//! candidate rows (every grid point; on a real-valued feature a point per
+//! interval between thresholds and thresholds shifted by ± the half-width).
 
 use super::random_trees::{candidates, independent_margin, random_tree_case, same_cost};
-use super::tree_box_tests::{oracle_half, stump};
-use crate::coherent::{BoxKind, Config, Outcome, ProvedBy, Robustness, cost, explain};
+use super::tree_box_tests::{
+    cheapest_by_enumeration, oracle_goes_left, oracle_half, oracle_least_leaves, stump,
+};
+use crate::coherent::{BoxKind, Config, Explanation, Outcome, ProvedBy, Robustness, explain};
 use crate::model::trees::{FeatureInput, Node, Source, Test};
 use crate::model::{Model, TreeEnsemble, logit};
 use crate::noise::{normal_cdf, normal_quantile};
@@ -92,61 +96,21 @@ fn seen_reachable(
 }
 
 /// Each tree's least leaf over the values reachable from the raw row, summed
-/// as the library sums.
+/// as the library sums: a side of a test is reached when one of the
+/// reachable values goes there, each walked by the test's rule; on a
+/// real-valued feature (all its tests are `x ≤ t`) the low end goes left
+/// when any does, the high end right when any does.
 fn oracle_worst_reachable(schema: &Schema, ens: &TreeEnsemble, half: &[f64], raw: &[f64]) -> f64 {
     let seen: Vec<Seen> = (0..schema.n_features())
         .map(|i| seen_reachable(schema, ens, half, raw, i))
         .collect();
-    let nodes = ens.nodes();
-    fn least(nodes: &[Node], ens: &TreeEnsemble, k: usize, seen: &[Seen]) -> f64 {
-        let n = &nodes[k];
-        if n.test == Test::Leaf {
-            return n.value;
-        }
-        let left_of = |x: f64| -> bool {
-            match n.test {
-                Test::BelowF32 if x.is_nan() => n.default_left,
-                Test::BelowF32 => (x as f32) < (n.threshold as f32),
-                Test::AtMost => (if x.is_nan() { 0.0 } else { x }) <= n.threshold,
-                Test::AtMostNanMissing if x.is_nan() => n.default_left,
-                Test::AtMostNanMissing => x <= n.threshold,
-                Test::Levels(_) => ens.level_goes_left(n, x as usize),
-                t => panic!("the oracle does not know {t:?}"),
-            }
-        };
-        let (left, right) = match &seen[n.feature as usize] {
-            Seen::Values(vs) => (
-                vs.iter().any(|&v| left_of(v)),
-                vs.iter().any(|&v| !left_of(v)),
-            ),
-            // Real-valued (all its tests are `x ≤ t`): the low end goes
-            // left when any does, the high end right when any does.
-            Seen::Interval(a, b) => (left_of(*a), !left_of(*b)),
-        };
-        let mut out = f64::INFINITY;
-        if left {
-            out = out.min(least(nodes, ens, n.left as usize, seen));
-        }
-        if right {
-            out = out.min(least(nodes, ens, n.right as usize, seen));
-        }
-        out
-    }
-    let worst: Vec<f64> = ens
-        .roots()
-        .iter()
-        .map(|&r| least(nodes, ens, r as usize, &seen))
-        .collect();
-    match ens.source() {
-        Source::Xgboost => {
-            let mut s = ens.base_score() as f32;
-            for v in worst {
-                s += v as f32;
-            }
-            s as f64
-        }
-        _ => ens.base_score() + worst.iter().sum::<f64>(),
-    }
+    oracle_least_leaves(ens, &|n| match &seen[n.feature as usize] {
+        Seen::Values(vs) => (
+            vs.iter().any(|&v| oracle_goes_left(ens, n, v)),
+            vs.iter().any(|&v| !oracle_goes_left(ens, n, v)),
+        ),
+        Seen::Interval(a, b) => (oracle_goes_left(ens, n, *a), !oracle_goes_left(ens, n, *b)),
+    })
 }
 
 /// The cheapest row all of whose reachable values clear `need`, by
@@ -158,37 +122,25 @@ fn brute_force_reachable(
     half: &[f64],
     need: f64,
 ) -> Option<f64> {
-    let n = schema.n_features();
-    let cands: Vec<Vec<f64>> = (0..n)
-        .map(|i| candidates(schema, ens, factual, i, half[i]))
-        .collect();
-    let mut best: Option<f64> = None;
-    let mut idx = vec![0usize; n];
-    let mut row = factual.to_vec();
-    loop {
-        for i in 0..n {
-            row[i] = cands[i][idx[i]];
-        }
-        if schema.check_actionable(factual, &row).is_ok() {
-            let c = cost(schema, factual, &row).unwrap();
-            if best.is_none_or(|b| c < b) && oracle_worst_reachable(schema, ens, half, &row) >= need
-            {
-                best = Some(c);
-            }
-        }
-        let mut k = 0;
-        loop {
-            if k == n {
-                return best;
-            }
-            idx[k] += 1;
-            if idx[k] < cands[k].len() {
-                break;
-            }
-            idx[k] = 0;
-            k += 1;
-        }
-    }
+    cheapest_by_enumeration(schema, ens, factual, half, &|row| {
+        oracle_worst_reachable(schema, ens, half, row) >= need
+    })
+}
+
+/// Robust advice under `r`'s slips over the box `box_kind`, the other
+/// settings the defaults.
+fn explain_over(
+    schema: &Schema,
+    ens: &TreeEnsemble,
+    factual: &[f64],
+    r: Robustness,
+    box_kind: BoxKind,
+) -> Explanation {
+    let config = Config {
+        robustness: Some(Robustness { box_kind, ..r }),
+        ..Config::default()
+    };
+    explain(schema, ens, factual, &config).unwrap()
 }
 
 fn reachable(sigma2: f64, invalidation_target: f64) -> Robustness {
@@ -217,19 +169,7 @@ fn reachable_robust_tree_optima_equal_brute_force_on_random_small_ensembles() {
         let oracle = brute_force_reachable(&schema, &ens, &factual, &half, need);
         let ex = explain(&schema, &ens, &factual, &config).unwrap();
         assert_eq!(ex.proved_by, ProvedBy::TreeSearch);
-        let reals = explain(
-            &schema,
-            &ens,
-            &factual,
-            &Config {
-                robustness: Some(Robustness {
-                    box_kind: BoxKind::Reals,
-                    ..r
-                }),
-                ..Config::default()
-            },
-        )
-        .unwrap();
+        let reals = explain_over(&schema, &ens, &factual, r, BoxKind::Reals);
         match (oracle, ex.counterfactuals.first()) {
             (Some(best), Some(cf)) => {
                 assert_eq!(ex.outcome, Outcome::Optimal, "case {case}");
@@ -365,13 +305,7 @@ fn reachable_robust_advice_on_a_stump_is_the_closed_form() {
     let r = reachable((sigma / 100.0).powi(2), 0.1);
     let plain = explain(&schema, &ens, &factual, &Config::default()).unwrap();
     assert_eq!(plain.counterfactuals[0].raw, vec![51.0, 30.0]);
-    let over = |box_kind| {
-        let c = Config {
-            robustness: Some(Robustness { box_kind, ..r }),
-            ..Config::default()
-        };
-        explain(&schema, &ens, &factual, &c).unwrap()
-    };
+    let over = |box_kind| explain_over(&schema, &ens, &factual, r, box_kind);
     let reals = over(BoxKind::Reals);
     assert_eq!(reals.counterfactuals[0].raw, vec![53.0, 30.0]);
     let ex = over(BoxKind::ReachableValues);
@@ -430,29 +364,13 @@ fn reachable_values_clip_at_the_range_where_the_reals_box_has_no_answer() {
     let (schema, ens) = clipped_stump();
     let factual = [10.0, 30.0];
     let r = reachable(1e-4, 0.1); // σ = 1 data unit, δ = Φ⁻¹(0.95)
-    let reals = explain(
-        &schema,
-        &ens,
-        &factual,
-        &Config {
-            robustness: Some(Robustness {
-                box_kind: BoxKind::Reals,
-                ..r
-            }),
-            ..Config::default()
-        },
-    )
-    .unwrap();
+    let reals = explain_over(&schema, &ens, &factual, r, BoxKind::Reals);
     assert!(
         matches!(reals.outcome, Outcome::Infeasible { .. }),
         "{:?}",
         reals.outcome
     );
-    let config = Config {
-        robustness: Some(r),
-        ..Config::default()
-    };
-    let ex = explain(&schema, &ens, &factual, &config).unwrap();
+    let ex = explain_over(&schema, &ens, &factual, r, BoxKind::ReachableValues);
     assert_eq!(ex.outcome, Outcome::Optimal);
     let cf = &ex.counterfactuals[0];
     assert_eq!(cf.raw, vec![100.0, 30.0]);

@@ -14,7 +14,7 @@ use crate::coherent::{
     Config, DiversityRule, Outcome, ProvedBy, Robustness, SolverChoice, cost, explain,
     explain_diverse,
 };
-use crate::model::trees::{FeatureInput, Source, Test};
+use crate::model::trees::{FeatureInput, Node, Source, Test};
 use crate::model::{Model, TreeEnsemble, logit};
 use crate::noise::normal_quantile;
 use crate::schema::{FeatureKind, Schema};
@@ -57,46 +57,50 @@ fn seen(schema: &Schema, ens: &TreeEnsemble, half: &[f64], raw: &[f64], i: usize
     (v, v)
 }
 
-/// Each tree's least leaf over the row's box, summed as the library sums.
-fn oracle_worst(schema: &Schema, ens: &TreeEnsemble, half: &[f64], raw: &[f64]) -> f64 {
-    let nodes = ens.nodes();
-    fn least(
-        nodes: &[crate::model::trees::Node],
-        ens: &TreeEnsemble,
-        k: usize,
-        see: &dyn Fn(usize) -> (f64, f64),
-    ) -> f64 {
+/// Whether value `x` goes left at test node `n`: each library's rule written
+/// out again (XGBoost's float32 `x < t`, missing by the default side;
+/// LightGBM's `x ≤ t`, NaN as 0 or missing by the default side; a level by
+/// the node's set).
+pub(super) fn oracle_goes_left(ens: &TreeEnsemble, n: &Node, x: f64) -> bool {
+    match n.test {
+        Test::BelowF32 if x.is_nan() => n.default_left,
+        Test::BelowF32 => (x as f32) < (n.threshold as f32),
+        Test::AtMost => (if x.is_nan() { 0.0 } else { x }) <= n.threshold,
+        Test::AtMostNanMissing if x.is_nan() => n.default_left,
+        Test::AtMostNanMissing => x <= n.threshold,
+        Test::Levels(_) => ens.level_goes_left(n, x as usize),
+        t => panic!("the oracle does not know {t:?}"),
+    }
+}
+
+/// Each tree's least leaf, summed as the library sums (XGBoost in float32
+/// from its base score, the others in f64), where `sides(n)` says which
+/// sides of test node `n` a row's slips reach (left, right). The oracles
+/// differ only in `sides`: over the reals' box (`oracle_worst`) or over the
+/// values an applicant can reach (`tree_box_reach_tests`).
+pub(super) fn oracle_least_leaves(
+    ens: &TreeEnsemble,
+    sides: &dyn Fn(&Node) -> (bool, bool),
+) -> f64 {
+    fn least(nodes: &[Node], k: usize, sides: &dyn Fn(&Node) -> (bool, bool)) -> f64 {
         let n = &nodes[k];
-        let left_of = |x: f64| -> bool {
-            match n.test {
-                Test::BelowF32 if x.is_nan() => n.default_left,
-                Test::BelowF32 => (x as f32) < (n.threshold as f32),
-                Test::AtMost => (if x.is_nan() { 0.0 } else { x }) <= n.threshold,
-                Test::AtMostNanMissing if x.is_nan() => n.default_left,
-                Test::AtMostNanMissing => x <= n.threshold,
-                Test::Levels(_) => ens.level_goes_left(n, x as usize),
-                t => panic!("the oracle does not know {t:?}"),
-            }
-        };
         if n.test == Test::Leaf {
             return n.value;
         }
-        let (a, b) = see(n.feature as usize);
+        let (left, right) = sides(n);
         let mut out = f64::INFINITY;
-        if left_of(a) {
-            out = out.min(least(nodes, ens, n.left as usize, see));
+        if left {
+            out = out.min(least(nodes, n.left as usize, sides));
         }
-        if !left_of(b) {
-            out = out.min(least(nodes, ens, n.right as usize, see));
+        if right {
+            out = out.min(least(nodes, n.right as usize, sides));
         }
         out
     }
-    let see = |i: usize| seen(schema, ens, half, raw, i);
-    let worst: Vec<f64> = ens
+    let worst = ens
         .roots()
         .iter()
-        .map(|&r| least(nodes, ens, r as usize, &see))
-        .collect();
+        .map(|&r| least(ens.nodes(), r as usize, sides));
     match ens.source() {
         Source::Xgboost => {
             let mut s = ens.base_score() as f32;
@@ -105,8 +109,18 @@ fn oracle_worst(schema: &Schema, ens: &TreeEnsemble, half: &[f64], raw: &[f64]) 
             }
             s as f64
         }
-        _ => ens.base_score() + worst.iter().sum::<f64>(),
+        _ => ens.base_score() + worst.sum::<f64>(),
     }
+}
+
+/// Each tree's least leaf over the row's box, summed as the library sums: a
+/// test whose left side holds the low values reaches left when the box's low
+/// end goes left and right when its high end goes right.
+fn oracle_worst(schema: &Schema, ens: &TreeEnsemble, half: &[f64], raw: &[f64]) -> f64 {
+    oracle_least_leaves(ens, &|n| {
+        let (a, b) = seen(schema, ens, half, raw, n.feature as usize);
+        (oracle_goes_left(ens, n, a), !oracle_goes_left(ens, n, b))
+    })
 }
 
 /// The cheapest row whose box clears `need`, by enumeration.
@@ -131,6 +145,25 @@ fn brute_force_with_cuts(
     cuts: &[Vec<usize>],
 ) -> Option<f64> {
     let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
+    let meets = |row: &[f64]| {
+        cuts.iter()
+            .all(|cut| cut.iter().any(|&i| same(row[i], factual[i])))
+    };
+    cheapest_by_enumeration(schema, ens, factual, half, &|row| {
+        meets(row) && oracle_worst(schema, ens, half, row) >= need
+    })
+}
+
+/// The cheapest actionable row that `accepted` accepts, by enumeration of
+/// every row of the features' candidate points (`random_trees::candidates`
+/// with the half-widths `half`); `None` when none is.
+pub(super) fn cheapest_by_enumeration(
+    schema: &Schema,
+    ens: &TreeEnsemble,
+    factual: &[f64],
+    half: &[f64],
+    accepted: &dyn Fn(&[f64]) -> bool,
+) -> Option<f64> {
     let n = schema.n_features();
     let cands: Vec<Vec<f64>> = (0..n)
         .map(|i| candidates(schema, ens, factual, i, half[i]))
@@ -142,15 +175,9 @@ fn brute_force_with_cuts(
         for i in 0..n {
             row[i] = cands[i][idx[i]];
         }
-        let meets = cuts
-            .iter()
-            .all(|cut| cut.iter().any(|&i| same(row[i], factual[i])));
-        if meets
-            && schema.check_actionable(factual, &row).is_ok()
-            && oracle_worst(schema, ens, half, &row) >= need
-        {
+        if schema.check_actionable(factual, &row).is_ok() {
             let c = cost(schema, factual, &row).unwrap();
-            if best.is_none_or(|b| c < b) {
+            if best.is_none_or(|b| c < b) && accepted(&row) {
                 best = Some(c);
             }
         }
@@ -504,7 +531,6 @@ fn robust_tree_advice_refuses_the_mip_and_equals_plain_advice_without_slips() {
 /// A stump on an integer balance 0..100 (XGBoost's `x < 50.5`: −2 left, +2
 /// right) and an immutable age; the applicant holds 10.
 pub(crate) fn stump() -> (Schema, TreeEnsemble) {
-    use crate::model::trees::Node;
     use crate::schema::Feature;
     let schema = Schema::new(vec![
         Feature::contiguous("balance", 0.0, 100.0).integer(),
@@ -853,7 +879,6 @@ fn box_bound_is_admissible_on_random_node_domains() {
 fn box_budget_bound_charges_the_moves_of_both_groups_at_the_root() {
     use crate::coherent::separable::Workspace;
     use crate::coherent::tree_search::TreeSearch;
-    use crate::model::trees::Node;
     use crate::schema::Feature;
     let schema = Schema::new(
         ["a", "b", "c", "d"]

@@ -40,7 +40,12 @@ use std::sync::Arc;
 /// `robust_result` is not NULL, its optimal counterfactual — the robust
 /// version of the same advice (`cfx_config_builder_set_robust_advice`) — is
 /// kept as `robust_advised`, so re-validation can tell whether the robust
-/// advice would have survived the new model. `group` (NULL = none) labels the
+/// advice would have survived the new model. A robust record, and one with
+/// a robust version, says what its robust advice is robust to in the key
+/// `robustness` (`{"sigma2", "invalidation_target"}`, plus `"box_kind":
+/// "reachable_values"` for a tree ensemble's box of reachable values): the
+/// target of `result` when it has one, else that of `robust_result` (absent
+/// when neither has one). `group` (NULL = none) labels the
 /// record for the deployment report's breakdown. Errors: `NULL_ARGUMENT`;
 /// `NOT_FOUND` when `result` (or `robust_result`) holds no counterfactual
 /// (infeasible, or a time limit without an answer); `INVALID_ARGUMENT` when
@@ -157,6 +162,11 @@ fn coherent_record(
             )
         })?;
         record.robust_advised = Some(cf.raw.clone());
+        // A robust record keeps its own target; a plain one takes its
+        // robust version's.
+        if record.robustness.is_none() {
+            record.robustness = rr.explanation.robustness;
+        }
     }
     Ok(record)
 }
@@ -212,22 +222,29 @@ struct PortfolioLedgerJson {
     group_column: Option<String>,
     #[serde(default)]
     issued: Option<String>,
+    #[serde(default)]
+    robustness: Option<crate::coherent::Robustness>,
 }
 
 /// Keeps a portfolio run's answers as a ledger: reads the run's input CSV
 /// `csv_path` and its output `explanations_path` (`cfx_portfolio_explain`'s
 /// JSON lines) in lockstep, one row at a time, and writes one `cfx-ledger`
 /// record per declined applicant with a counterfactual to `ledger_path`
-/// (created, or replaced once complete; kind `"explain"`, the applicant's row from the CSV,
+/// (created, or replaced once complete; kind `"explain"`, or `"robust"` for a line whose
+/// counterfactual carries its `invalidation_rate`; the applicant's row from the CSV,
 /// the advised row and cost from the line, fingerprints of `schema` and
 /// `model`, which must be the run's). `options_json` may be NULL (defaults)
 /// or a JSON object with the optional keys `ignore_columns` (the run's
 /// ignored columns, so the CSV reads as the run read it), `id_column` (the
 /// column of each record's id, e.g. an application number; default
 /// `"row-<k>"`, `k` the 0-based data row), `group_column` (each record's
-/// group; an empty cell gives none) and `issued` (every record's issue
-/// text); unknown keys are refused (`FORMAT_ERROR`). The id and group columns
-/// count as ignored. `error` lines are skipped. On success
+/// group; an empty cell gives none), `issued` (every record's issue
+/// text) and `robustness` (the run's robustness target, an object
+/// `{"sigma2", "invalidation_target"[, "box_kind"]}` as in the config JSON,
+/// which the lines do not carry: it becomes the `robustness` key of every
+/// `"robust"` record, which otherwise has none); unknown keys are refused
+/// (`FORMAT_ERROR`), a target that is not one too (`INVALID_ARGUMENT`). The
+/// id and group columns count as ignored. `error` lines are skipped. On success
 /// `*out_records` receives the number of records written. Errors (nothing is
 /// written; an existing ledger file stays as it was): `NULL_ARGUMENT`;
 /// `IO_ERROR` (unreadable input, unwritable output); `INVALID_ARGUMENT`
@@ -263,6 +280,7 @@ pub unsafe extern "C" fn cfx_ledger_from_portfolio(
             id_column: o.id_column,
             group_column: o.group_column,
             issued: o.issued,
+            robustness: o.robustness,
         };
         let counts = ledger_from_portfolio(s, m, &csv, &lines, &ledger, &options)?;
         out.write(counts.records);
@@ -539,4 +557,133 @@ pub unsafe extern "C" fn cfx_deployment_report_write_html(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cfx_deployment_report_free(report: *const cfx_deployment_report) {
     ffi_boundary! { arc_free(report) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::coherent::{cfx_coherent_explain, cfx_coherent_result_free};
+    use super::super::config::{
+        cfx_config, cfx_config_build, cfx_config_builder_new, cfx_config_builder_set_robust_advice,
+        cfx_config_builder_set_robust_box, cfx_config_free,
+    };
+    use super::*;
+    use crate::model::AnyModel;
+    use std::ptr::{null, null_mut};
+
+    /// A config from the C builder: robust advice at (σ², γ) over `box_kind`
+    /// (0 the reals, 1 reachable values), or plain advice.
+    fn config(robust: Option<(f64, f64, i32)>) -> *const cfx_config {
+        unsafe {
+            let mut b = null_mut();
+            assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+            if let Some((sigma2, target, box_kind)) = robust {
+                assert_eq!(
+                    cfx_config_builder_set_robust_advice(b, sigma2, target),
+                    cfx_status::Ok
+                );
+                assert_eq!(
+                    cfx_config_builder_set_robust_box(b, box_kind),
+                    cfx_status::Ok
+                );
+            }
+            // The build consumes the builder.
+            let mut c = null();
+            assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
+            c
+        }
+    }
+
+    /// The record JSON of `result` (and `robust_result`, or NULL).
+    fn record(
+        result: *const cfx_coherent_result,
+        robust: *const cfx_coherent_result,
+    ) -> serde_json::Value {
+        let id = std::ffi::CString::new("app-1").unwrap();
+        let mut buf = vec![0 as c_char; 1 << 16];
+        let mut n = 0usize;
+        let st = unsafe {
+            cfx_ledger_record_from_coherent_result(
+                result,
+                robust,
+                id.as_ptr(),
+                null(),
+                null(),
+                buf.as_mut_ptr(),
+                buf.len(),
+                &mut n,
+            )
+        };
+        assert_eq!(st, cfx_status::Ok);
+        let text = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+            .to_str()
+            .unwrap();
+        // The core reads what C wrote, the target included.
+        let back = LedgerRecord::from_json(text).unwrap();
+        assert_eq!(back.to_json(), text);
+        serde_json::from_str(text).unwrap()
+    }
+
+    /// The records C writes of robust advice on a tree ensemble say what the
+    /// advice is robust to: the `robustness` key holds the config's σ², γ
+    /// and box (`"box_kind": "reachable_values"`; the default box over the
+    /// reals is not written), on a record of kind `robust` and on a plain
+    /// record given its robust version; a plain record alone has no key.
+    #[test]
+    fn ledger_records_of_robust_tree_advice_carry_their_target() {
+        let (schema, ens) = crate::coherent::tree_box_tests::stump();
+        let s = arc_into_raw::<cfx_schema>(Arc::new(schema));
+        let m = arc_into_raw::<cfx_model>(Arc::new(AnyModel::Trees(ens)));
+        let row = [10.0, 30.0];
+        let explain = |c: *const cfx_config| {
+            let mut r = null();
+            let st = unsafe { cfx_coherent_explain(s, m, c, row.as_ptr(), 2, &mut r) };
+            assert_eq!(st, cfx_status::Ok);
+            r
+        };
+        let (reach_c, reals_c, plain_c) = (
+            config(Some((1e-4, 0.1, 1))),
+            config(Some((0.0004, 0.2, 0))),
+            config(None),
+        );
+        let (reach, reals, plain) = (explain(reach_c), explain(reals_c), explain(plain_c));
+        let v = record(reach, null());
+        assert_eq!(v["kind"], "robust");
+        assert_eq!(
+            v["robustness"],
+            serde_json::json!({
+                "sigma2": 1e-4,
+                "invalidation_target": 0.1,
+                "box_kind": "reachable_values"
+            })
+        );
+        let core = arc_ref(reach, "reach").unwrap().explanation.robustness;
+        assert_eq!(
+            serde_json::from_value::<crate::coherent::Robustness>(v["robustness"].clone()).unwrap(),
+            core.unwrap()
+        );
+        let v = record(reals, null());
+        assert_eq!(
+            v["robustness"],
+            serde_json::json!({"sigma2": 0.0004, "invalidation_target": 0.2})
+        );
+        let v = record(plain, reach);
+        assert_eq!(v["kind"], "explain");
+        assert_eq!(v["robustness"]["box_kind"], "reachable_values");
+        assert!(v["robust_advised"].is_array());
+        // A robust record keeps its own target beside another robust version.
+        let v = record(reals, reach);
+        assert!(v["robustness"].get("box_kind").is_none(), "{v}");
+        let v = record(plain, null());
+        assert!(v.get("robustness").is_none(), "{v}");
+        unsafe {
+            for r in [reach, reals, plain] {
+                cfx_coherent_result_free(r);
+            }
+            for c in [reach_c, reals_c, plain_c] {
+                cfx_config_free(c);
+            }
+        }
+        arc_free(s);
+        arc_free(m);
+    }
 }

@@ -150,19 +150,25 @@ pub struct AdviceVersion {
     /// The robustness target in words (the robust version).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+    /// The robustness target itself (the robust version): not part of the
+    /// notice's JSON, which says it in words (`target`), but kept for the
+    /// ledger records of the notice's advice ([`LedgerRecord::robustness`](crate::revalidate::LedgerRecord::robustness)).
+    #[serde(skip)]
+    pub robustness: Option<Robustness>,
     /// The version in plain words, or why it is not available.
     pub text: String,
 }
 
 impl AdviceVersion {
-    fn not_available(text: String, target: Option<String>) -> AdviceVersion {
+    fn not_available(text: String, target: Option<Robustness>) -> AdviceVersion {
         AdviceVersion {
             status: "not_available".into(),
             changes: Vec::new(),
             cost: None,
             advised: None,
             months: None,
-            target,
+            target: target.map(|t| t.label()),
+            robustness: target,
             text,
         }
     }
@@ -364,6 +370,7 @@ fn waiting_option(
             advised: Some(a.raw.clone()),
             months: Some(a.months),
             target: None,
+            robustness: None,
             text: if a.months == 0 {
                 "Waiting would not make approval any easier: the smallest change above is also \
                  the smallest when waiting is allowed."
@@ -382,6 +389,7 @@ fn waiting_option(
             advised: None,
             months: None,
             target: None,
+            robustness: None,
             text: if status == "infeasible" {
                 "Waiting does not lead to approval either: no wait the rules allow, with or \
                  without changes, would be approved."
@@ -408,20 +416,21 @@ fn robust_version(
             None,
         );
     };
-    let label = Some(target.label());
     if model.as_linear().is_none() {
         return AdviceVersion::not_available(
             "Not available for this model kind: cfx proves advice that stays approved under \
                  small slips only for linear (logistic) models."
                 .into(),
-            label,
+            Some(target),
         );
     }
     let mut c = *config;
     c.robustness = Some(target);
     let ex = match coherent::explain(schema, model, raw, &c) {
         Ok(ex) => ex,
-        Err(e) => return AdviceVersion::not_available(format!("Not available: {e}"), label),
+        Err(e) => {
+            return AdviceVersion::not_available(format!("Not available: {e}"), Some(target));
+        }
     };
     match ex.counterfactuals.first() {
         Some(cf) => AdviceVersion {
@@ -430,7 +439,8 @@ fn robust_version(
             cost: Some(cf.cost),
             advised: Some(cf.raw.clone()),
             months: None,
-            target: label,
+            target: Some(target.label()),
+            robustness: Some(target),
             text: format!(
                 "To stay approved even if the change is carried out a little imprecisely, the \
                  smallest change is: {}.",
@@ -443,7 +453,8 @@ fn robust_version(
             cost: None,
             advised: None,
             months: None,
-            target: label,
+            target: Some(target.label()),
+            robustness: Some(target),
             text: "No change that can be made would stay approved with this safety margin.".into(),
         },
     }

@@ -1148,8 +1148,9 @@ fn unfit_covers_are_dropped_not_refused() {
 }
 
 /// The notice id goes into the advice ledger and re-validation covers it:
-/// the records of German notices (cheapest change with its robust version,
-/// and the waiting option when it waits) carry the notice id through JSON;
+/// the records of German notices (cheapest change with its robust version
+/// and that version's target, and the waiting option when it waits) carry
+/// the notice id through JSON;
 /// re-validated under the German points scorecard, each line repeats the
 /// id, and kept/broken equals the scorecard's own decision on the advised
 /// (and robust) rows, scored directly; every contact of the streamed
@@ -1171,7 +1172,7 @@ fn the_notice_id_goes_into_the_ledger_and_its_revalidation() {
     let config = crate::coherent::Config::default();
     let card_accepts = |row: &[f64]| card.accepts_points(card.score_raw(s, row).unwrap());
     let mut ledger = String::new();
-    let (mut records, mut waits, mut broken) = (0, 0, 0);
+    let (mut records, mut waits, mut broken, mut with_version) = (0, 0, 0, 0);
     for (k, raw) in d
         .rows
         .iter()
@@ -1187,9 +1188,16 @@ fn the_notice_id_goes_into_the_ledger_and_its_revalidation() {
             *n.advice.as_ref().unwrap().advised.as_ref().unwrap()
         );
         assert_eq!(recs[0].robust_advised, n.robust.advised);
+        // The robust version's target goes with it (the notices' default).
+        assert_eq!(
+            recs[0].robustness,
+            recs[0].robust_advised.as_ref().and(opts.robustness)
+        );
+        with_version += usize::from(recs[0].robustness.is_some());
         let waits_here = n.waiting.months.is_some_and(|m| m > 0);
         assert_eq!(recs.len(), 1 + usize::from(waits_here));
         waits += usize::from(waits_here);
+        assert!(recs[1..].iter().all(|r| r.robustness.is_none()));
         for r in recs {
             assert_eq!(r.notice.as_deref(), Some(n.id.as_str()));
             let back = LedgerRecord::from_json(&r.to_json()).unwrap();
@@ -1207,7 +1215,12 @@ fn the_notice_id_goes_into_the_ledger_and_its_revalidation() {
             records += 1;
         }
     }
-    eprintln!("ledger: {records} records from 15 notices, {waits} waiting, {broken} broken");
+    eprintln!(
+        "ledger: {records} records from 15 notices, {waits} waiting, {broken} broken, \
+         {with_version} with a robust version"
+    );
+    assert!(with_version > 0, "records with a robust version");
+    assert_eq!(opts.robustness, Some(super::DEFAULT_NOTICE_ROBUSTNESS));
     assert!(
         broken > 0,
         "the scorecard breaks some promises of the logistic model"

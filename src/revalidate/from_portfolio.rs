@@ -19,6 +19,7 @@
 //! applicant or fingerprint.
 
 use super::{AdviceKind, LedgerRecord};
+use crate::coherent::Robustness;
 use crate::error::{Error, Result};
 use crate::json::{model_fingerprint, schema_fingerprint};
 use crate::model::{AnyModel, Model};
@@ -30,7 +31,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 /// Options of [`ledger_from_portfolio`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PortfolioLedgerOptions {
     /// The portfolio run's [`crate::coherent::portfolio::PortfolioOptions::ignore_columns`]:
     /// columns of the CSV that are not features.
@@ -44,6 +45,12 @@ pub struct PortfolioLedgerOptions {
     pub group_column: Option<String>,
     /// Every record's issue text (e.g. the run's date).
     pub issued: Option<String>,
+    /// The portfolio run's [`crate::coherent::Config::robustness`], which its
+    /// lines do not carry (a robust line says only its Γ): the
+    /// [`LedgerRecord::robustness`] of every robust record. `None`: robust
+    /// records are written without it. A line without Γ (plain advice) gets
+    /// no target whatever this says.
+    pub robustness: Option<Robustness>,
 }
 
 /// What a conversion read and wrote.
@@ -88,12 +95,15 @@ struct Advice {
 /// counterfactual to `ledger` (created, or replaced once complete): kind
 /// [`AdviceKind::Explain`] ([`AdviceKind::Robust`] for a line whose
 /// counterfactual carries its `invalidation_rate`: a run with a robustness
-/// target), issued under `schema` and `model` (the ones the
+/// target, which the lines do not say: such a record's
+/// [`LedgerRecord::robustness`] is `options.robustness`), issued under `schema` and
+/// `model` (the ones the
 /// portfolio ran under), the applicant's row from the CSV, the advised row
 /// and cost from the line, id, group and issue text as `options` say.
 ///
 /// Errors (nothing is written: `ledger` is replaced only once complete, so
-/// it stays as it was): an unreadable input or unwritable output, `ledger`
+/// it stays as it was): a robustness target that is not one, an unreadable
+/// input or unwritable output, `ledger`
 /// naming an input file (the same file, a symbolic or hard link to it;
 /// refused before anything is opened), a header as the
 /// portfolio would refuse it or without the id or group column, and any sign
@@ -110,6 +120,9 @@ pub fn ledger_from_portfolio(
     options: &PortfolioLedgerOptions,
 ) -> Result<PortfolioLedgerCounts> {
     crate::model::check_model_for_schema(model, schema, "the schema")?;
+    if let Some(r) = &options.robustness {
+        r.validate()?;
+    }
     crate::output::check_not_input(ledger, &[csv, explanations])?;
     let open = |p: &Path| {
         std::fs::File::open(p)
@@ -340,11 +353,12 @@ fn convert<R: BufRead>(
             }
             None => format!("row-{row}"),
         };
+        let robust = advice.invalidation_rate.is_some();
         let mut record = LedgerRecord::with_fingerprints(
             schema,
             &fingerprints,
             &id,
-            if advice.invalidation_rate.is_some() {
+            if robust {
                 AdviceKind::Robust
             } else {
                 AdviceKind::Explain
@@ -353,6 +367,9 @@ fn convert<R: BufRead>(
             &advice.raw,
             advice.cost,
         )?;
+        if robust {
+            record.robustness = options.robustness;
+        }
         record.issued = options.issued.clone();
         record.group = rows
             .group

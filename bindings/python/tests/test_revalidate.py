@@ -53,6 +53,10 @@ def test_records_carry_the_advice_and_fingerprints(issued):
     assert a.predict_raw(s, rec["advised"]).accepted
     assert not a.predict_raw(s, rec["applicant"]).accepted
     assert "robust_advised" in rec and "robust_advised" not in json.loads(lines[1])
+    # What the robust version is robust to: the config's target (the box over the reals, the
+    # default, is not written); a record without a robust version has no target.
+    assert rec["robustness"] == {"sigma2": 0.01, "invalidation_target": 0.2}
+    assert "robustness" not in json.loads(lines[1])
 
 
 @pytest.mark.parametrize("which", ["same", "shifted"])

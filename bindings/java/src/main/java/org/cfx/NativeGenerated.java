@@ -1024,7 +1024,11 @@ final class NativeGenerated {
      * the cfx version. When {@code robust_result} is not NULL, its optimal counterfactual — the robust
      * version of the same advice ({@code cfx_config_builder_set_robust_advice}) — is kept as {@code
      * robust_advised}, so re-validation can tell whether the robust advice would have survived the new
-     * model. {@code group} (NULL = none) labels the record for the deployment report's breakdown.
+     * model. A robust record, and one with a robust version, says what its robust advice is robust to
+     * in the key {@code robustness} ({@code {"sigma2", "invalidation_target"}}, plus {@code
+     * "box_kind": "reachable_values"} for a tree ensemble's box of reachable values): the target of
+     * {@code result} when it has one, else that of {@code robust_result} (absent when neither has
+     * one). {@code group} (NULL = none) labels the record for the deployment report's breakdown.
      * Errors: {@code NULL_ARGUMENT}; {@code NOT_FOUND} when {@code result} (or {@code robust_result})
      * holds no counterfactual (infeasible, or a time limit without an answer); {@code
      * INVALID_ARGUMENT} when {@code robust_result} is of another applicant, schema or model.
@@ -1071,22 +1075,27 @@ final class NativeGenerated {
      * input CSV {@code csv_path} and its output {@code explanations_path} ({@code
      * cfx_portfolio_explain}'s JSON lines) in lockstep, one row at a time, and writes one {@code
      * cfx-ledger} record per declined applicant with a counterfactual to {@code ledger_path} (created,
-     * or replaced once complete; kind {@code "explain"}, the applicant's row from the CSV, the advised
-     * row and cost from the line, fingerprints of {@code schema} and {@code model}, which must be the
-     * run's). {@code options_json} may be NULL (defaults) or a JSON object with the optional keys
-     * {@code ignore_columns} (the run's ignored columns, so the CSV reads as the run read it), {@code
-     * id_column} (the column of each record's id, e.g. an application number; default {@code
+     * or replaced once complete; kind {@code "explain"}, or {@code "robust"} for a line whose
+     * counterfactual carries its {@code invalidation_rate}; the applicant's row from the CSV, the
+     * advised row and cost from the line, fingerprints of {@code schema} and {@code model}, which must
+     * be the run's). {@code options_json} may be NULL (defaults) or a JSON object with the optional
+     * keys {@code ignore_columns} (the run's ignored columns, so the CSV reads as the run read it),
+     * {@code id_column} (the column of each record's id, e.g. an application number; default {@code
      * "row-<k>"}, {@code k} the 0-based data row), {@code group_column} (each record's group; an empty
-     * cell gives none) and {@code issued} (every record's issue text); unknown keys are refused
-     * ({@code FORMAT_ERROR}). The id and group columns count as ignored. {@code error} lines are
-     * skipped. On success {@code *out_records} receives the number of records written. Errors (nothing
-     * is written; an existing ledger file stays as it was): {@code NULL_ARGUMENT}; {@code IO_ERROR}
-     * (unreadable input, unwritable output); {@code INVALID_ARGUMENT} ({@code ledger_path} names an
-     * input: the same file, a symbolic or hard link); {@code DATA_ERROR} (a header the run would
-     * refuse or without the id or group column, an empty id, and files that are not one run's input
-     * and output under {@code model}: a line of another row, more or fewer lines than data rows, a
-     * probability or decision {@code model} does not give that row); {@code FORMAT_ERROR} (a line that
-     * is not a portfolio line). Thread-safe (schema and model are only read).
+     * cell gives none), {@code issued} (every record's issue text) and {@code robustness} (the run's
+     * robustness target, an object {@code {"sigma2", "invalidation_target"[, "box_kind"]}} as in the
+     * config JSON, which the lines do not carry: it becomes the {@code robustness} key of every {@code
+     * "robust"} record, which otherwise has none); unknown keys are refused ({@code FORMAT_ERROR}), a
+     * target that is not one too ({@code INVALID_ARGUMENT}). The id and group columns count as
+     * ignored. {@code error} lines are skipped. On success {@code *out_records} receives the number of
+     * records written. Errors (nothing is written; an existing ledger file stays as it was): {@code
+     * NULL_ARGUMENT}; {@code IO_ERROR} (unreadable input, unwritable output); {@code INVALID_ARGUMENT}
+     * ({@code ledger_path} names an input: the same file, a symbolic or hard link); {@code DATA_ERROR}
+     * (a header the run would refuse or without the id or group column, an empty id, and files that
+     * are not one run's input and output under {@code model}: a line of another row, more or fewer
+     * lines than data rows, a probability or decision {@code model} does not give that row); {@code
+     * FORMAT_ERROR} (a line that is not a portfolio line). Thread-safe (schema and model are only
+     * read).
      */
     static native long ledgerFromPortfolio(
             long schema,

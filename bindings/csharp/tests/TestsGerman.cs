@@ -1,0 +1,39 @@
+// The German credit set-up shared by the tests that advise a declined applicant of the hold-out part.
+using System;
+using System.Linq;
+using Cfx;
+
+/// <summary>The bundled German credit data, its schema, its hold-out split and a logistic model fitted on
+/// the training part; disposing of it disposes of them all.</summary>
+sealed class GermanHoldout : IDisposable
+{
+    public readonly Dataset Data;
+    public readonly Schema Schema;
+    public readonly Dataset Train;
+    public readonly Dataset Test;
+    public readonly Model Linear;
+
+    public GermanHoldout()
+    {
+        Data = Dataset.LoadGerman();
+        Schema = Data.GetSchema();
+        Data.HoldoutSplit(out Train, out Test);
+        Linear = Model.FitLinear(Train);
+    }
+
+    /// <summary>The first applicant of the hold-out part that <paramref name="m"/> declines (its raw row).</summary>
+    public double[] FirstDeclined(Model m)
+    {
+        int i = Enumerable.Range(0, Test.RowCount).First(k => !m.PredictRaw(Schema, Test.Row(k)).Accepted);
+        return Test.Row(i);
+    }
+
+    public void Dispose()
+    {
+        Linear.Dispose();
+        Test.Dispose();
+        Train.Dispose();
+        Schema.Dispose();
+        Data.Dispose();
+    }
+}
