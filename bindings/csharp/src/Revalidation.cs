@@ -63,11 +63,18 @@ namespace Cfx
         /// <paramref name="model"/> and <paramref name="ignoreColumns"/> must be the run's. The id is
         /// the <paramref name="idColumn"/> cell (null: "row-&lt;k&gt;"), the group the <paramref
         /// name="groupColumn"/> cell (null: none), <paramref name="issued"/> every record's issue
-        /// text. Returns the number of records written. Files that are not one run's input and
-        /// output under the model throw CfxException DATA_ERROR and leave no ledger.
+        /// text. <paramref name="config"/> may be null, or the run's configuration: when it sets
+        /// robust advice (ConfigBuilder.RobustAdvice, RobustBox), its target becomes the
+        /// "robustness" of every "robust" record (a line whose counterfactual carries its
+        /// invalidation_rate): sigma2, invalidation_target, and box_kind when not the reals, read
+        /// from the configuration's JSON; the run's lines do not carry it, so without the
+        /// configuration those records have none. Returns the number of records written. Files
+        /// that are not one run's input and output under the model throw CfxException DATA_ERROR
+        /// and leave no ledger.
         /// </summary>
         public static long FromPortfolio(Schema schema, Model model, string csv, string explanations, string ledger,
-            string[] ignoreColumns = null, string idColumn = null, string groupColumn = null, string issued = null)
+            string[] ignoreColumns = null, string idColumn = null, string groupColumn = null, string issued = null,
+            Config config = null)
         {
             if (schema == null) throw new ArgumentNullException("schema");
             if (model == null) throw new ArgumentNullException("model");
@@ -85,6 +92,8 @@ namespace Cfx
             if (idColumn != null) o.Append(",\"id_column\":").Append(Json(idColumn));
             if (groupColumn != null) o.Append(",\"group_column\":").Append(Json(groupColumn));
             if (issued != null) o.Append(",\"issued\":").Append(Json(issued));
+            string robustness = config == null ? null : config.RobustnessJson();
+            if (robustness != null) o.Append(",\"robustness\":").Append(robustness);
             o.Append('}');
             UIntPtr records;
             Call.Check(Native.cfx_ledger_from_portfolio(schema.Handle, model.Handle, Utf8.Encode(csv),

@@ -294,4 +294,60 @@ public static partial class Tests
             }
         }
     }
+
+    /// A robust portfolio run (the first 40 German applicants, robust advice σ² 0.01, γ 0.2) kept as a
+    /// ledger with the run's configuration: every robust record carries the target the
+    /// configuration's own JSON holds (the oracle); kept without it none does, and the records are
+    /// otherwise the same.
+    public static void T_robust_portfolio_records_carry_the_configs_target()
+    {
+        var dir = Path.Combine(Path.GetTempPath(), "cfx-ledger-robust-cs-" + System.Diagnostics.Process.GetCurrentProcess().Id);
+        Directory.CreateDirectory(dir);
+        var german = File.ReadAllLines(Path.Combine(Root, "examples/data/german_credit.csv"));
+        var csv = Path.Combine(dir, "book.csv");
+        File.WriteAllLines(csv, german.Take(41));
+        using (var d = Dataset.LoadGerman())
+        using (var s = d.GetSchema())
+        {
+            Dataset train, test;
+            d.HoldoutSplit(out train, out test);
+            using (train)
+            using (test)
+            using (var m = Model.FitLinear(train))
+            using (var robust = new ConfigBuilder().RobustAdvice(0.01, 0.2).Build())
+            {
+                var ignore = new[] { "creditability" };
+                var answers = Path.Combine(dir, "book.jsonl");
+                Portfolio.Explain(s, m, robust, csv, answers, ignore, 1);
+                var config = Regex.Replace(robust.ToJson(), "\\s", "");
+                A.True(config.Contains("\"robust_advice\":{\"sigma2\":0.01,\"invalidation_target\":0.2}"), config);
+                const string want = "\"robustness\":{\"sigma2\":0.01,\"invalidation_target\":0.2}";
+                var with = Path.Combine(dir, "with.jsonl");
+                var without = Path.Combine(dir, "without.jsonl");
+                long n = LedgerRecord.FromPortfolio(s, m, csv, answers, with, ignore, config: robust);
+                A.Eq(n, LedgerRecord.FromPortfolio(s, m, csv, answers, without, ignore), "the same records without the config");
+                var recs = File.ReadAllLines(with);
+                var bare = File.ReadAllLines(without);
+                A.Eq(bare.Length, recs.Length, "records");
+                int robustRecords = 0;
+                for (int j = 0; j < recs.Length; j++)
+                {
+                    bool isRobust = recs[j].Contains("\"kind\":\"robust\"");
+                    if (isRobust) robustRecords++;
+                    A.Eq(isRobust, recs[j].Contains(want), recs[j]);
+                    A.Eq(isRobust ? 1 : 0, Regex.Matches(recs[j], "\"robustness\"").Count, recs[j]);
+                    A.True(!bare[j].Contains("\"robustness\""), bare[j]);
+                    A.Eq(bare[j], recs[j].Replace("," + want, ""), "the rest of the record");
+                }
+                A.True(robustRecords >= 5, "robust records: " + robustRecords);
+            }
+            // No robust advice: nothing; a box of reachable values is written (the reals are not).
+            using (var plain = new ConfigBuilder().Seed(1).Build())
+            using (var box = new ConfigBuilder().RobustAdvice(0.02, 0.1).RobustBox(RobustBox.ReachableValues).Build())
+            {
+                A.True(plain.RobustnessJson() == null, "a config without robust advice");
+                A.Eq("{\"sigma2\":0.02,\"invalidation_target\":0.1,\"box_kind\":\"reachable_values\"}", box.RobustnessJson(), "reachable values");
+            }
+        }
+    }
 }

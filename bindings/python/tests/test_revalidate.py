@@ -260,6 +260,52 @@ def test_portfolio_lines_become_ledger_records_with_copa_versions(german_path, t
         h.close()
 
 
+def test_a_robust_portfolio_run_records_the_configs_target(german_path, tmp_path):
+    """A robust portfolio run (the first 40 German applicants, robust advice σ² 0.01, γ 0.2)
+    kept as a ledger with the run's config: every robust record carries the config's target,
+    read from the config's own JSON (the oracle); kept without the config, none does."""
+    from cfx.portfolio import explain_csv
+    from cfx.revalidate import _robustness_of, ledger_from_portfolio
+
+    with open(german_path, encoding="utf-8") as f:
+        head, *rows = f.read().splitlines()
+    csv = tmp_path / "book.csv"
+    csv.write_text("\n".join([head] + rows[:40]) + "\n")
+    d = cfx.load_german(german_path)
+    s = d.schema
+    train, test = d.holdout_split()
+    a = cfx.Model.fit_linear(train, 1.0)
+    ignore = ["creditability"]
+    cfg = cfx.Config(robust_advice=(0.01, 0.2))
+    lines_path = tmp_path / "book.jsonl"
+    counts = explain_csv(s, a, csv, lines_path, config=cfg, ignore=ignore, threads=1)
+    want = json.loads(cfg.to_json())["robust_advice"]
+    assert want == {"sigma2": 0.01, "invalidation_target": 0.2}
+    with_cfg, without = tmp_path / "with.jsonl", tmp_path / "without.jsonl"
+    assert ledger_from_portfolio(s, a, csv, lines_path, with_cfg, ignore=ignore, config=cfg) == counts.with_recourse
+    assert ledger_from_portfolio(s, a, csv, lines_path, without, ignore=ignore) == counts.with_recourse
+    recs = [json.loads(l) for l in with_cfg.read_text().splitlines()]
+    bare = [json.loads(l) for l in without.read_text().splitlines()]
+    robust = [r for r in recs if r["kind"] == "robust"]
+    assert len(robust) >= 5
+    assert all(r["robustness"] == want for r in robust)
+    assert all("robustness" not in r for r in recs if r["kind"] != "robust")
+    assert all("robustness" not in r for r in bare)
+    # Apart from the target the two ledgers are the same records.
+    assert [{k: v for k, v in r.items() if k != "robustness"} for r in recs] == bare
+    # A config without robust advice adds nothing; a box of reachable values is written
+    # (the reals, the default, are not), as the library writes a tree answer's target.
+    with cfx.Config(seed=1) as plain:
+        assert _robustness_of(plain) is None
+    with cfx.Config(robust_advice=(0.02, 0.1), robust_box="reachable_values") as box:
+        assert _robustness_of(box) == {"sigma2": 0.02, "invalidation_target": 0.1,
+                                       "box_kind": "reachable_values"}
+    with pytest.raises(TypeError):
+        _robustness_of(a)
+    for h in (cfg, a, test, train, s, d):
+        h.close()
+
+
 def test_the_report_names_the_models_with_the_callers_labels(issued, tmp_path):
     # Oracle: the fingerprints each model gives of itself; the labels the caller set.
     s, a, b, _lines, path = issued

@@ -67,3 +67,45 @@ test_that("a portfolio run becomes a ledger the same model keeps", {
   other_schema <- sub('"schema":"[^"]*"', '"schema":"fnv1a64:0000000000000000"', records[1])
   expect_error(cfx_ledger_add_copa_version(gs, unc, other_schema), class = "cfx_error_invalid_argument")
 })
+
+test_that("a robust portfolio run's records carry its config's target", {
+  # Oracle: the target the configuration's own JSON holds. The first 40 German
+  # applicants under robust advice (sigma2 0.01, gamma 0.2): kept with the run's
+  # config every robust record carries the target, kept without it none does.
+  german <- readLines(german_csv())
+  dir <- tempfile("cfx-ledger-robust-r")
+  dir.create(dir)
+  csv <- file.path(dir, "book.csv")
+  writeLines(german[1:41], csv)
+  d <- cfx_load_german()
+  gs <- cfx_schema(d)
+  split <- cfx_holdout_split(d)
+  model <- cfx_fit_linear(split$train)
+  cfg <- cfx_config(robust_advice = c(0.01, 0.2))
+  answers <- file.path(dir, "book.jsonl")
+  cfx_explain_portfolio(gs, model, csv, answers, config = cfg, ignore_columns = "creditability",
+                        threads = 1)
+  want <- jsonlite::fromJSON(cfx_to_json(cfg), simplifyVector = FALSE)$robust_advice
+  expect_identical(want, list(sigma2 = 0.01, invalidation_target = 0.2))
+  with <- file.path(dir, "with.jsonl")
+  without <- file.path(dir, "without.jsonl")
+  n <- cfx_ledger_from_portfolio(gs, model, csv, answers, with, ignore_columns = "creditability",
+                                 config = cfg)
+  expect_equal(cfx_ledger_from_portfolio(gs, model, csv, answers, without,
+                                         ignore_columns = "creditability"), n)
+  recs <- lapply(readLines(with), jsonlite::fromJSON, simplifyVector = FALSE)
+  bare <- lapply(readLines(without), jsonlite::fromJSON, simplifyVector = FALSE)
+  robust <- Filter(function(r) r$kind == "robust", recs)
+  expect_gte(length(robust), 5)
+  for (r in robust) expect_identical(r$robustness, want)
+  for (r in Filter(function(r) r$kind != "robust", recs)) expect_null(r$robustness)
+  for (r in bare) expect_null(r$robustness)
+  # Apart from the target the two ledgers hold the same records.
+  expect_identical(lapply(recs, function(r) { r$robustness <- NULL; r }), bare)
+  # No robust advice: nothing; a box of reachable values is written (the reals are not).
+  expect_null(cfx:::.robustness_of(cfx_config(seed = 1)))
+  expect_identical(cfx:::.robustness_of(cfx_config(robust_advice = c(0.02, 0.1),
+                                                   robust_box = "reachable_values")),
+                   list(sigma2 = 0.02, invalidation_target = 0.1, box_kind = "reachable_values"))
+  expect_error(cfx:::.robustness_of(model), "cfx_config")
+})

@@ -80,14 +80,19 @@ public final class LedgerRecord {
 
     /**
      * Keeps a portfolio run's answers ({@link Portfolio#explain}) as the ledger file {@code
-     * ledger}: one line per declined applicant with a counterfactual (kind "explain"), the
-     * applicant's row read from the run's input {@code csv}, the advice from its output {@code
-     * explanations}, both read in lockstep. {@code schema}, {@code model} and {@code ignoreColumns}
-     * must be the run's. The id is the {@code idColumn} cell (null: {@code "row-<k>"}), the group
-     * the {@code groupColumn} cell (null: none), {@code issued} every record's issue text (null:
-     * none). Returns the number of records written. Files that are not one run's input and output
-     * under {@code model} throw {@link CfxException} ({@link Status#DATA_ERROR}) and leave no
-     * ledger.
+     * ledger}: one line per declined applicant with a counterfactual (kind "explain", or "robust"
+     * for a line whose counterfactual carries its {@code invalidation_rate}), the applicant's row
+     * read from the run's input {@code csv}, the advice from its output {@code explanations}, both
+     * read in lockstep. {@code schema}, {@code model} and {@code ignoreColumns} must be the run's.
+     * The id is the {@code idColumn} cell (null: {@code "row-<k>"}), the group the {@code
+     * groupColumn} cell (null: none), {@code issued} every record's issue text (null: none). {@code
+     * config} may be null, or the run's configuration: when it sets robust advice ({@link
+     * ConfigBuilder#robustAdvice}, {@link ConfigBuilder#robustBox}), its target becomes the {@code
+     * robustness} of every "robust" record ({@code sigma2}, {@code invalidation_target}, and {@code
+     * box_kind} when not the reals, read from the configuration's JSON); the run's lines do not
+     * carry it, so without the configuration those records have none. Returns the number of
+     * records written. Files that are not one run's input and output under {@code model} throw
+     * {@link CfxException} ({@link Status#DATA_ERROR}) and leave no ledger.
      */
     public static long fromPortfolio(
             Schema schema,
@@ -98,7 +103,8 @@ public final class LedgerRecord {
             List<String> ignoreColumns,
             String idColumn,
             String groupColumn,
-            String issued) {
+            String issued,
+            Config config) {
         Objects.requireNonNull(ignoreColumns, "ignoreColumns");
         StringBuilder o = new StringBuilder("{\"ignore_columns\":[");
         for (int i = 0; i < ignoreColumns.size(); i++) {
@@ -109,6 +115,8 @@ public final class LedgerRecord {
         if (idColumn != null) o.append(",\"id_column\":").append(json(idColumn));
         if (groupColumn != null) o.append(",\"group_column\":").append(json(groupColumn));
         if (issued != null) o.append(",\"issued\":").append(json(issued));
+        String robustness = config == null ? null : config.robustnessJson();
+        if (robustness != null) o.append(",\"robustness\":").append(robustness);
         o.append('}');
         try {
             return NativeGenerated.ledgerFromPortfolio(
@@ -121,7 +129,25 @@ public final class LedgerRecord {
         } finally {
             Reference.reachabilityFence(schema);
             Reference.reachabilityFence(model);
+            Reference.reachabilityFence(config);
         }
+    }
+
+    /**
+     * {@link #fromPortfolio(Schema, Model, String, String, String, List, String, String, String,
+     * Config)} without the run's configuration: its "robust" records carry no {@code robustness}.
+     */
+    public static long fromPortfolio(
+            Schema schema,
+            Model model,
+            String csv,
+            String explanations,
+            String ledger,
+            List<String> ignoreColumns,
+            String idColumn,
+            String groupColumn,
+            String issued) {
+        return fromPortfolio(schema, model, csv, explanations, ledger, ignoreColumns, idColumn, groupColumn, issued, null);
     }
 
     /**

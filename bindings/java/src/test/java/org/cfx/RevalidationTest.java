@@ -349,4 +349,50 @@ class RevalidationTest {
             assertEquals(Status.INVALID_ARGUMENT, e.statusCode());
         }
     }
+
+    /**
+     * A robust portfolio run (the first 40 German applicants, robust advice σ² 0.01, γ 0.2) kept as
+     * a ledger with the run's configuration: every robust record carries the target the
+     * configuration's own JSON holds (the oracle); kept without it, none does, and the records are
+     * otherwise the same.
+     */
+    @Test
+    void robustPortfolioRecordsCarryTheConfigsTarget() throws Exception {
+        List<String> german = Files.readAllLines(Path.of(TestData.germanPath()));
+        Path csv = dir.resolve("robust-book.csv");
+        Files.write(csv, german.subList(0, 41));
+        List<String> ignore = List.of("creditability");
+        Path answers = dir.resolve("robust-book.jsonl");
+        Portfolio.explain(schema, model, robust, csv.toString(), answers.toString(), ignore, 1, null);
+        String config = robust.toJson().replaceAll("\\s", "");
+        assertTrue(config.contains("\"robust_advice\":{\"sigma2\":0.01,\"invalidation_target\":0.2}"), config);
+        String want = "\"robustness\":{\"sigma2\":0.01,\"invalidation_target\":0.2}";
+        Path with = dir.resolve("robust-with.jsonl");
+        Path without = dir.resolve("robust-without.jsonl");
+        long n = LedgerRecord.fromPortfolio(
+                schema, model, csv.toString(), answers.toString(), with.toString(), ignore, null, null, null, robust);
+        assertEquals(n, LedgerRecord.fromPortfolio(
+                schema, model, csv.toString(), answers.toString(), without.toString(), ignore, null, null, null));
+        List<String> recs = Files.readAllLines(with);
+        List<String> bare = Files.readAllLines(without);
+        assertEquals(bare.size(), recs.size());
+        int robustRecords = 0;
+        for (int j = 0; j < recs.size(); j++) {
+            String rec = recs.get(j);
+            boolean isRobust = rec.contains("\"kind\":\"robust\"");
+            if (isRobust) robustRecords++;
+            assertEquals(isRobust, rec.contains(want), rec);
+            assertEquals(isRobust ? 1 : 0, rec.split("\"robustness\"", -1).length - 1, rec);
+            assertFalse(bare.get(j).contains("\"robustness\""), bare.get(j));
+            assertEquals(bare.get(j), rec.replace("," + want, ""));
+        }
+        assertTrue(robustRecords >= 5, "robust records: " + robustRecords);
+        // No robust advice: nothing; a box of reachable values is written (the reals are not).
+        try (Config plain = new ConfigBuilder().seed(1).build();
+                Config box = new ConfigBuilder().robustAdvice(0.02, 0.1).robustBox(RobustBox.REACHABLE_VALUES).build()) {
+            assertNull(plain.robustnessJson());
+            assertEquals("{\"sigma2\":0.02,\"invalidation_target\":0.1,\"box_kind\":\"reachable_values\"}",
+                    box.robustnessJson());
+        }
+    }
 }
