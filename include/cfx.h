@@ -2419,12 +2419,17 @@ cfx_status cfx_ledger_record_from_waiting_advice(const struct cfx_waiting_advice
  * column of each record's id, e.g. an application number; default
  * `"row-<k>"`, `k` the 0-based data row), `group_column` (each record's
  * group; an empty cell gives none), `issued` (every record's issue
- * text) and `robustness` (the run's robustness target, an object
- * `{"sigma2", "invalidation_target"[, "box_kind"]}` as in the config JSON,
- * which the lines do not carry: it becomes the `robustness` key of every
- * `"robust"` record, which otherwise has none); unknown keys are refused
- * (`FORMAT_ERROR`), a target that is not one too (`INVALID_ARGUMENT`). The
- * id and group columns count as ignored. `error` lines are skipped. On success
+ * text), `config` (the run's configuration JSON as `cfx_config_to_json`
+ * wrote it, an object: its `robust_advice` and `robust_box` make the run's
+ * robustness target as the explain calls make it, none without robust
+ * advice; its other keys are ignored) and `robustness` (the target given
+ * directly, an object `{"sigma2", "invalidation_target"[, "box_kind":
+ * "reachable_values"]}`, as the core writes it). The lines do not carry
+ * the target: it becomes the `robustness` key of every `"robust"` record,
+ * which otherwise has none. Unknown keys, and a malformed `robust_advice`
+ * or `robust_box` under `config`, are refused (`FORMAT_ERROR`); so are
+ * (`INVALID_ARGUMENT`) a target that is not one and `config` together with
+ * `robustness`. The id and group columns count as ignored. `error` lines are skipped. On success
  * `*out_records` receives the number of records written. Errors (nothing is
  * written; an existing ledger file stays as it was): `NULL_ARGUMENT`;
  * `IO_ERROR` (unreadable input, unwritable output); `INVALID_ARGUMENT`

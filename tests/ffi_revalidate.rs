@@ -1011,3 +1011,146 @@ fn portfolio_lines_and_copa_versions_through_c_equal_the_rust_core() {
     }
     unsafe { cfx_uncertainty_free(unc) };
 }
+
+/// A robust portfolio run (the first 40 German applicants, robust advice at
+/// σ² = 0.01, γ = 0.2) kept with the run's configuration JSON under
+/// `config`: every robust record carries the target the settings name, with
+/// `box_kind` `"reachable_values"` when the config's box is reachable values
+/// (the conversion reads the target from the config and does not re-check
+/// it against the lines, so the reals run's lines serve both); a config
+/// without robust advice adds none; `config` with `robustness` is refused.
+#[test]
+fn a_portfolio_ledger_reads_its_robustness_from_the_config_json() {
+    use cfx::ffi::portfolio::{cfx_portfolio_counts, cfx_portfolio_explain};
+    let inp = inputs();
+    let full = std::fs::read_to_string(cfx::data::bundled_german_path()).unwrap();
+    let csv = temp("robust-book.csv");
+    let head: Vec<&str> = full.lines().take(41).collect();
+    std::fs::write(&csv, head.join("\n") + "\n").unwrap();
+    let (lines, ledger) = (temp("robust-book.jsonl"), temp("robust-book-ledger.jsonl"));
+    let (csv_c, lines_c, ledger_c) = (
+        c(csv.to_str().unwrap()),
+        c(lines.to_str().unwrap()),
+        c(ledger.to_str().unwrap()),
+    );
+    let config = |robust: Option<i32>| unsafe {
+        let mut b = null_mut();
+        assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
+        if let Some(kind) = robust {
+            assert_eq!(
+                cfx_config_builder_set_robust_advice(b, 0.01, 0.2),
+                cfx_status::Ok
+            );
+            assert_eq!(cfx_config_builder_set_robust_box(b, kind), cfx_status::Ok);
+        }
+        let mut cfg = null();
+        assert_eq!(cfx_config_build(b, &mut cfg), cfx_status::Ok);
+        let json = string_of(|buf, n, o| cfx_config_to_json(cfg, buf, n, o));
+        (cfg, json)
+    };
+    let (reals, reals_json) = config(Some(cfx_robust_box::Reals as i32));
+    let label = c("creditability");
+    let ignore = [label.as_ptr()];
+    let mut counts = cfx_portfolio_counts {
+        rows: 0,
+        accepted: 0,
+        declined: 0,
+        with_recourse: 0,
+        errors: 0,
+    };
+    let st = unsafe {
+        cfx_portfolio_explain(
+            inp.schema,
+            inp.models[0],
+            reals,
+            csv_c.as_ptr(),
+            lines_c.as_ptr(),
+            ignore.as_ptr(),
+            1,
+            1,
+            None,
+            null_mut(),
+            &mut counts,
+        )
+    };
+    assert_eq!(st, cfx_status::Ok, "{}", last_error());
+    assert!(
+        counts.with_recourse >= 5,
+        "{} with recourse",
+        counts.with_recourse
+    );
+    let keep = |config_json: &str, extra: &str| {
+        let options = c(&format!(
+            r#"{{"ignore_columns": ["creditability"], "config": {config_json}{extra}}}"#
+        ));
+        let mut n = 0usize;
+        let st = unsafe {
+            cfx_ledger_from_portfolio(
+                inp.schema,
+                inp.models[0],
+                csv_c.as_ptr(),
+                lines_c.as_ptr(),
+                ledger_c.as_ptr(),
+                options.as_ptr(),
+                &mut n,
+            )
+        };
+        (st, last_error(), n)
+    };
+    let records = |n: usize| {
+        let text = std::fs::read_to_string(&ledger).unwrap();
+        let v: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(v.len(), n);
+        assert!(v.iter().all(|r| r["kind"] == "robust"), "{text}");
+        v
+    };
+    let (st, msg, n) = keep(&reals_json, "");
+    assert_eq!(st, cfx_status::Ok, "{msg}");
+    assert_eq!(n, counts.with_recourse);
+    for r in records(n) {
+        assert_eq!(
+            r["robustness"],
+            serde_json::json!({"sigma2": 0.01, "invalidation_target": 0.2}),
+            "{r}"
+        );
+    }
+    let (reach, reach_json) = config(Some(cfx_robust_box::ReachableValues as i32));
+    let (st, msg, n) = keep(&reach_json, "");
+    assert_eq!(st, cfx_status::Ok, "{msg}");
+    for r in records(n) {
+        assert_eq!(
+            r["robustness"],
+            serde_json::json!({"sigma2": 0.01, "invalidation_target": 0.2, "box_kind": "reachable_values"}),
+            "{r}"
+        );
+    }
+    let (plain, plain_json) = config(None);
+    let (st, msg, n) = keep(&plain_json, "");
+    assert_eq!(st, cfx_status::Ok, "{msg}");
+    assert!(records(n).iter().all(|r| r.get("robustness").is_none()));
+    std::fs::remove_file(&ledger).unwrap();
+    let (st, msg, _) = keep(
+        &reals_json,
+        r#", "robustness": {"sigma2": 0.01, "invalidation_target": 0.2}"#,
+    );
+    assert_eq!(st, cfx_status::InvalidArgument, "{msg}");
+    assert!(
+        msg.contains("`robustness`") && msg.contains("`config`"),
+        "{msg}"
+    );
+    let (st, msg, _) = keep(r#"{"robust_advice": {"sigma2": 0.01}}"#, "");
+    assert_eq!(st, cfx_status::FormatError, "{msg}");
+    assert!(msg.contains("invalidation_target"), "{msg}");
+    assert!(!ledger.exists());
+    unsafe {
+        cfx_config_free(reals);
+        cfx_config_free(reach);
+        cfx_config_free(plain);
+    }
+    for p in [csv, lines] {
+        std::fs::remove_file(p).ok();
+    }
+}

@@ -4,7 +4,7 @@
 //! explain call.
 
 use super::config::{
-    SolverConfig, cfx_config, cfx_diversity_rule, cfx_robust_box, cfx_solver_choice,
+    SolverConfig, cfx_config, cfx_diversity_rule, cfx_solver_choice, robustness_of,
 };
 use super::export::{Provenance, result_json};
 use super::handle::{
@@ -100,15 +100,8 @@ pub(super) fn core_config(config: *const cfx_config) -> FfiResult<Config> {
             cfx_diversity_rule::DistinctSubsets => DiversityRule::DistinctSubsets,
         };
     }
-    if let Some(r) = s.robust_advice {
-        c.robustness = Some(crate::coherent::Robustness {
-            sigma2: r.sigma2,
-            invalidation_target: r.invalidation_target,
-            box_kind: match s.robust_box {
-                None | Some(cfx_robust_box::Reals) => crate::coherent::BoxKind::Reals,
-                Some(cfx_robust_box::ReachableValues) => crate::coherent::BoxKind::ReachableValues,
-            },
-        });
+    if let Some(r) = robustness_of(s.robust_advice, s.robust_box) {
+        c.robustness = Some(r);
     }
     c.validate()?;
     Ok(c)
@@ -884,7 +877,7 @@ mod tests {
         use super::super::config::{
             cfx_config_build, cfx_config_builder_free, cfx_config_builder_new,
             cfx_config_builder_set_robust_advice, cfx_config_builder_set_robust_box,
-            cfx_config_free,
+            cfx_config_free, cfx_robust_box,
         };
         let (schema, ens) = crate::coherent::tree_box_reach_tests::clipped_stump();
         let s = arc_into_raw::<cfx_schema>(Arc::new(schema));

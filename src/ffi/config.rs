@@ -16,7 +16,7 @@ use super::handle::{
     box_take, count_in, elements, enum_in, finite, out_param, slice_in, write_str,
 };
 use super::status::{FfiError, FfiResult, cfx_status};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::ffi::c_char;
 use std::sync::Arc;
 
@@ -78,7 +78,7 @@ impl cfx_solver_choice {
 /// (`int32_t` in C; `coherent::BoxKind`), set with
 /// `cfx_config_builder_set_robust_box`.
 #[repr(i32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum cfx_robust_box {
     /// Every real value within each changeable value's half-width of the
     /// answer's, neither clipped to the range nor rounded (the default).
@@ -184,11 +184,35 @@ pub struct SolverConfig {
     pub robust_box: Option<cfx_robust_box>,
 }
 
-/// The settings of `cfx_config_builder_set_robust_advice`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// The settings of `cfx_config_builder_set_robust_advice`. Read back from
+/// a config's JSON by `cfx_ledger_from_portfolio` (both fields required,
+/// no other key).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RobustAdvice {
     pub sigma2: f64,
     pub invalidation_target: f64,
+}
+
+/// The core's robustness target of a config's robust advice over its box:
+/// `None` without robust advice; the box of `robust_box`, the reals when
+/// unset. The one mapping from the config's settings to
+/// `coherent::Robustness`, used by the explain calls' core config and by
+/// `cfx_ledger_from_portfolio`, which reads the two settings back from the
+/// run's config JSON — so a kept ledger states the target the run solved
+/// for.
+pub(crate) fn robustness_of(
+    advice: Option<RobustAdvice>,
+    robust_box: Option<cfx_robust_box>,
+) -> Option<crate::coherent::Robustness> {
+    advice.map(|r| crate::coherent::Robustness {
+        sigma2: r.sigma2,
+        invalidation_target: r.invalidation_target,
+        box_kind: match robust_box {
+            None | Some(cfx_robust_box::Reals) => crate::coherent::BoxKind::Reals,
+            Some(cfx_robust_box::ReachableValues) => crate::coherent::BoxKind::ReachableValues,
+        },
+    })
 }
 
 impl SolverConfig {

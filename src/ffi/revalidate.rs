@@ -10,7 +10,7 @@
 //! again just to learn the report's length.
 
 use super::coherent::{cfx_coherent_result, core_config};
-use super::config::cfx_config;
+use super::config::{RobustAdvice, cfx_config, cfx_robust_box, robustness_of};
 use super::copa::cfx_uncertainty;
 use super::handle::{
     ArcHandle, arc_clone, arc_free, arc_into_raw, arc_ref, finite, optional_str_in, out_param,
@@ -224,6 +224,53 @@ struct PortfolioLedgerJson {
     issued: Option<String>,
     #[serde(default)]
     robustness: Option<crate::coherent::Robustness>,
+    /// The run's configuration JSON (`cfx_config_to_json`), of which only
+    /// the robust advice is read.
+    #[serde(default)]
+    config: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// The settings of a config JSON (`cfx_config_to_json`) that make its
+/// robustness target; the other keys are ignored, a malformed one of these
+/// refused.
+#[derive(serde::Deserialize)]
+struct ConfigRobustnessJson {
+    /// An object (read as [`RobustAdvice`]), not the array serde would also
+    /// take for a struct.
+    #[serde(default)]
+    robust_advice: Option<serde_json::Map<String, serde_json::Value>>,
+    #[serde(default)]
+    robust_box: Option<cfx_robust_box>,
+}
+
+/// The robustness target of `options_json`: its `robustness`, or that of the
+/// config JSON under `config` (`robustness_of`, as the explain calls make
+/// it), never both.
+fn portfolio_robustness(o: &PortfolioLedgerJson) -> FfiResult<Option<crate::coherent::Robustness>> {
+    let Some(config) = &o.config else {
+        return Ok(o.robustness);
+    };
+    if o.robustness.is_some() {
+        return Err(FfiError::invalid(
+            "portfolio ledger options: give the run's robustness target either as \
+             `robustness` or through `config`, not both"
+                .to_string(),
+        ));
+    }
+    let c: ConfigRobustnessJson = serde_json::from_value(serde_json::Value::Object(config.clone()))
+        .map_err(|e| {
+            crate::error::Error::Format(format!("portfolio ledger options: config: {e}"))
+        })?;
+    let advice = c
+        .robust_advice
+        .map(|a| serde_json::from_value::<RobustAdvice>(serde_json::Value::Object(a)))
+        .transpose()
+        .map_err(|e| {
+            crate::error::Error::Format(format!(
+                "portfolio ledger options: config: robust_advice: {e}"
+            ))
+        })?;
+    Ok(robustness_of(advice, c.robust_box))
 }
 
 /// Keeps a portfolio run's answers as a ledger: reads the run's input CSV
@@ -239,12 +286,17 @@ struct PortfolioLedgerJson {
 /// column of each record's id, e.g. an application number; default
 /// `"row-<k>"`, `k` the 0-based data row), `group_column` (each record's
 /// group; an empty cell gives none), `issued` (every record's issue
-/// text) and `robustness` (the run's robustness target, an object
-/// `{"sigma2", "invalidation_target"[, "box_kind"]}` as in the config JSON,
-/// which the lines do not carry: it becomes the `robustness` key of every
-/// `"robust"` record, which otherwise has none); unknown keys are refused
-/// (`FORMAT_ERROR`), a target that is not one too (`INVALID_ARGUMENT`). The
-/// id and group columns count as ignored. `error` lines are skipped. On success
+/// text), `config` (the run's configuration JSON as `cfx_config_to_json`
+/// wrote it, an object: its `robust_advice` and `robust_box` make the run's
+/// robustness target as the explain calls make it, none without robust
+/// advice; its other keys are ignored) and `robustness` (the target given
+/// directly, an object `{"sigma2", "invalidation_target"[, "box_kind":
+/// "reachable_values"]}`, as the core writes it). The lines do not carry
+/// the target: it becomes the `robustness` key of every `"robust"` record,
+/// which otherwise has none. Unknown keys, and a malformed `robust_advice`
+/// or `robust_box` under `config`, are refused (`FORMAT_ERROR`); so are
+/// (`INVALID_ARGUMENT`) a target that is not one and `config` together with
+/// `robustness`. The id and group columns count as ignored. `error` lines are skipped. On success
 /// `*out_records` receives the number of records written. Errors (nothing is
 /// written; an existing ledger file stays as it was): `NULL_ARGUMENT`;
 /// `IO_ERROR` (unreadable input, unwritable output); `INVALID_ARGUMENT`
@@ -275,12 +327,13 @@ pub unsafe extern "C" fn cfx_ledger_from_portfolio(
         let json = optional_str_in(options_json, "options_json")?;
         let o: PortfolioLedgerJson =
             crate::json::options_or_default(json, "portfolio ledger options")?;
+        let robustness = portfolio_robustness(&o)?;
         let options = PortfolioLedgerOptions {
             ignore_columns: o.ignore_columns,
             id_column: o.id_column,
             group_column: o.group_column,
             issued: o.issued,
-            robustness: o.robustness,
+            robustness,
         };
         let counts = ledger_from_portfolio(s, m, &csv, &lines, &ledger, &options)?;
         out.write(counts.records);
@@ -590,6 +643,75 @@ mod tests {
             let mut c = null();
             assert_eq!(cfx_config_build(b, &mut c), cfx_status::Ok);
             c
+        }
+    }
+
+    /// The portfolio options' `config` (a config JSON of the C builder, as
+    /// `cfx_config_to_json` writes it, with all its other keys) gives the
+    /// robustness target the explain calls make of that config
+    /// (`core_config`): reachable values, the reals, none without robust
+    /// advice. Refused: `config` with `robustness`, a malformed
+    /// `robust_advice` or `robust_box`, a `config` that is not an object.
+    #[test]
+    fn portfolio_options_read_the_robustness_of_the_config_json() {
+        use super::super::config::cfx_config_to_json;
+        let json_of = |c: *const cfx_config| {
+            let mut buf = vec![0 as c_char; 4096];
+            let mut n = 0usize;
+            assert_eq!(
+                unsafe { cfx_config_to_json(c, buf.as_mut_ptr(), buf.len(), &mut n) },
+                cfx_status::Ok
+            );
+            unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+                .to_str()
+                .unwrap()
+                .to_string()
+        };
+        let read = |options: &str| -> FfiResult<Option<crate::coherent::Robustness>> {
+            let o: PortfolioLedgerJson =
+                crate::json::options_or_default(Some(options), "portfolio ledger options")?;
+            portfolio_robustness(&o)
+        };
+        for robust in [Some((0.01, 0.2, 1)), Some((0.01, 0.2, 0)), None] {
+            let c = config(robust);
+            let text = json_of(c);
+            let got = read(&format!(r#"{{"issued": "2026-12-06", "config": {text}}}"#)).unwrap();
+            let want = super::super::coherent::core_config(c).unwrap().robustness;
+            assert_eq!(got, want, "{text}");
+            match robust {
+                Some((_, _, 1)) => {
+                    assert_eq!(
+                        got.unwrap().box_kind,
+                        crate::coherent::BoxKind::ReachableValues
+                    );
+                    assert!(text.contains("ReachableValues"), "{text}");
+                }
+                Some(_) => assert_eq!(got.unwrap().box_kind, crate::coherent::BoxKind::Reals),
+                None => assert!(got.is_none()),
+            }
+            unsafe { cfx_config_free(c) };
+        }
+        let both = read(
+            r#"{"config": {"robust_advice": {"sigma2": 0.01, "invalidation_target": 0.2}},
+                "robustness": {"sigma2": 0.01, "invalidation_target": 0.2}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(both.status, cfx_status::InvalidArgument, "{}", both.message);
+        assert!(
+            both.message.contains("`robustness`") && both.message.contains("`config`"),
+            "{}",
+            both.message
+        );
+        for bad in [
+            r#"{"config": {"robust_advice": {"sigma2": 0.01}}}"#,
+            r#"{"config": {"robust_advice": {"sigma2": "0.01", "invalidation_target": 0.2}}}"#,
+            r#"{"config": {"robust_advice": {"sigma2": 0.01, "invalidation_target": 0.2, "radius": 1}}}"#,
+            r#"{"config": {"robust_advice": [0.01, 0.2]}}"#,
+            r#"{"config": {"robust_advice": {"sigma2": 0.01, "invalidation_target": 0.2}, "robust_box": "Cube"}}"#,
+            r#"{"config": [1, 2]}"#,
+        ] {
+            let e = read(bad).unwrap_err();
+            assert_eq!(e.status, cfx_status::FormatError, "{bad}: {}", e.message);
         }
     }
 

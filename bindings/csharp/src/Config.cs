@@ -157,47 +157,6 @@ namespace Cfx
             return config != null ? config.Handle : empty;
         }
 
-        /// <summary>"robust_advice": {"sigma2": x, "invalidation_target": y} in the settings' JSON.</summary>
-        private static readonly System.Text.RegularExpressions.Regex RobustAdviceJson = new System.Text.RegularExpressions.Regex(
-            "\"robust_advice\"\\s*:\\s*\\{\\s*\"sigma2\"\\s*:\\s*([-+0-9.eE]+)\\s*,"
-            + "\\s*\"invalidation_target\"\\s*:\\s*([-+0-9.eE]+)\\s*\\}");
-        /// <summary>"robust_box": "&lt;name&gt;" in the settings' JSON (cfx_robust_box's names).</summary>
-        private static readonly System.Text.RegularExpressions.Regex RobustBoxJson =
-            new System.Text.RegularExpressions.Regex("\"robust_box\"\\s*:\\s*\"(\\w+)\"");
-
-        /// <summary>
-        /// The robust target of these settings as a ledger record's "robustness" object
-        /// ({"sigma2":…,"invalidation_target":…}, with "box_kind":"reachable_values" when the robust
-        /// box is that; the reals, the default, are not written), or null when they set no robust
-        /// advice. Read from the library's own JSON of the settings (ToJson), its numbers copied as
-        /// they are written there (this binding has no JSON parser); a form this reader does not
-        /// know throws InvalidOperationException rather than leaving the target out.
-        /// </summary>
-        internal string RobustnessJson()
-        {
-            string json = ToJson();
-            if (!json.Contains("\"robust_advice\"")) return null;
-            var a = RobustAdviceJson.Match(json);
-            if (!a.Success) throw new InvalidOperationException("cfx: unreadable robust_advice in the config JSON: " + json);
-            var o = new System.Text.StringBuilder("{\"sigma2\":").Append(a.Groups[1].Value)
-                .Append(",\"invalidation_target\":").Append(a.Groups[2].Value);
-            var b = RobustBoxJson.Match(json);
-            if (b.Success)
-            {
-                switch (b.Groups[1].Value)
-                {
-                    case "Reals": break;
-                    case "ReachableValues": o.Append(",\"box_kind\":\"reachable_values\""); break;
-                    default: throw new InvalidOperationException("cfx: unknown robust_box in the config JSON: " + b.Groups[1].Value);
-                }
-            }
-            else if (json.Contains("\"robust_box\""))
-            {
-                throw new InvalidOperationException("cfx: unreadable robust_box in the config JSON: " + json);
-            }
-            return o.Append('}').ToString();
-        }
-
         /// <summary>The settings as JSON (unset settings are null).</summary>
         public string ToJson()
         {

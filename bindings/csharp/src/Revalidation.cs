@@ -66,8 +66,8 @@ namespace Cfx
         /// text. <paramref name="config"/> may be null, or the run's configuration: when it sets
         /// robust advice (ConfigBuilder.RobustAdvice, RobustBox), its target becomes the
         /// "robustness" of every "robust" record (a line whose counterfactual carries its
-        /// invalidation_rate): sigma2, invalidation_target, and box_kind when not the reals, read
-        /// from the configuration's JSON; the run's lines do not carry it, so without the
+        /// invalidation_rate): sigma2, invalidation_target, and box_kind when not the reals (the
+        /// library reads it from the configuration's JSON); the run's lines do not carry it, so without the
         /// configuration those records have none. Returns the number of records written. Files
         /// that are not one run's input and output under the model throw CfxException DATA_ERROR
         /// and leave no ledger.
@@ -92,8 +92,8 @@ namespace Cfx
             if (idColumn != null) o.Append(",\"id_column\":").Append(Json(idColumn));
             if (groupColumn != null) o.Append(",\"group_column\":").Append(Json(groupColumn));
             if (issued != null) o.Append(",\"issued\":").Append(Json(issued));
-            string robustness = config == null ? null : config.RobustnessJson();
-            if (robustness != null) o.Append(",\"robustness\":").Append(robustness);
+            // The configuration's own JSON: the library reads the robustness target from it.
+            if (config != null) o.Append(",\"config\":").Append(config.ToJson());
             o.Append('}');
             UIntPtr records;
             Call.Check(Native.cfx_ledger_from_portfolio(schema.Handle, model.Handle, Utf8.Encode(csv),

@@ -340,13 +340,18 @@ public static partial class Tests
                     A.Eq(bare[j], recs[j].Replace("," + want, ""), "the rest of the record");
                 }
                 A.True(robustRecords >= 5, "robust records: " + robustRecords);
-            }
-            // No robust advice: nothing; a box of reachable values is written (the reals are not).
-            using (var plain = new ConfigBuilder().Seed(1).Build())
-            using (var box = new ConfigBuilder().RobustAdvice(0.02, 0.1).RobustBox(RobustBox.ReachableValues).Build())
-            {
-                A.True(plain.RobustnessJson() == null, "a config without robust advice");
-                A.Eq("{\"sigma2\":0.02,\"invalidation_target\":0.1,\"box_kind\":\"reachable_values\"}", box.RobustnessJson(), "reachable values");
+                // No robust advice: nothing; a box of reachable values is written (the reals are not).
+                using (var plain = new ConfigBuilder().Seed(1).Build())
+                using (var box = new ConfigBuilder().RobustAdvice(0.02, 0.1).RobustBox(RobustBox.ReachableValues).Build())
+                {
+                    var other = Path.Combine(dir, "other.jsonl");
+                    LedgerRecord.FromPortfolio(s, m, csv, answers, other, ignore, config: plain);
+                    A.True(File.ReadAllLines(other).SequenceEqual(bare), "a config without robust advice adds nothing");
+                    LedgerRecord.FromPortfolio(s, m, csv, answers, other, ignore, config: box);
+                    const string boxWant = "\"robustness\":{\"sigma2\":0.02,\"invalidation_target\":0.1,\"box_kind\":\"reachable_values\"}";
+                    foreach (var r in File.ReadAllLines(other))
+                        A.Eq(r.Contains("\"kind\":\"robust\""), r.Contains(boxWant), r);
+                }
             }
         }
     }

@@ -265,7 +265,7 @@ def test_a_robust_portfolio_run_records_the_configs_target(german_path, tmp_path
     kept as a ledger with the run's config: every robust record carries the config's target,
     read from the config's own JSON (the oracle); kept without the config, none does."""
     from cfx.portfolio import explain_csv
-    from cfx.revalidate import _robustness_of, ledger_from_portfolio
+    from cfx.revalidate import ledger_from_portfolio
 
     with open(german_path, encoding="utf-8") as f:
         head, *rows = f.read().splitlines()
@@ -295,13 +295,18 @@ def test_a_robust_portfolio_run_records_the_configs_target(german_path, tmp_path
     assert [{k: v for k, v in r.items() if k != "robustness"} for r in recs] == bare
     # A config without robust advice adds nothing; a box of reachable values is written
     # (the reals, the default, are not), as the library writes a tree answer's target.
+    other = tmp_path / "other.jsonl"
     with cfx.Config(seed=1) as plain:
-        assert _robustness_of(plain) is None
+        ledger_from_portfolio(s, a, csv, lines_path, other, ignore=ignore, config=plain)
+        assert [json.loads(l) for l in other.read_text().splitlines()] == bare
     with cfx.Config(robust_advice=(0.02, 0.1), robust_box="reachable_values") as box:
-        assert _robustness_of(box) == {"sigma2": 0.02, "invalidation_target": 0.1,
+        ledger_from_portfolio(s, a, csv, lines_path, other, ignore=ignore, config=box)
+        got = [json.loads(l) for l in other.read_text().splitlines()]
+        assert all(r["robustness"] == {"sigma2": 0.02, "invalidation_target": 0.1,
                                        "box_kind": "reachable_values"}
+                   for r in got if r["kind"] == "robust")
     with pytest.raises(TypeError):
-        _robustness_of(a)
+        ledger_from_portfolio(s, a, csv, lines_path, other, ignore=ignore, config=a)
     for h in (cfg, a, test, train, s, d):
         h.close()
 

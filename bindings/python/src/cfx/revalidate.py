@@ -161,19 +161,20 @@ def ledger_from_portfolio(
     lockstep. `schema`, `model` and `ignore` must be the run's (`explain_csv`'s). The id is
     the `id_column` cell (default ``"row-<k>"``), the group the `group_column` cell (none
     when empty), `issued` every record's issue text. `config` (None, or the run's `Config`):
-    when it sets ``robust_advice`` (and ``robust_box``), its target becomes the
-    ``robustness`` of every ``"robust"`` record (``sigma2``, ``invalidation_target``, and
-    ``box_kind`` when not the reals) — the run's lines do not carry it, so without the
-    config those records have none. Returns the number of records written. Files that are
-    not one run's input and output under `model` (rows or line counts that disagree, a
-    probability the model does not give) raise `CfxError` and leave no ledger."""
+    its JSON is passed to the library, which makes the target of its ``robust_advice`` (and
+    ``robust_box``) the ``robustness`` of every ``"robust"`` record (``sigma2``,
+    ``invalidation_target``, and ``box_kind`` when not the reals) — the run's lines do not
+    carry it, so without the config those records have none. Returns the number of records
+    written. Files that are not one run's input and output under `model` (rows or line
+    counts that disagree, a probability the model does not give) raise `CfxError` and leave
+    no ledger."""
     options = {"ignore_columns": [str(c) for c in ignore]}
     for key, value in (("id_column", id_column), ("group_column", group_column), ("issued", issued)):
         if value is not None:
             options[key] = str(value)
-    robustness = _robustness_of(config)
-    if robustness is not None:
-        options["robustness"] = robustness
+    if config is not None:
+        n.ptr_of(config, "Config")  # a TypeError for anything else
+        options["config"] = json.loads(config.to_json())
     out = c_size_t()
     n.call(
         "cfx_ledger_from_portfolio",
@@ -186,32 +187,6 @@ def ledger_from_portfolio(
         byref(out),
     )
     return out.value
-
-
-#: The config JSON's ``robust_box`` (``cfx_robust_box``'s names) as a ledger record's
-#: ``box_kind``; the reals, the default, are not written.
-_BOX_KINDS = {"Reals": None, "ReachableValues": "reachable_values"}
-
-
-def _robustness_of(config):
-    """The ledger's ``robustness`` object of `config`'s robust advice (read from the
-    config's JSON: ``robust_advice`` and ``robust_box``), or None when `config` is None or
-    sets no robust advice."""
-    if config is None:
-        return None
-    n.ptr_of(config, "Config")  # a TypeError for anything else
-    doc = json.loads(config.to_json())
-    advice = doc.get("robust_advice")
-    if advice is None:
-        return None
-    out = {"sigma2": advice["sigma2"], "invalidation_target": advice["invalidation_target"]}
-    box = doc.get("robust_box")
-    if box is not None:
-        if box not in _BOX_KINDS:
-            raise ValueError(f"cfx: unknown robust_box {box!r} in the config")
-        if _BOX_KINDS[box] is not None:
-            out["box_kind"] = _BOX_KINDS[box]
-    return out
 
 
 def add_copa_version(schema, uncertainty, record, rho=0.01, delta=0.1):

@@ -74,8 +74,9 @@ cfx_revalidate_ledger <- function(schema, new_model, input, output, config = NUL
 #' `model` and `ignore_columns` must be the run's. The id is the `id_column`
 #' cell (NULL: "row-<k>"), the group the `group_column` cell (none when empty),
 #' `issued` every record's issue text. `config` (NULL, or the run's
-#' cfx_config): when it sets `robust_advice` (and `robust_box`), its target
-#' becomes the `robustness` of every "robust" record (sigma2,
+#' cfx_config): its JSON is passed to the library, which makes the target of
+#' its `robust_advice` (and `robust_box`) the `robustness` of every "robust"
+#' record (sigma2,
 #' invalidation_target, and box_kind when not the reals); the run's lines do
 #' not carry it, so without the config those records have none. Returns the
 #' number of records written.
@@ -90,33 +91,15 @@ cfx_ledger_from_portfolio <- function(schema, model, csv, explanations, ledger,
       stop(sprintf("cfx: '%s' must be a single string or NULL", key), call. = FALSE)
     options[[key]] <- enc2utf8(value)
   }
-  robustness <- .robustness_of(config)
-  if (!is.null(robustness)) options$robustness <- robustness
-  # digits = NA: the target's numbers as the config holds them, not rounded.
+  if (!is.null(config) && !inherits(config, "cfx_config"))
+    stop("cfx: 'config' must be a cfx_config or NULL", call. = FALSE)
   json <- as.character(jsonlite::toJSON(options, auto_unbox = TRUE, digits = NA))
+  # The configuration's own JSON, verbatim under "config": the library reads
+  # the robustness target from it.
+  if (!is.null(config))
+    json <- paste0(substr(json, 1, nchar(json) - 1), ",\"config\":", cfx_to_json(config), "}")
   .cx(C_cfx_ledger_from_portfolio, schema, model, enc2utf8(path.expand(csv)),
       enc2utf8(path.expand(explanations)), enc2utf8(path.expand(ledger)), json)
-}
-
-# The ledger's `robustness` object of a configuration's robust advice, read
-# from the configuration's JSON (`robust_advice`, and `robust_box` by the
-# names of cfx_robust_box: the reals, the default, are not written), or NULL
-# when `config` is NULL or sets no robust advice.
-.robustness_of <- function(config) {
-  if (is.null(config)) return(NULL)
-  if (!inherits(config, "cfx_config"))
-    stop("cfx: 'config' must be a cfx_config or NULL", call. = FALSE)
-  doc <- jsonlite::fromJSON(cfx_to_json(config), simplifyVector = FALSE)
-  advice <- doc$robust_advice
-  if (is.null(advice)) return(NULL)
-  out <- list(sigma2 = advice$sigma2, invalidation_target = advice$invalidation_target)
-  box <- doc$robust_box
-  if (!is.null(box)) {
-    kinds <- c(Reals = NA, ReachableValues = "reachable_values")
-    if (!box %in% names(kinds)) stop(sprintf("cfx: unknown robust_box '%s' in the config", box), call. = FALSE)
-    if (!is.na(kinds[[box]])) out$box_kind <- kinds[[box]]
-  }
-  out
 }
 
 #' The ledger line `record` (or the list of one) with its COPA-corrected

@@ -103,9 +103,18 @@ test_that("a robust portfolio run's records carry its config's target", {
   # Apart from the target the two ledgers hold the same records.
   expect_identical(lapply(recs, function(r) { r$robustness <- NULL; r }), bare)
   # No robust advice: nothing; a box of reachable values is written (the reals are not).
-  expect_null(cfx:::.robustness_of(cfx_config(seed = 1)))
-  expect_identical(cfx:::.robustness_of(cfx_config(robust_advice = c(0.02, 0.1),
-                                                   robust_box = "reachable_values")),
-                   list(sigma2 = 0.02, invalidation_target = 0.1, box_kind = "reachable_values"))
-  expect_error(cfx:::.robustness_of(model), "cfx_config")
+  other <- file.path(dir, "other.jsonl")
+  cfx_ledger_from_portfolio(gs, model, csv, answers, other, ignore_columns = "creditability",
+                            config = cfx_config(seed = 1))
+  expect_identical(lapply(readLines(other), jsonlite::fromJSON, simplifyVector = FALSE), bare)
+  cfx_ledger_from_portfolio(gs, model, csv, answers, other, ignore_columns = "creditability",
+                            config = cfx_config(robust_advice = c(0.02, 0.1),
+                                                robust_box = "reachable_values"))
+  got <- lapply(readLines(other), jsonlite::fromJSON, simplifyVector = FALSE)
+  for (r in Filter(function(r) r$kind == "robust", got))
+    expect_identical(r$robustness, list(sigma2 = 0.02, invalidation_target = 0.1,
+                                        box_kind = "reachable_values"))
+  expect_error(cfx_ledger_from_portfolio(gs, model, csv, answers, other,
+                                         ignore_columns = "creditability", config = model),
+               "cfx_config")
 })

@@ -89,7 +89,7 @@ public final class LedgerRecord {
      * config} may be null, or the run's configuration: when it sets robust advice ({@link
      * ConfigBuilder#robustAdvice}, {@link ConfigBuilder#robustBox}), its target becomes the {@code
      * robustness} of every "robust" record ({@code sigma2}, {@code invalidation_target}, and {@code
-     * box_kind} when not the reals, read from the configuration's JSON); the run's lines do not
+     * box_kind} when not the reals; the library reads it from the configuration's JSON); the run's lines do not
      * carry it, so without the configuration those records have none. Returns the number of
      * records written. Files that are not one run's input and output under {@code model} throw
      * {@link CfxException} ({@link Status#DATA_ERROR}) and leave no ledger.
@@ -115,8 +115,8 @@ public final class LedgerRecord {
         if (idColumn != null) o.append(",\"id_column\":").append(json(idColumn));
         if (groupColumn != null) o.append(",\"group_column\":").append(json(groupColumn));
         if (issued != null) o.append(",\"issued\":").append(json(issued));
-        String robustness = config == null ? null : config.robustnessJson();
-        if (robustness != null) o.append(",\"robustness\":").append(robustness);
+        // The configuration's own JSON: the library reads the robustness target from it.
+        if (config != null) o.append(",\"config\":").append(config.toJson());
         o.append('}');
         try {
             return NativeGenerated.ledgerFromPortfolio(

@@ -1082,20 +1082,24 @@ final class NativeGenerated {
      * keys {@code ignore_columns} (the run's ignored columns, so the CSV reads as the run read it),
      * {@code id_column} (the column of each record's id, e.g. an application number; default {@code
      * "row-<k>"}, {@code k} the 0-based data row), {@code group_column} (each record's group; an empty
-     * cell gives none), {@code issued} (every record's issue text) and {@code robustness} (the run's
-     * robustness target, an object {@code {"sigma2", "invalidation_target"[, "box_kind"]}} as in the
-     * config JSON, which the lines do not carry: it becomes the {@code robustness} key of every {@code
-     * "robust"} record, which otherwise has none); unknown keys are refused ({@code FORMAT_ERROR}), a
-     * target that is not one too ({@code INVALID_ARGUMENT}). The id and group columns count as
-     * ignored. {@code error} lines are skipped. On success {@code *out_records} receives the number of
-     * records written. Errors (nothing is written; an existing ledger file stays as it was): {@code
-     * NULL_ARGUMENT}; {@code IO_ERROR} (unreadable input, unwritable output); {@code INVALID_ARGUMENT}
-     * ({@code ledger_path} names an input: the same file, a symbolic or hard link); {@code DATA_ERROR}
-     * (a header the run would refuse or without the id or group column, an empty id, and files that
-     * are not one run's input and output under {@code model}: a line of another row, more or fewer
-     * lines than data rows, a probability or decision {@code model} does not give that row); {@code
-     * FORMAT_ERROR} (a line that is not a portfolio line). Thread-safe (schema and model are only
-     * read).
+     * cell gives none), {@code issued} (every record's issue text), {@code config} (the run's
+     * configuration JSON as {@code cfx_config_to_json} wrote it, an object: its {@code robust_advice}
+     * and {@code robust_box} make the run's robustness target as the explain calls make it, none
+     * without robust advice; its other keys are ignored) and {@code robustness} (the target given
+     * directly, an object {@code {"sigma2", "invalidation_target"[, "box_kind": "reachable_values"]}},
+     * as the core writes it). The lines do not carry the target: it becomes the {@code robustness} key
+     * of every {@code "robust"} record, which otherwise has none. Unknown keys, and a malformed {@code
+     * robust_advice} or {@code robust_box} under {@code config}, are refused ({@code FORMAT_ERROR});
+     * so are ({@code INVALID_ARGUMENT}) a target that is not one and {@code config} together with
+     * {@code robustness}. The id and group columns count as ignored. {@code error} lines are skipped.
+     * On success {@code *out_records} receives the number of records written. Errors (nothing is
+     * written; an existing ledger file stays as it was): {@code NULL_ARGUMENT}; {@code IO_ERROR}
+     * (unreadable input, unwritable output); {@code INVALID_ARGUMENT} ({@code ledger_path} names an
+     * input: the same file, a symbolic or hard link); {@code DATA_ERROR} (a header the run would
+     * refuse or without the id or group column, an empty id, and files that are not one run's input
+     * and output under {@code model}: a line of another row, more or fewer lines than data rows, a
+     * probability or decision {@code model} does not give that row); {@code FORMAT_ERROR} (a line that
+     * is not a portfolio line). Thread-safe (schema and model are only read).
      */
     static native long ledgerFromPortfolio(
             long schema,

@@ -388,11 +388,19 @@ class RevalidationTest {
         }
         assertTrue(robustRecords >= 5, "robust records: " + robustRecords);
         // No robust advice: nothing; a box of reachable values is written (the reals are not).
+        Path other = dir.resolve("robust-other.jsonl");
         try (Config plain = new ConfigBuilder().seed(1).build();
                 Config box = new ConfigBuilder().robustAdvice(0.02, 0.1).robustBox(RobustBox.REACHABLE_VALUES).build()) {
-            assertNull(plain.robustnessJson());
-            assertEquals("{\"sigma2\":0.02,\"invalidation_target\":0.1,\"box_kind\":\"reachable_values\"}",
-                    box.robustnessJson());
+            LedgerRecord.fromPortfolio(
+                    schema, model, csv.toString(), answers.toString(), other.toString(), ignore, null, null, null, plain);
+            assertEquals(bare, Files.readAllLines(other));
+            LedgerRecord.fromPortfolio(
+                    schema, model, csv.toString(), answers.toString(), other.toString(), ignore, null, null, null, box);
+            String boxWant = "\"robustness\":{\"sigma2\":0.02,\"invalidation_target\":0.1,\"box_kind\":\"reachable_values\"}";
+            List<String> got = Files.readAllLines(other);
+            for (int j = 0; j < got.size(); j++) {
+                assertEquals(got.get(j).contains("\"kind\":\"robust\""), got.get(j).contains(boxWant), got.get(j));
+            }
         }
     }
 }
