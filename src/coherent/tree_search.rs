@@ -1411,6 +1411,30 @@ impl TreeSearch {
                 }
                 children
             };
+            // A candidate `(f, k)`'s children on its own split, their bound
+            // gains over the parent's `parent` added to the pseudocosts of
+            // its split class: the children and the gains.
+            let branch_and_record = |s: &mut TreeSearch,
+                                     f: u32,
+                                     k: u32,
+                                     parent: f64,
+                                     incumbent: &mut f64,
+                                     seq: &mut u64,
+                                     nodes: &mut usize|
+             -> (Children, [f64; 2]) {
+                let pair = branch(
+                    s,
+                    f as usize,
+                    k as usize,
+                    Split::Left,
+                    incumbent,
+                    seq,
+                    nodes,
+                );
+                let class = s.split_class[k as usize] as usize;
+                let gains = s.observe(class, &pair, parent, *incumbent);
+                (pair, gains)
+            };
             let mut children = if strong_on && top.split == Split::Left {
                 // The candidates, read before any child's evaluation reuses
                 // the parent's freed slot.
@@ -1450,16 +1474,15 @@ impl TreeSearch {
                             continue;
                         }
                     } else {
-                        let pair = branch(
+                        let (pair, gains) = branch_and_record(
                             self,
-                            f as usize,
-                            k as usize,
-                            Split::Left,
+                            f,
+                            k,
+                            top.bound,
                             &mut incumbent,
                             &mut seq,
                             &mut nodes,
                         );
-                        let gains = self.observe(class, &pair, top.bound, incumbent);
                         score = gains[0].max(SCORE_EPS) * gains[1].max(SCORE_EPS);
                         let least = pair
                             .iter()
@@ -1487,22 +1510,16 @@ impl TreeSearch {
                 let mut pair = match kept {
                     Some(pair) => pair,
                     None => {
-                        let pair = branch(
+                        branch_and_record(
                             self,
-                            f as usize,
-                            k as usize,
-                            Split::Left,
+                            f,
+                            k,
+                            top.bound,
                             &mut incumbent,
                             &mut seq,
                             &mut nodes,
-                        );
-                        self.observe(
-                            self.split_class[k as usize] as usize,
-                            &pair,
-                            top.bound,
-                            incumbent,
-                        );
-                        pair
+                        )
+                        .0
                     }
                 };
                 if lifted >= cutoff(incumbent) {
