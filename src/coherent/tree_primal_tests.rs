@@ -3,7 +3,7 @@
 //! force over the domains.
 
 use super::{Menus, Primal};
-use crate::coherent::random_trees::{grow, random_tree_case};
+use crate::coherent::random_trees::{SMALL_ENSEMBLES, for_each_search_case, grow};
 use crate::coherent::separable::{Pick, Workspace};
 use crate::coherent::tree_search::{SearchStatus, TreeSearch};
 use crate::coherent::{Config, cost};
@@ -118,28 +118,21 @@ pub(in crate::coherent) fn brute_force_over(
 /// that hold one.
 #[test]
 fn primal_answers_are_accepted_inside_the_domains_and_no_cheaper_than_brute_force() {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2024);
-    let margin = Config::default().margin;
     let (mut feasible, mut found, mut optimal) = (0, 0, 0);
-    let mut ws = Workspace::new();
-    let mut ts = TreeSearch::new();
     let mut primal = Primal::default();
-    for case in 0..300 {
-        let (schema, factual, ens) =
-            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
-        let need = logit(ens.threshold()) + margin;
-        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
-        ts.prepare(&ws, &schema, &ens).unwrap();
-        primal.prepare(&ens, schema.n_features());
+    for_each_search_case(2024, 300, &SMALL_ENSEMBLES, |sc, ws, ts, rng| {
+        let (case, schema, factual, ens, need) =
+            (sc.case, &sc.schema, &sc.factual, &sc.ens, sc.need);
+        primal.prepare(ens, schema.n_features());
         let m = ts.menus();
-        let dom = random_domains(&m, &mut rng, 0.3);
+        let dom = random_domains(&m, rng, 0.3);
         let n = schema.n_features();
-        let Some(best) = brute_force_over(&schema, &ws, &ts, &ens, &dom, need, 4000) else {
-            continue;
+        let Some(best) = brute_force_over(schema, ws, ts, ens, &dom, need, 4000) else {
+            return;
         };
         feasible += usize::from(best.is_finite());
-        let Some(c) = primal.run(&m, &ens, &dom, None, need, u64::MAX) else {
-            continue;
+        let Some(c) = primal.run(&m, ens, &dom, None, need, u64::MAX) else {
+            return;
         };
         found += 1;
         let opt = primal.answer().to_vec();
@@ -151,9 +144,9 @@ fn primal_answers_are_accepted_inside_the_domains_and_no_cheaper_than_brute_forc
         }
         let sum: f64 = (0..n).map(|f| m.cost[m.opt_start[f] + opt[f]]).sum();
         assert!((sum - c).abs() <= 1e-9 * sum.max(1.0), "case {case}");
-        let raw = raw_row(&schema, &ws, &ts, &opt);
+        let raw = raw_row(schema, ws, ts, &opt);
         assert!(ens.margin_raw(&raw) >= need, "case {case}: not accepted");
-        let paid = cost(&schema, &factual, &raw).unwrap();
+        let paid = cost(schema, factual, &raw).unwrap();
         assert!(
             (paid - c).abs() <= 1e-6 * c.max(1.0),
             "case {case}: {paid} vs {c}"
@@ -164,7 +157,7 @@ fn primal_answers_are_accepted_inside_the_domains_and_no_cheaper_than_brute_forc
             "case {case}: {c} < {best}"
         );
         optimal += usize::from(c <= best + 1e-9 * best.max(1.0));
-    }
+    });
     eprintln!("primal: {found} answers on {feasible} feasible domains, {optimal} optimal");
     assert!(feasible >= 150, "feasible domains: {feasible}");
     assert!(found * 10 >= feasible * 9, "{found} answers on {feasible}");

@@ -2,6 +2,8 @@
 
 use super::CELL_GAP;
 use crate::coherent::random_instances::{self, TREE_ORACLE, random_factual};
+use crate::coherent::separable::Workspace;
+use crate::coherent::tree_search::{SearchResult, SearchStatus, TreeSearch};
 use crate::coherent::{
     Config, DiversityRule, Outcome, ProvedBy, SolverChoice, cost, explain, explain_diverse,
 };
@@ -340,6 +342,34 @@ pub(crate) fn random_ensemble(
     random_ensemble_of(schema, factual, rng, Source::Lightgbm)
 }
 
+/// How [`random_ensemble_of`] draws an ensemble: how many trees, how deep,
+/// and how far below the threshold the factual's margin lies. Kept as each
+/// test drew them, so that the oracles test the very instances they always
+/// did (the same seed draws the same ensembles).
+pub(crate) struct EnsembleDraw {
+    /// The number of trees (inclusive bounds).
+    pub trees: (i32, i32),
+    /// Each tree's depth (inclusive bounds).
+    pub depth: (usize, usize),
+    /// How far below `logit(t)` the factual's margin lies (half-open).
+    pub declined_by: (f64, f64),
+}
+
+/// [`random_ensemble`]'s draw: 2–5 trees of depth ≤ 3.
+pub(crate) const SMALL_ENSEMBLES: EnsembleDraw = EnsembleDraw {
+    trees: (2, 5),
+    depth: (1, 3),
+    declined_by: (0.05, 1.0),
+};
+
+/// 6–14 trees of depth 2–4, the factual further below the threshold: large
+/// enough that the tree search branches often.
+pub(crate) const BRANCHY_ENSEMBLES: EnsembleDraw = EnsembleDraw {
+    trees: (6, 14),
+    depth: (2, 4),
+    declined_by: (0.05, 1.5),
+};
+
 /// Oracle case `case` of a random test: a schema, an applicant and an
 /// ensemble summed as `sources[case % 2]` sums (drawn in that order), so
 /// that the tests alternate XGBoost's float32 sums with LightGBM's.
@@ -348,9 +378,19 @@ pub(crate) fn random_tree_case(
     case: usize,
     sources: [Source; 2],
 ) -> (Schema, Vec<f64>, TreeEnsemble) {
+    random_tree_case_drawn(rng, case, sources, &SMALL_ENSEMBLES)
+}
+
+/// [`random_tree_case`], its ensemble drawn as `draw` says.
+pub(crate) fn random_tree_case_drawn(
+    rng: &mut Xoshiro256PlusPlus,
+    case: usize,
+    sources: [Source; 2],
+    draw: &EnsembleDraw,
+) -> (Schema, Vec<f64>, TreeEnsemble) {
     let schema = random_schema(rng);
     let factual = random_factual(&schema, rng);
-    let ens = random_ensemble_of(&schema, &factual, rng, sources[case % 2]);
+    let ens = random_ensemble_drawn(&schema, &factual, rng, sources[case % 2], draw);
     (schema, factual, ens)
 }
 
@@ -361,6 +401,17 @@ pub(crate) fn random_ensemble_of(
     rng: &mut Xoshiro256PlusPlus,
     source: Source,
 ) -> TreeEnsemble {
+    random_ensemble_drawn(schema, factual, rng, source, &SMALL_ENSEMBLES)
+}
+
+/// [`random_ensemble_of`], its trees drawn as `draw` says.
+fn random_ensemble_drawn(
+    schema: &Schema,
+    factual: &[f64],
+    rng: &mut Xoshiro256PlusPlus,
+    source: Source,
+    draw: &EnsembleDraw,
+) -> TreeEnsemble {
     let inputs: Vec<FeatureInput> = schema
         .features
         .iter()
@@ -370,10 +421,10 @@ pub(crate) fn random_ensemble_of(
     let mut nodes: Vec<Node> = Vec::new();
     let mut level_left: Vec<bool> = Vec::new();
     let mut roots = Vec::new();
-    let n_trees = rng.random_range(2..=5);
+    let n_trees = rng.random_range(draw.trees.0..=draw.trees.1);
     for _ in 0..n_trees {
         roots.push(nodes.len() as u32);
-        let depth = rng.random_range(1..=3);
+        let depth = rng.random_range(draw.depth.0..=draw.depth.1);
         grow(schema, depth, rng, &mut nodes, &mut level_left);
     }
     let t = rng.random_range(0.3..0.7);
@@ -388,9 +439,84 @@ pub(crate) fn random_ensemble_of(
     )
     .unwrap();
     let m = exact_margin(&ens, factual);
-    let base = logit(t) - rng.random_range(0.05..1.0) - m;
+    let base = logit(t) - rng.random_range(draw.declined_by.0..draw.declined_by.1) - m;
     ens = TreeEnsemble::new(source, base, t, inputs, roots, nodes, level_left).unwrap();
     ens
+}
+
+/// One case of a random test of the tree search: drawn by
+/// [`random_tree_case_drawn`] (XGBoost's sums for even cases, LightGBM's for
+/// odd ones), with the margin the search must reach.
+pub(crate) struct SearchCase {
+    pub case: usize,
+    pub schema: Schema,
+    pub factual: Vec<f64>,
+    pub ens: TreeEnsemble,
+    /// `logit(t)` plus the default margin.
+    pub need: f64,
+}
+
+impl SearchCase {
+    /// The brute force's optimum ([`brute_force`]) at the default margin.
+    pub(crate) fn oracle(&self) -> Option<f64> {
+        brute_force(
+            &self.schema,
+            &self.ens,
+            &self.factual,
+            Config::default().margin,
+        )
+    }
+}
+
+/// The loop of the tree search's random tests: `cases` cases drawn from
+/// `seed` as `draw` says, each with its cells built into one workspace and
+/// one `TreeSearch` prepared on them (both reused from case to case, as a
+/// caller reuses them), then handed to `each` with the generator, for the
+/// test's own draws (made after the case's).
+pub(crate) fn for_each_search_case(
+    seed: u64,
+    cases: usize,
+    draw: &EnsembleDraw,
+    mut each: impl FnMut(&SearchCase, &Workspace, &mut TreeSearch, &mut Xoshiro256PlusPlus),
+) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
+    for case in 0..cases {
+        let (schema, factual, ens) =
+            random_tree_case_drawn(&mut rng, case, [Source::Xgboost, Source::Lightgbm], draw);
+        let need = logit(ens.threshold()) + Config::default().margin;
+        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+        ts.prepare(&ws, &schema, &ens).unwrap();
+        let c = SearchCase {
+            case,
+            schema,
+            factual,
+            ens,
+            need,
+        };
+        each(&c, &ws, &mut ts, &mut rng);
+    }
+}
+
+/// Checks the search's answer `res` on case `case` against the brute force's
+/// optimum `oracle`: the same cost proven optimal, or infeasibility proven.
+/// Whether the case is feasible.
+fn agrees_with_brute_force(res: &SearchResult, oracle: Option<f64>, case: &str) -> bool {
+    match oracle {
+        Some(best) => {
+            assert_eq!(res.status, SearchStatus::Optimal, "case {case}");
+            assert!(
+                same_cost(res.cost, best),
+                "case {case}: {} vs {best}",
+                res.cost
+            );
+            true
+        }
+        None => {
+            assert_eq!(res.status, SearchStatus::Infeasible, "case {case}");
+            false
+        }
+    }
 }
 
 pub(crate) fn grow(
@@ -1036,56 +1162,28 @@ fn tree_search_at_a_node_limit_of_one_is_honest_against_brute_force() {
 
 #[test]
 fn tree_search_under_the_merged_bound_equals_brute_force_on_random_small_ensembles() {
-    use crate::coherent::separable::Workspace;
-    use crate::coherent::tree_search::{SearchStatus, TreeSearch};
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2024);
-    let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
     let mut feasible = 0;
-    for case in 0..400 {
-        let (schema, factual, ens) =
-            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
-        let margin = Config::default().margin;
-        let oracle = brute_force(&schema, &ens, &factual, margin);
-        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
-        ts.prepare(&ws, &schema, &ens).unwrap();
+    for_each_search_case(2024, 400, &SMALL_ENSEMBLES, |c, _, ts, _| {
+        let oracle = c.oracle();
         ts.set_merged_bound(true);
-        let res = ts.solve(
-            &ens,
-            logit(ens.threshold()) + margin,
-            1_000_000,
-            f64::INFINITY,
-        );
-        match oracle {
-            Some(best) => {
-                assert_eq!(res.status, SearchStatus::Optimal, "case {case}");
-                assert!(
-                    same_cost(res.cost, best),
-                    "case {case}: {} vs {best}",
-                    res.cost
-                );
-                feasible += 1;
-            }
-            None => assert_eq!(res.status, SearchStatus::Infeasible, "case {case}"),
-        }
-    }
+        let res = ts.solve(&c.ens, c.need, 1_000_000, f64::INFINITY);
+        feasible += usize::from(agrees_with_brute_force(&res, oracle, &c.case.to_string()));
+    });
     assert!(feasible >= 200, "feasible cases: {feasible}");
 }
 
 /// Strong and reliability branching (`TreeSearch::set_strong_branching`)
 /// change only the order and the shape of the search: on random ensembles of
-/// 6–14 trees of depth ≤ 4 (larger than [`random_ensemble`]'s, so that
-/// searches branch often) each setting's optimum equals the brute force's,
-/// and infeasibility is proven as such. The settings cover full strong
-/// branching from the root, reliability branching (pseudocosts trusted after
-/// one or two observations per side), strong branching switched on after a
-/// few nodes, and the single rule; the same `TreeSearch` runs them in turn,
-/// so that what one setting leaves in its buffers meets the next.
+/// 6–14 trees of depth 2–4 ([`BRANCHY_ENSEMBLES`], larger than
+/// [`random_ensemble`]'s, so that searches branch often) each setting's
+/// optimum equals the brute force's, and infeasibility is proven as such.
+/// The settings cover full strong branching from the root, reliability
+/// branching (pseudocosts trusted after one or two observations per side),
+/// strong branching switched on after a few nodes, and the single rule; the
+/// same `TreeSearch` runs them in turn, so that what one setting leaves in
+/// its buffers meets the next.
 #[test]
 fn tree_search_under_strong_branching_equals_brute_force_on_random_ensembles() {
-    use crate::coherent::separable::Workspace;
-    use crate::coherent::tree_search::{SearchStatus, TreeSearch};
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2007);
-    let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
     let (mut feasible, mut compared) = (0, 0);
     let settings = [
         (4, 0, 0),
@@ -1095,61 +1193,16 @@ fn tree_search_under_strong_branching_equals_brute_force_on_random_ensembles() {
         (2, 0, 0),
         (1, 0, 0),
     ];
-    for case in 0..300 {
-        let schema = random_schema(&mut rng);
-        let factual = random_factual(&schema, &mut rng);
-        let source = [Source::Xgboost, Source::Lightgbm][case % 2];
-        let inputs: Vec<FeatureInput> = schema
-            .features
-            .iter()
-            .map(|f| FeatureInput::of_feature(f, f.is_contiguous() && rng.random_bool(0.3)))
-            .collect();
-        let (mut nodes, mut level_left, mut roots) = (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..rng.random_range(6..=14) {
-            roots.push(nodes.len() as u32);
-            let depth = rng.random_range(2..=4);
-            grow(&schema, depth, &mut rng, &mut nodes, &mut level_left);
-        }
-        let t = rng.random_range(0.3..0.7);
-        let probe = TreeEnsemble::new(
-            Source::Lightgbm,
-            0.0,
-            t,
-            inputs.clone(),
-            roots.clone(),
-            nodes.clone(),
-            level_left.clone(),
-        )
-        .unwrap();
-        let base = logit(t) - rng.random_range(0.05..1.5) - exact_margin(&probe, &factual);
-        let ens = TreeEnsemble::new(source, base, t, inputs, roots, nodes, level_left).unwrap();
-        let margin = Config::default().margin;
-        let oracle = brute_force(&schema, &ens, &factual, margin);
-        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
-        ts.prepare(&ws, &schema, &ens).unwrap();
+    for_each_search_case(2007, 300, &BRANCHY_ENSEMBLES, |c, _, ts, _| {
+        let oracle = c.oracle();
         for (k, after, reliable) in settings {
             ts.set_strong_branching(k, after, reliable);
-            let res = ts.solve(
-                &ens,
-                logit(ens.threshold()) + margin,
-                1_000_000,
-                f64::INFINITY,
-            );
+            let res = ts.solve(&c.ens, c.need, 1_000_000, f64::INFINITY);
             compared += ts.strong_compared();
-            match oracle {
-                Some(best) => {
-                    assert_eq!(res.status, SearchStatus::Optimal, "case {case} {k}");
-                    assert!(
-                        same_cost(res.cost, best),
-                        "case {case} strong {k},{after},{reliable}: {} vs {best}",
-                        res.cost
-                    );
-                    feasible += 1;
-                }
-                None => assert_eq!(res.status, SearchStatus::Infeasible, "case {case}"),
-            }
+            let case = format!("{} strong {k},{after},{reliable}", c.case);
+            feasible += usize::from(agrees_with_brute_force(&res, oracle, &case));
         }
-    }
+    });
     eprintln!("strong branching vs brute force: {feasible} feasible, {compared} strong splits");
     assert!(feasible >= 1000, "feasible cases: {feasible}");
     // The rule ran: many splits were chosen among several candidates.
