@@ -20,7 +20,7 @@ use cfx::model::{AnyModel, Model};
 use cfx::revalidate::{LedgerRecord, RevalidateOptions, revalidate, revalidate_ledger};
 use cfx::schema::Schema;
 use std::ffi::{CString, c_char};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::ptr::{null, null_mut};
 
 fn temp(name: &str) -> PathBuf {
@@ -790,6 +790,107 @@ fn diverse_sets_are_recorded_option_by_option_and_reported_as_html() {
     std::fs::remove_file(&out).ok();
 }
 
+/// A portfolio run through C under model A (`inputs`): German rows (the
+/// bundled file, or a temporary copy of its first `rows`), the label ignored,
+/// explained under `config` (null: the default) on `threads` threads into a
+/// temporary lines file named after `name`. Dropping it removes the files it
+/// wrote.
+struct PortfolioRun<'a> {
+    inp: &'a Inputs,
+    csv: PathBuf,
+    csv_c: CString,
+    copied_csv: bool,
+    lines: PathBuf,
+    lines_c: CString,
+    counts: cfx::ffi::portfolio::cfx_portfolio_counts,
+}
+
+impl<'a> PortfolioRun<'a> {
+    fn new(
+        inp: &'a Inputs,
+        name: &str,
+        rows: Option<usize>,
+        config: *const cfx_config,
+        threads: usize,
+    ) -> Self {
+        use cfx::ffi::portfolio::{cfx_portfolio_counts, cfx_portfolio_explain};
+        let bundled = cfx::data::bundled_german_path();
+        let csv = match rows {
+            None => bundled,
+            Some(n) => {
+                let full = std::fs::read_to_string(bundled).unwrap();
+                let csv = temp(&format!("{name}.csv"));
+                let head: Vec<&str> = full.lines().take(n + 1).collect();
+                std::fs::write(&csv, head.join("\n") + "\n").unwrap();
+                csv
+            }
+        };
+        let lines = temp(&format!("{name}.jsonl"));
+        let (csv_c, lines_c) = (c(csv.to_str().unwrap()), c(lines.to_str().unwrap()));
+        let label = c("creditability");
+        let ignore = [label.as_ptr()];
+        let mut counts = cfx_portfolio_counts::default();
+        let st = unsafe {
+            cfx_portfolio_explain(
+                inp.schema,
+                inp.models[0],
+                config,
+                csv_c.as_ptr(),
+                lines_c.as_ptr(),
+                ignore.as_ptr(),
+                1,
+                threads,
+                None,
+                null_mut(),
+                &mut counts,
+            )
+        };
+        assert_eq!(st, cfx_status::Ok, "{}", last_error());
+        PortfolioRun {
+            inp,
+            csv,
+            csv_c,
+            copied_csv: rows.is_some(),
+            lines,
+            lines_c,
+            counts,
+        }
+    }
+
+    /// `cfx_ledger_from_portfolio` on the run's rows and lines under model
+    /// A, the ledger written to `ledger` under `options` (JSON, or null): its
+    /// status and the last-error message.
+    fn keep(
+        &self,
+        ledger: &Path,
+        options: *const c_char,
+        out_records: *mut usize,
+    ) -> (cfx_status, String) {
+        let ledger_c = c(ledger.to_str().unwrap());
+        let st = unsafe {
+            cfx_ledger_from_portfolio(
+                self.inp.schema,
+                self.inp.models[0],
+                self.csv_c.as_ptr(),
+                self.lines_c.as_ptr(),
+                ledger_c.as_ptr(),
+                options,
+                out_records,
+            )
+        };
+        (st, last_error())
+    }
+}
+
+impl Drop for PortfolioRun<'_> {
+    fn drop(&mut self) {
+        std::fs::remove_file(&self.lines).ok();
+        if self.copied_csv {
+            std::fs::remove_file(&self.csv).ok();
+        }
+    }
+}
+
 /// A portfolio run through C kept as a ledger through C: the same bytes as the
 /// Rust core's conversion, one record per declined applicant with advice, each
 /// kept by the same model; COPA versions through C equal the core's
@@ -797,64 +898,22 @@ fn diverse_sets_are_recorded_option_by_option_and_reported_as_html() {
 #[test]
 fn portfolio_lines_and_copa_versions_through_c_equal_the_rust_core() {
     use cfx::ffi::copa::{cfx_uncertainty_free, cfx_uncertainty_from_dataset};
-    use cfx::ffi::portfolio::{cfx_portfolio_counts, cfx_portfolio_explain};
     use cfx::plan::{CorrectionConfig, EnsembleConfig, ModelUncertainty};
     use cfx::revalidate::{PortfolioLedgerOptions, copa_corrected_advice, ledger_from_portfolio};
     let inp = inputs();
-    let csv = cfx::data::bundled_german_path();
-    let csv_c = c(csv.to_str().unwrap());
-    let (lines, ledger, core) = (
-        temp("book.jsonl"),
-        temp("book-ledger.jsonl"),
-        temp("core.jsonl"),
-    );
-    let (lines_c, ledger_c) = (c(lines.to_str().unwrap()), c(ledger.to_str().unwrap()));
-    let label = c("creditability");
-    let ignore = [label.as_ptr()];
-    let mut counts = cfx_portfolio_counts {
-        rows: 0,
-        accepted: 0,
-        declined: 0,
-        with_recourse: 0,
-        errors: 0,
-    };
-    let st = unsafe {
-        cfx_portfolio_explain(
-            inp.schema,
-            inp.models[0],
-            null(),
-            csv_c.as_ptr(),
-            lines_c.as_ptr(),
-            ignore.as_ptr(),
-            1,
-            2,
-            None,
-            null_mut(),
-            &mut counts,
-        )
-    };
-    assert_eq!(st, cfx_status::Ok, "{}", last_error());
+    let run = PortfolioRun::new(&inp, "book", None, null(), 2);
+    let (ledger, core) = (temp("book-ledger.jsonl"), temp("core.jsonl"));
     let options = c(r#"{"ignore_columns": ["creditability"], "issued": "2026-12-02"}"#);
     let mut records = 0usize;
-    let st = unsafe {
-        cfx_ledger_from_portfolio(
-            inp.schema,
-            inp.models[0],
-            csv_c.as_ptr(),
-            lines_c.as_ptr(),
-            ledger_c.as_ptr(),
-            options.as_ptr(),
-            &mut records,
-        )
-    };
-    assert_eq!(st, cfx_status::Ok, "{}", last_error());
-    assert_eq!(records, counts.with_recourse);
+    let (st, msg) = run.keep(&ledger, options.as_ptr(), &mut records);
+    assert_eq!(st, cfx_status::Ok, "{msg}");
+    assert_eq!(records, run.counts.with_recourse);
     assert!(records >= 100, "{records} records");
     let expected = ledger_from_portfolio(
         &inp.rust_schema,
         &inp.rust_models[0],
-        &csv,
-        &lines,
+        &run.csv,
+        &run.lines,
         &core,
         &PortfolioLedgerOptions {
             ignore_columns: vec!["creditability".into()],
@@ -879,19 +938,7 @@ fn portfolio_lines_and_copa_versions_through_c_equal_the_rust_core() {
 
     // Bad input: a status, a message, no ledger.
     let other = temp("book-other.jsonl");
-    let other_c = c(other.to_str().unwrap());
-    let call = |options: *const c_char, out: *mut usize| unsafe {
-        let st = cfx_ledger_from_portfolio(
-            inp.schema,
-            inp.models[0],
-            csv_c.as_ptr(),
-            lines_c.as_ptr(),
-            other_c.as_ptr(),
-            options,
-            out,
-        );
-        (st, last_error())
-    };
+    let call = |options: *const c_char, out: *mut usize| run.keep(&other, options, out);
     let mut n = 7usize;
     let unknown = c(r#"{"ignore_columns": ["creditability"], "id": "x"}"#);
     let (st, msg) = call(unknown.as_ptr(), &mut n);
@@ -935,7 +982,7 @@ fn portfolio_lines_and_copa_versions_through_c_equal_the_rust_core() {
         unsafe { cfx_uncertainty_from_dataset(inp.train, 50, 3, &mut unc) },
         cfx_status::Ok
     );
-    let d = cfx::data::german_credit(&csv).unwrap();
+    let d = cfx::data::german_credit(&run.csv).unwrap();
     let (train, _) = d.holdout_split();
     let rust_unc = ModelUncertainty::from_ensemble(
         &train.encoded(),
@@ -1021,18 +1068,8 @@ fn portfolio_lines_and_copa_versions_through_c_equal_the_rust_core() {
 /// without robust advice adds none; `config` with `robustness` is refused.
 #[test]
 fn a_portfolio_ledger_reads_its_robustness_from_the_config_json() {
-    use cfx::ffi::portfolio::{cfx_portfolio_counts, cfx_portfolio_explain};
     let inp = inputs();
-    let full = std::fs::read_to_string(cfx::data::bundled_german_path()).unwrap();
-    let csv = temp("robust-book.csv");
-    let head: Vec<&str> = full.lines().take(41).collect();
-    std::fs::write(&csv, head.join("\n") + "\n").unwrap();
-    let (lines, ledger) = (temp("robust-book.jsonl"), temp("robust-book-ledger.jsonl"));
-    let (csv_c, lines_c, ledger_c) = (
-        c(csv.to_str().unwrap()),
-        c(lines.to_str().unwrap()),
-        c(ledger.to_str().unwrap()),
-    );
+    let ledger = temp("robust-book-ledger.jsonl");
     let config = |robust: Option<i32>| unsafe {
         let mut b = null_mut();
         assert_eq!(cfx_config_builder_new(&mut b), cfx_status::Ok);
@@ -1049,53 +1086,19 @@ fn a_portfolio_ledger_reads_its_robustness_from_the_config_json() {
         (cfg, json)
     };
     let (reals, reals_json) = config(Some(cfx_robust_box::Reals as i32));
-    let label = c("creditability");
-    let ignore = [label.as_ptr()];
-    let mut counts = cfx_portfolio_counts {
-        rows: 0,
-        accepted: 0,
-        declined: 0,
-        with_recourse: 0,
-        errors: 0,
-    };
-    let st = unsafe {
-        cfx_portfolio_explain(
-            inp.schema,
-            inp.models[0],
-            reals,
-            csv_c.as_ptr(),
-            lines_c.as_ptr(),
-            ignore.as_ptr(),
-            1,
-            1,
-            None,
-            null_mut(),
-            &mut counts,
-        )
-    };
-    assert_eq!(st, cfx_status::Ok, "{}", last_error());
+    let run = PortfolioRun::new(&inp, "robust-book", Some(40), reals, 1);
     assert!(
-        counts.with_recourse >= 5,
+        run.counts.with_recourse >= 5,
         "{} with recourse",
-        counts.with_recourse
+        run.counts.with_recourse
     );
     let keep = |config_json: &str, extra: &str| {
         let options = c(&format!(
             r#"{{"ignore_columns": ["creditability"], "config": {config_json}{extra}}}"#
         ));
         let mut n = 0usize;
-        let st = unsafe {
-            cfx_ledger_from_portfolio(
-                inp.schema,
-                inp.models[0],
-                csv_c.as_ptr(),
-                lines_c.as_ptr(),
-                ledger_c.as_ptr(),
-                options.as_ptr(),
-                &mut n,
-            )
-        };
-        (st, last_error(), n)
+        let (st, msg) = run.keep(&ledger, options.as_ptr(), &mut n);
+        (st, msg, n)
     };
     let records = |n: usize| {
         let text = std::fs::read_to_string(&ledger).unwrap();
@@ -1109,7 +1112,7 @@ fn a_portfolio_ledger_reads_its_robustness_from_the_config_json() {
     };
     let (st, msg, n) = keep(&reals_json, "");
     assert_eq!(st, cfx_status::Ok, "{msg}");
-    assert_eq!(n, counts.with_recourse);
+    assert_eq!(n, run.counts.with_recourse);
     for r in records(n) {
         assert_eq!(
             r["robustness"],
@@ -1149,8 +1152,5 @@ fn a_portfolio_ledger_reads_its_robustness_from_the_config_json() {
         cfx_config_free(reals);
         cfx_config_free(reach);
         cfx_config_free(plain);
-    }
-    for p in [csv, lines] {
-        std::fs::remove_file(p).ok();
     }
 }
