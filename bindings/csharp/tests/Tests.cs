@@ -529,7 +529,7 @@ public static partial class Tests
 
     public static void T_dataset_from_csv_with_a_schema()
     {
-        var german = Path.Combine(Root, "examples/data/german_credit.csv");
+        var german = GermanCsv;
         using (var d = Dataset.LoadGerman())
         using (var s = d.GetSchema())
         using (var c = Dataset.FromCsv(s, german, "creditability", "good"))

@@ -72,11 +72,7 @@ public static partial class Tests
             using (var s = d.GetSchema())
             using (var m = Model.FitLinear(d, 1.0))
             {
-                var lines = File.ReadAllLines(Path.Combine(Root, "examples/data/german_credit.csv"));
-                var input = Path.Combine(dir, "book.csv");
-                var head = new string[41];
-                Array.Copy(lines, head, 41);
-                File.WriteAllLines(input, head);
+                var input = GermanHead(dir, 40);
                 var output = Path.Combine(dir, "notices.jsonl");
                 var ledger = Path.Combine(dir, "ledger.jsonl");
                 long written = Notice.Book(s, m, d, null, input, output, ledger,

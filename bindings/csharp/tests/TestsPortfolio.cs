@@ -12,7 +12,7 @@ public static partial class Tests
     /// <summary>The bundled German file nine times over: 9,000 applicants, three chunks of 4,096 rows at most.</summary>
     static string GermanBook(string dir)
     {
-        var lines = File.ReadAllLines(Path.Combine(Root, "examples/data/german_credit.csv"));
+        var lines = File.ReadAllLines(GermanCsv);
         var body = lines.Skip(1).Where(l => l.Trim().Length > 0).ToList();
         A.Eq(1000, body.Count, "German rows");
         var path = Path.Combine(dir, "book.csv");
@@ -22,8 +22,7 @@ public static partial class Tests
 
     public static void T_portfolio_streams_reports_on_the_calling_thread_cancels_and_summarises()
     {
-        var dir = Path.Combine(Path.GetTempPath(), "cfx-portfolio-cs-" + System.Diagnostics.Process.GetCurrentProcess().Id);
-        Directory.CreateDirectory(dir);
+        var dir = TestDir("cfx-portfolio-cs");
         var book = GermanBook(dir);
         var full = Path.Combine(dir, "full.jsonl");
         var cut = Path.Combine(dir, "cut.jsonl");

@@ -21,8 +21,7 @@ public static partial class Tests
 
     public static void T_revalidation_of_a_ledger_counts_what_each_record_says()
     {
-        var dir = Path.Combine(Path.GetTempPath(), "cfx-revalidate-cs-" + System.Diagnostics.Process.GetCurrentProcess().Id);
-        Directory.CreateDirectory(dir);
+        var dir = TestDir("cfx-revalidate-cs");
         using (var d = Dataset.LoadGerman())
         using (var s = d.GetSchema())
         {
@@ -227,9 +226,8 @@ public static partial class Tests
     /// and leave no ledger; COPA versions leave the rest of the record as it was.
     public static void T_portfolio_lines_become_ledger_records_with_copa_versions()
     {
-        var dir = Path.Combine(Path.GetTempPath(), "cfx-ledger-portfolio-cs-" + System.Diagnostics.Process.GetCurrentProcess().Id);
-        Directory.CreateDirectory(dir);
-        var german = File.ReadAllLines(Path.Combine(Root, "examples/data/german_credit.csv"));
+        var dir = TestDir("cfx-ledger-portfolio-cs");
+        var german = File.ReadAllLines(GermanCsv);
         var branches = new[] { "north", "south", "" };
         var book = new List<string> { "application_id,branch," + german[0] };
         for (int k = 0; k < 120; k++) book.Add(string.Format(CultureInfo.InvariantCulture, "A{0:D4},{1},{2}", k, branches[k % 3], german[k + 1]));
@@ -301,57 +299,48 @@ public static partial class Tests
     /// otherwise the same.
     public static void T_robust_portfolio_records_carry_the_configs_target()
     {
-        var dir = Path.Combine(Path.GetTempPath(), "cfx-ledger-robust-cs-" + System.Diagnostics.Process.GetCurrentProcess().Id);
-        Directory.CreateDirectory(dir);
-        var german = File.ReadAllLines(Path.Combine(Root, "examples/data/german_credit.csv"));
-        var csv = Path.Combine(dir, "book.csv");
-        File.WriteAllLines(csv, german.Take(41));
-        using (var d = Dataset.LoadGerman())
-        using (var s = d.GetSchema())
+        var dir = TestDir("cfx-ledger-robust-cs");
+        var csv = GermanHead(dir, 40);
+        using (var g = new GermanHoldout())
+        using (var robust = new ConfigBuilder().RobustAdvice(0.01, 0.2).Build())
         {
-            Dataset train, test;
-            d.HoldoutSplit(out train, out test);
-            using (train)
-            using (test)
-            using (var m = Model.FitLinear(train))
-            using (var robust = new ConfigBuilder().RobustAdvice(0.01, 0.2).Build())
+            var s = g.Schema;
+            var m = g.Linear;
+            var ignore = new[] { "creditability" };
+            var answers = Path.Combine(dir, "book.jsonl");
+            Portfolio.Explain(s, m, robust, csv, answers, ignore, 1);
+            var config = Regex.Replace(robust.ToJson(), "\\s", "");
+            A.True(config.Contains("\"robust_advice\":{\"sigma2\":0.01,\"invalidation_target\":0.2}"), config);
+            const string want = "\"robustness\":{\"sigma2\":0.01,\"invalidation_target\":0.2}";
+            var with = Path.Combine(dir, "with.jsonl");
+            var without = Path.Combine(dir, "without.jsonl");
+            long n = LedgerRecord.FromPortfolio(s, m, csv, answers, with, ignore, config: robust);
+            A.Eq(n, LedgerRecord.FromPortfolio(s, m, csv, answers, without, ignore), "the same records without the config");
+            var recs = File.ReadAllLines(with);
+            var bare = File.ReadAllLines(without);
+            A.Eq(bare.Length, recs.Length, "records");
+            int robustRecords = 0;
+            for (int j = 0; j < recs.Length; j++)
             {
-                var ignore = new[] { "creditability" };
-                var answers = Path.Combine(dir, "book.jsonl");
-                Portfolio.Explain(s, m, robust, csv, answers, ignore, 1);
-                var config = Regex.Replace(robust.ToJson(), "\\s", "");
-                A.True(config.Contains("\"robust_advice\":{\"sigma2\":0.01,\"invalidation_target\":0.2}"), config);
-                const string want = "\"robustness\":{\"sigma2\":0.01,\"invalidation_target\":0.2}";
-                var with = Path.Combine(dir, "with.jsonl");
-                var without = Path.Combine(dir, "without.jsonl");
-                long n = LedgerRecord.FromPortfolio(s, m, csv, answers, with, ignore, config: robust);
-                A.Eq(n, LedgerRecord.FromPortfolio(s, m, csv, answers, without, ignore), "the same records without the config");
-                var recs = File.ReadAllLines(with);
-                var bare = File.ReadAllLines(without);
-                A.Eq(bare.Length, recs.Length, "records");
-                int robustRecords = 0;
-                for (int j = 0; j < recs.Length; j++)
-                {
-                    bool isRobust = recs[j].Contains("\"kind\":\"robust\"");
-                    if (isRobust) robustRecords++;
-                    A.Eq(isRobust, recs[j].Contains(want), recs[j]);
-                    A.Eq(isRobust ? 1 : 0, Regex.Matches(recs[j], "\"robustness\"").Count, recs[j]);
-                    A.True(!bare[j].Contains("\"robustness\""), bare[j]);
-                    A.Eq(bare[j], recs[j].Replace("," + want, ""), "the rest of the record");
-                }
-                A.True(robustRecords >= 5, "robust records: " + robustRecords);
-                // No robust advice: nothing; a box of reachable values is written (the reals are not).
-                using (var plain = new ConfigBuilder().Seed(1).Build())
-                using (var box = new ConfigBuilder().RobustAdvice(0.02, 0.1).RobustBox(RobustBox.ReachableValues).Build())
-                {
-                    var other = Path.Combine(dir, "other.jsonl");
-                    LedgerRecord.FromPortfolio(s, m, csv, answers, other, ignore, config: plain);
-                    A.True(File.ReadAllLines(other).SequenceEqual(bare), "a config without robust advice adds nothing");
-                    LedgerRecord.FromPortfolio(s, m, csv, answers, other, ignore, config: box);
-                    const string boxWant = "\"robustness\":{\"sigma2\":0.02,\"invalidation_target\":0.1,\"box_kind\":\"reachable_values\"}";
-                    foreach (var r in File.ReadAllLines(other))
-                        A.Eq(r.Contains("\"kind\":\"robust\""), r.Contains(boxWant), r);
-                }
+                bool isRobust = recs[j].Contains("\"kind\":\"robust\"");
+                if (isRobust) robustRecords++;
+                A.Eq(isRobust, recs[j].Contains(want), recs[j]);
+                A.Eq(isRobust ? 1 : 0, Regex.Matches(recs[j], "\"robustness\"").Count, recs[j]);
+                A.True(!bare[j].Contains("\"robustness\""), bare[j]);
+                A.Eq(bare[j], recs[j].Replace("," + want, ""), "the rest of the record");
+            }
+            A.True(robustRecords >= 5, "robust records: " + robustRecords);
+            // No robust advice: nothing; a box of reachable values is written (the reals are not).
+            using (var plain = new ConfigBuilder().Seed(1).Build())
+            using (var box = new ConfigBuilder().RobustAdvice(0.02, 0.1).RobustBox(RobustBox.ReachableValues).Build())
+            {
+                var other = Path.Combine(dir, "other.jsonl");
+                LedgerRecord.FromPortfolio(s, m, csv, answers, other, ignore, config: plain);
+                A.True(File.ReadAllLines(other).SequenceEqual(bare), "a config without robust advice adds nothing");
+                LedgerRecord.FromPortfolio(s, m, csv, answers, other, ignore, config: box);
+                const string boxWant = "\"robustness\":{\"sigma2\":0.02,\"invalidation_target\":0.1,\"box_kind\":\"reachable_values\"}";
+                foreach (var r in File.ReadAllLines(other))
+                    A.Eq(r.Contains("\"kind\":\"robust\""), r.Contains(boxWant), r);
             }
         }
     }

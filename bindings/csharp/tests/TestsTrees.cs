@@ -12,7 +12,6 @@ public static partial class Tests
 {
     static string TreesXgboostPath { get { return Path.Combine(Root, "bindings/testdata/german_trees_xgboost.json"); } }
     static string TreesLightgbmPath { get { return Path.Combine(Root, "bindings/testdata/german_trees_lightgbm.txt"); } }
-    static string GermanCsv { get { return Path.Combine(Root, "examples/data/german_credit.csv"); } }
 
     // The LightGBM file names the one-hot column "checking_none": mapped to its level.
     const string TreesLightgbmOptions = "{\"columns\": {\"checking_none\": {\"feature\": "
