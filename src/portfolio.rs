@@ -28,7 +28,10 @@
 //!   "probability": p, "proved_by": "separable", "row": k}`; with a
 //!   robustness target ([`Config::robustness`]) the counterfactual also holds
 //!   its `"invalidation_rate"` Γ (after `"cost"`), which marks robust advice
-//!   (its ledger records are kind `robust`);
+//!   (its ledger records are kind `robust`); an answer a limit stopped the
+//!   search at (its `"status"` not `optimal`: [`Config::node_limit`],
+//!   [`Config::time_limit_seconds`]) also holds its proven relative gap
+//!   `"mip_gap"` (the optimum costs at least `cost·(1 − mip_gap)`);
 //! * `{"error": "...", "row": k}` for a row that cannot be read or explained
 //!   (the message names the row and column); the run goes on.
 //!
@@ -338,6 +341,11 @@ struct CounterfactualJson<'a> {
     /// that plain lines are unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     invalidation_rate: Option<f64>,
+    /// The proven relative gap of an answer a limit stopped the search at
+    /// (the optimum costs at least `cost·(1 − mip_gap)`); absent on a proven
+    /// optimum, so that those lines are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mip_gap: Option<f64>,
     probability: f64,
     proved_by: ProvedBy,
     raw: &'a [f64],
@@ -419,6 +427,7 @@ fn write_line(out: &mut Vec<u8>, row: usize, answer: &Answer) {
                     changes: ChangesJson(&c.changes),
                     cost: c.cost,
                     invalidation_rate: c.invalidation_rate,
+                    mip_gap: (c.status != Outcome::Optimal).then_some(c.mip_gap),
                     probability: c.probability,
                     proved_by: c.proved_by,
                     raw: &c.raw,

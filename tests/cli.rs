@@ -1300,3 +1300,65 @@ fn book_resumes_after_a_killed_run_to_the_bytes_of_an_uninterrupted_run() {
         .collect();
     assert!(left.is_empty(), "left beside the output: {left:?}");
 }
+
+/// `--node-limit`, the work limit that stops a search at the same place on
+/// every machine (the stopped answers and their gaps:
+/// `tests/coherent_portfolio.rs`, under HELOC's 100-tree model): `cfx book`
+/// under a limit of 1 node and a time limit that never binds writes the
+/// library's own run under that config, byte for byte, on 1 and 2 threads;
+/// a limit of 0 is bad input (exit 2), for `cfx explain` too (`cfx notices`
+/// and `cfx revalidate` read it through the same shared argument).
+#[test]
+fn node_limit_reaches_every_solving_command() {
+    let f = Fixture::new("node-limit");
+    let trees = f.trees();
+    let (one, two) = (f.path("one.jsonl"), f.path("two.jsonl"));
+    for (out, threads) in [(&one, "1"), (&two, "2")] {
+        let extra = [
+            "--node-limit",
+            "1",
+            "--time-limit",
+            "100000",
+            "--threads",
+            threads,
+        ];
+        let o = cfx(&f.book(p(&trees.path), f.csv(), out, &extra));
+        assert_code(&o, 0);
+    }
+    let config = Config {
+        batch_threads: 1,
+        node_limit: 1,
+        time_limit_seconds: 100000.0,
+        ..Config::default()
+    };
+    let want = f.path("want.jsonl");
+    let options = PortfolioOptions {
+        ignore_columns: vec!["creditability".into()],
+        ..Default::default()
+    };
+    explain_portfolio(
+        &f.d.schema,
+        &trees.model,
+        &f.csv,
+        &want,
+        &config,
+        &options,
+        &mut |_| true,
+    )
+    .unwrap();
+    let text = std::fs::read(&want).unwrap();
+    assert_eq!(std::fs::read(&one).unwrap(), text);
+    assert_eq!(std::fs::read(&two).unwrap(), text);
+
+    let zero = ["--node-limit", "0"];
+    let o = cfx(&f.book(p(&trees.path), f.csv(), &f.path("zero.jsonl"), &zero));
+    assert_code(&o, 2);
+    assert!(
+        stderr(&o).contains("node_limit must be at least 1"),
+        "{}",
+        stderr(&o)
+    );
+    let o = cfx(&f.explain(&trees.args(), "1", &zero));
+    assert_code(&o, 2);
+    assert!(stderr(&o).contains("node_limit"), "{}", stderr(&o));
+}

@@ -39,6 +39,18 @@ fn options(chunk_rows: usize) -> PortfolioOptions {
 /// call's answer put into a `serde_json::Value` (whose maps order their keys),
 /// as the portfolio call formatted its lines before it wrote them itself.
 fn oracle_line(schema: &Schema, model: &dyn Model, raw: &[f64], row: usize) -> String {
+    oracle_line_under(schema, model, raw, row, &Config::default())
+}
+
+/// [`oracle_line`] under `config`: an answer a limit stopped the search at
+/// (its status not `optimal`) also holds its proven gap, `mip_gap`.
+fn oracle_line_under(
+    schema: &Schema,
+    model: &dyn Model,
+    raw: &[f64],
+    row: usize,
+    config: &Config,
+) -> String {
     let x = schema.encode(raw).unwrap();
     if model.accepts(&x) {
         return serde_json::json!({
@@ -48,16 +60,20 @@ fn oracle_line(schema: &Schema, model: &dyn Model, raw: &[f64], row: usize) -> S
         })
         .to_string();
     }
-    let ex = explain(schema, model, raw, &Config::default()).unwrap();
+    let ex = explain(schema, model, raw, config).unwrap();
     let cf = ex.counterfactuals.first().map(|c| {
-        serde_json::json!({
+        let mut cf = serde_json::json!({
             "cost": c.cost,
             "probability": c.probability,
             "raw": c.raw,
             "changes": c.changes,
             "status": c.status,
             "proved_by": c.proved_by,
-        })
+        });
+        if c.status != cfx::coherent::Outcome::Optimal {
+            cf["mip_gap"] = serde_json::json!(c.mip_gap);
+        }
+        cf
     });
     serde_json::json!({
         "row": row,
@@ -676,4 +692,89 @@ fn decide_equals_accepts_and_probability_on_every_model_kind() {
         .unwrap();
         check("xgboost", &ens, &d.schema.encode_rows(&d.rows).unwrap());
     }
+}
+
+/// A book under a node limit, as a bank runs its whole book overnight with a
+/// work limit that stops each search at the same place on every machine
+/// (`Config::node_limit`; `cfx book --node-limit`): under HELOC's 100-tree
+/// XGBoost model with a limit of 4 nodes, every line is a fresh `explain`'s
+/// under that config (the stopped answers' lines carrying their proven gap,
+/// `mip_gap`); the limit bites on some applicants, and each gap's claim holds
+/// against the optimum proven without the limit: `cost·(1 − mip_gap)` ≤
+/// optimum ≤ `cost`.
+#[test]
+fn heloc_book_under_a_node_limit_gives_each_stopped_answer_its_proven_gap() {
+    let Some((schema, model, rows)) = heloc_trees() else {
+        return;
+    };
+    let book: Vec<Vec<f64>> = rows
+        .iter()
+        .filter(|r| !model.accepts(&schema.encode(r).unwrap()))
+        .take(120)
+        .cloned()
+        .collect();
+    let input = temp("heloc-node-limit.csv");
+    write_book(&schema, &book, &input);
+    let out = temp("heloc-node-limit.jsonl");
+    let config = Config {
+        batch_threads: 2,
+        node_limit: 4,
+        time_limit_seconds: 3600.0,
+        ..Config::default()
+    };
+    let options = PortfolioOptions {
+        chunk_rows: 16,
+        ..Default::default()
+    };
+    explain_portfolio(
+        &schema,
+        &model,
+        &input,
+        &out,
+        &config,
+        &options,
+        &mut |_| true,
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    // The burden summary reads the stopped answers' lines too.
+    let summary = cfx::portfolio::summary::summarize(&schema, &input, &out, None).unwrap();
+    assert_eq!(summary.overall.with_recourse, book.len());
+    std::fs::remove_file(&out).unwrap();
+    std::fs::remove_file(&input).unwrap();
+    let unlimited = Config {
+        time_limit_seconds: 3600.0,
+        ..Config::default()
+    };
+    let (mut stopped, mut proven) = (0, 0);
+    for (k, line) in text.lines().enumerate() {
+        assert_eq!(
+            line,
+            oracle_line_under(&schema, &model, &book[k], k, &config),
+            "row {k}"
+        );
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let cf = &v["counterfactual"];
+        let Some(gap) = cf.get("mip_gap").and_then(|g| g.as_f64()) else {
+            assert_eq!(cf["status"]["status"], "optimal", "row {k}: {line}");
+            proven += 1;
+            continue;
+        };
+        assert_eq!(cf["status"]["status"], "time_limit", "row {k}: {line}");
+        let cost = cf["cost"].as_f64().unwrap();
+        let best = explain(&schema, &model, &book[k], &unlimited).unwrap();
+        assert_eq!(best.outcome, cfx::coherent::Outcome::Optimal, "row {k}");
+        let optimum = best.counterfactuals[0].cost;
+        assert!(
+            cost * (1.0 - gap) <= optimum * (1.0 + 1e-9) && optimum <= cost * (1.0 + 1e-9),
+            "row {k}: cost {cost}, gap {gap}, optimum {optimum}"
+        );
+        stopped += 1;
+    }
+    eprintln!("node limit 4: {stopped} stopped with their gaps, {proven} proven");
+    assert_eq!(stopped + proven, book.len());
+    assert!(
+        stopped >= 10 && proven >= 10,
+        "stopped {stopped}, proven {proven}"
+    );
 }

@@ -2001,10 +2001,16 @@ impl TreeSearch {
                 };
             }
         }
-        // Every witness is the candidate's leaf, yet the candidate falls short
-        // by less than the bound's rounding allowance: split any feature with
-        // two options or more (cheapest option against the rest) through a
-        // test that separates them, or give up the node if it is one point.
+        if !self.boxed {
+            return self.split_off_candidate_paths(ens, bound);
+        }
+        // Robust advice: every witness is the candidate's leaf, yet the
+        // candidate's box falls short by less than the bound's rounding
+        // allowance (points that share the candidate's leaves need not share
+        // its box's worst leaves, so the split above does not apply): split
+        // any feature with two options or more (cheapest option against the
+        // rest) through a test that separates them, or give up the node if it
+        // is one point.
         for f in 0..n {
             let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
             let o = self.cand_opt[f];
@@ -2026,6 +2032,44 @@ impl TreeSearch {
                         split: Split::Left,
                     };
                 }
+            }
+        }
+        Eval::Pruned
+    }
+
+    /// The split of a node whose candidate is declined although the bound
+    /// lets it through (its sum falls short by less than the bound's float32
+    /// allowance, [`TreeSearch::prepare`]): every point of the node that
+    /// takes the candidate's path in every tree reaches the candidate's
+    /// leaves, so its sum is the candidate's, bit for bit, and it is declined
+    /// too. The split is the first test on a candidate's path (trees in
+    /// order, root first) whose other side the domain holds: the child
+    /// beyond it leaves that tree's candidate leaf, the other keeps fewer of
+    /// the candidate's look-alikes. With no such test every point of the node
+    /// is a look-alike, and the node is closed.
+    fn split_off_candidate_paths(&self, ens: &TreeEnsemble, bound: f64) -> Eval {
+        for &r in ens.roots() {
+            let mut k = r as usize;
+            let mut node = self.walk_nodes[k];
+            while node.feature != WALK_LEAF {
+                let f = node.feature as usize;
+                let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+                let m = &self.masks[self.mask_start[k]..self.mask_start[k] + (w1 - w0)];
+                let left = bit(m, self.cand_opt[f]);
+                let other_side = self.work[w0..w1]
+                    .iter()
+                    .zip(m)
+                    .any(|(d, m)| if left { d & !m != 0 } else { d & m != 0 });
+                if other_side {
+                    return Eval::Open {
+                        bound,
+                        feature: f as u32,
+                        node: k as u32,
+                        split: Split::Left,
+                    };
+                }
+                k = if left { node.left() } else { node.right() };
+                node = self.walk_nodes[k];
             }
         }
         Eval::Pruned

@@ -1208,3 +1208,84 @@ fn tree_search_under_strong_branching_equals_brute_force_on_random_ensembles() {
     // The rule ran: many splits were chosen among several candidates.
     assert!(compared >= 800, "strong splits: {compared}");
 }
+
+/// XGBoost's float32 sum at the edge: applicants whose own sum falls short of
+/// the cut-off by less than the bound's float32 allowance
+/// (`TreeSearch::prepare`), so that the bound lets through nodes whose every
+/// witness is the declined candidate's leaf. The search splits such nodes
+/// at tests on the candidate's paths and closes a node whose every point
+/// takes those paths (its sum is the candidate's, declined); the optima
+/// equal the brute force's, whose evaluator sums in float32 on its own, and
+/// the search proves them in few nodes where splitting features anywhere
+/// enumerated the candidate's look-alikes (a HELOC applicant took 31,609
+/// nodes that way, 149 now; BENCHMARKS.md §4).
+#[test]
+fn tree_search_at_the_float32_edge_equals_brute_force() {
+    use crate::coherent::separable::Workspace;
+    use crate::coherent::tree_search::{SearchStatus, TreeSearch};
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2432);
+    let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
+    let (mut feasible, mut infeasible, mut nodes) = (0, 0, 0);
+    let margin = Config::default().margin;
+    for case in 0..300 {
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, 0, [Source::Xgboost, Source::Xgboost]);
+        // The allowance as the search computes it: (trees + 1) float32
+        // epsilons of the largest partial sum's bound.
+        let magnitude = ens.base_score().abs()
+            + ens
+                .roots()
+                .iter()
+                .map(|&r| {
+                    let mut m: f64 = 0.0;
+                    crate::coherent::trees::for_each_node(ens.nodes(), r as usize, |k| {
+                        if ens.nodes()[k].test == Test::Leaf {
+                            m = m.max(ens.nodes()[k].value.abs());
+                        }
+                    });
+                    m
+                })
+                .sum::<f64>();
+        let allowance = (ens.roots().len() + 1) as f64 * f64::from(f32::EPSILON) * magnitude;
+        // The cut-off a quarter of the allowance above the applicant's sum.
+        let own = independent_margin(&ens, &factual);
+        let need = own + allowance * rng.random_range(0.05..0.5);
+        let ens = ens
+            .with_threshold(crate::model::sigmoid(need - margin))
+            .unwrap();
+        if independent_margin(&ens, &factual) >= logit(ens.threshold()) + margin {
+            continue;
+        }
+        let oracle = brute_force(&schema, &ens, &factual, margin);
+        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+        ts.prepare(&ws, &schema, &ens).unwrap();
+        let res = ts.solve(
+            &ens,
+            logit(ens.threshold()) + margin,
+            1_000_000,
+            f64::INFINITY,
+        );
+        nodes += res.nodes;
+        match oracle {
+            Some(best) => {
+                assert_eq!(res.status, SearchStatus::Optimal, "case {case}");
+                assert!(
+                    same_cost(res.cost, best),
+                    "case {case}: {} vs {best}",
+                    res.cost
+                );
+                feasible += 1;
+            }
+            None => {
+                assert_eq!(res.status, SearchStatus::Infeasible, "case {case}");
+                infeasible += 1;
+            }
+        }
+    }
+    eprintln!(
+        "float32 edge vs brute force: {feasible} feasible, {infeasible} infeasible, {nodes} nodes"
+    );
+    assert!(feasible >= 200, "feasible cases: {feasible}");
+    // Splitting a feature anywhere, as the search did before, took 3,132.
+    assert!(nodes <= 2_400, "nodes: {nodes}");
+}

@@ -76,7 +76,8 @@ pub struct GroupSummary {
     pub errors: usize,
     /// `with_recourse / declined`; `None` without declined applicants.
     pub share_with_recourse: Option<f64>,
-    /// The optimal counterfactuals' costs; `None` without any.
+    /// The counterfactuals' costs (an answer a limit stopped the search at
+    /// counts at its cost, found but not proven optimal); `None` without any.
     pub cost: Option<CostDistribution>,
     /// Every feature asked to change, most often first (ties by name).
     pub changes: Vec<ChangeCount>,
@@ -231,6 +232,8 @@ struct CounterfactualLine {
     cost: f64,
     #[serde(default)]
     invalidation_rate: Option<f64>,
+    #[serde(default)]
+    mip_gap: Option<f64>,
     probability: Option<f64>,
     raw: Vec<Option<f64>>,
     changes: Vec<ChangeLine>,

@@ -2,6 +2,7 @@
 //! code, and reading the schema and the model.
 
 use cfx::Error;
+use cfx::coherent::Config;
 use cfx::model::load::{LoadedModel, ModelFormat, load_model};
 use cfx::schema::Schema;
 use std::io::Write;
@@ -88,6 +89,32 @@ pub fn options_text(options: Option<&str>) -> Result<Option<String>, Failure> {
         None => Ok(None),
         Some(o) if o.trim_start().starts_with('{') => Ok(Some(o.to_string())),
         Some(path) => read_text(Path::new(path)).map(Some),
+    }
+}
+
+/// The deterministic work limit every command that solves shares.
+#[derive(clap::Args, Debug, Clone)]
+pub struct NodeLimit {
+    /// Branch-and-bound nodes the exact engine may visit per solve (default 200,000). Unlike
+    /// --time-limit it stops a search at the same place on every machine, however fast or
+    /// loaded, so a run whose every line must be reproducible gives a node limit and a time
+    /// limit that never binds. A tree ensemble's search stopped by it keeps its best answer
+    /// with its proven gap (outcome time_limit; a book line's mip_gap); the separable solver
+    /// (logistic models, scorecards) hands over to HiGHS, which only --time-limit stops.
+    #[arg(long, value_name = "N")]
+    pub node_limit: Option<usize>,
+}
+
+impl NodeLimit {
+    /// `config` with the node limit given, if one was.
+    pub fn apply(&self, config: Config) -> Config {
+        match self.node_limit {
+            Some(node_limit) => Config {
+                node_limit,
+                ..config
+            },
+            None => config,
+        }
     }
 }
 

@@ -58,6 +58,8 @@ pub struct Args {
     /// Seconds the solver may take per counterfactual.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     time_limit: f64,
+    #[command(flatten)]
+    limit: common::NodeLimit,
     /// How far above the cut-off advice must land, in log-odds of the favourable outcome
     /// (a scorecard: in points). Advice exactly at the cut-off breaks under the next model's
     /// smallest shift; 0.2 puts a 0.5 cut-off's advice at probability 0.55 or more.
@@ -229,12 +231,12 @@ pub fn run(a: Args) -> Result<(), Failure> {
         };
         return common::print(&format!("accepted: {said}; nothing to change\n"));
     }
-    let config = Config {
+    let config = a.limit.apply(Config {
         n_diverse: a.alternatives.max(1),
         time_limit_seconds: a.time_limit,
         margin: a.margin,
         ..Config::default()
-    };
+    });
     // A bad setting is bad input (2); what the method refuses after this is the model (5).
     config.validate()?;
     let explanation = explain_diverse(&schema, model, &raw, &config).map_err(|e| match e {

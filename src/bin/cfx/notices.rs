@@ -73,6 +73,8 @@ pub struct Args {
     /// Seconds the solver may take per solve.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     time_limit: f64,
+    #[command(flatten)]
+    limit: common::NodeLimit,
 }
 
 fn robustness(text: Option<&str>) -> Result<Option<Robustness>, Failure> {
@@ -135,10 +137,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
         }
         None => None,
     };
-    let config = Config {
+    let config = a.limit.apply(Config {
         time_limit_seconds: a.time_limit,
         ..Config::default()
-    };
+    });
     config.validate()?;
     let opts = NoticeOptions {
         reasons: ReasonOptions {

@@ -43,6 +43,8 @@ pub struct Args {
     /// Seconds the solver may take per repair.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     time_limit: f64,
+    #[command(flatten)]
+    limit: common::NodeLimit,
     /// Continue a re-validation that was killed or cancelled from its partial file beside
     /// OUTPUT (checked against the ledger, the model and the settings; a mismatch is
     /// refused). The result is byte-identical to an uninterrupted run. Without --resume a
@@ -86,11 +88,13 @@ pub fn run(a: Args) -> Result<(), Failure> {
         options: a.model.options.clone(),
     };
     let loaded = model.load(&schema)?;
-    let config = Config {
+    let config = a.limit.apply(Config {
         batch_threads: a.threads,
         time_limit_seconds: a.time_limit,
         ..Config::default()
-    };
+    });
+    // A bad setting is bad input (2).
+    config.validate()?;
     let report = revalidate_ledger(
         &schema,
         &loaded.model,
