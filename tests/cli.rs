@@ -1362,3 +1362,102 @@ fn node_limit_reaches_every_solving_command() {
     assert_code(&o, 2);
     assert!(stderr(&o).contains("node_limit"), "{}", stderr(&o));
 }
+
+/// `cfx book --robust SIGMA2,RATE[,BOX]`: a robust book of the German
+/// applicants under the XGBoost ensemble (the box over the values an
+/// applicant can reach) is the library's run under that robustness target
+/// byte for byte, every answer carrying its invalidation rate within the
+/// target, and its ledger is the library's conversion told the run's target:
+/// every record robust, with the target (σ², rate, box) the run was given. A
+/// malformed target is bad input (exit 2).
+#[test]
+fn book_gives_robust_advice_and_its_ledger_says_what_it_is_robust_to() {
+    use cfx::coherent::{BoxKind, Robustness};
+    let f = Fixture::new("book-robust");
+    let trees = f.trees();
+    let (out, ledger) = (f.path("robust.jsonl"), f.path("robust-ledger.jsonl"));
+    let extra = [
+        "--robust",
+        "0.0001,0.1,reachable-values",
+        "--ledger",
+        p(&ledger),
+        "--time-limit",
+        "100000",
+    ];
+    let o = cfx(&f.book(p(&trees.path), f.csv(), &out, &extra));
+    assert_code(&o, 0);
+    let robustness = Robustness {
+        sigma2: 0.0001,
+        invalidation_target: 0.1,
+        box_kind: BoxKind::ReachableValues,
+    };
+    let config = Config {
+        batch_threads: 1,
+        time_limit_seconds: 100000.0,
+        robustness: Some(robustness),
+        ..Config::default()
+    };
+    let (want, want_ledger) = (f.path("want.jsonl"), f.path("want-ledger.jsonl"));
+    let options = PortfolioOptions {
+        ignore_columns: vec!["creditability".into()],
+        ..Default::default()
+    };
+    let s = explain_portfolio(
+        &f.d.schema,
+        &trees.model,
+        &f.csv,
+        &want,
+        &config,
+        &options,
+        &mut |_| true,
+    )
+    .unwrap();
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&want).unwrap());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut robust = 0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(cf) = v.get("counterfactual").filter(|c| !c.is_null()) {
+            let gamma = cf["invalidation_rate"]
+                .as_f64()
+                .expect("robust advice says its Γ");
+            assert!(gamma <= 0.1 + 1e-9, "Γ = {gamma}: {line}");
+            robust += 1;
+        }
+    }
+    assert_eq!(robust, s.with_recourse);
+    assert!(robust >= 100, "{s:?}");
+    ledger_from_portfolio(
+        &f.d.schema,
+        &trees.model,
+        &f.csv,
+        &want,
+        &want_ledger,
+        &PortfolioLedgerOptions {
+            ignore_columns: vec!["creditability".into()],
+            robustness: Some(robustness),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let records = std::fs::read_to_string(&ledger).unwrap();
+    assert_eq!(records, std::fs::read_to_string(&want_ledger).unwrap());
+    assert_eq!(records.lines().count(), robust);
+    for r in records.lines() {
+        let v: serde_json::Value = serde_json::from_str(r).unwrap();
+        assert_eq!(v["kind"], "robust", "{r}");
+        assert_eq!(v["robustness"]["box_kind"], "reachable_values", "{r}");
+        assert_eq!(v["robustness"]["invalidation_target"], 0.1, "{r}");
+    }
+
+    for bad in ["0.0001", "0.0001,0.1,cube", "x,0.1", "0.0001,1.5"] {
+        let o = cfx(&f.book(
+            p(&trees.path),
+            f.csv(),
+            &f.path("bad.jsonl"),
+            &["--robust", bad],
+        ));
+        assert_code(&o, 2);
+        assert!(stderr(&o).starts_with("cfx: "), "{bad}: {}", stderr(&o));
+    }
+}

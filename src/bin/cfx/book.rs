@@ -56,6 +56,13 @@ pub struct Args {
     /// an HTML page.
     #[arg(long, value_name = "FILE")]
     summary_html: Option<PathBuf>,
+    /// Robust advice: each answer's slip variance σ² and largest invalidation rate, and for
+    /// a tree ensemble its box: "reals" (the default) or "reachable-values" (slips clipped to
+    /// the range and rounded to the data's grid). Each line then carries its
+    /// invalidation_rate, and the ledger's records are robust ones with this target.
+    /// Default: plain advice ("none").
+    #[arg(long, value_name = "SIGMA2,RATE[,BOX]")]
+    robust: Option<String>,
     /// Also keep the answers as a ledger of given advice (JSON lines), for
     /// `cfx revalidate` under the next model.
     #[arg(long, value_name = "FILE")]
@@ -109,6 +116,10 @@ pub fn run(a: Args) -> Result<(), Failure> {
         batch_threads: a.threads,
         time_limit_seconds: a.time_limit,
         margin: a.margin,
+        robustness: match a.robust.as_deref() {
+            Some(text) => common::parse_robustness(text)?,
+            None => None,
+        },
         ..Config::default()
     });
     // A bad setting is bad input (2); what the method refuses after this is the model (5).
@@ -167,6 +178,7 @@ pub fn run(a: Args) -> Result<(), Failure> {
         let options = PortfolioLedgerOptions {
             ignore_columns: a.ignore.clone(),
             id_column: a.id_column.clone(),
+            robustness: config.robustness,
             ..Default::default()
         };
         let c = ledger_from_portfolio(

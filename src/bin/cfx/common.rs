@@ -2,7 +2,7 @@
 //! code, and reading the schema and the model.
 
 use cfx::Error;
-use cfx::coherent::Config;
+use cfx::coherent::{BoxKind, Config, Robustness};
 use cfx::model::load::{LoadedModel, ModelFormat, load_model};
 use cfx::schema::Schema;
 use std::io::Write;
@@ -90,6 +90,37 @@ pub fn options_text(options: Option<&str>) -> Result<Option<String>, Failure> {
         Some(o) if o.trim_start().starts_with('{') => Ok(Some(o.to_string())),
         Some(path) => read_text(Path::new(path)).map(Some),
     }
+}
+
+/// A `--robust SIGMA2,RATE[,BOX]` argument (`cfx notices`, `cfx book`): the
+/// robust advice's slip variance σ² and largest invalidation rate, and for a
+/// tree ensemble the box (`reals`, the default, or `reachable-values`);
+/// `none` for no robust advice. The numbers are checked by
+/// [`Config::validate`], as the library checks them.
+pub fn parse_robustness(text: &str) -> Result<Option<Robustness>, Failure> {
+    if text == "none" {
+        return Ok(None);
+    }
+    let bad = || {
+        Failure::bad_input(format!(
+            "--robust '{text}': give SIGMA2,RATE or SIGMA2,RATE,BOX (BOX: reals or \
+             reachable-values) or none"
+        ))
+    };
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if !(2..=3).contains(&parts.len()) {
+        return Err(bad());
+    }
+    let box_kind = match parts.get(2).copied() {
+        None | Some("reals") => BoxKind::Reals,
+        Some("reachable-values") => BoxKind::ReachableValues,
+        Some(_) => return Err(bad()),
+    };
+    Ok(Some(Robustness {
+        sigma2: parts[0].parse().map_err(|_| bad())?,
+        invalidation_target: parts[1].parse().map_err(|_| bad())?,
+        box_kind,
+    }))
 }
 
 /// The deterministic work limit every command that solves shares.

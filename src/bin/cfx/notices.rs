@@ -3,7 +3,7 @@
 //! applicant, optionally with the notices' advice ledger.
 
 use crate::common::{self, Failure, ModelArgs};
-use cfx::coherent::{BoxKind, Config, Robustness};
+use cfx::coherent::{Config, Robustness};
 use cfx::data::Dataset;
 use cfx::notice::{
     DEFAULT_NOTICE_ROBUSTNESS, NoticeBookOptions, NoticeOptions, ReasonOptions, ReasonTable,
@@ -78,32 +78,10 @@ pub struct Args {
 }
 
 fn robustness(text: Option<&str>) -> Result<Option<Robustness>, Failure> {
-    let Some(text) = text else {
-        return Ok(Some(DEFAULT_NOTICE_ROBUSTNESS));
-    };
-    if text == "none" {
-        return Ok(None);
+    match text {
+        None => Ok(Some(DEFAULT_NOTICE_ROBUSTNESS)),
+        Some(text) => common::parse_robustness(text),
     }
-    let bad = || {
-        Failure::bad_input(format!(
-            "--robust '{text}': give SIGMA2,RATE or SIGMA2,RATE,BOX (BOX: reals or \
-             reachable-values) or none"
-        ))
-    };
-    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    let box_kind = match parts.get(2).copied() {
-        None | Some("reals") => BoxKind::Reals,
-        Some("reachable-values") => BoxKind::ReachableValues,
-        Some(_) => return Err(bad()),
-    };
-    if !(2..=3).contains(&parts.len()) {
-        return Err(bad());
-    }
-    Ok(Some(Robustness {
-        sigma2: parts[0].parse().map_err(|_| bad())?,
-        invalidation_target: parts[1].parse().map_err(|_| bad())?,
-        box_kind,
-    }))
 }
 
 pub fn run(a: Args) -> Result<(), Failure> {
