@@ -472,7 +472,8 @@ struct Explained {
 /// Errors (nothing is explained, `output` is untouched): `output` naming the input (the same file,
 /// a symbolic or hard link to it), a bad configuration, a model other than a linear (logistic) model, a tree ensemble or a ReLU network, an
 /// unreadable input or unwritable output, a header missing a feature or naming
-/// a column neither a feature nor in [`PortfolioOptions::ignore_columns`].
+/// a column neither a feature nor in [`PortfolioOptions::ignore_columns`],
+/// robust advice asked of a ReLU network.
 /// Errors of single rows are lines of the output, not errors of the call.
 pub fn explain_portfolio(
     schema: &Schema,
@@ -495,6 +496,14 @@ pub fn explain_portfolio(
         return Err(Error::InvalidArgument(
             "the portfolio stream needs a linear (logistic) model, a tree ensemble or a ReLU \
              network"
+                .into(),
+        ));
+    }
+    // Refused once here rather than on every declined row's line.
+    if config.robustness.is_some() && model.as_linear().is_none() && model.as_trees().is_none() {
+        return Err(Error::InvalidArgument(
+            "robust advice (Config::robustness) in a portfolio needs a linear (logistic) model \
+             or a tree ensemble; a ReLU network's book runs without it"
                 .into(),
         ));
     }

@@ -620,6 +620,33 @@ fn german_output_under_a_relu_network_is_the_single_calls_and_accepted_by_it() {
     let sample: Vec<&str> = text.lines().take(61).collect();
     let input = temp("german-mlp.csv");
     std::fs::write(&input, sample.join("\n") + "\n").unwrap();
+    // Robust advice is refused once, before anything is written (not on
+    // every declined row's line).
+    let robust_out = temp("german-mlp-robust.jsonl");
+    let robust = Config {
+        robustness: Some(cfx::coherent::Robustness {
+            sigma2: 0.01,
+            invalidation_target: 0.1,
+            box_kind: Default::default(),
+        }),
+        ..Config::default()
+    };
+    let options = PortfolioOptions {
+        ignore_columns: vec!["creditability".into()],
+        ..Default::default()
+    };
+    let e = explain_portfolio(
+        &schema,
+        &mlp,
+        &input,
+        &robust_out,
+        &robust,
+        &options,
+        &mut |_| true,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("robust advice"), "{e}");
+    assert!(!robust_out.exists());
     let (reference, summary) = run(&schema, &mlp, &input, "creditability", 1, 1 << 20);
     for (threads, chunk_rows) in [(2, 7), (3, 1)] {
         let (bytes, s) = run(&schema, &mlp, &input, "creditability", threads, chunk_rows);
