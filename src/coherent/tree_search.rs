@@ -315,6 +315,13 @@ pub struct TreeSearch {
     parent: Vec<u32>,
     /// The ensemble's nodes as the walks read them.
     walk_nodes: Vec<WalkNode>,
+    /// Per node of the model, the largest leaf value of its subtree (a leaf:
+    /// its value): the walk skips a subtree below [`TreeSearch::walk_floor`].
+    sub_max: Vec<f64>,
+    /// The value below which a collecting walk skips leaves and subtrees:
+    /// the candidate's leaf value of the tree walked (see
+    /// [`TreeSearch::evaluate`]), or −∞.
+    walk_floor: f64,
     /// Number of trees.
     n_trees: usize,
     /// The float32 allowance of the bound's test.
@@ -601,6 +608,11 @@ impl TreeSearch {
                     kids: u64::from(node.left) | u64::from(node.right) << 32,
                 }
             });
+        }
+        self.sub_max.clear();
+        self.sub_max.resize(nodes.len(), f64::NEG_INFINITY);
+        for &r in ens.roots() {
+            subtree_max(nodes, r as usize, &mut self.sub_max);
         }
         self.feature_node_start.clear();
         self.feature_node_start.resize(n + 1, 0);
@@ -1796,6 +1808,18 @@ impl TreeSearch {
                     // the start by the tree's cap.
                     self.box_walk_tree(ens, t, r as usize, base, limit);
                 } else {
+                    // Leaves below the candidate's own leaf gain nothing: the
+                    // staircase starts at the candidate's leaf (the least
+                    // `rc`, the node's base), and the budget bound's zero-extra
+                    // value `z_t` is at least its value, so neither bound reads
+                    // them. The merged bound combines leaves across trees, and
+                    // reads them all.
+                    let own = self.cand_value[t];
+                    self.walk_floor = if self.merged_on || own.is_nan() {
+                        f64::NEG_INFINITY
+                    } else {
+                        own
+                    };
                     self.walk(r as usize, 0.0, base, limit, Visit::Collect);
                 }
                 if self.leaves.is_empty() {
@@ -2256,6 +2280,11 @@ impl TreeSearch {
         }
         let f = node.feature as usize;
         let union = matches!(visit, Visit::Union { .. });
+        let floor = if union {
+            f64::NEG_INFINITY
+        } else {
+            self.walk_floor
+        };
         // The features on the path: the propagation's union needs them, and
         // so does the feature-budget bound when collecting.
         let track = union || !self.budget_off;
@@ -2277,7 +2306,7 @@ impl TreeSearch {
             // One word: the common case, without the undo stack.
             let (d, m) = (self.cur[w0], self.masks[ms]);
             for (v, child) in [(d & m, node.left()), (d & !m, node.right())] {
-                if v != 0 {
+                if v != 0 && self.sub_max[child] >= floor {
                     let c = self.cost[self.opt_start[f] + v.trailing_zeros() as usize];
                     let e = extra + (c - old);
                     if base + e < limit {
@@ -2292,6 +2321,9 @@ impl TreeSearch {
             let mark = self.undo.len();
             self.undo.extend_from_slice(&self.cur[w0..w1]);
             for (side, child) in [(true, node.left()), (false, node.right())] {
+                if self.sub_max[child] < floor {
+                    continue;
+                }
                 let mut any = false;
                 for w in w0..w1 {
                     let m = self.masks[ms + (w - w0)];
@@ -2333,4 +2365,21 @@ enum Visit {
     /// least `threshold` survives; the restricted domain of every feature on
     /// its path joins `acc`, and the survivor is counted.
     Union { threshold: f64 },
+}
+
+/// The largest leaf value of the subtree at `k`, written for every node of
+/// it into `out` ([`TreeSearch::sub_max`]).
+fn subtree_max(nodes: &[Node], k: usize, out: &mut [f64]) -> f64 {
+    let node = &nodes[k];
+    let m = if node.test == Test::Leaf {
+        node.value
+    } else {
+        subtree_max(nodes, node.left as usize, out).max(subtree_max(
+            nodes,
+            node.right as usize,
+            out,
+        ))
+    };
+    out[k] = m;
+    m
 }
