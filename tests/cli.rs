@@ -125,6 +125,30 @@ impl Fixture {
         args
     }
 
+    /// The library's own book of the German CSV (its label column ignored)
+    /// under `model` and `config` into `out`: what `cfx book` must write.
+    fn library_book(
+        &self,
+        model: &dyn Model,
+        config: &Config,
+        out: &Path,
+    ) -> cfx::portfolio::PortfolioSummary {
+        let options = PortfolioOptions {
+            ignore_columns: vec!["creditability".into()],
+            ..Default::default()
+        };
+        explain_portfolio(
+            &self.d.schema,
+            model,
+            &self.csv,
+            out,
+            config,
+            &options,
+            &mut |_| true,
+        )
+        .unwrap()
+    }
+
     /// The fixture's logistic model as `cfx` is given it.
     fn logistic(&self) -> [&str; 2] {
         ["-m", self.m()]
@@ -576,20 +600,7 @@ fn book_revalidate_and_the_ledger_equal_the_librarys_files() {
         batch_threads: 1,
         ..Config::default()
     };
-    let options = PortfolioOptions {
-        ignore_columns: vec!["creditability".into()],
-        ..Default::default()
-    };
-    let s = explain_portfolio(
-        &f.d.schema,
-        &f.model,
-        &f.csv,
-        &want_out,
-        &config,
-        &options,
-        &mut |_| true,
-    )
-    .unwrap();
+    let s = f.library_book(&f.model, &config, &want_out);
     assert_eq!(
         std::fs::read(&out).unwrap(),
         std::fs::read(&want_out).unwrap()
@@ -1332,20 +1343,7 @@ fn node_limit_reaches_every_solving_command() {
         ..Config::default()
     };
     let want = f.path("want.jsonl");
-    let options = PortfolioOptions {
-        ignore_columns: vec!["creditability".into()],
-        ..Default::default()
-    };
-    explain_portfolio(
-        &f.d.schema,
-        &trees.model,
-        &f.csv,
-        &want,
-        &config,
-        &options,
-        &mut |_| true,
-    )
-    .unwrap();
+    f.library_book(&trees.model, &config, &want);
     let text = std::fs::read(&want).unwrap();
     assert_eq!(std::fs::read(&one).unwrap(), text);
     assert_eq!(std::fs::read(&two).unwrap(), text);
@@ -1398,20 +1396,7 @@ fn book_gives_robust_advice_and_its_ledger_says_what_it_is_robust_to() {
         ..Config::default()
     };
     let (want, want_ledger) = (f.path("want.jsonl"), f.path("want-ledger.jsonl"));
-    let options = PortfolioOptions {
-        ignore_columns: vec!["creditability".into()],
-        ..Default::default()
-    };
-    let s = explain_portfolio(
-        &f.d.schema,
-        &trees.model,
-        &f.csv,
-        &want,
-        &config,
-        &options,
-        &mut |_| true,
-    )
-    .unwrap();
+    let s = f.library_book(&trees.model, &config, &want);
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&want).unwrap());
     let text = std::fs::read_to_string(&out).unwrap();
     let mut robust = 0;

@@ -2036,19 +2036,11 @@ impl TreeSearch {
         // rest) through a test that separates them, or give up the node if it
         // is one point.
         for f in 0..n {
-            let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
-            let o = self.cand_opt[f];
             // The inner nodes testing `f`, in node order (the model's index).
             let tests = self.feature_node_start[f]..self.feature_node_start[f + 1];
             for &k in &self.feature_nodes[tests] {
                 let k = k as usize;
-                let m = &self.masks[self.mask_start[k]..self.mask_start[k] + (w1 - w0)];
-                let left = bit(m, o);
-                let splits = self.work[w0..w1]
-                    .iter()
-                    .zip(m)
-                    .any(|(d, m)| if left { d & !m != 0 } else { d & m != 0 });
-                if splits {
+                if self.candidate_side(f, k).1 {
                     return Eval::Open {
                         bound,
                         feature: f as u32,
@@ -2059,6 +2051,20 @@ impl TreeSearch {
             }
         }
         Eval::Pruned
+    }
+
+    /// At the test of node `k` (on feature `f`): whether the candidate
+    /// (`cand_opt`) goes left, and whether the node's domain of `f` (`work`)
+    /// holds an option going the other way.
+    fn candidate_side(&self, f: usize, k: usize) -> (bool, bool) {
+        let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+        let m = &self.masks[self.mask_start[k]..self.mask_start[k] + (w1 - w0)];
+        let left = bit(m, self.cand_opt[f]);
+        let other_side = self.work[w0..w1]
+            .iter()
+            .zip(m)
+            .any(|(d, m)| if left { d & !m != 0 } else { d & m != 0 });
+        (left, other_side)
     }
 
     /// The split of a node whose candidate is declined although the bound
@@ -2077,13 +2083,7 @@ impl TreeSearch {
             let mut node = self.walk_nodes[k];
             while node.feature != WALK_LEAF {
                 let f = node.feature as usize;
-                let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
-                let m = &self.masks[self.mask_start[k]..self.mask_start[k] + (w1 - w0)];
-                let left = bit(m, self.cand_opt[f]);
-                let other_side = self.work[w0..w1]
-                    .iter()
-                    .zip(m)
-                    .any(|(d, m)| if left { d & !m != 0 } else { d & m != 0 });
+                let (left, other_side) = self.candidate_side(f, k);
                 if other_side {
                     return Eval::Open {
                         bound,

@@ -1222,7 +1222,7 @@ fn tree_search_under_strong_branching_equals_brute_force_on_random_ensembles() {
 #[test]
 fn tree_search_at_the_float32_edge_equals_brute_force() {
     use crate::coherent::separable::Workspace;
-    use crate::coherent::tree_search::{SearchStatus, TreeSearch};
+    use crate::coherent::tree_search::TreeSearch;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2432);
     let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
     let (mut feasible, mut infeasible, mut nodes) = (0, 0, 0);
@@ -1247,7 +1247,7 @@ fn tree_search_at_the_float32_edge_equals_brute_force() {
                 })
                 .sum::<f64>();
         let allowance = (ens.roots().len() + 1) as f64 * f64::from(f32::EPSILON) * magnitude;
-        // The cut-off a quarter of the allowance above the applicant's sum.
+        // The cut-off a fraction of the allowance above the applicant's sum.
         let own = independent_margin(&ens, &factual);
         let need = own + allowance * rng.random_range(0.05..0.5);
         let ens = ens
@@ -1266,20 +1266,10 @@ fn tree_search_at_the_float32_edge_equals_brute_force() {
             f64::INFINITY,
         );
         nodes += res.nodes;
-        match oracle {
-            Some(best) => {
-                assert_eq!(res.status, SearchStatus::Optimal, "case {case}");
-                assert!(
-                    same_cost(res.cost, best),
-                    "case {case}: {} vs {best}",
-                    res.cost
-                );
-                feasible += 1;
-            }
-            None => {
-                assert_eq!(res.status, SearchStatus::Infeasible, "case {case}");
-                infeasible += 1;
-            }
+        if agrees_with_brute_force(&res, oracle, &case.to_string()) {
+            feasible += 1;
+        } else {
+            infeasible += 1;
         }
     }
     eprintln!(
