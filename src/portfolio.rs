@@ -3,7 +3,8 @@
 //!
 //! The stream is a pipeline whose only serial work is moving bytes in input
 //! order. The calling thread reads raw records, [`PortfolioOptions::chunk_rows`]
-//! at a time, and hands each chunk to a worker; the worker parses its rows
+//! at a time at most (fewer toward the end of the file, so that the workers
+//! finish together), and hands each chunk to a worker; the worker parses its rows
 //! (CSV cells, values under the schema), explains the declined and formats
 //! every answer as JSON lines into a byte buffer; the calling thread writes the
 //! buffers in input order. At most two chunks per worker are in flight and
@@ -64,8 +65,12 @@ pub struct PortfolioOptions {
     /// outcome label, an id); any other column the schema does not know is an
     /// error naming it.
     pub ignore_columns: Vec<String>,
-    /// Records read, explained and written at a time (default 4096); each
-    /// worker thread takes one such chunk at a time.
+    /// Records read, explained and written at a time, at most (default
+    /// 4096); each worker thread takes one such chunk at a time. With more
+    /// than one worker the chunks shrink as the end of a regular file comes
+    /// near, so that the workers finish together (guided scheduling; a
+    /// book smaller than a chunk still runs on every worker). The output
+    /// does not depend on the chunks.
     pub chunk_rows: usize,
     /// Resume an interrupted run of the same book (default false): the rows
     /// a cancelled or killed run of this output left in its partial file
@@ -697,7 +702,7 @@ fn in_parallel<R: BufRead>(
         loop {
             while !at_end && sent - written < window {
                 let (mut chunk, out) = free.pop().unwrap_or_default();
-                records.fill(&mut chunk, chunk_rows)?;
+                records.fill_balanced(&mut chunk, chunk_rows, threads)?;
                 if chunk.records.is_empty() {
                     at_end = true;
                     break;

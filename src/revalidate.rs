@@ -1497,8 +1497,12 @@ pub fn revalidate_ledger(
         if pending.is_empty() {
             break;
         }
-        // Contiguous parts, one per thread, joined in order.
-        let part = pending.len().div_ceil(threads.max(1));
+        // Contiguous parts, a few per thread, each taken by the next free
+        // thread (guided, `workers::BALANCE_SHARES`: a slow re-explanation
+        // holds up its part only), joined in order.
+        let part = pending
+            .len()
+            .div_ceil(crate::workers::BALANCE_SHARES * threads.max(1));
         let run = |lines: &[String], from: usize| {
             let mut bytes = Vec::new();
             let mut t = Tally::default();
@@ -1520,17 +1524,28 @@ pub fn revalidate_ledger(
         let results: Vec<(Vec<u8>, Tally)> = if threads <= 1 || pending.len() == 1 {
             vec![run(&pending, number)]
         } else {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = pending
-                    .chunks(part)
-                    .enumerate()
-                    .map(|(j, c)| {
-                        let run = &run;
-                        crate::workers::spawn(s, move || run(c, number + j * part))
+            let parts: Vec<&[String]> = pending.chunks(part).collect();
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let mut done: Vec<(usize, (Vec<u8>, Tally))> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads.min(parts.len()))
+                    .map(|_| {
+                        let (run, parts, next) = (&run, &parts, &next);
+                        crate::workers::spawn(s, move || {
+                            let mut mine = Vec::new();
+                            loop {
+                                let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                let Some(lines) = parts.get(j) else {
+                                    return mine;
+                                };
+                                mine.push((j, run(lines, number + j * part)));
+                            }
+                        })
                     })
                     .collect();
-                handles.into_iter().map(crate::workers::join).collect()
-            })
+                handles.into_iter().flat_map(crate::workers::join).collect()
+            });
+            done.sort_unstable_by_key(|d| d.0);
+            done.into_iter().map(|d| d.1).collect()
         };
         for (bytes, t) in results {
             out.write_all(&bytes)?;

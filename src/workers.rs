@@ -11,6 +11,13 @@
 //!   host's stderr) is carried from the caller into its workers ([`spawn`]).
 
 use std::cell::Cell;
+
+/// Into how many pieces a batch of slow rows cuts each worker's even share
+/// of what is left, the pieces taken by whichever worker is free (guided
+/// scheduling): one hard applicant (a tree search of seconds) then holds up
+/// a piece, not a worker's whole share, and the workers finish together
+/// (`portfolio`'s chunks, `revalidate`'s parts; issue 43).
+pub const BALANCE_SHARES: usize = 4;
 use std::thread::{Scope, ScopedJoinHandle};
 
 thread_local! {

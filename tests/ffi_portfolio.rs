@@ -147,7 +147,15 @@ fn streaming_call_reports_on_the_callers_thread_and_cancels_with_whole_lines() {
             run(&inp, &input, &full, 2, &mut log, &mut counts),
             cfx_status::Ok
         );
-        assert_eq!(log.reports, vec![4096, 8192, 9000]);
+        // After each chunk: 4,096 rows at most, fewer toward the end with
+        // two workers (guided), so more than the three of fixed chunks.
+        assert!(log.reports.len() > 3, "{:?}", log.reports);
+        let mut before = 0;
+        for &done in &log.reports {
+            assert!(done > before && done - before <= 4096, "{:?}", log.reports);
+            before = done;
+        }
+        assert_eq!(log.reports.last(), Some(&9000));
         assert!(
             log.threads.iter().all(|t| *t == me),
             "callback off the caller's thread"
@@ -191,7 +199,7 @@ fn streaming_call_reports_on_the_callers_thread_and_cancels_with_whole_lines() {
         assert_eq!(strip(&std::fs::read_to_string(&one).unwrap()), lines);
 
         // Cancel at the first report: CANCELLED, counts untouched, exactly the
-        // first chunk's lines, equal to the full run's.
+        // first chunk's lines (as many as reported), equal to the full run's.
         let mut log = Log {
             reports: vec![],
             threads: vec![],
@@ -205,10 +213,12 @@ fn streaming_call_reports_on_the_callers_thread_and_cancels_with_whole_lines() {
             run(&inp, &input, &cut, 2, &mut log, &mut untouched),
             cfx_status::Cancelled
         );
-        assert_eq!(log.reports, vec![4096]);
+        assert_eq!(log.reports.len(), 1);
+        let first = log.reports[0];
+        assert!(first > 0 && first < 9000, "{first}");
         assert_eq!(untouched.rows, 77);
         let msg = cfx::ffi::error::last_error().unwrap();
-        assert!(msg.contains("after 4096 rows"), "{msg}");
+        assert!(msg.contains(&format!("after {first} rows")), "{msg}");
         // The target is untouched; the rows done are in its partial file.
         assert!(!cut.exists(), "a cancelled run wrote the target");
         let partial = cfx::output::partial_path(&cut);
@@ -216,10 +226,10 @@ fn streaming_call_reports_on_the_callers_thread_and_cancels_with_whole_lines() {
         let cut_text = std::fs::read_to_string(&partial).unwrap();
         assert!(cut_text.ends_with('\n'));
         let cut_lines: Vec<&str> = cut_text.lines().collect();
-        assert_eq!(cut_lines.len(), 4096);
+        assert_eq!(cut_lines.len(), first);
         assert_eq!(
             cut_lines[..],
-            full_text.lines().take(4096).collect::<Vec<_>>()[..]
+            full_text.lines().take(first).collect::<Vec<_>>()[..]
         );
 
         // The summary through C equals the Rust summary, overall and per group.

@@ -131,8 +131,9 @@ fn strings<'a>(p: *const *const c_char, n: usize, param: &str) -> FfiResult<Vec<
 /// (`cost`, `raw`, `changes`, …) or null; a row that cannot be read or
 /// explained gets an `error` line naming it and the run goes on.
 ///
-/// Rows are read, explained and written 4096 at a time, so memory stays flat
-/// however long the file. `threads` applicants are solved at once (0 = all
+/// Rows are read, explained and written 4096 at a time at most (fewer as the
+/// end of the file comes near, so that the threads finish together), so
+/// memory stays flat however long the file. `threads` applicants are solved at once (0 = all
 /// cores; each solve uses one HiGHS thread, so answers do not depend on it).
 /// `config` may be NULL (defaults; its solver choice applies,
 /// `cfx_config_builder_set_solver`). `progress` may be NULL; otherwise it runs

@@ -1049,23 +1049,37 @@ fn feed_and_wait(
 }
 
 /// The cancelled portfolio run, in process: a previous output untouched and
-/// the first chunk's lines, as the full run wrote them, in `<output>.cfx-partial`.
+/// the first chunk's lines (as many as the one report said), as the full run
+/// wrote them, in `<output>.cfx-partial`.
 pub fn cancelled_case(fx: &Fixture) -> Outcome {
-    unsafe extern "C" fn stop(_rows: usize, _user: *mut c_void) -> bool {
+    unsafe extern "C" fn stop(rows: usize, user: *mut c_void) -> bool {
+        unsafe { *(user as *mut usize) = rows };
         false
     }
     let out = fx.dir.join("cancelled.jsonl");
     std::fs::write(&out, PREVIOUS).unwrap();
-    let st = unsafe { fx.portfolio(&out, 2, Some(stop), null_mut()) };
+    let mut reported = 0usize;
+    let st = unsafe {
+        fx.portfolio(
+            &out,
+            2,
+            Some(stop),
+            &mut reported as *mut usize as *mut c_void,
+        )
+    };
     let partial = cfx::output::partial_path(&out);
     let full = std::fs::read_to_string(&fx.explanations).unwrap();
-    let first: String = full.split_inclusive('\n').take(4096).collect();
+    let first: String = full.split_inclusive('\n').take(reported).collect();
     let result = if st != cfx_status::Cancelled {
         Err(format!("not CANCELLED: {}", status_and_message(st)))
     } else if std::fs::read(&out).unwrap() != PREVIOUS {
         Err("the previous output changed".into())
+    } else if reported == 0 {
+        Err("no report before the cancellation".into())
     } else if std::fs::read_to_string(&partial).ok().as_deref() != Some(first.as_str()) {
-        Err("the partial file is not the full run's first 4,096 lines".into())
+        Err(format!(
+            "the partial file is not the full run's first {reported} lines (the rows reported)"
+        ))
     } else {
         Ok("previous output intact, the rows done in <output>.cfx-partial".into())
     };

@@ -218,7 +218,8 @@ def explain_csv(schema, model, input_path, output_path, config=None, ignore=(), 
     features, categorical levels by name; the `ignore` columns, e.g. the outcome label, are
     skipped) into `output_path`, one JSON line per applicant in input order: the decision,
     and for a declined applicant the solver outcome, the solver that proved it and the
-    optimal counterfactual. Rows are handled 4096 at a time, `threads` applicants solved at
+    optimal counterfactual. Rows are handled 4096 at a time at most (fewer toward the end of
+    the file, so that the threads finish together), `threads` applicants solved at
     once (0 = all cores). `progress(rows_done)` is called on this thread after each chunk;
     returning False stops the run with `CfxError` ``CFX_STATUS_CANCELLED`` (the output is then
     untouched and ``<output>.cfx-partial`` holds exactly the rows reported), and an exception it raises stops the run and is
