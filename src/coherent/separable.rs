@@ -213,9 +213,12 @@ pub struct Workspace {
     incumbent: f64,
     nodes: usize,
     node_limit: usize,
-    /// Per feature, the cuts of a tree ensemble's thresholds
-    /// ([`Workspace::build_tree_cells_boxed`]), kept for their buffers.
+    /// Per feature, the cuts of a tree ensemble's thresholds over a box
+    /// ([`Workspace::build_tree_cells_boxed`]), kept for their buffers; and
+    /// with no box, kept for the next applicant of the same ensemble
+    /// ([`super::trees::PlainCuts`]).
     tree_cuts: Vec<Vec<super::trees::Cut>>,
+    plain_cuts: super::trees::PlainCuts,
 }
 
 impl Workspace {
@@ -381,8 +384,14 @@ impl Workspace {
         }
         self.clear();
         let mut cells: Vec<(f64, f64)> = Vec::new();
-        let mut all_cuts = std::mem::take(&mut self.tree_cuts);
-        super::trees::all_feature_cuts_boxed(ens, half, b.kind(), &mut all_cuts);
+        let mut boxed_cuts = std::mem::take(&mut self.tree_cuts);
+        let mut plain_cuts = std::mem::take(&mut self.plain_cuts);
+        let all_cuts: &[Vec<super::trees::Cut>] = if half.iter().all(|&d| d == 0.0) {
+            plain_cuts.of(ens)
+        } else {
+            super::trees::all_feature_cuts_boxed(ens, half, b.kind(), &mut boxed_cuts);
+            &boxed_cuts
+        };
         for i in 0..schema.n_features() {
             cells.clear();
             if schema.features[i].is_contiguous() {
@@ -394,12 +403,14 @@ impl Workspace {
                 }
             }
             if let Err(e) = piecewise_menu(self, schema, Pieces::Cells(&cells), factual, i, fixes) {
-                self.tree_cuts = all_cuts;
+                self.tree_cuts = boxed_cuts;
+                self.plain_cuts = plain_cuts;
                 return Err(e);
             }
             self.end_feature();
         }
-        self.tree_cuts = all_cuts;
+        self.tree_cuts = boxed_cuts;
+        self.plain_cuts = plain_cuts;
         self.factual_score = 0.0;
         Ok(())
     }

@@ -119,37 +119,49 @@ fn f64_below(t: f64) -> f64 {
     -f64_above(-t)
 }
 
-fn breakpoints(node: &Node) -> Vec<Breakpoint> {
-    match node.test {
-        Test::BelowF32 => vec![Breakpoint::BelowF32(node.threshold)],
-        Test::AtMost | Test::AtMostNanMissing => vec![Breakpoint::AtMost(node.threshold)],
-        Test::AtMostZeroMissing => vec![
-            Breakpoint::AtMost(node.threshold),
-            Breakpoint::AtMost(f64_below(-LIGHTGBM_ZERO)),
-            Breakpoint::AtMost(LIGHTGBM_ZERO),
-        ],
+/// The breakpoints of a test, at most three: in an array with their number,
+/// so that the menus of every applicant, which read every inner node of the
+/// ensemble, allocate nothing per node.
+fn breakpoints(node: &Node) -> impl Iterator<Item = Breakpoint> {
+    let none = Breakpoint::Below(f64::NAN);
+    let (points, k) = match node.test {
+        Test::BelowF32 => ([Breakpoint::BelowF32(node.threshold), none, none], 1),
+        Test::AtMost | Test::AtMostNanMissing => {
+            ([Breakpoint::AtMost(node.threshold), none, none], 1)
+        }
+        Test::AtMostZeroMissing => (
+            [
+                Breakpoint::AtMost(node.threshold),
+                Breakpoint::AtMost(f64_below(-LIGHTGBM_ZERO)),
+                Breakpoint::AtMost(LIGHTGBM_ZERO),
+            ],
+            3,
+        ),
         // ONNX: the true side of ≤/> is the low side of `x ≤ t`, of </≥ that
         // of `x < t`; = and ≠ hold between the two.
         Test::OnnxF32(m) => {
             let t = node.threshold;
             match m {
-                OnnxMode::Leq | OnnxMode::Gt => vec![Breakpoint::AtMostF32(t)],
-                OnnxMode::Lt | OnnxMode::Gte => vec![Breakpoint::BelowF32(t)],
+                OnnxMode::Leq | OnnxMode::Gt => ([Breakpoint::AtMostF32(t), none, none], 1),
+                OnnxMode::Lt | OnnxMode::Gte => ([Breakpoint::BelowF32(t), none, none], 1),
                 OnnxMode::Eq | OnnxMode::Neq => {
-                    vec![Breakpoint::BelowF32(t), Breakpoint::AtMostF32(t)]
+                    ([Breakpoint::BelowF32(t), Breakpoint::AtMostF32(t), none], 2)
                 }
             }
         }
         Test::OnnxF64(m) => {
             let t = node.threshold;
             match m {
-                OnnxMode::Leq | OnnxMode::Gt => vec![Breakpoint::AtMost(t)],
-                OnnxMode::Lt | OnnxMode::Gte => vec![Breakpoint::Below(t)],
-                OnnxMode::Eq | OnnxMode::Neq => vec![Breakpoint::Below(t), Breakpoint::AtMost(t)],
+                OnnxMode::Leq | OnnxMode::Gt => ([Breakpoint::AtMost(t), none, none], 1),
+                OnnxMode::Lt | OnnxMode::Gte => ([Breakpoint::Below(t), none, none], 1),
+                OnnxMode::Eq | OnnxMode::Neq => {
+                    ([Breakpoint::Below(t), Breakpoint::AtMost(t), none], 2)
+                }
             }
         }
-        Test::Leaf | Test::Levels(_) => Vec::new(),
-    }
+        Test::Leaf | Test::Levels(_) => ([none; 3], 0),
+    };
+    points.into_iter().take(k)
 }
 
 /// One cut of a feature's value range, in slots, with a raw value on each side.
@@ -183,6 +195,56 @@ pub(crate) fn feature_cuts_boxed(ens: &TreeEnsemble, i: usize, delta: f64) -> Ve
     }
     sort_cuts(&mut cuts);
     cuts
+}
+
+/// Every feature's cuts with no box ([`all_feature_cuts_boxed`] at
+/// half-width 0), kept from one applicant to the next: they depend on the
+/// ensemble alone, and a book's applicants share it, while computing them
+/// reads every inner node (issue 43: "menus that depend only on the model,
+/// built once"). Kept with an exact copy of what they were computed from
+/// (the features' inputs and every inner node's feature, test and
+/// threshold bits), so that another ensemble, or one of the same shape
+/// with another threshold, recomputes them; comparing costs a pass over the
+/// nodes without the cuts' arithmetic, sorting or allocation.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PlainCuts {
+    cuts: Vec<Vec<Cut>>,
+    inputs: Vec<FeatureInput>,
+    tests: Vec<(u32, Test, u64)>,
+    valid: bool,
+}
+
+impl PlainCuts {
+    /// The cuts of `ens` with no box, computed unless they are this one's
+    /// already.
+    pub(crate) fn of(&mut self, ens: &TreeEnsemble) -> &[Vec<Cut>] {
+        if !self.holds(ens) {
+            self.valid = false;
+            all_feature_cuts_boxed(ens, &[], BoxKind::Reals, &mut self.cuts);
+            self.inputs.clear();
+            self.inputs.extend_from_slice(ens.inputs());
+            self.tests.clear();
+            self.tests.extend(inner_tests(ens));
+            self.valid = true;
+        }
+        &self.cuts
+    }
+
+    /// Whether the cuts kept are `ens`'s.
+    fn holds(&self, ens: &TreeEnsemble) -> bool {
+        self.valid
+            && self.inputs.as_slice() == ens.inputs()
+            && self.tests.iter().copied().eq(inner_tests(ens))
+    }
+}
+
+/// What the cuts read of each inner node: its feature, test and threshold
+/// (its bits, so that the comparison is exact and NaN equals itself).
+fn inner_tests(ens: &TreeEnsemble) -> impl Iterator<Item = (u32, Test, u64)> + '_ {
+    ens.nodes()
+        .iter()
+        .filter(|n| n.test != Test::Leaf)
+        .map(|n| (n.feature, n.test, n.threshold.to_bits()))
 }
 
 /// [`feature_cuts_boxed`] of every feature at once, in one pass over the

@@ -1279,3 +1279,73 @@ fn tree_search_at_the_float32_edge_equals_brute_force() {
     // Splitting a feature anywhere, as the search did before, took 3,132.
     assert!(nodes <= 2_400, "nodes: {nodes}");
 }
+
+/// The cuts kept from one applicant to the next ([`super::PlainCuts`]) are
+/// always those of the ensemble asked about: equal to a fresh computation
+/// ([`super::all_feature_cuts_boxed`] at no box) over a sequence that asks
+/// again for the same ensemble, for ensembles of other shapes, and for one
+/// that differs from the last only in one threshold or one feature's range
+/// (the cases a cache keyed on shape alone would get wrong).
+#[test]
+fn plain_cuts_kept_across_applicants_are_the_ensembles_own() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4343);
+    let mut kept = super::PlainCuts::default();
+    let mut fresh = Vec::new();
+    let (mut moved_threshold, mut moved_range, mut differ) = (0, 0, 0);
+    for case in 0..150 {
+        let (_, _, ens) = random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
+        let json = serde_json::to_value(&ens).unwrap();
+        // One numeric inner node's threshold moved, everything else equal.
+        let mut a = json.clone();
+        let numeric: Vec<usize> = {
+            let nodes = a["nodes"].as_array().unwrap();
+            (0..nodes.len())
+                .filter(|&k| nodes[k]["threshold"].as_f64().is_some_and(|t| t != 0.0))
+                .collect()
+        };
+        let other_threshold = (!numeric.is_empty()).then(|| {
+            let k = numeric[rng.random_range(0..numeric.len())];
+            let t = a["nodes"][k]["threshold"].as_f64().unwrap();
+            a["nodes"][k]["threshold"] = serde_json::json!(t + 0.37 * t.abs().max(0.1));
+            moved_threshold += 1;
+            serde_json::from_value::<TreeEnsemble>(a).unwrap()
+        });
+        // One contiguous feature's upper bound raised.
+        let mut b = json.clone();
+        let value_input = b["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|i| i["upper"].as_f64().is_some());
+        let other_range = value_input.map(|j| {
+            let u = b["inputs"][j]["upper"].as_f64().unwrap();
+            b["inputs"][j]["upper"] = serde_json::json!(u + 1.0 + u.abs());
+            moved_range += 1;
+            serde_json::from_value::<TreeEnsemble>(b).unwrap()
+        });
+        let sequence = [
+            Some(&ens),
+            Some(&ens),
+            other_threshold.as_ref(),
+            Some(&ens),
+            other_range.as_ref(),
+            Some(&ens),
+        ];
+        let mut last: Option<Vec<Vec<super::Cut>>> = None;
+        for e in sequence.into_iter().flatten() {
+            super::all_feature_cuts_boxed(e, &[], super::BoxKind::Reals, &mut fresh);
+            assert_eq!(kept.of(e), &fresh[..], "case {case}");
+            if let Some(before) = &last {
+                differ += usize::from(before != &fresh);
+            }
+            last = Some(fresh.clone());
+        }
+    }
+    // The variants did change the cuts often: a cache that kept the old
+    // ones would have failed above.
+    assert!(
+        moved_threshold > 100 && moved_range > 100,
+        "{moved_threshold} {moved_range}"
+    );
+    assert!(differ > 200, "{differ}");
+}
