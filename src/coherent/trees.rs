@@ -197,54 +197,85 @@ pub(crate) fn feature_cuts_boxed(ens: &TreeEnsemble, i: usize, delta: f64) -> Ve
     cuts
 }
 
+/// What the tree engine's tables that depend on the ensemble alone are
+/// computed from, copied exactly: the features' inputs and every inner
+/// node's place, feature, test, threshold (its bits, so that the
+/// comparison is exact and NaN equals itself) and missing-value direction
+/// (not the leaves' values nor the trees' shapes: tables that read those
+/// are rebuilt per applicant). A book's
+/// applicants share one ensemble, so such tables are built once and kept
+/// while [`EnsembleKey::holds`] (issue 43: "menus and bounds that depend
+/// only on the model, built once"); another ensemble, or one that differs
+/// in a single threshold or range, rebuilds them. Comparing costs one pass
+/// over the nodes, without the tables' arithmetic, sorting or allocation.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EnsembleKey {
+    inputs: Vec<FeatureInput>,
+    tests: Vec<InnerTest>,
+    valid: bool,
+}
+
+/// What a table reads of a node (see [`EnsembleKey`]).
+pub(crate) type InnerTest = (u32, Test, u64, bool);
+
+impl EnsembleKey {
+    /// Whether the tables kept were built for `ens`.
+    pub(crate) fn holds(&self, ens: &TreeEnsemble) -> bool {
+        self.valid
+            && self.inputs.as_slice() == ens.inputs()
+            && self.tests.iter().copied().eq(node_tests(ens))
+    }
+
+    /// Records `ens` as the ensemble the tables are built for (after
+    /// building them).
+    pub(crate) fn set(&mut self, ens: &TreeEnsemble) {
+        self.inputs.clear();
+        self.inputs.extend_from_slice(ens.inputs());
+        self.tests.clear();
+        self.tests.extend(node_tests(ens));
+        self.valid = true;
+    }
+
+    /// Forgets the ensemble (while the tables are rebuilt).
+    pub(crate) fn clear(&mut self) {
+        self.valid = false;
+    }
+}
+
+/// What an [`EnsembleKey`] reads of each node, in node order (a leaf as a
+/// leaf, so that the inner nodes' places are part of the key: tables
+/// indexed by node need them).
+pub(crate) fn node_tests(ens: &TreeEnsemble) -> impl Iterator<Item = InnerTest> + '_ {
+    ens.nodes().iter().map(|n| {
+        if n.test == Test::Leaf {
+            (0, Test::Leaf, 0, false)
+        } else {
+            (n.feature, n.test, n.threshold.to_bits(), n.default_left)
+        }
+    })
+}
+
 /// Every feature's cuts with no box ([`all_feature_cuts_boxed`] at
-/// half-width 0), kept from one applicant to the next: they depend on the
-/// ensemble alone, and a book's applicants share it, while computing them
-/// reads every inner node (issue 43: "menus that depend only on the model,
-/// built once"). Kept with an exact copy of what they were computed from
-/// (the features' inputs and every inner node's feature, test and
-/// threshold bits), so that another ensemble, or one of the same shape
-/// with another threshold, recomputes them; comparing costs a pass over the
-/// nodes without the cuts' arithmetic, sorting or allocation.
+/// half-width 0), kept from one applicant to the next while its
+/// [`EnsembleKey`] holds: they depend on the ensemble alone, and computing
+/// them reads every inner node.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PlainCuts {
     cuts: Vec<Vec<Cut>>,
-    inputs: Vec<FeatureInput>,
-    tests: Vec<(u32, Test, u64)>,
-    valid: bool,
+    key: EnsembleKey,
 }
 
 impl PlainCuts {
     /// The cuts of `ens` with no box, computed unless they are this one's
     /// already.
     pub(crate) fn of(&mut self, ens: &TreeEnsemble) -> &[Vec<Cut>] {
-        if !self.holds(ens) {
-            self.valid = false;
+        if !self.key.holds(ens) {
+            self.key.clear();
             all_feature_cuts_boxed(ens, &[], BoxKind::Reals, &mut self.cuts);
-            self.inputs.clear();
-            self.inputs.extend_from_slice(ens.inputs());
-            self.tests.clear();
-            self.tests.extend(inner_tests(ens));
-            self.valid = true;
+            self.key.set(ens);
         }
         &self.cuts
     }
-
-    /// Whether the cuts kept are `ens`'s.
-    fn holds(&self, ens: &TreeEnsemble) -> bool {
-        self.valid
-            && self.inputs.as_slice() == ens.inputs()
-            && self.tests.iter().copied().eq(inner_tests(ens))
-    }
-}
-
-/// What the cuts read of each inner node: its feature, test and threshold
-/// (its bits, so that the comparison is exact and NaN equals itself).
-fn inner_tests(ens: &TreeEnsemble) -> impl Iterator<Item = (u32, Test, u64)> + '_ {
-    ens.nodes()
-        .iter()
-        .filter(|n| n.test != Test::Leaf)
-        .map(|n| (n.feature, n.test, n.threshold.to_bits()))
 }
 
 /// [`feature_cuts_boxed`] of every feature at once, in one pass over the

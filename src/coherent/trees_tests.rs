@@ -1349,3 +1349,47 @@ fn plain_cuts_kept_across_applicants_are_the_ensembles_own() {
     );
     assert!(differ > 200, "{differ}");
 }
+
+/// The tree search's masks, one per test class ([`TreeSearch::prepare`]:
+/// nodes with equal feature, test, threshold and missing-value direction
+/// share one), are every node's own: each node's shared mask holds exactly
+/// the options its own test sends left, over a sequence of ensembles asked
+/// again, with one threshold moved, and new, on one reused search (whose
+/// classes are kept while the ensemble's key holds).
+#[test]
+fn tree_search_masks_shared_by_test_classes_are_each_nodes_own() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4344);
+    let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
+    let (mut shared, mut checked) = (0, 0);
+    for case in 0..120 {
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
+        let mut json = serde_json::to_value(&ens).unwrap();
+        let numeric: Vec<usize> = {
+            let nodes = json["nodes"].as_array().unwrap();
+            (0..nodes.len())
+                .filter(|&k| nodes[k]["threshold"].as_f64().is_some_and(|t| t != 0.0))
+                .collect()
+        };
+        let moved = (!numeric.is_empty()).then(|| {
+            let k = numeric[rng.random_range(0..numeric.len())];
+            let t = json["nodes"][k]["threshold"].as_f64().unwrap();
+            json["nodes"][k]["threshold"] = serde_json::json!(t + 0.37 * t.abs().max(0.1));
+            serde_json::from_value::<TreeEnsemble>(json).unwrap()
+        });
+        for e in [Some(&ens), Some(&ens), moved.as_ref(), Some(&ens)]
+            .into_iter()
+            .flatten()
+        {
+            ws.build_tree_cells(&schema, e, &factual, &[]).unwrap();
+            ts.prepare(&ws, &schema, e).unwrap();
+            let (own, classes) = ts.masks_are_each_nodes_own(e);
+            assert!(own, "case {case}: a node's shared mask is not its own");
+            let inner = e.nodes().iter().filter(|n| n.test != Test::Leaf).count();
+            shared += inner - classes;
+            checked += 1;
+        }
+    }
+    // Classes did merge nodes (repeated thresholds on grid features).
+    assert!(checked > 400 && shared > 100, "{checked} {shared}");
+}

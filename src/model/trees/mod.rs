@@ -130,7 +130,7 @@ impl FeatureInput {
 }
 
 /// The test of an inner node (or a leaf).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Test {
     /// A leaf: the node's `value` is added to the score.
@@ -158,7 +158,7 @@ pub enum Test {
 /// The comparison of an ONNX tree node (`nodes_modes`: BRANCH_LEQ, BRANCH_LT,
 /// BRANCH_GTE, BRANCH_GT, BRANCH_EQ, BRANCH_NEQ); the node's "true" branch is
 /// cfx's left child.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OnnxMode {
     Leq,
