@@ -1280,6 +1280,29 @@ fn tree_search_at_the_float32_edge_equals_brute_force() {
     assert!(nodes <= 2_400, "nodes: {nodes}");
 }
 
+/// `ens` with one numeric inner node's threshold (drawn by `rng`) moved and
+/// everything else equal; `None` when no inner node has a non-zero threshold.
+/// The variant a cache keyed on the ensemble's shape alone would confuse.
+fn with_one_threshold_moved(
+    ens: &TreeEnsemble,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Option<TreeEnsemble> {
+    let mut json = serde_json::to_value(ens).unwrap();
+    let numeric: Vec<usize> = {
+        let nodes = json["nodes"].as_array().unwrap();
+        (0..nodes.len())
+            .filter(|&k| nodes[k]["threshold"].as_f64().is_some_and(|t| t != 0.0))
+            .collect()
+    };
+    if numeric.is_empty() {
+        return None;
+    }
+    let k = numeric[rng.random_range(0..numeric.len())];
+    let t = json["nodes"][k]["threshold"].as_f64().unwrap();
+    json["nodes"][k]["threshold"] = serde_json::json!(t + 0.37 * t.abs().max(0.1));
+    Some(serde_json::from_value::<TreeEnsemble>(json).unwrap())
+}
+
 /// The cuts kept from one applicant to the next ([`super::PlainCuts`]) are
 /// always those of the ensemble asked about: equal to a fresh computation
 /// ([`super::all_feature_cuts_boxed`] at no box) over a sequence that asks
@@ -1294,24 +1317,11 @@ fn plain_cuts_kept_across_applicants_are_the_ensembles_own() {
     let (mut moved_threshold, mut moved_range, mut differ) = (0, 0, 0);
     for case in 0..150 {
         let (_, _, ens) = random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
-        let json = serde_json::to_value(&ens).unwrap();
         // One numeric inner node's threshold moved, everything else equal.
-        let mut a = json.clone();
-        let numeric: Vec<usize> = {
-            let nodes = a["nodes"].as_array().unwrap();
-            (0..nodes.len())
-                .filter(|&k| nodes[k]["threshold"].as_f64().is_some_and(|t| t != 0.0))
-                .collect()
-        };
-        let other_threshold = (!numeric.is_empty()).then(|| {
-            let k = numeric[rng.random_range(0..numeric.len())];
-            let t = a["nodes"][k]["threshold"].as_f64().unwrap();
-            a["nodes"][k]["threshold"] = serde_json::json!(t + 0.37 * t.abs().max(0.1));
-            moved_threshold += 1;
-            serde_json::from_value::<TreeEnsemble>(a).unwrap()
-        });
+        let other_threshold = with_one_threshold_moved(&ens, &mut rng);
+        moved_threshold += usize::from(other_threshold.is_some());
         // One contiguous feature's upper bound raised.
-        let mut b = json.clone();
+        let mut b = serde_json::to_value(&ens).unwrap();
         let value_input = b["inputs"]
             .as_array()
             .unwrap()
@@ -1364,19 +1374,7 @@ fn tree_search_masks_shared_by_test_classes_are_each_nodes_own() {
     for case in 0..120 {
         let (schema, factual, ens) =
             random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
-        let mut json = serde_json::to_value(&ens).unwrap();
-        let numeric: Vec<usize> = {
-            let nodes = json["nodes"].as_array().unwrap();
-            (0..nodes.len())
-                .filter(|&k| nodes[k]["threshold"].as_f64().is_some_and(|t| t != 0.0))
-                .collect()
-        };
-        let moved = (!numeric.is_empty()).then(|| {
-            let k = numeric[rng.random_range(0..numeric.len())];
-            let t = json["nodes"][k]["threshold"].as_f64().unwrap();
-            json["nodes"][k]["threshold"] = serde_json::json!(t + 0.37 * t.abs().max(0.1));
-            serde_json::from_value::<TreeEnsemble>(json).unwrap()
-        });
+        let moved = with_one_threshold_moved(&ens, &mut rng);
         for e in [Some(&ens), Some(&ens), moved.as_ref(), Some(&ens)]
             .into_iter()
             .flatten()
