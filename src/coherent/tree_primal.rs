@@ -106,6 +106,13 @@ impl Primal {
         self.walks = 0;
     }
 
+    /// The trees indexed per feature by [`Primal::prepare`] (for the tests
+    /// of the tables kept across applicants).
+    #[cfg(test)]
+    pub(super) fn feature_trees(&self) -> &[Vec<u32>] {
+        &self.feature_trees
+    }
+
     /// The answer of the last successful [`Primal::run`]: one option (sorted
     /// index) per feature.
     pub(super) fn answer(&self) -> &[usize] {

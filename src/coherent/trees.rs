@@ -48,7 +48,7 @@ use super::BoxKind;
 use super::program::Program;
 use super::tree_box::reachable_value;
 use crate::error::{Error, Result};
-use crate::model::trees::{FeatureInput, LIGHTGBM_ZERO, Node, OnnxMode, Test};
+use crate::model::trees::{FeatureInput, LIGHTGBM_ZERO, Node, OnnxMode, Source, Test};
 use crate::model::{Model, TreeEnsemble};
 use crate::schema::{COHERENCE_TOL, Schema};
 use std::collections::BTreeMap;
@@ -240,6 +240,56 @@ impl EnsembleKey {
     pub(crate) fn clear(&mut self) {
         self.valid = false;
     }
+}
+
+/// An [`EnsembleKey`] that also holds what the tests do not: every node's
+/// children and leaf value, the roots, the base score and the source (how
+/// the library sums). Tables that read the leaves or the trees' shapes (the
+/// tree search's subtree maxima, parents, its float32 allowance) are kept
+/// while it holds; a change of one leaf value rebuilds them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NodeArrayKey {
+    tests: EnsembleKey,
+    /// Per node: left child, right child, leaf value bits.
+    shape: Vec<(u32, u32, u64)>,
+    roots: Vec<u32>,
+    base_score: u64,
+    source: Option<Source>,
+}
+
+impl NodeArrayKey {
+    /// Whether the tables kept were built for `ens`.
+    pub(crate) fn holds(&self, ens: &TreeEnsemble) -> bool {
+        self.source == Some(ens.source())
+            && self.base_score == ens.base_score().to_bits()
+            && self.roots.as_slice() == ens.roots()
+            && self.shape.iter().copied().eq(node_shapes(ens))
+            && self.tests.holds(ens)
+    }
+
+    /// Records `ens` as the ensemble the tables are built for.
+    pub(crate) fn set(&mut self, ens: &TreeEnsemble) {
+        self.tests.set(ens);
+        self.shape.clear();
+        self.shape.extend(node_shapes(ens));
+        self.roots.clear();
+        self.roots.extend_from_slice(ens.roots());
+        self.base_score = ens.base_score().to_bits();
+        self.source = Some(ens.source());
+    }
+
+    /// Forgets the ensemble (while the tables are rebuilt).
+    pub(crate) fn clear(&mut self) {
+        self.tests.clear();
+        self.source = None;
+    }
+}
+
+/// What a [`NodeArrayKey`] reads of each node besides its test.
+fn node_shapes(ens: &TreeEnsemble) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
+    ens.nodes()
+        .iter()
+        .map(|n| (n.left, n.right, n.value.to_bits()))
 }
 
 /// What an [`EnsembleKey`] reads of each node, in node order (a leaf as a

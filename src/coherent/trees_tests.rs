@@ -1370,7 +1370,7 @@ fn plain_cuts_kept_across_applicants_are_the_ensembles_own() {
 fn tree_search_masks_shared_by_test_classes_are_each_nodes_own() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(4344);
     let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
-    let (mut shared, mut checked) = (0, 0);
+    let (mut shared, mut checked, mut split_fewer) = (0, 0, 0);
     for case in 0..120 {
         let (schema, factual, ens) =
             random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
@@ -1383,6 +1383,12 @@ fn tree_search_masks_shared_by_test_classes_are_each_nodes_own() {
             ts.prepare(&ws, &schema, e).unwrap();
             let (own, classes) = ts.masks_are_each_nodes_own(e);
             assert!(own, "case {case}: a node's shared mask is not its own");
+            // The split classes, numbered from the test classes, part the
+            // nodes as their own (feature, left-going options) do; fewer
+            // than the test classes wherever two thresholds fall in one
+            // cell of the menu.
+            let splits = ts.split_classes_are_by_feature_and_mask(e);
+            split_fewer += usize::from(splits < classes);
             let inner = e.nodes().iter().filter(|n| n.test != Test::Leaf).count();
             shared += inner - classes;
             checked += 1;
@@ -1390,4 +1396,69 @@ fn tree_search_masks_shared_by_test_classes_are_each_nodes_own() {
     }
     // Classes did merge nodes (repeated thresholds on grid features).
     assert!(checked > 400 && shared > 100, "{checked} {shared}");
+    assert!(split_fewer > 10, "{split_fewer}");
+}
+
+/// `ens` with one leaf's value changed (thresholds and shapes kept): the
+/// case a key over the tests alone would get wrong for tables that read
+/// leaves.
+fn with_one_leaf_changed(ens: &TreeEnsemble, rng: &mut Xoshiro256PlusPlus) -> TreeEnsemble {
+    let mut json = serde_json::to_value(ens).unwrap();
+    let leaves: Vec<usize> = {
+        let nodes = json["nodes"].as_array().unwrap();
+        (0..nodes.len())
+            .filter(|&k| nodes[k]["test"] == serde_json::json!("leaf"))
+            .collect()
+    };
+    let k = leaves[rng.random_range(0..leaves.len())];
+    let v = json["nodes"][k]["value"].as_f64().unwrap_or(0.0);
+    json["nodes"][k]["value"] = serde_json::json!(v + 1.5 + v.abs());
+    serde_json::from_value::<TreeEnsemble>(json).unwrap()
+}
+
+/// The tree search's model-only tables kept from one applicant to the next
+/// (parents, subtree maxima, nodes per feature, the primal heuristic's
+/// index, the float32 allowance; `TreeSearch::build_model_tables`) are
+/// always those of the ensemble asked about: equal to a fresh search's over
+/// a sequence that asks again for the same ensemble, for ensembles of other
+/// shapes, and for one that differs from the last in one leaf value (fails
+/// when the key reads only the tests) or one threshold.
+#[test]
+fn tree_search_model_tables_kept_across_applicants_are_the_ensembles_own() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4345);
+    let (mut ws, mut kept) = (Workspace::new(), TreeSearch::new());
+    let (mut checked, mut leaf_changes) = (0, 0);
+    for case in 0..80 {
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
+        let leaf = with_one_leaf_changed(&ens, &mut rng);
+        let moved = with_one_threshold_moved(&ens, &mut rng);
+        for (j, e) in [
+            Some(&ens),
+            Some(&ens),
+            Some(&leaf),
+            moved.as_ref(),
+            Some(&ens),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let Some(e) = e else { continue };
+            ws.build_tree_cells(&schema, e, &factual, &[]).unwrap();
+            kept.prepare(&ws, &schema, e).unwrap();
+            let mut fresh = TreeSearch::new();
+            fresh.prepare(&ws, &schema, e).unwrap();
+            assert_eq!(
+                kept.model_tables(),
+                fresh.model_tables(),
+                "case {case}, step {j}"
+            );
+            checked += 1;
+            leaf_changes += usize::from(j == 2);
+        }
+    }
+    assert!(
+        checked > 300 && leaf_changes == 80,
+        "{checked} {leaf_changes}"
+    );
 }
