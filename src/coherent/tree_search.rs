@@ -326,12 +326,11 @@ pub struct TreeSearch {
     /// `masks` (HELOC's XGBoost models: 1,312 inner nodes hold 485 distinct
     /// tests; 66,720 of the 1000-tree model hold 1,264), which is computed
     /// once per applicant for the class's first node, `class_node`. They
-    /// depend on the ensemble alone and are kept while `class_key` holds.
+    /// depend on the ensemble alone and are kept while `model_key` holds.
     test_class: Vec<u32>,
     class_node: Vec<u32>,
-    class_key: super::trees::EnsembleKey,
-    /// What the model-only tables ([`TreeSearch::build_model_tables`]) were
-    /// built for.
+    /// What the test classes and the other model-only tables
+    /// ([`TreeSearch::build_model_tables`]) were built for.
     model_key: super::trees::NodeArrayKey,
     class_start: Vec<usize>,
     /// The ensemble's nodes as the walks read them.
@@ -598,10 +597,11 @@ impl TreeSearch {
             self.word_start.push(self.word_start[f] + words);
         }
         let nodes = ens.nodes();
-        if !self.class_key.holds(ens) {
-            self.class_key.clear();
+        if !self.model_key.holds(ens) {
+            self.model_key.clear();
             self.build_test_classes(ens);
-            self.class_key.set(ens);
+            self.build_model_tables(ens);
+            self.model_key.set(ens);
         }
         // One mask per test class, read by every node of the class.
         self.masks.clear();
@@ -618,11 +618,6 @@ impl TreeSearch {
                     self.masks[base + o / 64] |= 1 << (o % 64);
                 }
             }
-        }
-        if !self.model_key.holds(ens) {
-            self.model_key.clear();
-            self.build_model_tables(ens);
-            self.model_key.set(ens);
         }
         self.mask_start.clear();
         self.mask_start.resize(nodes.len(), 0);
