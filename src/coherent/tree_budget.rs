@@ -48,8 +48,11 @@
 //! dozen features with a few dozen rises each, so dynamic programming over
 //! the Pareto frontier of `(extra, gain)` states solves it at a small share
 //! of the node's work (at most 151 states on HELOC's 1000-tree models),
-//! dropping states that cost the incumbent's gap (`cap`) or cannot reach
-//! the need with every later feature at its largest gain; a frontier past
+//! dropping states that cost the incumbent's gap (`cap`), cannot reach
+//! the need with every later feature at its largest gain, or cannot reach
+//! it below the best choice found so far even at the later features'
+//! steepest gain per extra (which halved the knapsack's work on HELOC's
+//! book, BENCHMARKS.md §4, tenth round); a frontier past
 //! [`MAX_FRONTIER`] falls back to the LP. On the LightGBM 1000×63 model it
 //! spared a third of the nodes on the hardest proven applicant
 //! (BENCHMARKS.md, issue 43).
@@ -176,6 +179,12 @@ pub(super) struct FeatureBudget {
     /// `(extra, gain)` states.
     groups: Vec<(usize, usize, f64)>,
     rest: Vec<f64>,
+    /// Per group, the steepest gain per unit of extra of it and of the
+    /// groups after it (the knapsack's completion bound).
+    steepest: Vec<f64>,
+    /// States the completion bound dropped (for its test).
+    #[cfg(test)]
+    pub(super) hopeless_count: usize,
     frontier: Vec<(f64, f64)>,
     next: Vec<(f64, f64)>,
     shifted: Vec<(f64, f64)>,
@@ -681,8 +690,16 @@ impl FeatureBudget {
             .sort_unstable_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
         self.rest.clear();
         self.rest.resize(self.groups.len() + 1, 0.0);
+        self.steepest.clear();
+        self.steepest.resize(self.groups.len() + 1, 0.0);
         for i in (0..self.groups.len()).rev() {
             self.rest[i] = self.rest[i + 1] + self.groups[i].2;
+            let (a, b, _) = self.groups[i];
+            let own = self.choices[a..b]
+                .iter()
+                .map(|&(_, e, g)| g / e)
+                .fold(0.0, f64::max);
+            self.steepest[i] = self.steepest[i + 1].max(own);
         }
         let mut best = cap;
         self.frontier.clear();
@@ -690,6 +707,19 @@ impl FeatureBudget {
         for i in 0..self.groups.len() {
             let (a, b, _) = self.groups[i];
             let after = self.rest[i + 1];
+            // A state short of `want` by `r` needs at least `r / s` more
+            // extra, `s` the steepest gain per extra among the later groups'
+            // rises (a rise's gain is at most `s` times its extra, so any
+            // choice of them buying `r` costs `r / s` at least); shaved by a
+            // relative 1e-9 so that rounding never drops a state that could
+            // win. (The LP over the later groups' capped gains prunes a few
+            // more states but costs more per state than it saves: BENCHMARKS.md
+            // §4, tenth round.)
+            let rate = self.steepest[i + 1];
+            let hopeless = |c: f64, g: f64, best: f64| {
+                let short = want - g;
+                short > 0.0 && c + (short / rate) * (1.0 - 1e-9) >= best
+            };
             // The next frontier: the Pareto set of the states that stay and
             // of each choice added to every state, merged list by list (the
             // frontier is sorted by extra, so each such list is too): no sort
@@ -697,7 +727,14 @@ impl FeatureBudget {
             self.next.clear();
             for &(c, g) in &self.frontier {
                 if c < best && g + after >= want {
-                    self.next.push((c, g));
+                    if !hopeless(c, g, best) {
+                        self.next.push((c, g));
+                    } else {
+                        #[cfg(test)]
+                        {
+                            self.hopeless_count += 1;
+                        }
+                    }
                 }
             }
             for &(_, e, gain) in &self.choices[a..b] {
@@ -712,7 +749,14 @@ impl FeatureBudget {
                         break;
                     }
                     if ng + after >= want {
-                        self.shifted.push((nc, ng));
+                        if !hopeless(nc, ng, best) {
+                            self.shifted.push((nc, ng));
+                        } else {
+                            #[cfg(test)]
+                            {
+                                self.hopeless_count += 1;
+                            }
+                        }
                     }
                 }
                 if !self.shifted.is_empty() {

@@ -97,6 +97,67 @@ fn knapsack_equals_brute_force_on_random_instances() {
     assert!(found > 1000 && refused > 100 && capped > 50);
 }
 
+/// The completion bound (a state short of the need by `r` costs at least
+/// `r / s` more, `s` the later groups' steepest gain per extra) drops
+/// states only when they cannot beat the best answer so far: on instances
+/// with more features, whose caps sit just above the optimum (as in the
+/// search's hardest nodes, where the knapsack decides the pruning), the
+/// knapsack still equals brute force, and the bound did drop states (its
+/// count, kept for this test, is positive).
+#[test]
+fn knapsack_completion_bound_keeps_the_optimum_near_the_cap() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2026);
+    let (mut found, mut refused) = (0, 0);
+    let mut fb = FeatureBudget::default();
+    for _ in 0..400 {
+        let n = rng.random_range(4..=7);
+        let groups: Vec<Vec<(f64, f64)>> = (0..n)
+            .map(|_| {
+                let k = rng.random_range(1..=5);
+                let (mut e, mut g) = (0.0, 0.0);
+                (0..k)
+                    .map(|_| {
+                        e += rng.random_range(0.01..1.0);
+                        g += rng.random_range(0.01..1.0);
+                        (e, g)
+                    })
+                    .collect()
+            })
+            .collect();
+        let total: f64 = groups.iter().map(|r| r.last().unwrap().1).sum();
+        let want = rng.random_range(0.2..0.9) * total;
+        let exact = brute_force(&groups, want);
+        // A cap a little above the optimum, or a little below it.
+        let cap = exact * rng.random_range(0.97..1.05);
+        fb.choices.clear();
+        for (f, rises) in groups.iter().enumerate() {
+            for &(e, g) in rises {
+                fb.choices.push((f as u32, e, g));
+            }
+        }
+        let got = fb.knapsack(want, cap, 0.0);
+        if exact < cap {
+            found += 1;
+            let x = got.expect("the knapsack refused an instance with an answer below its cap");
+            assert!(
+                (x - exact).abs() <= 1e-9 * exact.max(1.0),
+                "knapsack {x}, brute force {exact}"
+            );
+        } else {
+            refused += 1;
+            assert_eq!(got, None, "brute force {exact} is not below the cap {cap}");
+        }
+    }
+    assert!(
+        found > 100 && refused > 50,
+        "found {found}, refused {refused}"
+    );
+    assert!(
+        fb.hopeless_count > 0,
+        "the completion bound never dropped a state"
+    );
+}
+
 #[test]
 fn pareto_merge_equals_sorting_the_union() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
