@@ -571,3 +571,53 @@ fn witnesses_are_each_trees_best_leaf_within_the_nodes_bound() {
     // written.
     assert!(open >= 600 && moved >= 200, "open {open}, moved {moved}");
 }
+
+/// The node's bound and witnesses read off each tree's staircase at the
+/// budget bound (`TreeSearch::bound_from_budget`, which merges the
+/// staircases only when the per-tree bound is past the budget bound) equal
+/// those of merging every staircase in order of rc, bit for bit, in all
+/// three cases: the per-tree bound below the budget bound, equal to it
+/// (the witnesses then the merge's, its steps at that rc taken in tree
+/// order), and past it.
+#[test]
+fn node_bound_read_off_the_staircases_equals_the_merge() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4347);
+    let margin = Config::default().margin;
+    let mut ws = Workspace::new();
+    let mut ts = TreeSearch::new();
+    let (mut below, mut equal, mut past) = (0, 0, 0);
+    for case in 0..60 {
+        // Few trees make the per-tree bound the larger more often.
+        let trees = if case % 2 == 0 { 3 } else { 40 };
+        let (schema, factual, ens) = many_cells(&mut rng, 6, trees, (1.0, 4.0));
+        let need = logit(ens.threshold()) + margin;
+        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+        ts.prepare(&ws, &schema, &ens).unwrap();
+        for j in 0..20 {
+            let dom = random_domains(&ts.menus(), &mut rng, if j == 0 { 1.0 } else { 0.2 });
+            let Some((taken, merged, tree_bound, budget)) =
+                ts.node_bound_against_merge(&ens, &dom, need)
+            else {
+                continue;
+            };
+            assert_eq!(
+                taken.0.to_bits(),
+                merged.0.to_bits(),
+                "case {case}, node {j}: bound"
+            );
+            assert_eq!(taken.1, merged.1, "case {case}, node {j}: witnesses");
+            if tree_bound < budget {
+                below += 1;
+            } else if tree_bound == budget {
+                equal += 1;
+            } else {
+                past += 1;
+            }
+        }
+    }
+    // 585, 284 and 141 open nodes when written.
+    assert!(
+        below >= 300 && equal >= 100 && past >= 50,
+        "below {below}, equal {equal}, past {past}"
+    );
+}

@@ -351,6 +351,9 @@ pub struct TreeSearch {
     undo: Vec<u64>,
     leaves: Vec<(f64, f64, u32)>,
     events: Vec<(f64, u32, f64, u32)>,
+    /// Where each tree's staircase starts in `events` (and where the last
+    /// ends), before any sort.
+    tree_start: Vec<usize>,
     tree_value: Vec<f64>,
     tree_leaf: Vec<u32>,
     cand_leaf: Vec<u32>,
@@ -473,6 +476,9 @@ pub struct TreeSearch {
     /// witnesses).
     #[cfg(test)]
     last_tree_bound: f64,
+    /// The last open node's feature-budget bound (for the tests).
+    #[cfg(test)]
+    last_budget_bound: f64,
 }
 
 /// What a bound must stay below to beat the incumbent's cost (relative
@@ -1105,6 +1111,53 @@ impl TreeSearch {
             Eval::Open { bound, .. } => Some((bound, self.last_tree_bound, self.tree_leaf.clone())),
             _ => None,
         }
+    }
+
+    /// Evaluates the node `dom` (no incumbent) and, when it is open, gives
+    /// its bound and witnesses twice: as the search took them
+    /// ([`TreeSearch::bound_from_budget`]), and by merging every staircase
+    /// in order of rc — the per-tree bound, the larger of it and the budget
+    /// bound, and each tree's last step up to that — with the per-tree
+    /// bound and the budget bound.
+    #[cfg(test)]
+    #[allow(clippy::type_complexity)]
+    pub(super) fn node_bound_against_merge(
+        &mut self,
+        ens: &TreeEnsemble,
+        dom: &[u64],
+        need: f64,
+    ) -> Option<((f64, Vec<u32>), (f64, Vec<u32>), f64, f64)> {
+        let Eval::Open { bound, .. } = self.evaluate(ens, dom, need, f64::INFINITY) else {
+            return None;
+        };
+        let taken = (bound, self.tree_leaf.clone());
+        let mut events = self.events.clone();
+        events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut value = vec![f64::NEG_INFINITY; self.n_trees];
+        let mut leaf = vec![u32::MAX; self.n_trees];
+        let (mut missing, mut sum, mut tree_bound) = (self.n_trees, ens.base_score(), f64::NAN);
+        for &(rc, t, v, l) in &events {
+            let t = t as usize;
+            if value[t] == f64::NEG_INFINITY {
+                missing -= 1;
+                sum += v;
+            } else {
+                sum += v - value[t];
+            }
+            value[t] = v;
+            leaf[t] = l;
+            if missing == 0 && sum >= need - self.slack {
+                tree_bound = rc;
+                break;
+            }
+        }
+        let merged = tree_bound.max(self.last_budget_bound);
+        if merged > tree_bound {
+            for &(_, t, _, l) in events.iter().take_while(|e| e.0 <= merged) {
+                leaf[t as usize] = l;
+            }
+        }
+        Some((taken, (merged, leaf), tree_bound, self.last_budget_bound))
     }
 
     /// [`TreeSearch::node_bound`] against an incumbent of cost `incumbent`:
@@ -1961,6 +2014,7 @@ impl TreeSearch {
             self.cur_min.clear();
             self.cur_min.extend_from_slice(&self.dom_min);
             self.events.clear();
+            self.tree_start.clear();
             self.tree_max.clear();
             if self.merged_on {
                 self.merged.clear();
@@ -2013,6 +2067,7 @@ impl TreeSearch {
                 if self.merged_on && !self.boxed {
                     self.merged.push_tree(&self.leaves);
                 }
+                self.tree_start.push(self.events.len());
                 let mut top = f64::NEG_INFINITY;
                 let cap = if self.boxed {
                     self.cap[t]
@@ -2028,6 +2083,7 @@ impl TreeSearch {
                 }
                 self.tree_max.push(top);
             }
+            self.tree_start.push(self.events.len());
             if self.propagation_on && round < PROPAGATION_ROUNDS {
                 match self.propagate(ens, base, limit, need) {
                     Propagated::Empty => return Eval::Pruned,
@@ -2035,70 +2091,65 @@ impl TreeSearch {
                     Propagated::Unchanged => {}
                 }
             }
-            // The bound: the staircases merged in order of rc.
-            // (rc, tree) is unique (rc rises along each staircase), so the
-            // unstable sort gives the stable sort's order, without its
-            // scratch buffer.
-            self.events
-                .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            self.tree_value.clear();
-            self.tree_value.resize(self.n_trees, f64::NEG_INFINITY);
-            self.tree_leaf.clear();
-            self.tree_leaf.resize(self.n_trees, u32::MAX);
-            let mut missing = self.n_trees;
-            let mut sum = ens.base_score();
-            let mut bound = f64::NAN;
-            for &(rc, t, value, leaf) in &self.events {
-                let t = t as usize;
-                if self.tree_value[t] == f64::NEG_INFINITY {
-                    missing -= 1;
-                    sum += value;
-                } else {
-                    sum += value - self.tree_value[t];
-                }
-                self.tree_value[t] = value;
-                self.tree_leaf[t] = leaf;
-                if missing == 0 && sum >= need - self.slack {
-                    bound = rc;
-                    break;
-                }
-            }
-            if bound.is_nan() || bound >= limit {
-                return Eval::Pruned;
-            }
-            let tree_bound = bound;
-            #[cfg(test)]
-            {
-                self.last_tree_bound = tree_bound;
-            }
-            if !self.budget_off {
-                match self
-                    .budget
-                    .extra(ens.base_score(), need - self.slack, limit - base)
+            let need_less = need - self.slack;
+            let bound = if self.budget_off || self.boxed {
+                // The per-tree bound alone (robust advice takes the larger of
+                // it and the budget bound, with the per-tree bound's
+                // witnesses).
+                let tree_bound = self.per_tree_bound(ens.base_score(), need_less);
+                #[cfg(test)]
                 {
-                    Some(extra) => bound = bound.max(base + extra),
-                    None => return Eval::Pruned,
+                    self.last_tree_bound = tree_bound;
                 }
-                if bound >= limit {
+                if tree_bound.is_nan() {
                     return Eval::Pruned;
                 }
-                // The witnesses at the node's bound: each tree's best leaf
-                // with rc up to it. The budget bound binds in most
-                // evaluations (HELOC's book: 37 of 41 thousand; XGBoost
-                // 1000×8: all), and there the per-tree bound's witnesses
-                // stop short of the leaves the trees can reach within the
-                // node's bound, which are the gains the branching should
-                // split towards.
-                if !self.boxed && bound > tree_bound {
-                    for &(rc, t, value, leaf) in &self.events {
-                        if rc > bound {
-                            break;
-                        }
-                        self.tree_value[t as usize] = value;
-                        self.tree_leaf[t as usize] = leaf;
+                if self.budget_off {
+                    tree_bound
+                } else {
+                    let bound = match self.budget.extra(ens.base_score(), need_less, limit - base) {
+                        Some(extra) => tree_bound.max(base + extra),
+                        None => return Eval::Pruned,
+                    };
+                    if bound >= limit {
+                        return Eval::Pruned;
                     }
+                    bound
                 }
-            }
+            } else {
+                // No improving answer reaches the need when every tree's best
+                // leaf below the incumbent's cost does not (the per-tree
+                // bound's "never").
+                let mut reach = ens.base_score();
+                for &m in &self.tree_max {
+                    reach += m;
+                }
+                if reach < need_less {
+                    return Eval::Pruned;
+                }
+                #[cfg(test)]
+                {
+                    let mut events = self.events.clone();
+                    self.last_tree_bound = self.per_tree_bound(ens.base_score(), need_less);
+                    self.events.clear();
+                    self.events.append(&mut events);
+                }
+                let budget = match self.budget.extra(ens.base_score(), need_less, limit - base) {
+                    Some(extra) => base + extra,
+                    None => return Eval::Pruned,
+                };
+                if budget >= limit {
+                    return Eval::Pruned;
+                }
+                #[cfg(test)]
+                {
+                    self.last_budget_bound = budget;
+                }
+                match self.bound_from_budget(ens.base_score(), need_less, budget) {
+                    Some(bound) => bound,
+                    None => return Eval::Pruned,
+                }
+            };
             // The merged bound reads plain leaves; robust advice does without
             // it (the box-aware walk lists a leaf once per class).
             if !self.merged_on || self.boxed {
@@ -2319,6 +2370,128 @@ impl TreeSearch {
             }
         }
         None
+    }
+
+    /// The per-tree bound: the least rc at which the trees' staircases
+    /// (`events`), each tree at its best value up to it, reach `need`; NaN
+    /// when they never do. Sorts `events` (merging the staircases in order
+    /// of rc) and leaves in `tree_value`/`tree_leaf` each tree's last step
+    /// taken, its witness.
+    fn per_tree_bound(&mut self, base_score: f64, need: f64) -> f64 {
+        // (rc, tree) is unique (rc rises along each staircase), so the
+        // unstable sort gives the stable sort's order, without its scratch
+        // buffer.
+        self.events
+            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        self.tree_value.clear();
+        self.tree_value.resize(self.n_trees, f64::NEG_INFINITY);
+        self.tree_leaf.clear();
+        self.tree_leaf.resize(self.n_trees, u32::MAX);
+        let mut missing = self.n_trees;
+        let mut sum = base_score;
+        for &(rc, t, value, leaf) in &self.events {
+            let t = t as usize;
+            if self.tree_value[t] == f64::NEG_INFINITY {
+                missing -= 1;
+                sum += value;
+            } else {
+                sum += value - self.tree_value[t];
+            }
+            self.tree_value[t] = value;
+            self.tree_leaf[t] = leaf;
+            if missing == 0 && sum >= need {
+                return rc;
+            }
+        }
+        f64::NAN
+    }
+
+    /// The node's bound and witnesses given its feature-budget bound
+    /// `budget` (`coherent::tree_budget`): the larger of it and the
+    /// per-tree bound, and each tree's best leaf with rc up to the node's
+    /// bound. The budget bound is the larger in most evaluations (HELOC's
+    /// book: 37 of 41 thousand open nodes; XGBoost 1000×8: all), and there
+    /// the per-tree bound's own witnesses stop short of the leaves the
+    /// trees reach within the node's bound, which are the gains the
+    /// branching should split towards. Whether the per-tree bound is past
+    /// `budget` is read off each tree's staircase at `budget` (the sum of
+    /// their values there), so the staircases are merged — sorted — only
+    /// when it is; when the two bounds are equal, the witnesses are the
+    /// per-tree bound's (its steps at that rc taken in tree order until the
+    /// need is reached), as the merge gives them. `None`: no answer.
+    fn bound_from_budget(&mut self, base_score: f64, need: f64, budget: f64) -> Option<f64> {
+        self.tree_value.clear();
+        self.tree_leaf.clear();
+        // Per tree, its best step below `budget` and at it.
+        let (mut below, mut upto) = (base_score, base_score);
+        for t in 0..self.n_trees {
+            let steps = &self.events[self.tree_start[t]..self.tree_start[t + 1]];
+            let (mut v, mut leaf) = (f64::NEG_INFINITY, u32::MAX);
+            let mut at = (f64::NEG_INFINITY, u32::MAX);
+            for &(rc, _, value, l) in steps {
+                if rc < budget {
+                    (v, leaf) = (value, l);
+                } else {
+                    if rc == budget {
+                        at = (value, l);
+                    }
+                    break;
+                }
+            }
+            below += v;
+            upto += if at.1 == u32::MAX { v } else { at.0 };
+            self.tree_value.push(v);
+            self.tree_leaf.push(leaf);
+        }
+        if upto < need {
+            // The per-tree bound is past the budget bound: it is the bound
+            // (NaN, no answer, only where the sums' rounding differs from
+            // the caller's test of the trees' best leaves).
+            let bound = self.per_tree_bound(base_score, need);
+            return (!bound.is_nan()).then_some(bound.max(budget));
+        }
+        if below >= need {
+            // The per-tree bound is below: every step up to the bound.
+            for t in 0..self.n_trees {
+                let steps = &self.events[self.tree_start[t]..self.tree_start[t + 1]];
+                if let Some(&(rc, _, value, l)) = steps.iter().take_while(|e| e.0 <= budget).last()
+                {
+                    if rc == budget {
+                        self.tree_value[t] = value;
+                        self.tree_leaf[t] = l;
+                    }
+                }
+            }
+        } else {
+            // Equal: the steps at `budget` in tree order until every tree
+            // has a step and the need is reached, as the merge takes them.
+            let mut missing = 0;
+            let mut sum = base_score;
+            for &v in &self.tree_value {
+                if v == f64::NEG_INFINITY {
+                    missing += 1;
+                } else {
+                    sum += v;
+                }
+            }
+            for t in 0..self.n_trees {
+                let steps = &self.events[self.tree_start[t]..self.tree_start[t + 1]];
+                if let Some(&(_, _, value, l)) = steps.iter().find(|e| e.0 == budget) {
+                    if self.tree_value[t] == f64::NEG_INFINITY {
+                        missing -= 1;
+                        sum += value;
+                    } else {
+                        sum += value - self.tree_value[t];
+                    }
+                    self.tree_value[t] = value;
+                    self.tree_leaf[t] = l;
+                    if missing == 0 && sum >= need {
+                        break;
+                    }
+                }
+            }
+        }
+        Some(budget)
     }
 
     /// The feature-budget bound's extras of feature `f` per class
