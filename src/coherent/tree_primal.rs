@@ -270,6 +270,17 @@ impl Primal {
         let (w0, w1) = (m.word_start[f], m.word_start[f + 1]);
         let words = w1 - w0;
         let base = m.opt_start[f];
+        if words == 1 {
+            // One word of options (the common case): the option sets ride
+            // in registers, no stack of sets.
+            for j in 0..self.feature_trees[f].len() {
+                let t = self.feature_trees[f][j] as usize;
+                let now = self.leaf[t];
+                self.score_word(m, nodes, roots[t] as usize, dom[w0], f, base, now);
+            }
+            self.walks += self.feature_trees[f].len() as u64;
+            return;
+        }
         for j in 0..self.feature_trees[f].len() {
             let t = self.feature_trees[f][j] as usize;
             let now = self.leaf[t];
@@ -321,6 +332,55 @@ impl Primal {
             }
         }
         self.walks += self.feature_trees[f].len() as u64;
+    }
+
+    /// [`Primal::score`]'s walk of one tree below node `k` for a feature
+    /// `f` whose options fit in one word: `set` the options that reach `k`,
+    /// each credited at the leaf it reaches with the leaf's value less the
+    /// tree's current one, `now` (each option reaches one leaf per tree, so
+    /// the order of the walk changes no sum).
+    #[allow(clippy::too_many_arguments)]
+    fn score_word(
+        &mut self,
+        m: &Menus,
+        nodes: &[crate::model::trees::Node],
+        mut k: usize,
+        mut set: u64,
+        f: usize,
+        base: usize,
+        now: f64,
+    ) {
+        loop {
+            let node = &nodes[k];
+            if node.test == Test::Leaf {
+                let gain = node.value - now;
+                while set != 0 {
+                    self.delta[base + set.trailing_zeros() as usize] += gain;
+                    set &= set - 1;
+                }
+                return;
+            }
+            let g = node.feature as usize;
+            if g != f {
+                let left = m.goes_left(k, self.opt[g]);
+                k = if left { node.left } else { node.right } as usize;
+                continue;
+            }
+            let mask = m.masks[m.mask_start[k]];
+            let (l, r) = (set & mask, set & !mask);
+            if l != 0 {
+                if r == 0 {
+                    k = node.left as usize;
+                    continue;
+                }
+                self.score_word(m, nodes, node.left as usize, l, f, base, now);
+            }
+            if r == 0 {
+                return;
+            }
+            k = node.right as usize;
+            set = r;
+        }
     }
 
     /// The move to take from the scored `delta`: the cheapest that reaches

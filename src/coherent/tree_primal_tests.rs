@@ -255,3 +255,74 @@ fn primal_runs_inside_the_search_improve_the_incumbent_within_a_node_limit() {
     assert!(cases >= 10, "hard cases: {cases}");
     assert!(better >= 4 && worse <= 1, "{better} better, {worse} worse");
 }
+
+/// `Primal::score_all` (one walk per tree that tests a feature, the
+/// option set split at its tests; one-word menus through
+/// `Primal::score_word`) against re-scoring: for every option of every
+/// feature with two or more in random domains, the margin the move adds
+/// equals the model's raw-row margin of the moved answer less the
+/// answer's own, on menus of one word and of several (dozens of cells per
+/// feature on 60 trees).
+#[test]
+fn scored_moves_equal_the_raw_row_margins_of_the_moved_answers() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2612);
+    let mut ws = Workspace::new();
+    let mut ts = TreeSearch::new();
+    let mut primal = Primal::default();
+    let (mut one_word, mut multi_word) = (0, 0);
+    for case in 0..24 {
+        let trees = if case % 2 == 0 { 6 } else { 60 };
+        let (schema, factual, ens) = many_cells(&mut rng, 4, trees, (0.5, 2.0));
+        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+        ts.prepare(&ws, &schema, &ens).unwrap();
+        let m = ts.menus();
+        let n = schema.n_features();
+        primal.prepare(&ens, n);
+        let dom = random_domains(&m, &mut rng, 0.3);
+        // A current answer: a random option of each domain.
+        primal.opt = (0..n)
+            .map(|f| {
+                let k = m.opt_start[f + 1] - m.opt_start[f];
+                let inside: Vec<usize> = (0..k)
+                    .filter(|&o| bit(&dom[m.word_start[f]..], o))
+                    .collect();
+                inside[rng.random_range(0..inside.len())]
+            })
+            .collect();
+        primal.leaf = ens
+            .roots()
+            .iter()
+            .map(|&r| primal.leaf_value(&m, &ens, r as usize))
+            .collect();
+        primal.score_all(&m, &ens, &dom);
+        let own = ens.margin_raw(&raw_row(&schema, &ws, &ts, &primal.opt));
+        for f in 0..n {
+            let k = m.opt_start[f + 1] - m.opt_start[f];
+            let inside: Vec<usize> = (0..k)
+                .filter(|&o| bit(&dom[m.word_start[f]..], o))
+                .collect();
+            if inside.len() < 2 {
+                continue;
+            }
+            for &o in &inside {
+                let mut moved = primal.opt.clone();
+                moved[f] = o;
+                let expect = ens.margin_raw(&raw_row(&schema, &ws, &ts, &moved)) - own;
+                let got = primal.delta[m.opt_start[f] + o];
+                assert!(
+                    (got - expect).abs() <= 1e-9 * expect.abs().max(1.0),
+                    "case {case}, feature {f}, option {o}: scored {got}, re-scored {expect}"
+                );
+            }
+            if m.word_start[f + 1] - m.word_start[f] == 1 {
+                one_word += 1;
+            } else {
+                multi_word += 1;
+            }
+        }
+    }
+    assert!(
+        one_word >= 20 && multi_word >= 5,
+        "one word {one_word}, several {multi_word}"
+    );
+}
