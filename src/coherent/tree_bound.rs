@@ -44,6 +44,39 @@
 
 use crate::model::trees::Node;
 
+/// The running sum of a merge of staircases, in the order their steps are
+/// taken: the per-tree bound's (`super::tree_search`), its reading at the
+/// budget bound, and the merged groups' ([`MergedBound`]). Each group's
+/// latest step replaces its earlier one in the sum; the bound is reached
+/// once every group has a step and the sum reaches the need.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct StepSum {
+    /// Groups with no step yet.
+    missing: usize,
+    /// The base score plus every stepped group's latest value.
+    sum: f64,
+}
+
+impl StepSum {
+    /// `missing` groups without a step, the others' values summed (with the
+    /// base score) in `sum`.
+    pub(super) fn new(missing: usize, sum: f64) -> StepSum {
+        StepSum { missing, sum }
+    }
+
+    /// Takes a step of value `value` of a group whose latest step was `old`
+    /// (`-inf`: none yet); whether the sum now reaches `need`.
+    pub(super) fn take(&mut self, old: f64, value: f64, need: f64) -> bool {
+        if old == f64::NEG_INFINITY {
+            self.missing -= 1;
+            self.sum += value;
+        } else {
+            self.sum += value - old;
+        }
+        self.missing == 0 && self.sum >= need
+    }
+}
+
 /// Merge rounds per node (each followed by the bound again).
 const ROUNDS: usize = 4;
 
@@ -253,22 +286,16 @@ impl MergedBound {
         self.value.resize(n, f64::NEG_INFINITY);
         self.witness.clear();
         self.witness.resize(n, usize::MAX);
-        let mut missing = n;
-        let mut sum = base_score;
+        let mut sum = StepSum::new(n, base_score);
         for &(rc, g, v, c) in &self.events {
             if rc >= limit {
                 return None;
             }
             let g = g as usize;
-            if self.value[g] == f64::NEG_INFINITY {
-                missing -= 1;
-                sum += v;
-            } else {
-                sum += v - self.value[g];
-            }
+            let reached = sum.take(self.value[g], v, need);
             self.value[g] = v;
             self.witness[g] = c as usize;
-            if missing == 0 && sum >= need {
+            if reached {
                 for (gr, &w) in self.groups.iter_mut().zip(&self.witness) {
                     gr.witness = w;
                 }

@@ -112,7 +112,7 @@
 mod tree_box_bound;
 
 use super::separable::{PRUNE_REL, Pick, Workspace};
-use super::tree_bound::{MergedBound, Space};
+use super::tree_bound::{MergedBound, Space, StepSum};
 use super::tree_box_primal::{BoxMenus, BoxPrimal};
 use super::tree_budget::{CLASSES, FeatureBudget, LeafExtra};
 use super::tree_primal::{Menus, Primal};
@@ -356,6 +356,9 @@ pub struct TreeSearch {
     tree_start: Vec<usize>,
     tree_value: Vec<f64>,
     tree_leaf: Vec<u32>,
+    /// Per tree, its step exactly at the budget bound, (value, leaf), or
+    /// `(-inf, u32::MAX)` (`TreeSearch::bound_from_budget`).
+    tree_at: Vec<(f64, u32)>,
     cand_leaf: Vec<u32>,
     cand_value: Vec<f64>,
     cand_opt: Vec<usize>,
@@ -2387,19 +2390,13 @@ impl TreeSearch {
         self.tree_value.resize(self.n_trees, f64::NEG_INFINITY);
         self.tree_leaf.clear();
         self.tree_leaf.resize(self.n_trees, u32::MAX);
-        let mut missing = self.n_trees;
-        let mut sum = base_score;
+        let mut sum = StepSum::new(self.n_trees, base_score);
         for &(rc, t, value, leaf) in &self.events {
             let t = t as usize;
-            if self.tree_value[t] == f64::NEG_INFINITY {
-                missing -= 1;
-                sum += value;
-            } else {
-                sum += value - self.tree_value[t];
-            }
+            let reached = sum.take(self.tree_value[t], value, need);
             self.tree_value[t] = value;
             self.tree_leaf[t] = leaf;
-            if missing == 0 && sum >= need {
+            if reached {
                 return rc;
             }
         }
@@ -2422,7 +2419,9 @@ impl TreeSearch {
     fn bound_from_budget(&mut self, base_score: f64, need: f64, budget: f64) -> Option<f64> {
         self.tree_value.clear();
         self.tree_leaf.clear();
-        // Per tree, its best step below `budget` and at it.
+        self.tree_at.clear();
+        // Per tree, its best step below `budget` and its step at it (none:
+        // `u32::MAX`), kept for the witnesses below.
         let (mut below, mut upto) = (base_score, base_score);
         for t in 0..self.n_trees {
             let steps = &self.events[self.tree_start[t]..self.tree_start[t + 1]];
@@ -2442,6 +2441,7 @@ impl TreeSearch {
             upto += if at.1 == u32::MAX { v } else { at.0 };
             self.tree_value.push(v);
             self.tree_leaf.push(leaf);
+            self.tree_at.push(at);
         }
         if upto < need {
             // The per-tree bound is past the budget bound: it is the bound
@@ -2452,42 +2452,34 @@ impl TreeSearch {
         }
         if below >= need {
             // The per-tree bound is below: every step up to the bound.
-            for t in 0..self.n_trees {
-                let steps = &self.events[self.tree_start[t]..self.tree_start[t + 1]];
-                if let Some(&(rc, _, value, l)) = steps.iter().take_while(|e| e.0 <= budget).last()
-                {
-                    if rc == budget {
-                        self.tree_value[t] = value;
-                        self.tree_leaf[t] = l;
-                    }
+            for (t, &(value, l)) in self.tree_at.iter().enumerate() {
+                if l != u32::MAX {
+                    self.tree_value[t] = value;
+                    self.tree_leaf[t] = l;
                 }
             }
         } else {
             // Equal: the steps at `budget` in tree order until every tree
             // has a step and the need is reached, as the merge takes them.
             let mut missing = 0;
-            let mut sum = base_score;
+            let mut stepped = base_score;
             for &v in &self.tree_value {
                 if v == f64::NEG_INFINITY {
                     missing += 1;
                 } else {
-                    sum += v;
+                    stepped += v;
                 }
             }
-            for t in 0..self.n_trees {
-                let steps = &self.events[self.tree_start[t]..self.tree_start[t + 1]];
-                if let Some(&(_, _, value, l)) = steps.iter().find(|e| e.0 == budget) {
-                    if self.tree_value[t] == f64::NEG_INFINITY {
-                        missing -= 1;
-                        sum += value;
-                    } else {
-                        sum += value - self.tree_value[t];
-                    }
-                    self.tree_value[t] = value;
-                    self.tree_leaf[t] = l;
-                    if missing == 0 && sum >= need {
-                        break;
-                    }
+            let mut sum = StepSum::new(missing, stepped);
+            for (t, &(value, l)) in self.tree_at.iter().enumerate() {
+                if l == u32::MAX {
+                    continue;
+                }
+                let reached = sum.take(self.tree_value[t], value, need);
+                self.tree_value[t] = value;
+                self.tree_leaf[t] = l;
+                if reached {
+                    break;
                 }
             }
         }
