@@ -38,26 +38,44 @@ fn brute_force(groups: &[Vec<(f64, f64)>], want: f64) -> f64 {
     }
 }
 
+/// A random knapsack instance: a number of features drawn from `features`,
+/// each with 1–5 rises whose extras and gains both rise, as `G_f`'s do.
+fn random_groups(
+    rng: &mut Xoshiro256PlusPlus,
+    features: std::ops::RangeInclusive<usize>,
+) -> Vec<Vec<(f64, f64)>> {
+    let n = rng.random_range(features);
+    (0..n)
+        .map(|_| {
+            let k = rng.random_range(1..=5);
+            let (mut e, mut g) = (0.0, 0.0);
+            (0..k)
+                .map(|_| {
+                    e += rng.random_range(0.01..1.0);
+                    g += rng.random_range(0.01..1.0);
+                    (e, g)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Puts `groups`' rises into the budget's choices (feature, extra, gain).
+fn load_choices(fb: &mut FeatureBudget, groups: &[Vec<(f64, f64)>]) {
+    fb.choices.clear();
+    for (f, rises) in groups.iter().enumerate() {
+        for &(e, g) in rises {
+            fb.choices.push((f as u32, e, g));
+        }
+    }
+}
+
 #[test]
 fn knapsack_equals_brute_force_on_random_instances() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(43);
     let (mut found, mut refused, mut capped) = (0, 0, 0);
     for _ in 0..3000 {
-        let n = rng.random_range(1..=5);
-        // Each feature's rises: extras and gains both rising, as G_f's are.
-        let groups: Vec<Vec<(f64, f64)>> = (0..n)
-            .map(|_| {
-                let k = rng.random_range(1..=5);
-                let (mut e, mut g) = (0.0, 0.0);
-                (0..k)
-                    .map(|_| {
-                        e += rng.random_range(0.01..1.0);
-                        g += rng.random_range(0.01..1.0);
-                        (e, g)
-                    })
-                    .collect()
-            })
-            .collect();
+        let groups = random_groups(&mut rng, 1..=5);
         let total: f64 = groups.iter().map(|r| r.last().unwrap().1).sum();
         let want = rng.random_range(0.05..1.0) * total;
         let cap = if rng.random_bool(0.3) {
@@ -71,11 +89,7 @@ fn knapsack_equals_brute_force_on_random_instances() {
             0.0
         };
         let mut fb = FeatureBudget::default();
-        for (f, rises) in groups.iter().enumerate() {
-            for &(e, g) in rises {
-                fb.choices.push((f as u32, e, g));
-            }
-        }
+        load_choices(&mut fb, &groups);
         let exact = brute_force(&groups, want);
         let got = fb.knapsack(want, cap, lp);
         if exact < cap {
@@ -110,31 +124,13 @@ fn knapsack_completion_bound_keeps_the_optimum_near_the_cap() {
     let (mut found, mut refused) = (0, 0);
     let mut fb = FeatureBudget::default();
     for _ in 0..400 {
-        let n = rng.random_range(4..=7);
-        let groups: Vec<Vec<(f64, f64)>> = (0..n)
-            .map(|_| {
-                let k = rng.random_range(1..=5);
-                let (mut e, mut g) = (0.0, 0.0);
-                (0..k)
-                    .map(|_| {
-                        e += rng.random_range(0.01..1.0);
-                        g += rng.random_range(0.01..1.0);
-                        (e, g)
-                    })
-                    .collect()
-            })
-            .collect();
+        let groups = random_groups(&mut rng, 4..=7);
         let total: f64 = groups.iter().map(|r| r.last().unwrap().1).sum();
         let want = rng.random_range(0.2..0.9) * total;
         let exact = brute_force(&groups, want);
         // A cap a little above the optimum, or a little below it.
         let cap = exact * rng.random_range(0.97..1.05);
-        fb.choices.clear();
-        for (f, rises) in groups.iter().enumerate() {
-            for &(e, g) in rises {
-                fb.choices.push((f as u32, e, g));
-            }
-        }
+        load_choices(&mut fb, &groups);
         let got = fb.knapsack(want, cap, 0.0);
         if exact < cap {
             found += 1;
