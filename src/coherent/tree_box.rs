@@ -44,14 +44,14 @@
 //! realized values are the grid values from `R_f(x_f − δ_f)` to
 //! `R_f(x_f + δ_f)`, and a threshold test reaches a side for one of them
 //! exactly when it reaches it for the interval between the two: the box per
-//! feature is `[R_f(x_f − δ_f), R_f(x_f + δ_f)]` ([`TreeBox::interval`]), the
+//! feature is `[R_f(x_f − δ_f), R_f(x_f + δ_f)]` (`TreeBox::interval`), the
 //! same worst-leaf walk proves it, and the union bound holds as before, now
 //! for the slips the applicant can make: Γ ≤ γ with Γ measured under
 //! clip-and-round slips, which [`invalidation_rate`] samples. The box is
 //! narrower than the reals box where the range clips it or rounding pulls an
 //! end inwards, and up to half a grid step wider where rounding pushes an
 //! end outwards. The grid is the *data's* (whole numbers, `L + k·step`), not
-//! the advice grid of [`crate::schema::grid`]: an applicant advised 45,000 in
+//! the advice grid (`schema::grid`): an applicant advised 45,000 in
 //! steps of 1,000 who ends at 44,700 is scored at 44,700.
 
 use super::trees::reaches;
@@ -100,7 +100,7 @@ pub fn half_widths(schema: &Schema, r: &Robustness) -> Result<Vec<f64>> {
 /// The box of robust advice on a tree ensemble: per-feature half-widths
 /// (data units, [`half_widths`]) and how a slip lands ([`BoxKind`]). Every
 /// consumer — the menus' cuts, the search's per-option reach masks, the
-/// worst-case walk — reads a point's box through [`TreeBox::interval`].
+/// worst-case walk — reads a point's box through `TreeBox::interval`.
 #[derive(Debug, Clone, Copy)]
 pub struct TreeBox<'a> {
     half: &'a [f64],
@@ -199,7 +199,7 @@ pub fn reachable_value(input: &FeatureInput, u: f64) -> f64 {
 /// The worst score of the encoded row `x` over its box (half-widths `half`,
 /// data units; empty = no box): per tree the least leaf value among the leaves
 /// whose region meets the box, summed as the library sums
-/// ([`TreeEnsemble::sum_tree_values`]). Equal to the score when every
+/// (`TreeEnsemble::sum_tree_values`). Equal to the score when every
 /// half-width is 0.
 pub fn worst_case_score(schema: &Schema, ens: &TreeEnsemble, half: &[f64], x: &[f64]) -> f64 {
     worst_case_score_in(schema, ens, TreeBox::reals(half), x)

@@ -763,7 +763,7 @@ impl TreeSearch {
     /// [`TreeSearch::set_box`] over the box `b` of either
     /// [`super::BoxKind`], on menus built by
     /// [`Workspace::build_tree_cells_in_box`] with the same box: each option's
-    /// reach of each test comes from [`super::tree_box::TreeBox::interval`],
+    /// reach of each test comes from `tree_box::TreeBox::interval`,
     /// the only place the box's shape is read.
     pub fn set_tree_box(
         &mut self,

@@ -8,7 +8,7 @@
 //!
 //! * `ai.onnx.ml` `LinearClassifier` (LOGISTIC or SOFTMAX post-transform), and
 //!   `MatMul`/`Gemm` (+ `Add`) graphs ending in `Sigmoid` (one unit) or
-//!   `Softmax` (two) → a [`crate::model::LinearModel`] ([`dense`]);
+//!   `Softmax` (two) → a [`crate::model::LinearModel`] (`dense`);
 //! * the same graphs with hidden layers (`Relu`, `Tanh`, `Sigmoid`) → a
 //!   [`crate::model::MlpModel`] (the exact engine proves ReLU networks only; a
 //!   tanh/sigmoid network is read for the gradient methods);
@@ -16,7 +16,7 @@
 //!   and 3; every node mode, `missing_value_tracks_true`, `base_values`, the
 //!   LOGISTIC and two-class SOFTMAX post-transforms, float32 or double
 //!   thresholds) → a [`crate::model::TreeEnsemble`] compared and summed as
-//!   onnxruntime does ([`trees`]).
+//!   onnxruntime does (`trees`).
 //!
 //! The formatting nodes converters put after the probability (`ZipMap`,
 //! `Cast`, `Identity`, `ArgMax`, `ArrayFeatureExtractor`, `Concat` with

@@ -6,15 +6,15 @@
 //!
 //! * `Scorecard` → a points [`crate::model::Scorecard`] (explained by the
 //!   coherent MIP / separable solver), its attributes resolved into disjoint
-//!   bins exactly ([`scorecard`]); the reason codes and baselines are kept in
+//!   bins exactly (`scorecard`); the reason codes and baselines are kept in
 //!   [`crate::model::scorecard::ReasonCodes`];
 //! * `RegressionModel` (binary, `normalizationMethod="logit"`) → a
-//!   [`crate::model::LinearModel`] ([`regression`]);
+//!   [`crate::model::LinearModel`] (`regression`);
 //! * a boosted `MiningModel` (a `modelChain` of summed regression
 //!   `TreeModel`s and a logit `RegressionModel`, as the JPMML converters
 //!   write XGBoost, LightGBM and scikit-learn's gradient boosting) → a
 //!   [`crate::model::TreeEnsemble`] explained by the exact tree search
-//!   ([`trees`]), in double or, under `x-mathContext="float"`, single
+//!   (`trees`), in double or, under `x-mathContext="float"`, single
 //!   precision exactly.
 //!
 //! Everything else — other model kinds, averaged or voted ensembles,
@@ -23,7 +23,7 @@
 //! summed tree model's), `mathContext="float"` outside trees,
 //! single-precision fields, any element cfx does not evaluate — is refused with the element and
 //! its line, never approximated. The `DataDictionary` and `MiningSchema` are
-//! checked against the schema ([`fields`]): names, kinds, categories, valid
+//! checked against the schema (`fields`): names, kinds, categories, valid
 //! intervals, `invalidValueTreatment`, `missingValueReplacement`.
 //!
 //! A PMML file does not say which outcome the bank wants: the caller declares
@@ -32,7 +32,7 @@
 //! `import_report`.
 //!
 //! The XML is read by quick-xml with no DTD and no entity expansion
-//! ([`xml`]).
+//! (`xml`).
 
 mod fields;
 mod predicate;
