@@ -35,7 +35,12 @@
 //! stderr: nodes, menus' and search's CPU milliseconds, cost). A fifth
 //! argument `strong=K,AFTER,RELIABLE` sets that search's branching
 //! (`TreeSearch::set_strong_branching(K, AFTER, RELIABLE)`; `strong=1`: the
-//! single rule alone) instead of the default.
+//! single rule alone) instead of the default; a fifth (or sixth) argument
+//! `roots=K` writes the roots of the K applicants whose searches took the
+//! most nodes, as the feature-budget bound reads them
+//! (`TreeSearch::root_leaves`, with the proven optimum and the node count),
+//! to `target/peers/tree_roots/NN.json` for
+//! `benches/peers/tree_root_relaxations.py` (BENCHMARKS.md §4).
 //!
 //! where R = B / A and N counts the applicants whose two answers are equally
 //! feasible and cost the same within 1e-9 relative. Timing belongs here, not
@@ -191,6 +196,29 @@ fn stream(
 /// The tree search alone on the declined of the `n` resampled applicants
 /// (the menus and the search as `explain` builds and runs them, without its
 /// decoding and checks): nodes and CPU per declined applicant.
+/// Writes each root of `hardest` (nodes, applicant, optimum, root) to
+/// `target/peers/tree_roots/NN.json`, NN its rank by nodes.
+fn write_roots(
+    hardest: &[(usize, usize, f64, cfx::coherent::tree_search::RootLeaves)],
+) -> cfx::Result<()> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers/tree_roots");
+    let io = |e: std::io::Error| cfx::Error::Io(format!("{}: {e}", dir.display()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    for (rank, (nodes, applicant, optimum, root)) in hardest.iter().enumerate() {
+        let doc = serde_json::json!({
+            "applicant": applicant, "nodes": nodes, "optimum": optimum, "root": root,
+        });
+        std::fs::write(dir.join(format!("{rank:02}.json")), doc.to_string()).map_err(io)?;
+    }
+    println!(
+        "portfolio(trees): the roots of the {} applicants with the most nodes written to {}",
+        hardest.len(),
+        dir.display()
+    );
+    Ok(())
+}
+
 fn search_alone(
     schema: &Schema,
     model: &cfx::model::TreeEnsemble,
@@ -198,8 +226,12 @@ fn search_alone(
     n: usize,
     name: &str,
     strong: Option<[usize; 3]>,
+    roots: usize,
 ) -> cfx::Result<()> {
     let config = Config::default();
+    // The roots of the applicants with the most nodes so far: (nodes,
+    // applicant, optimum, root).
+    let mut hardest: Vec<(usize, usize, f64, cfx::coherent::tree_search::RootLeaves)> = Vec::new();
     let need = model.score_threshold() + config.margin;
     let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
     let mut nodes: Vec<usize> = Vec::new();
@@ -217,6 +249,13 @@ fn search_alone(
         let c1 = thread_cpu::thread_cpu_seconds();
         let res = ts.solve(model, need, config.node_limit, f64::INFINITY);
         let c2 = thread_cpu::thread_cpu_seconds();
+        if roots > 0 && (hardest.len() < roots || res.nodes > hardest[roots - 1].0) {
+            if let Some(root) = ts.root_leaves(model, need) {
+                hardest.push((res.nodes, nodes.len(), res.cost, root));
+                hardest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                hardest.truncate(roots);
+            }
+        }
         cpu += c2 - c0;
         menus += c1 - c0;
         if std::env::var("CFX_DUMP").is_ok() {
@@ -233,6 +272,9 @@ fn search_alone(
             SearchStatus::Optimal | SearchStatus::Infeasible
         ));
         nodes.push(res.nodes);
+    }
+    if roots > 0 {
+        write_roots(&hardest)?;
     }
     let total: usize = nodes.iter().sum();
     let k = nodes.len().max(1);
@@ -261,6 +303,7 @@ fn trees_portfolio(
     threads: usize,
     search_only: bool,
     strong: Option<[usize; 3]>,
+    roots: usize,
 ) -> cfx::Result<()> {
     let data = heloc(&shared_data_dir().join("heloc.csv"))?;
     let (train, test) = data.holdout_split();
@@ -287,7 +330,7 @@ fn trees_portfolio(
         }
     }
     if search_only {
-        return search_alone(&schema, &model, &declined, n, name, strong);
+        return search_alone(&schema, &model, &declined, n, name, strong, roots);
     }
     let before = peak_rss_mib();
     let (summary, s) = stream(&schema, &model, &declined, n, threads)?;
@@ -323,13 +366,20 @@ fn main() -> cfx::Result<()> {
         };
         let search_only = args.get(4).is_some_and(|a| a == "search");
         let strong: Vec<usize> = args
-            .get(5)
-            .and_then(|a| a.strip_prefix("strong="))
+            .iter()
+            .skip(5)
+            .find_map(|a| a.strip_prefix("strong="))
             .map(|a| a.split(',').filter_map(|s| s.parse().ok()).collect())
             .unwrap_or_default();
         let strong =
             (!strong.is_empty()).then(|| [0, 1, 2].map(|j| strong.get(j).copied().unwrap_or(0)));
-        return trees_portfolio(file, name, n, threads.max(1), search_only, strong);
+        let roots = match args.iter().skip(5).find_map(|a| a.strip_prefix("roots=")) {
+            Some(k) => k
+                .parse::<usize>()
+                .map_err(|_| cfx::Error::InvalidArgument("roots=K: K is not a number".into()))?,
+            None => 0,
+        };
+        return trees_portfolio(file, name, n, threads.max(1), search_only, strong, roots);
     }
     let data = match which.as_str() {
         "german" => german_credit(&bundled_german_path())?,

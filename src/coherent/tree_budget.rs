@@ -306,6 +306,13 @@ impl FeatureBudget {
         self.at.push(self.feats.len());
     }
 
+    /// The current tree's leaves as collected so far: values, where each
+    /// one's extras end (after a leading 0), and the extras (for
+    /// [`super::tree_search::TreeSearch::root_leaves`]).
+    pub fn tree_leaves(&self) -> (&[f64], &[usize], &[LeafExtra]) {
+        (&self.value, &self.at, &self.feats)
+    }
+
     /// Ends tree `t`: its zero-extra best value joins `Σ z_t`, each leaf's
     /// gain over it is shared among its path's features, and each share is
     /// an item of every class the leaf's box meets. Trees are ended in

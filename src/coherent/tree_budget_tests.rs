@@ -621,3 +621,48 @@ fn node_bound_read_off_the_staircases_equals_the_merge() {
         "below {below}, equal {equal}, past {past}"
     );
 }
+
+/// The root as `TreeSearch::root_leaves` reports it for the relaxation
+/// study (BENCHMARKS.md §4, eleventh round): every tree has a leaf with no
+/// extra (the applicant's own), each reported extra is positive and the
+/// least of its per-class extras, and the bound is the root's bound as the
+/// search's evaluation gives it.
+#[test]
+fn root_leaves_report_the_roots_extras() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4345);
+    let margin = Config::default().margin;
+    let mut ws = Workspace::new();
+    let mut ts = TreeSearch::new();
+    let mut open = 0;
+    for _ in 0..30 {
+        let (schema, factual, ens) = many_cells(&mut rng, 6, 30, (1.0, 4.0));
+        let need = logit(ens.threshold()) + margin;
+        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+        ts.prepare(&ws, &schema, &ens).unwrap();
+        let full = random_domains(&ts.menus(), &mut rng, 1.0);
+        let evaluated = ts.node_bound(&ens, &full, need);
+        let Some(root) = ts.root_leaves(&ens, need) else {
+            assert!(
+                !matches!(evaluated, Some((false, _))),
+                "an open root not reported"
+            );
+            continue;
+        };
+        open += 1;
+        assert_eq!(evaluated, Some((false, root.bound)));
+        assert_eq!(root.trees.len(), ens.roots().len());
+        for leaves in &root.trees {
+            assert!(leaves.iter().any(|l| l.extras.is_empty()));
+            for l in leaves {
+                for &(_, e, by_class) in &l.extras {
+                    let least = by_class
+                        .iter()
+                        .flatten()
+                        .fold(f64::INFINITY, |a, &b| a.min(b));
+                    assert!(e > 0.0 && least == e, "extra {e}, per class {by_class:?}");
+                }
+            }
+        }
+    }
+    assert!(open >= 10, "open roots {open}");
+}

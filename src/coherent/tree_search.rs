@@ -273,6 +273,28 @@ enum Eval {
     },
 }
 
+/// The root of a search as the feature-budget bound reads it
+/// ([`TreeSearch::root_leaves`]): its bound, the margin an answer must reach
+/// (less the float32 allowance), the ensemble's base score, and per tree
+/// the leaves reachable from the applicant's own leaf up.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RootLeaves {
+    pub bound: f64,
+    pub need: f64,
+    pub base_score: f64,
+    pub trees: Vec<Vec<RootLeaf>>,
+}
+
+/// A reachable leaf at the root: its value and, per feature its path moves
+/// at a positive cost, `(feature, least extra cost, least extra cost per
+/// class of options: below the applicant's value, above it, the rest)`
+/// (`None`: no option of the class takes the path).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RootLeaf {
+    pub value: f64,
+    pub extras: Vec<(u32, f64, [Option<f64>; CLASSES])>,
+}
+
 /// An ensemble node as the search's walks read it, 16 bytes (the model's
 /// nodes are 40: on 500-tree models the bound's walk spent most of its time
 /// loading them, issue 43), built by [`TreeSearch::prepare`].
@@ -1427,6 +1449,67 @@ impl TreeSearch {
     /// The least cost of feature `f`'s options in `words` (its domain words).
     fn min_cost(&self, f: usize, words: &[u64]) -> f64 {
         least_cost(&self.cost[self.opt_start[f]..], words)
+    }
+
+    /// The root of the search for `need` (after [`TreeSearch::prepare`])
+    /// as the feature-budget bound reads it, for studies of stronger
+    /// relaxations (BENCHMARKS.md §4, eleventh round:
+    /// `benches/peers/tree_root_relaxations.py`); `None` when the root is
+    /// not open (its candidate accepted, or no answer). Not used by the
+    /// search.
+    #[doc(hidden)]
+    pub fn root_leaves(&mut self, ens: &TreeEnsemble, need: f64) -> Option<RootLeaves> {
+        let n = self.opt_start.len() - 1;
+        let mut root = vec![0u64; self.words()];
+        for f in 0..n {
+            for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
+                root[self.word_start[f] + o / 64] |= 1 << (o % 64);
+            }
+        }
+        let (boxed, by_option) = (self.boxed, self.budget_by_option);
+        (self.boxed, self.budget_by_option) = (false, false);
+        let eval = self.evaluate(ens, &root, need, f64::INFINITY);
+        (self.boxed, self.budget_by_option) = (boxed, by_option);
+        let Eval::Open { bound, .. } = eval else {
+            return None;
+        };
+        // The evaluation left the root's domains, candidate and classes in
+        // place: each tree walked again, its leaves read back as the
+        // budget bound received them.
+        let base: f64 = self.dom_min.iter().sum();
+        self.cur.clear();
+        self.cur.extend_from_slice(&self.work);
+        self.cur_min.clear();
+        self.cur_min.extend_from_slice(&self.dom_min);
+        self.on_path.clear();
+        self.on_path.resize(n, 0);
+        self.path_features.clear();
+        let mut trees = Vec::with_capacity(self.n_trees);
+        for (t, &r) in ens.roots().iter().enumerate() {
+            self.leaves.clear();
+            self.budget.begin_tree();
+            let own = self.cand_value[t];
+            self.walk_floor = if own.is_nan() { f64::NEG_INFINITY } else { own };
+            self.walk(r as usize, 0.0, base, f64::INFINITY, Visit::Collect);
+            let (value, at, feats) = self.budget.tree_leaves();
+            trees.push(
+                (0..value.len())
+                    .map(|j| RootLeaf {
+                        value: value[j],
+                        extras: feats[at[j]..at[j + 1]]
+                            .iter()
+                            .map(|&(f, e, c)| (f, e, c.map(|x| x.is_finite().then_some(x))))
+                            .collect(),
+                    })
+                    .collect(),
+            );
+        }
+        Some(RootLeaves {
+            bound,
+            need: need - self.slack,
+            base_score: ens.base_score(),
+            trees,
+        })
     }
 
     /// Finds the cheapest answer whose margin reaches `need`, within
