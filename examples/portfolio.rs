@@ -193,9 +193,6 @@ fn stream(
     Ok((summary?, s))
 }
 
-/// The tree search alone on the declined of the `n` resampled applicants
-/// (the menus and the search as `explain` builds and runs them, without its
-/// decoding and checks): nodes and CPU per declined applicant.
 /// Writes each root of `hardest` (nodes, applicant, optimum, root) to
 /// `target/peers/tree_roots/NN.json`, NN its rank by nodes.
 fn write_roots(
@@ -219,6 +216,11 @@ fn write_roots(
     Ok(())
 }
 
+/// The tree search alone on the declined of the `n` resampled applicants
+/// (the menus and the search as `explain` builds and runs them, without its
+/// decoding and checks): nodes and CPU per declined applicant; with `roots`
+/// above 0, the roots of the `roots` applicants with the most nodes written
+/// ([`write_roots`]).
 fn search_alone(
     schema: &Schema,
     model: &cfx::model::TreeEnsemble,
