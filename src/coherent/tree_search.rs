@@ -1446,6 +1446,17 @@ impl TreeSearch {
         *self.word_start.last().unwrap_or(&0)
     }
 
+    /// The root's domains: every option of every feature.
+    fn root_domains(&self) -> Vec<u64> {
+        let mut root = vec![0u64; self.words()];
+        for f in 0..self.opt_start.len() - 1 {
+            for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
+                root[self.word_start[f] + o / 64] |= 1 << (o % 64);
+            }
+        }
+        root
+    }
+
     /// The least cost of feature `f`'s options in `words` (its domain words).
     fn min_cost(&self, f: usize, words: &[u64]) -> f64 {
         least_cost(&self.cost[self.opt_start[f]..], words)
@@ -1460,12 +1471,7 @@ impl TreeSearch {
     #[doc(hidden)]
     pub fn root_leaves(&mut self, ens: &TreeEnsemble, need: f64) -> Option<RootLeaves> {
         let n = self.opt_start.len() - 1;
-        let mut root = vec![0u64; self.words()];
-        for f in 0..n {
-            for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
-                root[self.word_start[f] + o / 64] |= 1 << (o % 64);
-            }
-        }
+        let root = self.root_domains();
         let (boxed, by_option) = (self.boxed, self.budget_by_option);
         (self.boxed, self.budget_by_option) = (false, false);
         let eval = self.evaluate(ens, &root, need, f64::INFINITY);
@@ -1531,14 +1537,7 @@ impl TreeSearch {
         let mut incumbent = f64::INFINITY;
         let mut nodes = 0usize;
         let mut seq = 0u64;
-        // The root: every option of every feature.
-        let mut root = vec![0u64; words];
-        for f in 0..n {
-            let k = self.opt_start[f + 1] - self.opt_start[f];
-            for o in 0..k {
-                root[self.word_start[f] + o / 64] |= 1 << (o % 64);
-            }
-        }
+        let root = self.root_domains();
         let mut limited = false;
         let mut next_clock_check = 32;
         self.primal.walks = 0;
