@@ -8,8 +8,8 @@ below the applicant's value, above it, the rest — exactly as the feature-budge
 them, with the proven optimum). For each root this prints:
 
 * `budget`: the feature-budget bound recomputed here from the root's leaves (each leaf's gain
-  over its tree's best zero-extra leaf shared among its features in proportion to their
-  extras; per feature and class the sum over trees of each tree's largest share within an
+  over its tree's best zero-extra leaf shared among its features in proportion to the squares
+  of their extras, as cfx shares it since the twelfth round; per feature and class the sum over trees of each tree's largest share within an
   extra; the least total extra whose gains reach the need, a multiple-choice knapsack solved
   by HiGHS). It must equal cfx's root bound (the check of the dump and of this script);
 * `whole leaves`: the relaxation that keeps each tree's leaf whole — every tree takes one
@@ -18,8 +18,9 @@ them, with the proven optimum). For each root this prints:
   same without the classes;
 * `best pair`: the budget bound with two features' shares merged into one group whose choices
   are pairs of budgets (the best pair among the five features most leaves move);
-* the budget bound under other splits of a leaf's gain: equally, by squared extras, by square
-  roots of extras, all to the dearest feature.
+* the budget bound under other splits of a leaf's gain: equally, in proportion to the extras
+  (cfx's split until the twelfth round), by square roots of extras, all to the dearest
+  feature.
 
 Every one is a lower bound on the optimum (each relaxes the answer's one option per feature
 differently); the question is how much of the gap between cfx's root bound and the optimum
@@ -97,7 +98,14 @@ def gainful(root):
     return out
 
 
-def budget_bound(root, split=lambda es: es, groups_of=None):
+def squares(es):
+    """cfx's split of a leaf's gain: weights the squares of the extras, scaled by the
+    largest (`GainSplit` in src/coherent/tree_budget.rs)."""
+    top = max(es)
+    return [(e / top) ** 2 for e in es]
+
+
+def budget_bound(root, split=squares, groups_of=None):
     """The feature-budget bound with leaf gains shared by `split` (weights per extra), the
     features in `groups_of` (tuples) merged into one knapsack group each."""
     trees = gainful(root)
@@ -223,7 +231,7 @@ def main():
         pair = max(pairs, key=lambda fs: (pairs[fs], fs))
         splits = {
             "equal": lambda es: [1.0] * len(es),
-            "squared": lambda es: [e * e for e in es],
+            "proportional": lambda es: es,
             "sqrt": lambda es: [math.sqrt(e) for e in es],
             "dearest": lambda es: [1.0 if e == max(es) else 1e-12 for e in es],
         }

@@ -375,7 +375,7 @@ fn budget_by_option_credits_one_option_per_feature() {
         b.end_tree(0);
         // Tree 1: zero-extra value 0; value 3 on option 2 of feature 0, and
         // value 4 on options 1 or 2 of feature 0 with option 1 of feature
-        // 1 (extras 1 and 4: shares 0.8 and 3.2).
+        // 1 (extras 1 and 4: shares by their squares, 4/17 and 64/17).
         b.begin_tree();
         b.close_leaf(0.0);
         b.push_option_extra(0, 2.0, &[0b100]);
@@ -385,21 +385,30 @@ fn budget_by_option_credits_one_option_per_feature() {
         b.close_leaf(4.0);
         b.end_tree(1);
     };
-    // H_0(1) = 2 + 0.8 = 2.8, H_0(2) = max(3, 0.8) = 3, H_1(1) = 3.2 at 4.
+    // H_0(1) = 2 + 4/17 ≈ 2.235, H_0(2) = max(3, 4/17) = 3, H_1(1) = 64/17
+    // ≈ 3.765 at 4.
     node(&mut b);
     let three = b.extra(0.0, 3.0, f64::INFINITY).unwrap();
     assert!((three - 2.0).abs() < 1e-9, "{three}");
     node(&mut b);
-    let low = b.extra(0.0, 2.5, f64::INFINITY).unwrap();
+    let low = b.extra(0.0, 2.2, f64::INFINITY).unwrap();
     assert!((low - 1.0).abs() < 1e-9, "{low}");
+    // Past H_0(1) option 1 no longer reaches it: option 2 at extra 2.
+    node(&mut b);
+    let past = b.extra(0.0, 2.5, f64::INFINITY).unwrap();
+    assert!((past - 2.0).abs() < 1e-9, "{past}");
     // A need of 3.5: feature 0 alone reaches 3 (the classes would credit
-    // 2 + 3 at extra 2); with feature 1, 2.8 + 3.2 at 5 or 3 + 3.2 at 6.
+    // 2 + 3 at extra 2), feature 1 alone 3.765 at extra 4.
     node(&mut b);
-    let both = b.extra(0.0, 3.5, f64::INFINITY).unwrap();
+    let one = b.extra(0.0, 3.5, f64::INFINITY).unwrap();
+    assert!((one - 4.0).abs() < 1e-9, "{one}");
+    // A need of 3.9: both features, 2.235 + 3.765 at 5 or 3 + 3.765 at 6.
+    node(&mut b);
+    let both = b.extra(0.0, 3.9, f64::INFINITY).unwrap();
     assert!((both - 5.0).abs() < 1e-9, "{both}");
-    // Past 3 + 3.2 no answer.
+    // Past 3 + 64/17 no answer.
     node(&mut b);
-    assert_eq!(b.extra(0.0, 6.2 + 1e-6, f64::INFINITY), None);
+    assert_eq!(b.extra(0.0, 3.0 + 64.0 / 17.0 + 1e-6, f64::INFINITY), None);
     // The same node by classes (each leaf above the candidate) lets the
     // need of 3.5 through at extra 2.
     b.clear();
