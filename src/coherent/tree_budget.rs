@@ -25,8 +25,8 @@
 //! the one that cheap moves of other features cannot stand in for. Measured
 //! against the split in proportion to the extras (BENCHMARKS.md §4, twelfth
 //! round): on HELOC's 100-tree book 4.7 % fewer nodes and 5 % fewer
-//! instructions; cubes, square roots, equal shares and the whole gain to the
-//! dearest feature did worse, and the larger of two splits' bounds cut
+//! instructions; cubes, square roots and the whole gain to the dearest
+//! feature did worse, and the larger of two splits' bounds cut
 //! nodes by 7 % for 10–18 % more CPU. Then
 //!
 //! ```text

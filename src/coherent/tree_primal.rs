@@ -17,9 +17,14 @@
 //!
 //! # The heuristic
 //! From every feature's cheapest option of the domain: repeatedly take the
-//! move that gets the applicant accepted at the least cost increase if one
-//! exists, else the move that gains the most margin per unit of cost (the
-//! ratio greedy of knapsack heuristics). Then improve the answer by local
+//! move that gains the most margin per unit of cost (the ratio greedy of
+//! knapsack heuristics) until the applicant is accepted. Taking instead the
+//! cheapest move that gets the applicant accepted whenever one exists — the
+//! rule until issue 43's twelfth round — ends many runs with one large move
+//! where the optimum makes several moderate ones (on HELOC's 100-tree book
+//! the root's answer was a median 1.5 times the optimum on the applicants
+//! needing 100 nodes or more, and the search took a fifth more nodes,
+//! BENCHMARKS.md §4). Then improve the answer by local
 //! search, as MIP solvers polish incumbents: move each changed feature back
 //! to the cheapest option of its domain that keeps the acceptance, dearest
 //! first, and swap a changed feature for the cheapest single move that gets
@@ -166,8 +171,7 @@ impl Primal {
                 return None;
             }
             self.score_all(m, ens, dom);
-            let margin = self.margin(ens);
-            let (f, o) = self.greedy_move(m, dom, margin, need)?;
+            let (f, o) = self.greedy_move(m, dom)?;
             self.apply(m, ens, f, o);
             accepted = self.exact(ens) >= need;
         }
@@ -383,16 +387,10 @@ impl Primal {
         }
     }
 
-    /// The move to take from the scored `delta`: the cheapest that reaches
-    /// `need` (by the estimate), else the best margin per unit of cost.
-    fn greedy_move(
-        &self,
-        m: &Menus,
-        dom: &[u64],
-        margin: f64,
-        need: f64,
-    ) -> Option<(usize, usize)> {
-        let mut finishing: Option<(f64, usize, usize)> = None;
+    /// The move to take from the scored `delta`: the best margin gain per
+    /// unit of cost (the module's doc, "The heuristic"); `None` when no move
+    /// gains.
+    fn greedy_move(&self, m: &Menus, dom: &[u64]) -> Option<(usize, usize)> {
         let mut by_ratio: Option<(f64, usize, usize)> = None;
         for f in 0..m.n_features() {
             let now = m.cost(f, self.opt[f]);
@@ -401,19 +399,15 @@ impl Primal {
                     continue;
                 }
                 let gain = self.delta[m.opt_start[f] + o];
-                let dc = m.cost(f, o) - now;
-                if margin + gain >= need && finishing.is_none_or(|b| dc < b.0) {
-                    finishing = Some((dc, f, o));
-                }
                 if gain > 0.0 {
-                    let ratio = gain / dc.max(1e-12);
+                    let ratio = gain / (m.cost(f, o) - now).max(1e-12);
                     if by_ratio.is_none_or(|b| ratio > b.0) {
                         by_ratio = Some((ratio, f, o));
                     }
                 }
             }
         }
-        finishing.or(by_ratio).map(|(_, f, o)| (f, o))
+        by_ratio.map(|(_, f, o)| (f, o))
     }
 
     /// The features off the cheapest option of their domain, dearest first.

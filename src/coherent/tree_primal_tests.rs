@@ -206,56 +206,6 @@ pub(in crate::coherent) fn many_cells(
     (schema, factual, ens)
 }
 
-/// Where the greedy answer at the root is poor, the heuristic's runs inside
-/// the search (from the domains of the nodes it splits) hold a cheaper
-/// incumbent within 64 nodes than the search without them, on the
-/// instances that need more than 64 nodes to prove (19 of 50 when written:
-/// 8 cheaper, none dearer). Every answer is accepted by the model's raw-row
-/// scoring and never below the proven optimum.
-#[test]
-fn primal_runs_inside_the_search_improve_the_incumbent_within_a_node_limit() {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(24);
-    let margin = Config::default().margin;
-    let (mut cases, mut better, mut worse) = (0, 0, 0);
-    let mut ws = Workspace::new();
-    let mut ts = TreeSearch::new();
-    for (n, trees, lower) in [(10, 120, (3.0, 6.0)), (12, 200, (4.0, 8.0))] {
-        for case in 0..25 {
-            let (schema, factual, ens) = many_cells(&mut rng, n, trees, lower);
-            let need = logit(ens.threshold()) + margin;
-            ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
-            ts.prepare(&ws, &schema, &ens).unwrap();
-            ts.set_cuts(&ws, &schema, &factual, &[]).unwrap();
-            // The per-tree bound alone: the feature-budget bound proves most
-            // of these instances within 64 nodes, leaving the heuristic
-            // little to show.
-            ts.set_budget_bound(false);
-            let exact = ts.solve(&ens, need, 20000, f64::INFINITY);
-            if exact.status != SearchStatus::Optimal || exact.nodes < 64 {
-                continue;
-            }
-            let mut costs = [0.0; 2];
-            for (k, only) in [true, false].into_iter().enumerate() {
-                ts.set_root_heuristic_only(only);
-                let r = ts.solve(&ens, need, 64, f64::INFINITY);
-                assert!(r.cost >= exact.cost - 1e-9 * exact.cost, "case {case}");
-                let mut enc = vec![0.0; schema.encoded_dim()];
-                ws.write_picks(&schema, ts.picks(), &mut enc).unwrap();
-                let raw = schema.decode(&enc).unwrap();
-                assert!(ens.margin_raw(&raw) >= need, "case {case}");
-                costs[k] = r.cost;
-            }
-            ts.set_root_heuristic_only(false);
-            cases += 1;
-            better += usize::from(costs[1] < costs[0] - 1e-9);
-            worse += usize::from(costs[1] > costs[0] + 1e-9);
-        }
-    }
-    eprintln!("in-search heuristic: {cases} hard cases, {better} better, {worse} worse");
-    assert!(cases >= 10, "hard cases: {cases}");
-    assert!(better >= 4 && worse <= 1, "{better} better, {worse} worse");
-}
-
 /// `Primal::score_all` (one walk per tree that tests a feature, the
 /// option set split at its tests; one-word menus through
 /// `Primal::score_word`) against re-scoring: for every option of every
@@ -325,4 +275,77 @@ fn scored_moves_equal_the_raw_row_margins_of_the_moved_answers() {
         one_word >= 20 && multi_word >= 5,
         "one word {one_word}, several {multi_word}"
     );
+}
+
+/// The heuristic's answer at the root against the proven optimum on
+/// instances with dozens of cells per feature, where the answer must move
+/// several features (the oracle is the exact search, itself checked against
+/// brute force and HiGHS elsewhere): the ratio greedy finds most optima and
+/// stays near the rest, where taking a finishing move as soon as one exists
+/// paid several times the optimum.
+#[test]
+fn primal_root_answers_are_near_the_proven_optimum() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(43);
+    let margin = Config::default().margin;
+    let mut ratios = Vec::new();
+    let mut ws = Workspace::new();
+    let mut ts = TreeSearch::new();
+    let mut primal = Primal::default();
+    for (n, trees, lower) in [(10, 120, (3.0, 6.0)), (12, 200, (4.0, 8.0))] {
+        for case in 0..25 {
+            let (schema, factual, ens) = many_cells(&mut rng, n, trees, lower);
+            let need = logit(ens.threshold()) + margin;
+            ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+            ts.prepare(&ws, &schema, &ens).unwrap();
+            let exact = ts.solve(&ens, need, 200_000, f64::INFINITY);
+            if exact.status != SearchStatus::Optimal || exact.cost <= 0.0 {
+                continue;
+            }
+            primal.prepare(&ens, n);
+            let m = ts.menus();
+            let dom: Vec<u64> = (0..n)
+                .flat_map(|f| {
+                    let k = m.opt_start[f + 1] - m.opt_start[f];
+                    (0..m.word_start[f + 1] - m.word_start[f]).map(move |w| {
+                        let left = k.saturating_sub(64 * w).min(64);
+                        if left == 64 {
+                            u64::MAX
+                        } else {
+                            (1u64 << left) - 1
+                        }
+                    })
+                })
+                .collect();
+            let Some(c) = primal.run(&m, &ens, &dom, None, need, u64::MAX) else {
+                continue;
+            };
+            let raw = raw_row(&schema, &ws, &ts, primal.answer());
+            assert!(ens.margin_raw(&raw) >= need, "case {case}: not accepted");
+            assert!(
+                c >= exact.cost * (1.0 - 1e-9),
+                "case {case}: {c} < {}",
+                exact.cost
+            );
+            ratios.push(c / exact.cost);
+        }
+    }
+    ratios.sort_by(f64::total_cmp);
+    let within = ratios.iter().filter(|&&r| r <= 1.0 + 1e-9).count();
+    let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+    eprintln!(
+        "root answers: {} cases, {within} optimal, mean ratio {mean:.3}, median {:.3}, max {:.3}",
+        ratios.len(),
+        ratios[ratios.len() / 2],
+        ratios[ratios.len() - 1]
+    );
+    // When written: 50 cases, 40 optimal, mean 1.032, max 1.571; taking the
+    // cheapest finishing move first (the rule before) gave 2 optimal, mean
+    // 6.5, median 3.6.
+    assert!(ratios.len() >= 40, "cases: {}", ratios.len());
+    assert!(
+        within * 10 >= ratios.len() * 6,
+        "{within} optimal of {}",
+        ratios.len()
+    );
+    assert!(mean <= 1.2, "mean ratio {mean}");
 }

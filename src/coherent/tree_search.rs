@@ -54,8 +54,9 @@
 //!
 //! # The search
 //! Best first on that bound. Incumbents come from solved nodes and from the
-//! primal heuristic (`coherent::tree_primal`), run at the root and, within a
-//! budget of tree walks, from the domains of nodes about to be split. At each
+//! primal heuristic (`coherent::tree_primal`), run at the root and, for
+//! robust advice and under the distinct-subsets cuts, within a budget of tree
+//! walks from the domains of nodes about to be split. At each
 //! node the *candidate* — every feature at the cheapest option of its domain —
 //! is scored exactly, summed as the library sums it
 //! (`TreeEnsemble::sum_tree_values`); if it is accepted, its cost
@@ -394,11 +395,8 @@ pub struct TreeSearch {
     path_features: Vec<usize>,
     touched: Vec<usize>,
     survivors: usize,
-    /// The primal heuristic ([`super::tree_primal`]), and whether it runs at
-    /// the root only (tests set this to measure what the runs inside the
-    /// search bring).
+    /// The primal heuristic ([`super::tree_primal`]).
     primal: Primal,
-    root_heuristic_only: bool,
     // The search.
     slab: Vec<u64>,
     free: Vec<usize>,
@@ -1216,12 +1214,6 @@ impl TreeSearch {
         self.sb_compared
     }
 
-    /// Runs the primal heuristic at the root only (for its tests).
-    #[cfg(test)]
-    pub(super) fn set_root_heuristic_only(&mut self, only: bool) {
-        self.root_heuristic_only = only;
-    }
-
     /// Turns the propagation of the domains (`TreeSearch::propagate`: each
     /// feature narrowed to the options some leaf that can still lift the
     /// answer takes, in every tree) on or off for the
@@ -1587,6 +1579,14 @@ impl TreeSearch {
             self.pseudo.fill(Pseudo::default());
         }
         self.sb_compared = 0;
+        // The heuristic runs inside the search where its root answer may not
+        // serve: robust advice (the box heuristic) and the distinct-subsets
+        // cuts (the root's answer may break one). For plain advice the root's
+        // ratio greedy is near the optimum and runs inside the search no
+        // longer pay: without them HELOC's 100-tree book takes the same
+        // nodes, XGBoost 1000×8 11 % and LightGBM 1000×63 7 % less CPU
+        // (issue 43, twelfth round, BENCHMARKS.md §4).
+        let in_search_runs = self.boxed || self.cut_start.len() > 1;
         let mut heuristic_interval = HEURISTIC_FIRST;
         let mut next_heuristic = HEURISTIC_FIRST;
         let mut pending: Vec<u64> = root;
@@ -1681,17 +1681,15 @@ impl TreeSearch {
             pending.clear();
             pending.extend_from_slice(&self.slab[top.at..top.at + words]);
             self.free.push(top.at);
-            // The primal heuristic from this node's domains: adaptive (the
+            // The primal heuristic from this node's domains, for robust
+            // advice and under cuts (see `in_search_runs`): adaptive (the
             // interval resets when it improves the incumbent, doubles while it
             // fails) and within a budget of tree walks per node evaluated. A
             // run starts when the budget holds what the run at the root took,
             // and may take twice that.
             let allowance = root_walks + (nodes * self.n_trees) as u64 / HEURISTIC_SHARE;
             let run = root_walks.max(1);
-            if !self.root_heuristic_only
-                && nodes >= next_heuristic
-                && self.primal.walks + run <= allowance
-            {
+            if in_search_runs && nodes >= next_heuristic && self.primal.walks + run <= allowance {
                 let limit = self.primal.walks + 2 * run;
                 let improved = self.heuristic(ens, &pending, need, limit, &mut incumbent);
                 heuristic_interval = if improved {
