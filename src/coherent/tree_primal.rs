@@ -75,8 +75,18 @@ const SWAP_TRIES: usize = 3;
 /// The heuristic's buffers and its count of tree walks.
 #[derive(Debug, Default)]
 pub(super) struct Primal {
-    /// Per feature, the trees that test it.
+    /// Per feature, the trees that test it, and per such tree (in the same
+    /// order) where its nodes testing the feature end in `feature_nodes`.
     feature_trees: Vec<Vec<u32>>,
+    feature_nodes: Vec<Vec<u32>>,
+    feature_node_end: Vec<Vec<u32>>,
+    /// Per tree, the features it tests: `tree_features[tree_feature_start[t]..
+    /// tree_feature_start[t + 1]]`.
+    tree_features: Vec<u32>,
+    tree_feature_start: Vec<usize>,
+    /// The trees a move changes ([`Primal::apply_rescored`]) and their
+    /// leaf values before it.
+    changed: Vec<(u32, f64)>,
     /// The current option per feature (sorted indices) and each tree's
     /// current leaf value.
     opt: Vec<usize>,
@@ -98,16 +108,32 @@ impl Primal {
         let nodes = ens.nodes();
         self.feature_trees.clear();
         self.feature_trees.resize(n_features, Vec::new());
+        self.feature_nodes.clear();
+        self.feature_nodes.resize(n_features, Vec::new());
+        self.feature_node_end.clear();
+        self.feature_node_end.resize(n_features, Vec::new());
+        self.tree_features.clear();
+        self.tree_feature_start.clear();
         for (t, &r) in ens.roots().iter().enumerate() {
+            self.tree_feature_start.push(self.tree_features.len());
+            let first = self.tree_features.len();
             for_each_node(nodes, r as usize, |k| {
                 if nodes[k].test != Test::Leaf {
-                    let list = &mut self.feature_trees[nodes[k].feature as usize];
+                    let f = nodes[k].feature as usize;
+                    let list = &mut self.feature_trees[f];
                     if list.last() != Some(&(t as u32)) {
                         list.push(t as u32);
+                        self.feature_node_end[f].push(self.feature_nodes[f].len() as u32);
+                    }
+                    self.feature_nodes[f].push(k as u32);
+                    *self.feature_node_end[f].last_mut().expect("pushed above") += 1;
+                    if !self.tree_features[first..].contains(&(f as u32)) {
+                        self.tree_features.push(f as u32);
                     }
                 }
             });
         }
+        self.tree_feature_start.push(self.tree_features.len());
         self.walks = 0;
     }
 
@@ -163,6 +189,9 @@ impl Primal {
         }
         self.walks += self.leaf.len() as u64;
         let mut accepted = self.exact(ens) >= need;
+        // The moves' scores, kept up to date by every move from here on
+        // (greedy and polish alike, [`Primal::apply_rescored`]).
+        self.score_all(m, ens, dom);
         for _ in 0..4 * n + 8 {
             if accepted {
                 break;
@@ -170,9 +199,8 @@ impl Primal {
             if self.walks > budget {
                 return None;
             }
-            self.score_all(m, ens, dom);
             let (f, o) = self.greedy_move(m, dom)?;
-            self.apply(m, ens, f, o);
+            self.apply_rescored(m, ens, dom, f, o);
             accepted = self.exact(ens) >= need;
         }
         if !accepted {
@@ -217,15 +245,87 @@ impl Primal {
         nodes[k].value
     }
 
-    /// Sets feature `f` to option `o` and updates the trees it changes.
-    fn apply(&mut self, m: &Menus, ens: &TreeEnsemble, f: usize, o: usize) {
-        self.opt[f] = o;
+    /// Sets feature `f` to option `o`, updates the leaves of the trees it
+    /// changes, and keeps the scored moves in `delta` up to date (every
+    /// feature with two options or more in `dom`, as [`Primal::score_all`]
+    /// leaves them) by rescoring only what the move changes: a tree whose tests of `f` send the old and the new option the
+    /// same way keeps its leaves for every move of every feature, so only the
+    /// trees with a test between them are walked again — each feature they
+    /// test, its old credit taken off and the new one added — and the moves
+    /// of `f` itself shift by those trees' change of leaf. The greedy's step
+    /// costs so a few trees' walks instead of a walk per tree and feature
+    /// (issue 43, twelfth round: the heuristic's scoring was a sixth of the
+    /// book's work). The sums differ from a fresh [`Primal::score_all`] by
+    /// rounding only (test `rescored_moves_equal_a_fresh_scoring`).
+    fn apply_rescored(&mut self, m: &Menus, ens: &TreeEnsemble, dom: &[u64], f: usize, o: usize) {
+        let old = self.opt[f];
         let roots = ens.roots();
-        for j in 0..self.feature_trees[f].len() {
-            let t = self.feature_trees[f][j] as usize;
-            self.leaf[t] = self.leaf_value(m, ens, roots[t] as usize);
+        let nodes = ens.nodes();
+        self.changed.clear();
+        let mut from = 0;
+        for (j, &t) in self.feature_trees[f].iter().enumerate() {
+            let to = self.feature_node_end[f][j] as usize;
+            let parts = self.feature_nodes[f][from..to]
+                .iter()
+                .any(|&k| m.goes_left(k as usize, old) != m.goes_left(k as usize, o));
+            if parts {
+                self.changed.push((t, self.leaf[t as usize]));
+            }
+            from = to;
         }
-        self.walks += self.feature_trees[f].len() as u64;
+        // The old credits off, under the old option of `f`.
+        for j in 0..self.changed.len() {
+            let t = self.changed[j].0 as usize;
+            self.rescore_tree(m, nodes, dom, roots[t] as usize, t, f, -1.0);
+        }
+        self.opt[f] = o;
+        let mut shift = 0.0;
+        for j in 0..self.changed.len() {
+            let (t, before) = self.changed[j];
+            let t = t as usize;
+            self.leaf[t] = self.leaf_value(m, ens, roots[t] as usize);
+            shift += self.leaf[t] - before;
+        }
+        self.walks += self.changed.len() as u64;
+        // The new credits on.
+        for j in 0..self.changed.len() {
+            let t = self.changed[j].0 as usize;
+            self.rescore_tree(m, nodes, dom, roots[t] as usize, t, f, 1.0);
+        }
+        // The moves of `f`: each option's leaves are the same, the current
+        // leaves moved by `shift`.
+        let d = &dom[m.word_start[f]..m.word_start[f + 1]];
+        if d.iter().map(|w| w.count_ones()).sum::<u32>() >= 2 {
+            for q in options(d) {
+                self.delta[m.opt_start[f] + q] -= shift;
+            }
+        }
+    }
+
+    /// Adds `sign` times tree `t`'s credits to the moves of every feature
+    /// it tests but `skip` that has two options or more in `dom` (one walk
+    /// each, as [`Primal::score`] walks).
+    #[allow(clippy::too_many_arguments)]
+    fn rescore_tree(
+        &mut self,
+        m: &Menus,
+        nodes: &[crate::model::trees::Node],
+        dom: &[u64],
+        root: usize,
+        t: usize,
+        skip: usize,
+        sign: f64,
+    ) {
+        let now = self.leaf[t];
+        for j in self.tree_feature_start[t]..self.tree_feature_start[t + 1] {
+            let g = self.tree_features[j] as usize;
+            let (w0, w1) = (m.word_start[g], m.word_start[g + 1]);
+            if g == skip || dom[w0..w1].iter().map(|w| w.count_ones()).sum::<u32>() < 2 {
+                continue;
+            }
+            self.score_tree(m, nodes, dom, root, g, now, sign);
+            self.walks += 1;
+        }
     }
 
     /// Whether the current answer with feature `f` at option `o` is accepted,
@@ -271,74 +371,87 @@ impl Primal {
     fn score(&mut self, m: &Menus, ens: &TreeEnsemble, dom: &[u64], f: usize) {
         let nodes = ens.nodes();
         let roots = ens.roots();
+        for j in 0..self.feature_trees[f].len() {
+            let t = self.feature_trees[f][j] as usize;
+            let now = self.leaf[t];
+            self.score_tree(m, nodes, dom, roots[t] as usize, f, now, 1.0);
+        }
+        self.walks += self.feature_trees[f].len() as u64;
+    }
+
+    /// Adds `sign` times what moving feature `f` to each of its options in
+    /// `dom` gains in the tree at `root` (its leaf's value less the tree's
+    /// current one, `now`) to `delta`: one walk, the option set split at
+    /// the tests of `f`, the current options followed elsewhere.
+    #[allow(clippy::too_many_arguments)]
+    fn score_tree(
+        &mut self,
+        m: &Menus,
+        nodes: &[crate::model::trees::Node],
+        dom: &[u64],
+        root: usize,
+        f: usize,
+        now: f64,
+        sign: f64,
+    ) {
         let (w0, w1) = (m.word_start[f], m.word_start[f + 1]);
         let words = w1 - w0;
         let base = m.opt_start[f];
         if words == 1 {
             // One word of options (the common case): the option sets ride
             // in registers, no stack of sets.
-            for j in 0..self.feature_trees[f].len() {
-                let t = self.feature_trees[f][j] as usize;
-                let now = self.leaf[t];
-                self.score_word(m, nodes, roots[t] as usize, dom[w0], f, base, now);
-            }
-            self.walks += self.feature_trees[f].len() as u64;
+            self.score_word(m, nodes, root, dom[w0], f, base, now, sign);
             return;
         }
-        for j in 0..self.feature_trees[f].len() {
-            let t = self.feature_trees[f][j] as usize;
-            let now = self.leaf[t];
-            self.sets.clear();
-            self.sets.extend_from_slice(&dom[w0..w1]);
-            self.stack.clear();
-            self.stack.push((roots[t] as usize, 0));
-            while let Some((k, at)) = self.stack.pop() {
-                let node = &nodes[k];
-                if node.test == Test::Leaf {
-                    let gain = node.value - now;
-                    for w in 0..words {
-                        let mut bits = self.sets[at + w];
-                        while bits != 0 {
-                            let o = 64 * w + bits.trailing_zeros() as usize;
-                            self.delta[base + o] += gain;
-                            bits &= bits - 1;
-                        }
+        self.sets.clear();
+        self.sets.extend_from_slice(&dom[w0..w1]);
+        self.stack.clear();
+        self.stack.push((root, 0));
+        while let Some((k, at)) = self.stack.pop() {
+            let node = &nodes[k];
+            if node.test == Test::Leaf {
+                let gain = sign * (node.value - now);
+                for w in 0..words {
+                    let mut bits = self.sets[at + w];
+                    while bits != 0 {
+                        let o = 64 * w + bits.trailing_zeros() as usize;
+                        self.delta[base + o] += gain;
+                        bits &= bits - 1;
                     }
-                    continue;
                 }
-                let g = node.feature as usize;
-                if g != f {
-                    let left = m.goes_left(k, self.opt[g]);
-                    let child = if left { node.left } else { node.right };
-                    self.stack.push((child as usize, at));
-                    continue;
-                }
-                let ms = m.mask_start[k];
-                let (mut any_left, mut any_right) = (false, false);
-                let left_at = self.sets.len();
-                for w in 0..words {
-                    let v = self.sets[at + w] & m.masks[ms + w];
-                    any_left |= v != 0;
-                    self.sets.push(v);
-                }
-                let right_at = self.sets.len();
-                for w in 0..words {
-                    let v = self.sets[at + w] & !m.masks[ms + w];
-                    any_right |= v != 0;
-                    self.sets.push(v);
-                }
-                if any_left {
-                    self.stack.push((node.left as usize, left_at));
-                }
-                if any_right {
-                    self.stack.push((node.right as usize, right_at));
-                }
+                continue;
+            }
+            let g = node.feature as usize;
+            if g != f {
+                let left = m.goes_left(k, self.opt[g]);
+                let child = if left { node.left } else { node.right };
+                self.stack.push((child as usize, at));
+                continue;
+            }
+            let ms = m.mask_start[k];
+            let (mut any_left, mut any_right) = (false, false);
+            let left_at = self.sets.len();
+            for w in 0..words {
+                let v = self.sets[at + w] & m.masks[ms + w];
+                any_left |= v != 0;
+                self.sets.push(v);
+            }
+            let right_at = self.sets.len();
+            for w in 0..words {
+                let v = self.sets[at + w] & !m.masks[ms + w];
+                any_right |= v != 0;
+                self.sets.push(v);
+            }
+            if any_left {
+                self.stack.push((node.left as usize, left_at));
+            }
+            if any_right {
+                self.stack.push((node.right as usize, right_at));
             }
         }
-        self.walks += self.feature_trees[f].len() as u64;
     }
 
-    /// [`Primal::score`]'s walk of one tree below node `k` for a feature
+    /// [`Primal::score_tree`]'s walk of one tree below node `k` for a feature
     /// `f` whose options fit in one word: `set` the options that reach `k`,
     /// each credited at the leaf it reaches with the leaf's value less the
     /// tree's current one, `now` (each option reaches one leaf per tree, so
@@ -353,11 +466,12 @@ impl Primal {
         f: usize,
         base: usize,
         now: f64,
+        sign: f64,
     ) {
         loop {
             let node = &nodes[k];
             if node.test == Test::Leaf {
-                let gain = node.value - now;
+                let gain = sign * (node.value - now);
                 while set != 0 {
                     self.delta[base + set.trailing_zeros() as usize] += gain;
                     set &= set - 1;
@@ -377,7 +491,7 @@ impl Primal {
                     k = node.left as usize;
                     continue;
                 }
-                self.score_word(m, nodes, node.left as usize, l, f, base, now);
+                self.score_word(m, nodes, node.left as usize, l, f, base, now, sign);
             }
             if r == 0 {
                 return;
@@ -424,9 +538,7 @@ impl Primal {
     fn lower(&mut self, m: &Menus, ens: &TreeEnsemble, dom: &[u64], need: f64) -> bool {
         let mut lowered = false;
         for f in self.moved(m, dom) {
-            let (o0, o1) = (m.opt_start[f], m.opt_start[f + 1]);
-            self.delta[o0..o1].fill(0.0);
-            self.score(m, ens, dom, f);
+            let o0 = m.opt_start[f];
             let margin = self.margin(ens);
             let now = m.cost(f, self.opt[f]);
             // Options are sorted by cost: the first accepted one is cheapest.
@@ -437,7 +549,7 @@ impl Primal {
                 if margin + self.delta[o0 + o] >= need - estimate_slack(margin)
                     && self.accepts_with(m, ens, f, o, need)
                 {
-                    self.apply(m, ens, f, o);
+                    self.apply_rescored(m, ens, dom, f, o);
                     lowered = true;
                     break;
                 }
@@ -458,8 +570,7 @@ impl Primal {
             let Some(low) = lowest(&dom[m.word_start[f]..m.word_start[f + 1]]) else {
                 continue;
             };
-            self.apply(m, ens, f, low);
-            self.score_all(m, ens, dom);
+            self.apply_rescored(m, ens, dom, f, low);
             let margin = self.margin(ens);
             let rest = self.cost(m);
             self.moves.clear();
@@ -486,10 +597,10 @@ impl Primal {
             }
             match found {
                 Some((g, o)) => {
-                    self.apply(m, ens, g, o);
+                    self.apply_rescored(m, ens, dom, g, o);
                     swapped = true;
                 }
-                None => self.apply(m, ens, f, keep),
+                None => self.apply_rescored(m, ens, dom, f, keep),
             }
         }
         swapped
