@@ -19,17 +19,10 @@
 //! # The heuristic
 //! From a start (the plain heuristic's answer, which is accepted at its point
 //! and usually fails only at the edge of its box, or else every feature's
-//! cheapest option of the domain): while the worst score falls short, take
-//! the move that gains the most worst-case margin per unit of cost (the ratio
-//! greedy of knapsack heuristics, gains capped at the shortfall). Taking the
-//! cheapest move that closes the whole shortfall whenever one exists — the
-//! rule until issue 43's twelfth round, as in the plain heuristic
-//! ([`super::tree_primal`]) — ended runs with one dear move: measured on
-//! HELOC's models, robust solves on the 100-tree model take a median 223 ms
-//! against 332 ms, and on the 500-tree model (each at its 60 s limit) the
-//! answers of the first five applicants cost 9.09, 7.21, 11.13, 24.51, 5.88
-//! against 12.45, 7.32, 16.18, 17.23, 5.88 (BENCHMARKS.md §4, twelfth
-//! round). Then
+//! cheapest option of the domain): while the worst score falls short,
+//! take the cheapest move that closes the whole shortfall if one exists, else
+//! the move that gains the most worst-case margin per unit of cost (the
+//! ratio greedy of knapsack heuristics, gains capped at the shortfall). Then
 //! move each feature to the cheapest option of the domain that keeps the
 //! worst score accepted, while one does. Every answer is checked with the
 //! library's own sum ([`TreeEnsemble::sum_tree_values`]) of the worst leaves,
@@ -276,6 +269,7 @@ impl BoxPrimal {
                 return None;
             }
             let short = need - total;
+            let mut closing: Option<(f64, usize, usize)> = None;
             let mut ratio: Option<(f64, usize, usize)> = None;
             for f in 0..n {
                 let d = &dom[m.word_start[f]..m.word_start[f + 1]];
@@ -290,17 +284,19 @@ impl BoxPrimal {
                         continue;
                     }
                     let dc = m.cost(f, o) - here;
-                    let r = if dc > 0.0 {
-                        g.min(short) / dc
+                    if g >= short {
+                        if closing.is_none_or(|(c, _, _)| dc < c) {
+                            closing = Some((dc, f, o));
+                        }
                     } else {
-                        f64::INFINITY
-                    };
-                    if ratio.is_none_or(|(q, _, _)| r > q) {
-                        ratio = Some((r, f, o));
+                        let r = if dc > 0.0 { g / dc } else { f64::INFINITY };
+                        if ratio.is_none_or(|(q, _, _)| r > q) {
+                            ratio = Some((r, f, o));
+                        }
                     }
                 }
             }
-            let Some((_, f, o)) = ratio else {
+            let Some((_, f, o)) = closing.or(ratio) else {
                 return None; // no move gains: stuck
             };
             self.apply(m, ens, f, o);
