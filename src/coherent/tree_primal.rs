@@ -248,15 +248,17 @@ impl Primal {
     /// Sets feature `f` to option `o`, updates the leaves of the trees it
     /// changes, and keeps the scored moves in `delta` up to date (every
     /// feature with two options or more in `dom`, as [`Primal::score_all`]
-    /// leaves them) by rescoring only what the move changes: a tree whose tests of `f` send the old and the new option the
-    /// same way keeps its leaves for every move of every feature, so only the
-    /// trees with a test between them are walked again — each feature they
-    /// test, its old credit taken off and the new one added — and the moves
-    /// of `f` itself shift by those trees' change of leaf. The greedy's step
-    /// costs so a few trees' walks instead of a walk per tree and feature
-    /// (issue 43, twelfth round: the heuristic's scoring was a sixth of the
-    /// book's work). The sums differ from a fresh [`Primal::score_all`] by
-    /// rounding only (test `rescored_moves_equal_a_fresh_scoring`).
+    /// leaves them) by rescoring only what the move changes. A tree whose
+    /// tests of `f` send the old and the new option the same way keeps its
+    /// leaves for every move of every feature, so only the trees with a test
+    /// between them are walked again — each feature they test, its old
+    /// credit taken off and the new one added — and the moves of `f` itself
+    /// shift by those trees' change of leaf. A step of the greedy or the
+    /// polish so costs a few trees' walks instead of a walk per tree and
+    /// feature (issue 43, twelfth round: the heuristic's scoring was a sixth
+    /// of the book's work). The sums differ from a fresh
+    /// [`Primal::score_all`] by rounding only (test
+    /// `rescored_moves_equal_a_fresh_scoring`).
     fn apply_rescored(&mut self, m: &Menus, ens: &TreeEnsemble, dom: &[u64], f: usize, o: usize) {
         let old = self.opt[f];
         let roots = ens.roots();
@@ -304,7 +306,7 @@ impl Primal {
 
     /// Adds `sign` times tree `t`'s credits to the moves of every feature
     /// it tests but `skip` that has two options or more in `dom` (one walk
-    /// each, as [`Primal::score`] walks).
+    /// each, [`Primal::score_tree`]).
     #[allow(clippy::too_many_arguments)]
     fn rescore_tree(
         &mut self,
