@@ -297,7 +297,7 @@ impl Primal {
         // The moves of `f`: each option's leaves are the same, the current
         // leaves moved by `shift`.
         let d = &dom[m.word_start[f]..m.word_start[f + 1]];
-        if d.iter().map(|w| w.count_ones()).sum::<u32>() >= 2 {
+        if has_choice(d) {
             for q in options(d) {
                 self.delta[m.opt_start[f] + q] -= shift;
             }
@@ -322,7 +322,7 @@ impl Primal {
         for j in self.tree_feature_start[t]..self.tree_feature_start[t + 1] {
             let g = self.tree_features[j] as usize;
             let (w0, w1) = (m.word_start[g], m.word_start[g + 1]);
-            if g == skip || dom[w0..w1].iter().map(|w| w.count_ones()).sum::<u32>() < 2 {
+            if g == skip || !has_choice(&dom[w0..w1]) {
                 continue;
             }
             self.score_tree(m, nodes, dom, root, g, now, sign);
@@ -361,7 +361,7 @@ impl Primal {
         self.delta.resize(m.cost.len(), 0.0);
         for f in 0..m.n_features() {
             let d = &dom[m.word_start[f]..m.word_start[f + 1]];
-            if d.iter().map(|w| w.count_ones()).sum::<u32>() >= 2 {
+            if has_choice(d) {
                 self.score(m, ens, dom, f);
             }
         }
@@ -613,6 +613,12 @@ impl Primal {
 /// worth checking exactly (XGBoost's float32 sum may round it up).
 fn estimate_slack(margin: f64) -> f64 {
     1e-6 * (1.0 + margin.abs())
+}
+
+/// Whether a domain holds two options or more (the features whose moves
+/// are scored).
+fn has_choice(words: &[u64]) -> bool {
+    words.iter().map(|w| w.count_ones()).sum::<u32>() >= 2
 }
 
 fn lowest(words: &[u64]) -> Option<usize> {

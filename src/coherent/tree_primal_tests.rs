@@ -303,19 +303,7 @@ fn primal_root_answers_are_near_the_proven_optimum() {
             }
             primal.prepare(&ens, n);
             let m = ts.menus();
-            let dom: Vec<u64> = (0..n)
-                .flat_map(|f| {
-                    let k = m.opt_start[f + 1] - m.opt_start[f];
-                    (0..m.word_start[f + 1] - m.word_start[f]).map(move |w| {
-                        let left = k.saturating_sub(64 * w).min(64);
-                        if left == 64 {
-                            u64::MAX
-                        } else {
-                            (1u64 << left) - 1
-                        }
-                    })
-                })
-                .collect();
+            let dom = ts.root_domains();
             let Some(c) = primal.run(&m, &ens, &dom, None, need, u64::MAX) else {
                 continue;
             };

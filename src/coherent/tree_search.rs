@@ -1439,7 +1439,7 @@ impl TreeSearch {
     }
 
     /// The root's domains: every option of every feature.
-    fn root_domains(&self) -> Vec<u64> {
+    pub(super) fn root_domains(&self) -> Vec<u64> {
         let mut root = vec![0u64; self.words()];
         for f in 0..self.opt_start.len() - 1 {
             for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
