@@ -3,7 +3,7 @@
 //! ```text
 //! python3 benches/peers/trees_train.py     # writes the models into target/peers
 //! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit S] [--all]
-//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget] [--by-option] [--by-total] [--propagate] [--strong K[,AFTER[,RELIABLE]]]]
+//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget] [--by-option] [--by-total] [--propagate] [--no-fixing] [--strong K[,AFTER[,RELIABLE]]]]
 //!     [--highs-in-process] [--strict]
 //! ```
 //!
@@ -37,6 +37,7 @@
 //! (`TreeSearch::set_budget_by_option`); with `--by-total`, keeping to each
 //! leaf's whole extra (`TreeSearch::set_budget_by_total`); with `--propagate`,
 //! with the domains' propagation (`TreeSearch::set_propagation`); with
+//! `--no-fixing`, without reduced-cost fixing (`TreeSearch::set_fixing`); with
 //! `--strong K,AFTER,RELIABLE`, branching by strong branching over `K`
 //! candidate splits from the `AFTER`-th node on (default 0), trusting a split
 //! class's pseudocosts after `RELIABLE` observations per side (default 0:
@@ -282,6 +283,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let merged = args.iter().any(|a| a == "--merged");
     let budget = !args.iter().any(|a| a == "--no-budget");
     let propagate = args.iter().any(|a| a == "--propagate");
+    let fixing = !args.iter().any(|a| a == "--no-fixing");
     let by_option = args.iter().any(|a| a == "--by-option");
     let by_total = args.iter().any(|a| a == "--by-total");
     let strong: Vec<usize> = arg(&args, "--strong", String::new())
@@ -348,6 +350,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ts.set_merged_bound(merged);
                 ts.set_budget_bound(budget);
                 ts.set_propagation(propagate);
+                ts.set_fixing(fixing);
                 ts.set_budget_by_option(by_option);
                 ts.set_budget_by_total(by_total);
                 if let Some(&k) = strong.first() {

@@ -6,7 +6,7 @@
 use crate::coherent::Config;
 use crate::coherent::random_trees::random_tree_case;
 use crate::coherent::separable::Workspace;
-use crate::coherent::tree_primal::tests::{brute_force_over, many_cells, random_domains};
+use crate::coherent::tree_primal::tests::{brute_force_over, many_cells, random_domains, raw_row};
 use crate::coherent::tree_search::TreeSearch;
 use crate::model::trees::Source;
 use crate::model::{Model, logit};
@@ -674,4 +674,156 @@ fn root_leaves_report_the_roots_extras() {
         }
     }
     assert!(open >= 10, "open roots {open}");
+}
+
+/// What the fixing test counts: nodes open under an incumbent, nodes
+/// narrowed, nodes emptied, and accepted points (dearer than the incumbent)
+/// whose options fixing removed.
+#[derive(Default, Debug)]
+struct Fixing {
+    nodes: usize,
+    narrowed: usize,
+    emptied: usize,
+    dear_removed: usize,
+}
+
+/// Checks reduced-cost fixing on the node `dom` under incumbents at, just
+/// above and well above its brute-force optimum.
+fn check_fixing(
+    ts: &mut TreeSearch,
+    ws: &Workspace,
+    (schema, ens, need): (&crate::schema::Schema, &crate::model::TreeEnsemble, f64),
+    dom: &[u64],
+    what: &str,
+    counts: &mut Fixing,
+) {
+    use crate::coherent::separable::PRUNE_REL;
+    let m = ts.menus();
+    let n = schema.n_features();
+    let (opt_start, word_start, cost) =
+        (m.opt_start.to_vec(), m.word_start.to_vec(), m.cost.to_vec());
+    // Every accepted point of the node, by enumerating its product and
+    // scoring each raw row with the model's own walk.
+    let options: Vec<Vec<usize>> = (0..n)
+        .map(|f| {
+            (0..opt_start[f + 1] - opt_start[f])
+                .filter(|&o| dom[word_start[f] + o / 64] >> (o % 64) & 1 == 1)
+                .collect()
+        })
+        .collect();
+    if options.iter().map(|o| o.len()).product::<usize>() > 3000 {
+        return;
+    }
+    let mut accepted: Vec<(f64, Vec<usize>)> = Vec::new();
+    let mut idx = vec![0usize; n];
+    'all: loop {
+        let opt: Vec<usize> = (0..n).map(|f| options[f][idx[f]]).collect();
+        if ens.margin_raw(&raw_row(schema, ws, ts, &opt)) >= need {
+            let c = (0..n).map(|f| cost[opt_start[f] + opt[f]]).sum();
+            accepted.push((c, opt));
+        }
+        for f in 0..n {
+            idx[f] += 1;
+            if idx[f] < options[f].len() {
+                continue 'all;
+            }
+            idx[f] = 0;
+        }
+        break;
+    }
+    let Some(best) = accepted.iter().map(|a| a.0).min_by(f64::total_cmp) else {
+        return;
+    };
+    for scale in [1.0, 1.02, 1.3, 3.0] {
+        let incumbent = best * scale + (scale - 1.0) * 0.1;
+        let Some(fixed) = ts.node_fixed_under(ens, dom, need, incumbent) else {
+            continue;
+        };
+        counts.nodes += 1;
+        let limit = incumbent - PRUNE_REL * incumbent.abs();
+        let cheaper = accepted.iter().filter(|a| a.0 < limit);
+        let Some(fixed) = fixed else {
+            counts.emptied += 1;
+            assert_eq!(cheaper.count(), 0, "{what}: emptied under {incumbent}");
+            continue;
+        };
+        let kept = |opt: &[usize]| {
+            (0..n).all(|f| fixed[word_start[f] + opt[f] / 64] >> (opt[f] % 64) & 1 == 1)
+        };
+        for a in cheaper {
+            assert!(kept(&a.1), "{what}, incumbent {incumbent}: {a:?} lost");
+        }
+        counts.narrowed += usize::from(fixed != dom);
+        counts.dear_removed += accepted.iter().filter(|a| !kept(&a.1)).count();
+    }
+}
+
+/// Reduced-cost fixing (`FeatureBudget::fix_options`) against brute force:
+/// on random ensembles (small ones, and wide ones with dozens of cells per
+/// feature), random node domains and incumbents at, just above and well
+/// above each node's optimum, every point of the node cheaper than the
+/// incumbent (relative `PRUNE_REL`) that the model's own raw-row walk
+/// accepts keeps all its options in the narrowed domains, and a node whose
+/// fixing empties a domain holds no such point. Fixing is not vacuous: it
+/// narrows nodes and removes options that accepted points dearer than the
+/// incumbent take.
+#[test]
+fn reduced_cost_fixing_keeps_every_answer_cheaper_than_the_incumbent() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4391);
+    let margin = Config::default().margin;
+    let mut ws = Workspace::new();
+    let mut ts = TreeSearch::new();
+    let mut counts = Fixing::default();
+    for case in 0..200 {
+        let (schema, factual, ens) =
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
+        let need = logit(ens.threshold()) + margin;
+        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+        ts.prepare(&ws, &schema, &ens).unwrap();
+        for j in 0..10 {
+            let dom = random_domains(&ts.menus(), &mut rng, if j == 0 { 1.0 } else { 0.2 });
+            let what = format!("small case {case}, node {j}");
+            check_fixing(
+                &mut ts,
+                &ws,
+                (&schema, &ens, need),
+                &dom,
+                &what,
+                &mut counts,
+            );
+        }
+    }
+    for case in 0..40 {
+        let (schema, factual, ens) = many_cells(&mut rng, 6, 40, (1.0, 4.0));
+        let need = logit(ens.threshold()) + margin;
+        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+        ts.prepare(&ws, &schema, &ens).unwrap();
+        for j in 0..20 {
+            // Up to three options per feature, the cheapest always.
+            let m = ts.menus();
+            let mut dom = vec![0u64; *m.word_start.last().unwrap()];
+            for f in 0..schema.n_features() {
+                let k = m.opt_start[f + 1] - m.opt_start[f];
+                dom[m.word_start[f]] |= 1;
+                for _ in 0..2 {
+                    let o = rng.random_range(0..k);
+                    dom[m.word_start[f] + o / 64] |= 1 << (o % 64);
+                }
+            }
+            let what = format!("wide case {case}, node {j}");
+            check_fixing(
+                &mut ts,
+                &ws,
+                (&schema, &ens, need),
+                &dom,
+                &what,
+                &mut counts,
+            );
+        }
+    }
+    eprintln!("reduced-cost fixing: {counts:?}");
+    assert!(
+        counts.nodes >= 500 && counts.narrowed >= 100 && counts.dear_removed >= 200,
+        "{counts:?}"
+    );
 }

@@ -417,6 +417,10 @@ pub struct TreeSearch {
     /// Whether nodes are narrowed by propagation before they are bounded
     /// ([`TreeSearch::set_propagation`]); off by default.
     propagation_on: bool,
+    /// Whether reduced-cost fixing is off ([`TreeSearch::set_fixing`]; on
+    /// by default), and the options it removed since [`TreeSearch::prepare`].
+    fixing_off: bool,
+    fixed: u64,
     /// Strong branching ([`TreeSearch::set_strong_branching`]) in the solve
     /// under way: how many candidate splits an open node keeps (at most 1:
     /// the single rule), from which node on they are compared, and after how many
@@ -727,6 +731,7 @@ impl TreeSearch {
             }
         }
         self.primal.prepare(ens, n);
+        self.fixed = 0;
         // The float32 sum of XGBoost rounds each partial sum to a relative
         // 2^-24: at most (trees + 1)·2^-24 times the largest partial sum, which
         // is at most |base| + Σ_t max |leaf|. LightGBM sums in f64.
@@ -1200,6 +1205,25 @@ impl TreeSearch {
         }
     }
 
+    /// Evaluates the node `dom` against an incumbent of cost `incumbent` and,
+    /// when it is open, narrows it by reduced-cost fixing as the search does
+    /// before storing it (for the fixing's tests): `None` when the node is
+    /// not open, `Some(None)` when fixing emptied a domain, else the
+    /// narrowed domains.
+    #[cfg(test)]
+    pub(super) fn node_fixed_under(
+        &mut self,
+        ens: &TreeEnsemble,
+        dom: &[u64],
+        need: f64,
+        incumbent: f64,
+    ) -> Option<Option<Vec<u64>>> {
+        match self.evaluate(ens, dom, need, incumbent) {
+            Eval::Open { .. } => Some(self.fix_options(incumbent).then(|| self.work.clone())),
+            _ => None,
+        }
+    }
+
     /// Makes the feature-budget bound stop at its LP relaxation (for its
     /// tests: the exact knapsack over features must never be below it).
     #[cfg(test)]
@@ -1226,6 +1250,23 @@ impl TreeSearch {
     /// --search --propagate`) and for models where it may pay.
     pub fn set_propagation(&mut self, on: bool) {
         self.propagation_on = on;
+    }
+
+    /// Turns reduced-cost fixing (`coherent::tree_budget`, "Reduced-cost
+    /// fixing") on or off for the next solves; on by default. Exact: it
+    /// removes from an open node only options no answer cheaper than the
+    /// incumbent takes, so the optimum's cost is the same either way (which
+    /// of two answers of equal cost is returned may differ). Off is for
+    /// comparisons and its tests.
+    pub fn set_fixing(&mut self, on: bool) {
+        self.fixing_off = !on;
+    }
+
+    /// The options reduced-cost fixing removed from open nodes since the
+    /// last [`TreeSearch::prepare`] (a diagnostic for the tests and the
+    /// benchmarks).
+    pub fn fixed_options(&self) -> u64 {
+        self.fixed
     }
 
     /// Turns the merged bound of `coherent::tree_bound` (trees grouped so that
@@ -1610,6 +1651,9 @@ impl TreeSearch {
                     node,
                     split,
                 } => {
+                    if !s.fix_options(*incumbent) {
+                        return None;
+                    }
                     let at = match s.free.pop() {
                         Some(at) => at,
                         None => {
@@ -1990,6 +2034,33 @@ impl TreeSearch {
             return true;
         }
         false
+    }
+
+    /// Narrows the domains of the open node just evaluated (`work`) by the
+    /// feature-budget bound's reduced costs ([`FeatureBudget::fix_options`])
+    /// before the node is stored, so that its children start without the
+    /// options no answer cheaper than `incumbent` takes. Plain advice with
+    /// the bound by classes only (the node's last pricing is the one it
+    /// reads; robust advice bounds over boxes). The node's own bound and
+    /// split stand: a split whose one side lost every option leaves one
+    /// child, the narrowed node, evaluated afresh. Whether the node keeps an
+    /// improving answer (false: fixing emptied a domain).
+    fn fix_options(&mut self, incumbent: f64) -> bool {
+        if self.fixing_off || self.boxed || self.budget_off || self.budget.by_option() {
+            return true;
+        }
+        let base: f64 = self.dom_min.iter().sum();
+        let limit = below_incumbent(incumbent);
+        match self
+            .budget
+            .fix_options(base, limit, &self.dom_min, &mut self.work)
+        {
+            Some(removed) => {
+                self.fixed += removed as u64;
+                true
+            }
+            None => false,
+        }
     }
 
     /// The robust heuristic ([`super::tree_box_primal`]) from the domains
