@@ -303,6 +303,7 @@ impl FeatureBudget {
     /// Starts a node.
     pub fn clear(&mut self) {
         self.z_sum = 0.0;
+        self.lp_valid = false;
         self.items.clear();
         for &i in &self.by_opt_touched {
             self.by_opt[i as usize] = 0.0;

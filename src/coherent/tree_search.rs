@@ -2039,14 +2039,16 @@ impl TreeSearch {
     /// Narrows the domains of the open node just evaluated (`work`) by the
     /// feature-budget bound's reduced costs ([`FeatureBudget::fix_options`])
     /// before the node is stored, so that its children start without the
-    /// options no answer cheaper than `incumbent` takes. Plain advice with
-    /// the bound by classes only (the node's last pricing is the one it
-    /// reads; robust advice bounds over boxes). The node's own bound and
-    /// split stand: a split whose one side lost every option leaves one
-    /// child, the narrowed node, evaluated afresh. Whether the node keeps an
-    /// improving answer (false: fixing emptied a domain).
+    /// options no answer cheaper than `incumbent` takes. With the bound by
+    /// classes (the node's last pricing is the one it reads), for plain and
+    /// robust advice alike: the box-aware walk's entries obey the same
+    /// inequality `Σ_f G_f(δ_f) ≥ W` for every robust answer
+    /// (`coherent::tree_box_bound`). The node's own bound and split stand: a
+    /// split whose one side lost every option leaves one child, the
+    /// narrowed node, evaluated afresh. Whether the node keeps an improving
+    /// answer (false: fixing emptied a domain).
     fn fix_options(&mut self, incumbent: f64) -> bool {
-        if self.fixing_off || self.boxed || self.budget_off || self.budget.by_option() {
+        if self.fixing_off || self.budget_off || self.budget.by_option() {
             return true;
         }
         let base: f64 = self.dom_min.iter().sum();

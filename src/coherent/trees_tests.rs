@@ -1205,8 +1205,10 @@ fn tree_search_under_strong_branching_equals_brute_force_on_random_ensembles() {
     });
     eprintln!("strong branching vs brute force: {feasible} feasible, {compared} strong splits");
     assert!(feasible >= 1000, "feasible cases: {feasible}");
-    // The rule ran: many splits were chosen among several candidates.
-    assert!(compared >= 800, "strong splits: {compared}");
+    // The rule ran: many splits were chosen among several candidates (787
+    // with reduced-cost fixing, which narrows the nodes, 800 and more
+    // before it).
+    assert!(compared >= 700, "strong splits: {compared}");
 }
 
 /// XGBoost's float32 sum at the edge: applicants whose own sum falls short of
