@@ -29,7 +29,8 @@
 //! `--node-limit N` set the tree search's time and node limits (default 60 s
 //! and the library's default); `--only K,L,…` explains only those applicants.
 //! `--search` runs the tree search itself on each applicant (no HiGHS) and
-//! prints its status, nodes, proven bound, wall-clock and CPU time, the
+//! prints its status, nodes, proven bound, wall-clock and CPU time and the
+//! options reduced-cost fixing removed (`TreeSearch::fixed_options`), the
 //! figures to compare bounds by on a loaded machine; with `--merged`, under the merged bound
 //! (`TreeSearch::set_merged_bound`); with `--no-budget`, without the
 //! feature-budget bound (`TreeSearch::set_budget_bound`); with `--by-option`,
@@ -375,8 +376,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     _ => f64::NAN,
                 };
                 println!(
-                    "  applicant {k}: search {:?} nodes {} cost {:.6} bound {bound:.4} {t:.0} ms (cpu {cpu:.0} ms)",
-                    res.status, res.nodes, res.cost
+                    "  applicant {k}: search {:?} nodes {} cost {:.6} bound {bound:.4} {t:.0} ms (cpu {cpu:.0} ms), {} options fixed",
+                    res.status,
+                    res.nodes,
+                    res.cost,
+                    ts.fixed_options()
                 );
                 continue;
             }
