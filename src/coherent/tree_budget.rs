@@ -154,6 +154,7 @@
 //! tree, which is what this adds to.
 
 use super::tree_search::sort_short_by;
+use std::f64::consts::SQRT_2;
 
 /// The classes a node's options of a feature are parted into
 /// ([`FeatureBudget`]'s doc): below the candidate's value, above it, and the
@@ -174,22 +175,22 @@ const MAX_FRONTIER: usize = 4096;
 /// fewer instructions (callgrind, 400 rows), 11 % less CPU on XGBoost
 /// 500×6; by 2^(1/3) or 2^(1/4), or 1/32 to 32, no fewer instructions.
 const FIXING_GRID: [f64; 17] = [
-    0.0625,
-    0.08838834764831845,
-    0.125,
-    0.1767766952966369,
+    1.0 / 16.0,
+    SQRT_2 / 16.0,
+    1.0 / 8.0,
+    SQRT_2 / 8.0,
     0.25,
-    0.3535533905932738,
+    SQRT_2 / 4.0,
     0.5,
-    0.7071067811865476,
+    SQRT_2 / 2.0,
     1.0,
-    1.4142135623730951,
+    SQRT_2,
     2.0,
-    2.8284271247461903,
+    2.0 * SQRT_2,
     4.0,
-    5.656854249492381,
+    4.0 * SQRT_2,
     8.0,
-    11.313708498984761,
+    8.0 * SQRT_2,
     16.0,
 ];
 
