@@ -95,11 +95,19 @@ pub(super) struct Primal {
     /// current leaf value.
     opt: Vec<usize>,
     leaf: Vec<f64>,
-    /// Per option (flat, as `Menus::cost`): the margin a move to it adds.
-    delta: Vec<f64>,
+    /// Per option (flat, as `Menus::cost`): the sum over the trees that
+    /// test its feature of the leaf values it reaches, the other features
+    /// at their current options; and per feature, the same trees' current
+    /// leaf values summed. A move's gain is their difference
+    /// ([`Primal::gain`]), so a move that changes some trees' leaves
+    /// changes the other features' sums only for the options whose paths
+    /// pass a test between the old and the new option.
+    reach: Vec<f64>,
+    held: Vec<f64>,
     trial: Vec<f64>,
-    // The scoring walk's stack: (node, where its option set starts in `sets`).
-    stack: Vec<(usize, usize)>,
+    // The scoring walk's stack: (node, where its option set starts in
+    // `sets`, the sign of its credits).
+    stack: Vec<(usize, usize, f64)>,
     sets: Vec<u64>,
     moves: Vec<(f64, usize, usize)>,
     /// Tree walks spent since [`Primal::prepare`].
@@ -233,6 +241,11 @@ impl Primal {
         ens.base_score() + self.leaf.iter().sum::<f64>()
     }
 
+    /// What moving feature `f` to option `o` adds to the margin (f64).
+    fn gain(&self, m: &Menus, f: usize, o: usize) -> f64 {
+        self.reach[m.opt_start[f] + o] - self.held[f]
+    }
+
     /// The margin of the current answer as the library sums it.
     fn exact(&self, ens: &TreeEnsemble) -> f64 {
         ens.sum_tree_values(self.leaf.iter().copied())
@@ -250,18 +263,19 @@ impl Primal {
     }
 
     /// Sets feature `f` to option `o`, updates the leaves of the trees it
-    /// changes, and keeps the scored moves in `delta` up to date (every
-    /// feature with two options or more in `dom`, as [`Primal::score_all`]
-    /// leaves them) by rescoring only what the move changes. A tree whose
-    /// tests of `f` send the old and the new option the same way keeps its
-    /// leaves for every move of every feature, so only the trees with a test
-    /// between them are walked again — each feature they test, its old
-    /// credit taken off and the new one added — and the moves of `f` itself
-    /// shift by those trees' change of leaf. A step of the greedy or the
-    /// polish so costs a few trees' walks instead of a walk per tree and
-    /// feature (issue 43, twelfth round: the heuristic's scoring was a sixth
-    /// of the book's work). The sums differ from a fresh
-    /// [`Primal::score_all`] by rounding only (test
+    /// changes, and keeps the scored moves ([`Primal::gain`], every feature
+    /// with two options or more in `dom`, as [`Primal::score_all`] leaves
+    /// them) up to date by rescoring only what the move changes. A tree
+    /// whose tests of `f` send the old and the new option the same way keeps
+    /// its leaves for every move of every feature, so only the trees with a
+    /// test between them are walked again: once per other feature they test
+    /// ([`Primal::rescore_tree`]), crediting only the options whose paths
+    /// reach such a test; every feature's held sum moves by those trees'
+    /// change of leaf. A step of the greedy or the polish so costs a few
+    /// trees' walks instead of a walk per tree and feature (issue 43, twelfth
+    /// round: the heuristic's scoring was a sixth of the book's work), and
+    /// the walks credit a fraction of the options (fourteenth round). The
+    /// sums differ from a fresh [`Primal::score_all`] by rounding only (test
     /// `rescored_moves_equal_a_fresh_scoring`).
     fn apply_rescored(&mut self, m: &Menus, ens: &TreeEnsemble, dom: &[u64], f: usize, o: usize) {
         let old = self.opt[f];
@@ -279,39 +293,24 @@ impl Primal {
             }
             from = to;
         }
-        // The old credits off, under the old option of `f`.
-        for j in 0..self.changed.len() {
-            let t = self.changed[j].0 as usize;
-            self.rescore_tree(m, nodes, dom, roots[t] as usize, t, f, -1.0);
-        }
         self.opt[f] = o;
-        let mut shift = 0.0;
         for j in 0..self.changed.len() {
             let (t, before) = self.changed[j];
             let t = t as usize;
+            self.rescore_tree(m, nodes, dom, roots[t] as usize, t, (f, old, o));
             self.leaf[t] = self.leaf_value(m, ens, roots[t] as usize);
-            shift += self.leaf[t] - before;
-        }
-        self.walks += self.changed.len() as u64;
-        // The new credits on.
-        for j in 0..self.changed.len() {
-            let t = self.changed[j].0 as usize;
-            self.rescore_tree(m, nodes, dom, roots[t] as usize, t, f, 1.0);
-        }
-        // The moves of `f`: each option's leaves are the same, the current
-        // leaves moved by `shift`.
-        let d = &dom[m.word_start[f]..m.word_start[f + 1]];
-        if has_choice(d) {
-            for q in options(d) {
-                self.delta[m.opt_start[f] + q] -= shift;
+            let change = self.leaf[t] - before;
+            for j in self.tree_feature_start[t]..self.tree_feature_start[t + 1] {
+                self.held[self.tree_features[j] as usize] += change;
             }
         }
+        self.walks += self.changed.len() as u64;
     }
 
-    /// Adds `sign` times tree `t`'s credits to the moves of every feature
-    /// it tests but `skip` that has two options or more in `dom` (one walk
-    /// each, [`Primal::score_tree`]).
-    #[allow(clippy::too_many_arguments)]
+    /// Moves the credits of tree `t` (at `root`) to the moves of every
+    /// feature it tests but the moved one that has two options or more in
+    /// `dom`, as the move `(f, old, new)` changes them: one walk each
+    /// ([`Primal::score_tree`]), with `self.opt[f]` at `new`.
     fn rescore_tree(
         &mut self,
         m: &Menus,
@@ -319,17 +318,15 @@ impl Primal {
         dom: &[u64],
         root: usize,
         t: usize,
-        skip: usize,
-        sign: f64,
+        moved: (usize, usize, usize),
     ) {
-        let now = self.leaf[t];
         for j in self.tree_feature_start[t]..self.tree_feature_start[t + 1] {
             let g = self.tree_features[j] as usize;
             let (w0, w1) = (m.word_start[g], m.word_start[g + 1]);
-            if g == skip || !has_choice(&dom[w0..w1]) {
+            if g == moved.0 || !has_choice(&dom[w0..w1]) {
                 continue;
             }
-            self.score_tree(m, nodes, dom, root, g, now, sign);
+            self.score_tree(m, nodes, dom, root, g, Some(moved));
             self.walks += 1;
         }
     }
@@ -359,11 +356,18 @@ impl Primal {
     }
 
     /// Scores every move of every feature with two options or more in `dom`
-    /// into `delta`.
+    /// ([`Primal::gain`]): each feature's held sum, and the sums its options
+    /// reach.
     fn score_all(&mut self, m: &Menus, ens: &TreeEnsemble, dom: &[u64]) {
-        self.delta.clear();
-        self.delta.resize(m.cost.len(), 0.0);
+        self.reach.clear();
+        self.reach.resize(m.cost.len(), 0.0);
+        self.held.clear();
         for f in 0..m.n_features() {
+            let held = self.feature_trees[f]
+                .iter()
+                .map(|&t| self.leaf[t as usize])
+                .sum();
+            self.held.push(held);
             let d = &dom[m.word_start[f]..m.word_start[f + 1]];
             if has_choice(d) {
                 self.score(m, ens, dom, f);
@@ -371,25 +375,27 @@ impl Primal {
         }
     }
 
-    /// Scores every option of feature `f` in `dom` into `delta` (zeroed by
-    /// the caller): the margin moving `f` there adds, one walk per tree that
-    /// tests `f`.
+    /// Sums into `reach` (zeroed by the caller) the leaf values every option
+    /// of feature `f` in `dom` reaches, one walk per tree that tests `f`.
     fn score(&mut self, m: &Menus, ens: &TreeEnsemble, dom: &[u64], f: usize) {
         let nodes = ens.nodes();
         let roots = ens.roots();
         for j in 0..self.feature_trees[f].len() {
             let t = self.feature_trees[f][j] as usize;
-            let now = self.leaf[t];
-            self.score_tree(m, nodes, dom, roots[t] as usize, f, now, 1.0);
+            self.score_tree(m, nodes, dom, roots[t] as usize, f, None);
         }
         self.walks += self.feature_trees[f].len() as u64;
     }
 
-    /// Adds `sign` times what moving feature `f` to each of its options in
-    /// `dom` gains in the tree at `root` (its leaf's value less the tree's
-    /// current one, `now`) to `delta`: one walk, the option set split at
-    /// the tests of `f`, the current options followed elsewhere.
-    #[allow(clippy::too_many_arguments)]
+    /// One walk of the tree at `root` over feature `f`'s options in `dom`:
+    /// the option set split at the tests of `f`, the current options
+    /// followed elsewhere. Without `moved`, adds to `reach` the value of the
+    /// leaf each option reaches. With `moved = (g, old, new)` (feature `g`
+    /// just moved from option `old` to `new`, `self.opt[g]` at `new`), adds
+    /// for each option whose path reaches a test of `g` between `old` and
+    /// `new` the new leaf's value less the old one's: the walk splits there
+    /// into the old side (subtracted, `g` followed at `old` below) and the
+    /// new (added), and credits nothing at the leaves the two share.
     fn score_tree(
         &mut self,
         m: &Menus,
@@ -397,8 +403,7 @@ impl Primal {
         dom: &[u64],
         root: usize,
         f: usize,
-        now: f64,
-        sign: f64,
+        moved: Option<(usize, usize, usize)>,
     ) {
         let (w0, w1) = (m.word_start[f], m.word_start[f + 1]);
         let words = w1 - w0;
@@ -406,22 +411,31 @@ impl Primal {
         if words == 1 {
             // One word of options (the common case): the option sets ride
             // in registers, no stack of sets.
-            self.score_word(m, nodes, root, dom[w0], f, base, now, sign);
+            match moved {
+                None => self.score_word(m, nodes, root, dom[w0], f, base, 1.0),
+                Some(mv) => self.diff_word(m, nodes, root, dom[w0], f, base, mv),
+            }
             return;
         }
         self.sets.clear();
         self.sets.extend_from_slice(&dom[w0..w1]);
         self.stack.clear();
-        self.stack.push((root, 0));
-        while let Some((k, at)) = self.stack.pop() {
+        // Each entry's sign: 1 when plainly scoring; while rescoring, 0 on
+        // the part both options share, -1 the old side, 1 the new.
+        self.stack
+            .push((root, 0, if moved.is_some() { 0.0 } else { 1.0 }));
+        while let Some((k, at, sign)) = self.stack.pop() {
             let node = &nodes[k];
             if node.test == Test::Leaf {
-                let gain = sign * (node.value - now);
+                if sign == 0.0 {
+                    continue;
+                }
+                let credit = sign * node.value;
                 for w in 0..words {
                     let mut bits = self.sets[at + w];
                     while bits != 0 {
                         let o = 64 * w + bits.trailing_zeros() as usize;
-                        self.delta[base + o] += gain;
+                        self.reach[base + o] += credit;
                         bits &= bits - 1;
                     }
                 }
@@ -429,9 +443,21 @@ impl Primal {
             }
             let g = node.feature as usize;
             if g != f {
-                let left = m.goes_left(k, self.opt[g]);
-                let child = if left { node.left } else { node.right };
-                self.stack.push((child as usize, at));
+                let child = match moved {
+                    Some((h, old, new)) if h == g => {
+                        let (to_old, to_new) = (m.goes_left(k, old), m.goes_left(k, new));
+                        if sign == 0.0 && to_old != to_new {
+                            let side = |left: bool| if left { node.left } else { node.right };
+                            self.stack.push((side(to_old) as usize, at, -1.0));
+                            self.stack.push((side(to_new) as usize, at, 1.0));
+                            continue;
+                        }
+                        if sign < 0.0 { to_old } else { to_new }
+                    }
+                    _ => m.goes_left(k, self.opt[g]),
+                };
+                let child = if child { node.left } else { node.right };
+                self.stack.push((child as usize, at, sign));
                 continue;
             }
             let ms = m.mask_start[k];
@@ -449,19 +475,19 @@ impl Primal {
                 self.sets.push(v);
             }
             if any_left {
-                self.stack.push((node.left as usize, left_at));
+                self.stack.push((node.left as usize, left_at, sign));
             }
             if any_right {
-                self.stack.push((node.right as usize, right_at));
+                self.stack.push((node.right as usize, right_at, sign));
             }
         }
     }
 
     /// [`Primal::score_tree`]'s walk of one tree below node `k` for a feature
     /// `f` whose options fit in one word: `set` the options that reach `k`,
-    /// each credited at the leaf it reaches with the leaf's value less the
-    /// tree's current one, `now` (each option reaches one leaf per tree, so
-    /// the order of the walk changes no sum).
+    /// each credited at the leaf it reaches with `sign` times the leaf's
+    /// value (each option reaches one leaf per tree, so the order of the walk
+    /// changes no sum).
     #[allow(clippy::too_many_arguments)]
     fn score_word(
         &mut self,
@@ -471,15 +497,14 @@ impl Primal {
         mut set: u64,
         f: usize,
         base: usize,
-        now: f64,
         sign: f64,
     ) {
         loop {
             let node = &nodes[k];
             if node.test == Test::Leaf {
-                let gain = sign * (node.value - now);
+                let credit = sign * node.value;
                 while set != 0 {
-                    self.delta[base + set.trailing_zeros() as usize] += gain;
+                    self.reach[base + set.trailing_zeros() as usize] += credit;
                     set &= set - 1;
                 }
                 return;
@@ -497,7 +522,7 @@ impl Primal {
                     k = node.left as usize;
                     continue;
                 }
-                self.score_word(m, nodes, node.left as usize, l, f, base, now, sign);
+                self.score_word(m, nodes, node.left as usize, l, f, base, sign);
             }
             if r == 0 {
                 return;
@@ -507,7 +532,63 @@ impl Primal {
         }
     }
 
-    /// The move to take from the scored `delta`: the best margin gain per
+    /// [`Primal::score_tree`]'s rescoring walk for a feature `f` whose
+    /// options fit in one word, after the move `(g, old, new)`: below a test
+    /// of `g` between the two, the old side's leaves subtracted (walked with
+    /// `g` at `old`) and the new side's added; nothing on the shared part.
+    #[allow(clippy::too_many_arguments)]
+    fn diff_word(
+        &mut self,
+        m: &Menus,
+        nodes: &[crate::model::trees::Node],
+        mut k: usize,
+        mut set: u64,
+        f: usize,
+        base: usize,
+        (g, old, new): (usize, usize, usize),
+    ) {
+        loop {
+            let node = &nodes[k];
+            if node.test == Test::Leaf {
+                return;
+            }
+            let h = node.feature as usize;
+            if h == g {
+                let (to_old, to_new) = (m.goes_left(k, old), m.goes_left(k, new));
+                let side = |left: bool| if left { node.left } else { node.right } as usize;
+                if to_old == to_new {
+                    k = side(to_new);
+                    continue;
+                }
+                self.opt[g] = old;
+                self.score_word(m, nodes, side(to_old), set, f, base, -1.0);
+                self.opt[g] = new;
+                self.score_word(m, nodes, side(to_new), set, f, base, 1.0);
+                return;
+            }
+            if h != f {
+                let left = m.goes_left(k, self.opt[h]);
+                k = if left { node.left } else { node.right } as usize;
+                continue;
+            }
+            let mask = m.masks[m.mask_start[k]];
+            let (l, r) = (set & mask, set & !mask);
+            if l != 0 {
+                if r == 0 {
+                    k = node.left as usize;
+                    continue;
+                }
+                self.diff_word(m, nodes, node.left as usize, l, f, base, (g, old, new));
+            }
+            if r == 0 {
+                return;
+            }
+            k = node.right as usize;
+            set = r;
+        }
+    }
+
+    /// The move to take from the scored gains: the best margin gain per
     /// unit of cost (the module's doc, "The heuristic"); `None` when no move
     /// gains.
     fn greedy_move(&self, m: &Menus, dom: &[u64]) -> Option<(usize, usize)> {
@@ -518,7 +599,7 @@ impl Primal {
                 if o == self.opt[f] {
                     continue;
                 }
-                let gain = self.delta[m.opt_start[f] + o];
+                let gain = self.gain(m, f, o);
                 if gain > 0.0 {
                     let ratio = gain / (m.cost(f, o) - now).max(1e-12);
                     if by_ratio.is_none_or(|b| ratio > b.0) {
@@ -544,7 +625,6 @@ impl Primal {
     fn lower(&mut self, m: &Menus, ens: &TreeEnsemble, dom: &[u64], need: f64) -> bool {
         let mut lowered = false;
         for f in self.moved(m, dom) {
-            let o0 = m.opt_start[f];
             let margin = self.margin(ens);
             let now = m.cost(f, self.opt[f]);
             // Options are sorted by cost: the first accepted one is cheapest.
@@ -552,7 +632,7 @@ impl Primal {
                 if m.cost(f, o) >= now {
                     break;
                 }
-                if margin + self.delta[o0 + o] >= need - estimate_slack(margin)
+                if margin + self.gain(m, f, o) >= need - estimate_slack(margin)
                     && self.accepts_with(m, ens, f, o, need)
                 {
                     self.apply_rescored(m, ens, dom, f, o);
@@ -586,7 +666,7 @@ impl Primal {
                     let dc = m.cost(g, o) - now;
                     if o != self.opt[g]
                         && rest + dc < before
-                        && margin + self.delta[m.opt_start[g] + o] >= need - estimate_slack(margin)
+                        && margin + self.gain(m, g, o) >= need - estimate_slack(margin)
                     {
                         self.moves.push((dc, g, o));
                     }

@@ -258,7 +258,7 @@ fn scored_moves_equal_the_raw_row_margins_of_the_moved_answers() {
                 let mut moved = primal.opt.clone();
                 moved[f] = o;
                 let expect = ens.margin_raw(&raw_row(&schema, &ws, &ts, &moved)) - own;
-                let got = primal.delta[m.opt_start[f] + o];
+                let got = primal.gain(&m, f, o);
                 assert!(
                     (got - expect).abs() <= 1e-9 * expect.abs().max(1.0),
                     "case {case}, feature {f}, option {o}: scored {got}, re-scored {expect}"
@@ -382,7 +382,15 @@ fn rescored_moves_equal_a_fresh_scoring() {
             skipped += primal.feature_trees()[f].len() - (primal.changed.len());
             steps += 1;
             assert!(primal.walks >= walks, "case {case}, step {step}");
-            let rescored = primal.delta.clone();
+            let gains = |p: &Primal| -> Vec<f64> {
+                (0..n)
+                    .filter(|&f| inside(f).len() >= 2)
+                    .flat_map(|f| inside(f).into_iter().map(move |o| (f, o)))
+                    .map(|(f, o)| p.gain(&m, f, o))
+                    .collect()
+            };
+            let rescored = gains(&primal);
+            let kept = (primal.reach.clone(), primal.held.clone());
             for (t, &r) in ens.roots().iter().enumerate() {
                 let fresh = primal.leaf_value(&m, &ens, r as usize);
                 assert_eq!(
@@ -392,14 +400,14 @@ fn rescored_moves_equal_a_fresh_scoring() {
                 );
             }
             primal.score_all(&m, &ens, &dom);
-            for (j, (&a, &b)) in rescored.iter().zip(&primal.delta).enumerate() {
+            for (j, (&a, &b)) in rescored.iter().zip(&gains(&primal)).enumerate() {
                 assert!(
                     (a - b).abs() <= 1e-9 * b.abs().max(1.0),
                     "case {case}, step {step}, option {j}: rescored {a}, fresh {b}"
                 );
             }
             // Go on from the rescored sums (rounding may accumulate).
-            primal.delta = rescored;
+            (primal.reach, primal.held) = kept;
         }
     }
     eprintln!("rescoring: {steps} moves, {skipped} tree walks of the moved feature skipped");
