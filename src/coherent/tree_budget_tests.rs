@@ -827,3 +827,60 @@ fn reduced_cost_fixing_keeps_every_answer_cheaper_than_the_incumbent() {
         "{counts:?}"
     );
 }
+
+/// The second child of a split replays the first's bound walks of the trees
+/// that do not test the split feature (`TreeSearch`'s `SiblingWalks`):
+/// on random ensembles, node domains, splits and incumbents (the second
+/// child's at most the first's, as the search's incumbent only falls), both
+/// children's evaluations — outcome, bound, split and the domains left by
+/// reduced-cost fixing — are bit for bit those of evaluating each child
+/// afresh.
+#[test]
+fn second_child_replaying_the_first_childs_walks_evaluates_as_afresh() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4417);
+    let margin = Config::default().margin;
+    let mut ws = Workspace::new();
+    let mut ts = TreeSearch::new();
+    let (mut pairs, mut replayed, mut open) = (0, 0, 0);
+    for case in 0..120 {
+        let (schema, factual, ens) = if case % 3 == 0 {
+            many_cells(&mut rng, 6, 40, (1.0, 4.0))
+        } else {
+            random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm])
+        };
+        let need = logit(ens.threshold()) + margin;
+        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+        ts.prepare(&ws, &schema, &ens).unwrap();
+        let inner: Vec<usize> = (0..ens.nodes().len())
+            .filter(|&k| ens.nodes()[k].test != crate::model::trees::Test::Leaf)
+            .collect();
+        if inner.is_empty() {
+            continue;
+        }
+        for j in 0..8 {
+            let dom = random_domains(&ts.menus(), &mut rng, if j == 0 { 1.0 } else { 0.3 });
+            let k = inner[rng.random_range(0..inner.len())];
+            // No incumbent, one the children may beat, and a falling one.
+            let first = [f64::INFINITY, rng.random_range(0.5..6.0), 4.0][j % 3];
+            let second = if j % 3 == 2 { 2.0 } else { first };
+            let what = format!("case {case}, node {j}, split at {k}");
+            let afresh = ts.split_children(&ens, &dom, need, k, [first, second], false);
+            let shared = ts.split_children(&ens, &dom, need, k, [first, second], true);
+            assert_eq!(shared, afresh, "{what}");
+            if shared.iter().all(Option::is_some) {
+                pairs += 1;
+                replayed += ts.sibling_replayed();
+                open += shared
+                    .iter()
+                    .flatten()
+                    .filter(|s| s.starts_with("open"))
+                    .count();
+            }
+        }
+    }
+    eprintln!("sibling walks: {pairs} pairs, {replayed} trees replayed, {open} open children");
+    assert!(
+        pairs >= 300 && replayed >= 800 && open >= 200,
+        "{pairs} {replayed} {open}"
+    );
+}

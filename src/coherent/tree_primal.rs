@@ -149,6 +149,11 @@ impl Primal {
         self.walks = 0;
     }
 
+    /// The trees that test feature `f` (increasing).
+    pub(super) fn trees_testing(&self, f: usize) -> &[u32] {
+        &self.feature_trees[f]
+    }
+
     /// The trees indexed per feature by [`Primal::prepare`] (for the tests
     /// of the tables kept across applicants).
     #[cfg(test)]

@@ -325,6 +325,51 @@ impl WalkNode {
     }
 }
 
+/// The two children of a split differ in the split feature's domain only:
+/// every tree that does not test it reaches the same leaves under both,
+/// with the same extra costs over the child's least cost and the same
+/// per-feature extras of the feature-budget bound (`coherent::tree_budget`;
+/// its classes follow the candidate's option of each feature, which is
+/// the same in both for every other feature). The first child's bound walk
+/// of such a tree is recorded — under the smaller of the two children's
+/// least costs, so that it holds every leaf the second child keeps — and
+/// the second child replays it, filtered by its own least cost and limit,
+/// instead of walking (issue 43, fourteenth round). Plain advice under the
+/// bound by classes only (the default), without propagation.
+#[derive(Debug, Default)]
+struct SiblingWalks {
+    /// What the next evaluation does: record or replay.
+    mode: SiblingMode,
+    /// The split feature, and the least cost of its options in the second
+    /// child.
+    feature: usize,
+    other_min: f64,
+    /// Per tree, whether it tests the split feature.
+    tests: Vec<bool>,
+    /// The current split's number; a tree's record is valid for it when its
+    /// entry in `tree_split` equals it.
+    split: u64,
+    tree_split: Vec<u64>,
+    /// Per tree, its leaves' range in `leaves`.
+    range: Vec<(u32, u32)>,
+    /// Recorded leaves: extra over the least cost, value, node, and the
+    /// range of their per-feature extras in `extras`.
+    leaves: Vec<(f64, f64, u32, u32, u32)>,
+    extras: Vec<LeafExtra>,
+    /// Whether the walk in progress records instead of collecting.
+    recording: bool,
+    /// The second child's options of the split feature (words).
+    other: Vec<u64>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum SiblingMode {
+    #[default]
+    Off,
+    Record,
+    Replay,
+}
+
 /// Every buffer of the tree search, reusable across applicants.
 #[derive(Debug, Default)]
 pub struct TreeSearch {
@@ -365,6 +410,9 @@ pub struct TreeSearch {
     /// the candidate's leaf value of the tree walked (see
     /// [`TreeSearch::evaluate`]), or −∞.
     walk_floor: f64,
+    /// The bound's walks shared by the two children of a split
+    /// ([`SiblingWalks`]).
+    sibling: SiblingWalks,
     /// Number of trees.
     n_trees: usize,
     /// The float32 allowance of the bound's test.
@@ -1224,6 +1272,77 @@ impl TreeSearch {
         }
     }
 
+    /// Evaluates both children of splitting the node `dom` at inner node
+    /// `k` as the search's branching does, the first against `incumbents[0]`
+    /// and the second against `incumbents[1]`, with the second child
+    /// replaying the first's bound walks ([`SiblingWalks`]) when `shared`:
+    /// per child, `None` when its domain is empty, else what its evaluation
+    /// found (outcome, bound, split, and an open child's domains after
+    /// reduced-cost fixing), printed (f64s round-trip exactly).
+    #[cfg(test)]
+    pub(super) fn split_children(
+        &mut self,
+        ens: &TreeEnsemble,
+        dom: &[u64],
+        need: f64,
+        k: usize,
+        incumbents: [f64; 2],
+        shared: bool,
+    ) -> [Option<String>; 2] {
+        let f = ens.nodes()[k].feature as usize;
+        let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+        let ms = self.mask_start[k];
+        if shared {
+            self.sibling.other.clear();
+            for w in w0..w1 {
+                self.sibling.other.push(dom[w] & !self.masks[ms + (w - w0)]);
+            }
+            self.sibling_record(f);
+        }
+        let mut out = [None, None];
+        for (j, side) in [true, false].into_iter().enumerate() {
+            let mut child = dom.to_vec();
+            for w in w0..w1 {
+                let m = self.masks[ms + (w - w0)];
+                child[w] &= if side { m } else { !m };
+            }
+            if child[w0..w1].iter().all(|&w| w == 0) {
+                self.sibling.mode = SiblingMode::Off;
+                continue;
+            }
+            out[j] = Some(match self.evaluate(ens, &child, need, incumbents[j]) {
+                Eval::Pruned => "pruned".to_string(),
+                Eval::Solved { cost } => format!("solved {cost:?}"),
+                Eval::Open {
+                    bound,
+                    feature,
+                    node,
+                    split,
+                } => {
+                    let kept = self.fix_options(incumbents[j]);
+                    format!(
+                        "open {bound:?} at {feature}/{node} {split:?}; fixed {kept} {:?}",
+                        self.work
+                    )
+                }
+            });
+            if self.sibling.mode == SiblingMode::Record {
+                self.sibling.mode = SiblingMode::Replay;
+            }
+        }
+        self.sibling.mode = SiblingMode::Off;
+        out
+    }
+
+    /// How many of the last [`TreeSearch::split_children`]'s trees the
+    /// second child replayed (for its test's non-vacuity).
+    #[cfg(test)]
+    pub(super) fn sibling_replayed(&self) -> usize {
+        (0..self.sibling.tests.len())
+            .filter(|&t| !self.sibling.tests[t] && self.sibling.tree_split[t] == self.sibling.split)
+            .count()
+    }
+
     /// Makes the feature-budget bound stop at its LP relaxation (for its
     /// tests: the exact knapsack over features must never be below it).
     #[cfg(test)]
@@ -1777,6 +1896,16 @@ impl TreeSearch {
                 let (w0, w1) = (s.word_start[f], s.word_start[f + 1]);
                 let mask_at = s.mask_start[node];
                 let mut children: Children = [None, None];
+                // The second child replays the first's bound walks of the
+                // trees that do not test `f` (`SiblingWalks`).
+                if split == Split::Left {
+                    s.sibling.other.clear();
+                    for w in w0..w1 {
+                        let m = s.masks[mask_at + (w - w0)];
+                        s.sibling.other.push(pending[w] & !m);
+                    }
+                    s.sibling_record(f);
+                }
                 for (j, side) in [true, false].into_iter().enumerate() {
                     s.child.clear();
                     s.child.extend_from_slice(&pending);
@@ -1790,13 +1919,18 @@ impl TreeSearch {
                         s.child[w] &= if side { m } else { !m };
                     }
                     if s.child[w0..w1].iter().all(|&w| w == 0) {
+                        s.sibling.mode = SiblingMode::Off;
                         continue;
                     }
                     *nodes += 1;
                     let child = std::mem::take(&mut s.child);
                     children[j] = evaluate_and_store(s, &child, incumbent, seq);
                     s.child = child;
+                    if s.sibling.mode == SiblingMode::Record {
+                        s.sibling.mode = SiblingMode::Replay;
+                    }
                 }
+                s.sibling.mode = SiblingMode::Off;
                 children
             };
             // A candidate `(f, k)`'s children on its own split, their bound
@@ -2220,13 +2354,37 @@ impl TreeSearch {
                     // value `z_t` is at least its value, so neither bound reads
                     // them. The merged bound combines leaves across trees, and
                     // reads them all.
-                    let own = self.cand_value[t];
-                    self.walk_floor = if self.merged_on || own.is_nan() {
-                        f64::NEG_INFINITY
+                    let shared = self.sibling.mode != SiblingMode::Off && !self.sibling.tests[t];
+                    if shared
+                        && self.sibling.mode == SiblingMode::Replay
+                        && self.sibling.tree_split[t] == self.sibling.split
+                    {
+                        self.replay_tree(t, base, limit);
                     } else {
-                        own
-                    };
-                    self.walk(r as usize, 0.0, base, limit, Visit::Collect);
+                        let own = self.cand_value[t];
+                        self.walk_floor = if self.merged_on || own.is_nan() {
+                            f64::NEG_INFINITY
+                        } else {
+                            own
+                        };
+                        if shared && self.sibling.mode == SiblingMode::Record {
+                            // Under the smaller least cost of the two
+                            // children (less a rounding allowance: the
+                            // second child sums its own), then filtered.
+                            let f = self.sibling.feature;
+                            let other = base - self.dom_min[f] + self.sibling.other_min;
+                            let under = base.min(other) - 1e-9 * (1.0 + base.abs());
+                            let start = self.sibling.leaves.len() as u32;
+                            self.sibling.recording = true;
+                            self.walk(r as usize, 0.0, under, limit, Visit::Collect);
+                            self.sibling.recording = false;
+                            self.sibling.range[t] = (start, self.sibling.leaves.len() as u32);
+                            self.sibling.tree_split[t] = self.sibling.split;
+                            self.replay_tree(t, base, limit);
+                        } else {
+                            self.walk(r as usize, 0.0, base, limit, Visit::Collect);
+                        }
+                    }
                 }
                 if self.leaves.is_empty() {
                     return Eval::Pruned;
@@ -2475,6 +2633,63 @@ impl TreeSearch {
             }
         }
         Eval::Pruned
+    }
+
+    /// Tree `t`'s leaves as recorded for the split in progress
+    /// ([`SiblingWalks`]), those whose cost `base + extra` stays below
+    /// `limit`, collected as [`TreeSearch::walk`] collects them.
+    fn replay_tree(&mut self, t: usize, base: f64, limit: f64) {
+        let (a, b) = self.sibling.range[t];
+        for j in a as usize..b as usize {
+            let (extra, value, leaf, x0, x1) = self.sibling.leaves[j];
+            if base + extra < limit {
+                self.leaves.push((base + extra, value, leaf));
+                self.budget.push_leaf(
+                    value,
+                    self.sibling.extras[x0 as usize..x1 as usize]
+                        .iter()
+                        .copied(),
+                );
+            }
+        }
+    }
+
+    /// Sets up [`SiblingWalks`] for the children of a split of feature `f`
+    /// whose second child's options of `f` are in `self.sibling.other`
+    /// (words): the first child's evaluation records. Off for
+    /// the configurations whose walks differ (robust advice, the merged
+    /// bound, the bound by options or none, propagation).
+    fn sibling_record(&mut self, f: usize) {
+        let other = std::mem::take(&mut self.sibling.other);
+        self.sibling_record_with(f, &other);
+        self.sibling.other = other;
+    }
+
+    fn sibling_record_with(&mut self, f: usize, other: &[u64]) {
+        if self.boxed
+            || self.merged_on
+            || self.budget_off
+            || self.budget_by_option
+            || self.propagation_on
+        {
+            self.sibling.mode = SiblingMode::Off;
+            return;
+        }
+        let other_min = self.min_cost(f, other);
+        let sib = &mut self.sibling;
+        sib.split += 1;
+        sib.feature = f;
+        sib.other_min = other_min;
+        sib.tests.clear();
+        sib.tests.resize(self.n_trees, false);
+        for &t in self.primal.trees_testing(f) {
+            sib.tests[t as usize] = true;
+        }
+        sib.tree_split.resize(self.n_trees, 0);
+        sib.range.resize(self.n_trees, (0, 0));
+        sib.leaves.clear();
+        sib.extras.clear();
+        sib.mode = SiblingMode::Record;
     }
 
     /// At the test of node `k` (on feature `f`): whether the candidate
@@ -2766,6 +2981,22 @@ impl TreeSearch {
         if node.feature == WALK_LEAF {
             let value = node.value();
             match visit {
+                Visit::Collect if self.sibling.recording => {
+                    // Recorded for both children of the split (see
+                    // `SiblingWalks`): the extras as the collection below
+                    // computes them.
+                    let x0 = self.sibling.extras.len() as u32;
+                    for j in 0..self.path_features.len() {
+                        let f = self.path_features[j];
+                        let e = self.cur_min[f] - self.dom_min[f];
+                        if e > 0.0 {
+                            let by_class = self.class_extras(f, e);
+                            self.sibling.extras.push((f as u32, e, by_class));
+                        }
+                    }
+                    let x1 = self.sibling.extras.len() as u32;
+                    self.sibling.leaves.push((extra, value, k as u32, x0, x1));
+                }
                 Visit::Collect => {
                     self.leaves.push((base + extra, value, k as u32));
                     if !self.budget_off && self.budget.by_option() {
