@@ -92,6 +92,19 @@ fn heloc_margins_equal_xgboost_and_lightgbm_on_every_row() {
             let e = d.schema.encode(r).unwrap();
             assert_eq!(back.score(&e), m.score(&e));
         }
+        // Scoring with the features decoded once (a scratch of
+        // `scratch_len`) equals decoding at every node (no scratch), to the
+        // bit, and the library's margin, on every row.
+        let mut seen = vec![0.0; m.scratch_len()];
+        assert_eq!(seen.len(), d.schema.n_features());
+        let mut worst_decoded: f64 = 0.0;
+        for r in &d.rows {
+            let e = d.schema.encode(r).unwrap();
+            let once = m.score_in(&e, &mut seen);
+            assert_eq!(once.to_bits(), m.score_in(&e, &mut []).to_bits());
+            worst_decoded = worst_decoded.max((once - m.margin_raw(r)).abs());
+        }
+        assert!(worst_decoded <= 1e-6, "{worst_decoded}");
     }
 }
 
