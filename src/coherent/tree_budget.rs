@@ -318,6 +318,9 @@ pub(super) struct FeatureBudget {
     lambda: f64,
     want_lp: f64,
     lp_valid: bool,
+    /// [`FeatureBudget::fix_options`]'s `h_f` per multiplier of
+    /// [`FIXING_GRID`], per feature with rises (in order).
+    fix_h: Vec<[f64; FIXING_GRID.len()]>,
 }
 
 impl FeatureBudget {
@@ -605,7 +608,7 @@ impl FeatureBudget {
     /// bound by whole extras rebuilt the staircases), or `None` when it
     /// emptied a domain — no answer of the node is cheaper than `limit`.
     pub fn fix_options(
-        &self,
+        &mut self,
         base: f64,
         limit: f64,
         dom_min: &[f64],
@@ -620,24 +623,28 @@ impl FeatureBudget {
         // Per multiplier, h_f = min(0, min over G_f's rises of δ − λ·G_f(δ))
         // (the least of δ − λ·G_f(δ) lies at a rise, G_f being a
         // staircase, or at δ = 0), and the floor L = base + λ·W + Σ_f h_f.
-        let h_of = |rises: &[(u32, f64, f64)], lambda: f64| {
-            rises
-                .iter()
-                .map(|&(_, e, g)| e - lambda * g)
-                .fold(0.0, f64::min)
-        };
         let mut floors = lambdas.map(|lambda| base + lambda * self.want_lp);
+        self.fix_h.clear();
         for rises in self.choices.chunk_by(|a, b| a.0 == b.0) {
-            for (floor, &lambda) in floors.iter_mut().zip(&lambdas) {
-                *floor += h_of(rises, lambda);
+            // Rises outer, multipliers inner (one pass over the rises; the
+            // least of the same values, whatever the order).
+            let mut h = [0.0; FIXING_GRID.len()];
+            for &(_, e, g) in rises {
+                for (h, &lambda) in h.iter_mut().zip(&lambdas) {
+                    *h = f64::min(*h, e - lambda * g);
+                }
             }
+            for (floor, &h) in floors.iter_mut().zip(&h) {
+                *floor += h;
+            }
+            self.fix_h.push(h);
         }
         // The floors and the reduced costs are sums of products: a margin
         // against their rounding, so that no improving answer loses an option.
         let least = floors.iter().copied().fold(f64::INFINITY, f64::min);
         let reach = limit + 1e-9 * (1.0 + limit.abs() + least.abs());
         let mut removed = 0;
-        let mut j = 0;
+        let (mut j, mut chunk) = (0, 0);
         for f in 0..self.opt_start.len() - 1 {
             let start = j;
             while j < self.choices.len() && self.choices[j].0 as usize == f {
@@ -646,14 +653,25 @@ impl FeatureBudget {
             let rises = &self.choices[start..j];
             // Per multiplier, the floor without f's own h_f.
             let mut rest = floors;
-            for (r, &lambda) in rest.iter_mut().zip(&lambdas) {
-                *r -= h_of(rises, lambda);
+            if !rises.is_empty() {
+                for (r, &h) in rest.iter_mut().zip(&self.fix_h[chunk]) {
+                    *r -= h;
+                }
+                chunk += 1;
             }
             let (o0, w0, w1) = (
                 self.opt_start[f],
                 self.word_start[f],
                 self.word_start[f + 1],
             );
+            // For a credit G_f(δ) ≥ 0 no multiplier prices an option above
+            // `most + δ − λ_0·G_f(δ)` (`most` the largest floor, `λ_0` the
+            // least multiplier): most options are passed on that bound
+            // alone, without the grid (floating-point sums and products are
+            // monotone, so it decides as the grid would; issue 43,
+            // fourteenth round: the grid was a tenth of the book's search).
+            let most = rest.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let least_lambda = lambdas.iter().copied().fold(f64::INFINITY, f64::min);
             // Options come cheapest first, so one pointer along the rises
             // reads G_f at each.
             let (mut at, mut g) = (0, 0.0);
@@ -668,10 +686,11 @@ impl FeatureBudget {
                         g = rises[at].2;
                         at += 1;
                     }
-                    let priced = rest
-                        .iter()
-                        .zip(&lambdas)
-                        .any(|(&r, &lambda)| r + delta - lambda * g >= reach);
+                    let priced = (g < 0.0 || most + delta - least_lambda * g >= reach)
+                        && rest
+                            .iter()
+                            .zip(&lambdas)
+                            .any(|(&r, &lambda)| r + delta - lambda * g >= reach);
                     if priced {
                         dom[w] &= !(1 << (o % 64));
                         removed += 1;
