@@ -334,7 +334,8 @@ impl WalkNode {
 /// of such a tree is recorded — under the smaller of the two children's
 /// least costs, so that it holds every leaf the second child keeps — and
 /// the second child replays it, filtered by its own least cost and limit,
-/// instead of walking (issue 43, fourteenth round). Plain advice under the
+/// instead of walking (issue 43, fourteenth round); it also keeps the
+/// first child's candidate leaves in those trees. Plain advice under the
 /// bound by classes only (the default), without propagation.
 #[derive(Debug, Default)]
 struct SiblingWalks {
@@ -358,6 +359,8 @@ struct SiblingWalks {
     extras: Vec<LeafExtra>,
     /// Whether the walk in progress records instead of collecting.
     recording: bool,
+    /// The split whose first child last walked the candidate's leaves.
+    cand_split: u64,
     /// The second child's options of the split feature (words).
     other: Vec<u64>,
 }
@@ -413,8 +416,9 @@ pub struct TreeSearch {
     /// The bound's walks shared by the two children of a split
     /// ([`SiblingWalks`]).
     sibling: SiblingWalks,
-    /// Number of trees.
+    /// Number of trees, and their indices (`0..n_trees`).
     n_trees: usize,
+    all_trees: Vec<u32>,
     /// The float32 allowance of the bound's test.
     slack: f64,
     // Evaluation buffers.
@@ -733,6 +737,8 @@ impl TreeSearch {
         self.sb_k = 0;
         self.warm.clear();
         self.n_trees = ens.roots().len();
+        self.all_trees.clear();
+        self.all_trees.extend(0..self.n_trees as u32);
         self.primal.walks = 0;
         Ok(())
     }
@@ -2287,10 +2293,24 @@ impl TreeSearch {
             if base >= limit || !self.cuts_alive(&self.work) {
                 return Eval::Pruned;
             }
-            self.cand_leaf.clear();
-            self.cand_value.clear();
-            for &r in ens.roots() {
-                let mut k = r as usize;
+            // The candidate's leaves. The second child of a split keeps the
+            // first's in the trees that do not test the split feature
+            // (`SiblingWalks`: the two candidates differ in it alone).
+            let roots = ens.roots();
+            let kept = self.sibling.mode == SiblingMode::Replay
+                && self.sibling.cand_split == self.sibling.split
+                && self.cand_leaf.len() == roots.len();
+            let walked = if kept {
+                self.primal.trees_testing(self.sibling.feature)
+            } else {
+                self.cand_leaf.clear();
+                self.cand_leaf.resize(roots.len(), 0);
+                self.cand_value.clear();
+                self.cand_value.resize(roots.len(), 0.0);
+                &self.all_trees
+            };
+            for &t in walked {
+                let mut k = roots[t as usize] as usize;
                 let mut node = self.walk_nodes[k];
                 while node.feature != WALK_LEAF {
                     let o = self.cand_opt[node.feature as usize];
@@ -2298,8 +2318,11 @@ impl TreeSearch {
                     k = if left { node.left() } else { node.right() };
                     node = self.walk_nodes[k];
                 }
-                self.cand_leaf.push(k as u32);
-                self.cand_value.push(node.value());
+                self.cand_leaf[t as usize] = k as u32;
+                self.cand_value[t as usize] = node.value();
+            }
+            if self.sibling.mode == SiblingMode::Record {
+                self.sibling.cand_split = self.sibling.split;
             }
             let score = ens.sum_tree_values(self.cand_value.iter().copied());
             if self.boxed {
