@@ -1519,9 +1519,9 @@ impl TreeSearch {
         for c in 0..classes as u32 {
             let (f, mask) = key(self, c);
             // Fx-style multiplicative mixing of the feature and the words.
-            let mut h = u64::from(f).wrapping_mul(0x51_7cc1_b727_220a_95);
+            let mut h = u64::from(f).wrapping_mul(0x517c_c1b7_2722_0a95);
             for &w in mask {
-                h = (h.rotate_left(5) ^ w).wrapping_mul(0x51_7cc1_b727_220a_95);
+                h = (h.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
             }
             let mut at = (h >> 32) as usize & (size - 1);
             loop {
