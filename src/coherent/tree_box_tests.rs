@@ -805,7 +805,7 @@ fn check_box_node(
 #[test]
 fn box_bound_is_admissible_on_random_node_domains() {
     use crate::coherent::separable::Workspace;
-    use crate::coherent::tree_primal::tests::{many_cells, random_domains};
+    use crate::coherent::tree_primal::tests::{many_cells, random_domains, wide_domains};
     use crate::coherent::tree_search::TreeSearch;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(4346);
     let margin = Config::default().margin;
@@ -845,18 +845,7 @@ fn box_bound_is_admissible_on_random_node_domains() {
         ts.set_cuts(&ws, &schema, &factual, &[]).unwrap();
         ts.set_box(&ws, &schema, &ens, &half).unwrap();
         for _ in 0..40 {
-            // Up to three options per feature (the cheapest always, so that
-            // the node is one the search could reach from the root).
-            let m = ts.menus();
-            let mut dom = vec![0u64; *m.word_start.last().unwrap()];
-            for f in 0..schema.n_features() {
-                let k = m.opt_start[f + 1] - m.opt_start[f];
-                dom[m.word_start[f]] |= 1;
-                for _ in 0..2 {
-                    let o = rng.random_range(0..k);
-                    dom[m.word_start[f] + o / 64] |= 1 << (o % 64);
-                }
-            }
+            let dom = wide_domains(&ts.menus(), &mut rng);
             let what = format!("wide case {case}");
             let c = (&schema, &ens, half.as_slice(), need);
             check_box_node(&mut ts, &ws, c, &dom, &what, &mut wide);

@@ -6,7 +6,9 @@
 use crate::coherent::Config;
 use crate::coherent::random_trees::random_tree_case;
 use crate::coherent::separable::Workspace;
-use crate::coherent::tree_primal::tests::{brute_force_over, many_cells, random_domains, raw_row};
+use crate::coherent::tree_primal::tests::{
+    brute_force_over, many_cells, random_domains, raw_row, wide_domains,
+};
 use crate::coherent::tree_search::TreeSearch;
 use crate::model::trees::Source;
 use crate::model::{Model, logit};
@@ -200,18 +202,7 @@ fn budget_bound_is_admissible_on_random_node_domains() {
         ts.prepare(&ws, &schema, &ens).unwrap();
         ts.set_cuts(&ws, &schema, &factual, &[]).unwrap();
         for _ in 0..40 {
-            // Up to three options per feature (the cheapest always, so that
-            // the node is one the search could reach from the root).
-            let m = ts.menus();
-            let mut dom = vec![0u64; *m.word_start.last().unwrap()];
-            for f in 0..schema.n_features() {
-                let k = m.opt_start[f + 1] - m.opt_start[f];
-                dom[m.word_start[f]] |= 1;
-                for _ in 0..2 {
-                    let o = rng.random_range(0..k);
-                    dom[m.word_start[f] + o / 64] |= 1 << (o % 64);
-                }
-            }
+            let dom = wide_domains(&ts.menus(), &mut rng);
             let what = format!("wide case {case}");
             check_node(&mut ts, &ws, (&schema, &ens, need), &dom, &what, &mut wide);
         }
@@ -799,17 +790,7 @@ fn reduced_cost_fixing_keeps_every_answer_cheaper_than_the_incumbent() {
         ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
         ts.prepare(&ws, &schema, &ens).unwrap();
         for j in 0..20 {
-            // Up to three options per feature, the cheapest always.
-            let m = ts.menus();
-            let mut dom = vec![0u64; *m.word_start.last().unwrap()];
-            for f in 0..schema.n_features() {
-                let k = m.opt_start[f + 1] - m.opt_start[f];
-                dom[m.word_start[f]] |= 1;
-                for _ in 0..2 {
-                    let o = rng.random_range(0..k);
-                    dom[m.word_start[f] + o / 64] |= 1 << (o % 64);
-                }
-            }
+            let dom = wide_domains(&ts.menus(), &mut rng);
             let what = format!("wide case {case}, node {j}");
             check_fixing(
                 &mut ts,

@@ -63,6 +63,23 @@ pub(in crate::coherent) fn random_domains(
     dom
 }
 
+/// A wide node's domains: per feature its cheapest option (so that the node
+/// is one the search could reach from the root) and two random ones, so up
+/// to three options each.
+pub(in crate::coherent) fn wide_domains(m: &Menus, rng: &mut Xoshiro256PlusPlus) -> Vec<u64> {
+    let n = m.opt_start.len() - 1;
+    let mut dom = vec![0u64; *m.word_start.last().unwrap()];
+    for f in 0..n {
+        let k = m.opt_start[f + 1] - m.opt_start[f];
+        dom[m.word_start[f]] |= 1;
+        for _ in 0..2 {
+            let o = rng.random_range(0..k);
+            dom[m.word_start[f] + o / 64] |= 1 << (o % 64);
+        }
+    }
+    dom
+}
+
 /// The cheapest option vector inside the node domains `dom` whose raw row
 /// the model's own raw-row walk accepts (margin ≥ `need`), by enumerating the
 /// domains' product: infinity when none is, `None` when the product has more
