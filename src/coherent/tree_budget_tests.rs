@@ -7,7 +7,8 @@ use crate::coherent::Config;
 use crate::coherent::random_trees::random_tree_case;
 use crate::coherent::separable::Workspace;
 use crate::coherent::tree_primal::tests::{
-    brute_force_over, many_cells, random_domains, raw_row, wide_domains,
+    brute_force_over, for_each_point, many_cells, node_options, random_domains, raw_row,
+    wide_domains,
 };
 use crate::coherent::tree_search::TreeSearch;
 use crate::model::trees::Source;
@@ -695,33 +696,16 @@ fn check_fixing(
         (m.opt_start.to_vec(), m.word_start.to_vec(), m.cost.to_vec());
     // Every accepted point of the node, by enumerating its product and
     // scoring each raw row with the model's own walk.
-    let options: Vec<Vec<usize>> = (0..n)
-        .map(|f| {
-            (0..opt_start[f + 1] - opt_start[f])
-                .filter(|&o| dom[word_start[f] + o / 64] >> (o % 64) & 1 == 1)
-                .collect()
-        })
-        .collect();
-    if options.iter().map(|o| o.len()).product::<usize>() > 3000 {
+    let Some(options) = node_options(&m, dom, 3000) else {
         return;
-    }
+    };
     let mut accepted: Vec<(f64, Vec<usize>)> = Vec::new();
-    let mut idx = vec![0usize; n];
-    'all: loop {
-        let opt: Vec<usize> = (0..n).map(|f| options[f][idx[f]]).collect();
-        if ens.margin_raw(&raw_row(schema, ws, ts, &opt)) >= need {
+    for_each_point(&options, |opt| {
+        if ens.margin_raw(&raw_row(schema, ws, ts, opt)) >= need {
             let c = (0..n).map(|f| cost[opt_start[f] + opt[f]]).sum();
-            accepted.push((c, opt));
+            accepted.push((c, opt.to_vec()));
         }
-        for f in 0..n {
-            idx[f] += 1;
-            if idx[f] < options[f].len() {
-                continue 'all;
-            }
-            idx[f] = 0;
-        }
-        break;
-    }
+    });
     let Some(best) = accepted.iter().map(|a| a.0).min_by(f64::total_cmp) else {
         return;
     };

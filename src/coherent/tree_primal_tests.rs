@@ -94,7 +94,28 @@ pub(in crate::coherent) fn brute_force_over(
     max_product: usize,
 ) -> Option<f64> {
     let m = ts.menus();
-    let n = schema.n_features();
+    let options = node_options(&m, dom, max_product)?;
+    let mut best = f64::INFINITY;
+    for_each_point(&options, |opt| {
+        let c: f64 = (0..opt.len())
+            .map(|f| m.cost[m.opt_start[f] + opt[f]])
+            .sum();
+        if c < best && ens.margin_raw(&raw_row(schema, ws, ts, opt)) >= need {
+            best = c;
+        }
+    });
+    Some(best)
+}
+
+/// Each feature's options in the node domains `dom` (laid out as
+/// `m.word_start`), or `None` when their product has more than
+/// `max_product` points.
+pub(in crate::coherent) fn node_options(
+    m: &Menus,
+    dom: &[u64],
+    max_product: usize,
+) -> Option<Vec<Vec<usize>>> {
+    let n = m.opt_start.len() - 1;
     let options: Vec<Vec<usize>> = (0..n)
         .map(|f| {
             (0..m.opt_start[f + 1] - m.opt_start[f])
@@ -102,28 +123,33 @@ pub(in crate::coherent) fn brute_force_over(
                 .collect()
         })
         .collect();
-    if options.iter().map(|s| s.len()).product::<usize>() > max_product {
-        return None;
+    (options.iter().map(|s| s.len()).product::<usize>() <= max_product).then_some(options)
+}
+
+/// Visits every point of the product of `options` (one option per feature),
+/// the first feature's option changing fastest.
+pub(in crate::coherent) fn for_each_point(options: &[Vec<usize>], mut visit: impl FnMut(&[usize])) {
+    let n = options.len();
+    if options.iter().any(|o| o.is_empty()) {
+        return;
     }
-    let mut best = f64::INFINITY;
     let mut idx = vec![0usize; n];
+    let mut opt: Vec<usize> = options.iter().map(|o| o[0]).collect();
     loop {
-        let opt: Vec<usize> = (0..n).map(|f| options[f][idx[f]]).collect();
-        let c: f64 = (0..n).map(|f| m.cost[m.opt_start[f] + opt[f]]).sum();
-        if c < best && ens.margin_raw(&raw_row(schema, ws, ts, &opt)) >= need {
-            best = c;
-        }
+        visit(&opt);
         let mut f = 0;
         while f < n {
             idx[f] += 1;
             if idx[f] < options[f].len() {
+                opt[f] = options[f][idx[f]];
                 break;
             }
             idx[f] = 0;
+            opt[f] = options[f][0];
             f += 1;
         }
         if f == n {
-            return Some(best);
+            return;
         }
     }
 }
