@@ -416,10 +416,7 @@ impl Primal {
         if words == 1 {
             // One word of options (the common case): the option sets ride
             // in registers, no stack of sets.
-            match moved {
-                None => self.score_word(m, nodes, root, dom[w0], f, base, 1.0),
-                Some(mv) => self.diff_word(m, nodes, root, dom[w0], f, base, mv),
-            }
+            self.score_word(m, nodes, root, dom[w0], f, base, 1.0, moved);
             return;
         }
         self.sets.clear();
@@ -489,10 +486,13 @@ impl Primal {
     }
 
     /// [`Primal::score_tree`]'s walk of one tree below node `k` for a feature
-    /// `f` whose options fit in one word: `set` the options that reach `k`,
-    /// each credited at the leaf it reaches with `sign` times the leaf's
-    /// value (each option reaches one leaf per tree, so the order of the walk
-    /// changes no sum).
+    /// `f` whose options fit in one word: `set` the options that reach `k`.
+    /// Without `moved`, each is credited at the leaf it reaches with `sign`
+    /// times the leaf's value (each option reaches one leaf per tree, so the
+    /// order of the walk changes no sum). With `moved = (g, old, new)`,
+    /// nothing is credited on the part the two options of `g` share; below a
+    /// test of `g` between them the old side's leaves are subtracted (walked
+    /// with `g` at `old`) and the new side's added.
     #[allow(clippy::too_many_arguments)]
     fn score_word(
         &mut self,
@@ -503,62 +503,22 @@ impl Primal {
         f: usize,
         base: usize,
         sign: f64,
+        moved: Option<(usize, usize, usize)>,
     ) {
         loop {
             let node = &nodes[k];
             if node.test == Test::Leaf {
-                let credit = sign * node.value;
-                while set != 0 {
-                    self.reach[base + set.trailing_zeros() as usize] += credit;
-                    set &= set - 1;
+                if moved.is_none() {
+                    let credit = sign * node.value;
+                    while set != 0 {
+                        self.reach[base + set.trailing_zeros() as usize] += credit;
+                        set &= set - 1;
+                    }
                 }
-                return;
-            }
-            let g = node.feature as usize;
-            if g != f {
-                let left = m.goes_left(k, self.opt[g]);
-                k = if left { node.left } else { node.right } as usize;
-                continue;
-            }
-            let mask = m.masks[m.mask_start[k]];
-            let (l, r) = (set & mask, set & !mask);
-            if l != 0 {
-                if r == 0 {
-                    k = node.left as usize;
-                    continue;
-                }
-                self.score_word(m, nodes, node.left as usize, l, f, base, sign);
-            }
-            if r == 0 {
-                return;
-            }
-            k = node.right as usize;
-            set = r;
-        }
-    }
-
-    /// [`Primal::score_tree`]'s rescoring walk for a feature `f` whose
-    /// options fit in one word, after the move `(g, old, new)`: below a test
-    /// of `g` between the two, the old side's leaves subtracted (walked with
-    /// `g` at `old`) and the new side's added; nothing on the shared part.
-    #[allow(clippy::too_many_arguments)]
-    fn diff_word(
-        &mut self,
-        m: &Menus,
-        nodes: &[crate::model::trees::Node],
-        mut k: usize,
-        mut set: u64,
-        f: usize,
-        base: usize,
-        (g, old, new): (usize, usize, usize),
-    ) {
-        loop {
-            let node = &nodes[k];
-            if node.test == Test::Leaf {
                 return;
             }
             let h = node.feature as usize;
-            if h == g {
+            if let Some((g, old, new)) = moved.filter(|mv| mv.0 == h) {
                 let (to_old, to_new) = (m.goes_left(k, old), m.goes_left(k, new));
                 let side = |left: bool| if left { node.left } else { node.right } as usize;
                 if to_old == to_new {
@@ -566,9 +526,9 @@ impl Primal {
                     continue;
                 }
                 self.opt[g] = old;
-                self.score_word(m, nodes, side(to_old), set, f, base, -1.0);
+                self.score_word(m, nodes, side(to_old), set, f, base, -1.0, None);
                 self.opt[g] = new;
-                self.score_word(m, nodes, side(to_new), set, f, base, 1.0);
+                self.score_word(m, nodes, side(to_new), set, f, base, 1.0, None);
                 return;
             }
             if h != f {
@@ -583,7 +543,7 @@ impl Primal {
                     k = node.left as usize;
                     continue;
                 }
-                self.diff_word(m, nodes, node.left as usize, l, f, base, (g, old, new));
+                self.score_word(m, nodes, node.left as usize, l, f, base, sign, moved);
             }
             if r == 0 {
                 return;

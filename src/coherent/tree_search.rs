@@ -1296,26 +1296,15 @@ impl TreeSearch {
         shared: bool,
     ) -> [Option<String>; 2] {
         let f = ens.nodes()[k].feature as usize;
-        let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
-        let ms = self.mask_start[k];
         if shared {
-            self.sibling.other.clear();
-            for w in w0..w1 {
-                self.sibling.other.push(dom[w] & !self.masks[ms + (w - w0)]);
-            }
-            self.sibling_record(f);
+            self.sibling_begin(dom, f, k, Split::Left);
         }
         let mut out = [None, None];
         for (j, side) in [true, false].into_iter().enumerate() {
-            let mut child = dom.to_vec();
-            for w in w0..w1 {
-                let m = self.masks[ms + (w - w0)];
-                child[w] &= if side { m } else { !m };
-            }
-            if child[w0..w1].iter().all(|&w| w == 0) {
-                self.sibling.mode = SiblingMode::Off;
+            if !self.split_child(dom, f, k, Split::Left, side) {
                 continue;
             }
+            let child = self.child.clone();
             out[j] = Some(match self.evaluate(ens, &child, need, incumbents[j]) {
                 Eval::Pruned => "pruned".to_string(),
                 Eval::Solved { cost } => format!("solved {cost:?}"),
@@ -1332,9 +1321,7 @@ impl TreeSearch {
                     )
                 }
             });
-            if self.sibling.mode == SiblingMode::Record {
-                self.sibling.mode = SiblingMode::Replay;
-            }
+            self.sibling_next();
         }
         self.sibling.mode = SiblingMode::Off;
         out
@@ -1899,42 +1886,17 @@ impl TreeSearch {
                           seq: &mut u64,
                           nodes: &mut usize|
              -> Children {
-                let (w0, w1) = (s.word_start[f], s.word_start[f + 1]);
-                let mask_at = s.mask_start[node];
                 let mut children: Children = [None, None];
-                // The second child replays the first's bound walks of the
-                // trees that do not test `f` (`SiblingWalks`).
-                if split == Split::Left {
-                    s.sibling.other.clear();
-                    for w in w0..w1 {
-                        let m = s.masks[mask_at + (w - w0)];
-                        s.sibling.other.push(pending[w] & !m);
-                    }
-                    s.sibling_record(f);
-                }
+                s.sibling_begin(&pending, f, node, split);
                 for (j, side) in [true, false].into_iter().enumerate() {
-                    s.child.clear();
-                    s.child.extend_from_slice(&pending);
-                    let split_masks = match split {
-                        Split::Left => &s.masks,
-                        Split::ReachLeft => &s.reach_l,
-                        Split::ReachRight => &s.reach_r,
-                    };
-                    for w in w0..w1 {
-                        let m = split_masks[mask_at + (w - w0)];
-                        s.child[w] &= if side { m } else { !m };
-                    }
-                    if s.child[w0..w1].iter().all(|&w| w == 0) {
-                        s.sibling.mode = SiblingMode::Off;
+                    if !s.split_child(&pending, f, node, split, side) {
                         continue;
                     }
                     *nodes += 1;
                     let child = std::mem::take(&mut s.child);
                     children[j] = evaluate_and_store(s, &child, incumbent, seq);
                     s.child = child;
-                    if s.sibling.mode == SiblingMode::Record {
-                        s.sibling.mode = SiblingMode::Replay;
-                    }
+                    s.sibling_next();
                 }
                 s.sibling.mode = SiblingMode::Off;
                 children
@@ -2677,19 +2639,47 @@ impl TreeSearch {
         }
     }
 
-    /// Sets up [`SiblingWalks`] for the children of a split of feature `f`
-    /// whose second child's options of `f` are in `self.sibling.other`
-    /// (words): the first child's evaluation records. Off for
-    /// the configurations whose walks differ (robust advice, the merged
-    /// bound, the bound by options or none, propagation).
-    fn sibling_record(&mut self, f: usize) {
-        let other = std::mem::take(&mut self.sibling.other);
-        self.sibling_record_with(f, &other);
-        self.sibling.other = other;
+    /// Writes into `child` one side of splitting the domains `parent` at
+    /// inner node `node` (feature `f`) by `split`'s masks: the options the
+    /// test sends left (`side`) or the others. Whether that side holds an
+    /// option of `f`; when it does not, [`SiblingWalks`] stops for this
+    /// split (a first child that is never evaluated records nothing).
+    fn split_child(
+        &mut self,
+        parent: &[u64],
+        f: usize,
+        node: usize,
+        split: Split,
+        side: bool,
+    ) -> bool {
+        let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+        let mask_at = self.mask_start[node];
+        self.child.clear();
+        self.child.extend_from_slice(parent);
+        let split_masks = match split {
+            Split::Left => &self.masks,
+            Split::ReachLeft => &self.reach_l,
+            Split::ReachRight => &self.reach_r,
+        };
+        for w in w0..w1 {
+            let m = split_masks[mask_at + (w - w0)];
+            self.child[w] &= if side { m } else { !m };
+        }
+        let any = self.child[w0..w1].iter().any(|&w| w != 0);
+        if !any {
+            self.sibling.mode = SiblingMode::Off;
+        }
+        any
     }
 
-    fn sibling_record_with(&mut self, f: usize, other: &[u64]) {
-        if self.boxed
+    /// Sets up [`SiblingWalks`] for the children of splitting the domains
+    /// `parent` at inner node `node` (feature `f`): the first child's
+    /// evaluation records. Off for the splits and configurations whose
+    /// walks differ (robust advice and its reach splits, the merged bound,
+    /// the bound by options or none, propagation).
+    fn sibling_begin(&mut self, parent: &[u64], f: usize, node: usize, split: Split) {
+        if split != Split::Left
+            || self.boxed
             || self.merged_on
             || self.budget_off
             || self.budget_by_option
@@ -2698,7 +2688,15 @@ impl TreeSearch {
             self.sibling.mode = SiblingMode::Off;
             return;
         }
-        let other_min = self.min_cost(f, other);
+        let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
+        let mask_at = self.mask_start[node];
+        let mut other = std::mem::take(&mut self.sibling.other);
+        other.clear();
+        for w in w0..w1 {
+            other.push(parent[w] & !self.masks[mask_at + (w - w0)]);
+        }
+        let other_min = self.min_cost(f, &other);
+        self.sibling.other = other;
         let sib = &mut self.sibling;
         sib.split += 1;
         sib.feature = f;
@@ -2713,6 +2711,14 @@ impl TreeSearch {
         sib.leaves.clear();
         sib.extras.clear();
         sib.mode = SiblingMode::Record;
+    }
+
+    /// After a child's evaluation: the next child replays what the first
+    /// recorded ([`SiblingWalks`]).
+    fn sibling_next(&mut self) {
+        if self.sibling.mode == SiblingMode::Record {
+            self.sibling.mode = SiblingMode::Replay;
+        }
     }
 
     /// At the test of node `k` (on feature `f`): whether the candidate
