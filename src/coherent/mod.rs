@@ -54,6 +54,7 @@ pub(crate) mod tree_box_reach_tests;
 #[cfg(test)]
 pub(crate) mod tree_box_tests;
 mod tree_budget;
+mod tree_masks;
 mod tree_primal;
 pub mod tree_search;
 pub mod tree_warm;

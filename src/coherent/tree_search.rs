@@ -116,6 +116,7 @@ use super::separable::{PRUNE_REL, Pick, Workspace};
 use super::tree_bound::{MergedBound, Space, StepSum};
 use super::tree_box_primal::{BoxMenus, BoxPrimal};
 use super::tree_budget::{CLASSES, FeatureBudget, LeafExtra};
+use super::tree_masks::LeftMasks;
 use super::tree_primal::{Menus, Primal};
 use super::trees::for_each_node;
 use crate::error::{Error, Result};
@@ -400,6 +401,9 @@ pub struct TreeSearch {
     /// depend on the ensemble alone and are kept while `model_key` holds.
     test_class: Vec<u32>,
     class_node: Vec<u32>,
+    /// The options of each feature ordered by value, from which `masks`
+    /// are read per test class (`coherent::tree_masks`).
+    left_masks: LeftMasks,
     /// What the test classes and the other model-only tables
     /// ([`TreeSearch::build_model_tables`]) were built for.
     model_key: super::trees::NodeArrayKey,
@@ -661,8 +665,9 @@ impl TreeSearch {
             order.clear();
             order.extend(0..menu.len());
             // Cheapest first; among equal costs, the menu's order (staying put
-            // comes first in every menu).
-            order.sort_by(|&a, &b| menu[a].cost.total_cmp(&menu[b].cost).then(a.cmp(&b)));
+            // comes first in every menu). The key is unique, so the unstable
+            // sort gives the stable one's order without its scratch buffer.
+            order.sort_unstable_by(|&a, &b| menu[a].cost.total_cmp(&menu[b].cost).then(a.cmp(&b)));
             for &o in &order {
                 ws.write_feature(
                     schema,
@@ -688,9 +693,12 @@ impl TreeSearch {
             self.build_model_tables(ens);
             self.model_key.set(ens);
         }
-        // One mask per test class, read by every node of the class.
+        // One mask per test class, read by every node of the class
+        // (`coherent::tree_masks`: a binary search per threshold test).
         self.masks.clear();
         self.class_start.clear();
+        self.left_masks
+            .build(&self.input, &self.opt_start, &self.word_start);
         for &k in &self.class_node {
             let node = &nodes[k as usize];
             let f = node.feature as usize;
@@ -698,11 +706,14 @@ impl TreeSearch {
             let base = self.masks.len();
             self.class_start.push(base);
             self.masks.resize(base + words, 0);
-            for o in 0..self.opt_start[f + 1] - self.opt_start[f] {
-                if ens.goes_left(node, self.input[self.opt_start[f] + o]) {
-                    self.masks[base + o / 64] |= 1 << (o % 64);
-                }
-            }
+            self.left_masks.left_of(
+                node,
+                |v| ens.goes_left(node, v),
+                f,
+                &self.input,
+                &self.opt_start,
+                &mut self.masks[base..],
+            );
         }
         self.mask_start.clear();
         self.mask_start.resize(nodes.len(), 0);

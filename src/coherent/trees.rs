@@ -207,12 +207,17 @@ pub(crate) fn feature_cuts_boxed(ens: &TreeEnsemble, i: usize, delta: f64) -> Ve
 /// while [`EnsembleKey::holds`] (issue 43: "menus and bounds that depend
 /// only on the model, built once"); another ensemble, or one that differs
 /// in a single threshold or range, rebuilds them. Comparing costs one pass
-/// over the nodes, without the tables' arithmetic, sorting or allocation.
+/// over the nodes, without the tables' arithmetic, sorting or allocation,
+/// and nothing for the ensemble recorded or a clone of it (its build stamp,
+/// `TreeEnsemble::stamp`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct EnsembleKey {
     inputs: Vec<FeatureInput>,
     tests: Vec<InnerTest>,
     valid: bool,
+    /// The build stamp of the ensemble recorded (`TreeEnsemble::stamp`; 0:
+    /// none): the same stamp, the same ensemble, without comparing it.
+    stamp: u64,
 }
 
 /// What a table reads of a node (see [`EnsembleKey`]).
@@ -222,8 +227,15 @@ impl EnsembleKey {
     /// Whether the tables kept were built for `ens`.
     pub(crate) fn holds(&self, ens: &TreeEnsemble) -> bool {
         self.valid
-            && self.inputs.as_slice() == ens.inputs()
-            && self.tests.iter().copied().eq(node_tests(ens))
+            && (self.stamp == ens.stamp()
+                || (self.inputs.as_slice() == ens.inputs()
+                    && self.tests.iter().copied().eq(node_tests(ens))))
+    }
+
+    /// Whether the ensemble recorded is `ens` itself or a clone of it (see
+    /// `TreeEnsemble::stamp`).
+    fn same_build(&self, ens: &TreeEnsemble) -> bool {
+        self.valid && self.stamp == ens.stamp()
     }
 
     /// Records `ens` as the ensemble the tables are built for (after
@@ -234,6 +246,7 @@ impl EnsembleKey {
         self.tests.clear();
         self.tests.extend(node_tests(ens));
         self.valid = true;
+        self.stamp = ens.stamp();
     }
 
     /// Forgets the ensemble (while the tables are rebuilt).
@@ -260,6 +273,9 @@ pub(crate) struct NodeArrayKey {
 impl NodeArrayKey {
     /// Whether the tables kept were built for `ens`.
     pub(crate) fn holds(&self, ens: &TreeEnsemble) -> bool {
+        if self.tests.same_build(ens) {
+            return true;
+        }
         self.source == Some(ens.source())
             && self.base_score == ens.base_score().to_bits()
             && self.roots.as_slice() == ens.roots()

@@ -1424,7 +1424,10 @@ fn with_one_leaf_changed(ens: &TreeEnsemble, rng: &mut Xoshiro256PlusPlus) -> Tr
 /// always those of the ensemble asked about: equal to a fresh search's over
 /// a sequence that asks again for the same ensemble, for ensembles of other
 /// shapes, and for one that differs from the last in one leaf value (fails
-/// when the key reads only the tests) or one threshold.
+/// when the key reads only the tests) or one threshold; and for a clone of
+/// the last (the same build stamp, `TreeEnsemble::stamp`, which the key
+/// compares first) and an equal ensemble read back from its JSON (another
+/// stamp, compared node by node).
 #[test]
 fn tree_search_model_tables_kept_across_applicants_are_the_ensembles_own() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(4345);
@@ -1435,11 +1438,19 @@ fn tree_search_model_tables_kept_across_applicants_are_the_ensembles_own() {
             random_tree_case(&mut rng, case, [Source::Xgboost, Source::Lightgbm]);
         let leaf = with_one_leaf_changed(&ens, &mut rng);
         let moved = with_one_threshold_moved(&ens, &mut rng);
+        let leaf_clone = leaf.clone();
+        let read_back: TreeEnsemble =
+            serde_json::from_value(serde_json::to_value(&ens).unwrap()).unwrap();
+        assert_eq!(leaf_clone.stamp(), leaf.stamp());
+        assert_ne!(read_back.stamp(), ens.stamp());
         for (j, e) in [
             Some(&ens),
             Some(&ens),
             Some(&leaf),
             moved.as_ref(),
+            Some(&ens),
+            Some(&read_back),
+            Some(&leaf_clone),
             Some(&ens),
         ]
         .into_iter()
@@ -1460,7 +1471,7 @@ fn tree_search_model_tables_kept_across_applicants_are_the_ensembles_own() {
         }
     }
     assert!(
-        checked > 300 && leaf_changes == 80,
+        checked > 450 && leaf_changes == 80,
         "{checked} {leaf_changes}"
     );
 }

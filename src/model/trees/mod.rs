@@ -443,6 +443,33 @@ pub struct TreeEnsemble {
     covers: Vec<f64>,
     /// First encoded column of each feature (derived).
     starts: Vec<usize>,
+    /// Which build this is (see [`BuildStamp`]).
+    stamp: BuildStamp,
+}
+
+/// A number each ensemble gets when [`TreeEnsemble::new`] builds it, shared
+/// by its clones and kept by the `with_*` methods, none of which changes what
+/// it stands for (the nodes, roots, inputs, base score and source, fixed by
+/// `new`: the ensemble has no other way to change). Tables built from an
+/// ensemble and kept across calls (`coherent::trees::EnsembleKey`) compare it
+/// before comparing the ensemble itself: a book's applicants share one model,
+/// and comparing its nodes for every applicant was about 2 % of the tree
+/// book's work (issue 43). Not part of the ensemble's value: two equal
+/// ensembles built apart compare equal.
+#[derive(Debug, Clone, Copy)]
+struct BuildStamp(u64);
+
+impl BuildStamp {
+    fn next() -> BuildStamp {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        BuildStamp(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl PartialEq for BuildStamp {
+    fn eq(&self, _: &BuildStamp) -> bool {
+        true
+    }
 }
 
 /// The stored form of a [`TreeEnsemble`].
@@ -533,6 +560,7 @@ impl TreeEnsemble {
             import_report: Vec::new(),
             covers: Vec::new(),
             starts: Vec::new(),
+            stamp: BuildStamp::next(),
         };
         m.validate()?;
         let mut start = 0;
@@ -743,6 +771,12 @@ impl TreeEnsemble {
         super::linear::check_threshold(t)?;
         self.threshold = t;
         Ok(self)
+    }
+
+    /// The ensemble's build stamp (see [`BuildStamp`]): equal stamps, the
+    /// same nodes, roots, inputs, base score and source.
+    pub(crate) fn stamp(&self) -> u64 {
+        self.stamp.0
     }
 
     /// Number of trees.
