@@ -110,6 +110,22 @@ pub(super) struct Primal {
     stack: Vec<(usize, usize, f64)>,
     sets: Vec<u64>,
     moves: Vec<(f64, usize, usize)>,
+    /// Per feature, whether it has two options or more in the domains of
+    /// the last [`Primal::score_all`]; per tree, whether it is walked
+    /// jointly ([`Primal::score_joint`]).
+    choice: Vec<bool>,
+    joint: Vec<bool>,
+    /// A joint walk's option sets on its main path (each feature's words
+    /// from `slot[g]`, per feature; `u32::MAX`: not scored in the tree), and
+    /// their features.
+    path: Vec<u64>,
+    slot: Vec<u32>,
+    path_features: Vec<u32>,
+    /// The options of a feature of several words leaving the main path.
+    leaving: Vec<u64>,
+    /// Tests: walk every tree feature by feature (the joint walk's oracle).
+    #[cfg(test)]
+    pub(super) per_feature_only: bool,
     /// Tree walks spent since [`Primal::prepare`].
     pub walks: u64,
 }
@@ -314,8 +330,10 @@ impl Primal {
 
     /// Moves the credits of tree `t` (at `root`) to the moves of every
     /// feature it tests but the moved one that has two options or more in
-    /// `dom`, as the move `(f, old, new)` changes them: one walk each
-    /// ([`Primal::score_tree`]), with `self.opt[f]` at `new`.
+    /// `dom`, as the move `(f, old, new)` changes them, with `self.opt[f]` at
+    /// `new`: in one joint walk ([`Primal::score_joint`]) or one walk each
+    /// ([`Primal::score_tree`]), as [`Primal::score_all`] chose (whose
+    /// choices in `dom` it reads), each counted as a walk.
     fn rescore_tree(
         &mut self,
         m: &Menus,
@@ -325,14 +343,19 @@ impl Primal {
         t: usize,
         moved: (usize, usize, usize),
     ) {
+        let joint = self.joint[t];
         for j in self.tree_feature_start[t]..self.tree_feature_start[t + 1] {
             let g = self.tree_features[j] as usize;
-            let (w0, w1) = (m.word_start[g], m.word_start[g + 1]);
-            if g == moved.0 || !has_choice(&dom[w0..w1]) {
+            if g == moved.0 || !self.choice[g] {
                 continue;
             }
-            self.score_tree(m, nodes, dom, root, g, Some(moved));
+            if !joint {
+                self.score_tree(m, nodes, dom, root, g, Some(moved));
+            }
             self.walks += 1;
+        }
+        if joint {
+            self.score_joint(m, nodes, dom, root, t, Some(moved));
         }
     }
 
@@ -362,34 +385,202 @@ impl Primal {
 
     /// Scores every move of every feature with two options or more in `dom`
     /// ([`Primal::gain`]): each feature's held sum, and the sums its options
-    /// reach.
+    /// reach — tree by tree, each in one joint walk where it can
+    /// ([`Primal::score_joint`]), else one walk per feature it tests. Either
+    /// way each option's sum takes its trees in increasing order, so the
+    /// sums are the same bits. The walks counted are the per-feature walks
+    /// (`Σ_f |trees(f)|`), whichever way they are made, so that the
+    /// heuristic's work budget decides as it always did.
     fn score_all(&mut self, m: &Menus, ens: &TreeEnsemble, dom: &[u64]) {
         self.reach.clear();
         self.reach.resize(m.cost.len(), 0.0);
         self.held.clear();
+        self.set_choices(m, dom);
         for f in 0..m.n_features() {
             let held = self.feature_trees[f]
                 .iter()
                 .map(|&t| self.leaf[t as usize])
                 .sum();
             self.held.push(held);
-            let d = &dom[m.word_start[f]..m.word_start[f + 1]];
-            if has_choice(d) {
-                self.score(m, ens, dom, f);
+            if self.choice[f] {
+                self.walks += self.feature_trees[f].len() as u64;
+            }
+        }
+        let (nodes, roots) = (ens.nodes(), ens.roots());
+        for (t, &root) in roots.iter().enumerate() {
+            if self.joint[t] {
+                self.score_joint(m, nodes, dom, root as usize, t, None);
+                continue;
+            }
+            for j in self.tree_feature_start[t]..self.tree_feature_start[t + 1] {
+                let g = self.tree_features[j] as usize;
+                if self.choice[g] {
+                    self.score_tree(m, nodes, dom, root as usize, g, None);
+                }
             }
         }
     }
 
-    /// Sums into `reach` (zeroed by the caller) the leaf values every option
-    /// of feature `f` in `dom` reaches, one walk per tree that tests `f`.
-    fn score(&mut self, m: &Menus, ens: &TreeEnsemble, dom: &[u64], f: usize) {
-        let nodes = ens.nodes();
-        let roots = ens.roots();
-        for j in 0..self.feature_trees[f].len() {
-            let t = self.feature_trees[f][j] as usize;
-            self.score_tree(m, nodes, dom, roots[t] as usize, f, None);
+    /// Which features have two options or more in `dom` (the ones scored),
+    /// and which trees are walked jointly: those that test two of them or
+    /// more.
+    fn set_choices(&mut self, m: &Menus, dom: &[u64]) {
+        let n = m.n_features();
+        self.choice.clear();
+        self.choice
+            .extend((0..n).map(|f| has_choice(&dom[m.word_start[f]..m.word_start[f + 1]])));
+        self.slot.clear();
+        self.slot.resize(n, u32::MAX);
+        self.joint.clear();
+        for t in 0..self.tree_feature_start.len() - 1 {
+            // A tree that tests one scored feature gains nothing by it.
+            let scored = self.tree_features
+                [self.tree_feature_start[t]..self.tree_feature_start[t + 1]]
+                .iter()
+                .filter(|&&g| self.choice[g as usize])
+                .count();
+            #[cfg(test)]
+            let scored = if self.per_feature_only { 0 } else { scored };
+            self.joint.push(scored >= 2);
         }
-        self.walks += self.feature_trees[f].len() as u64;
+    }
+
+    /// Scores the moves of every feature tree `t` (at `root`) tests, with two
+    /// options or more in `dom`, in one walk: what [`Primal::score_tree`]
+    /// does feature by feature, each walk from the root. The walk follows
+    /// the current options (the *main path*) carrying, per such feature,
+    /// the options still on it; at a test of feature `h` the options of `h`
+    /// that leave the main path are walked on from there as `score_tree`
+    /// would ([`Primal::score_word`]), and the ones left at the main path's
+    /// leaf are credited there. Each option so reaches the leaf it reaches
+    /// in `h`'s own walk and is credited once, with the same sign: the sums
+    /// are the same bits as feature by feature. With `moved = (f, old,
+    /// new)` (as `score_tree`'s; `f`'s own options are not rescored), the
+    /// main path splits at a test of `f` between `old` and `new` into the
+    /// old side (subtracted) and the new (added). On HELOC's 100-tree book
+    /// a tree tests about nine features: the heuristic's walks were a sixth
+    /// of the book's instructions (issue 43, fifteenth round).
+    fn score_joint(
+        &mut self,
+        m: &Menus,
+        nodes: &[crate::model::trees::Node],
+        dom: &[u64],
+        root: usize,
+        t: usize,
+        moved: Option<(usize, usize, usize)>,
+    ) {
+        let at = self.path.len();
+        self.path_features.clear();
+        for j in self.tree_feature_start[t]..self.tree_feature_start[t + 1] {
+            let g = self.tree_features[j] as usize;
+            if self.choice[g] && moved.is_none_or(|mv| mv.0 != g) {
+                self.slot[g] = (self.path.len() - at) as u32;
+                self.path
+                    .extend_from_slice(&dom[m.word_start[g]..m.word_start[g + 1]]);
+                self.path_features.push(g as u32);
+            } else {
+                self.slot[g] = u32::MAX;
+            }
+        }
+        let len = self.path.len() - at;
+        let sign = if moved.is_some() { 0.0 } else { 1.0 };
+        self.joint_path(m, nodes, root, at, len, sign, moved);
+        self.path.truncate(at);
+    }
+
+    /// [`Primal::score_joint`]'s main path from node `k`: per feature `g` of
+    /// the tree scored (`path_features`), its options still on the path in
+    /// its words from `path[at + slot[g]]` (`len` words in all); `sign` 0
+    /// while rescoring above the split of `moved`.
+    #[allow(clippy::too_many_arguments)]
+    fn joint_path(
+        &mut self,
+        m: &Menus,
+        nodes: &[crate::model::trees::Node],
+        mut k: usize,
+        at: usize,
+        len: usize,
+        sign: f64,
+        moved: Option<(usize, usize, usize)>,
+    ) {
+        loop {
+            let node = &nodes[k];
+            if node.test == Test::Leaf {
+                if sign != 0.0 {
+                    let credit = sign * node.value;
+                    for &g in &self.path_features {
+                        let g = g as usize;
+                        let (base, from) = (m.opt_start[g], at + self.slot[g] as usize);
+                        for w in 0..m.word_start[g + 1] - m.word_start[g] {
+                            let mut set = self.path[from + w];
+                            while set != 0 {
+                                let o = 64 * w + set.trailing_zeros() as usize;
+                                self.reach[base + o] += credit;
+                                set &= set - 1;
+                            }
+                        }
+                    }
+                }
+                return;
+            }
+            let h = node.feature as usize;
+            let side = |left: bool| if left { node.left } else { node.right } as usize;
+            if let Some((f, old, new)) = moved.filter(|mv| mv.0 == h) {
+                let (to_old, to_new) = (m.goes_left(k, old), m.goes_left(k, new));
+                if to_old == to_new {
+                    k = side(to_new);
+                    continue;
+                }
+                // Two main paths below: the old side on a copy of the sets.
+                let copy = self.path.len();
+                self.path.extend_from_within(at..at + len);
+                self.opt[f] = old;
+                self.joint_path(m, nodes, side(to_old), copy, len, -1.0, None);
+                self.path.truncate(copy);
+                self.opt[f] = new;
+                self.joint_path(m, nodes, side(to_new), at, len, 1.0, None);
+                return;
+            }
+            let left = m.goes_left(k, self.opt[h]);
+            let j = self.slot[h];
+            if j != u32::MAX {
+                let from = at + j as usize;
+                let words = m.word_start[h + 1] - m.word_start[h];
+                let ms = m.mask_start[k];
+                // The options leaving the main path, then those staying.
+                let mut leave = [0u64; 1];
+                let mut any = false;
+                self.leaving.clear();
+                for w in 0..words {
+                    let set = self.path[from + w];
+                    let mask = if left {
+                        !m.masks[ms + w]
+                    } else {
+                        m.masks[ms + w]
+                    };
+                    self.path[from + w] = set & !mask;
+                    let v = set & mask;
+                    any |= v != 0;
+                    if words == 1 {
+                        leave[0] = v;
+                    } else {
+                        self.leaving.push(v);
+                    }
+                }
+                if any {
+                    let leaving = std::mem::take(&mut self.leaving);
+                    let set = if words == 1 { &leave[..] } else { &leaving[..] };
+                    let (sign, moved) = if sign == 0.0 {
+                        (1.0, moved)
+                    } else {
+                        (sign, None)
+                    };
+                    self.score_from(m, nodes, side(!left), set, h, sign, moved);
+                    self.leaving = leaving;
+                }
+            }
+            k = side(left);
+        }
     }
 
     /// One walk of the tree at `root` over feature `f`'s options in `dom`:
@@ -411,21 +602,38 @@ impl Primal {
         moved: Option<(usize, usize, usize)>,
     ) {
         let (w0, w1) = (m.word_start[f], m.word_start[f + 1]);
-        let words = w1 - w0;
+        self.score_from(m, nodes, root, &dom[w0..w1], f, 1.0, moved);
+    }
+
+    /// [`Primal::score_tree`]'s walk from node `k` for the options `set` of
+    /// feature `f` that reach it: credited with `sign` (plain scoring), or,
+    /// with `moved`, as `score_tree` rescores below `k`.
+    #[allow(clippy::too_many_arguments)]
+    fn score_from(
+        &mut self,
+        m: &Menus,
+        nodes: &[crate::model::trees::Node],
+        k: usize,
+        set: &[u64],
+        f: usize,
+        sign: f64,
+        moved: Option<(usize, usize, usize)>,
+    ) {
+        let words = set.len();
         let base = m.opt_start[f];
         if words == 1 {
             // One word of options (the common case): the option sets ride
             // in registers, no stack of sets.
-            self.score_word(m, nodes, root, dom[w0], f, base, 1.0, moved);
+            self.score_word(m, nodes, k, set[0], f, base, sign, moved);
             return;
         }
         self.sets.clear();
-        self.sets.extend_from_slice(&dom[w0..w1]);
+        self.sets.extend_from_slice(set);
         self.stack.clear();
-        // Each entry's sign: 1 when plainly scoring; while rescoring, 0 on
-        // the part both options share, -1 the old side, 1 the new.
+        // Each entry's sign: `sign` when plainly scoring; while rescoring, 0
+        // on the part both options share, -1 the old side, 1 the new.
         self.stack
-            .push((root, 0, if moved.is_some() { 0.0 } else { 1.0 }));
+            .push((k, 0, if moved.is_some() { 0.0 } else { sign }));
         while let Some((k, at, sign)) = self.stack.pop() {
             let node = &nodes[k];
             if node.test == Test::Leaf {
@@ -450,8 +658,12 @@ impl Primal {
                         let (to_old, to_new) = (m.goes_left(k, old), m.goes_left(k, new));
                         if sign == 0.0 && to_old != to_new {
                             let side = |left: bool| if left { node.left } else { node.right };
-                            self.stack.push((side(to_old) as usize, at, -1.0));
+                            // The old side walked first (popped first), as
+                            // in `score_word` and the joint walk: an option
+                            // credited on both sides takes the same two
+                            // steps in the same order, whichever walk.
                             self.stack.push((side(to_new) as usize, at, 1.0));
+                            self.stack.push((side(to_old) as usize, at, -1.0));
                             continue;
                         }
                         if sign < 0.0 { to_old } else { to_new }

@@ -457,3 +457,89 @@ fn rescored_moves_equal_a_fresh_scoring() {
     assert!(steps == 24 * 12 && multi_word >= 5, "{steps} {multi_word}");
     assert!(skipped >= steps, "skipped {skipped}");
 }
+
+/// The joint walk (`Primal::score_joint`: every feature a tree tests scored
+/// in one walk of it) against the walks feature by feature it replaces
+/// (`per_feature_only`), on menus of one word and of several, in random
+/// domains from random answers: the scored sums, then after each of a
+/// sequence of random moves (`Primal::apply_rescored`) the sums, held sums
+/// and leaves, equal bit for bit, and the walks counted equal.
+#[test]
+fn joint_walks_score_as_the_walks_feature_by_feature_bit_for_bit() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4315);
+    let mut ws = Workspace::new();
+    let mut ts = TreeSearch::new();
+    let (mut joint, mut alone) = (Primal::default(), Primal::default());
+    alone.per_feature_only = true;
+    let (mut joint_trees, mut multi_word, mut split_moves) = (0, 0, 0);
+    for case in 0..30 {
+        let (n, trees) = [(3, 40), (4, 60), (6, 120)][case % 3];
+        let (schema, factual, ens) = many_cells(&mut rng, n, trees, (0.5, 2.0));
+        ws.build_tree_cells(&schema, &ens, &factual, &[]).unwrap();
+        ts.prepare(&ws, &schema, &ens).unwrap();
+        let m = ts.menus();
+        let dom = random_domains(&m, &mut rng, 0.3);
+        let inside = |f: usize| -> Vec<usize> {
+            (0..m.opt_start[f + 1] - m.opt_start[f])
+                .filter(|&o| bit(&dom[m.word_start[f]..], o))
+                .collect()
+        };
+        let opt: Vec<usize> = (0..n)
+            .map(|f| {
+                let ins = inside(f);
+                ins[rng.random_range(0..ins.len())]
+            })
+            .collect();
+        for p in [&mut joint, &mut alone] {
+            p.prepare(&ens, n);
+            p.opt = opt.clone();
+            p.leaf = ens
+                .roots()
+                .iter()
+                .map(|&r| p.leaf_value(&m, &ens, r as usize))
+                .collect();
+            p.score_all(&m, &ens, &dom);
+        }
+        joint_trees += joint.joint.iter().filter(|&&j| j).count();
+        assert!(alone.joint.iter().all(|&j| !j));
+        multi_word += (0..n)
+            .filter(|&f| m.word_start[f + 1] - m.word_start[f] > 1)
+            .count();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&joint.reach), bits(&alone.reach), "case {case}");
+        assert_eq!(joint.walks, alone.walks, "case {case}");
+        for step in 0..12 {
+            let f = rng.random_range(0..n);
+            let options = inside(f);
+            let o = options[rng.random_range(0..options.len())];
+            let old = joint.opt[f];
+            for p in [&mut joint, &mut alone] {
+                p.apply_rescored(&m, &ens, &dom, f, o);
+            }
+            split_moves += usize::from(old != o && !joint.changed.is_empty());
+            assert_eq!(
+                bits(&joint.reach),
+                bits(&alone.reach),
+                "case {case}, step {step}"
+            );
+            assert_eq!(
+                bits(&joint.held),
+                bits(&alone.held),
+                "case {case}, step {step}"
+            );
+            assert_eq!(
+                bits(&joint.leaf),
+                bits(&alone.leaf),
+                "case {case}, step {step}"
+            );
+            assert_eq!(joint.walks, alone.walks, "case {case}, step {step}");
+        }
+    }
+    eprintln!(
+        "joint walks: {joint_trees} trees, {multi_word} features of several words, {split_moves} moves"
+    );
+    assert!(
+        joint_trees > 1000 && multi_word >= 10 && split_moves > 200,
+        "{joint_trees} {multi_word} {split_moves}"
+    );
+}
