@@ -191,14 +191,7 @@ mod tests {
     #[test]
     fn left_masks_equal_asking_every_option() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(43);
-        let modes = [
-            OnnxMode::Leq,
-            OnnxMode::Lt,
-            OnnxMode::Gte,
-            OnnxMode::Gt,
-            OnnxMode::Eq,
-            OnnxMode::Neq,
-        ];
+        let modes = OnnxMode::ALL;
         let mut masks = LeftMasks::default();
         let mut checked = [0usize; 2];
         for _ in 0..300 {

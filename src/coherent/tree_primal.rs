@@ -510,15 +510,10 @@ impl Primal {
                     let credit = sign * node.value;
                     for &g in &self.path_features {
                         let g = g as usize;
-                        let (base, from) = (m.opt_start[g], at + self.slot[g] as usize);
-                        for w in 0..m.word_start[g + 1] - m.word_start[g] {
-                            let mut set = self.path[from + w];
-                            while set != 0 {
-                                let o = 64 * w + set.trailing_zeros() as usize;
-                                self.reach[base + o] += credit;
-                                set &= set - 1;
-                            }
-                        }
+                        let from = at + self.slot[g] as usize;
+                        let words = m.word_start[g + 1] - m.word_start[g];
+                        let set = &self.path[from..from + words];
+                        add_to_options(&mut self.reach[m.opt_start[g]..], set, credit);
                     }
                 }
                 return;
@@ -641,14 +636,7 @@ impl Primal {
                     continue;
                 }
                 let credit = sign * node.value;
-                for w in 0..words {
-                    let mut bits = self.sets[at + w];
-                    while bits != 0 {
-                        let o = 64 * w + bits.trailing_zeros() as usize;
-                        self.reach[base + o] += credit;
-                        bits &= bits - 1;
-                    }
-                }
+                add_to_options(&mut self.reach[base..], &self.sets[at..at + words], credit);
                 continue;
             }
             let g = node.feature as usize;
@@ -867,6 +855,17 @@ impl Primal {
             }
         }
         swapped
+    }
+}
+
+/// Adds `credit` to `sums[o]` for every option `o` set in `set`.
+fn add_to_options(sums: &mut [f64], set: &[u64], credit: f64) {
+    for (w, &word) in set.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            sums[64 * w + bits.trailing_zeros() as usize] += credit;
+            bits &= bits - 1;
+        }
     }
 }
 

@@ -170,6 +170,16 @@ pub enum OnnxMode {
 }
 
 impl OnnxMode {
+    /// Every comparison (for tests that draw one).
+    pub const ALL: [OnnxMode; 6] = [
+        OnnxMode::Leq,
+        OnnxMode::Lt,
+        OnnxMode::Gte,
+        OnnxMode::Gt,
+        OnnxMode::Eq,
+        OnnxMode::Neq,
+    ];
+
     /// Whether `x CMP t` (both not NaN).
     #[inline]
     pub fn holds(self, x: f64, t: f64) -> bool {
