@@ -542,8 +542,7 @@ impl Primal {
                 let from = at + j as usize;
                 let words = m.word_start[h + 1] - m.word_start[h];
                 let ms = m.mask_start[k];
-                // The options leaving the main path, then those staying.
-                let mut leave = [0u64; 1];
+                // The options leaving the main path; those staying stay.
                 let mut any = false;
                 self.leaving.clear();
                 for w in 0..words {
@@ -554,23 +553,18 @@ impl Primal {
                         m.masks[ms + w]
                     };
                     self.path[from + w] = set & !mask;
-                    let v = set & mask;
-                    any |= v != 0;
-                    if words == 1 {
-                        leave[0] = v;
-                    } else {
-                        self.leaving.push(v);
-                    }
+                    any |= set & mask != 0;
+                    self.leaving.push(set & mask);
                 }
                 if any {
+                    // Taken out for the walk, which may not touch it.
                     let leaving = std::mem::take(&mut self.leaving);
-                    let set = if words == 1 { &leave[..] } else { &leaving[..] };
                     let (sign, moved) = if sign == 0.0 {
                         (1.0, moved)
                     } else {
                         (sign, None)
                     };
-                    self.score_from(m, nodes, side(!left), set, h, sign, moved);
+                    self.score_from(m, nodes, side(!left), &leaving, h, sign, moved);
                     self.leaving = leaving;
                 }
             }

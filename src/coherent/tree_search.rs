@@ -1212,14 +1212,7 @@ impl TreeSearch {
             let v0 = self.input[o0 + self.cand_opt[f]];
             self.class_cand[f] == self.cand_opt[f]
                 && (0..self.opt_start[f + 1] - o0).all(|o| {
-                    let v = self.input[o0 + o];
-                    let c = if v < v0 {
-                        0
-                    } else if v > v0 {
-                        1
-                    } else {
-                        2
-                    };
+                    let c = option_class(self.input[o0 + o], v0);
                     (0..CLASSES).all(|k| {
                         let set = self.class_mask[k * all + w0 + o / 64] >> (o % 64) & 1 == 1;
                         set == (k == c)
@@ -3003,14 +2996,7 @@ impl TreeSearch {
             }
             let v0 = self.input[o0 + self.cand_opt[f]];
             for o in 0..self.opt_start[f + 1] - o0 {
-                let v = self.input[o0 + o];
-                let c = if v < v0 {
-                    0
-                } else if v > v0 {
-                    1
-                } else {
-                    2
-                };
+                let c = option_class(self.input[o0 + o], v0);
                 self.class_mask[c * all + w0 + o / 64] |= 1 << (o % 64);
             }
         }
@@ -3216,6 +3202,19 @@ impl TreeSearch {
                 self.path_features.pop();
             }
         }
+    }
+}
+
+/// The budget bound's class of an option of value `v` under a candidate
+/// of value `v0` ([`TreeSearch::set_classes`]): below it, above it, or the
+/// rest (equal, or NaN).
+fn option_class(v: f64, v0: f64) -> usize {
+    if v < v0 {
+        0
+    } else if v > v0 {
+        1
+    } else {
+        2
     }
 }
 
