@@ -2539,6 +2539,9 @@ impl TreeSearch {
                 None => return Eval::Pruned,
             }
         };
+        // No strong-branching candidates unless the block below names them
+        // (a node's slot stores them: none for the robust splits).
+        self.cands.clear();
         // A candidate accepted plainly but not over its box: the robust split.
         let plain_ok = self.boxed && ens.sum_tree_values(self.cand_value.iter().copied()) >= need;
         if plain_ok {
@@ -2558,7 +2561,6 @@ impl TreeSearch {
         // branches so too, from the per-tree bound's witnesses; its own
         // robust splits (above, and below when no witness names a split)
         // are made as they are.
-        self.cands.clear();
         if self.sb_k > 1 {
             self.gains.clear();
             for t in 0..self.n_trees {
