@@ -300,20 +300,14 @@ fn robust_tree_optima_equal_brute_force_over_their_boxes_on_random_small_ensembl
 /// several candidates, so that the rule ran.
 #[test]
 fn robust_search_under_strong_branching_equals_brute_force_over_the_boxes() {
-    use crate::coherent::random_trees::{BRANCHY_ENSEMBLES, random_tree_case_drawn};
+    use crate::coherent::random_trees::{
+        BRANCHING_SETTINGS, BRANCHY_ENSEMBLES, random_tree_case_drawn,
+    };
     use crate::coherent::separable::Workspace;
     use crate::coherent::tree_search::{SearchStatus, TreeSearch};
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(4349);
     let margin = Config::default().margin;
     let (mut ws, mut ts) = (Workspace::new(), TreeSearch::new());
-    let settings = [
-        (4, 0, 0),
-        (8, 0, 1),
-        (4, 0, 2),
-        (6, 3, 1),
-        (2, 0, 0),
-        (1, 0, 0),
-    ];
     let (mut feasible, mut infeasible, mut compared) = (0, 0, 0);
     for case in 0..200 {
         let sources = [Source::Xgboost, Source::Lightgbm];
@@ -332,7 +326,7 @@ fn robust_search_under_strong_branching_equals_brute_force_over_the_boxes() {
         ts.prepare(&ws, &schema, &ens).unwrap();
         ts.set_box(&ws, &schema, &ens, &half).unwrap();
         ts.set_cuts(&ws, &schema, &factual, &[]).unwrap();
-        for (k, after, reliable) in settings {
+        for (k, after, reliable) in BRANCHING_SETTINGS {
             ts.set_strong_branching(k, after, reliable);
             let res = ts.solve(&ens, need, 1_000_000, f64::INFINITY);
             compared += ts.strong_compared();

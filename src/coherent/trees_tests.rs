@@ -370,6 +370,20 @@ pub(crate) const BRANCHY_ENSEMBLES: EnsembleDraw = EnsembleDraw {
     declined_by: (0.05, 1.5),
 };
 
+/// The strong-branching settings `(k, after, reliable)` the branching tests
+/// run in turn (`TreeSearch::set_strong_branching`): full strong branching
+/// from the root, reliability branching trusted after one or two
+/// observations per side, strong branching after a few nodes, and the
+/// single rule.
+pub(crate) const BRANCHING_SETTINGS: [(usize, usize, usize); 6] = [
+    (4, 0, 0),
+    (8, 0, 1),
+    (4, 0, 2),
+    (6, 3, 1),
+    (2, 0, 0),
+    (1, 0, 0),
+];
+
 /// Oracle case `case` of a random test: a schema, an applicant and an
 /// ensemble summed as `sources[case % 2]` sums (drawn in that order), so
 /// that the tests alternate XGBoost's float32 sums with LightGBM's.
@@ -1178,14 +1192,7 @@ fn tree_search_under_the_merged_bound_equals_brute_force_on_random_small_ensembl
 #[test]
 fn tree_search_under_strong_branching_equals_brute_force_on_random_ensembles() {
     let (mut feasible, mut compared) = (0, 0);
-    let settings = [
-        (4, 0, 0),
-        (8, 0, 1),
-        (4, 0, 2),
-        (6, 3, 1),
-        (2, 0, 0),
-        (1, 0, 0),
-    ];
+    let settings = BRANCHING_SETTINGS;
     for_each_search_case(2007, 300, &BRANCHY_ENSEMBLES, |c, _, ts, _| {
         let oracle = c.oracle();
         for (k, after, reliable) in settings {
