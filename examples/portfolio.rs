@@ -35,7 +35,9 @@
 //! stderr: nodes, menus' and search's CPU milliseconds, cost). A fifth
 //! argument `strong=K,AFTER,RELIABLE` sets that search's branching
 //! (`TreeSearch::set_strong_branching(K, AFTER, RELIABLE)`; `strong=1`: the
-//! single rule alone) instead of the default; a fifth (or sixth) argument
+//! single rule alone) instead of the default; an argument `dominated=keep`
+//! keeps each tree's dominated leaves in the feature-budget bound
+//! (`TreeSearch::set_budget_dominance(false)`); a fifth (or sixth) argument
 //! `roots=K` writes the roots of the K applicants whose searches took the
 //! most nodes, as the feature-budget bound reads them
 //! (`TreeSearch::root_leaves`, with the proven optimum and the node count),
@@ -216,6 +218,16 @@ fn write_roots(
     Ok(())
 }
 
+/// The search-alone run's settings (see the module docs): the branching
+/// (`strong=`), whether the bound keeps dominated leaves (`dominated=keep`),
+/// and how many of the hardest roots to write (`roots=`).
+#[derive(Clone, Copy)]
+struct SearchSettings {
+    strong: Option<[usize; 3]>,
+    keep_dominated: bool,
+    roots: usize,
+}
+
 /// The tree search alone on the declined of the `n` resampled applicants
 /// (the menus and the search as `explain` builds and runs them, without its
 /// decoding and checks): nodes and CPU per declined applicant; with `roots`
@@ -227,9 +239,13 @@ fn search_alone(
     declined: &[Vec<f64>],
     n: usize,
     name: &str,
-    strong: Option<[usize; 3]>,
-    roots: usize,
+    settings: &SearchSettings,
 ) -> cfx::Result<()> {
+    let SearchSettings {
+        strong,
+        keep_dominated,
+        roots,
+    } = *settings;
     let config = Config::default();
     // The roots of the applicants with the most nodes so far: (nodes,
     // applicant, optimum, root).
@@ -248,6 +264,7 @@ fn search_alone(
         if let Some([k, after, reliable]) = strong {
             ts.set_strong_branching(k, after, reliable);
         }
+        ts.set_budget_dominance(!keep_dominated);
         let c1 = thread_cpu::thread_cpu_seconds();
         let res = ts.solve(model, need, config.node_limit, f64::INFINITY);
         let c2 = thread_cpu::thread_cpu_seconds();
@@ -304,8 +321,7 @@ fn trees_portfolio(
     n: usize,
     threads: usize,
     search_only: bool,
-    strong: Option<[usize; 3]>,
-    roots: usize,
+    settings: &SearchSettings,
 ) -> cfx::Result<()> {
     let data = heloc(&shared_data_dir().join("heloc.csv"))?;
     let (train, test) = data.holdout_split();
@@ -332,7 +348,7 @@ fn trees_portfolio(
         }
     }
     if search_only {
-        return search_alone(&schema, &model, &declined, n, name, strong, roots);
+        return search_alone(&schema, &model, &declined, n, name, settings);
     }
     let before = peak_rss_mib();
     let (summary, s) = stream(&schema, &model, &declined, n, threads)?;
@@ -381,7 +397,12 @@ fn main() -> cfx::Result<()> {
                 .map_err(|_| cfx::Error::InvalidArgument("roots=K: K is not a number".into()))?,
             None => 0,
         };
-        return trees_portfolio(file, name, n, threads.max(1), search_only, strong, roots);
+        let settings = SearchSettings {
+            strong,
+            keep_dominated: args.iter().skip(5).any(|a| a == "dominated=keep"),
+            roots,
+        };
+        return trees_portfolio(file, name, n, threads.max(1), search_only, &settings);
     }
     let data = match which.as_str() {
         "german" => german_credit(&bundled_german_path())?,

@@ -3,7 +3,7 @@
 //! ```text
 //! python3 benches/peers/trees_train.py     # writes the models into target/peers
 //! cargo run --release --example trees_scale [-- --n 20] [--highs-n K] [--highs-limit S] [--all]
-//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget] [--by-option] [--by-total] [--propagate] [--no-fixing] [--strong K[,AFTER[,RELIABLE]]]]
+//!     [--model NAME] [--from K] [--limit 60] [--node-limit N] [--only 2,9,17] [--search [--merged] [--no-budget] [--by-option] [--by-total] [--keep-dominated] [--propagate] [--no-fixing] [--strong K[,AFTER[,RELIABLE]]]]
 //!     [--highs-in-process] [--strict]
 //! ```
 //!
@@ -36,7 +36,9 @@
 //! feature-budget bound (`TreeSearch::set_budget_bound`); with `--by-option`,
 //! its bound by options instead of by classes
 //! (`TreeSearch::set_budget_by_option`); with `--by-total`, keeping to each
-//! leaf's whole extra (`TreeSearch::set_budget_by_total`); with `--propagate`,
+//! leaf's whole extra (`TreeSearch::set_budget_by_total`); with
+//! `--keep-dominated`, keeping each tree's dominated leaves in the
+//! feature-budget bound (`TreeSearch::set_budget_dominance`); with `--propagate`,
 //! with the domains' propagation (`TreeSearch::set_propagation`); with
 //! `--no-fixing`, without reduced-cost fixing (`TreeSearch::set_fixing`); with
 //! `--strong K,AFTER,RELIABLE`, branching by strong branching over `K`
@@ -287,6 +289,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fixing = !args.iter().any(|a| a == "--no-fixing");
     let by_option = args.iter().any(|a| a == "--by-option");
     let by_total = args.iter().any(|a| a == "--by-total");
+    let dominance = !args.iter().any(|a| a == "--keep-dominated");
     let strong: Vec<usize> = arg(&args, "--strong", String::new())
         .split(',')
         .filter_map(|s| s.parse().ok())
@@ -354,6 +357,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ts.set_fixing(fixing);
                 ts.set_budget_by_option(by_option);
                 ts.set_budget_by_total(by_total);
+                ts.set_budget_dominance(dominance);
                 if let Some(&k) = strong.first() {
                     ts.set_strong_branching(
                         k,

@@ -39,6 +39,8 @@ struct Counts {
     caught_by_option: usize,
     /// The same for the bound by whole extras.
     above_by_total: usize,
+    /// Nodes where leaving dominated leaves out raises the bound.
+    above_dominated: usize,
     caught_by_total: usize,
 }
 
@@ -69,13 +71,33 @@ fn check_node(
         assert!(b >= l, "{what}: the knapsack's {b} below its LP's {l}");
         counts.above_lp += usize::from(b > l + 1e-9 * l.abs().max(1.0));
     }
-    // The bound by options against the bound by classes (the default): it
-    // prunes whatever the classes prune and is never below them; then the
-    // checks below hold for both.
+    // Dominated leaves left out (the default) against kept: never looser, and
+    // it prunes whatever keeping them prunes.
     let by_class = ts.node_bound(ens, dom, need);
+    ts.set_budget_dominance(false);
+    let with_dominated = ts.node_bound(ens, dom, need);
+    match (with_dominated, by_class) {
+        (None, by_class) => assert!(
+            by_class.is_none(),
+            "{what}: pruned with the dominated leaves, not without ({by_class:?})"
+        ),
+        (Some((false, k)), Some((false, b))) => {
+            assert!(
+                b >= k - 1e-12 * k.abs().max(1.0),
+                "{what}: {b} without the dominated leaves, below {k} with them"
+            );
+            counts.above_dominated += usize::from(b > k + 1e-9 * k.abs().max(1.0));
+        }
+        _ => {}
+    }
+    // The bound by options against the bound by classes with every leaf (the
+    // options' bound keeps every leaf): it prunes whatever those classes
+    // prune and is never below them; then the checks below hold for both.
     ts.set_budget_by_option(true);
     let by_option = ts.node_bound(ens, dom, need);
-    match (by_class, by_option) {
+    ts.set_budget_by_option(false);
+    ts.set_budget_dominance(true);
+    match (with_dominated, by_option) {
         (None, by_option) => assert!(
             by_option.is_none(),
             "{what}: pruned by classes, not by options ({by_option:?})"
@@ -231,6 +253,10 @@ fn budget_bound_is_admissible_on_random_node_domains() {
         "{small:?} {wide:?}"
     );
     assert!(
+        small.above_dominated + wide.above_dominated >= 30,
+        "{small:?} {wide:?}"
+    );
+    assert!(
         small.pruned_under + wide.pruned_under >= 100,
         "{small:?} {wide:?}"
     );
@@ -308,6 +334,57 @@ fn budget_classes_take_one_way_per_feature() {
     // Half the need: half the extra (the envelope from (0, 0) to (1, 3)).
     let half = b.extra(0.0, 1.5, f64::INFINITY).unwrap();
     assert!((half - 0.5).abs() < 1e-9, "{half}");
+}
+
+/// A leaf no better than another of its tree that needs no more of any
+/// feature credits nothing: tree 0's leaf needing features 0 and 1 (value 1)
+/// is dominated by its leaf needing feature 0 alone (value 1.2), so feature
+/// 1's share of it (0.5, the leaf's gain split by squared extras) is never
+/// collected (the oracle is the arithmetic in the comments).
+#[test]
+fn budget_leaves_dominated_leaves_out() {
+    let node = |b: &mut super::FeatureBudget| {
+        b.clear();
+        b.begin_tree();
+        b.push_leaf(0.0, [].into_iter());
+        b.push_leaf(1.2, [(0, 1.0, up(1.0))].into_iter());
+        b.push_leaf(1.0, [(0, 1.0, up(1.0)), (1, 1.0, up(1.0))].into_iter());
+        b.end_tree(0);
+    };
+    let mut b = super::FeatureBudget::default();
+    // Kept: G_0 = 1.2 at extra 1 (the larger of 1.2 and the share 0.5), G_1
+    // = 0.5 at 1; a need of 1.6 takes both steps, extra 2.
+    b.set_dominance(false);
+    node(&mut b);
+    let kept = b.extra(0.0, 1.6, f64::INFINITY).unwrap();
+    assert!((kept - 2.0).abs() < 1e-9, "{kept}");
+    // Left out (the default): G_1 = 0, so 1.2 is the most any answer of the
+    // node gains — a need of 1.6 has none, one of 1.2 costs 1.
+    b.set_dominance(true);
+    node(&mut b);
+    assert_eq!(b.extra(0.0, 1.6, f64::INFINITY), None);
+    node(&mut b);
+    let left_out = b.extra(0.0, 1.2, f64::INFINITY).unwrap();
+    assert!((left_out - 1.0).abs() < 1e-9, "{left_out}");
+    assert_eq!(b.dominated_count, 2);
+    // A leaf needing feature 0 in another class is not dominated: the same
+    // node with the second leaf's feature 0 below the candidate instead.
+    b.clear();
+    b.begin_tree();
+    b.push_leaf(0.0, [].into_iter());
+    b.push_leaf(1.2, [(0, 1.0, up(1.0))].into_iter());
+    b.push_leaf(
+        1.0,
+        [
+            (0, 1.0, [1.0, f64::INFINITY, f64::INFINITY]),
+            (1, 1.0, up(1.0)),
+        ]
+        .into_iter(),
+    );
+    b.end_tree(0);
+    let other_class = b.extra(0.0, 1.6, f64::INFINITY).unwrap();
+    assert!((other_class - 2.0).abs() < 1e-9, "{other_class}");
+    assert_eq!(b.dominated_count, 2);
 }
 
 /// The exact knapsack over features on the node of

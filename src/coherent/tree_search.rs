@@ -1449,7 +1449,8 @@ impl TreeSearch {
 
     /// Makes the feature-budget bound credit a feature's gains per option of
     /// the feature (on: `coherent::tree_budget`'s bound by options, never
-    /// below the bound by classes) or per class of options (off, the
+    /// below the bound by classes with every leaf kept; it keeps dominated
+    /// leaves) or per class of options (off, the
     /// default), for the next solves; robust advice always bounds by
     /// classes. Off by default because, measured on HELOC (BENCHMARKS.md,
     /// issue 43), it is seldom tighter and costs more per node than it
@@ -1468,6 +1469,15 @@ impl TreeSearch {
     /// stops.
     pub fn set_budget_by_total(&mut self, on: bool) {
         self.budget.set_by_total(on);
+    }
+
+    /// Makes the feature-budget bound leave out each tree's dominated leaves
+    /// (`coherent::tree_budget`, "Dominated leaves": a leaf no better than
+    /// another of its tree that needs no more of any feature; on, the
+    /// default) or keep them (off), for the next solves. The bound is never
+    /// lower with them left out; the optima are the same.
+    pub fn set_budget_dominance(&mut self, on: bool) {
+        self.budget.set_dominance(on);
     }
 
     /// Sets the branching of the next solves (module docs, "The
