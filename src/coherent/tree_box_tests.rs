@@ -326,21 +326,24 @@ fn robust_search_under_strong_branching_equals_brute_force_over_the_boxes() {
         ts.prepare(&ws, &schema, &ens).unwrap();
         ts.set_box(&ws, &schema, &ens, &half).unwrap();
         ts.set_cuts(&ws, &schema, &factual, &[]).unwrap();
-        for (k, after, reliable) in BRANCHING_SETTINGS {
+        for (k, after, reliable, [late_after, late_k]) in BRANCHING_SETTINGS {
             ts.set_strong_branching(k, after, reliable);
+            ts.set_strong_branching_late(late_after, late_k);
             let res = ts.solve(&ens, need, 1_000_000, f64::INFINITY);
             compared += ts.strong_compared();
             match (oracle, res.status) {
                 (Some(best), SearchStatus::Optimal) => {
                     assert!(
                         same_cost(res.cost, best),
-                        "case {case} strong {k},{after},{reliable}: {} vs brute force {best}",
+                        "case {case} strong {k},{after},{reliable},{late_after},{late_k}: {} vs brute force {best}",
                         res.cost
                     );
                     feasible += 1;
                 }
                 (None, SearchStatus::Infeasible) => infeasible += 1,
-                (o, s) => panic!("case {case} strong {k},{after},{reliable}: {o:?} vs {s:?}"),
+                (o, s) => panic!(
+                    "case {case} strong {k},{after},{reliable},{late_after},{late_k}: {o:?} vs {s:?}"
+                ),
             }
         }
     }

@@ -98,7 +98,11 @@
 //! the largest such bound. The first 30 nodes use the single rule (most
 //! applicants of HELOC's 100-tree book are proven in a few dozen nodes,
 //! where evaluations spent on comparing splits do not pay back), and feed
-//! the pseudocosts. Why: with the optimum handed to it as its first
+//! the pseudocosts. From the 2,000th node on the candidates widen to the
+//! splits of 32 trees ([`STRONG_LATE`]): a search that long is a hard
+//! proof, where a better split pays for more evaluations (LightGBM
+//! 1000×63's hardest HELOC applicant proven in a third of the nodes; the
+//! book's searches end before it). Why: with the optimum handed to it as its first
 //! incumbent the search still needed 81 % of its nodes (issue 43): the
 //! proof dominates, and a proof's size is the branching's; splits whose
 //! children both raise the bound shrink it (on HELOC's 1000-tree models to
@@ -248,6 +252,18 @@ struct Pseudo {
 /// settings tried; strong branching from the root spends more on the many
 /// applicants proven in a few dozen nodes than it saves).
 pub const STRONG_DEFAULT: [usize; 3] = [8, 30, 1];
+
+/// Strong branching widened on long searches unless
+/// [`TreeSearch::set_strong_branching_late`] says otherwise: from the
+/// 2,000th node on, 32 candidate splits instead of [`STRONG_DEFAULT`]'s 8.
+/// A search that has come so far is a hard proof, where a better split is
+/// worth more evaluations: on HELOC's LightGBM 1000×63 model the hardest
+/// applicant (#9) took 84,497 nodes with 16 candidates, 56,221 with 24 and
+/// 35,658 with 32 against 117,011 with 8, while 32 from the start cost the
+/// 100-tree book a fifth more CPU (its searches end within 1,000 nodes, so
+/// this leaves them as they were; BENCHMARKS.md §4, issue 43, seventeenth
+/// round).
+pub const STRONG_LATE: [usize; 2] = [2000, 32];
 
 /// The least gain a side of a split is scored with, so that the product
 /// score still ranks splits that gain on one side only (Achterberg 2007).
@@ -494,6 +510,9 @@ pub struct TreeSearch {
     /// (`None`: [`STRONG_DEFAULT`]); the three fields above take it at each
     /// solve.
     sb_set: Option<[usize; 3]>,
+    /// The widening asked for by [`TreeSearch::set_strong_branching_late`]
+    /// (`None`: [`STRONG_LATE`]): from node `[0]` on, `[1]` candidates.
+    sb_late_set: Option<[usize; 2]>,
     /// The candidate splits of the node last evaluated, (feature, tree
     /// node), best first; and the trees' gains they were chosen by.
     cands: Vec<(u32, u32)>,
@@ -503,6 +522,8 @@ pub struct TreeSearch {
     /// Splits chosen among two candidates or more in the last solve (for the
     /// tests: that the rule ran).
     sb_compared: usize,
+    #[cfg(test)]
+    sb_widest: usize,
     /// Per inner tree node, its split class: nodes testing the same feature
     /// with the same left-going options divide every domain alike; built
     /// by the first solve with strong branching after each
@@ -1397,6 +1418,13 @@ impl TreeSearch {
         self.sb_compared
     }
 
+    /// The most candidate splits an open node of the last solve held (for
+    /// the tests of [`TreeSearch::set_strong_branching_late`]).
+    #[cfg(test)]
+    pub(super) fn widest_candidates(&self) -> usize {
+        self.sb_widest
+    }
+
     /// Turns the propagation of the domains (`TreeSearch::propagate`: each
     /// feature narrowed to the options some leaf that can still lift the
     /// answer takes, in every tree) on or off for the
@@ -1503,6 +1531,14 @@ impl TreeSearch {
     /// splits are made as they are.
     pub fn set_strong_branching(&mut self, k: usize, after: usize, reliable: usize) {
         self.sb_set = Some([k, after, reliable]);
+    }
+
+    /// Widens strong branching on long searches (by default
+    /// [`STRONG_LATE`]): from the `after`-th node on, `k` candidate splits per
+    /// node instead of [`TreeSearch::set_strong_branching`]'s (no change when
+    /// `k` is not larger, or under the single rule). Only the nodes change.
+    pub fn set_strong_branching_late(&mut self, after: usize, k: usize) {
+        self.sb_late_set = Some([after, k]);
     }
 
     /// Numbers the test classes of the inner nodes of `ens` (`test_class`,
@@ -1798,7 +1834,11 @@ impl TreeSearch {
         // after its domains, packed (feature low, node high; `u64::MAX` none).
         [self.sb_k, self.sb_after, self.sb_reliable] = self.sb_set.unwrap_or(STRONG_DEFAULT);
         let strong_on = self.sb_k > 1;
-        let extra = if strong_on { self.sb_k } else { 0 };
+        // The slots hold the most candidates the search will keep: the
+        // widened count once it is reached (`STRONG_LATE`).
+        let [late_after, late_k] = self.sb_late_set.unwrap_or(STRONG_LATE);
+        let late_k = if strong_on { late_k.max(self.sb_k) } else { 0 };
+        let extra = late_k;
         let slot = words + extra;
         if strong_on {
             if self.split_class.len() != self.parent.len() {
@@ -1807,6 +1847,10 @@ impl TreeSearch {
             self.pseudo.fill(Pseudo::default());
         }
         self.sb_compared = 0;
+        #[cfg(test)]
+        {
+            self.sb_widest = 0;
+        }
         // The heuristic runs inside the search where its root answer may not
         // serve: robust advice (the box heuristic) and the distinct-subsets
         // cuts (the root's answer may break one). For plain advice the root's
@@ -1909,6 +1953,11 @@ impl TreeSearch {
                     break;
                 }
             }
+            if nodes >= late_after {
+                // A long search: more candidates per node from here on
+                // (`STRONG_LATE`).
+                self.sb_k = self.sb_k.max(late_k);
+            }
             pending.clear();
             pending.extend_from_slice(&self.slab[top.at..top.at + words]);
             self.free.push(top.at);
@@ -1996,6 +2045,10 @@ impl TreeSearch {
                 }
                 if cands.is_empty() {
                     cands.push((top.feature, top.node));
+                }
+                #[cfg(test)]
+                {
+                    self.sb_widest = self.sb_widest.max(cands.len());
                 }
                 let strong = nodes >= self.sb_after && cands.len() > 1;
                 // The best so far: its score, its index, and its children

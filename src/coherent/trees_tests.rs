@@ -370,19 +370,25 @@ pub(crate) const BRANCHY_ENSEMBLES: EnsembleDraw = EnsembleDraw {
     declined_by: (0.05, 1.5),
 };
 
-/// The strong-branching settings `(k, after, reliable)` the branching tests
-/// run in turn (`TreeSearch::set_strong_branching`): full strong branching
-/// from the root, reliability branching trusted after one or two
-/// observations per side, strong branching after a few nodes, and the
-/// single rule.
-pub(crate) const BRANCHING_SETTINGS: [(usize, usize, usize); 6] = [
-    (4, 0, 0),
-    (8, 0, 1),
-    (4, 0, 2),
-    (6, 3, 1),
-    (2, 0, 0),
-    (1, 0, 0),
+/// The strong-branching settings `(k, after, reliable, [late_after,
+/// late_k])` the branching tests run in turn
+/// (`TreeSearch::set_strong_branching`, `set_strong_branching_late`): full
+/// strong branching from the root, reliability branching trusted after one
+/// or two observations per side, strong branching after a few nodes,
+/// reliability branching widened from 2 to 8 candidates at the 4th node,
+/// and the single rule.
+pub(crate) const BRANCHING_SETTINGS: [(usize, usize, usize, [usize; 2]); 7] = [
+    (4, 0, 0, NO_WIDENING),
+    (8, 0, 1, NO_WIDENING),
+    (4, 0, 2, NO_WIDENING),
+    (6, 3, 1, NO_WIDENING),
+    (2, 0, 0, NO_WIDENING),
+    (2, 0, 1, [4, 8]),
+    (1, 0, 0, NO_WIDENING),
 ];
+
+/// A late widening ([`TreeSearch::set_strong_branching_late`]) never reached.
+const NO_WIDENING: [usize; 2] = [usize::MAX, 0];
 
 /// Oracle case `case` of a random test: a schema, an applicant and an
 /// ensemble summed as `sources[case % 2]` sums (drawn in that order), so
@@ -1191,19 +1197,31 @@ fn tree_search_under_the_merged_bound_equals_brute_force_on_random_small_ensembl
 /// its buffers meets the next.
 #[test]
 fn tree_search_under_strong_branching_equals_brute_force_on_random_ensembles() {
-    let (mut feasible, mut compared) = (0, 0);
+    let (mut feasible, mut compared, mut widened) = (0, 0, 0);
     let settings = BRANCHING_SETTINGS;
     for_each_search_case(2007, 300, &BRANCHY_ENSEMBLES, |c, _, ts, _| {
         let oracle = c.oracle();
-        for (k, after, reliable) in settings {
+        for (k, after, reliable, [late_after, late_k]) in settings {
             ts.set_strong_branching(k, after, reliable);
+            ts.set_strong_branching_late(late_after, late_k);
             let res = ts.solve(&c.ens, c.need, 1_000_000, f64::INFINITY);
             compared += ts.strong_compared();
-            let case = format!("{} strong {k},{after},{reliable}", c.case);
+            // Searches past the widening hold nodes with more candidates
+            // than `k`, never more than the widened count.
+            assert!(ts.widest_candidates() <= k.max(late_k), "{}", c.case);
+            widened += usize::from(ts.widest_candidates() > k && k > 1);
+            let case = format!(
+                "{} strong {k},{after},{reliable},{late_after},{late_k}",
+                c.case
+            );
             feasible += usize::from(agrees_with_brute_force(&res, oracle, &case));
         }
     });
-    eprintln!("strong branching vs brute force: {feasible} feasible, {compared} strong splits");
+    eprintln!(
+        "strong branching vs brute force: {feasible} feasible, {compared} strong splits, \
+         {widened} searches widened"
+    );
+    assert!(widened >= 5, "searches widened: {widened}");
     assert!(feasible >= 1000, "feasible cases: {feasible}");
     // The rule ran: many splits were chosen among several candidates (787
     // with reduced-cost fixing, which narrows the nodes, 800 and more
