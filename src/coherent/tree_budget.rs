@@ -348,7 +348,8 @@ pub(super) struct FeatureBudget {
     /// Whether dominated leaves are left out (on by default; the module's
     /// doc, "Dominated leaves"), and per tree being ended: its leaves with a
     /// gain (by value, largest first, when on), the undominated ones among
-    /// them so far, and each leaf's features as a mask (feature mod 64).
+    /// them so far, and each gainer's features as a mask (feature mod 64),
+    /// in the gainers' order.
     dominance_off: bool,
     gainers: Vec<u32>,
     undominated: Vec<u32>,
@@ -511,26 +512,29 @@ impl FeatureBudget {
         if self.gainers.len() < 2 {
             return;
         }
-        self.leaf_mask.clear();
-        for j in 0..self.value.len() {
-            let mask = self.feats[self.at[j]..self.at[j + 1]]
-                .iter()
-                .fold(0u64, |m, x| m | 1 << (x.0 % 64));
-            self.leaf_mask.push(mask);
-        }
         let value = &self.value;
         self.gainers.sort_unstable_by(|&a, &b| {
             value[b as usize]
                 .total_cmp(&value[a as usize])
                 .then(a.cmp(&b))
         });
+        // The gainers' masks, in the order just sorted.
+        self.leaf_mask.clear();
+        for &j in &self.gainers {
+            let j = j as usize;
+            let mask = self.feats[self.at[j]..self.at[j + 1]]
+                .iter()
+                .fold(0u64, |m, x| m | 1 << (x.0 % 64));
+            self.leaf_mask.push(mask);
+        }
+        // `undominated` holds positions in `gainers` until the swap below.
         self.undominated.clear();
         for jj in 0..self.gainers.len() {
             let j = self.gainers[jj] as usize;
-            let (mask, extras) = (self.leaf_mask[j], &self.feats[self.at[j]..self.at[j + 1]]);
-            let dominated = self.undominated.iter().any(|&i| {
-                let i = i as usize;
-                self.leaf_mask[i] & !mask == 0
+            let (mask, extras) = (self.leaf_mask[jj], &self.feats[self.at[j]..self.at[j + 1]]);
+            let dominated = self.undominated.iter().any(|&ii| {
+                let i = self.gainers[ii as usize] as usize;
+                self.leaf_mask[ii as usize] & !mask == 0
                     && self.feats[self.at[i]..self.at[i + 1]].iter().all(|a| {
                         extras
                             .iter()
@@ -543,8 +547,11 @@ impl FeatureBudget {
                     self.dominated_count += 1;
                 }
             } else {
-                self.undominated.push(j as u32);
+                self.undominated.push(jj as u32);
             }
+        }
+        for u in &mut self.undominated {
+            *u = self.gainers[*u as usize];
         }
         std::mem::swap(&mut self.gainers, &mut self.undominated);
     }

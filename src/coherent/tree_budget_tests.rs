@@ -44,6 +44,27 @@ struct Counts {
     caught_by_total: usize,
 }
 
+/// Checks that a bound meant to be at least as tight as another (`tight`
+/// against `loose`, each a [`TreeSearch::node_bound`]) prunes whatever the
+/// other prunes and, where both leave the node open, is never below it
+/// (less a rounding allowance). Returns whether it is strictly above.
+fn tighter_never_below(loose: Option<(bool, f64)>, tight: Option<(bool, f64)>, what: &str) -> bool {
+    match (loose, tight) {
+        (None, tight) => {
+            assert!(
+                tight.is_none(),
+                "{what}: the looser bound prunes, not the tighter ({tight:?})"
+            );
+            false
+        }
+        (Some((false, l)), Some((false, t))) => {
+            assert!(t >= l - 1e-12 * l.abs().max(1.0), "{what}: {t} below {l}");
+            t > l + 1e-9 * l.abs().max(1.0)
+        }
+        _ => false,
+    }
+}
+
 /// Brute force over the node `dom` (scored on raw rows by the model's own
 /// walk), then the node's bound with and without the feature-budget bound:
 /// a pruned node holds no accepted point, a solved node's cost is the
@@ -76,20 +97,11 @@ fn check_node(
     let by_class = ts.node_bound(ens, dom, need);
     ts.set_budget_dominance(false);
     let with_dominated = ts.node_bound(ens, dom, need);
-    match (with_dominated, by_class) {
-        (None, by_class) => assert!(
-            by_class.is_none(),
-            "{what}: pruned with the dominated leaves, not without ({by_class:?})"
-        ),
-        (Some((false, k)), Some((false, b))) => {
-            assert!(
-                b >= k - 1e-12 * k.abs().max(1.0),
-                "{what}: {b} without the dominated leaves, below {k} with them"
-            );
-            counts.above_dominated += usize::from(b > k + 1e-9 * k.abs().max(1.0));
-        }
-        _ => {}
-    }
+    counts.above_dominated += usize::from(tighter_never_below(
+        with_dominated,
+        by_class,
+        &format!("{what}: without the dominated leaves against with them"),
+    ));
     // The bound by options against the bound by classes with every leaf (the
     // options' bound keeps every leaf): it prunes whatever those classes
     // prune and is never below them; then the checks below hold for both.
@@ -97,39 +109,21 @@ fn check_node(
     let by_option = ts.node_bound(ens, dom, need);
     ts.set_budget_by_option(false);
     ts.set_budget_dominance(true);
-    match (with_dominated, by_option) {
-        (None, by_option) => assert!(
-            by_option.is_none(),
-            "{what}: pruned by classes, not by options ({by_option:?})"
-        ),
-        (Some((false, c)), Some((false, b))) => {
-            assert!(
-                b >= c - 1e-12 * c.abs().max(1.0),
-                "{what}: the bound by options {b} below the classes' {c}"
-            );
-            counts.above_classes += usize::from(b > c + 1e-9 * c.abs().max(1.0));
-        }
-        _ => {}
-    }
+    counts.above_classes += usize::from(tighter_never_below(
+        with_dominated,
+        by_option,
+        &format!("{what}: the bound by options against the classes'"),
+    ));
     // The bound by whole extras against the default: it prunes whatever
     // the default prunes and is never below it.
     ts.set_budget_by_total(true);
     let by_total = ts.node_bound(ens, dom, need);
     ts.set_budget_by_total(false);
-    match (by_class, by_total) {
-        (None, by_total) => assert!(
-            by_total.is_none(),
-            "{what}: pruned by classes, not by whole extras ({by_total:?})"
-        ),
-        (Some((false, c)), Some((false, b))) => {
-            assert!(
-                b >= c - 1e-12 * c.abs().max(1.0),
-                "{what}: the bound by whole extras {b} below the classes' {c}"
-            );
-            counts.above_by_total += usize::from(b > c + 1e-9 * c.abs().max(1.0));
-        }
-        _ => {}
-    }
+    counts.above_by_total += usize::from(tighter_never_below(
+        by_class,
+        by_total,
+        &format!("{what}: the bound by whole extras against the classes'"),
+    ));
     // Every bound — by classes, by options, by whole extras — against brute
     // force.
     for (by_option, by_total) in [(false, false), (true, false), (false, true)] {
