@@ -177,18 +177,17 @@ impl TreeSearch {
             self.leaves.push((base + extra, value, first));
             if !self.budget_off {
                 // Per class of the feature-budget bound as in the plain walk:
-                // every answer of this entry lies in one class.
-                // Gathered in the search's buffer, as the plain walk does.
-                self.leaf_extras.clear();
+                // every answer of this entry lies in one class. Written
+                // straight into the budget's buffers, as the plain walk does
+                // (only the positive extras are kept).
                 for j in 0..self.path_features.len() {
                     let f = self.path_features[j];
                     let words = &self.cur[self.word_start[f]..self.word_start[f + 1]];
                     let e = least_cost(&self.cost[self.opt_start[f]..], words) - self.dom_min[f];
                     let by_class = self.class_extras(f, e);
-                    self.leaf_extras.push((f as u32, e, by_class));
+                    self.budget.push_extra((f as u32, e, by_class));
                 }
-                self.budget
-                    .push_leaf(value, self.leaf_extras.iter().copied());
+                self.budget.close_leaf(value);
             }
             return;
         }

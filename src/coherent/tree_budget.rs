@@ -417,7 +417,16 @@ impl FeatureBudget {
         self.leaf_words.extend_from_slice(words);
     }
 
-    /// Ends the leaf being collected (bound by options): its value.
+    /// Adds to the leaf being collected (bound by classes) its extra in a
+    /// feature of its path, per class; kept only when positive.
+    pub fn push_extra(&mut self, x: LeafExtra) {
+        if x.1 > 0.0 {
+            self.feats.push(x);
+        }
+    }
+
+    /// Ends the leaf being collected (after [`FeatureBudget::push_extra`]
+    /// or [`FeatureBudget::push_option_extra`]): its value.
     pub fn close_leaf(&mut self, value: f64) {
         self.value.push(value);
         self.at.push(self.feats.len());
@@ -631,7 +640,9 @@ impl FeatureBudget {
         for k in 0..keys {
             self.key_count[k + 1] += self.key_count[k];
         }
-        self.sorted.clear();
+        // Every slot is written below: resizing without clearing first
+        // fills only what the buffer grows by (filling it whole was 0.6 %
+        // of the book's instructions).
         self.sorted.resize(self.items.len(), (0, 0, 0.0, 0.0, 0.0));
         for &i in &self.items {
             let at = &mut self.key_count[i.0 as usize];

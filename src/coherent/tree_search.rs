@@ -544,8 +544,6 @@ pub struct TreeSearch {
     /// Whether the budget bound credits each feature's gains per option
     /// rather than per class ([`TreeSearch::set_budget_by_option`]).
     budget_by_option: bool,
-    /// A leaf's positive extras per feature, gathered for the budget bound.
-    leaf_extras: Vec<LeafExtra>,
     dom_min: Vec<f64>,
     /// The budget bound's classes of the node's options: class `c`'s words
     /// at `class_mask[c·words..]`, laid out as the domains.
@@ -3026,8 +3024,19 @@ impl TreeSearch {
         let mut by_class = [f64::INFINITY; CLASSES];
         if e > 0.0 {
             let (w0, w1) = (self.word_start[f], self.word_start[f + 1]);
-            let (words, costs) = (&self.cur[w0..w1], &self.cost[self.opt_start[f]..]);
             let all = self.work.len();
+            if w1 - w0 == 1 {
+                // One word: the common case, without the slices.
+                let (d, o0, m) = (self.cur[w0], self.opt_start[f], self.dom_min[f]);
+                for (c, ec) in by_class.iter_mut().enumerate() {
+                    let v = d & self.class_mask[c * all + w0];
+                    if v != 0 {
+                        *ec = self.cost[o0 + v.trailing_zeros() as usize] - m;
+                    }
+                }
+                return by_class;
+            }
+            let (words, costs) = (&self.cur[w0..w1], &self.cost[self.opt_start[f]..]);
             for (c, ec) in by_class.iter_mut().enumerate() {
                 let mask = &self.class_mask[c * all + w0..c * all + w1];
                 *ec = least_cost_in(costs, words, mask) - self.dom_min[f];
@@ -3171,20 +3180,17 @@ impl TreeSearch {
                     } else if !self.budget_off {
                         // The leaf's extra cost in each feature its path
                         // tests, for the feature-budget bound (only the
-                        // positive ones count), gathered in a buffer of the
-                        // search: no allocation, and the budget's buffers
-                        // are not moved out and back per leaf.
-                        self.leaf_extras.clear();
+                        // positive ones count), written straight into the
+                        // budget's buffers: no allocation, no copy.
                         for j in 0..self.path_features.len() {
                             let f = self.path_features[j];
                             let e = self.cur_min[f] - self.dom_min[f];
                             if e > 0.0 {
                                 let by_class = self.class_extras(f, e);
-                                self.leaf_extras.push((f as u32, e, by_class));
+                                self.budget.push_extra((f as u32, e, by_class));
                             }
                         }
-                        self.budget
-                            .push_leaf(value, self.leaf_extras.iter().copied());
+                        self.budget.close_leaf(value);
                     }
                 }
                 Visit::Union { threshold } if value >= threshold => {
