@@ -445,12 +445,9 @@ impl FeatureBudget {
     /// per-feature extra costs (those with a positive extra are kept).
     pub fn push_leaf(&mut self, value: f64, extras: impl Iterator<Item = LeafExtra>) {
         for x in extras {
-            if x.1 > 0.0 {
-                self.feats.push(x);
-            }
+            self.push_extra(x);
         }
-        self.value.push(value);
-        self.at.push(self.feats.len());
+        self.close_leaf(value);
     }
 
     /// The current tree's leaves as collected so far: values, where each

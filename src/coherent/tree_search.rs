@@ -1835,8 +1835,7 @@ impl TreeSearch {
         // The slots hold the most candidates the search will keep: the
         // widened count once it is reached (`STRONG_LATE`).
         let [late_after, late_k] = self.sb_late_set.unwrap_or(STRONG_LATE);
-        let late_k = if strong_on { late_k.max(self.sb_k) } else { 0 };
-        let extra = late_k;
+        let extra = if strong_on { late_k.max(self.sb_k) } else { 0 };
         let slot = words + extra;
         if strong_on {
             if self.split_class.len() != self.parent.len() {
@@ -1954,7 +1953,7 @@ impl TreeSearch {
             if nodes >= late_after {
                 // A long search: more candidates per node from here on
                 // (`STRONG_LATE`).
-                self.sb_k = self.sb_k.max(late_k);
+                self.sb_k = self.sb_k.max(extra);
             }
             pending.clear();
             pending.extend_from_slice(&self.slab[top.at..top.at + words]);
